@@ -1,0 +1,128 @@
+"""teachgrad: automatic differentiation you can watch.
+
+A complete autograd library on NumPy with PyTorch's API, so that lessons written for
+PyTorch run unchanged with ``import teachgrad as torch``::
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor(1.0, requires_grad=True)
+    >>> z = x ** 3
+    >>> z.backward()
+    >>> x.grad
+    tensor(3.)
+
+In Jupyter, ``%load_ext teachgrad`` shows every tensor as a table of its autograd state,
+and :mod:`teachgrad.notebook` draws the backward graph and steps through ``backward()``.
+This package itself needs NumPy only; nothing here imports Jupyter.
+"""
+
+# The order matters a little: the Tensor class first, then the ops that register its
+# methods, then everything built on both.
+from . import _dtypes
+from ._dtypes import (  # noqa: F401 - PyTorch's dtype names
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._tensor import Size, Tensor  # noqa: I001
+from . import ops  # noqa: F401 - registers the Tensor methods
+from .ops import *  # noqa: F403
+from ._creation import *  # noqa: F403
+from ._random import *  # noqa: F403
+from ._printing import get_printoptions, set_printoptions  # noqa: F401
+from . import autograd  # noqa: F401
+from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
+from .autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a teachgrad tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """True for float16/32/64 tensors."""
+    return input.is_floating_point()
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype PyTorch's promotion gives an op on these two operands."""
+    return _dtypes.result_type(tensor1, tensor2)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether ``from_`` casts to ``to`` under PyTorch's same-kind rule."""
+    import numpy as _np
+
+    return _np.can_cast(from_.numpy, to.numpy, "same_kind")
+
+
+class _Cuda:
+    """``teachgrad.cuda``: there is no GPU; ``is_available()`` is False."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        pass
+
+    @staticmethod
+    def manual_seed_all(seed: int) -> None:
+        pass
+
+
+cuda = _Cuda()
+
+
+def device(name: str = "cpu") -> str:
+    """Devices are just names here: only ``'cpu'`` exists."""
+    return str(name)
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext teachgrad``: rich tensor display in Jupyter (see teachgrad.notebook)."""
+    from .notebook.extension import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext teachgrad``: back to plain tensor display."""
+    from .notebook.extension import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -1,0 +1,287 @@
+"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``arange``, ``rand`` and friends.
+
+All of them return leaves (``grad_fn is None``); pass ``requires_grad=True`` to make a
+leaf whose gradient ``backward()`` should compute.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import dtype as DType
+from ._dtypes import get_default_dtype, to_dtype
+from ._tensor import Tensor, _make
+
+__all__ = [
+    "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
+    "arange", "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like",
+    "scalar_tensor",
+]
+
+
+def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
+    if requires_grad and data.dtype.kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients"
+            f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
+            "dtype=teachgrad.float32."
+        )
+    return _make(data, requires_grad)
+
+
+def _check_device(device) -> None:
+    if device is not None and str(device) not in ("cpu", "cpu:0"):
+        raise RuntimeError(
+            f"teachgrad runs on the CPU only (with NumPy); got device={device!r}"
+        )
+
+
+def _infer_numpy(data) -> np.ndarray:
+    """Turn Python data into an array with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.array(data)  # NumPy data keeps its dtype (float64 stays float64)
+    data = _unwrap_tensors(data)
+    try:
+        array = np.array(data)
+    except ValueError:
+        _raise_ragged(data)
+        raise
+    if array.dtype == object:
+        _raise_ragged(data)
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if array.dtype.kind == "f":
+        return array.astype(get_default_dtype().numpy, copy=False)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind == "b":
+        return array
+    if array.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _unwrap_tensors(data):
+    """Lists may hold tensors (``tensor([a, b])``): use their values."""
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(d) for d in data]
+    return data
+
+
+def _raise_ragged(data, dim: int = 0) -> None:
+    """PyTorch's message for nested lists of uneven length."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    lengths = [len(d) if isinstance(d, (list, tuple)) else None for d in data]
+    first = lengths[0]
+    for n in lengths[1:]:
+        if n != first:
+            raise ValueError(
+                f"expected sequence of length {first} at dim {dim + 1} (got {n})"
+            )
+    for d in data:
+        _raise_ragged(d, dim + 1)
+
+
+def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """Create a tensor from data (a number, nested lists, a NumPy array), always copying.
+
+    Python floats give ``float32`` (the default dtype), ints ``int64``, bools ``bool``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> torch.tensor(1.0, requires_grad=True)
+    tensor(1., requires_grad=True)
+    """
+    _check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    array = _infer_numpy(data)
+    if dtype is not None:
+        array = array.astype(to_dtype(dtype).numpy, copy=False)
+    if not array.flags.c_contiguous:
+        array = np.array(array, order="C")
+    return _finish(array, requires_grad)
+
+
+def scalar_tensor(value, *, dtype: DType | None = None, device=None,
+                  requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding ``value`` (float32 by default)."""
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    return _finish(np.array(value, dtype=d.numpy), requires_grad)
+
+
+def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a NumPy array or tensor when it can."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        if dtype is None or to_dtype(dtype) is data.dtype:
+            return data
+        return data.to(dtype)
+    if isinstance(data, np.ndarray):
+        _dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for unsupported dtypes
+        if dtype is not None:
+            data = data.astype(to_dtype(dtype).numpy, copy=False)
+        return _make(data)
+    return tensor(data, dtype=dtype)
+
+
+asarray = as_tensor
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtypes.from_numpy_dtype(array.dtype)
+    return _make(array)
+
+
+def _shape(size) -> tuple:
+    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    shape = tuple(int(s) for s in size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+    return shape
+
+
+def _float_dtype(dtype) -> np.dtype:
+    return (to_dtype(dtype) if dtype is not None else get_default_dtype()).numpy
+
+
+def zeros(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+          out=None) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)``."""
+    _check_device(device)
+    return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+         out=None) -> Tensor:
+    """A tensor of ones: ``ones(2, 2, requires_grad=True)``."""
+    _check_device(device)
+    return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+          memory_format=None) -> Tensor:
+    """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype: DType | None = None, device=None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
+    _check_device(device)
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            d = np.dtype(np.bool_)
+        elif isinstance(fill_value, int):
+            d = np.dtype(np.int64)
+        else:
+            d = get_default_dtype().numpy
+    else:
+        d = to_dtype(dtype).numpy
+    return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix (n x m)."""
+    _check_device(device)
+    return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype: DType | None = None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in ``[start, end)``: ``arange(5)``, ``arange(0, 1, 0.25)``.
+
+    Integer arguments give int64, any float gives the default float dtype.
+    """
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is not None:
+        d = to_dtype(dtype).numpy
+    elif all(isinstance(v, (int, np.integer)) for v in values):
+        d = np.dtype(np.int64)
+    else:
+        d = get_default_dtype().numpy
+    start, end, step = values
+    n = max(0, math.ceil((end - start) / step))
+    # Computed in float64 then cast, like PyTorch, so arange(0, 1, 0.1) has 10 elements.
+    data = (start + step * np.arange(n, dtype=np.float64)).astype(d)
+    return _finish(data, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    _check_device(device)
+    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+             device=None, requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``."""
+    _check_device(device)
+    data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
+    return _finish(data, requires_grad)
+
+
+def _like_dtype(t: Tensor, dtype) -> np.dtype:
+    return to_dtype(dtype).numpy if dtype is not None else t._data.dtype
+
+
+def zeros_like(input: Tensor, *, dtype: DType | None = None, device=None,
+               requires_grad: bool = False, memory_format=None) -> Tensor:
+    """Zeros with the shape (and dtype) of ``input``."""
+    return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: DType | None = None, device=None,
+              requires_grad: bool = False, memory_format=None) -> Tensor:
+    """Ones with the shape (and dtype) of ``input``: the usual ``gradient`` for backward."""
+    return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: DType | None = None, device=None,
+               requires_grad: bool = False, memory_format=None) -> Tensor:
+    """Like :func:`zeros_like` (teachgrad never hands out uninitialised memory)."""
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, device=None,
+              requires_grad: bool = False, memory_format=None) -> Tensor:
+    """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
+    data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
+    return _finish(data, requires_grad)
+
+
+def _sizes(size: Sequence) -> tuple:
+    return _shape(size)

@@ -1,0 +1,193 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A teachgrad tensor stores a NumPy array, so every dtype here is a thin, named wrapper
+around a NumPy dtype. What NumPy does *not* give us is PyTorch's promotion: in PyTorch
+
+    int64 tensor * float32 tensor  -> float32   (NumPy says float64)
+    int64 tensor * 2.5             -> float32   (a Python float means "the default dtype")
+    float32 tensor * float64 0-d   -> float32   (a 0-d tensor does not upcast a real one)
+
+so :func:`result_type` implements PyTorch's rule and the ops cast their inputs before
+calling NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "half", "float", "double",
+    "uint8", "int8", "int16", "int32", "int64", "short", "int", "long", "bool",
+    "get_default_dtype", "set_default_dtype", "promote_types",
+]
+
+
+class dtype:
+    """A tensor element type, e.g. ``teachgrad.float32``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1.5]).dtype
+    teachgrad.float32
+    >>> torch.float64.is_floating_point
+    True
+    """
+
+    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "itemsize", "_legacy")
+
+    def __init__(self, name: str, numpy_dtype: str, legacy: str) -> None:
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_signed = self.numpy.kind in "fi"
+        self.itemsize = self.numpy.itemsize
+        self._legacy = legacy  # PyTorch's old type name, used in some error messages
+
+    def __repr__(self) -> str:
+        return f"teachgrad.{self.name}"
+
+    def __reduce__(self):  # pickle as the module-level singleton
+        return (_by_name, (self.name,))
+
+
+float16 = half = dtype("float16", "float16", "HalfTensor")
+float32 = float = dtype("float32", "float32", "FloatTensor")  # noqa: A001 - PyTorch's name
+float64 = double = dtype("float64", "float64", "DoubleTensor")
+uint8 = dtype("uint8", "uint8", "ByteTensor")
+int8 = dtype("int8", "int8", "CharTensor")
+int16 = short = dtype("int16", "int16", "ShortTensor")
+int32 = int = dtype("int32", "int32", "IntTensor")  # noqa: A001
+int64 = long = dtype("int64", "int64", "LongTensor")
+bool = dtype("bool", "bool", "BoolTensor")  # noqa: A001
+
+_ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool)
+_FROM_NUMPY: dict[np.dtype, dtype] = {d.numpy: d for d in _ALL}
+
+
+def _by_name(name: str) -> dtype:
+    return next(d for d in _ALL if d.name == name)
+
+
+class _Defaults:
+    """The process-wide default floating dtype (PyTorch's ``torch.get_default_dtype()``)."""
+
+    floating = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of ``tensor(1.5)`` and of Python floats in mixed arithmetic (float32)."""
+    return _Defaults.floating
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Change the default floating dtype (float32 or float64), as ``torch.set_default_dtype``."""
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _Defaults.floating = d
+    _PROMOTION_CACHE.clear()
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The teachgrad dtype for a NumPy dtype, e.g. ``np.float32 -> teachgrad.float32``."""
+    try:
+        return _FROM_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d) -> dtype:
+    """Accept a teachgrad dtype, a NumPy dtype or a Python type (``float``, ``int``, ``bool``)."""
+    if isinstance(d, dtype):
+        return d
+    if d is _py_float:
+        return _Defaults.floating
+    if d is _py_int:
+        return int64
+    if d is _py_bool:
+        return bool
+    try:
+        return from_numpy_dtype(np.dtype(d))
+    except TypeError:
+        raise TypeError(f"{d!r} is not a teachgrad dtype (try teachgrad.float32)") from None
+
+
+# The builtins are shadowed above by PyTorch's names (float, int, bool), so keep them here.
+_py_float = type(1.0)
+_py_int = type(1)
+_py_bool = type(True)
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their kind.
+
+    Mostly NumPy's lattice, except that any float beats any integer *as is*:
+    ``promote_types(int64, float32)`` is float32 (NumPy would say float64).
+    """
+    if a is b:
+        return a
+    if a.is_floating_point != b.is_floating_point:
+        return a if a.is_floating_point else b
+    return _FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
+
+
+# Kinds ranked as PyTorch ranks "categories": bool < integer < floating.
+def _kind(d: dtype) -> _py_int:
+    return 2 if d.is_floating_point else (0 if d is bool else 1)
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Merge a lower-priority operand class into a higher one (PyTorch's combine_categories).
+
+    The higher class keeps its dtype unless the lower one is of a strictly higher kind
+    (e.g. an int tensor meets a Python float): then the two are promoted.
+    """
+    if higher is None:
+        return lower
+    if lower is None or _kind(higher) >= _kind(lower):
+        return higher
+    return promote_types(higher, lower)
+
+
+_PROMOTION_CACHE: dict[tuple, dtype] = {}
+
+
+def result_type(*operands) -> dtype:
+    """PyTorch's result dtype for an op over tensors and Python scalars.
+
+    Operands have three priorities: tensors with dimensions, 0-d tensors, Python scalars.
+    A lower-priority operand only matters when its kind (bool < int < float) is higher.
+
+    >>> import teachgrad as torch
+    >>> (torch.tensor([1, 2]) * 2.5).dtype
+    teachgrad.float32
+    """
+    key = tuple(_operand_key(x) for x in operands)
+    cached = _PROMOTION_CACHE.get(key)
+    if cached is not None:
+        return cached
+    classes: list[dtype | None] = [None, None, None]  # dimensioned, zero-dim, scalar
+    for priority, d in key:
+        classes[priority] = d if classes[priority] is None else promote_types(classes[priority], d)
+    result = _combine(classes[0], _combine(classes[1], classes[2]))
+    _PROMOTION_CACHE[key] = result
+    return result
+
+
+def _operand_key(x) -> tuple:
+    data = getattr(x, "_data", None)
+    if data is not None:  # a Tensor
+        return (0 if data.ndim else 1, _FROM_NUMPY[data.dtype])
+    if isinstance(x, _py_bool):
+        return (2, bool)
+    if isinstance(x, _py_int):
+        return (2, int64)
+    if isinstance(x, _py_float):
+        return (2, _Defaults.floating)
+    if isinstance(x, np.ndarray):
+        return (0 if x.ndim else 1, from_numpy_dtype(x.dtype))
+    if isinstance(x, np.generic):
+        return (2, _Defaults.floating if x.dtype.kind == "f" else int64)
+    raise TypeError(f"unsupported operand of type {type(x).__name__}")

@@ -1,0 +1,544 @@
+"""The Tensor: a NumPy array plus the autograd state PyTorch keeps beside it.
+
+A tensor is five things a student can print (the five the lessons keep printing):
+
+* ``data``          the numbers (a NumPy array underneath, ``t.numpy()`` shows it)
+* ``requires_grad`` whether ops on it are recorded for backward
+* ``grad``          where ``backward()`` accumulates d(output)/d(this tensor)
+* ``grad_fn``       the graph node that made it (``None`` for tensors you created)
+* ``is_leaf``       ``grad_fn is None``: you made it, the graph ends here
+
+Everything else on this class is bookkeeping that makes those five behave as in PyTorch:
+a version counter (to catch in-place changes of tensors saved for backward), views that
+share storage, hooks and ``retain_grad``.
+
+The math lives in :mod:`teachgrad.ops`; each op there registers itself as a method here
+with :func:`tensor_method` (so ``x.exp()``, ``x * y`` and ``teachgrad.exp(x)`` are one
+function).
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import dtype as DType
+from .autograd import grad_mode
+from .autograd.graph import RemovableHandle, accumulator_of
+
+_grad_state = grad_mode.state
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as PyTorch's ``torch.Size([2, 3])``.
+
+    >>> import teachgrad as torch
+    >>> torch.ones(2, 3).shape
+    teachgrad.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"teachgrad.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        """The number of elements a tensor of this shape holds."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def tensor_method(*names: str) -> Callable:
+    """Register a function as ``Tensor`` method(s): ``@tensor_method("exp")``.
+
+    The ops modules use it so that each op is written once and is both
+    ``teachgrad.exp(x)`` and ``x.exp()``.
+    """
+
+    def register(fn: Callable) -> Callable:
+        for name in names or (fn.__name__,):
+            setattr(Tensor, name, fn)
+        return fn
+
+    return register
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations done to it.
+
+    Create tensors with :func:`teachgrad.tensor`, :func:`teachgrad.ones` and friends.
+    ``Tensor(...)`` itself is PyTorch's legacy constructor: ``Tensor([[3, 4]])`` gives a
+    float32 tensor, ``Tensor(2, 3)`` a 2x3 one (zero-filled here).
+    """
+
+    __slots__ = (
+        "_data",            # np.ndarray: the values
+        "_requires_grad",   # bool
+        "_grad",            # Tensor | None: accumulated gradient
+        "_grad_fn",         # Node | None: the op that produced this tensor
+        "_output_nr",       # which output of grad_fn this tensor is (split has several)
+        "_vc",              # [int]: bumped by every in-place change, shared with views
+        "_base",            # Tensor | None: the tensor this one is a view of
+        "_accumulator",     # weakref to the leaf's AccumulateGrad node, or None
+        "_extra",           # dict | None: rarely used state (hooks, retains_grad, ...)
+        "__weakref__",
+    )
+
+    # NumPy must hand mixed expressions such as ``ndarray * tensor`` to us (see
+    # __array_ufunc__), and must not try to turn a tensor into an object array.
+    __array_priority__ = 1000
+
+    def __init__(self, *args: Any) -> None:
+        if not args:
+            data = np.zeros((0,), dtype=np.float32)
+        elif len(args) == 1 and not isinstance(args[0], int):
+            source = args[0]
+            if isinstance(source, Tensor):
+                source = source._data
+            data = np.array(source, dtype=np.float32)
+        else:
+            shape = args
+            data = np.zeros(tuple(int(s) for s in shape), dtype=np.float32)
+        _init(self, data)
+
+    # ------------------------------------------------------------------------------------
+    # The five attributes of the lessons
+    # ------------------------------------------------------------------------------------
+    @property
+    def data(self) -> Tensor:
+        """The values, as a tensor that shares storage but is cut off from autograd.
+
+        Changing ``x.data`` in place changes ``x`` without autograd noticing (that is why
+        PyTorch recommends ``detach()`` or ``no_grad()`` instead).
+        """
+        return _make(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded so gradients can flow to it."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients\n"
+                f"Hint: this tensor is {self.dtype}; make it a float first, "
+                "e.g. x = x.float()."
+            )
+        self._requires_grad = value
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward()`` accumulated here (``None`` until one arrives)."""
+        if self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{_shape_list(value.shape)}' "
+                    f"to a tensor of size '{_shape_list(self.shape)}'. Please ensure that "
+                    "the gradient and the tensor are the same size"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{value.dtype.name}' to a tensor with dtype '{self.dtype.name}'. "
+                    "Please ensure that the gradient and the tensor have the same dtype"
+                )
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        """The graph node that produced this tensor (``None`` for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (``grad_fn is None``)."""
+        return self._grad_fn is None
+
+    # ------------------------------------------------------------------------------------
+    # Shape and type
+    # ------------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, e.g. ``teachgrad.Size([2, 3])``."""
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """``size()`` is the shape; ``size(d)`` the length of dimension ``d``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> DType:
+        """The element type, e.g. ``teachgrad.float32``."""
+        return _dtypes._FROM_NUMPY[self._data.dtype]
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    def nelement(self) -> int:
+        return self._data.size
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def device(self) -> str:
+        """Always ``'cpu'``: teachgrad computes with NumPy."""
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        """True for float16/32/64 tensors."""
+        return self._data.dtype.kind == "f"
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor (or a view of it) was changed in place."""
+        return self._vc[0]
+
+    # ------------------------------------------------------------------------------------
+    # Leaving teachgrad: Python numbers, lists, NumPy
+    # ------------------------------------------------------------------------------------
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        """The values as (nested) Python lists."""
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying NumPy array (shared: changing one changes the other)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self) -> str:
+        from ._printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return str(self)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = type(self).__new__(type(self))
+        _init(new, self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            new._grad = _make(self._grad._data.copy())
+        memo[id(self)] = new
+        return new
+
+    # ------------------------------------------------------------------------------------
+    # Autograd
+    # ------------------------------------------------------------------------------------
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Sequence[Tensor] | Tensor | None = None,
+    ) -> None:
+        """Compute d(self)/d(leaf) for every leaf in the graph and add it to ``leaf.grad``.
+
+        ``self`` must be a scalar unless you pass ``gradient`` (the vector ``v`` of the
+        vector-Jacobian product ``v @ J``). The graph is freed afterwards unless
+        ``retain_graph=True``; ``create_graph=True`` records the backward pass itself, so
+        the gradients can be differentiated again.
+
+        >>> import teachgrad as torch
+        >>> x = torch.tensor(2.0, requires_grad=True)
+        >>> (x ** 3).backward()
+        >>> x.grad
+        tensor(12.)
+        """
+        from .autograd import engine
+
+        engine.backward(
+            self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
+        )
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's storage, cut off from the graph."""
+        out = _make(self._data)
+        out._vc = self._vc  # shares memory: in-place changes show up in both, and count
+        return out
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor off from the graph, in place: it becomes a leaf."""
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return ``self``.
+
+        >>> import teachgrad as torch
+        >>> torch.ones(2).requires_grad_()
+        tensor([1., 1.], requires_grad=True)
+        """
+        self.requires_grad = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self.retains_grad:
+            return
+        fn = self._grad_fn
+        if fn._retained is None:
+            fn._retained = {}
+        fn._retained[self._output_nr] = weakref.ref(self)
+        self._extras()["retains_grad"] = True
+
+    @property
+    def retains_grad(self) -> bool:
+        """True when this non-leaf keeps its ``.grad`` (see :meth:`retain_grad`)."""
+        return bool(self._extra and self._extra.get("retains_grad"))
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed.
+
+        The hook may return a new gradient to use instead. Returns a handle with
+        ``.remove()``.
+
+        >>> import teachgrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2)
+        >>> (x * 3).sum().backward()
+        >>> x.grad
+        tensor([6., 6.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        if self._grad_fn is None:  # a leaf: its AccumulateGrad runs the hooks
+            hooks = self._extras().setdefault("hooks", {})
+        else:
+            fn = self._grad_fn
+            if fn._pre_hooks is None:
+                fn._pre_hooks = {}
+            hooks = fn._pre_hooks.setdefault(self._output_nr, {})
+        return RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]):
+        """Call ``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        return RemovableHandle(self._extras().setdefault("post_accumulate_hooks", {}), hook)
+
+    def _extras(self) -> dict:
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
+
+    # ------------------------------------------------------------------------------------
+    # In-place changes
+    # ------------------------------------------------------------------------------------
+    def _check_inplace(self) -> None:
+        """Refuse in-place changes autograd could not follow (PyTorch's errors)."""
+        if not _grad_state.enabled:
+            return
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+                "\nHint: wrap the update in `with teachgrad.no_grad():` (as optimizers do), "
+                "or work on a copy: y = x.clone()."
+            )
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.\nHint: wrap the update in `with teachgrad.no_grad():`, or clone first."
+            )
+
+    def _bump_version(self) -> None:
+        self._vc[0] += 1
+
+
+# --------------------------------------------------------------------------------------
+# Fast construction: every op makes tensors, so this must cost as little as possible.
+# --------------------------------------------------------------------------------------
+_new = object.__new__
+
+
+def _make(data: np.ndarray, requires_grad: bool = False, grad_fn=None) -> Tensor:
+    """Wrap a NumPy array as a tensor, without copying or checking (internal)."""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = requires_grad
+    t._grad = None
+    t._grad_fn = grad_fn
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._accumulator = None
+    t._extra = None
+    return t
+
+
+def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
+    t._data = data
+    t._requires_grad = requires_grad
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._accumulator = None
+    t._extra = None
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return _make(data, requires_grad)
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """Turn a possibly negative ``dim`` into an index, with PyTorch's error when out of range."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+__all__ = ["Tensor", "Size", "tensor_method", "accumulator_of"]

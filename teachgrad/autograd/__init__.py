@@ -1,0 +1,43 @@
+"""Automatic differentiation: the graph, the engine, grad modes and custom functions.
+
+``teachgrad.autograd`` mirrors ``torch.autograd``: :func:`backward`, :func:`grad`,
+:class:`Function`, :mod:`functional` (jacobian, hessian, vjp, jvp, hvp) and
+:func:`gradcheck`.
+
+``grad_mode`` and ``graph`` sit below the Tensor class (the Tensor imports them), while
+``engine``, ``function`` and friends sit above it; so the latter are loaded on first use
+(PEP 562 module ``__getattr__``) instead of here, which would be a circular import.
+"""
+
+import importlib
+
+from . import grad_mode, graph
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+
+_LAZY = {
+    "engine": ("engine", None),
+    "function": ("function", None),
+    "functional": ("functional", None),
+    "gradcheck_module": ("gradcheck", None),
+    "backward": ("engine", "backward"),
+    "grad": ("engine", "grad"),
+    "Function": ("function", "Function"),
+    "FunctionCtx": ("function", "FunctionCtx"),
+    "once_differentiable": ("function", "once_differentiable"),
+    "gradcheck": ("gradcheck", "gradcheck"),
+    "gradgradcheck": ("gradcheck", "gradgradcheck"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'teachgrad.autograd' has no attribute '{name}'")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return module if attribute is None else getattr(module, attribute)
+
+
+__all__ = [
+    "backward", "grad", "Function", "functional", "gradcheck", "gradgradcheck",
+    "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "grad_mode", "graph",
+]

@@ -1,0 +1,566 @@
+"""The backward engine: the one place where gradients are computed.
+
+``loss.backward()`` comes here. The engine
+
+1. walks the graph from the output(s) and counts, for every node, how many edges lead to
+   it (its *dependencies*): a node may only run once *all* its gradient contributions have
+   arrived (think of ``a`` used twice: ``y = a * a``);
+2. keeps a queue of nodes that are ready, and always runs the newest one first (PyTorch's
+   order: nodes are numbered as the forward pass creates them; AccumulateGrad goes first);
+3. runs each node's backward (a vector-Jacobian product), fits each resulting gradient to
+   the shape and dtype of the input it is for (un-broadcasting by summation), and adds it
+   into the buffer of the next node;
+4. at the leaves, adds the gradient into ``.grad`` (or hands it back, for
+   ``autograd.grad``);
+5. frees what each node saved unless ``retain_graph=True``.
+
+Everything is iterative: a 100,000-op chain needs no recursion.
+
+Observers (see :func:`observe`) get a :class:`Step` for every node the engine runs, with
+the gradient that arrived, the gradients sent along each edge and the queue that is
+ready next. The notebook stepper shows exactly these reports, so what the student sees
+is what really ran. When nobody observes, none of that is collected.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from .._tensor import Size, Tensor, _make
+from . import graph
+from .grad_mode import state as _grad_state
+from .graph import AccumulateGrad, Node, edge_of
+
+# ----------------------------------------------------------------------------------------
+# Observers
+# ----------------------------------------------------------------------------------------
+_observers: list[Callable[[Step], None]] = []
+
+
+class Step:
+    """What the engine did at one node (sent to observers).
+
+    ``node``            the node that ran
+    ``grads_in``        the gradient(s) that arrived at it, one per output (after hooks)
+    ``grads_out``       the gradient sent along each edge of ``node.next_functions``
+                        (``None`` where nothing was sent), already fitted to the input
+    ``variable``        for an AccumulateGrad node: the leaf tensor
+    ``grad_before``     ... its ``.grad`` before this step (``None`` if it had none)
+    ``grad_after``      ... and after
+    ``ready``           the nodes ready to run next, in the order they will run
+    ``index``           0, 1, 2 ... in execution order
+    """
+
+    __slots__ = (
+        "node", "grads_in", "grads_out", "variable", "grad_before", "grad_after",
+        "ready", "index", "captured",
+    )
+
+    def __init__(self, node: Node, grads_in: tuple, index: int) -> None:
+        self.node = node
+        self.grads_in = grads_in
+        self.grads_out: tuple = ()
+        self.variable = None
+        self.grad_before = None
+        self.grad_after = None
+        self.ready: list = []
+        self.index = index
+        self.captured = False
+
+    def __repr__(self) -> str:
+        return f"<Step {self.index}: {self.node.name()}>"
+
+
+@contextmanager
+def observe(callback: Callable[[Step], None]) -> Iterator[None]:
+    """Call ``callback(step)`` for every node any backward pass runs inside the block.
+
+    >>> import teachgrad as torch
+    >>> from teachgrad.autograd import engine
+    >>> x = torch.tensor(2.0, requires_grad=True)
+    >>> names = []
+    >>> with engine.observe(lambda step: names.append(step.node.name())):
+    ...     (x * x).backward()
+    >>> names
+    ['MulBackward0', 'torch::autograd::AccumulateGrad']
+    """
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
+
+
+# ----------------------------------------------------------------------------------------
+# Public entry points
+# ----------------------------------------------------------------------------------------
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs=None,
+) -> None:
+    """Accumulate d(tensors)/d(leaf) into ``.grad`` of every leaf (``autograd.backward``)."""
+    tensors = _as_tuple(tensors)
+    grads = _root_grads(tensors, grad_tensors, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after "
+            "use to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=3,
+        )
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = [_target(t, i) for i, t in enumerate(inputs)]
+    _execute(tensors, grads, retain_graph, create_graph, targets, accumulate=True)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``autograd.grad``).
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor(3.0, requires_grad=True)
+    >>> torch.autograd.grad(x ** 2, x)
+    (tensor(6.),)
+    """
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by teachgrad")
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = [_target(t, i) for i, t in enumerate(inputs)]
+    captured = _execute(outputs, grads, retain_graph, create_graph, targets, accumulate=False)
+    result = []
+    for i, t in enumerate(inputs):
+        g = captured.get(i)
+        if g is None:
+            if materialize_grads:
+                result.append(_make(np.zeros_like(t._data)))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(None)
+        else:
+            result.append(g if isinstance(g, Tensor) else _make(_owned(g)))
+    return tuple(result)
+
+
+# ----------------------------------------------------------------------------------------
+# Set-up: roots and targets
+# ----------------------------------------------------------------------------------------
+def _as_tuple(x) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return ()
+    return tuple(x)
+
+
+def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
+    """The starting gradient of each root: ones for a scalar, else what the user passed."""
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
+    grad_tensors = list(grad_tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(
+            f"got {len(grad_tensors)} tensors and {len(tensors)} gradients"
+        )
+    grads = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor to differentiate, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+                "\nHint: nothing that led to this tensor has requires_grad=True, so there is "
+                "no graph to go back through. Create the inputs with requires_grad=True "
+                "(and not inside `with no_grad():`)."
+            )
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs"
+                    f"\nHint: this output has shape {t.shape}, so backward() does not know "
+                    "how to weigh its elements. Reduce it to a scalar first (e.g. "
+                    "out.sum().backward()) or pass the vector of the vector-Jacobian product: "
+                    "out.backward(gradient=torch.ones_like(out))."
+                )
+            if t._data.dtype.kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            g = _make(np.ones_like(t._data))
+        elif not isinstance(g, Tensor):
+            from .._creation import tensor as _tensor
+
+            g = _tensor(g, dtype=t.dtype)
+        if g._data.shape != t._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
+                f"and output[{i}] has a shape of {Size(t._data.shape)}."
+            )
+        if g._data.dtype != t._data.dtype:
+            g = _make(g._data.astype(t._data.dtype)) if not create_graph else g.to(t.dtype)
+        grads.append(g if create_graph else g._data)
+    return grads
+
+
+def _target(t: Tensor, i: int) -> tuple:
+    """The graph position of an input we differentiate with respect to."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
+    if not t._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    node, nr = edge_of(t)
+    return node, nr, t, i
+
+
+# ----------------------------------------------------------------------------------------
+# The main loop
+# ----------------------------------------------------------------------------------------
+def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate) -> dict:
+    """Run backward from ``roots``. Returns captured gradients ``{input index: grad}``."""
+    root_edges = [edge_of(t) for t in roots]
+    dependencies = _count_dependencies(e[0] for e in root_edges)
+
+    # With ``inputs=``/``autograd.grad`` only the part of the graph that leads to the
+    # targets runs; ``needed`` is that part (None = the whole graph).
+    needed = None
+    captures: dict = {}
+    target_leaves = set()
+    if targets is not None:
+        needed = _nodes_leading_to({t[0] for t in targets}, [e[0] for e in root_edges])
+        for node, nr, tensor, i in targets:
+            if isinstance(node, AccumulateGrad):
+                target_leaves.add(node)
+            captures.setdefault(node, []).append((nr, tensor, i))
+        dependencies = _count_dependencies(
+            (e[0] for e in root_edges), needed
+        )
+    captured: dict = {}
+
+    buffers: dict = {}
+    ready: list = []
+    tie = itertools.count()  # AccumulateGrad nodes share a sequence number; keep FIFO
+    for (node, nr), g in zip(root_edges, root_grads):
+        if needed is not None and node not in needed:
+            continue
+        _add_to_buffer(buffers, node, nr, g)
+    for node in buffers:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+
+    observers = list(_observers)
+    previous_mode = _grad_state.enabled
+    previous_unpack = graph.unpack_mode.as_tensors
+    _grad_state.enabled = create_graph
+    graph.unpack_mode.as_tensors = create_graph
+    step_index = 0
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node)
+            if node._pre_hooks or node._retained or node._node_pre_hooks or (
+                type(node) is AccumulateGrad and node.variable._extra
+            ):
+                grads = _run_pre_hooks(node, grads, create_graph)
+            step = Step(node, tuple(grads), step_index) if observers else None
+            step_index += 1
+
+            if node in captures:
+                for nr, _tensor, i in captures[node]:
+                    if grads[nr] is not None:
+                        captured[i] = grads[nr]
+                if step is not None:
+                    step.captured = True
+
+            if type(node) is AccumulateGrad:
+                if accumulate and grads[0] is not None and (
+                    targets is None or node in target_leaves
+                ):
+                    _accumulate(node, grads[0], create_graph, step)
+                outputs = ()
+            elif needed is not None and not _leads_on(node, needed):
+                outputs = ()  # a non-leaf target: its gradient is captured, stop here
+            elif all(g is None for g in grads):
+                outputs = (None,) * len(node.next_functions)
+            else:
+                grads = [
+                    g if g is not None else _zeros(node, nr, create_graph)
+                    for nr, g in enumerate(grads)
+                ]
+                outputs = node._run_backward(tuple(grads))
+                if len(outputs) != len(node.next_functions):
+                    raise RuntimeError(
+                        f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(node.next_functions)}, got {len(outputs)})"
+                    )
+                if not retain_graph:
+                    node._release_saved()
+                if node._post_hooks:
+                    _run_post_hooks(node, outputs, grads, create_graph)
+
+            sent = [] if step is not None else None
+            for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, outputs)):
+                if nxt is None or (needed is not None and nxt not in needed):
+                    if sent is not None:
+                        sent.append(None)
+                    continue
+                if g is not None:
+                    g = fit_gradient(g, nxt._meta[nr], node, index)
+                    _add_to_buffer(buffers, nxt, nr, g)
+                elif nxt not in buffers:
+                    buffers[nxt] = [None] * len(nxt._meta)
+                if sent is not None:
+                    sent.append(g)
+                remaining = dependencies[nxt] - 1
+                dependencies[nxt] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+
+            if step is not None:
+                step.grads_out = tuple(sent)
+                step.ready = [entry[2] for entry in sorted(ready)]
+                for callback in observers:
+                    callback(step)
+    finally:
+        _grad_state.enabled = previous_mode
+        graph.unpack_mode.as_tensors = previous_unpack
+    return captured
+
+
+def _count_dependencies(roots, within: set | None = None) -> dict:
+    """For each node reachable from ``roots``: how many edges point at it."""
+    dependencies: dict = {}
+    seen = set()
+    stack = [r for r in roots if r is not None and (within is None or r in within)]
+    seen.update(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None or (within is not None and nxt not in within):
+                continue
+            dependencies[nxt] = dependencies.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return dependencies
+
+
+def _nodes_leading_to(targets: set, roots: list) -> set:
+    """The nodes from which some target can be reached (the targets included).
+
+    An iterative post-order walk: a node is finished after all nodes it points to, and
+    is needed when it is a target or points at a needed node.
+    """
+    needed: set = set()
+    visited: set = set()
+    stack = [(r, False) for r in roots if r is not None]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            if node in targets or _leads_on(node, needed):
+                needed.add(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions if n is not None)
+    return needed
+
+
+def _leads_on(node: Node, needed: set) -> bool:
+    return any(n in needed for n, _ in node.next_functions if n is not None)
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, g) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * len(node._meta)
+    # Out of place on purpose: ``g`` may be shared with another edge or read-only.
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
+def _zeros(node: Node, nr: int, create_graph: bool):
+    zeros = graph.zeros_for(node, nr)
+    return _make(zeros) if create_graph else zeros
+
+
+# ----------------------------------------------------------------------------------------
+# Gradients arriving at inputs
+# ----------------------------------------------------------------------------------------
+def fit_gradient(g, meta: tuple, node: Node, index: int):
+    """Make ``g`` match the input it is for: same shape (summing broadcast dims), same dtype.
+
+    This is where broadcasting is undone, once for all ops: if ``a`` of shape (3, 1) was
+    broadcast to (3, 4) in the forward pass, its gradient arrives as (3, 4) and is summed
+    over the broadcast dimension back to (3, 1).
+    """
+    shape, dtype = meta
+    if isinstance(g, Tensor):
+        if g._data.shape != shape:
+            g = g.sum_to_size(_check_broadcast(g._data.shape, shape, node, index))
+        if g._data.dtype != dtype:
+            from .._dtypes import from_numpy_dtype
+
+            g = g.to(from_numpy_dtype(dtype))
+        return g
+    if type(g) is not np.ndarray:
+        g = np.asarray(g)
+    if g.shape != shape:
+        g = sum_to(g, _check_broadcast(g.shape, shape, node, index))
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+def _check_broadcast(got: tuple, expected: tuple, node: Node, index: int) -> tuple:
+    ok = len(got) >= len(expected) and all(
+        e == 1 or e == g for e, g in zip(expected[::-1], got[::-1])
+    )
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(got)} but expected shape compatible with {list(expected)}"
+        )
+    return expected
+
+
+def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum ``g`` over the dimensions that broadcasting added or stretched, to ``shape``."""
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape) if lead else g
+
+
+# ----------------------------------------------------------------------------------------
+# Leaves, hooks, retain_grad
+# ----------------------------------------------------------------------------------------
+def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) -> None:
+    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
+    leaf = node.variable
+    old = leaf._grad
+    if step is not None:
+        step.variable = leaf
+        step.grad_before = None if old is None else _make(old._data.copy())
+    if create_graph:
+        g = g if isinstance(g, Tensor) else _make(g)
+        leaf._grad = g if old is None else old + g
+    elif old is None:
+        leaf._grad = _make(_owned(g))
+    elif not old._data.flags.writeable:
+        leaf._grad = _make(old._data + g)
+    else:
+        # In place, as PyTorch: code holding ``x.grad`` sees the new value (and a grad
+        # made by an earlier create_graph=True pass keeps its grad_fn).
+        np.add(old._data, g, out=old._data, casting="unsafe")
+        old._vc[0] += 1
+    if step is not None:
+        step.grad_after = leaf._grad
+    extra = leaf._extra
+    if extra and extra.get("post_accumulate_hooks"):
+        for hook in list(extra["post_accumulate_hooks"].values()):
+            hook(leaf)
+
+
+def _owned(g: np.ndarray) -> np.ndarray:
+    """A private, writable, contiguous copy of an incoming gradient.
+
+    Gradients arriving at a leaf may be shared with another edge (AddBackward0 sends the
+    same array to both inputs) or be read-only broadcast views, so ``.grad`` gets its own.
+    """
+    return np.array(g, copy=True, order="C")
+
+
+def _run_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
+    """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
+    grads = list(grads)
+    leaf_hooks = None
+    if type(node) is AccumulateGrad and node.variable._extra:
+        leaf_hooks = node.variable._extra.get("hooks")
+    for nr in range(len(grads)):
+        hooks = []
+        if node._pre_hooks and nr in node._pre_hooks:
+            hooks = list(node._pre_hooks[nr].values())
+        if leaf_hooks and nr == 0:
+            hooks = list(leaf_hooks.values())
+        for hook in hooks:
+            if grads[nr] is None:
+                break
+            result = hook(_as_tensor(grads[nr]))
+            if result is not None:
+                grads[nr] = result if create_graph else _as_array(result)
+        if node._retained and nr in node._retained and grads[nr] is not None:
+            tensor = node._retained[nr]()
+            if tensor is not None:
+                _retain(tensor, grads[nr], create_graph)
+    if node._node_pre_hooks:
+        for hook in list(node._node_pre_hooks.values()):
+            result = hook(tuple(_as_tensor(g) if g is not None else None for g in grads))
+            if result is not None:
+                grads = [_as_array(g) if not create_graph and g is not None else g for g in result]
+    return grads
+
+
+def _retain(tensor: Tensor, g, create_graph: bool) -> None:
+    old = tensor._grad
+    if create_graph:
+        g = g if isinstance(g, Tensor) else _make(g)
+        tensor._grad = g if old is None else old + g
+    elif old is None:
+        tensor._grad = _make(_owned(g))
+    else:
+        tensor._grad = _make(old._data + g)
+
+
+def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_graph) -> None:
+    ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
+    outs = tuple(_as_tensor(g) if g is not None else None for g in grad_outputs)
+    for hook in list(node._post_hooks.values()):
+        hook(ins, outs)
+
+
+def _as_tensor(g) -> Tensor:
+    return g if isinstance(g, Tensor) else _make(np.asarray(g))
+
+
+def _as_array(g) -> np.ndarray:
+    return g._data if isinstance(g, Tensor) else np.asarray(g)
+
+
+__all__ = ["backward", "grad", "observe", "Step", "fit_gradient", "sum_to"]

@@ -1,0 +1,342 @@
+"""The backward graph: nodes (``grad_fn``), edges (``next_functions``) and saved tensors.
+
+When an op runs on tensors that require grad, it leaves behind a :class:`Node` (the output's
+``grad_fn``). A node knows
+
+* ``next_functions``: one ``(node, output_nr)`` edge per input, pointing at the node that
+  produced that input (``None`` when the input needs no gradient). Gradients flow along
+  these edges, from the output back to the leaves.
+* what it saved during the forward pass (``ctx.save_for_backward``), to compute its
+  local derivative later, with the version of each saved tensor so in-place changes are
+  caught instead of producing wrong gradients.
+* the shape and dtype of what it produced, so the engine can check (and un-broadcast)
+  every gradient that arrives.
+
+A leaf that requires grad is represented in the graph by an :class:`AccumulateGrad` node,
+whose only job is to add incoming gradients into the leaf's ``.grad``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+# Every node gets a number when it is created. The engine runs ready nodes newest first,
+# exactly as PyTorch's engine orders its ready queue by this "sequence number".
+_sequence = itertools.count()
+next_sequence_nr = _sequence.__next__
+
+_FREED = "freed"  # marks a node whose saved tensors were released by a backward pass
+
+
+class Node:
+    """A step of the backward graph; every ``grad_fn`` is one.
+
+    Subclasses implement :meth:`backward`: given the gradient of the final output with
+    respect to this node's output(s), return the gradient for each input (a
+    vector-Jacobian product). ``None`` means "no gradient for this input".
+    """
+
+    __slots__ = (
+        "next_functions",
+        "_sequence_nr",
+        "_meta",
+        "_saved",
+        "_pre_hooks",
+        "_retained",
+        "_post_hooks",
+        "_node_pre_hooks",
+        "__dict__",
+        "__weakref__",
+    )
+
+    #: Human-readable local derivative shown by the notebook stepper, e.g. "∂(a·b)/∂a = b".
+    formula: str = ""
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._sequence_nr = next_sequence_nr()
+        self._meta: tuple = ()
+        self._saved = None
+        self._pre_hooks = None
+        self._retained = None
+        self._post_hooks = None
+        self._node_pre_hooks = None
+
+    # --- what PyTorch's grad_fn objects offer -------------------------------------------
+    def name(self) -> str:
+        """The node's name as PyTorch spells it, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __call__(self, *grads):
+        """Apply the node by hand (as ``grad_fn(grad)`` in PyTorch): run its backward."""
+        return self.backward(*grads)
+
+    @property
+    def metadata(self) -> dict:
+        """A free-form dict for the user's notes, as ``grad_fn.metadata`` in PyTorch."""
+        md = self.__dict__.get("_metadata")
+        if md is None:
+            md = self.__dict__["_metadata"] = {}
+        return md
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs in backward."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_outputs)`` before this node runs; it may return new gradients."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = {}
+        return RemovableHandle(self._node_pre_hooks, fn)
+
+    def backward(self, *grads):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError(f"{self.name()} does not define backward")
+
+    # --- saved tensors --------------------------------------------------------------------
+    def _release_saved(self) -> None:
+        """Free what forward saved (backward without ``retain_graph`` does this)."""
+        if self._saved is not None:
+            self._saved = _FREED
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self._meta)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: call ``.remove()`` to take the hook away again."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict, fn: Callable) -> None:
+        self._hooks = hooks
+        self.id = next(self._ids)
+        hooks[self.id] = fn
+
+    def remove(self) -> None:
+        """Unregister the hook (doing it twice is harmless)."""
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The graph node of a leaf tensor: adds each gradient that reaches it into ``leaf.grad``.
+
+    ``.variable`` is the leaf. There is at most one live AccumulateGrad per leaf, so two
+    ops that use the same leaf point at the same node.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        super().__init__()
+        self.variable = variable
+        # PyTorch gives AccumulateGrad the largest sequence number: as soon as a leaf's
+        # gradient is complete it is written, before any other ready node runs.
+        self._sequence_nr = float("inf")
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def _meta(self) -> tuple:  # what the engine checks incoming gradients against
+        data = self.variable._data
+        return ((data.shape, data.dtype),)
+
+    @_meta.setter
+    def _meta(self, value) -> None:  # Node.__init__ assigns it; the leaf is the truth
+        pass
+
+    def backward(self, grad):
+        # Leaves have no inputs: the engine itself does the accumulation (see engine.py),
+        # because it also has to run hooks and report the step.
+        return ()
+
+
+def accumulator_of(leaf) -> AccumulateGrad:
+    """The (unique while alive) AccumulateGrad node of a leaf that requires grad."""
+    ref = leaf._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
+def edge_of(tensor) -> tuple:
+    """The ``(node, output_nr)`` edge gradients for ``tensor`` must travel along.
+
+    A non-leaf's edge is its ``grad_fn``; a leaf that requires grad gets its AccumulateGrad;
+    anything else gets ``(None, 0)``: no gradient flows there.
+    """
+    fn = tensor._grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (accumulator_of(tensor), 0)
+    return (None, 0)
+
+
+def shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def collect_nodes(roots) -> list:
+    """All nodes reachable from ``roots`` (iteratively: graphs can be 100,000 deep)."""
+    seen = set()
+    order = []
+    stack = [r for r in roots if r is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                stack.append(nxt)
+    return order
+
+
+def zeros_for(node: Node, output_nr: int):
+    """A zero gradient shaped like ``node``'s output ``output_nr`` (for outputs nobody used)."""
+    shape, dtype = node._meta[output_nr]
+    return np.zeros(shape, dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# Saved tensors
+# ----------------------------------------------------------------------------------------
+class _UnpackMode:
+    """Set by the engine: hand saved values to backward formulas as tensors (create_graph)."""
+
+    as_tensors = False
+
+
+unpack_mode = _UnpackMode()
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> tuple:
+    """Remember where each saved array came from, and at which version.
+
+    A saved array is an input's data, the op's own output, or a constant (a mask, a
+    shape...). Inputs and outputs are checked against their version counter at backward
+    time, and under ``create_graph`` they are handed back as the connected tensors.
+    Returns ``(values, sources)``; a source is ``None`` (constant), ``(tensor, version)``
+    (an input) or ``(version_cell, version, output_nr)`` (an output).
+    """
+    sources = []
+    for v in values:
+        source = None
+        if type(v) is np.ndarray:
+            for x, a in zip(inputs, arrays):
+                if v is a and hasattr(x, "_vc"):
+                    source = (x, x._vc[0])
+                    break
+            else:
+                for o in outputs:
+                    if v is o._data:
+                        source = (o._vc, o._vc[0], o._output_nr)
+                        break
+        sources.append(source)
+    return (values, tuple(sources))
+
+
+def unpack_saved(node: Node) -> tuple:
+    """The values ``node`` saved, after checking none was modified in place since."""
+    saved = node._saved
+    if saved is None:
+        return ()
+    if saved is _FREED:
+        raise RuntimeError(
+            BACKWARD_TWICE + "\nHint: this graph was already used by a backward pass. Call "
+            "backward(retain_graph=True) the first time, or rebuild the graph (run the "
+            "forward computation again)."
+        )
+    values, sources = saved
+    for v, source in zip(values, sources):
+        if source is None:
+            continue
+        cell = source[0]._vc if len(source) == 2 else source[0]  # a tensor's, or the output's
+        if cell[0] != source[1]:
+            _raise_modified(node, v, source)
+    if not unpack_mode.as_tensors:
+        return values
+    return tuple(_as_tensor(node, v, source) for v, source in zip(values, sources))
+
+
+def _as_tensor(node: Node, value, source):
+    from .._tensor import _make  # graph.py sits below the Tensor class
+
+    if source is None:
+        return value
+    if len(source) == 2:  # an input: the very tensor, so the new graph connects to it
+        tensor = source[0]
+        return tensor if tensor._data.dtype == value.dtype else tensor.to(
+            _dtype_of(value.dtype)
+        )
+    # The op's own output: rebuild it as a tensor whose grad_fn is this node, as PyTorch
+    # does (holding the output tensor itself would make a reference cycle).
+    out = _make(value, True, node)
+    out._output_nr = source[2]
+    out._vc = source[0]
+    return out
+
+
+def _dtype_of(np_dtype):
+    from .._dtypes import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _raise_modified(node: Node, value, source) -> None:
+    from .._dtypes import from_numpy_dtype
+
+    kind = from_numpy_dtype(value.dtype)._legacy
+    what = f"[teachgrad.{kind} {shape_str(value.shape)}]"
+    if len(source) == 2:
+        tensor, expected = source
+        now = tensor._vc[0]
+        if tensor._grad_fn is not None:
+            what += f", which is output {tensor._output_nr} of {_short(tensor._grad_fn.name())},"
+    else:
+        cell, expected, output_nr = source
+        now = cell[0]
+        what += f", which is output {output_nr} of {_short(node.name())},"
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {what} is at version {now}; expected version {expected} "
+        "instead. Hint: enable anomaly detection to find the operation that failed to "
+        "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"\nHint: {node.name()} saved this tensor to compute its gradient, and it was changed "
+        "in place afterwards. Use an out-of-place op (y = y + 1, not y += 1) or clone() first."
+    )
+
+
+def _short(name: str) -> str:
+    """'ExpBackward0' -> 'Exp', as PyTorch's in-place error message names ops."""
+    cut = name.find("Backward")
+    return name[:cut] if cut > 0 else name

@@ -1,0 +1,196 @@
+"""Copies and dtype conversions: ``clone``, ``to``, ``float``, ``double``, ``long`` ...
+
+A conversion to another floating dtype is differentiable (the gradient is converted
+back); a conversion to an integer or bool dtype is not (PyTorch gives such results no
+``grad_fn``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._dtypes import to_dtype
+from .._tensor import Tensor, _make, tensor_method
+from .op import Op
+
+
+class CloneBackward0(Op):
+    formula = "clone: ∂a/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopyBackward0(Op):
+    formula = "dtype conversion: the gradient is converted back"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad  # the engine casts it to the input's dtype
+
+
+@tensor_method()
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy that stays in the graph (its gradient flows back to ``input``)."""
+    return CloneBackward0.apply(input)
+
+
+@tensor_method()
+def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False,
+       non_blocking: bool = False) -> Tensor:
+    """Convert to another dtype (``x.to(teachgrad.float64)``); devices other than cpu fail.
+
+    Returns ``input`` itself when nothing changes, as PyTorch does.
+    """
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, str) or arg is None:
+            device = arg
+        else:
+            dtype = arg
+    if device is not None and str(device) not in ("cpu", "cpu:0"):
+        raise RuntimeError(
+            f"teachgrad runs on the CPU only (with NumPy); cannot move a tensor to {device!r}"
+        )
+    if dtype is None:
+        return clone(input) if copy else input
+    target = to_dtype(dtype)
+    if target.numpy == input._data.dtype and not copy:
+        return input
+    return ToCopyBackward0.apply(input, dtype=target.numpy)
+
+
+def _converter(target: _dtypes.dtype, name: str):
+    def convert(self: Tensor, memory_format=None) -> Tensor:
+        return to(self, target)
+
+    convert.__name__ = name
+    convert.__doc__ = f"``self.to(teachgrad.{target.name})``."
+    return convert
+
+
+for _name, _target in [
+    ("float", _dtypes.float32), ("double", _dtypes.float64), ("half", _dtypes.float16),
+    ("long", _dtypes.int64), ("int", _dtypes.int32), ("short", _dtypes.int16),
+    ("char", _dtypes.int8), ("byte", _dtypes.uint8), ("bool", _dtypes.bool),
+]:
+    setattr(Tensor, _name, _converter(_target, _name))
+
+
+@tensor_method()
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input`` converted to ``other``'s dtype."""
+    return to(input, other.dtype)
+
+
+@tensor_method()
+def type(input: Tensor, dtype=None):  # noqa: A001 - PyTorch's name
+    """Without argument: the legacy type name (``'torch.FloatTensor'``); else convert."""
+    if dtype is None:
+        return f"torch.{input.dtype._legacy}"
+    return to(input, dtype)
+
+
+@tensor_method()
+def contiguous(input: Tensor, memory_format=None) -> Tensor:
+    """``input`` itself when its memory is contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+@tensor_method()
+def is_contiguous(input: Tensor, memory_format=None) -> bool:
+    """Whether the elements are laid out row by row without gaps."""
+    return bool(input._data.flags.c_contiguous)
+
+
+@tensor_method()
+def cpu(input: Tensor, memory_format=None) -> Tensor:
+    """``input`` (teachgrad tensors always live on the CPU)."""
+    return input
+
+
+@tensor_method()
+def cuda(input: Tensor, *args, **kwargs) -> Tensor:
+    raise RuntimeError(
+        "teachgrad computes with NumPy on the CPU; there is no CUDA. Remove .cuda() / "
+        ".to('cuda') (teachgrad.cuda.is_available() is False)."
+    )
+
+
+@tensor_method()
+def new_tensor(input: Tensor, data, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor from ``data`` with ``input``'s dtype by default."""
+    from .._creation import tensor
+
+    return tensor(data, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_zeros(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with ``input``'s dtype."""
+    from .._creation import zeros
+
+    return zeros(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_ones(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with ``input``'s dtype."""
+    from .._creation import ones
+
+    return ones(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_full(input: Tensor, size, fill_value, *, dtype=None,
+             requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere, with ``input``'s dtype."""
+    from .._creation import full
+
+    return full(size, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_empty(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Like :meth:`new_zeros`."""
+    return new_zeros(input, *size, dtype=dtype, requires_grad=requires_grad)
+
+
+@tensor_method()
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and the same values."""
+    return input._data.shape == other._data.shape and bool(np.all(input._data == other._data))
+
+
+@tensor_method()
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True when all elements are close: ``|a - b| <= atol + rtol * |b|``."""
+    return bool(np.allclose(input._data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@tensor_method()
+def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise closeness (a bool tensor)."""
+    return _make(np.isclose(input._data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+__all__ = ["clone", "to", "type_as", "contiguous", "equal", "allclose", "isclose"]

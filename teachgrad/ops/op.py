@@ -1,0 +1,207 @@
+"""``Op``: how every built-in operation is written, forward and backward side by side.
+
+An op is a class named after the ``grad_fn`` PyTorch gives its result, with two static
+methods, exactly like a custom ``autograd.Function``::
+
+    class MulBackward0(Op):
+        formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
+
+        @staticmethod
+        def forward(ctx, a, b):          # NumPy arrays in, a NumPy array out
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):         # grad of the output in, one grad per input out
+            a, b = ctx.saved_tensors
+            return grad * b, grad * a
+
+``MulBackward0.apply(x, y)`` runs ``forward`` on the tensors' arrays and, when grad mode
+is on and an input requires grad, turns ``ctx`` into the output's ``grad_fn``: it records
+the edges to the inputs, what was saved (and at which version), and the output's shape.
+
+The backward formulas are written with NumPy operators and ``np.*`` functions only. In a
+normal backward pass they run on plain arrays (fast). With ``create_graph=True`` the
+engine hands them tensors instead, and the *same* code then records a graph of its own,
+because :class:`~teachgrad.Tensor` implements NumPy's ``__array_ufunc__`` and
+``__array_function__`` protocols. One formula, first and higher-order gradients.
+
+Broadcasting needs no code in the formulas: the engine sums each gradient down to the
+shape of the input it is for (see ``engine.fit_gradient``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtypes import result_type
+from .._tensor import Tensor
+from ..autograd import graph
+from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import Node, accumulator_of
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_new = object.__new__
+
+
+class _NoContext:
+    """The ``ctx`` ops get when nothing is recorded: saving is a no-op, attributes are dropped."""
+
+    __slots__ = ()
+    needs_input_grad = (False, False, False, False)
+
+    def save_for_backward(self, *values) -> None:
+        pass
+
+    def __setattr__(self, name, value) -> None:
+        pass
+
+
+NO_CONTEXT = _NoContext()
+
+
+class Op(Node):
+    """Base class of built-in differentiable operations (see the module docstring)."""
+
+    __slots__ = ()
+
+    #: binary pointwise ops: cast inputs to PyTorch's result dtype before NumPy runs
+    promotes: bool = False
+    #: the output is a view of input 0 (shares memory and version counter)
+    is_view: bool = False
+
+    @staticmethod
+    def forward(ctx, *arrays, **params):  # pragma: no cover - every op defines it
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):  # pragma: no cover - every op defines it
+        raise NotImplementedError
+
+    # --- what forward and backward use -----------------------------------------------------
+    def save_for_backward(self, *values) -> None:
+        """Keep arrays (inputs, the output or anything else) for backward."""
+        self._saved = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What forward saved: arrays in a plain backward, tensors under ``create_graph``."""
+        return graph.unpack_saved(self)
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        """One bool per input: does a gradient have to flow there?"""
+        return tuple(fn is not None for fn, _ in self.next_functions)
+
+    def _run_backward(self, grads: tuple) -> tuple:
+        out = self.backward(self, *grads)
+        return out if type(out) is tuple else (out,)
+
+    # --- building the graph ----------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs, **params):
+        """Run the op on tensors (or Python scalars); record it if a gradient is needed."""
+        requires_grad = False
+        arrays = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    requires_grad = True
+            else:
+                arrays.append(x)
+        if cls.promotes:
+            _promote(inputs, arrays)
+
+        if not (requires_grad and _grad_state.enabled):
+            out = cls.forward(NO_CONTEXT, *arrays, **params)
+            if type(out) is tuple:
+                return tuple(_wrap(o, inputs[0] if cls.is_view else None) for o in out)
+            return _wrap(out, inputs[0] if cls.is_view else None)
+
+        ctx = _new(cls)
+        ctx._saved = None
+        ctx._pre_hooks = None
+        ctx._retained = None
+        ctx._post_hooks = None
+        ctx._node_pre_hooks = None
+        ctx._sequence_nr = graph.next_sequence_nr()
+        ctx.next_functions = tuple(
+            [_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs]
+        )
+        out = cls.forward(ctx, *arrays, **params)
+
+        if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
+            outputs = tuple(_wrap_output(o, ctx, nr, inputs, cls) for nr, o in enumerate(out))
+            ctx._meta = tuple((o._data.shape, o._data.dtype) for o in outputs)
+        else:
+            outputs = _wrap_output(out, ctx, 0, inputs, cls)
+            ctx._meta = ((outputs._data.shape, outputs._data.dtype),)
+        if ctx._saved is not None:
+            ctx._saved = graph.record_saved(
+                ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
+            )
+        return outputs
+
+
+def _edge(x: Tensor) -> tuple:
+    fn = x._grad_fn
+    if fn is not None:
+        return (fn, x._output_nr)
+    if x._requires_grad:
+        return (accumulator_of(x), 0)
+    return (None, 0)
+
+
+def _wrap(out, view_of: Tensor | None) -> Tensor:
+    """A plain (untracked) tensor around a forward result."""
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    t = _new(Tensor)
+    t._data = out
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._accumulator = None
+    t._extra = None
+    if view_of is None:
+        t._vc = [0]
+        t._base = None
+    else:
+        t._vc = view_of._vc
+        t._base = view_of._base if view_of._base is not None else view_of
+    return t
+
+
+def _wrap_output(out, ctx: Op, output_nr: int, inputs: tuple, cls: type) -> Tensor:
+    """A tracked tensor around a forward result: its ``grad_fn`` is ``ctx``."""
+    t = _wrap(out, inputs[0] if cls.is_view else None)
+    if t._data.dtype.kind == "f":  # integer and bool results are never differentiable
+        t._requires_grad = True
+        t._grad_fn = ctx
+        t._output_nr = output_nr
+    return t
+
+
+def _promote(inputs: tuple, arrays: list) -> None:
+    """Cast the arrays in ``arrays`` to PyTorch's result dtype (see ``_dtypes.result_type``)."""
+    a, b = arrays[0], arrays[1]
+    # The common cases cost two type checks: a float tensor with a Python number (NumPy
+    # treats the number as "weak", as PyTorch does), or two tensors of the same dtype.
+    if type(b) in _PY_NUMBER:
+        if a.dtype.kind == "f":
+            return
+    elif type(a) in _PY_NUMBER:
+        if b.dtype.kind == "f":
+            return
+    elif a.dtype == b.dtype:
+        return
+    target = result_type(*inputs).numpy
+    for i, x in enumerate(arrays):
+        if isinstance(x, _ndarray) and x.dtype != target:
+            arrays[i] = x.astype(target)
+
+
+_PY_NUMBER = (int, float)

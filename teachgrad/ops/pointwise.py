@@ -1,0 +1,1076 @@
+"""Pointwise ops: arithmetic, powers, exp/log, trigonometry, comparisons.
+
+Each op is a class named after the ``grad_fn`` PyTorch gives its result, with ``forward``
+(NumPy) and ``backward`` (the vector-Jacobian product) side by side, and ``formula``: the
+local derivative in human notation, shown by the notebook stepper.
+
+Backward formulas ignore broadcasting: the engine sums each gradient back to its input's
+shape. They use only NumPy operators and ``np.*`` functions, so the same line also works
+on tensors when ``create_graph=True`` asks for a differentiable backward.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._dtypes import get_default_dtype
+from .._tensor import Tensor, _make, tensor_method
+from .op import Op
+
+# ----------------------------------------------------------------------------------------
+# Helpers shared by the public functions
+# ----------------------------------------------------------------------------------------
+_NUMBER_TYPES = (int, float, bool)
+
+
+def _operand(x):
+    """Python numbers stay numbers (they are "weak" in type promotion); arrays become tensors."""
+    if isinstance(x, (Tensor, int, float)):
+        return x
+    if isinstance(x, np.ndarray):
+        return _make(x)
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, numbers.Number):
+        return complex(x) if isinstance(x, complex) else float(x)
+    if isinstance(x, (list, tuple)):
+        from .._creation import tensor
+
+        return tensor(x)
+    raise TypeError(
+        f"unsupported operand type: expected a Tensor or a number, got {type(x).__name__}"
+    )
+
+
+def _floating(x: Tensor) -> Tensor:
+    """Integers become the default float dtype, as PyTorch does for exp, sqrt, sin..."""
+    if x._data.dtype.kind == "f":
+        return x
+    return _make(x._data.astype(get_default_dtype().numpy))
+
+
+def _check_broadcast(a, b) -> None:
+    """PyTorch's message when two shapes do not broadcast (instead of NumPy's)."""
+    sa = a._data.shape if isinstance(a, Tensor) else ()
+    sb = b._data.shape if isinstance(b, Tensor) else ()
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        x, y = sa[-i], sb[-i]
+        if x != y and x != 1 and y != 1:
+            dim = max(len(sa), len(sb)) - i
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {dim}"
+                f"\nHint: shapes {list(sa)} and {list(sb)} do not broadcast: compared from "
+                "the right, each pair of sizes must be equal or one of them must be 1."
+            )
+
+
+def _binary(op: type[Op], a, b, **params) -> Tensor:
+    a, b = _operand(a), _operand(b)
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
+        _check_broadcast(a, b)
+    return op.apply(a, b, **params)
+
+
+# ----------------------------------------------------------------------------------------
+# Arithmetic
+# ----------------------------------------------------------------------------------------
+class AddBackward0(Op):
+    formula = "∂(a+b)/∂a = 1    ∂(a+b)/∂b = 1"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return a + b if alpha == 1 else a + alpha * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad if ctx.alpha == 1 else grad * ctx.alpha
+
+
+class SubBackward0(Op):
+    formula = "∂(a−b)/∂a = 1    ∂(a−b)/∂b = −1"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return a - b if alpha == 1 else a - alpha * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad if ctx.alpha == 1 else -grad * ctx.alpha
+
+
+class RsubBackward1(Op):
+    """``number - tensor``: the number is a constant, so only the tensor is an input."""
+
+    formula = "∂(c−a)/∂a = −1"
+
+    @staticmethod
+    def forward(ctx, a, other, alpha=1):
+        ctx.alpha = alpha
+        return other - a if alpha == 1 else other - alpha * a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad if ctx.alpha == 1 else -grad * ctx.alpha
+
+
+class MulBackward0(Op):
+    formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+
+class DivBackward0(Op):
+    formula = "∂(a/b)/∂a = 1/b    ∂(a/b)/∂b = −a/b²"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad / b, -grad * a / (b * b)
+
+
+class NegBackward0(Op):
+    formula = "∂(−a)/∂a = −1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+@tensor_method("add", "__add__", "__radd__")
+def add(input, other, *, alpha=1) -> Tensor:
+    """``input + alpha * other``, with broadcasting.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2.]) + 1
+    tensor([2., 3.])
+    """
+    return _binary(AddBackward0, input, other, alpha=alpha)
+
+
+@tensor_method("sub", "__sub__", "subtract")
+def sub(input, other, *, alpha=1) -> Tensor:
+    """``input - alpha * other``, with broadcasting."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    return _binary(SubBackward0, input, other, alpha=alpha)
+
+
+@tensor_method("__rsub__")
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``: what ``2 - x`` computes."""
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
+    other = _operand(other)
+    if isinstance(other, float) and input._data.dtype.kind != "f":
+        input = _floating(input)
+    return RsubBackward1.apply(input, other=other, alpha=alpha)
+
+
+@tensor_method("mul", "__mul__", "__rmul__", "multiply")
+def mul(input, other) -> Tensor:
+    """Elementwise product, with broadcasting.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2.]) * torch.tensor([3., 4.])
+    tensor([3., 8.])
+    """
+    return _binary(MulBackward0, input, other)
+
+
+@tensor_method("div", "__truediv__", "divide", "true_divide")
+def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
+    """Elementwise true division (integers give floats), with broadcasting."""
+    input, other = _operand(input), _operand(other)
+    if rounding_mode is not None:
+        return _rounded_division(input, other, rounding_mode)
+    # True division of integers gives the default float dtype, as in PyTorch.
+    if not _is_floating(input) and not _is_floating(other):
+        input = _floating(input) if isinstance(input, Tensor) else float(input)
+    return _binary(DivBackward0, input, other)
+
+
+@tensor_method("__rtruediv__")
+def _rtruediv(input: Tensor, other) -> Tensor:
+    # PyTorch computes ``2 / x`` as ``x.reciprocal() * 2`` (hence grad_fn=MulBackward0).
+    return mul(reciprocal(input), other)
+
+
+def _is_floating(x) -> bool:
+    return x._data.dtype.kind == "f" if isinstance(x, Tensor) else isinstance(x, float)
+
+
+def _rounded_division(a, b, mode: str) -> Tensor:
+    aa = a._data if isinstance(a, Tensor) else a
+    bb = b._data if isinstance(b, Tensor) else b
+    if mode == "floor":
+        return _make(np.asarray(np.floor_divide(aa, bb)))
+    if mode == "trunc":
+        q = np.asarray(np.true_divide(aa, bb))
+        out = np.trunc(q)
+        kinds = {np.asarray(aa).dtype.kind, np.asarray(bb).dtype.kind}
+        return _make(out.astype(np.result_type(aa, bb)) if "f" not in kinds else out)
+    raise ValueError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
+    )
+
+
+@tensor_method("__floordiv__")
+def floor_divide(input, other) -> Tensor:
+    """``input // other`` (not differentiable)."""
+    return _rounded_division(_operand(input), _operand(other), "floor")
+
+
+@tensor_method("__rfloordiv__")
+def _rfloordiv(input, other) -> Tensor:
+    return _rounded_division(_operand(other), input, "floor")
+
+
+@tensor_method("remainder", "__mod__")
+def remainder(input, other) -> Tensor:
+    """Python-style ``input % other`` (not differentiable)."""
+    a, b = _operand(input), _operand(other)
+    aa = a._data if isinstance(a, Tensor) else a
+    bb = b._data if isinstance(b, Tensor) else b
+    return _make(np.asarray(np.mod(aa, bb)))
+
+
+@tensor_method("neg", "__neg__", "negative")
+def neg(input: Tensor) -> Tensor:
+    """``-input``."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return NegBackward0.apply(input)
+
+
+@tensor_method("__pos__", "positive")
+def positive(input: Tensor) -> Tensor:
+    return input
+
+
+# ----------------------------------------------------------------------------------------
+# Powers
+# ----------------------------------------------------------------------------------------
+class PowBackward0(Op):
+    """``tensor ** number``."""
+
+    formula = "∂(aⁿ)/∂a = n·aⁿ⁻¹"
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return a**exponent
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        n = ctx.exponent
+        if n == 0:
+            return grad * 0
+        return grad * n * a ** (n - 1)
+
+
+class PowBackward1(Op):
+    """``tensor ** tensor``."""
+
+    formula = "∂(aᵇ)/∂a = b·aᵇ⁻¹    ∂(aᵇ)/∂b = aᵇ·ln a"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = a**b
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        # 0 ** b with b >= 0 has no slope in b (and log(0) would give nan): PyTorch's rule.
+        flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) >= 0)
+        return grad * b * a ** (b - 1), grad * np.where(flat, 0, out * np.log(np.where(flat, 1, a)))
+
+
+class PowBackward2(Op):
+    """``number ** tensor``: the number is a constant."""
+
+    formula = "∂(cᵃ)/∂a = cᵃ·ln c"
+
+    @staticmethod
+    def forward(ctx, exponent, base):
+        out = np.power(base, exponent)
+        ctx.save_for_backward(out)
+        ctx.base = base
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        if ctx.base == 0:
+            return grad * np.where(np.asarray(_value(out)) == 0, 0, 0 * out)
+        return grad * out * np.log(ctx.base)
+
+
+def _value(x):
+    """The array inside a tensor, or the array itself (for masks computed in backward)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+@tensor_method("pow", "__pow__", "float_power")
+def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
+    """``input ** exponent`` (either may be a number).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2., 3.]) ** 2
+    tensor([1., 4., 9.])
+    """
+    if not isinstance(input, Tensor):
+        return _rpow(_operand(exponent), input)
+    exponent = _operand(exponent)
+    if isinstance(exponent, Tensor):
+        return _binary(PowBackward1, input, exponent)
+    if isinstance(exponent, float) and input._data.dtype.kind != "f":
+        input = _floating(input)
+    elif isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return PowBackward0.apply(input, exponent=exponent)
+
+
+@tensor_method("__rpow__")
+def _rpow(input: Tensor, base) -> Tensor:
+    base = _operand(base)
+    if isinstance(base, Tensor):
+        return pow(base, input)
+    if isinstance(base, float) and input._data.dtype.kind != "f":
+        input = _floating(input)
+    return PowBackward2.apply(input, base=base)
+
+
+@tensor_method()
+def square(input: Tensor) -> Tensor:
+    """``input ** 2`` (PyTorch records it as a pow: ``PowBackward0``)."""
+    return pow(input, 2)
+
+
+# ----------------------------------------------------------------------------------------
+# Unary functions
+# ----------------------------------------------------------------------------------------
+def _unary(op: type[Op], x: Tensor, floating: bool = True) -> Tensor:
+    if not isinstance(x, Tensor):
+        x = _operand(x)
+        if not isinstance(x, Tensor):
+            from .._creation import tensor
+
+            x = tensor(x)
+    return op.apply(_floating(x) if floating else x)
+
+
+class ExpBackward0(Op):
+    formula = "∂(eᵃ)/∂a = eᵃ"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+class Expm1Backward0(Op):
+    formula = "∂(eᵃ−1)/∂a = eᵃ"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.expm1(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out + 1)
+
+
+class LogBackward0(Op):
+    formula = "∂(ln a)/∂a = 1/a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Log1PBackward0(Op):
+    formula = "∂ln(1+a)/∂a = 1/(1+a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log1p(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Log2Backward0(Op):
+    formula = "∂(log₂ a)/∂a = 1/(a·ln 2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log2(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * float(np.log(2.0)))
+
+
+class Log10Backward0(Op):
+    formula = "∂(log₁₀ a)/∂a = 1/(a·ln 10)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log10(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * float(np.log(10.0)))
+
+
+class SqrtBackward0(Op):
+    formula = "∂(√a)/∂a = 1/(2√a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+
+class RsqrtBackward0(Op):
+    formula = "∂(a^−½)/∂a = −½·a^−³ᐟ²"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = 1 / np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -0.5 * grad * out * out * out
+
+
+class ReciprocalBackward0(Op):
+    formula = "∂(1/a)/∂a = −1/a²"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = 1 / a
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -grad * out * out
+
+
+class AbsBackward0(Op):
+    formula = "∂|a|/∂a = sign(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.sign(_value(a))
+
+
+class SignBackward0(Op):
+    formula = "∂sign(a)/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sign(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class SinBackward0(Op):
+    formula = "∂(sin a)/∂a = cos a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.cos(a)
+
+
+class CosBackward0(Op):
+    formula = "∂(cos a)/∂a = −sin a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * np.sin(a)
+
+
+class TanBackward0(Op):
+    formula = "∂(tan a)/∂a = 1 + tan²a"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tan(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 + out * out)
+
+
+class TanhBackward0(Op):
+    formula = "∂(tanh a)/∂a = 1 − tanh²a"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+class SigmoidBackward0(Op):
+    formula = "∂σ(a)/∂a = σ(a)·(1 − σ(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        # exp(-|a|) never overflows: for a < 0 use e^a/(1+e^a), the same value.
+        e = np.exp(-np.abs(a))
+        out = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+
+
+class ReluBackward0(Op):
+    formula = "∂relu(a)/∂a = 1 if a > 0 else 0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.maximum(a, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (_value(out) > 0)
+
+
+@tensor_method()
+def exp(input: Tensor) -> Tensor:
+    """``e ** input``, elementwise."""
+    return _unary(ExpBackward0, input)
+
+
+@tensor_method()
+def expm1(input: Tensor) -> Tensor:
+    """``exp(input) - 1``, accurate near 0."""
+    return _unary(Expm1Backward0, input)
+
+
+@tensor_method()
+def log(input: Tensor) -> Tensor:
+    """Natural logarithm, elementwise."""
+    return _unary(LogBackward0, input)
+
+
+@tensor_method()
+def log1p(input: Tensor) -> Tensor:
+    """``log(1 + input)``, accurate near 0."""
+    return _unary(Log1PBackward0, input)
+
+
+@tensor_method()
+def log2(input: Tensor) -> Tensor:
+    """Base-2 logarithm."""
+    return _unary(Log2Backward0, input)
+
+
+@tensor_method()
+def log10(input: Tensor) -> Tensor:
+    """Base-10 logarithm."""
+    return _unary(Log10Backward0, input)
+
+
+@tensor_method()
+def sqrt(input: Tensor) -> Tensor:
+    """Square root, elementwise."""
+    return _unary(SqrtBackward0, input)
+
+
+@tensor_method()
+def rsqrt(input: Tensor) -> Tensor:
+    """``1 / sqrt(input)``."""
+    return _unary(RsqrtBackward0, input)
+
+
+@tensor_method()
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input``."""
+    return _unary(ReciprocalBackward0, input)
+
+
+@tensor_method()
+def sin(input: Tensor) -> Tensor:
+    """Sine, elementwise."""
+    return _unary(SinBackward0, input)
+
+
+@tensor_method()
+def cos(input: Tensor) -> Tensor:
+    """Cosine, elementwise."""
+    return _unary(CosBackward0, input)
+
+
+@tensor_method()
+def tan(input: Tensor) -> Tensor:
+    """Tangent, elementwise."""
+    return _unary(TanBackward0, input)
+
+
+@tensor_method()
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent, elementwise."""
+    return _unary(TanhBackward0, input)
+
+
+@tensor_method()
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))``, computed without overflow."""
+    return _unary(SigmoidBackward0, input)
+
+
+@tensor_method("abs", "__abs__", "absolute")
+def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+    """Absolute value (its gradient at 0 is 0, as PyTorch)."""
+    return _unary(AbsBackward0, input, floating=False)
+
+
+@tensor_method()
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or 1 by the sign of each element (zero gradient)."""
+    return _unary(SignBackward0, input, floating=False)
+
+
+@tensor_method()
+def relu(input: Tensor) -> Tensor:
+    """``max(input, 0)``, elementwise.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([-1., 2.]).relu()
+    tensor([0., 2.])
+    """
+    return _unary(ReluBackward0, input, floating=False)
+
+
+# ----------------------------------------------------------------------------------------
+# Clamping, maximum/minimum, where
+# ----------------------------------------------------------------------------------------
+class ClampBackward1(Op):
+    formula = "∂clamp(a)/∂a = 1 inside [min, max], else 0"
+
+    @staticmethod
+    def forward(ctx, a, min=None, max=None):  # noqa: A002 - PyTorch's argument names
+        ctx.save_for_backward(a)
+        ctx.bounds = (min, max)
+        return np.clip(a, min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        a = _value(a)
+        inside = np.ones(a.shape, dtype=bool)
+        if low is not None:
+            inside &= a >= low
+        if high is not None:
+            inside &= a <= high
+        return grad * inside
+
+
+@tensor_method("clamp", "clip")
+def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+    """Limit every element to ``[min, max]`` (either bound may be omitted).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([-2., 0.5, 3.]).clamp(0, 1)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    if any(isinstance(v, float) for v in (min, max)) and input._data.dtype.kind != "f":
+        input = _floating(input)
+    return ClampBackward1.apply(input, min=min, max=max)
+
+
+@tensor_method("clamp_min")
+def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+    """``clamp(input, min=min)``."""
+    return clamp(input, min=min)
+
+
+@tensor_method("clamp_max")
+def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+    """``clamp(input, max=max)``."""
+    return clamp(input, max=max)
+
+
+class MaximumBackward0(Op):
+    formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a, b = _value(a), _value(b)
+        # Ties share the gradient equally, as PyTorch does.
+        share = np.where(a == b, 0.5, 1.0).astype(np.asarray(a).dtype)
+        return grad * (share * (a >= b)), grad * (share * (b >= a))
+
+
+class MinimumBackward0(Op):
+    formula = "∂min(a,b)/∂a = 1 where a < b (½ where equal)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a, b = _value(a), _value(b)
+        share = np.where(a == b, 0.5, 1.0).astype(np.asarray(a).dtype)
+        return grad * (share * (a <= b)), grad * (share * (b <= a))
+
+
+@tensor_method()
+def maximum(input: Tensor, other) -> Tensor:
+    """Elementwise maximum of two tensors."""
+    return _binary(MaximumBackward0, input, other)
+
+
+@tensor_method()
+def minimum(input: Tensor, other) -> Tensor:
+    """Elementwise minimum of two tensors."""
+    return _binary(MinimumBackward0, input, other)
+
+
+class WhereBackward0(Op):
+    formula = "∂where(c, a, b)/∂a = 1 where c    ∂/∂b = 1 where not c"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b, condition):
+        ctx.condition = condition
+        return np.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        c = ctx.condition
+        return np.where(c, grad, 0), np.where(c, 0, grad)
+
+
+@tensor_method()
+def where(condition: Tensor, input=None, other=None):
+    """Pick ``input`` where ``condition`` holds, else ``other``.
+
+    ``where(condition)`` alone returns the indices of the true elements, as PyTorch.
+    """
+    if input is None and other is None:
+        return tuple(_make(i) for i in np.nonzero(_value_of(condition)))
+    cond = _value_of(condition)
+    if cond.dtype != np.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_make(cond).dtype.name.capitalize()}"
+        )
+    input, other = _operand(input), _operand(other)
+    if not isinstance(input, Tensor):
+        input = _make(np.asarray(input, dtype=_scalar_dtype(input, other)))
+    if not isinstance(other, Tensor):
+        other = _make(np.asarray(other, dtype=_scalar_dtype(other, input)))
+    out_shape = np.broadcast_shapes(cond.shape, input._data.shape, other._data.shape)
+    cond = np.broadcast_to(cond, out_shape)
+    return WhereBackward0.apply(input, other, condition=cond)
+
+
+def _scalar_dtype(x, partner):
+    if isinstance(partner, Tensor) and (partner._data.dtype.kind == "f" or isinstance(x, int)):
+        return partner._data.dtype
+    return get_default_dtype().numpy if isinstance(x, float) else np.int64
+
+
+def _value_of(x) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+# ----------------------------------------------------------------------------------------
+# Comparisons and logic: not differentiable, so plain NumPy on the data
+# ----------------------------------------------------------------------------------------
+def _compare(ufunc, a, b) -> Tensor:
+    b = _operand(b)
+    if isinstance(b, Tensor):
+        _check_broadcast(a, b)
+        return _make(np.asarray(ufunc(a._data, b._data)))
+    return _make(np.asarray(ufunc(a._data, b)))
+
+
+@tensor_method("eq", "__eq__")
+def eq(input: Tensor, other) -> Tensor:
+    """Elementwise ``==`` (a bool tensor)."""
+    if other is None:
+        return False
+    return _compare(np.equal, input, other)
+
+
+@tensor_method("ne", "__ne__", "not_equal")
+def ne(input: Tensor, other) -> Tensor:
+    """Elementwise ``!=``."""
+    if other is None:
+        return True
+    return _compare(np.not_equal, input, other)
+
+
+@tensor_method("lt", "__lt__", "less")
+def lt(input: Tensor, other) -> Tensor:
+    """Elementwise ``<``."""
+    return _compare(np.less, input, other)
+
+
+@tensor_method("le", "__le__", "less_equal")
+def le(input: Tensor, other) -> Tensor:
+    """Elementwise ``<=``."""
+    return _compare(np.less_equal, input, other)
+
+
+@tensor_method("gt", "__gt__", "greater")
+def gt(input: Tensor, other) -> Tensor:
+    """Elementwise ``>``."""
+    return _compare(np.greater, input, other)
+
+
+@tensor_method("ge", "__ge__", "greater_equal")
+def ge(input: Tensor, other) -> Tensor:
+    """Elementwise ``>=``."""
+    return _compare(np.greater_equal, input, other)
+
+
+@tensor_method("logical_and", "__and__", "__rand__", "bitwise_and")
+def logical_and(input: Tensor, other) -> Tensor:
+    """Elementwise and (``&``)."""
+    if input._data.dtype == np.bool_:
+        return _compare(np.logical_and, input, other)
+    return _compare(np.bitwise_and, input, other)
+
+
+@tensor_method("logical_or", "__or__", "__ror__", "bitwise_or")
+def logical_or(input: Tensor, other) -> Tensor:
+    """Elementwise or (``|``)."""
+    if input._data.dtype == np.bool_:
+        return _compare(np.logical_or, input, other)
+    return _compare(np.bitwise_or, input, other)
+
+
+@tensor_method("logical_xor", "__xor__", "__rxor__", "bitwise_xor")
+def logical_xor(input: Tensor, other) -> Tensor:
+    """Elementwise exclusive or (``^``)."""
+    if input._data.dtype == np.bool_:
+        return _compare(np.logical_xor, input, other)
+    return _compare(np.bitwise_xor, input, other)
+
+
+@tensor_method("logical_not", "__invert__", "bitwise_not")
+def logical_not(input: Tensor) -> Tensor:
+    """Elementwise not (``~`` on bool tensors)."""
+    if input._data.dtype == np.bool_:
+        return _make(np.logical_not(input._data))
+    return _make(np.invert(input._data))
+
+
+@tensor_method()
+def isnan(input: Tensor) -> Tensor:
+    """Which elements are NaN."""
+    return _make(np.isnan(input._data))
+
+
+@tensor_method()
+def isinf(input: Tensor) -> Tensor:
+    """Which elements are ±inf."""
+    return _make(np.isinf(input._data))
+
+
+@tensor_method()
+def isfinite(input: Tensor) -> Tensor:
+    """Which elements are finite."""
+    return _make(np.isfinite(input._data))
+
+
+class _RoundingBackward(Op):
+    """Rounding is flat almost everywhere: its gradient is zero (as in PyTorch)."""
+
+    formula = "∂round(a)/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, a, fn):
+        return fn(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class FloorBackward0(_RoundingBackward):
+    formula = "∂⌊a⌋/∂a = 0"
+
+
+class CeilBackward0(_RoundingBackward):
+    formula = "∂⌈a⌉/∂a = 0"
+
+
+class RoundBackward0(_RoundingBackward):
+    pass
+
+
+class TruncBackward0(_RoundingBackward):
+    formula = "∂trunc(a)/∂a = 0"
+
+
+def _rounding(op: type[Op], fn, input: Tensor) -> Tensor:
+    if input._data.dtype.kind != "f":  # integers are already round
+        return _make(input._data.copy())
+    return op.apply(input, fn=fn)
+
+
+@tensor_method()
+def floor(input: Tensor) -> Tensor:
+    """Round down (zero gradient, as PyTorch)."""
+    return _rounding(FloorBackward0, np.floor, input)
+
+
+@tensor_method()
+def ceil(input: Tensor) -> Tensor:
+    """Round up (zero gradient)."""
+    return _rounding(CeilBackward0, np.ceil, input)
+
+
+@tensor_method()
+def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Round half to even (zero gradient)."""
+    return _rounding(RoundBackward0, lambda a: np.round(a, decimals), input)
+
+
+@tensor_method()
+def trunc(input: Tensor) -> Tensor:
+    """Round toward zero (zero gradient)."""
+    return _rounding(TruncBackward0, np.trunc, input)
+
+
+__all__ = [
+    "add", "sub", "rsub", "mul", "div", "neg", "pow", "square", "exp", "expm1", "log",
+    "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
+    "sigmoid", "abs", "sign", "relu", "clamp", "clamp_min", "clamp_max", "maximum", "minimum",
+    "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
+    "floor_divide", "remainder", "positive",
+]
