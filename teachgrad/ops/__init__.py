@@ -3,16 +3,47 @@
 Each family module defines its ops as :class:`~teachgrad.ops.op.Op` classes (forward and
 backward side by side) plus the public functions that call them; importing a family also
 registers its functions as ``Tensor`` methods.
+
+==============  ===================================================================
+pointwise       arithmetic, powers, exp/log, trigonometry, clamp, where, comparisons
+reduce          sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum
+shape           view/reshape, squeeze, transpose/permute, expand, cat/stack/split
+index           ``x[...]`` reading and writing, gather, index_select, masked_fill
+linalg          matmul and its special cases (mm, bmm, mv, dot), outer
+activation      softmax and log_softmax (and the activations of nn.functional)
+loss            the losses of nn.functional
+conversion      clone, dtype conversions, comparisons of whole tensors
+inplace         ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
+==============  ===================================================================
 """
 
-from . import conversion, inplace, numpy_protocol, pointwise, reduce, shape  # noqa: F401
+from . import (  # noqa: F401
+    activation,
+    conversion,
+    index,
+    inplace,
+    linalg,
+    loss,
+    numpy_protocol,
+    pointwise,
+    reduce,
+    shape,
+)
+from .activation import *  # noqa: F403
 from .conversion import *  # noqa: F403
+from .index import *  # noqa: F403
+from .linalg import *  # noqa: F403
+from .loss import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
 
 __all__ = [
+    *activation.__all__,
     *conversion.__all__,
+    *index.__all__,
+    *linalg.__all__,
+    *loss.__all__,
     *pointwise.__all__,
     *reduce.__all__,
     *shape.__all__,

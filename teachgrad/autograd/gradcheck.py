@@ -1,0 +1,169 @@
+"""Check analytical gradients against finite differences: ``gradcheck``, ``gradgradcheck``.
+
+The idea in one line: nudge each input element by ±eps, see how each output element moves
+(a central difference), and compare that numerical Jacobian with the one ``backward``
+computes, one vector-Jacobian product at a time. Inputs should be float64: in float32 the
+rounding error of the difference quotient is as large as the tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from . import engine
+from .grad_mode import no_grad
+
+
+class GradcheckError(RuntimeError):
+    """Raised by :func:`gradcheck` when analytical and numerical gradients disagree."""
+
+
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else (tuple(x) if isinstance(x, list) else (x,))
+
+
+def numerical_jacobian(fn: Callable, inputs: tuple, eps: float = 1e-6) -> list[list[np.ndarray]]:
+    """``J[i][j]``: d(output j)/d(input i) by central differences, shape (in.numel, out.numel)."""
+    # fn runs with grad mode on: under gradgradcheck, fn itself calls autograd.grad.
+    outputs = _as_tuple(fn(*inputs))
+    jacobians = []
+    for x in inputs:
+        if not (isinstance(x, Tensor) and x._requires_grad):
+            jacobians.append(None)
+            continue
+        per_output = [np.zeros((x._data.size, o._data.size)) for o in outputs]
+        flat = x._data.reshape(-1)  # a view: writing into it changes x
+        for k in range(flat.size):
+            original = flat[k].item()
+            flat[k] = original + eps
+            plus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
+            flat[k] = original - eps
+            minus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
+            flat[k] = original
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                per_output[j][k] = (p - m) / (2 * eps)
+        jacobians.append(per_output)
+    return jacobians
+
+
+def analytical_jacobian(fn: Callable, inputs: tuple) -> list[list[np.ndarray]]:
+    """The same Jacobian, built row by row from ``autograd.grad`` with one-hot vectors."""
+    outputs = _as_tuple(fn(*inputs))
+    diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    result = [
+        [np.zeros((x._data.size, o._data.size)) for o in outputs]
+        if isinstance(x, Tensor) and x._requires_grad else None
+        for x in inputs
+    ]
+    for j, out in enumerate(outputs):
+        if not out._requires_grad:
+            continue
+        for k in range(out._data.size):
+            onehot = np.zeros(out._data.size, dtype=out._data.dtype)
+            onehot[k] = 1
+            grads = engine.grad(
+                out, diff_inputs, _make(onehot.reshape(out._data.shape)),
+                retain_graph=True, allow_unused=True,
+            )
+            position = 0
+            for i in range(len(inputs)):
+                if result[i] is None:
+                    continue
+                g = grads[position]
+                position += 1
+                if g is not None:
+                    result[i][j][:, k] = g._data.astype(np.float64).ravel()
+    return result
+
+
+def gradcheck(
+    func: Callable,
+    inputs: Sequence[Tensor] | Tensor,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_ignored,
+) -> bool:
+    """True if ``func``'s gradients match finite differences at ``inputs``.
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    >>> torch.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,))
+    True
+    """
+    inputs = _as_tuple(inputs)
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad and x._data.dtype != np.float64:
+            import warnings
+
+            warnings.warn(
+                "Input #0 requires gradient and is not a double precision floating point. "
+                "This check will likely fail if all the inputs are not of double precision "
+                "floating point. ",
+                UserWarning,
+                stacklevel=2,
+            )
+            break
+    numerical = numerical_jacobian(func, inputs, eps)
+    analytical = analytical_jacobian(func, inputs)
+    for i, (num, ana) in enumerate(zip(numerical, analytical)):
+        if num is None:
+            continue
+        for j, (n, a) in enumerate(zip(num, ana)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                )
+    return True
+
+
+def gradgradcheck(
+    func: Callable,
+    inputs: Sequence[Tensor] | Tensor,
+    grad_outputs: Sequence[Tensor] | Tensor | None = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_ignored,
+) -> bool:
+    """``gradcheck`` of the gradient itself: checks second derivatives (``create_graph``)."""
+    inputs = _as_tuple(inputs)
+    diff = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if grad_outputs is None:
+        with no_grad():
+            outs = _as_tuple(func(*inputs))
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            _make(rng.standard_normal(o._data.shape).astype(o._data.dtype), True) for o in outs
+        )
+    grad_outputs = _as_tuple(grad_outputs)
+
+    def first_derivative(*args):
+        xs, vs = args[: len(inputs)], args[len(inputs):]
+        outs = _as_tuple(func(*xs))
+        grads = engine.grad(
+            outs, [x for x in xs if isinstance(x, Tensor) and x._requires_grad], vs,
+            create_graph=True, allow_unused=True,
+        )
+        return tuple(
+            g if g is not None else _make(np.zeros_like(x._data))
+            for g, x in zip(grads, diff)
+        )
+
+    return gradcheck(
+        first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol,
+        raise_exception=raise_exception,
+    )
+
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian"]
