@@ -412,10 +412,7 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self.retains_grad:
             return
-        fn = self._grad_fn
-        if fn._retained is None:
-            fn._retained = {}
-        fn._retained[self._output_nr] = weakref.ref(self)
+        self._grad_fn.hooks().retained[self._output_nr] = weakref.ref(self)
         self._extras()["retains_grad"] = True
 
     @property
@@ -443,10 +440,7 @@ class Tensor:
         if self._grad_fn is None:  # a leaf: its AccumulateGrad runs the hooks
             hooks = self._extras().setdefault("hooks", {})
         else:
-            fn = self._grad_fn
-            if fn._pre_hooks is None:
-                fn._pre_hooks = {}
-            hooks = fn._pre_hooks.setdefault(self._output_nr, {})
+            hooks = self._grad_fn.hooks().tensor.setdefault(self._output_nr, {})
         return RemovableHandle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]):

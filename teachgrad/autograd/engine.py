@@ -24,18 +24,18 @@ is what really ran. When nobody observes, none of that is collected.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from heapq import heappop, heappush
 
 import numpy as np
 
 from .._tensor import Size, Tensor, _make
 from . import graph
 from .grad_mode import state as _grad_state
-from .graph import AccumulateGrad, Node, edge_of
+from .graph import _FREED, AccumulateGrad, Node, edge_of
 
 # ----------------------------------------------------------------------------------------
 # Observers
@@ -278,32 +278,32 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
         _add_to_buffer(buffers, node, nr, g)
     for node in buffers:
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+            heappush(ready, (-node._sequence_nr, next(tie), node))
 
     observers = list(_observers)
     previous_mode = _grad_state.enabled
     previous_unpack = graph.unpack_mode.as_tensors
-    _grad_state.enabled = create_graph
+    _grad_state.enabled = create_graph  # the backward pass records a graph only if asked
     graph.unpack_mode.as_tensors = create_graph
     step_index = 0
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heappop(ready)[2]
             grads = buffers.pop(node)
-            if node._pre_hooks or node._retained or node._node_pre_hooks or (
+            if node._hooks is not None or (
                 type(node) is AccumulateGrad and node.variable._extra
             ):
                 grads = _run_pre_hooks(node, grads, create_graph)
             step = Step(node, tuple(grads), step_index) if observers else None
             step_index += 1
-
-            if node in captures:
+            if captures and node in captures:
                 for nr, _tensor, i in captures[node]:
                     if grads[nr] is not None:
                         captured[i] = grads[nr]
                 if step is not None:
                     step.captured = True
 
+            # 1. This node's backward: one gradient per edge (or none to send).
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None and (
                     targets is None or node in target_leaves
@@ -312,41 +312,34 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 outputs = ()
             elif needed is not None and not _leads_on(node, needed):
                 outputs = ()  # a non-leaf target: its gradient is captured, stop here
-            elif all(g is None for g in grads):
-                outputs = (None,) * len(node.next_functions)
             else:
-                grads = [
-                    g if g is not None else _zeros(node, nr, create_graph)
-                    for nr, g in enumerate(grads)
-                ]
-                outputs = node._run_backward(tuple(grads))
-                if len(outputs) != len(node.next_functions):
-                    raise RuntimeError(
-                        f"function {node.name()} returned an incorrect number of gradients "
-                        f"(expected {len(node.next_functions)}, got {len(outputs)})"
-                    )
-                if not retain_graph:
-                    node._release_saved()
-                if node._post_hooks:
-                    _run_post_hooks(node, outputs, grads, create_graph)
+                outputs = _run_node(node, grads, create_graph)
+                if not retain_graph and node._saved is not None:
+                    node._saved = _FREED
 
+            # 2. Send each gradient along its edge; a node is ready when all arrived.
             sent = [] if step is not None else None
             for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, outputs)):
                 if nxt is None or (needed is not None and nxt not in needed):
                     if sent is not None:
                         sent.append(None)
                     continue
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * len(nxt._meta)
                 if g is not None:
-                    g = fit_gradient(g, nxt._meta[nr], node, index)
-                    _add_to_buffer(buffers, nxt, nr, g)
-                elif nxt not in buffers:
-                    buffers[nxt] = [None] * len(nxt._meta)
+                    shape, dtype = nxt._meta[nr]
+                    if create_graph or not _fits(g, shape, dtype):
+                        g = fit_gradient(g, (shape, dtype), node, index)
+                    # Out of place on purpose: ``g`` may be shared with another edge.
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
                 if sent is not None:
                     sent.append(g)
                 remaining = dependencies[nxt] - 1
                 dependencies[nxt] = remaining
                 if remaining == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                    heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
 
             if step is not None:
                 step.grads_out = tuple(sent)
@@ -357,6 +350,36 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
     return captured
+
+
+def _fits(g, shape: tuple, dtype) -> bool:
+    """Fast check that a gradient (array or NumPy scalar) already has the right shape/dtype."""
+    try:
+        return g.shape == shape and g.dtype == dtype
+    except AttributeError:  # a Python number
+        return False
+
+
+def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
+    """Call ``node``'s backward; outputs that got no gradient are given zeros."""
+    if len(grads) == 1:
+        if grads[0] is None:  # nothing arrived (e.g. a hook returned None path): send nothing
+            return (None,) * len(node.next_functions)
+    else:
+        if all(g is None for g in grads):
+            return (None,) * len(node.next_functions)
+        grads = [
+            g if g is not None else _zeros(node, nr, create_graph) for nr, g in enumerate(grads)
+        ]
+    outputs = node._run_backward(grads)
+    if len(outputs) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(node.next_functions)}, got {len(outputs)})"
+        )
+    if node._hooks is not None and node._hooks.post:
+        _run_post_hooks(node, outputs, grads, create_graph)
+    return outputs
 
 
 def _count_dependencies(roots, within: set | None = None) -> dict:
@@ -510,27 +533,28 @@ def _owned(g: np.ndarray) -> np.ndarray:
 def _run_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
     """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
     grads = list(grads)
+    hooks = node._hooks
     leaf_hooks = None
     if type(node) is AccumulateGrad and node.variable._extra:
         leaf_hooks = node.variable._extra.get("hooks")
     for nr in range(len(grads)):
-        hooks = []
-        if node._pre_hooks and nr in node._pre_hooks:
-            hooks = list(node._pre_hooks[nr].values())
+        tensor_hooks = []
+        if hooks is not None and nr in hooks.tensor:
+            tensor_hooks = list(hooks.tensor[nr].values())
         if leaf_hooks and nr == 0:
-            hooks = list(leaf_hooks.values())
-        for hook in hooks:
+            tensor_hooks = list(leaf_hooks.values())
+        for hook in tensor_hooks:
             if grads[nr] is None:
                 break
             result = hook(_as_tensor(grads[nr]))
             if result is not None:
                 grads[nr] = result if create_graph else _as_array(result)
-        if node._retained and nr in node._retained and grads[nr] is not None:
-            tensor = node._retained[nr]()
+        if hooks is not None and nr in hooks.retained and grads[nr] is not None:
+            tensor = hooks.retained[nr]()
             if tensor is not None:
                 _retain(tensor, grads[nr], create_graph)
-    if node._node_pre_hooks:
-        for hook in list(node._node_pre_hooks.values()):
+    if hooks is not None and hooks.pre:
+        for hook in list(hooks.pre.values()):
             result = hook(tuple(_as_tensor(g) if g is not None else None for g in grads))
             if result is not None:
                 grads = [_as_array(g) if not create_graph and g is not None else g for g in result]
@@ -551,7 +575,7 @@ def _retain(tensor: Tensor, g, create_graph: bool) -> None:
 def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_graph) -> None:
     ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
     outs = tuple(_as_tensor(g) if g is not None else None for g in grad_outputs)
-    for hook in list(node._post_hooks.values()):
+    for hook in list(node._hooks.post.values()):
         hook(ins, outs)
 
 

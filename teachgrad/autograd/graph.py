@@ -42,15 +42,12 @@ class Node:
     """
 
     __slots__ = (
-        "next_functions",
-        "_sequence_nr",
-        "_meta",
-        "_saved",
-        "_pre_hooks",
-        "_retained",
-        "_post_hooks",
-        "_node_pre_hooks",
-        "__dict__",
+        "next_functions",  # one (node, output_nr) edge per input
+        "_sequence_nr",    # creation order: the engine runs newest first
+        "_meta",           # ((shape, dtype),) per output: what gradients must look like
+        "_saved",          # what forward saved (see record_saved), or _FREED
+        "_hooks",          # None, or NodeHooks when any hook / retain_grad is attached
+        "__dict__",        # ops keep their own notes here (ctx.dims = ...)
         "__weakref__",
     )
 
@@ -62,10 +59,7 @@ class Node:
         self._sequence_nr = next_sequence_nr()
         self._meta: tuple = ()
         self._saved = None
-        self._pre_hooks = None
-        self._retained = None
-        self._post_hooks = None
-        self._node_pre_hooks = None
+        self._hooks = None
 
     # --- what PyTorch's grad_fn objects offer -------------------------------------------
     def name(self) -> str:
@@ -89,15 +83,17 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs in backward."""
-        if self._post_hooks is None:
-            self._post_hooks = {}
-        return RemovableHandle(self._post_hooks, fn)
+        return RemovableHandle(self.hooks().post, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """Call ``fn(grad_outputs)`` before this node runs; it may return new gradients."""
-        if self._node_pre_hooks is None:
-            self._node_pre_hooks = {}
-        return RemovableHandle(self._node_pre_hooks, fn)
+        return RemovableHandle(self.hooks().pre, fn)
+
+    def hooks(self) -> NodeHooks:
+        """The node's hooks, created on first use (most nodes never have any)."""
+        if self._hooks is None:
+            self._hooks = NodeHooks()
+        return self._hooks
 
     def backward(self, *grads):  # pragma: no cover - every subclass defines it
         raise NotImplementedError(f"{self.name()} does not define backward")
@@ -111,6 +107,24 @@ class Node:
     @property
     def num_outputs(self) -> int:
         return len(self._meta)
+
+
+class NodeHooks:
+    """Everything that can be attached to a node. Kept apart so plain nodes stay small.
+
+    ``tensor``    output_nr -> {id: hook}: ``register_hook`` of the tensor that is that output
+    ``retained``  output_nr -> weakref of a tensor that called ``retain_grad()``
+    ``pre``       {id: hook(grad_outputs)}: the node's own pre-hooks
+    ``post``      {id: hook(grad_inputs, grad_outputs)}: the node's own hooks
+    """
+
+    __slots__ = ("tensor", "retained", "pre", "post")
+
+    def __init__(self) -> None:
+        self.tensor: dict = {}
+        self.retained: dict = {}
+        self.pre: dict = {}
+        self.post: dict = {}
 
 
 class RemovableHandle:
@@ -251,10 +265,11 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
     sources = []
     for v in values:
         source = None
-        if type(v) is np.ndarray:
+        if type(v) is _ndarray:
             for x, a in zip(inputs, arrays):
-                if v is a and hasattr(x, "_vc"):
-                    source = (x, x._vc[0])
+                if v is a:
+                    if x is not a:  # a tensor input (not a constant array passed as is)
+                        source = (x, x._vc[0])
                     break
             else:
                 for o in outputs:
@@ -263,6 +278,9 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
                         break
         sources.append(source)
     return (values, tuple(sources))
+
+
+_ndarray = np.ndarray
 
 
 def unpack_saved(node: Node) -> tuple:

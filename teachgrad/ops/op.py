@@ -38,7 +38,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor
 from ..autograd import graph
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.graph import Node, accumulator_of
+from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -101,48 +101,52 @@ class Op(Node):
     # --- building the graph ----------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
-        """Run the op on tensors (or Python scalars); record it if a gradient is needed."""
-        requires_grad = False
-        arrays = []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    requires_grad = True
-            else:
-                arrays.append(x)
+        """Run the op on tensors (or Python scalars); record it if a gradient is needed.
+
+        This runs for every op a program executes, so it is written for speed: no work
+        for autograd unless grad mode is on and an input requires grad.
+        """
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         if cls.promotes:
             _promote(inputs, arrays)
+        record = False
+        if _grad_state.enabled:
+            for x in inputs:
+                if isinstance(x, Tensor) and x._requires_grad:
+                    record = True
+                    break
+        view_of = inputs[0] if cls.is_view else None
 
-        if not (requires_grad and _grad_state.enabled):
+        if not record:
             out = cls.forward(NO_CONTEXT, *arrays, **params)
             if type(out) is tuple:
-                return tuple(_wrap(o, inputs[0] if cls.is_view else None) for o in out)
-            return _wrap(out, inputs[0] if cls.is_view else None)
+                return tuple(_wrap(o, view_of) for o in out)
+            return _wrap(out, view_of)
 
         ctx = _new(cls)
         ctx._saved = None
-        ctx._pre_hooks = None
-        ctx._retained = None
-        ctx._post_hooks = None
-        ctx._node_pre_hooks = None
-        ctx._sequence_nr = graph.next_sequence_nr()
+        ctx._hooks = None
+        ctx._sequence_nr = next_sequence_nr()
         ctx.next_functions = tuple(
-            [_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs]
+            [_edge(x) if isinstance(x, Tensor) else _NO_EDGE for x in inputs]
         )
         out = cls.forward(ctx, *arrays, **params)
 
         if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
-            outputs = tuple(_wrap_output(o, ctx, nr, inputs, cls) for nr, o in enumerate(out))
-            ctx._meta = tuple((o._data.shape, o._data.dtype) for o in outputs)
+            outputs = tuple(_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out))
+            ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
         else:
-            outputs = _wrap_output(out, ctx, 0, inputs, cls)
-            ctx._meta = ((outputs._data.shape, outputs._data.dtype),)
+            outputs = _tracked(out, ctx, 0, view_of)
+            data = outputs._data
+            ctx._meta = ((data.shape, data.dtype),)
         if ctx._saved is not None:
-            ctx._saved = graph.record_saved(
+            ctx._saved = record_saved(
                 ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
             )
         return outputs
+
+
+_NO_EDGE = (None, 0)
 
 
 def _edge(x: Tensor) -> tuple:
@@ -157,7 +161,7 @@ def _edge(x: Tensor) -> tuple:
 def _wrap(out, view_of: Tensor | None) -> Tensor:
     """A plain (untracked) tensor around a forward result."""
     if type(out) is not _ndarray:
-        out = _asarray(out)
+        out = _asarray(out)  # NumPy returns scalars for 0-d results
     t = _new(Tensor)
     t._data = out
     t._requires_grad = False
@@ -169,15 +173,15 @@ def _wrap(out, view_of: Tensor | None) -> Tensor:
     if view_of is None:
         t._vc = [0]
         t._base = None
-    else:
+    else:  # a view shares memory, so it shares the version counter too
         t._vc = view_of._vc
         t._base = view_of._base if view_of._base is not None else view_of
     return t
 
 
-def _wrap_output(out, ctx: Op, output_nr: int, inputs: tuple, cls: type) -> Tensor:
-    """A tracked tensor around a forward result: its ``grad_fn`` is ``ctx``."""
-    t = _wrap(out, inputs[0] if cls.is_view else None)
+def _tracked(out, ctx: Op, output_nr: int, view_of: Tensor | None) -> Tensor:
+    """A tensor around a forward result whose ``grad_fn`` is ``ctx``."""
+    t = _wrap(out, view_of)
     if t._data.dtype.kind == "f":  # integer and bool results are never differentiable
         t._requires_grad = True
         t._grad_fn = ctx
