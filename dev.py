@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""One command for each job, all set-up included (standard library only).
+
+    python dev.py lessons     set up, then open the lessons in JupyterLab
+    python dev.py test        set up, then run the whole test suite
+    python dev.py bench       set up, then run the benchmarks
+
+Set-up means: a virtual environment in ``.venv`` (made once), teachgrad installed into it
+in editable mode with its notebook and test extras, and the "Python 3 (teachgrad)" Jupyter
+kernel registered inside that environment (nothing is written to your user settings).
+Re-running is cheap: it only installs again when ``pyproject.toml`` changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".teachgrad-installed"
+
+
+def say(message: str) -> None:
+    print(f"[teachgrad] {message}", flush=True)
+
+
+def run(*args: str | Path, **kwargs) -> None:
+    subprocess.run([str(a) for a in args], check=True, cwd=ROOT, **kwargs)
+
+
+def setup() -> None:
+    """Create .venv, install teachgrad (+ extras) and register the teachgrad kernel in it."""
+    if not PYTHON.exists():
+        say(f"creating a virtual environment in {VENV.name}/")
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text() != wanted:
+        say("installing teachgrad with its notebook and test extras (first run takes a minute)")
+        run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+        run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[notebook,test]")
+        STAMP.write_text(wanted)
+    run(PYTHON, "-m", "teachgrad.notebook", "install-kernel", "--sys-prefix", "--quiet")
+
+
+def browser_available() -> str | None:
+    """The path of a Chromium the browser tests can drive, if any."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def lessons() -> None:
+    setup()
+    say("opening the lessons in JupyterLab (stop it with Ctrl+C)")
+    os.execv(str(BIN / "jupyter"), [str(BIN / "jupyter"), "lab", str(ROOT / "notebooks")])
+
+
+def test() -> None:
+    setup()
+    args = [str(PYTHON), "-m", "pytest", "tests", "notebooks", "--nbval",
+            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-p", "no:cacheprovider"]
+    if browser_available():
+        say("a browser is available: the JupyterLab browser tests will run")
+    else:
+        say("no Chromium found: the browser tests will be SKIPPED "
+            "(install chromium to run them)")
+    args += sys.argv[2:]
+    raise SystemExit(subprocess.call(args, cwd=ROOT))
+
+
+def bench() -> None:
+    setup()
+    raise SystemExit(subprocess.call([str(PYTHON), "-m", "benchmarks", *sys.argv[2:]], cwd=ROOT))
+
+
+COMMANDS = {"lessons": lessons, "test": test, "bench": bench, "setup": setup}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        print(__doc__)
+        raise SystemExit(2)
+    COMMANDS[sys.argv[1]]()
