@@ -1,0 +1,45 @@
+"""teachgrad in Jupyter: see every tensor's autograd state and every backward pass.
+
+* ``%load_ext teachgrad`` shows each displayed tensor as a table of its autograd state
+  (see :mod:`teachgrad.notebook.extension`; ``%teachgrad plain`` switches back).
+* :func:`inspect` puts several tensors side by side: ``inspect(x, y, z)``.
+* ``python -m teachgrad.notebook install-kernel`` installs the "Python 3 (teachgrad)"
+  Jupyter kernel, which loads the extension at start.
+
+Importing this package is cheap: each public name is looked up in its submodule only the
+first time it is used, so ``import teachgrad.notebook`` does not import IPython, graphviz
+or ipywidgets.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Public name -> the submodule (of this package) that defines it.
+# To export something new, add one line here.
+_EXPORTS: dict[str, str] = {
+    "inspect": "inspector",
+    "Inspection": "inspector",
+    "install_kernel_spec": "kernelspec",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # for editors and type checkers; at run time __getattr__ does the work
+    from .inspector import Inspection, inspect  # noqa: F401
+    from .kernelspec import install_kernel_spec  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` on first use (PEP 562)."""
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value  # cache it: later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,337 @@
+"""The tensor inspector table (teachgrad.notebook.inspector).
+
+Expected cells come from PyTorch's semantics, derived by hand for the seed lessons (and
+checked against real PyTorch where it is installed), never from the inspector's output.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.notebook import Inspection, inspect
+from teachgrad.notebook.inspector import BODY_ROWS, NO_EDGE, NOT_KEPT, tensor_html
+
+
+def cells_of(view: Inspection, name: str) -> dict[str, str]:
+    """The text of each row of the column called ``name``."""
+    (column,) = [c for c in view.columns if c.name == name]
+    return {row: cell.text for row, cell in column.cells.items()}
+
+
+def html_cells(html: str) -> list[str]:
+    """The texts of all <td> cells of a rendered table, in document order."""
+    return re.findall(r"<td[^>]*>(.*?)</td>", html, flags=re.DOTALL)
+
+
+@pytest.fixture
+def seed000():
+    """Seed lesson 000: x requires grad, y does not, z = x * y."""
+    x = torch.tensor(1.0, requires_grad=True)
+    y = torch.tensor(2.0)
+    z = x * y
+    return x, y, z
+
+
+# ---------------------------------------------------------------------------------------
+# What the table says
+# ---------------------------------------------------------------------------------------
+
+
+def test_seed000_one_column_per_tensor_named_by_the_callers_variables(seed000):
+    x, y, z = seed000
+    view = inspect(x, y, z)
+    assert [c.name for c in view.columns] == ["x", "y", "z"]
+    assert cells_of(view, "x") == {
+        "shape": "[]",
+        "dtype": "float32",
+        "data": "1.",
+        "requires_grad": "True",
+        "grad": "None",
+        "grad_fn": "None",
+        "is_leaf": "True",
+    }
+    assert cells_of(view, "y")["requires_grad"] == "False"
+    assert cells_of(view, "y")["data"] == "2."
+    z_cells = cells_of(view, "z")
+    assert z_cells["data"] == "2."
+    assert z_cells["requires_grad"] == "True"
+    assert z_cells["is_leaf"] == "False"
+    # z = x * y: the gradient flows to x's AccumulateGrad; y needs none, so no edge.
+    assert z_cells["grad_fn"] == f"MulBackward0 → AccumulateGrad, {NO_EDGE}"
+    assert z_cells["grad"] == NOT_KEPT
+
+
+def test_text_table_lists_every_row_in_order(seed000):
+    x, y, z = seed000
+    lines = repr(inspect(x, y, z)).splitlines()
+    assert lines[0].split() == ["x", "y", "z"]
+    labels = [line.split()[0] for line in lines[1:]]
+    assert labels == ["shape", "dtype", *BODY_ROWS]
+    assert lines[-1].split() == ["is_leaf", "True", "True", "False"]
+
+
+def test_seed001_after_backward_grads_and_retain_grad():
+    # x = ones(2, 2); y = x + 2; z = y * y * 3 (retained); out = z.mean(); out.backward()
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    z.retain_grad()
+    out = z.mean()
+    out.backward()
+    view = inspect(x=x, y=y, z=z, out=out)
+    # d out / d z = 1/4 ; d out / d x = 6 * y / 4 = 4.5 (the seed's printed values)
+    assert cells_of(view, "x")["grad"] == "[[4.5000, 4.5000],\n [4.5000, 4.5000]]"
+    assert cells_of(view, "z")["grad"] == "[[0.2500, 0.2500],\n [0.2500, 0.2500]]"
+    assert cells_of(view, "y")["grad"] == NOT_KEPT  # non-leaf, not retained
+    assert cells_of(view, "out")["grad"] == NOT_KEPT
+    assert cells_of(view, "x")["data"] == "[[1., 1.],\n [1., 1.]]"
+    assert cells_of(view, "x")["shape"] == "[2, 2]"
+    assert cells_of(view, "y")["grad_fn"] == f"AddBackward0 → AccumulateGrad, {NO_EDGE}"
+    assert cells_of(view, "z")["grad_fn"] == f"MulBackward0 → MulBackward0, {NO_EDGE}"
+    assert cells_of(view, "out")["grad_fn"] == "MeanBackward0 → MulBackward0"
+
+
+def test_retained_non_leaf_before_backward_has_grad_none():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    assert cells_of(inspect(y=y), "y")["grad"] == "None"
+
+
+def test_zero_gradient_is_not_shown_as_none():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * 0).sum().backward()
+    html = inspect(x=x)._repr_html_()
+    assert cells_of(inspect(x=x), "x")["grad"] == "[0., 0.]"
+    assert '<td class="tg-value">[0., 0.]</td>' in html
+    # and None has its own look (its own CSS class)
+    fresh = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert '<td class="tg-none">None</td>' in inspect(fresh=fresh)._repr_html_()
+
+
+def test_grad_recorded_by_create_graph_says_so():
+    x = torch.tensor(3.0, requires_grad=True)
+    with warnings.catch_warnings():  # PyTorch's warning about the x <-> x.grad cycle
+        warnings.simplefilter("ignore")
+        (x**2).backward(create_graph=True)
+    grad = cells_of(inspect(x=x), "x")["grad"]
+    assert grad.splitlines()[0] == "6."
+    assert "grad_fn=<" in grad
+
+
+def test_dtype_and_integer_data():
+    t = torch.tensor([[1, 2, 3]])
+    cells = cells_of(inspect(t=t), "t")
+    assert cells["dtype"] == "int64"
+    assert cells["shape"] == "[1, 3]"
+    assert cells["data"] == "[[1, 2, 3]]"
+
+
+def test_a_node_with_many_inputs_is_cut_short():
+    # Like torch.cat of 12 tensors: one node, 12 edges (built by hand here).
+    from teachgrad._tensor import _make
+    from teachgrad.autograd.graph import Node, accumulator_of
+
+    class CatBackward0(Node):
+        pass
+
+    leaves = [torch.ones(1, requires_grad=True) for _ in range(12)]
+    node = CatBackward0()
+    node.next_functions = tuple((accumulator_of(leaf), 0) for leaf in leaves)
+    cat = _make(np.ones(12, dtype=np.float32), requires_grad=True, grad_fn=node)
+    shown = cells_of(inspect(cat=cat), "cat")["grad_fn"]
+    assert shown == "CatBackward0 → " + ", ".join(["AccumulateGrad"] * 8) + ", … (4 more)"
+
+
+@pytest.mark.torch
+def test_grad_fn_cells_match_pytorch_next_functions():
+    real = pytest.importorskip("torch")
+
+    def expected(t) -> str:
+        fn = t.grad_fn
+        targets = [NO_EDGE if f is None else f.name().split("::")[-1] for f, _ in fn.next_functions]
+        return f"{fn.name()} → {', '.join(targets)}"
+
+    for lib in (real, torch):
+        x = lib.ones(2, 2, requires_grad=True)
+        w = lib.tensor(3.0)
+        y = (x + 2) * w
+        out = (y * y).mean()
+        if lib is real:
+            want = {"y": expected(y), "out": expected(out)}
+        else:
+            view = inspect(y=y, out=out)
+            assert cells_of(view, "y")["grad_fn"] == want["y"]
+            assert cells_of(view, "out")["grad_fn"] == want["out"]
+
+
+# ---------------------------------------------------------------------------------------
+# Naming columns
+# ---------------------------------------------------------------------------------------
+
+
+def test_inspect_a_dict_like_locals_keeps_tensors_only(seed000):
+    x, y, z = seed000
+    namespace = {"x": x, "n": 3, "_": z, "z": z, "label": "hi", "y": y}
+    view = inspect(namespace)
+    assert [c.name for c in view.columns] == ["x", "z", "y"]  # dict order, no _ names
+
+
+def test_inspect_locals_inside_a_function():
+    def lesson():
+        a = torch.tensor(1.0, requires_grad=True)
+        b = a * 3
+        return inspect(locals())
+
+    assert [c.name for c in lesson().columns] == ["a", "b"]
+
+
+def test_expression_without_a_name_is_labelled_by_position(seed000):
+    x, _, _ = seed000
+    view = inspect(x, x * 2)
+    assert [c.name for c in view.columns] == ["x", "Tensor #2"]
+
+
+def test_aliases_are_all_named():
+    a = b = torch.zeros(1)  # noqa: F841 - b is read through the frame
+    assert inspect(a).columns[0].name == "a = b"
+
+
+def test_non_tensor_arguments_are_refused():
+    with pytest.raises(TypeError, match="inspect\\(\\) expected tensors"):
+        inspect(np.ones(2))
+    with pytest.raises(TypeError, match="expected a tensor for 'n'"):
+        inspect(n=3)
+
+
+def test_nothing_to_inspect_says_so():
+    view = inspect({"n": 1})
+    assert repr(view) == "(no tensors to inspect)"
+    assert "no tensors to inspect" in view._repr_html_()
+    assert "<table" not in view._repr_html_()
+
+
+# ---------------------------------------------------------------------------------------
+# Reading only
+# ---------------------------------------------------------------------------------------
+
+
+def test_inspecting_warns_nothing_and_changes_nothing(seed000):
+    x, y, z = seed000
+    before = [
+        (t._grad, t._grad_fn, t._requires_grad, t._vc[0], t._extra, t._accumulator)
+        for t in (x, y, z)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading z.grad would warn: the inspector must not
+        inspect(x, y, z)._repr_html_()
+        tensor_html(z)
+    after = [
+        (t._grad, t._grad_fn, t._requires_grad, t._vc[0], t._extra, t._accumulator)
+        for t in (x, y, z)
+    ]
+    assert after == before
+    assert y._accumulator is None  # no AccumulateGrad node created for display
+
+
+def test_inspection_is_a_snapshot():
+    x = torch.tensor(2.0, requires_grad=True)
+    view = inspect(x=x)
+    (x * x).backward()
+    assert cells_of(view, "x")["grad"] == "None"
+    assert cells_of(inspect(x=x), "x")["grad"] == "4."
+
+
+# ---------------------------------------------------------------------------------------
+# The HTML
+# ---------------------------------------------------------------------------------------
+
+
+def test_html_has_every_row_and_the_values(seed000):
+    x, y, z = seed000
+    html = inspect(x, y, z)._repr_html_()
+    for row in ("shape", "dtype", *BODY_ROWS):
+        assert f'<th scope="row">{row}</th>' in html
+    for name in "xyz":
+        assert f'<th scope="col" class="tg-name">{name}</th>' in html
+    # header (3 shapes, 3 dtypes) then the five rows of three cells, row by row
+    cells = html_cells(html)
+    assert len(cells) == 7 * 3
+    assert cells[6:9] == ["1.", "2.", "2."]  # data
+    assert cells[9:12] == ["True", "False", "True"]  # requires_grad
+    assert cells[-3:] == ["True", "True", "False"]  # is_leaf
+
+
+def test_everything_is_html_escaped():
+    evil = "<script>alert(1)</script>"
+    t = torch.tensor([1.0])
+    html = inspect(**{evil: t})._repr_html_()
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    html = inspect({evil: t, "a&b": t})._repr_html_()
+    assert "<script>" not in html
+    assert "a&amp;b" in html
+    # the arrow and dash of grad_fn survive escaping as text
+    y = t.requires_grad_() * 2
+    assert "MulBackward0 → AccumulateGrad, —" in inspect(y=y)._repr_html_()
+
+
+def test_text_fallback_and_css_travel_with_the_table(seed000):
+    x, y, z = seed000
+    view = inspect(x, y, z)
+    html = view._repr_html_()
+    # the plain-text table, escaped, inside a <pre> the stylesheet hides...
+    fallback = re.search(r'<pre class="tg-fallback">(.*?)</pre>', html, flags=re.DOTALL)
+    assert fallback is not None
+    assert fallback.group(1) == repr(view)  # no character needed escaping here
+    assert ".tg-inspect .tg-fallback {\ndisplay: none;" in html
+    # ...and the table is hidden unless the stylesheet is there to show it
+    assert '<table class="tg-table" style="display:none">' in html
+    assert "display: table !important" in html
+
+
+def test_css_follows_jupyterlab_light_and_dark_themes(seed000):
+    html = inspect(*seed000)._repr_html_()
+    style = re.search(r"<style>(.*?)</style>", html, flags=re.DOTALL).group(1)
+    # colours come from the theme's variables (they differ between light and dark)...
+    for variable in ("--jp-content-font-color1", "--jp-border-color2", "--jp-layout-color2"):
+        assert f"var({variable}," in style
+    # ...and no colour is hard-wired outside a var() fallback
+    without_fallbacks = re.sub(r"var\([^()]*(\([^()]*\)[^()]*)*\)", "", style)
+    assert not re.search(r"#[0-9a-fA-F]{3,6}\b|rgba?\(", without_fallbacks)
+    assert "<script" not in html.lower() and "javascript" not in html.lower()
+
+
+def test_html_is_deterministic():
+    def build():
+        x = torch.ones(2, 2, requires_grad=True)
+        y = (x * 3).sum()
+        return inspect(x=x, y=y)._repr_html_(), tensor_html(y)
+
+    first, second = build(), build()
+    assert first == second
+    assert not re.search(r"0x[0-9a-f]{6,}", first[0] + first[1])  # no memory addresses
+    assert " id=" not in first[0]
+
+
+def test_a_million_elements_are_summarised():
+    big = torch.ones(1000, 1000, requires_grad=True)
+    (big * 2).sum().backward()
+    html = tensor_html(big)
+    data, grad = html_cells(html)[2], html_cells(html)[4]
+    assert data.splitlines()[0] == "[[1., 1., 1.,  ..., 1., 1., 1.],"
+    assert "..." in data and "..." in grad
+    assert grad.splitlines()[0] == "[[2., 2., 2.,  ..., 2., 2., 2.],"
+    assert len(html) < 10_000  # dozens of numbers, not a million
+
+
+def test_tensor_html_titles_the_column_with_the_class_name():
+    class Parameter(torch.Tensor):  # stands in for nn.Parameter
+        pass
+
+    p = Parameter([1.0])
+    assert '<th scope="col" class="tg-name">Parameter</th>' in tensor_html(p)
+    assert '<th scope="col" class="tg-name">Tensor</th>' in tensor_html(torch.ones(1))
