@@ -1,0 +1,112 @@
+"""The IPython extension: ``%load_ext teachgrad`` shows every tensor as an inspector table.
+
+IPython decides how to show a cell's result by asking one *formatter* per MIME type.
+Loading the extension registers one more: for ``text/html`` and the type
+:class:`teachgrad.Tensor` (subclasses such as ``nn.Parameter`` included, since IPython
+looks types up along the class hierarchy). ``text/plain`` is left alone, so ``print(x)``
+and plain consoles still show exactly PyTorch's ``tensor(...)``; Jupyter picks the
+richest format it can show, which is the table.
+
+The ``%teachgrad`` line magic switches the display::
+
+    %teachgrad table    # tensors show as tables (the default)
+    %teachgrad plain    # tensors show as PyTorch's text again
+    %teachgrad          # say which mode is on
+
+The current mode lives on the registered formatter object itself, not in a module-level
+variable, so loading the extension twice or reloading it just replaces that one object.
+``%unload_ext teachgrad`` removes the formatter and the magic.
+"""
+
+from __future__ import annotations
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+
+from .._tensor import Tensor
+from .inspector import tensor_html
+
+__all__ = ["TensorDisplay", "TeachgradMagics", "load_ipython_extension", "unload_ipython_extension"]
+
+#: The display modes and what each one does (``%teachgrad`` prints this).
+MODES = {
+    "table": "tensors display as a table of data, requires_grad, grad, grad_fn, is_leaf",
+    "plain": "tensors display as PyTorch's text, tensor(...)",
+}
+DEFAULT_MODE = "table"
+
+
+class TensorDisplay:
+    """The ``text/html`` formatter IPython calls for every tensor it displays.
+
+    Returning ``None`` tells IPython "no HTML for this one", which is how ``plain`` mode
+    falls back to PyTorch's text without unregistering anything.
+    """
+
+    def __init__(self, mode: str = DEFAULT_MODE) -> None:
+        self.mode = mode
+
+    def __call__(self, t: Tensor) -> str | None:
+        if self.mode == "plain":
+            return None
+        return tensor_html(t)
+
+
+def _html_formatter(ipython):
+    return ipython.display_formatter.formatters["text/html"]
+
+
+def current_display(ipython) -> TensorDisplay | None:
+    """The :class:`TensorDisplay` registered in this IPython, or ``None`` if not loaded."""
+    printer = _html_formatter(ipython).type_printers.get(Tensor)
+    return printer if isinstance(printer, TensorDisplay) else None
+
+
+@magics_class
+class TeachgradMagics(Magics):
+    """The ``%teachgrad`` line magic."""
+
+    @line_magic
+    def teachgrad(self, line: str) -> None:
+        """Switch how tensors display: ``%teachgrad table``, ``%teachgrad plain``;
+        ``%teachgrad`` alone shows the current mode."""
+        display = current_display(self.shell)
+        if display is None:  # someone unregistered the formatter by hand
+            raise UsageError("teachgrad's display is not active: run %load_ext teachgrad")
+        mode = line.strip()
+        if not mode:
+            print(describe_configuration(display))
+            return
+        if mode not in MODES:
+            raise UsageError(
+                f"unknown display mode {mode!r}: use %teachgrad {' or %teachgrad '.join(MODES)}"
+            )
+        display.mode = mode
+
+
+def describe_configuration(display: TensorDisplay) -> str:
+    """What ``%teachgrad`` prints: the active mode and the ones to switch to."""
+    lines = [f"teachgrad display mode: {display.mode}"]
+    for mode, meaning in MODES.items():
+        marker = "*" if mode == display.mode else " "
+        lines.append(f" {marker} %teachgrad {mode:<5}  {meaning}")
+    return "\n".join(lines)
+
+
+def load_ipython_extension(ipython) -> None:
+    """Register the tensor table formatter and the ``%teachgrad`` magic.
+
+    Safe to call more than once: a formatter already registered is kept (with its mode).
+    """
+    if current_display(ipython) is None:
+        _html_formatter(ipython).for_type(Tensor, TensorDisplay())
+    ipython.register_magics(TeachgradMagics)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """Remove the formatter and the magic: tensors display as PyTorch's text again."""
+    if current_display(ipython) is not None:
+        _html_formatter(ipython).pop(Tensor)
+    magics = ipython.magics_manager
+    magics.magics["line"].pop("teachgrad", None)
+    magics.registry.pop(TeachgradMagics.__name__, None)

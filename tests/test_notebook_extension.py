@@ -1,0 +1,142 @@
+"""``%load_ext teachgrad`` and ``%teachgrad`` inside a real IPython InteractiveShell."""
+
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("IPython")
+
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+
+import teachgrad as torch  # noqa: E402
+
+
+@pytest.fixture
+def ip():
+    """The (singleton) IPython shell, with teachgrad unloaded again afterwards."""
+    shell = InteractiveShell.instance()
+    yield shell
+    if "teachgrad" in shell.extension_manager.loaded:
+        shell.run_line_magic("unload_ext", "teachgrad")
+
+
+def formats(ip, obj) -> dict:
+    data, _metadata = ip.display_formatter.format(obj)
+    return data
+
+
+def run(ip, code: str):
+    """Run a cell; fail the test if it raised."""
+    result = ip.run_cell(code)
+    result.raise_error()
+    return result
+
+
+def test_before_loading_tensors_have_only_text(ip):
+    assert set(formats(ip, torch.ones(2))) == {"text/plain"}
+
+
+def test_load_ext_adds_the_table_and_keeps_pytorch_text(ip):
+    run(ip, "%load_ext teachgrad")
+    run(ip, "import teachgrad as torch\nx = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2")
+    data = formats(ip, ip.user_ns["y"])
+    assert data["text/plain"] == "tensor([2., 4.], grad_fn=<MulBackward0>)"
+    html = data["text/html"]
+    assert html.startswith('<div class="tg-inspect">')
+    grad_fn_row = '<th scope="row">grad_fn</th><td class="tg-value">MulBackward0 → AccumulateGrad'
+    assert grad_fn_row in html
+    assert '<td class="tg-value">[2., 4.]</td>' in html
+
+
+def test_the_cell_result_is_shown_as_a_table(ip):
+    run(ip, "%load_ext teachgrad")
+    shown = []
+    original = ip.displayhook.write_format_data
+    ip.displayhook.write_format_data = lambda data, md=None: shown.append(data)
+    try:
+        run(ip, "import teachgrad as torch\ntorch.zeros(3)")
+    finally:
+        ip.displayhook.write_format_data = original
+    (data,) = shown
+    assert data["text/plain"] == "tensor([0., 0., 0.])"
+    assert '<td class="tg-value">[0., 0., 0.]</td>' in data["text/html"]
+
+
+def test_subclasses_such_as_parameter_get_the_table_too(ip):
+    class Parameter(torch.Tensor):  # stands in for nn.Parameter
+        pass
+
+    run(ip, "%load_ext teachgrad")
+    assert 'class="tg-name">Parameter</th>' in formats(ip, Parameter([1.0]))["text/html"]
+
+
+def test_magic_switches_modes_and_reports_them(ip, capsys):
+    run(ip, "%load_ext teachgrad")
+    t = torch.ones(1)
+
+    run(ip, "%teachgrad")
+    assert "teachgrad display mode: table" in capsys.readouterr().out
+
+    run(ip, "%teachgrad plain")
+    assert set(formats(ip, t)) == {"text/plain"}
+    run(ip, "%teachgrad")
+    report = capsys.readouterr().out
+    assert "teachgrad display mode: plain" in report
+    assert "* %teachgrad plain" in report
+
+    run(ip, "%teachgrad table")
+    assert "text/html" in formats(ip, t)
+
+
+def test_magic_refuses_unknown_modes(ip):
+    run(ip, "%load_ext teachgrad")
+    with pytest.raises(UsageError, match="unknown display mode 'fancy'"):
+        ip.run_line_magic("teachgrad", "fancy")
+    assert "text/html" in formats(ip, torch.ones(1))  # mode unchanged
+
+
+def test_unload_ext_restores_plain_display_and_removes_the_magic(ip):
+    run(ip, "%load_ext teachgrad")
+    run(ip, "%unload_ext teachgrad")
+    assert set(formats(ip, torch.ones(1))) == {"text/plain"}
+    assert ip.find_line_magic("teachgrad") is None
+
+
+def test_loading_twice_is_harmless_and_one_unload_undoes_it(ip):
+    torch.load_ipython_extension(ip)
+    run(ip, "%teachgrad plain")
+    torch.load_ipython_extension(ip)  # a second load keeps the formatter and its mode
+    assert set(formats(ip, torch.ones(1))) == {"text/plain"}
+    run(ip, "%teachgrad table")
+    assert "text/html" in formats(ip, torch.ones(1))
+    torch.unload_ipython_extension(ip)
+    assert set(formats(ip, torch.ones(1))) == {"text/plain"}
+    torch.unload_ipython_extension(ip)  # unloading twice too
+
+
+def test_reload_ext_keeps_the_table(ip):
+    run(ip, "%load_ext teachgrad")
+    run(ip, "%reload_ext teachgrad")
+    assert "text/html" in formats(ip, torch.ones(1))
+    run(ip, "%teachgrad plain")  # the magic is still there
+
+
+def test_importing_teachgrad_notebook_stays_light():
+    # A fresh interpreter: nothing from Jupyter may be imported by the package itself.
+    code = (
+        "import sys, teachgrad, teachgrad.notebook\n"
+        "heavy = [m for m in ('IPython', 'ipywidgets', 'graphviz', 'jupyter_client') "
+        "if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "teachgrad.notebook.inspect(teachgrad.ones(1))\n"
+        "assert 'IPython' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=_repo_root())
+
+
+def _repo_root() -> str:
+    import pathlib
+
+    return str(pathlib.Path(torch.__file__).resolve().parent.parent)
