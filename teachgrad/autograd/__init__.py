@@ -1,8 +1,9 @@
 """Automatic differentiation: the graph, the engine, grad modes and custom functions.
 
 ``teachgrad.autograd`` mirrors ``torch.autograd``: :func:`backward`, :func:`grad`,
-:class:`Function`, :mod:`functional` (jacobian, hessian, vjp, jvp, hvp) and
-:func:`gradcheck`.
+:class:`Function`, :mod:`functional` (jacobian, hessian, vjp, jvp, hvp, vhp),
+:func:`gradcheck` / :func:`gradgradcheck` and anomaly detection
+(:class:`detect_anomaly`, :class:`set_detect_anomaly`).
 
 ``grad_mode`` and ``graph`` sit below the Tensor class (the Tensor imports them), while
 ``engine``, ``function`` and friends sit above it; so the latter are loaded on first use
@@ -14,10 +15,12 @@ import importlib
 from . import grad_mode, graph
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
+# name -> (module in this package, attribute of it or None for the module itself)
 _LAZY = {
     "engine": ("engine", None),
     "function": ("function", None),
     "functional": ("functional", None),
+    "anomaly_mode": ("anomaly_mode", None),
     "gradcheck_module": ("gradcheck", None),
     "backward": ("engine", "backward"),
     "grad": ("engine", "grad"),
@@ -26,6 +29,11 @@ _LAZY = {
     "once_differentiable": ("function", "once_differentiable"),
     "gradcheck": ("gradcheck", "gradcheck"),
     "gradgradcheck": ("gradcheck", "gradgradcheck"),
+    "GradcheckError": ("gradcheck", "GradcheckError"),
+    "detect_anomaly": ("anomaly_mode", "detect_anomaly"),
+    "set_detect_anomaly": ("anomaly_mode", "set_detect_anomaly"),
+    "is_anomaly_enabled": ("anomaly_mode", "is_anomaly_enabled"),
+    "is_anomaly_check_nan_enabled": ("anomaly_mode", "is_anomaly_check_nan_enabled"),
 }
 
 
@@ -37,7 +45,12 @@ def __getattr__(name: str):
     return module if attribute is None else getattr(module, attribute)
 
 
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "backward", "grad", "Function", "functional", "gradcheck", "gradgradcheck",
+    "detect_anomaly", "set_detect_anomaly",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "grad_mode", "graph",
 ]

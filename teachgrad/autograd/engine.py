@@ -33,7 +33,8 @@ from heapq import heappop, heappush
 import numpy as np
 
 from .._tensor import Size, Tensor, _make
-from . import graph
+from . import anomaly_mode, graph
+from .anomaly_mode import state as _anomaly
 from .grad_mode import state as _grad_state
 from .graph import _FREED, AccumulateGrad, Node, edge_of
 
@@ -368,10 +369,15 @@ def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
     else:
         if all(g is None for g in grads):
             return (None,) * len(node.next_functions)
-        grads = [
-            g if g is not None else _zeros(node, nr, create_graph) for nr, g in enumerate(grads)
-        ]
-    outputs = node._run_backward(grads)
+        if node.materialize_grads:
+            grads = [
+                g if g is not None else _zeros(node, nr, create_graph)
+                for nr, g in enumerate(grads)
+            ]
+    if _anomaly.enabled:  # records forward tracebacks and checks for NaN (slow, opt-in)
+        outputs = anomaly_mode.run_backward(node, grads)
+    else:
+        outputs = node._run_backward(grads)
     if len(outputs) != len(node.next_functions):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "

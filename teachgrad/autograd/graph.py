@@ -53,6 +53,9 @@ class Node:
 
     #: Human-readable local derivative shown by the notebook stepper, e.g. "∂(a·b)/∂a = b".
     formula: str = ""
+    #: Give backward zeros (not None) for outputs that received no gradient. Custom
+    #: Functions can switch it off with ``ctx.set_materialize_grads(False)``.
+    materialize_grads: bool = True
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()

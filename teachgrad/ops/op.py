@@ -37,6 +37,8 @@ import numpy as np
 from .._dtypes import result_type
 from .._tensor import Tensor
 from ..autograd import graph
+from ..autograd.anomaly_mode import forward_trace
+from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
 
@@ -130,6 +132,8 @@ class Op(Node):
         ctx.next_functions = tuple(
             [_edge(x) if isinstance(x, Tensor) else _NO_EDGE for x in inputs]
         )
+        if _anomaly.enabled:  # detect_anomaly(): remember which line of user code this was
+            ctx._forward_trace = forward_trace()
         out = cls.forward(ctx, *arrays, **params)
 
         if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
