@@ -1,0 +1,401 @@
+"""``autograd.Function``: write your own op, with its forward and its backward.
+
+This is PyTorch's extension point, and the way every built-in op of teachgrad works too
+(see :mod:`teachgrad.ops.op`), only with tensors instead of NumPy arrays::
+
+    class MyExp(teachgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):             # tensors in (grad mode is off in here)
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):         # d(loss)/d(output) in, d(loss)/d(input) out
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = MyExp.apply(x)                   # y.grad_fn is a <MyExpBackward ...> node
+
+How it fits together: every ``Function`` subclass gets a twin class ``<Name>Backward``
+(made by :class:`FunctionMeta`). ``apply`` creates one instance of it; that object is the
+``ctx`` that ``forward`` fills in, and afterwards it *is* the output's ``grad_fn``: a node
+of the backward graph like any other, which the engine runs by calling its
+``_run_backward``. Between the engine (NumPy arrays in a plain backward) and your code
+(tensors, always), that method wraps and unwraps.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from . import anomaly_mode, graph
+from .grad_mode import no_grad
+from .grad_mode import state as _grad_state
+from .graph import Node, edge_of
+
+
+class FunctionCtx:
+    """What ``forward`` can tell ``backward`` (the ``ctx`` argument).
+
+    Besides the methods below, any attribute can be stored: ``ctx.k = 3``.
+    """
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``backward`` (read them back with ``ctx.saved_tensors``).
+
+        Saved tensors are checked for in-place changes before backward uses them, and
+        freed after backward unless ``retain_graph=True``: use this, not ``ctx.x = x``,
+        for inputs and outputs.
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{i} is of type {type(t).__name__}"
+                )
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (and returns as outputs)."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient (indices, masks...)."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """``False``: ``backward`` gets ``None`` (not zeros) for outputs nobody used."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The node a custom Function leaves in the graph (named ``<Function>Backward``).
+
+    It is the ``ctx`` of ``forward`` and ``backward`` at the same time, as in PyTorch.
+    """
+
+    _forward_cls: type  # the Function subclass this node belongs to
+    materialize_grads = True
+
+    def __repr__(self) -> str:
+        return f"<teachgrad.autograd.function.{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors ``forward`` saved, after checking none was changed in place."""
+        # Always tensors: custom backward code is written with tensor ops. Switching the
+        # unpack mode makes graph.unpack_saved hand back the connected tensors.
+        previous = graph.unpack_mode.as_tensors
+        graph.unpack_mode.as_tensors = True
+        try:
+            return graph.unpack_saved(self)
+        finally:
+            graph.unpack_mode.as_tensors = previous
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return self.__dict__.get("_needs_input_grad", ())
+
+    def backward(self, *grads):
+        """Call the Function's own ``backward`` with this node as ``ctx``."""
+        return self._forward_cls.backward(self, *grads)
+
+    def __call__(self, *grads):
+        return self.backward(*grads)
+
+    def _run_backward(self, grads: tuple) -> tuple:
+        """What the engine calls: arrays (or tensors under create_graph) in and out."""
+        create_graph = _grad_state.enabled  # the engine runs backward in this grad mode
+        received = iter(grads)
+        user_grads = []
+        for position in self._output_is_tensor:
+            g = next(received) if position else None
+            if g is not None and not isinstance(g, Tensor):
+                g = _make(g)
+            user_grads.append(g)
+        result = self.backward(*user_grads)
+        return self._check_grads(result if type(result) is tuple else (result,), create_graph)
+
+    def _check_grads(self, result: tuple, create_graph: bool) -> tuple:
+        """One gradient per forward argument, as PyTorch checks; keep the tensors' ones."""
+        expected = len(self._arg_is_tensor)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(result)})"
+            )
+        grads = []
+        for position, (g, is_tensor) in enumerate(zip(result, self._arg_is_tensor)):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {position + 1}, but the corresponding forward input was "
+                        "not a Variable"
+                    )
+                continue
+            if g is None:
+                grads.append(None)
+            elif isinstance(g, Tensor):
+                grads.append(g if create_graph else g._data)
+            elif isinstance(g, np.ndarray):
+                grads.append(_make(g) if create_graph else g)
+            else:
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+        return tuple(grads)
+
+
+class FunctionMeta(type):
+    """Gives every ``Function`` subclass its node class, ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_cls.__module__ = __name__
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of user-defined differentiable operations (see the module docstring).
+
+    Subclass it, define ``forward`` and ``backward`` as ``@staticmethod``, and call
+    ``YourFunction.apply(*args)``; never instantiate it.
+
+    >>> import teachgrad as torch
+    >>> class Square(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = torch.tensor(3.0, requires_grad=True)
+    >>> y = Square.apply(x)
+    >>> y
+    tensor(9., grad_fn=<SquareBackward>)
+    >>> y.backward()
+    >>> x.grad
+    tensor(6.)
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        import warnings
+
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please "
+            "use new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs (runs with grad mode off)."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Optional: fill ``ctx`` here instead of in a ``forward(ctx, ...)``."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Return d(loss)/d(input) for each input of ``forward`` (None where there is none)."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD (teachgrad has no forward mode AD)."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` on ``args`` and, if a gradient is needed, record the node."""
+        if cls._backward_cls._forward_cls is Function:
+            raise NotImplementedError(
+                "You must implement the forward function for custom autograd.Function."
+            )
+        if kwargs:  # PyTorch binds keyword arguments to forward's parameters
+            args = _bind(cls, args, kwargs)
+        ctx = cls._backward_cls()  # numbered now, like any node, before forward runs
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._arg_is_tensor = is_tensor
+        ctx._needs_input_grad = tuple(
+            t and a._requires_grad for t, a in zip(is_tensor, args)
+        )
+        record = _grad_state.enabled and any(ctx._needs_input_grad)
+        if record:
+            # The edges are taken before forward runs: mark_dirty may rewrite an input's
+            # history, but the gradient must still flow to what the input *was*.
+            ctx.next_functions = tuple(edge_of(a) for a, t in zip(args, is_tensor) if t)
+            if anomaly_mode.state.enabled:
+                ctx._forward_trace = anomaly_mode.forward_trace()
+
+        with no_grad():
+            if _uses_setup_context(cls):
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
+        if not record:
+            return outputs
+        return _connect_outputs(ctx, args, outputs)
+
+
+def _bind(cls: type, args: tuple, kwargs: dict) -> tuple:
+    parameters = list(inspect.signature(cls.forward).parameters.values())
+    if not _uses_setup_context(cls):
+        parameters = parameters[1:]  # ctx
+    bound = inspect.Signature(parameters).bind(*args, **kwargs)
+    return tuple(bound.arguments.values())
+
+
+def _uses_setup_context(cls: type) -> bool:
+    return cls.setup_context is not Function.setup_context
+
+
+def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
+    """Make ``ctx`` the ``grad_fn`` of the outputs, and record what was saved."""
+    single = not isinstance(outputs, tuple)
+    results = [outputs] if single else list(outputs)
+    dirty = ctx.__dict__.pop("dirty_tensors", ())
+    non_differentiable = ctx.__dict__.pop("non_differentiable", ())
+
+    tensor_outputs = []
+    ctx._output_is_tensor = tuple(isinstance(o, Tensor) for o in results)
+    for position, out in enumerate(results):
+        if not isinstance(out, Tensor):
+            continue
+        output_nr = len(tensor_outputs)
+        if _contains(dirty, out):
+            if out._grad_fn is None and out._requires_grad:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place "
+                    "operation.\nHint: don't mark_dirty (modify in place) a leaf that "
+                    "requires grad; clone it first."
+                )
+            out._vc[0] += 1  # as PyTorch: the in-place change is a new version
+        elif _contains(args, out):
+            # An input returned as is: the output is a new tensor (a view of it), so the
+            # input keeps its own history.
+            view = _make(out._data)
+            view._vc = out._vc
+            view._base = out._base if out._base is not None else out
+            out = results[position] = view
+        if _contains(non_differentiable, out) or out._data.dtype.kind != "f":
+            out._requires_grad = False
+        else:
+            out._grad_fn = ctx
+            out._output_nr = output_nr
+            out._requires_grad = True
+        tensor_outputs.append(out)
+    ctx._meta = tuple((o._data.shape, o._data.dtype) for o in tensor_outputs)
+
+    to_save = ctx.__dict__.pop("to_save", None)
+    if to_save is not None:
+        # graph.record_saved tells inputs (kept as they are) from outputs (rebuilt with
+        # this node as grad_fn, which avoids a reference cycle); intermediates count as
+        # inputs. Every saved tensor gets its version checked at backward time.
+        kept = [t for t in to_save if t is not None and not _contains(tensor_outputs, t)]
+        ctx._saved = graph.record_saved(
+            tuple(None if t is None else t._data for t in to_save),
+            tuple(kept),
+            [t._data for t in kept],
+            tuple(tensor_outputs),
+        )
+    return results[0] if single else tuple(results)
+
+
+def _contains(items, x) -> bool:
+    """``x in items`` by identity (``==`` on tensors is elementwise)."""
+    return any(item is x for item in items)
+
+
+# ----------------------------------------------------------------------------------------
+# once_differentiable
+# ----------------------------------------------------------------------------------------
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a ``backward`` that is not itself differentiable (e.g. uses NumPy).
+
+    It runs with grad mode off; under ``create_graph=True`` its results get a graph node
+    that raises if anyone tries to differentiate through them.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *grads):
+        with no_grad():
+            outputs = fn(ctx, *grads)
+        if not _grad_state.enabled:
+            return outputs
+        if not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        tensors = [o for o in outputs if isinstance(o, Tensor)]
+        fakes = [o.detach().requires_grad_() for o in tensors]
+        guarded = DelayedError.apply(*fakes) if fakes else ()
+        guarded = iter(guarded if type(guarded) is tuple else (guarded,))
+        outputs = tuple(next(guarded) if isinstance(o, Tensor) else o for o in outputs)
+        return outputs[0] if single else outputs
+
+    return wrapper
+
+
+def _delayed_error_base():
+    from ..ops.op import Op  # the ops sit above this module in the import order
+
+    return Op
+
+
+class DelayedError(_delayed_error_base()):
+    """Identity forward; its backward refuses to run (see :func:`once_differentiable`)."""
+
+    formula = "differentiating this a second time is not supported"
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    @staticmethod
+    def forward(ctx, *arrays):
+        return arrays
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(_TWICE)
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # grad_fn=<Error>, as PyTorch
+
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
