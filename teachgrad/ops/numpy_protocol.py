@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
-from . import pointwise, reduce, shape
+from . import pointwise, shape
 
 _UFUNCS = {
     np.add: pointwise.add,
@@ -85,11 +85,17 @@ def _reversed(ufunc, a, b):
     return flipped[ufunc](b, a)
 
 
+# reduce is imported when called: it registers its own NumPy functions here at import
+# time, so importing it from the top of this module would be a circular import.
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **_):
+    from . import reduce
+
     return reduce.sum(a, axis, keepdim=keepdims)
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **_):
+    from . import reduce
+
     return reduce.mean(a, axis, keepdim=keepdims)
 
 
