@@ -332,9 +332,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As PyTorch: a 0-d tensor formats as its Python number (f"{x}" gives "1.0"),
+        # anything else as str(); a format spec on a non-scalar is a TypeError.
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return str(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data, self._requires_grad))
