@@ -207,7 +207,8 @@ def _escape(text: str) -> str:
 
 def _html_row(label: str, cells: list[Cell], section: str) -> str:
     tds = "".join(f'<td class="tg-{cell.kind}">{_escape(cell.text)}</td>' for cell in cells)
-    return f'<tr class="tg-{section}"><th scope="row">{_escape(label)}</th>{tds}</tr>'
+    # The row's own class (tg-grad_fn ...) lets the stylesheet treat rows differently.
+    return f'<tr class="tg-{section} tg-{label}"><th scope="row">{_escape(label)}</th>{tds}</tr>'
 
 
 def _html_table(columns: tuple[Column, ...]) -> str:
