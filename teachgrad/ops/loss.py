@@ -1,5 +1,248 @@
-"""loss ops (being written: see the open issue for the autograd core)."""
+"""Loss ops: the fused operations PyTorch records for its losses.
+
+Each class is named after the ``grad_fn`` PyTorch gives the loss (``MseLossBackward0``,
+``NllLossBackward0``, ``BinaryCrossEntropyBackward0`` ...). The public functions, with
+their argument checks and PyTorch's error messages, are in :mod:`teachgrad.nn.functional`;
+this module only holds the math: forward (NumPy) and backward (the vector-Jacobian
+product) side by side.
+
+``reduction`` is one of ``'none'`` (one loss per element), ``'sum'`` or ``'mean'``.
+Targets, class weights and ``ignore_index`` are constants of the op (keyword params), not
+graph inputs, except where PyTorch can differentiate with respect to the target
+(``mse_loss`` and the two binary cross entropies).
+
+As everywhere in :mod:`teachgrad.ops`, backward formulas use NumPy operators and ``np.*``
+functions only, and masks computed from saved values use the raw arrays, so the same
+code also runs on tensors under ``create_graph=True``.
+"""
 
 from __future__ import annotations
+
+import numpy as np
+
+from .op import Op
+
+
+def _raw(x):
+    """The array inside a tensor (for masks), or the array itself."""
+    return getattr(x, "_data", x)
+
+
+def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return np.sum(losses, dtype=losses.dtype)
+    if losses.size == 0:  # PyTorch: the mean of no losses is nan (NumPy would warn)
+        return np.array(np.nan, dtype=losses.dtype)
+    return np.mean(losses, dtype=losses.dtype)
+
+
+def _scale(reduction: str, numel: int) -> float:
+    """What each element's gradient is multiplied by: 1/n for a mean, else 1."""
+    return 1.0 / numel if reduction == "mean" and numel else 1.0
+
+
+# ----------------------------------------------------------------------------------------
+# Regression losses
+# ----------------------------------------------------------------------------------------
+class MseLossBackward0(Op):
+    """Mean squared error: ``reduce((input - target)²)``."""
+
+    formula = "∂(a−t)²/∂a = 2(a−t)    ∂(a−t)²/∂t = −2(a−t)    (÷n for the mean)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, input, target, reduction="mean"):
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        diff = input - target
+        return _reduce(diff * diff, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        diff = input - target
+        scale = 2.0 * _scale(ctx.reduction, int(np.prod(np.shape(diff))))
+        g = grad * diff * scale
+        return g, -g
+
+
+# ----------------------------------------------------------------------------------------
+# Negative log likelihood (the second half of cross entropy)
+# ----------------------------------------------------------------------------------------
+class NllLossBackward0(Op):
+    """Negative log likelihood: ``-weight[t] · input[n, t]`` for each sample's target class ``t``.
+
+    ``input`` holds log-probabilities, classes along dimension 1 (dimension 0 for a single
+    sample). Targets equal to ``ignore_index`` contribute nothing; the ``'mean'`` divides
+    by the summed weights of the targets that count (not by the number of samples).
+    """
+
+    formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
+
+    @staticmethod
+    def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
+        class_dim = 1 if input.ndim >= 2 else 0
+        counted = target != ignore_index
+        safe_target = np.where(counted, target, 0)  # any valid class; masked out below
+        if weight is None:
+            target_weight = counted.astype(input.dtype)
+        else:
+            target_weight = np.where(counted, weight[safe_target], 0).astype(input.dtype)
+        index = np.expand_dims(safe_target, class_dim)
+        picked = np.take_along_axis(input, index, axis=class_dim).squeeze(class_dim)
+        losses = -target_weight * picked
+
+        # The gradient is a constant pattern: -w[t] at each target position, 0 elsewhere.
+        pattern = np.zeros_like(input)
+        np.put_along_axis(pattern, index, np.expand_dims(-target_weight, class_dim),
+                          axis=class_dim)
+        ctx.class_dim = class_dim
+        ctx.reduction = reduction
+        if reduction == "none":
+            ctx.pattern = pattern
+            return losses
+        if reduction == "sum":
+            ctx.pattern = pattern
+            return np.sum(losses, dtype=input.dtype)
+        total_weight = np.sum(target_weight, dtype=input.dtype)
+        # All targets ignored: the loss is 0/0 = nan (as PyTorch), the gradient 0.
+        ctx.pattern = pattern / total_weight if total_weight != 0 else pattern
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sum(losses, dtype=input.dtype) / total_weight
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.reduction == "none" and ctx.pattern.ndim > 1:
+            grad = np.expand_dims(grad, ctx.class_dim)
+        return grad * ctx.pattern
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """``NllLossBackward0`` for inputs with extra dimensions (per-pixel classes: N, C, H, W)."""
+
+
+# ----------------------------------------------------------------------------------------
+# Binary cross entropy
+# ----------------------------------------------------------------------------------------
+_EPSILON = 1e-12  # PyTorch keeps p·(1−p) at least this large in the backward
+
+
+class BinaryCrossEntropyBackward0(Op):
+    """``-w·(t·log p + (1−t)·log(1−p))`` for probabilities ``p``; logs are clamped at −100
+    (as PyTorch does), so ``p = 0`` gives a loss of 100, not infinity."""
+
+    formula = "∂ℓ/∂p = w·(p−t) / (p·(1−p))    ∂ℓ/∂t = w·(log(1−p) − log p)"
+
+    @staticmethod
+    def forward(ctx, input, target, weight=None, reduction="mean"):
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.reduction = weight, reduction
+        with np.errstate(divide="ignore"):
+            log_p = np.maximum(np.log(input), -100)
+            log_1mp = np.maximum(np.log1p(-input), -100)
+        losses = -(target * log_p + (1 - target) * log_1mp)
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(losses.astype(input.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, t = ctx.saved_tensors
+        scale = _scale(ctx.reduction, int(np.prod(np.shape(p))))
+        w = 1.0 if ctx.weight is None else ctx.weight
+        g = grad * w * scale
+        # max(p·(1−p), ε) without np.maximum on tensors: the choice is a constant mask.
+        small = _raw(p) * (1 - _raw(p)) < _EPSILON
+        denominator = np.where(small, _EPSILON, p * (1 - p))
+        grad_input = g * (p - t) / denominator
+        with np.errstate(divide="ignore"):
+            grad_target = g * (np.log1p(-p) - np.log(p))
+        return grad_input, grad_target
+
+
+def stable_log_sigmoid(x):
+    """``log σ(x) = min(x, 0) − log(1 + e^(−|x|))``: no overflow for any ``x``."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def stable_sigmoid(x):
+    """``σ(x)`` computed from ``e^(−|x|)`` (which never overflows)."""
+    e = np.exp(-np.abs(x))
+    return np.where(_raw(x) >= 0, 1, e) / (1 + e)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """Binary cross entropy on logits ``x`` (σ is applied inside, stably):
+    ``(1−t)·x − L·log σ(x)`` with ``L = 1 + (pos_weight−1)·t``, times ``weight``."""
+
+    formula = "∂ℓ/∂x = w·(σ(x)·(1 + (pw−1)·t) − pw·t)    ∂ℓ/∂t = w·(log σ(−x) − pw·log σ(x))"
+
+    @staticmethod
+    def forward(ctx, input, target, weight=None, pos_weight=None, reduction="mean"):
+        ctx.save_for_backward(input, target)
+        ctx.weight, ctx.pos_weight, ctx.reduction = weight, pos_weight, reduction
+        log_sig = stable_log_sigmoid(input)
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight - 1) * target + 1)
+        losses = (1 - target) * input - log_sig
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(losses.astype(input.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        scale = _scale(ctx.reduction, int(np.prod(np.shape(x))))
+        g = grad * scale
+        if ctx.weight is not None:
+            g = g * ctx.weight
+        pw = ctx.pos_weight
+        if pw is None:
+            grad_input = g * (stable_sigmoid(x) - t)
+            grad_target = g * -x
+        else:
+            grad_input = g * (stable_sigmoid(x) * (pw * t + 1 - t) - pw * t)
+            grad_target = g * (stable_log_sigmoid(-x) - pw * stable_log_sigmoid(x))
+        return grad_input, grad_target
+
+
+# ----------------------------------------------------------------------------------------
+# Tensor-with-number arithmetic as PyTorch's loss code records it
+# ----------------------------------------------------------------------------------------
+class MulBackward1(Op):
+    """``tensor * number`` called from inside PyTorch's C++ (label smoothing uses it).
+
+    A ``*`` in Python records ``MulBackward0``; PyTorch's loss code calls the
+    tensor-times-scalar overload, whose node has one input and this name.
+    """
+
+    formula = "∂(a·c)/∂a = c"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return a * other
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.other
+
+
+class DivBackward1(Op):
+    """``tensor / number`` as PyTorch's loss code records it (one input; see MulBackward1)."""
+
+    formula = "∂(a/c)/∂a = 1/c"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return a / other
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.other
+
 
 __all__: list[str] = []

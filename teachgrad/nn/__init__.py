@@ -1,0 +1,23 @@
+"""``teachgrad.nn``: build neural networks the PyTorch way.
+
+* :class:`Module` — the base class of layers and models (``parameters()``, ``train()``,
+  ``state_dict()``, printing as a tree)
+* :class:`Parameter` — a tensor a module learns
+* layers — ``Linear``, activations (``ReLU``, ``Tanh`` ...), ``Dropout``, ``Flatten``,
+  containers (``Sequential``, ``ModuleList``), losses (``MSELoss``, ``CrossEntropyLoss`` ...)
+* :mod:`teachgrad.nn.functional` — the same layers as functions (``F.relu``, ``F.cross_entropy``)
+* :mod:`teachgrad.nn.init` — weight initialisation schemes
+
+>>> import teachgrad as torch
+>>> from teachgrad import nn
+>>> model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2))
+>>> sum(p.numel() for p in model.parameters())
+82
+"""
+
+from . import functional, init  # noqa: F401
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["Parameter", "functional", "init", *_modules_all]

@@ -1,0 +1,181 @@
+"""The activation functions of ``nn.functional`` that the core does not define.
+
+``relu``, ``sigmoid`` and ``tanh`` live with the other pointwise ops
+(:mod:`teachgrad.ops.pointwise`), ``softmax``/``log_softmax`` in
+:mod:`teachgrad.ops.activation`. The rest of the activations a network uses are here, each
+an :class:`~teachgrad.ops.op.Op` named after PyTorch's ``grad_fn`` (``GeluBackward0``,
+``LeakyReluBackward0`` ...), forward and backward side by side.
+
+Masks (``x > 0``...) are computed from the raw array: they are constants of the
+derivative, which keeps the formulas valid on tensors under ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops.loss import stable_log_sigmoid, stable_sigmoid
+from ..ops.op import Op
+
+
+def _raw(x):
+    return getattr(x, "_data", x)
+
+
+class LeakyReluBackward0(Op):
+    formula = "∂leaky_relu(a)/∂a = 1 if a > 0 else slope"
+
+    @staticmethod
+    def forward(ctx, a, negative_slope=0.01):
+        ctx.save_for_backward(a)
+        ctx.negative_slope = negative_slope
+        return np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.where(_raw(a) > 0, 1.0, ctx.negative_slope).astype(_raw(a).dtype)
+
+
+class HardtanhBackward0(Op):
+    """Clamp to ``[min_val, max_val]`` (``relu6`` is ``hardtanh(x, 0, 6)``)."""
+
+    formula = "∂hardtanh(a)/∂a = 1 if min < a < max else 0"
+
+    @staticmethod
+    def forward(ctx, a, min_val=-1.0, max_val=1.0):
+        ctx.save_for_backward(a)
+        ctx.min_val, ctx.max_val = min_val, max_val
+        return np.clip(a, min_val, max_val).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = _raw(a)
+        inside = (x > ctx.min_val) & (x < ctx.max_val)
+        return grad * inside.astype(x.dtype)
+
+
+class EluBackward0(Op):
+    """``scale·a`` for ``a > 0``, else ``scale·alpha·(eᵃ − 1)`` (``selu`` fixes alpha and scale)."""
+
+    formula = "∂elu(a)/∂a = scale if a > 0 else scale·alpha·eᵃ"
+
+    @staticmethod
+    def forward(ctx, a, alpha=1.0, scale=1.0):
+        ctx.save_for_backward(a)
+        ctx.alpha, ctx.scale = alpha, scale
+        negative = alpha * np.expm1(np.minimum(a, 0))  # min(): no overflow for large a
+        return (scale * np.where(a > 0, a, negative)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        positive = _raw(a) > 0
+        slope = np.where(positive, 1.0, ctx.alpha * np.exp(np.minimum(a, 0)))
+        return grad * ctx.scale * slope
+
+
+class SoftplusBackward0(Op):
+    """``log(1 + e^(beta·a)) / beta``, and just ``a`` where ``beta·a > threshold``."""
+
+    formula = "∂softplus(a)/∂a = σ(beta·a)"
+
+    @staticmethod
+    def forward(ctx, a, beta=1.0, threshold=20.0):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        z = a * beta
+        smooth = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
+        return np.where(z > threshold, a, smooth).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        linear = _raw(a) * ctx.beta > ctx.threshold
+        return grad * np.where(linear, 1.0, stable_sigmoid(a * ctx.beta))
+
+
+class SiluBackward0(Op):
+    """``a·σ(a)``, also called swish."""
+
+    formula = "∂(a·σ(a))/∂a = σ(a)·(1 + a·(1 − σ(a)))"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return (a * stable_sigmoid(a)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        s = stable_sigmoid(a)
+        return grad * s * (1 + a * (1 - s))
+
+
+_SQRT_HALF = 1 / math.sqrt(2)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The error function, elementwise (``math.erf``: NumPy has no erf of its own)."""
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+class GeluBackward0(Op):
+    """``a·Φ(a)`` (Φ: the standard normal CDF), or its tanh approximation."""
+
+    formula = "∂(a·Φ(a))/∂a = Φ(a) + a·φ(a)"
+
+    @staticmethod
+    def forward(ctx, a, approximate="none"):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x = a.astype(np.float64)
+        if approximate == "tanh":
+            out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x**3)))
+        else:
+            out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+        return out.astype(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":  # plain NumPy algebra: differentiable again
+            inner = _SQRT_2_OVER_PI * (a + 0.044715 * a**3)
+            t = np.tanh(inner)
+            d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a**2)
+            return grad * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner)
+        if not isinstance(a, np.ndarray):
+            raise NotImplementedError(
+                "teachgrad cannot differentiate gelu twice (create_graph=True): Φ(a) has no "
+                "differentiable op here.\nHint: use F.gelu(x, approximate='tanh')."
+            )
+        x = a.astype(np.float64)
+        cdf = 0.5 * (1 + _erf(x * _SQRT_HALF))
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        return grad * (cdf + x * pdf).astype(a.dtype)
+
+
+class LogSigmoidBackward0(Op):
+    """``log σ(a)``, computed without overflow (``min(a, 0) − log(1 + e^(−|a|))``)."""
+
+    formula = "∂log σ(a)/∂a = 1 − σ(a) = σ(−a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return stable_log_sigmoid(a).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * stable_sigmoid(-a)
+
+
+__all__ = [
+    "LeakyReluBackward0", "HardtanhBackward0", "EluBackward0", "SoftplusBackward0",
+    "SiluBackward0", "GeluBackward0", "LogSigmoidBackward0",
+]

@@ -1,0 +1,652 @@
+"""``teachgrad.nn.functional`` (``import teachgrad.nn.functional as F``): layers as functions.
+
+Every layer in :mod:`teachgrad.nn` is a thin object around one of these functions
+(``nn.ReLU()(x)`` is ``F.relu(x)``, ``nn.CrossEntropyLoss()(logits, y)`` is
+``F.cross_entropy(logits, y)``). The functions check their arguments with PyTorch's error
+messages, then call the ops that record the graph, with PyTorch's ``grad_fn`` names:
+
+>>> import teachgrad as torch
+>>> import teachgrad.nn.functional as F
+>>> logits = torch.tensor([[2.0, 0.5, -1.0]], requires_grad=True)
+>>> F.cross_entropy(logits, torch.tensor([0]))
+tensor(0.2413, grad_fn=<NllLossBackward0>)
+
+The fused loss ops live in :mod:`teachgrad.ops.loss`, the extra activations in
+:mod:`teachgrad.nn.activation_ops`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor, _make
+from ..ops import activation as _activation
+from ..ops import inplace as _inplace
+from ..ops import linalg as _linalg
+from ..ops import pointwise
+from ..ops.loss import (
+    BinaryCrossEntropyBackward0,
+    BinaryCrossEntropyWithLogitsBackward0,
+    DivBackward1,
+    MseLossBackward0,
+    MulBackward1,
+    NllLoss2DBackward0,
+    NllLossBackward0,
+)
+from ..ops.reduce import mean as _mean
+from ..ops.reduce import sum as _sum
+from . import activation_ops as _ops
+
+# ----------------------------------------------------------------------------------------
+# Helpers: PyTorch's names for dtypes, reductions, argument checks
+# ----------------------------------------------------------------------------------------
+_TORCH_TYPE = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}
+
+
+def _type_name(t: Tensor) -> str:
+    """``'Float'``, ``'Long'`` ...: how PyTorch's kernel messages name a dtype."""
+    return _TORCH_TYPE[t._data.dtype.name]
+
+
+def _as_tensor(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} must be a Tensor, not {type(x).__name__}")
+    return x
+
+
+def _check_reduction(reduction: str) -> str:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """PyTorch's old ``size_average``/``reduce`` flags, translated (with its warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{result}' instead.", UserWarning, stacklevel=3,
+    )
+    return result
+
+
+def _require_floating(input: Tensor, kernel: str) -> None:
+    """PyTorch's message when a float-only kernel gets an integer tensor."""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_type_name(input)}\''
+            "\nHint: convert the input to float first, e.g. x.float()."
+        )
+
+
+def _not_differentiable(function: str, argument: str, t: Tensor | None) -> None:
+    if t is not None and t.requires_grad:
+        raise RuntimeError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True."
+        )
+
+
+def _maybe_inplace(input: Tensor, inplace: bool, fn, *args, **kwargs) -> Tensor:
+    """Run ``fn(input, ...)`` and, for ``inplace=True``, write the result into ``input``."""
+    if inplace:
+        return _inplace.apply_inplace(input, fn, *args, **kwargs)
+    return fn(input, *args, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------
+# Activations
+# ----------------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` elementwise.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.relu(torch.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _maybe_inplace(input, inplace, pointwise.relu)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + e^(-x))`` elementwise."""
+    return pointwise.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent, elementwise."""
+    return pointwise.tanh(input)
+
+
+def _hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
+    return _ops.HardtanhBackward0.apply(input, min_val=min_val, max_val=max_val)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """Clamp to ``[min_val, max_val]`` (gradient 1 strictly inside, 0 outside)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    _require_floating(input, "hardtanh_cpu")
+    return _maybe_inplace(input, inplace, _hardtanh, min_val, max_val)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: PyTorch records it as ``HardtanhBackward0``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
+    return _ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` for ``x > 0``, else ``negative_slope * x``: a ReLU whose negative side still learns."""
+    _require_floating(input, "leaky_relu_cpu")
+    return _maybe_inplace(input, inplace, _leaky_relu, negative_slope)
+
+
+def _elu(input: Tensor, alpha: float, scale: float = 1.0) -> Tensor:
+    return _ops.EluBackward0.apply(input, alpha=alpha, scale=scale)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` for ``x > 0``, else ``alpha * (e^x - 1)``."""
+    _require_floating(input, "elu_cpu")
+    return _maybe_inplace(input, inplace, _elu, alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants of SELU."""
+    _require_floating(input, "elu_cpu")
+    return _maybe_inplace(input, inplace, _elu, _SELU_ALPHA, _SELU_SCALE)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``x * Φ(x)`` (Φ: standard normal CDF); ``approximate='tanh'`` uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _require_floating(input, "GeluKernelImpl")
+    return _ops.GeluBackward0.apply(input, approximate=approximate)
+
+
+def _silu(input: Tensor) -> Tensor:
+    return _ops.SiluBackward0.apply(input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (also called swish)."""
+    _require_floating(input, "silu_cpu")
+    return _maybe_inplace(input, inplace, _silu)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + e^(beta x)) / beta``, a smooth ReLU (linear where ``beta x > threshold``)."""
+    _require_floating(input, "softplus_cpu")
+    return _ops.SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed without overflow."""
+    _require_floating(input, "log_sigmoid_cpu")
+    return _ops.LogSigmoidBackward0.apply(input)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.", UserWarning, stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """``e^x / sum(e^x)`` along ``dim``: turns scores into probabilities that sum to 1.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.softmax(torch.tensor([1.0, 1.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _activation.softmax(input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype=None) -> Tensor:
+    """``log(softmax(x))``, computed stably as ``x - logsumexp(x)``."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _activation.log_softmax(input, dim)
+
+
+# ----------------------------------------------------------------------------------------
+# Linear layers and dropout
+# ----------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: what ``nn.Linear`` computes.
+
+    As in PyTorch, a 2-D input with a bias is one fused op (``AddmmBackward0``); other
+    inputs are flattened to 2-D around it and viewed back.
+    """
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{input.ndim}D and {weight.ndim}D"
+        )
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_type_name(input)} and "
+            f"{_type_name(weight)}"
+            f"\nHint: the input is {input.dtype} but the layer is {weight.dtype}; convert "
+            "the input (x.float()) or the model (model.to(x.dtype))."
+        )
+    if weight.ndim == 2 and input.shape[-1] != weight.shape[1]:
+        rows = math.prod(input.shape[:-1])
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+            f"{weight.shape[1]}x{weight.shape[0]})"
+            f"\nHint: the layer takes {weight.shape[1]} input features (weight shape "
+            f"{list(weight.shape)}), but the input's last dimension is {input.shape[-1]} "
+            f"(input shape {list(input.shape)})."
+        )
+    if bias is None:
+        return _linalg.matmul(input, weight.t())
+    if input.ndim == 2:
+        return _linalg.addmm(bias, input, weight.t())
+    # Flatten the leading dimensions into one batch, run the fused op, view back.
+    *lead, features = input.shape
+    flat = input.reshape(math.prod(lead), features)
+    out = _linalg.addmm(bias, flat, weight.t())
+    return out.view(*lead, out.shape[1])
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    Only while ``training``; otherwise (and for ``p=0``) ``input`` itself is returned.
+    The scaling keeps the expected value of every element unchanged.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    dtype = input._data.dtype
+    if p == 1:
+        noise = _make(np.zeros((), dtype))
+    else:
+        keep = _random.default_generator._numpy.random(input._data.shape) < (1 - p)
+        noise = _make(keep.astype(dtype) / dtype.type(1 - p))
+    return input.mul_(noise) if inplace else pointwise.mul(input, noise)
+
+
+# ----------------------------------------------------------------------------------------
+# Regression losses
+# ----------------------------------------------------------------------------------------
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """``torch.broadcast_tensors(input, target)`` with PyTorch's warning for mismatched sizes."""
+    if target.shape == input.shape:
+        return input, target
+    warnings.warn(
+        f"Using a target size ({target.size()}) that is different to the input size "
+        f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+        "Please ensure they have the same size.", UserWarning, stacklevel=3,
+    )
+    pointwise._check_broadcast(input, target)
+    shape = np.broadcast_shapes(input.shape, target.shape)
+    return (
+        input if input.shape == shape else input.expand(*shape),
+        target if target.shape == shape else target.expand(*shape),
+    )
+
+
+def _weighted(errors: Tensor, input: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return _sum(errors)
+    return _sum(errors) / _sum(weight)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error ``mean((input - target)²)`` (or its sum, or each term).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.mse_loss(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if weight is not None:
+        errors = pointwise.pow(expanded_input - expanded_target, 2)
+        return _weighted(errors, input, weight, _check_reduction(reduction))
+    _check_reduction(reduction)
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_type_name(input)}'")
+    return MseLossBackward0.apply(expanded_input, expanded_target, reduction=reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error ``mean(|input - target|)``.
+
+    PyTorch records it as plain ops (``MeanBackward0`` over ``AbsBackward0`` over
+    ``SubBackward0``), and so does teachgrad.
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    errors = pointwise.abs(expanded_input - expanded_target)
+    if weight is not None:
+        return _weighted(errors, input, weight, _check_reduction(reduction))
+    if _check_reduction(reduction) == "none":
+        return errors
+    return _sum(errors) if reduction == "sum" else _mean(errors)
+
+
+# ----------------------------------------------------------------------------------------
+# Classification losses
+# ----------------------------------------------------------------------------------------
+def _check_class_target(target: Tensor) -> None:
+    if target._data.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
+            "\nHint: class-index targets are int64 tensors, e.g. y = y.long()."
+        )
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood: ``-input[n, target[n]]``, averaged over the samples.
+
+    ``input`` holds log-probabilities (from ``log_softmax``), classes along dimension 1;
+    ``target`` holds class indices (int64). ``weight`` rescales each class; samples whose
+    target is ``ignore_index`` are left out.
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
+        got = target.shape[0] if target.ndim else 0
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
+        )
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(
+                "For 1D input, 1D target must have size 1, but got target size: "
+                f"{target.shape[0]}"
+            )
+    else:
+        expected = (input.shape[0], *input.shape[2:])
+        if tuple(target.shape) != expected:
+            raise RuntimeError(
+                f"Expected target size {list(expected)}, got {list(target.shape)}"
+            )
+    _check_class_target(target)
+    _require_floating(input, "nll_loss_out_frame")
+    n_classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
+    weight_data = None
+    if weight is not None:
+        _not_differentiable("nll_loss_forward", "weight", weight)
+        if weight.numel() != n_classes:
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {n_classes} classes or no "
+                f"classes but got weight tensor of shape: {list(weight.shape)}"
+            )
+        if weight.dtype != input.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
+            )
+        weight_data = weight._data
+    classes = target._data.astype(np.int64)
+    if input.ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
+        classes = classes.reshape(())
+    out_of_bounds = (classes != ignore_index) & ((classes < 0) | (classes >= n_classes))
+    if np.any(out_of_bounds):
+        raise IndexError(
+            f"Target {classes[out_of_bounds].flat[0]} is out of bounds."
+            f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
+        )
+    options = dict(weight=weight_data, reduction=reduction, ignore_index=ignore_index)
+    if input.ndim <= 2:
+        return NllLossBackward0.apply(input, target=classes, **options)
+    if input.ndim == 4:
+        return NllLoss2DBackward0.apply(input, target=classes, **options)
+    # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
+    n, c, *rest = input.shape
+    flat = input.reshape(n, c, 1, math.prod(rest))
+    loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, -1), **options)
+    return loss.view(n, *rest) if reduction == "none" else loss
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between raw scores (logits) and targets: ``nll_loss(log_softmax(input))``.
+
+    ``target`` is either class indices (int64, shape ``(N,)``) or class probabilities
+    (float, same shape as ``input``). ``label_smoothing`` mixes the targets with the
+    uniform distribution. Stable for any logits (no overflow at ±1000).
+
+    >>> import teachgrad as torch
+    >>> logits = torch.tensor([[1000.0, -1000.0]])
+    >>> torch.nn.functional.cross_entropy(logits, torch.tensor([1]))
+    tensor(2000.)
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    class_dim = 0 if input.ndim == 1 else 1
+    if input.shape == target.shape:
+        return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
+                                            label_smoothing, class_dim)
+    log_probs = log_softmax(input, class_dim)
+    loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return loss
+    return _label_smoothing(loss, log_probs, target, weight, ignore_index, reduction,
+                            label_smoothing, class_dim)
+
+
+def _class_weight_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    """``weight`` shaped to broadcast along the class dimension of an ``ndim`` input."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(*shape)
+
+
+def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
+                                 label_smoothing, class_dim):
+    """Cross entropy against a distribution: ``-sum(target * log_softmax(input))``."""
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(
+            "Expected floating point type for target with class probabilities, got "
+            f"{_type_name(target)}"
+            "\nHint: class-index targets have one int per sample (shape (N,)); a target "
+            "shaped like the input must hold probabilities (floats)."
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    n_classes = input.shape[class_dim]
+    log_probs = log_softmax(input, class_dim)
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = log_probs * target
+    if weight is not None:
+        terms = terms * _class_weight_view(weight, input.ndim, class_dim)
+    if reduction == "none":
+        return -_sum(terms, class_dim)
+    total = -_sum(terms)
+    if reduction == "sum":
+        return total
+    return DivBackward1.apply(total, other=input.numel() // n_classes)
+
+
+def _label_smoothing(nll, log_probs, target, weight, ignore_index, reduction,
+                     label_smoothing, class_dim):
+    """Mix the class-index loss with the loss against a uniform distribution over classes."""
+    n_classes = log_probs.shape[class_dim]
+    ignored = _make(target._data == ignore_index)
+    if weight is not None:
+        smooth = -_sum(log_probs * _class_weight_view(weight, log_probs.ndim, class_dim),
+                             class_dim)
+    else:
+        smooth = -_sum(log_probs, class_dim)
+    smooth = pointwise.where(ignored, 0.0, smooth)
+    if reduction == "mean":
+        counted = ~ignored._data
+        if weight is not None:
+            denominator = weight._data[target._data[counted]].sum()
+        else:
+            denominator = counted.sum()
+        smooth = _sum(smooth) / _make(np.asarray(denominator))
+    elif reduction == "sum":
+        smooth = _sum(smooth)
+    return (MulBackward1.apply(nll, other=1 - label_smoothing)
+            + MulBackward1.apply(smooth, other=label_smoothing / n_classes))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross entropy between probabilities ``input`` (in [0, 1]) and ``target``.
+
+    Logs are clamped at -100, as in PyTorch. For raw scores use
+    :func:`binary_cross_entropy_with_logits` (more stable).
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}) is deprecated. Please ensure they have the same size."
+        )
+    _check_reduction(reduction)
+    weight_data = None
+    if weight is not None:
+        _not_differentiable("binary_cross_entropy", "weight", weight)
+        try:
+            shape = np.broadcast_shapes(weight.shape, target.shape)
+        except ValueError:
+            shape = None
+        if shape != tuple(target.shape):
+            raise RuntimeError(
+                f"The size of tensor a ({target.shape[-1]}) must match the size of tensor b "
+                f"({weight.shape[-1]}) at non-singleton dimension {target.ndim - 1}"
+            )
+        weight_data = weight._data
+    if target.dtype != input.dtype:
+        raise RuntimeError(
+            f"Found dtype {_type_name(target)} but expected {_type_name(input)}"
+            "\nHint: the target must have the input's dtype, e.g. y = y.float()."
+        )
+    _require_floating(input, "binary_cross_entropy")
+    p = input._data
+    if not np.all((p >= 0) & (p <= 1)):
+        raise RuntimeError(
+            "all elements of input should be between 0 and 1"
+            "\nHint: binary_cross_entropy takes probabilities; apply sigmoid first, or use "
+            "binary_cross_entropy_with_logits on the raw scores."
+        )
+    t = target._data
+    if not np.all((t >= 0) & (t <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight_data,
+                                             reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy on raw scores: ``binary_cross_entropy(sigmoid(input), target)``
+    computed in one stable step (no overflow at ±1000).
+
+    ``pos_weight`` multiplies the loss of the positive class (one value per class).
+    """
+    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.size()}) must be the same as input size ({input.size()})"
+        )
+    _require_floating(input, "log_sigmoid_cpu")
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"result type {_type_name(input)} can't be cast to the desired output type "
+            f"{_type_name(target)}"
+            "\nHint: the target must be a float tensor of 0s and 1s, e.g. y = y.float()."
+        )
+    constants = {}
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is not None:
+            _not_differentiable("binary_cross_entropy_with_logits", name, value)
+            pointwise._check_broadcast(input, value)
+            constants[name] = value._data
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
+                                                       **constants)
+
+
+# ----------------------------------------------------------------------------------------
+# Utilities
+# ----------------------------------------------------------------------------------------
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices to one-hot rows: ``one_hot(tensor([0, 2]), 3)`` is ``[[1,0,0],[0,0,1]]``.
+
+    Handy to build class-probability targets for ``cross_entropy`` (``.float()`` them).
+    """
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    classes = tensor._data
+    if classes.size and classes.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(classes.max()) + 1 if classes.size else 0
+    elif classes.size and classes.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _make((classes[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+__all__ = [
+    "relu", "sigmoid", "tanh", "hardtanh", "relu6", "leaky_relu", "elu", "selu", "gelu",
+    "silu", "softplus", "logsigmoid", "softmax", "log_softmax", "linear", "dropout",
+    "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "one_hot",
+]

@@ -1,0 +1,179 @@
+"""``teachgrad.nn.init``: fill a layer's weights with good starting values, in place.
+
+Why it matters: if the weights start too large, activations and gradients grow layer after
+layer; too small, they shrink to nothing. The Xavier (Glorot) and Kaiming (He) schemes
+choose the spread from the layer's *fan-in* (inputs per output) and *fan-out* so that the
+signal keeps roughly the same size through the network.
+
+Every function changes its tensor in place (under ``no_grad``: initialising a parameter is
+not part of the computation to differentiate) and returns it::
+
+    >>> import teachgrad as torch
+    >>> w = torch.nn.Parameter(torch.empty(3, 5))
+    >>> torch.nn.init.constant_(w, 0.5)
+    Parameter containing:
+    tensor([[0.5000, 0.5000, 0.5000, 0.5000, 0.5000],
+            [0.5000, 0.5000, 0.5000, 0.5000, 0.5000],
+            [0.5000, 0.5000, 0.5000, 0.5000, 0.5000]], requires_grad=True)
+
+Random values come from teachgrad's generator: ``teachgrad.manual_seed`` makes them
+reproducible (they differ from PyTorch's numbers, whose generator is another algorithm).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor, _make
+from ..autograd.grad_mode import no_grad
+
+
+def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
+    """Copy ``values`` into ``tensor`` in place, untracked (and count it as a change)."""
+    with no_grad():
+        tensor.copy_(_make(np.asarray(values, dtype=tensor._data.dtype)))
+    return tensor
+
+
+def _rng(generator: _random.Generator | None) -> np.random.Generator:
+    return (generator or _random.default_generator)._numpy
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The factor by which an activation changes the spread of its input (for init scales).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.init.calculate_gain("relu")
+    1.4142135623730951
+    """
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """``(fan_in, fan_out)`` of a weight shaped ``(out_features, in_features, *kernel)``."""
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive_field = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: _random.Generator | None = None) -> Tensor:
+    """Fill with samples from the uniform distribution on ``[a, b)``."""
+    return _write(tensor, _rng(generator).uniform(a, b, tensor.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: _random.Generator | None = None) -> Tensor:
+    """Fill with samples from the normal distribution ``N(mean, std²)``."""
+    return _write(tensor, _rng(generator).normal(mean, std, tensor.shape))
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``."""
+    return _write(tensor, np.full(tensor.shape, val))
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros (the usual start for biases)."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones."""
+    return constant_(tensor, 1.0)
+
+
+def _empty_is_noop(tensor: Tensor) -> bool:
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+        return True
+    return False
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: _random.Generator | None = None) -> Tensor:
+    """Glorot uniform: ``U(-a, a)`` with ``a = gain·√(6 / (fan_in + fan_out))``.
+
+    Keeps the spread of signals about the same forwards *and* backwards; suits tanh and
+    sigmoid layers.
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: _random.Generator | None = None) -> Tensor:
+    """Glorot normal: ``N(0, std²)`` with ``std = gain·√(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu",
+                     generator: _random.Generator | None = None) -> Tensor:
+    """He uniform: ``U(-bound, bound)`` with ``bound = gain·√(3 / fan)``.
+
+    Made for ReLU-like layers (``a`` is the negative slope of a leaky ReLU).
+    ``nn.Linear`` initialises its weight with ``kaiming_uniform_(w, a=√5)``, which works
+    out to ``U(-1/√fan_in, 1/√fan_in)``.
+    """
+    if _empty_is_noop(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu",
+                    generator: _random.Generator | None = None) -> Tensor:
+    """He normal: ``N(0, std²)`` with ``std = gain / √fan``."""
+    if _empty_is_noop(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)
+
+
+__all__ = [
+    "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+]

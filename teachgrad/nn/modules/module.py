@@ -1,0 +1,607 @@
+"""``Module``: the base class of every layer and every model.
+
+A module is a Python object that *owns* tensors and other modules. The trick that makes
+``model.parameters()`` work is :meth:`Module.__setattr__`: when you write
+``self.fc = nn.Linear(2, 3)`` or ``self.w = nn.Parameter(...)`` in ``__init__``, the module
+files the value under ``_modules`` or ``_parameters`` instead of the plain ``__dict__``.
+Every method that walks the model (``parameters()``, ``state_dict()``, ``train()``,
+``zero_grad()``, ``print(model)``) then just walks those dictionaries, recursively.
+
+Subclasses implement ``forward``; calling the module (``model(x)``) runs it::
+
+    >>> import teachgrad as torch
+    >>> class Scale(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.factor = torch.nn.Parameter(torch.tensor(2.0))
+    ...     def forward(self, x):
+    ...         return self.factor * x
+    >>> Scale()(torch.ones(2))
+    tensor([2., 2.], grad_fn=<MulBackward0>)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ... import _dtypes
+from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
+from ...autograd.graph import RemovableHandle
+from ..parameter import Parameter
+
+
+def _typename(obj: Any) -> str:
+    """What PyTorch's messages call an object's type: ``torch.FloatTensor``, ``int``..."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    if cls.__module__ in ("builtins", "__builtin__"):
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indent every line but the first (how a child module's repr nests in its parent's)."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    first, rest = lines[0], lines[1:]
+    return first + "\n" + "\n".join((" " * spaces + line) if line.strip() else "" for line in rest)
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it could not match (if ``strict=False``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class for all neural network modules (layers, losses, whole models).
+
+    Write ``__init__`` (call ``super().__init__()`` first, then assign sub-modules and
+    :class:`~teachgrad.nn.Parameter` s as attributes) and ``forward``. Call the module,
+    not ``forward``, so that hooks run: ``y = model(x)``.
+    """
+
+    training: bool
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                f"'{next(iter(kwargs))}'"
+            )
+        if args:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                f"{len(args) + 1} were given"
+            )
+        # object.__setattr__: our own __setattr__ needs these dictionaries to exist.
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_pre_hooks", {})
+        setattr_(self, "_forward_hooks", {})
+
+    # ------------------------------------------------------------------------------------
+    # Running the module
+    # ------------------------------------------------------------------------------------
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation of this module; every subclass defines it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; it may return new args."""
+        return RemovableHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
+
+        Handy for looking inside a model: record every layer's output while it runs.
+        """
+        return RemovableHandle(self._forward_hooks, hook)
+
+    # ------------------------------------------------------------------------------------
+    # Registration: where parameters, buffers and sub-modules are filed
+    # ------------------------------------------------------------------------------------
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter under ``name`` (what ``self.name = Parameter(...)`` does)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                f"be created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is state but not learned (saved in ``state_dict`` if persistent)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name`` (what ``self.name = module`` does)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name, self.__dict__, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                    "\nHint: wrap it, nn.Parameter(tensor), or change the values in place "
+                    "under teachgrad.no_grad()."
+                )
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            modules = self.__dict__.get("_modules")
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name, self.__dict__, self._parameters, self._buffers)
+            modules[name] = value
+        elif name in self.__dict__.get("_modules", ()):
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
+            self._modules[name] = value
+        elif name in self.__dict__.get("_buffers", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
+                )
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str, *places: dict) -> None:
+        for place in places:
+            place.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup failed: look in the three registries.
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            found = d.get(registry)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        keys = [
+            *dir(type(self)), *self.__dict__, *self._parameters, *self._modules, *self._buffers
+        ]
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at a dotted path, e.g. ``model.get_submodule("encoder.0")``."""
+        if target == "":
+            return self
+        module = self
+        for item in target.split("."):
+            if not hasattr(module, item):
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path, e.g. ``model.get_parameter("0.weight")``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    # ------------------------------------------------------------------------------------
+    # Walking the tree
+    # ------------------------------------------------------------------------------------
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """Every module in the tree, this one first (name ``''``), depth first."""
+        if memo is None:
+            memo = set()
+        # An explicit stack instead of recursion, in the same (pre-)order as PyTorch.
+        stack = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if remove_duplicate:
+                if module in memo:
+                    continue
+                memo.add(module)
+            yield name, module
+            children = [
+                (name + ("." if name else "") + child_name, child)
+                for child_name, child in module._modules.items()
+                if child is not None
+            ]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        """Every module in the tree, this one first."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct sub-modules, with their attribute names."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        """The direct sub-modules."""
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, registry: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        seen = set()
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse else [(prefix, self)]
+        )
+        for module_prefix, module in modules:
+            for name, value in getattr(module, registry).items():
+                if value is None or (remove_duplicate and value in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(value)
+                yield (module_prefix + ("." if module_prefix else "") + name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(name, parameter)`` pairs, e.g. ``('0.weight', Parameter ...)``.
+
+        A parameter shared by two layers is listed once.
+        """
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every learnable parameter of the tree: what you give an optimizer.
+
+        >>> import teachgrad as torch
+        >>> [p.shape for p in torch.nn.Linear(2, 3).parameters()]
+        [teachgrad.Size([3, 2]), teachgrad.Size([3])]
+        """
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(name, buffer)`` pairs of the tree."""
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer of the tree."""
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every sub-module (children first), then on this module."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------------------------
+    # Modes and gradients
+    # ------------------------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Put the tree in training mode (``mode=False``: evaluation mode); returns ``self``.
+
+        Only some layers care (``Dropout`` drops units only while training).
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Switch gradient tracking of every parameter on or off (to freeze layers)."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad`` (to ``None``, or to zeros)."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                grad = p._grad
+                grad.detach_()
+                grad._data[...] = 0
+                grad._bump_version()
+
+    # ------------------------------------------------------------------------------------
+    # Saving and loading
+    # ------------------------------------------------------------------------------------
+    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict:
+        """Every parameter and persistent buffer by dotted name, in registration order.
+
+        The tensors share memory with the model but are detached (unless ``keep_vars``).
+        """
+        if destination is None:
+            destination = OrderedDict()
+        for name, module in self.named_modules(prefix=prefix.rstrip("."),
+                                               remove_duplicate=False):
+            path = name + "." if name else ""
+            for key, param in module._parameters.items():
+                if param is not None:
+                    destination[path + key] = param if keep_vars else param.detach()
+            for key, buf in module._buffers.items():
+                if buf is not None and key not in module._non_persistent_buffers_set:
+                    destination[path + key] = buf if keep_vars else buf.detach()
+        return destination
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy the tensors of ``state_dict`` into this tree's parameters and buffers.
+
+        With ``strict=True`` every key must match. Unlike PyTorch, nothing is copied unless
+        everything can be: a failed load leaves the model as it was.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict)}."
+            )
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        plan = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            source = state_dict[key]
+            if not isinstance(source, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(source)}"
+                )
+                continue
+            if target.ndim == 0 and source.shape == (1,):
+                source = _make(source._data.reshape(()))
+            if source.shape != target.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {source.shape} "
+                    f"from checkpoint, the shape in current model is {target.shape}."
+                )
+                continue
+            plan.append((key, target, source))
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(errors)
+                )
+            )
+        with no_grad():
+            for key, target, source in plan:
+                if assign:
+                    self._assign(key, target, source)
+                else:
+                    target.copy_(source)
+        return _IncompatibleKeys(missing if strict else [], unexpected if strict else [])
+
+    def _assign(self, key: str, target: Tensor, source: Tensor) -> None:
+        module_path, _, name = key.rpartition(".")
+        module = self.get_submodule(module_path)
+        if isinstance(target, Parameter) and not isinstance(source, Parameter):
+            source = Parameter(source, target.requires_grad)
+        setattr(module, name, source)
+
+    # ------------------------------------------------------------------------------------
+    # dtype conversion
+    # ------------------------------------------------------------------------------------
+    def _apply(self, convert: Callable[[np.ndarray], np.ndarray]) -> Module:
+        """Convert every parameter, gradient and buffer in place (the objects stay the same,
+        so an optimizer built before still holds the right tensors)."""
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                param._data = convert(param._data)
+                if param._grad is not None:
+                    param._grad._data = convert(param._grad._data)
+            for name, buf in module._buffers.items():
+                if buf is not None:
+                    buf._data = convert(buf._data)
+                    module._buffers[name] = buf
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """``to(dtype)`` converts floating-point parameters and buffers; devices are ignored
+        (everything lives on the CPU)."""
+        dtype = kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, _dtypes.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dtype}"
+            )
+        return self._apply(_float_converter(dtype.numpy))
+
+    def float(self) -> Module:
+        """Convert floating-point parameters and buffers to float32."""
+        return self._apply(_float_converter(np.dtype(np.float32)))
+
+    def double(self) -> Module:
+        """Convert floating-point parameters and buffers to float64."""
+        return self._apply(_float_converter(np.dtype(np.float64)))
+
+    def cpu(self) -> Module:
+        """Nothing to do: teachgrad lives on the CPU."""
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    # ------------------------------------------------------------------------------------
+    # Printing
+    # ------------------------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses, e.g. ``in_features=2, ...``.
+
+        Override it in your modules to show their settings.
+        """
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
+
+def _float_converter(target: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+    def convert(array: np.ndarray) -> np.ndarray:
+        if array.dtype.kind == "f" and array.dtype != target:
+            return array.astype(target)
+        return array
+
+    return convert
+
+
+__all__ = ["Module"]

@@ -1,0 +1,17 @@
+"""``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop).
+
+>>> import teachgrad as torch
+>>> model = torch.nn.Linear(2, 1)
+>>> optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+
+Every rule is written as a plain loop over the parameters, line for line the update
+PyTorch's single-tensor implementation performs, so the numbers agree with PyTorch's.
+"""
+
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]

@@ -1,0 +1,261 @@
+"""``Optimizer``: the base class of SGD, Adam ... (parameter groups, state, zero_grad).
+
+An optimizer holds the tensors to train in *parameter groups*: ``param_groups`` is a list
+of dicts, each with its ``'params'`` and its own settings (``'lr'``, ...), so that different
+parts of a model can learn at different rates. ``state`` keeps, per parameter, what the
+update rule remembers between steps (a momentum buffer, Adam's moving averages, ...).
+
+A training step is always the same three lines::
+
+    optimizer.zero_grad()   # forget the previous step's gradients
+    loss.backward()         # compute new ones into each parameter's .grad
+    optimizer.step()        # move each parameter a little against its gradient
+
+Subclasses only write ``step()``: a plain loop over the parameters that have a gradient.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from typing import Any
+
+from .._tensor import Tensor, _make
+from ..autograd.grad_mode import enable_grad
+
+
+class _RequiredParameter:
+    """Marks a setting every parameter group must give (no sensible default)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj: Any) -> str:
+    """How PyTorch's messages name a type: ``torch.FloatTensor``, ``int``, ``str``..."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    ``params`` is an iterable of tensors (``model.parameters()``), or of dicts that each
+    define a parameter group (``[{'params': ..., 'lr': 0.1}, {'params': ...}]``).
+    ``defaults`` holds the settings used by groups that do not give their own.
+    """
+
+    def __init__(self, params: Iterable, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)}"
+                "\nHint: pass a list, e.g. [w], or model.parameters()."
+            )
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError(
+                "optimizer got an empty parameter list"
+                "\nHint: model.parameters() is a generator: it is empty the second time you "
+                "use it, and a model without layers has no parameters."
+            )
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters (with its own settings) to optimize from now on."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        else:
+            params = list(params)
+        # Named parameters, as given by model.named_parameters(): keep the names too.
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names and len(names) != len(tensors):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are "
+                "missing"
+            )
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
+                )
+            if not (param.is_leaf or param.retains_grad):
+                raise ValueError(
+                    "can't optimize a non-leaf Tensor"
+                    "\nHint: optimize the tensor you created (the leaf), e.g. "
+                    "w = torch.randn(3, requires_grad=True), not a result computed from it "
+                    "such as w * 2."
+                )
+
+        group = {**param_group, "params": tensors}
+        if names:
+            group["param_names"] = names
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            group.setdefault(name, default)
+
+        if len(tensors) != len(set(tensors)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
+                "more information", UserWarning, stacklevel=3,
+            )
+        seen: set[Tensor] = set()
+        for existing in self.param_groups:
+            seen.update(existing["params"])
+        if not seen.isdisjoint(tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of the previous step: set every ``.grad`` to ``None``
+        (the default), or fill it with zeros if ``set_to_none=False``."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    grad = p._grad
+                    grad.detach_()
+                    grad._data[...] = 0
+                    grad._bump_version()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter once (each optimizer defines its rule)."""
+        raise NotImplementedError
+
+    def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
+        """Run ``closure`` (which recomputes the loss) with gradients on, if one is given."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------------------------------
+    # Saving and loading
+    # ------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state: ``{'state': {index: {...}}, 'param_groups': [...]}``.
+
+        Parameters are replaced by their position (0, 1, 2 ... across all groups), so the
+        dict can be loaded into an optimizer for another copy of the same model.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {
+            (index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state saved by :meth:`state_dict` (same model layout required)."""
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"])
+               for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        by_index = {
+            i: p
+            for s, g in zip(saved_groups, self.param_groups)
+            for i, p in zip(s["params"], g["params"])
+        }
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in by_index:
+                param = by_index[key]
+                state[param] = {k: _copy_state(v, param, k) for k, v in value.items()}
+            else:
+                state[key] = value
+        for s, g in zip(saved_groups, self.param_groups):
+            s["params"] = g["params"]
+        self.state = state
+        self.param_groups = saved_groups
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _copy_state(value: Any, param: Tensor, key: str) -> Any:
+    """A private copy of one saved state value (tensors cast to the parameter's dtype)."""
+    if isinstance(value, Tensor):
+        data = value._data.copy()
+        if key != "step" and param.is_floating_point():
+            data = data.astype(param._data.dtype)
+        return _make(data)
+    return deepcopy(value)
+
+
+def check_common(lr: float, weight_decay: float, eps: float | None = None) -> None:
+    """The argument checks most optimizers share, with PyTorch's messages."""
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not eps >= 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not weight_decay >= 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_unsupported(differentiable: bool) -> None:
+    if differentiable:
+        raise NotImplementedError(
+            "teachgrad optimizers are not differentiable (differentiable=True): step() "
+            "updates the parameters in place under no_grad."
+        )
+
+
+__all__ = ["Optimizer", "required"]
