@@ -116,11 +116,22 @@ def test_loading_twice_is_harmless_and_one_unload_undoes_it(ip):
     torch.unload_ipython_extension(ip)  # unloading twice too
 
 
-def test_reload_ext_keeps_the_table(ip):
-    run(ip, "%load_ext teachgrad")
-    run(ip, "%reload_ext teachgrad")
-    assert "text/html" in formats(ip, torch.ones(1))
-    run(ip, "%teachgrad plain")  # the magic is still there
+def test_reload_ext_keeps_the_table():
+    # %reload_ext re-imports the teachgrad package; do that in a fresh interpreter so the
+    # re-import cannot disturb the other tests of this session.
+    code = (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "import teachgrad\n"
+        "ip = InteractiveShell.instance()\n"
+        "ip.run_line_magic('load_ext', 'teachgrad')\n"
+        "ip.run_line_magic('reload_ext', 'teachgrad')\n"
+        "data, _ = ip.display_formatter.format(teachgrad.ones(1))\n"
+        "assert 'text/html' in data, data\n"
+        "ip.run_line_magic('teachgrad', 'plain')\n"
+        "data, _ = ip.display_formatter.format(teachgrad.ones(1))\n"
+        "assert 'text/html' not in data, data\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=_repo_root())
 
 
 def test_importing_teachgrad_notebook_stays_light():
