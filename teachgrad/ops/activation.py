@@ -1,5 +1,113 @@
-"""activation ops (being written: see the open issue for the autograd core)."""
+"""softmax and log_softmax: turn scores into (log-)probabilities along one dimension.
+
+``softmax(a)ᵢ = exp(aᵢ) / Σⱼ exp(aⱼ)``. Both are computed after subtracting the maximum
+(which does not change the result), so scores such as ±1000 do not overflow ``exp``.
+
+Their backward formulas use the saved *output* ``s``, which makes them short:
+
+* softmax:      ``grad_in = s · (grad − Σ grad·s)``
+* log_softmax:  ``grad_in = grad − exp(s) · Σ grad``
+
+The other activations of ``nn.functional`` (gelu, elu, leaky_relu ...) are in
+:mod:`teachgrad.nn.activation_ops`; relu, sigmoid and tanh are pointwise ops.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim, tensor_method
+from .op import Op
+
+
+def _shifted(a: np.ndarray, dim) -> np.ndarray:
+    """``a`` minus its maximum along ``dim``: the largest score becomes 0, exp cannot overflow."""
+    peak = np.max(a, axis=dim, keepdims=True)
+    # A row of -inf has no finite peak; leave it alone (the result is NaN, as in PyTorch).
+    return a - np.where(np.isfinite(peak), peak, 0)
+
+
+class SoftmaxBackward0(Op):
+    formula = "∂sᵢ/∂aⱼ = sᵢ·(δᵢⱼ − sⱼ):  grad_in = s·(grad − Σ grad·s)"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        if a.size == 0:
+            out = a.copy()
+        else:
+            e = np.exp(_shifted(a, dim))
+            out = e / np.sum(e, axis=dim, keepdims=True)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return out * (grad - np.sum(grad * out, axis=ctx.dim, keepdims=True))
+
+
+class LogSoftmaxBackward0(Op):
+    formula = "∂(log sᵢ)/∂aⱼ = δᵢⱼ − sⱼ:  grad_in = grad − exp(log s)·Σ grad"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        if a.size == 0:
+            out = a.copy()
+        else:
+            shifted = _shifted(a, dim)
+            with np.errstate(divide="ignore"):
+                out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad - np.exp(out) * np.sum(grad, axis=ctx.dim, keepdims=True)
+
+
+def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tensor:
+    if not isinstance(dim, int):
+        raise TypeError(f"{kernel}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dtype is not None:
+        input = input.to(dtype)  # PyTorch converts first (a ToCopyBackward0 in the graph)
+    ndim = input._data.ndim
+    d = _wrap_dim(dim, ndim)
+    if input._data.dtype.kind != "f":
+        where = "_lastdim" if d == ndim - 1 or ndim == 0 else ""
+        raise NotImplementedError(
+            f'"{kernel}{where}_kernel_impl" not implemented for '
+            f"'{input.dtype._legacy.removesuffix('Tensor')}'"
+            f"\nHint: {kernel} needs floating-point scores: x.float().{kernel}({dim}), or "
+            f"pass dtype=teachgrad.float32."
+        )
+    return op.apply(input, dim=d if ndim else None)
+
+
+@tensor_method()
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``exp(input) / sum(exp(input))`` along ``dim``: positive values that sum to 1.
+
+    ``dtype`` converts the input first (e.g. to compute in float64).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1000., 1000.]).softmax(0)
+    tensor([0.5000, 0.5000])
+    """
+    return _softmax_like(SoftmaxBackward0, "softmax", input, dim, dtype)
+
+
+@tensor_method()
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``log(softmax(input, dim))``, computed directly (accurate for very negative scores).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., -1000.]).log_softmax(0)
+    tensor([    0., -1000.])
+    """
+    return _softmax_like(LogSoftmaxBackward0, "log_softmax", input, dim, dtype)
+
+
+__all__ = ["softmax", "log_softmax"]

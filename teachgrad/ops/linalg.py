@@ -1,5 +1,551 @@
-"""linalg ops (being written: see the open issue for the autograd core)."""
+"""Linear algebra: matrix products (dot, mv, mm, bmm, matmul), outer and addmm.
+
+Four ops do the arithmetic, one per shape of product, each with the same two-line backward
+(for ``C = A @ B``: ``∂L/∂A = ∂L/∂C @ Bᵀ`` and ``∂L/∂B = Aᵀ @ ∂L/∂C``):
+
+==============  =======================  ===========================
+op              shapes                   grad_fn
+==============  =======================  ===========================
+dot             (k) · (k) → ()           DotBackward0
+mv              (n, k) @ (k) → (n)       MvBackward0
+mm              (n, k) @ (k, p) → (n, p) MmBackward0
+bmm             (b, n, k) @ (b, k, p)    BmmBackward0
+==============  =======================  ===========================
+
+:func:`matmul` (the ``@`` operator) is not an op of its own: exactly as in PyTorch, it
+reshapes and broadcasts its operands with the shape ops (view, expand, transpose...) and
+calls one of the four. That is why ``(x @ w).grad_fn`` shows PyTorch's chains such as
+``UnsafeViewBackward0 → MmBackward0 → ViewBackward0``: they come from the composition.
+
+No dtype promotion happens here (as in PyTorch): both operands must have the same dtype.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+
+import numpy as np
+
+from .._tensor import Tensor, _make, tensor_method
+from . import shape
+from .conversion import contiguous
+from .op import Op
+from .pointwise import mul
+from .shape import SqueezeBackward1, UnsafeViewBackward0
+
+# ----------------------------------------------------------------------------------------
+# The four products
+# ----------------------------------------------------------------------------------------
+
+
+def _transposed(m):
+    """The matrix (or batch of matrices) with its last two dimensions swapped."""
+    return np.swapaxes(m, -1, -2)
+
+
+class DotBackward0(Op):
+    formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.asarray(np.dot(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
+
+
+class MvBackward0(Op):
+    formula = "∂(A v)/∂A = grad ⊗ v (outer product)    ∂(A v)/∂v = Aᵀ grad"
+
+    @staticmethod
+    def forward(ctx, m, v):
+        ctx.save_for_backward(m, v)
+        return m @ v
+
+    @staticmethod
+    def backward(ctx, grad):
+        m, v = ctx.saved_tensors
+        need_m, need_v = ctx.needs_input_grad
+        grad_m = np.expand_dims(grad, -1) * v if need_m else None
+        grad_v = np.matmul(_transposed(m), grad) if need_v else None
+        return grad_m, grad_v
+
+
+class MmBackward0(Op):
+    formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a @ b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = np.matmul(grad, _transposed(b)) if need_a else None
+        grad_b = np.matmul(_transposed(a), grad) if need_b else None
+        return grad_a, grad_b
+
+
+class BmmBackward0(MmBackward0):
+    """``mm`` for each matrix of a batch: the same formulas, batch by batch."""
+
+    formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad    (per batch)"
+
+
+class AddmmBackward0(Op):
+    """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.functional.linear`` records."""
+
+    formula = "∂/∂input = β    ∂/∂mat1 = α·grad mat2ᵀ    ∂/∂mat2 = α·mat1ᵀ grad"
+
+    @staticmethod
+    def forward(ctx, input, mat1, mat2, beta, alpha):  # noqa: A002 - PyTorch's name
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(mat1, mat2)
+        product = mat1 @ mat2
+        if alpha != 1:
+            product = alpha * product
+        if beta == 0:  # PyTorch ignores input then, even NaN or inf in it
+            return product
+        return product + (input if beta == 1 else beta * input)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        need_input, need_1, need_2 = ctx.needs_input_grad
+        scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
+        grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
+        grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
+        grad_2 = np.matmul(_transposed(mat1), scaled) if need_2 else None
+        return grad_input, grad_1, grad_2
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """PyTorch's name for an in-place ``squeeze_(dim)``; matmul uses one for 1-D @ 2-D."""
+
+
+# ----------------------------------------------------------------------------------------
+# PyTorch's checks and error messages
+# ----------------------------------------------------------------------------------------
+_CPP_TYPE_NAMES = {  # how PyTorch's C++ core names dtypes in some messages
+    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _cpp_name(t: Tensor) -> str:
+    return _CPP_TYPE_NAMES[t._data.dtype.name]
+
+
+def _scalar_name(t: Tensor) -> str:
+    return t.dtype._legacy.removesuffix("Tensor")
+
+
+def _by(shape: tuple) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def _shapes(a: Tensor, b: Tensor) -> str:
+    return f"{list(a._data.shape)} and {list(b._data.shape)}"
+
+
+def _fail(sentence: str, hint: str) -> RuntimeError:
+    return RuntimeError(f"{sentence}\nHint: {hint}")
+
+
+_DTYPE_HINT = "matrix products do not convert dtypes; convert one operand, e.g. b.to(a.dtype)."
+
+
+def _check_bool(a: Tensor, kernel: str) -> None:
+    if a._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+class _MatmulContext:
+    """The user's shapes, when a product runs inside ``matmul``: the hint names those."""
+
+    def __init__(self, a: Tensor, b: Tensor) -> None:
+        self.a, self.b = a, b
+
+    def hint(self) -> str:
+        a, b = self.a._data.shape, self.b._data.shape
+        inner = "only" if len(b) == 1 else "second-to-last"
+        return (
+            f"matmul of shapes {list(a)} and {list(b)}: the last dimension of the first "
+            f"({a[-1]}) must equal the {inner} dimension of the second "
+            f"({b[0] if len(b) == 1 else b[-2]})."
+        )
+
+
+def _check_dot(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise _fail(
+            f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors",
+            f"dot multiplies two vectors; shapes {_shapes(a, b)}. For matrices use @ (matmul).",
+        )
+    if a._data.dtype != b._data.dtype:
+        raise _fail(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_scalar_name(a)} and {_scalar_name(b)}",
+            _DTYPE_HINT,
+        )
+    n, m = a._data.shape[0], b._data.shape[0]
+    if n != m:
+        raise _fail(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively",
+            ctx.hint() if ctx else f"dot needs two vectors of one length; shapes {_shapes(a, b)}.",
+        )
+    _check_bool(a, "dot")
+
+
+def _check_mv(m: Tensor, v: Tensor, ctx: _MatmulContext | None = None) -> None:
+    if m._data.ndim != 2 or v._data.ndim != 1:
+        raise _fail(
+            f"vector + matrix @ vector expected, got 1, {m._data.ndim}, {v._data.ndim}",
+            f"mv multiplies a matrix by a vector; shapes {_shapes(m, v)}.",
+        )
+    rows, cols = m._data.shape
+    if cols != v._data.shape[0]:
+        raise _fail(
+            f"size mismatch, got input ({rows}), mat ({_by(m._data.shape)}), "
+            f"vec ({v._data.shape[0]})",
+            ctx.hint() if ctx else (
+                f"the matrix has {cols} columns, so the vector needs {cols} elements; "
+                f"shapes {_shapes(m, v)}."
+            ),
+        )
+    if m._data.dtype != v._data.dtype:
+        raise _fail(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_scalar_name(v)}, {_scalar_name(m)}, and {_scalar_name(v)}",
+            _DTYPE_HINT,
+        )
+    _check_bool(m, "addmv_impl_cpu")
+
+
+def _check_mm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None, names=None) -> None:
+    first, second = names or ("self", "mat2")
+    for name, t in ((first, a), (second, b)):
+        if t._data.ndim != 2:
+            sentence = f"{name} must be a matrix"
+            if names:  # addmm says which rank it got
+                sentence += f", got {t._data.ndim}-D tensor"
+            raise _fail(sentence, f"mm multiplies two 2-D tensors; shapes {_shapes(a, b)}.")
+    if a._data.shape[1] != b._data.shape[0]:
+        raise _fail(
+            f"mat1 and mat2 shapes cannot be multiplied ({_by(a._data.shape)} and "
+            f"{_by(b._data.shape)})",
+            ctx.hint() if ctx else (
+                f"A @ B needs as many columns in A ({a._data.shape[1]}) as rows in B "
+                f"({b._data.shape[0]}); shapes {_shapes(a, b)}."
+            ),
+        )
+    if a._data.dtype != b._data.dtype:
+        raise _fail(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_cpp_name(a)} != {_cpp_name(b)}",
+            _DTYPE_HINT,
+        )
+    _check_bool(a, "addmm_impl_cpu_")
+
+
+def _check_bmm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
+    for name, t in (("batch1", a), ("batch2", b)):
+        if t._data.ndim != 3:
+            raise _fail(
+                f"{name} must be a 3D tensor",
+                f"bmm multiplies two batches of matrices (3-D tensors); shapes {_shapes(a, b)}.",
+            )
+    batch, _, k = a._data.shape
+    if b._data.shape[:2] != (batch, k):
+        raise _fail(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
+            f"but got: [{b._data.shape[0]}, {b._data.shape[1]}].",
+            ctx.hint() if ctx else (
+                f"bmm needs the same batch size and A's columns to match B's rows; "
+                f"shapes {_shapes(a, b)}."
+            ),
+        )
+    if a._data.dtype != b._data.dtype:
+        raise _fail(
+            f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}", _DTYPE_HINT
+        )
+    _check_bool(a, "bmm")
+
+
+def _broadcast_batch(a: Tensor, b: Tensor, batch1: tuple, batch2: tuple,
+                     ctx: _MatmulContext) -> tuple:
+    """The broadcast of two batch shapes, with PyTorch's error when they do not broadcast."""
+    n = max(len(batch1), len(batch2))
+    padded1 = (1,) * (n - len(batch1)) + tuple(batch1)
+    padded2 = (1,) * (n - len(batch2)) + tuple(batch2)
+    out = []
+    for i, (x, y) in enumerate(zip(padded1, padded2)):
+        if x != y and x != 1 and y != 1:
+            raise _fail(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}",
+                f"matmul of shapes {_shapes(a, b)}: the batch dimensions {list(batch1)} and "
+                f"{list(batch2)} (all but the last two) must broadcast.",
+            )
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _require_tensor(x, name: str, position: int, fn: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{type(x).__name__}"
+        )
+
+
+# ----------------------------------------------------------------------------------------
+# The public functions
+# ----------------------------------------------------------------------------------------
+@tensor_method()
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Dot product of two 1-D tensors: ``Σ aᵢ·bᵢ``.
+
+    >>> import teachgrad as torch
+    >>> torch.dot(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+    tensor(11.)
+    """
+    _require_tensor(input, "input", 1, "dot")
+    _require_tensor(tensor, "tensor", 2, "dot")
+    _check_dot(input, tensor)
+    return DotBackward0.apply(input, tensor)
+
+
+@tensor_method()
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix (n, k) times vector (k) → vector (n).
+
+    >>> import teachgrad as torch
+    >>> torch.mv(torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([1., 1.]))
+    tensor([3., 7.])
+    """
+    _require_tensor(input, "input", 1, "mv")
+    _require_tensor(vec, "vec", 2, "mv")
+    _check_mv(input, vec)
+    return MvBackward0.apply(input, vec)
+
+
+@tensor_method()
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-D tensors: (n, k) @ (k, p) → (n, p).
+
+    >>> import teachgrad as torch
+    >>> torch.mm(torch.tensor([[1., 2.]]), torch.tensor([[3.], [4.]]))
+    tensor([[11.]])
+    """
+    _require_tensor(input, "input", 1, "mm")
+    _require_tensor(mat2, "mat2", 2, "mm")
+    _check_mm(input, mat2)
+    return MmBackward0.apply(input, mat2)
+
+
+@tensor_method()
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """A batch of matrix products: (b, n, k) @ (b, k, p) → (b, n, p), no broadcasting."""
+    _require_tensor(input, "input", 1, "bmm")
+    _require_tensor(mat2, "mat2", 2, "bmm")
+    _check_bmm(input, mat2)
+    return BmmBackward0.apply(input, mat2)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's choice: fold the bigger operand's batch into a matrix and call mm/mv.
+
+    It folds when the smaller operand (at most 2-D) requires grad, or when the bigger one's
+    batch dimensions are laid out contiguously (so the fold is a free view).
+    """
+    a_larger = a._data.ndim >= b._data.ndim
+    big = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    small = b if a_larger else a
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    sizes, strides = big.shape, big.strides
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.ndim - 2))
+
+
+def _unsafe_view(t: Tensor, shape_: tuple) -> Tensor:
+    return UnsafeViewBackward0.apply(t, shape=tuple(shape_))
+
+
+def _matmul(a: Tensor, b: Tensor, ctx: _MatmulContext) -> Tensor:
+    """PyTorch's ``_matmul_impl``, step for step, with teachgrad's own ops."""
+    da, db = a._data.ndim, b._data.ndim
+    if da == 1 and db == 1:
+        _check_dot(a, b, ctx)
+        return DotBackward0.apply(a, b)
+    if da == 2 and db == 1:
+        _check_mv(a, b, ctx)
+        return MvBackward0.apply(a, b)
+    if da == 1 and db == 2:  # a row vector times a matrix, then drop the row dimension
+        row = shape.unsqueeze(a, 0)
+        _check_mm(row, b, ctx)
+        return SqueezeBackward4.apply(MmBackward0.apply(row, b), dim=0)
+    if da == 2 and db == 2:
+        _check_mm(a, b, ctx)
+        return MmBackward0.apply(a, b)
+
+    if _should_fold(a, b):
+        # (..., n, k) @ (k, p): one big (N, k) @ (k, p) product instead of a batch of small
+        # ones. For 2-D @ N-D, transpose both sides first: (Bᵀ @ Aᵀ)ᵀ = A @ B.
+        transpose = db > da
+        big = shape.transpose(b, -1, -2) if transpose else a
+        small = (shape.t(a) if da == 2 else a) if transpose else b
+        out_shape = big._data.shape[:-1]
+        folded = shape.reshape(big, (math.prod(out_shape), big._data.shape[-1]))
+        if small._data.ndim == 2:
+            _check_mm(folded, small, ctx)
+            out = _unsafe_view(MmBackward0.apply(folded, small),
+                               out_shape + (small._data.shape[1],))
+            return contiguous(shape.transpose(out, -1, -2)) if transpose else out
+        _check_mv(folded, small, ctx)
+        return _unsafe_view(MvBackward0.apply(folded, small), out_shape)
+
+    # Batched: broadcast the batch dimensions, flatten them into one, and call bmm.
+    n = a._data.shape[-2] if da > 1 else 1
+    m1 = a._data.shape[-1]
+    batch1 = a._data.shape[: max(da - 2, 0)]
+    m2 = b._data.shape[-2] if db > 1 else b._data.shape[0]
+    p = b._data.shape[-1] if db > 1 else 1
+    batch2 = b._data.shape[: max(db - 2, 0)]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        # A batch of one that requires grad: squeeze it (a cheaper gradient than expanding)
+        if batch1[0] == 1 and a._requires_grad:
+            return _matmul(shape.squeeze(a, 0), b, ctx)
+        if batch2[0] == 1 and b._requires_grad:
+            return _matmul(a, shape.squeeze(b, 0), ctx)
+    batch = _broadcast_batch(a, b, batch1, batch2, ctx)
+    count = math.prod(batch)
+    left = shape.reshape(shape.expand(a, batch + (n, m1)), (count, n, m1))
+    vector_rhs = db == 1
+    right = shape.expand(b, batch + ((m2,) if vector_rhs else (m2, p)))
+    if vector_rhs:
+        right = shape.unsqueeze(shape.reshape(right, (count, m2)), 2)
+    else:
+        right = shape.reshape(right, (count, m2, p))
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    _check_bmm(left, right, ctx)
+    out = BmmBackward0.apply(left, right)
+    if vector_rhs:
+        out = shape.squeeze(out, -1)
+    return _unsafe_view(out, out_shape)
+
+
+@tensor_method()
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's rules for every combination of ranks (the ``@`` operator).
+
+    ==========================  ==============================================
+    1-D @ 1-D                   dot product (a 0-d tensor)
+    2-D @ 1-D, 1-D @ 2-D        matrix-vector products
+    2-D @ 2-D                   matrix product
+    N-D @ M-D (N or M > 2)      a batch of matrix products; the dimensions
+                                before the last two broadcast
+    ==========================  ==============================================
+
+    >>> import teachgrad as torch
+    >>> (torch.ones(5, 2, 3) @ torch.ones(3, 4)).shape
+    teachgrad.Size([5, 2, 4])
+    """
+    _require_tensor(input, "input", 1, "matmul")
+    _require_tensor(other, "other", 2, "matmul")
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise _fail(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D",
+            "to multiply by a number use *, not @.",
+        )
+    return _matmul(input, other, _MatmulContext(input, other))
+
+
+def _as_operand(x):
+    """``tensor @ ndarray`` works (NumPy's arrays become tensors); anything else does not."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        return _make(x)
+    return None
+
+
+@tensor_method("__matmul__")
+def _matmul_operator(self: Tensor, other):
+    other = _as_operand(other)
+    return NotImplemented if other is None else matmul(self, other)
+
+
+@tensor_method("__rmatmul__")
+def _rmatmul_operator(self: Tensor, other):
+    other = _as_operand(other)
+    return NotImplemented if other is None else matmul(other, self)
+
+
+@tensor_method("outer", "ger")
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+    PyTorch computes it as ``input.reshape(n, 1) * vec2`` (hence ``MulBackward0`` over a
+    ``ViewBackward0``), and so does teachgrad; dtypes promote as for ``*``.
+
+    >>> import teachgrad as torch
+    >>> torch.outer(torch.tensor([1., 2.]), torch.tensor([1., 10., 100.]))
+    tensor([[  1.,  10., 100.],
+            [  2.,  20., 200.]])
+    """
+    _require_tensor(input, "input", 1, "outer")
+    _require_tensor(vec2, "vec2", 2, "outer")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise _fail(
+                f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D",
+                f"outer multiplies two vectors; shapes {_shapes(input, vec2)}.",
+            )
+    return mul(shape.reshape(input, (input._data.shape[0], 1)), vec2)
+
+
+@tensor_method()
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape.
+
+    ``nn.functional.linear(x, w, b)`` on a 2-D ``x`` is ``addmm(b, x, w.t())``.
+
+    >>> import teachgrad as torch
+    >>> torch.addmm(torch.tensor([1., 1.]), torch.eye(2), torch.tensor([[1., 2.], [3., 4.]]))
+    tensor([[2., 3.],
+            [4., 5.]])
+    """
+    for position, (name, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2)), 1):
+        _require_tensor(t, name, position, "addmm")
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t._data.dtype != mat2._data.dtype:
+            raise _fail(
+                f"{name} and mat2 must have the same dtype, but got {_scalar_name(t)} and "
+                f"{_scalar_name(mat2)}",
+                _DTYPE_HINT,
+            )
+    _check_mm(mat1, mat2, names=("mat1", "mat2"))
+    size = (mat1._data.shape[0], mat2._data.shape[1])
+    if input._data.shape != size:
+        shape.expand(input.detach(), size)  # raises PyTorch's error if it cannot broadcast
+    return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+__all__ = ["dot", "mv", "mm", "bmm", "matmul", "outer", "ger", "addmm"]
+ger = outer

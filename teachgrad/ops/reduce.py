@@ -1,26 +1,53 @@
-"""Reductions: sum and mean (more reductions: see the rest of this module's family).
+"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cumprod, all/any.
 
 A reduction's backward "un-reduces": the gradient of each output element is spread back
-over the input elements it summarised (broadcast for sums, divided by n for means).
+over the input elements it summarised. How it is spread is the op's local derivative:
+
+* sum, mean      every element gets it (divided by n for a mean)
+* prod           each element gets it times the product of the *other* elements
+* max, amax ...  only the element(s) that won; ties share it equally (PyTorch's rule)
+* var, std       in proportion to each element's distance from the mean
+* norm           in proportion to each element's share of the norm
+* logsumexp      weighted by softmax: exp(aᵢ − logsumexp(a))
+* cumsum         each element gets the sum of the gradients of all outputs it entered
+
+Masks (which element won, where the input is zero) are computed from the raw values, so
+they are constants when the backward pass is itself recorded (``create_graph=True``).
 """
 
 from __future__ import annotations
 
+import builtins
+import math
+import warnings
+
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim, tensor_method
+from .._dtypes import get_default_dtype
+from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from . import numpy_protocol
 from .op import Op
+from .pointwise import _value
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
-    """``dim`` as a sorted tuple of non-negative axes (``None`` means all dimensions)."""
+    """``dim`` as a sorted tuple of non-negative axes (``None`` means all dimensions).
+
+    An empty tuple also means "all dimensions" (as in PyTorch: ``x.sum(())``). A 0-d tensor
+    accepts dim 0 or -1 and has nothing to reduce, so its dims are ``()``.
+    """
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = sorted({_wrap_dim(int(d), ndim) for d in dims})
-    if len(out) != len(dims):
-        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-    return tuple(out)
+    if not dims:
+        return tuple(range(ndim))
+    wrapped = [_wrap_dim(int(d), ndim) for d in dims]
+    seen = set()
+    for d in wrapped:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return tuple(sorted(seen)) if ndim else ()
 
 
 def unreduce(grad, shape: tuple, dims: tuple | None, keepdim: bool):
@@ -72,7 +99,7 @@ class MeanBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        n = max(int(np.prod(ctx.shape)), 1)
+        n = builtins.max(int(np.prod(ctx.shape)), 1)
         return np.broadcast_to(grad / n, ctx.shape)
 
 
@@ -91,7 +118,7 @@ class MeanBackward1(Op):
         n = 1
         for d in ctx.dims:
             n *= ctx.shape[d]
-        return unreduce(grad / max(n, 1), ctx.shape, ctx.dims, ctx.keepdim)
+        return unreduce(grad / builtins.max(n, 1), ctx.shape, ctx.dims, ctx.keepdim)
 
 
 def _sum_dtype(input: Tensor, dtype):
@@ -169,4 +196,856 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     return out
 
 
-__all__ = ["sum", "mean", "sum_to_size", "normalize_dims", "unreduce"]
+# ----------------------------------------------------------------------------------------
+# Shared helpers
+# ----------------------------------------------------------------------------------------
+def _expand_reduced(x, dims: tuple | None, keepdim: bool):
+    """Give a reduction result its reduced dimensions back (as size 1), ready to broadcast."""
+    if dims and not keepdim:
+        return np.expand_dims(x, dims)
+    return x
+
+
+def _count(shape: tuple, dims: tuple | None) -> int:
+    """How many input elements each output element summarises."""
+    if dims is None:
+        return math.prod(shape)
+    return math.prod(shape[d] for d in dims)
+
+
+def _require_floating(input: Tensor, message: str) -> None:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(message)
+
+
+def _require_nonempty(input: Tensor, dims: tuple | None, name: str) -> None:
+    """PyTorch's errors for max/min/amax/argmax... over nothing (they have no identity)."""
+    shape = input._data.shape
+    if dims is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _scalar_type_name(t: Tensor) -> str:
+    """PyTorch's scalar type name, as its error messages print it ('Float', 'Long' ...)."""
+    return t.dtype._legacy.removesuffix("Tensor")
+
+
+def _accumulate_dtype(input: Tensor, dtype):
+    """The dtype sum/prod/cumsum compute in: ``dtype`` if given, int64 for integers."""
+    return _sum_dtype(input, dtype)
+
+
+class _ReturnType(tuple):
+    """A ``(values, indices)`` pair, like PyTorch's ``torch.return_types.max``.
+
+    Unpacks as a tuple (``values, indices = x.max(1)``) and has named fields.
+    """
+
+    __slots__ = ()
+    _name = ""
+
+    def __new__(cls, values: Tensor, indices: Tensor):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"teachgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _return_type(name: str) -> type:
+    cls = type(name, (_ReturnType,), {"__slots__": (), "_name": name})
+    cls.__module__ = "teachgrad.return_types"
+    return cls
+
+
+return_types_max = _return_type("max")
+return_types_min = _return_type("min")
+return_types_median = _return_type("median")
+
+
+# ----------------------------------------------------------------------------------------
+# prod
+# ----------------------------------------------------------------------------------------
+def product_of_others(a, axis: int):
+    """For each element, the product of all the *other* elements along ``axis``.
+
+    That is the derivative of a product: ∂(a₀·a₁·a₂)/∂a₁ = a₀·a₂. Dividing the product by
+    the element would be simpler, and wrong as soon as an element is zero.
+
+    On arrays (a plain backward) it counts zeros: with no zero it is ``prod / aᵢ``; with
+    one zero, only the zero's position gets a non-zero value (the product of the rest);
+    with two or more, everything is 0. On tensors (``create_graph=True``) it is computed
+    straight from the definition, with a matrix whose row i is ``a`` with aᵢ replaced by
+    1, so the result is itself differentiable at zeros (n² memory, only in that case).
+    """
+    if isinstance(a, Tensor):
+        moved = np.moveaxis(a, axis, -1)
+        n = moved.shape[-1]
+        others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(moved, -2))
+        return np.moveaxis(np.prod(others, axis=-1), -1, axis)
+    zero = a == 0
+    zeros_in_line = zero.sum(axis=axis, keepdims=True)
+    safe = np.where(zero, 1, a)
+    prod_of_nonzeros = np.prod(safe, axis=axis, keepdims=True)
+    where_no_zero = prod_of_nonzeros / safe
+    where_one_zero = np.where(zero, prod_of_nonzeros, 0)
+    return np.select([zeros_in_line == 0, zeros_in_line == 1], [where_no_zero, where_one_zero],
+                     0).astype(a.dtype, copy=False)
+
+
+class ProdBackward0(Op):
+    """Product of all elements."""
+
+    formula = "∂(Πa)/∂aᵢ = product of the other elements (= Πa / aᵢ when aᵢ ≠ 0)"
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        out = np.asarray(np.prod(a, dtype=dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if not (_value(a) == 0).any():
+            return grad * out / a
+        flat = np.reshape(a, (-1,))
+        return grad * np.reshape(product_of_others(flat, 0), np.shape(a))
+
+
+class ProdBackward1(Op):
+    """Product along one dimension."""
+
+    formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim, dtype=None):
+        ctx.dim, ctx.keepdim = dim, keepdim
+        out = np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        dims = (ctx.dim,) if np.ndim(a) else ()
+        grad = _expand_reduced(grad, dims, ctx.keepdim)
+        if not (_value(a) == 0).any():
+            return grad * _expand_reduced(out, dims, ctx.keepdim) / a
+        if not dims:
+            return grad
+        return grad * product_of_others(a, ctx.dim)
+
+
+@tensor_method()
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Product of all elements, or along one dimension ``dim``.
+
+    Integers multiply as int64. The gradient is exact even where elements are zero.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1., 2.], [3., 4.]]).prod(1)
+    tensor([ 2., 12.])
+    """
+    d = _accumulate_dtype(input, dtype)
+    if dim is None:
+        return ProdBackward0.apply(input, dtype=d)
+    if not isinstance(dim, int):
+        raise TypeError(
+            "prod(): argument 'dim' must be int, not "
+            f"{type(dim).__name__}\nHint: prod reduces over one dimension at a time "
+            "(or over all of them, without dim)."
+        )
+    n = input._data.ndim
+    dim = _wrap_dim(dim, n)
+    if n == 0:
+        return ProdBackward1.apply(input, dim=(), keepdim=keepdim, dtype=d)
+    return ProdBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=d)
+
+
+# ----------------------------------------------------------------------------------------
+# max / min / amax / amin / median: the gradient goes to the element(s) that were picked
+# ----------------------------------------------------------------------------------------
+def _winners(a, out):
+    """Where ``a`` equals the reduced value ``out`` (NaN counts as equal to NaN)."""
+    return (a == out) | (np.isnan(a) & np.isnan(out)) if a.dtype.kind == "f" else a == out
+
+
+def spread_evenly(grad, a, out, dims: tuple | None, keepdim: bool):
+    """The gradient of a max-like reduction: the winners share it equally, others get 0.
+
+    ``max(tensor([1., 3., 3.]))`` sends half the gradient to each 3, as PyTorch does.
+    """
+    a_raw = _value(a)
+    out_raw = _expand_reduced(_value(out), dims, keepdim)
+    winners = _winners(a_raw, out_raw)
+    count = winners.sum(axis=dims, keepdims=True).astype(a_raw.dtype)
+    return np.where(winners, _expand_reduced(grad, dims, keepdim) / count, 0)
+
+
+def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
+    """The gradient of "pick one element along ``dim``": it goes to the picked index only."""
+    if not shape:  # a 0-d input: the element picked itself
+        return grad
+    index = _value(indices)
+    if not keepdim:
+        grad = np.expand_dims(grad, dim)
+        index = np.expand_dims(index, dim)
+    positions = np.arange(shape[dim]).reshape([-1 if d == dim else 1 for d in range(len(shape))])
+    return np.where(positions == index, grad, 0)
+
+
+class _ExtremeAll(Op):
+    """max() / min() of all elements (the winners share the gradient)."""
+
+    numpy_fn = staticmethod(np.max)
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = np.asarray(cls.numpy_fn(a))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return spread_evenly(grad, a, out, None, False)
+
+
+class MaxBackward1(_ExtremeAll):
+    formula = "∂(max a)/∂aᵢ = 1/k for the k elements equal to the max, else 0"
+    numpy_fn = staticmethod(np.max)
+
+
+class MinBackward1(_ExtremeAll):
+    formula = "∂(min a)/∂aᵢ = 1/k for the k elements equal to the min, else 0"
+    numpy_fn = staticmethod(np.min)
+
+
+class _SelectAlongDim(Op):
+    """max/min/median along a dimension: ``(values, indices)``; the index picked gets it."""
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim):
+        ctx.shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
+        if a.ndim == 0:
+            values, indices = a.copy(), np.zeros((), np.int64)
+        else:
+            indices = np.expand_dims(cls.pick(a, dim), dim)
+            values = np.take_along_axis(a, indices, dim)
+            if not keepdim:
+                values, indices = np.squeeze(values, dim), np.squeeze(indices, dim)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices=None):
+        (indices,) = ctx.saved_tensors
+        return select_backward(grad, indices, ctx.shape, ctx.dim, ctx.keepdim)
+
+
+def _lower_median_index(a: np.ndarray, dim: int) -> np.ndarray:
+    """Index of the lower median along ``dim`` (the first NaN if there is one, as PyTorch)."""
+    order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last, ties keep their order
+    n = a.shape[dim]
+    rank = np.full(np.delete(a.shape, dim), (n - 1) // 2)
+    if a.dtype.kind == "f":
+        nans = np.isnan(a).sum(axis=dim)
+        rank = np.where(nans > 0, n - nans, rank)
+    return np.take_along_axis(order, np.expand_dims(rank, dim), dim).squeeze(dim)
+
+
+class MaxBackward0(_SelectAlongDim):
+    formula = "∂(maxₖ a)/∂aᵢ = 1 at the index returned, else 0"
+    pick = staticmethod(lambda a, dim: np.argmax(a, axis=dim))
+
+
+class MinBackward0(_SelectAlongDim):
+    formula = "∂(minₖ a)/∂aᵢ = 1 at the index returned, else 0"
+    pick = staticmethod(lambda a, dim: np.argmin(a, axis=dim))
+
+
+class MedianBackward1(_SelectAlongDim):
+    formula = "∂(medianₖ a)/∂aᵢ = 1 at the index returned, else 0"
+    pick = staticmethod(_lower_median_index)
+
+
+class MedianBackward0(_ExtremeAll):
+    formula = "∂(median a)/∂aᵢ = 1/k for the k elements equal to the median, else 0"
+    numpy_fn = staticmethod(
+        lambda a: np.nan if a.size == 0 else a.reshape(-1)[_lower_median_index(a.reshape(-1), 0)]
+    )
+
+
+class _ExtremeOverDims(Op):
+    """amax/amin over some dimensions (the winners share the gradient)."""
+
+    @classmethod
+    def forward(cls, ctx, a, dims, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        out = np.asarray(cls.numpy_fn(a, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return spread_evenly(grad, a, out, ctx.dims, ctx.keepdim)
+
+
+class AmaxBackward0(_ExtremeOverDims):
+    formula = "∂(amax a)/∂aᵢ = 1/k for the k elements equal to the max, else 0"
+    numpy_fn = staticmethod(np.amax)
+
+
+class AminBackward0(_ExtremeOverDims):
+    formula = "∂(amin a)/∂aᵢ = 1/k for the k elements equal to the min, else 0"
+    numpy_fn = staticmethod(np.amin)
+
+
+def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
+    if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
+        from . import pointwise
+
+        return (pointwise.maximum if name == "max" else pointwise.minimum)(input, dim)
+    if dim is None:
+        _require_nonempty(input, None, name)
+        return all_op.apply(input)
+    d = _wrap_dim(dim, input._data.ndim)
+    _require_nonempty(input, (d,) if input._data.ndim else (), name)
+    values, indices = dim_op.apply(input, dim=d, keepdim=keepdim)
+    return {"max": return_types_max, "min": return_types_min}[name](values, indices)
+
+
+@tensor_method()
+def max(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+    """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
+
+    ``max(a, b)`` with a tensor ``b`` is the elementwise :func:`maximum`. Without ``dim``,
+    elements that tie for the maximum share the gradient equally; with ``dim``, the
+    gradient goes to the index returned.
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([[1., 5.], [7., 2.]])
+    >>> x.max()
+    tensor(7.)
+    >>> x.max(1).indices
+    tensor([1, 0])
+    """
+    return _extreme("max", MaxBackward1, MaxBackward0, input, dim, keepdim)
+
+
+@tensor_method()
+def min(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+    """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
+    return _extreme("min", MinBackward1, MinBackward0, input, dim, keepdim)
+
+
+@tensor_method()
+def median(input: Tensor, dim=None, keepdim: bool = False):
+    """The lower median; with ``dim``, ``(values, indices)`` along that dimension.
+
+    NaN is the median of anything that contains a NaN (PyTorch's rule).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([4., 1., 3., 2.]).median()
+    tensor(2.)
+    """
+    if dim is None:
+        return MedianBackward0.apply(input)
+    d = _wrap_dim(dim, input._data.ndim)
+    _require_nonempty(input, (d,) if input._data.ndim else (), "median")
+    values, indices = MedianBackward1.apply(input, dim=d, keepdim=keepdim)
+    return return_types_median(values, indices)
+
+
+def _amax_dims(input: Tensor, dim, name: str) -> tuple:
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):  # all dimensions
+        _require_nonempty(input, None, name)
+        return tuple(range(input._data.ndim))
+    dims = normalize_dims(dim, input._data.ndim)
+    _require_nonempty(input, dims, name)
+    return dims
+
+
+@tensor_method()
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """The maximum over ``dim`` (an int or a tuple; all dimensions by default).
+
+    Unlike ``max(dim)`` it returns no indices, and ties share the gradient equally.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1., 5.], [7., 2.]]).amax(0)
+    tensor([7., 5.])
+    """
+    return AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim)
+
+
+@tensor_method()
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """The minimum over ``dim`` (see :func:`amax`)."""
+    return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
+
+
+def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
+    data = input._data
+    if dim is None:
+        if data.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        index = np.asarray(np_fn(data), dtype=np.int64)
+        return _make(index.reshape((1,) * data.ndim) if keepdim else index)
+    d = _wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        return _make(np.zeros((), np.int64))
+    _require_nonempty(input, (d,), name)
+    return _make(np.asarray(np_fn(data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@tensor_method()
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element (of the flattened tensor without ``dim``). Not differentiable.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1., 5.], [7., 2.]]).argmax()
+    tensor(2)
+    """
+    return _arg_extreme("argmax", np.argmax, input, dim, keepdim)
+
+
+@tensor_method()
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element (see :func:`argmax`)."""
+    return _arg_extreme("argmin", np.argmin, input, dim, keepdim)
+
+
+# ----------------------------------------------------------------------------------------
+# var / std
+# ----------------------------------------------------------------------------------------
+class VarBackward0(Op):
+    formula = "∂var(a)/∂aᵢ = 2·(aᵢ − mean a) / (N − correction)"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.dof = _count(a.shape, dims) - correction
+        ctx.save_for_backward(a)
+        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # PyTorch's own warning is given
+            return np.asarray(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
+
+
+class StdBackward0(Op):
+    formula = "∂std(a)/∂aᵢ = (aᵢ − mean a) / ((N − correction)·std a)   (0 where std = 0)"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.dof = _count(a.shape, dims) - correction
+        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out = np.asarray(np.std(a, axis=dims, ddof=correction, keepdims=keepdim))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        out = _expand_reduced(out, ctx.dims, ctx.keepdim)
+        # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
+        flat = _value(out) == 0
+        per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        return per_std * centred / (ctx.dof if ctx.dof else 0.0)
+
+
+def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
+    """Sort out PyTorch's overloads: ``var(dim, unbiased, keepdim)``, ``var(unbiased)``,
+    ``var(dim, *, correction, keepdim)``."""
+    if isinstance(dim, bool):  # x.var(False): the bool is `unbiased`
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments: pass either unbiased or "
+            "correction, not both"
+        )
+    _require_floating(input, "std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 1 if unbiased is None else int(unbiased)
+    dims = normalize_dims(dim, input._data.ndim)
+    if _count(input._data.shape, dims) - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return dims, correction, keepdim
+
+
+@tensor_method()
+def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction=None) -> Tensor:
+    """Variance over ``dim`` (all elements by default), divided by ``N - correction``.
+
+    ``correction=1`` (the default, Bessel's correction) gives the sample variance;
+    ``correction=0`` or ``unbiased=False`` the population variance.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2., 3., 4.]).var()
+    tensor(1.6667)
+    """
+    dims, c, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+@tensor_method()
+def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction=None) -> Tensor:
+    """Standard deviation: the square root of :func:`var` (same arguments)."""
+    dims, c, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------------------------
+# norm
+# ----------------------------------------------------------------------------------------
+class LinalgVectorNormBackward0(Op):
+    formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
+
+    @staticmethod
+    def forward(ctx, a, ord, dims, keepdim, dtype=None):  # noqa: A002 - PyTorch's name
+        ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
+        x = np.abs(a if dtype is None else a.astype(dtype))
+        if ord == math.inf:
+            out = np.amax(x, axis=dims, keepdims=keepdim)
+        elif ord == -math.inf:
+            out = np.amin(x, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = np.sum(x != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+        elif ord == 1:
+            out = np.sum(x, axis=dims, keepdims=keepdim)
+        elif ord == 2:
+            out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+        else:
+            with np.errstate(divide="ignore"):
+                out = np.sum(x**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        out = np.asarray(out, dtype=x.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        p = ctx.ord
+        if p == 0:
+            return np.zeros_like(a)
+        if p in (math.inf, -math.inf):  # the largest (smallest) |aᵢ| wins, ties share
+            return np.sign(a) * spread_evenly(grad, np.abs(_value(a)), out, ctx.dims, ctx.keepdim)
+        grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        if p == 1:
+            return grad * np.sign(a)
+        out = _expand_reduced(out, ctx.dims, ctx.keepdim)
+        zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
+        safe_out = np.where(zero_norm, 1, out)
+        if p == 2:
+            return np.where(zero_norm, 0, grad / safe_out) * a
+        if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
+            zero = _value(a) == 0
+            scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
+            return np.sign(a) * scaled * grad * out ** (1 - p)
+        scale = np.where(zero_norm, 0, grad / safe_out ** (p - 1))
+        return np.sign(a) * np.abs(a) ** (p - 1) * scale
+
+
+def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *,  # noqa: A002
+                dtype=None) -> Tensor:
+    """The vector p-norm ``(Σ|aᵢ|ᵖ)^(1/p)`` over ``dim`` (all elements by default).
+
+    ``ord`` may be any number, ``inf`` (largest magnitude), ``-inf`` (smallest) or 0 (count
+    of non-zeros). This is ``torch.linalg.vector_norm``.
+
+    >>> import teachgrad as torch
+    >>> vector_norm(torch.tensor([3., 4.]))
+    tensor(5.)
+    """
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_scalar_type_name(input)}\nHint: convert first, e.g. x.float().norm()."
+        )
+    ord = float(ord)  # noqa: A001
+    dims = normalize_dims(dim, input._data.ndim)
+    if ord < 0 or ord == math.inf:  # these norms of nothing are undefined (no identity)
+        shape = input._data.shape
+        if dims is None and input._data.size == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
+        for d in dims or ():
+            if shape[d] == 0:
+                raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
+                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
+                    "because this dimension is empty and the operation does not have an "
+                    "identity"
+                )
+    if dtype is not None:
+        from .._dtypes import to_dtype
+
+        dtype = to_dtype(dtype).numpy
+    return LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim, dtype=dtype)
+
+
+@tensor_method()
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The p-norm of all elements, or over ``dim`` (``'fro'`` is the 2-norm).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[3., 4.], [0., 0.]]).norm(dim=1)
+    tensor([5., 0.])
+    """
+    if p == "fro" or p is None:
+        p = 2
+    elif isinstance(p, str):
+        raise NotImplementedError(
+            f"norm(p={p!r}) is a matrix norm, which teachgrad does not implement; vector "
+            "p-norms (p = 'fro', a number, inf) are available"
+        )
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# logsumexp
+# ----------------------------------------------------------------------------------------
+class LogsumexpBackward0(Op):
+    formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        # Subtract the max before exp so that large inputs (1000.) do not overflow.
+        if a.size:
+            m = np.amax(a, axis=dims, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0)
+        else:
+            m = np.zeros((1,) * a.ndim, a.dtype)
+        with np.errstate(divide="ignore"):
+            out = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+        if not keepdim:
+            out = np.squeeze(out, axis=dims)
+        out = np.asarray(out, dtype=a.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        return grad * np.exp(a - _expand_reduced(out, ctx.dims, ctx.keepdim))
+
+
+@tensor_method()
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input), dim))``, computed without overflow.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1000., 1000.]).logsumexp(0)
+    tensor(1000.6932)
+    """
+    if input._data.dtype.kind != "f":
+        input = _make(input._data.astype(get_default_dtype().numpy))
+    dims = normalize_dims(dim, input._data.ndim)
+    return LogsumexpBackward0.apply(input, dims=dims, keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------------------------
+# cumsum / cumprod
+# ----------------------------------------------------------------------------------------
+def reverse_cumsum(x, dim: int):
+    """``Σ_{k ≥ i} x_k`` along ``dim``: how a cumulative sum's gradient flows back."""
+    return np.flip(np.cumsum(np.flip(x, dim), dim), dim)
+
+
+class CumsumBackward0(Op):
+    formula = "∂(cumsum a)ₖ/∂aᵢ = 1 for k ≥ i: each aᵢ gets the sum of the later gradients"
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype=None):
+        ctx.dim = dim
+        if a.ndim == 0:
+            return a.astype(dtype) if dtype is not None else a.copy()
+        return np.cumsum(a, axis=dim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if np.ndim(grad) == 0:
+            return grad
+        return reverse_cumsum(grad, ctx.dim)
+
+
+class CumprodBackward0(Op):
+    formula = "∂(cumprod a)ₖ/∂aᵢ = Π_{j ≤ k, j ≠ i} aⱼ for k ≥ i"
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype=None):
+        ctx.dim = dim
+        if a.ndim == 0:
+            out = a.astype(dtype) if dtype is not None else a.copy()
+        else:
+            out = np.cumprod(a, axis=dim, dtype=dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if np.ndim(a) == 0:
+            return grad
+        if not (_value(a) == 0).any():
+            return reverse_cumsum(grad * out, ctx.dim) / a
+        return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+
+
+def _cumprod_backward_at_zeros(grad, a, dim: int):
+    """``gradᵢ = Σ_{k ≥ i} grad_k · Π_{j ≤ k, j ≠ i} aⱼ``, without dividing by a zero."""
+    a_last, grad_last = np.moveaxis(a, dim, -1), np.moveaxis(grad, dim, -1)
+    n = a_last.shape[-1]
+    # others[..., i, j] is a_j, except a_i replaced by 1: the factors without a_i
+    others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(a_last, -2))
+    partial = np.cumprod(others, axis=-1)  # [..., i, k] = Π_{j ≤ k, j ≠ i} a_j
+    later = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
+    terms = np.where(later, partial * np.expand_dims(grad_last, -2), 0)
+    return np.moveaxis(np.sum(terms, axis=-1), -1, dim)
+
+
+def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    return op.apply(input, dim=d, dtype=_accumulate_dtype(input, dtype))
+
+
+@tensor_method()
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running sum along ``dim``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2., 3.]).cumsum(0)
+    tensor([1., 3., 6.])
+    """
+    return _cumulative(CumsumBackward0, input, dim, dtype)
+
+
+@tensor_method()
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running product along ``dim`` (gradient exact at zeros).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2., 3.]).cumprod(0)
+    tensor([1., 2., 6.])
+    """
+    return _cumulative(CumprodBackward0, input, dim, dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# all / any / count_nonzero: not differentiable
+# ----------------------------------------------------------------------------------------
+def _logical_reduction(np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
+    dims = normalize_dims(dim, input._data.ndim)
+    out = np.asarray(np_fn(input._data, axis=dims, keepdims=keepdim))
+    if input._data.dtype == np.uint8:  # PyTorch keeps uint8 for uint8 input
+        out = out.astype(np.uint8)
+    return _make(out)
+
+
+@tensor_method()
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True if every element (over ``dim``) is non-zero; a bool tensor.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 0.]).all()
+    tensor(False)
+    """
+    return _logical_reduction(np.all, input, dim, keepdim)
+
+
+@tensor_method()
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True if some element (over ``dim``) is non-zero; a bool tensor."""
+    return _logical_reduction(np.any, input, dim, keepdim)
+
+
+@tensor_method()
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """How many elements (over ``dim``) are non-zero, as int64.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[0., 1.], [2., 3.]]).count_nonzero(1)
+    tensor([1, 2])
+    """
+    dims = normalize_dims(dim, input._data.ndim)
+    return _make(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
+
+
+# ----------------------------------------------------------------------------------------
+# NumPy functions the backward formulas above call, routed to teachgrad ops when they
+# receive tensors (create_graph=True), so second derivatives work. (np.flip, used by
+# reverse_cumsum, is routed by the shape family.)
+# ----------------------------------------------------------------------------------------
+@numpy_protocol.register(np.prod)
+def _np_prod(a, axis=None, dtype=None, out=None, keepdims=False, **_):
+    if axis is None:
+        out = prod(a)
+        return out.reshape((1,) * a.ndim) if keepdims else out
+    (d,) = normalize_dims(axis, a.ndim) if a.ndim else (0,)
+    return prod(a, d, keepdim=keepdims)
+
+
+@numpy_protocol.register(np.cumsum)
+def _np_cumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(a if axis is not None else a.reshape(-1), 0 if axis is None else axis)
+
+
+@numpy_protocol.register(np.cumprod)
+def _np_cumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(a if axis is not None else a.reshape(-1), 0 if axis is None else axis)
+
+
+@numpy_protocol.register(np.amax)
+def _np_amax(a, axis=None, out=None, keepdims=False, **_):
+    return amax(a, () if axis is None else axis, keepdims)
+
+
+@numpy_protocol.register(np.amin)
+def _np_amin(a, axis=None, out=None, keepdims=False, **_):
+    return amin(a, () if axis is None else axis, keepdims)
+
+
+__all__ = [
+    "sum", "mean", "sum_to_size", "normalize_dims", "unreduce", "prod", "max", "min", "median",
+    "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
+    "all", "any", "count_nonzero",
+]
