@@ -126,3 +126,7 @@ def unload_ipython_extension(ipython) -> None:
     from .notebook.extension import unload_ipython_extension as unload
 
     unload(ipython)
+
+
+# Built on everything above: layers and losses, optimizers, the lessons' data sets.
+from . import datasets, nn, optim  # noqa: E402
