@@ -72,6 +72,14 @@ def test_subclasses_such_as_parameter_get_the_table_too(ip):
     assert 'class="tg-name">Parameter</th>' in formats(ip, Parameter([1.0]))["text/html"]
 
 
+def test_nn_parameter_keeps_its_text_and_gets_the_table(ip):
+    nn = pytest.importorskip("teachgrad.nn")
+    run(ip, "%load_ext teachgrad")
+    data = formats(ip, nn.Parameter(torch.ones(2)))
+    assert data["text/plain"] == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert 'class="tg-name">Parameter</th>' in data["text/html"]
+
+
 def test_magic_switches_modes_and_reports_them(ip, capsys):
     run(ip, "%load_ext teachgrad")
     t = torch.ones(1)
