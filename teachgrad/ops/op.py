@@ -212,4 +212,4 @@ def _promote(inputs: tuple, arrays: list) -> None:
             arrays[i] = x.astype(target)
 
 
-_PY_NUMBER = (int, float)
+_PY_NUMBER = (int, float, bool)  # type() checks: bool is not caught by int

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .._dtypes import get_default_dtype
+from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from .op import Op
 
@@ -176,12 +176,27 @@ def add(input, other, *, alpha=1) -> Tensor:
 @tensor_method("sub", "__sub__", "subtract")
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other``, with broadcasting."""
-    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+    _check_bool_subtraction(input, other)
+    return _binary(SubBackward0, input, other, alpha=alpha)
+
+
+def _check_bool_subtraction(a, b) -> None:
+    """PyTorch refuses ``-`` as soon as one operand is bool (a tensor or ``True``)."""
+    a_bool, b_bool = _is_bool(a), _is_bool(b)
+    if a_bool and b_bool:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-    return _binary(SubBackward0, input, other, alpha=alpha)
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def _is_bool(x) -> bool:
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype == np.bool_)
 
 
 @tensor_method("__rsub__")
@@ -189,6 +204,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``: what ``2 - x`` computes."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
+    _check_bool_subtraction(other, input)
     other = _operand(other)
     if isinstance(other, float) and input._data.dtype.kind != "f":
         input = _floating(input)
@@ -359,7 +375,12 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
         return _rpow(_operand(exponent), input)
     exponent = _operand(exponent)
     if isinstance(exponent, Tensor):
+        _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
+    if input._data.dtype == np.bool_ and not isinstance(exponent, float):
+        # Not differentiable; PyTorch keeps bool only for a bool exponent (NumPy gives int8).
+        out = input._data.astype(np.int64) ** int(exponent)
+        return _make(out.astype(np.bool_) if isinstance(exponent, bool) else out)
     if isinstance(exponent, float) and input._data.dtype.kind != "f":
         input = _floating(input)
     elif isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
@@ -367,11 +388,17 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     return PowBackward0.apply(input, exponent=exponent)
 
 
+def _check_bool_pow(base, exponent) -> None:
+    if _is_bool(base) and _is_bool(exponent):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+
+
 @tensor_method("__rpow__")
 def _rpow(input: Tensor, base) -> Tensor:
     base = _operand(base)
     if isinstance(base, Tensor):
         return pow(base, input)
+    _check_bool_pow(base, input)
     if isinstance(base, float) and input._data.dtype.kind != "f":
         input = _floating(input)
     return PowBackward2.apply(input, base=base)
@@ -896,8 +923,8 @@ def where(condition: Tensor, input=None, other=None):
 
 
 def _scalar_dtype(x, partner):
-    if isinstance(partner, Tensor) and (partner._data.dtype.kind == "f" or isinstance(x, int)):
-        return partner._data.dtype
+    if isinstance(partner, Tensor):  # as PyTorch promotes a number with a tensor
+        return result_type(x, partner).numpy
     return get_default_dtype().numpy if isinstance(x, float) else np.int64
 
 
