@@ -47,7 +47,8 @@ def setup() -> None:
         run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
         run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[notebook,test]")
         STAMP.write_text(wanted)
-    run(PYTHON, "-m", "teachgrad.notebook", "install-kernel", "--sys-prefix", "--quiet")
+    run(PYTHON, "-m", "teachgrad.notebook", "install-kernel", "--sys-prefix",
+        stdout=subprocess.DEVNULL)
 
 
 def browser_available() -> str | None:
