@@ -499,7 +499,7 @@ class Module:
                     self._assign(key, target, source)
                 else:
                     target.copy_(source)
-        return _IncompatibleKeys(missing if strict else [], unexpected if strict else [])
+        return _IncompatibleKeys(missing, unexpected)
 
     def _assign(self, key: str, target: Tensor, source: Tensor) -> None:
         module_path, _, name = key.rpartition(".")
