@@ -1,0 +1,400 @@
+"""Draw the backward graph: ``teachgrad.notebook.draw(out)``.
+
+::
+
+    import teachgrad as torch
+    from teachgrad.notebook import draw
+
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    out = (y * y * 3).mean()
+    draw(out, names=locals())     # in Jupyter: the graph backward() will walk
+
+Each box is one node of the graph (one ``grad_fn``, named as PyTorch names it, e.g.
+``MulBackward0``); leaves that require grad appear as their ``AccumulateGrad`` with the
+leaf's name and shape; the output tensor is the box where the first gradient starts.
+Arrows point the way gradients flow. ``None`` boxes are inputs that need no gradient
+(constants, tensors with ``requires_grad=False``), drawn faded.
+
+The result is a :class:`Drawing`: Jupyter shows it as a picture, and ``.graph`` is the
+``graphviz.Digraph`` (``.source`` is the DOT text; ``.render()``/``.save()`` write files).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Mapping
+
+from ..autograd import graph as autograd_graph
+from ..autograd.graph import Node
+from . import graph_model
+from .assets import css
+from .graph_model import MAX_NODES, GraphModel, count_names, node_name
+from .layout import LayoutUnavailable, layout_svg, tidy_svg
+from .naming import Names
+from .values import shape_text, short_value
+
+FONT = "Helvetica,Arial,sans-serif"
+# Colours written into the SVG itself. They are what a viewer without our CSS shows
+# (an <img>, a GitHub preview), so they must read well on white *and* on dark pages:
+# light fills with dark text inside boxes, mid-grey arrows and arrow labels outside.
+FILL = {
+    "root": "#d4efd6", "op": "#eeeeee", "leaf": "#d3e5fb", "none": "#f7f7f7",
+    "chain": "#eadcf2", "summary": "#eadcf2",
+}
+BORDER = {
+    "root": "#43a047", "op": "#8a8a8a", "leaf": "#1e78d2", "none": "#b0b0b0",
+    "chain": "#8e44ad", "summary": "#8e44ad",
+}
+DIM = "#6b6b6b"      # secondary lines (shapes); graph.css recolours exactly this value
+GRAD = "#b35900"     # gradient values; graph.css recolours exactly this value
+ARROW = "#8c8c8c"
+
+_prefixes = itertools.count()
+
+
+def new_prefix(kind: str = "g") -> str:
+    """A fresh id prefix (``tgg0``, ``tgg1``...) so several pictures can share a page."""
+    return f"tg{kind}{next(_prefixes)}"
+
+
+class Drawing:
+    """A drawn backward graph. Displays as SVG in Jupyter.
+
+    ``.graph`` (also ``.digraph``) is the ``graphviz.Digraph``; ``.source`` its DOT text;
+    ``.svg()`` the laid-out picture; ``.render(...)`` / ``.save(...)`` as in graphviz.
+    """
+
+    def __init__(self, digraph, model: GraphModel, prefix: str, titles: dict) -> None:
+        self.graph = digraph
+        self.model = model
+        self.prefix = prefix
+        self._titles = titles
+        self._svg: str | None = None
+
+    @property
+    def digraph(self):
+        """The same ``graphviz.Digraph`` as ``.graph``."""
+        return self.graph
+
+    @property
+    def source(self) -> str:
+        """The DOT text of the graph."""
+        return self.graph.source
+
+    def render(self, *args, **kwargs):
+        """Write the graph to a file (``graphviz.Digraph.render``; needs the ``dot`` program)."""
+        return self.graph.render(*args, **kwargs)
+
+    def save(self, *args, **kwargs):
+        """Save the DOT text to a file (``graphviz.Digraph.save``)."""
+        return self.graph.save(*args, **kwargs)
+
+    def svg(self) -> str:
+        """The laid-out SVG (computed once). Raises LayoutUnavailable without Graphviz."""
+        if self._svg is None:
+            self._svg = tidy_svg(layout_svg(self.source), self._titles)
+        return self._svg
+
+    # --- Jupyter display ----------------------------------------------------------------
+    def _repr_svg_(self) -> str | None:
+        try:
+            return self.svg()
+        except LayoutUnavailable:
+            return None
+
+    def _repr_html_(self) -> str:
+        try:
+            svg = self.svg()
+        except LayoutUnavailable as error:
+            return unavailable_html(str(error), self.source)
+        return (
+            f'<div class="tg-graph" id="{self.prefix}"><style>{css("graph.css")}</style>'
+            f"{svg}</div>"
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """SVG for viewers that want a picture; HTML (SVG + theme-aware CSS) for Jupyter."""
+        bundle = {"text/plain": repr(self), "text/html": self._repr_html_()}
+        svg = self._repr_svg_()
+        if svg is not None:
+            bundle["image/svg+xml"] = svg
+        else:
+            bundle["text/plain"] = f"{repr(self)}\n{_unavailable_message()}\n\n{self.source}"
+        return bundle
+
+    def __repr__(self) -> str:
+        m = self.model
+        what = f"{m.total} autograd nodes"
+        if m.mode != "full":
+            what += f", drawn {m.mode} as {len(m.boxes)} boxes"
+        return f"<teachgrad graph of {what}; .source has the DOT text>"
+
+
+def _unavailable_message() -> str:
+    try:
+        layout_svg("digraph {}")
+    except LayoutUnavailable as error:
+        return str(error)
+    return ""
+
+
+def unavailable_html(message: str, source: str) -> str:
+    """What we show instead of a picture when no Graphviz is installed."""
+    return (
+        '<div class="tg-graph tg-graph-unavailable">'
+        f"<p><b>No picture:</b> {html.escape(message)}</p>"
+        f"<pre>{html.escape(source)}</pre></div>"
+    )
+
+
+def draw(
+    out,
+    names: Mapping | None = None,
+    show_data: bool = False,
+    show_grad: bool = False,
+    show_saved: bool = False,
+    hide_no_grad: bool = False,
+    max_nodes: int = MAX_NODES,
+) -> Drawing:
+    """Draw the graph ``backward()`` would walk from ``out`` (a tensor or several).
+
+    Args:
+        out: the output tensor(s) whose graph to draw.
+        names: ``locals()`` (or a dict ``{"x": x}`` / ``{x: "x"}``): label boxes with the
+            names of the tensors they stand for.
+        show_data: also show the values of tensors we can reach (outputs, leaves, named).
+        show_grad: also show ``.grad`` of leaves and of tensors that ``retain_grad()``.
+        show_saved: also list what each node saved for backward.
+        hide_no_grad: leave out the faded ``None`` boxes (inputs needing no gradient).
+        max_nodes: above this many boxes, fold chains and then summarise.
+
+    >>> import teachgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> drawing = draw((x * 3).sum(), names={"x": x})
+    >>> "MulBackward0" in drawing.source
+    True
+    """
+    model = graph_model.build(out, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
+    prefix = new_prefix("g")
+    labels = Labels(Names(names), model.roots, show_data, show_grad, show_saved)
+    digraph = to_digraph(model, labels, prefix)
+    return Drawing(digraph, model, prefix, labels.titles(model, prefix))
+
+
+# ----------------------------------------------------------------------------------------
+# Labels
+# ----------------------------------------------------------------------------------------
+class Labels:
+    """Writes the text of each box: name, node type, shape, and the optional extras."""
+
+    def __init__(
+        self, names: Names, roots=(), show_data=False, show_grad=False, show_saved=False
+    ):
+        self.names = names
+        self._cache: dict = {}
+        # An output tensor has its own box with its name; its grad_fn's box does not
+        # repeat it.
+        self._root_outputs = {
+            (id(r._grad_fn), r._output_nr) for r in roots if r._grad_fn is not None
+        }
+        self.show_data = show_data
+        self.show_grad = show_grad
+        self.show_saved = show_saved
+
+    def lines(self, model: GraphModel, box) -> list[tuple[str, str]]:
+        """``[(style, text), ...]`` for one box; style is name/type/dim/value."""
+        cached = self._cache.get(box.id)
+        if cached is None:
+            cached = self._cache[box.id] = self._lines(model, box)
+        return cached
+
+    def _lines(self, model: GraphModel, box) -> list[tuple[str, str]]:
+        kind = box.kind
+        if kind == "root":
+            return self._root_lines(box.tensor)
+        if kind == "none":
+            return [("type", "None"), ("dim", "no grad needed")]
+        if kind in ("chain", "summary"):
+            return self._group_lines(model, box)
+        node = box.members[0]
+        lines = []
+        name = self.names.of_node(node)
+        if name and (id(node), 0) not in self._root_outputs:
+            lines.append(("name", name))
+        lines.append(("type", node_name(node)))
+        if kind == "leaf":
+            leaf = node.variable
+            lines.append(("dim", _shape_dtype(leaf._data.shape, leaf._data.dtype)))
+            if self.show_data:
+                lines.append(("value", "data " + short_value(leaf._data)))
+            if self.show_grad:
+                lines.append(("value", "grad " + short_value(leaf._grad)))
+            return lines
+        meta = node._meta
+        lines.append(("dim", "  ".join(_shape_dtype(s, d) for s, d in meta) or "?"))
+        for nr in range(len(meta)):
+            tensor = self.names.tensor_of_output(node, nr)
+            if tensor is None or (id(node), nr) in self._root_outputs:
+                continue
+            if self.show_data:
+                lines.append(("value", "data " + short_value(tensor._data)))
+            if self.show_grad and tensor.retains_grad:
+                lines.append(("value", "grad " + short_value(tensor._grad)))
+        if self.show_saved:
+            lines.extend(("value", text) for text in saved_lines(node))
+        return lines
+
+    def _root_lines(self, tensor) -> list:
+        lines = [("name", self.names.of_tensor(tensor) or "output")]  # "output" as in panels
+        lines.append(("dim", _shape_dtype(tensor._data.shape, tensor._data.dtype)))
+        if not tensor._requires_grad:
+            lines.append(("dim", "requires_grad=False"))
+        if self.show_data:
+            lines.append(("value", "data " + short_value(tensor._data)))
+        if self.show_grad and (tensor.retains_grad or tensor._grad_fn is None):
+            lines.append(("value", "grad " + short_value(tensor._grad)))
+        return lines
+
+    def _group_lines(self, model: GraphModel, box) -> list:
+        members = box.members
+        top = sorted(count_names(members).items(), key=lambda kv: (-kv[1], kv[0]))
+        if box.kind == "chain":
+            lines = [("type", f"chain of {len(members):,} nodes")]
+            lines.append(("dim", f"{node_name(members[0])} … {node_name(members[-1])}"))
+        else:
+            lines = [("type", f"{len(members):,} more nodes")]
+            lines.append(("dim", f"too many to draw (limit {model.limit:,} boxes)"))
+        for name, n in top[:6]:
+            lines.append(("dim", f"{name} × {n:,}"))
+        if len(top) > 6:
+            lines.append(("dim", f"… {len(top) - 6} more kinds"))
+        return lines
+
+    def titles(self, model: GraphModel, prefix: str) -> dict:
+        """Hover text per SVG element id: what a box stands for, in words."""
+        titles = {}
+        for box in model.boxes:
+            text = " · ".join(t for _, t in self.lines(model, box))
+            titles[f"{prefix}_{box.id}"] = text
+        return titles
+
+
+def saved_lines(node: Node, limit: int = 4) -> list[str]:
+    """What ``node`` saved for backward, one short line each."""
+    saved = getattr(node, "_saved", None)
+    if saved is None:
+        return []
+    if saved is autograd_graph._FREED:
+        return ["saved: freed by backward()"]
+    try:
+        values, _sources = saved
+    except (TypeError, ValueError):
+        return []
+    lines = [f"saved {short_value(v)}" for v in values[:limit]]
+    if len(values) > limit:
+        lines.append(f"… {len(values) - limit} more saved")
+    return lines
+
+
+def _shape_dtype(shape, dtype) -> str:
+    text = shape_text(shape) if len(shape) else "scalar"
+    if str(dtype) != "float32":  # the default dtype goes unsaid, as in PyTorch's repr
+        text += f" {dtype}"
+    return text
+
+
+_STYLE = {
+    "name": ('<B>', '</B>'),
+    "type": ("", ""),
+    "dim": (f'<FONT POINT-SIZE="9" COLOR="{DIM}">', "</FONT>"),
+    "value": ('<FONT POINT-SIZE="9">', "</FONT>"),
+    "grad": (f'<FONT POINT-SIZE="9" COLOR="{GRAD}">', "</FONT>"),
+}
+
+
+def html_label(lines: list[tuple[str, str]], max_chars: int = 48, pad: int = 0) -> str:
+    """A Graphviz HTML-like label (``<...>``), every text escaped.
+
+    ``pad`` puts the text in a borderless table with that much padding (arrow labels:
+    keeps the labels of two parallel arrows from touching).
+    """
+    parts = []
+    for style, text in lines:
+        if len(text) > max_chars:
+            text = text[: max_chars - 1] + "…"
+        start, end = _STYLE[style]
+        parts.append(f"{start}{html.escape(text)}{end}")
+    body = "<BR/>".join(parts)
+    if pad:
+        body = (f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="{pad}">'
+                f"<TR><TD>{body}</TD></TR></TABLE>")
+    return "<" + body + ">"
+
+
+# ----------------------------------------------------------------------------------------
+# The graphviz.Digraph
+# ----------------------------------------------------------------------------------------
+def to_digraph(
+    model: GraphModel,
+    labels: Labels,
+    prefix: str,
+    extra_lines: dict | None = None,
+    arrow_labels: dict | None = None,
+):
+    """Build the ``graphviz.Digraph``: one DOT node per box, one DOT edge per arrow.
+
+    ``extra_lines`` adds ``(style, text)`` lines to boxes and ``arrow_labels`` text on
+    arrows (the stepper shows gradients there). SVG ids are ``<prefix>_<box or arrow id>``.
+    """
+    try:
+        import graphviz
+    except ImportError as error:
+        raise ImportError(
+            "Drawing graphs needs the graphviz Python package: pip install graphviz pygraphviz"
+        ) from error
+    extra_lines = extra_lines or {}
+    arrow_labels = arrow_labels or {}
+    g = graphviz.Digraph(
+        name=prefix,
+        graph_attr={
+            "rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.32",
+            "pad": "0.08", "fontname": FONT,
+        },
+        node_attr={
+            "shape": "box", "style": "rounded,filled", "fontname": FONT, "fontsize": "11",
+            "margin": "0.1,0.04", "penwidth": "1.2", "height": "0.3",
+        },
+        edge_attr={
+            "color": ARROW, "arrowsize": "0.7", "fontname": FONT, "fontsize": "9",
+            "fontcolor": ARROW, "penwidth": "1.2",
+        },
+    )
+    for box in model.boxes:
+        extra = extra_lines.get(box.id, [])
+        lines = labels.lines(model, box) + extra
+        classes = f"tg-{box.kind}"
+        if extra and extra[-1][0] == "grad":
+            classes += " tg-hasgrad"  # the stepper hides this last line until it is due
+        attrs = {
+            "id": f"{prefix}_{box.id}", "class": classes,
+            "fillcolor": FILL[box.kind], "color": BORDER[box.kind],
+        }
+        if box.kind == "none":
+            attrs.update(style="rounded,dashed,filled", fontcolor="#8c8c8c")
+        elif box.kind in ("chain", "summary"):
+            attrs["style"] = "rounded,dashed,filled"
+        g.node(box.id, label=html_label(lines), **attrs)
+    for arrow in model.arrows:
+        attrs = {"id": f"{prefix}_{arrow.id}"}
+        if model.box(arrow.head).kind == "none":
+            attrs.update(style="dashed", color="#b0b0b0", arrowhead="empty")
+        text = arrow_labels.get(arrow.id)
+        if text:
+            attrs["label"] = html_label([("grad", text)], max_chars=28, pad=3)
+        g.edge(arrow.tail, arrow.head, **attrs)
+    return g
+
+
+__all__ = ["draw", "Drawing", "Labels", "to_digraph", "html_label", "new_prefix"]

@@ -1,0 +1,111 @@
+"""Graph layout: DOT text in, SVG text out.
+
+Graphviz does the layout. We try, in order:
+
+1. **pygraphviz**, in-process: its wheels bundle Graphviz itself, so ``pip install
+   teachgrad[notebook]`` is all a student needs (no system package, no PATH set-up);
+2. the **``dot`` executable**, if one is on ``PATH`` (a system Graphviz);
+3. neither: :class:`LayoutUnavailable`, whose message says what to install. Callers then
+   show that message and the DOT text instead of a picture (never a traceback).
+
+The SVG is then tidied for inline use in a notebook (:func:`tidy_svg`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+
+INSTALL_HINT = (
+    "Graph layout needs Graphviz, and none was found. Install the pygraphviz wheel, which "
+    "brings its own Graphviz:  pip install pygraphviz  (or install Graphviz so that the "
+    "`dot` program is on PATH, e.g. apt install graphviz / brew install graphviz / "
+    "conda install graphviz). Meanwhile, here is the graph in DOT text; paste it into any "
+    "Graphviz viewer."
+)
+
+
+class LayoutUnavailable(RuntimeError):
+    """Neither pygraphviz nor the ``dot`` executable can lay out graphs here."""
+
+
+def layout_svg(dot_source: str) -> str:
+    """Lay out ``dot_source`` with Graphviz's ``dot`` and return the SVG text.
+
+    Raises :class:`LayoutUnavailable` (with installation advice) when no Graphviz is found.
+    """
+    problems = []
+    try:
+        return _with_pygraphviz(dot_source)
+    except ImportError:
+        problems.append("pygraphviz is not installed")
+    except Exception as error:  # a broken install: try the next way rather than fail
+        problems.append(f"pygraphviz failed ({type(error).__name__}: {error})")
+    executable = shutil.which("dot")
+    if executable is None:
+        problems.append("no `dot` program on PATH")
+    else:
+        try:
+            return _with_executable(executable, dot_source)
+        except (OSError, subprocess.SubprocessError) as error:
+            problems.append(f"`dot` failed ({error})")
+    raise LayoutUnavailable(INSTALL_HINT + " [" + "; ".join(problems) + "]")
+
+
+def _with_pygraphviz(dot_source: str) -> str:
+    import pygraphviz
+
+    graph = pygraphviz.AGraph(string=dot_source)
+    return graph.draw(format="svg", prog="dot").decode("utf-8")
+
+
+def _with_executable(executable: str, dot_source: str) -> str:
+    done = subprocess.run(
+        [executable, "-Tsvg"],
+        input=dot_source.encode("utf-8"),
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    return done.stdout.decode("utf-8")
+
+
+_PROLOGUE = re.compile(r"^.*?(?=<svg\b)", re.S)          # <?xml ...?>, <!DOCTYPE ...>
+_COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
+_TITLE = re.compile(r'(<g id="([^"]*)" class="(?:node|edge)[^"]*">\s*)<title>.*?</title>', re.S)
+_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+
+
+def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") -> str:
+    """Make Graphviz's SVG fit in a notebook page.
+
+    * drops the XML prologue and comments (they are not allowed inside HTML);
+    * replaces Graphviz's tooltips (which are just DOT ids) with ``titles[id]`` (plain text,
+      escaped here) or nothing;
+    * keeps the ``viewBox`` and natural size but lets the picture shrink to the cell's width
+      (``max-width: 100%; height: auto``), so wide graphs scale instead of being clipped.
+    """
+    svg = _PROLOGUE.sub("", svg, count=1)
+    svg = _COMMENT.sub("", svg)
+    svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even in ids and classes
+    titles = titles or {}
+
+    def retitle(match: re.Match) -> str:
+        text = titles.get(match.group(2))
+        return match.group(1) + (f"<title>{html.escape(text)}</title>" if text else "")
+
+    svg = _TITLE.sub(retitle, svg)
+    svg = _SIZE.sub(
+        lambda m: (
+            f'<svg class="{css_class}" width="{m.group(1)}pt" height="{m.group(2)}pt" '
+            'style="max-width:100%;height:auto" role="img"'
+        ),
+        svg,
+        count=1,
+    )
+    return svg.strip()
+
+
+__all__ = ["layout_svg", "tidy_svg", "LayoutUnavailable", "INSTALL_HINT"]

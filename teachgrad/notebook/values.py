@@ -1,0 +1,96 @@
+"""Numbers as text, for the graph drawing and the stepper panels.
+
+Two sizes:
+
+* :func:`short_value` fits on a graph edge or in a node box (one short line):
+  ``0.25``, ``all 4.5``, ``[1., 2., 3.]``, ``[2, 3] mean 0.417``.
+* :func:`long_value` is what ``print(tensor)`` would show inside ``tensor(...)``
+  (PyTorch's own number style), summarised with ``...`` so a huge tensor never
+  turns into a huge panel.
+
+Both take a NumPy array, a teachgrad Tensor or ``None`` and never change what they are given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._printing import format_data, printoptions
+
+#: panels show at most this many numbers before summarising with "..."
+PANEL_THRESHOLD = 24
+PANEL_EDGEITEMS = 2
+
+
+def as_array(value) -> np.ndarray | None:
+    """The NumPy array behind ``value`` (a Tensor, an array or a Python number)."""
+    if value is None:
+        return None
+    data = getattr(value, "_data", None)  # a teachgrad Tensor (no import: keep this light)
+    if isinstance(data, np.ndarray):
+        return data
+    return np.asarray(value)
+
+
+def _number(x: float) -> str:
+    """One number, short: ``4.5``, ``0.25``, ``1e-08``, ``3.``."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if not np.isfinite(x):
+        return str(float(x))
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x)}."  # PyTorch's "this is a float" dot
+    return f"{x:.4g}"
+
+
+def short_value(value, max_items: int = 4) -> str:
+    """One short line for a graph label.
+
+    >>> import numpy as np
+    >>> short_value(np.full((2, 2), 4.5))
+    'all 4.5'
+    >>> short_value(np.array([1.0, 2.0]))
+    '[1., 2.]'
+    """
+    array = as_array(value)
+    if array is None:
+        return "None"
+    if array.size == 0:
+        return "[]"
+    flat = array.reshape(-1)
+    if array.ndim == 0:
+        return _number(flat[0].item())
+    first = flat[0]
+    # "all 4.5" says more than "[[4.5, 4.5], [4.5, 4.5]]" and stays one short line.
+    if array.size > 1 and (flat == first).all():
+        return f"all {_number(first.item())}"
+    if array.size <= max_items:
+        return "[" + ", ".join(_number(v) for v in flat.tolist()) + "]"
+    shape = "[" + ", ".join(str(s) for s in array.shape) + "]"
+    if array.dtype.kind in "fc":
+        return f"{shape} mean {_number(float(np.mean(flat, dtype=np.float64)))}"
+    return shape
+
+
+def long_value(value) -> str:
+    """The numbers as ``print`` shows them (summarised beyond a few dozen).
+
+    >>> import numpy as np
+    >>> long_value(np.array([[0.25, 0.25], [0.25, 0.25]], dtype=np.float32))
+    '[[0.2500, 0.2500],\\n [0.2500, 0.2500]]'
+    """
+    array = as_array(value)
+    if array is None:
+        return "None"
+    with printoptions(threshold=PANEL_THRESHOLD, edgeitems=PANEL_EDGEITEMS):
+        return format_data(array)
+
+
+def shape_text(shape) -> str:
+    """``(2, 3) -> '[2, 3]'``: shapes as ``torch.Size`` lists them."""
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+__all__ = ["as_array", "short_value", "long_value", "shape_text"]

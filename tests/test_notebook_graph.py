@@ -1,0 +1,283 @@
+"""The backward-graph drawing (teachgrad.notebook.draw).
+
+Expected structure comes from PyTorch's graph for the seed lessons (grad_fn names and
+next_functions, derived by hand and checked against real PyTorch when it is installed),
+never from the drawing's own output.
+"""
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import teachgrad as torch
+from teachgrad.notebook import draw
+from teachgrad.notebook.layout import LayoutUnavailable, layout_svg
+
+graphviz = pytest.importorskip("graphviz")
+
+
+def has_pygraphviz() -> bool:
+    try:
+        import pygraphviz  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def seed001():
+    """Seed lesson 001: x -> y = x + 2 -> z = y * y * 3 -> out = z.mean()."""
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    out = z.mean()
+    return {"x": x, "y": y, "z": z, "out": out}
+
+
+def box_labels(source: str) -> dict[str, str]:
+    """{DOT node name: label text without markup} from a DOT source."""
+    labels = {}
+    for name, label in re.findall(r"^\s*(\w+) \[label=<(.*?)> ", source, flags=re.M):
+        labels[name] = re.sub(r"<[^>]+>", " ", label).split()
+    return labels
+
+
+def arrows(source: str) -> list[tuple[str, str]]:
+    return re.findall(r"^\s*(\w+) -> (\w+)", source, flags=re.M)
+
+
+@pytest.fixture
+def no_dot(monkeypatch, tmp_path):
+    """No `dot` program on PATH."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert shutil.which("dot") is None
+
+
+@pytest.fixture
+def no_pygraphviz(monkeypatch):
+    """pygraphviz cannot be imported (as on a machine without the wheel)."""
+    monkeypatch.setitem(sys.modules, "pygraphviz", None)
+
+
+# ---------------------------------------------------------------------------------------
+# What is drawn
+# ---------------------------------------------------------------------------------------
+def test_seed001_boxes_and_arrows_follow_the_backward_graph():
+    v = seed001()
+    drawing = draw(v["out"], names=v)
+    labels = box_labels(drawing.source)
+    types = sorted(words[1] if words[0] in "xyz" else words[0]
+                   for name, words in labels.items() if name.startswith("n"))
+    # out.grad_fn = MeanBackward0 -> MulBackward0 (z) -> MulBackward0 (y*y) -> AddBackward0
+    # (y) -> AccumulateGrad (x), as PyTorch's next_functions.
+    assert types == ["AccumulateGrad", "AddBackward0", "MeanBackward0", "MulBackward0",
+                     "MulBackward0"]
+    # The names the lesson used, on the boxes they belong to.
+    assert labels["t0"][0] == "out"
+    assert labels["n1"][:2] == ["z", "MulBackward0"]
+    assert labels["n3"][:2] == ["y", "AddBackward0"]
+    assert labels["n4"][:2] == ["x", "AccumulateGrad"]
+    assert "[2, 2]" in " ".join(labels["n4"])
+    # Gradients flow from the output to the leaf; y * y is two edges to AddBackward0;
+    # the constants 3 and 2 are the (None, 0) edges of next_functions.
+    edges = arrows(drawing.source)
+    assert ("t0", "n0") in edges and ("n3", "n4") in edges
+    assert edges.count(("n2", "n3")) == 2
+    assert sum(1 for _, head in edges if head.startswith("z")) == 2
+
+
+def test_hide_no_grad_leaves_out_the_none_boxes():
+    v = seed001()
+    source = draw(v["out"], hide_no_grad=True).source
+    assert "None" not in source
+    assert not any(head.startswith("z") for _, head in arrows(source))
+
+
+def test_show_data_grad_and_saved():
+    v = seed001()
+    v["z"].retain_grad()
+    v["out"].backward(retain_graph=True)
+    text = " ".join(" ".join(w) for w in box_labels(
+        draw(v["out"], names=v, show_data=True, show_grad=True, show_saved=True).source
+    ).values())
+    assert "data all 3." in text            # y = x + 2
+    assert "grad all 4.5" in text           # x.grad, derived by hand: 6 * 3 / 4
+    assert "grad all 0.25" in text          # z.grad: d mean / dz = 1/4
+    assert "saved all 9." in text           # z = (y*y) * 3 saved y*y = 9 ...
+    assert "saved 3" in text                # ... and the constant 3
+
+
+def test_saved_tensors_freed_by_backward_are_said_to_be_freed():
+    v = seed001()
+    v["out"].backward()
+    source = draw(v["out"], show_saved=True).source
+    assert "freed by backward()" in source
+
+
+def test_names_as_tensor_to_name_dict_and_module_parameters():
+    w = torch.ones(3, requires_grad=True)
+
+    class Layer:  # anything with named_parameters(), as nn.Module
+        def named_parameters(self):
+            return [("weight", w)]
+
+    x = torch.ones(3)
+    loss = (w * x).sum()
+    assert "layer.weight" in draw(loss, names={"layer": Layer()}).source
+    assert "<B>w</B>" in draw(loss, names={w: "w"}).source
+    # IPython's history variables (_, _27...) are not names the student gave.
+    assert "<B>_" not in draw(loss, names={"_": w, "_12": loss}).source
+
+
+def test_a_tensor_that_does_not_require_grad_is_drawn_alone():
+    t = torch.ones(2) * 3
+    drawing = draw(t)
+    assert [b.kind for b in drawing.model.boxes] == ["root"]
+    assert "requires_grad=False" in drawing.source
+
+
+def test_several_outputs():
+    x = torch.ones(2, requires_grad=True)
+    drawing = draw([x.sum(), (x * 2).sum()])
+    assert {"t0", "t1"} <= set(box_labels(drawing.source))
+    # The leaf is shared: one AccumulateGrad box.
+    assert drawing.source.count("AccumulateGrad") == 1
+
+
+def test_digraph_is_exposed_and_saves(tmp_path):
+    v = seed001()
+    drawing = draw(v["out"])
+    assert isinstance(drawing.graph, graphviz.Digraph)
+    assert drawing.digraph is drawing.graph
+    path = drawing.save(tmp_path / "g.gv")
+    assert "MeanBackward0" in Path(path).read_text()
+
+
+def test_malicious_names_are_escaped():
+    x = torch.ones(2, requires_grad=True)
+    evil = '<script>alert("x")</script>'
+    drawing = draw((x * 2).sum(), names={evil: x})
+    assert "<script>" not in drawing.source
+    assert "&lt;script&gt;" in drawing.source
+    if has_pygraphviz() or shutil.which("dot"):
+        svg = drawing.svg()
+        assert "<script" not in svg
+        assert "&lt;script&gt;" in svg
+        assert "<script" not in drawing._repr_html_()
+
+
+# ---------------------------------------------------------------------------------------
+# Pictures: pygraphviz, then `dot`, then a message with the DOT text
+# ---------------------------------------------------------------------------------------
+@pytest.mark.skipif(not has_pygraphviz(), reason="pygraphviz is not installed")
+def test_svg_without_dot_on_path(no_dot):
+    v = seed001()
+    drawing = draw(v["out"], names=v)
+    svg = drawing._repr_svg_()
+    assert svg.startswith("<svg")
+    for name in ("MeanBackward0", "MulBackward0", "AddBackward0", "AccumulateGrad"):
+        assert name in svg
+    # Stable ids: every box and arrow has its id in the SVG, for the stepper to restyle.
+    for box in drawing.model.boxes:
+        assert f'id="{drawing.prefix}_{box.id}"' in svg
+    for arrow in drawing.model.arrows:
+        assert f'id="{drawing.prefix}_{arrow.id}"' in svg
+    # Scales to the cell width instead of being clipped.
+    assert "max-width:100%" in svg and "viewBox=" in svg
+    bundle = drawing._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == svg
+    assert svg in bundle["text/html"]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="no dot executable")
+def test_without_pygraphviz_the_dot_program_lays_out(no_pygraphviz):
+    v = seed001()
+    svg = draw(v["out"])._repr_svg_()
+    assert svg.startswith("<svg") and "MeanBackward0" in svg
+
+
+def test_without_any_graphviz_a_message_and_the_dot_text(no_pygraphviz, no_dot):
+    v = seed001()
+    drawing = draw(v["out"], names=v)
+    with pytest.raises(LayoutUnavailable, match="pip install pygraphviz"):
+        layout_svg(drawing.source)
+    assert drawing._repr_svg_() is None
+    page = drawing._repr_html_()
+    assert "pip install pygraphviz" in page
+    assert "MeanBackward0" in page and "digraph" in page
+    bundle = drawing._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert "digraph" in bundle["text/plain"]
+
+
+def test_theme_css_uses_jupyterlab_variables():
+    v = seed001()
+    drawing = draw(v["out"])
+    if not (has_pygraphviz() or shutil.which("dot")):
+        pytest.skip("no Graphviz")
+    page = drawing._repr_html_()
+    assert "var(--jp-content-font-color1" in page
+    assert 'data-jp-theme-light="false"' in page  # the dark-theme adjustments
+
+
+# ---------------------------------------------------------------------------------------
+# Large graphs
+# ---------------------------------------------------------------------------------------
+def chain(n: int):
+    x = torch.ones(3, requires_grad=True)
+    y = x
+    for i in range(n):
+        y = y * 1.0001 if i % 2 else y + 1
+    return x, y.sum()
+
+
+def test_a_100000_node_chain_is_folded_into_one_box():
+    _, out = chain(100_000)
+    drawing = draw(out)
+    model = drawing.model
+    assert model.total == 100_002           # SumBackward0 + the chain + AccumulateGrad
+    assert model.mode == "collapsed"
+    assert len(model.boxes) == 4
+    labels = box_labels(drawing.source)
+    assert "100,000" in " ".join(labels["c0"])
+    assert "MulBackward0" in " ".join(labels["c0"])
+
+
+def test_a_wide_graph_is_summarised_with_counts():
+    leaves = [torch.ones(2, requires_grad=True) for _ in range(400)]
+    total = leaves[0] * 2
+    for leaf in leaves[1:]:
+        total = total + leaf * 2
+    drawing = draw(total.sum())
+    assert drawing.model.mode == "summary"
+    text = " ".join(box_labels(drawing.source)["s0"])
+    assert "AccumulateGrad × 400" in text and "MulBackward0 × 400" in text
+    assert "AddBackward0 × 399" in text
+
+
+def test_small_graphs_are_never_folded():
+    _, out = chain(50)
+    assert draw(out).model.mode == "full"
+    assert draw(out, max_nodes=10).model.mode == "collapsed"
+
+
+@pytest.mark.torch
+def test_graph_matches_torch_next_functions():
+    real = pytest.importorskip("torch")
+    x = real.ones(2, 2, requires_grad=True)
+    out = ((x + 2) * (x + 2) * 3).mean()
+    expected, seen, stack = [], {id(out.grad_fn)}, [out.grad_fn]
+    while stack:
+        fn = stack.pop()
+        expected.append(type(fn).__name__)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    ours = torch.ones(2, 2, requires_grad=True)
+    mine = ((ours + 2) * (ours + 2) * 3).mean()
+    model = draw(mine).model
+    names = [b.members[0].name().rsplit("::")[-1] for b in model.boxes if b.kind in ("op", "leaf")]
+    assert sorted(names) == sorted(expected)
