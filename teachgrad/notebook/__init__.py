@@ -3,6 +3,9 @@
 * ``%load_ext teachgrad`` shows each displayed tensor as a table of its autograd state
   (see :mod:`teachgrad.notebook.extension`; ``%teachgrad plain`` switches back).
 * :func:`inspect` puts several tensors side by side: ``inspect(x, y, z)``.
+* :func:`draw` draws the graph ``backward()`` will walk: ``draw(out, names=locals())``.
+* :func:`step_backward` runs ``backward()`` step by step, with the chain rule of each step:
+  ``step_backward(out, names=locals())`` instead of ``out.backward()``.
 * ``python -m teachgrad.notebook install-kernel`` installs the "Python 3 (teachgrad)"
   Jupyter kernel, which loads the extension at start.
 
@@ -22,13 +25,19 @@ _EXPORTS: dict[str, str] = {
     "inspect": "inspector",
     "Inspection": "inspector",
     "install_kernel_spec": "kernelspec",
+    "draw": "graph",
+    "Drawing": "graph",
+    "step_backward": "stepper",
+    "Stepper": "stepper",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time __getattr__ does the work
+    from .graph import Drawing, draw  # noqa: F401
     from .inspector import Inspection, inspect  # noqa: F401
     from .kernelspec import install_kernel_spec  # noqa: F401
+    from .stepper import Stepper, step_backward  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -74,7 +74,9 @@ def _with_executable(executable: str, dot_source: str) -> str:
 
 _PROLOGUE = re.compile(r"^.*?(?=<svg\b)", re.S)          # <?xml ...?>, <!DOCTYPE ...>
 _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
-_TITLE = re.compile(r'(<g id="([^"]*)" class="(?:node|edge)[^"]*">\s*)<title>.*?</title>', re.S)
+_TITLE = re.compile(
+    r'(<g id="([^"]*)" class="(?:node|edge|graph)[^"]*"[^>]*>\s*)<title>.*?</title>', re.S
+)
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 

@@ -1,0 +1,417 @@
+"""The chain-rule panel: what one step of backward did, in words and numbers.
+
+For a step at an op node the panel shows
+
+* the node and its local derivative, as the op itself writes it (``MulBackward0.formula``,
+  e.g. ``∂(a·b)/∂a = b    ∂(a·b)/∂b = a``: one part per input);
+* the gradient that arrived (``∂out/∂z``), and when it came from several places, the
+  contributions being summed;
+* for each input: ``upstream × local = contribution``, with the engine's actual numbers;
+* what the op saved in the forward pass (the values its local derivative uses);
+* the engine's ready queue after the step, so the order is explained, not magic.
+
+For an AccumulateGrad step it shows the leaf's ``.grad`` changing: ``None → [...]`` the
+first time, ``old + new`` after that.
+
+Every number is one the engine reported (see :mod:`.steps`); nothing is recomputed here,
+except the sum of arrivals when a hook changed the gradient (we then show both).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..autograd import graph as autograd_graph
+from ..autograd.graph import AccumulateGrad
+from .graph_model import node_name
+from .naming import Names
+from .steps import Recording, StepRecord
+from .values import as_array, long_value
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(eq=False)
+class Panel:
+    """The chain-rule panel of one frame, as HTML and as plain text (the step log)."""
+
+    frame: int
+    title: str
+    html: str
+    text: str
+
+
+class PanelWriter:
+    """Writes the panel of every frame of one recorded backward pass."""
+
+    def __init__(self, recording: Recording, names: Names, roots: tuple, saved: dict) -> None:
+        self.recording = recording
+        self.names = names
+        self.roots = roots
+        self.saved = saved  # node -> (values, sources), taken before backward freed them
+        self.root_name = (names.of_tensor(roots[0]) if roots else "") or "output"
+        self.n_steps = len(recording.steps)
+
+    # --- naming things -------------------------------------------------------------------
+    def label(self, node) -> str:
+        """``'MulBackward0 (z)'``, ``'AccumulateGrad (x)'``, ``'MulBackward0'``."""
+        if node is None:
+            return "None"
+        name = self.names.of_node(node)
+        if not name:
+            name = self._root_name_of(node)
+        return f"{node_name(node)} ({name})" if name else node_name(node)
+
+    def _root_name_of(self, node) -> str:
+        for r in self.roots:
+            if r._grad_fn is node:
+                return self.names.of_tensor(r) or "output"
+        return ""
+
+    def grad_symbol(self, node, output_nr: int = 0) -> str:
+        """``'∂out/∂z'``: which derivative the gradient at ``node`` is."""
+        if isinstance(node, AccumulateGrad):
+            what = self.names.of_tensor(node.variable) or f"(leaf {_shape(node.variable)})"
+        else:
+            what = self.names.of_output(node, output_nr) or self._root_name_of(node)
+            if not what:
+                what = f"(output of {node_name(node)})"
+                if len(node._meta) > 1:
+                    what = f"(output {output_nr} of {node_name(node)})"
+        return f"∂{self.root_name}/∂{what}"
+
+    # --- panels ----------------------------------------------------------------------------
+    def panels(self) -> list[Panel]:
+        """One panel per frame: the start, then one per step."""
+        panels = [self.start_panel()]
+        panels.extend(self.step_panel(record) for record in self.recording.steps)
+        return panels
+
+    def start_panel(self) -> Panel:
+        out = _Out()
+        first = self.recording.steps[0] if self.recording.steps else None
+        out.heading(f"Start: backward() from {self.root_name}")
+        out.para(
+            f"The chain rule starts at the output: ∂{self.root_name}/∂{self.root_name} = 1 "
+            "(or the gradient= you passed). Every step below multiplies it by one local "
+            "derivative on the way back to the leaves."
+        )
+        if first is not None:
+            for arrivals in first.arrivals:
+                for a in arrivals:
+                    out.value(f"starting gradient at {self.label(first.node)}", a.value)
+            # The queue before the first step: the first node, and any other output's node
+            # that was ready from the start and is still waiting after step 1.
+            starts = {r._grad_fn for r in self.roots}
+            out.queue([first.node] + [n for n in first.ready if n in starts], self.label)
+        else:
+            out.para("Nothing to run: no node of this graph needs a gradient.")
+        return out.panel(0, f"Start: backward() from {self.root_name}")
+
+    def step_panel(self, record: StepRecord) -> Panel:
+        node = record.node
+        out = _Out()
+        title = f"Step {record.index + 1} of {self.n_steps}: {self.label(node)}"
+        out.heading(title)
+        self._arrived(out, record)
+        if isinstance(node, AccumulateGrad):
+            self._accumulated(out, record)
+        else:
+            self._sent(out, record)
+            self._saved(out, node)
+        for tensor, before, after in record.retained:
+            name = self.names.of_tensor(tensor) or "this tensor"
+            out.change(f"{name}.grad (kept by retain_grad)", before, after)
+        out.queue(record.ready, self.label)
+        return out.panel(record.index + 1, title)
+
+    def _arrived(self, out: _Out, record: StepRecord) -> None:
+        node = record.node
+        for nr, g in enumerate(record.grads_in):
+            symbol = self.grad_symbol(node, nr)
+            arrivals = record.arrivals[nr] if nr < len(record.arrivals) else []
+            if len(arrivals) > 1:
+                out.para(f"Gradient {symbol}: {len(arrivals)} contributions arrived; the engine "
+                         "adds them up (this tensor was used more than once).")
+                parts = [(self._sender(a), a.value) for a in arrivals]
+                out.sum(parts, g)
+            else:
+                source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
+                out.value(f"Gradient arriving {symbol}{source}", g)
+            total = _sum([a.value for a in arrivals])
+            if g is not None and total is not None and not _same(total, g):
+                out.para("A hook changed this gradient before the node ran.")
+
+    def _sender(self, arrival) -> str:
+        if arrival.sender is None:
+            return "the start of backward()"
+        return f"step {arrival.step + 1}, {self.label(arrival.sender)}"
+
+    def _accumulated(self, out: _Out, record: StepRecord) -> None:
+        name = self.names.of_tensor(record.node.variable)
+        grad = f"{name}.grad" if name else f"the .grad of the leaf {_shape(record.node.variable)}"
+        out.para(f"AccumulateGrad adds the gradient into {grad}.")
+        if record.variable is None:
+            out.para("Not written: this leaf is not among the inputs= of this backward().")
+            return
+        out.change(grad, record.grad_before, record.grad_after,
+                   added=record.grads_in[0] if record.grads_in else None)
+
+    def _sent(self, out: _Out, record: StepRecord) -> None:
+        node = record.node
+        formula = getattr(node, "formula", "") or ""
+        out.formula(formula or f"{node_name(node)} gives no formula text")
+        parts = [p for p in re.split(r"\s{2,}", formula.strip()) if p]
+        upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
+        rows = []
+        for sent in record.sent:
+            letter = LETTERS[sent.index] if len(record.sent) > 1 else "a"
+            local = parts[sent.index] if len(parts) == len(record.sent) else formula
+            if sent.target is None:
+                rows.append((letter, "None", None, local, None, "no gradient needed"))
+                continue
+            note = ""
+            if getattr(node, "promotes", False) and sent.value is not None and (
+                upstream is not None and as_array(sent.value).shape != as_array(upstream).shape
+            ):
+                # A broadcasting op: the engine summed the gradient down to the input's shape.
+                note = "summed over the broadcast dimensions to the input's shape"
+            if sent.value is None:
+                note = "nothing sent"
+            rows.append((letter, self.label(sent.target), upstream, local, sent.value, note))
+        out.contributions(rows, multi_output=len(record.grads_in) > 1)
+
+    def _saved(self, out: _Out, node) -> None:
+        saved = self.saved.get(node)
+        if saved is not None:
+            labelled = saved_with_labels(node, *saved)
+            if labelled:
+                out.saved(labelled)
+        notes = forward_notes(node)
+        if notes:
+            out.para("also noted in forward: " + ", ".join(f"{k} = {v}" for k, v in notes))
+
+
+def saved_with_labels(node, values, sources) -> list:
+    """Pair each value a node saved with the input letter it is (``a``, ``b``...).
+
+    An input tensor is recognised by its graph edge; a constant is labelled when exactly
+    one input has no edge (``y * 3``: the 3); the op's own output is ``result``.
+    """
+    edges = list(node.next_functions)
+    letters = LETTERS if len(edges) > 1 else "a"
+    none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
+    labelled = []
+    for position, (value, source) in enumerate(zip(values, sources)):
+        label = "saved"
+        if source is not None and len(source) == 2:       # an input tensor
+            tensor = source[0]
+            fn = tensor._grad_fn
+            if fn is None and tensor._accumulator is not None:
+                fn = tensor._accumulator()
+            matches = [
+                i for i, (nxt, nr) in enumerate(edges)
+                if nxt is not None and nxt is fn and nr == tensor._output_nr
+            ]
+            if matches:  # y * y saves y twice: the first is a, the second b
+                label = letters[position if position in matches else matches[0]]
+            elif not tensor._requires_grad and len(none_slots) == 1:
+                label = letters[none_slots[0]]
+        elif source is not None:                          # the op's own output
+            label = "result"
+        elif len(none_slots) == 1 and not isinstance(value, np.ndarray):
+            label = letters[none_slots[0]]
+        labelled.append((label, value))
+    return labelled
+
+
+def forward_notes(node, limit: int = 4) -> list:
+    """Small plain values an op noted on ``ctx`` in forward (``ctx.exponent = 2``...).
+
+    They complete the local derivative: ``∂(aⁿ)/∂a = n·aⁿ⁻¹`` needs ``n``.
+    """
+    notes = []
+    for key, value in getattr(node, "__dict__", {}).items():
+        if key.startswith("_") or not isinstance(value, (bool, int, float, str, tuple)):
+            continue
+        text = repr(value)
+        if len(text) <= 40:
+            notes.append((key, text))
+    return notes[:limit]
+
+
+def snapshot_saved(nodes) -> dict:
+    """What each node saved, before backward frees it: ``{node: (values, sources)}``."""
+    snapshot = {}
+    for node in nodes:
+        saved = getattr(node, "_saved", None)
+        if saved is None or saved is autograd_graph._FREED:
+            continue
+        try:
+            values, sources = saved
+        except (TypeError, ValueError):
+            continue
+        snapshot[node] = (tuple(values), tuple(sources))
+    return snapshot
+
+
+def _shape(tensor) -> str:
+    return "[" + ", ".join(str(s) for s in tensor._data.shape) + "]"
+
+
+def _sum(values):
+    total = None
+    for v in values:
+        total = as_array(v) if total is None else total + as_array(v)
+    return total
+
+
+def _same(a, b) -> bool:
+    a, b = as_array(a), as_array(b)
+    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+
+
+# ----------------------------------------------------------------------------------------
+# Writing HTML and text side by side
+# ----------------------------------------------------------------------------------------
+def _v(value) -> str:
+    return f'<pre class="tg-v">{html.escape(long_value(value))}</pre>'
+
+
+def _inline(text: str) -> str:
+    """A multi-line printed tensor on one line (for the plain-text log)."""
+    return " ".join(line.strip() for line in text.splitlines())
+
+
+class _Out:
+    """Collects a panel's HTML and its plain-text twin."""
+
+    def __init__(self) -> None:
+        self.html: list[str] = []
+        self.text: list[str] = []
+
+    def heading(self, title: str) -> None:
+        self.html.append(f"<h4>{html.escape(title)}</h4>")
+        self.text.append(title)
+
+    def para(self, sentence: str) -> None:
+        self.html.append(f"<p>{html.escape(sentence)}</p>")
+        self.text.append("  " + sentence)
+
+    def formula(self, formula: str) -> None:
+        self.html.append(
+            f'<p class="tg-formula">local derivative: <code>{html.escape(formula)}</code></p>'
+        )
+        self.text.append(f"  local derivative: {formula}")
+
+    def value(self, what: str, value) -> None:
+        self.html.append(f'<div class="tg-row"><span>{html.escape(what)}:</span>{_v(value)}</div>')
+        self.text.append(f"  {what}: {_inline(long_value(value))}")
+
+    def sum(self, parts: list, total) -> None:
+        cells = []
+        for i, (who, value) in enumerate(parts):
+            if i:
+                cells.append('<span class="tg-op">+</span>')
+            cells.append(f'<figure>{_v(value)}<figcaption>{html.escape(who)}</figcaption></figure>')
+        cells.append('<span class="tg-op">=</span>')
+        cells.append(f"<figure>{_v(total)}<figcaption>total</figcaption></figure>")
+        self.html.append(f'<div class="tg-eq">{"".join(cells)}</div>')
+        summed = " + ".join(_inline(long_value(v)) for _, v in parts)
+        self.text.append(f"  {summed} = {_inline(long_value(total))}")
+
+    def contributions(self, rows: list, multi_output: bool) -> None:
+        self.html.append('<p class="tg-sub">along each input: upstream × local = contribution'
+                         "</p>")
+        self.text.append("  along each input: upstream × local = contribution")
+        for letter, target, upstream, local, value, note in rows:
+            head = f"{letter} → {target}"
+            if value is None and target == "None":
+                self.html.append(
+                    f'<div class="tg-row tg-faded"><span>{html.escape(head)}:</span>'
+                    f"<span>{html.escape(note)}</span></div>"
+                )
+                self.text.append(f"    {head}: {note}")
+                continue
+            up = _v(upstream) if upstream is not None else (
+                '<span class="tg-faded">(the gradients of all outputs)</span>'
+            )
+            cells = (
+                f"<figure>{up}<figcaption>upstream</figcaption></figure>"
+                '<span class="tg-op">×</span>'
+                f'<figure><code class="tg-local">{html.escape(local)}</code>'
+                "<figcaption>local</figcaption></figure>"
+                '<span class="tg-op">=</span>'
+                f"<figure>{_v(value)}<figcaption>to {html.escape(target)}</figcaption></figure>"
+            )
+            extra = f'<p class="tg-note">{html.escape(note)}</p>' if note else ""
+            self.html.append(
+                f'<div class="tg-edge"><span class="tg-letter">{html.escape(letter)}</span>'
+                f'<div class="tg-eq">{cells}</div>{extra}</div>'
+            )
+            up_text = _inline(long_value(upstream)) if upstream is not None else "(all outputs)"
+            self.text.append(
+                f"    {head}: {up_text} × ({local}) = {_inline(long_value(value))}"
+                + (f"  [{note}]" if note else "")
+            )
+
+    def saved(self, pairs: list) -> None:
+        items = "".join(
+            f'<figure>{_v(value)}<figcaption>{html.escape(label)}</figcaption></figure>'
+            for label, value in pairs
+        )
+        self.html.append(f'<div class="tg-saved"><span>saved in forward:</span>{items}</div>')
+        self.text.append(
+            "  saved in forward: "
+            + ", ".join(f"{label} = {_inline(long_value(v))}" for label, v in pairs)
+        )
+
+    def change(self, what: str, before, after, added=None) -> None:
+        if before is None:
+            cells = (
+                '<figure><pre class="tg-v">None</pre><figcaption>before</figcaption></figure>'
+                f'<span class="tg-op">→</span><figure>{_v(after)}<figcaption>after'
+                "</figcaption></figure>"
+            )
+            text = f"None → {_inline(long_value(after))}"
+        else:
+            new = added if added is not None else None
+            cells = f"<figure>{_v(before)}<figcaption>old</figcaption></figure>"
+            text = _inline(long_value(before))
+            if new is not None:
+                cells += (f'<span class="tg-op">+</span><figure>{_v(new)}'
+                          "<figcaption>new</figcaption></figure>")
+                text += f" + {_inline(long_value(new))}"
+            cells += f'<span class="tg-op">=</span><figure>{_v(after)}<figcaption>after' \
+                     "</figcaption></figure>"
+            text += f" = {_inline(long_value(after))}"
+        self.html.append(
+            f'<div class="tg-row"><span>{html.escape(what)}:</span>'
+            f'<div class="tg-eq">{cells}</div></div>'
+        )
+        self.text.append(f"  {what}: {text}")
+
+    def queue(self, nodes: list, label) -> None:
+        if nodes:
+            names = [label(n) for n in nodes]
+            shown = names[:8] + ([f"… {len(names) - 8} more"] if len(names) > 8 else [])
+            items = "".join(f"<li>{html.escape(n)}</li>" for n in shown)
+            self.html.append(
+                f'<div class="tg-queue"><span>ready queue (runs next, in order):</span>'
+                f"<ol>{items}</ol></div>"
+            )
+            self.text.append("  ready next: " + ", ".join(shown))
+        else:
+            self.html.append('<div class="tg-queue"><span>ready queue: empty — backward() is '
+                             "finished.</span></div>")
+            self.text.append("  ready next: nothing, backward() is finished")
+
+    def panel(self, frame: int, title: str) -> Panel:
+        return Panel(frame, title, "".join(self.html), "\n".join(self.text))
+
+
+__all__ = ["Panel", "PanelWriter", "snapshot_saved", "saved_with_labels"]

@@ -1,0 +1,159 @@
+"""The stepper as one self-contained HTML fragment that steps with CSS alone.
+
+No JavaScript, no network: an exported notebook (``jupyter nbconvert --to html``), a
+book or any viewer without a kernel can still step through backward. How:
+
+* one hidden radio button per frame (``<input type=radio id=P_f3>``), all siblings at the
+  top of the stepper; clicking a ``<label for=P_f3>`` (the ◀ ▶ buttons, the numbered
+  timeline) checks it, which browsers do without any script;
+* CSS selects on which radio is checked: ``#P_f3:checked ~ .tg-stage .tg-f3`` shows the
+  panel of frame 3. For the graph, a box whose look changes at frame ``a`` and again at
+  ``b`` gets one rule: "a radio at or after ``P_fa`` and before ``P_fb`` is checked",
+  written ``#P_fa ~ :checked ~ #P_fb ~ .tg-stage #box`` (plus ``#P_fa:checked ~ ...``).
+  So the CSS grows with the number of *changes*, not frames × boxes;
+* the rules only set CSS variables (``--tg-node-fill``...) on a box; ``stepper.css``
+  turns the variables into colours, so the look lives in one stylesheet.
+
+The SVG is laid out once; frames differ only in these styles, so nothing moves.
+
+Without CSS (a renderer that strips ``<style>``) all panels show one after the other: the
+text log of every step, under the graph as it looks at the end.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .assets import css
+from .chain_rule import Panel
+from .timeline import Timeline
+
+#: what each state sets; stepper.css reads these variables (and holds the colours).
+STATE_VARS = {
+    "partial": "--tg-node-fill:var(--tg-partial-fill);--tg-node-dash:4 3;--tg-node-opacity:1;",
+    "ready": "--tg-node-fill:var(--tg-ready-fill);--tg-node-opacity:1;--tg-grad-vis:visible;",
+    "current": (
+        "--tg-node-fill:var(--tg-current-fill);--tg-node-stroke:var(--tg-current);"
+        "--tg-node-width:3;--tg-node-opacity:1;--tg-grad-vis:visible;"
+        "--tg-arrow-color:var(--tg-current);--tg-arrow-width:2.4;--tg-arrow-opacity:1;"
+        "--tg-label-vis:visible;--tg-label-weight:bold;"
+    ),
+    "active": (
+        "--tg-node-fill:var(--tg-active-fill);--tg-node-opacity:1;"
+        "--tg-arrow-opacity:1;--tg-label-vis:visible;"
+    ),
+    "done": (
+        "--tg-node-fill:var(--tg-done-fill);--tg-node-opacity:1;--tg-grad-vis:visible;"
+        "--tg-arrow-opacity:1;--tg-label-vis:visible;"
+    ),
+}
+TIMELINE_LIMIT = 160  # more frames than this: no numbered strip, the ◀ ▶ buttons remain
+LEGEND = (
+    ("none", "no gradient yet"), ("partial", "some contributions"),
+    ("ready", "complete, queued"), ("current", "running now"), ("done", "done"),
+)
+
+
+def frame_rules(prefix: str, timeline: Timeline) -> str:
+    """The CSS that restyles the graph for every frame, from the radio that is checked."""
+    by_state: dict[str, list[str]] = {}
+    for element_id, runs in timeline.states.items():
+        target = f"#{prefix}_{element_id}"
+        for state, start, end in runs:
+            if end is not None and end >= timeline.n_frames:
+                end = None  # "until the last frame": there is no radio after the last one
+            by_state.setdefault(state, []).extend(_when(prefix, start, end, target))
+    return "\n".join(
+        f":is({','.join(selectors)}){{{STATE_VARS[state]}}}"
+        for state, selectors in by_state.items()
+    )
+
+
+def _when(prefix: str, start: int, end: int | None, target: str) -> list[str]:
+    """Selectors matching ``target`` while the checked frame is in ``[start, end)``."""
+    before_end = f"#{prefix}_f{end}~" if end is not None else ""
+    if start == 0:
+        return [f":checked~{before_end}.tg-stage {target}"] if before_end else [target]
+    at = f"#{prefix}_f{start}"
+    return [
+        f"{at}:checked~{before_end}.tg-stage {target}",
+        f"{at}~:checked~{before_end}.tg-stage {target}",
+    ]
+
+
+def live_rules(prefix: str, timeline: Timeline, frame: int) -> str:
+    """The CSS for one frame, for the live widget (it swaps this, and nothing else)."""
+    return "\n".join(
+        f":is({','.join(f'#{prefix}_{i}' for i in ids)}){{{STATE_VARS[state]}}}"
+        for state, ids in timeline.frame_states(frame).items()
+    )
+
+
+def legend_html() -> str:
+    items = "".join(
+        f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in LEGEND
+    )
+    return f'<ul class="tg-legend">{items}</ul>'
+
+
+def nav_html(prefix: str, frame: int, last: int) -> str:
+    """The |◀ ◀ ▶ ▶| controls of one frame: labels that check a neighbouring frame's radio."""
+
+    def button(target: int, text: str, title: str) -> str:
+        if target == frame or not 0 <= target <= last:
+            return f'<span class="tg-btn tg-off" aria-hidden="true">{text}</span>'
+        return (
+            f'<label class="tg-btn" for="{prefix}_f{target}" title="{title}">{text}</label>'
+        )
+
+    where = "start" if frame == 0 else f"step {frame} of {last}"
+    return (
+        '<nav class="tg-nav">'
+        + button(0, "|◀", "first")
+        + button(frame - 1, "◀", "previous step")
+        + f'<span class="tg-pos">{where}</span>'
+        + button(frame + 1, "▶", "next step")
+        + button(last, "▶|", "last")
+        + "</nav>"
+    )
+
+
+def static_stepper(
+    prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0
+) -> str:
+    """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS."""
+    last = len(panels) - 1
+    radios = "".join(
+        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}"'
+        f'{" checked" if k == start else ""} aria-label="frame {k}">'
+        for k in range(len(panels))
+    )
+    show_panel = ",".join(f"#{prefix}_f{k}:checked~.tg-stage .tg-f{k}" for k in range(len(panels)))
+    rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}"]
+    strip = ""
+    if len(panels) <= TIMELINE_LIMIT:
+        marks = ",".join(
+            f"#{prefix}_f{k}:checked~.tg-timeline .tg-t{k}" for k in range(len(panels))
+        )
+        rules.append(f"{marks}{{background:var(--tg-current);color:#fff;border-color:"
+                     "var(--tg-current)}")
+        strip = '<div class="tg-timeline">' + "".join(
+            f'<label class="tg-t tg-t{k}" for="{prefix}_f{k}" '
+            f'title="{html.escape(p.title, quote=True)}">{k}</label>'
+            for k, p in enumerate(panels)
+        ) + "</div>"
+    rules.append(frame_rules(prefix, timeline))
+    sections = "".join(
+        f'<section class="tg-frame tg-f{p.frame}">{nav_html(prefix, p.frame, last)}{p.html}'
+        "</section>"
+        for p in panels
+    )
+    return (
+        f'<div class="tg-stepper tg-static" id="{prefix}">'
+        f"<style>{''.join(rules)}</style>{radios}{strip}"
+        f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html()}</div>'
+        f'<div class="tg-panels">{sections}</div></div></div>'
+    )
+
+
+__all__ = ["static_stepper", "frame_rules", "live_rules", "nav_html", "STATE_VARS"]

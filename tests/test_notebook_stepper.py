@@ -1,0 +1,499 @@
+"""The backward stepper (teachgrad.notebook.step_backward).
+
+What the stepper shows must be what the engine did: each test compares the recorded steps
+with an independent observation of a plain ``backward()`` on an identical graph, and the
+gradients with values derived by hand for the seed lessons (or with real PyTorch, where
+installed). Nothing is compared with the stepper's own earlier output.
+"""
+
+import re
+import shutil
+import sys
+import warnings
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.autograd import engine
+from teachgrad.notebook import Stepper, step_backward
+
+pytest.importorskip("graphviz")
+
+
+def has_layout() -> bool:
+    try:
+        import pygraphviz  # noqa: F401
+    except ImportError:
+        return shutil.which("dot") is not None
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# The seed graphs, each built by a function so that a second, identical graph can be run
+# with a plain backward() for comparison.
+# ---------------------------------------------------------------------------------------
+def seed001():
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    out = z.mean()
+    return out, {"x": x, "y": y, "z": z, "out": out}
+
+
+def seed003():
+    a = torch.ones(1, requires_grad=True)
+    w1, w2, w3, w4 = torch.tensor(1), torch.tensor(2), torch.tensor(3), torch.tensor(4)
+    b = w1 * a
+    c = w2 * a
+    d = (w3 * b) + (w4 * c)
+    L = d**2
+    return L, {"a": a, "b": b, "c": c, "d": d, "L": L}
+
+
+def fan_out():
+    """u is used by two different ops, whose gradients reach it at different steps."""
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    u = x * 2
+    p = u.sin()
+    q = (u * u).exp()
+    out = (p + q * 3).sum()
+    return out, {"x": x, "u": u, "p": p, "q": q, "out": out}
+
+
+def retained():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * x
+    h.retain_grad()
+    out = (h * 2).sum()
+    return out, {"x": x, "h": h, "out": out}
+
+
+SEEDS = [seed001, seed003, fan_out, retained]
+
+
+def observe_plain_backward(out, **kwargs) -> list:
+    """(node name, grads in, grads out) of each step of a plain backward, seen directly."""
+    seen = []
+
+    def watch(step):
+        seen.append((
+            step.node.name(),
+            [None if g is None else np.array(getattr(g, "_data", g)) for g in step.grads_in],
+            [None if g is None else np.array(getattr(g, "_data", g)) for g in step.grads_out],
+        ))
+
+    with engine.observe(watch):
+        out.backward(**kwargs)
+    return seen
+
+
+def leaves(values: dict) -> dict:
+    return {k: v for k, v in values.items() if v.is_leaf and v.requires_grad}
+
+
+def assert_same(a, b):
+    if a is None or b is None:
+        assert a is None and b is None
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+# ---------------------------------------------------------------------------------------
+# The recording is the engine's execution
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", SEEDS, ids=lambda f: f.__name__)
+def test_recorded_steps_are_the_engines_steps(make):
+    plain_out, _ = make()
+    expected = observe_plain_backward(plain_out)
+    out, names = make()
+    stepper = step_backward(out, names=names)
+    assert [s.node.name() for s in stepper.steps] == [e[0] for e in expected]
+    for record, (_, grads_in, grads_out) in zip(stepper.steps, expected):
+        for got, want in zip(record.grads_in, grads_in):
+            assert_same(got, want)
+        assert len(record.sent) == len(grads_out)
+        for sent, want in zip(record.sent, grads_out):
+            assert_same(sent.value, want)
+
+
+@pytest.mark.parametrize("make", SEEDS, ids=lambda f: f.__name__)
+def test_after_stepping_grads_equal_a_plain_backward(make):
+    plain_out, plain = make()
+    plain_out.backward()
+    out, names = make()
+    step_backward(out, names=names)
+    for name, leaf in leaves(names).items():
+        assert_same(leaf.grad._data, plain[name].grad._data)
+
+
+def test_seed_values_derived_by_hand():
+    out, v = seed001()
+    step_backward(out, names=v)
+    # out = mean(3 (x+2)^2): d/dx = 6 (x+2) / 4 = 4.5 at x = 1
+    np.testing.assert_allclose(v["x"].grad._data, np.full((2, 2), 4.5))
+    L, v = seed003()
+    step_backward(L, names=v)
+    # d = 3*1*a + 4*2*a = 11a, L = d^2: dL/da = 2 * 11 * 11 = 242
+    assert v["a"].grad.item() == 242.0
+
+
+def test_fan_out_shows_the_contributions_summed_and_a_partial_state():
+    out, v = fan_out()
+    stepper = step_backward(out, names=v)
+    # The step at u's node (MulBackward0 named u) received two contributions.
+    (record,) = [r for r in stepper.steps if stepper.names.of_node(r.node) == "u"]
+    arrivals = record.arrivals[0]
+    assert len(arrivals) == 3  # u * u sends two, sin(u) one
+    np.testing.assert_allclose(sum(a.value for a in arrivals), record.grads_in[0], rtol=1e-6)
+    # By hand: d out/du = cos(u) + 3 * exp(u^2) * 2u
+    u = np.array([1.0, -2.0], dtype=np.float32)
+    np.testing.assert_allclose(record.grads_in[0], np.cos(u) + 6 * u * np.exp(u * u), rtol=1e-5)
+    # Between the first and the second contribution, u's box is "partial".
+    box = stepper.model.box_of[record.node]
+    first, second = min(a.step for a in arrivals), max(a.step for a in arrivals)
+    assert first < second
+    assert stepper.timeline.state_at(box, first + 1) == "partial"
+    assert stepper.timeline.state_at(box, second + 1) == "ready"
+    assert stepper.timeline.state_at(box, record.index + 1) == "current"
+    assert stepper.timeline.state_at(box, record.index + 2) == "done"
+    panel = stepper.panels[record.index + 1]
+    assert "3 contributions arrived" in panel.text
+
+
+def test_accumulation_into_an_existing_grad_shows_old_plus_new():
+    out, v = seed003()
+    v["a"].grad = torch.tensor([10.0])
+    stepper = step_backward(out, names=v)
+    last = stepper.steps[-1]
+    assert_same(last.grad_before, [10.0])
+    assert_same(last.grad_after, [252.0])
+    assert "a.grad: [10.] + [242.] = [252.]" in stepper.panels[-1].text
+
+
+def test_panel_shows_formula_upstream_local_contribution_and_queue():
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    # Step 2 (frame 2) runs z's MulBackward0: upstream 0.25, times b = 3, gives 0.75.
+    panel = stepper.panels[2]
+    assert panel.title == "Step 2 of 5: MulBackward0 (z)"
+    assert "∂(a·b)/∂a = b" in panel.text          # the op's own formula attribute
+    assert re.search(r"0\.2500.*× \(∂\(a·b\)/∂a = b\) = .*0\.7500", panel.text)
+    assert "b = 3" in panel.text                    # the saved constant the local uses
+    assert "ready next: MulBackward0" in panel.text
+    assert "∂out/∂z" in panel.text
+    leaf_panel = stepper.panels[-1]
+    assert "x.grad: None → [[4.5000, 4.5000], [4.5000, 4.5000]]" in leaf_panel.text
+    assert "backward() is finished" in leaf_panel.text
+
+
+def test_retain_grad_under_stepping():
+    out, v = retained()
+    stepper = step_backward(out, names=v)
+    assert_same(v["h"].grad._data, [2.0, 2.0, 2.0])
+    assert_same(v["x"].grad._data, [4.0, 8.0, 12.0])  # d(2 x^2)/dx = 4x
+    assert "h.grad (kept by retain_grad): None → [2., 2., 2.]" in stepper.log()
+
+
+def test_hooks_run_and_are_reported():
+    def make():
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.register_hook(lambda g: g * 10)
+        return (y * y).sum(), x
+
+    plain_out, plain_x = make()
+    plain_out.backward()
+    out, x = make()
+    stepper = step_backward(out, names={"x": x})
+    assert_same(x.grad._data, plain_x.grad._data)
+    assert_same(x.grad._data, [180.0, 360.0])       # 10 * 2y * 3 with y = 3x
+    assert "A hook changed this gradient" in stepper.log()
+
+
+def test_retain_graph_and_backward_twice():
+    out, v = seed001()
+    step_backward(out, retain_graph=True)
+    out.backward()
+    np.testing.assert_allclose(v["x"].grad._data, np.full((2, 2), 9.0))
+    out2, _ = seed001()
+    step_backward(out2)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out2.backward()
+
+
+def test_create_graph_allows_a_second_derivative():
+    x = torch.tensor(2.0, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        step_backward(x**3, create_graph=True)
+    assert x.grad.item() == 12.0                    # 3 x^2
+    assert x.grad.grad_fn is not None
+    (second,) = torch.autograd.grad(x.grad, x)
+    assert second.item() == 12.0                    # 6 x
+
+
+def test_inputs_restricts_which_leaves_get_grad():
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(3.0, requires_grad=True)
+    stepper = step_backward(a * b, inputs=[a])
+    assert a.grad.item() == 3.0
+    assert b.grad is None
+    assert stepper.steps  # something ran
+
+
+def test_gradient_argument_for_a_non_scalar_output():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    stepper = step_backward(x * x, gradient=torch.tensor([1.0, 0.5]))
+    assert_same(x.grad._data, [2.0, 2.0])           # 2x * v
+    assert_same(stepper.recording.seeds[0], [1.0, 0.5])
+
+
+# ---------------------------------------------------------------------------------------
+# What is displayed
+# ---------------------------------------------------------------------------------------
+def test_widget_state_at_step_k():
+    pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    view = stepper.widget()
+    assert view is stepper.widget()
+    for k in range(stepper.n_frames):
+        stepper.frame = k
+        panel = stepper._widget.panel.value
+        style = stepper._widget.style.value
+        assert f'data-frame="{k}"' in panel
+        if k:
+            record = stepper.steps[k - 1]
+            box = stepper.model.box_of[record.node]
+            assert stepper.panels[k].html in panel
+            # The running node is styled "current" (it gets the current-node variables).
+            current = re.search(r":is\(([^)]*)\)\{--tg-node-fill:var\(--tg-current-fill\)", style)
+            assert f"#{stepper.prefix}_{box}" in current.group(1).split(",")
+    stepper.frame = 3
+    assert "MulBackward0" in stepper._widget.panel.value
+    assert "[[0.7500, 0.7500]," in stepper._widget.panel.value
+    stepper._widget.buttons[2].click()             # ▶
+    assert stepper.frame == 4
+    stepper._widget.buttons[3].click()             # ▶|
+    assert stepper.frame == stepper.n_frames - 1
+    stepper._widget.buttons[2].click()             # ▶ at the end stays at the end
+    assert stepper.frame == stepper.n_frames - 1
+    stepper._widget.buttons[0].click()             # |◀
+    assert stepper.frame == 0
+
+
+def test_mimebundle_has_widget_static_html_and_text():
+    pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    bundle = stepper._repr_mimebundle_()
+    assert "model_id" in bundle["application/vnd.jupyter.widget-view+json"]
+    assert 'class="tg-stepper tg-static"' in bundle["text/html"]
+    assert "Step 5 of 5: AccumulateGrad (x)" in bundle["text/plain"]
+
+
+class _Elements(HTMLParser):
+    """Collects (tag, attributes) of every element: exporters may reorder attributes."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.found = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+def radios_and_sections(page: str, prefix: str):
+    """The ids of the stepper's radio buttons and the frame numbers of its panels."""
+    elements = _Elements(page).found
+    radios = [a["id"] for tag, a in elements
+              if tag == "input" and a.get("type") == "radio" and a.get("name") == prefix]
+    sections = [re.search(r"tg-f(\d+)", a["class"]).group(1) for tag, a in elements
+                if tag == "section" and "tg-frame" in a.get("class", "")]
+    return radios, sections
+
+
+def test_static_html_has_every_frame_and_its_controls_and_no_script():
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    page = stepper.static_html()
+    radios, sections = radios_and_sections(page, stepper.prefix)
+    assert len(radios) == len(sections) == stepper.n_frames == 6
+    assert sections == [str(k) for k in range(6)]
+    # Every control points at a frame that exists.
+    targets = {a["for"] for tag, a in _Elements(page).found if tag == "label"}
+    assert targets and targets <= set(radios)
+    # Each frame's panel is shown by its radio.
+    for k in range(6):
+        assert f"#{stepper.prefix}_f{k}:checked~.tg-stage .tg-f{k}" in page
+    for panel in stepper.panels:
+        assert panel.html in page
+    assert "<script" not in page.lower()
+    # Nothing is fetched (no CDN, no fonts): the only URLs are SVG's namespace names.
+    assert not re.search(r"""(src|href)=["']?\w+:|url\(|@import""", page)
+
+
+def test_without_css_the_final_frame_and_a_text_log_remain():
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    stripped = re.sub(r"<style>.*?</style>", "", stepper.static_html(), flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", stripped)
+    # The graph as it ends: every box carries its final gradient.
+    assert "grad all 4.5" in text and "grad all 0.25" in text
+    for k in range(1, 6):
+        assert f"Step {k} of 5" in text
+
+
+def test_malicious_names_are_escaped_in_the_stepper():
+    x = torch.ones(2, requires_grad=True)
+    stepper = step_backward((x * 2).sum(), names={"<img src=x onerror=alert(1)>": x})
+    page = stepper.static_html()
+    assert "<img" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_without_graphviz_the_stepper_still_steps(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "pygraphviz", None)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    page = stepper.static_html()
+    assert "pip install pygraphviz" in page and "digraph" in page
+    assert len(radios_and_sections(page, stepper.prefix)[1]) == 6
+
+
+def test_a_1000_node_graph_opens_folded():
+    x = torch.ones(3, requires_grad=True)
+    y = x
+    for i in range(1000):
+        y = y * 1.0001 if i % 2 else y + 1
+    stepper = step_backward(y.sum())
+    assert stepper.model.mode == "collapsed"
+    assert stepper.n_frames == 1003                   # start + 1002 nodes
+    page = stepper.static_html()
+    assert len(radios_and_sections(page, stepper.prefix)[1]) == 1003
+    chain = stepper.model.box_of[stepper.steps[500].node]
+    assert stepper.timeline.state_at(chain, 501) == "current"
+    assert stepper.timeline.state_at(chain, 1003 - 1) == "done"
+
+
+def test_step_backward_is_exported_and_returns_a_stepper():
+    x = torch.tensor(3.0, requires_grad=True)
+    assert isinstance(step_backward(x * x), Stepper)
+    assert x.grad.item() == 6.0
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make", SEEDS, ids=lambda f: f.__name__)
+def test_order_matches_pytorch(make):
+    """The engine's order (shown by the stepper) is PyTorch's order, seen through hooks."""
+    real = pytest.importorskip("torch")
+    out, names = make()
+    ours = [r.node.name().rsplit("::")[-1] for r in step_backward(out, names=names).steps]
+    # The same graph in PyTorch, built by the same code with torch in place of teachgrad.
+    module = sys.modules[__name__]
+    saved = module.torch
+    module.torch = real
+    try:
+        real_out, _ = make()
+    finally:
+        module.torch = saved
+    order = []
+    stack, seen = [real_out.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        fn.register_prehook(lambda g, fn=fn: order.append(type(fn).__name__))
+        stack.extend(n for n, _ in fn.next_functions if n is not None)
+    real_out.backward()
+    assert ours == order
+
+
+# ---------------------------------------------------------------------------------------
+# Exported notebooks: nbconvert HTML, stepped in a real browser with JavaScript off
+# ---------------------------------------------------------------------------------------
+def export_to_html(stepper, tmp_path):
+    """An nbconvert HTML export of a notebook whose output is the stepper's display."""
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("step_backward(out, names=locals())")
+    # Exactly what Jupyter stores for this output (no widget state saved: the default).
+    cell.outputs = [nbformat.v4.new_output("display_data", data=stepper._repr_mimebundle_())]
+    notebook.cells.append(cell)
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(notebook)
+    path = tmp_path / "lesson.html"
+    path.write_text(body, encoding="utf-8")
+    return body, path
+
+
+def test_nbconvert_export_carries_the_static_stepper(tmp_path):
+    pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    body, _ = export_to_html(stepper, tmp_path)
+    # nbconvert cannot show a widget without its saved state: it falls back to text/html.
+    assert 'class="tg-stepper tg-static"' in body
+    radios, sections = radios_and_sections(body, stepper.prefix)
+    assert len(radios) == len(sections) == 6
+
+
+def chromium_page():
+    """A headless Chromium page with JavaScript disabled (skips without a browser)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    manager = sync_api.sync_playwright().start()
+    try:
+        browser = manager.chromium.launch(
+            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
+        )
+    except Exception as error:  # no browser installed: not this test's business
+        manager.stop()
+        pytest.skip(f"no Chromium available: {error}")
+    context = browser.new_context(java_script_enabled=False)
+    return manager, browser, context.new_page()
+
+
+@pytest.mark.browser
+def test_exported_stepper_steps_with_css_only(tmp_path):
+    pytest.importorskip("ipywidgets")
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    _, path = export_to_html(stepper, tmp_path)
+    manager, browser, page = chromium_page()
+    try:
+        page.goto(path.as_uri())
+        p = stepper.prefix
+
+        def visible_frames():
+            return [k for k in range(6) if page.locator(f"#{p} .tg-f{k}").is_visible()]
+
+        def stroke_width(box_id):
+            shape = page.locator(f"#{p}_{box_id} > path").first
+            return shape.evaluate("e => getComputedStyle(e).strokeWidth")
+
+        assert visible_frames() == [0]
+        first = stepper.model.box_of[stepper.steps[0].node]       # MeanBackward0
+        assert stroke_width(first) != "3px"
+        page.locator(f"#{p} .tg-f0 label[for='{p}_f1']").click()  # ▶
+        assert visible_frames() == [1]
+        assert stroke_width(first) == "3px"                      # the running node
+        assert page.locator(f"#{p} .tg-f1").inner_text().count("MeanBackward0") >= 1
+        page.locator(f"#{p} .tg-t5").click()                     # the timeline: frame 5
+        assert visible_frames() == [5]
+        leaf = stepper.model.box_of[stepper.steps[-1].node]      # AccumulateGrad (x)
+        assert stroke_width(leaf) == "3px" and stroke_width(first) != "3px"
+        page.locator(f"#{p} .tg-f5 label[for='{p}_f4']").click()  # ◀
+        assert visible_frames() == [4]
+    finally:
+        browser.close()
+        manager.stop()
