@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "Drawing": "graph",
     "step_backward": "stepper",
     "Stepper": "stepper",
+    "line_plot": "plot", "scatter_plot": "plot",
+    "check": "exercises",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,131 @@
+"""Check a lesson exercise: ``check(answer, expected, "what it is")``.
+
+Every lesson ends with an exercise in three cells:
+
+1. the student's cell, pre-filled with a placeholder: ``answer = ...``;
+2. a checking cell: ``check(answer, expected, "∂L/∂x")``;
+3. a collapsed "solution" cell with the reference answer, checked the same way.
+
+:func:`check` tells the three situations apart, with a message a student can act on:
+
+* the placeholder ``...`` is still there (or the answer is a function that raises
+  ``NotImplementedError``): it says so and returns ``False`` without raising, so a notebook
+  run top to bottom (and ``pytest --nbval``) goes on to the solution cell;
+* the answer is right: it prints ``✔ Correct`` and returns ``True``;
+* the answer is wrong: it raises :class:`NotYet` (an ``AssertionError``) saying what is off
+  (the shape, the value) and, when given, a hint. It never prints the expected value: the
+  point is to find it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NotYet", "check"]
+
+NOT_ANSWERED = "… Not answered yet: replace the ... above with {what}, then run this cell again."
+CORRECT = "✔ Correct: {what} = {value}"
+
+
+class NotYet(AssertionError):
+    """A wrong exercise answer. The message says what is off, and gives the hint."""
+
+
+def check(
+    answer: Any,
+    expected: Any,
+    what: str = "your answer",
+    *,
+    hint: str | None = None,
+    rtol: float = 1e-4,
+    atol: float = 1e-6,
+) -> bool:
+    """Compare an exercise answer with the expected one; explain what is wrong if it is.
+
+    Args:
+        answer: the student's answer: a number, a bool, a list, an array, a tensor, or a
+            function of no arguments that computes it (called here; if it raises
+            ``NotImplementedError`` the exercise counts as not answered yet).
+        expected: the right answer, of any of those kinds (not a function).
+        what: what the answer is, in words or symbols (``"∂L/∂a"``), used in messages.
+        hint: one sentence shown when the answer is wrong.
+        rtol, atol: tolerances for numbers (as in ``numpy.allclose``).
+
+    Returns ``True`` when right, ``False`` when not answered yet; raises :class:`NotYet`
+    when wrong.
+
+    >>> check(6.0, 6.0, "dy/dx")
+    ✔ Correct: dy/dx = 6.0
+    True
+    >>> check(..., 6.0, "dy/dx")
+    … Not answered yet: replace the ... above with dy/dx, then run this cell again.
+    False
+    """
+    __tracebackhide__ = True  # IPython and pytest: show the message, not check()'s insides
+    if callable(answer) and not _is_value(answer):
+        try:
+            answer = answer()
+        except NotImplementedError:
+            answer = ...
+    if answer is ...:
+        print(NOT_ANSWERED.format(what=what))
+        return False
+    problem = _difference(answer, expected, rtol, atol)
+    if problem is None:
+        print(CORRECT.format(what=what, value=_show(answer)))
+        return True
+    message = f"✘ Not yet: {what} = {_show(answer)} is not right: {problem}."
+    if hint:
+        message += f"\nHint: {hint}"
+    raise NotYet(message)
+
+
+def _is_value(obj: Any) -> bool:
+    """Whether a callable ``obj`` is itself the answer rather than a function computing it
+    (a class, or anything with a shape: an ``nn.Module`` is callable, so are some arrays)."""
+    return hasattr(obj, "shape") or isinstance(obj, type)
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    """Numbers, bools, lists, arrays and tensors as a NumPy array; ``None`` for others."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        value = value.detach().numpy()
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return array if array.dtype.kind in "biuf" else None
+
+
+def _difference(answer: Any, expected: Any, rtol: float, atol: float) -> str | None:
+    """What is wrong with ``answer`` (in words), or ``None`` if it matches ``expected``."""
+    want = _as_array(expected)
+    if want is None:  # strings, None, other objects: plain equality
+        return None if answer == expected else "that is not the expected answer"
+    got = _as_array(answer)
+    if got is None:
+        return f"expected a number or a tensor, got {type(answer).__name__}"
+    if got.shape != want.shape:
+        return f"its shape is {_shape(got)}, expected {_shape(want)}"
+    if want.dtype.kind == "b" and got.dtype.kind != "b":
+        return "expected True or False"
+    close = np.isclose(got.astype(float), want.astype(float), rtol=rtol, atol=atol)
+    if close.all():
+        return None
+    if want.size > 1:
+        wrong = int(np.sum(~close))
+        return f"{wrong} of its {want.size} values differ from the expected ones"
+    return "the value differs from the expected one"
+
+
+def _shape(array: np.ndarray) -> str:
+    return "a single number" if array.ndim == 0 else str(tuple(array.shape))
+
+
+def _show(value: Any) -> str:
+    """The answer as a short text (tensors print as PyTorch prints them)."""
+    text = str(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+

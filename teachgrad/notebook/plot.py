@@ -1,0 +1,387 @@
+"""Tiny SVG plots for the lessons: a loss curve and a 2-D scatter with decision regions.
+
+No plotting library needed (NumPy only), and the same numbers always give the same SVG
+(no random ids, every coordinate rounded), so notebooks that store these plots compare
+cleanly under ``pytest --nbval``::
+
+    from teachgrad.notebook.plot import line_plot, scatter_plot
+
+    line_plot(losses, title="training loss", xlabel="step", ylabel="loss")
+    scatter_plot(X, y, regions=predict, title="decision boundary")
+
+Both return a :class:`Figure`, which Jupyter shows as a picture. Colours follow the
+JupyterLab theme: the SVG's own ``<style>`` uses the ``--jp-*`` variables, with fallbacks
+that read on light and dark pages alike; every element also carries plain colour
+attributes, for viewers that drop ``<style>``. All text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["Figure", "line_plot", "scatter_plot", "nice_ticks"]
+
+WIDTH, HEIGHT = 560, 320
+# Room around the plotting area for the title, tick labels and axis labels (pixels).
+MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 62, 18, 30, 46
+
+# One colour per series / class, distinguishable for most colour-blind readers and on
+# light and dark backgrounds (blue, orange, green, purple, red, teal).
+PALETTE = ("#3b82d6", "#e8710a", "#2e9e44", "#9b59b6", "#d93025", "#12a4af")
+TEXT = "#777777"  # mid grey: readable on white and on black when no theme is known
+GRID = "#8c8c8c"
+
+STYLE = (
+    "<style>"
+    ".tg-plot text{fill:var(--jp-content-font-color1,#777777);"
+    "font-family:var(--jp-ui-font-family,Helvetica,Arial,sans-serif);font-size:12px}"
+    ".tg-plot .tg-title{font-size:13px;font-weight:bold}"
+    ".tg-plot .tg-grid{stroke:var(--jp-border-color2,#8c8c8c);stroke-opacity:0.35}"
+    ".tg-plot .tg-axis{stroke:var(--jp-content-font-color2,#8c8c8c)}"
+    "</style>"
+)
+
+
+class Figure:
+    """An SVG picture. Jupyter displays it; ``.svg`` is the text, ``.save(path)`` writes it."""
+
+    def __init__(self, svg: str, title: str = "") -> None:
+        self.svg = svg
+        self.title = title
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def _repr_html_(self) -> str:
+        # Inline in the page (not as an <img>), so the --jp-* theme colours apply.
+        return f'<div class="tg-plot-box" style="max-width:100%;overflow-x:auto">{self.svg}</div>'
+
+    def save(self, path) -> None:
+        """Write the SVG to a file (open it in any browser)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.svg)
+
+    def __repr__(self) -> str:
+        return f"<teachgrad plot{': ' + self.title if self.title else ''}>"
+
+
+# ---------------------------------------------------------------------------------------
+# Public plots
+# ---------------------------------------------------------------------------------------
+def line_plot(
+    y: Sequence[float] | Mapping[str, Sequence[float]],
+    x: Sequence[float] | None = None,
+    *,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    log_y: bool = False,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> Figure:
+    """A line plot of one series, or of several given as ``{"name": values}``.
+
+    ``x`` defaults to 0, 1, 2, ... (e.g. the training step). ``log_y=True`` puts the y axis
+    on a log scale (good for losses that fall by orders of magnitude).
+
+    >>> fig = line_plot([1.0, 0.5, 0.25], title="loss", xlabel="step")
+    >>> fig.svg.startswith("<svg")
+    True
+    """
+    series = dict(y) if isinstance(y, Mapping) else {"": y}
+    values = {name: _floats(v, f"y[{name!r}]" if name else "y") for name, v in series.items()}
+    lengths = {len(v) for v in values.values()}
+    if not values or 0 in lengths:
+        raise ValueError("line_plot needs at least one value to draw")
+    n = max(lengths)
+    xs = np.arange(n, dtype=float) if x is None else _floats(x, "x")
+    if x is not None and any(len(v) != len(xs) for v in values.values()):
+        raise ValueError(f"x has {len(xs)} values but a series has {sorted(lengths)}")
+    all_y = np.concatenate(list(values.values()))
+    if log_y and not np.all(all_y[np.isfinite(all_y)] > 0):
+        raise ValueError("log_y=True needs every y value to be positive")
+    frame = _Frame(width, height, (xs.min(), xs.max()), _finite_range(all_y), log_y)
+    parts = frame.axes(title, xlabel, ylabel)
+    for k, ys in enumerate(values.values()):
+        colour = PALETTE[k % len(PALETTE)]
+        for run in _finite_runs(xs[: len(ys)], ys):
+            points = " ".join(f"{frame.px(a)},{frame.py(b)}" for a, b in run)
+            parts.append(
+                f'<polyline points="{points}" fill="none" stroke="{colour}" '
+                'stroke-width="2" stroke-linejoin="round"/>'
+            )
+    names = [name for name in values if name]
+    parts += frame.legend([(name, PALETTE[k % len(PALETTE)], "line") for k, name in
+                           enumerate(names)])
+    return Figure(frame.svg(parts, title), title)
+
+
+def scatter_plot(
+    points,
+    classes,
+    *,
+    regions: Callable[[np.ndarray], object] | None = None,
+    resolution: int = 60,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    class_names: Sequence[str] | None = None,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> Figure:
+    """Points in 2-D coloured by class, optionally over the regions a classifier predicts.
+
+    Args:
+        points: ``(N, 2)`` coordinates (a tensor or an array).
+        classes: ``N`` integer class labels.
+        regions: a function from an ``(M, 2)`` float32 NumPy array of grid points to their
+            predicted classes (``M`` integers, a tensor or an array). Each cell of a
+            ``resolution x resolution`` grid is shaded with its predicted class: the edge
+            between the shades is the decision boundary.
+        class_names: legend names for the classes (default ``class 0``, ``class 1``...).
+
+    >>> fig = scatter_plot([[0, 0], [1, 1]], [0, 1], regions=lambda p: p[:, 0] > 0.5)
+    >>> fig.svg.count('r="3.2"')   # one dot per point (the legend's dots are bigger)
+    2
+    """
+    xy = _floats(points, "points").reshape(-1, 2)
+    labels = np.asarray(_numpy(classes)).astype(int).reshape(-1)
+    if len(xy) == 0 or len(xy) != len(labels):
+        raise ValueError(
+            f"scatter_plot needs as many class labels as points: got "
+            f"{len(xy)} points and {len(labels)} labels"
+        )
+    x_range = _padded(xy[:, 0].min(), xy[:, 0].max())
+    y_range = _padded(xy[:, 1].min(), xy[:, 1].max())
+    frame = _Frame(width, height, x_range, y_range)
+    parts = []
+    if regions is not None:
+        parts += _region_rects(frame, regions, resolution)
+    parts += frame.axes(title, xlabel, ylabel, grid=regions is None)
+    for (a, b), label in zip(xy, labels):
+        colour = PALETTE[label % len(PALETTE)]
+        parts.append(
+            f'<circle cx="{frame.px(a)}" cy="{frame.py(b)}" r="3.2" fill="{colour}" '
+            'stroke="#ffffff" stroke-width="0.6"/>'
+        )
+    present = sorted(set(labels.tolist()))
+    names = list(class_names) if class_names is not None else [f"class {c}" for c in present]
+    entries = [(names[i] if i < len(names) else f"class {c}", PALETTE[c % len(PALETTE)],
+                "dot") for i, c in enumerate(present)]
+    parts += frame.legend(entries)
+    return Figure(frame.svg(parts, title), title)
+
+
+# ---------------------------------------------------------------------------------------
+# Axes and coordinates
+# ---------------------------------------------------------------------------------------
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """About ``count`` round tick values (steps of 1, 2 or 5 times a power of ten) in [lo, hi].
+
+    >>> nice_ticks(0, 1)
+    [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    """
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / max(count, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    # Rounding to the step's decimals avoids 0.30000000000000004 in the labels.
+    decimals = max(0, -math.floor(math.log10(step)))
+    return [round(k * step, decimals) + 0.0 for k in range(first, last + 1)]
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Powers of ten in [lo, hi]; with fewer than two, 1-2-5 steps inside the decade."""
+    ticks = [10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+             if lo <= 10.0**k <= hi]
+    if len(ticks) < 2:
+        k0 = math.floor(math.log10(lo))
+        ticks = [m * 10.0**k for k in range(k0, k0 + 2) for m in (1, 2, 5)
+                 if lo <= m * 10.0**k <= hi]
+    return ticks
+
+
+def _label(value: float) -> str:
+    """A short tick label: ``0.5``, ``20``, ``1e-05``."""
+    return f"{value:.6g}"
+
+
+class _Frame:
+    """Maps data coordinates to pixels and draws the axes around the plotting area."""
+
+    def __init__(self, width, height, x_range, y_range, log_y=False):
+        self.width, self.height, self.log_y = width, height, log_y
+        self.left, self.right = MARGIN_LEFT, width - MARGIN_RIGHT
+        self.top, self.bottom = MARGIN_TOP, height - MARGIN_BOTTOM
+        self.x0, self.x1 = _widen(*x_range)
+        if log_y:
+            y0, y1 = y_range
+            if y1 <= y0:
+                y0, y1 = y0 / 2, y1 * 2
+            self.y0, self.y1 = math.log10(y0), math.log10(y1)
+        else:
+            self.y0, self.y1 = _widen(*y_range)
+
+    def px(self, x: float) -> str:
+        t = (x - self.x0) / (self.x1 - self.x0)
+        return _num(self.left + t * (self.right - self.left))
+
+    def py(self, y: float) -> str:
+        v = math.log10(y) if self.log_y else y
+        t = (v - self.y0) / (self.y1 - self.y0)
+        return _num(self.bottom - t * (self.bottom - self.top))
+
+    def axes(self, title, xlabel, ylabel, grid=True) -> list[str]:
+        parts = []
+        x_ticks = nice_ticks(self.x0, self.x1)
+        if self.log_y:
+            y_ticks = _log_ticks(10.0**self.y0, 10.0**self.y1)
+        else:
+            y_ticks = nice_ticks(self.y0, self.y1)
+        for t in x_ticks:
+            x = self.px(t)
+            if grid:
+                parts.append(f'<line class="tg-grid" x1="{x}" y1="{self.top}" x2="{x}" '
+                             f'y2="{self.bottom}" stroke="{GRID}" stroke-opacity="0.35"/>')
+            parts.append(_text(x, self.bottom + 16, _label(t), "middle"))
+        for t in y_ticks:
+            y = self.py(t)
+            if grid:
+                parts.append(f'<line class="tg-grid" x1="{self.left}" y1="{y}" '
+                             f'x2="{self.right}" y2="{y}" stroke="{GRID}" '
+                             'stroke-opacity="0.35"/>')
+            parts.append(_text(self.left - 6, _num(float(y) + 4), _label(t), "end"))
+        parts.append(
+            f'<rect class="tg-axis" x="{self.left}" y="{self.top}" '
+            f'width="{self.right - self.left}" height="{self.bottom - self.top}" '
+            f'fill="none" stroke="{GRID}"/>'
+        )
+        if title:
+            parts.append(_text(self.width / 2, 18, title, "middle", "tg-title"))
+        if xlabel:
+            parts.append(_text((self.left + self.right) / 2, self.height - 8, xlabel, "middle"))
+        if ylabel:
+            y = (self.top + self.bottom) / 2
+            parts.append(
+                f'<text x="14" y="{_num(y)}" text-anchor="middle" fill="{TEXT}" '
+                f'transform="rotate(-90 14 {_num(y)})">{html.escape(ylabel)}</text>'
+            )
+        return parts
+
+    def legend(self, entries: list[tuple[str, str, str]]) -> list[str]:
+        """Legend entries ``(name, colour, "line"|"dot")`` in the top right corner."""
+        parts = []
+        for k, (name, colour, mark) in enumerate(entries):
+            y = self.top + 14 + 16 * k
+            x = self.right - 10
+            parts.append(_text(x - 22, y + 4, name, "end"))
+            if mark == "line":
+                parts.append(f'<line x1="{x - 16}" y1="{y}" x2="{x}" y2="{y}" '
+                             f'stroke="{colour}" stroke-width="2"/>')
+            else:
+                parts.append(f'<circle cx="{x - 8}" cy="{y}" r="3.5" fill="{colour}"/>')
+        return parts
+
+    def svg(self, parts: list[str], title: str) -> str:
+        label = f' aria-label="{html.escape(title)}"' if title else ""
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="tg-plot" width="{self.width}" '
+            f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
+            f'role="img"{label}>{STYLE}' + "".join(parts) + "</svg>"
+        )
+
+
+def _region_rects(frame: _Frame, predict, resolution: int) -> list[str]:
+    """Shade a grid of cells by predicted class; equal neighbours in a row share one rect."""
+    n = max(2, int(resolution))
+    xs = np.linspace(frame.x0, frame.x1, n + 1)
+    ys = np.linspace(frame.y0, frame.y1, n + 1)
+    centres_x = (xs[:-1] + xs[1:]) / 2
+    centres_y = (ys[:-1] + ys[1:]) / 2
+    grid = np.stack(np.meshgrid(centres_x, centres_y), axis=-1).reshape(-1, 2)
+    predicted = np.asarray(_numpy(predict(grid.astype(np.float32)))).astype(int).reshape(n, n)
+    parts = []
+    for row in range(n):
+        start = 0
+        for col in range(1, n + 1):
+            if col < n and predicted[row, col] == predicted[row, start]:
+                continue
+            colour = PALETTE[predicted[row, start] % len(PALETTE)]
+            x_left, x_right = float(frame.px(xs[start])), float(frame.px(xs[col]))
+            y_top, y_bottom = float(frame.py(ys[row + 1])), float(frame.py(ys[row]))
+            parts.append(
+                f'<rect x="{_num(x_left)}" y="{_num(y_top)}" width="{_num(x_right - x_left)}" '
+                f'height="{_num(y_bottom - y_top)}" fill="{colour}" fill-opacity="0.16"/>'
+            )
+            start = col
+    return parts
+
+
+# ---------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------
+def _numpy(values):
+    """A tensor (detached) or anything array-like, as a NumPy array."""
+    if hasattr(values, "detach") and hasattr(values, "numpy"):
+        return values.detach().numpy()
+    return np.asarray(values)
+
+
+def _floats(values, what: str) -> np.ndarray:
+    array = np.asarray(_numpy(values), dtype=float)
+    if array.ndim == 0:
+        raise ValueError(f"{what} must be a sequence of numbers, got a single number")
+    return array
+
+
+def _finite_range(values: np.ndarray) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise ValueError("there is no finite value to plot (all are nan or inf)")
+    return float(finite.min()), float(finite.max())
+
+
+def _finite_runs(xs, ys):
+    """Consecutive stretches of finite points (a nan or inf breaks the line)."""
+    run = []
+    for a, b in zip(xs, ys):
+        if math.isfinite(a) and math.isfinite(b):
+            run.append((a, b))
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
+
+
+def _widen(lo: float, hi: float) -> tuple[float, float]:
+    """A non-empty range: a single value v becomes [v - 1, v + 1]."""
+    lo, hi = float(lo), float(hi)
+    return (lo - 1.0, hi + 1.0) if hi <= lo else (lo, hi)
+
+
+def _padded(lo: float, hi: float, fraction: float = 0.08) -> tuple[float, float]:
+    lo, hi = _widen(lo, hi)
+    pad = (hi - lo) * fraction
+    return lo - pad, hi + pad
+
+
+def _num(value: float) -> str:
+    """A coordinate with one decimal, without ``-0.0`` (same text on every machine)."""
+    text = f"{float(value):.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def _text(x, y, text: str, anchor: str = "start", css_class: str = "") -> str:
+    klass = f' class="{css_class}"' if css_class else ""
+    return (
+        f'<text x="{_num(float(x))}" y="{_num(float(y))}" text-anchor="{anchor}" '
+        f'fill="{TEXT}"{klass}>{html.escape(str(text))}</text>'
+    )

@@ -1,0 +1,78 @@
+"""teachgrad.notebook.exercises.check: placeholder, right and wrong answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.notebook.exercises import NotYet, check
+
+
+def test_placeholder_is_not_an_error(capsys):
+    assert check(..., 3.0, "dz/dx") is False
+    out = capsys.readouterr().out
+    assert "Not answered yet" in out and "dz/dx" in out
+
+
+def test_a_function_that_is_not_written_yet_counts_as_not_answered(capsys):
+    def answer():
+        raise NotImplementedError("your turn")
+
+    assert check(answer, 1.0, "the gradient") is False
+    assert "Not answered yet" in capsys.readouterr().out
+
+
+def test_right_answers_of_every_kind(capsys):
+    assert check(6.0, 6, "a number")
+    assert check(torch.tensor([1.0, 2.0], requires_grad=True), [1.0, 2.0], "a tensor")
+    assert check(np.array([[1, 2]]), torch.tensor([[1.0, 2.0]]), "an array")
+    assert check(True, True, "a bool")
+    assert check(lambda: 2.0 * 3.0, 6.0, "a computed answer")
+    assert check("MulBackward0", "MulBackward0", "a name")
+    assert check(1.00001, 1.0, "close enough")
+    assert capsys.readouterr().out.count("✔ Correct") == 7
+
+
+def test_wrong_value_says_so_without_giving_the_answer():
+    with pytest.raises(NotYet) as error:
+        check(240.0, 242.0, "∂L/∂a", hint="a is used twice")
+    message = str(error.value)
+    assert "∂L/∂a = 240.0 is not right" in message
+    assert "242" not in message
+    assert message.endswith("Hint: a is used twice")
+    assert isinstance(error.value, AssertionError)
+
+
+def test_wrong_shape_is_named():
+    with pytest.raises(NotYet, match=r"its shape is \(3,\), expected \(2, 2\)"):
+        check(torch.ones(3), torch.ones(2, 2), "x.grad")
+    with pytest.raises(NotYet, match="a single number"):
+        check(torch.tensor(1.0), [1.0], "x.grad")
+
+
+def test_wrong_elements_are_counted():
+    with pytest.raises(NotYet, match="1 of its 4 values differ"):
+        check([1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 4.0], "v")
+
+
+def test_bool_expected_wants_a_bool():
+    with pytest.raises(NotYet, match="True or False"):
+        check(1.0, True, "is it a leaf")
+    with pytest.raises(NotYet):
+        check(False, True, "is it a leaf")
+
+
+def test_non_numbers_compare_by_equality():
+    with pytest.raises(NotYet, match="not the expected answer"):
+        check("AddBackward0", "MulBackward0", "grad_fn")
+    with pytest.raises(NotYet, match="expected a number or a tensor, got str"):
+        check("six", 6.0, "dy/dx")
+
+
+def test_other_errors_in_the_students_function_propagate():
+    def answer():
+        raise ZeroDivisionError("oops")
+
+    with pytest.raises(ZeroDivisionError):
+        check(answer, 1.0)

@@ -1,0 +1,199 @@
+"""teachgrad.notebook.plot: deterministic, escaped, theme-aware SVG line and scatter plots."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.notebook import plot
+from teachgrad.notebook.plot import Figure, line_plot, nice_ticks, scatter_plot
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def parse(fig: Figure) -> ET.Element:
+    """The figure's SVG as XML (fails if it is not well-formed)."""
+    return ET.fromstring(fig.svg)
+
+
+def texts(fig: Figure) -> list[str]:
+    return [t.text for t in parse(fig).iter(f"{SVG}text")]
+
+
+def polyline_points(fig: Figure) -> list[list[tuple[float, float]]]:
+    return [
+        [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        for line in parse(fig).iter(f"{SVG}polyline")
+    ]
+
+
+# --- ticks -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("lo", "hi", "expected"),
+    [
+        (0, 1, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+        (0, 10, [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]),
+        (-1.3, 2.1, [-1.0, 0.0, 1.0, 2.0]),
+        (0.1, 0.35, [0.1, 0.15, 0.2, 0.25, 0.3, 0.35]),
+        (0, 199, [0.0, 50.0, 100.0, 150.0]),
+    ],
+)
+def test_nice_ticks_are_round_and_inside(lo, hi, expected):
+    assert nice_ticks(lo, hi) == expected
+
+
+def test_nice_ticks_of_an_empty_range_is_one_value():
+    assert nice_ticks(3.0, 3.0) == [3.0]
+
+
+# --- line plot ---------------------------------------------------------------------------
+def test_line_plot_is_valid_svg_with_title_labels_and_one_polyline():
+    fig = line_plot([3.0, 2.0, 1.5, 1.0], title="loss", xlabel="step", ylabel="MSE")
+    root = parse(fig)
+    assert root.tag == f"{SVG}svg"
+    assert {"loss", "step", "MSE"} <= set(texts(fig))
+    lines = polyline_points(fig)
+    assert len(lines) == 1 and len(lines[0]) == 4
+
+
+def test_line_plot_maps_values_monotonically_to_pixels():
+    # Higher values are drawn higher up (smaller y pixel); x increases to the right.
+    (points,) = polyline_points(line_plot([1.0, 2.0, 4.0, 3.0]))
+    xs, ys = zip(*points)
+    assert list(xs) == sorted(xs)
+    assert ys[0] > ys[1] > ys[2] and ys[3] > ys[2]
+    # The smallest and largest values sit on the bottom and top edge of the plotting area.
+    assert max(ys) == plot.HEIGHT - plot.MARGIN_BOTTOM
+    assert min(ys) == plot.MARGIN_TOP
+
+
+def test_line_plot_is_deterministic():
+    values = np.linspace(2.0, 0.1, 50) ** 2
+    assert line_plot(values, title="t").svg == line_plot(values, title="t").svg
+
+
+def test_line_plot_accepts_tensors_and_named_series_with_a_legend():
+    fig = line_plot({"train": torch.tensor([1.0, 0.5]), "test": [1.2, 0.9]})
+    assert len(polyline_points(fig)) == 2
+    assert {"train", "test"} <= set(texts(fig))
+
+
+def test_line_plot_breaks_the_line_at_nan():
+    fig = line_plot([1.0, 2.0, float("nan"), 3.0, 4.0])
+    assert [len(run) for run in polyline_points(fig)] == [2, 2]
+
+
+def test_log_scale_puts_powers_of_ten_evenly():
+    fig = line_plot([1.0, 0.1, 0.01, 0.001], log_y=True)
+    (points,) = polyline_points(fig)
+    gaps = np.diff([y for _, y in points])
+    assert np.allclose(gaps, gaps[0], atol=0.11)  # equal steps for equal ratios
+    assert {"1", "0.1", "0.01", "0.001"} <= set(texts(fig))
+
+
+def test_log_scale_refuses_non_positive_values():
+    with pytest.raises(ValueError, match="positive"):
+        line_plot([1.0, 0.0], log_y=True)
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least one value"):
+        line_plot([])
+    with pytest.raises(ValueError, match="x has 3 values"):
+        line_plot([1.0, 2.0], x=[0, 1, 2])
+    with pytest.raises(ValueError, match="single number"):
+        line_plot(3.0)
+
+
+def test_text_is_escaped():
+    evil = '<script>alert("x")</script> & co'
+    fig = line_plot([1.0, 2.0], title=evil, xlabel=evil, ylabel=evil)
+    assert "<script>" not in fig.svg
+    assert texts(fig).count(evil) == 3  # the XML parser unescapes it back: drawn as text
+
+
+def test_theme_aware_css_with_fallback_colours():
+    fig = line_plot([1.0, 2.0], title="t")
+    assert "var(--jp-content-font-color1" in fig.svg  # follows JupyterLab's theme
+    # Without the stylesheet (a viewer that strips <style>), attributes still give colours.
+    for text in parse(fig).iter(f"{SVG}text"):
+        assert text.get("fill") == plot.TEXT
+
+
+def test_no_random_ids_or_addresses():
+    svg = scatter_plot([[0, 0], [1, 1]], [0, 1], regions=lambda p: p[:, 0] > 0.5).svg
+    assert " id=" not in svg
+    assert not re.search(r"0x[0-9a-f]{6,}", svg)
+
+
+def test_figure_displays_in_jupyter_as_svg_and_html():
+    fig = line_plot([1.0, 2.0], title="loss")
+    assert fig._repr_svg_() == fig.svg
+    assert fig.svg in fig._repr_html_()
+    assert repr(fig) == "<teachgrad plot: loss>"
+
+
+def test_save_writes_the_svg(tmp_path):
+    fig = line_plot([1.0, 2.0])
+    fig.save(tmp_path / "p.svg")
+    assert (tmp_path / "p.svg").read_text(encoding="utf-8") == fig.svg
+
+
+# --- scatter plot ------------------------------------------------------------------------
+def dots(fig: Figure):
+    return [c for c in parse(fig).iter(f"{SVG}circle") if c.get("r") == "3.2"]
+
+
+def test_scatter_draws_one_dot_per_point_coloured_by_class():
+    X = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    y = torch.tensor([0, 1, 1])
+    fig = scatter_plot(X, y, class_names=["red", "blue"])
+    colours = [d.get("fill") for d in dots(fig)]
+    assert colours == [plot.PALETTE[0], plot.PALETTE[1], plot.PALETTE[1]]
+    assert {"red", "blue"} <= set(texts(fig))
+
+
+def test_regions_shade_the_side_each_class_is_predicted_on():
+    # A vertical boundary at x = 0.5: left cells are class 0, right cells class 1.
+    fig = scatter_plot([[0, 0], [1, 1]], [0, 1], regions=lambda p: (p[:, 0] > 0.5).astype(int),
+                       resolution=20)
+    rects = [r for r in parse(fig).iter(f"{SVG}rect") if r.get("fill-opacity")]
+    assert rects
+    boundary_px = float(plot._Frame(plot.WIDTH, plot.HEIGHT, plot._padded(0, 1),
+                                    plot._padded(0, 1)).px(0.5))
+    for r in rects:
+        left = float(r.get("x"))
+        right = left + float(r.get("width"))
+        if r.get("fill") == plot.PALETTE[0]:
+            assert right <= boundary_px + 25  # within one grid cell of the true boundary
+        else:
+            assert left >= boundary_px - 25
+    # Each row of the grid is one run per class: 2 rectangles per row, 20 rows.
+    assert len(rects) == 40
+
+
+def test_regions_get_float32_points_and_may_return_a_tensor():
+    seen = {}
+
+    def predict(points):
+        seen["dtype"] = points.dtype
+        return torch.tensor(points).sum(1).gt(1.0).long()
+
+    scatter_plot([[0, 0], [1, 1]], [0, 1], regions=predict, resolution=4)
+    assert seen["dtype"] == np.float32
+
+
+def test_scatter_needs_matching_labels():
+    with pytest.raises(ValueError, match="as many class labels as points"):
+        scatter_plot([[0, 0], [1, 1]], [0])
+
+
+def test_scatter_is_deterministic():
+    X, y = torch.datasets.make_moons(50, seed=1)
+    one = scatter_plot(X, y, regions=lambda p: p[:, 1] > 0.25)
+    two = scatter_plot(X, y, regions=lambda p: p[:, 1] > 0.25)
+    assert one.svg == two.svg
