@@ -72,6 +72,13 @@ def tensor_method(*names: str) -> Callable:
     return register
 
 
+# How PyTorch's C++ core spells element types in some messages ('double', 'long int').
+_CPP_TYPE_NAMES = {
+    "float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool",
+}
+
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -183,8 +190,12 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
-                    f"'{value.dtype.name}' to a tensor with dtype '{self.dtype.name}'. "
-                    "Please ensure that the gradient and the tensor have the same dtype"
+                    f"'{_CPP_TYPE_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{self.dtype._legacy[:-6]}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
                 )
         self._grad = value
 

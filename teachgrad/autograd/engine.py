@@ -127,7 +127,7 @@ def backward(
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = [_target(t, i) for i, t in enumerate(inputs)]
     _execute(tensors, grads, retain_graph, create_graph, targets, accumulate=True)
 
@@ -196,7 +196,7 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
     grad_tensors = list(grad_tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(
-            f"got {len(grad_tensors)} tensors and {len(tensors)} gradients"
+            f"got {len(tensors)} tensors and {len(grad_tensors)} gradients"
         )
     grads = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
@@ -286,6 +286,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     previous_unpack = graph.unpack_mode.as_tensors
     _grad_state.enabled = create_graph  # the backward pass records a graph only if asked
     graph.unpack_mode.as_tensors = create_graph
+    previous_errors = np.seterr(all="ignore")  # PyTorch's backward never warns about nan/inf
     step_index = 0
     try:
         while ready:
@@ -350,6 +351,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     finally:
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
+        np.seterr(**previous_errors)
     return captured
 
 
@@ -392,7 +394,10 @@ def _count_dependencies(roots, within: set | None = None) -> dict:
     """For each node reachable from ``roots``: how many edges point at it."""
     dependencies: dict = {}
     seen = set()
-    stack = [r for r in roots if r is not None and (within is None or r in within)]
+    # dict.fromkeys: a node may be a root twice (two outputs of one split), counted once
+    stack = list(dict.fromkeys(
+        r for r in roots if r is not None and (within is None or r in within)
+    ))
     seen.update(stack)
     while stack:
         node = stack.pop()
@@ -509,7 +514,8 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         step.grad_before = None if old is None else _make(old._data.copy())
     if create_graph:
         g = g if isinstance(g, Tensor) else _make(g)
-        leaf._grad = g if old is None else old + g
+        # PyTorch stores a copy of the first gradient (so x.grad has grad_fn=<CopyBackwards>).
+        leaf._grad = _make(np.empty_like(g._data)).copy_(g) if old is None else old + g
     elif old is None:
         leaf._grad = _make(_owned(g))
     elif not old._data.flags.writeable:

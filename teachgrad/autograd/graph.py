@@ -341,8 +341,9 @@ def _raise_modified(node: Node, value, source) -> None:
     if len(source) == 2:
         tensor, expected = source
         now = tensor._vc[0]
-        if tensor._grad_fn is not None:
-            what += f", which is output {tensor._output_nr} of {_short(tensor._grad_fn.name())},"
+        fn, output_nr = _edge_when_saved(node, tensor)
+        if fn is not None:
+            what += f", which is output {output_nr} of {_short(fn.name())},"
     else:
         cell, expected, output_nr = source
         now = cell[0]
@@ -355,6 +356,24 @@ def _raise_modified(node: Node, value, source) -> None:
         f"\nHint: {node.name()} saved this tensor to compute its gradient, and it was changed "
         "in place afterwards. Use an out-of-place op (y = y + 1, not y += 1) or clone() first."
     )
+
+
+def _edge_when_saved(node: Node, tensor) -> tuple:
+    """The ``(grad_fn, output_nr)`` a saved input had when ``node`` saved it.
+
+    PyTorch's message names that one, not the tensor's current grad_fn: each tracked
+    in-place op since gave the tensor a new grad_fn whose first input is the previous one
+    (see ops/inplace.py), so walk back along first inputs to one of ``node``'s own edges.
+    """
+    edges = [edge for edge in node.next_functions if edge[0] is not None]
+    fn, output_nr = tensor._grad_fn, tensor._output_nr
+    while fn is not None and not any(e[0] is fn and e[1] == output_nr for e in edges):
+        if not fn.next_functions:
+            return tensor._grad_fn, tensor._output_nr
+        fn, output_nr = fn.next_functions[0]
+    if fn is None or isinstance(fn, AccumulateGrad):  # not found: name the current one
+        return tensor._grad_fn, tensor._output_nr
+    return fn, output_nr
 
 
 def _short(name: str) -> str:

@@ -910,7 +910,7 @@ def where(condition: Tensor, input=None, other=None):
     if cond.dtype != np.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{_make(cond).dtype.name.capitalize()}"
+            f"{_make(cond).dtype._legacy[:-6]}"  # Long, Float... as PyTorch names them
         )
     input, other = _operand(input), _operand(other)
     if not isinstance(input, Tensor):
