@@ -9,9 +9,9 @@ Every lesson ends with an exercise in three cells:
 :func:`check` tells the three situations apart, with a message a student can act on:
 
 * the placeholder ``...`` is still there (or the answer is a function that raises
-  ``NotImplementedError``): it says so and returns ``False`` without raising, so a notebook
-  run top to bottom (and ``pytest --nbval``) goes on to the solution cell;
-* the answer is right: it prints ``✔ Correct`` and returns ``True``;
+  ``NotImplementedError``): it says so without raising, so a notebook run top to bottom
+  (and ``pytest --nbval``) goes on to the solution cell;
+* the answer is right: it prints ``✔ Correct!``;
 * the answer is wrong: it raises :class:`NotYet` (an ``AssertionError``) saying what is off
   (the shape, the value) and, when given, a hint. It never prints the expected value: the
   point is to find it.
@@ -25,8 +25,10 @@ import numpy as np
 
 __all__ = ["NotYet", "check"]
 
-NOT_ANSWERED = "… Not answered yet: replace the ... above with {what}, then run this cell again."
-CORRECT = "✔ Correct: {what} = {value}"
+NOT_ANSWERED = (
+    "… Not answered yet: replace the ... above with your {what}, then run this cell again."
+)
+CORRECT = "✔ Correct! {what}: {value}"
 
 
 class NotYet(AssertionError):
@@ -36,12 +38,12 @@ class NotYet(AssertionError):
 def check(
     answer: Any,
     expected: Any,
-    what: str = "your answer",
+    what: str = "answer",
     *,
     hint: str | None = None,
     rtol: float = 1e-4,
     atol: float = 1e-6,
-) -> bool:
+) -> None:
     """Compare an exercise answer with the expected one; explain what is wrong if it is.
 
     Args:
@@ -49,19 +51,18 @@ def check(
             function of no arguments that computes it (called here; if it raises
             ``NotImplementedError`` the exercise counts as not answered yet).
         expected: the right answer, of any of those kinds (not a function).
-        what: what the answer is, in words or symbols (``"∂L/∂a"``), used in messages.
+        what: what the answer is, in words or symbols (``"∂L/∂a"``), used in messages
+            ("replace the ... above with your ∂L/∂a").
         hint: one sentence shown when the answer is wrong.
         rtol, atol: tolerances for numbers (as in ``numpy.allclose``).
 
-    Returns ``True`` when right, ``False`` when not answered yet; raises :class:`NotYet`
-    when wrong.
+    Prints what it found, and raises :class:`NotYet` when the answer is wrong. (It returns
+    nothing, so that a checking cell shows the message alone.)
 
     >>> check(6.0, 6.0, "dy/dx")
-    ✔ Correct: dy/dx = 6.0
-    True
+    ✔ Correct! dy/dx: 6.0
     >>> check(..., 6.0, "dy/dx")
-    … Not answered yet: replace the ... above with dy/dx, then run this cell again.
-    False
+    … Not answered yet: replace the ... above with your dy/dx, then run this cell again.
     """
     __tracebackhide__ = True  # IPython and pytest: show the message, not check()'s insides
     if callable(answer) and not _is_value(answer):
@@ -71,12 +72,12 @@ def check(
             answer = ...
     if answer is ...:
         print(NOT_ANSWERED.format(what=what))
-        return False
+        return
     problem = _difference(answer, expected, rtol, atol)
     if problem is None:
         print(CORRECT.format(what=what, value=_show(answer)))
-        return True
-    message = f"✘ Not yet: {what} = {_show(answer)} is not right: {problem}."
+        return
+    message = f"✘ Not yet: {_show(answer)} is not the right {what}: {problem}."
     if hint:
         message += f"\nHint: {hint}"
     raise NotYet(message)
