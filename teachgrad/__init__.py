@@ -56,6 +56,8 @@ from .autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 
+autograd._bind_functions()  # gradcheck & co., now that the Tensor exists
+
 __version__ = "0.1.0"
 
 

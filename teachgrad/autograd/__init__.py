@@ -42,7 +42,26 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'teachgrad.autograd' has no attribute '{name}'")
     module_name, attribute = _LAZY[name]
     module = importlib.import_module(f"{__name__}.{module_name}")
+    # Importing a submodule binds its name in this package to the module. Where that name
+    # is also a function we export (gradcheck.py defines gradcheck), put the function back,
+    # or every later ``autograd.gradcheck(...)`` would call the module.
+    shadowing = _LAZY.get(module_name)
+    if shadowing and shadowing[1] is not None and globals().get(module_name) is module:
+        globals()[module_name] = getattr(module, shadowing[1])
     return module if attribute is None else getattr(module, attribute)
+
+
+def _bind_functions() -> None:
+    """Bind ``gradcheck`` and ``gradgradcheck`` for good (teachgrad/__init__.py calls this
+    once the Tensor exists).
+
+    Their module has the same name as the function, and importing the submodule
+    ``teachgrad.autograd.gradcheck`` sets the package attribute ``gradcheck`` to that
+    module. Binding the functions after the module is loaded, as ``torch.autograd`` does,
+    makes ``teachgrad.autograd.gradcheck(...)`` the function whatever was imported first.
+    """
+    global gradcheck, gradgradcheck
+    from .gradcheck import gradcheck, gradgradcheck
 
 
 def __dir__() -> list:
