@@ -117,6 +117,9 @@ def run_program(code: str, torch) -> dict:
     """Run ``code`` with ``torch`` bound to the library; describe ``out``, error, warnings."""
     import numpy as np
 
+    # "import torch" inside a program would bring in real PyTorch whatever ``torch`` is
+    # bound to here, and the comparison could not fail.
+    assert not re.search(r"^\s*(import|from) torch", code, re.M), "use the bound name torch"
     out: dict = {}
     namespace = {"torch": torch, "np": np, "out": out, "trace": make_trace(torch)}
     result: dict = {}
