@@ -341,3 +341,12 @@ def test_moduledict():
     heads["c"] = nn.ReLU()
     assert list(heads.keys()) == ["a", "b", "c"]
     assert heads.pop("a") is not None and list(heads) == ["b", "c"]
+
+
+def test_only_the_cpu_exists():
+    lin = nn.Linear(2, 2)
+    assert lin.to("cpu") is lin and lin.to(device="cpu") is lin and lin.cpu() is lin
+    for move in (lambda: lin.to("cuda"), lambda: lin.cuda(), lambda: lin.to(device="cuda:0"),
+                 lambda: nn.Linear(2, 2, device="cuda")):
+        with pytest.raises(RuntimeError, match="CPU only"):
+            move()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._creation import empty
+from ..._creation import _check_device, empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -44,6 +44,7 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        _check_device(device)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype))

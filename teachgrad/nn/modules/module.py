@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtypes
+from ..._creation import _check_device
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
@@ -528,14 +529,17 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """``to(dtype)`` converts floating-point parameters and buffers; devices are ignored
-        (everything lives on the CPU)."""
+        """``to(dtype)`` converts floating-point parameters and buffers in place; the only
+        device is ``'cpu'``."""
         dtype = kwargs.get("dtype")
+        _check_device(kwargs.get("device"))
         for arg in args:
             if isinstance(arg, _dtypes.dtype):
                 dtype = arg
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
+            else:
+                _check_device(arg)
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -558,7 +562,9 @@ class Module:
         return self
 
     def cuda(self, device: Any = None) -> Module:
-        raise AssertionError("Torch not compiled with CUDA enabled")
+        """There is no GPU: always an error (as ``Tensor.cuda()``)."""
+        _check_device("cuda")
+        return self
 
     # ------------------------------------------------------------------------------------
     # Printing
