@@ -342,7 +342,11 @@ def _raise_modified(node: Node, value, source) -> None:
         tensor, expected = source
         now = tensor._vc[0]
         fn, output_nr = _edge_when_saved(node, tensor)
-        if fn is not None:
+        if fn is not None and tensor._base is not None:
+            # A view changed in place has its history rebuilt as AsStridedBackward0
+            # (ops/inplace.py), and PyTorch names that one.
+            what += ", which is output 0 of AsStrided,"
+        elif fn is not None:
             what += f", which is output {output_nr} of {_short(fn.name())},"
     else:
         cell, expected, output_nr = source
