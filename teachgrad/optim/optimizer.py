@@ -24,6 +24,7 @@ from typing import Any
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad
+from ..nn.modules.module import _reset_grad
 
 
 class _RequiredParameter:
@@ -143,15 +144,7 @@ class Optimizer:
         (the default), or fill it with zeros if ``set_to_none=False``."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    grad = p._grad
-                    grad.detach_()
-                    grad._data[...] = 0
-                    grad._bump_version()
+                _reset_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter once (each optimizer defines its rule)."""

@@ -414,15 +414,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's ``.grad`` (to ``None``, or to zeros)."""
         for p in self.parameters():
-            if p._grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                grad = p._grad
-                grad.detach_()
-                grad._data[...] = 0
-                grad._bump_version()
+            _reset_grad(p, set_to_none)
 
     # ------------------------------------------------------------------------------------
     # Saving and loading
@@ -599,6 +591,21 @@ class Module:
 
     def __getstate__(self) -> dict:
         return self.__dict__.copy()
+
+
+def _reset_grad(p: Tensor, set_to_none: bool) -> None:
+    """``p.grad = None``, or zero it in place (cut off from any graph, as PyTorch does)."""
+    grad = p._grad
+    if grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
 
 
 def _float_converter(target: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
