@@ -524,8 +524,8 @@ def _label_smoothing(nll, log_probs, target, weight, ignore_index, reduction,
     n_classes = log_probs.shape[class_dim]
     ignored = _make(target._data == ignore_index)
     if weight is not None:
-        smooth = -_sum(log_probs * _class_weight_view(weight, log_probs.ndim, class_dim),
-                             class_dim)
+        weighted = log_probs * _class_weight_view(weight, log_probs.ndim, class_dim)
+        smooth = -_sum(weighted, class_dim)
     else:
         smooth = -_sum(log_probs, class_dim)
     smooth = pointwise.where(ignored, 0.0, smooth)
