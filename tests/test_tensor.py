@@ -7,6 +7,7 @@ fixtures/make_program_cases.py), run here with teachgrad; plus single rules belo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import programs
@@ -20,3 +21,44 @@ CASES = json.loads((Path(__file__).parent / "fixtures" / "program_cases.json").r
 @pytest.mark.parametrize("name", sorted(CASES["tensor"]))
 def test_same_as_pytorch(name):
     programs.check_against_pytorch(CASES["tensor"][name], teachgrad)
+
+
+# ----------------------------------------------------------------------------------------
+# Single rules
+# ----------------------------------------------------------------------------------------
+def test_zero_dim_tensor_formats_as_its_number():
+    """f"{x}" of a 0-d tensor is the Python number (seed lesson 000 prints "data: 1.0")."""
+    assert f"{teachgrad.tensor(1.0)}" == "1.0"
+    assert f"{teachgrad.tensor(3)}" == "3"
+    assert f"{teachgrad.tensor(2.5):.2f}" == "2.50"
+    assert f"{teachgrad.tensor([1.0, 2.0])}" == "tensor([1., 2.])"
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{teachgrad.tensor([1.0, 2.0]):.2f}"
+
+
+def test_grad_fn_repr_and_name():
+    x = teachgrad.tensor([1.0], requires_grad=True)
+    y = x * 2
+    assert re.fullmatch(r"<MulBackward0 object at 0x[0-9a-f]+>", repr(y.grad_fn))
+    assert y.grad_fn.name() == "MulBackward0"
+    accumulate = y.grad_fn.next_functions[0][0]
+    assert accumulate.name() == "torch::autograd::AccumulateGrad"
+    assert accumulate.variable is x
+    assert y.grad_fn.next_functions[1] == (None, 0)  # the constant 2
+
+
+def test_version_counter_is_shared_with_views_and_detached_tensors():
+    t = teachgrad.zeros(2, 3)
+    view, detached = t.t(), t.detach()
+    t.add_(1)
+    assert t._version == view._version == detached._version == 1
+    detached.mul_(2)
+    assert t._version == 2
+    assert t.tolist() == [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]
+
+
+def test_size_and_shape():
+    t = teachgrad.ones(2, 3)
+    assert t.shape == (2, 3) and t.size() == (2, 3) and t.size(-1) == 3
+    assert repr(t.shape) == "teachgrad.Size([2, 3])"
+    assert t.shape.numel() == 6
