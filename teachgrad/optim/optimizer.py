@@ -70,8 +70,9 @@ class Optimizer:
         if len(param_groups) == 0:
             raise ValueError(
                 "optimizer got an empty parameter list"
-                "\nHint: model.parameters() is a generator: it is empty the second time you "
-                "use it, and a model without layers has no parameters."
+                "\nHint: parameters are a module's layers and nn.Parameter attributes (a "
+                "plain tensor attribute is not one); model.parameters() is also empty the "
+                "second time you iterate it."
             )
         if not isinstance(param_groups[0], dict):
             param_groups = [{"params": param_groups}]
