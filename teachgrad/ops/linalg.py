@@ -167,23 +167,19 @@ def _check_bool(a: Tensor, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-class _MatmulContext:
-    """The user's shapes, when a product runs inside ``matmul``: the hint names those."""
-
-    def __init__(self, a: Tensor, b: Tensor) -> None:
-        self.a, self.b = a, b
-
-    def hint(self) -> str:
-        a, b = self.a._data.shape, self.b._data.shape
-        inner = "only" if len(b) == 1 else "second-to-last"
-        return (
-            f"matmul of shapes {list(a)} and {list(b)}: the last dimension of the first "
-            f"({a[-1]}) must equal the {inner} dimension of the second "
-            f"({b[0] if len(b) == 1 else b[-2]})."
-        )
+def _matmul_hint(operands: tuple) -> str:
+    """The hint for a product that ran inside ``matmul``: it names the user's own shapes
+    (the sentence before it names the internal, possibly folded, ones, as PyTorch's does)."""
+    a, b = operands[0]._data.shape, operands[1]._data.shape
+    inner = "only" if len(b) == 1 else "second-to-last"
+    return (
+        f"matmul of shapes {list(a)} and {list(b)}: the last dimension of the first "
+        f"({a[-1]}) must equal the {inner} dimension of the second "
+        f"({b[0] if len(b) == 1 else b[-2]})."
+    )
 
 
-def _check_dot(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
+def _check_dot(a: Tensor, b: Tensor, operands: tuple | None = None) -> None:
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise _fail(
             f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors",
@@ -200,12 +196,13 @@ def _check_dot(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
         raise _fail(
             f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
             f"number of elements, but got {n} and {m} elements respectively",
-            ctx.hint() if ctx else f"dot needs two vectors of one length; shapes {_shapes(a, b)}.",
+            _matmul_hint(operands) if operands
+            else f"dot needs two vectors of one length; shapes {_shapes(a, b)}.",
         )
     _check_bool(a, "dot")
 
 
-def _check_mv(m: Tensor, v: Tensor, ctx: _MatmulContext | None = None) -> None:
+def _check_mv(m: Tensor, v: Tensor, operands: tuple | None = None) -> None:
     if m._data.ndim != 2 or v._data.ndim != 1:
         raise _fail(
             f"vector + matrix @ vector expected, got 1, {m._data.ndim}, {v._data.ndim}",
@@ -216,7 +213,7 @@ def _check_mv(m: Tensor, v: Tensor, ctx: _MatmulContext | None = None) -> None:
         raise _fail(
             f"size mismatch, got input ({rows}), mat ({_by(m._data.shape)}), "
             f"vec ({v._data.shape[0]})",
-            ctx.hint() if ctx else (
+            _matmul_hint(operands) if operands else (
                 f"the matrix has {cols} columns, so the vector needs {cols} elements; "
                 f"shapes {_shapes(m, v)}."
             ),
@@ -230,19 +227,19 @@ def _check_mv(m: Tensor, v: Tensor, ctx: _MatmulContext | None = None) -> None:
     _check_bool(m, "addmv_impl_cpu")
 
 
-def _check_mm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None, names=None) -> None:
-    first, second = names or ("self", "mat2")
-    for name, t in ((first, a), (second, b)):
-        if t._data.ndim != 2:
-            sentence = f"{name} must be a matrix"
-            if names:  # addmm says which rank it got
-                sentence += f", got {t._data.ndim}-D tensor"
-            raise _fail(sentence, f"mm multiplies two 2-D tensors; shapes {_shapes(a, b)}.")
+def _check_mm(a: Tensor, b: Tensor, operands: tuple | None = None, names=None) -> None:
+    if a._data.ndim != 2 or b._data.ndim != 2:
+        first, second = names or ("self", "mat2")
+        name, t = (first, a) if a._data.ndim != 2 else (second, b)
+        sentence = f"{name} must be a matrix"
+        if names:  # addmm says which rank it got
+            sentence += f", got {t._data.ndim}-D tensor"
+        raise _fail(sentence, f"mm multiplies two 2-D tensors; shapes {_shapes(a, b)}.")
     if a._data.shape[1] != b._data.shape[0]:
         raise _fail(
             f"mat1 and mat2 shapes cannot be multiplied ({_by(a._data.shape)} and "
             f"{_by(b._data.shape)})",
-            ctx.hint() if ctx else (
+            _matmul_hint(operands) if operands else (
                 f"A @ B needs as many columns in A ({a._data.shape[1]}) as rows in B "
                 f"({b._data.shape[0]}); shapes {_shapes(a, b)}."
             ),
@@ -256,7 +253,7 @@ def _check_mm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None, names=Non
     _check_bool(a, "addmm_impl_cpu_")
 
 
-def _check_bmm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
+def _check_bmm(a: Tensor, b: Tensor, operands: tuple | None = None) -> None:
     for name, t in (("batch1", a), ("batch2", b)):
         if t._data.ndim != 3:
             raise _fail(
@@ -268,7 +265,7 @@ def _check_bmm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
         raise _fail(
             f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
             f"but got: [{b._data.shape[0]}, {b._data.shape[1]}].",
-            ctx.hint() if ctx else (
+            _matmul_hint(operands) if operands else (
                 f"bmm needs the same batch size and A's columns to match B's rows; "
                 f"shapes {_shapes(a, b)}."
             ),
@@ -280,8 +277,7 @@ def _check_bmm(a: Tensor, b: Tensor, ctx: _MatmulContext | None = None) -> None:
     _check_bool(a, "bmm")
 
 
-def _broadcast_batch(a: Tensor, b: Tensor, batch1: tuple, batch2: tuple,
-                     ctx: _MatmulContext) -> tuple:
+def _broadcast_batch(operands: tuple, batch1: tuple, batch2: tuple) -> tuple:
     """The broadcast of two batch shapes, with PyTorch's error when they do not broadcast."""
     n = max(len(batch1), len(batch2))
     padded1 = (1,) * (n - len(batch1)) + tuple(batch1)
@@ -292,7 +288,7 @@ def _broadcast_batch(a: Tensor, b: Tensor, batch1: tuple, batch2: tuple,
             raise _fail(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                 f"non-singleton dimension {i}",
-                f"matmul of shapes {_shapes(a, b)}: the batch dimensions {list(batch1)} and "
+                f"matmul of shapes {_shapes(*operands)}: the batch dimensions {list(batch1)} and "
                 f"{list(batch2)} (all but the last two) must broadcast.",
             )
         out.append(y if x == 1 else x)
@@ -386,21 +382,21 @@ def _unsafe_view(t: Tensor, shape_: tuple) -> Tensor:
     return UnsafeViewBackward0.apply(t, shape=tuple(shape_))
 
 
-def _matmul(a: Tensor, b: Tensor, ctx: _MatmulContext) -> Tensor:
+def _matmul(a: Tensor, b: Tensor, operands: tuple) -> Tensor:
     """PyTorch's ``_matmul_impl``, step for step, with teachgrad's own ops."""
     da, db = a._data.ndim, b._data.ndim
     if da == 1 and db == 1:
-        _check_dot(a, b, ctx)
+        _check_dot(a, b, operands)
         return DotBackward0.apply(a, b)
     if da == 2 and db == 1:
-        _check_mv(a, b, ctx)
+        _check_mv(a, b, operands)
         return MvBackward0.apply(a, b)
     if da == 1 and db == 2:  # a row vector times a matrix, then drop the row dimension
         row = shape.unsqueeze(a, 0)
-        _check_mm(row, b, ctx)
+        _check_mm(row, b, operands)
         return SqueezeBackward4.apply(MmBackward0.apply(row, b), dim=0)
     if da == 2 and db == 2:
-        _check_mm(a, b, ctx)
+        _check_mm(a, b, operands)
         return MmBackward0.apply(a, b)
 
     if _should_fold(a, b):
@@ -412,11 +408,11 @@ def _matmul(a: Tensor, b: Tensor, ctx: _MatmulContext) -> Tensor:
         out_shape = big._data.shape[:-1]
         folded = shape.reshape(big, (math.prod(out_shape), big._data.shape[-1]))
         if small._data.ndim == 2:
-            _check_mm(folded, small, ctx)
+            _check_mm(folded, small, operands)
             out = _unsafe_view(MmBackward0.apply(folded, small),
                                out_shape + (small._data.shape[1],))
             return contiguous(shape.transpose(out, -1, -2)) if transpose else out
-        _check_mv(folded, small, ctx)
+        _check_mv(folded, small, operands)
         return _unsafe_view(MvBackward0.apply(folded, small), out_shape)
 
     # Batched: broadcast the batch dimensions, flatten them into one, and call bmm.
@@ -429,10 +425,10 @@ def _matmul(a: Tensor, b: Tensor, ctx: _MatmulContext) -> Tensor:
     if da == 3 and db == 3 and batch1[0] != batch2[0]:
         # A batch of one that requires grad: squeeze it (a cheaper gradient than expanding)
         if batch1[0] == 1 and a._requires_grad:
-            return _matmul(shape.squeeze(a, 0), b, ctx)
+            return _matmul(shape.squeeze(a, 0), b, operands)
         if batch2[0] == 1 and b._requires_grad:
-            return _matmul(a, shape.squeeze(b, 0), ctx)
-    batch = _broadcast_batch(a, b, batch1, batch2, ctx)
+            return _matmul(a, shape.squeeze(b, 0), operands)
+    batch = _broadcast_batch(operands, batch1, batch2)
     count = math.prod(batch)
     left = shape.reshape(shape.expand(a, batch + (n, m1)), (count, n, m1))
     vector_rhs = db == 1
@@ -442,7 +438,7 @@ def _matmul(a: Tensor, b: Tensor, ctx: _MatmulContext) -> Tensor:
     else:
         right = shape.reshape(right, (count, m2, p))
     out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
-    _check_bmm(left, right, ctx)
+    _check_bmm(left, right, operands)
     out = BmmBackward0.apply(left, right)
     if vector_rhs:
         out = shape.squeeze(out, -1)
@@ -473,7 +469,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D",
             "to multiply by a number use *, not @.",
         )
-    return _matmul(input, other, _MatmulContext(input, other))
+    return _matmul(input, other, (input, other))
 
 
 def _as_operand(x):

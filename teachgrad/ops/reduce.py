@@ -122,6 +122,7 @@ class MeanBackward1(Op):
 
 
 def _sum_dtype(input: Tensor, dtype):
+    """The dtype sum/prod/cumsum accumulate in: ``dtype`` if given, int64 for integers/bools."""
     if dtype is not None:
         from .._dtypes import to_dtype
 
@@ -162,7 +163,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_torch_type_name(input)}"
+            f"point or complex dtype. Got: {_scalar_type_name(input)}"
             "\nHint: convert first, e.g. x.float().mean()."
         )
     dims = normalize_dims(dim, input._data.ndim)
@@ -171,13 +172,6 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
             return MeanBackward0.apply(input)
         dims = tuple(range(input._data.ndim))
     return MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
-
-
-def _torch_type_name(t: Tensor) -> str:
-    return {
-        "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-        "bool": "Bool",
-    }.get(t.dtype.name, t.dtype.name)
 
 
 @tensor_method()
@@ -236,11 +230,6 @@ def _require_nonempty(input: Tensor, dims: tuple | None, name: str) -> None:
 def _scalar_type_name(t: Tensor) -> str:
     """PyTorch's scalar type name, as its error messages print it ('Float', 'Long' ...)."""
     return t.dtype._legacy.removesuffix("Tensor")
-
-
-def _accumulate_dtype(input: Tensor, dtype):
-    """The dtype sum/prod/cumsum compute in: ``dtype`` if given, int64 for integers."""
-    return _sum_dtype(input, dtype)
 
 
 class _ReturnType(tuple):
@@ -362,7 +351,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     >>> torch.tensor([[1., 2.], [3., 4.]]).prod(1)
     tensor([ 2., 12.])
     """
-    d = _accumulate_dtype(input, dtype)
+    d = _sum_dtype(input, dtype)
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
     if not isinstance(dim, int):
@@ -395,7 +384,8 @@ def spread_evenly(grad, a, out, dims: tuple | None, keepdim: bool):
     out_raw = _expand_reduced(_value(out), dims, keepdim)
     winners = _winners(a_raw, out_raw)
     count = winners.sum(axis=dims, keepdims=True).astype(a_raw.dtype)
-    return np.where(winners, _expand_reduced(grad, dims, keepdim) / count, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # no winner at all: empty input
+        return np.where(winners, _expand_reduced(grad, dims, keepdim) / count, 0)
 
 
 def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
@@ -417,7 +407,7 @@ class _ExtremeAll(Op):
 
     @classmethod
     def forward(cls, ctx, a):
-        out = np.asarray(cls.numpy_fn(a))
+        out = np.asarray(cls.numpy_fn(a), dtype=a.dtype)
         ctx.save_for_backward(a, out)
         return out
 
@@ -655,7 +645,8 @@ class VarBackward0(Op):
         (a,) = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
-        return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
+        with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
+            return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
 
 
 class StdBackward0(Op):
@@ -680,7 +671,8 @@ class StdBackward0(Op):
         flat = _value(out) == 0
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
-        return per_std * centred / (ctx.dof if ctx.dof else 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
+            return per_std * centred / ctx.dof
 
 
 def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
@@ -866,7 +858,8 @@ class LogsumexpBackward0(Op):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
-        return grad * np.exp(a - _expand_reduced(out, ctx.dims, ctx.keepdim))
+        with np.errstate(invalid="ignore"):  # all -inf: (-inf) - (-inf) is NaN, as PyTorch
+            return grad * np.exp(a - _expand_reduced(out, ctx.dims, ctx.keepdim))
 
 
 @tensor_method()
@@ -945,7 +938,7 @@ def _cumprod_backward_at_zeros(grad, a, dim: int):
 
 def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    return op.apply(input, dim=d, dtype=_accumulate_dtype(input, dtype))
+    return op.apply(input, dim=d, dtype=_sum_dtype(input, dtype))
 
 
 @tensor_method()
