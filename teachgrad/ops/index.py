@@ -1,5 +1,479 @@
-"""index ops (being written: see the open issue for the autograd core)."""
+"""Indexing: reading ``x[...]``, writing ``x[...] = v``, and the gather/scatter family.
+
+Reading, as PyTorch does it, in two stages:
+
+1. *Basic* indices are applied one dimension at a time, each by a view op of its own:
+   an int is a ``select`` (``SelectBackward0``), a slice a ``slice`` (``SliceBackward0``),
+   ``None`` an ``unsqueeze``; ``...`` skips dimensions. ``x[0, 1:3]`` is
+   ``SliceBackward0`` over ``SelectBackward0``. The results share memory with ``x``.
+2. *Advanced* indices (integer lists/tensors, boolean masks) are then applied all at
+   once by ``IndexBackward0``, which copies. Its backward adds each element's gradient
+   back where it was picked from, so an element picked twice gets both gradients.
+
+Writing ``x[index] = v`` selects the region with the same basic indices (a view) and
+changes it in place with ``copy_`` / ``fill_``, or with ``index_put_`` when advanced
+indices are left: through the one in-place mechanism of :mod:`.inplace`.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import numbers
+import operator
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _make, tensor_method
+from .inplace import apply_inplace, refresh_view
+from .op import Op
+from .shape import (
+    AliasBackward0,
+    EmbedOp,
+    SelectBackward0,
+    SliceBackward0,
+    UnsqueezeBackward0,
+    _shape_str,
+    embed,
+    expand,
+    view,
+)
+
+
+# ----------------------------------------------------------------------------------------
+# The ops
+# ----------------------------------------------------------------------------------------
+class IndexPutImplBackward0(EmbedOp):
+    """Zeros with the gradient *added* at the indexed positions (repeats accumulate)."""
+
+    accumulate = True
+
+
+class IndexBackward0(Op):
+    formula = "index: each picked element's gradient goes back where it was picked (repeats add)"
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.shape, ctx.key = a.shape, key
+        return a[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+class IndexPutBackward0(Op):
+    formula = (
+        "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
+        "accumulate), ∂/∂values = the gradient at the written positions"
+    )
+
+    @staticmethod
+    def forward(ctx, a, values, key, accumulate):
+        ctx.key, ctx.accumulate = key, accumulate
+        out = a.copy()
+        if accumulate:
+            np.add.at(out, key, values)
+        else:
+            out[key] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        values_grad = grad[ctx.key]  # the engine sums it down to the values' shape
+        if ctx.accumulate:
+            return grad, values_grad
+        overwritten = np.zeros(np.shape(grad), bool)
+        overwritten[ctx.key] = True
+        return np.where(overwritten, 0, grad), values_grad
+
+
+# ----------------------------------------------------------------------------------------
+# Reading the index: what each item of x[a, b, ...] means
+# ----------------------------------------------------------------------------------------
+_LEGACY_SEQUENCE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result"
+)
+
+
+def _index_items(index) -> tuple:
+    """The items of an index: ``x[a, b]`` gives a tuple; anything else is one item.
+
+    A short list holding slices, ``None``, ``...``, tensors or lists is taken as a tuple,
+    NumPy's old rule that PyTorch still follows (with a warning).
+    """
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, (list, str)) and len(index) < 32:
+        for item in index:
+            if item is None or item is Ellipsis or isinstance(
+                item, (Tensor, list, tuple, str, np.ndarray, slice)
+            ):
+                warnings.warn(_LEGACY_SEQUENCE_WARNING, UserWarning, stacklevel=4)
+                return tuple(index)
+    return (index,)
+
+
+def _is_bool(obj) -> bool:
+    return isinstance(obj, (bool, np.bool_))
+
+
+def _is_int(obj) -> bool:
+    return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
+
+
+def _counts(obj) -> int:
+    """How many dimensions of the tensor an item uses up (a k-d mask uses k)."""
+    if obj is None or obj is Ellipsis or _is_bool(obj):
+        return 0
+    data = obj._data if isinstance(obj, Tensor) else obj
+    if isinstance(data, np.ndarray) and data.dtype in (np.bool_, np.uint8):
+        return data.ndim
+    return 1
+
+
+def _index_array(obj) -> np.ndarray:
+    """An integer or boolean NumPy array from a tensor, an ndarray or a (nested) list."""
+    if isinstance(obj, Tensor):
+        arr = obj._data
+    elif isinstance(obj, np.ndarray):
+        arr = obj
+    elif isinstance(obj, (list, tuple)):
+        from .._creation import tensor
+
+        arr = tensor(obj)._data
+        if arr.dtype != np.bool_:  # a list is always read as integers (x[[]] too)
+            arr = arr.astype(np.int64)
+    elif isinstance(obj, str):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    else:
+        try:
+            return np.asarray(operator.index(obj))
+        except TypeError:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                f"Variables are valid indices (got {type(obj).__name__})"
+            ) from None
+    if arr.dtype == np.uint8:
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+            "instead.", UserWarning, stacklevel=4,
+        )
+        arr = arr.astype(bool)
+    if arr.dtype not in (np.int64, np.int32, np.bool_):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr
+
+
+def _select(t: Tensor, dim: int, index: int, position: int) -> Tensor:
+    """``t[..., index]`` at ``dim`` (``position`` is the item's place, for the error)."""
+    shape = t._data.shape
+    if not shape:
+        if index == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
+        raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+    if dim >= len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {position} with size {size}"
+        )
+    return SelectBackward0.apply(t, dim=dim, index=index % size)
+
+
+def _slice(t: Tensor, dim: int, s: slice, skip_whole: bool) -> Tensor:
+    """``t[..., start:stop:step]`` at ``dim``; a slice of everything may be skipped."""
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError(
+            "step must be greater than zero\nHint: PyTorch has no negative steps; use "
+            "x.flip(dim) to reverse a dimension."
+        )
+    shape = t._data.shape
+    if not shape:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if dim >= len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    start = None if s.start is None else operator.index(s.start)
+    stop = None if s.stop is None else operator.index(s.stop)
+    size = shape[dim]
+    if skip_whole and not start and step == 1 and (stop is None or stop >= size):
+        return t  # x[:, :] records nothing for the second ':'
+    start, stop, _ = slice(start, stop, step).indices(size)
+    return SliceBackward0.apply(t, dim=dim, start=start, stop=max(start, stop), step=step)
+
+
+def _record(advanced: list, dim: int, arr: np.ndarray) -> int:
+    """Note an index array starting at ``dim``; return the next dimension (a k-d mask
+    covers k dimensions)."""
+    advanced.append((dim, arr))
+    return dim + (arr.ndim if arr.dtype == np.bool_ else 1)
+
+
+def _bool_index(value: bool) -> np.ndarray:
+    """``True`` indexes a new size-1 dimension with [0]; ``False`` with [] (nothing)."""
+    return np.zeros(1 if value else 0, np.int64)
+
+
+def apply_basic(t: Tensor, items: tuple, skip_whole: bool = True) -> tuple[Tensor, list]:
+    """Stage 1: apply the basic items dimension by dimension (views).
+
+    Returns the view and the advanced index arrays left for stage 2, as a list of
+    ``(first dimension of the view it indexes, array)``.
+    """
+    ndim = t._data.ndim
+    specified = sum(_counts(obj) for obj in items)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result, dim, advanced = t, 0, []
+    for position, obj in enumerate(items):
+        if obj is None:
+            result = UnsqueezeBackward0.apply(result, dim=dim)
+            dim += 1
+        elif obj is Ellipsis:
+            dim += ndim - specified
+        elif _is_bool(obj):
+            result = UnsqueezeBackward0.apply(result, dim=dim)
+            dim = _record(advanced, dim, _bool_index(bool(obj)))
+        elif _is_int(obj):
+            result = _select(result, dim, int(obj), position)
+        elif isinstance(obj, slice):
+            result = _slice(result, dim, obj, skip_whole)
+            dim += 1
+        else:
+            arr = _index_array(obj)
+            if arr.ndim:
+                dim = _record(advanced, dim, arr)
+            elif arr.dtype == np.bool_:  # a 0-d bool tensor acts like True / False
+                result = UnsqueezeBackward0.apply(result, dim=dim)
+                dim = _record(advanced, dim, _bool_index(bool(arr)))
+            else:  # a 0-d integer tensor acts like an int
+                result = _select(result, dim, int(arr), position)
+    return result, advanced
+
+
+def advanced_key(shape: tuple, advanced: list) -> tuple:
+    """Stage 2's NumPy index, after PyTorch's checks (masks, broadcasting, bounds).
+
+    Dimensions without an index array are taken whole (``slice(None)``). Masks become the
+    integer arrays of their true positions (``nonzero``), as PyTorch converts them, so the
+    backward only ever sees integer arrays.
+    """
+    key: list = []
+    for dim, arr in advanced:
+        key.extend([slice(None)] * (dim - len(key)))
+        d = len(key)
+        if d + (arr.ndim if arr.dtype == np.bool_ else 1) > len(shape):
+            raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+        if arr.dtype == np.bool_:
+            for j in range(arr.ndim):
+                if arr.shape[j] != shape[d + j]:
+                    raise IndexError(
+                        f"The shape of the mask {_shape_str(arr.shape)} at index {j} does not "
+                        f"match the shape of the indexed tensor {_shape_str(shape)} at index "
+                        f"{d + j}"
+                    )
+            key.extend(np.nonzero(arr))
+        else:
+            key.append(arr.astype(np.int64, copy=False))
+    arrays = [(d, k) for d, k in enumerate(key) if not isinstance(k, slice)]
+    try:
+        np.broadcast_shapes(*(k.shape for _, k in arrays))
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(_shape_str(k.shape) for _, k in arrays)
+        ) from None
+    for position, (d, k) in enumerate(arrays):
+        size = shape[d]
+        bad = (k < -size) | (k >= size)
+        if bad.any():  # PyTorch counts the index arrays here, not the dimensions
+            raise IndexError(
+                f"index {k[bad].flat[0]} is out of bounds for dimension {position} with size "
+                f"{size}"
+            )
+    return tuple(key)
+
+
+# ----------------------------------------------------------------------------------------
+# x[index]
+# ----------------------------------------------------------------------------------------
+@tensor_method("__getitem__")
+def getitem(self: Tensor, index) -> Tensor:
+    """``self[index]``: ints, slices (positive steps), ``None``, ``...``, integer lists or
+    tensors, boolean masks, and any mix of them, with PyTorch's ``grad_fn`` chain.
+
+    >>> import teachgrad as torch
+    >>> x = torch.arange(12.).reshape(3, 4).requires_grad_()
+    >>> x[0, 1:3]
+    tensor([1., 2.], grad_fn=<SliceBackward0>)
+    >>> x[[0, 0, 2]].sum().backward()
+    >>> x.grad[:, 0]
+    tensor([2., 0., 1.])
+    """
+    # The common simple cases first, as PyTorch does (a lone slice is always recorded).
+    if _is_int(index):
+        return _select(self, 0, int(index), 0)
+    if isinstance(index, slice):
+        return _slice(self, 0, index, skip_whole=False)
+    if index is None:
+        return UnsqueezeBackward0.apply(self, dim=0)
+    if index is Ellipsis:
+        return AliasBackward0.apply(self)
+
+    sliced, advanced = apply_basic(self, _index_items(index))
+    if not advanced:
+        return AliasBackward0.apply(sliced) if sliced is self else sliced
+    return IndexBackward0.apply(sliced, key=advanced_key(sliced._data.shape, advanced))
+
+
+# ----------------------------------------------------------------------------------------
+# x[index] = value
+# ----------------------------------------------------------------------------------------
+def _value_tensor(target: Tensor, value) -> Tensor:
+    """The value to write, as a tensor (Python numbers take the target's dtype)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (numbers.Number, np.generic)):
+        return _make(np.asarray(value, dtype=target._data.dtype))
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(
+        f"can't assign a {name} to a torch.{target.dtype._legacy}"
+        "\nHint: make the value a tensor first, e.g. x[0] = teachgrad.tensor(value)."
+    )
+
+
+def _strip_leading_ones(shape: tuple) -> tuple:
+    """``[1, 1, 4] -> [4]``: leading size-1 dimensions never matter for assignment."""
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return shape[i:]
+
+
+def copy_to(dst: Tensor, src: Tensor) -> None:
+    """Write ``src`` into ``dst`` (a view) in place, broadcasting it as PyTorch does:
+    ``copy_`` for equal shapes, ``fill_`` for a 0-d value, else view + expand + ``copy_``."""
+    if dst._data.shape == src._data.shape:
+        dst.copy_(src)
+    elif src._data.ndim == 0:
+        dst.fill_(src)
+    else:
+        src = view(src, _strip_leading_ones(src._data.shape))
+        if src._data.shape != dst._data.shape:
+            src = expand(src, dst._data.shape)
+        dst.copy_(src)
+
+
+def _type_name(t: Tensor) -> str:
+    return t.dtype._legacy.removesuffix("Tensor")  # "Float", "Long" ... as PyTorch says
+
+
+def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
+    """``values`` ready to be put at ``target[key]``, after PyTorch's dtype and shape checks."""
+    if values._data.dtype != target._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
+        )
+    # The shape of target[key], found without copying any data.
+    indexed = np.broadcast_to(np.empty((), bool), target._data.shape)[key].shape
+    stripped = _strip_leading_ones(values._data.shape)
+    if stripped != values._data.shape:
+        values = view(values, stripped)
+    try:
+        fits = np.broadcast_shapes(values._data.shape, indexed) == indexed
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {_shape_str(values._data.shape)} cannot be "
+            f"broadcast to indexing result of shape {_shape_str(indexed)}"
+        )
+    return values
+
+
+def _put(t: Tensor, values: Tensor, key: tuple, accumulate: bool) -> Tensor:
+    return IndexPutBackward0.apply(t, values, key=key, accumulate=accumulate)
+
+
+@tensor_method("__setitem__")
+def setitem(self: Tensor, index, value) -> None:
+    """``self[index] = value``: an in-place change of the selected elements.
+
+    It bumps the version counter like every in-place op; when autograd records it, the
+    gradient of the old values is zero where ``value`` was written, and ``value`` gets the
+    gradient of the positions it was written to (summed when it was broadcast).
+
+    >>> import teachgrad as torch
+    >>> y = torch.zeros(2, 3)
+    >>> y[0, 1:] = 5
+    >>> y
+    tensor([[0., 5., 5.],
+            [0., 0., 0.]])
+    """
+    value = _value_tensor(self, value)
+    if _is_bool(index) and not index:
+        return  # x[False] selects nothing
+    if index is Ellipsis:
+        target, advanced = self, []
+    elif index is None or _is_bool(index):
+        target, advanced = UnsqueezeBackward0.apply(self, dim=0), []
+    elif _is_int(index):
+        target, advanced = _select(self, 0, int(index), 0), []
+    elif isinstance(index, slice):
+        target, advanced = _slice(self, 0, index, skip_whole=True), []
+    else:
+        target, advanced = apply_basic(self, _index_items(index))
+    if advanced:
+        key = advanced_key(target._data.shape, advanced)
+        apply_inplace(target, _put, _checked_values(target, key, value), key, False)
+    else:
+        copy_to(target, value)
+    if target is not self and self._base is not None and target._grad_fn is not None:
+        refresh_view(self)  # self is itself a view: its history now goes through the base
+
+
+def _put_key(input: Tensor, indices) -> tuple:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
+    advanced, dim = [], 0
+    for index in indices:
+        if index is None:  # this dimension taken whole
+            dim += 1
+        else:
+            dim = _record(advanced, dim, _index_array(index))
+    return advanced_key(input._data.shape, advanced)
+
+
+@tensor_method()
+def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` put at ``indices`` (a tuple of index tensors, one
+    per leading dimension, as in ``input[indices] = values``); ``accumulate=True`` adds them.
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)
+    tensor([2., 0., 0.])
+    """
+    key = _put_key(input, indices)
+    return _put(input, _checked_values(input, key, _value_tensor(input, values)), key, accumulate)
+
+
+@tensor_method()
+def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """In-place :func:`index_put`."""
+    key = _put_key(input, indices)
+    values = _checked_values(input, key, _value_tensor(input, values))
+    return apply_inplace(input, _put, values, key, accumulate)
+
+
+__all__ = ["index_put", "index_put_"]

@@ -7,6 +7,12 @@ was computed from a *copy* of the old values, so its own backward still sees the
 
 The version bump is what makes in-place changes safe: any node that saved this tensor
 for backward notices the new version and refuses to compute a wrong gradient.
+
+Writing through a *view* (``y[0] = v``, ``y[:, 1].mul_(2)``, ``y.t().zero_()``) changes the
+view's base as well, so the base's history has to change too. As in PyTorch, the base
+gets a ``CopySlices`` node: "the base's gradient flows to its old history, except in the
+region the view covers, where the in-place op's own backward decides". The view itself
+gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import Node, edge_of, unpack_saved
 from . import pointwise
 from .op import Op
+from .shape import EmbedOp, embed
 
 
 def _torch_name(dtype: np.dtype) -> str:
@@ -34,22 +42,21 @@ def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> T
     tracked = _grad_state.enabled and (
         self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
     )
-    source = self
-    if tracked:
-        base = self._base
-        if base is not None and base._requires_grad:
-            raise RuntimeError(
-                "teachgrad does not track in-place changes made through a view of a tensor "
-                "that requires grad.\nHint: use an out-of-place op (y = y * 2), or clone() "
-                "the view first."
-            )
-        # Keep the old values for the op's backward: self is about to be overwritten.
-        source = _make(self._data.copy(), self._requires_grad, self._grad_fn)
-        source._output_nr = self._output_nr
+    if not tracked:
+        write_into(self, op(self, *args, **kwargs))
+        return self
+    # Keep the old values for the op's backward: self is about to be overwritten.
+    source = _make(self._data.copy(), self._requires_grad, self._grad_fn)
+    source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
-    write_into(self, result)
-    if tracked:
-        self._grad_fn = result._grad_fn
+    fn = result._grad_fn
+    if self._base is not None and fn is not None:
+        positions = view_positions(self._base._data, self._data)
+        write_into(self, result)
+        _record_through_view(self, fn, positions)
+    else:
+        write_into(self, result)
+        self._grad_fn = fn
         self._output_nr = result._output_nr
         self._requires_grad = result._requires_grad
     return self
@@ -71,7 +78,9 @@ def write_into(self: Tensor, result: Tensor) -> None:
             f"result type {_torch_name(new.dtype)} can't be cast to the desired output type "
             f"{_torch_name(data.dtype)}"
         )
-    if not data.flags.writeable:
+    if not data.flags.writeable or any(
+        stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
+    ):  # an expanded tensor: several elements are one number in memory
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the "
@@ -90,9 +99,137 @@ def _broadcastable(a: tuple, b: tuple) -> bool:
 
 
 # ----------------------------------------------------------------------------------------
+# Writing through a view: CopySlices (the base's new grad_fn), AsStridedBackward0 (the view's)
+# ----------------------------------------------------------------------------------------
+def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """For each element of ``view`` (a NumPy view of ``base``'s memory): its flat index in
+    ``base``. The result has the view's shape.
+
+    A view shares memory with its base, so its elements are found by their addresses,
+    ``start + Σ index_k · stride_k``, whichever view ops (slices, transposes, diagonals...)
+    made it.
+    """
+    view_addresses = _addresses(view)
+    if base.flags.c_contiguous:  # the usual case: address = start + flat index · itemsize
+        return (view_addresses - _start(base)) // base.itemsize
+    base_addresses = _addresses(base).reshape(-1)
+    order = np.argsort(base_addresses)
+    return order[np.searchsorted(base_addresses, view_addresses, sorter=order)]
+
+
+def _start(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    addresses = np.full(a.shape, _start(a), dtype=np.intp)
+    for index, stride in zip(np.indices(a.shape, sparse=True), a.strides):
+        addresses += index * stride
+    return addresses
+
+
+def _new_node(cls: type, edges: tuple, meta: tuple) -> Node:
+    """A graph node built by hand (these nodes are not the result of running an op)."""
+    node = cls.__new__(cls)
+    Node.__init__(node)
+    node.next_functions = edges
+    node._meta = meta
+    return node
+
+
+class AsStridedScatterBackward0(EmbedOp):
+    """Put a view's gradient back at the base positions it covers (zeros elsewhere)."""
+
+
+class CopySlices(Op):
+    """The ``grad_fn`` of a tensor that was changed in place through one of its views.
+
+    ``fn`` is the in-place op's own node (e.g. ``CopyBackwards`` for ``y[0] = v``);
+    ``positions`` says where the view's elements sit in the base. The edges are the
+    base's old history, then ``fn``'s other inputs (``v``).
+    """
+
+    formula = (
+        "∂/∂old base = 1 outside the written region; inside it, and for the other inputs, "
+        "what the in-place op's backward gives"
+    )
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    @classmethod
+    def create(cls, base: Tensor, fn: Node, positions: np.ndarray, view: Tensor) -> CopySlices:
+        node = _new_node(
+            cls, (edge_of(base),) + fn.next_functions[1:], ((base._data.shape, base._data.dtype),)
+        )
+        node.fn, node.positions = fn, positions
+        node.view_meta = (view._data.shape, view._data.dtype)
+        node._saved = ((), ())  # nothing to save; the engine marks it freed after backward
+        return node
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..autograd.engine import fit_gradient
+
+        unpack_saved(ctx)  # raises PyTorch's error on a second backward without retain_graph
+        shape, positions = grad.shape, ctx.positions
+        flat = np.reshape(grad, (-1,))
+        # The in-place op's backward, run on the view's part of the gradient.
+        grads = ctx.fn._run_backward((flat[positions],))
+        kept = np.ones(flat.shape, bool)
+        kept[positions] = False
+        base_grad = np.where(np.reshape(kept, shape), grad, 0)
+        if grads[0] is not None:
+            old_view_grad = fit_gradient(grads[0], ctx.view_meta, ctx.fn, 0)
+            placed = embed(old_view_grad, flat.shape, positions, AsStridedScatterBackward0)
+            base_grad = base_grad + np.reshape(placed, shape)
+        return (base_grad, *grads[1:])
+
+
+class AsStridedBackward0(Op):
+    """The ``grad_fn`` a view gets after an in-place change: its elements, read from the base."""
+
+    formula = "a view's gradient goes back to the base elements it shows"
+    is_view = True
+
+    @classmethod
+    def create(cls, base: Tensor, positions: np.ndarray, view: Tensor) -> AsStridedBackward0:
+        node = _new_node(cls, (edge_of(base),), ((view._data.shape, view._data.dtype),))
+        node.positions, node.base_shape = positions, base._data.shape
+        return node
+
+    @staticmethod
+    def backward(ctx, grad):
+        size = int(np.prod(ctx.base_shape))
+        placed = embed(grad, (size,), ctx.positions, AsStridedScatterBackward0)
+        return np.reshape(placed, ctx.base_shape)
+
+
+def _record_through_view(view: Tensor, fn: Node, positions: np.ndarray) -> None:
+    """After ``fn`` changed ``view`` in place: rewrite the base's and the view's history."""
+    base = view._base
+    base._grad_fn = CopySlices.create(base, fn, positions, view)
+    base._output_nr = 0
+    base._requires_grad = True
+    refresh_view(view, positions)
+
+
+def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> None:
+    """Point ``view``'s history at its base's current one (after the base was changed)."""
+    base = view._base
+    if positions is None:
+        positions = view_positions(base._data, view._data)
+    view._grad_fn = AsStridedBackward0.create(base, positions, view)
+    view._output_nr = 0
+    view._requires_grad = True
+
+
+# ----------------------------------------------------------------------------------------
 # Ops that only exist in place
 # ----------------------------------------------------------------------------------------
-class FillBackward0(Op):
+class FillBackward2(Op):
+    """``fill_(number)``."""
+
     formula = "fill: the old values no longer matter, ∂/∂a = 0"
 
     @staticmethod
@@ -101,15 +238,34 @@ class FillBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return np.zeros_like(grad)
 
 
-class ZeroBackward0(FillBackward0):
+class FillBackward3(Op):
+    """``fill_(0-d tensor)``: the value is an input too."""
+
+    formula = "fill: ∂/∂a = 0, ∂/∂value = Σ gradient"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.zeros_like(grad), grad  # the engine sums the second down to a 0-d value
+
+
+class ZeroBackward0(FillBackward2):
+    """``zero_()``."""
+
     formula = "zero: the old values no longer matter, ∂/∂a = 0"
 
 
 class CopyBackwards(Op):
     formula = "copy_: ∂/∂self = 0, ∂/∂src = 1"
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # a hand-written node in PyTorch, like CopySlices
 
     @staticmethod
     def forward(ctx, a, src):
@@ -117,7 +273,7 @@ class CopyBackwards(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad  # the engine sums and casts the second to src's shape/dtype
+        return np.zeros_like(grad), grad  # the engine sums and casts the second to src's
 
 
 def _fill(self: Tensor, value) -> Tensor:
@@ -127,12 +283,32 @@ def _fill(self: Tensor, value) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions."
             )
-        return CopyBackwards.apply(self, value)
-    return FillBackward0.apply(self, value=value)
+        return FillBackward3.apply(self, value)
+    return FillBackward2.apply(self, value=value)
 
 
 def _zero(self: Tensor) -> Tensor:
     return ZeroBackward0.apply(self, value=0)
+
+
+def _copy_method(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    """``self.copy_(src)``: write ``src``'s values (broadcast, cast) into ``self``."""
+    if isinstance(src, Tensor) and _partially_overlap(self._data, src._data):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+    return apply_inplace(self, _copy, src)
+
+
+def _partially_overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when ``a`` and ``b`` share some memory without being the very same elements."""
+    if not np.may_share_memory(a, b):
+        return False
+    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
+    return not same and np.shares_memory(a, b)
 
 
 def _copy(self: Tensor, src) -> Tensor:
@@ -151,7 +327,9 @@ def _copy(self: Tensor, src) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # The methods: each in-place method is its out-of-place op run through apply_inplace
 # ----------------------------------------------------------------------------------------
-def _inplace_method(op: Callable, name: str) -> Callable:
+def inplace_method(op: Callable, name: str) -> Callable:
+    """The in-place method ``name`` that runs the out-of-place ``op`` through apply_inplace."""
+
     def method(self: Tensor, *args, **kwargs) -> Tensor:
         return apply_inplace(self, op, *args, **kwargs)
 
@@ -172,7 +350,7 @@ _INPLACE = {
     "clamp_": pointwise.clamp, "clip_": pointwise.clamp, "clamp_min_": pointwise.clamp_min,
     "clamp_max_": pointwise.clamp_max, "square_": pointwise.square,
     "floor_": pointwise.floor, "ceil_": pointwise.ceil, "round_": pointwise.round,
-    "trunc_": pointwise.trunc, "fill_": _fill, "zero_": _zero, "copy_": _copy,
+    "trunc_": pointwise.trunc, "fill_": _fill, "zero_": _zero,
     "subtract_": pointwise.sub, "multiply_": pointwise.mul, "divide_": pointwise.div,
     "__iadd__": pointwise.add, "__isub__": pointwise.sub, "__imul__": pointwise.mul,
     "__itruediv__": pointwise.div, "__ipow__": pointwise.pow,
@@ -181,7 +359,8 @@ _INPLACE = {
 }
 
 for _name, _op in _INPLACE.items():
-    setattr(Tensor, _name, _inplace_method(_op, _name))
+    setattr(Tensor, _name, inplace_method(_op, _name))
+Tensor.copy_ = _copy_method
 
 
-__all__ = ["apply_inplace", "write_into"]
+__all__ = ["apply_inplace", "write_into", "inplace_method"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
-from . import pointwise, shape
+from . import pointwise
 
 _UFUNCS = {
     np.add: pointwise.add,
@@ -86,7 +86,8 @@ def _reversed(ufunc, a, b):
 
 
 # reduce is imported when called: it registers its own NumPy functions here at import
-# time, so importing it from the top of this module would be a circular import.
+# time, so importing it from the top of this module would be a circular import. (shape
+# registers np.reshape, np.transpose, np.squeeze ... itself, for the same reason.)
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **_):
     from . import reduce
 
@@ -97,24 +98,6 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **_):
     from . import reduce
 
     return reduce.mean(a, axis, keepdim=keepdims)
-
-
-def _expand_dims(a, axis):
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    out = a
-    for d in sorted(ax % (a.ndim + len(axes)) for ax in axes):
-        out = shape.unsqueeze(out, d)
-    return out
-
-
-def _squeeze(a, axis=None):
-    return shape.squeeze(a, axis)
-
-
-def _transpose(a, axes=None):
-    if axes is None:
-        axes = tuple(range(a.ndim - 1, -1, -1))
-    return shape.permute(a, *axes)
 
 
 def _where(condition, x, y):
@@ -132,13 +115,6 @@ def _ones_like(a, dtype=None, **_):
 _FUNCTIONS = {
     np.sum: _sum,
     np.mean: _mean,
-    np.reshape: lambda a, shape_, *args, **kw: shape.reshape(a, shape_),
-    np.transpose: _transpose,
-    np.swapaxes: lambda a, axis1, axis2: shape.transpose(a, axis1, axis2),
-    np.moveaxis: lambda a, source, destination: shape.movedim(a, source, destination),
-    np.expand_dims: _expand_dims,
-    np.squeeze: _squeeze,
-    np.broadcast_to: lambda a, shape_, **kw: shape.expand(a, tuple(shape_)),
     np.where: _where,
     np.zeros_like: _zeros_like,
     np.ones_like: _ones_like,

@@ -1,21 +1,38 @@
-"""Shape ops: view/reshape, squeeze/unsqueeze, transpose/permute, expand.
+"""Shape ops: reshape, squeeze, transpose, expand, slice, split, join, flip, repeat ...
 
 They move numbers around without changing them, so each backward moves the gradient
 back: a reshape's backward reshapes, a transpose's backward transposes back, an expand's
-backward sums over the expanded dimensions. Most are *views*: the output shares memory
-(and the version counter) with the input, as in PyTorch.
+backward sums over the expanded dimensions, a slice's backward puts the gradient back
+into a zero tensor at the sliced positions, a split's backward concatenates.
+
+Most of the first kind are *views*: the output shares memory (and the version counter)
+with the input, as in PyTorch (``is_view = True``). cat, stack, flip, repeat, roll,
+tril/triu copy.
+
+The module has five parts: reshaping views, dimension views, slicing views (select,
+narrow, split, unbind, diagonal), copying ops (cat, stack, flip, repeat, roll, tril) and,
+at the end, the NumPy functions the backward formulas use, routed to these ops so that
+``create_graph=True`` records them.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
+from .._dtypes import result_type
 from .._tensor import Size, Tensor, _wrap_dim, tensor_method
-from .op import Op
+from . import numpy_protocol
+from .op import NO_CONTEXT, Op
 
 
+# ----------------------------------------------------------------------------------------
+# Argument helpers
+# ----------------------------------------------------------------------------------------
 def _size_args(size) -> tuple:
     """Accept ``view(2, 3)``, ``view((2, 3))`` and ``view([2, 3])``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
@@ -23,30 +40,65 @@ def _size_args(size) -> tuple:
     return tuple(int(s) for s in size)
 
 
+def _dim_list(dims, ndim: int) -> tuple:
+    """Wrapped dims of ``flip(0, 1)`` / ``flip((0, 1))``, refusing repeats (PyTorch's error)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    wrapped = tuple(_wrap_dim(int(d), ndim) for d in dims)
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return wrapped
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _legacy_name(t: Tensor) -> str:
+    """PyTorch's old type name used in some messages, e.g. ``torch.FloatTensor``."""
+    return f"torch.{t.dtype._legacy}"
+
+
+def _along(dim: int, index) -> tuple:
+    """The NumPy index that applies ``index`` to dimension ``dim``: ``(:, :, index)``."""
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
 def infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one ``-1`` in ``shape`` and check the element count (PyTorch's errors)."""
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {i} of shape {_shape_str(shape)}"
+            )
     known = math.prod(s for s in shape if s != -1)
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {_shape_str(shape)} "
+                "because the unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(
-                f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}"
+                f"shape '{_shape_str(shape)}' is invalid for input of size {numel}"
             )
         shape = shape[: unknown[0]] + (numel // known,) + shape[unknown[0] + 1 :]
     elif known != numel:
         raise RuntimeError(
-            f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}"
+            f"shape '{_shape_str(shape)}' is invalid for input of size {numel}"
             "\nHint: the new shape must hold exactly as many elements as the tensor has "
             f"({numel}); use -1 for one dimension to let it be inferred."
         )
     return shape
 
 
+# ----------------------------------------------------------------------------------------
+# Reshaping views: view, reshape, flatten, unflatten
+# ----------------------------------------------------------------------------------------
 class ViewBackward0(Op):
     formula = "reshape: the gradient is reshaped back"
     is_view = True
@@ -62,14 +114,9 @@ class ViewBackward0(Op):
 
 
 class UnsafeViewBackward0(ViewBackward0):
-    """A reshape that had to copy (the input was not contiguous): not a view."""
+    """The reshape of a copy: ``reshape`` of a non-contiguous tensor clones it first."""
 
     is_view = False
-
-    @staticmethod
-    def forward(ctx, a, shape):
-        ctx.shape = a.shape
-        return np.reshape(a, shape).copy()
 
 
 def _viewable(a: np.ndarray, shape: tuple) -> bool:
@@ -102,7 +149,11 @@ def view(input: Tensor, *shape) -> Tensor:
 
 @tensor_method()
 def reshape(input: Tensor, *shape) -> Tensor:
-    """Like :func:`view`, but copies when the data cannot be viewed in the new shape."""
+    """Like :func:`view`, but copies when the data cannot be viewed in the new shape.
+
+    The copy shows in the graph as PyTorch records it: ``UnsafeViewBackward0`` over
+    ``CloneBackward0``.
+    """
     new = infer_shape(_size_args(shape), input._data.size)
     if _viewable(input._data, new):
         return ViewBackward0.apply(input, shape=new)
@@ -123,7 +174,12 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 @tensor_method()
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merge dimensions ``start_dim..end_dim`` into one."""
+    """Merge dimensions ``start_dim..end_dim`` into one (nothing to merge: ``input`` itself).
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(2, 3, 4).flatten(1).shape
+    teachgrad.Size([2, 12])
+    """
     ndim = input._data.ndim
     if ndim == 0:
         return reshape(input, (1,))
@@ -139,13 +195,23 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @tensor_method()
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
-    """Split dimension ``dim`` into ``sizes``."""
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
     d = _wrap_dim(dim, input._data.ndim)
     shape = input._data.shape
-    sizes = infer_shape(tuple(sizes), shape[d])
+    sizes = tuple(int(s) for s in sizes)
+    try:
+        sizes = infer_shape(sizes, shape[d])
+    except RuntimeError:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to the size of "
+            f"dim {dim} ({shape[d]}) in the input tensor"
+        ) from None
     return view(input, shape[:d] + tuple(sizes) + shape[d + 1 :])
 
 
+# ----------------------------------------------------------------------------------------
+# Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
+# ----------------------------------------------------------------------------------------
 class UnsqueezeBackward0(Op):
     formula = "unsqueeze: the added dimension is squeezed away again"
     is_view = True
@@ -162,7 +228,12 @@ class UnsqueezeBackward0(Op):
 
 @tensor_method()
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    """Insert a dimension of size 1 at ``dim``."""
+    """Insert a dimension of size 1 at ``dim``.
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(3).unsqueeze(0).shape
+    teachgrad.Size([1, 3])
+    """
     return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
 
 
@@ -188,19 +259,30 @@ class SqueezeBackward1(SqueezeBackward0):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.shape = a.shape
-        return np.squeeze(a, dim) if a.shape[dim] == 1 else a.view()
+        return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a.view()
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    """Squeeze several dimensions (those of them that have size 1)."""
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.shape = a.shape
+        return np.squeeze(a, tuple(d for d in dims if a.ndim and a.shape[d] == 1))
 
 
 @tensor_method()
 def squeeze(input: Tensor, dim=None) -> Tensor:
-    """Remove size-1 dimensions (all, or just ``dim``)."""
+    """Remove size-1 dimensions: all of them, or those among ``dim`` (an int or a tuple).
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(1, 3, 1).squeeze().shape
+    teachgrad.Size([3])
+    """
     if dim is None:
         return SqueezeBackward0.apply(input)
     if isinstance(dim, (tuple, list)):
-        out = input
-        for d in sorted((_wrap_dim(d, input._data.ndim) for d in dim), reverse=True):
-            out = SqueezeBackward1.apply(out, dim=d)
-        return out
+        return SqueezeBackward2.apply(input, dims=_dim_list((dim,), input._data.ndim))
     return SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
 
@@ -211,16 +293,21 @@ class TransposeBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dims = (dim0, dim1)
-        return np.swapaxes(a, dim0, dim1)
+        return np.swapaxes(a, dim0, dim1) if a.ndim else a.view()
 
     @staticmethod
     def backward(ctx, grad):
-        return np.swapaxes(grad, *ctx.dims)
+        return np.swapaxes(grad, *ctx.dims) if np.ndim(grad) else grad
 
 
 @tensor_method("transpose", "swapaxes", "swapdims")
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Swap dimensions ``dim0`` and ``dim1``."""
+    """Swap dimensions ``dim0`` and ``dim1``.
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(2, 3).transpose(0, 1).shape
+    teachgrad.Size([3, 2])
+    """
     n = input._data.ndim
     return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
@@ -240,7 +327,7 @@ class TBackward0(Op):
 
 @tensor_method()
 def t(input: Tensor) -> Tensor:
-    """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
+    """Transpose a matrix (0-d and 1-d tensors come back unchanged, as views)."""
     if input._data.ndim > 2:
         raise RuntimeError(
             f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D"
@@ -254,7 +341,7 @@ class PermuteBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
-        ctx.inverse = tuple(np.argsort(dims))
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
         return np.transpose(a, dims)
 
     @staticmethod
@@ -279,27 +366,63 @@ def permute(input: Tensor, *dims) -> Tensor:
     return PermuteBackward0.apply(input, dims=dims)
 
 
-@tensor_method()
+@tensor_method("movedim", "moveaxis")
 def movedim(input: Tensor, source, destination) -> Tensor:
-    """Move dimension(s) ``source`` to position(s) ``destination``."""
+    """Move dimension(s) ``source`` to position(s) ``destination`` (a permute)."""
     n = input._data.ndim
-    order = np.moveaxis(np.arange(n), source, destination)
-    return permute(input, *(int(i) for i in order))
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    src_w = [_wrap_dim(d, n) for d in src]
+    dst_w = [_wrap_dim(d, n) for d in dst]
+    for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    order = [d for d in range(n) if d not in src_w]
+    for d_dst, d_src in sorted(zip(dst_w, src_w)):
+        order.insert(d_dst, d_src)
+    return PermuteBackward0.apply(input, dims=tuple(order))
+
+
+_T_DEPRECATED = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+    "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+    "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+    "dimensions of a tensor."
+)
 
 
 def _T(self: Tensor) -> Tensor:
-    """The tensor with its dimensions reversed (a matrix transpose for 2-d)."""
+    """The tensor with its dimensions reversed (the transpose, for a matrix)."""
     n = self._data.ndim
-    if n == 2:
-        return permute(self, 1, 0)
-    return permute(self, *range(n - 1, -1, -1))
+    if n == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases.", UserWarning, stacklevel=2,
+        )
+    elif n != 2:
+        warnings.warn(_T_DEPRECATED, UserWarning, stacklevel=2)
+    return PermuteBackward0.apply(self, dims=tuple(range(n - 1, -1, -1)))
 
 
 def _mT(self: Tensor) -> Tensor:
     """Transpose the last two dimensions (batches of matrices)."""
-    if self._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
-                           f"Got {self._data.ndim}-D tensor.")
+    n = self._data.ndim
+    if n == 0:
+        warnings.warn(
+            "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+            "cases.", UserWarning, stacklevel=2,
+        )
+        return self
+    if n < 2:
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. "
+            f"Got {n}-D tensor."
+        )
     return transpose(self, -2, -1)
 
 
@@ -313,7 +436,13 @@ class ExpandBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, shape):
-        return np.broadcast_to(a, shape)
+        # np.broadcast_to, but writable like its input: x.expand(2, 3)[0] = 1 writes into x
+        # (a write to the whole expanded tensor is refused, see inplace.write_into).
+        lead = len(shape) - a.ndim
+        strides = (0,) * lead + tuple(
+            0 if n == 1 and m != 1 else s for n, m, s in zip(a.shape, shape[lead:], a.strides)
+        )
+        return as_strided(a, shape, strides, writeable=a.flags.writeable)
 
     @staticmethod
     def backward(ctx, grad):
@@ -322,17 +451,28 @@ class ExpandBackward0(Op):
 
 @tensor_method("expand", "broadcast_to")
 def expand(input: Tensor, *sizes) -> Tensor:
-    """Repeat size-1 dimensions (without copying) to ``sizes``; -1 keeps a size."""
+    """Repeat size-1 dimensions (without copying) to ``sizes``; -1 keeps a size.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1], [2]]).expand(2, 3)
+    tensor([[1, 1, 1],
+            [2, 2, 2]])
+    """
     sizes = _size_args(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
-            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
-            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
-            f"({len(shape)})"
+            f"expand({_legacy_name(input)}{{{_shape_str(shape)}}}, size={_shape_str(sizes)}): "
+            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
+    for i in range(lead):
+        if sizes[i] < 0:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, "
+                f"non-existing dimension {i}"
+            )
     target = list(sizes)
     for i, s in enumerate(shape):
         want = sizes[lead + i]
@@ -341,8 +481,8 @@ def expand(input: Tensor, *sizes) -> Tensor:
         elif s != 1 and s != want:
             raise RuntimeError(
                 f"The expanded size of the tensor ({want}) must match the existing size ({s}) "
-                f"at non-singleton dimension {lead + i}.  Target sizes: "
-                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, shape))}]"
+                f"at non-singleton dimension {lead + i}.  Target sizes: {_shape_str(sizes)}.  "
+                f"Tensor sizes: {_shape_str(shape)}"
             )
     return ExpandBackward0.apply(input, shape=tuple(target))
 
@@ -353,7 +493,738 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other._data.shape)
 
 
+# ----------------------------------------------------------------------------------------
+# Slicing views: select, narrow (slice), split, chunk, unbind, diagonal
+# ----------------------------------------------------------------------------------------
+def embed(grad, shape: tuple, key, op: type[Op]):
+    """A zero array of ``shape`` with ``grad`` written at ``key``: the backward of a slice.
+
+    ``op`` is the op that records this (``SelectBackwardBackward0``...) when ``grad`` is a
+    tensor, i.e. under ``create_graph=True``, so that the gradient can be differentiated
+    again; on plain arrays the same ``op.forward`` simply runs.
+    """
+    if isinstance(grad, Tensor):
+        return op.apply(grad, shape=shape, key=key)
+    return op.forward(NO_CONTEXT, grad, shape, key)
+
+
+class EmbedOp(Op):
+    """Write the gradient into zeros at a NumPy index; its own backward reads it back out.
+
+    With ``accumulate = True`` repeated positions add up (``np.add.at``) instead of the
+    last write winning: that is the backward of picking the same element twice.
+    """
+
+    formula = "the gradient goes back to the positions it came from, zero elsewhere"
+    accumulate = False
+
+    @classmethod
+    def forward(cls, ctx, grad, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, grad.dtype)
+        if cls.accumulate:
+            np.add.at(out, key, grad)
+        else:
+            out[key] = grad
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.key]
+
+
+class SelectBackwardBackward0(EmbedOp):
+    pass
+
+
+class SliceBackwardBackward0(EmbedOp):
+    pass
+
+
+class SelectBackward0(Op):
+    formula = "select: the gradient goes back to the selected position, zero elsewhere"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        key = _along(dim, index)
+        ctx.shape, ctx.key = a.shape, key
+        return a[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return embed(grad, ctx.shape, ctx.key, SelectBackwardBackward0)
+
+
+class SliceBackward0(Op):
+    formula = "slice: the gradient goes back to the sliced positions, zero elsewhere"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim, start, stop, step):
+        key = _along(dim, slice(start, stop, step))
+        ctx.shape, ctx.key = a.shape, key
+        return a[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return embed(grad, ctx.shape, ctx.key, SliceBackwardBackward0)
+
+
+class AliasBackward0(Op):
+    """``x[...]``: a new tensor object viewing the same data."""
+
+    formula = "alias: ∂a/∂a = 1"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _no_0d(input: Tensor, name: str) -> None:
+    if input._data.ndim == 0:
+        raise IndexError(f"{name}() cannot be applied to a 0-dim tensor.")
+
+
+@tensor_method()
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, without that dimension (``x[:, 2]`` is
+    ``x.select(1, 2)``)."""
+    _no_0d(input, "select")
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{_shape_str(input._data.shape)} at dimension {dim}"
+        )
+    return SelectBackward0.apply(input, dim=d, index=index % size)
+
+
+@tensor_method()
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """Elements ``start .. start+length-1`` along ``dim`` (a view: ``SliceBackward0``)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    start, length = int(start), int(length)
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return SliceBackward0.apply(input, dim=d, start=start, stop=start + length, step=1)
+
+
+class _SplitOp(Op):
+    """One node, several outputs: each piece is a view; the gradients are concatenated."""
+
+    formula = "split: the pieces' gradients are concatenated back"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim, sizes):
+        ctx.dim = dim
+        bounds = np.cumsum((0,) + tuple(sizes))
+        return tuple(a[_along(dim, slice(int(b0), int(b1)))] for b0, b1 in zip(bounds, bounds[1:]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return np.concatenate(grads, axis=ctx.dim)
+
+
+class SplitBackward0(_SplitOp):
+    """Pieces of one size (the last may be smaller): ``split(int)`` and ``chunk``."""
+
+
+class SplitWithSizesBackward0(_SplitOp):
+    """Pieces of the given sizes: ``split([sizes])``."""
+
+
+@tensor_method()
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Cut ``tensor`` along ``dim`` into pieces of ``split_size`` (an int) or of the given sizes.
+
+    >>> import teachgrad as torch
+    >>> [p.tolist() for p in torch.arange(5).split(2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={_shape_str(sizes)}"
+            )
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {dim}), but got split_sizes={_shape_str(sizes)}"
+            )
+        return SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+    size = int(split_size_or_sections)
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0 and n != 0:
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+        )
+    sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size else (0,)
+    return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
+
+
+@tensor_method()
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Cut into ``chunks`` pieces of equal size (the last may be smaller, and there may be
+    fewer pieces), e.g. 10 elements in 4 chunks: 3, 3, 3, 1."""
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    return split(input, max(-(-n // chunks), 1) if n else 1, dim)
+
+
+class UnbindBackward0(Op):
+    formula = "unbind: the slices' gradients are stacked back"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return tuple(a[_along(dim, i)] for i in range(a.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return np.stack(grads, axis=ctx.dim)
+
+
+@tensor_method()
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """All slices along ``dim``, as a tuple (``x.unbind(0)`` is ``tuple(x)``)."""
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+
+
+def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """A *writable* NumPy view of a diagonal (``np.diagonal`` gives a read-only one).
+
+    The diagonal is a strided view: one step along it moves one step along both
+    dimensions, so its stride is the sum of theirs.
+    """
+    n1, n2 = a.shape[dim1], a.shape[dim2]
+    length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+    others = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    shape = tuple(a.shape[d] for d in others) + (length,)
+    if length == 0:
+        return np.zeros(shape, a.dtype)
+    start = [slice(None)] * a.ndim
+    start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
+    first = a[tuple(start)]  # starts at the diagonal's first element
+    strides = tuple(a.strides[d] for d in others) + (a.strides[dim1] + a.strides[dim2],)
+    return as_strided(first, shape, strides, writeable=first.flags.writeable)
+
+
+class DiagonalBackwardBackward0(Op):
+    formula = "the gradient of a diagonal goes back to the diagonal, zero elsewhere"
+
+    @staticmethod
+    def forward(ctx, grad, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, grad.dtype)
+        diagonal_view(out, *key)[...] = grad
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, dim1, dim2 = ctx.key
+        return np.diagonal(grad, offset, dim1, dim2)
+
+
+class DiagonalBackward0(Op):
+    formula = "diagonal: the gradient goes back to the diagonal, zero elsewhere"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        ctx.shape, ctx.key = a.shape, (offset, dim1, dim2)
+        return diagonal_view(a, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return embed(grad, ctx.shape, ctx.key, DiagonalBackwardBackward0)
+
+
+class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name
+    """``diag`` of a matrix: the diagonal as a new tensor (a copy, not a view)."""
+
+    is_view = False
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        ctx.shape, ctx.key = a.shape, (offset, dim1, dim2)
+        return diagonal_view(a, offset, dim1, dim2).copy()
+
+
+@tensor_method()
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal over ``dim1`` and ``dim2`` (above it for ``offset > 0``), as a view."""
+    n = input._data.ndim
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagonalBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+class DiagEmbedBackward0(Op):
+    formula = "diag of a vector: the gradient is the matrix gradient's diagonal"
+
+    @staticmethod
+    def forward(ctx, a, offset):
+        ctx.offset = offset
+        n = a.shape[0] + abs(offset)
+        out = np.zeros((n, n), a.dtype)
+        diagonal_view(out, offset, 0, 1)[...] = a
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.diagonal(grad, ctx.offset, 0, 1)
+
+
+@tensor_method()
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """Vector -> square matrix with it on a diagonal; matrix -> its diagonal (a copy)."""
+    n = input._data.ndim
+    if n == 1:
+        return DiagEmbedBackward0.apply(input, offset=int(diagonal))
+    if n == 2:
+        return DiagonalBackward0_copy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+# ----------------------------------------------------------------------------------------
+# Copying ops: cat, stack, flip, repeat/tile, roll, tril/triu
+# ----------------------------------------------------------------------------------------
+def _tensor_list(tensors, name: str) -> list:
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return tensors
+
+
+class CatBackward0(Op):
+    formula = "cat: each input gets its own slice of the gradient"
+
+    @staticmethod
+    def forward(ctx, *arrays, dim, dtype):
+        # PyTorch skips 1-d empty tensors in cat (a legacy rule); they get no gradient.
+        ctx.dim = dim
+        ctx.pieces = [None if _legacy_empty(a) else a.shape[dim] for a in arrays]
+        return np.concatenate([a for a in arrays if not _legacy_empty(a)], axis=dim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [], 0
+        for size in ctx.pieces:
+            if size is None:
+                grads.append(None)
+                continue
+            grads.append(grad[_along(ctx.dim, slice(start, start + size))])
+            start += size
+        return tuple(grads)
+
+
+def _legacy_empty(a: np.ndarray) -> bool:
+    return a.ndim == 1 and a.shape[0] == 0
+
+
+@tensor_method()
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along an existing dimension ``dim``.
+
+    >>> import teachgrad as torch
+    >>> torch.cat([torch.zeros(1, 2), torch.ones(1, 2)]).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    tensors = _tensor_list(tensors, "cat")
+    if axis is not None:
+        dim = axis
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(
+                f"zero-dimensional tensor (at position {i}) cannot be concatenated"
+            )
+    shaped = [t for t in tensors if not _legacy_empty(t._data)]
+    if shaped:
+        first = shaped[0]._data.shape
+        d = _wrap_dim(dim, len(first))
+        for i, t in enumerate(tensors):
+            s = t._data.shape
+            if _legacy_empty(t._data):
+                continue
+            if len(s) != len(first):
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {len(first)} and {len(s)}"
+                )
+            for k, (a, b) in enumerate(zip(first, s)):
+                if k != d and a != b:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size "
+                        f"{a} but got size {b} for tensor number {i} in the list."
+                    )
+    else:
+        d = _wrap_dim(dim, 1)
+    dtype = result_type(*tensors).numpy
+    return CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+
+
+concat = cat
+concatenate = cat
+
+
+class StackBackward0(Op):
+    formula = "stack: each input gets its own slice of the gradient"
+
+    @staticmethod
+    def forward(ctx, *arrays, dim, dtype):
+        ctx.dim, ctx.count = dim, len(arrays)
+        return np.stack(arrays, axis=dim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(grad[_along(ctx.dim, i)] for i in range(ctx.count))
+
+
+@tensor_method()
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim``.
+
+    >>> import teachgrad as torch
+    >>> torch.stack([torch.zeros(2), torch.ones(2)], dim=1).tolist()
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], start=1):
+        if t._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {_shape_str(first)} at "
+                f"entry 0 and {_shape_str(t._data.shape)} at entry {i}"
+            )
+    d = _wrap_dim(dim, len(first) + 1)
+    return StackBackward0.apply(*tensors, dim=d, dtype=result_type(*tensors).numpy)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dimension 1 (dimension 0 for vectors)."""
+    tensors = [atleast_1d(t) for t in _tensor_list(tensors, "hstack")]
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dimension 0, vectors becoming rows."""
+    return cat([atleast_2d(t) for t in _tensor_list(tensors, "vstack")], 0)
+
+
+row_stack = vstack
+
+
+def atleast_1d(input: Tensor) -> Tensor:
+    """``input`` with at least one dimension (a 0-d tensor becomes shape [1])."""
+    return reshape(input, (1,)) if input._data.ndim == 0 else input
+
+
+def atleast_2d(input: Tensor) -> Tensor:
+    """``input`` with at least two dimensions (a vector becomes a row)."""
+    n = input._data.ndim
+    if n == 0:
+        return reshape(input, (1, 1))
+    return unsqueeze(input, 0) if n == 1 else input
+
+
+class FlipBackward0(Op):
+    formula = "flip: the gradient is flipped back"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.dims = dims
+        return np.flip(a, dims).copy() if a.ndim else a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.flip(grad, ctx.dims) if np.ndim(grad) else grad
+
+
+@tensor_method()
+def flip(input: Tensor, *dims) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, unlike NumPy's view)."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    return FlipBackward0.apply(input, dims=_dim_list(dims, input._data.ndim))
+
+
+@tensor_method()
+def fliplr(input: Tensor) -> Tensor:
+    """Flip left-right: ``flip(1)``."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+@tensor_method()
+def flipud(input: Tensor) -> Tensor:
+    """Flip up-down: ``flip(0)``."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class RepeatBackward0(Op):
+    formula = "repeat: each input element gets the sum of its copies' gradients"
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        ctx.shape, ctx.repeats = a.shape, repeats
+        return np.tile(a, repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # View the gradient as (r0, s0, r1, s1, ...) and add up the r axes.
+        shape = (1,) * (len(ctx.repeats) - len(ctx.shape)) + tuple(ctx.shape)
+        interleaved = tuple(x for pair in zip(ctx.repeats, shape) for x in pair)
+        summed = np.sum(np.reshape(grad, interleaved), axis=tuple(range(0, len(interleaved), 2)))
+        return np.reshape(summed, ctx.shape)
+
+
+@tensor_method()
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Repeat the whole tensor ``sizes[i]`` times along each dimension (a copy).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1, 2]).repeat(2)
+    tensor([1, 2, 1, 2])
+    """
+    sizes = _size_args(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    padded = (1,) * (len(sizes) - len(shape)) + tuple(shape)
+    out_shape = [r * s for r, s in zip(sizes, padded)]
+    for s in out_shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {_shape_str(out_shape)}"
+            )
+    return RepeatBackward0.apply(input, repeats=sizes)
+
+
+@tensor_method()
+def tile(input: Tensor, *dims) -> Tensor:
+    """Like :func:`repeat`, but missing leading repeat counts are taken as 1."""
+    dims = _size_args(dims)
+    dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+class RollBackward0(Op):
+    formula = "roll: the gradient is rolled back"
+
+    @staticmethod
+    def forward(ctx, a, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(a, shifts, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        back = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
+        return np.roll(grad, back, ctx.dims)
+
+
+@tensor_method()
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Shift elements along ``dims`` (those falling off one end come back at the other);
+    without ``dims``, over the flattened tensor."""
+    shift_t = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shift_t) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift_t)}, dims:0")
+        return RollBackward0.apply(input, shifts=shift_t[0], dims=None)
+    dim_t = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shift_t) != len(dim_t):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shift_t)}, dims:{len(dim_t)}"
+        )
+    dim_t = tuple(_wrap_dim(d, input._data.ndim) for d in dim_t)
+    return RollBackward0.apply(input, shifts=shift_t, dims=dim_t)
+
+
+class TrilBackward0(Op):
+    formula = "tril: the gradient of the lower triangle, zero above"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return np.tril(a, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.tril(grad, ctx.diagonal)
+
+
+class TriuBackward0(Op):
+    formula = "triu: the gradient of the upper triangle, zero below"
+
+    @staticmethod
+    def forward(ctx, a, diagonal):
+        ctx.diagonal = diagonal
+        return np.triu(a, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.triu(grad, ctx.diagonal)
+
+
+@tensor_method()
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of a matrix (of each matrix in a batch); zeros above ``diagonal``."""
+    if input._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return TrilBackward0.apply(input, diagonal=int(diagonal))
+
+
+@tensor_method()
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of a matrix (of each matrix in a batch); zeros below ``diagonal``."""
+    if input._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return TriuBackward0.apply(input, diagonal=int(diagonal))
+
+
+# ----------------------------------------------------------------------------------------
+# NumPy functions used by the backward formulas above, routed to these ops for tensors
+# (so that a backward pass run with create_graph=True is itself recorded)
+# ----------------------------------------------------------------------------------------
+def _tensors(arrays) -> list:
+    from .._tensor import _make
+
+    return [a if isinstance(a, Tensor) else _make(np.asarray(a)) for a in arrays]
+
+
+@numpy_protocol.register(np.reshape)
+def _np_reshape(a, shape, *args, **kwargs):
+    return reshape(a, shape)
+
+
+@numpy_protocol.register(np.transpose)
+def _np_transpose(a, axes=None):
+    return permute(a, *(range(a.ndim - 1, -1, -1) if axes is None else axes))
+
+
+@numpy_protocol.register(np.swapaxes)
+def _np_swapaxes(a, axis1, axis2):
+    return transpose(a, axis1, axis2)
+
+
+@numpy_protocol.register(np.moveaxis)
+def _np_moveaxis(a, source, destination):
+    return movedim(a, source, destination)
+
+
+@numpy_protocol.register(np.expand_dims)
+def _np_expand_dims(a, axis):
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = a
+    for d in sorted(ax % (a.ndim + len(axes)) for ax in axes):
+        out = unsqueeze(out, d)
+    return out
+
+
+@numpy_protocol.register(np.squeeze)
+def _np_squeeze(a, axis=None):
+    return squeeze(a, axis)
+
+
+@numpy_protocol.register(np.broadcast_to)
+def _np_broadcast_to(array, shape, subok=False):
+    return expand(array, tuple(shape))
+
+
+@numpy_protocol.register(np.concatenate)
+def _np_concatenate(arrays, axis=0, **_):
+    return cat(_tensors(arrays), axis)
+
+
+@numpy_protocol.register(np.stack)
+def _np_stack(arrays, axis=0, **_):
+    return stack(_tensors(arrays), axis)
+
+
+@numpy_protocol.register(np.flip)
+def _np_flip(m, axis=None):
+    axes = range(m.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    return flip(m, tuple(axes))
+
+
+@numpy_protocol.register(np.roll)
+def _np_roll(a, shift, axis=None):
+    return roll(a, shift, axis)
+
+
+@numpy_protocol.register(np.tril)
+def _np_tril(m, k=0):
+    return tril(m, k)
+
+
+@numpy_protocol.register(np.triu)
+def _np_triu(m, k=0):
+    return triu(m, k)
+
+
+@numpy_protocol.register(np.diagonal)
+def _np_diagonal(a, offset=0, axis1=0, axis2=1):
+    return diagonal(a, offset, axis1, axis2)
+
+
 __all__ = [
     "view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "unsqueeze", "squeeze",
-    "transpose", "t", "permute", "movedim", "expand", "expand_as", "infer_shape",
+    "transpose", "swapaxes", "swapdims", "t", "permute", "movedim", "moveaxis", "expand",
+    "expand_as", "broadcast_to", "select", "narrow", "split", "chunk", "unbind", "diagonal",
+    "diag", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
+    "atleast_1d", "atleast_2d", "flip", "fliplr", "flipud", "repeat", "tile", "roll", "tril",
+    "triu", "infer_shape",
 ]
+
+swapaxes = swapdims = transpose
+moveaxis = movedim
+broadcast_to = expand
