@@ -106,6 +106,8 @@ GRADIENTS = [
     ("outer", teachgrad.outer, [(3,), (2,)]),
     ("addmm", lambda a, b, c: teachgrad.addmm(a, b, c, beta=0.5, alpha=2), [(2,), (2, 3), (3, 2)]),
     ("addmm_matrix_input", teachgrad.addmm, [(2, 2), (2, 3), (3, 2)]),
+    ("matrix_power_3", lambda a: a.matrix_power(3), [(3, 3)]),
+    ("matrix_power_5_batched", lambda a: teachgrad.matrix_power(a, 5), [(2, 2, 2)]),
 ]
 
 
@@ -211,6 +213,16 @@ def test_direct_calls_get_their_own_hints():
                lambda: teachgrad.bmm(teachgrad.ones(2, 3, 4), teachgrad.ones(2, 3, 4))):
         hint = _message(fn).split("\nHint: ")[1]
         assert "shapes [" in hint
+
+
+def test_matrix_power_by_hand_and_negative_powers():
+    a = teachgrad.tensor([[1.0, 1.0], [0.0, 1.0]], requires_grad=True)
+    assert a.matrix_power(4).tolist() == [[1.0, 4.0], [0.0, 1.0]]
+    assert a.matrix_power(0).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    a.matrix_power(0).sum().backward()
+    assert a.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]  # the identity does not depend on a
+    with pytest.raises(NotImplementedError, match="negative powers"):
+        a.matrix_power(-1)
 
 
 def test_failed_product_changes_nothing():

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
 from . import shape
-from .conversion import contiguous
+from .conversion import clone, contiguous
 from .op import Op
 from .pointwise import mul
 from .shape import SqueezeBackward1, UnsafeViewBackward0
@@ -543,5 +543,52 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-__all__ = ["dot", "mv", "mm", "bmm", "matmul", "outer", "ger", "addmm"]
+@tensor_method()
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input @ input @ ... @ input`` (``n`` factors) for a square matrix or a batch of them.
+
+    As in PyTorch: ``n = 0`` gives the identity, ``n = 1`` a copy, and larger powers use
+    repeated squaring (``A⁴ = A² @ A²``), so the graph holds few ``MmBackward0`` nodes.
+    Negative powers need the matrix inverse, which teachgrad does not implement.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1., 1.], [0., 1.]]).matrix_power(3)
+    tensor([[1., 3.],
+            [0., 1.]])
+    """
+    shape_ = input._data.shape
+    if len(shape_) < 2:
+        raise RuntimeError(
+            "linalg.matrix_power: The input tensor A must have at least 2 dimensions."
+        )
+    if shape_[-1] != shape_[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{shape_[-2]} by {shape_[-1]} matrices"
+        )
+    if n < 0:
+        raise NotImplementedError(
+            f"matrix_power(n={n}): negative powers need the matrix inverse (linalg.inv), "
+            "which teachgrad does not implement"
+        )
+    if n == 0:  # PyTorch copies the identity into a clone: CopyBackwards, zero gradient
+        identity = np.broadcast_to(np.eye(shape_[-1], dtype=input._data.dtype), shape_)
+        return clone(input).copy_(_make(np.ascontiguousarray(identity)))
+    if n == 1:
+        return clone(input)
+    if n == 2:
+        return matmul(input, input)
+    if n == 3:
+        return matmul(matmul(input, input), input)
+    # Repeated squaring, from the lowest bit of n up: z runs through A, A², A⁴, A⁸ ...
+    power, result = None, None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        power = input if power is None else matmul(power, power)
+        if bit:
+            result = power if result is None else matmul(result, power)
+    return result
+
+
+__all__ = ["dot", "mv", "mm", "bmm", "matmul", "outer", "ger", "addmm", "matrix_power"]
 ger = outer
