@@ -259,39 +259,65 @@ def test_widget_state_at_step_k():
     stepper = step_backward(out, names=v)
     view = stepper.widget()
     assert view is stepper.widget()
+    live = stepper._widget
     for k in range(stepper.n_frames):
         stepper.frame = k
-        panel = stepper._widget.panel.value
-        style = stepper._widget.style.value
-        assert f'data-frame="{k}"' in panel
+        assert live.stack.selected_index == k          # the one child the Stack shows
+        shown = live.current_html()
+        assert f'data-frame="{k}"' in shown
         if k:
             record = stepper.steps[k - 1]
             box = stepper.model.box_of[record.node]
-            assert stepper.panels[k].html in panel
+            assert stepper.panels[k].html in shown
             # The running node is styled "current" (it gets the current-node variables).
-            current = re.search(r":is\(([^)]*)\)\{--tg-node-fill:var\(--tg-current-fill\)", style)
+            current = re.search(r":is\(([^)]*)\)\{--tg-node-fill:var\(--tg-current-fill\)", shown)
             assert f"#{stepper.prefix}_{box}" in current.group(1).split(",")
     stepper.frame = 3
-    assert "MulBackward0" in stepper._widget.panel.value
-    assert "[[0.7500, 0.7500]," in stepper._widget.panel.value
-    stepper._widget.buttons[2].click()             # ▶
+    assert "MulBackward0" in live.current_html()
+    assert "[[0.7500, 0.7500]," in live.current_html()
+    live.buttons[2].click()             # ▶
     assert stepper.frame == 4
-    stepper._widget.buttons[3].click()             # ▶|
+    live.buttons[3].click()             # ▶|
     assert stepper.frame == stepper.n_frames - 1
-    stepper._widget.buttons[2].click()             # ▶ at the end stays at the end
+    live.buttons[2].click()             # ▶ at the end stays at the end
     assert stepper.frame == stepper.n_frames - 1
-    stepper._widget.buttons[0].click()             # |◀
+    live.buttons[0].click()             # |◀
     assert stepper.frame == 0
 
 
-def test_mimebundle_has_widget_static_html_and_text():
+def test_large_steppers_swap_one_frame_widget(monkeypatch):
     pytest.importorskip("ipywidgets")
+    from teachgrad.notebook import live
+
+    monkeypatch.setattr(live, "CLIENT_SIDE_LIMIT", 3)
     out, v = seed001()
     stepper = step_backward(out, names=v)
-    bundle = stepper._repr_mimebundle_()
-    assert "model_id" in bundle["application/vnd.jupyter.widget-view+json"]
-    assert 'class="tg-stepper tg-static"' in bundle["text/html"]
-    assert "Step 5 of 5: AccumulateGrad (x)" in bundle["text/plain"]
+    stepper.frame = 4
+    assert stepper._widget.stack is None
+    assert 'data-frame="4"' in stepper._widget.current_html()
+    assert stepper.panels[4].html in stepper._widget.current_html()
+
+
+def test_display_gives_the_static_stepper_then_the_widget():
+    pytest.importorskip("ipywidgets")
+    shell_module = pytest.importorskip("IPython.core.interactiveshell")
+    from IPython.utils.capture import capture_output
+
+    shell_module.InteractiveShell.instance()
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    with capture_output() as captured:
+        stepper._ipython_display_()
+    static, widget = (o.data for o in captured.outputs)
+    assert 'class="tg-stepper tg-static"' in static["text/html"]
+    assert "Step 5 of 5: AccumulateGrad (x)" in static["text/plain"]
+    assert "model_id" in widget["application/vnd.jupyter.widget-view+json"]
+    assert widget["text/plain"] == "" and widget["text/html"] == ""
+    # The widget hides the static copy where it renders.
+    graph_html = stepper._widget._graph_html()
+    assert f"#{stepper.prefix}.tg-static{{display:none}}" in graph_html
+    # Outside IPython's display machinery, the bundle is the static stepper.
+    assert stepper._repr_mimebundle_()["text/html"] == static["text/html"]
 
 
 class _Elements(HTMLParser):
@@ -419,30 +445,50 @@ def test_order_matches_pytorch(make):
 # ---------------------------------------------------------------------------------------
 # Exported notebooks: nbconvert HTML, stepped in a real browser with JavaScript off
 # ---------------------------------------------------------------------------------------
-def export_to_html(stepper, tmp_path):
-    """An nbconvert HTML export of a notebook whose output is the stepper's display."""
+def export_to_html(stepper, tmp_path, widget_state: bool = False):
+    """An nbconvert HTML export of a notebook whose output is the stepper's display.
+
+    ``widget_state``: as saved by ``nbconvert --execute`` (nbclient stores the state of
+    every widget), which makes nbconvert emit the widget view, needing the widget manager
+    from a CDN.
+    """
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")
+    shell_module = pytest.importorskip("IPython.core.interactiveshell")
+    from IPython.utils.capture import capture_output
+
+    shell_module.InteractiveShell.instance()
+    with capture_output() as captured:
+        stepper._ipython_display_()
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("step_backward(out, names=locals())")
-    # Exactly what Jupyter stores for this output (no widget state saved: the default).
-    cell.outputs = [nbformat.v4.new_output("display_data", data=stepper._repr_mimebundle_())]
+    cell.outputs = [nbformat.v4.new_output("display_data", data=o.data)
+                    for o in captured.outputs]
     notebook.cells.append(cell)
+    if widget_state:
+        model_id = captured.outputs[1].data["application/vnd.jupyter.widget-view+json"]
+        notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+            "state": {model_id["model_id"]: {"model_name": "VBoxModel", "state": {}}},
+            "version_major": 2, "version_minor": 0,
+        }}
     body, _ = nbconvert.HTMLExporter().from_notebook_node(notebook)
     path = tmp_path / "lesson.html"
     path.write_text(body, encoding="utf-8")
     return body, path
 
 
-def test_nbconvert_export_carries_the_static_stepper(tmp_path):
+@pytest.mark.parametrize("widget_state", [False, True], ids=["plain", "widget-state-saved"])
+def test_nbconvert_export_carries_the_static_stepper(tmp_path, widget_state):
     pytest.importorskip("ipywidgets")
     out, v = seed001()
     stepper = step_backward(out, names=v)
-    body, _ = export_to_html(stepper, tmp_path)
-    # nbconvert cannot show a widget without its saved state: it falls back to text/html.
+    body, _ = export_to_html(stepper, tmp_path, widget_state)
+    # Whether nbconvert renders the widget or not, the static stepper is its own output.
     assert 'class="tg-stepper tg-static"' in body
     radios, sections = radios_and_sections(body, stepper.prefix)
     assert len(radios) == len(sections) == 6
+    assert ("application/vnd.jupyter.widget-view+json" in body) == widget_state
+    assert "VBox(" not in body
 
 
 def chromium_page():
@@ -462,13 +508,14 @@ def chromium_page():
 
 
 @pytest.mark.browser
-def test_exported_stepper_steps_with_css_only(tmp_path):
+@pytest.mark.parametrize("widget_state", [False, True], ids=["plain", "widget-state-saved"])
+def test_exported_stepper_steps_with_css_only(tmp_path, widget_state):
     pytest.importorskip("ipywidgets")
     if not has_layout():
         pytest.skip("no Graphviz")
     out, v = seed001()
     stepper = step_backward(out, names=v)
-    _, path = export_to_html(stepper, tmp_path)
+    _, path = export_to_html(stepper, tmp_path, widget_state)
     manager, browser, page = chromium_page()
     try:
         page.goto(path.as_uri())

@@ -14,9 +14,14 @@ The SVG is then tidied for inline use in a notebook (:func:`tidy_svg`).
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 INSTALL_HINT = (
     "Graph layout needs Graphviz, and none was found. Install the pygraphviz wheel, which "
@@ -58,7 +63,37 @@ def _with_pygraphviz(dot_source: str) -> str:
     import pygraphviz
 
     graph = pygraphviz.AGraph(string=dot_source)
-    return graph.draw(format="svg", prog="dot").decode("utf-8")
+    with _without_fontconfig_chatter():
+        return graph.draw(format="svg", prog="dot").decode("utf-8")
+
+
+@contextmanager
+def _without_fontconfig_chatter() -> Iterator[None]:
+    """Drop "Fontconfig warning: ..." lines that Graphviz's C code writes to stderr.
+
+    The fontconfig bundled in the pygraphviz wheel can be older than the system's font
+    configuration and complains about it on first use. The complaint is harmless but it
+    lands in the notebook as a red stderr box (ipykernel captures C-level output), so we
+    catch C-level stderr during layout and pass on every other line unchanged.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:  # no usable file descriptor 2 (some embedded interpreters)
+        yield
+        return
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            text = caught.read().decode("utf-8", errors="replace")
+            rest = [line for line in text.splitlines(keepends=True)
+                    if not line.startswith("Fontconfig warning")]
+            if rest:
+                sys.stderr.write("".join(rest))
 
 
 def _with_executable(executable: str, dot_source: str) -> str:

@@ -20,18 +20,17 @@ engine's observer. It returns a :class:`Stepper`, which Jupyter shows as
   numbers of ``upstream × local = contribution``, ``x.grad: old + new``, the ready queue;
 * controls: |◀ ◀ ▶ ▶| buttons, a slider, and Play (with a speed slider).
 
-The output carries both a live ipywidgets view (needs a running kernel) and a static
-HTML version with every frame precomputed that steps with CSS alone
-(:mod:`.static_html`), so exported notebooks still step.
+Displaying it gives two outputs: a static HTML stepper with every frame precomputed that
+steps with CSS alone (:mod:`.static_html`), and the live ipywidgets view
+(:mod:`.live`), which hides the static copy wherever it renders. So a running notebook
+shows the widget, and an exported one (nbconvert, a book, no kernel) still steps.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 from .._tensor import Tensor
-from .assets import css
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .graph import Labels, new_prefix, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, build
@@ -41,8 +40,6 @@ from .static_html import live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
 from .values import short_value
-
-PLAY_INTERVAL_MS = 900
 
 
 def step_backward(
@@ -173,11 +170,13 @@ class Stepper:
         """Every frame's panel as plain text: what ran, in order, with the numbers."""
         return "\n\n".join(p.text for p in self.panels)
 
-    # --- the live widget -----------------------------------------------------------------
+    # --- display ----------------------------------------------------------------------
     def widget(self):
         """The ipywidgets view: graph, chain-rule panel, |◀ ◀ ▶ ▶|, slider, Play + speed."""
         if self._widget is None:
-            self._widget = _LiveView(self)
+            from .live import LiveView
+
+            self._widget = LiveView(self)
         return self._widget.box
 
     @property
@@ -188,20 +187,29 @@ class Stepper:
     @frame.setter
     def frame(self, value: int) -> None:
         self.widget()
-        self._widget.slider.value = max(0, min(int(value), self.n_frames - 1))
+        self._widget.go(int(value))
+
+    def _ipython_display_(self) -> None:
+        """Show two outputs: the static stepper, then the live widget.
+
+        Two outputs, not one bundle, so that every viewer shows a stepper that works:
+        Jupyter with a kernel shows both, and the live widget's CSS hides the static
+        copy; an exported notebook (nbconvert, a book) shows the static one even when
+        the widget state was saved and the widget manager cannot load (offline), because
+        the static copy is an output of its own.
+        """
+        from IPython.display import display
+
+        display(_StaticView(self))
+        try:
+            box = self.widget()
+        except ImportError:  # no ipywidgets: the static stepper is all there is
+            return
+        display(_WidgetOnly(box))
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """Live widget for a running kernel, static HTML for exports, text for consoles."""
-        bundle = {"text/plain": repr(self) + "\n\n" + self.log(), "text/html": self.static_html()}
-        try:
-            widget_bundle = self.widget()._repr_mimebundle_()
-        except ImportError:
-            widget_bundle = None
-        if widget_bundle:
-            key = "application/vnd.jupyter.widget-view+json"
-            if key in widget_bundle:
-                bundle[key] = widget_bundle[key]
-        return bundle
+        """The static stepper and the text log (for callers outside IPython's display)."""
+        return _StaticView(self)._repr_mimebundle_()
 
     def __repr__(self) -> str:
         root = self.names.of_tensor(self.model.roots[0]) if self.model.roots else ""
@@ -211,77 +219,30 @@ class Stepper:
         )
 
 
-class _LiveView:
-    """The ipywidgets controls and views of one stepper (built on first display)."""
+class _StaticView:
+    """The CSS-only stepper as one output (HTML, with the text log for consoles)."""
 
     def __init__(self, stepper: Stepper) -> None:
-        import ipywidgets as w
-
         self.stepper = stepper
-        last = stepper.n_frames - 1
-        self.slider = w.IntSlider(
-            value=0, min=0, max=last, step=1, description="step", continuous_update=True,
-            layout=w.Layout(width="300px"),
-        )
-        self.play = w.Play(value=0, min=0, max=last, step=1, interval=PLAY_INTERVAL_MS,
-                           description="play", tooltip="play")
-        self.speed = w.IntSlider(
-            value=PLAY_INTERVAL_MS, min=150, max=2500, step=50, description="ms/step",
-            readout=True, layout=w.Layout(width="260px"),
-        )
-        # In the browser: Play drives the slider, the speed slider drives Play.
-        w.jslink((self.play, "value"), (self.slider, "value"))
-        w.jslink((self.speed, "value"), (self.play, "interval"))
 
-        def button(text: str, tip: str, target) -> w.Button:
-            b = w.Button(description=text, tooltip=tip, layout=w.Layout(width="42px"))
-            b.on_click(lambda _b: self.go(target()))
-            return b
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        s = self.stepper
+        return {"text/html": s.static_html(), "text/plain": f"{s!r}\n\n{s.log()}"}
 
-        self.buttons = [
-            button("|◀", "first", lambda: 0),
-            button("◀", "previous step", lambda: self.slider.value - 1),
-            button("▶", "next step", lambda: self.slider.value + 1),
-            button("▶|", "last", lambda: last),
-        ]
-        prefix = stepper.prefix
-        self.style = w.HTML(value=self._style(0))
-        graph = w.HTML(
-            value=(
-                f'<div class="tg-stepper tg-live" id="{prefix}_live"><style>{css("graph.css")}'
-                f'{css("stepper.css")}</style><div class="tg-stage"><div class="tg-graphbox">'
-                f"{stepper._graph_or_message()}</div></div></div>"
-            ),
-            layout=w.Layout(flex="1 1 55%", min_width="260px"),
-        )
-        self.panel = w.HTML(value=self._panel(0), layout=w.Layout(flex="1 1 45%",
-                                                                   min_width="300px"))
-        self.slider.observe(lambda change: self.show(change["new"]), names="value")
-        controls = w.HBox([self.buttons[0], self.buttons[1], self.play, self.slider,
-                           self.buttons[2], self.buttons[3], self.speed],
-                          layout=w.Layout(flex_flow="row wrap", align_items="center"))
-        self.box = w.VBox([controls, w.HBox([graph, self.panel],
-                                            layout=w.Layout(flex_flow="row wrap")),
-                           self.style])
 
-    def go(self, frame: int) -> None:
-        self.slider.value = max(0, min(frame, self.stepper.n_frames - 1))
+class _WidgetOnly:
+    """The live widget as an output that shows nothing where widgets cannot render.
 
-    def show(self, frame: int) -> None:
-        """Move to ``frame``: swap the frame's CSS and panel (the SVG is not touched)."""
-        self.style.value = self._style(frame)
-        self.panel.value = self._panel(frame)
+    (An ipywidget's own bundle carries ``text/plain`` like ``VBox(children=...)``, which
+    an export without the widget state would print.)
+    """
 
-    def _style(self, frame: int) -> str:
-        return f"<style>{self.stepper.frame_css(frame)}</style>"
+    def __init__(self, box) -> None:
+        self.box = box
 
-    def _panel(self, frame: int) -> str:
-        panel = self.stepper.panels[frame]
-        where = "start" if frame == 0 else f"step {frame} of {self.stepper.n_frames - 1}"
-        return (
-            f'<div class="tg-stepper tg-panel-live" data-frame="{frame}">'
-            f'<div class="tg-pos">{html.escape(where)}</div>{panel.html}</div>'
-        )
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        key = "application/vnd.jupyter.widget-view+json"
+        return {key: self.box._repr_mimebundle_()[key], "text/plain": "", "text/html": ""}
 
 
 __all__ = ["step_backward", "Stepper"]
