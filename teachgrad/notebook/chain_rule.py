@@ -30,7 +30,7 @@ from ..autograd.graph import AccumulateGrad
 from .graph_model import node_name
 from .naming import Names
 from .steps import Recording, StepRecord
-from .values import as_array, long_value
+from .values import as_array, long_value, panel_printing
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -84,15 +84,26 @@ class PanelWriter:
                     what = f"(output {output_nr} of {node_name(node)})"
         return f"∂{self.root_name}/∂{what}"
 
+    def _printed(self, value) -> str:
+        if value is None:
+            return "None"
+        key = id(value)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = long_value(value)
+        return text
+
     # --- panels ----------------------------------------------------------------------------
     def panels(self) -> list[Panel]:
         """One panel per frame: the start, then one per step."""
-        panels = [self.start_panel()]
-        panels.extend(self.step_panel(record) for record in self.recording.steps)
+        self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
+        with panel_printing():  # set the print options once, not once per number
+            panels = [self.start_panel()]
+            panels.extend(self.step_panel(record) for record in self.recording.steps)
         return panels
 
     def start_panel(self) -> Panel:
-        out = _Out()
+        out = _Out(self._printed)
         first = self.recording.steps[0] if self.recording.steps else None
         out.heading(f"Start: backward() from {self.root_name}")
         out.para(
@@ -114,7 +125,7 @@ class PanelWriter:
 
     def step_panel(self, record: StepRecord) -> Panel:
         node = record.node
-        out = _Out()
+        out = _Out(self._printed)
         title = f"Step {record.index + 1} of {self.n_steps}: {self.label(node)}"
         out.heading(title)
         self._arrived(out, record)
@@ -278,22 +289,40 @@ def _same(a, b) -> bool:
 # ----------------------------------------------------------------------------------------
 # Writing HTML and text side by side
 # ----------------------------------------------------------------------------------------
-def _v(value) -> str:
-    return f'<pre class="tg-v">{html.escape(long_value(value))}</pre>'
-
-
 def _inline(text: str) -> str:
     """A multi-line printed tensor on one line (for the plain-text log)."""
     return " ".join(line.strip() for line in text.splitlines())
 
 
 class _Out:
-    """Collects a panel's HTML and its plain-text twin."""
+    """Collects a panel's HTML and its plain-text twin (the step log) side by side.
 
-    def __init__(self) -> None:
+    ``printed(value)`` gives a value's printed text (the writer caches it).
+    """
+
+    def __init__(self, printed=long_value) -> None:
         self.html: list[str] = []
         self.text: list[str] = []
+        self.printed = printed
 
+    # --- pieces --------------------------------------------------------------------------
+    def _t(self, value) -> str:
+        """A value on one line, for the text log."""
+        return _inline(self.printed(value))
+
+    def _fig(self, value, caption: str) -> str:
+        """A value with a caption under it (``upstream``, ``local``...)."""
+        shown = f'<pre class="tg-v">{html.escape(self.printed(value))}</pre>'
+        return f"<figure>{shown}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+    @staticmethod
+    def _op(symbol: str) -> str:
+        return f'<span class="tg-op">{symbol}</span>'
+
+    def _row(self, what: str, inner: str, css: str = "tg-row") -> None:
+        self.html.append(f'<div class="{css}"><span>{html.escape(what)}:</span>{inner}</div>')
+
+    # --- what a panel is made of -----------------------------------------------------------
     def heading(self, title: str) -> None:
         self.html.append(f"<h4>{html.escape(title)}</h4>")
         self.text.append(title)
@@ -309,90 +338,66 @@ class _Out:
         self.text.append(f"  local derivative: {formula}")
 
     def value(self, what: str, value) -> None:
-        self.html.append(f'<div class="tg-row"><span>{html.escape(what)}:</span>{_v(value)}</div>')
-        self.text.append(f"  {what}: {_inline(long_value(value))}")
+        self._row(what, f'<pre class="tg-v">{html.escape(self.printed(value))}</pre>')
+        self.text.append(f"  {what}: {self._t(value)}")
 
     def sum(self, parts: list, total) -> None:
-        cells = []
-        for i, (who, value) in enumerate(parts):
-            if i:
-                cells.append('<span class="tg-op">+</span>')
-            cells.append(f'<figure>{_v(value)}<figcaption>{html.escape(who)}</figcaption></figure>')
-        cells.append('<span class="tg-op">=</span>')
-        cells.append(f"<figure>{_v(total)}<figcaption>total</figcaption></figure>")
-        self.html.append(f'<div class="tg-eq">{"".join(cells)}</div>')
-        summed = " + ".join(_inline(long_value(v)) for _, v in parts)
-        self.text.append(f"  {summed} = {_inline(long_value(total))}")
+        cells = self._op("+").join(self._fig(value, who) for who, value in parts)
+        cells += self._op("=") + self._fig(total, "total")
+        self.html.append(f'<div class="tg-eq">{cells}</div>')
+        summed = " + ".join(self._t(v) for _, v in parts)
+        self.text.append(f"  {summed} = {self._t(total)}")
 
     def contributions(self, rows: list, multi_output: bool) -> None:
-        self.html.append('<p class="tg-sub">along each input: upstream × local = contribution'
-                         "</p>")
-        self.text.append("  along each input: upstream × local = contribution")
+        rule = "along each input: upstream × local = contribution"
+        self.html.append(f'<p class="tg-sub">{rule}</p>')
+        self.text.append("  " + rule)
         for letter, target, upstream, local, value, note in rows:
             head = f"{letter} → {target}"
             if value is None and target == "None":
-                self.html.append(
-                    f'<div class="tg-row tg-faded"><span>{html.escape(head)}:</span>'
-                    f"<span>{html.escape(note)}</span></div>"
-                )
+                self._row(head, f"<span>{html.escape(note)}</span>", "tg-row tg-faded")
                 self.text.append(f"    {head}: {note}")
                 continue
-            up = _v(upstream) if upstream is not None else (
-                '<span class="tg-faded">(the gradients of all outputs)</span>'
-            )
-            cells = (
-                f"<figure>{up}<figcaption>upstream</figcaption></figure>"
-                '<span class="tg-op">×</span>'
-                f'<figure><code class="tg-local">{html.escape(local)}</code>'
-                "<figcaption>local</figcaption></figure>"
-                '<span class="tg-op">=</span>'
-                f"<figure>{_v(value)}<figcaption>to {html.escape(target)}</figcaption></figure>"
-            )
+            if upstream is not None:
+                up = self._fig(upstream, "upstream")
+            else:
+                up = ('<figure><span class="tg-faded">(the gradients of all outputs)</span>'
+                      "<figcaption>upstream</figcaption></figure>")
+            local_html = (f'<figure><code class="tg-local">{html.escape(local)}</code>'
+                          "<figcaption>local</figcaption></figure>")
+            cells = (up + self._op("×") + local_html + self._op("=")
+                     + self._fig(value, f"to {target}"))
             extra = f'<p class="tg-note">{html.escape(note)}</p>' if note else ""
             self.html.append(
                 f'<div class="tg-edge"><span class="tg-letter">{html.escape(letter)}</span>'
                 f'<div class="tg-eq">{cells}</div>{extra}</div>'
             )
-            up_text = _inline(long_value(upstream)) if upstream is not None else "(all outputs)"
+            up_text = self._t(upstream) if upstream is not None else "(all outputs)"
             self.text.append(
-                f"    {head}: {up_text} × ({local}) = {_inline(long_value(value))}"
+                f"    {head}: {up_text} × ({local}) = {self._t(value)}"
                 + (f"  [{note}]" if note else "")
             )
 
     def saved(self, pairs: list) -> None:
-        items = "".join(
-            f'<figure>{_v(value)}<figcaption>{html.escape(label)}</figcaption></figure>'
-            for label, value in pairs
-        )
+        items = "".join(self._fig(value, label) for label, value in pairs)
         self.html.append(f'<div class="tg-saved"><span>saved in forward:</span>{items}</div>')
         self.text.append(
-            "  saved in forward: "
-            + ", ".join(f"{label} = {_inline(long_value(v))}" for label, v in pairs)
+            "  saved in forward: " + ", ".join(f"{label} = {self._t(v)}" for label, v in pairs)
         )
 
     def change(self, what: str, before, after, added=None) -> None:
+        """``what: None → after`` the first time, ``old + new = after`` later."""
         if before is None:
-            cells = (
-                '<figure><pre class="tg-v">None</pre><figcaption>before</figcaption></figure>'
-                f'<span class="tg-op">→</span><figure>{_v(after)}<figcaption>after'
-                "</figcaption></figure>"
-            )
-            text = f"None → {_inline(long_value(after))}"
+            cells = self._fig(None, "before") + self._op("→") + self._fig(after, "after")
+            text = f"None → {self._t(after)}"
         else:
-            new = added if added is not None else None
-            cells = f"<figure>{_v(before)}<figcaption>old</figcaption></figure>"
-            text = _inline(long_value(before))
-            if new is not None:
-                cells += (f'<span class="tg-op">+</span><figure>{_v(new)}'
-                          "<figcaption>new</figcaption></figure>")
-                text += f" + {_inline(long_value(new))}"
-            cells += f'<span class="tg-op">=</span><figure>{_v(after)}<figcaption>after' \
-                     "</figcaption></figure>"
-            text += f" = {_inline(long_value(after))}"
-        self.html.append(
-            f'<div class="tg-row"><span>{html.escape(what)}:</span>'
-            f'<div class="tg-eq">{cells}</div></div>'
-        )
+            cells, text = self._fig(before, "old"), self._t(before)
+            if added is not None:
+                cells += self._op("+") + self._fig(added, "new")
+                text += f" + {self._t(added)}"
+            cells += self._op("=") + self._fig(after, "after")
+            text += f" = {self._t(after)}"
+        self._row(what, f'<div class="tg-eq">{cells}</div>')
         self.text.append(f"  {what}: {text}")
 
     def queue(self, nodes: list, label) -> None:
@@ -401,7 +406,7 @@ class _Out:
             shown = names[:8] + ([f"… {len(names) - 8} more"] if len(names) > 8 else [])
             items = "".join(f"<li>{html.escape(n)}</li>" for n in shown)
             self.html.append(
-                f'<div class="tg-queue"><span>ready queue (runs next, in order):</span>'
+                '<div class="tg-queue"><span>ready queue (runs next, in order):</span>'
                 f"<ol>{items}</ol></div>"
             )
             self.text.append("  ready next: " + ", ".join(shown))

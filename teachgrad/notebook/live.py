@@ -56,7 +56,13 @@ class LiveView:
         )
         frame_layout = w.Layout(width="auto", flex="1 1 320px", min_width="300px")
         if stepper.n_frames <= CLIENT_SIDE_LIMIT:
-            self.frames = [w.HTML(value=self.frame_html(k)) for k in range(stepper.n_frames)]
+            # One Layout and one Style shared by all frames: otherwise every frame would
+            # bring two more widget models along, tripling the cost of opening.
+            first = w.HTML(value=self.frame_html(0))
+            shared = {"layout": first.layout, "style": first.style}
+            self.frames = [first] + [
+                w.HTML(value=self.frame_html(k), **shared) for k in range(1, stepper.n_frames)
+            ]
             self.stack = w.Stack(children=self.frames, selected_index=0, layout=frame_layout)
             w.jslink((self.slider, "value"), (self.stack, "selected_index"))
             # The kernel's copy follows too (jslink only runs in the browser).

@@ -103,6 +103,7 @@ class Stepper:
         )
         self._titles = labels.titles(model, self.prefix)
         self._svg: str | None = None
+        self._static: dict = {}
         self._widget = None
 
     # --- what is shown ---------------------------------------------------------------------
@@ -162,13 +163,25 @@ class Stepper:
 
     def static_html(self, start: int = 0) -> str:
         """The stepper as HTML that steps without JavaScript (all frames included)."""
-        return static_stepper(
-            self.prefix, self._graph_or_message(), self.panels, self.timeline, start
-        )
+        page = self._static.get(start)
+        if page is None:
+            page = self._static[start] = static_stepper(
+                self.prefix, self._graph_or_message(), self.panels, self.timeline, start
+            )
+        return page
 
-    def log(self) -> str:
-        """Every frame's panel as plain text: what ran, in order, with the numbers."""
-        return "\n\n".join(p.text for p in self.panels)
+    def log(self, limit: int | None = None) -> str:
+        """Every frame's panel as plain text: what ran, in order, with the numbers.
+
+        ``limit``: keep only the first and last ``limit // 2`` frames (long passes).
+        """
+        panels = self.panels
+        if limit is None or len(panels) <= limit:
+            return "\n\n".join(p.text for p in panels)
+        half = limit // 2
+        skipped = f"… {len(panels) - 2 * half} more steps (the HTML view has them all) …"
+        return "\n\n".join([p.text for p in panels[:half]] + [skipped]
+                             + [p.text for p in panels[-half:]])
 
     # --- display ----------------------------------------------------------------------
     def widget(self):
@@ -227,7 +240,8 @@ class _StaticView:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         s = self.stepper
-        return {"text/html": s.static_html(), "text/plain": f"{s!r}\n\n{s.log()}"}
+        # The text twin is for consoles: long passes keep their beginning and end only.
+        return {"text/html": s.static_html(), "text/plain": f"{s!r}\n\n{s.log(limit=200)}"}
 
 
 class _WidgetOnly:

@@ -13,6 +13,9 @@ Both take a NumPy array, a teachgrad Tensor or ``None`` and never change what th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from .._printing import format_data, printoptions
@@ -74,6 +77,24 @@ def short_value(value, max_items: int = 4) -> str:
     return shape
 
 
+_panel_options_active = False
+
+
+@contextmanager
+def panel_printing() -> Iterator[None]:
+    """Print options for panels, set once around many :func:`long_value` calls."""
+    global _panel_options_active
+    if _panel_options_active:
+        yield
+        return
+    with printoptions(threshold=PANEL_THRESHOLD, edgeitems=PANEL_EDGEITEMS):
+        _panel_options_active = True
+        try:
+            yield
+        finally:
+            _panel_options_active = False
+
+
 def long_value(value) -> str:
     """The numbers as ``print`` shows them (summarised beyond a few dozen).
 
@@ -84,7 +105,7 @@ def long_value(value) -> str:
     array = as_array(value)
     if array is None:
         return "None"
-    with printoptions(threshold=PANEL_THRESHOLD, edgeitems=PANEL_EDGEITEMS):
+    with panel_printing():
         return format_data(array)
 
 
@@ -93,4 +114,4 @@ def shape_text(shape) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
-__all__ = ["as_array", "short_value", "long_value", "shape_text"]
+__all__ = ["as_array", "short_value", "long_value", "panel_printing", "shape_text"]
