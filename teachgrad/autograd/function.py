@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..ops.op import Op
 from . import anomaly_mode, graph
 from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
@@ -372,13 +373,7 @@ def once_differentiable(fn: Callable) -> Callable:
     return wrapper
 
 
-def _delayed_error_base():
-    from ..ops.op import Op  # the ops sit above this module in the import order
-
-    return Op
-
-
-class DelayedError(_delayed_error_base()):
+class DelayedError(Op):
     """Identity forward; its backward refuses to run (see :func:`once_differentiable`)."""
 
     formula = "differentiating this a second time is not supported"
