@@ -135,6 +135,14 @@ class Op(Node):
         if _anomaly.enabled:  # detect_anomaly(): remember which line of user code this was
             ctx._forward_trace = forward_trace()
         out = cls.forward(ctx, *arrays, **params)
+        if type(out) is not _ndarray and type(out) is not tuple:
+            # NumPy returns a 0-d result as a scalar (np.float32), not an array. Turn it into
+            # the array the output tensor will hold, and use that same array where forward
+            # saved the scalar: record_saved recognises the output by identity (for its
+            # version check, and to connect it under create_graph).
+            scalar, out = out, _asarray(out)
+            if ctx._saved is not None:
+                ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
 
         if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
             outputs = tuple(_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out))
