@@ -23,18 +23,21 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _make, tensor_method
-from .inplace import apply_inplace, refresh_view
+from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .inplace import apply_inplace, inplace_method, refresh_view
 from .op import Op
+from .reduce import _return_type
 from .shape import (
     AliasBackward0,
     EmbedOp,
     SelectBackward0,
     SliceBackward0,
     UnsqueezeBackward0,
+    _along,
     _shape_str,
     embed,
     expand,
+    unbind,
     view,
 )
 
@@ -48,8 +51,16 @@ class IndexPutImplBackward0(EmbedOp):
     accumulate = True
 
 
-class IndexBackward0(Op):
-    formula = "index: each picked element's gradient goes back where it was picked (repeats add)"
+class PickOp(Op):
+    """Base of the ops that pick elements at a NumPy index ``key`` (a copy).
+
+    x[[0, 0, 2]], index_select, gather, take, masked_select, sort, topk: the backward is
+    the same for all. Each picked element's gradient goes back to where it was picked
+    from, and an element picked twice gets both gradients added (np.add.at, recorded
+    as IndexPutImplBackward0 under create_graph).
+    """
+
+    formula = "each picked element's gradient goes back where it was picked (repeats add up)"
 
     @staticmethod
     def forward(ctx, a, key):
@@ -59,6 +70,10 @@ class IndexBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+class IndexBackward0(PickOp):
+    """``x[advanced index]``."""
 
 
 class IndexPutBackward0(Op):
@@ -476,4 +491,488 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
     return apply_inplace(input, _put, values, key, accumulate)
 
 
-__all__ = ["index_put", "index_put_"]
+# ----------------------------------------------------------------------------------------
+# Picking along a dimension: index_select, gather, take, take_along_dim
+# ----------------------------------------------------------------------------------------
+class IndexSelectBackward0(PickOp):
+    """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
+
+
+class GatherBackward0(PickOp):
+    """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
+
+
+class TakeBackward0(PickOp):
+    """``take(index)``: elements of the flattened input."""
+
+
+def _integer_index(index, message: str, dtypes=(np.int64, np.int32)) -> np.ndarray:
+    arr = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype not in dtypes:
+        raise RuntimeError(message)
+    return arr.astype(np.int64, copy=False)
+
+
+def key_along(index: np.ndarray, dim: int) -> tuple:
+    """The NumPy index that picks ``input[index[p]]`` along ``dim`` and the same position
+    ``p`` in every other dimension: the index of gather, scatter and sort."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _check_bounds(index: np.ndarray, size: int, dim: int) -> None:
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        raise RuntimeError(
+            f"index {index[bad].flat[0]} is out of bounds for dimension {dim} with size {size}"
+        )
+
+
+def _check_no_larger(index: np.ndarray, shape: tuple, dim: int, src: tuple | None = None,
+                     name: str = "") -> None:
+    """gather/scatter: ``index`` may be smaller than the tensors, except along ``dim``."""
+    for d, n in enumerate(index.shape):
+        if d != dim and (n > shape[d] or (src is not None and n > src[d])):
+            if src is None:
+                raise RuntimeError(
+                    f"Size does not match at dimension {d} expected index "
+                    f"{_shape_str(index.shape)} to be no larger than self {_shape_str(shape)} "
+                    f"apart from dimension {dim}"
+                )
+            raise RuntimeError(
+                f"Expected index {_shape_str(index.shape)} to be no larger than self "
+                f"{_shape_str(shape)} apart from dimension {dim}"
+                + (f" and to be no larger size than src {_shape_str(src)}" if name else "")
+            )
+
+
+@tensor_method()
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices ``index`` (a vector) along ``dim``; repeats allowed.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).index_select(0, torch.tensor([1, 1]))
+    tensor([[3, 4],
+            [3, 4]])
+    """
+    idx = _integer_index(index, "index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if ((idx < -size) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
+    if input._data.ndim == 0:
+        return PickOp_0d(input, idx)
+    return IndexSelectBackward0.apply(input, key=_along(d, idx.reshape(-1)))
+
+
+def PickOp_0d(input: Tensor, idx: np.ndarray) -> Tensor:  # noqa: N802
+    """index_select / gather on a 0-d tensor: the tensor itself, through the op's node."""
+    return IndexSelectBackward0.apply(input, key=(Ellipsis,))
+
+
+@tensor_method()
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (each position picks along ``dim``).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).gather(1, torch.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]])
+    """
+    idx = _integer_index(index, "gather(): Expected dtype int32/int64 for index")
+    shape = input._data.shape
+    d = _wrap_dim(dim, len(shape))
+    if idx.ndim != len(shape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if not shape:
+        return GatherBackward0.apply(input, key=(Ellipsis,))
+    _check_no_larger(idx, shape, d)
+    _check_bounds(idx, shape[d], d)
+    return GatherBackward0.apply(input, key=key_along(idx, d))
+
+
+@tensor_method()
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of ``input`` as if it were flat, at ``index`` (the result has its shape)."""
+    idx = _value_of_index(index)
+    if idx.dtype != np.int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {_make(idx).dtype._legacy[:-6]}"
+        )
+    n = input._data.size
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise IndexError(
+            f"out of range: tried to access index {idx[bad].flat[0]} on a tensor of {n} elements."
+        )
+    return TakeBackward0.apply(input, key=np.unravel_index(idx % max(n, 1), input._data.shape))
+
+
+def _value_of_index(index) -> np.ndarray:
+    return index._data if isinstance(index, Tensor) else np.asarray(index)
+
+
+@tensor_method()
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with broadcasting (and over the flattened tensor when ``dim`` is None)."""
+    idx = _value_of_index(indices)
+    if idx.dtype != np.int64:
+        raise RuntimeError(
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{_make(idx).dtype._legacy[:-6]}"
+        )
+    if dim is None:
+        return gather(view(input, -1), 0, _make(idx.reshape(-1)))
+    if idx.ndim != input._data.ndim:
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
+            "dimensions for indices"
+        )
+    d = _wrap_dim(dim, input._data.ndim)
+    shape = list(input._data.shape)
+    shape[d] = idx.shape[d]
+    common = list(np.broadcast_shapes(tuple(shape), idx.shape))
+    index_shape = list(common)
+    common[d] = input._data.shape[d]
+    return gather(expand(input, tuple(common)), d, _make(np.broadcast_to(idx, index_shape)))
+
+
+# ----------------------------------------------------------------------------------------
+# Writing along a dimension: scatter, scatter_add, index_put
+# ----------------------------------------------------------------------------------------
+class ScatterBackward0(Op):
+    formula = "scatter: ∂/∂self = 0 where src was written, else 1; ∂/∂src = the gradient there"
+
+    @staticmethod
+    def forward(ctx, a, src, key):
+        ctx.key = key
+        out = a.copy()
+        out[key] = _region(src, key)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        written = np.zeros(np.shape(grad), bool)
+        written[ctx.key] = True
+        return np.where(written, 0, grad), grad[ctx.key]
+
+
+class ScatterBackward1(Op):
+    formula = "scatter of a number: ∂/∂self = 0 where it was written, else 1"
+
+    @staticmethod
+    def forward(ctx, a, value, key):
+        ctx.key = key
+        out = a.copy()
+        out[key] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        written = np.zeros(np.shape(grad), bool)
+        written[ctx.key] = True
+        return np.where(written, 0, grad)
+
+
+class ScatterAddBackward0(Op):
+    formula = "scatter_add: ∂/∂self = 1, ∂/∂src = the gradient where each element was added"
+
+    @staticmethod
+    def forward(ctx, a, src, key):
+        ctx.key = key
+        out = a.copy()
+        np.add.at(out, key, _region(src, key))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad[ctx.key]
+
+
+def _region(src: np.ndarray, key: tuple) -> np.ndarray:
+    """The part of ``src`` that scatter uses: as large as the index (it may be larger)."""
+    if not src.ndim:
+        return src
+    return src[tuple(slice(0, n) for n in np.broadcast_shapes(*(k.shape for k in key)))]
+
+
+def _scatter_key(input: Tensor, dim: int, index, src) -> tuple:
+    """The NumPy key of scatter/scatter_add, after PyTorch's checks."""
+    idx = _integer_index(index, "scatter(): Expected dtype int64 for index", (np.int64,))
+    shape = input._data.shape
+    d = _wrap_dim(dim, len(shape))
+    if idx.ndim != len(shape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if isinstance(src, Tensor):
+        if src._data.ndim != len(shape):
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as src tensor"
+            )
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        _check_no_larger(idx, shape, d, src._data.shape, "src")
+    else:
+        _check_no_larger(idx, shape, d, shape)
+    if not shape:
+        return (Ellipsis,)
+    _check_bounds(idx, shape[d], d)
+    return key_along(idx, d)
+
+
+@tensor_method()
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along
+    ``dim``: for ``dim=1``, ``out[i][index[i][j]] = src[i][j]``. The inverse of gather."""
+    if reduce is not None:
+        raise NotImplementedError(
+            "scatter(reduce=...) is not supported by teachgrad (PyTorch deprecates it)."
+            "\nHint: use scatter_add, or index_put with accumulate=True."
+        )
+    src = value if src is None else src
+    key = _scatter_key(input, dim, index, src)
+    if isinstance(src, Tensor):
+        return ScatterBackward0.apply(input, src, key=key)
+    return ScatterBackward1.apply(input, value=src, key=key)
+
+
+@tensor_method()
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` *added* at ``index`` along ``dim`` (repeats add up).
+
+    >>> import teachgrad as torch
+    >>> torch.zeros(3).scatter_add(0, torch.tensor([0, 0, 2]), torch.ones(3))
+    tensor([2., 0., 1.])
+    """
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}"
+        )
+    return ScatterAddBackward0.apply(input, src, key=_scatter_key(input, dim, index, src))
+
+
+# ----------------------------------------------------------------------------------------
+# Masks: masked_fill, masked_select
+# ----------------------------------------------------------------------------------------
+class MaskedFillBackward0(Op):
+    formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1"
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = mask
+        return np.where(mask, np.asarray(value, a.dtype), a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.where(ctx.mask, 0, grad)
+
+
+class MaskedFillBackward1(Op):
+    formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1; ∂/∂value = Σ over the mask"
+
+    @staticmethod
+    def forward(ctx, a, value, mask):
+        ctx.mask = mask
+        return np.where(mask, value.astype(a.dtype), a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.where(ctx.mask, 0, grad), np.where(ctx.mask, grad, 0)
+
+
+def _bool_mask(mask, message: str) -> np.ndarray:
+    arr = _value_of_index(mask)
+    if arr.dtype != np.bool_:
+        raise RuntimeError(message.format(dtype=_make(arr).dtype.name.replace("float64",
+                                                                              "double")))
+    return arr
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple:
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        i = next(i for i in range(1, min(len(a), len(b)) + 1)
+                 if a[-i] != b[-i] and 1 not in (a[-i], b[-i]))
+        raise RuntimeError(
+            f"The size of tensor a ({b[-i]}) must match the size of tensor b ({a[-i]}) at "
+            f"non-singleton dimension {max(len(a), len(b)) - i}"
+        ) from None
+
+
+@tensor_method()
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """``input`` with ``value`` wherever ``mask`` (a bool tensor, broadcast) is true.
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([1., -2., 3.])
+    >>> x.masked_fill(x < 0, 0.)
+    tensor([1., 0., 3.])
+    """
+    mask_arr = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with "
+                                "dtype {dtype}")
+    shape = _broadcast_shape(input._data.shape, mask_arr.shape)
+    mask_arr = np.broadcast_to(mask_arr, shape)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        return MaskedFillBackward1.apply(input, value, mask=mask_arr)
+    if not isinstance(value, (numbers.Number, np.generic)):
+        raise TypeError(
+            f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+            f"{type(value).__name__}), but expected (Tensor mask, Tensor value) or "
+            "(Tensor mask, Number value)"
+        )
+    return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
+
+
+class MaskedSelectBackward0(PickOp):
+    """``masked_select(mask)``: the elements where the (broadcast) mask is true, as a vector."""
+
+    @staticmethod
+    def forward(ctx, a, shape, key):
+        ctx.shape, ctx.key = shape, key
+        return np.broadcast_to(a, shape)[key]
+
+
+@tensor_method()
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where ``mask`` is true, as a vector (``input[mask]``)."""
+    mask_arr = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = _broadcast_shape(input._data.shape, mask_arr.shape)
+    key = np.nonzero(np.broadcast_to(mask_arr, shape))
+    return MaskedSelectBackward0.apply(input, shape=shape, key=key)
+
+
+@tensor_method()
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or with
+    ``as_tuple=True`` one vector per dimension (what ``x[...]`` accepts)."""
+    if as_tuple:  # PyTorch returns the columns of the (n, ndim) result, as views of it
+        return unbind(_make(np.argwhere(np.atleast_1d(input._data)).astype(np.int64)), 1)
+    return _make(np.argwhere(input._data).astype(np.int64))
+
+
+@tensor_method()
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``."""
+    return nonzero(input)
+
+
+# ----------------------------------------------------------------------------------------
+# Sorting: sort, argsort, msort, topk, kthvalue (the values are differentiable)
+# ----------------------------------------------------------------------------------------
+class SortBackward0(PickOp):
+    """``sort``: the values are picked from the input, so the gradient goes back to them."""
+
+
+class SortBackward1(SortBackward0):
+    """``sort(stable=...)``."""
+
+
+class TopkBackward0(PickOp):
+    """``topk``: the k largest (or smallest) values."""
+
+
+class KthvalueBackward0(PickOp):
+    """``kthvalue``: the k-th smallest value."""
+
+
+return_types_sort = _return_type("sort")
+return_types_topk = _return_type("topk")
+return_types_kthvalue = _return_type("kthvalue")
+
+
+def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Stable argsort along ``dim``; descending keeps equal elements in their order too."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    reversed_order = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+    return a.shape[dim] - 1 - np.flip(reversed_order, dim)
+
+
+def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | None = None,
+            pick: int | None = None, keepdim: bool = True):
+    """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices)."""
+    a = input._data
+    if a.ndim == 0:
+        return op.apply(input, key=(Ellipsis,)), _make(np.zeros((), np.int64))
+    order = _order(a, dim, descending)
+    if k is not None:
+        order = order[_along(dim, slice(0, k))]
+    if pick is not None:
+        order = order[_along(dim, slice(pick, pick + 1))]
+    key = key_along(order, dim)
+    if not keepdim:  # every key array has size 1 along dim: drop it there
+        key = tuple(np.squeeze(k, dim) for k in key)
+        order = np.squeeze(order, dim)
+    return op.apply(input, key=key), _make(order.astype(np.int64))
+
+
+@tensor_method()
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None):
+    """``(values, indices)`` sorted along ``dim``; equal values keep their order.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([3., 1., 2.]).sort()
+    teachgrad.return_types.sort(
+    values=tensor([1., 2., 3.]),
+    indices=tensor([1, 2, 0]))
+    """
+    op = SortBackward0 if stable is None else SortBackward1
+    d = _wrap_dim(dim, input._data.ndim)
+    return return_types_sort(*_sorted(op, input, d, descending))
+
+
+@tensor_method()
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """The indices that sort ``input`` along ``dim``."""
+    return sort(input, dim, descending)[1]
+
+
+@tensor_method()
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values``."""
+    return sort(input, 0)[0]
+
+
+@tensor_method()
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    """The ``k`` largest values along ``dim`` (smallest with ``largest=False``) and their
+    indices."""
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return return_types_topk(*_sorted(TopkBackward0, input, d, largest, k=k))
+
+
+@tensor_method()
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+    """The ``k``-th smallest value along ``dim`` (k counts from 1) and its index."""
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return return_types_kthvalue(
+        *_sorted(KthvalueBackward0, input, d, False, pick=k - 1, keepdim=keepdim)
+    )
+
+
+__all__ = [
+    "index_put", "index_put_", "index_select", "gather", "take", "take_along_dim", "scatter",
+    "scatter_add", "masked_fill", "masked_select", "nonzero", "argwhere", "sort", "argsort",
+    "msort", "topk", "kthvalue",
+]
+
+for _name, _op in {
+    "scatter_": scatter, "scatter_add_": scatter_add, "masked_fill_": masked_fill,
+}.items():
+    setattr(Tensor, _name, inplace_method(_op, _name))
