@@ -291,7 +291,9 @@ def _grad_suffix(t: Any) -> str | None:
     """``grad_fn=<MulBackward0>`` for a computed tensor, ``requires_grad=True`` for a leaf
     that requires grad (a grad_fn already implies it), otherwise nothing."""
     if t.grad_fn is not None:
-        return f"grad_fn=<{t.grad_fn.name()}>"
+        # PyTorch prints the node's class name (``CopyBackwards``), not its ``name()``
+        # (``torch::autograd::CopyBackwards``); the two differ for hand-written nodes.
+        return f"grad_fn=<{type(t.grad_fn).__name__}>"
     if t.requires_grad:
         return "requires_grad=True"
     return None

@@ -60,12 +60,9 @@ class FakeDtype:
         return f"teachgrad.{self.name}"
 
 
-class FakeGradFn:
-    def __init__(self, name: str):
-        self._name = name
-
-    def name(self) -> str:
-        return self._name
+def FakeGradFn(name: str):
+    """A stand-in node: printing shows the node's class name, as PyTorch does."""
+    return type(name, (), {})()
 
 
 def fake_tensor(array, requires_grad=False, grad_fn=None):
