@@ -17,6 +17,8 @@ This package itself needs NumPy only; nothing here imports Jupyter.
 
 # The order matters a little: the Tensor class first, then the ops that register its
 # methods, then everything built on both.
+import warnings as _warnings
+
 from . import _dtypes
 from ._dtypes import (  # noqa: F401 - PyTorch's dtype names
     bool,
@@ -59,6 +61,11 @@ from .autograd.grad_mode import (  # noqa: F401
 autograd._bind_functions()  # gradcheck & co., now that the Tensor exists
 
 __version__ = "0.1.0"
+
+# NumPy warns about 1/0, log(0), sqrt(-1) ...; PyTorch silently gives inf/nan. Ignore those
+# floating-point RuntimeWarnings when they come from teachgrad's own ops, and nowhere else.
+# (A filter costs nothing until a warning happens; np.errstate around every op would not.)
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"teachgrad\.")
 
 
 def is_tensor(obj) -> bool:
