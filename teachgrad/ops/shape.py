@@ -113,8 +113,12 @@ class ViewBackward0(Op):
         return np.reshape(grad, ctx.shape)
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """``reshape`` of a non-contiguous tensor whose strides still allow a view."""
+
+
 class UnsafeViewBackward0(ViewBackward0):
-    """The reshape of a copy: ``reshape`` of a non-contiguous tensor clones it first."""
+    """The reshape of a copy: ``reshape`` of a tensor that cannot be viewed clones it first."""
 
     is_view = False
 
@@ -151,12 +155,15 @@ def view(input: Tensor, *shape) -> Tensor:
 def reshape(input: Tensor, *shape) -> Tensor:
     """Like :func:`view`, but copies when the data cannot be viewed in the new shape.
 
-    The copy shows in the graph as PyTorch records it: ``UnsafeViewBackward0`` over
-    ``CloneBackward0``.
+    The graph shows which case it was, as PyTorch records it: ``ViewBackward0`` for a
+    contiguous tensor, ``ReshapeAliasBackward0`` for another view, and
+    ``UnsafeViewBackward0`` over ``CloneBackward0`` for a copy.
     """
     new = infer_shape(_size_args(shape), input._data.size)
-    if _viewable(input._data, new):
+    if input._data.flags.c_contiguous:
         return ViewBackward0.apply(input, shape=new)
+    if _viewable(input._data, new):
+        return ReshapeAliasBackward0.apply(input, shape=new)
     return UnsafeViewBackward0.apply(input.clone(), shape=new)
 
 
