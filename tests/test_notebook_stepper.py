@@ -544,3 +544,16 @@ def test_exported_stepper_steps_with_css_only(tmp_path, widget_state):
     finally:
         browser.close()
         manager.stop()
+
+
+def test_text_log_of_a_long_pass_keeps_both_ends():
+    x = torch.ones(2, requires_grad=True)
+    y = x
+    for _ in range(30):
+        y = y * 1.0
+    stepper = step_backward(y.sum())
+    log = stepper.log(limit=10)
+    assert "Start: backward()" in log and "Step 32 of 32: AccumulateGrad" in log
+    assert "Step 10 of 32" not in log
+    assert "… 23 more steps" in log
+    assert stepper.log().count("\n\nStep ") == 32

@@ -18,6 +18,7 @@ displayed as a separate output for viewers without widgets (see ``Stepper._ipyth
 from __future__ import annotations
 
 from .assets import css
+from .static_html import legend_html
 
 PLAY_INTERVAL_MS = 900
 CLIENT_SIDE_LIMIT = 400
@@ -120,7 +121,8 @@ class LiveView:
         return (
             f'<div class="tg-stepper tg-live" id="{static_id}_live"><style>{css("graph.css")}'
             f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'
-            f'<div class="tg-graphbox">{self.stepper._graph_or_message()}</div></div></div>'
+            f'<div class="tg-graphbox">{self.stepper._graph_or_message()}{legend_html()}</div>'
+            "</div></div>"
         )
 
 

@@ -17,7 +17,8 @@ book or any viewer without a kernel can still step through backward. How:
 The SVG is laid out once; frames differ only in these styles, so nothing moves.
 
 Without CSS (a renderer that strips ``<style>``) all panels show one after the other: the
-text log of every step, under the graph as it looks at the end.
+text log of every step, under the graph as it looks at the end. The controls carry the
+``hidden`` attribute, so they only appear where the CSS that makes them work is applied.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def legend_html() -> str:
     items = "".join(
         f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in LEGEND
     )
-    return f'<ul class="tg-legend">{items}</ul>'
+    return f'<ul class="tg-legend" hidden>{items}</ul>'
 
 
 def nav_html(prefix: str, frame: int, last: int) -> str:
@@ -108,7 +109,7 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
 
     where = "start" if frame == 0 else f"step {frame} of {last}"
     return (
-        '<nav class="tg-nav">'
+        '<nav class="tg-nav" hidden>'
         + button(0, "|◀", "first")
         + button(frame - 1, "◀", "previous step")
         + f'<span class="tg-pos">{where}</span>'
@@ -124,7 +125,7 @@ def static_stepper(
     """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS."""
     last = len(panels) - 1
     radios = "".join(
-        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}"'
+        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" hidden'
         f'{" checked" if k == start else ""} aria-label="frame {k}">'
         for k in range(len(panels))
     )
@@ -137,7 +138,7 @@ def static_stepper(
         )
         rules.append(f"{marks}{{background:var(--tg-current);color:#fff;border-color:"
                      "var(--tg-current)}")
-        strip = '<div class="tg-timeline">' + "".join(
+        strip = '<div class="tg-timeline" hidden>' + "".join(
             f'<label class="tg-t tg-t{k}" for="{prefix}_f{k}" '
             f'title="{html.escape(p.title, quote=True)}">{k}</label>'
             for k, p in enumerate(panels)
