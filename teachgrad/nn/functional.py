@@ -528,7 +528,7 @@ def _label_smoothing(nll, log_probs, target, weight, ignore_index, reduction,
         smooth = -_sum(weighted, class_dim)
     else:
         smooth = -_sum(log_probs, class_dim)
-    smooth = pointwise.where(ignored, 0.0, smooth)
+    smooth = smooth.masked_fill(ignored, 0.0)
     if reduction == "mean":
         counted = ~ignored._data
         if weight is not None:
