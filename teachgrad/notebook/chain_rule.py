@@ -176,11 +176,12 @@ class PanelWriter:
         node = record.node
         formula = getattr(node, "formula", "") or ""
         out.formula(formula or f"{node_name(node)} gives no formula text")
-        parts = [p for p in re.split(r"\s{2,}", formula.strip()) if p]
+        parts = formula_parts(node)
+        symbols = input_symbols(node)
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         rows = []
         for sent in record.sent:
-            letter = LETTERS[sent.index] if len(record.sent) > 1 else "a"
+            letter = symbols[sent.index]
             local = parts[sent.index] if len(parts) == len(record.sent) else formula
             if sent.target is None:
                 rows.append((letter, "None", None, local, None, "no gradient needed"))
@@ -207,6 +208,32 @@ class PanelWriter:
             out.para("also noted in forward: " + ", ".join(f"{k} = {v}" for k, v in notes))
 
 
+def formula_parts(node) -> list[str]:
+    """The op's formula split into its parts, one per input when it has several.
+
+    Ops write one part per input, separated by wide spaces:
+    ``"∂(a·b)/∂a = b    ∂(a·b)/∂b = a"``.
+    """
+    formula = getattr(node, "formula", "") or ""
+    return [part for part in re.split(r"\s{2,}", formula.strip()) if part]
+
+
+def input_symbols(node) -> list[str]:
+    """What to call each input of ``node``: the formula's own names when it has them.
+
+    ``∂/∂mat1 = ...`` names an input ``mat1``; without such names inputs are ``a``,
+    ``b``, ``c``... in order, as most formulas write them.
+    """
+    n = len(node.next_functions)
+    parts = formula_parts(node)
+    if len(parts) == n > 0:
+        found = [re.search(r"/∂\s*([^\s=)]+)", part) for part in parts]
+        if all(found):
+            # "∂(Σa)/∂aᵢ" speaks of one element aᵢ; the input itself is a.
+            return [re.sub("[ᵢⱼₖₗₘₙ₀-₉]+$", "", m.group(1)) or m.group(1) for m in found]
+    return list(LETTERS[:n]) if n > 1 else ["a"]
+
+
 def saved_with_labels(node, values, sources) -> list:
     """Pair each value a node saved with the input letter it is (``a``, ``b``...).
 
@@ -214,7 +241,7 @@ def saved_with_labels(node, values, sources) -> list:
     one input has no edge (``y * 3``: the 3); the op's own output is ``result``.
     """
     edges = list(node.next_functions)
-    letters = LETTERS if len(edges) > 1 else "a"
+    letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
