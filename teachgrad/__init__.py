@@ -48,6 +48,8 @@ from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
+from . import linalg  # noqa: F401
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
 from .autograd.grad_mode import (  # noqa: F401
     enable_grad,
