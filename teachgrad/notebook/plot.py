@@ -28,6 +28,7 @@ __all__ = ["Figure", "line_plot", "scatter_plot", "nice_ticks"]
 WIDTH, HEIGHT = 560, 320
 # Room around the plotting area for the title, tick labels and axis labels (pixels).
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 62, 18, 30, 46
+LEGEND_ROW, LEGEND_GAP, CHAR_WIDTH = 20, 14, 7
 
 # One colour per series / class, distinguishable for most colour-blind readers and on
 # light and dark backgrounds (blue, orange, green, purple, red, teal).
@@ -104,7 +105,11 @@ def line_plot(
     all_y = np.concatenate(list(values.values()))
     if log_y and not np.all(all_y[np.isfinite(all_y)] > 0):
         raise ValueError("log_y=True needs every y value to be positive")
-    frame = _Frame(width, height, (xs.min(), xs.max()), _finite_range(all_y), log_y)
+    y_range = _finite_range(all_y)
+    if not log_y:  # a little room above and below, so lines do not run along the frame
+        y_range = _padded(*y_range, fraction=0.05)
+    names = [name for name in values if name]
+    frame = _Frame(width, height, (xs.min(), xs.max()), y_range, log_y, legend=bool(names))
     parts = frame.axes(title, xlabel, ylabel)
     for k, ys in enumerate(values.values()):
         colour = PALETTE[k % len(PALETTE)]
@@ -114,7 +119,6 @@ def line_plot(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 'stroke-width="2" stroke-linejoin="round"/>'
             )
-    names = [name for name in values if name]
     parts += frame.legend([(name, PALETTE[k % len(PALETTE)], "line") for k, name in
                            enumerate(names)])
     return Figure(frame.svg(parts, title), title)
@@ -157,7 +161,7 @@ def scatter_plot(
         )
     x_range = _padded(xy[:, 0].min(), xy[:, 0].max())
     y_range = _padded(xy[:, 1].min(), xy[:, 1].max())
-    frame = _Frame(width, height, x_range, y_range)
+    frame = _Frame(width, height, x_range, y_range, legend=True)
     parts = []
     if regions is not None:
         parts += _region_rects(frame, regions, resolution)
@@ -216,10 +220,12 @@ def _label(value: float) -> str:
 class _Frame:
     """Maps data coordinates to pixels and draws the axes around the plotting area."""
 
-    def __init__(self, width, height, x_range, y_range, log_y=False):
+    def __init__(self, width, height, x_range, y_range, log_y=False, legend=False):
         self.width, self.height, self.log_y = width, height, log_y
         self.left, self.right = MARGIN_LEFT, width - MARGIN_RIGHT
-        self.top, self.bottom = MARGIN_TOP, height - MARGIN_BOTTOM
+        # The legend gets its own row above the plotting area, so it never hides data.
+        self.top = MARGIN_TOP + (LEGEND_ROW if legend else 0)
+        self.bottom = height - MARGIN_BOTTOM
         self.x0, self.x1 = _widen(*x_range)
         if log_y:
             y0, y1 = y_range
@@ -276,17 +282,20 @@ class _Frame:
         return parts
 
     def legend(self, entries: list[tuple[str, str, str]]) -> list[str]:
-        """Legend entries ``(name, colour, "line"|"dot")`` in the top right corner."""
+        """Legend entries ``(name, colour, "line"|"dot")`` in one row above the plot, flush
+        right. Text widths are estimated (about 7 px per character at 12 px)."""
+        widths = [16 + 5 + CHAR_WIDTH * len(name) for name, _, _ in entries]
+        x = self.right - sum(widths) - LEGEND_GAP * max(len(entries) - 1, 0)
+        y = self.top - 10
         parts = []
-        for k, (name, colour, mark) in enumerate(entries):
-            y = self.top + 14 + 16 * k
-            x = self.right - 10
-            parts.append(_text(x - 22, y + 4, name, "end"))
+        for (name, colour, mark), width in zip(entries, widths):
             if mark == "line":
-                parts.append(f'<line x1="{x - 16}" y1="{y}" x2="{x}" y2="{y}" '
+                parts.append(f'<line x1="{x}" y1="{y}" x2="{x + 16}" y2="{y}" '
                              f'stroke="{colour}" stroke-width="2"/>')
             else:
-                parts.append(f'<circle cx="{x - 8}" cy="{y}" r="3.5" fill="{colour}"/>')
+                parts.append(f'<circle cx="{x + 8}" cy="{y}" r="3.5" fill="{colour}"/>')
+            parts.append(_text(x + 21, y + 4, name))
+            x += width + LEGEND_GAP
         return parts
 
     def svg(self, parts: list[str], title: str) -> str:
@@ -368,6 +377,7 @@ def _widen(lo: float, hi: float) -> tuple[float, float]:
 
 
 def _padded(lo: float, hi: float, fraction: float = 0.08) -> tuple[float, float]:
+    """``[lo, hi]`` widened by ``fraction`` of its width on each side."""
     lo, hi = _widen(lo, hi)
     pad = (hi - lo) * fraction
     return lo - pad, hi + pad
