@@ -557,3 +557,35 @@ def test_text_log_of_a_long_pass_keeps_both_ends():
     assert "Step 10 of 32" not in log
     assert "… 23 more steps" in log
     assert stepper.log().count("\n\nStep ") == 32
+
+
+# ---------------------------------------------------------------------------------------
+# Forward replay
+# ---------------------------------------------------------------------------------------
+def test_step_forward_replays_ops_in_creation_order():
+    from teachgrad.notebook import ForwardReplay, step_forward
+
+    out, v = seed001()
+    replay = step_forward(out, names=v)
+    assert isinstance(replay, ForwardReplay)
+    # The lesson's code order: y = x + 2, then y * y, then (y * y) * 3, then mean.
+    assert [n.name() for n in replay.ops] == [
+        "AddBackward0", "MulBackward0", "MulBackward0", "MeanBackward0"
+    ]
+    assert replay.n_frames == 5
+    box_of = replay.model.box_of
+    x_box = box_of[v["x"]._accumulator()]
+    y_box, z_box = box_of[v["y"].grad_fn], box_of[v["z"].grad_fn]
+    t = replay.timeline
+    assert t.state_at(x_box, 0) == "done"          # the leaf exists from the start
+    assert t.state_at(y_box, 0) is None and t.state_at(y_box, 1) == "current"
+    assert t.state_at(y_box, 2) == "done" and t.state_at(z_box, 2) is None
+    assert t.state_at(z_box, 3) == "current"
+    assert "inputs: a = x (a leaf)" in replay.panels[1].text
+    assert "makes y ([2, 2])" in replay.panels[1].text
+    assert "saved in forward: a = [[9., 9.], [9., 9.]], b = 3" in replay.panels[3].text
+    # Nothing ran: no gradient anywhere.
+    assert v["x"].grad is None
+    page = replay.static_html()
+    assert len(radios_and_sections(page, replay.prefix)[1]) == 5
+    assert "not made yet" in page

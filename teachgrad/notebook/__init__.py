@@ -5,7 +5,8 @@
 * :func:`inspect` puts several tensors side by side: ``inspect(x, y, z)``.
 * :func:`draw` draws the graph ``backward()`` will walk: ``draw(out, names=locals())``.
 * :func:`step_backward` runs ``backward()`` step by step, with the chain rule of each step:
-  ``step_backward(out, names=locals())`` instead of ``out.backward()``.
+  ``step_backward(out, names=locals())`` instead of ``out.backward()``;
+  :func:`step_forward` replays how the graph was built, op by op.
 * ``python -m teachgrad.notebook install-kernel`` installs the "Python 3 (teachgrad)"
   Jupyter kernel, which loads the extension at start.
 
@@ -29,6 +30,8 @@ _EXPORTS: dict[str, str] = {
     "Drawing": "graph",
     "step_backward": "stepper",
     "Stepper": "stepper",
+    "step_forward": "forward",
+    "ForwardReplay": "forward",
     "line_plot": "plot", "scatter_plot": "plot",
     "check": "exercises",
 }
@@ -36,6 +39,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time __getattr__ does the work
+    from .forward import ForwardReplay, step_forward  # noqa: F401
     from .graph import Drawing, draw  # noqa: F401
     from .inspector import Inspection, inspect  # noqa: F401
     from .kernelspec import install_kernel_spec  # noqa: F401

@@ -48,13 +48,16 @@ class Panel:
 class PanelWriter:
     """Writes the panel of every frame of one recorded backward pass."""
 
-    def __init__(self, recording: Recording, names: Names, roots: tuple, saved: dict) -> None:
+    def __init__(
+        self, recording: Recording | None, names: Names, roots: tuple, saved: dict
+    ) -> None:
         self.recording = recording
         self.names = names
         self.roots = roots
         self.saved = saved  # node -> (values, sources), taken before backward freed them
         self.root_name = (names.of_tensor(roots[0]) if roots else "") or "output"
-        self.n_steps = len(recording.steps)
+        self.n_steps = len(recording.steps) if recording is not None else 0
+        self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
 
     # --- naming things -------------------------------------------------------------------
     def label(self, node) -> str:
@@ -96,14 +99,13 @@ class PanelWriter:
     # --- panels ----------------------------------------------------------------------------
     def panels(self) -> list[Panel]:
         """One panel per frame: the start, then one per step."""
-        self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
         with panel_printing():  # set the print options once, not once per number
             panels = [self.start_panel()]
             panels.extend(self.step_panel(record) for record in self.recording.steps)
         return panels
 
     def start_panel(self) -> Panel:
-        out = _Out(self._printed)
+        out = self.new_panel()
         first = self.recording.steps[0] if self.recording.steps else None
         out.heading(f"Start: backward() from {self.root_name}")
         out.para(
@@ -125,7 +127,7 @@ class PanelWriter:
 
     def step_panel(self, record: StepRecord) -> Panel:
         node = record.node
-        out = _Out(self._printed)
+        out = self.new_panel()
         title = f"Step {record.index + 1} of {self.n_steps}: {self.label(node)}"
         out.heading(title)
         self._arrived(out, record)
@@ -196,6 +198,10 @@ class PanelWriter:
                 note = "nothing sent"
             rows.append((letter, self.label(sent.target), upstream, local, sent.value, note))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
+
+    def new_panel(self) -> _Out:
+        """An empty panel whose values are printed (and cached) by this writer."""
+        return _Out(self._printed)
 
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)

@@ -90,9 +90,10 @@ def live_rules(prefix: str, timeline: Timeline, frame: int) -> str:
     )
 
 
-def legend_html() -> str:
+def legend_html(legend=LEGEND) -> str:
+    """What the colours mean: ``legend`` is ``((state, words), ...)``."""
     items = "".join(
-        f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in LEGEND
+        f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in legend
     )
     return f'<ul class="tg-legend" hidden>{items}</ul>'
 
@@ -120,7 +121,8 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
 
 
 def static_stepper(
-    prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0
+    prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0,
+    legend=LEGEND,
 ) -> str:
     """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS."""
     last = len(panels) - 1
@@ -152,7 +154,7 @@ def static_stepper(
     return (
         f'<div class="tg-stepper tg-static" id="{prefix}">'
         f"<style>{''.join(rules)}</style>{radios}{strip}"
-        f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html()}</div>'
+        f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html(legend)}</div>'
         f'<div class="tg-panels">{sections}</div></div></div>'
     )
 

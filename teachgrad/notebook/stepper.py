@@ -36,7 +36,7 @@ from .graph import Labels, new_prefix, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg
 from .naming import Names
-from .static_html import live_rules, static_stepper
+from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
 from .values import short_value
@@ -80,70 +80,43 @@ def step_backward(
     return Stepper(model, recording, Names(names), saved)
 
 
-class Stepper:
-    """A recorded backward pass, shown frame by frame.
+class FramesView:
+    """A graph laid out once, plus one look and one panel per frame.
 
-    Frame 0 is "about to start"; frame ``k`` shows step ``k - 1`` having run.
-    ``.steps`` are the engine's reports (copied), ``.panels`` the chain-rule panel of each
-    frame, ``.timeline`` the look of every box per frame. ``.widget()`` is the live view;
+    Shared by the backward stepper and the forward replay: ``timeline`` says how every
+    box looks in each frame, ``panels`` what the side panel says. ``extra_lines`` and
+    ``arrow_labels`` add text to boxes and arrows before the one and only layout (the
+    timeline's CSS decides when that text is visible). ``.widget()`` is the live view;
     ``.static_html()`` the CSS-only one; ``.log()`` the plain-text log.
     """
 
-    def __init__(self, model: GraphModel, recording: Recording, names: Names, saved: dict):
+    #: what the colours of the boxes mean in this view
+    legend = LEGEND
+
+    def __init__(
+        self,
+        model: GraphModel,
+        names: Names,
+        timeline: Timeline,
+        panels: list[Panel],
+        extra_lines: dict,
+        arrow_labels: dict,
+    ) -> None:
         self.model = model
-        self.recording = recording
         self.names = names
+        self.timeline = timeline
+        self.panels = panels
         self.prefix = new_prefix("s")
-        self.timeline: Timeline = build_timeline(model, recording)
-        writer = PanelWriter(recording, names, model.roots, saved)
-        self.panels: list[Panel] = writer.panels()
         labels = Labels(names, model.roots)
-        self.digraph = to_digraph(
-            model, labels, self.prefix, self._grad_lines(), self._arrow_labels()
-        )
+        self.digraph = to_digraph(model, labels, self.prefix, extra_lines, arrow_labels)
         self._titles = labels.titles(model, self.prefix)
         self._svg: str | None = None
         self._static: dict = {}
         self._widget = None
 
-    # --- what is shown ---------------------------------------------------------------------
-    @property
-    def steps(self) -> list:
-        """The engine's step reports, in execution order (copies of the values)."""
-        return self.recording.steps
-
     @property
     def n_frames(self) -> int:
         return len(self.panels)
-
-    def _grad_lines(self) -> dict:
-        """An extra last line per box: the gradient that arrived at it (hidden until then)."""
-        lines = {}
-        for record in self.recording.steps:
-            box_id = self.model.box_of.get(record.node)
-            if box_id is None or self.model.box(box_id).kind not in ("op", "leaf"):
-                continue
-            values = "; ".join(short_value(g) for g in record.grads_in)
-            lines[box_id] = [("grad", f"grad {values}")]
-        for k, seed in enumerate(self.recording.seeds):
-            lines[f"t{k}"] = [("grad", f"grad {short_value(seed)}")]
-        return lines
-
-    def _arrow_labels(self) -> dict:
-        """Each arrow that stands for one edge shows the gradient sent along it."""
-        arrows = {a.id: a for a in self.model.arrows}
-        labels = {}
-        for record in self.recording.steps:
-            for sent in record.sent:
-                arrow_id = self.model.arrow_of.get((record.node, sent.index))
-                if arrow_id is None or sent.value is None or sent.target is None:
-                    continue
-                if len(arrows[arrow_id].members) == 1:
-                    labels[arrow_id] = short_value(sent.value)
-        for k, seed in enumerate(self.recording.seeds):
-            if f"r{k}" in arrows:
-                labels[f"r{k}"] = short_value(seed)
-        return labels
 
     def svg(self) -> str:
         """The graph, laid out once for all frames (raises LayoutUnavailable)."""
@@ -166,7 +139,8 @@ class Stepper:
         page = self._static.get(start)
         if page is None:
             page = self._static[start] = static_stepper(
-                self.prefix, self._graph_or_message(), self.panels, self.timeline, start
+                self.prefix, self._graph_or_message(), self.panels, self.timeline, start,
+                self.legend,
             )
         return page
 
@@ -224,6 +198,30 @@ class Stepper:
         """The static stepper and the text log (for callers outside IPython's display)."""
         return _StaticView(self)._repr_mimebundle_()
 
+class Stepper(FramesView):
+    """A recorded backward pass, shown frame by frame.
+
+    Frame 0 is "about to start"; frame ``k`` shows step ``k - 1`` having run.
+    ``.steps`` are the engine's reports (copied), ``.panels`` the chain-rule panel of each
+    frame, ``.timeline`` the look of every box per frame.
+    """
+
+    def __init__(self, model: GraphModel, recording: Recording, names: Names, saved: dict):
+        self.recording = recording
+        super().__init__(
+            model,
+            names,
+            build_timeline(model, recording),
+            PanelWriter(recording, names, model.roots, saved).panels(),
+            _grad_lines(model, recording),
+            _arrow_labels(model, recording),
+        )
+
+    @property
+    def steps(self) -> list:
+        """The engine's step reports, in execution order (copies of the values)."""
+        return self.recording.steps
+
     def __repr__(self) -> str:
         root = self.names.of_tensor(self.model.roots[0]) if self.model.roots else ""
         return (
@@ -232,10 +230,41 @@ class Stepper:
         )
 
 
+def _grad_lines(model: GraphModel, recording: Recording) -> dict:
+    """An extra last line per box: the gradient that arrived at it (hidden until then)."""
+    lines = {}
+    for record in recording.steps:
+        box_id = model.box_of.get(record.node)
+        if box_id is None or model.box(box_id).kind not in ("op", "leaf"):
+            continue
+        values = "; ".join(short_value(g) for g in record.grads_in)
+        lines[box_id] = [("grad", f"grad {values}")]
+    for k, seed in enumerate(recording.seeds):
+        lines[f"t{k}"] = [("grad", f"grad {short_value(seed)}")]
+    return lines
+
+
+def _arrow_labels(model: GraphModel, recording: Recording) -> dict:
+    """Each arrow that stands for one edge shows the gradient sent along it."""
+    arrows = {a.id: a for a in model.arrows}
+    labels = {}
+    for record in recording.steps:
+        for sent in record.sent:
+            arrow_id = model.arrow_of.get((record.node, sent.index))
+            if arrow_id is None or sent.value is None or sent.target is None:
+                continue
+            if len(arrows[arrow_id].members) == 1:
+                labels[arrow_id] = short_value(sent.value)
+    for k, seed in enumerate(recording.seeds):
+        if f"r{k}" in arrows:
+            labels[f"r{k}"] = short_value(seed)
+    return labels
+
+
 class _StaticView:
     """The CSS-only stepper as one output (HTML, with the text log for consoles)."""
 
-    def __init__(self, stepper: Stepper) -> None:
+    def __init__(self, stepper: FramesView) -> None:
         self.stepper = stepper
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -259,4 +288,4 @@ class _WidgetOnly:
         return {key: self.box._repr_mimebundle_()[key], "text/plain": "", "text/html": ""}
 
 
-__all__ = ["step_backward", "Stepper"]
+__all__ = ["step_backward", "Stepper", "FramesView"]

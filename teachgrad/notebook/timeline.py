@@ -89,7 +89,7 @@ def build_timeline(model: GraphModel, recording: Recording) -> Timeline:
             runs = []
             if starts and (not frames or min(starts) < frames[0]):
                 runs.append(("partial", min(starts), frames[0] if frames else None))
-            runs += _work_runs(frames, complete, "current", "active", "done")
+            runs += work_runs(frames, complete, "current", "active", "done")
             states[box.id] = runs
     for arrow in model.arrows:
         if model.box(arrow.head).kind == "none":
@@ -98,7 +98,7 @@ def build_timeline(model: GraphModel, recording: Recording) -> Timeline:
         frames = sorted({0 if node is None else ran[node] for node in sources
                          if node is None or node in ran})
         complete = all(node is None or node in ran for node in sources)
-        states[arrow.id] = _work_runs(frames, complete, "current", "active", "done")
+        states[arrow.id] = work_runs(frames, complete, "current", "active", "done")
     return Timeline(n_frames=len(steps) + 1, states=states)
 
 
@@ -114,8 +114,12 @@ def _node_runs(arrived: int | None, queued: int | None, ran: int | None) -> list
     return [r for r in runs if r[2] is None or r[1] < r[2]]
 
 
-def _work_runs(frames: list, complete: bool, each: str, between: str, after: str) -> list:
-    """Runs for something that works at several frames (a folded chain, merged arrows)."""
+def work_runs(frames: list, complete: bool, each: str, between: str, after: str) -> list:
+    """Runs for something that works at several frames (a folded chain, merged arrows).
+
+    ``each`` at every frame in ``frames``, ``between`` in the gaps, then ``after`` if
+    ``complete`` (else ``between`` again) until the end.
+    """
     if not frames:
         return []
     runs: list = []
@@ -135,4 +139,4 @@ def _append(runs: list, state: str, start: int, end: int | None) -> None:
         runs.append((state, start, end))
 
 
-__all__ = ["Timeline", "build_timeline"]
+__all__ = ["Timeline", "build_timeline", "work_runs"]
