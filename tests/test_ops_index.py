@@ -236,6 +236,25 @@ def _recurrence(w, x, clone=True):
     return h
 
 
+def test_writing_into_a_non_contiguous_base():
+    """The base's memory is column-major here (a NumPy result of a transposed input)."""
+    def f(x, v):
+        y = x.t() * 2
+        y[1] = v
+        y[:, 0].mul_(v[0])
+        return y
+
+    assert gradcheck(f, (_x(3, 4), _x(3, seed=1)))
+
+
+def test_in_place_through_a_view_that_lost_its_base_memory_is_refused():
+    y = _x(2, 3) * 1
+    row = y[0]
+    y.data = torch.zeros(2, 3, dtype=torch.float64)  # row still shows the old memory
+    with pytest.raises(RuntimeError, match="no longer shares memory"):
+        row.mul_(2)
+
+
 def test_recurrence_written_into_a_buffer():
     assert gradcheck(_recurrence, (_x(2), _x(4, 2, seed=1)))
 

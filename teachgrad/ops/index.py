@@ -126,7 +126,7 @@ def _index_items(index) -> tuple:
             if item is None or item is Ellipsis or isinstance(
                 item, (Tensor, list, tuple, str, np.ndarray, slice)
             ):
-                warnings.warn(_LEGACY_SEQUENCE_WARNING, UserWarning, stacklevel=4)
+                warnings.warn(_LEGACY_SEQUENCE_WARNING, UserWarning, stacklevel=3)
                 return tuple(index)
     return (index,)
 
@@ -529,21 +529,24 @@ def _check_bounds(index: np.ndarray, size: int, dim: int) -> None:
         )
 
 
-def _check_no_larger(index: np.ndarray, shape: tuple, dim: int, src: tuple | None = None,
-                     name: str = "") -> None:
-    """gather/scatter: ``index`` may be smaller than the tensors, except along ``dim``."""
+def _check_gather_sizes(index: np.ndarray, shape: tuple, dim: int) -> None:
+    """gather: ``index`` may be smaller than ``input``, except along ``dim``."""
     for d, n in enumerate(index.shape):
-        if d != dim and (n > shape[d] or (src is not None and n > src[d])):
-            if src is None:
-                raise RuntimeError(
-                    f"Size does not match at dimension {d} expected index "
-                    f"{_shape_str(index.shape)} to be no larger than self {_shape_str(shape)} "
-                    f"apart from dimension {dim}"
-                )
+        if d != dim and n > shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {_shape_str(index.shape)}"
+                f" to be no larger than self {_shape_str(shape)} apart from dimension {dim}"
+            )
+
+
+def _check_scatter_sizes(index: np.ndarray, shape: tuple, dim: int, src: tuple | None) -> None:
+    """scatter: ``index`` may be smaller than ``input`` (except along ``dim``) and ``src``."""
+    for d, n in enumerate(index.shape):
+        if (d != dim and n > shape[d]) or (src is not None and n > src[d]):
             raise RuntimeError(
                 f"Expected index {_shape_str(index.shape)} to be no larger than self "
                 f"{_shape_str(shape)} apart from dimension {dim}"
-                + (f" and to be no larger size than src {_shape_str(src)}" if name else "")
+                + (f" and to be no larger size than src {_shape_str(src)}" if src else "")
             )
 
 
@@ -561,16 +564,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
-    if ((idx < -size) | (idx >= size)).any():
+    if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    if input._data.ndim == 0:
-        return PickOp_0d(input, idx)
+    if input._data.ndim == 0:  # a 0-d tensor has one element to select: itself
+        return IndexSelectBackward0.apply(input, key=(Ellipsis,))
     return IndexSelectBackward0.apply(input, key=_along(d, idx.reshape(-1)))
-
-
-def PickOp_0d(input: Tensor, idx: np.ndarray) -> Tensor:  # noqa: N802
-    """index_select / gather on a 0-d tensor: the tensor itself, through the op's node."""
-    return IndexSelectBackward0.apply(input, key=(Ellipsis,))
 
 
 @tensor_method()
@@ -589,7 +587,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if not shape:
         return GatherBackward0.apply(input, key=(Ellipsis,))
-    _check_no_larger(idx, shape, d)
+    _check_gather_sizes(idx, shape, d)
     _check_bounds(idx, shape[d], d)
     return GatherBackward0.apply(input, key=key_along(idx, d))
 
@@ -600,7 +598,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     idx = _value_of_index(index)
     if idx.dtype != np.int64:
         raise RuntimeError(
-            f"take(): Expected a long tensor for index, but got {_make(idx).dtype._legacy[:-6]}"
+            f"take(): Expected a long tensor for index, but got {_type_name(_make(idx))}"
         )
     n = input._data.size
     bad = (idx < -n) | (idx >= n)
@@ -622,7 +620,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if idx.dtype != np.int64:
         raise RuntimeError(
             "torch.take_along_dim(): dtype of indices should be Long but got "
-            f"{_make(idx).dtype._legacy[:-6]}"
+            f"{_type_name(_make(idx))}"
         )
     if dim is None:
         return gather(view(input, -1), 0, _make(idx.reshape(-1)))
@@ -714,9 +712,9 @@ def _scatter_key(input: Tensor, dim: int, index, src) -> tuple:
             )
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-        _check_no_larger(idx, shape, d, src._data.shape, "src")
+        _check_scatter_sizes(idx, shape, d, src._data.shape)
     else:
-        _check_no_larger(idx, shape, d, shape)
+        _check_scatter_sizes(idx, shape, d, None)
     if not shape:
         return (Ellipsis,)
     _check_bounds(idx, shape[d], d)
@@ -784,11 +782,16 @@ class MaskedFillBackward1(Op):
         return np.where(ctx.mask, 0, grad), np.where(ctx.mask, grad, 0)
 
 
+_CPP_TYPE_NAMES = {  # how PyTorch's C++ spells dtypes in some messages
+    "float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+}
+
+
 def _bool_mask(mask, message: str) -> np.ndarray:
     arr = _value_of_index(mask)
     if arr.dtype != np.bool_:
-        raise RuntimeError(message.format(dtype=_make(arr).dtype.name.replace("float64",
-                                                                              "double")))
+        raise RuntimeError(message.format(dtype=_CPP_TYPE_NAMES.get(arr.dtype.name, arr.dtype)))
     return arr
 
 

@@ -111,10 +111,21 @@ def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
     """
     view_addresses = _addresses(view)
     if base.flags.c_contiguous:  # the usual case: address = start + flat index · itemsize
-        return (view_addresses - _start(base)) // base.itemsize
-    base_addresses = _addresses(base).reshape(-1)
-    order = np.argsort(base_addresses)
-    return order[np.searchsorted(base_addresses, view_addresses, sorter=order)]
+        offsets = view_addresses - _start(base)
+        positions = offsets // base.itemsize
+        found = (offsets % base.itemsize == 0) & (positions >= 0) & (positions < base.size)
+    else:
+        base_addresses = _addresses(base).reshape(-1)
+        order = np.argsort(base_addresses)
+        slots = np.searchsorted(base_addresses, view_addresses, sorter=order)
+        positions = order[np.minimum(slots, base.size - 1)]
+        found = base_addresses[positions] == view_addresses
+    if not found.all():  # e.g. the base's .data was replaced after the view was taken
+        raise RuntimeError(
+            "teachgrad cannot record this in-place change: the view no longer shares memory "
+            "with the tensor it was taken from.\nHint: take the view again, or clone() it."
+        )
+    return positions
 
 
 def _start(a: np.ndarray) -> int:
