@@ -270,7 +270,7 @@ class _Frame:
             f'fill="none" stroke="{GRID}"/>'
         )
         if title:
-            parts.append(_text(self.width / 2, 18, title, "middle", "tg-title"))
+            parts.append(_text((self.left + self.right) / 2, 18, title, "middle", "tg-title"))
         if xlabel:
             parts.append(_text((self.left + self.right) / 2, self.height - 8, xlabel, "middle"))
         if ylabel:
