@@ -589,3 +589,30 @@ def test_step_forward_replays_ops_in_creation_order():
     page = replay.static_html()
     assert len(radios_and_sections(page, replay.prefix)[1]) == 5
     assert "not made yet" in page
+
+
+def test_custom_function_and_multi_output_nodes_step():
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
+    y = torch.tensor([3.0], requires_grad=True)
+    stepper = step_backward(Square.apply(y).sum(), names={"y": y})
+    assert y.grad.item() == 6.0                     # d(y^2)/dy = 2y
+    assert "its backward() computes the local derivative" in stepper.log()
+
+    x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    a, b = x.unbind(0)
+    out = (a * b).sum()
+    stepper = step_backward(out, names={"x": x, "a": a, "b": b})
+    # d(sum a*b)/dx = [b, a]
+    assert_same(x.grad._data, [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]])
+    (unbind,) = [r for r in stepper.steps if r.node.name() == "UnbindBackward0"]
+    assert len(unbind.grads_in) == 2

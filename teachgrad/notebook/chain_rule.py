@@ -177,7 +177,12 @@ class PanelWriter:
     def _sent(self, out: _Out, record: StepRecord) -> None:
         node = record.node
         formula = getattr(node, "formula", "") or ""
-        out.formula(formula or f"{node_name(node)} gives no formula text")
+        if formula:
+            out.formula(formula)
+        else:  # a custom autograd.Function: its own backward() is the local derivative
+            out.para(f"{node_name(node)} has no formula text: its backward() computes the "
+                     "local derivative.")
+            formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
