@@ -28,6 +28,10 @@ __all__ = ["NotYet", "check"]
 NOT_ANSWERED = (
     "… Not answered yet: replace the ... above with your {what}, then run this cell again."
 )
+NOT_WRITTEN = (
+    "… Not answered yet ({reason}): write your code in the exercise cell above, run it, "
+    "then run this cell again."
+)
 CORRECT = "✔ Correct! {what}: {value}"
 
 
@@ -68,8 +72,9 @@ def check(
     if callable(answer) and not _is_value(answer):
         try:
             answer = answer()
-        except NotImplementedError:
-            answer = ...
+        except NotImplementedError as error:
+            print(NOT_WRITTEN.format(reason=str(error) or "NotImplementedError"))
+            return
     if answer is ...:
         print(NOT_ANSWERED.format(what=what))
         return
