@@ -159,3 +159,25 @@ def _repo_root() -> str:
     import pathlib
 
     return str(pathlib.Path(torch.__file__).resolve().parent.parent)
+
+
+def test_extension_adds_draw_and_step_backward_to_tensors_while_loaded():
+    """``out.draw()`` / ``out.step_backward()`` exist with the extension, and go with it."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import teachgrad as torch
+    from teachgrad.notebook import Drawing, Stepper
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "teachgrad")
+    try:
+        x = torch.tensor(2.0, requires_grad=True)
+        out = x * x
+        assert isinstance(out.draw(), Drawing)
+        stepper = (x * 3).step_backward()
+        assert isinstance(stepper, Stepper)
+        assert x.grad.item() == 3.0  # the real backward ran
+    finally:
+        shell.run_line_magic("unload_ext", "teachgrad")
+    assert not hasattr(torch.Tensor, "draw")
+    assert not hasattr(torch.Tensor, "step_backward")

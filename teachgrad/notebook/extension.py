@@ -101,6 +101,7 @@ def load_ipython_extension(ipython) -> None:
     if current_display(ipython) is None:
         _html_formatter(ipython).for_type(Tensor, TensorDisplay())
     ipython.register_magics(TeachgradMagics)
+    _add_tensor_conveniences()
 
 
 def unload_ipython_extension(ipython) -> None:
@@ -110,3 +111,34 @@ def unload_ipython_extension(ipython) -> None:
     magics = ipython.magics_manager
     magics.magics["line"].pop("teachgrad", None)
     magics.registry.pop(TeachgradMagics.__name__, None)
+    _remove_tensor_conveniences()
+
+
+# ``out.draw()`` and ``out.step_backward()``: notebook conveniences the extension adds to
+# Tensor while it is loaded (the core itself never imports the notebook layer).
+def _draw(self: Tensor, **options):
+    """Draw the backward graph of this tensor (``teachgrad.notebook.draw(self, ...)``)."""
+    from .graph import draw
+
+    return draw(self, **options)
+
+
+def _step_backward(self: Tensor, gradient=None, **options):
+    """Run backward step by step (``teachgrad.notebook.step_backward(self, ...)``)."""
+    from .stepper import step_backward
+
+    return step_backward(self, gradient, **options)
+
+
+_CONVENIENCES = {"draw": _draw, "step_backward": _step_backward}
+
+
+def _add_tensor_conveniences() -> None:
+    for name, method in _CONVENIENCES.items():
+        setattr(Tensor, name, method)
+
+
+def _remove_tensor_conveniences() -> None:
+    for name, method in _CONVENIENCES.items():
+        if getattr(Tensor, name, None) is method:
+            delattr(Tensor, name)
