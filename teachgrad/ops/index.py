@@ -156,11 +156,7 @@ def _index_array(obj) -> np.ndarray:
     elif isinstance(obj, np.ndarray):
         arr = obj
     elif isinstance(obj, (list, tuple)):
-        from .._creation import tensor
-
-        arr = tensor(obj)._data
-        if arr.dtype != np.bool_:  # a list is always read as integers (x[[]] too)
-            arr = arr.astype(np.int64)
+        arr = _list_index(obj)
     elif isinstance(obj, str):
         raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     else:
@@ -180,6 +176,16 @@ def _index_array(obj) -> np.ndarray:
     if arr.dtype not in (np.int64, np.int32, np.bool_):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return arr
+
+
+def _list_index(obj: list | tuple) -> np.ndarray:
+    """A list index as an int64 (or bool) array: PyTorch reads lists as integers, x[[]] too."""
+    if obj and all(type(i) is int for i in obj):
+        return np.array(obj, dtype=np.int64)  # the common case, quickly
+    from .._creation import tensor
+
+    arr = tensor(obj)._data  # PyTorch's rules and errors for anything else
+    return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
 
 
 def _select(t: Tensor, dim: int, index: int, position: int) -> Tensor:
@@ -226,6 +232,11 @@ def _slice(t: Tensor, dim: int, s: slice, skip_whole: bool) -> Tensor:
     return SliceBackward0.apply(t, dim=dim, start=start, stop=max(start, stop), step=step)
 
 
+def _unsqueeze(t: Tensor, dim: int) -> Tensor:
+    """A new size-1 dimension at ``dim`` (PyTorch's error if ``...`` pushed it too far)."""
+    return UnsqueezeBackward0.apply(t, dim=_wrap_dim(dim, t._data.ndim + 1))
+
+
 def _record(advanced: list, dim: int, arr: np.ndarray) -> int:
     """Note an index array starting at ``dim``; return the next dimension (a k-d mask
     covers k dimensions)."""
@@ -251,12 +262,12 @@ def apply_basic(t: Tensor, items: tuple, skip_whole: bool = True) -> tuple[Tenso
     result, dim, advanced = t, 0, []
     for position, obj in enumerate(items):
         if obj is None:
-            result = UnsqueezeBackward0.apply(result, dim=dim)
+            result = _unsqueeze(result, dim)
             dim += 1
         elif obj is Ellipsis:
             dim += ndim - specified
         elif _is_bool(obj):
-            result = UnsqueezeBackward0.apply(result, dim=dim)
+            result = _unsqueeze(result, dim)
             dim = _record(advanced, dim, _bool_index(bool(obj)))
         elif _is_int(obj):
             result = _select(result, dim, int(obj), position)
@@ -268,14 +279,14 @@ def apply_basic(t: Tensor, items: tuple, skip_whole: bool = True) -> tuple[Tenso
             if arr.ndim:
                 dim = _record(advanced, dim, arr)
             elif arr.dtype == np.bool_:  # a 0-d bool tensor acts like True / False
-                result = UnsqueezeBackward0.apply(result, dim=dim)
+                result = _unsqueeze(result, dim)
                 dim = _record(advanced, dim, _bool_index(bool(arr)))
             else:  # a 0-d integer tensor acts like an int
                 result = _select(result, dim, int(arr), position)
     return result, advanced
 
 
-def advanced_key(shape: tuple, advanced: list) -> tuple:
+def advanced_key(shape: tuple, advanced: list, check_bounds: bool = True) -> tuple:
     """Stage 2's NumPy index, after PyTorch's checks (masks, broadcasting, bounds).
 
     Dimensions without an index array are taken whole (``slice(None)``). Masks become the
@@ -287,7 +298,9 @@ def advanced_key(shape: tuple, advanced: list) -> tuple:
         key.extend([slice(None)] * (dim - len(key)))
         d = len(key)
         if d + (arr.ndim if arr.dtype == np.bool_ else 1) > len(shape):
-            raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            raise IndexError(
+                f"too many indices for tensor of dimension {len(shape)} (got {advanced[-1][0] + 1})"
+            )
         if arr.dtype == np.bool_:
             for j in range(arr.ndim):
                 if arr.shape[j] != shape[d + j]:
@@ -307,6 +320,18 @@ def advanced_key(shape: tuple, advanced: list) -> tuple:
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
             + ", ".join(_shape_str(k.shape) for _, k in arrays)
         ) from None
+    return checked_bounds(shape, tuple(key)) if check_bounds else tuple(key)
+
+
+def checked_bounds(shape: tuple, key: tuple) -> tuple:
+    """``key``, after PyTorch's error for an index that points outside its dimension.
+
+    When the result is empty (x[False, [7]], x[0:0, [7]]) no index is ever used, and
+    PyTorch does not complain; those indices are then set to 0 so that NumPy does not.
+    """
+    arrays = [(d, k) for d, k in enumerate(key) if not isinstance(k, slice)]
+    if 0 in indexed_shape(shape, key):
+        return tuple(k if isinstance(k, slice) else np.zeros_like(k) for k in key)
     for position, (d, k) in enumerate(arrays):
         size = shape[d]
         bad = (k < -size) | (k >= size)
@@ -315,7 +340,18 @@ def advanced_key(shape: tuple, advanced: list) -> tuple:
                 f"index {k[bad].flat[0]} is out of bounds for dimension {position} with size "
                 f"{size}"
             )
-    return tuple(key)
+    return key
+
+
+def indexed_shape(shape: tuple, key: tuple) -> tuple:
+    """The shape of ``x[key]`` (slices whole, index arrays), worked out without indexing."""
+    array_dims = [d for d, k in enumerate(key) if not isinstance(k, slice)]
+    picked = np.broadcast_shapes(*(key[d].shape for d in array_dims))
+    rest = [n for d, n in enumerate(shape) if d not in array_dims]
+    first = array_dims[0]
+    if array_dims == list(range(first, first + len(array_dims))):  # side by side: in place
+        return tuple(rest[:first]) + picked + tuple(rest[first:])
+    return picked + tuple(rest)  # apart: NumPy's (and PyTorch's) rule puts them first
 
 
 # ----------------------------------------------------------------------------------------
@@ -394,14 +430,14 @@ def _type_name(t: Tensor) -> str:
 
 
 def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
-    """``values`` ready to be put at ``target[key]``, after PyTorch's dtype and shape checks."""
+    """``values`` ready to be put at ``target[key]``, after PyTorch's dtype and shape checks
+    (the indices are checked after them, with :func:`checked_bounds`)."""
     if values._data.dtype != target._data.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
             f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
         )
-    # The shape of target[key], found without copying any data.
-    indexed = np.broadcast_to(np.empty((), bool), target._data.shape)[key].shape
+    indexed = indexed_shape(target._data.shape, key)
     stripped = _strip_leading_ones(values._data.shape)
     if stripped != values._data.shape:
         values = view(values, stripped)
@@ -450,8 +486,9 @@ def setitem(self: Tensor, index, value) -> None:
     else:
         target, advanced = apply_basic(self, _index_items(index))
     if advanced:
-        key = advanced_key(target._data.shape, advanced)
-        apply_inplace(target, _put, _checked_values(target, key, value), key, False)
+        key = advanced_key(target._data.shape, advanced, check_bounds=False)
+        value = _checked_values(target, key, value)
+        apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False)
     else:
         copy_to(target, value)
     if target is not self and self._base is not None and target._grad_fn is not None:
@@ -467,7 +504,7 @@ def _put_key(input: Tensor, indices) -> tuple:
             dim += 1
         else:
             dim = _record(advanced, dim, _index_array(index))
-    return advanced_key(input._data.shape, advanced)
+    return advanced_key(input._data.shape, advanced, check_bounds=False)
 
 
 @tensor_method()
@@ -480,7 +517,8 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     tensor([2., 0., 0.])
     """
     key = _put_key(input, indices)
-    return _put(input, _checked_values(input, key, _value_tensor(input, values)), key, accumulate)
+    values = _checked_values(input, key, _value_tensor(input, values))
+    return _put(input, values, checked_bounds(input._data.shape, key), accumulate)
 
 
 @tensor_method()
@@ -488,7 +526,7 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
     """In-place :func:`index_put`."""
     key = _put_key(input, indices)
     values = _checked_values(input, key, _value_tensor(input, values))
-    return apply_inplace(input, _put, values, key, accumulate)
+    return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate)
 
 
 # ----------------------------------------------------------------------------------------

@@ -481,8 +481,8 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"non-existing dimension {i}"
             )
     target = list(sizes)
-    for i, s in enumerate(shape):
-        want = sizes[lead + i]
+    for i in reversed(range(len(shape))):  # PyTorch checks from the last dimension
+        s, want = shape[i], sizes[lead + i]
         if want == -1:
             target[lead + i] = s
         elif s != 1 and s != want:
@@ -869,7 +869,6 @@ def _legacy_empty(a: np.ndarray) -> bool:
     return a.ndim == 1 and a.shape[0] == 0
 
 
-@tensor_method()
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
     """Join tensors along an existing dimension ``dim``.
 
@@ -928,7 +927,6 @@ class StackBackward0(Op):
         return tuple(grad[_along(ctx.dim, i)] for i in range(ctx.count))
 
 
-@tensor_method()
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``.
 
