@@ -1,0 +1,100 @@
+"""Read a lesson's readable source (``notebooks/tools/src/NN_name.md``) into notebook cells.
+
+A lesson is written as Markdown with its code cells fenced, so that it reads (and diffs)
+like a text, not like JSON::
+
+    # 1. A first title
+
+    Some prose. A line with only +++ starts a new Markdown cell.
+
+    +++
+
+    The next idea, in its own cell.
+
+    ```python
+    x = torch.tensor(1.0, requires_grad=True)   # a code cell
+    ```
+
+The rules, all of them:
+
+* A fence line that is exactly ```` ```python ```` opens a code cell; a line that is exactly
+  ```` ``` ```` closes it. Any other fence (```` ```text ````, ```` ```py ````...) is
+  ordinary Markdown and stays in the Markdown cell.
+* Words after ```` ```python ```` are cell roles (they become tags):
+  ``exercise`` (the student's cell, pre-filled with a placeholder), ``check`` (the cell that
+  checks the answer), ``solution`` (the reference answer: its code is collapsed in
+  JupyterLab, so it does not give the game away before the student tried).
+* Markdown between code cells is one cell, or several separated by ``+++`` lines.
+* A code cell whose first line is ``# NBVAL_RAISES_EXCEPTION`` is expected to raise (the
+  build checks that it does, and that no other cell does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROLES = ("exercise", "check", "solution")
+_OPEN = re.compile(r"^```python(?P<roles>(?: +[a-z-]+)*) *$")
+_CLOSE = "```"
+_SPLIT = "+++"
+RAISES = "# NBVAL_RAISES_EXCEPTION"
+
+
+@dataclass
+class SourceCell:
+    """One cell as written in the source: its type, its text and its roles."""
+
+    cell_type: str  # "markdown" or "code"
+    source: str
+    roles: list[str] = field(default_factory=list)
+
+    @property
+    def tags(self) -> list[str]:
+        """The notebook tags of this cell: its roles."""
+        return list(self.roles)
+
+
+def parse(text: str, where: str = "<lesson>") -> list[SourceCell]:
+    """Split a lesson source into cells (see the module docstring for the format)."""
+    cells: list[SourceCell] = []
+    markdown: list[str] = []
+
+    def flush_markdown() -> None:
+        body = "\n".join(markdown).strip("\n")
+        if body.strip():
+            cells.append(SourceCell("markdown", body))
+        markdown.clear()
+
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = _OPEN.match(line)
+        if opened:
+            flush_markdown()
+            roles = opened.group("roles").split()
+            unknown = [r for r in roles if r not in ROLES]
+            if unknown:
+                raise ValueError(f"{where}:{i + 1}: unknown cell role(s) {unknown}; use {ROLES}")
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i] != _CLOSE:
+                body.append(lines[i])
+                i += 1
+            if i == len(lines):
+                raise ValueError(f"{where}:{i}: a ```python cell is never closed")
+            cells.append(SourceCell("code", "\n".join(body).strip("\n"), roles))
+        elif line.strip() == _SPLIT:
+            flush_markdown()
+        else:
+            markdown.append(line)
+        i += 1
+    flush_markdown()
+    return cells
+
+
+def read(path: Path) -> list[SourceCell]:
+    """The cells of the lesson source at ``path``."""
+    return parse(path.read_text(encoding="utf-8"), where=str(path))
