@@ -29,7 +29,7 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import dtype as DType
 from .autograd import grad_mode
-from .autograd.graph import RemovableHandle, accumulator_of
+from .autograd.graph import RemovableHandle, accumulator_of, is_stale_view, rebuild_view
 
 _grad_state = grad_mode.state
 
@@ -202,6 +202,8 @@ class Tensor:
     @property
     def grad_fn(self):
         """The graph node that produced this tensor (``None`` for leaves)."""
+        if self._base is not None and self._grad_fn is not None and is_stale_view(self):
+            return rebuild_view(self)  # its base was changed in place since (see graph.py)
         return self._grad_fn
 
     @property

@@ -255,6 +255,17 @@ def test_in_place_through_a_view_that_lost_its_base_memory_is_refused():
         row.mul_(2)
 
 
+def test_view_taken_before_an_in_place_change_follows_the_new_values():
+    """As in PyTorch, such a view's history is rebuilt (AsStridedBackward0) when next used."""
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x * 2
+    row, column = y[0], y.t()[1]  # the column is y[:, 1]
+    y.mul_(3)  # row and column now show values 6x
+    assert row.grad_fn.name() == "AsStridedBackward0"
+    (row.sum() + column.sum()).backward()
+    assert x.grad.tolist() == [[6.0, 12.0, 6.0], [0.0, 6.0, 0.0]]
+
+
 def test_recurrence_written_into_a_buffer():
     assert gradcheck(_recurrence, (_x(2), _x(4, 2, seed=1)))
 

@@ -203,10 +203,36 @@ def edge_of(tensor) -> tuple:
     """
     fn = tensor._grad_fn
     if fn is not None:
+        if tensor._base is not None and is_stale_view(tensor):
+            return (rebuild_view(tensor), 0)
         return (fn, tensor._output_nr)
     if tensor._requires_grad:
         return (accumulator_of(tensor), 0)
     return (None, 0)
+
+
+def is_stale_view(view) -> bool:
+    """True for a view whose base was changed in place after its ``grad_fn`` was recorded.
+
+    Its values changed, so its old history (e.g. ``SelectBackward0`` of the base's old
+    history) no longer explains them. View nodes remember the version they were made at.
+    """
+    made_at = getattr(view._grad_fn, "view_version", None)
+    return made_at is not None and made_at != view._vc[0]
+
+
+def rebuild_view(view) -> Node:
+    """Give a stale view the history PyTorch gives it: ``AsStridedBackward0`` reading its
+    elements out of the base's current history. (ops/inplace.py installs the builder: the
+    graph does not know about ops.)"""
+    return _view_builder(view)
+
+
+def _no_view_builder(view):  # pragma: no cover - replaced when teachgrad.ops is imported
+    raise RuntimeError("teachgrad.ops is not loaded")
+
+
+_view_builder = _no_view_builder
 
 
 def shape_str(shape) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd import graph
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import pointwise
@@ -207,6 +208,7 @@ class AsStridedBackward0(Op):
     def create(cls, base: Tensor, positions: np.ndarray, view: Tensor) -> AsStridedBackward0:
         node = _new_node(cls, (edge_of(base),), ((view._data.shape, view._data.dtype),))
         node.positions, node.base_shape = positions, base._data.shape
+        node.view_version = view._vc[0]
         return node
 
     @staticmethod
@@ -225,7 +227,7 @@ def _record_through_view(view: Tensor, fn: Node, positions: np.ndarray) -> None:
     refresh_view(view, positions)
 
 
-def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> None:
+def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> Node:
     """Point ``view``'s history at its base's current one (after the base was changed)."""
     base = view._base
     if positions is None:
@@ -233,6 +235,11 @@ def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> None:
     view._grad_fn = AsStridedBackward0.create(base, positions, view)
     view._output_nr = 0
     view._requires_grad = True
+    return view._grad_fn
+
+
+# A view taken before its base changed in place gets its new history when next used.
+graph._view_builder = refresh_view
 
 
 # ----------------------------------------------------------------------------------------

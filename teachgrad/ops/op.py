@@ -144,6 +144,8 @@ class Op(Node):
             if ctx._saved is not None:
                 ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
 
+        if view_of is not None:  # a view: if its base changes in place, it goes stale
+            ctx.view_version = view_of._vc[0]
         if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
             outputs = tuple(_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out))
             ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
@@ -164,6 +166,8 @@ _NO_EDGE = (None, 0)
 def _edge(x: Tensor) -> tuple:
     fn = x._grad_fn
     if fn is not None:
+        if x._base is not None and graph.is_stale_view(x):
+            return (graph.rebuild_view(x), 0)
         return (fn, x._output_nr)
     if x._requires_grad:
         return (accumulator_of(x), 0)
