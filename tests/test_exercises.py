@@ -35,7 +35,7 @@ def test_right_answers_of_every_kind(capsys):
     check(1.00001, 1.0, "close enough")
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 7 and all(line.startswith("✔ Correct! ") for line in out)
-    assert out[0] == "✔ Correct! number: 6.0"
+    assert out[0] == "✔ Correct! That is the right number."
 
 
 def test_wrong_value_says_so_without_giving_the_answer():

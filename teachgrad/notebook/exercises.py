@@ -32,7 +32,8 @@ NOT_WRITTEN = (
     "… Not answered yet ({reason}): write your code in the exercise cell above, run it, "
     "then run this cell again."
 )
-CORRECT = "✔ Correct! {what}: {value}"
+# The value is not repeated: the solution cell prints this too, and must not give it away.
+CORRECT = "✔ Correct! That is the right {what}."
 
 
 class NotYet(AssertionError):
@@ -64,7 +65,7 @@ def check(
     nothing, so that a checking cell shows the message alone.)
 
     >>> check(6.0, 6.0, "dy/dx")
-    ✔ Correct! dy/dx: 6.0
+    ✔ Correct! That is the right dy/dx.
     >>> check(..., 6.0, "dy/dx")
     … Not answered yet: replace the ... above with your dy/dx, then run this cell again.
     """
@@ -80,7 +81,7 @@ def check(
         return
     problem = _difference(answer, expected, rtol, atol)
     if problem is None:
-        print(CORRECT.format(what=what, value=_show(answer)))
+        print(CORRECT.format(what=what))
         return
     message = f"✘ Not yet: {_show(answer)} is not the right {what}: {problem}."
     if hint:
