@@ -201,7 +201,10 @@ def test_ends_with_a_checked_exercise(path):
     assert not exercise.outputs
     assert "check(" in checking.source
     assert "Not answered yet" in stored_text(checking)
-    assert solution.metadata.get("jupyter", {}).get("source_hidden") is True
+    hidden = solution.metadata.get("jupyter", {})
+    assert hidden.get("source_hidden") is True and hidden.get("outputs_hidden") is True
+    # A collapsed cell still shows its first line in JupyterLab: it must not be the answer.
+    assert solution.source.startswith("# Solution")
     assert "check(" in solution.source
     assert "✔ Correct!" in stored_text(solution)
 

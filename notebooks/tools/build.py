@@ -77,7 +77,9 @@ def to_notebook(cells: list[lesson_source.SourceCell]) -> nbformat.NotebookNode:
         if cell.tags:
             new.metadata["tags"] = cell.tags
         if "solution" in cell.roles:
-            new.metadata["jupyter"] = {"source_hidden": True}
+            # Collapsed code and output: JupyterLab shows only the first line (a comment
+            # saying what the cell is) until the student clicks to open it.
+            new.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
         nb.cells.append(new)
     # Stable cell ids (nbformat makes random ones): the files do not change on every build.
     for n, cell in enumerate(nb.cells):

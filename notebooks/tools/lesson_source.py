@@ -22,8 +22,9 @@ The rules, all of them:
   ordinary Markdown and stays in the Markdown cell.
 * Words after ```` ```python ```` are cell roles (they become tags):
   ``exercise`` (the student's cell, pre-filled with a placeholder), ``check`` (the cell that
-  checks the answer), ``solution`` (the reference answer: its code is collapsed in
-  JupyterLab, so it does not give the game away before the student tried).
+  checks the answer), ``solution`` (the reference answer: its code and output are
+  collapsed in JupyterLab, so it does not give the game away before the student tried;
+  JupyterLab still shows its first line, so make that a comment).
 * Markdown between code cells is one cell, or several separated by ``+++`` lines.
 * A code cell whose first line is ``# NBVAL_RAISES_EXCEPTION`` is expected to raise (the
   build checks that it does, and that no other cell does).
