@@ -141,7 +141,7 @@ def view(input: Tensor, *shape) -> Tensor:
             [3, 4, 5]])
     """
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-        return input.to(shape[0])  # view(dtype)
+        return _view_as_dtype(input, shape[0])
     new = infer_shape(_size_args(shape), input._data.size)
     if not _viewable(input._data, new):
         raise RuntimeError(
@@ -149,6 +149,40 @@ def view(input: Tensor, *shape) -> Tensor:
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
     return ViewBackward0.apply(input, shape=new)
+
+
+def _view_as_dtype(input: Tensor, dtype) -> Tensor:
+    """``view(dtype)``: the same bytes read as another dtype (not a conversion!).
+
+    As in PyTorch the result is cut off from autograd, but it shares the memory and the
+    version counter: ``torch.ones(1).view(torch.int32)`` is ``tensor([1065353216])``.
+    """
+    from .._dtypes import to_dtype
+    from .._tensor import _make
+
+    target = to_dtype(dtype)
+    a = input._data
+    if target.itemsize != a.itemsize:
+        source_name = input.dtype._legacy.removesuffix("Tensor")  # "Float", "Long" ...
+        names = f"{source_name} as {target._legacy.removesuffix('Tensor')}"
+        if a.ndim == 0:
+            raise RuntimeError(
+                f"self.dim() cannot be 0 to view {names} (different element sizes)"
+            )
+        if a.shape[-1] != 1 and a.strides[-1] != a.itemsize:
+            raise RuntimeError(
+                f"self.stride(-1) must be 1 to view {names} (different element sizes), but got "
+                f"{a.strides[-1] // a.itemsize}"
+            )
+        ratio = max(target.itemsize, a.itemsize) // min(target.itemsize, a.itemsize)
+        if target.itemsize > a.itemsize and a.shape[-1] % ratio:
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {ratio} to view {names} (different element "
+                f"sizes), but got {a.shape[-1]}"
+            )
+    out = _make(a.view(target.numpy))
+    out._vc = input._vc  # the same memory: in-place changes show (and count) in both
+    return out
 
 
 @tensor_method()
