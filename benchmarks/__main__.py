@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from . import WORKLOADS
-from .harness import Settings, run_benchmark, table
+from .harness import Settings, run_benchmark, steady_allocator, table
 from .peers import ALL, Peers
 
 
@@ -45,6 +45,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                                     "(default: each benchmark's own)")
     parser.add_argument("--no-memory", action="store_true",
                         help="skip the (untimed) peak-memory runs")
+    parser.add_argument("--system-malloc", action="store_true",
+                        help="leave glibc's default of returning freed memory to the OS "
+                             "(adds page faults that depend on allocation order)")
     return parser.parse_args(argv)
 
 
@@ -96,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(f"  … {message}", file=sys.stderr, flush=True)
 
+    steady = False if args.system_malloc else steady_allocator()
     started = datetime.datetime.now(datetime.timezone.utc)
     meta = {
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
@@ -105,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": peers.versions(),
         "missing_peers": peers.missing,
         "timing": "median of alternating repeats; time.perf_counter; gc disabled while timing",
+        "allocator": "glibc keeps freed memory (mallopt)" if steady else "system default",
     }
     benches = []
     for workload in WORKLOADS:
@@ -121,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     print(f"{meta['date']} · {meta['machine'].get('cpu')} ({meta['machine']['cpus']} CPUs) · "
           f"Python {meta['machine']['python']} · {versions}")
+    print(f"timing: {meta['timing']}; allocator: {meta['allocator']}")
     for name, reason in peers.missing.items():
         print(f"(no {name}: {reason})")
     print()
