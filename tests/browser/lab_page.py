@@ -1,0 +1,96 @@
+"""Drive a notebook open in JupyterLab through Playwright: kernel, Run All, cells, theme.
+
+The server runs with ``--LabApp.expose_app_in_browser=True``, so ``window.jupyterapp``
+is JupyterLab itself: commands are run the way its menus run them, and the notebook's
+model (outputs included) is read as JupyterLab holds it, not guessed from the page.
+Every wait is on a condition, with a timeout that names what did not happen.
+"""
+
+from __future__ import annotations
+
+KERNEL_START_TIMEOUT_MS = 60_000
+RUN_ALL_TIMEOUT_MS = 120_000
+
+_PANEL = "window.jupyterapp.shell.currentWidget"
+
+
+class LabNotebook:
+    """One notebook open in JupyterLab (``page`` is a Playwright page)."""
+
+    def __init__(self, page, server, name: str) -> None:
+        self.page = page
+        self.server = server
+        self.name = name
+
+    def open(self) -> LabNotebook:
+        """Open the notebook (``?reset``: no saved workspace layout) and wait for its kernel.
+
+        The toolbar's kernel indicator says idle before the kernel even exists; the status
+        bar's "<kernel display name> | Idle" appears only once it answers.
+        """
+        self.page.goto(self.server.url(f"lab/tree/{self.name}?reset"))
+        self.page.wait_for_function(
+            """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
+                     .some(item => /\\|\\s*Idle\\s*$/.test(item.textContent))""",
+            timeout=KERNEL_START_TIMEOUT_MS,
+        )
+        return self
+
+    def kernel_status_text(self) -> str:
+        """The status bar's "<kernel> | <state>" text."""
+        return self.page.evaluate(
+            """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
+                     .map(item => item.textContent).find(t => t.includes(' | ')) || ''""")
+
+    def run_all(self) -> bool:
+        """Clear every output, then Run All and wait until it is done (True: no cell failed).
+
+        Clearing first makes each execution count start empty, so a cell that was not
+        run this time cannot pass for one that was. ``notebook:run-all-cells`` resolves
+        when the last cell's reply arrived (False when a cell raised and stopped the run).
+        """
+        self.page.evaluate(
+            """async () => {
+                 const commands = window.jupyterapp.commands;
+                 await commands.execute('notebook:clear-all-cell-outputs');
+                 window.__tgRunAll = undefined;
+                 commands.execute('notebook:run-all-cells').then(
+                     ok => { window.__tgRunAll = {ok: ok}; },
+                     error => { window.__tgRunAll = {ok: false, error: String(error)}; });
+               }""")
+        self.page.wait_for_function("() => window.__tgRunAll !== undefined",
+                                    timeout=RUN_ALL_TIMEOUT_MS)
+        result = self.page.evaluate("() => window.__tgRunAll")
+        self.page.wait_for_function(
+            f"() => {_PANEL}.sessionContext.session.kernel.status === 'idle'",
+            timeout=RUN_ALL_TIMEOUT_MS)
+        return bool(result["ok"])
+
+    def model(self) -> dict:
+        """The notebook as JupyterLab holds it (nbformat JSON, with the new outputs)."""
+        return self.page.evaluate(f"() => {_PANEL}.model.toJSON()")
+
+    def cell(self, index: int):
+        """A locator for cell ``index`` (0-based, markdown cells included), scrolled to."""
+        self.page.evaluate(f"i => {_PANEL}.content.scrollToItem(i)", index)
+        cell = self.page.locator(f'.jp-Notebook .jp-Cell[data-windowed-list-index="{index}"]')
+        cell.wait_for(state="attached")
+        cell.scroll_into_view_if_needed()
+        return cell
+
+    def set_theme(self, theme: str, light: bool) -> None:
+        """Switch JupyterLab's theme ("JupyterLab Light", "JupyterLab Dark") and wait for it."""
+        self.page.evaluate(
+            "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})",
+            theme)
+        # Named on <body>, and its stylesheet applied: the notebook's background is light
+        # (or dark) by then.
+        self.page.wait_for_function(
+            """([name, light]) => {
+                 const body = document.body, notebook = document.querySelector('.jp-Notebook');
+                 if (body.dataset.jpThemeName !== name || !notebook) return false;
+                 const rgb = getComputedStyle(notebook).backgroundColor.match(/\\d+/g);
+                 const bright = rgb.slice(0, 3).reduce((sum, c) => sum + Number(c), 0) > 384;
+                 return body.dataset.jpThemeLight === String(light) && bright === light;
+               }""",
+            arg=[theme, light])

@@ -1,0 +1,39 @@
+"""Read a stepper's state from the page, as a student sees it (live widget or static HTML).
+
+Both views restyle the same laid-out SVG: the node running now gets the "current" look
+(``stepper.css``: a 3 px outline), so "which node is highlighted" is read from the
+computed style of each box, i.e. from what is actually drawn, not from a class name.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# The SVG of a stepper draws each box as <g class="node" id=...> with its outline
+# (<path> or <polygon>) and its lines of text.
+_BOXES = """(root) => [...root.querySelectorAll('svg g.node')].map(box => {
+    const outline = box.querySelector(':scope > path, :scope > polygon');
+    return {
+        id: box.id,
+        text: [...box.querySelectorAll('text')].map(t => t.textContent).join(' '),
+        outline: outline ? getComputedStyle(outline).strokeWidth : null,
+    };
+})"""
+
+CURRENT_OUTLINE = "3px"
+
+
+def boxes(root) -> list[dict]:
+    """Every box of the graph under ``root``: ``{"id", "text", "outline"}``."""
+    return root.evaluate(_BOXES)
+
+
+def highlighted(root) -> list[str]:
+    """The text of the boxes drawn as "running now" (one box, or none at the start)."""
+    return [box["text"] for box in boxes(root) if box["outline"] == CURRENT_OUTLINE]
+
+
+def svg_texts(svg_source: str) -> list[str]:
+    """The text lines of an SVG document (node names, shapes...), in document order."""
+    return [html.unescape(t) for t in re.findall(r"<text\b[^>]*>([^<]*)</text>", svg_source)]

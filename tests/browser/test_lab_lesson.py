@@ -1,0 +1,253 @@
+"""A lesson in JupyterLab, in a real browser: run it, read the inspector, step backward.
+
+Lesson 1 (the computation graph) has all three views: a graph drawing, the stepper of
+``out.backward()`` and an inspector table of ``x`` after it (expected values:
+:mod:`.lesson_facts`). The stepper's ▶ goes through the kernel (a button's click
+handler), Play and the slider step in the browser (jslink): both are exercised.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import urllib.parse
+
+import pytest
+
+from .lab_page import LabNotebook
+from .lesson_facts import (
+    BACKWARD_ORDER,
+    FINAL_PANEL,
+    GRAPH_NAMES,
+    KERNEL,
+    LAST,
+    LESSON,
+    X_GRAD,
+    flat,
+    node_of,
+)
+from .stepper_dom import highlighted, svg_texts
+
+pytestmark = pytest.mark.browser
+
+RAISES = "NBVAL_RAISES_EXCEPTION"  # a cell the lesson means to fail (nbval's marker)
+
+
+@pytest.fixture(scope="module")
+def lesson(chromium, lab_server, screenshots):
+    """Lesson 1 open in JupyterLab, every cell run with the teachgrad kernel."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    notebook = LabNotebook(page, lab_server, LESSON).open()
+    notebook.ran_ok = notebook.run_all()
+    yield notebook
+    screenshots.window(page, "lab-window-at-the-end")
+    context.close()
+
+
+def source(cell: dict) -> str:
+    text = cell["source"]
+    return text if isinstance(text, str) else "".join(text)
+
+
+def code_cell(notebook: LabNotebook, needle: str) -> int:
+    """The index of the last code cell whose source contains ``needle``."""
+    cells = notebook.model()["cells"]
+    found = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and needle in source(c)]
+    assert found, f"{LESSON} has no code cell with {needle!r} any more: update this test"
+    return found[-1]
+
+
+# ---------------------------------------------------------------------------------------
+# the whole lesson runs
+# ---------------------------------------------------------------------------------------
+def test_every_cell_runs_with_the_teachgrad_kernel_without_errors(lesson):
+    assert lesson.kernel_status_text().startswith(f"{KERNEL} |")
+    cells = [c for c in lesson.model()["cells"] if c["cell_type"] == "code"]
+    not_run = [source(c)[:60] for c in cells if c["execution_count"] is None]
+    assert not not_run, f"cells that did not run: {not_run}"
+    errors = [
+        f"{o['ename']}: {o['evalue']} (in {source(c)[:60]!r})"
+        if o["output_type"] == "error" else f"on stderr: {o['text'][-300:]}"
+        for c in cells if RAISES not in source(c)
+        for o in c["outputs"]
+        if o["output_type"] == "error"
+        or (o["output_type"] == "stream" and "Traceback" in o["text"])
+    ]
+    assert not errors, "error outputs:\n" + "\n".join(errors)
+    assert lesson.ran_ok
+    # What the page shows: every widget rendered (once none is "Loading widget..."), and
+    # none failed to.
+    lesson.page.wait_for_function(
+        """() => ![...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
+                 .some(output => output.textContent.startsWith('Loading widget'))""")
+    outputs = lesson.page.locator(".jp-Notebook .jp-OutputArea-output").all_inner_texts()
+    assert not [t for t in outputs if "Error displaying widget" in t]
+
+
+# ---------------------------------------------------------------------------------------
+# the inspector table and the graph drawing
+# ---------------------------------------------------------------------------------------
+def test_inspector_table_shows_x_grad(lesson, screenshots):
+    cell = lesson.cell(code_cell(lesson, "inspect(x, y)"))
+    table = cell.locator("table.tg-table")
+    table.wait_for(state="visible")  # the HTML table, not its plain-text fallback
+    names = [th.inner_text() for th in table.locator("thead th.tg-name").all()]
+    assert names == ["x", "y"]
+    grads = table.locator("tr.tg-grad td")
+    assert grads.nth(0).inner_text() == X_GRAD
+    assert grads.nth(1).inner_text() == "None"
+    assert cell.locator("pre.tg-fallback").is_hidden()
+    screenshots.take(table, "inspector-table", "inspector")
+
+
+def test_graph_drawing_names_every_node(lesson):
+    index = code_cell(lesson, "draw(out")
+    cell = lesson.cell(index)
+    # JupyterLab shows the richest output it can: the HTML (an inline <svg>) when there is
+    # one, else image/svg+xml as an <img>. Either way: a visible drawing with the names.
+    drawing = cell.locator(".jp-RenderedHTMLCommon svg, .jp-RenderedSVG img").first
+    drawing.wait_for(state="visible")
+    box = drawing.bounding_box()
+    assert box["width"] > 100 and box["height"] > 100
+    if drawing.evaluate("e => e.tagName.toLowerCase()") == "img":
+        shown = _data_uri_text(drawing.get_attribute("src"))
+    else:
+        shown = drawing.evaluate("e => e.outerHTML")
+    texts = svg_texts(shown)
+    assert set(texts) >= GRAPH_NAMES, f"missing {GRAPH_NAMES - set(texts)} in {texts}"
+    assert texts.count("MulBackward0") == 2  # y * y, then * 3
+    # The image/svg+xml output (what nbconvert, viewers and books show) says the same.
+    (output,) = [o for o in lesson.model()["cells"][index]["outputs"]
+                 if "image/svg+xml" in o.get("data", {})]
+    svg = output["data"]["image/svg+xml"]
+    assert set(svg_texts(svg if isinstance(svg, str) else "".join(svg))) >= GRAPH_NAMES
+
+
+def _data_uri_text(uri: str) -> str:
+    head, _, data = uri.partition(",")
+    return base64.b64decode(data).decode() if head.endswith(";base64") else \
+        urllib.parse.unquote(data)
+
+
+# ---------------------------------------------------------------------------------------
+# the stepper
+# ---------------------------------------------------------------------------------------
+class LiveStepper:
+    """The stepper widget of one cell: its buttons, readout, graph and visible panel."""
+
+    def __init__(self, lesson: LabNotebook) -> None:
+        self.page = lesson.page
+        self.cell = lesson.cell(code_cell(lesson, "step_backward(out"))
+        self.view = self.cell.locator(".jp-OutputArea-child",
+                                      has=self.page.locator(".tg-live"))
+        self.view.locator(".widget-button").first.wait_for(state="visible")
+        self.graph = self.view.locator(".tg-live")
+        self.readout = self.view.locator(".widget-readout").first  # the step slider's
+
+    def button(self, text: str):
+        return self.view.locator(".widget-button").filter(has_text=re.compile(
+            f"^{re.escape(text)}$"))
+
+    def panel(self) -> str:
+        """The chain-rule panel on show (the Stack shows one frame's panel at a time)."""
+        panels = self.view.locator(".tg-panel-live").filter(visible=True)
+        assert panels.count() == 1
+        return panels.inner_text()
+
+    def play_button(self):
+        """Play's play/pause button: its icon is ``fa-play`` when stopped, else ``fa-pause``."""
+        return self.view.locator(".widget-play button").first
+
+    def wait_until_stopped(self) -> None:
+        self.play_button().locator("i.fa-play").wait_for(state="attached")
+
+    def go_first(self) -> None:
+        self.wait_until_stopped()
+        self.button("|◀").click()
+        self.wait_for_frame(0)
+
+    def wait_for_frame(self, frame: int) -> None:
+        """Wait until the slider reads ``frame`` and the panel on show is that frame's."""
+        from playwright.sync_api import expect
+
+        expect(self.readout).to_have_text(str(frame))
+        expect(self.view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
+
+
+@pytest.fixture
+def stepper(lesson):
+    live = LiveStepper(lesson)
+    # The live widget hides the static copy that exports use (one stepper on screen).
+    assert live.cell.locator(".tg-static").is_hidden()
+    live.go_first()
+    return live
+
+
+def test_next_button_walks_the_backward_pass_node_by_node(stepper, screenshots):
+    assert highlighted(stepper.graph) == []
+    panel = stepper.panel()
+    assert panel.startswith("Start: backward() from out")
+    screenshots.take(stepper.view, "stepper-light-step0", "stepper-light-step0")
+    for frame, expected in enumerate(BACKWARD_ORDER, start=1):
+        stepper.button("▶").click()
+        stepper.wait_for_frame(frame)
+        boxes = highlighted(stepper.graph)
+        assert [node_of(b) for b in boxes] == [expected], f"frame {frame}: {boxes}"
+        previous, panel = panel, stepper.panel()
+        assert panel != previous
+        assert panel.startswith(f"Step {frame} of {LAST}: {expected[1]}")
+        if frame == 3:
+            screenshots.take(stepper.view, "stepper-light-step3", "stepper-light-middle")
+    # The last step: x's gradient is final, and the panel says so with the numbers.
+    assert FINAL_PANEL in flat(panel)
+    assert "backward() is finished" in panel
+    screenshots.take(stepper.view, "stepper-light-last", "stepper-light-last")
+    stepper.button("▶").click()  # past the end: stays on the last step
+    stepper.wait_for_frame(LAST)
+
+
+def test_back_and_last_buttons(stepper):
+    stepper.button("▶|").click()
+    stepper.wait_for_frame(LAST)
+    assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-1]]
+    stepper.button("◀").click()
+    stepper.wait_for_frame(LAST - 1)
+    assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-2]]
+
+
+def test_play_runs_to_the_end(stepper):
+    # Record every value the step slider shows while Play runs (no polling, no sleeps).
+    stepper.readout.evaluate("""readout => {
+        window.__tgSeen = [];
+        new MutationObserver(() => {
+            const value = readout.textContent.trim();
+            if (window.__tgSeen[window.__tgSeen.length - 1] !== value) window.__tgSeen.push(value);
+        }).observe(readout, {childList: true, subtree: true, characterData: true});
+    }""")
+    stepper.play_button().click()
+    stepper.play_button().locator("i.fa-pause").wait_for(state="attached")  # playing
+    # Play stops by itself after the last step (one interval later; 30 s at most).
+    stepper.play_button().locator("i.fa-play").wait_for(state="attached", timeout=30_000)
+    stepper.wait_for_frame(LAST)
+    seen = stepper.page.evaluate("() => window.__tgSeen")
+    assert seen == [str(k) for k in range(1, LAST + 1)]  # every step, in order
+    assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-1]]
+    assert "backward() is finished" in stepper.panel()
+
+
+def test_dark_theme(lesson, stepper, screenshots):
+    lesson.set_theme("JupyterLab Dark", light=False)
+    try:
+        screenshots.take(stepper.view, "stepper-dark-step0", "stepper-dark-step0")
+        for _ in range(3):
+            stepper.button("▶").click()
+        stepper.wait_for_frame(3)
+        assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[2]]
+        screenshots.take(stepper.view, "stepper-dark-step3", "stepper-dark-middle")
+        stepper.button("▶|").click()
+        stepper.wait_for_frame(LAST)
+        screenshots.take(stepper.view, "stepper-dark-last", "stepper-dark-last")
+    finally:
+        lesson.set_theme("JupyterLab Light", light=True)
