@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 import xml.etree.ElementTree as ET
 
@@ -125,10 +126,10 @@ def test_text_is_escaped():
     assert texts(fig).count(evil) == 3  # the XML parser unescapes it back: drawn as text
 
 
-def test_theme_aware_css_with_fallback_colours():
+def test_colours_for_light_and_dark_viewers():
     fig = line_plot([1.0, 2.0], title="t")
-    assert "var(--jp-content-font-color1" in fig.svg  # follows JupyterLab's theme
-    # Without the stylesheet (a viewer that strips <style>), attributes still give colours.
+    assert "@media (prefers-color-scheme:dark)" in fig.svg  # lighter text on dark pages
+    # Without the stylesheet, attributes still give every text a colour.
     for text in parse(fig).iter(f"{SVG}text"):
         assert text.get("fill") == plot.TEXT
 
@@ -139,11 +140,18 @@ def test_no_random_ids_or_addresses():
     assert not re.search(r"0x[0-9a-f]{6,}", svg)
 
 
-def test_figure_displays_in_jupyter_as_svg_and_html():
-    fig = line_plot([1.0, 2.0], title="loss")
-    assert fig._repr_svg_() == fig.svg
-    assert fig.svg in fig._repr_html_()
-    assert repr(fig) == "<teachgrad plot: loss>"
+def test_figure_displays_in_jupyter_as_an_img_that_survives_sanitising():
+    # JupyterLab sanitises the HTML of untrusted outputs: <svg> and <style> are removed,
+    # <img> with a data: URI is kept. So the HTML is one <img>, holding the very SVG.
+    fig = line_plot([1.0, 2.0], title='loss <"x">')
+    page = fig._repr_html_()
+    match = re.fullmatch(r'<img class="tg-plot" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" '
+                         r'alt="([^"]*)" style="[^"<>]*"/>', page)
+    assert match, page[:200]
+    assert base64.b64decode(match.group(1)).decode("utf-8") == fig.svg
+    assert match.group(2) == "loss &lt;&quot;x&quot;&gt;"
+    assert "<svg" not in page and "<style" not in page
+    assert repr(fig) == "<teachgrad plot: loss <\"x\">>"
 
 
 def test_save_writes_the_svg(tmp_path):

@@ -9,14 +9,20 @@ cleanly under ``pytest --nbval``::
     line_plot(losses, title="training loss", xlabel="step", ylabel="loss")
     scatter_plot(X, y, regions=predict, title="decision boundary")
 
-Both return a :class:`Figure`, which Jupyter shows as a picture. Colours follow the
-JupyterLab theme: the SVG's own ``<style>`` uses the ``--jp-*`` variables, with fallbacks
-that read on light and dark pages alike; every element also carries plain colour
-attributes, for viewers that drop ``<style>``. All text is escaped.
+Both return a :class:`Figure`, which Jupyter shows as a picture. All text is escaped.
+
+Why the picture is an ``<img>`` and not SVG inlined in the page: a notebook opened fresh
+(not yet run, so "untrusted") has its HTML outputs sanitised by JupyterLab, which removes
+``<svg>`` and ``<style>`` elements and would leave the labels as a jumble of text; an
+``<img>`` with a ``data:`` URI survives. The price is that the page's theme variables cannot
+reach inside the picture, so the colours are mid tones that read on light and dark
+backgrounds alike, and the SVG's own stylesheet switches to lighter text when the viewer
+prefers a dark colour scheme.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -33,16 +39,16 @@ LEGEND_ROW, LEGEND_GAP, CHAR_WIDTH = 20, 14, 7
 # One colour per series / class, distinguishable for most colour-blind readers and on
 # light and dark backgrounds (blue, orange, green, purple, red, teal).
 PALETTE = ("#3b82d6", "#e8710a", "#2e9e44", "#9b59b6", "#d93025", "#12a4af")
-TEXT = "#777777"  # mid grey: readable on white and on black when no theme is known
+TEXT = "#707070"  # mid grey: readable on white and on a dark page
 GRID = "#8c8c8c"
 
+# The SVG's own stylesheet (it travels with the picture). Every element also carries
+# plain colour attributes, so the picture still reads where this is ignored.
 STYLE = (
     "<style>"
-    ".tg-plot text{fill:var(--jp-content-font-color1,#777777);"
-    "font-family:var(--jp-ui-font-family,Helvetica,Arial,sans-serif);font-size:12px}"
-    ".tg-plot .tg-title{font-size:13px;font-weight:bold}"
-    ".tg-plot .tg-grid{stroke:var(--jp-border-color2,#8c8c8c);stroke-opacity:0.35}"
-    ".tg-plot .tg-axis{stroke:var(--jp-content-font-color2,#8c8c8c)}"
+    "text{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
+    ".tg-title{font-size:13px;font-weight:bold}"
+    "@media (prefers-color-scheme:dark){text{fill:#b4b4b4}.tg-axis{stroke:#9a9a9a}}"
     "</style>"
 )
 
@@ -54,12 +60,15 @@ class Figure:
         self.svg = svg
         self.title = title
 
-    def _repr_svg_(self) -> str:
-        return self.svg
-
     def _repr_html_(self) -> str:
-        # Inline in the page (not as an <img>), so the --jp-* theme colours apply.
-        return f'<div class="tg-plot-box" style="max-width:100%;overflow-x:auto">{self.svg}</div>'
+        """The picture as an ``<img>`` with the SVG in a ``data:`` URI (see the module
+        docstring for why), scaled down to the cell's width when the cell is narrower."""
+        data = base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+        alt = html.escape(self.title or "plot", quote=True)
+        return (
+            f'<img class="tg-plot" src="data:image/svg+xml;base64,{data}" alt="{alt}" '
+            'style="max-width:100%;height:auto"/>'
+        )
 
     def save(self, path) -> None:
         """Write the SVG to a file (open it in any browser)."""
