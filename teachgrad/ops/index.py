@@ -64,12 +64,18 @@ class PickOp(Op):
 
     @staticmethod
     def forward(ctx, a, key):
+        a = _at_least_1d(a)  # the engine sums the (1,)-shaped gradient back to a 0-d input
         ctx.shape, ctx.key = a.shape, key
         return a[key]
 
     @staticmethod
     def backward(ctx, grad):
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+def _at_least_1d(a):
+    """gather, scatter, index_select and take read a 0-d tensor as a vector of one element."""
+    return np.reshape(a, (1,)) if np.ndim(a) == 0 else a
 
 
 class IndexBackward0(PickOp):
@@ -579,12 +585,14 @@ def _check_gather_sizes(index: np.ndarray, shape: tuple, dim: int) -> None:
 
 def _check_scatter_sizes(index: np.ndarray, shape: tuple, dim: int, src: tuple | None) -> None:
     """scatter: ``index`` may be smaller than ``input`` (except along ``dim``) and ``src``."""
+    self_sizes, src_sizes = shape or (1,), (src or (1,)) if src is not None else None
     for d, n in enumerate(index.shape):
-        if (d != dim and n > shape[d]) or (src is not None and n > src[d]):
+        if (d != dim and n > self_sizes[d]) or (src_sizes is not None and n > src_sizes[d]):
             raise RuntimeError(
                 f"Expected index {_shape_str(index.shape)} to be no larger than self "
                 f"{_shape_str(shape)} apart from dimension {dim}"
-                + (f" and to be no larger size than src {_shape_str(src)}" if src else "")
+                + (f" and to be no larger size than src {_shape_str(src)}" if src is not None
+                   else "")
             )
 
 
@@ -601,12 +609,18 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:  # one element to select: the tensor's only one
+        if idx.size != 1:
+            raise RuntimeError(
+                f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
+            )
+        idx = idx.reshape(())  # picks a 0-d result
+    else:
+        idx = idx.reshape(-1)  # a 0-d index keeps the dimension, as a 1-element vector
     size = input._data.shape[d] if input._data.ndim else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    if input._data.ndim == 0:  # a 0-d tensor has one element to select: itself
-        return IndexSelectBackward0.apply(input, key=(Ellipsis,))
-    return IndexSelectBackward0.apply(input, key=_along(d, idx.reshape(-1)))
+    return IndexSelectBackward0.apply(input, key=_along(d, idx))
 
 
 @tensor_method()
@@ -619,15 +633,13 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
             [4, 3]])
     """
     idx = _integer_index(index, "gather(): Expected dtype int32/int64 for index")
-    shape = input._data.shape
-    d = _wrap_dim(dim, len(shape))
-    if idx.ndim != len(shape):
+    d = _wrap_dim(dim, input._data.ndim)
+    shape = input._data.shape or (1,)  # a 0-d tensor is read as a vector of one element
+    if max(idx.ndim, 1) != len(shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if not shape:
-        return GatherBackward0.apply(input, key=(Ellipsis,))
     _check_gather_sizes(idx, shape, d)
     _check_bounds(idx, shape[d], d)
-    return GatherBackward0.apply(input, key=key_along(idx, d))
+    return GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,))
 
 
 @tensor_method()
@@ -644,7 +656,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise IndexError(
             f"out of range: tried to access index {idx[bad].flat[0]} on a tensor of {n} elements."
         )
-    return TakeBackward0.apply(input, key=np.unravel_index(idx % max(n, 1), input._data.shape))
+    flat = idx % max(n, 1)
+    key = (flat,) if input._data.ndim == 0 else np.unravel_index(flat, input._data.shape)
+    return TakeBackward0.apply(input, key=key)
 
 
 def _value_of_index(index) -> np.ndarray:
@@ -671,7 +685,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     d = _wrap_dim(dim, input._data.ndim)
     shape = list(input._data.shape)
     shape[d] = idx.shape[d]
-    common = list(np.broadcast_shapes(tuple(shape), idx.shape))
+    common = list(_broadcast_shape(tuple(shape), idx.shape))
     index_shape = list(common)
     common[d] = input._data.shape[d]
     return gather(expand(input, tuple(common)), d, _make(np.broadcast_to(idx, index_shape)))
@@ -680,53 +694,65 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 # ----------------------------------------------------------------------------------------
 # Writing along a dimension: scatter, scatter_add, index_put
 # ----------------------------------------------------------------------------------------
-class ScatterBackward0(Op):
+class _ScatterOp(Op):
+    """What scatter and scatter_add share: ``key`` indexes the input read as at least 1-d."""
+
+    @staticmethod
+    def written(grad, key) -> np.ndarray:
+        """True at the positions ``key`` writes to (a constant mask, shaped like ``grad``)."""
+        mask = _at_least_1d(np.zeros(np.shape(grad), bool))
+        mask[key] = True
+        return np.reshape(mask, np.shape(grad))
+
+    @staticmethod
+    def picked(grad, key):
+        """The gradient at the positions ``key`` writes to (what the source gets)."""
+        return _at_least_1d(grad)[key]
+
+
+class ScatterBackward0(_ScatterOp):
     formula = "scatter: ∂/∂self = 0 where src was written, else 1; ∂/∂src = the gradient there"
 
     @staticmethod
     def forward(ctx, a, src, key):
         ctx.key = key
-        out = a.copy()
+        out = _at_least_1d(a.copy())
         out[key] = _region(src, key)
-        return out
+        return out.reshape(a.shape)
 
-    @staticmethod
-    def backward(ctx, grad):
-        written = np.zeros(np.shape(grad), bool)
-        written[ctx.key] = True
-        return np.where(written, 0, grad), grad[ctx.key]
+    @classmethod
+    def backward(cls, ctx, grad):
+        return np.where(cls.written(grad, ctx.key), 0, grad), cls.picked(grad, ctx.key)
 
 
-class ScatterBackward1(Op):
+class ScatterBackward1(_ScatterOp):
     formula = "scatter of a number: ∂/∂self = 0 where it was written, else 1"
 
     @staticmethod
     def forward(ctx, a, value, key):
         ctx.key = key
-        out = a.copy()
+        out = _at_least_1d(a.copy())
         out[key] = value
-        return out
+        return out.reshape(a.shape)
 
-    @staticmethod
-    def backward(ctx, grad):
-        written = np.zeros(np.shape(grad), bool)
-        written[ctx.key] = True
-        return np.where(written, 0, grad)
+    @classmethod
+    def backward(cls, ctx, grad):
+        return np.where(cls.written(grad, ctx.key), 0, grad)
 
 
-class ScatterAddBackward0(Op):
+class ScatterAddBackward0(_ScatterOp):
     formula = "scatter_add: ∂/∂self = 1, ∂/∂src = the gradient where each element was added"
 
     @staticmethod
     def forward(ctx, a, src, key):
         ctx.key = key
-        out = a.copy()
+        out = _at_least_1d(a.copy())
         np.add.at(out, key, _region(src, key))
-        return out
+        return out.reshape(a.shape)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, grad[ctx.key]
+    @classmethod
+    def backward(cls, ctx, grad):
+        return grad, cls.picked(grad, ctx.key)
 
 
 def _region(src: np.ndarray, key: tuple) -> np.ndarray:
@@ -739,24 +765,23 @@ def _region(src: np.ndarray, key: tuple) -> np.ndarray:
 def _scatter_key(input: Tensor, dim: int, index, src) -> tuple:
     """The NumPy key of scatter/scatter_add, after PyTorch's checks."""
     idx = _integer_index(index, "scatter(): Expected dtype int64 for index", (np.int64,))
+    d = _wrap_dim(dim, input._data.ndim)
     shape = input._data.shape
-    d = _wrap_dim(dim, len(shape))
-    if idx.ndim != len(shape):
+    # 0-d tensors are read as vectors of one element (their sizes print as []).
+    if max(idx.ndim, 1) != max(len(shape), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    src_shape = None
     if isinstance(src, Tensor):
-        if src._data.ndim != len(shape):
+        src_shape = src._data.shape
+        if max(len(src_shape), 1) != max(len(shape), 1):
             raise RuntimeError(
                 "Index tensor must have the same number of dimensions as src tensor"
             )
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-        _check_scatter_sizes(idx, shape, d, src._data.shape)
-    else:
-        _check_scatter_sizes(idx, shape, d, None)
-    if not shape:
-        return (Ellipsis,)
-    _check_bounds(idx, shape[d], d)
-    return key_along(idx, d)
+    _check_scatter_sizes(idx, shape, d, src_shape)
+    _check_bounds(idx, (shape or (1,))[d], d)
+    return key_along(idx, d) if idx.ndim else (idx,)
 
 
 @tensor_method()
@@ -834,13 +859,14 @@ def _bool_mask(mask, message: str) -> np.ndarray:
 
 
 def _broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """The broadcast shape of ``a`` and ``b``, or PyTorch's error naming ``a`` first."""
     try:
         return np.broadcast_shapes(a, b)
     except ValueError:
         i = next(i for i in range(1, min(len(a), len(b)) + 1)
                  if a[-i] != b[-i] and 1 not in (a[-i], b[-i]))
         raise RuntimeError(
-            f"The size of tensor a ({b[-i]}) must match the size of tensor b ({a[-i]}) at "
+            f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at "
             f"non-singleton dimension {max(len(a), len(b)) - i}"
         ) from None
 
@@ -856,7 +882,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """
     mask_arr = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with "
                                 "dtype {dtype}")
-    shape = _broadcast_shape(input._data.shape, mask_arr.shape)
+    shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     mask_arr = np.broadcast_to(mask_arr, shape)
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -887,7 +913,7 @@ class MaskedSelectBackward0(PickOp):
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where ``mask`` is true, as a vector (``input[mask]``)."""
     mask_arr = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
-    shape = _broadcast_shape(input._data.shape, mask_arr.shape)
+    shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     key = np.nonzero(np.broadcast_to(mask_arr, shape))
     return MaskedSelectBackward0.apply(input, shape=shape, key=key)
 
@@ -943,8 +969,8 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
             pick: int | None = None, keepdim: bool = True):
     """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices)."""
     a = input._data
-    if a.ndim == 0:
-        return op.apply(input, key=(Ellipsis,)), _make(np.zeros((), np.int64))
+    if a.ndim == 0:  # one element: itself, at index 0
+        return op.apply(input, key=(np.zeros((), np.intp),)), _make(np.zeros((), np.int64))
     order = _order(a, dim, descending)
     if k is not None:
         order = order[_along(dim, slice(0, k))]

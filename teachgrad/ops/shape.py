@@ -51,6 +51,10 @@ def _dim_list(dims, ndim: int) -> tuple:
     return wrapped
 
 
+def _no_dims_message(dim: int) -> str:
+    return f"Dimension specified as {dim} but tensor has no dimensions"
+
+
 def _shape_str(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -222,9 +226,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     teachgrad.Size([2, 12])
     """
     ndim = input._data.ndim
+    start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
     if ndim == 0:
         return reshape(input, (1,))
-    start, end = _wrap_dim(start_dim, ndim), _wrap_dim(end_dim, ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -238,14 +242,20 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
     d = _wrap_dim(dim, input._data.ndim)
-    shape = input._data.shape
     sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if input._data.ndim == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\n{_no_dims_message(d)}")
+    shape = input._data.shape
     try:
         sizes = infer_shape(sizes, shape[d])
-    except RuntimeError:
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to the size of "
-            f"dim {dim} ({shape[d]}) in the input tensor"
+            f"dim {d} ({shape[d]}) in the input tensor"
         ) from None
     return view(input, shape[:d] + tuple(sizes) + shape[d + 1 :])
 
@@ -423,6 +433,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    if n == 0:  # nothing to move (PyTorch returns an alias)
+        return AliasBackward0.apply(input)
     order = [d for d in range(n) if d not in src_w]
     for d_dst, d_src in sorted(zip(dst_w, src_w)):
         order.insert(d_dst, d_src)
@@ -508,21 +520,23 @@ def expand(input: Tensor, *sizes) -> Tensor:
             f"number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    for i in range(lead):
-        if sizes[i] < 0:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, "
-                f"non-existing dimension {i}"
-            )
     target = list(sizes)
-    for i in reversed(range(len(shape))):  # PyTorch checks from the last dimension
-        s, want = shape[i], sizes[lead + i]
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dimension
+        want = sizes[i]
+        if i < lead:  # a new leading dimension
+            if want < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({want}) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            continue
+        s = shape[i - lead]
         if want == -1:
-            target[lead + i] = s
+            target[i] = s
         elif s != 1 and s != want:
             raise RuntimeError(
                 f"The expanded size of the tensor ({want}) must match the existing size ({s}) "
-                f"at non-singleton dimension {lead + i}.  Target sizes: {_shape_str(sizes)}.  "
+                f"at non-singleton dimension {i}.  Target sizes: {_shape_str(sizes)}.  "
                 f"Tensor sizes: {_shape_str(shape)}"
             )
     return ExpandBackward0.apply(input, shape=tuple(target))
@@ -643,7 +657,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size "
-            f"{_shape_str(input._data.shape)} at dimension {dim}"
+            f"{_shape_str(input._data.shape)} at dimension {d}"
         )
     return SelectBackward0.apply(input, dim=d, index=index % size)
 
@@ -653,15 +667,15 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements ``start .. start+length-1`` along ``dim`` (a view: ``SliceBackward0``)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = int(start), int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    start, length = int(start), int(length)
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
         )
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
     start = start + size if start < 0 else start
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
@@ -758,9 +772,10 @@ class UnbindBackward0(Op):
 @tensor_method()
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """All slices along ``dim``, as a tuple (``x.unbind(0)`` is ``tuple(x)``)."""
+    d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+        raise IndexError(_no_dims_message(d))
+    return UnbindBackward0.apply(input, dim=d)
 
 
 def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
@@ -1124,6 +1139,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shift_t)}, dims:{len(dim_t)}"
         )
+    if input._data.ndim == 0:
+        raise IndexError(_no_dims_message(dim_t[0]))
     dim_t = tuple(_wrap_dim(d, input._data.ndim) for d in dim_t)
     return RollBackward0.apply(input, shifts=shift_t, dims=dim_t)
 
