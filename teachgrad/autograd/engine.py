@@ -25,6 +25,7 @@ is what really ran. When nobody observes, none of that is collected.
 from __future__ import annotations
 
 import itertools
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -348,6 +349,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 step.ready = [entry[2] for entry in sorted(ready)]
                 for callback in observers:
                     callback(step)
+            # Hold no gradient past its step: one that only the buffers refer to can then
+            # become a leaf's ``.grad`` without a copy (see ``_unshared``).
+            outputs = g = old = None
     finally:
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
@@ -517,7 +521,10 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         # PyTorch stores a copy of the first gradient (so x.grad has grad_fn=<CopyBackwards>).
         leaf._grad = _make(np.empty_like(g._data)).copy_(g) if old is None else old + g
     elif old is None:
-        leaf._grad = _make(_owned(g))
+        # As PyTorch: a new gradient nothing else refers to becomes ``.grad`` itself
+        # ("stolen"); a shared one (AddBackward0 sends one array to both inputs), a
+        # read-only broadcast view or a transposed one is copied.
+        leaf._grad = _make(g if _unshared(g) else _owned(g))
     elif not old._data.flags.writeable:
         leaf._grad = _make(old._data + g)
     else:
@@ -531,6 +538,32 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
     if extra and extra.get("post_accumulate_hooks"):
         for hook in list(extra["post_accumulate_hooks"].values()):
             hook(leaf)
+
+
+def _unshared(g) -> bool:
+    """True when ``g`` can be kept as a leaf's ``.grad`` without a copy.
+
+    It must be a writable, C-ordered array that only the engine refers to: the engine's
+    buffer list, ``_accumulate``'s argument, this function's argument and
+    ``getrefcount``'s own make 4 references; any more is someone else's (another edge, a
+    hook, the stepper's report, a saved tensor, the user). A view qualifies only if it is
+    all of an array nobody else refers to (the transpose of a fresh matrix product), so
+    nothing else can see or change the memory ``.grad`` then owns.
+    """
+    if type(g) is not _ndarray or not g.flags.c_contiguous or not g.flags.writeable:
+        return False
+    if _refcount(g) != 4:
+        return False
+    base = g.base
+    if base is None:
+        return True
+    # references to base: g's, this variable, getrefcount's argument
+    return (type(base) is _ndarray and base.base is None and base.nbytes == g.nbytes
+            and _refcount(base) == 3)
+
+
+_ndarray = np.ndarray
+_refcount = sys.getrefcount
 
 
 def _owned(g: np.ndarray) -> np.ndarray:
