@@ -5,7 +5,8 @@ nbval re-runs each notebook and compares outputs. These tests check the rest:
 * every seed lesson (../shared/seeds) has its notebook, and the seed's code cells are in it,
   in order, unchanged in substance (``import torch`` became ``import teachgrad as torch``;
   blank lines, trailing spaces and the ``# NBVAL_...`` marker lines do not count);
-* every notebook uses the teachgrad kernelspec and is stored executed, with outputs;
+* every notebook uses the teachgrad kernelspec and is stored executed, with outputs (but no
+  live-widget outputs, which cannot show without the kernel that made them);
 * ``# NBVAL_IGNORE_OUTPUT`` is only on the cells whose output is a Graphviz drawing or a
   widget (``draw``/``step_backward``), and every such cell has it;
 * only cells marked ``# NBVAL_RAISES_EXCEPTION`` show an error, and they do;
@@ -140,6 +141,9 @@ def test_stored_executed_in_order_with_outputs(path):
     assert counts == list(range(1, len(cells) + 1)), "not executed top to bottom in one run"
     with_output = [c for c in cells if c.outputs]
     assert len(with_output) >= len(cells) / 2, "most cells have no stored output"
+    for cell in cells:
+        for output in cell.outputs:  # its state is gone with the kernel: it cannot show
+            assert WIDGET not in output.get("data", {}), "a stored live-widget output"
     for cell in cells:  # a cell that ends by showing something must have shown it
         last = cell.source.rstrip().split("\n")[-1]
         if last.startswith(("print(", "inspect(", "draw(", "step_backward(", "check(")):

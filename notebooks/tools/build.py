@@ -19,9 +19,11 @@ nbval replaces those before comparing (tests/nbval_sanitize.cfg), but a lesson r
 better without them, so avoid them where the code is ours (the seed lessons print some).
 
 What is kept out of the files, because it changes from run to run without meaning anything:
-execution timings, widget state (a viewer without a kernel shows the stepper's static HTML
-instead, which steps on its own), and the "Fontconfig warning" lines that Graphviz's font
-library prints on some machines when it lays out the first graph.
+execution timings, the "Fontconfig warning" lines that Graphviz's font library prints on
+some machines when it lays out the first graph, and the live widgets: their state lives in
+the kernel that built the notebook, so a stored widget output can only ever show "Error
+displaying widget: model not found". The stepper's static HTML output, stored next to it,
+steps on its own; running the cell brings the live widget back.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Python 3 (teachgrad)", "lang
 TIMEOUT_S = 300
 
 IGNORE_OUTPUT = "# NBVAL_IGNORE_OUTPUT"
+WIDGET = "application/vnd.jupyter.widget-view+json"
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
 _FONTCONFIG = re.compile(r"^Fontconfig (warning|error):.*\n?", re.M)
 
@@ -113,8 +116,16 @@ def tidy_outputs(nb: nbformat.NotebookNode) -> None:
                 output.text = _FONTCONFIG.sub("", output.text)
                 if not output.text:
                     continue
+            if _only_a_widget(output):
+                continue
             kept.append(output)
         cell.outputs = kept
+
+
+def _only_a_widget(output) -> bool:
+    """A display of a live widget and nothing a viewer could show instead."""
+    data = output.get("data", {})
+    return WIDGET in data and not any(v for k, v in data.items() if k != WIDGET)
 
 
 def problems(nb: nbformat.NotebookNode) -> list[str]:
