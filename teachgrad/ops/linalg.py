@@ -43,6 +43,21 @@ def _transposed(m):
     return np.swapaxes(m, -1, -2)
 
 
+def _right_factor_grad(left, grad, right):
+    """``leftᵀ @ grad``: the gradient of ``right`` in the product ``left @ right``.
+
+    When ``right`` is a transposed matrix (``weight.t()`` in ``nn.Linear``) this computes
+    ``(gradᵀ @ left)ᵀ`` instead, as PyTorch's ``mm_mat2_backward`` does: the same numbers,
+    already laid out as ``right`` is, so the gradient that reaches the weight through
+    ``t()`` is contiguous and becomes ``weight.grad`` without a copy. (Only for plain
+    arrays: under ``create_graph`` the formula stays the textbook one.)
+    """
+    if (type(right) is np.ndarray and right.ndim == 2 and right.flags.f_contiguous
+            and not right.flags.c_contiguous):
+        return _transposed(np.matmul(_transposed(grad), left))
+    return np.matmul(_transposed(left), grad)
+
+
 class DotBackward0(Op):
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
 
@@ -88,7 +103,7 @@ class MmBackward0(Op):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = np.matmul(grad, _transposed(b)) if need_a else None
-        grad_b = np.matmul(_transposed(a), grad) if need_b else None
+        grad_b = _right_factor_grad(a, grad, b) if need_b else None
         return grad_a, grad_b
 
 
@@ -121,7 +136,7 @@ class AddmmBackward0(Op):
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
-        grad_2 = np.matmul(_transposed(mat1), scaled) if need_2 else None
+        grad_2 = _right_factor_grad(mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
 
 
