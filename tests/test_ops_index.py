@@ -335,9 +335,13 @@ from hypothesis import strategies as st  # noqa: E402
 
 @st.composite
 def basic_index(draw, shape):
-    """Ints, positive-step slices, None and at most one Ellipsis (NumPy and PyTorch agree)."""
-    items, dims_left = [], len(shape)
-    for size in shape:
+    """Ints, positive-step slices, None and at most one Ellipsis (NumPy and PyTorch agree).
+
+    The items index the leading dimensions, or, after a leading ``...``, the trailing ones.
+    """
+    items = []
+    trailing = draw(st.booleans())
+    for size in reversed(shape) if trailing else shape:
         kind = draw(st.sampled_from(["int", "slice", "none", "skip"]))
         if kind == "int":
             items.append(draw(st.integers(-size, size - 1)))
@@ -349,9 +353,10 @@ def basic_index(draw, shape):
             items.extend([None, slice(None)])
         else:
             break
-        dims_left -= 1
-    if draw(st.booleans()):
-        items.insert(draw(st.integers(0, len(items))), Ellipsis)
+    if trailing:
+        return (Ellipsis, *reversed(items))
+    if draw(st.booleans()):  # at the end, where it stands for the dimensions not indexed
+        items.append(Ellipsis)
     return tuple(items)
 
 
