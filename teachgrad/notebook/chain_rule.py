@@ -256,6 +256,8 @@ def saved_with_labels(node, values, sources) -> list:
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
+        if value is None:  # a slot the op left empty (x * 2 saves only the 2)
+            continue
         label = "saved"
         if source is not None and len(source) == 2:       # an input tensor
             tensor = source[0]

@@ -292,6 +292,7 @@ def saved_lines(node: Node, limit: int = 4) -> list[str]:
         values, _sources = saved
     except (TypeError, ValueError):
         return []
+    values = [v for v in values if v is not None]  # None: a slot the op chose not to fill
     lines = [f"saved {short_value(v)}" for v in values[:limit]]
     if len(values) > limit:
         lines.append(f"… {len(values) - limit} more saved")

@@ -126,13 +126,15 @@ class MulBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        # Keep only what a gradient needs: b for a's, a for b's (x * 2 keeps no copy of x).
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return a * b
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        return (None if b is None else grad * b), (None if a is None else grad * a)
 
 
 class DivBackward0(Op):
@@ -141,13 +143,14 @@ class DivBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        # a is needed only for b's gradient (x / 2 keeps no copy of x).
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         return a / b
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad / b, -grad * a / (b * b)
+        return grad / b, (None if a is None else -grad * a / (b * b))
 
 
 class NegBackward0(Op):
