@@ -62,6 +62,10 @@ def browser_available() -> str | None:
 
 def lessons() -> None:
     setup()
+    # The lessons are stored with their outputs (graphs, steppers). Jupyter shows stored
+    # HTML/SVG of an untrusted notebook without its styles, so trust the ones we ship.
+    notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("*.ipynb"))
+    run(BIN / "jupyter", "trust", *notebooks, stdout=subprocess.DEVNULL)
     say("opening the lessons in JupyterLab (stop it with Ctrl+C)")
     os.execv(str(BIN / "jupyter"), [str(BIN / "jupyter"), "lab", str(ROOT / "notebooks")])
 
