@@ -14,11 +14,9 @@ its gradient.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, check_common, check_unsupported
 
 
@@ -49,16 +47,6 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, param, group: dict) -> None:
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]

@@ -23,7 +23,7 @@ from copy import deepcopy
 from typing import Any
 
 from .._tensor import Tensor, _make
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..nn.modules.module import _reset_grad
 
 
@@ -148,8 +148,22 @@ class Optimizer:
                 _reset_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter once (each optimizer defines its rule)."""
-        raise NotImplementedError
+        """Update every parameter that has a gradient; returns ``closure()`` if given.
+
+        Each optimizer writes its rule for one parameter in ``_update``; this loop is
+        shared. It runs under ``no_grad``: the update itself must not be recorded.
+        """
+        loss = self._evaluate(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:  # None: the parameter took no part in the loss
+                        self._update(p, group)
+        return loss
+
+    def _update(self, param, group: dict) -> None:
+        """Apply this optimizer's rule to one parameter (subclasses define it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define its update rule")
 
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         """Run ``closure`` (which recomputes the loss) with gradients on, if one is given."""

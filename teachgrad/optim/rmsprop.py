@@ -12,11 +12,9 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's exact rule)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, check_common, check_unsupported
 
 
@@ -41,16 +39,6 @@ class RMSprop(Optimizer):
             "maximize": maximize, "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, param, group: dict) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
