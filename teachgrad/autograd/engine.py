@@ -253,7 +253,7 @@ def _target(t: Tensor, i: int) -> tuple:
 def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate) -> dict:
     """Run backward from ``roots``. Returns captured gradients ``{input index: grad}``."""
     root_edges = [edge_of(t) for t in roots]
-    dependencies = _count_dependencies(e[0] for e in root_edges)
+    dependencies = _count_dependencies([e[0] for e in root_edges])
 
     # With ``inputs=``/``autograd.grad`` only the part of the graph that leads to the
     # targets runs; ``needed`` is that part (None = the whole graph).
@@ -266,9 +266,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
             if isinstance(node, AccumulateGrad):
                 target_leaves.add(node)
             captures.setdefault(node, []).append((nr, tensor, i))
-        dependencies = _count_dependencies(
-            (e[0] for e in root_edges), needed
-        )
+        dependencies = _count_dependencies([e[0] for e in root_edges], needed)
     captured: dict = {}
 
     buffers: dict = {}
@@ -287,84 +285,80 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     previous_unpack = graph.unpack_mode.as_tensors
     _grad_state.enabled = create_graph  # the backward pass records a graph only if asked
     graph.unpack_mode.as_tensors = create_graph
-    previous_errors = np.seterr(all="ignore")  # PyTorch's backward never warns about nan/inf
     step_index = 0
     try:
-        while ready:
-            node = heappop(ready)[2]
-            grads = buffers.pop(node)
-            if node._hooks is not None or (
-                type(node) is AccumulateGrad and node.variable._extra
-            ):
-                grads = _run_pre_hooks(node, grads, create_graph)
-            step = Step(node, tuple(grads), step_index) if observers else None
-            step_index += 1
-            if captures and node in captures:
-                for nr, _tensor, i in captures[node]:
-                    if grads[nr] is not None:
-                        captured[i] = grads[nr]
-                if step is not None:
-                    step.captured = True
-
-            # 1. This node's backward: one gradient per edge (or none to send).
-            if type(node) is AccumulateGrad:
-                if accumulate and grads[0] is not None and (
-                    targets is None or node in target_leaves
+        with np.errstate(all="ignore"):  # PyTorch's backward never warns about nan/inf
+            while ready:
+                node = heappop(ready)[2]
+                grads = buffers.pop(node)
+                if node._hooks is not None or (
+                    type(node) is AccumulateGrad and node.variable._extra
                 ):
-                    _accumulate(node, grads[0], create_graph, step)
-                outputs = ()
-            elif needed is not None and not _leads_on(node, needed):
-                outputs = ()  # a non-leaf target: its gradient is captured, stop here
-            else:
-                outputs = _run_node(node, grads, create_graph)
-                if not retain_graph and node._saved is not None:
-                    node._saved = _FREED
+                    grads = _run_pre_hooks(node, grads, create_graph)
+                step = Step(node, tuple(grads), step_index) if observers else None
+                step_index += 1
+                if captures and node in captures:
+                    for nr, _tensor, i in captures[node]:
+                        if grads[nr] is not None:
+                            captured[i] = grads[nr]
+                    if step is not None:
+                        step.captured = True
 
-            # 2. Send each gradient along its edge; a node is ready when all arrived.
-            sent = [] if step is not None else None
-            for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, outputs)):
-                if nxt is None or (needed is not None and nxt not in needed):
+                # 1. This node's backward: one gradient per edge (or none to send).
+                if type(node) is AccumulateGrad:
+                    if accumulate and grads[0] is not None and (
+                        targets is None or node in target_leaves
+                    ):
+                        _accumulate(node, grads[0], create_graph, step)
+                    outputs = ()
+                elif needed is not None and not _leads_on(node, needed):
+                    outputs = ()  # a non-leaf target: its gradient is captured, stop here
+                else:
+                    outputs = _run_node(node, grads, create_graph)
+                    if not retain_graph and node._saved is not None:
+                        node._saved = _FREED
+
+                # 2. Send each gradient along its edge; a node is ready when all arrived.
+                sent = [] if step is not None else None
+                for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, outputs)):
+                    if nxt is None or (needed is not None and nxt not in needed):
+                        if sent is not None:
+                            sent.append(None)
+                        continue
+                    meta = nxt._meta  # the (shape, dtype) of each output of nxt
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * len(meta)
+                    if g is not None:
+                        shape, dtype = meta[nr]
+                        # Most gradients fit already (an array or a NumPy scalar of the
+                        # right shape and dtype); a Python number has no shape.
+                        if create_graph or getattr(g, "shape", None) != shape or (
+                            g.dtype != dtype
+                        ):
+                            g = fit_gradient(g, (shape, dtype), node, index)
+                        # Out of place on purpose: ``g`` may be shared with another edge.
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                     if sent is not None:
-                        sent.append(None)
-                    continue
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * len(nxt._meta)
-                if g is not None:
-                    shape, dtype = nxt._meta[nr]
-                    if create_graph or not _fits(g, shape, dtype):
-                        g = fit_gradient(g, (shape, dtype), node, index)
-                    # Out of place on purpose: ``g`` may be shared with another edge.
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
-                if sent is not None:
-                    sent.append(g)
-                remaining = dependencies[nxt] - 1
-                dependencies[nxt] = remaining
-                if remaining == 0:
-                    heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                        sent.append(g)
+                    remaining = dependencies[nxt] - 1
+                    dependencies[nxt] = remaining
+                    if remaining == 0:
+                        heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
 
-            if step is not None:
-                step.grads_out = tuple(sent)
-                step.ready = [entry[2] for entry in sorted(ready)]
-                for callback in observers:
-                    callback(step)
-            # Hold no gradient past its step: one that only the buffers refer to can then
-            # become a leaf's ``.grad`` without a copy (see ``_unshared``).
-            outputs = g = old = None
+                if step is not None:
+                    step.grads_out = tuple(sent)
+                    step.ready = [entry[2] for entry in sorted(ready)]
+                    for callback in observers:
+                        callback(step)
+                # Hold no gradient past its step: one that only the buffers refer to can then
+                # become a leaf's ``.grad`` without a copy (see ``_unshared``).
+                outputs = g = old = None
     finally:
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
-        np.seterr(**previous_errors)
     return captured
-
-
-def _fits(g, shape: tuple, dtype) -> bool:
-    """Fast check that a gradient (array or NumPy scalar) already has the right shape/dtype."""
-    try:
-        return g.shape == shape and g.dtype == dtype
-    except AttributeError:  # a Python number
-        return False
 
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
@@ -397,12 +391,9 @@ def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
 def _count_dependencies(roots, within: set | None = None) -> dict:
     """For each node reachable from ``roots``: how many edges point at it."""
     dependencies: dict = {}
-    seen = set()
     # dict.fromkeys: a node may be a root twice (two outputs of one split), counted once
-    stack = list(dict.fromkeys(
-        r for r in roots if r is not None and (within is None or r in within)
-    ))
-    seen.update(stack)
+    stack = [r for r in dict.fromkeys(roots) if r is not None and (within is None or r in within)]
+    seen = set(stack)
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_functions:
@@ -550,7 +541,10 @@ def _unshared(g) -> bool:
     all of an array nobody else refers to (the transpose of a fresh matrix product), so
     nothing else can see or change the memory ``.grad`` then owns.
     """
-    if type(g) is not _ndarray or not g.flags.c_contiguous or not g.flags.writeable:
+    if type(g) is not _ndarray:
+        return False
+    flags = g.flags
+    if not (flags.c_contiguous and flags.writeable):
         return False
     if _refcount(g) != 4:
         return False
