@@ -2,6 +2,7 @@
 """One command for each job, all set-up included (standard library only).
 
     python dev.py lessons     set up, then open the lessons in JupyterLab
+                              (extra arguments go to `jupyter lab`, e.g. --no-browser)
     python dev.py test        set up, then run the whole test suite
     python dev.py bench       set up, then run the benchmarks
 
@@ -67,7 +68,10 @@ def lessons() -> None:
     notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("*.ipynb"))
     run(BIN / "jupyter", "trust", *notebooks, stdout=subprocess.DEVNULL)
     say("opening the lessons in JupyterLab (stop it with Ctrl+C)")
-    os.execv(str(BIN / "jupyter"), [str(BIN / "jupyter"), "lab", str(ROOT / "notebooks")])
+    args = [str(BIN / "jupyter"), "lab", str(ROOT / "notebooks"), *sys.argv[2:]]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        args.append("--allow-root")  # e.g. in a container; Jupyter refuses root otherwise
+    os.execv(args[0], args)
 
 
 def test() -> None:
