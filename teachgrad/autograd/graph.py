@@ -295,11 +295,14 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
     for v in values:
         source = None
         if type(v) is _ndarray:
-            for x, a in zip(inputs, arrays):
+            i = 0  # (an index loop: this runs for every recorded op, and zip costs more)
+            for a in arrays:
                 if v is a:
+                    x = inputs[i]
                     if x is not a:  # a tensor input (not a constant array passed as is)
                         source = (x, x._vc[0])
                     break
+                i += 1  # noqa: SIM113 - enumerate costs more here
             else:
                 for o in outputs:
                     if v is o._data:
