@@ -94,7 +94,7 @@ class Op(Node):
     @property
     def needs_input_grad(self) -> tuple:
         """One bool per input: does a gradient have to flow there?"""
-        return tuple(fn is not None for fn, _ in self.next_functions)
+        return tuple([edge[0] is not None for edge in self.next_functions])
 
     def _run_backward(self, grads: tuple) -> tuple:
         out = self.backward(self, *grads)
@@ -108,18 +108,21 @@ class Op(Node):
         This runs for every op a program executes, so it is written for speed: no work
         for autograd unless grad mode is on and an input requires grad.
         """
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        # One pass over the inputs: their arrays, and whether any of them requires grad.
+        arrays = []
+        record = False
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+            else:
+                arrays.append(x)
         if cls.promotes:
             _promote(inputs, arrays)
-        record = False
-        if _grad_state.enabled:
-            for x in inputs:
-                if isinstance(x, Tensor) and x._requires_grad:
-                    record = True
-                    break
         view_of = inputs[0] if cls.is_view else None
 
-        if not record:
+        if not (record and _grad_state.enabled):
             out = cls.forward(NO_CONTEXT, *arrays, **params)
             if type(out) is tuple:
                 return tuple(_wrap(o, view_of) for o in out)
@@ -169,8 +172,10 @@ def _edge(x: Tensor) -> tuple:
         if x._base is not None and graph.is_stale_view(x):
             return (graph.rebuild_view(x), 0)
         return (fn, x._output_nr)
-    if x._requires_grad:
-        return (accumulator_of(x), 0)
+    if x._requires_grad:  # a leaf: its AccumulateGrad (the live one, or a new one)
+        ref = x._accumulator
+        node = ref() if ref is not None else None
+        return (node if node is not None else accumulator_of(x), 0)
     return (None, 0)
 
 
@@ -196,12 +201,32 @@ def _wrap(out, view_of: Tensor | None) -> Tensor:
 
 
 def _tracked(out, ctx: Op, output_nr: int, view_of: Tensor | None) -> Tensor:
-    """A tensor around a forward result whose ``grad_fn`` is ``ctx``."""
-    t = _wrap(out, view_of)
-    if t._data.dtype.kind == "f":  # integer and bool results are never differentiable
+    """A tensor around a forward result whose ``grad_fn`` is ``ctx``.
+
+    ``_wrap`` written out again, with the autograd fields set once: this runs for every
+    recorded op.
+    """
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    t = _new(Tensor)
+    t._data = out
+    t._grad = None
+    t._accumulator = None
+    t._extra = None
+    if out.dtype.kind == "f":
         t._requires_grad = True
         t._grad_fn = ctx
         t._output_nr = output_nr
+    else:  # integer and bool results are never differentiable
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+    if view_of is None:
+        t._vc = [0]
+        t._base = None
+    else:
+        t._vc = view_of._vc
+        t._base = view_of._base if view_of._base is not None else view_of
     return t
 
 
