@@ -67,8 +67,12 @@ def _check_broadcast(a, b) -> None:
             )
 
 
+_PLAIN_OPERANDS = frozenset({Tensor, int, float})  # what _operand returns unchanged
+
+
 def _binary(op: type[Op], a, b, **params) -> Tensor:
-    a, b = _operand(a), _operand(b)
+    if type(a) not in _PLAIN_OPERANDS or type(b) not in _PLAIN_OPERANDS:  # skip 2 calls
+        a, b = _operand(a), _operand(b)
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
         _check_broadcast(a, b)
     return op.apply(a, b, **params)
@@ -423,7 +427,9 @@ def _unary(op: type[Op], x: Tensor, floating: bool = True) -> Tensor:
             from .._creation import tensor
 
             x = tensor(x)
-    return op.apply(_floating(x) if floating else x)
+    if floating and x._data.dtype.kind != "f":
+        x = _floating(x)
+    return op.apply(x)
 
 
 class ExpBackward0(Op):
