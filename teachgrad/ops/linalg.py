@@ -553,9 +553,16 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
             )
     _check_mm(mat1, mat2, names=("mat1", "mat2"))
     size = (mat1._data.shape[0], mat2._data.shape[1])
-    if input._data.shape != size:
-        shape.expand(input.detach(), size)  # raises PyTorch's error if it cannot broadcast
+    if input._data.shape != size and not _broadcasts_to(input._data.shape, size):
+        shape.expand(input.detach(), size)  # raises PyTorch's error
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def _broadcasts_to(shape: tuple, size: tuple) -> bool:
+    """Can ``shape`` be expanded to ``size`` (the bias of ``linear``: (n,) to (batch, n))?"""
+    return len(shape) <= len(size) and all(
+        s == 1 or s == n for s, n in zip(reversed(shape), reversed(size))
+    )
 
 
 @tensor_method()
