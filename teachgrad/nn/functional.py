@@ -374,8 +374,11 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 # ----------------------------------------------------------------------------------------
 # Classification losses
 # ----------------------------------------------------------------------------------------
+_CLASS_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))
+
+
 def _check_class_target(target: Tensor) -> None:
-    if target._data.dtype.name not in ("int64", "uint8"):
+    if target._data.dtype not in _CLASS_DTYPES:  # (dtype.name is slow: a loss runs often)
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
             "\nHint: class-index targets are int64 tensors, e.g. y = y.long()."
@@ -434,7 +437,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if input.ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
         classes = classes.reshape(())
     out_of_bounds = (classes != ignore_index) & ((classes < 0) | (classes >= n_classes))
-    if np.any(out_of_bounds):
+    if out_of_bounds.any():
         raise IndexError(
             f"Target {classes[out_of_bounds].flat[0]} is out of bounds."
             f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
