@@ -75,3 +75,18 @@ def test_grad_is_writable_even_when_the_gradient_was_a_broadcast_view():
     x.sum().backward()  # SumBackward0 sends a read-only broadcast of one number
     x.grad.add_(1)
     np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_fresh_gradients_become_grad_without_a_copy(monkeypatch):
+    copies = []
+    original = engine._owned
+    monkeypatch.setattr(engine, "_owned", lambda g: copies.append(g.shape) or original(g))
+    layer = torch.nn.Linear(5, 3)
+    x = torch.ones(4, 5, requires_grad=True)
+    (layer(x) * 2).sum().backward()
+    # weight (through t()), bias (summed over the batch) and x: all fresh, none copied
+    assert copies == []
+    a = torch.ones(3, requires_grad=True)
+    b = torch.ones(3, requires_grad=True)
+    ((a + b) * 2).sum().backward()  # one fresh array sent to both: the first leaf copies it
+    assert copies == [(3,)]

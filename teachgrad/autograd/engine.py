@@ -541,10 +541,8 @@ def _unshared(g) -> bool:
     all of an array nobody else refers to (the transpose of a fresh matrix product), so
     nothing else can see or change the memory ``.grad`` then owns.
     """
-    if type(g) is not _ndarray:
-        return False
-    flags = g.flags
-    if not (flags.c_contiguous and flags.writeable):
+    # (No local for g.flags: the flags object holds a reference to g.)
+    if type(g) is not _ndarray or not (g.flags.c_contiguous and g.flags.writeable):
         return False
     if _refcount(g) != 4:
         return False
