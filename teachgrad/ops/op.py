@@ -154,8 +154,7 @@ class Op(Node):
             ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
         else:
             outputs = _tracked(out, ctx, 0, view_of)
-            data = outputs._data
-            ctx._meta = ((data.shape, data.dtype),)
+            ctx._meta = _meta_of(outputs._data)
         if ctx._saved is not None:
             ctx._saved = record_saved(
                 ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
@@ -164,6 +163,22 @@ class Op(Node):
 
 
 _NO_EDGE = (None, 0)
+_METAS: dict = {}  # shape -> ((shape, dtype),), shared by the nodes that produce that shape
+
+
+def _meta_of(data: np.ndarray) -> tuple:
+    """``((shape, dtype),)`` of a node's one output, shared between nodes.
+
+    A deep graph holds one per node; sharing the equal ones saves ~180 bytes a node (a
+    30,000-node chain saves 5 MB) at the cost of one dict lookup.
+    """
+    shape, dtype = data.shape, data.dtype
+    meta = _METAS.get(shape)
+    if meta is None or meta[0][1] is not dtype:
+        if len(_METAS) > 1024:  # many shapes come and go: start again rather than grow
+            _METAS.clear()
+        meta = _METAS[shape] = ((shape, dtype),)
+    return meta
 
 
 def _edge(x: Tensor) -> tuple:
