@@ -381,4 +381,33 @@ for _name, _op in _INPLACE.items():
 Tensor.copy_ = _copy_method
 
 
+def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
+    """In-place version of ``add``: ``self += alpha * other``, changes ``self`` and returns it.
+
+    Optimizers call this for every parameter at every step (``p.add_(grad, alpha=-lr)``
+    under ``no_grad``). When nothing is recorded and ``other`` is a float tensor of self's
+    own shape and dtype, NumPy adds straight into self's memory: the same numbers as the
+    general path (compute ``self + alpha * other``, then copy it in), without the copy.
+    """
+    data = self._data
+    if (
+        isinstance(other, Tensor)
+        and not (_grad_state.enabled and (self._requires_grad or other._requires_grad))
+        and type(alpha) in (int, float)
+        and other._data.shape == data.shape
+        and other._data.dtype == data.dtype
+        and data.dtype.kind == "f"
+        and data.flags.c_contiguous  # (an expanded tensor is not: it takes the general path)
+        and data.flags.writeable
+    ):
+        self._check_inplace()
+        np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, pointwise.add, other, alpha=alpha)
+
+
+Tensor.add_ = _add_
+
+
 __all__ = ["apply_inplace", "write_into", "inplace_method"]
