@@ -393,15 +393,15 @@ def _count_dependencies(roots, within: set | None = None) -> dict:
     dependencies: dict = {}
     # dict.fromkeys: a node may be a root twice (two outputs of one split), counted once
     stack = [r for r in dict.fromkeys(roots) if r is not None and (within is None or r in within)]
-    seen = set(stack)
+    starts = set(stack)
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_functions:
             if nxt is None or (within is not None and nxt not in within):
                 continue
-            dependencies[nxt] = dependencies.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            count = dependencies.get(nxt, 0)
+            dependencies[nxt] = count + 1
+            if count == 0 and nxt not in starts:  # first edge to it: walk on from there
                 stack.append(nxt)
     return dependencies
 
