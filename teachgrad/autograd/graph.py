@@ -327,12 +327,12 @@ def unpack_saved(node: Node) -> tuple:
             "forward computation again)."
         )
     values, sources = saved
-    for v, source in zip(values, sources):
-        if source is None:
-            continue
-        cell = source[0]._vc if len(source) == 2 else source[0]  # a tensor's, or the output's
-        if cell[0] != source[1]:
-            _raise_modified(node, v, source)
+    for source in sources:  # (every backward step runs this: no zip with the values here)
+        if source is not None:
+            cell = source[0]._vc if len(source) == 2 else source[0]  # a tensor's or the output's
+            if cell[0] != source[1]:
+                value = next(v for v, s in zip(values, sources) if s is source)
+                _raise_modified(node, value, source)
     if not unpack_mode.as_tensors:
         return values
     return tuple(_as_tensor(node, v, source) for v, source in zip(values, sources))
