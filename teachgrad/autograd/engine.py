@@ -542,7 +542,9 @@ def _unshared(g) -> bool:
     nothing else can see or change the memory ``.grad`` then owns.
     """
     # (No local for g.flags: the flags object holds a reference to g.)
-    if type(g) is not _ndarray or not (g.flags.c_contiguous and g.flags.writeable):
+    if not _COUNTS_ARE_RELIABLE or type(g) is not _ndarray or not (
+        g.flags.c_contiguous and g.flags.writeable
+    ):
         return False
     if _refcount(g) != 4:
         return False
@@ -556,6 +558,30 @@ def _unshared(g) -> bool:
 
 _ndarray = np.ndarray
 _refcount = sys.getrefcount
+
+
+def _reference_counts_work() -> bool:
+    """Check, once, that ``_unshared`` counts references as this interpreter does.
+
+    Reference counts are a CPython detail (newer versions skip some increments, PyPy has
+    none). The check replays the engine's path (a buffer list, then two calls) with a fresh
+    array, which must be found unshared, and with an extra reference, which must not. If
+    either answer is wrong, gradients are always copied: slower, never wrong.
+    """
+
+    def accumulate(g) -> bool:  # stands for _accumulate(node, grads[0], ...)
+        return _unshared(g)
+
+    fresh = [np.zeros(2)]
+    if not accumulate(fresh[0]):
+        return False
+    shared = [np.zeros(2)]
+    keep = shared[0]  # noqa: F841 - the extra reference is the point
+    return not accumulate(shared[0])
+
+
+_COUNTS_ARE_RELIABLE = True
+_COUNTS_ARE_RELIABLE = _reference_counts_work()
 
 
 def _owned(g: np.ndarray) -> np.ndarray:
