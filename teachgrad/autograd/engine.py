@@ -286,14 +286,21 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     _grad_state.enabled = create_graph  # the backward pass records a graph only if asked
     graph.unpack_mode.as_tensors = create_graph
     step_index = 0
+    # ``following`` is a node that became ready while nothing else was: it runs next
+    # without going through the heap (a chain never needs the heap). Observers are shown
+    # the whole ready queue, so with observers every ready node goes through the heap.
+    following = None
+    shortcut = not observers
     try:
         with np.errstate(all="ignore"):  # PyTorch's backward never warns about nan/inf
-            while ready:
-                node = heappop(ready)[2]
+            while following is not None or ready:
+                if following is not None:
+                    node, following = following, None
+                else:
+                    node = heappop(ready)[2]
                 grads = buffers.pop(node)
-                if node._hooks is not None or (
-                    type(node) is AccumulateGrad and node.variable._extra
-                ):
+                is_leaf = type(node) is AccumulateGrad
+                if node._hooks is not None or (is_leaf and node.variable._extra):
                     grads = _run_pre_hooks(node, grads, create_graph)
                 step = Step(node, tuple(grads), step_index) if observers else None
                 step_index += 1
@@ -305,56 +312,72 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                         step.captured = True
 
                 # 1. This node's backward: one gradient per edge (or none to send).
-                if type(node) is AccumulateGrad:
+                if is_leaf:
                     if accumulate and grads[0] is not None and (
                         targets is None or node in target_leaves
                     ):
                         _accumulate(node, grads[0], create_graph, step)
-                    outputs = ()
+                    continue_edges = False
                 elif needed is not None and not _leads_on(node, needed):
-                    outputs = ()  # a non-leaf target: its gradient is captured, stop here
+                    continue_edges = False  # a non-leaf target: its gradient is captured
                 else:
-                    outputs = _run_node(node, grads, create_graph)
+                    if len(grads) == 1 and grads[0] is not None and not _anomaly.enabled:
+                        outputs = node._run_backward(grads)  # the common case, inlined
+                        if len(outputs) != len(node.next_functions) or node._hooks is not None:
+                            outputs = _check_outputs(node, outputs, grads, create_graph)
+                    else:
+                        outputs = _run_node(node, grads, create_graph)
                     if not retain_graph and node._saved is not None:
                         node._saved = _FREED
+                    continue_edges = True
 
                 # 2. Send each gradient along its edge; a node is ready when all arrived.
-                sent = [] if step is not None else None
-                for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, outputs)):
-                    if nxt is None or (needed is not None and nxt not in needed):
+                if continue_edges:
+                    sent = [] if step is not None else None
+                    index = -1
+                    for (nxt, nr), g in zip(node.next_functions, outputs):
+                        index += 1
+                        if nxt is None or (needed is not None and nxt not in needed):
+                            if sent is not None:
+                                sent.append(None)
+                            continue
+                        meta = nxt._meta  # the (shape, dtype) of each output of nxt
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * len(meta)
+                        if g is not None:
+                            shape, dtype = meta[nr]
+                            # Most gradients fit already (an array or a NumPy scalar of
+                            # the right shape and dtype); a Python number has no shape.
+                            if create_graph or getattr(g, "shape", None) != shape or (
+                                g.dtype is not dtype and g.dtype != dtype
+                            ):
+                                g = fit_gradient(g, (shape, dtype), node, index)
+                            # Out of place on purpose: ``g`` may be shared with another edge.
+                            old = buf[nr]
+                            buf[nr] = g if old is None else old + g
                         if sent is not None:
-                            sent.append(None)
-                        continue
-                    meta = nxt._meta  # the (shape, dtype) of each output of nxt
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * len(meta)
-                    if g is not None:
-                        shape, dtype = meta[nr]
-                        # Most gradients fit already (an array or a NumPy scalar of the
-                        # right shape and dtype); a Python number has no shape.
-                        if create_graph or getattr(g, "shape", None) != shape or (
-                            g.dtype != dtype
-                        ):
-                            g = fit_gradient(g, (shape, dtype), node, index)
-                        # Out of place on purpose: ``g`` may be shared with another edge.
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                    if sent is not None:
-                        sent.append(g)
-                    remaining = dependencies[nxt] - 1
-                    dependencies[nxt] = remaining
-                    if remaining == 0:
-                        heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                            sent.append(g)
+                        remaining = dependencies[nxt] - 1
+                        dependencies[nxt] = remaining
+                        if remaining == 0:
+                            if shortcut and following is None and not ready:
+                                following = nxt
+                            else:
+                                if following is not None:  # two are ready now: use the heap
+                                    heappush(ready, (-following._sequence_nr, next(tie), following))
+                                    following = None
+                                heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                    if step is not None:
+                        step.grads_out = tuple(sent)
 
                 if step is not None:
-                    step.grads_out = tuple(sent)
                     step.ready = [entry[2] for entry in sorted(ready)]
                     for callback in observers:
                         callback(step)
                 # Hold no gradient past its step: one that only the buffers refer to can then
                 # become a leaf's ``.grad`` without a copy (see ``_unshared``).
-                outputs = g = old = None
+                outputs = grads = g = old = None
     finally:
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
@@ -378,6 +401,11 @@ def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
         outputs = anomaly_mode.run_backward(node, grads)
     else:
         outputs = node._run_backward(grads)
+    return _check_outputs(node, outputs, grads, create_graph)
+
+
+def _check_outputs(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
+    """One gradient per edge, or PyTorch's error; then the node's post-hooks."""
     if len(outputs) != len(node.next_functions):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "

@@ -293,26 +293,31 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
     """
     sources = []
     for v in values:
+        if type(v) is not _ndarray:  # None, a number, a shape...: nothing to check
+            sources.append(None)
+            continue
         source = None
-        if type(v) is _ndarray:
-            i = 0  # (an index loop: this runs for every recorded op, and zip costs more)
-            for a in arrays:
-                if v is a:
-                    x = inputs[i]
-                    if x is not a:  # a tensor input (not a constant array passed as is)
-                        source = (x, x._vc[0])
+        i = 0  # (an index loop: this runs for every recorded op, and zip costs more)
+        for a in arrays:
+            if v is a:
+                x = inputs[i]
+                # A tensor input; not a constant (an array passed as is, or a Python
+                # number that the op turned into an array of the tensor's dtype).
+                if type(x) not in _CONSTANTS:
+                    source = (x, x._vc[0])
+                break
+            i += 1  # noqa: SIM113 - enumerate costs more here
+        else:
+            for o in outputs:
+                if v is o._data:
+                    source = (o._vc, o._vc[0], o._output_nr)
                     break
-                i += 1  # noqa: SIM113 - enumerate costs more here
-            else:
-                for o in outputs:
-                    if v is o._data:
-                        source = (o._vc, o._vc[0], o._output_nr)
-                        break
         sources.append(source)
     return (values, tuple(sources))
 
 
 _ndarray = np.ndarray
+_CONSTANTS = frozenset({np.ndarray, int, float, bool, complex})
 
 
 def unpack_saved(node: Node) -> tuple:

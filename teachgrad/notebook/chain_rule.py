@@ -274,7 +274,8 @@ def saved_with_labels(node, values, sources) -> list:
                 label = letters[none_slots[0]]
         elif source is not None:                          # the op's own output
             label = "result"
-        elif len(none_slots) == 1 and not isinstance(value, np.ndarray):
+        elif len(none_slots) == 1 and np.ndim(value) == 0:
+            # A number (ops keep ``y * 3``'s 3 as a 0-d array of y's dtype), not a mask.
             label = letters[none_slots[0]]
         labelled.append((label, value))
     return labelled

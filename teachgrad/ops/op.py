@@ -41,6 +41,7 @@ from ..autograd.anomaly_mode import forward_trace
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
+from ..autograd.graph import unpack_mode as _unpack_mode
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -89,12 +90,25 @@ class Op(Node):
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved: arrays in a plain backward, tensors under ``create_graph``."""
+        saved = self._saved
+        # The common case inline (every backward step asks): unchanged inputs, plain arrays.
+        if type(saved) is tuple and not _unpack_mode.as_tensors:
+            values, sources = saved
+            for source in sources:
+                if source is not None:
+                    cell = source[0]._vc if len(source) == 2 else source[0]
+                    if cell[0] != source[1]:
+                        return graph.unpack_saved(self)  # raises PyTorch's error
+            return values
         return graph.unpack_saved(self)
 
     @property
     def needs_input_grad(self) -> tuple:
         """One bool per input: does a gradient have to flow there?"""
-        return tuple([edge[0] is not None for edge in self.next_functions])
+        edges = self.next_functions
+        if len(edges) == 2:  # binary ops ask on every call: spelled out, it costs less
+            return (edges[0][0] is not None, edges[1][0] is not None)
+        return tuple([edge[0] is not None for edge in edges])
 
     def _run_backward(self, grads: tuple) -> tuple:
         out = self.backward(self, *grads)
@@ -105,8 +119,10 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on tensors (or Python scalars); record it if a gradient is needed.
 
-        This runs for every op a program executes, so it is written for speed: no work
-        for autograd unless grad mode is on and an input requires grad.
+        This runs for every op a program executes, so it is written for speed: the common
+        cases (a tensor made by an op, a leaf, one output) are handled inline, without
+        helper calls, and nothing is done for autograd unless grad mode is on and an input
+        requires grad. The rarer cases go to the helpers below.
         """
         # One pass over the inputs: their arrays, and whether any of them requires grad.
         arrays = []
@@ -118,48 +134,103 @@ class Op(Node):
                     record = True
             else:
                 arrays.append(x)
-        if cls.promotes:
-            _promote(inputs, arrays)
-        view_of = inputs[0] if cls.is_view else None
+        if cls.promotes:  # binary pointwise: inputs go to NumPy in PyTorch's result dtype
+            a, b = arrays[0], arrays[1]
+            # The common cases, inline: a float tensor with a Python number (which becomes
+            # an array of the tensor's dtype, see _promote), or two arrays of one dtype.
+            if type(b) is float and a.dtype.kind == "f":
+                arrays[1] = _array(b, a.dtype)
+            elif type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype:
+                pass
+            else:
+                _promote(inputs, arrays)
 
-        if not (record and _grad_state.enabled):
+        if not record or not _grad_state.enabled:
             out = cls.forward(NO_CONTEXT, *arrays, **params)
             if type(out) is tuple:
-                return tuple(_wrap(o, view_of) for o in out)
-            return _wrap(out, view_of)
+                view_of = inputs[0] if cls.is_view else None
+                return tuple([_wrap(o, view_of) for o in out])
+            if cls.is_view:
+                return _wrap(out, inputs[0])
+            if type(out) is not _ndarray:
+                out = _asarray(out)  # NumPy returns a 0-d result as a scalar
+            t = _new(Tensor)
+            t._data = out
+            t._requires_grad = False
+            t._grad = t._grad_fn = t._base = t._accumulator = t._extra = None
+            t._output_nr = 0
+            t._vc = [0]
+            return t
 
         ctx = _new(cls)
-        ctx._saved = None
-        ctx._hooks = None
+        ctx._saved = ctx._hooks = None
         ctx._sequence_nr = next_sequence_nr()
-        ctx.next_functions = tuple(
-            [_edge(x) if isinstance(x, Tensor) else _NO_EDGE for x in inputs]
-        )
+        # One (node, output_nr) edge per input: where its gradient has to go.
+        edges = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                fn = x._grad_fn
+                if fn is not None and x._base is None:  # made by an op (not a view)
+                    edges.append((fn, x._output_nr))
+                elif fn is None and x._accumulator is not None and x._accumulator() is not None:
+                    edges.append((x._accumulator(), 0))  # a leaf seen before
+                else:
+                    edges.append(_edge(x))
+            else:
+                edges.append(_NO_EDGE)
+        ctx.next_functions = tuple(edges)
         if _anomaly.enabled:  # detect_anomaly(): remember which line of user code this was
             ctx._forward_trace = forward_trace()
+
         out = cls.forward(ctx, *arrays, **params)
-        if type(out) is not _ndarray and type(out) is not tuple:
+
+        if type(out) is tuple or cls.is_view:  # several outputs, or a view: the general way
+            return _record_outputs(ctx, out, inputs, arrays)
+        if type(out) is not _ndarray:
             # NumPy returns a 0-d result as a scalar (np.float32), not an array. Turn it into
             # the array the output tensor will hold, and use that same array where forward
-            # saved the scalar: record_saved recognises the output by identity (for its
-            # version check, and to connect it under create_graph).
+            # saved the scalar: record_saved recognises the output by identity.
             scalar, out = out, _asarray(out)
             if ctx._saved is not None:
                 ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
-
-        if view_of is not None:  # a view: if its base changes in place, it goes stale
-            ctx.view_version = view_of._vc[0]
-        if type(out) is tuple:  # several outputs (split, unbind): output_nr tells them apart
-            outputs = tuple(_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out))
-            ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
-        else:
-            outputs = _tracked(out, ctx, 0, view_of)
-            ctx._meta = _meta_of(outputs._data)
+        t = _new(Tensor)
+        t._data = out
+        t._grad = t._base = t._accumulator = t._extra = None
+        t._output_nr = 0
+        t._vc = [0]
+        if out.dtype.kind == "f":
+            t._requires_grad = True
+            t._grad_fn = ctx
+        else:  # integer and bool results are never differentiable
+            t._requires_grad = False
+            t._grad_fn = None
+        meta = _METAS.get(out.shape)  # _meta_of, inline
+        ctx._meta = meta if meta is not None and meta[0][1] is out.dtype else _meta_of(out)
         if ctx._saved is not None:
-            ctx._saved = record_saved(
-                ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
-            )
-        return outputs
+            ctx._saved = record_saved(ctx._saved, inputs, arrays, (t,))
+        return t
+
+
+def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
+    """The general end of ``Op.apply``: several outputs (split, unbind) and views."""
+    view_of = inputs[0] if ctx.is_view else None
+    if type(out) is not tuple and type(out) is not _ndarray:
+        scalar, out = out, _asarray(out)
+        if ctx._saved is not None:
+            ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
+    if view_of is not None:  # a view: if its base changes in place, it goes stale
+        ctx.view_version = view_of._vc[0]
+    if type(out) is tuple:  # several outputs: output_nr tells them apart
+        outputs = tuple([_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out)])
+        ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+    else:
+        outputs = _tracked(out, ctx, 0, view_of)
+        ctx._meta = _meta_of(outputs._data)
+    if ctx._saved is not None:
+        ctx._saved = record_saved(
+            ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
+        )
+    return outputs
 
 
 _NO_EDGE = (None, 0)
@@ -248,15 +319,20 @@ def _tracked(out, ctx: Op, output_nr: int, view_of: Tensor | None) -> Tensor:
 def _promote(inputs: tuple, arrays: list) -> None:
     """Cast the arrays in ``arrays`` to PyTorch's result dtype (see ``_dtypes.result_type``)."""
     a, b = arrays[0], arrays[1]
-    # The common cases cost two type checks: a float tensor with a Python number (NumPy
-    # treats the number as "weak", as PyTorch does), or two tensors of the same dtype.
+    # The common cases cost two type checks: a float tensor with a Python number, or two
+    # tensors of the same dtype. The number is "weak" (the tensor's dtype wins, as in
+    # PyTorch); it becomes a 0-d array of that dtype here, because NumPy multiplies an
+    # array by an array of its own dtype faster than by a Python float (it would otherwise
+    # work out the weak number's dtype on every call, in forward and again in backward).
     if type(b) in _PY_NUMBER:
         if a.dtype.kind == "f":
+            arrays[1] = _array(b, a.dtype)
             return
     elif type(a) in _PY_NUMBER:
         if b.dtype.kind == "f":
+            arrays[0] = _array(a, b.dtype)
             return
-    elif a.dtype == b.dtype:
+    elif a.dtype is b.dtype or a.dtype == b.dtype:
         return
     target = result_type(*inputs).numpy
     for i, x in enumerate(arrays):
@@ -264,4 +340,5 @@ def _promote(inputs: tuple, arrays: list) -> None:
             arrays[i] = x.astype(target)
 
 
+_array = np.array
 _PY_NUMBER = (int, float, bool)  # type() checks: bool is not caught by int
