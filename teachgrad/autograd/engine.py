@@ -271,14 +271,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 
     buffers: dict = {}
     ready: list = []
-    tie = itertools.count()  # AccumulateGrad nodes share a sequence number; keep FIFO
+    # The heap holds (priority, node): the newest node first (the largest sequence number),
+    # AccumulateGrad nodes before all others, in the order they became ready.
+    leaf_order = itertools.count(_LEAVES_FIRST)
     for (node, nr), g in zip(root_edges, root_grads):
         if needed is not None and node not in needed:
             continue
         _add_to_buffer(buffers, node, nr, g)
     for node in buffers:
         if dependencies.get(node, 0) == 0:
-            heappush(ready, (-node._sequence_nr, next(tie), node))
+            heappush(ready, _entry(node, leaf_order))
 
     observers = list(_observers)
     previous_mode = _grad_state.enabled
@@ -297,7 +299,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 if following is not None:
                     node, following = following, None
                 else:
-                    node = heappop(ready)[2]
+                    node = heappop(ready)[1]
                 grads = buffers.pop(node)
                 is_leaf = type(node) is AccumulateGrad
                 if node._hooks is not None or (is_leaf and node.variable._extra):
@@ -365,14 +367,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                                 following = nxt
                             else:
                                 if following is not None:  # two are ready now: use the heap
-                                    heappush(ready, (-following._sequence_nr, next(tie), following))
+                                    heappush(ready, _entry(following, leaf_order))
                                     following = None
-                                heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                                seq = nxt._sequence_nr
+                                heappush(ready, (-seq, nxt) if seq != _INF
+                                         else (next(leaf_order), nxt))
                     if step is not None:
                         step.grads_out = tuple(sent)
 
                 if step is not None:
-                    step.ready = [entry[2] for entry in sorted(ready)]
+                    step.ready = [entry[1] for entry in sorted(ready)]
                     for callback in observers:
                         callback(step)
                 # Hold no gradient past its step: one that only the buffers refer to can then
@@ -382,6 +386,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
     return captured
+
+
+_INF = float("inf")  # AccumulateGrad's sequence number
+_LEAVES_FIRST = -(1 << 62)  # below minus every sequence number: leaves' priorities count up
+
+
+def _entry(node: Node, leaf_order) -> tuple:
+    """The ready heap's entry for ``node``: ``(priority, node)``, smallest first."""
+    seq = node._sequence_nr
+    return (-seq, node) if seq != _INF else (next(leaf_order), node)
 
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:

@@ -355,7 +355,7 @@ def _as_tensor(node: Node, value, source):
         )
     # The op's own output: rebuild it as a tensor whose grad_fn is this node, as PyTorch
     # does (holding the output tensor itself would make a reference cycle).
-    out = _make(value, True, node)
+    out = _make(np.asarray(value), True, node)  # (an op on 0-d tensors saves a scalar)
     out._output_nr = source[2]
     out._vc = source[0]
     return out

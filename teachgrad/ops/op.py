@@ -186,13 +186,15 @@ class Op(Node):
 
         if type(out) is tuple or cls.is_view:  # several outputs, or a view: the general way
             return _record_outputs(ctx, out, inputs, arrays)
+        scalar = None
         if type(out) is not _ndarray:
             # NumPy returns a 0-d result as a scalar (np.float32), not an array. Turn it into
             # the array the output tensor will hold, and use that same array where forward
             # saved the scalar: record_saved recognises the output by identity.
             scalar, out = out, _asarray(out)
-            if ctx._saved is not None:
-                ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
+            saved = ctx._saved
+            if saved is not None and _holds(saved, scalar):
+                ctx._saved = tuple([out if v is scalar else v for v in saved])
         t = _new(Tensor)
         t._data = out
         t._grad = t._base = t._accumulator = t._extra = None
@@ -208,7 +210,28 @@ class Op(Node):
         ctx._meta = meta if meta is not None and meta[0][1] is out.dtype else _meta_of(out)
         if ctx._saved is not None:
             ctx._saved = record_saved(ctx._saved, inputs, arrays, (t,))
+            if scalar is not None:  # a scalar op: backward computes with NumPy scalars
+                ctx._saved = _as_scalars(ctx._saved)
         return t
+
+
+def _holds(values: tuple, x) -> bool:
+    """Is ``x`` one of ``values``? By identity: ``in`` would compare with ``==``."""
+    return id(x) in map(id, values)
+
+
+def _as_scalars(saved: tuple) -> tuple:
+    """Saved 0-d arrays as NumPy scalars (``np.float32``), for an op on 0-d tensors.
+
+    Its gradients arrive as NumPy scalars too, and NumPy computes scalar * scalar about
+    ten times faster than scalar * 0-d array. Nothing is lost: the version checks use the
+    sources recorded next to the values, not the values themselves.
+    """
+    values, sources = saved
+    scalars = []
+    for v in values:
+        scalars.append(v[()] if type(v) is _ndarray and v.ndim == 0 else v)
+    return (tuple(scalars), sources)
 
 
 def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
