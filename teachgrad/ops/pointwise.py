@@ -84,10 +84,12 @@ def _binary(op: type[Op], a, b, **params) -> Tensor:
 class AddBackward0(Op):
     formula = "∂(a+b)/∂a = 1    ∂(a+b)/∂b = 1"
     promotes = True
+    alpha = 1
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        ctx.alpha = alpha
+        if alpha != 1:  # (the class says 1: most nodes then need no attribute dict)
+            ctx.alpha = alpha
         return a + b if alpha == 1 else a + alpha * b
 
     @staticmethod
@@ -98,10 +100,12 @@ class AddBackward0(Op):
 class SubBackward0(Op):
     formula = "∂(a−b)/∂a = 1    ∂(a−b)/∂b = −1"
     promotes = True
+    alpha = 1
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        ctx.alpha = alpha
+        if alpha != 1:  # (the class says 1: most nodes then need no attribute dict)
+            ctx.alpha = alpha
         return a - b if alpha == 1 else a - alpha * b
 
     @staticmethod
