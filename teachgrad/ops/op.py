@@ -99,7 +99,7 @@ class Op(Node):
                     cell = source[0]._vc if len(source) == 2 else source[0]
                     if cell[0] != source[1]:
                         return graph.unpack_saved(self)  # raises PyTorch's error
-            return values
+            return _read_scalars(values) if type(values) is _ScalarValues else values
         return graph.unpack_saved(self)
 
     @property
@@ -172,7 +172,9 @@ class Op(Node):
                 fn = x._grad_fn
                 if fn is not None and x._base is None:  # made by an op (not a view)
                     edges.append((fn, x._output_nr))
-                elif fn is None and x._accumulator is not None and x._accumulator() is not None:
+                elif fn is None and x._requires_grad and x._accumulator is not None and (
+                    x._accumulator() is not None
+                ):
                     edges.append((x._accumulator(), 0))  # a leaf seen before
                 else:
                     edges.append(_edge(x))
@@ -221,17 +223,28 @@ def _holds(values: tuple, x) -> bool:
 
 
 def _as_scalars(saved: tuple) -> tuple:
-    """Saved 0-d arrays as NumPy scalars (``np.float32``), for an op on 0-d tensors.
+    """Mark the saved values of an op on 0-d tensors: backward gets them as NumPy scalars.
 
     Its gradients arrive as NumPy scalars too, and NumPy computes scalar * scalar about
-    ten times faster than scalar * 0-d array. Nothing is lost: the version checks use the
-    sources recorded next to the values, not the values themselves.
+    ten times faster than scalar * 0-d array. The arrays themselves stay saved: the
+    scalars are read when backward runs, so it sees what PyTorch's would (a change
+    through ``.data`` included).
     """
     values, sources = saved
+    return (_ScalarValues(values), sources)
+
+
+class _ScalarValues(tuple):
+    """Saved values whose 0-d arrays ``saved_tensors`` hands out as NumPy scalars."""
+
+    __slots__ = ()
+
+
+def _read_scalars(values: tuple) -> tuple:
     scalars = []
     for v in values:
         scalars.append(v[()] if type(v) is _ndarray and v.ndim == 0 else v)
-    return (tuple(scalars), sources)
+    return tuple(scalars)
 
 
 def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
