@@ -75,7 +75,8 @@ def _binary(op: type[Op], a, b, **params) -> Tensor:
         a, b = _operand(a), _operand(b)
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
         _check_broadcast(a, b)
-    return op.apply(a, b, **params)
+    # (Without keywords the call is cheaper: Python builds no dict for them.)
+    return op.apply(a, b, **params) if params else op.apply(a, b)
 
 
 # ----------------------------------------------------------------------------------------
@@ -181,6 +182,8 @@ def add(input, other, *, alpha=1) -> Tensor:
     >>> torch.tensor([1., 2.]) + 1
     tensor([2., 3.])
     """
+    if alpha == 1:
+        return _binary(AddBackward0, input, other)
     return _binary(AddBackward0, input, other, alpha=alpha)
 
 
