@@ -222,3 +222,38 @@ def test_anomaly_mode_off_records_nothing():
     assert "_forward_trace" not in y.grad_fn.__dict__
     (y * 0 * float("nan")).sum().backward()  # no check when off: nan flows silently
     assert np.isnan(x.grad.numpy()).all()
+
+
+def test_a_grad_fn_post_hook_can_replace_the_gradients_it_sends():
+    # y = x * w: the node sends dy/dx = w = [3, 4] and dy/dw = x = [1, 2]. The first hook
+    # multiplies x's by 10; the second sees that, returns None and changes nothing.
+    x = teachgrad.tensor([1.0, 2.0], requires_grad=True)
+    w = teachgrad.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    seen = []
+
+    def times_ten(grad_inputs, grad_outputs):
+        return (grad_inputs[0] * 10, grad_inputs[1])
+
+    def look(grad_inputs, grad_outputs):
+        seen.append(grad_inputs[0].tolist())
+
+    y.grad_fn.register_hook(times_ten)
+    y.grad_fn.register_hook(look)
+    y.sum().backward()
+    assert x.grad.tolist() == [30.0, 40.0]
+    assert w.grad.tolist() == [1.0, 2.0]
+    assert seen == [[30.0, 40.0]]
+
+
+def test_a_post_hook_returning_the_wrong_number_of_gradients_is_refused():
+    x = teachgrad.tensor([1.0, 2.0], requires_grad=True)
+    z = (x * 2).sum()
+
+    def twice(grad_inputs, grad_outputs):
+        return grad_inputs[0], grad_inputs[0]
+
+    z.grad_fn.register_hook(twice)
+    with pytest.raises(RuntimeError, match=r"hook 'twice' has returned an incorrect number "
+                                           r"of values \(got 2, but expected 1\)"):
+        z.backward()

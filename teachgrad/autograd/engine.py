@@ -426,7 +426,7 @@ def _check_outputs(node: Node, outputs: tuple, grads: list, create_graph: bool) 
             f"(expected {len(node.next_functions)}, got {len(outputs)})"
         )
     if node._hooks is not None and node._hooks.post:
-        _run_post_hooks(node, outputs, grads, create_graph)
+        outputs = _run_post_hooks(node, outputs, grads, create_graph)
     return outputs
 
 
@@ -677,11 +677,30 @@ def _retain(tensor: Tensor, g, create_graph: bool) -> None:
         tensor._grad = _make(old._data + g)
 
 
-def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_graph) -> None:
-    ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
+def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_graph) -> tuple:
+    """The node's own hooks, ``hook(grad_inputs, grad_outputs)``, in the order registered.
+
+    As in PyTorch, a hook may return new gradients for the node's inputs; the next hook,
+    and the rest of the graph, get those.
+    """
     outs = tuple(_as_tensor(g) if g is not None else None for g in grad_outputs)
     for hook in list(node._hooks.post.values()):
-        hook(ins, outs)
+        ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
+        result = hook(ins, outs)
+        if result is None:
+            continue
+        result = (result,) if isinstance(result, Tensor) else tuple(result)
+        if len(result) != len(grad_inputs):
+            raise RuntimeError(
+                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+                f"of values (got {len(result)}, but expected {len(grad_inputs)})"
+                "\nHint: return one gradient per input of the node (None where there is "
+                "none), or return nothing to keep the gradients as they are."
+            )
+        grad_inputs = tuple(
+            g if g is None or create_graph else _as_array(g) for g in result
+        )
+    return grad_inputs
 
 
 def _as_tensor(g) -> Tensor:

@@ -85,7 +85,11 @@ class Node:
         return md
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
-        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs in backward."""
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs in backward.
+
+        ``fn`` may return new ``grad_inputs`` (one per input), which replace the ones the
+        node computed, as in PyTorch.
+        """
         return RemovableHandle(self.hooks().post, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
