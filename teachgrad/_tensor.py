@@ -169,7 +169,7 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         """The gradient ``backward()`` accumulated here (``None`` until one arrives)."""
-        if self._grad_fn is not None and not self.retains_grad:
+        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -257,3 +257,32 @@ def test_a_post_hook_returning_the_wrong_number_of_gradients_is_refused():
     with pytest.raises(RuntimeError, match=r"hook 'twice' has returned an incorrect number "
                                            r"of values \(got 2, but expected 1\)"):
         z.backward()
+
+
+def _hooked_square():
+    """out = sum(v * v), v = 3x at x = [1, 2]: d out/dv = 2v = [6, 12]. v's tensor hook
+    doubles that to [12, 24]; its grad_fn's pre-hook would multiply by 100."""
+    x = teachgrad.tensor([1.0, 2.0], requires_grad=True)
+    v = x * 3
+    out = (v * v).sum()
+    calls = []
+    v.grad_fn.register_prehook(lambda grads: calls.append("pre") or (grads[0] * 100,))
+    v.register_hook(lambda g: calls.append("tensor") or g * 2)
+    return v, out, calls
+
+
+def test_autograd_grad_of_a_non_leaf_is_taken_before_its_node_would_run():
+    v, out, calls = _hooked_square()
+    (g,) = teachgrad.autograd.grad(out, [v])
+    assert g.tolist() == [12.0, 24.0]
+    assert calls == ["tensor"]  # the node does not run, so neither do its pre-hooks
+
+
+def test_backward_with_a_non_leaf_input_accumulates_into_its_grad():
+    v, out, calls = _hooked_square()
+    out.backward(inputs=[v, v], retain_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a .grad that is set is read without a warning
+        assert v.grad.tolist() == [12.0, 24.0]
+    out.backward(inputs=[v])
+    assert v.grad.tolist() == [24.0, 48.0]

@@ -130,7 +130,15 @@ def backward(
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = [_target(t, i) for i, t in enumerate(inputs)]
-    _execute(tensors, grads, retain_graph, create_graph, targets, accumulate=True)
+    captured = _execute(tensors, grads, retain_graph, create_graph, targets, accumulate=True)
+    # Leaves got theirs at their AccumulateGrad; a non-leaf in ``inputs`` gets its gradient
+    # accumulated into its .grad too, as in PyTorch.
+    done = set()
+    for node, _nr, tensor, i in targets or ():
+        if type(node) is not AccumulateGrad and i in captured and id(tensor) not in done:
+            done.add(id(tensor))  # (inputs=[v, v] accumulates once)
+            if not tensor.retains_grad:  # (retain_grad() already wrote it)
+                _retain(tensor, captured[i], create_graph)
 
 
 def grad(
@@ -303,15 +311,22 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 grads = buffers.pop(node)
                 is_leaf = type(node) is AccumulateGrad
                 if node._hooks is not None or (is_leaf and node.variable._extra):
-                    grads = _run_pre_hooks(node, grads, create_graph)
-                step = Step(node, tuple(grads), step_index) if observers else None
-                step_index += 1
-                if captures and node in captures:
+                    grads = _run_tensor_hooks(node, grads, create_graph)
+                # A target's gradient is what arrived, after its tensor's hooks and before
+                # the node's own pre-hooks (PyTorch's order).
+                was_captured = bool(captures) and node in captures
+                if was_captured:
                     for nr, _tensor, i in captures[node]:
                         if grads[nr] is not None:
                             captured[i] = grads[nr]
-                    if step is not None:
-                        step.captured = True
+                if node._hooks is not None and node._hooks.pre and (
+                    accumulate or not was_captured or _leads_on(node, needed)
+                ):  # (autograd.grad stops at a target: its node does not run, nor its hooks)
+                    grads = _run_node_pre_hooks(node, grads, create_graph)
+                step = Step(node, tuple(grads), step_index) if observers else None
+                step_index += 1
+                if step is not None and was_captured:
+                    step.captured = True
 
                 # 1. This node's backward: one gradient per edge (or none to send).
                 if is_leaf:
@@ -635,8 +650,11 @@ def _owned(g: np.ndarray) -> np.ndarray:
     return np.array(g, copy=True, order="C")
 
 
-def _run_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
-    """Tensor hooks, then retain_grad, then the node's own pre-hooks (PyTorch's order)."""
+def _run_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
+    """The hooks of the tensors this node produced, then their retain_grad (PyTorch's order).
+
+    (The node's own pre-hooks come after these: see ``_run_node_pre_hooks``.)
+    """
     grads = list(grads)
     hooks = node._hooks
     leaf_hooks = None
@@ -658,11 +676,15 @@ def _run_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
             tensor = hooks.retained[nr]()
             if tensor is not None:
                 _retain(tensor, grads[nr], create_graph)
-    if hooks is not None and hooks.pre:
-        for hook in list(hooks.pre.values()):
-            result = hook(tuple(_as_tensor(g) if g is not None else None for g in grads))
-            if result is not None:
-                grads = [_as_array(g) if not create_graph and g is not None else g for g in result]
+    return grads
+
+
+def _run_node_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
+    """The node's own pre-hooks, ``hook(grad_outputs)``; each may return new gradients."""
+    for hook in list(node._hooks.pre.values()):
+        result = hook(tuple(_as_tensor(g) if g is not None else None for g in grads))
+        if result is not None:
+            grads = [_as_array(g) if not create_graph and g is not None else g for g in result]
     return grads
 
 
