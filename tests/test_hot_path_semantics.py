@@ -97,3 +97,20 @@ def test_an_integer_tensor_times_a_float_still_promotes_to_the_default_dtype():
     x = torch.tensor([1, 2])
     assert (x * 0.5).dtype == torch.float32
     np.testing.assert_array_equal((x * 0.5).numpy(), [0.5, 1.0])
+
+
+@pytest.mark.parametrize("call, value, dtype", [
+    (lambda: torch.mul(2.0, 3.0), 6.0, torch.float32),
+    (lambda: torch.add(2, 3.0), 5.0, torch.float32),
+    (lambda: torch.mul(2, 3), 6, torch.int64),
+    (lambda: torch.sub(5, 3), 2, torch.int64),
+    (lambda: torch.add(1, 2, alpha=3), 7, torch.int64),
+])
+def test_two_numbers_make_a_0d_tensor_as_in_pytorch(call, value, dtype):
+    out = call()
+    assert out.shape == () and out.dtype == dtype and out.item() == value
+
+
+def test_pow_of_two_numbers_is_a_clear_type_error():
+    with pytest.raises(TypeError, match=r"pow\(\) received an invalid combination"):
+        torch.pow(2.0, 3.0)

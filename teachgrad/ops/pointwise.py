@@ -73,8 +73,13 @@ _PLAIN_OPERANDS = frozenset({Tensor, int, float})  # what _operand returns uncha
 def _binary(op: type[Op], a, b, **params) -> Tensor:
     if type(a) not in _PLAIN_OPERANDS or type(b) not in _PLAIN_OPERANDS:  # skip 2 calls
         a, b = _operand(a), _operand(b)
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
-        _check_broadcast(a, b)
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor) and a._data.shape != b._data.shape:
+            _check_broadcast(a, b)
+    elif not isinstance(b, Tensor):  # two numbers: PyTorch makes the first a 0-d tensor
+        from .._creation import tensor
+
+        a = tensor(a)
     # (Without keywords the call is cheaper: Python builds no dict for them.)
     return op.apply(a, b, **params) if params else op.apply(a, b)
 
@@ -386,7 +391,15 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     tensor([1., 4., 9.])
     """
     if not isinstance(input, Tensor):
-        return _rpow(_operand(exponent), input)
+        exponent = _operand(exponent)
+        if not isinstance(exponent, Tensor):
+            raise TypeError(
+                f"pow() received an invalid combination of arguments - got "
+                f"({type(input).__name__}, {type(exponent).__name__})"
+                "\nHint: at least one of base and exponent must be a tensor; for two "
+                "numbers use Python's ** (or make one a tensor: torch.tensor(2.0) ** 3)."
+            )
+        return _rpow(exponent, input)
     exponent = _operand(exponent)
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
