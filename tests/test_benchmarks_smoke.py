@@ -56,7 +56,13 @@ def test_quick_run_checks_every_workload_and_reports_table_and_json(tmp_path):
     assert "| benchmark | implementation | median |" in done.stdout
     for name in results:
         assert f"| {name} | teachgrad |" in done.stdout
-    assert "| benchmark | target | measured | verdict |" in done.stdout
+    assert "| benchmark | target | measured (round by round: quartiles) | verdict |" in done.stdout
+    # Each ratio target also carries the quartiles of its round-by-round ratios.
+    for name, result in results.items():
+        for target in result["targets"]:
+            if target["what"].startswith("teachgrad ÷") and target["value"] is not None:
+                rounds = target["rounds"]
+                assert rounds["q1"] <= rounds["median"] <= rounds["q3"], name
     assert data["meta"]["versions"]["teachgrad"]
     assert data["meta"]["quick"] is True
 
