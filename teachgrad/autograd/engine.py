@@ -260,8 +260,9 @@ def _target(t: Tensor, i: int) -> tuple:
 # ----------------------------------------------------------------------------------------
 def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate) -> dict:
     """Run backward from ``roots``. Returns captured gradients ``{input index: grad}``."""
-    root_edges = [edge_of(t) for t in roots]
-    dependencies = _count_dependencies([e[0] for e in root_edges])
+    root_edges = list(map(edge_of, roots))
+    root_nodes = [node for node, _ in root_edges]
+    dependencies = _count_dependencies(root_nodes)
 
     # With ``inputs=``/``autograd.grad`` only the part of the graph that leads to the
     # targets runs; ``needed`` is that part (None = the whole graph).
@@ -269,12 +270,12 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     captures: dict = {}
     target_leaves = set()
     if targets is not None:
-        needed = _nodes_leading_to({t[0] for t in targets}, [e[0] for e in root_edges])
+        needed = _nodes_leading_to({t[0] for t in targets}, root_nodes)
         for node, nr, tensor, i in targets:
             if isinstance(node, AccumulateGrad):
                 target_leaves.add(node)
             captures.setdefault(node, []).append((nr, tensor, i))
-        dependencies = _count_dependencies([e[0] for e in root_edges], needed)
+        dependencies = _count_dependencies(root_nodes, needed)
     captured: dict = {}
 
     buffers: dict = {}
@@ -448,8 +449,10 @@ def _check_outputs(node: Node, outputs: tuple, grads: list, create_graph: bool) 
 def _count_dependencies(roots, within: set | None = None) -> dict:
     """For each node reachable from ``roots``: how many edges point at it."""
     dependencies: dict = {}
-    # dict.fromkeys: a node may be a root twice (two outputs of one split), counted once
-    stack = [r for r in dict.fromkeys(roots) if r is not None and (within is None or r in within)]
+    stack = []
+    for r in roots:  # (a node may be a root twice, as two outputs of one split: walk it once)
+        if r is not None and (within is None or r in within) and r not in stack:
+            stack.append(r)
     starts = set(stack)
     while stack:
         node = stack.pop()
