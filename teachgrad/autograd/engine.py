@@ -258,6 +258,9 @@ def _target(t: Tensor, i: int) -> tuple:
 # ----------------------------------------------------------------------------------------
 # The main loop
 # ----------------------------------------------------------------------------------------
+# PyTorch's backward never warns about nan/inf. (As a decorator, np.errstate costs about half
+# of what a ``with`` block does, on every backward call.)
+@np.errstate(all="ignore")
 def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate) -> dict:
     """Run backward from ``roots``. Returns captured gradients ``{input index: grad}``."""
     root_edges = list(map(edge_of, roots))
@@ -303,101 +306,100 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     following = None
     shortcut = not observers
     try:
-        with np.errstate(all="ignore"):  # PyTorch's backward never warns about nan/inf
-            while following is not None or ready:
-                if following is not None:
-                    node, following = following, None
-                else:
-                    node = heappop(ready)[1]
-                grads = buffers.pop(node)
-                is_leaf = type(node) is AccumulateGrad
-                if node._hooks is not None or (is_leaf and node.variable._extra):
-                    grads = _run_tensor_hooks(node, grads, create_graph)
-                # A target's gradient is what arrived, after its tensor's hooks and before
-                # the node's own pre-hooks (PyTorch's order).
-                was_captured = bool(captures) and node in captures
-                if was_captured:
-                    for nr, _tensor, i in captures[node]:
-                        if grads[nr] is not None:
-                            captured[i] = grads[nr]
-                if node._hooks is not None and node._hooks.pre and (
-                    accumulate or not was_captured or _leads_on(node, needed)
-                ):  # (autograd.grad stops at a target: its node does not run, nor its hooks)
-                    grads = _run_node_pre_hooks(node, grads, create_graph)
-                step = Step(node, tuple(grads), step_index) if observers else None
-                step_index += 1
-                if step is not None and was_captured:
-                    step.captured = True
+        while following is not None or ready:
+            if following is not None:
+                node, following = following, None
+            else:
+                node = heappop(ready)[1]
+            grads = buffers.pop(node)
+            is_leaf = type(node) is AccumulateGrad
+            if node._hooks is not None or (is_leaf and node.variable._extra):
+                grads = _run_tensor_hooks(node, grads, create_graph)
+            # A target's gradient is what arrived, after its tensor's hooks and before
+            # the node's own pre-hooks (PyTorch's order).
+            was_captured = bool(captures) and node in captures
+            if was_captured:
+                for nr, _tensor, i in captures[node]:
+                    if grads[nr] is not None:
+                        captured[i] = grads[nr]
+            if node._hooks is not None and node._hooks.pre and (
+                accumulate or not was_captured or _leads_on(node, needed)
+            ):  # (autograd.grad stops at a target: its node does not run, nor its hooks)
+                grads = _run_node_pre_hooks(node, grads, create_graph)
+            step = Step(node, tuple(grads), step_index) if observers else None
+            step_index += 1
+            if step is not None and was_captured:
+                step.captured = True
 
-                # 1. This node's backward: one gradient per edge (or none to send).
-                if is_leaf:
-                    if accumulate and grads[0] is not None and (
-                        targets is None or node in target_leaves
-                    ):
-                        _accumulate(node, grads[0], create_graph, step)
-                    continue_edges = False
-                elif needed is not None and not _leads_on(node, needed):
-                    continue_edges = False  # a non-leaf target: its gradient is captured
+            # 1. This node's backward: one gradient per edge (or none to send).
+            if is_leaf:
+                if accumulate and grads[0] is not None and (
+                    targets is None or node in target_leaves
+                ):
+                    _accumulate(node, grads[0], create_graph, step)
+                continue_edges = False
+            elif needed is not None and not _leads_on(node, needed):
+                continue_edges = False  # a non-leaf target: its gradient is captured
+            else:
+                if len(grads) == 1 and grads[0] is not None and not _anomaly.enabled:
+                    outputs = node._run_backward(grads)  # the common case, inlined
+                    if len(outputs) != len(node.next_functions) or node._hooks is not None:
+                        outputs = _check_outputs(node, outputs, grads, create_graph)
                 else:
-                    if len(grads) == 1 and grads[0] is not None and not _anomaly.enabled:
-                        outputs = node._run_backward(grads)  # the common case, inlined
-                        if len(outputs) != len(node.next_functions) or node._hooks is not None:
-                            outputs = _check_outputs(node, outputs, grads, create_graph)
-                    else:
-                        outputs = _run_node(node, grads, create_graph)
-                    if not retain_graph and node._saved is not None:
-                        node._saved = _FREED
-                    continue_edges = True
+                    outputs = _run_node(node, grads, create_graph)
+                if not retain_graph and node._saved is not None:
+                    node._saved = _FREED
+                continue_edges = True
 
-                # 2. Send each gradient along its edge; a node is ready when all arrived.
-                if continue_edges:
-                    sent = [] if step is not None else None
-                    index = -1
-                    for (nxt, nr), g in zip(node.next_functions, outputs):
-                        index += 1
-                        if nxt is None or (needed is not None and nxt not in needed):
-                            if sent is not None:
-                                sent.append(None)
-                            continue
-                        meta = nxt._meta  # the (shape, dtype) of each output of nxt
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * len(meta)
-                        if g is not None:
-                            shape, dtype = meta[nr]
-                            # Most gradients fit already (an array or a NumPy scalar of
-                            # the right shape and dtype); a Python number has no shape.
-                            if create_graph or getattr(g, "shape", None) != shape or (
-                                g.dtype is not dtype and g.dtype != dtype
-                            ):
-                                g = fit_gradient(g, (shape, dtype), node, index)
-                            # Out of place on purpose: ``g`` may be shared with another edge.
-                            old = buf[nr]
-                            buf[nr] = g if old is None else old + g
+            # 2. Send each gradient along its edge; a node is ready when all arrived.
+            if continue_edges:
+                sent = [] if step is not None else None
+                index = -1
+                for (nxt, nr), g in zip(node.next_functions, outputs):
+                    index += 1
+                    if nxt is None or (needed is not None and nxt not in needed):
                         if sent is not None:
-                            sent.append(g)
-                        remaining = dependencies[nxt] - 1
-                        dependencies[nxt] = remaining
-                        if remaining == 0:
-                            if shortcut and following is None and not ready:
-                                following = nxt
-                            else:
-                                if following is not None:  # two are ready now: use the heap
-                                    heappush(ready, _entry(following, leaf_order))
-                                    following = None
-                                seq = nxt._sequence_nr
-                                heappush(ready, (-seq, nxt) if seq != _INF
-                                         else (next(leaf_order), nxt))
-                    if step is not None:
-                        step.grads_out = tuple(sent)
-
+                            sent.append(None)
+                        continue
+                    meta = nxt._meta  # the (shape, dtype) of each output of nxt
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * len(meta)
+                    if g is not None:
+                        shape, dtype = meta[nr]
+                        # Most gradients fit already (an array or a NumPy scalar of
+                        # the right shape and dtype); a Python number has no shape.
+                        if create_graph or getattr(g, "shape", None) != shape or (
+                            g.dtype is not dtype and g.dtype != dtype
+                        ):
+                            g = fit_gradient(g, (shape, dtype), node, index)
+                        # Out of place on purpose: ``g`` may be shared with another edge.
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+                    if sent is not None:
+                        sent.append(g)
+                    remaining = dependencies[nxt] - 1
+                    dependencies[nxt] = remaining
+                    if remaining == 0:
+                        if shortcut and following is None and not ready:
+                            following = nxt
+                        else:
+                            if following is not None:  # two are ready now: use the heap
+                                heappush(ready, _entry(following, leaf_order))
+                                following = None
+                            seq = nxt._sequence_nr
+                            heappush(ready, (-seq, nxt) if seq != _INF
+                                     else (next(leaf_order), nxt))
                 if step is not None:
-                    step.ready = [entry[1] for entry in sorted(ready)]
-                    for callback in observers:
-                        callback(step)
-                # Hold no gradient past its step: one that only the buffers refer to can then
-                # become a leaf's ``.grad`` without a copy (see ``_unshared``).
-                outputs = grads = g = old = None
+                    step.grads_out = tuple(sent)
+
+            if step is not None:
+                step.ready = [entry[1] for entry in sorted(ready)]
+                for callback in observers:
+                    callback(step)
+            # Hold no gradient past its step: one that only the buffers refer to can then
+            # become a leaf's ``.grad`` without a copy (see ``_unshared``).
+            outputs = grads = g = old = None
     finally:
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
