@@ -387,9 +387,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                             if following is not None:  # two are ready now: use the heap
                                 heappush(ready, _entry(following, leaf_order))
                                 following = None
-                            seq = nxt._sequence_nr
-                            heappush(ready, (-seq, nxt) if seq != _INF
-                                     else (next(leaf_order), nxt))
+                            heappush(ready, _entry(nxt, leaf_order))
                 if step is not None:
                     step.grads_out = tuple(sent)
 
