@@ -309,6 +309,16 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self) -> float:
+        if self._requires_grad and not _float_warning["given"]:
+            # PyTorch warns once per process (float(loss) is fine for printing; it is a
+            # trap only when the number is meant to carry a gradient on).
+            _float_warning["given"] = True
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to "
+                "unexpected behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(self.item())
 
     def __int__(self) -> int:
@@ -503,6 +513,9 @@ class Tensor:
 # Fast construction: every op makes tensors, so this must cost as little as possible.
 # --------------------------------------------------------------------------------------
 _new = object.__new__
+
+
+_float_warning = {"given": False}  # float(t) of a tensor that requires grad warns once
 
 
 def _make(data: np.ndarray, requires_grad: bool = False, grad_fn=None) -> Tensor:

@@ -62,3 +62,18 @@ def test_size_and_shape():
     assert t.shape == (2, 3) and t.size() == (2, 3) and t.size(-1) == 3
     assert repr(t.shape) == "teachgrad.Size([2, 3])"
     assert t.shape.numel() == 6
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch):
+    # PyTorch 2.13: TORCH_WARN_ONCE in Tensor.__float__ (int(), .item() and bool() are silent)
+    import teachgrad._tensor as tensor_module
+
+    monkeypatch.setitem(tensor_module._float_warning, "given", False)
+    x = teachgrad.tensor(1.5, requires_grad=True)
+    with pytest.warns(UserWarning, match="^Converting a tensor with requires_grad=True to a "
+                                         "scalar may lead to unexpected behavior.") as record:
+        assert float(x) == 1.5
+        assert float(x) == 1.5
+        assert int(x) == 1 and x.item() == 1.5
+    assert len(record) == 1
+    assert record[0].filename == __file__  # points at the line that called float()
