@@ -374,6 +374,8 @@ _INPLACE = {
     "__itruediv__": pointwise.div, "__ipow__": pointwise.pow,
     "__iand__": pointwise.logical_and, "__ior__": pointwise.logical_or,
     "__ixor__": pointwise.logical_xor,
+    "remainder_": pointwise.remainder, "__imod__": pointwise.remainder,
+    "floor_divide_": pointwise.floor_divide, "__ifloordiv__": pointwise.floor_divide,
 }
 
 for _name, _op in _INPLACE.items():

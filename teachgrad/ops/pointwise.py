@@ -264,23 +264,50 @@ def _is_floating(x) -> bool:
 
 
 def _rounded_division(a, b, mode: str) -> Tensor:
-    aa = a._data if isinstance(a, Tensor) else a
-    bb = b._data if isinstance(b, Tensor) else b
+    if mode not in ("floor", "trunc"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
+        )
+    aa, bb = _division_operands(a, b, "div_floor_cpu" if mode == "floor" else "div_trunc_cpu")
     if mode == "floor":
         return _make(np.asarray(np.floor_divide(aa, bb)))
-    if mode == "trunc":
-        q = np.asarray(np.true_divide(aa, bb))
-        out = np.trunc(q)
-        kinds = {np.asarray(aa).dtype.kind, np.asarray(bb).dtype.kind}
-        return _make(out.astype(np.result_type(aa, bb)) if "f" not in kinds else out)
-    raise ValueError(
-        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
-    )
+    if aa.dtype.kind == "f":
+        return _make(np.asarray(np.trunc(aa / bb)))
+    # (For integers, ``np.trunc(aa / bb)`` would go through float64 and lose digits.)
+    quotient = np.floor_divide(aa, bb)
+    rounded_down = (quotient < 0) & (quotient * bb != aa)
+    return _make(np.asarray(quotient + rounded_down.astype(quotient.dtype)))
+
+
+def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` as arrays of PyTorch's result dtype, for ``//``, ``%`` and rounded division.
+
+    PyTorch refuses bool results and integer division by zero (floats give inf or nan).
+    """
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        _check_broadcast(a, b)
+    dtype = result_type(a, b).numpy
+    if dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    aa = np.asarray(_value(a), dtype=dtype)
+    bb = np.asarray(_value(b), dtype=dtype)
+    if dtype.kind != "f" and not bb.all():
+        raise RuntimeError(
+            "ZeroDivisionError"
+            "\nHint: an integer divisor is 0. Integer // and % by 0 have no result; with "
+            "floats, x // 0 gives inf and x % 0 gives nan."
+        )
+    return aa, bb
 
 
 @tensor_method("__floordiv__")
 def floor_divide(input, other) -> Tensor:
-    """``input // other`` (not differentiable)."""
+    """``input // other``, rounded down (not differentiable).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([7, -7]) // 2
+    tensor([ 3, -4])
+    """
     return _rounded_division(_operand(input), _operand(other), "floor")
 
 
@@ -289,13 +316,67 @@ def _rfloordiv(input, other) -> Tensor:
     return _rounded_division(_operand(other), input, "floor")
 
 
+class RemainderBackward0(Op):
+    """``tensor % number``: the number is a constant, so only the tensor is an input."""
+
+    formula = "∂(a mod c)/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return np.mod(a, np.asarray(other, dtype=a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class RemainderBackward1(Op):
+    """``tensor % tensor``: ``a mod b = a − b·⌊a/b⌋``, and the floor is flat."""
+
+    formula = "∂(a mod b)/∂a = 1    ∂(a mod b)/∂b = −⌊a/b⌋"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        # a and b are needed only for b's gradient (x % y keeps nothing when y is a constant).
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b)
+        return np.mod(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        a, b = ctx.saved_tensors
+        # The quotient is piecewise constant: computed from the values, it is a constant
+        # even under create_graph (PyTorch's rule too).
+        return grad, -grad * np.floor_divide(_value(a), _value(b))
+
+
 @tensor_method("remainder", "__mod__")
 def remainder(input, other) -> Tensor:
-    """Python-style ``input % other`` (not differentiable)."""
+    """Python-style ``input % other``: the result has the sign of ``other``.
+
+    Differentiable in ``input`` (slope 1) and in a tensor ``other`` (slope ``-floor(input/other)``).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([5., -5.]) % 3
+    tensor([2., 1.])
+    """
     a, b = _operand(input), _operand(other)
-    aa = a._data if isinstance(a, Tensor) else a
-    bb = b._data if isinstance(b, Tensor) else b
-    return _make(np.asarray(np.mod(aa, bb)))
+    aa, bb = _division_operands(a, b, "remainder_cpu")  # the checks, and the result dtype
+    if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it either
+        return _make(np.asarray(np.mod(aa, bb)))
+    if isinstance(b, Tensor):
+        return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
+    if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats
+        a = _make(aa)
+    return RemainderBackward0.apply(a, other=b)
+
+
+@tensor_method("__rmod__")
+def _rmod(input, other) -> Tensor:
+    return remainder(other, input)
 
 
 @tensor_method("neg", "__neg__", "negative")
