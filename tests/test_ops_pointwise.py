@@ -1,4 +1,4 @@
-"""Pointwise ops whose gradients PyTorch defines piecewise: ``%`` and ``//``.
+"""Pointwise ops whose gradients PyTorch defines piecewise: ``%``, ``//`` and tensor-bound clamp.
 
 Expected gradients are derived by hand in the comments, or checked against finite
 differences (gradcheck). The result dtypes of ``%`` and ``//`` are covered by
@@ -107,3 +107,82 @@ def test_augmented_remainder_and_floor_division_change_the_tensor_in_place():
     b = teachgrad.tensor([5.0, -6.0])
     assert b.remainder_(4).tolist() == [1.0, 2.0]
     assert b.floor_divide_(2).tolist() == [0.0, 1.0]
+
+
+# ----------------------------------------------------------------------------------------
+# clamp with tensor bounds: PyTorch's ClampBackward0 (not maximum/minimum: ties differ)
+# ----------------------------------------------------------------------------------------
+def test_clamp_with_tensor_bounds_gives_ties_to_the_input():
+    x = leaf([-1.0, 0.0, 0.5, 1.0, 2.0])
+    low = leaf([0.0] * 5)
+    high = leaf([1.0] * 5)
+    out = x.clamp(low, high)
+    assert out.tolist() == [0.0, 0.0, 0.5, 1.0, 1.0]
+    assert out.grad_fn.name() == "ClampBackward0"
+    assert edges(out) == [ACC] * 3
+    out.sum().backward()
+    # x equal to a bound (0.0 and 1.0) is inside [min, max]: its gradient is 1, the
+    # bound's is 0 (maximum/minimum would share a tie half and half).
+    assert x.grad.tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]
+    assert low.grad.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert high.grad.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def test_clamp_with_one_tensor_bound_has_a_none_edge_for_the_other():
+    x = leaf([-1.0, 0.0, 2.0])
+    low = teachgrad.zeros(3)
+    out = x.clamp(min=low)
+    assert edges(out) == [ACC, None, None]
+    out.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_clamp_with_min_above_max_gives_max_its_gradient():
+    x, low, high = leaf([-1.0, 0.5, 2.0]), leaf([1.0] * 3), leaf([0.0] * 3)
+    out = x.clamp(low, high)
+    assert out.tolist() == [0.0, 0.0, 0.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    assert low.grad.tolist() == [0.0, 0.0, 0.0]
+    assert high.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_clamp_min_and_max_node_names():
+    x, bound = leaf([-1.0, 0.0, 2.0]), leaf([0.0, 0.0, 0.0])
+    assert x.clamp_min(0.0).grad_fn.name() == "ClampMinBackward0"
+    assert x.clamp_max(0.0).grad_fn.name() == "ClampMaxBackward0"
+    out = x.clamp_min(bound)
+    assert out.grad_fn.name() == "ClampMinBackward1"
+    out.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]  # the tie (0 == 0) goes to x
+    assert bound.grad.tolist() == [1.0, 0.0, 0.0]
+    assert x.clamp_max(bound).grad_fn.name() == "ClampMaxBackward1"
+
+
+def test_clamp_with_tensor_bounds_matches_finite_differences():
+    x = leaf(RNG.standard_normal((3, 4)))
+    low = leaf(RNG.standard_normal(4) - 0.5)
+    high = leaf(RNG.standard_normal((3, 1)) + 1.5)
+    assert gradcheck(lambda a, b, c: a.clamp(b, c), (x, low, high))
+    assert gradcheck(lambda a, b: a.clamp(max=b), (x, high))
+    assert gradcheck(lambda a, b: a.clamp_min(b), (x, low))
+    assert gradgradcheck(lambda a, b, c: a.clamp(b, c) * a, (x, low, high))
+
+
+def test_clamp_promotes_over_all_three_operands():
+    x = teachgrad.tensor([-1, 0, 2])
+    assert x.clamp(min=teachgrad.tensor([0.5])).dtype == teachgrad.float32
+    out = teachgrad.tensor([1.0], dtype=teachgrad.float32).clamp(
+        teachgrad.tensor([0.0], dtype=teachgrad.float64))
+    assert out.dtype == teachgrad.float64
+
+
+def test_clamp_bound_that_does_not_broadcast():
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(4\) must match the size "
+                                           r"of tensor b \(3\) at non-singleton dimension 0"):
+        teachgrad.zeros(4).clamp(min=teachgrad.zeros(3))
+
+
+def test_clip_is_clamp():
+    x = teachgrad.tensor([-1.0, 0.5, 2.0])
+    assert teachgrad.clip(x, 0.0, 1.0).tolist() == [0.0, 0.5, 1.0]

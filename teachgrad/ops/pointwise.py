@@ -912,9 +912,81 @@ class ClampBackward1(Op):
         return grad * inside
 
 
+class ClampMinBackward0(ClampBackward1):
+    """``clamp_min(number)``: the same op, under the name PyTorch gives it."""
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """``clamp_max(number)``: the same op, under the name PyTorch gives it."""
+
+
+class ClampBackward0(Op):
+    """``clamp`` with a tensor bound: the bounds are inputs too (a missing one is None).
+
+    Unlike ``maximum``/``minimum``, a tie gives its whole gradient to ``a``, as in PyTorch.
+    """
+
+    formula = "∂clamp/∂a = 1 where min ≤ a ≤ max    ∂clamp/∂min = 1 where a < min    " \
+        "∂clamp/∂max = 1 where a > max"
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        # Three operands, so the cast to PyTorch's result dtype happens here, not in apply.
+        dtype = result_type(*[x for x in (a, low, high) if x is not None]).numpy
+        a, low, high = [None if x is None else np.asarray(x, dtype) for x in (a, low, high)]
+        ctx.save_for_backward(a, low, high)
+        out = a if low is None else np.maximum(a, low)
+        return out if high is None else np.minimum(out, high)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, low, high = [None if x is None else _value(x) for x in ctx.saved_tensors]
+        if high is None:
+            return grad * (a >= low), grad * (a < low), None
+        if low is None:
+            return grad * (a <= high), None, grad * (a > high)
+        # When min > max every result is max: the gradient goes to max alone.
+        return (grad * ((a >= low) & (a <= high)), grad * ((a < low) & (low < high)),
+                grad * ((a > high) | (high < low)))
+
+
+class ClampMinBackward1(Op):
+    """``clamp_min(tensor)``."""
+
+    formula = "∂clamp_min/∂a = 1 where a ≥ min    ∂clamp_min/∂min = 1 where a < min"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, low):
+        ctx.save_for_backward(a, low)
+        return np.maximum(a, low)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, low = (_value(x) for x in ctx.saved_tensors)
+        return grad * (a >= low), grad * (a < low)
+
+
+class ClampMaxBackward1(Op):
+    """``clamp_max(tensor)``."""
+
+    formula = "∂clamp_max/∂a = 1 where a ≤ max    ∂clamp_max/∂max = 1 where a > max"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, high):
+        ctx.save_for_backward(a, high)
+        return np.minimum(a, high)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, high = (_value(x) for x in ctx.saved_tensors)
+        return grad * (a <= high), grad * (a > high)
+
+
 @tensor_method("clamp", "clip")
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
-    """Limit every element to ``[min, max]`` (either bound may be omitted).
+    """Limit every element to ``[min, max]`` (either bound may be omitted, or be a tensor).
 
     >>> import teachgrad as torch
     >>> torch.tensor([-2., 0.5, 3.]).clamp(0, 1)
@@ -923,27 +995,36 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+        for bound in (min, max):
+            if isinstance(bound, Tensor) and bound._data.shape != input._data.shape:
+                _check_broadcast(input, bound)
+        return ClampBackward0.apply(input, min, max)
+    return _clamp_by_numbers(ClampBackward1, input, min, max)
+
+
+clip = clamp  # PyTorch's alias (NumPy's name)
+
+
+def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa: A002
     if any(isinstance(v, float) for v in (min, max)) and input._data.dtype.kind != "f":
         input = _floating(input)
-    return ClampBackward1.apply(input, min=min, max=max)
+    return op.apply(input, min=min, max=max)
 
 
 @tensor_method("clamp_min")
 def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
     """``clamp(input, min=min)``."""
-    return clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return _binary(ClampMinBackward1, input, min)
+    return _clamp_by_numbers(ClampMinBackward0, input, min, None)
 
 
 @tensor_method("clamp_max")
 def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     """``clamp(input, max=max)``."""
-    return clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return _binary(ClampMaxBackward1, input, max)
+    return _clamp_by_numbers(ClampMaxBackward0, input, None, max)
 
 
 class MaximumBackward0(Op):
@@ -1206,8 +1287,8 @@ def trunc(input: Tensor) -> Tensor:
 __all__ = [
     "add", "sub", "rsub", "mul", "div", "neg", "pow", "square", "exp", "expm1", "log",
     "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
-    "sigmoid", "abs", "sign", "relu", "clamp", "clamp_min", "clamp_max", "maximum", "minimum",
-    "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
+    "sigmoid", "abs", "sign", "relu", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
+    "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
     "floor_divide", "remainder", "positive",
 ]
