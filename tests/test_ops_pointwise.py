@@ -186,3 +186,24 @@ def test_clamp_bound_that_does_not_broadcast():
 def test_clip_is_clamp():
     x = teachgrad.tensor([-1.0, 0.5, 2.0])
     assert teachgrad.clip(x, 0.0, 1.0).tolist() == [0.0, 0.5, 1.0]
+
+
+# ----------------------------------------------------------------------------------------
+# NumPy scalars are Python numbers to PyTorch ("weak": the tensor's dtype wins)
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "x / np.sqrt(4.0)", "x * np.float64(2)", "np.float64(2) * x", "x - np.float32(1)",
+    "x ** np.float64(2)", "x.pow(np.float64(2))", "x.clamp(np.float64(0), np.float64(1))",
+    "x.clamp_min(np.float64(0))", "torch.where(x > 1, x, np.float64(0))",
+    "torch.tensor([1, 2]) * np.float64(2)", "np.float64(2) * torch.tensor([1, 2])",
+])
+def test_numpy_scalars_do_not_upcast_float32(expr):
+    x = teachgrad.tensor([1.0, 2.0])
+    out = eval(expr, {"x": x, "np": np, "torch": teachgrad})  # our own literal expressions
+    assert out.dtype == teachgrad.float32
+
+
+def test_numpy_integer_scalar_keeps_int32():
+    x = teachgrad.tensor([1, 2], dtype=teachgrad.int32)
+    assert (x + np.int64(2)).dtype == teachgrad.int32
+    assert (np.int64(2) + x).dtype == teachgrad.int32

@@ -51,7 +51,10 @@ def _matmul(a, b):
 
 
 def _as_tensor(x):
-    return _make(np.asarray(x)) if isinstance(x, (np.ndarray, np.generic)) else x
+    # A NumPy scalar is a Python number to PyTorch (weak in type promotion: float32 stays).
+    if isinstance(x, np.generic):
+        return x.item()
+    return _make(x) if isinstance(x, np.ndarray) else x
 
 
 def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):

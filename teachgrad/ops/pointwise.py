@@ -26,13 +26,18 @@ _NUMBER_TYPES = (int, float, bool)
 
 
 def _operand(x):
-    """Python numbers stay numbers (they are "weak" in type promotion); arrays become tensors."""
+    """Python numbers stay numbers (they are "weak" in type promotion); arrays become tensors.
+
+    NumPy scalars (``np.sqrt(2.0)``, ``np.float32(1)``) count as Python numbers, as in
+    PyTorch: ``x / np.sqrt(d)`` keeps x's float32. (``np.float64`` is a subclass of
+    ``float``, so it is checked before the Python types.)
+    """
+    if isinstance(x, np.generic):
+        return x.item()
     if isinstance(x, (Tensor, int, float)):
         return x
     if isinstance(x, np.ndarray):
         return _make(x)
-    if isinstance(x, np.generic):
-        return x.item()
     if isinstance(x, numbers.Number):
         return complex(x) if isinstance(x, complex) else float(x)
     if isinstance(x, (list, tuple)):
@@ -994,6 +999,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min, max = (None if v is None else _operand(v) for v in (min, max))  # np.float64 -> float
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         for bound in (min, max):
             if isinstance(bound, Tensor) and bound._data.shape != input._data.shape:
@@ -1006,6 +1012,7 @@ clip = clamp  # PyTorch's alias (NumPy's name)
 
 
 def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa: A002
+    min, max = (None if v is None else _operand(v) for v in (min, max))
     if any(isinstance(v, float) for v in (min, max)) and input._data.dtype.kind != "f":
         input = _floating(input)
     return op.apply(input, min=min, max=max)
