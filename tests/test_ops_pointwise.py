@@ -207,3 +207,44 @@ def test_numpy_integer_scalar_keeps_int32():
     x = teachgrad.tensor([1, 2], dtype=teachgrad.int32)
     assert (x + np.int64(2)).dtype == teachgrad.int32
     assert (np.int64(2) + x).dtype == teachgrad.int32
+
+
+# ----------------------------------------------------------------------------------------
+# logical_* (truth values, always bool) versus &, |, ^, ~ (bitwise in the result dtype)
+# ----------------------------------------------------------------------------------------
+def test_logical_ops_test_for_nonzero_whatever_the_dtype():
+    a, b = teachgrad.tensor([1, 2]), teachgrad.tensor([2, 0])
+    assert teachgrad.logical_and(a, b).tolist() == [True, False]  # not 1 & 2 == 0
+    assert teachgrad.logical_or(teachgrad.tensor([0.0, 0.0]), b).tolist() == [True, False]
+    assert teachgrad.logical_xor(a, b).tolist() == [False, True]
+    assert teachgrad.logical_not(teachgrad.tensor([1.5, 0.0])).tolist() == [False, True]
+
+
+def test_bitwise_operators_promote_like_arithmetic():
+    mask, a = teachgrad.tensor([True, False]), teachgrad.tensor([3, 5])
+    assert (mask & a).dtype == teachgrad.int64 and (mask & a).tolist() == [1, 0]
+    assert (mask & 1).tolist() == [1, 0]  # an int number makes it int, as in PyTorch
+    assert (mask & True).tolist() == [True, False]
+    assert (a | 8).tolist() == [11, 13] and (a ^ 1).tolist() == [2, 4]
+    assert (~a).tolist() == [-4, -6] and (~mask).tolist() == [False, True]
+
+
+def test_bitwise_operators_refuse_floats_with_pytorchs_errors():
+    x = teachgrad.tensor([1.0, 0.0])
+    not_for = "\" not implemented for '{}'".format
+    with pytest.raises(NotImplementedError, match='^"bitwise_and_cpu' + not_for("Float")):
+        _ = x & x
+    with pytest.raises(NotImplementedError, match='^"bitwise_or_cpu' + not_for("Float")):
+        _ = teachgrad.tensor([1, 2]) | 2.5
+    with pytest.raises(TypeError, match=r"^~ \(operator.invert\) is only implemented on integer"):
+        _ = ~x
+    with pytest.raises(NotImplementedError, match='^"bitwise_not_cpu' + not_for("Double")):
+        teachgrad.bitwise_not(x.double())
+
+
+def test_augmented_bitwise_operators_work_in_place():
+    t = teachgrad.tensor([3, 5])
+    alias = t
+    t |= 8
+    t &= 9
+    assert alias.tolist() == [9, 9] and t is alias

@@ -372,8 +372,8 @@ _INPLACE = {
     "subtract_": pointwise.sub, "multiply_": pointwise.mul, "divide_": pointwise.div,
     "__iadd__": pointwise.add, "__isub__": pointwise.sub, "__imul__": pointwise.mul,
     "__itruediv__": pointwise.div, "__ipow__": pointwise.pow,
-    "__iand__": pointwise.logical_and, "__ior__": pointwise.logical_or,
-    "__ixor__": pointwise.logical_xor,
+    "__iand__": pointwise.bitwise_and, "__ior__": pointwise.bitwise_or,
+    "__ixor__": pointwise.bitwise_xor,
     "remainder_": pointwise.remainder, "__imod__": pointwise.remainder,
     "floor_divide_": pointwise.floor_divide, "__ifloordiv__": pointwise.floor_divide,
 }

@@ -1181,36 +1181,81 @@ def ge(input: Tensor, other) -> Tensor:
     return _compare(np.greater_equal, input, other)
 
 
-@tensor_method("logical_and", "__and__", "__rand__", "bitwise_and")
+@tensor_method()
 def logical_and(input: Tensor, other) -> Tensor:
-    """Elementwise and (``&``)."""
-    if input._data.dtype == np.bool_:
-        return _compare(np.logical_and, input, other)
-    return _compare(np.bitwise_and, input, other)
+    """Elementwise "both are nonzero" (a bool tensor, whatever the dtypes)."""
+    return _compare(np.logical_and, input, other)
 
 
-@tensor_method("logical_or", "__or__", "__ror__", "bitwise_or")
+@tensor_method()
 def logical_or(input: Tensor, other) -> Tensor:
-    """Elementwise or (``|``)."""
-    if input._data.dtype == np.bool_:
-        return _compare(np.logical_or, input, other)
-    return _compare(np.bitwise_or, input, other)
+    """Elementwise "either is nonzero" (a bool tensor)."""
+    return _compare(np.logical_or, input, other)
 
 
-@tensor_method("logical_xor", "__xor__", "__rxor__", "bitwise_xor")
+@tensor_method()
 def logical_xor(input: Tensor, other) -> Tensor:
-    """Elementwise exclusive or (``^``)."""
-    if input._data.dtype == np.bool_:
-        return _compare(np.logical_xor, input, other)
-    return _compare(np.bitwise_xor, input, other)
+    """Elementwise "exactly one is nonzero" (a bool tensor)."""
+    return _compare(np.logical_xor, input, other)
 
 
-@tensor_method("logical_not", "__invert__", "bitwise_not")
+@tensor_method()
 def logical_not(input: Tensor) -> Tensor:
-    """Elementwise not (``~`` on bool tensors)."""
-    if input._data.dtype == np.bool_:
-        return _make(np.logical_not(input._data))
-    return _make(np.invert(input._data))
+    """Elementwise "is zero" (a bool tensor)."""
+    return _make(np.logical_not(input._data))
+
+
+def _bitwise(kernel: str, on_bools, on_integers, a: Tensor, b) -> Tensor:
+    """``&``, ``|``, ``^`` in PyTorch's result dtype: bools stay bool, floats are refused."""
+    b = _operand(b)
+    if isinstance(b, Tensor):
+        _check_broadcast(a, b)
+    dtype = result_type(a, b)
+    if dtype.is_floating_point:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{dtype._legacy.removesuffix("Tensor")}\''
+            "\nHint: bitwise operators work on bool and integer tensors; to combine "
+            "conditions, compare first: (x > 0) & (x < 1)."
+        )
+    ufunc = on_bools if dtype.numpy == np.bool_ else on_integers
+    return _make(np.asarray(ufunc(_value(a), np.asarray(_value(b), dtype.numpy))))
+
+
+@tensor_method("bitwise_and", "__and__", "__rand__")
+def bitwise_and(input: Tensor, other) -> Tensor:
+    """Elementwise ``&``: "and" of bool tensors, bit by bit for integers."""
+    return _bitwise("bitwise_and_cpu", np.logical_and, np.bitwise_and, input, other)
+
+
+@tensor_method("bitwise_or", "__or__", "__ror__")
+def bitwise_or(input: Tensor, other) -> Tensor:
+    """Elementwise ``|``: "or" of bool tensors, bit by bit for integers."""
+    return _bitwise("bitwise_or_cpu", np.logical_or, np.bitwise_or, input, other)
+
+
+@tensor_method("bitwise_xor", "__xor__", "__rxor__")
+def bitwise_xor(input: Tensor, other) -> Tensor:
+    """Elementwise ``^``: "exactly one" of bool tensors, bit by bit for integers."""
+    return _bitwise("bitwise_xor_cpu", np.logical_xor, np.bitwise_xor, input, other)
+
+
+@tensor_method()
+def bitwise_not(input: Tensor) -> Tensor:
+    """Elementwise ``~``: "not" of a bool tensor, every bit flipped for integers."""
+    if input._data.dtype.kind == "f":
+        name = input.dtype._legacy.removesuffix("Tensor")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{name}'")
+    return _make(np.invert(input._data))  # (np.invert of a bool array is logical not)
+
+
+@tensor_method("__invert__")
+def _invert(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "f":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            "\nHint: to invert a mask, make it with a comparison first: ~(x > 0)."
+        )
+    return bitwise_not(input)
 
 
 @tensor_method()
@@ -1296,6 +1341,7 @@ __all__ = [
     "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
     "sigmoid", "abs", "sign", "relu", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
     "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
+    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
     "floor_divide", "remainder", "positive",
 ]
