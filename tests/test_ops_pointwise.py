@@ -248,3 +248,30 @@ def test_augmented_bitwise_operators_work_in_place():
     t |= 8
     t &= 9
     assert alias.tolist() == [9, 9] and t is alias
+
+
+# ----------------------------------------------------------------------------------------
+# where
+# ----------------------------------------------------------------------------------------
+def test_tensor_where_method_takes_self_as_the_input():
+    x = leaf([1.0, 2.0])
+    out = x.where(x > 1, x * 3)  # = torch.where(x > 1, x, x * 3)
+    assert out.tolist() == [3.0, 2.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0, 1.0]
+    assert teachgrad.tensor([1.0, -2.0]).where(teachgrad.tensor([True, False]), 0.0).tolist() \
+        == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("shapes, message", [
+    (((3,), (2,), (2,)), r"tensor a \(3\) must match the size of tensor b \(2\) at non-singleton "
+                         r"dimension 0"),
+    # condition and input broadcast to (3, 2) first; then other's 3 meets their 2
+    (((2,), (3, 2), (3,)), r"tensor a \(2\) must match the size of tensor b \(3\) at "
+                           r"non-singleton dimension 1"),
+])
+def test_where_shapes_that_do_not_broadcast(shapes, message):
+    cond, a, b = shapes
+    with pytest.raises(RuntimeError, match="^The size of " + message):
+        teachgrad.where(teachgrad.ones(cond, dtype=teachgrad.bool), teachgrad.ones(a),
+                        teachgrad.zeros(b))

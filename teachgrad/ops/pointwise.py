@@ -60,6 +60,10 @@ def _check_broadcast(a, b) -> None:
     """PyTorch's message when two shapes do not broadcast (instead of NumPy's)."""
     sa = a._data.shape if isinstance(a, Tensor) else ()
     sb = b._data.shape if isinstance(b, Tensor) else ()
+    _check_shapes_broadcast(sa, sb)
+
+
+def _check_shapes_broadcast(sa: tuple, sb: tuple) -> None:
     for i in range(1, min(len(sa), len(sb)) + 1):
         x, y = sa[-i], sb[-i]
         if x != y and x != 1 and y != 1:
@@ -1096,7 +1100,6 @@ class WhereBackward0(Op):
         return np.where(c, grad, 0), np.where(c, 0, grad)
 
 
-@tensor_method()
 def where(condition: Tensor, input=None, other=None):
     """Pick ``input`` where ``condition`` holds, else ``other``.
 
@@ -1115,9 +1118,18 @@ def where(condition: Tensor, input=None, other=None):
         input = _make(np.asarray(input, dtype=_scalar_dtype(input, other)))
     if not isinstance(other, Tensor):
         other = _make(np.asarray(other, dtype=_scalar_dtype(other, input)))
-    out_shape = np.broadcast_shapes(cond.shape, input._data.shape, other._data.shape)
+    _check_shapes_broadcast(cond.shape, input._data.shape)
+    partial_shape = np.broadcast_shapes(cond.shape, input._data.shape)
+    _check_shapes_broadcast(partial_shape, other._data.shape)
+    out_shape = np.broadcast_shapes(partial_shape, other._data.shape)
     cond = np.broadcast_to(cond, out_shape)
     return WhereBackward0.apply(input, other, condition=cond)
+
+
+@tensor_method("where")
+def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
+    # ``x.where(condition, y)`` is ``torch.where(condition, x, y)``: self is the input.
+    return where(condition, self, other)
 
 
 def _scalar_dtype(x, partner):
