@@ -37,3 +37,10 @@ def test_in_place_change_of_a_saved_scalar_output_is_detected(name):
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_exact_gelu_backward_of_a_scalar():
+    # A 0-d saved input comes back from saved_tensors as a NumPy scalar, not an array;
+    # gelu's backward took that for create_graph and refused.
+    x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(torch.nn.functional.gelu, (x,))

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 
@@ -148,7 +149,7 @@ class GeluBackward0(Op):
             t = np.tanh(inner)
             d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a**2)
             return grad * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner)
-        if not isinstance(a, np.ndarray):
+        if isinstance(a, Tensor):  # create_graph: (a 0-d value comes as a NumPy scalar)
             raise NotImplementedError(
                 "teachgrad cannot differentiate gelu twice (create_graph=True): Φ(a) has no "
                 "differentiable op here.\nHint: use F.gelu(x, approximate='tanh')."
