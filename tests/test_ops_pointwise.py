@@ -275,3 +275,16 @@ def test_where_shapes_that_do_not_broadcast(shapes, message):
     with pytest.raises(RuntimeError, match="^The size of " + message):
         teachgrad.where(teachgrad.ones(cond, dtype=teachgrad.bool), teachgrad.ones(a),
                         teachgrad.zeros(b))
+
+
+# ----------------------------------------------------------------------------------------
+# pow of two tensors at a ** 0
+# ----------------------------------------------------------------------------------------
+def test_pow_with_a_zero_exponent_has_no_slope_in_the_base():
+    # a ** 0 = 1 for every a, so d/da = 0 (the formula b·a^(b-1) gives 0·inf = nan at a = 0);
+    # d/db = a^b·ln a, and 0 ** b is flat in b for b >= 0.
+    a = leaf([0.0, 2.0, 0.0])
+    b = leaf([0.0, 0.0, 2.0])
+    (a ** b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]
+    assert b.grad.tolist() == [0.0, np.log(2.0), 0.0]

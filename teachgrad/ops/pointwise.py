@@ -442,9 +442,12 @@ class PowBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        # 0 ** b with b >= 0 has no slope in b (and log(0) would give nan): PyTorch's rule.
+        # a ** 0 is constant in a (b · a^(b-1) would give 0 · inf = nan at a = 0), and
+        # 0 ** b with b >= 0 has no slope in b (log(0) would give nan): PyTorch's rules.
+        constant = np.asarray(_value(b)) == 0
         flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) >= 0)
-        return grad * b * a ** (b - 1), grad * np.where(flat, 0, out * np.log(np.where(flat, 1, a)))
+        return (grad * np.where(constant, 0, b * a ** (b - 1)),
+                grad * np.where(flat, 0, out * np.log(np.where(flat, 1, a))))
 
 
 class PowBackward2(Op):
