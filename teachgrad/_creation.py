@@ -7,6 +7,7 @@ leaf whose gradient ``backward()`` should compute.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Sequence
 
@@ -55,7 +56,7 @@ def _infer_numpy(data) -> np.ndarray:
         raise
     if array.dtype == object:
         _raise_ragged(data)
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
     if array.dtype.kind == "f":
         return array.astype(get_default_dtype().numpy, copy=False)
     if array.dtype.kind in "iu":
@@ -63,8 +64,19 @@ def _infer_numpy(data) -> np.ndarray:
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "US":
-        raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if array.ndim:
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError("new(): invalid data type 'str'")
+    raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+
+
+def _unsupported_type_name(data) -> str:
+    """The type of the first element that is not a number (PyTorch names it, not the list)."""
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            if not isinstance(item, (int, float, complex, np.generic)):
+                return _unsupported_type_name(item)
+    return type(data).__name__
 
 
 def _unwrap_tensors(data):
@@ -195,6 +207,13 @@ def full(size, fill_value, *, dtype: DType | None = None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
     _check_device(device)
+    if isinstance(fill_value, (Tensor, np.generic)):  # a one-element tensor or NumPy scalar
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, numbers.Number):
+        raise TypeError(
+            "full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
     if dtype is None:
         if isinstance(fill_value, bool):
             d = np.dtype(np.bool_)
@@ -211,6 +230,9 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None
         requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
     _check_device(device)
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
@@ -243,6 +265,8 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
 
 

@@ -102,8 +102,8 @@ def to_dtype(d) -> dtype:
     """Accept a teachgrad dtype, a NumPy dtype or a Python type (``float``, ``int``, ``bool``)."""
     if isinstance(d, dtype):
         return d
-    if d is _py_float:
-        return _Defaults.floating
+    if d is _py_float:  # a Python float is a C double: PyTorch's float64 (not the default)
+        return float64
     if d is _py_int:
         return int64
     if d is _py_bool:
