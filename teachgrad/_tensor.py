@@ -49,6 +49,28 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    # Slices, sums and repeats of a Size are Sizes too (``x.shape[1:].numel()`` works).
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to teachgrad.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
     def numel(self) -> int:
         """The number of elements a tensor of this shape holds."""
         n = 1
@@ -309,6 +331,8 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError(_NOT_ONE_ELEMENT)
         if self._requires_grad and not _float_warning["given"]:
             # PyTorch warns once per process (float(loss) is fine for printing; it is a
             # trap only when the number is meant to carry a gradient on).
@@ -322,6 +346,8 @@ class Tensor:
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError(_NOT_ONE_ELEMENT)
         return int(self.item())
 
     def __index__(self) -> int:
@@ -515,6 +541,12 @@ class Tensor:
 _new = object.__new__
 
 
+# float(t) and int(t) say this (a ValueError); t.item() raises a RuntimeError of its own.
+_NOT_ONE_ELEMENT = (
+    "only one element tensors can be converted to Python scalars"
+    "\nHint: this tensor has more than one element; reduce it first (t.sum(), t.mean()) "
+    "or pick one (t[0])."
+)
 _float_warning = {"given": False}  # float(t) of a tensor that requires grad warns once
 
 

@@ -64,6 +64,22 @@ def test_size_and_shape():
     assert t.shape.numel() == 6
 
 
+@pytest.mark.parametrize("convert", [float, int])
+def test_python_number_of_a_many_element_tensor_is_a_value_error(convert):
+    # PyTorch: float(t) / int(t) raise ValueError; t.item() raises RuntimeError.
+    with pytest.raises(ValueError, match="^only one element tensors can be converted to Python "
+                                         "scalars"):
+        convert(teachgrad.tensor([1.0, 2.0]))
+
+
+def test_slices_and_sums_of_a_size_are_sizes():
+    # PyTorch: x.shape[1:] is torch.Size([3, 4]) (so .numel() works on it), and so are
+    # shape + (1,), (1,) + shape and shape * 2.
+    shape = teachgrad.ones(2, 3, 4).shape
+    assert shape[1:].numel() == 12
+    for derived in (shape[1:], shape + (1,), (1,) + shape, shape * 2):
+        assert isinstance(derived, teachgrad.Size), derived
+
 def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch):
     # PyTorch 2.13: TORCH_WARN_ONCE in Tensor.__float__ (int(), .item() and bool() are silent)
     import teachgrad._tensor as tensor_module
