@@ -371,3 +371,19 @@ def test_parity_with_torch_on_random_data(expr):
     np.testing.assert_allclose(mv, tv, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(mg, tg, rtol=1e-10, atol=1e-12)
     assert mn == tn
+
+
+@pytest.mark.parametrize("reduce_", [
+    lambda t, d: t.sum(d), lambda t, d: t.mean(d, keepdim=True), lambda t, d: t.std(d),
+    lambda t, d: t.var(d), lambda t, d: t.prod(d), lambda t, d: t.amax(d),
+    lambda t, d: t.logsumexp(d), lambda t, d: t.norm(dim=d), lambda t, d: t.all(d),
+    lambda t, d: t.count_nonzero(d), lambda t, d: t.softmax(d), lambda t, d: t.log_softmax(d),
+    lambda t, d: t.sum((d, 0)),
+])
+def test_numpy_integer_dims_are_ints(reduce_):
+    # PyTorch takes np.int64 (from np.argmax, arr.ndim - 1 ...) wherever it takes an int.
+    t = leaf(X[0])
+    expected = reduce_(t, 1)
+    got = reduce_(t, np.int64(1))
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())

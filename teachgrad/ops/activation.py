@@ -69,6 +69,8 @@ class LogSoftmaxBackward0(Op):
 
 
 def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tensor:
+    if isinstance(dim, np.integer):  # a NumPy integer is an int to PyTorch
+        dim = int(dim)
     if not isinstance(dim, int):
         raise TypeError(f"{kernel}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dtype is not None:

@@ -38,7 +38,7 @@ def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     """
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)  # (np.int64 too)
     if not dims:
         return tuple(range(ndim))
     wrapped = [_wrap_dim(int(d), ndim) for d in dims]
@@ -354,6 +354,8 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     d = _sum_dtype(input, dtype)
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
+    if isinstance(dim, np.integer):  # e.g. from np.argmax: PyTorch takes it as an int
+        dim = int(dim)
     if not isinstance(dim, int):
         raise TypeError(
             "prod(): argument 'dim' must be int, not "
