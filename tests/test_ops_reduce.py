@@ -387,3 +387,10 @@ def test_numpy_integer_dims_are_ints(reduce_):
     got = reduce_(t, np.int64(1))
     assert got.shape == expected.shape
     np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+
+
+def test_float16_cumsum_accumulates_in_float32():
+    # In float16 alone, 2048 + 1 rounds back to 2048; PyTorch's kernel adds in float32.
+    out = teachgrad.ones(5000, dtype=teachgrad.float16).cumsum(0)
+    assert out.dtype == teachgrad.float16
+    assert out[-1].item() == 5000.0  # a float16 (a multiple of 4 above 4096)

@@ -894,6 +894,10 @@ class CumsumBackward0(Op):
         ctx.dim = dim
         if a.ndim == 0:
             return a.astype(dtype) if dtype is not None else a.copy()
+        if dtype is None and a.dtype == np.float16:
+            # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
+            # round back, as PyTorch's CPU kernel does.
+            return np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16)
         return np.cumsum(a, axis=dim, dtype=dtype)
 
     @staticmethod
