@@ -288,3 +288,29 @@ def test_pow_with_a_zero_exponent_has_no_slope_in_the_base():
     (a ** b).sum().backward()
     assert a.grad.tolist() == [0.0, 0.0, 0.0]
     assert b.grad.tolist() == [0.0, np.log(2.0), 0.0]
+
+
+# ----------------------------------------------------------------------------------------
+# second derivatives through piecewise-linear activations
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("activation, node", [
+    (teachgrad.relu, "ThresholdBackwardBackward0"),
+    (lambda t: teachgrad.nn.functional.leaky_relu(t, 0.1), "LeakyReluBackwardBackward0"),
+    (teachgrad.nn.functional.hardtanh, "HardtanhBackwardBackward0"),
+    (teachgrad.nn.functional.relu6, "HardtanhBackwardBackward0"),
+])
+def test_second_derivative_through_a_piecewise_linear_activation_is_zero(activation, node):
+    # d/dx of relu(x) is a step: its own derivative is 0 everywhere (away from the kink).
+    # PyTorch records the backward with the activation's tensor as an input, so asking
+    # for it is 0, not "x appears to not have been used in the graph".
+    x = leaf([0.5, -0.2, 1.5])
+    (g,) = teachgrad.autograd.grad(activation(x).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == node
+    (h,) = teachgrad.autograd.grad(g.sum(), x)
+    assert h.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_gradgradcheck_through_relu():
+    x = leaf(RNG.standard_normal(6))
+    assert gradgradcheck(lambda t: teachgrad.relu(t) * t.sin(), (x,))
+    assert gradgradcheck(lambda t: teachgrad.nn.functional.leaky_relu(t, 0.2) ** 2, (x,))

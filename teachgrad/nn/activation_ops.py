@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
+from ..ops.pointwise import ThresholdBackwardBackward0
 
 
 def _raw(x):
@@ -37,7 +38,16 @@ class LeakyReluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * np.where(_raw(a) > 0, 1.0, ctx.negative_slope).astype(_raw(a).dtype)
+        slope = np.where(_raw(a) > 0, 1.0, ctx.negative_slope).astype(_raw(a).dtype)
+        if isinstance(a, Tensor):  # create_graph: a stays in the graph (PyTorch's node)
+            return LeakyReluBackwardBackward0.apply(grad, a, slope=slope)
+        return grad * slope
+
+
+class LeakyReluBackwardBackward0(ThresholdBackwardBackward0):
+    """leaky_relu's backward as a recorded op (under ``create_graph``)."""
+
+    formula = "∂/∂grad = slope (1 or negative_slope)    ∂/∂a = 0"
 
 
 class HardtanhBackward0(Op):
@@ -55,8 +65,16 @@ class HardtanhBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = _raw(a)
-        inside = (x > ctx.min_val) & (x < ctx.max_val)
-        return grad * inside.astype(x.dtype)
+        inside = ((x > ctx.min_val) & (x < ctx.max_val)).astype(x.dtype)
+        if isinstance(a, Tensor):  # create_graph: a stays in the graph (PyTorch's node)
+            return HardtanhBackwardBackward0.apply(grad, a, slope=inside)
+        return grad * inside
+
+
+class HardtanhBackwardBackward0(ThresholdBackwardBackward0):
+    """hardtanh's (and relu6's) backward as a recorded op (under ``create_graph``)."""
+
+    formula = "∂/∂grad = 1 inside (min, max), else 0    ∂/∂a = 0"
 
 
 class EluBackward0(Op):

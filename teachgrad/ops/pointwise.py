@@ -789,7 +789,31 @@ class ReluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (_value(out) > 0)
+        mask = _value(out) > 0
+        if isinstance(out, Tensor):  # create_graph: keep relu's output in the graph
+            return ThresholdBackwardBackward0.apply(grad, out, slope=mask)
+        return grad * mask
+
+
+class ThresholdBackwardBackward0(Op):
+    """relu's backward as a recorded op (under ``create_graph``): ``grad · slope``.
+
+    ``slope`` (1 where relu's output is > 0, else 0) is a constant, but as in PyTorch relu's
+    output is an input too, with derivative 0: a second derivative through a relu is 0
+    rather than "x appears to not have been used in the graph". leaky_relu and hardtanh
+    reuse it under their own names.
+    """
+
+    formula = "∂/∂grad = slope (1 or 0)    ∂/∂out = 0"
+
+    @staticmethod
+    def forward(ctx, grad, source, slope):
+        ctx.slope = slope
+        return grad * slope
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.slope, np.zeros_like(g)
 
 
 @tensor_method()
