@@ -60,7 +60,30 @@ def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> T
         self._grad_fn = fn
         self._output_nr = result._output_nr
         self._requires_grad = result._requires_grad
+    if fn is not None:
+        _saved_output_is_now(fn, result, self)
     return self
+
+
+def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
+    """An op that saved its own output (``exp_``, ``sigmoid_``, ``relu_``...) saved ``result``,
+    whose values now live in ``self``: save ``self``'s memory and version instead.
+
+    So a later in-place change of ``self`` makes backward refuse, as PyTorch does ("...
+    which is output 0 of ExpBackward0, is at version 2; expected version 1 instead").
+    A source is ``(version_cell, version, output_nr)`` for an output (graph.record_saved).
+    """
+    saved = getattr(fn, "_saved", None)
+    if type(saved) is not tuple or len(saved) != 2:
+        return
+    values, sources = saved
+    mine = [s is not None and len(s) == 3 and s[0] is result._vc for s in sources]
+    if any(mine):
+        # (values may be a tuple subclass that marks 0-d saves: keep its type)
+        fn._saved = (
+            type(values)(self._data if m else v for v, m in zip(values, mine)),
+            tuple((self._vc, self._vc[0], s[2]) if m else s for s, m in zip(sources, mine)),
+        )
 
 
 def write_into(self: Tensor, result: Tensor) -> None:
