@@ -390,3 +390,16 @@ def test_random_index_gradient_counts_picks(data, shape):
         (out * torch.tensor(weights)).sum().backward()
         expected = np.bincount(positions.reshape(-1), weights.reshape(-1), minlength=values.size)
         assert x.grad.numpy().reshape(-1).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("pick", [
+    lambda x: x[:, [0, 2, 1]], lambda x: x[:, :, [1, 0]], lambda x: x[:, [1, 0], 1:3],
+    lambda x: x[:, x[0, :, 0] > 3], lambda x: x.index_select(2, torch.tensor([1, 0])),
+])
+def test_picked_elements_are_contiguous(pick):
+    # PyTorch's result of an advanced index is contiguous, so .view works on it (NumPy
+    # lays x[:, [2, 0]] out column by column).
+    x = torch.arange(24.0).view(2, 3, 4)
+    out = pick(x)
+    assert out.is_contiguous()
+    assert out.view(-1).tolist() == out.reshape(-1).tolist()

@@ -66,7 +66,10 @@ class PickOp(Op):
     def forward(ctx, a, key):
         a = _at_least_1d(a)  # the engine sums the (1,)-shaped gradient back to a 0-d input
         ctx.shape, ctx.key = a.shape, key
-        return a[key]
+        out = a[key]
+        # NumPy lays out x[:, [2, 0]] column by column; PyTorch's result is contiguous (so
+        # x[:, idx].view(-1) works). The copy happens only for such layouts.
+        return out if out.flags.c_contiguous else out.copy(order="C")
 
     @staticmethod
     def backward(ctx, grad):
