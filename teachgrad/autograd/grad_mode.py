@@ -65,7 +65,16 @@ class _Mode:
         return type(self)()
 
 
-class no_grad(_Mode):
+class _BareDecoratorMode(_Mode):
+    """A mode that also decorates without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, func: Callable | None = None):
+        if func is None:
+            return super().__new__(cls)
+        return cls()(func)  # ``@no_grad`` called the class with the function
+
+
+class no_grad(_BareDecoratorMode):
     """Run code without recording the graph: results have ``requires_grad=False``.
 
     >>> import teachgrad as torch
@@ -79,7 +88,7 @@ class no_grad(_Mode):
     _target = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_BareDecoratorMode):
     """Turn recording back on, e.g. inside a ``no_grad`` block."""
 
     _target = True
@@ -113,6 +122,11 @@ class set_grad_enabled(_Mode):
 
 class inference_mode(_Mode):
     """Like ``no_grad`` (teachgrad has no separate inference tensors): nothing is recorded."""
+
+    def __new__(cls, mode: bool | Callable = True):
+        if callable(mode):  # ``@inference_mode`` without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
         self._target = not mode
