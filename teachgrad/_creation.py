@@ -120,7 +120,7 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
             "rather than torch.tensor(sourceTensor).",
             UserWarning,
             stacklevel=2,
