@@ -674,12 +674,34 @@ def _run_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
                 break
             result = hook(_as_tensor(grads[nr]))
             if result is not None:
+                _check_hook_result(hook, grads[nr], result)
                 grads[nr] = result if create_graph else _as_array(result)
         if hooks is not None and nr in hooks.retained and grads[nr] is not None:
             tensor = hooks.retained[nr]()
             if tensor is not None:
                 _retain(tensor, grads[nr], create_graph)
     return grads
+
+
+def _check_hook_result(hook: Callable, grad, result) -> None:
+    """A tensor hook may replace a gradient, but not change its shape or dtype (PyTorch)."""
+    before, after = _as_array(grad), _as_array(result)
+    name = getattr(hook, "__name__", repr(hook))
+    if after.shape != before.shape:
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value"
+            f"\nHint: the hook got a gradient of shape {list(before.shape)} and returned one "
+            f"of shape {list(after.shape)}; a hook must return a gradient shaped like its "
+            "tensor (or None to keep it)."
+        )
+    if after.dtype != before.dtype:
+        from .._dtypes import from_numpy_dtype
+
+        was, got = (from_numpy_dtype(d)._legacy for d in (before.dtype, after.dtype))
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value "
+            f"(was teachgrad.{was} got teachgrad.{got})"
+        )
 
 
 def _run_node_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:

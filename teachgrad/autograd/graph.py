@@ -379,13 +379,14 @@ def _raise_modified(node: Node, value, source) -> None:
     if len(source) == 2:
         tensor, expected = source
         now = tensor._vc[0]
-        fn, output_nr = _edge_when_saved(node, tensor)
+        # PyTorch names the saved input's grad_fn as it is *now*: the in-place op that
+        # changed it (``y.add_(1)`` -> "output 0 of Add"). A view changed in place, or
+        # whose base was, has its history rebuilt as AsStridedBackward0 (ops/inplace.py).
+        fn = tensor._grad_fn
         if fn is not None and tensor._base is not None:
-            # A view changed in place has its history rebuilt as AsStridedBackward0
-            # (ops/inplace.py), and PyTorch names that one.
             what += ", which is output 0 of AsStrided,"
         elif fn is not None:
-            what += f", which is output {output_nr} of {_short(fn.name())},"
+            what += f", which is output {tensor._output_nr} of {_short(fn.name())},"
     else:
         cell, expected, output_nr = source
         now = cell[0]
@@ -398,24 +399,6 @@ def _raise_modified(node: Node, value, source) -> None:
         f"\nHint: {node.name()} saved this tensor to compute its gradient, and it was changed "
         "in place afterwards. Use an out-of-place op (y = y + 1, not y += 1) or clone() first."
     )
-
-
-def _edge_when_saved(node: Node, tensor) -> tuple:
-    """The ``(grad_fn, output_nr)`` a saved input had when ``node`` saved it.
-
-    PyTorch's message names that one, not the tensor's current grad_fn: each tracked
-    in-place op since gave the tensor a new grad_fn whose first input is the previous one
-    (see ops/inplace.py), so walk back along first inputs to one of ``node``'s own edges.
-    """
-    edges = [edge for edge in node.next_functions if edge[0] is not None]
-    fn, output_nr = tensor._grad_fn, tensor._output_nr
-    while fn is not None and not any(e[0] is fn and e[1] == output_nr for e in edges):
-        if not fn.next_functions:
-            return tensor._grad_fn, tensor._output_nr
-        fn, output_nr = fn.next_functions[0]
-    if fn is None or isinstance(fn, AccumulateGrad):  # not found: name the current one
-        return tensor._grad_fn, tensor._output_nr
-    return fn, output_nr
 
 
 def _short(name: str) -> str:
