@@ -102,6 +102,7 @@ class BackwardCFunction(FunctionCtx, Node):
 
     @property
     def needs_input_grad(self) -> tuple:
+        """One bool per input of ``forward``: does a gradient have to flow there?"""
         return self.__dict__.get("_needs_input_grad", ())
 
     def backward(self, *grads):
@@ -109,6 +110,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return self._forward_cls.backward(self, *grads)
 
     def __call__(self, *grads):
+        """Apply the node by hand (``grad_fn(grad)``, as in PyTorch): run its backward."""
         return self.backward(*grads)
 
     def _run_backward(self, grads: tuple) -> tuple:
@@ -202,6 +204,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         )
 
     def __call__(self, *args: Any, **kwargs: Any):
+        """Refused, as in PyTorch: call ``MyFunction.apply(...)`` on the class instead."""
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please "
             "use new-style autograd function with static forward method. (Example: "
@@ -232,6 +235,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode derivative (PyTorch's hook for forward AD; teachgrad has none)."""
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it "
             "with forward mode AD (teachgrad has no forward mode AD)."

@@ -113,9 +113,11 @@ class set_grad_enabled(_Mode):
         pass
 
     def clone(self) -> set_grad_enabled:
+        """A fresh copy of this context manager (PyTorch's API for decorators)."""
         return set_grad_enabled(self._target)
 
     def __call__(self, func: Callable) -> Callable:
+        """Decorate ``func`` so that it runs with grad mode set as this object says."""
         state.enabled = self._previous  # used as a decorator: don't change the mode now
         return super().__call__(func)
 
@@ -142,4 +144,5 @@ class inference_mode(_Mode):
         state.inference = self._previous_inference
 
     def clone(self) -> inference_mode:
+        """A fresh copy of this context manager (PyTorch's API for decorators)."""
         return inference_mode(self._mode)

@@ -113,6 +113,7 @@ class Node:
 
     @property
     def num_outputs(self) -> int:
+        """How many outputs the forward op had (one gradient arrives for each)."""
         return len(self._meta)
 
 
@@ -240,6 +241,7 @@ _view_builder = _no_view_builder
 
 
 def shape_str(shape) -> str:
+    """``(2, 3)`` as PyTorch's messages write it: ``[2, 3]``."""
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 

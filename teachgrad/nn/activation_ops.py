@@ -27,6 +27,8 @@ def _raw(x):
 
 
 class LeakyReluBackward0(Op):
+    """``leaky_relu``: slope 1 for positive inputs, ``negative_slope`` elsewhere."""
+
     formula = "∂leaky_relu(a)/∂a = 1 if a > 0 else slope"
 
     @staticmethod

@@ -401,6 +401,7 @@ def neg(input: Tensor) -> Tensor:
 
 @tensor_method("__pos__", "positive")
 def positive(input: Tensor) -> Tensor:
+    """``+input``: the tensor itself, as in PyTorch."""
     return input
 
 

@@ -230,20 +230,25 @@ class ModuleDict(Module):
         return key in self._modules
 
     def keys(self):
+        """The names of the modules, in order."""
         return self._modules.keys()
 
     def values(self):
+        """The modules, in order."""
         return self._modules.values()
 
     def items(self):
+        """``(name, module)`` pairs, in order."""
         return self._modules.items()
 
     def pop(self, key: str) -> Module:
+        """Remove the module called ``key`` and return it."""
         module = self._modules[key]
         del self[key]
         return module
 
     def clear(self) -> None:
+        """Remove every module."""
         self._modules.clear()
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
