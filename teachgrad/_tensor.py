@@ -19,6 +19,8 @@ function).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -87,11 +89,48 @@ def tensor_method(*names: str) -> Callable:
     """
 
     def register(fn: Callable) -> Callable:
+        fn = numpy_names(fn)
         for name in names or (fn.__name__,):
             setattr(Tensor, name, fn)
         return fn
 
     return register
+
+
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def numpy_names(fn: Callable) -> Callable:
+    """Let ``fn`` take NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``.
+
+    PyTorch accepts both spellings in every function with a ``dim``, so code written by
+    NumPy users runs. Functions without a ``dim`` or ``keepdim`` parameter are returned
+    unchanged (and so pay nothing).
+
+    >>> import teachgrad as torch
+    >>> torch.ones(2, 3).sum(axis=0, keepdims=True)
+    tensor([[2., 2., 2.]])
+    """
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # (a builtin without a signature)
+        return fn
+    if not any(new in parameters for new in _NUMPY_NAMES.values()):
+        return fn
+
+    @functools.wraps(fn)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            for old, new in _NUMPY_NAMES.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(
+                            f"{fn.__name__}() got both '{new}' and its alias '{old}'"
+                        )
+                    kwargs[new] = kwargs.pop(old)
+        return fn(*args, **kwargs)
+
+    return with_numpy_names
 
 
 # How PyTorch's C++ core spells element types in some messages ('double', 'long int').

@@ -6,13 +6,14 @@ They are the same ops as the methods (``x.norm()``, ``a @ b``), under PyTorch's
 
 from __future__ import annotations
 
-from ._tensor import Tensor
+from ._tensor import Tensor, numpy_names
 from .ops.linalg import matmul, matrix_power
 from .ops.reduce import vector_norm
 
 __all__ = ["vector_norm", "norm", "matmul", "matrix_power", "vecdot"]
 
 
+@numpy_names
 def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``torch.linalg.norm`` for vectors: the 2-norm by default, or ``vector_norm(ord)``.
 
@@ -29,6 +30,7 @@ def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None
     return vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@numpy_names
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product along ``dim`` (batched): ``(x * y).sum(dim)``."""
     return (x * y).sum(dim)

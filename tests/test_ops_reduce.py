@@ -394,3 +394,33 @@ def test_float16_cumsum_accumulates_in_float32():
     out = teachgrad.ones(5000, dtype=teachgrad.float16).cumsum(0)
     assert out.dtype == teachgrad.float16
     assert out[-1].item() == 5000.0  # a float16 (a multiple of 4 above 4096)
+
+
+@pytest.mark.parametrize("call, expected_shape", [
+    (lambda x: x.sum(axis=0), (3,)),
+    (lambda x: teachgrad.sum(x, axis=1, keepdims=True), (2, 1)),
+    (lambda x: x.mean(axis=-1, keepdims=True), (2, 1)),
+    (lambda x: x.max(axis=1).values, (2,)),
+    (lambda x: x.softmax(axis=0), (2, 3)),
+    (lambda x: teachgrad.nn.functional.log_softmax(x, axis=1), (2, 3)),
+    (lambda x: teachgrad.stack([x, x], axis=1), (2, 2, 3)),
+    (lambda x: x.unsqueeze(axis=0), (1, 2, 3)),
+    (lambda x: teachgrad.linalg.vector_norm(x, axis=0), (3,)),
+])
+def test_numpy_spellings_axis_and_keepdims_are_accepted(call, expected_shape):
+    # PyTorch takes axis= for dim= and keepdims= for keepdim= wherever there is a dim.
+    x = teachgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    out = call(x)
+    assert tuple(out.shape) == expected_shape
+
+
+def test_numpy_spelling_gives_the_same_values_and_gradients():
+    x = teachgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    x.sum(axis=0, keepdims=True).pow(2).sum().backward()
+    # d/dx of sum_j (x_0j + x_1j)^2 = 2 (x_0j + x_1j) for both rows: 10, 14, 18
+    assert x.grad.tolist() == [[10.0, 14.0, 18.0], [10.0, 14.0, 18.0]]
+
+
+def test_dim_and_its_alias_together_are_refused():
+    with pytest.raises(TypeError, match="got both 'dim' and its alias 'axis'"):
+        teachgrad.ones(2, 3).sum(dim=0, axis=1)

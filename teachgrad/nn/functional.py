@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from .. import _random
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, numpy_names
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
 from ..ops import linalg as _linalg
@@ -214,6 +214,7 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@numpy_names
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """``e^x / sum(e^x)`` along ``dim``: turns scores into probabilities that sum to 1.
@@ -229,6 +230,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _activation.softmax(input, dim)
 
 
+@numpy_names
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """``log(softmax(x))``, computed stably as ``x - logsumexp(x)``."""

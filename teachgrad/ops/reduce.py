@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from .._dtypes import get_default_dtype
-from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from . import numpy_protocol
 from .op import Op
 from .pointwise import _value
@@ -776,6 +776,7 @@ class LinalgVectorNormBackward0(Op):
         return np.sign(a) * np.abs(a) ** (p - 1) * scale
 
 
+@numpy_names
 def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *,  # noqa: A002
                 dtype=None) -> Tensor:
     """The vector p-norm ``(Σ|aᵢ|ᵖ)^(1/p)`` over ``dim`` (all elements by default).
@@ -1044,7 +1045,7 @@ def _np_amin(a, axis=None, out=None, keepdims=False, **_):
 
 
 __all__ = [
-    "sum", "mean", "sum_to_size", "normalize_dims", "unreduce", "prod", "max", "min", "median",
+    "sum", "mean", "prod", "max", "min", "median",
     "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
     "all", "any", "count_nonzero",
 ]

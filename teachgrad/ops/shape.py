@@ -25,7 +25,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._dtypes import result_type
-from .._tensor import Size, Tensor, _wrap_dim, tensor_method
+from .._tensor import Size, Tensor, _wrap_dim, numpy_names, tensor_method
 from . import numpy_protocol
 from .op import NO_CONTEXT, Op
 
@@ -976,6 +976,7 @@ class StackBackward0(Op):
         return tuple(grad[_along(ctx.dim, i)] for i in range(ctx.count))
 
 
+@numpy_names
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``.
 
