@@ -27,6 +27,7 @@ import numpy as np
 
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
+from .assets import escape_text
 from .graph_model import node_name
 from .naming import Names
 from .steps import Recording, StepRecord
@@ -353,7 +354,7 @@ class _Out:
 
     def _fig(self, value, caption: str) -> str:
         """A value with a caption under it (``upstream``, ``local``...)."""
-        shown = f'<pre class="tg-v">{html.escape(self.printed(value))}</pre>'
+        shown = f'<pre class="tg-v">{escape_text(self.printed(value))}</pre>'
         return f"<figure>{shown}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
     @staticmethod
@@ -379,7 +380,7 @@ class _Out:
         self.text.append(f"  local derivative: {formula}")
 
     def value(self, what: str, value) -> None:
-        self._row(what, f'<pre class="tg-v">{html.escape(self.printed(value))}</pre>')
+        self._row(what, f'<pre class="tg-v">{escape_text(self.printed(value))}</pre>')
         self.text.append(f"  {what}: {self._t(value)}")
 
     def sum(self, parts: list, total) -> None:

@@ -42,15 +42,12 @@ How it works, in three steps, each a small function below:
 from __future__ import annotations
 
 import dataclasses
-import functools
-import html
-import re
 import sys
 from collections.abc import Mapping
-from importlib import resources
 
 from .._printing import format_data
 from .._tensor import Tensor
+from .assets import css, escape_text
 
 __all__ = ["Column", "Inspection", "describe", "inspect", "tensor_html"]
 
@@ -191,18 +188,14 @@ def _text_table(columns: tuple[Column, ...]) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
 def stylesheet() -> str:
-    """``static/inspector.css`` without its comments (they are for readers of the file,
-    and every displayed table carries a copy of the CSS)."""
-    source = resources.files(__package__).joinpath("static/inspector.css").read_text("utf-8")
-    without_comments = re.sub(r"/\*.*?\*/", "", source, flags=re.DOTALL)
-    lines = (line.strip() for line in without_comments.splitlines())
-    return "\n".join(line for line in lines if line)
+    """``static/inspector.css`` without its comments (every displayed table carries a copy
+    of the CSS)."""
+    return css("inspector.css")
 
 
 def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
+    return escape_text(text)  # a 3-d tensor's blank lines must not end a Markdown export's HTML
 
 
 def _html_row(label: str, cells: list[Cell], section: str) -> str:

@@ -112,13 +112,15 @@ _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
 _TITLE = re.compile(
     r'(<g id="([^"]*)" class="(?:node|edge|graph)[^"]*"[^>]*>\s*)<title>.*?</title>', re.S
 )
+_BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 
 def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") -> str:
     """Make Graphviz's SVG fit in a notebook page.
 
-    * drops the XML prologue and comments (they are not allowed inside HTML);
+    * drops the XML prologue and comments (they are not allowed inside HTML), and blank
+      lines (a Markdown export would end the HTML there);
     * replaces Graphviz's tooltips (which are just DOT ids) with ``titles[id]`` (plain text,
       escaped here) or nothing;
     * keeps the ``viewBox`` and natural size but lets the picture shrink to the cell's width
@@ -134,6 +136,7 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
         return match.group(1) + (f"<title>{html.escape(text)}</title>" if text else "")
 
     svg = _TITLE.sub(retitle, svg)
+    svg = _BLANK_LINES.sub("\n", svg)  # see assets.py: no blank line may end Markdown's HTML
     svg = _SIZE.sub(
         lambda m: (
             f'<svg class="{css_class}" width="{m.group(1)}pt" height="{m.group(2)}pt" '
