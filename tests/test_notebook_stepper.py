@@ -223,6 +223,24 @@ def test_retain_graph_and_backward_twice():
         out2.backward()
 
 
+
+def test_running_a_stepper_cell_twice_fails_first_and_changes_no_grad():
+    # Re-running the step_backward cell alone: the engine would already have added
+    # a's gradient (AddBackward0 needs nothing saved) before failing at ExpBackward0.
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(3.0, requires_grad=True)
+    L = a + b.exp()
+    step_backward(L, names={"a": a, "b": b, "L": L})
+    grads = (a.grad.clone(), b.grad.clone())
+    with pytest.raises(RuntimeError, match=r"(?s)a second time.*Hint: .*compute L again"):
+        step_backward(L, names={"a": a, "b": b, "L": L})
+    assert (a.grad.item(), b.grad.item()) == (grads[0].item(), grads[1].item())
+    # Like backward(), a graph that saved nothing can be stepped again.
+    M = a + b
+    step_backward(M)
+    step_backward(M)
+    assert a.grad.item() == grads[0].item() + 2.0
+
 def test_create_graph_allows_a_second_derivative():
     x = torch.tensor(2.0, requires_grad=True)
     with warnings.catch_warnings():

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._tensor import Tensor
+from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .graph import Labels, new_prefix, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, build
@@ -72,12 +73,32 @@ def step_backward(
     """
     outputs = (out,) if isinstance(out, Tensor) else tuple(out)
     model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
+    if inputs is None:  # (with inputs=, the engine may never reach a freed node)
+        _refuse_a_used_graph(model, Names(names))
     saved = snapshot_saved(model.index_of)  # backward frees these; the panels show them
     recording = record_backward(
         outputs, gradient, retain_graph=retain_graph, create_graph=create_graph,
         inputs=inputs, graph_nodes=model.index_of,
     )
     return Stepper(model, recording, Names(names), saved)
+
+
+def _refuse_a_used_graph(model: GraphModel, names: Names) -> None:
+    """Raise PyTorch's "backward through the graph a second time" error up front.
+
+    Re-running a ``step_backward`` cell without re-running the cells that build the graph
+    is the usual way to get here. The engine would raise too, but only when it reaches
+    the first node whose saved tensors are gone, after earlier steps may already have
+    added to some leaves' ``.grad``; checking first leaves every ``.grad`` untouched.
+    """
+    if not any(getattr(node, "_saved", None) is autograd_graph._FREED for node in model.index_of):
+        return
+    what = ", ".join(filter(None, (names.of_tensor(r) for r in model.roots))) or "the output"
+    raise RuntimeError(
+        f"{autograd_graph.BACKWARD_TWICE}\nHint: step_backward() calls backward(), and the "
+        f"graph of {what} was already used by a backward pass (did this cell run before?). "
+        f"Run the cells that compute {what} again, then this one; nothing was changed."
+    )
 
 
 class FramesView:
