@@ -241,6 +241,7 @@ def test_running_a_stepper_cell_twice_fails_first_and_changes_no_grad():
     step_backward(M)
     assert a.grad.item() == grads[0].item() + 2.0
 
+
 def test_create_graph_allows_a_second_derivative():
     x = torch.tensor(2.0, requires_grad=True)
     with warnings.catch_warnings():
@@ -266,6 +267,23 @@ def test_gradient_argument_for_a_non_scalar_output():
     stepper = step_backward(x * x, gradient=torch.tensor([1.0, 0.5]))
     assert_same(x.grad._data, [2.0, 2.0])           # 2x * v
     assert_same(stepper.recording.seeds[0], [1.0, 0.5])
+
+
+def test_with_gradient_the_panels_speak_of_the_scalar_it_stands_for():
+    # backward(v) from y differentiates ℓ = (v·y).sum(): what arrives at y is ∂ℓ/∂y = v.
+    # "∂y/∂y" (the identity) would be wrong, and so would "∂y/∂x" for x.grad = vᵀJ.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    v = torch.tensor([1.0, 0.5])
+    log = step_backward(y, gradient=v, names={"x": x, "y": y, "v": v}).log()
+    assert "ℓ = (v·y).sum()" in log
+    assert "∂ℓ/∂y" in log and "∂ℓ/∂x" in log
+    assert "∂y/∂" not in log
+    # Without gradient= the output itself is differentiated.
+    x2 = torch.tensor(2.0, requires_grad=True)
+    z = x2 * 3
+    log = step_backward(z, names={"x2": x2, "z": z}).log()
+    assert "∂z/∂z = 1" in log and "∂z/∂x2" in log and "ℓ" not in log
 
 
 # ---------------------------------------------------------------------------------------

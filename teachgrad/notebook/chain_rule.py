@@ -57,6 +57,12 @@ class PanelWriter:
         self.roots = roots
         self.saved = saved  # node -> (values, sources), taken before backward freed them
         self.root_name = (names.of_tensor(roots[0]) if roots else "") or "output"
+        given = getattr(recording, "given", [])
+        # What the gradients are gradients *of*. backward() from one output without
+        # gradient= differentiates that output; with gradient=v (or from several outputs)
+        # it differentiates the scalar ℓ = Σ (v·y).sum() (a vector-Jacobian product), and
+        # writing ∂y/∂y for v would be wrong.
+        self.top = "ℓ" if len(roots) > 1 or any(g is not None for g in given) else self.root_name
         self.n_steps = len(recording.steps) if recording is not None else 0
         self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
 
@@ -86,7 +92,7 @@ class PanelWriter:
                 what = f"(output of {node_name(node)})"
                 if len(node._meta) > 1:
                     what = f"(output {output_nr} of {node_name(node)})"
-        return f"∂{self.root_name}/∂{what}"
+        return f"∂{self.top}/∂{what}"
 
     def _printed(self, value) -> str:
         if value is None:
@@ -108,11 +114,15 @@ class PanelWriter:
     def start_panel(self) -> Panel:
         out = self.new_panel()
         first = self.recording.steps[0] if self.recording.steps else None
-        out.heading(f"Start: backward() from {self.root_name}")
+        heading = f"Start: backward() from {self.outputs_text()}"
+        out.heading(heading)
+        if self.top == self.root_name:
+            start = f"The chain rule starts at the output: ∂{self.top}/∂{self.top} = 1."
+        else:
+            start = self.loss_text()
         out.para(
-            f"The chain rule starts at the output: ∂{self.root_name}/∂{self.root_name} = 1 "
-            "(or the gradient= you passed). Every step below multiplies it by one local "
-            "derivative on the way back to the leaves."
+            f"{start} Every step below multiplies it by one local derivative on the way back "
+            "to the leaves."
         )
         if first is not None:
             for arrivals in first.arrivals:
@@ -124,7 +134,34 @@ class PanelWriter:
             out.queue([first.node] + [n for n in first.ready if n in starts], self.label)
         else:
             out.para("Nothing to run: no node of this graph needs a gradient.")
-        return out.panel(0, f"Start: backward() from {self.root_name}")
+        return out.panel(0, heading)
+
+    def outputs_text(self) -> str:
+        """``y``, or ``y1, y2`` when backward() starts from several outputs."""
+        names = [self.names.of_tensor(r) or f"output {k}" for k, r in enumerate(self.roots)]
+        return ", ".join(names) if len(names) > 1 else self.root_name
+
+    def given_name(self, k: int) -> str:
+        """The ``gradient=`` of output ``k`` as the student named it (``v``), else ``v``,
+        ``v1``...; ``"1"`` when none was passed."""
+        given = self.recording.given[k] if k < len(self.recording.given) else None
+        if given is None:
+            return "1"
+        return self.names.of_tensor(given) or ("v" if len(self.roots) == 1 else f"v{k}")
+
+    def loss_text(self) -> str:
+        """``backward(gradient=v) differentiates the scalar ℓ = (v·y).sum() ...``."""
+        terms, starts = [], []
+        for k, root in enumerate(self.roots):
+            name = self.names.of_tensor(root) or f"output {k}"
+            given = self.given_name(k)
+            terms.append(name if given == "1" else f"({given}·{name}).sum()")
+            starts.append(f"∂ℓ/∂{name} = {given}")
+        how = "backward(gradient=...)"
+        if len(self.roots) > 1:
+            how = "backward() from several outputs"
+        return (f"{how} differentiates the scalar ℓ = {' + '.join(terms)} (a vector-Jacobian "
+                f"product), so the chain rule starts at {', '.join(starts)}.")
 
     def step_panel(self, record: StepRecord) -> Panel:
         node = record.node

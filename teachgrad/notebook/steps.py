@@ -79,6 +79,8 @@ class Recording:
         self._pending: dict = {}
         self.steps: list[StepRecord] = []
         self.seeds: list = []  # the starting gradient of each output
+        #: the ``gradient=`` passed for each output (``None``: not passed, an implicit 1)
+        self.given: list = []
         self._retained_before: dict = {}
         for node, per_output in seeds.items():
             self._pending[node] = per_output
@@ -166,6 +168,10 @@ def record_backward(
             )
     recording = Recording(seeds)
     recording.seeds = starting
+    if gradient is None or isinstance(gradient, Tensor):
+        recording.given = [gradient] * len(outputs) if gradient is None else [gradient]
+    else:
+        recording.given = list(gradient)
     recording.remember_retained(graph_nodes)
     grad_tensors = gradient if gradient is None or isinstance(gradient, Tensor) else list(gradient)
     with engine.observe(recording):
