@@ -210,6 +210,8 @@ def test_hooks_run_and_are_reported():
     assert_same(x.grad._data, plain_x.grad._data)
     assert_same(x.grad._data, [180.0, 360.0])       # 10 * 2y * 3 with y = 3x
     assert "A hook changed this gradient" in stepper.log()
+    # Both sides of the hook: y * y sends 2y = [6, 12]; the hook returns [60, 120].
+    assert "before the hook: [ 6., 12.]" in stepper.log()
 
 
 def test_retain_graph_and_backward_twice():

@@ -14,7 +14,8 @@ For an AccumulateGrad step it shows the leaf's ``.grad`` changing: ``None → [.
 first time, ``old + new`` after that.
 
 Every number is one the engine reported (see :mod:`.steps`); nothing is recomputed here,
-except the sum of arrivals when a hook changed the gradient (we then show both).
+except the sum of arrivals when a hook changed the gradient (we then show both:
+what the hook received and what it returned).
 """
 
 from __future__ import annotations
@@ -195,7 +196,9 @@ class PanelWriter:
                 out.value(f"Gradient arriving {symbol}{source}", g)
             total = _sum([a.value for a in arrivals])
             if g is not None and total is not None and not _same(total, g):
-                out.para("A hook changed this gradient before the node ran.")
+                out.para("A hook changed this gradient before the node ran: it received "
+                         "the gradient below and returned the one above.")
+                out.value("before the hook", total)
 
     def _sender(self, arrival) -> str:
         if arrival.sender is None:
