@@ -181,3 +181,35 @@ def test_extension_adds_draw_and_step_backward_to_tensors_while_loaded():
         shell.run_line_magic("unload_ext", "teachgrad")
     assert not hasattr(torch.Tensor, "draw")
     assert not hasattr(torch.Tensor, "step_backward")
+
+
+def test_tensor_conveniences_name_boxes_after_the_cells_variables(ip):
+    # draw(out, names=locals()) needs the names spelled out; out.draw() in a cell is
+    # called from the notebook's namespace, so it can and does use those names.
+    run(ip, "%load_ext teachgrad")
+    run(ip, "import teachgrad as torch\n"
+            "weight = torch.tensor(2.0, requires_grad=True)\n"
+            "loss = weight * weight\n"
+            "drawing = loss.draw()\n"
+            "stepper = loss.step_backward()")
+    assert "<B>weight</B>" in ip.user_ns["drawing"].source
+    assert "<B>loss</B>" in ip.user_ns["drawing"].source
+    log = ip.user_ns["stepper"].log()
+    assert "weight.grad: None → 4." in log and "∂loss/∂weight" in log
+    # names= given explicitly still wins.
+    run(ip, "other = (weight * 3).step_backward(names={'w': weight})")
+    assert "w.grad: 4. + 3. = 7." in ip.user_ns["other"].log()
+
+
+def test_magic_modes_ignore_case(ip):
+    run(ip, "%load_ext teachgrad")
+    run(ip, "%teachgrad Plain")
+    assert set(formats(ip, torch.ones(1))) == {"text/plain"}
+
+
+def test_reprs_count_in_words(ip):
+    from teachgrad.notebook import draw, step_backward
+
+    x = torch.tensor(2.0, requires_grad=True)
+    assert repr(draw(x)) == "<teachgrad graph of 1 autograd node; .source has the DOT text>"
+    assert repr(step_backward(x)) == "<teachgrad backward stepper: 1 step, 1 autograd node>"

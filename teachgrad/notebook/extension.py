@@ -20,6 +20,8 @@ variable, so loading the extension twice or reloading it just replaces that one 
 
 from __future__ import annotations
 
+import sys
+
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
@@ -73,7 +75,7 @@ class TeachgradMagics(Magics):
         display = current_display(self.shell)
         if display is None:  # someone unregistered the formatter by hand
             raise UsageError("teachgrad's display is not active: run %load_ext teachgrad")
-        mode = line.strip()
+        mode = line.strip().lower()  # "%teachgrad Plain" means the same
         if not mode:
             print(describe_configuration(display))
             return
@@ -116,18 +118,30 @@ def unload_ipython_extension(ipython) -> None:
 
 # ``out.draw()`` and ``out.step_backward()``: notebook conveniences the extension adds to
 # Tensor while it is loaded (the core itself never imports the notebook layer).
+# Without names=, they label the picture with the caller's variable names, as inspect()
+# does: a learner who typed ``L.step_backward()`` wants to read ``x.grad``, not
+# "the .grad of the leaf [2]".
 def _draw(self: Tensor, **options):
-    """Draw the backward graph of this tensor (``teachgrad.notebook.draw(self, ...)``)."""
+    """Draw the backward graph of this tensor (``teachgrad.notebook.draw(self, ...)``),
+    its boxes named after your variables."""
     from .graph import draw
 
+    options.setdefault("names", _caller_names(sys._getframe(1)))
     return draw(self, **options)
 
 
 def _step_backward(self: Tensor, gradient=None, **options):
-    """Run backward step by step (``teachgrad.notebook.step_backward(self, ...)``)."""
+    """Run backward step by step (``teachgrad.notebook.step_backward(self, ...)``),
+    the boxes and panels named after your variables."""
     from .stepper import step_backward
 
+    options.setdefault("names", _caller_names(sys._getframe(1)))
     return step_backward(self, gradient, **options)
+
+
+def _caller_names(frame) -> dict:
+    """The caller's variables: its globals (a notebook's), overridden by its locals."""
+    return {**frame.f_globals, **frame.f_locals}
 
 
 _CONVENIENCES = {"draw": _draw, "step_backward": _step_backward}

@@ -28,7 +28,7 @@ from .graph_model import MAX_NODES, GraphModel, build, node_name
 from .naming import Names
 from .stepper import FramesView
 from .timeline import Timeline, work_runs
-from .values import shape_text
+from .values import count, shape_text
 
 
 def step_forward(
@@ -64,7 +64,8 @@ class ForwardReplay(FramesView):
         )
 
     def __repr__(self) -> str:
-        return f"<teachgrad forward replay: {len(self.ops)} ops, {self.model.total} nodes>"
+        return (f"<teachgrad forward replay: {count(len(self.ops), 'op')}, "
+                f"{count(self.model.total, 'node')}>")
 
 
 def _timeline(model: GraphModel, ops: list) -> Timeline:

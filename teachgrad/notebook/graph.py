@@ -33,7 +33,7 @@ from .assets import css
 from .graph_model import MAX_NODES, GraphModel, count_names, node_name
 from .layout import LayoutUnavailable, layout_svg, tidy_svg
 from .naming import Names
-from .values import shape_text, short_value
+from .values import count, shape_text, short_value
 
 FONT = "Helvetica,Arial,sans-serif"
 # Colours written into the SVG itself. They are what a viewer without our CSS shows
@@ -126,9 +126,9 @@ class Drawing:
 
     def __repr__(self) -> str:
         m = self.model
-        what = f"{m.total} autograd nodes"
+        what = count(m.total, "autograd node")
         if m.mode != "full":
-            what += f", drawn {m.mode} as {len(m.boxes)} boxes"
+            what += f", drawn {m.mode} as {count(len(m.boxes), 'box')}"
         return f"<teachgrad graph of {what}; .source has the DOT text>"
 
 

@@ -40,7 +40,7 @@ from .naming import Names
 from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
-from .values import short_value
+from .values import count, short_value
 
 
 def step_backward(
@@ -247,7 +247,7 @@ class Stepper(FramesView):
         root = self.names.of_tensor(self.model.roots[0]) if self.model.roots else ""
         return (
             f"<teachgrad backward stepper{' of ' + root if root else ''}: "
-            f"{len(self.steps)} steps, {self.model.total} autograd nodes>"
+            f"{count(len(self.steps), 'step')}, {count(self.model.total, 'autograd node')}>"
         )
 
 

@@ -109,9 +109,14 @@ def long_value(value) -> str:
         return format_data(array)
 
 
+def count(n: int, noun: str) -> str:
+    """``count(1, "step") == "1 step"``, ``count(2, "step") == "2 steps"``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def shape_text(shape) -> str:
     """``(2, 3) -> '[2, 3]'``: shapes as ``torch.Size`` lists them."""
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
-__all__ = ["as_array", "short_value", "long_value", "panel_printing", "shape_text"]
+__all__ = ["as_array", "short_value", "long_value", "panel_printing", "shape_text", "count"]
