@@ -112,6 +112,11 @@ _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
 _TITLE = re.compile(
     r'(<g id="([^"]*)" class="(?:node|edge|graph)[^"]*"[^>]*>\s*)<title>.*?</title>', re.S
 )
+#: A wide graph shrinks to the cell's width, but never below this fraction of its natural
+#: size: smaller, its 11-point labels could not be read. Beyond that it scrolls sideways
+#: (its container has ``overflow-x: auto``).
+MIN_SCALE = 0.7
+
 _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
@@ -124,7 +129,8 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     * replaces Graphviz's tooltips (which are just DOT ids) with ``titles[id]`` (plain text,
       escaped here) or nothing;
     * keeps the ``viewBox`` and natural size but lets the picture shrink to the cell's width
-      (``max-width: 100%; height: auto``), so wide graphs scale instead of being clipped.
+      (``max-width: 100%; height: auto``), down to ``MIN_SCALE`` of its size: a slightly
+      wide graph fits, a very wide one stays readable and scrolls.
     """
     svg = _PROLOGUE.sub("", svg, count=1)
     svg = _COMMENT.sub("", svg)
@@ -140,7 +146,8 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     svg = _SIZE.sub(
         lambda m: (
             f'<svg class="{css_class}" width="{m.group(1)}pt" height="{m.group(2)}pt" '
-            'style="max-width:100%;height:auto" role="img"'
+            f'style="max-width:100%;min-width:{float(m.group(1)) * MIN_SCALE:.0f}pt;'
+            'height:auto" role="img"'
         ),
         svg,
         count=1,
