@@ -630,6 +630,21 @@ def test_step_forward_replays_ops_in_creation_order():
     assert "not made yet" in page
 
 
+def test_step_forward_names_every_tensor_a_multi_output_op_makes():
+    from teachgrad.notebook import step_forward
+
+    x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    p, q = x.unbind(0)
+    out = (p * q).sum()
+    replay = step_forward(out, names={"x": x, "p": p, "q": q, "out": out})
+    assert "3 ops follow," in replay.panels[0].text
+    assert "makes p, q ([3], [3])" in replay.panels[1].text
+    r, s = x.unbind(0)   # unnamed outputs: a count, not the first output's name
+    unnamed = step_forward((r * s).sum(), names={"x": x})
+    assert "makes 2 new tensors ([3], [3])" in unnamed.panels[1].text
+    assert "1 op follows," in step_forward(x * 2, names={"x": x}).panels[0].text
+
+
 def test_custom_function_and_multi_output_nodes_step():
     class Square(torch.autograd.Function):
         @staticmethod

@@ -114,7 +114,8 @@ class _ForwardPanels(PanelWriter):
                      "node of the graph (its grad_fn):")
             for leaf in leaves:
                 out.value(self._tensor_name(leaf, 0), leaf.variable._data)
-        out.para(f"{len(ops)} ops follow, in the order the forward pass ran them.")
+        verb = "follows" if len(ops) == 1 else "follow"
+        out.para(f"{count(len(ops), 'op')} {verb}, in the order the forward pass ran them.")
         return out.panel(0, title)
 
     def _op(self, k: int, node, total: int) -> Panel:
@@ -129,7 +130,7 @@ class _ForwardPanels(PanelWriter):
             )
             inputs.append(f"{symbols[i]} = {where}")
         out.para("inputs: " + "; ".join(inputs) if inputs else "no inputs")
-        made = self.names.of_output(node) or self._root_name_of(node) or "a new tensor"
+        made = self._made(node)
         shapes = ", ".join(shape_text(shape) if shape else "scalar" for shape, _ in node._meta)
         out.para(f"makes {made} ({shapes}), whose grad_fn is this {node_name(node)}")
         self._saved(out, node)
@@ -137,6 +138,17 @@ class _ForwardPanels(PanelWriter):
             out.formula(node.formula)
             out.para("Backward will use this local derivative here.")
         return out.panel(k + 1, title)
+
+    def _made(self, node) -> str:
+        """What an op made: ``y``, ``a new tensor``; ``p, q`` for a multi-output op
+        (``unbind``, ``split``), which makes several tensors at once."""
+        n_outputs = len(node._meta)
+        if n_outputs == 1:
+            return self.names.of_output(node) or self._root_name_of(node) or "a new tensor"
+        names = [self.names.of_output(node, nr) for nr in range(n_outputs)]
+        if not any(names):
+            return f"{n_outputs} new tensors"
+        return ", ".join(name or f"output {nr}" for nr, name in enumerate(names))
 
     def _tensor_name(self, node, output_nr: int) -> str:
         """``'x (a leaf)'``, ``'y (made by AddBackward0)'``: a tensor named by its node."""
