@@ -196,6 +196,42 @@ def test_retain_grad_under_stepping():
     assert "h.grad (kept by retain_grad): None → [2., 2., 2.]" in stepper.log()
 
 
+def test_a_retained_grad_that_accumulates_shows_old_plus_new():
+    # Read "[2., 2., 2.] = [4., 4., 4.]" before: the gradient added was missing.
+    out, v = retained()
+    out.backward(retain_graph=True)
+    stepper = step_backward(out, names=v)
+    assert_same(v["h"].grad._data, [4.0, 4.0, 4.0])
+    assert "h.grad (kept by retain_grad): [2., 2., 2.] + [2., 2., 2.] = [4., 4., 4.]" in (
+        stepper.log())
+
+
+def test_a_non_leaf_among_inputs_stops_the_gradient_and_gets_it():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = x * 2
+    M = z.sum()
+    stepper = step_backward(M, names={"x": x, "z": z, "M": M}, inputs=[z])
+    assert_same(z.grad._data, [1.0, 1.0])
+    assert x.grad is None                                        # as PyTorch: z.grad only
+    log = stepper.panels[-1].text
+    assert "does not run: ∂M/∂z is what backward(inputs=...) asked for" in log
+    assert "z.grad (asked for by inputs=): None → [1., 1.]" in log
+
+
+def test_wrong_arguments_are_named_not_a_traceback_from_inside():
+    from teachgrad.notebook import draw, step_forward
+
+    x = torch.tensor(2.0, requires_grad=True)
+    for function, name in ((step_backward, "step_backward"), (draw, "draw"),
+                           (step_forward, "step_forward")):
+        with pytest.raises(TypeError, match=rf"^{name}\(\) expects a Tensor or a list of "
+                                            "Tensors, got int$"):
+            function(3)
+        with pytest.raises(TypeError, match=r"names= expects a dict such as locals\(\)"):
+            function(x * 2, names=["x"])
+    assert x.grad is None
+
+
 def test_hooks_run_and_are_reported():
     def make():
         x = torch.tensor([1.0, 2.0], requires_grad=True)

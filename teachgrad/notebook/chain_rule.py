@@ -177,7 +177,13 @@ class PanelWriter:
             self._saved(out, node)
         for tensor, before, after in record.retained:
             name = self.names.of_tensor(tensor) or "this tensor"
-            out.change(f"{name}.grad (kept by retain_grad)", before, after)
+            nr = tensor._output_nr
+            added = record.grads_in[nr] if nr < len(record.grads_in) else None
+            out.change(f"{name}.grad (kept by retain_grad)", before, after, added=added)
+        for tensor, before, after in record.written:
+            name = self.names.of_tensor(tensor) or "this tensor"
+            added = record.grads_in[tensor._output_nr]
+            out.change(f"{name}.grad (asked for by inputs=)", before, after, added=added)
         out.queue(record.ready, self.label)
         return out.panel(record.index + 1, title)
 
@@ -217,6 +223,10 @@ class PanelWriter:
 
     def _sent(self, out: _Out, record: StepRecord) -> None:
         node = record.node
+        if record.captured and not record.sent:
+            out.para(f"This node's backward() does not run: {self.grad_symbol(node)} is what "
+                     "backward(inputs=...) asked for, so the gradient stops here.")
+            return
         formula = getattr(node, "formula", "") or ""
         if formula:
             out.formula(formula)

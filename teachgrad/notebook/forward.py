@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad
 from .chain_rule import Panel, PanelWriter, input_symbols, snapshot_saved
-from .graph_model import MAX_NODES, GraphModel, build, node_name
+from .graph_model import MAX_NODES, GraphModel, as_tensors, build, node_name
 from .naming import Names
 from .stepper import FramesView
 from .timeline import Timeline, work_runs
@@ -42,7 +41,7 @@ def step_forward(
     >>> [node.name() for node in replay.ops]
     ['MulBackward0', 'ExpBackward0']
     """
-    outputs = (out,) if isinstance(out, Tensor) else tuple(out)
+    outputs = as_tensors(out, "step_forward")
     model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
     return ForwardReplay(model, Names(names))
 

@@ -114,10 +114,7 @@ def build(
     roots, max_nodes: int = MAX_NODES, hide_no_grad: bool = False
 ) -> GraphModel:
     """Walk back from ``roots`` (a tensor or several) and decide the boxes and arrows."""
-    roots = (roots,) if isinstance(roots, Tensor) else tuple(roots)
-    for r in roots:
-        if not isinstance(r, Tensor):
-            raise TypeError(f"draw() expects Tensors, got {type(r).__name__}")
+    roots = as_tensors(roots, "draw")
     root_nodes = [edge_of(r)[0] if r._requires_grad else None for r in roots]
     order = _walk(root_nodes)
     index_of = {node: k for k, node in enumerate(order)}
@@ -192,6 +189,22 @@ def build(
     )
 
 
+def as_tensors(out, function: str) -> tuple:
+    """``out`` (a tensor, or a list or tuple of them) as a tuple of tensors.
+
+    Anything else is a ``TypeError`` that names ``function`` (``draw``, ``step_backward``)
+    and what it got, rather than "'int' object is not iterable" from deep inside.
+    """
+    if isinstance(out, Tensor):
+        return (out,)
+    items = tuple(out) if isinstance(out, (list, tuple)) else (out,)
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise TypeError(f"{function}() expects a Tensor or a list of Tensors, "
+                            f"got {type(item).__name__}")
+    return items
+
+
 def _walk(root_nodes: list) -> list:
     """All nodes reachable from the roots, breadth first (so ids read top to bottom)."""
     order: list = []
@@ -248,4 +261,6 @@ def _fold_chains(order: list, keep: set) -> dict:
     return group
 
 
-__all__ = ["Box", "Arrow", "GraphModel", "build", "node_name", "count_names", "MAX_NODES"]
+__all__ = [
+    "Box", "Arrow", "GraphModel", "build", "as_tensors", "node_name", "count_names", "MAX_NODES",
+]

@@ -28,6 +28,11 @@ class Names:
         self._tensors: dict[int, Tensor] = {}   # keeps what we looked up alive and findable
         self._by_output: dict[tuple[int, int], list[str]] = {}
         self._tensor_of_output: dict[tuple[int, int], Tensor] = {}
+        if names is not None and not isinstance(names, Mapping):
+            raise TypeError(
+                "names= expects a dict such as locals() (name -> tensor) or {tensor: name}, "
+                f"got {type(names).__name__}"
+            )
         if names:
             for name, value in _pairs(names):
                 self._add(name, value)

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._tensor import Tensor
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .graph import Labels, new_prefix, to_digraph, unavailable_html
-from .graph_model import MAX_NODES, GraphModel, build
+from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg
 from .naming import Names
 from .static_html import LEGEND, live_rules, static_stepper
@@ -71,7 +70,7 @@ def step_backward(
     >>> [step.node.name() for step in stepper.steps]
     ['MulBackward0', 'torch::autograd::AccumulateGrad']
     """
-    outputs = (out,) if isinstance(out, Tensor) else tuple(out)
+    outputs = as_tensors(out, "step_backward")
     model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
     if inputs is None:  # (with inputs=, the engine may never reach a freed node)
         _refuse_a_used_graph(model, Names(names))

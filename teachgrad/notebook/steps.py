@@ -69,6 +69,8 @@ class StepRecord:
     grad_before: np.ndarray | None = None
     grad_after: np.ndarray | None = None
     retained: list = field(default_factory=list)  # [(tensor, before, after)] retain_grad
+    captured: bool = False  # a non-leaf among inputs=: its gradient stops here
+    written: list = field(default_factory=list)   # [(tensor, before, after)] such inputs=
 
 
 class Recording:
@@ -111,6 +113,7 @@ class Recording:
             arrivals=arrivals,
             sent=sent,
             ready=list(step.ready),
+            captured=step.captured,
         )
         if step.variable is not None:
             record.variable = step.variable
@@ -174,6 +177,11 @@ def record_backward(
         recording.given = list(gradient)
     recording.remember_retained(graph_nodes)
     grad_tensors = gradient if gradient is None or isinstance(gradient, Tensor) else list(gradient)
+    # Non-leaf tensors among inputs= get their .grad at the end of backward(), not at
+    # their step: note them now, and what they hold, to show it at their step.
+    non_leaf_inputs = [t for t in _as_list(inputs) if t._grad_fn is not None and
+                       not t.retains_grad]
+    before = [_copy(t._grad) for t in non_leaf_inputs]
     with engine.observe(recording):
         engine.backward(
             outputs if len(outputs) > 1 else outputs[0],
@@ -182,7 +190,18 @@ def record_backward(
             create_graph=create_graph,
             inputs=inputs,
         )
+    for record in recording.steps:
+        if record.captured:
+            record.written = [(t, old, _copy(t._grad)) for t, old in zip(non_leaf_inputs, before)
+                              if t._grad_fn is record.node]
     return recording
+
+
+def _as_list(inputs) -> list:
+    """``inputs=`` as a list of tensors (``None``, one tensor, or a sequence)."""
+    if inputs is None:
+        return []
+    return [inputs] if isinstance(inputs, Tensor) else list(inputs)
 
 
 __all__ = ["Arrival", "Sent", "StepRecord", "Recording", "record_backward", "seed_gradients"]
