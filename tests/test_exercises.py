@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,46 @@ def test_other_errors_in_the_students_function_propagate():
 
     with pytest.raises(ZeroDivisionError):
         check(answer, 1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# The lessons' own checking cells reject the tempting wrong answers
+# ---------------------------------------------------------------------------------------
+LESSONS = Path(__file__).resolve().parents[1] / "notebooks"
+
+WRONG_SIGMOID = '''
+class MySigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        s = 1 / (1 + torch.exp(-x))
+        ctx.save_for_backward(s)
+        return s
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (s,) = ctx.saved_tensors
+        return s * (1 - s)          # forgot grad_output: the chain rule's other half
+'''
+
+TEMPTING = {
+    # x.grad = Wᵀv: the column sums of W are right only when v is all ones.
+    "07_": "answer = [4.0, 6.0]",
+    # A backward without grad_output passes any check whose upstream gradient is all ones.
+    "12_": WRONG_SIGMOID,
+}
+
+
+def checking_cell(prefix: str) -> str:
+    nbformat = pytest.importorskip("nbformat")
+    (path,) = LESSONS.glob(f"{prefix}*.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    (cell,) = [c for c in nb.cells if "check" in c.metadata.get("tags", [])]
+    return cell.source
+
+
+@pytest.mark.parametrize("prefix", sorted(TEMPTING))
+def test_lesson_checks_reject_the_tempting_wrong_answer(prefix):
+    namespace = {"torch": torch}
+    exec(TEMPTING[prefix], namespace)
+    with pytest.raises(NotYet):
+        exec(checking_cell(prefix), namespace)
