@@ -291,6 +291,14 @@ def test_create_graph_allows_a_second_derivative():
     assert second.item() == 12.0                    # 6 x
 
 
+def test_the_create_graph_warning_points_at_the_callers_line():
+    # Not at a line inside teachgrad: a student would read "steps.py: ... engine.backward(".
+    x = torch.tensor(2.0, requires_grad=True)
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle") as w:
+        step_backward(x**3, create_graph=True)
+    assert [record.filename for record in w] == [__file__]
+
+
 def test_inputs_restricts_which_leaves_get_grad():
     a = torch.tensor(2.0, requires_grad=True)
     b = torch.tensor(3.0, requires_grad=True)

@@ -14,6 +14,12 @@ being summed.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -182,7 +188,7 @@ def record_backward(
     non_leaf_inputs = [t for t in _as_list(inputs) if t._grad_fn is not None and
                        not t.retains_grad]
     before = [_copy(t._grad) for t in non_leaf_inputs]
-    with engine.observe(recording):
+    with _warnings_from_the_callers_line(), engine.observe(recording):
         engine.backward(
             outputs if len(outputs) > 1 else outputs[0],
             grad_tensors,
@@ -195,6 +201,36 @@ def record_backward(
             record.written = [(t, old, _copy(t._grad)) for t, old in zip(non_leaf_inputs, before)
                               if t._grad_fn is record.node]
     return recording
+
+
+@contextmanager
+def _warnings_from_the_callers_line() -> Iterator[None]:
+    """Show the warnings of backward() (create_graph=True warns) at the student's line.
+
+    ``backward()`` warns as if called from the code that called it, which here is this
+    module: the notebook would show ``steps.py:...`` and a line of teachgrad's. The
+    warnings are caught and issued again from the first frame outside this package,
+    the cell that called ``step_backward``, as ``out.backward()`` there would show them.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # catch each one; the filters apply when re-issued
+        try:
+            yield
+        finally:
+            frame = sys._getframe(1)
+            package = os.path.dirname(__file__)
+            while frame.f_back is not None and (
+                os.path.dirname(frame.f_code.co_filename) == package
+                or frame.f_code.co_filename == contextlib.__file__
+            ):
+                frame = frame.f_back
+    for warning in caught:
+        warnings.warn_explicit(
+            warning.message, warning.category, frame.f_code.co_filename, frame.f_lineno,
+            module=frame.f_globals.get("__name__"), registry=frame.f_globals.setdefault(
+                "__warningregistry__", {}),
+            module_globals=frame.f_globals,
+        )
 
 
 def _as_list(inputs) -> list:
