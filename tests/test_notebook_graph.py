@@ -283,3 +283,31 @@ def test_graph_matches_torch_next_functions():
     model = draw(mine).model
     names = [b.members[0].name().rsplit("::")[-1] for b in model.boxes if b.kind in ("op", "leaf")]
     assert sorted(names) == sorted(expected)
+
+
+def reused_input_program(layers: int):
+    """Every layer reuses x: dot's placement and arrow routing cost grows fast on these."""
+    x = torch.ones(4, requires_grad=True)
+    h = x
+    for _ in range(layers):
+        h = (h * 0.9 + x).tanh()
+    return h.sum()
+
+
+def graph_attributes(source: str) -> str:
+    return re.search(r"^\s*graph \[(.*)\]$", source, flags=re.M).group(1)
+
+
+def test_large_drawings_ask_graphviz_for_a_bounded_layout():
+    # Without these, a 240-box drawing of reused_input_program(60) took 15 s to 3 min to
+    # lay out, and its stepper 90 s (measured; no timing here, the machine varies):
+    # network simplex is capped, and above 100 boxes arrows are straight.
+    big = graph_attributes(draw(reused_input_program(60)).source)
+    assert "nslimit=10" in big and "splines=line" in big
+    small = graph_attributes(draw(reused_input_program(3)).source)
+    assert "splines" not in small  # curved arrows where they are cheap
+
+
+def test_repr_counts_boxes_in_english():
+    text = repr(draw(reused_input_program(75)))
+    assert text.endswith("drawn collapsed as 228 boxes; .source has the DOT text>"), text

@@ -109,9 +109,10 @@ def long_value(value) -> str:
         return format_data(array)
 
 
-def count(n: int, noun: str) -> str:
-    """``count(1, "step") == "1 step"``, ``count(2, "step") == "2 steps"``."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``count(1, "step") == "1 step"``, ``count(2, "step") == "2 steps"``;
+    ``count(2, "box", "boxes") == "2 boxes"``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def shape_text(shape) -> str:
