@@ -7,6 +7,7 @@
   containers (``Sequential``, ``ModuleList``), losses (``MSELoss``, ``CrossEntropyLoss`` ...)
 * :mod:`teachgrad.nn.functional` — the same layers as functions (``F.relu``, ``F.cross_entropy``)
 * :mod:`teachgrad.nn.init` — weight initialisation schemes
+* :mod:`teachgrad.nn.utils` — gradient clipping, parameters as one vector
 
 >>> import teachgrad as torch
 >>> from teachgrad import nn
@@ -15,9 +16,9 @@
 82
 """
 
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
