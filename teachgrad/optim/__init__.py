@@ -1,4 +1,5 @@
-"""``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop).
+"""``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop),
+and :mod:`teachgrad.optim.lr_scheduler` to change the learning rate during training.
 
 >>> import teachgrad as torch
 >>> model = torch.nn.Linear(2, 1)
@@ -8,10 +9,11 @@ Every rule is written as a plain loop over the parameters, line for line the upd
 PyTorch's single-tensor implementation performs, so the numbers agree with PyTorch's.
 """
 
+from . import lr_scheduler
 from .adam import Adam
 from .adamw import AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
