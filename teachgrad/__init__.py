@@ -139,5 +139,6 @@ def unload_ipython_extension(ipython) -> None:
     unload(ipython)
 
 
-# Built on everything above: layers and losses, optimizers, the lessons' data sets.
-from . import datasets, nn, optim  # noqa: E402
+# Built on everything above: layers and losses, optimizers, the lessons' data sets,
+# and torch.utils.data (Dataset, DataLoader).
+from . import datasets, nn, optim, utils  # noqa: E402
