@@ -630,6 +630,122 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 
 # ----------------------------------------------------------------------------------------
+# Embedding and normalization
+# ----------------------------------------------------------------------------------------
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight``: ``out[..., :] = weight[input[...], :]``.
+
+    ``input`` holds integer indices (any shape); the result has one more dimension, of
+    size ``weight.shape[1]``. ``padding_idx``: that row receives no gradient.
+    ``max_norm``: rows that are looked up and longer than it are first shrunk *in place*
+    to that norm (as PyTorch does). ``scale_grad_by_freq``: divide each row's gradient by
+    how often it appears in ``input``.
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.nn.functional as F
+    >>> F.embedding(torch.tensor([2, 0]), torch.tensor([[0., 0.], [1., 1.], [2., 4.]]))
+    tensor([[2., 4.],
+            [0., 0.]])
+    """
+    from .embedding_op import EmbeddingBackward0
+
+    if input._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments "
+            "for embedding)\nHint: indices must be integers, e.g. tokens.long()."
+        )
+    num_embeddings = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= num_embeddings  # a negative index counts from the end
+    indices = input._data.astype(np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= num_embeddings):
+        raise IndexError(
+            "index out of range in self"
+            f"\nHint: the table has {num_embeddings} rows (indices 0..{num_embeddings - 1}) "
+            f"but an index is {int(indices.max() if indices.max() >= 0 else indices.min())}."
+        )
+    if sparse:
+        raise NotImplementedError(
+            "embedding(sparse=True) needs sparse gradients, which teachgrad does not have; "
+            "use sparse=False"
+        )
+    if max_norm is not None:
+        _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
+    return EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
+                                    scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
+                       norm_type: float) -> None:
+    """Shrink, in place and unrecorded, the given rows whose norm exceeds ``max_norm``
+    (PyTorch's ``embedding_renorm_``, with its ``1e-7``)."""
+    from ..autograd.grad_mode import no_grad
+    from ..ops.reduce import vector_norm
+
+    with no_grad():
+        picked = weight[_make(rows)]
+        norms = vector_norm(picked, norm_type, dim=1, keepdim=True)
+        scale = (max_norm / (norms + 1e-7)).where(norms > max_norm, 1.0)
+        weight[_make(rows)] = picked * scale
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize over the last dimensions (``normalized_shape``): zero mean and unit
+    variance for each sample, then ``* weight + bias``.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and the (biased)
+    variance taken over the last ``len(normalized_shape)`` dimensions. Built from the
+    ordinary ops (mean, subtraction, sqrt ...), so its graph shows each step and it can be
+    differentiated twice.
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.nn.functional as F
+    >>> F.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
+        normalized_shape)
+    n = len(shape)
+    if n == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            "least one element, but got normalized_shape = []"
+        )
+    if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_list(shape)}, expected input with shape "
+            f"{_shape_list(('*',) + shape)}, but got input of size{_shape_list(input.shape)}"
+        )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {_shape_list(param.shape)} and normalized_shape = {_shape_list(shape)}"
+            )
+    _require_floating(input, "LayerNormKernelImpl")
+    dims = tuple(range(-n, 0))
+    mean = _mean(input, dims, keepdim=True)
+    centered = input - mean
+    var = _mean(centered * centered, dims, keepdim=True)  # biased: divide by N, not N-1
+    out = centered * pointwise.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+# ----------------------------------------------------------------------------------------
 # Utilities
 # ----------------------------------------------------------------------------------------
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -653,5 +769,5 @@ __all__ = [
     "relu", "sigmoid", "tanh", "hardtanh", "relu6", "leaky_relu", "elu", "selu", "gelu",
     "silu", "softplus", "logsigmoid", "softmax", "log_softmax", "linear", "dropout",
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "one_hot",
+    "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
 ]

@@ -1,0 +1,51 @@
+"""``EmbeddingBackward0``: the op behind ``F.embedding`` / ``nn.Embedding``.
+
+An embedding is a table lookup: row ``i`` of ``weight`` for every index ``i`` in the input.
+Its backward sends each output row's gradient back to the row it was read from; a row
+read several times receives the *sum* of those gradients. Two PyTorch options change that
+backward: ``padding_idx`` (that row gets no gradient, so a "padding" token's vector stays
+fixed) and ``scale_grad_by_freq`` (each row's gradient is divided by how often the row was
+read in this batch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops.index import IndexPutImplBackward0
+from ..ops.op import Op
+from ..ops.shape import embed
+
+
+class EmbeddingBackward0(Op):
+    """``weight[indices]``, with the embedding's backward (see the module docstring)."""
+
+    formula = (
+        "∂out[j]/∂weight[indices[j]] = 1: each row's gradient is added back to the row it "
+        "was read from (repeats add up; none for padding_idx)"
+    )
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.shape, ctx.indices = weight.shape, indices
+        # How much of its gradient each lookup passes back: 1, but 0 for the padding
+        # row and 1/count with scale_grad_by_freq. None when all are 1 (the usual case).
+        scale = None
+        if scale_grad_by_freq:
+            counts = np.bincount(indices.ravel(), minlength=weight.shape[0])
+            scale = 1.0 / counts[indices]
+        if padding_idx is not None:
+            scale = np.ones(indices.shape) if scale is None else scale
+            scale = np.where(indices == padding_idx, 0.0, scale)
+        ctx.scale = None if scale is None else scale[..., None].astype(weight.dtype)
+        return weight[indices]
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.scale is not None:
+            grad = grad * ctx.scale
+        # Scatter-add the rows back into a zero table (recorded under create_graph).
+        return embed(grad, ctx.shape, (ctx.indices,), IndexPutImplBackward0)
+
+
+__all__ = ["EmbeddingBackward0"]
