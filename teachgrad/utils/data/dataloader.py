@@ -10,12 +10,14 @@ or shuffled), a ``BatchSampler`` groups them into lists of ``batch_size``, and f
 the loader fetches ``dataset[i]`` for every index and hands the samples to ``collate_fn``
 (by default :func:`~teachgrad.utils.data.default_collate`, which stacks them).
 
-Everything happens in the main process: there are no worker processes (``num_workers``
-must be 0), so a loader is easy to step through in a debugger.
+Everything happens in the main process: there are no worker processes (``num_workers > 0``
+is accepted with a warning and changes nothing), so a loader is easy to step through in a
+debugger.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -166,15 +168,18 @@ def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int
             "num_workers option should be non-negative; use num_workers=0 to disable "
             "multiprocessing."
         )
-    if num_workers > 0:
-        raise NotImplementedError(
-            f"teachgrad's DataLoader has no worker processes (num_workers={num_workers}): "
-            "it loads every batch in the main process, so num_workers must be 0"
-            f"\nHint: remove num_workers={num_workers}; the batches are the same, only "
-            "loaded without parallel workers."
-        )
     if timeout < 0:
         raise ValueError("timeout option should be non-negative")
+    if num_workers > 0:
+        # Tutorials pass num_workers=2; the batches are the same without workers, so the
+        # code runs as written (slower only when loading samples is itself slow).
+        warnings.warn(
+            f"teachgrad's DataLoader has no worker processes: num_workers={num_workers} is "
+            "ignored and every batch is loaded in the main process (the batches are the same).",
+            UserWarning,
+            stacklevel=3,
+        )
+        return
     if prefetch_factor is not None:
         raise ValueError(
             "prefetch_factor option could only be specified in multiprocessing.let "
