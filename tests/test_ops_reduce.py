@@ -424,3 +424,25 @@ def test_numpy_spelling_gives_the_same_values_and_gradients():
 def test_dim_and_its_alias_together_are_refused():
     with pytest.raises(TypeError, match="got both 'dim' and its alias 'axis'"):
         teachgrad.ones(2, 3).sum(dim=0, axis=1)
+
+
+def test_float16_sums_and_means_add_up_in_float32():
+    # PyTorch accumulates half in float32: a partial sum may pass float16's largest
+    # number (65504) as long as the result fits. (NumPy in float16 gave inf for all four.)
+    rows = teachgrad.tensor([[60000.0, 1.0], [60000.0, 1.0], [-60000.0, 1.0]],
+                            dtype=teachgrad.float16)
+    assert rows.sum(0).tolist() == [60000.0, 3.0]
+    assert rows.mean(0).tolist() == [20000.0, 1.0]
+    pair = teachgrad.tensor([60000.0, 60000.0], dtype=teachgrad.float16)
+    assert pair.mean().item() == 60000.0
+    assert pair.mean().dtype == teachgrad.float16 and rows.sum(0).dtype == teachgrad.float16
+
+
+def test_float16_broadcast_gradients_add_up_in_float32():
+    # b is broadcast over 3 rows: its gradient is the column sum of the incoming one.
+    # 60000 + 60000 - 60000 overflows float16 on the way, not at the end.
+    b = teachgrad.zeros(2, dtype=teachgrad.float16, requires_grad=True)
+    weights = teachgrad.tensor([[60000.0, 1.0], [60000.0, 1.0], [-60000.0, 1.0]],
+                               dtype=teachgrad.float16)
+    (teachgrad.zeros(3, 2, dtype=teachgrad.float16) + b).backward(weights)
+    assert b.grad.tolist() == [60000.0, 3.0]

@@ -553,7 +553,10 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
         lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
     )
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        if g.dtype == np.float16:  # half adds up in float32, as in PyTorch (65504 + 1 is inf)
+            g = g.sum(axis=axes, keepdims=True, dtype=np.float32).astype(np.float16)
+        else:
+            g = g.sum(axis=axes, keepdims=True)
     return g.reshape(shape) if lead else g
 
 

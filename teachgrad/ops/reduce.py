@@ -57,6 +57,22 @@ def unreduce(grad, shape: tuple, dims: tuple | None, keepdim: bool):
     return np.broadcast_to(grad, shape)
 
 
+def _sum(a: np.ndarray, dims, keepdim: bool, dtype) -> np.ndarray:
+    """``np.sum``, except that float16 adds up in float32, as PyTorch's kernels do.
+
+    (In float16, 60000 + 60000 is already inf, and 2048 + 1 is 2048.)
+    """
+    if dtype is None and a.dtype == np.float16:
+        return np.sum(a, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
+    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+
+
+def _mean_dtype(a: np.ndarray):
+    """The dtype ``np.mean`` accumulates in: the input's, but float32 for float16 (the
+    result is still float16: NumPy's own default for half, and PyTorch's)."""
+    return None if a.dtype == np.float16 else a.dtype
+
+
 class SumBackward0(Op):
     """Sum of all elements."""
 
@@ -65,7 +81,7 @@ class SumBackward0(Op):
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx.shape = a.shape
-        return np.sum(a, dtype=dtype)
+        return _sum(a, None, False, dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,7 +96,7 @@ class SumBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+        return _sum(a, dims, keepdim, dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,7 +111,7 @@ class MeanBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return np.mean(a, dtype=a.dtype)
+        return np.mean(a, dtype=_mean_dtype(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,7 +127,7 @@ class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.mean(a, axis=dims, keepdims=keepdim, dtype=a.dtype)
+        return np.mean(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a))
 
     @staticmethod
     def backward(ctx, grad):
