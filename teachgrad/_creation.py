@@ -42,8 +42,13 @@ def _check_device(device) -> None:
         )
 
 
-def _infer_numpy(data) -> np.ndarray:
-    """Turn Python data into an array with PyTorch's dtype inference."""
+def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
+    """Turn Python data into an array with PyTorch's dtype inference.
+
+    Python floats become ``dtype`` when one is asked for (else the default dtype) straight
+    from their double values: going through float32 first would round ``0.1`` and turn
+    ``1e-50`` into 0 even with ``dtype=float64``.
+    """
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
@@ -58,7 +63,8 @@ def _infer_numpy(data) -> np.ndarray:
         _raise_ragged(data)
         raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
     if array.dtype.kind == "f":
-        return array.astype(get_default_dtype().numpy, copy=False)
+        target = get_default_dtype() if dtype is None else to_dtype(dtype)
+        return array.astype(target.numpy, copy=False)
     if array.dtype.kind in "iu":
         return array.astype(np.int64, copy=False)
     if array.dtype.kind == "b":
@@ -125,7 +131,7 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
             UserWarning,
             stacklevel=2,
         )
-    array = _infer_numpy(data)
+    array = _infer_numpy(data, dtype)
     if dtype is not None:
         array = array.astype(to_dtype(dtype).numpy, copy=False)
     if not array.flags.c_contiguous:

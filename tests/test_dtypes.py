@@ -118,6 +118,16 @@ def test_dtype_aliases_and_default_dtype():
     assert repr(teachgrad.float64) == "teachgrad.float64"
 
 
+def test_python_floats_keep_their_double_value_with_dtype_float64():
+    # Python floats are doubles: with dtype=float64 nothing may round them to float32 first.
+    t = teachgrad.tensor([0.1, 1e-50, 1e40], dtype=teachgrad.float64)
+    assert t.tolist() == [0.1, 1e-50, 1e40]
+    assert teachgrad.tensor(0.1, dtype=float).item() == 0.1
+    assert teachgrad.as_tensor([0.1], dtype=teachgrad.float64).item() == 0.1
+    # float16 is rounded once, from the double (float32 first would round twice).
+    assert teachgrad.tensor([1 + 2**-11 + 2**-30], dtype=teachgrad.float16).item() == 1 + 2**-10
+
+
 def test_set_default_dtype_changes_new_float_tensors():
     try:
         teachgrad.set_default_dtype(teachgrad.float64)
