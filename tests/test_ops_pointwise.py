@@ -242,6 +242,16 @@ def test_bitwise_operators_refuse_floats_with_pytorchs_errors():
         teachgrad.bitwise_not(x.double())
 
 
+def test_an_integer_number_that_does_not_fit_the_dtype_wraps_as_in_pytorch():
+    # PyTorch casts the number to the tensor's dtype like C: -1 is 255 for uint8, 1000 is
+    # -24 for int8 (values recorded with torch 2.13).
+    x = teachgrad.tensor([7, 200], dtype=teachgrad.uint8)
+    assert (x & -1).tolist() == [7, 200] and (x | -2).tolist() == [255, 254]
+    assert (x & 300).tolist() == [4, 8] and (-1 & x).tolist() == [7, 200]
+    assert (x % -1).tolist() == [7, 200] and (x // -1).tolist() == [0, 0]
+    assert (teachgrad.tensor([5], dtype=teachgrad.int8) % 1000).tolist() == [-19]
+
+
 def test_augmented_bitwise_operators_work_in_place():
     t = teachgrad.tensor([3, 5])
     alias = t

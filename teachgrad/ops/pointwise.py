@@ -288,6 +288,15 @@ def _rounded_division(a, b, mode: str) -> Tensor:
     return _make(np.asarray(quotient + rounded_down.astype(quotient.dtype)))
 
 
+def _cast(x, dtype: np.dtype) -> np.ndarray:
+    """``x`` (a tensor or a number) as an array of ``dtype``.
+
+    A Python int that does not fit wraps around as in C, as PyTorch casts it: for a uint8
+    tensor, ``x & -1`` is ``x & 255`` and ``x % 300`` is ``x % 44`` (NumPy would raise).
+    """
+    return np.asarray(_value(x)).astype(dtype, copy=False)
+
+
 def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     """``a`` and ``b`` as arrays of PyTorch's result dtype, for ``//``, ``%`` and rounded division.
 
@@ -298,8 +307,7 @@ def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     dtype = result_type(a, b).numpy
     if dtype == np.bool_:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-    aa = np.asarray(_value(a), dtype=dtype)
-    bb = np.asarray(_value(b), dtype=dtype)
+    aa, bb = _cast(a, dtype), _cast(b, dtype)
     if dtype.kind != "f" and not bb.all():
         raise RuntimeError(
             "ZeroDivisionError"
@@ -332,7 +340,7 @@ class RemainderBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, other):
-        return np.mod(a, np.asarray(other, dtype=a.dtype))
+        return np.mod(a, _cast(other, a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1258,7 +1266,7 @@ def _bitwise(kernel: str, on_bools, on_integers, a: Tensor, b) -> Tensor:
             "conditions, compare first: (x > 0) & (x < 1)."
         )
     ufunc = on_bools if dtype.numpy == np.bool_ else on_integers
-    return _make(np.asarray(ufunc(_value(a), np.asarray(_value(b), dtype.numpy))))
+    return _make(np.asarray(ufunc(_value(a), _cast(b, dtype.numpy))))
 
 
 @tensor_method("bitwise_and", "__and__", "__rand__")
