@@ -88,6 +88,8 @@ def test_embedding_errors():
         F.embedding(torch.tensor([5]), weight)
     with pytest.raises(IndexError, match="^index out of range in self"):
         F.embedding(torch.tensor([-1]), weight)
+    with pytest.raises(IndexError, match="but an index is -1[.]$"):  # names the bad one
+        F.embedding(torch.tensor([3, -1]), weight)
     with pytest.raises(RuntimeError, match=r"^Expected tensor for argument #1 'indices' to "
                        r"have one of the following scalar types: Long, Int; but got "
                        r"torch.FloatTensor instead \(while checking arguments for embedding\)"):
@@ -115,6 +117,20 @@ def test_layer_norm_by_hand():
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
     out = F.layer_norm(torch.tensor([[2.0, 2.0]]), [2])  # eps keeps a constant row finite
     np.testing.assert_array_equal(out.numpy(), [[0.0, 0.0]])
+
+
+def test_layer_norm_of_float16_is_computed_in_float32():
+    # Squares of values above 256 overflow float16 (inf variance gave a row of zeros);
+    # PyTorch's kernel computes in float32 and rounds the result to float16.
+    values = np.array([[300.0, 10.0, -280.0, 5.0]])
+    x = torch.tensor(values, dtype=torch.float16, requires_grad=True)
+    out = F.layer_norm(x, (4,))
+    centered = values - values.mean()
+    expected = centered / np.sqrt((centered**2).mean() + 1e-5)  # in float64, by hand
+    assert out.dtype is torch.float16
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-3)
+    out.sum().backward()
+    assert x.grad.dtype is torch.float16
 
 
 def test_layer_norm_gradcheck_and_gradgradcheck():

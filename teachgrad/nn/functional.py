@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from .. import _dtypes, _random
 from .._tensor import Tensor, _make, numpy_names
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
@@ -663,11 +663,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
-    if indices.size and (indices.min() < 0 or indices.max() >= num_embeddings):
+    outside = (indices < 0) | (indices >= num_embeddings)
+    if outside.any():
         raise IndexError(
             "index out of range in self"
             f"\nHint: the table has {num_embeddings} rows (indices 0..{num_embeddings - 1}) "
-            f"but an index is {int(indices.max() if indices.max() >= 0 else indices.min())}."
+            f"but an index is {int(indices[outside].flat[0])}."
         )
     if sparse:
         raise NotImplementedError(
@@ -733,16 +734,19 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                 f"shape {_shape_list(param.shape)} and normalized_shape = {_shape_list(shape)}"
             )
     _require_floating(input, "LayerNormKernelImpl")
+    # float16 is computed in float32 and rounded at the end, as PyTorch's kernel does: in
+    # float16 the square of a value above 256 is already inf.
+    x = input.float() if input.dtype is _dtypes.float16 else input
     dims = tuple(range(-n, 0))
-    mean = _mean(input, dims, keepdim=True)
-    centered = input - mean
+    mean = _mean(x, dims, keepdim=True)
+    centered = x - mean
     var = _mean(centered * centered, dims, keepdim=True)  # biased: divide by N, not N-1
     out = centered * pointwise.rsqrt(var + eps)
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return out if x is input else out.to(input.dtype)
 
 
 # ----------------------------------------------------------------------------------------
