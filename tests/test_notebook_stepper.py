@@ -308,6 +308,17 @@ def test_inputs_restricts_which_leaves_get_grad():
     assert stepper.steps  # something ran
 
 
+def test_inputs_and_gradient_may_be_generators_as_in_backward():
+    # backward() reads each once; step_backward used to read them twice (the second time
+    # empty: "inputs ... cannot be empty", "got 1 tensors and 0 gradients").
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    step_backward(a * b * a, gradient=(g for g in [torch.tensor([1.0, 0.5])]),
+                  inputs=(t for t in [a]))
+    assert_same(a.grad._data, [6.0, 8.0])  # 2ab * v
+    assert b.grad is None
+
+
 def test_gradient_argument_for_a_non_scalar_output():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     stepper = step_backward(x * x, gradient=torch.tensor([1.0, 0.5]))

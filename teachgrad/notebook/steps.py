@@ -164,6 +164,11 @@ def record_backward(
     Afterwards every leaf's ``.grad`` holds exactly what ``outputs.backward(...)`` would
     have put there: this *is* that call, only watched.
     """
+    # gradient= and inputs= may be generators, as in backward(): read each one once, here.
+    if gradient is not None and not isinstance(gradient, Tensor):
+        gradient = list(gradient)
+    if inputs is not None and not isinstance(inputs, Tensor):
+        inputs = list(inputs)
     seeds: dict = {}
     starting = seed_gradients(outputs, gradient)
     for out, g in zip(outputs, starting):
@@ -180,9 +185,8 @@ def record_backward(
     if gradient is None or isinstance(gradient, Tensor):
         recording.given = [gradient] * len(outputs) if gradient is None else [gradient]
     else:
-        recording.given = list(gradient)
+        recording.given = gradient
     recording.remember_retained(graph_nodes)
-    grad_tensors = gradient if gradient is None or isinstance(gradient, Tensor) else list(gradient)
     # Non-leaf tensors among inputs= get their .grad at the end of backward(), not at
     # their step: note them now, and what they hold, to show it at their step.
     non_leaf_inputs = [t for t in _as_list(inputs) if t._grad_fn is not None and
@@ -191,7 +195,7 @@ def record_backward(
     with _warnings_from_the_callers_line(), engine.observe(recording):
         engine.backward(
             outputs if len(outputs) > 1 else outputs[0],
-            grad_tensors,
+            gradient,
             retain_graph=retain_graph,
             create_graph=create_graph,
             inputs=inputs,
