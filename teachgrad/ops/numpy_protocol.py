@@ -130,11 +130,12 @@ def register(np_function):
     """Route ``np_function`` on tensors to the decorated teachgrad implementation.
 
     Op families use it for the NumPy functions their backward formulas call
-    (``np.flip``, ``np.cumsum``, ``np.concatenate`` ...).
+    (``np.flip``, ``np.cumsum``, ``np.concatenate`` ...), and for unary ufuncs
+    (``np.cosh``): those reach ``__array_ufunc__`` rather than ``__array_function__``.
     """
 
     def decorate(fn):
-        _FUNCTIONS[np_function] = fn
+        (_UFUNCS if isinstance(np_function, np.ufunc) else _FUNCTIONS)[np_function] = fn
         return fn
 
     return decorate
