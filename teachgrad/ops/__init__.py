@@ -9,6 +9,7 @@ pointwise       arithmetic, powers, exp/log, trigonometry, clamp, where, compari
 reduce          sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum
 shape           view/reshape, squeeze, transpose/permute, expand, cat/stack/split
 index           ``x[...]`` reading and writing, gather, index_select, masked_fill
+special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
 activation      softmax and log_softmax (and the activations of nn.functional)
 loss            the losses of nn.functional
@@ -28,6 +29,7 @@ from . import (  # noqa: F401
     pointwise,
     reduce,
     shape,
+    special,
 )
 from .activation import *  # noqa: F403
 from .conversion import *  # noqa: F403
@@ -37,6 +39,7 @@ from .loss import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .special import *  # noqa: F403
 
 __all__ = [
     *activation.__all__,
@@ -47,4 +50,5 @@ __all__ = [
     *pointwise.__all__,
     *reduce.__all__,
     *shape.__all__,
+    *special.__all__,
 ]

@@ -1,0 +1,802 @@
+"""Special functions: inverse trigonometry, hyperbolic functions, erf, atan2, lerp, trace...
+
+The ops a PyTorch tutorial reaches for after the basic ones of :mod:`.pointwise`, written
+the same way: a class named after PyTorch's ``grad_fn`` with ``forward`` (NumPy) and
+``backward`` side by side, and ``formula``, the local derivative the notebook stepper shows.
+
+Backward formulas use only NumPy operators and ``np.*`` functions routed to teachgrad ops
+(see :mod:`.numpy_protocol`), so they can be differentiated again (``create_graph=True``).
+Integer inputs become the default float dtype, as PyTorch does for these float functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._dtypes import result_type
+from .._tensor import Tensor, _make, tensor_method
+from . import numpy_protocol
+from .op import Op
+from .pointwise import (
+    _binary,
+    _check_broadcast,
+    _division_operands,
+    _floating,
+    _operand,
+    _unary,
+    _value,
+)
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(0): erf′(a) = 2/√π · e^(−a²)
+
+
+# ----------------------------------------------------------------------------------------
+# Inverse trigonometric functions
+# ----------------------------------------------------------------------------------------
+class AsinBackward0(Op):
+    formula = "∂(asin a)/∂a = 1/√(1 − a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arcsin(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / np.sqrt(1 - a * a)
+
+
+class AcosBackward0(Op):
+    formula = "∂(acos a)/∂a = −1/√(1 − a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arccos(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad / np.sqrt(1 - a * a)
+
+
+class AtanBackward0(Op):
+    formula = "∂(atan a)/∂a = 1/(1 + a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arctan(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (1 + a * a)
+
+
+@tensor_method("asin", "arcsin")
+def asin(input: Tensor) -> Tensor:
+    """Inverse sine (``nan`` outside [-1, 1]).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).asin()
+    tensor([0.0000, 1.5708])
+    """
+    return _unary(AsinBackward0, input)
+
+
+@tensor_method("acos", "arccos")
+def acos(input: Tensor) -> Tensor:
+    """Inverse cosine (``nan`` outside [-1, 1]).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 0.]).acos()
+    tensor([0.0000, 1.5708])
+    """
+    return _unary(AcosBackward0, input)
+
+
+@tensor_method("atan", "arctan")
+def atan(input: Tensor) -> Tensor:
+    """Inverse tangent.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).atan()
+    tensor([0.0000, 0.7854])
+    """
+    return _unary(AtanBackward0, input)
+
+
+arcsin, arccos, arctan = asin, acos, atan  # PyTorch's aliases (NumPy's names)
+
+
+# ----------------------------------------------------------------------------------------
+# Hyperbolic functions and their inverses
+# ----------------------------------------------------------------------------------------
+class SinhBackward0(Op):
+    formula = "∂(sinh a)/∂a = cosh a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sinh(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.cosh(a)
+
+
+class CoshBackward0(Op):
+    formula = "∂(cosh a)/∂a = sinh a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cosh(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.sinh(a)
+
+
+class AsinhBackward0(Op):
+    formula = "∂(asinh a)/∂a = 1/√(a² + 1)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arcsinh(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / np.sqrt(a * a + 1)
+
+
+class AcoshBackward0(Op):
+    formula = "∂(acosh a)/∂a = 1/√(a² − 1)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arccosh(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        # (a − 1)(a + 1) rather than a² − 1: no cancellation just above a = 1.
+        return grad / np.sqrt((a - 1) * (a + 1))
+
+
+class AtanhBackward0(Op):
+    formula = "∂(atanh a)/∂a = 1/(1 − a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arctanh(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (1 - a * a)
+
+
+@tensor_method()
+def sinh(input: Tensor) -> Tensor:
+    """Hyperbolic sine, ``(eᵃ − e⁻ᵃ)/2``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).sinh()
+    tensor([0.0000, 1.1752])
+    """
+    return _unary(SinhBackward0, input)
+
+
+@tensor_method()
+def cosh(input: Tensor) -> Tensor:
+    """Hyperbolic cosine, ``(eᵃ + e⁻ᵃ)/2``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).cosh()
+    tensor([1.0000, 1.5431])
+    """
+    return _unary(CoshBackward0, input)
+
+
+@tensor_method("asinh", "arcsinh")
+def asinh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic sine.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).asinh()
+    tensor([0.0000, 0.8814])
+    """
+    return _unary(AsinhBackward0, input)
+
+
+@tensor_method("acosh", "arccosh")
+def acosh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic cosine (``nan`` below 1).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2.]).acosh()
+    tensor([0.0000, 1.3170])
+    """
+    return _unary(AcoshBackward0, input)
+
+
+@tensor_method("atanh", "arctanh")
+def atanh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic tangent (±inf at ±1, ``nan`` outside [-1, 1]).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 0.5]).atanh()
+    tensor([0.0000, 0.5493])
+    """
+    return _unary(AtanhBackward0, input)
+
+
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+# Under create_graph, sinh's backward calls np.cosh on a tensor (and cosh's np.sinh).
+numpy_protocol.register(np.sinh)(sinh)
+numpy_protocol.register(np.cosh)(cosh)
+
+
+# ----------------------------------------------------------------------------------------
+# The error function and its inverse
+# ----------------------------------------------------------------------------------------
+# NumPy has no erf (and SciPy is not a dependency). Python's math.erf is correctly rounded
+# to double precision; frompyfunc applies it element by element. That is slower than a
+# ufunc, but exact, and a rational approximation accurate to 1e-16 would be a page of
+# coefficients that teaches nothing about autograd.
+_math_erf = np.frompyfunc(math.erf, 1, 1)
+_math_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erf(a: np.ndarray) -> np.ndarray:
+    return np.asarray(_math_erf(a), dtype=a.dtype)
+
+
+def _erfc(a: np.ndarray) -> np.ndarray:
+    return np.asarray(_math_erfc(a), dtype=a.dtype)
+
+
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """The x with erf(x) = y: Giles' approximation, then four Newton steps in float64.
+
+    M. Giles, "Approximating the erfinv function" (GPU Computing Gems, 2010) is accurate
+    to about 1e-7 (less far out in the tails, which it was not made for); each Newton
+    step on erf(x) − y doubles the number of correct digits.
+    Near ±1 the residual is computed with erfc (1 − |y| is exact there), so the last
+    digits are not lost to cancellation.
+    """
+    y64 = np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1 - y64) * (1 + y64))
+        central, tail = w - 2.5, np.sqrt(w) - 3
+        p_central = np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                                -4.39150654e-06, 0.00021858087, -0.00125372503,
+                                -0.00417768164, 0.246640727, 1.50140941], central)
+        p_tail = np.polyval([-0.000200214257, 0.000100950558, 0.00134934322,
+                             -0.00367342844, 0.00573950773, -0.0076224613,
+                             0.00943887047, 1.00167406, 2.83297682], tail)
+        z = np.abs(np.where(w < 5, p_central, p_tail) * y64)  # |x|
+        target = np.abs(y64)
+        near_one = target >= 0.5
+        for _ in range(4):
+            finite = np.isfinite(z) & (target < 1)
+            slope = _TWO_OVER_SQRT_PI * np.exp(-z * z)
+            # Near 1, Newton on log(erfc(z)) = log(1 − |y|): erfc falls like e^(−z²),
+            # nearly a straight line in log space, so the steps stay quadratic.
+            tail = _erfc(z)
+            step = np.where(near_one, (np.log1p(-target) - np.log(tail)) * tail / slope,
+                            (_erf(z) - target) / slope)
+            z = np.where(finite, z - step, z)
+        x = np.copysign(z, y64)
+        x = np.where(target == 1, np.copysign(np.inf, y64), x)
+        x = np.where(target > 1, np.nan, x)
+    return x.astype(np.asarray(y).dtype, copy=False)
+
+
+class ErfBackward0(Op):
+    formula = "∂erf(a)/∂a = 2/√π · e^(−a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _erf(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * _TWO_OVER_SQRT_PI * np.exp(-a * a)
+
+
+class ErfcBackward0(Op):
+    formula = "∂erfc(a)/∂a = −2/√π · e^(−a²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _erfc(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * _TWO_OVER_SQRT_PI * np.exp(-a * a)
+
+
+class ErfinvBackward0(Op):
+    """The derivative of an inverse is 1 / (the derivative at the result): 1 / erf′(out)."""
+
+    formula = "∂erfinv(a)/∂a = √π/2 · e^(erfinv(a)²)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _erfinv(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        out = erfinv(a) if isinstance(a, Tensor) else _erfinv(a)  # recorded under create_graph
+        return grad / _TWO_OVER_SQRT_PI * np.exp(out * out)
+
+
+@tensor_method()
+def erf(input: Tensor) -> Tensor:
+    """The error function, ``2/√π ∫₀ᵃ e^(−t²) dt``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).erf()
+    tensor([0.0000, 0.8427])
+    """
+    return _unary(ErfBackward0, input)
+
+
+@tensor_method()
+def erfc(input: Tensor) -> Tensor:
+    """``1 − erf(input)``, accurate where erf is close to 1.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 1.]).erfc()
+    tensor([1.0000, 0.1573])
+    """
+    return _unary(ErfcBackward0, input)
+
+
+@tensor_method()
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse of erf: ``erf(erfinv(y)) == y`` for y in (-1, 1); ±inf at ±1.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 0.5]).erfinv()
+    tensor([0.0000, 0.4769])
+    """
+    return _unary(ErfinvBackward0, input)
+
+
+# ----------------------------------------------------------------------------------------
+# Functions of two tensors
+# ----------------------------------------------------------------------------------------
+def _require_tensor(name: str, other) -> None:
+    """atan2, hypot and logaddexp take two tensors: PyTorch refuses a number."""
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+            f"\nHint: wrap the number in a tensor: torch.{name}(x, torch.tensor(2.0))."
+        )
+
+
+def _refuse_integers(kernel: str, a: Tensor, b) -> None:
+    """hypot, lerp and logaddexp have no integer kernel in PyTorch (no promotion to float)."""
+    dtype = result_type(a, b)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{dtype._legacy.removesuffix('Tensor')}'"
+            "\nHint: convert to floats first, e.g. x.float()."
+        )
+
+
+def _float_operands(a, b):
+    """Operands whose result dtype is integral become the default float (atan2, xlogy)."""
+    if result_type(a, b).is_floating_point:
+        return a, b
+    return tuple(_floating(x) if isinstance(x, Tensor) else float(x) for x in (a, b))
+
+
+class Atan2Backward0(Op):
+    formula = "∂atan2(a,b)/∂a = b/(a² + b²)    ∂atan2(a,b)/∂b = −a/(a² + b²)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.arctan2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        r2 = a * a + b * b
+        return grad * b / r2, -grad * a / r2
+
+
+@tensor_method("atan2", "arctan2")
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of the point (other, input): ``atan(input/other)`` in the right quadrant.
+
+    >>> import teachgrad as torch
+    >>> torch.atan2(torch.tensor([1., 1.]), torch.tensor([1., -1.]))
+    tensor([0.7854, 2.3562])
+    """
+    _require_tensor("atan2", other)
+    return _binary(Atan2Backward0, *_float_operands(input, other))
+
+
+arctan2 = atan2
+
+
+class HypotBackward0(Op):
+    formula = "∂√(a² + b²)/∂a = a/√(a² + b²)    ∂√(a² + b²)/∂b = b/√(a² + b²)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * a / out, grad * b / out
+
+
+@tensor_method()
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``√(input² + other²)``, without overflow for large values.
+
+    >>> import teachgrad as torch
+    >>> torch.hypot(torch.tensor([3.]), torch.tensor([4.]))
+    tensor([5.])
+    """
+    _require_tensor("hypot", other)
+    _refuse_integers("hypot_cpu", input, other)
+    return _binary(HypotBackward0, input, other)
+
+
+class LogaddexpBackward0(Op):
+    formula = "∂ln(eᵃ + eᵇ)/∂a = eᵃ/(eᵃ + eᵇ)    ∂/∂b = eᵇ/(eᵃ + eᵇ)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.logaddexp(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * np.exp(a - out), grad * np.exp(b - out)  # softmax of (a, b)
+
+
+class Logaddexp2Backward0(Op):
+    formula = "∂log₂(2ᵃ + 2ᵇ)/∂a = 2ᵃ/(2ᵃ + 2ᵇ)    ∂/∂b = 2ᵇ/(2ᵃ + 2ᵇ)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.logaddexp2(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * 2 ** (a - out), grad * 2 ** (b - out)
+
+
+@tensor_method()
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))``, computed without overflow.
+
+    >>> import teachgrad as torch
+    >>> torch.logaddexp(torch.tensor([0.]), torch.tensor([0.]))
+    tensor([0.6931])
+    """
+    _require_tensor("logaddexp", other)
+    _refuse_integers("logaddexp_cpu", input, other)
+    return _binary(LogaddexpBackward0, input, other)
+
+
+@tensor_method()
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2**input + 2**other)``, computed without overflow.
+
+    >>> import teachgrad as torch
+    >>> torch.logaddexp2(torch.tensor([1.]), torch.tensor([1.]))
+    tensor([2.])
+    """
+    _require_tensor("logaddexp2", other)
+    _refuse_integers("logaddexp2_cpu", input, other)
+    return _binary(Logaddexp2Backward0, input, other)
+
+
+def _xlogy_zeros(x, y):
+    """Where x·log(y) is defined as 0: x = 0 (unless y is nan), as in PyTorch and SciPy."""
+    x, y = np.asarray(_value(x)), np.asarray(_value(y))
+    return (x == 0) & ~np.isnan(y)
+
+
+class XlogyBackward0(Op):
+    formula = "∂(a·ln b)/∂a = ln b    ∂(a·ln b)/∂b = a/b"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.where(_xlogy_zeros(a, b), 0, a * np.log(b)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        zero = _xlogy_zeros(a, b)
+        # (np.where on b itself keeps log(0) = −inf out of the gradient where a = 0.)
+        return grad * np.where(zero, 0, np.log(np.where(zero, 1, b))), grad * a / b
+
+
+class XlogyBackward1(Op):
+    """``xlogy(number, tensor)``: the number is a constant."""
+
+    formula = "∂(c·ln b)/∂b = c/b"
+
+    @staticmethod
+    def forward(ctx, b, x):
+        ctx.save_for_backward(b)
+        ctx.x = x
+        return np.where(_xlogy_zeros(x, b), 0, x * np.log(b)).astype(b.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (b,) = ctx.saved_tensors
+        return grad * ctx.x / b
+
+
+class XlogyBackward2(Op):
+    """``xlogy(tensor, number)``: the number is a constant."""
+
+    formula = "∂(a·ln c)/∂a = ln c"
+
+    @staticmethod
+    def forward(ctx, a, y):
+        zero = _xlogy_zeros(a, y)
+        # The slope ln c, but 0 where a = 0 (PyTorch's xlogy(a != 0, c)): a constant array.
+        ctx.slope = np.where(zero, 0, np.log(np.float64(y))).astype(a.dtype, copy=False)
+        return np.where(zero, 0, a * np.log(y)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.slope
+
+
+@tensor_method()
+def xlogy(input, other) -> Tensor:
+    """``input · log(other)``, but 0 where ``input`` is 0 (so 0·log 0 = 0): entropy terms.
+
+    >>> import teachgrad as torch
+    >>> torch.xlogy(torch.tensor([0., 2.]), torch.tensor([0., 1.]))
+    tensor([0., 0.])
+    """
+    a, b = _float_operands(_operand(input), _operand(other))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _binary(XlogyBackward0, a, b)
+    if isinstance(b, Tensor):  # xlogy(number, tensor)
+        dtype = result_type(a, b).numpy
+        return XlogyBackward1.apply(b if b._data.dtype == dtype else _make(b._data.astype(dtype)),
+                                    x=a)
+    dtype = result_type(a, b).numpy
+    return XlogyBackward2.apply(a if a._data.dtype == dtype else _make(a._data.astype(dtype)),
+                                y=b)
+
+
+# ----------------------------------------------------------------------------------------
+# lerp, fmod, nan_to_num, trace
+# ----------------------------------------------------------------------------------------
+class LerpBackward0(Op):
+    """``lerp`` with a number weight: ``start + weight·(end − start)``."""
+
+    formula = "∂lerp/∂start = 1 − w    ∂lerp/∂end = w"
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ctx.weight = weight
+        return _lerp(start, end, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        w = ctx.weight
+        return grad * (1 - w), grad * w
+
+
+class LerpBackward1(Op):
+    """``lerp`` with a tensor weight: the weight is an input too."""
+
+    formula = "∂lerp/∂start = 1 − w    ∂lerp/∂end = w    ∂lerp/∂w = end − start"
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ctx.save_for_backward(start, end, weight)
+        return _lerp(start, end, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        start, end, w = ctx.saved_tensors
+        return grad * (1 - w), grad * w, grad * (end - start)
+
+
+def _lerp(start, end, weight):
+    # PyTorch's formula: from whichever end is nearer, so that weight 1 gives exactly end.
+    diff = end - start
+    near_start = np.abs(weight) < 0.5
+    out = np.where(near_start, start + weight * diff, end - diff * (1 - weight))
+    return out.astype(np.result_type(start, end), copy=False)
+
+
+_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def _check_same_dtype(start: Tensor, other: Tensor, name: str) -> None:
+    if other._data.dtype != start._data.dtype:
+        expected, got = (_SCALAR_NAMES.get(str(t._data.dtype), str(t._data.dtype))
+                         for t in (start, other))
+        raise RuntimeError(f"expected dtype {expected} for `{name}` but got dtype {got}")
+
+
+@tensor_method()
+def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
+    """Linear interpolation: ``input + weight · (end − input)``.
+
+    ``weight`` is a number or a tensor (then it gets a gradient too).
+
+    >>> import teachgrad as torch
+    >>> torch.lerp(torch.tensor([0., 10.]), torch.tensor([1., 20.]), 0.25)
+    tensor([ 0.2500, 12.5000])
+    """
+    _refuse_integers("lerp_kernel_scalar", input, end)
+    _check_same_dtype(input, end, "end")
+    _check_broadcast(input, end)
+    weight = _operand(weight)
+    if not isinstance(weight, Tensor):
+        return LerpBackward0.apply(input, end, weight=weight)
+    if weight._data.ndim or weight._data.dtype.kind != "f":
+        _check_same_dtype(input, weight, "weight")
+    _check_broadcast(input, weight)
+    if weight._data.dtype != input._data.dtype:  # a 0-d float weight adapts, as in PyTorch
+        weight = weight.to(input.dtype)
+    return LerpBackward1.apply(input, end, weight)
+
+
+class FmodBackward0(Op):
+    """``fmod(tensor, number)``: the number is a constant."""
+
+    formula = "∂fmod(a, c)/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return np.fmod(a, np.asarray(other, a.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class FmodBackward1(Op):
+    """``fmod(a, b) = a − b·trunc(a/b)``, and trunc is flat."""
+
+    formula = "∂fmod(a,b)/∂a = 1    ∂fmod(a,b)/∂b = −trunc(a/b)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b)
+        return np.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        a, b = ctx.saved_tensors
+        # The quotient is piecewise constant: computed from the values, even under create_graph.
+        return grad, -grad * np.trunc(_value(a) / _value(b))
+
+
+@tensor_method()
+def fmod(input: Tensor, other) -> Tensor:
+    """C-style remainder: the result has the sign of ``input`` (``%`` follows ``other``).
+
+    Differentiable in ``input`` (slope 1) and in a tensor ``other`` (slope ``-trunc(input/other)``).
+
+    >>> import teachgrad as torch
+    >>> torch.fmod(torch.tensor([-7., 7.]), 3)
+    tensor([-1.,  1.])
+    """
+    other = _operand(other)
+    aa, bb = _division_operands(input, other, "fmod_cpu")  # the checks and the result dtype
+    if isinstance(other, Tensor):
+        return FmodBackward1.apply(input, other)
+    if aa.dtype != input._data.dtype:  # an integer tensor with a float number: in floats
+        input = _make(aa)
+    return FmodBackward0.apply(input, other=other)
+
+
+class NanToNumBackward0(Op):
+    formula = "∂nan_to_num(a)/∂a = 1 where a is finite, else 0"
+
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        ctx.finite = np.isfinite(a)
+        return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.finite
+
+
+@tensor_method()
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """Replace nan, +inf and -inf (by default with 0 and the dtype's largest and lowest values).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([float('nan'), float('inf'), 1.]).nan_to_num(posinf=9.)
+    tensor([0., 9., 1.])
+    """
+    if input._data.dtype.kind != "f":  # integers have no nan or inf: a copy
+        return _make(input._data.copy())
+    return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+class TraceBackward0(Op):
+    formula = "∂trace(A)/∂A = I (1 on the diagonal, 0 elsewhere)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.shape = a.shape
+        return np.trace(a).astype(a.dtype if a.dtype.kind == "f" else np.int64)
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, cols = ctx.shape
+        return grad * np.eye(rows, cols, dtype=np.asarray(_value(grad)).dtype)
+
+
+@tensor_method()
+def trace(input: Tensor) -> Tensor:
+    """The sum of the diagonal of a matrix (integers sum to int64, as ``sum`` does).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1., 2.], [3., 4.]]).trace()
+    tensor(5.)
+    """
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return TraceBackward0.apply(input)
+
+
+__all__ = [
+    "asin", "acos", "atan", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",
+    "erf", "erfc", "erfinv", "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2",
+    "xlogy", "lerp", "fmod", "nan_to_num", "trace",
+]

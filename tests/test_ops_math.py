@@ -1,0 +1,349 @@
+"""Special functions (asin ... erfinv, atan2, hypot, lerp, xlogy, fmod, trace ...).
+
+Gradients are checked against finite differences (gradcheck, float64, away from the
+singular points) and, for the twice differentiable ops, second derivatives too
+(gradgradcheck). Values, dtypes, grad_fn names and errors are compared with PyTorch in
+the tests marked ``torch`` (skipped when torch is not installed).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import teachgrad
+from teachgrad.autograd.gradcheck import gradcheck, gradgradcheck
+
+RNG = np.random.default_rng(5)
+
+
+def leaf(data, dtype=teachgrad.float64):
+    return teachgrad.tensor(data, dtype=dtype, requires_grad=True)
+
+
+def uniform(low: float, high: float, shape=(2, 3)):
+    return leaf(RNG.uniform(low, high, shape))
+
+
+# Each unary op with a domain inside which it is smooth (away from ±1 for asin, 1 for acosh).
+UNARY = {
+    "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (-3, 3), "sinh": (-2, 2),
+    "cosh": (-2, 2), "asinh": (-3, 3), "acosh": (1.2, 4), "atanh": (-0.9, 0.9),
+    "erf": (-2, 2), "erfc": (-2, 2), "erfinv": (-0.95, 0.95),
+}
+ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+           "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2"}
+
+
+def grad_fn_name(op: str) -> str:
+    return op[0].upper() + op[1:] + "Backward0"
+
+
+# ----------------------------------------------------------------------------------------
+# Gradients: finite differences, first and second order
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_gradients_match_finite_differences(name):
+    x = uniform(*UNARY[name])
+    fn = getattr(teachgrad, name)
+    out = fn(x)
+    assert out.grad_fn.name() == grad_fn_name(name)
+    assert getattr(x, name)().grad_fn.name() == grad_fn_name(name)  # the method too
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_erf_derivative_is_the_gaussian_by_hand():
+    # erf'(x) = 2/sqrt(pi) * exp(-x^2): at 0 it is 2/sqrt(pi), at 1 it is that times e^-1.
+    x = leaf([0.0, 1.0])
+    teachgrad.erf(x).sum().backward()
+    expected = [2 / math.sqrt(math.pi), 2 / math.sqrt(math.pi) / math.e]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-15)
+
+
+def test_erf_and_erfinv_values():
+    # Reference values of math.erf (correctly rounded) and the defining identity of erfinv.
+    ys = np.array([-0.999999, -0.7, -1e-9, 0.0, 0.3, 0.5, 0.9999, 1 - 2**-53])
+    x = teachgrad.erfinv(teachgrad.tensor(ys)).numpy()
+    erf_of_x = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(erf_of_x, ys, rtol=2e-16, atol=0)
+    # near 1, compare 1 - y with erfc(x) instead: that is where the digits are
+    np.testing.assert_allclose(math.erfc(x[-1]), 2**-53, rtol=1e-14)
+    assert teachgrad.erfinv(teachgrad.tensor([1.0, -1.0, 1.5])).tolist()[:2] == [math.inf,
+                                                                              -math.inf]
+    assert math.isnan(teachgrad.erfinv(teachgrad.tensor([1.5])).item())
+    values = teachgrad.erf(teachgrad.tensor([-1.0, 0.5, 3.0], dtype=teachgrad.float64)).tolist()
+    assert values == [math.erf(-1.0), math.erf(0.5), math.erf(3.0)]
+
+
+def two_leaves():
+    return uniform(-2, 2), uniform(-2, 2)
+
+
+@pytest.mark.parametrize("fn", [teachgrad.atan2, teachgrad.logaddexp, teachgrad.logaddexp2],
+                         ids=["atan2", "logaddexp", "logaddexp2"])
+def test_binary_gradients(fn):
+    a, b = two_leaves()
+    assert gradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
+
+
+def test_hypot_gradients_away_from_the_origin():
+    a, b = uniform(0.5, 2), uniform(-2, -0.5)
+    assert gradcheck(teachgrad.hypot, (a, b))
+    assert gradgradcheck(teachgrad.hypot, (a, b))
+
+
+def test_atan2_broadcasts_and_its_gradient_is_summed_back():
+    a, b = uniform(-2, 2, (2, 3)), uniform(0.5, 2, (3,))
+    assert gradcheck(teachgrad.atan2, (a, b))
+
+
+def test_xlogy_gradients_and_its_zero_convention():
+    x, y = uniform(0.1, 2), uniform(0.1, 2)
+    assert gradcheck(teachgrad.xlogy, (x, y))
+    assert gradgradcheck(teachgrad.xlogy, (x, y))
+    assert gradgradcheck(lambda t: teachgrad.xlogy(2.5, t), (y,))
+    assert gradgradcheck(lambda t: teachgrad.xlogy(t, 3.0), (x,))
+    # 0 * log(0) is 0 (not nan), and so is its slope in x (by PyTorch's convention).
+    x0 = leaf([0.0, 2.0])
+    out = teachgrad.xlogy(x0, teachgrad.tensor([0.0, math.e], dtype=teachgrad.float64))
+    assert out.tolist() == [0.0, 2.0]
+    out.sum().backward()
+    assert x0.grad.tolist() == [0.0, 1.0]
+
+
+def test_lerp_gradients_with_number_and_tensor_weight():
+    a, b, w = uniform(-2, 2), uniform(-2, 2), uniform(-0.5, 1.5)
+    out = teachgrad.lerp(a, b, 0.25)
+    assert out.grad_fn.name() == "LerpBackward0"
+    assert len(out.grad_fn.next_functions) == 2  # the number is no input
+    assert teachgrad.lerp(a, b, w).grad_fn.name() == "LerpBackward1"
+    assert gradgradcheck(lambda s, e: s.lerp(e, 0.25), (a, b))
+    assert gradcheck(teachgrad.lerp, (a, b, w))
+    assert gradgradcheck(teachgrad.lerp, (a, b, w))
+    # weight 1 gives exactly end (PyTorch computes it from the nearer end)
+    end = teachgrad.tensor([0.1, 1e20])
+    assert teachgrad.lerp(teachgrad.tensor([0.3, -1.0]), end, 1.0).tolist() == end.tolist()
+
+
+def test_fmod_gradients_away_from_the_jumps():
+    a = leaf([0.5, -1.3, 2.2, -3.1])
+    b = leaf([1.5, 0.7, -0.45, -1.2])
+    assert gradcheck(teachgrad.fmod, (a, b))
+    assert gradgradcheck(lambda x, y: teachgrad.fmod(x, y) * x, (a, b))
+    assert gradcheck(lambda x: x.fmod(0.9), (a,))
+    out = teachgrad.fmod(a, b)
+    out.sum().backward()
+    # d/da = 1;  d/db = -trunc(a/b) = -[0, -1, -4, 2]
+    assert a.grad.tolist() == [1.0] * 4
+    assert b.grad.tolist() == [0.0, 1.0, 4.0, -2.0]
+
+
+def test_fmod_keeps_the_sign_of_the_dividend():
+    assert teachgrad.fmod(teachgrad.tensor([-7, 7]), 3).tolist() == [-1, 1]
+    assert teachgrad.fmod(teachgrad.tensor([-7.0, 7.0]), 3).tolist() == [-1.0, 1.0]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        teachgrad.fmod(teachgrad.tensor([1, 2]), 0)
+
+
+def test_nan_to_num_gradient_is_zero_where_replaced():
+    x = leaf([math.nan, math.inf, -math.inf, 1.5])
+    out = x.nan_to_num(nan=1.0, posinf=2.0)
+    assert out.tolist()[:3] == [1.0, 2.0, -np.finfo(np.float64).max]
+    out.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0]
+    assert gradgradcheck(lambda t: t.nan_to_num() ** 2, (uniform(-1, 1),))
+
+
+def test_trace_gradient_is_the_identity():
+    m = uniform(-1, 1, (2, 3))
+    out = m.trace()
+    assert out.grad_fn.name() == "TraceBackward0"
+    out.backward()
+    assert m.grad.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert gradgradcheck(lambda t: t.trace() * t.trace(), (uniform(-1, 1, (3, 3)),))
+    assert teachgrad.trace(teachgrad.tensor([[1, 2], [3, 4]], dtype=teachgrad.int8)).dtype \
+        == teachgrad.int64
+    with pytest.raises(RuntimeError, match="trace: expected a matrix, but got tensor with dim 3"):
+        teachgrad.ones(2, 2, 2).trace()
+
+
+def test_aliases_are_the_same_functions():
+    for alias, name in ALIASES.items():
+        assert getattr(teachgrad, alias) is getattr(teachgrad, name)
+        assert getattr(teachgrad.Tensor, alias) is getattr(teachgrad.Tensor, name)
+
+
+def test_integers_become_the_default_float():
+    x = teachgrad.tensor([0, 1])
+    assert teachgrad.asin(x).dtype == teachgrad.float32
+    assert teachgrad.erf(x).dtype == teachgrad.float32
+    assert teachgrad.atan2(x, x).dtype == teachgrad.float32
+    assert teachgrad.xlogy(x, x).dtype == teachgrad.float32
+    with pytest.raises(NotImplementedError, match="hypot_cpu"):
+        teachgrad.hypot(x, x)
+
+
+def test_backward_through_sinh_twice_uses_cosh_on_tensors():
+    # sinh'' = sinh: the second derivative goes through np.cosh on a tensor.
+    x = leaf([0.5, -1.0])
+    (g,) = teachgrad.autograd.grad(x.sinh().sum(), x, create_graph=True)
+    (gg,) = teachgrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), np.sinh([0.5, -1.0]), rtol=1e-15)
+
+
+# ----------------------------------------------------------------------------------------
+# Parity with PyTorch: values, dtypes, grad_fn names, gradients, errors
+# ----------------------------------------------------------------------------------------
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _same(ours, theirs, rtol=1e-12):
+    """Values and dtype equal (nan where torch has nan)."""
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    np.testing.assert_allclose(ours.detach().numpy().astype(np.float64),
+                               theirs.detach().numpy().astype(np.float64),
+                               rtol=rtol, atol=0, equal_nan=True)
+
+
+def _first_line(error) -> str:
+    return str(error).split("\n")[0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(UNARY) + [a for a in ALIASES if a != "arctan2"])
+def test_unary_values_dtypes_and_gradients_match_torch(name):
+    torch = _torch()
+    values = [-1.5, -1.0, -0.5, 0.0, 0.3, 0.999, 1.0, 2.0, 30.0]
+    for dtype, rtol in (("float64", 1e-13), ("float32", 1e-6), ("float16", 1e-3)):
+        ours = getattr(teachgrad, name)(teachgrad.tensor(values, dtype=getattr(teachgrad, dtype)))
+        theirs = getattr(torch, name)(torch.tensor(values, dtype=getattr(torch, dtype)))
+        _same(ours, theirs, rtol)
+    _same(getattr(teachgrad, name)(teachgrad.tensor([0, 1])),
+          getattr(torch, name)(torch.tensor([0, 1])), 1e-6)
+    low, high = UNARY[ALIASES.get(name, name)]
+    data = RNG.uniform(low, high, 5)
+    x, tx = leaf(data), torch.tensor(data, requires_grad=True)
+    out, tout = getattr(x, name)(), getattr(tx, name)()
+    assert out.grad_fn.name() == tout.grad_fn.name()
+    out.sum().backward()
+    tout.sum().backward()
+    _same(x.grad, tx.grad, 1e-13)
+
+
+@pytest.mark.torch
+def test_erfinv_matches_torch_across_the_domain():
+    torch = _torch()
+    ys = np.concatenate([np.linspace(-1, 1, 4001), [1 - 2**-53, -1 + 1e-12, 1e-300, 0.5]])
+    _same(teachgrad.erfinv(teachgrad.tensor(ys)), torch.erfinv(torch.tensor(ys)), 1e-15)
+
+
+BINARY_CASES = {
+    "atan2": lambda lib, a, b: lib.atan2(a, b),
+    "arctan2": lambda lib, a, b: lib.arctan2(a, b),
+    "hypot": lambda lib, a, b: lib.hypot(a, b),
+    "logaddexp": lambda lib, a, b: lib.logaddexp(a, b),
+    "logaddexp2": lambda lib, a, b: lib.logaddexp2(a, b),
+    "xlogy": lambda lib, a, b: lib.xlogy(a.abs(), b.abs()),
+    "xlogy_number_first": lambda lib, a, b: lib.xlogy(2.5, b.abs()),
+    "xlogy_number_second": lambda lib, a, b: lib.xlogy(a, 3.0),
+    "lerp": lambda lib, a, b: lib.lerp(a, b, 0.7),
+    "lerp_tensor_weight": lambda lib, a, b: lib.lerp(a, b, a.sigmoid()),
+    "fmod": lambda lib, a, b: lib.fmod(a, b),
+    "fmod_number": lambda lib, a, b: a.fmod(0.45),
+    "nan_to_num": lambda lib, a, b: lib.nan_to_num(a / (b - b)),
+    "trace": lambda lib, a, b: (a.reshape(3, 2) * b.reshape(3, 2)).trace(),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(BINARY_CASES))
+def test_binary_values_graphs_and_gradients_match_torch(case):
+    torch = _torch()
+    fn = BINARY_CASES[case]
+    da, db = RNG.uniform(-2, 2, (2, 3)), RNG.uniform(-2, 2, (3,))
+    if case == "trace":
+        db = RNG.uniform(-2, 2, (2, 3))
+    a, b = leaf(da), leaf(db)
+    ta, tb = torch.tensor(da, requires_grad=True), torch.tensor(db, requires_grad=True)
+    out, tout = fn(teachgrad, a, b), fn(torch, ta, tb)
+    _same(out, tout)
+    assert out.grad_fn.name() == tout.grad_fn.name()
+    ours = [None if f is None else f.name() for f, _ in out.grad_fn.next_functions]
+    theirs = [None if f is None else f.name() for f, _ in tout.grad_fn.next_functions]
+    assert ours == theirs
+    weights = RNG.uniform(-1, 1, tuple(out.shape))
+    (out * teachgrad.tensor(weights)).sum().backward()
+    (tout * torch.tensor(weights)).sum().backward()
+    for grad, tgrad in ((a.grad, ta.grad), (b.grad, tb.grad)):
+        assert (grad is None) == (tgrad is None)  # an operand the case does not use
+        if grad is not None:
+            _same(grad, tgrad)
+
+
+DTYPE_CASES = [
+    ("atan2", lambda lib: lib.atan2(lib.tensor([1, 2]), lib.tensor([3, -4]))),
+    ("atan2 mixed", lambda lib: lib.atan2(lib.tensor([1]), lib.tensor([2.0], dtype=lib.float64))),
+    ("atan2 0-d", lambda lib: lib.atan2(lib.tensor([1.0], dtype=lib.float16), lib.tensor(2.0))),
+    ("xlogy ints", lambda lib: lib.xlogy(lib.tensor([0, 1]), lib.tensor([0, 2]))),
+    ("xlogy int, float", lambda lib: lib.xlogy(lib.tensor([1], dtype=lib.int32), 2.5)),
+    ("xlogy number, int", lambda lib: lib.xlogy(3, lib.tensor([2], dtype=lib.int32))),
+    ("xlogy nan", lambda lib: lib.xlogy(lib.tensor([0.0]), lib.tensor([math.nan]))),
+    ("fmod ints", lambda lib: lib.fmod(lib.tensor([-7, 7]), 3)),
+    ("fmod int by float", lambda lib: lib.fmod(lib.tensor([-7, 7]), 2.5)),
+    ("fmod tensors", lambda lib: lib.fmod(lib.tensor([-7, 7]), lib.tensor([2.5, -3.0]))),
+    ("fmod by 0.", lambda lib: lib.fmod(lib.tensor([1.0, 2.0]), 0)),
+    ("nan_to_num", lambda lib: lib.nan_to_num(lib.tensor([math.nan, math.inf, -math.inf]))),
+    ("nan_to_num f16", lambda lib: lib.tensor([math.inf], dtype=lib.float16).nan_to_num()),
+    ("nan_to_num int", lambda lib: lib.nan_to_num(lib.tensor([1, 2]))),
+    ("trace int", lambda lib: lib.trace(lib.tensor([[1, 2], [3, 4]], dtype=lib.int8))),
+    ("trace f16", lambda lib: lib.trace(lib.ones(2, 3, dtype=lib.float16))),
+    ("lerp 0-d weight", lambda lib: lib.lerp(lib.tensor([1.0]), lib.tensor([2.0]),
+                                             lib.tensor(0.5, dtype=lib.float64))),
+    ("lerp f32", lambda lib: lib.lerp(lib.tensor([1.0, 2.0]), lib.tensor([3.0, -2.0]), 0.8)),
+    ("hypot f16", lambda lib: lib.hypot(lib.tensor([3.0], dtype=lib.float16),
+                                        lib.tensor([4.0], dtype=lib.float16))),
+    ("logaddexp f32", lambda lib: lib.logaddexp(lib.tensor([1e3, -2.0]), lib.tensor([1e3, 3.0]))),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", DTYPE_CASES, ids=[c[0] for c in DTYPE_CASES])
+def test_results_and_dtypes_match_torch(case):
+    torch = _torch()
+    _, fn = case
+    _same(fn(teachgrad), fn(torch), 1e-6)
+
+
+ERROR_CASES = [
+    ("atan2 number", lambda lib: lib.atan2(lib.tensor([1.0]), 2)),
+    ("hypot number", lambda lib: lib.hypot(lib.tensor([1.0]), 2.0)),
+    ("logaddexp number", lambda lib: lib.logaddexp(lib.tensor([1.0]), 2.0)),
+    ("hypot ints", lambda lib: lib.hypot(lib.tensor([3]), lib.tensor([4]))),
+    ("logaddexp ints", lambda lib: lib.logaddexp(lib.tensor([3]), lib.tensor([4]))),
+    ("lerp ints", lambda lib: lib.lerp(lib.tensor([3]), lib.tensor([4]), 0.5)),
+    ("lerp end dtype", lambda lib: lib.lerp(lib.tensor([1.0]),
+                                            lib.tensor([2.0], dtype=lib.float64), 0.5)),
+    ("lerp weight dtype", lambda lib: lib.lerp(lib.tensor([1.0]), lib.tensor([2.0]),
+                                               lib.tensor([0.5], dtype=lib.float64))),
+    ("fmod int by 0", lambda lib: lib.fmod(lib.tensor([1, 2]), 0)),
+    ("trace 3-d", lambda lib: lib.trace(lib.ones(2, 2, 2))),
+    ("trace bool", lambda lib: lib.trace(lib.tensor([[True, False]]))),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
+def test_errors_match_torch(case):
+    torch = _torch()
+    _, fn = case
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(Exception) as ours:
+        fn(teachgrad)
+    assert type(ours.value) is type(theirs.value)
+    assert _first_line(ours.value) == _first_line(theirs.value)
