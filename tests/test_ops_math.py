@@ -347,3 +347,109 @@ def test_errors_match_torch(case):
         fn(teachgrad)
     assert type(ours.value) is type(theirs.value)
     assert _first_line(ours.value) == _first_line(theirs.value)
+
+
+# ----------------------------------------------------------------------------------------
+# meshgrid, Tensor.stride(), finfo, iinfo
+# ----------------------------------------------------------------------------------------
+def test_meshgrid_ij_and_xy():
+    xs, ys = teachgrad.meshgrid(teachgrad.tensor([1, 2]), teachgrad.tensor([3, 4, 5]),
+                                indexing="ij")
+    assert xs.tolist() == [[1, 1, 1], [2, 2, 2]]
+    assert ys.tolist() == [[3, 4, 5], [3, 4, 5]]
+    xs, ys = teachgrad.meshgrid([teachgrad.tensor([1, 2]), teachgrad.tensor([3, 4, 5])],
+                                indexing="xy")
+    assert xs.tolist() == [[1, 2], [1, 2], [1, 2]]
+    assert ys.tolist() == [[3, 3], [4, 4], [5, 5]]
+    assert xs.stride() == (0, 1)  # a view: nothing copied
+
+
+def test_meshgrid_warns_without_indexing_and_is_differentiable():
+    a = leaf([1.0, 2.0])
+    with pytest.warns(UserWarning, match="required to pass the indexing argument"):
+        xs, ys = teachgrad.meshgrid(a, teachgrad.ones(3, dtype=teachgrad.float64))
+    assert xs.grad_fn.name() == "ExpandBackward0"
+    (xs * ys).sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0]  # each a[i] appears in 3 cells, times ys = 1
+
+
+def test_stride_counts_elements():
+    x = teachgrad.ones(2, 3, 4)
+    assert x.stride() == (12, 4, 1)
+    assert x.stride(1) == 4 and x.stride(-1) == 1
+    assert x.transpose(0, 2).stride() == (1, 4, 12)
+    assert teachgrad.ones(3, 4).expand(2, 3, 4).stride() == (0, 4, 1)
+    assert teachgrad.ones(()).stride() == ()
+    with pytest.raises(IndexError, match=r"range of \[-3, 2\], but got 3"):
+        x.stride(3)
+
+
+def test_finfo_and_iinfo():
+    f = teachgrad.finfo(teachgrad.float32)
+    assert f.eps == 2.0**-23 and f.bits == 32 and f.dtype == "float32"
+    assert f.tiny == f.smallest_normal == 2.0**-126
+    assert teachgrad.finfo() == f  # the default dtype
+    assert teachgrad.finfo(teachgrad.float16).max == 65504.0
+    assert teachgrad.finfo(teachgrad.float16).resolution == 0.001
+    i = teachgrad.iinfo(teachgrad.int8)
+    assert (i.min, i.max, i.bits) == (-128, 127, 8)
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        teachgrad.finfo(teachgrad.int32)
+
+
+@pytest.mark.torch
+def test_meshgrid_and_stride_match_torch():
+    torch = _torch()
+    def grids(lib):
+        return [lib.meshgrid(lib.tensor([1.0, 2.0]), lib.tensor(3.0),
+                             lib.tensor([4.0, 5.0, 6.0]), indexing=ix) for ix in ("ij", "xy")]
+
+    for ours, theirs in zip(grids(teachgrad), grids(torch), strict=True):
+        for o, t in zip(ours, theirs, strict=True):
+            assert o.tolist() == t.tolist()
+            assert o.stride() == t.stride()
+    x, tx = teachgrad.ones(3, 4)[:, ::2], torch.ones(3, 4)[:, ::2]
+    assert x.stride() == tx.stride()
+    assert teachgrad.ones(2, 3).t().stride() == torch.ones(2, 3).t().stride()
+
+
+MESHGRID_ERRORS = [
+    ("indexing", lambda lib: lib.meshgrid(lib.tensor([1, 2]), indexing="foo")),
+    ("empty", lambda lib: lib.meshgrid(indexing="ij")),
+    ("2-d", lambda lib: lib.meshgrid(lib.ones(2, 2), indexing="ij")),
+    ("dtypes", lambda lib: lib.meshgrid(lib.tensor([1, 2]), lib.tensor([1.0]), indexing="ij")),
+    ("stride 0-d", lambda lib: lib.ones(()).stride(0)),
+    ("stride range", lambda lib: lib.ones(2, 3).stride(-3)),
+    ("finfo int", lambda lib: lib.finfo(lib.int32)),
+    ("iinfo float", lambda lib: lib.iinfo(lib.float32)),
+    ("iinfo bool", lambda lib: lib.iinfo(lib.bool)),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", MESHGRID_ERRORS, ids=[c[0] for c in MESHGRID_ERRORS])
+def test_helper_errors_match_torch(case):
+    torch = _torch()
+    _, fn = case
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(Exception) as ours:
+        fn(teachgrad)
+    assert type(ours.value) is type(theirs.value)
+    # (PyTorch's 2-d message prints the tensor in C++ style; its first sentence is kept)
+    assert _first_line(ours.value)[:60] == _first_line(theirs.value)[:60]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "uint8", "int8", "int16",
+                                  "int32", "int64"])
+def test_finfo_iinfo_match_torch(name):
+    torch = _torch()
+    info = "finfo" if name.startswith("float") else "iinfo"
+    ours = getattr(teachgrad, info)(getattr(teachgrad, name))
+    theirs = getattr(torch, info)(getattr(torch, name))
+    assert repr(ours) == repr(theirs)
+    for field in ("bits", "max", "min", "dtype") + (
+            ("eps", "tiny", "smallest_normal", "resolution") if info == "finfo" else ()):
+        value, expected = getattr(ours, field), getattr(theirs, field)
+        assert value == expected and type(value) is type(expected), field

@@ -10,6 +10,8 @@ reduce          sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum
 shape           view/reshape, squeeze, transpose/permute, expand, cat/stack/split
 index           ``x[...]`` reading and writing, gather, index_select, masked_fill
 special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
+grid            meshgrid (views made by reshape and expand)
+info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
 activation      softmax and log_softmax (and the activations of nn.functional)
 loss            the losses of nn.functional
@@ -21,7 +23,9 @@ inplace         ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
 from . import (  # noqa: F401
     activation,
     conversion,
+    grid,
     index,
+    info,
     inplace,
     linalg,
     loss,
@@ -33,7 +37,9 @@ from . import (  # noqa: F401
 )
 from .activation import *  # noqa: F403
 from .conversion import *  # noqa: F403
+from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
+from .info import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .pointwise import *  # noqa: F403
@@ -51,4 +57,6 @@ __all__ = [
     *reduce.__all__,
     *shape.__all__,
     *special.__all__,
+    *grid.__all__,
+    *info.__all__,
 ]
