@@ -453,3 +453,101 @@ def test_finfo_iinfo_match_torch(name):
             ("eps", "tiny", "smallest_normal", "resolution") if info == "finfo" else ()):
         value, expected = getattr(ours, field), getattr(theirs, field)
         assert value == expected and type(value) is type(expected), field
+
+
+# ----------------------------------------------------------------------------------------
+# einsum: its gradient is an einsum with the subscripts rearranged
+# ----------------------------------------------------------------------------------------
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),             # matrix product
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),    # batched
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),  # a chain of three
+    ("ij,ij->", [(2, 3), (2, 3)]),               # sum of products
+    ("i,j", [(2,), (3,)]),                       # implicit output: outer product
+    ("ij->ji", [(2, 3)]),                        # transpose
+    ("ij->i", [(2, 3)]),                         # j summed away: the gradient spreads
+    ("ii->i", [(3, 3)]),                         # diagonal: the gradient on the diagonal
+    ("ii", [(3, 3)]),                            # trace
+    ("iij->j", [(2, 2, 3)]),
+    ("iji->j", [(2, 3, 2)]),
+    ("...ij,...jk->...ik", [(2, 1, 2, 3), (5, 3, 4)]),  # ellipsis, broadcast
+    ("ij,jk->ik", [(2, 1), (3, 2)]),             # j broadcast from size 1
+    ("b...a", [(2, 4, 3)]),
+    (",i->i", [(), (3,)]),
+]
+EINSUM_IDS = [f"{eq} {shapes}" for eq, shapes in EINSUM_CASES]
+
+
+@pytest.mark.parametrize("case", EINSUM_CASES, ids=EINSUM_IDS)
+def test_einsum_gradients_match_finite_differences(case):
+    equation, shapes = case
+    operands = tuple(leaf(RNG.uniform(-1, 1, shape)) for shape in shapes)
+
+    def fn(*xs):
+        return teachgrad.einsum(equation, *xs)
+
+    assert fn(*operands).grad_fn.name() == "EinsumBackward0"
+    assert gradcheck(fn, operands)
+    assert gradgradcheck(fn, operands)
+
+
+def test_einsum_values_by_hand():
+    a = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert teachgrad.einsum("ij,jk->ik", a, a).tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    assert teachgrad.einsum("ij,jk", [a, a]).tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    assert teachgrad.einsum("ii", a).item() == 5.0
+    assert teachgrad.einsum("ij -> j", a).tolist() == [4.0, 6.0]
+    assert teachgrad.einsum("ba", a).tolist() == [[1.0, 3.0], [2.0, 4.0]]  # sorted: ab
+
+
+def test_einsum_result_is_not_a_view_of_its_input():
+    a = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    t = teachgrad.einsum("ij->ji", a)  # NumPy would return a view here
+    t += 1
+    assert a.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", EINSUM_CASES, ids=EINSUM_IDS)
+def test_einsum_values_and_gradients_match_torch(case):
+    torch = _torch()
+    equation, shapes = case
+    arrays = [RNG.uniform(-1, 1, shape) for shape in shapes]
+    ours = [leaf(a) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, tout = teachgrad.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    _same(out, tout)
+    assert tuple(out.shape) == tuple(tout.shape)
+    weights = RNG.uniform(-1, 1, tuple(out.shape))
+    (out * teachgrad.tensor(weights)).sum().backward()
+    (tout * torch.tensor(weights)).sum().backward()
+    for x, tx in zip(ours, theirs, strict=True):
+        _same(x.grad, tx.grad)
+
+
+EINSUM_ERRORS = [
+    ("more operands", lambda lib: lib.einsum("ij,jk->ik", *[lib.ones(2, 2)] * 3)),
+    ("fewer operands", lambda lib: lib.einsum("ij,jk->ik", lib.ones(2, 2))),
+    ("subscripts", lambda lib: lib.einsum("ijk->ij", lib.ones(2, 2))),
+    ("too many with ...", lambda lib: lib.einsum("ij...k->", lib.ones(2, 2))),
+    ("sizes", lambda lib: lib.einsum("ij,jk->ik", lib.ones(2, 2), lib.ones(3, 2))),
+    ("output letter", lambda lib: lib.einsum("ij->ik", lib.ones(2, 2))),
+    ("output twice", lambda lib: lib.einsum("ij->ii", lib.ones(2, 2))),
+    ("invalid", lambda lib: lib.einsum("i1->i", lib.ones(2, 2))),
+    ("dangling -", lambda lib: lib.einsum("ij-", lib.ones(2, 2))),
+    ("dtypes", lambda lib: lib.einsum("ij,jk->ik", lib.ones(2, 2),
+                                      lib.ones(2, 2, dtype=lib.float64))),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", EINSUM_ERRORS, ids=[c[0] for c in EINSUM_ERRORS])
+def test_einsum_errors_match_torch(case):
+    torch = _torch()
+    _, fn = case
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(Exception) as ours:
+        fn(teachgrad)
+    assert type(ours.value) is type(theirs.value)
+    assert _first_line(ours.value) == _first_line(theirs.value)

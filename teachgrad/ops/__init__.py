@@ -13,6 +13,7 @@ special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp,
 grid            meshgrid (views made by reshape and expand)
 info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
+contraction     einsum, whose gradient is an einsum too
 activation      softmax and log_softmax (and the activations of nn.functional)
 loss            the losses of nn.functional
 conversion      clone, dtype conversions, comparisons of whole tensors
@@ -22,6 +23,7 @@ inplace         ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
 
 from . import (  # noqa: F401
     activation,
+    contraction,
     conversion,
     grid,
     index,
@@ -36,6 +38,7 @@ from . import (  # noqa: F401
     special,
 )
 from .activation import *  # noqa: F403
+from .contraction import *  # noqa: F403
 from .conversion import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
@@ -49,6 +52,7 @@ from .special import *  # noqa: F403
 
 __all__ = [
     *activation.__all__,
+    *contraction.__all__,
     *conversion.__all__,
     *index.__all__,
     *linalg.__all__,
