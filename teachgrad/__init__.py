@@ -49,6 +49,8 @@ from ._random import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
 from . import linalg  # noqa: F401
+from . import serialization  # noqa: F401
+from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
 from .autograd.grad_mode import (  # noqa: F401
@@ -127,9 +129,9 @@ def device(name: str = "cpu") -> str:
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext teachgrad``: rich tensor display in Jupyter (see teachgrad.notebook)."""
-    from .notebook.extension import load_ipython_extension as load
+    from .notebook.extension import load_ipython_extension as load_extension
 
-    load(ipython)
+    load_extension(ipython)
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -1,0 +1,281 @@
+"""``teachgrad.save`` / ``teachgrad.load``: write tensors, state dicts and checkpoints to files.
+
+The file is a Python pickle of the object. Tensors are pickled as their raw bytes plus
+dtype, shape and ``requires_grad``, so a file does not depend on NumPy's internals::
+
+    >>> import io, teachgrad as torch
+    >>> buffer = io.BytesIO()
+    >>> torch.save({"w": torch.ones(2), "epoch": 3}, buffer)
+    >>> _ = buffer.seek(0)
+    >>> torch.load(buffer)
+    {'w': tensor([1., 1.]), 'epoch': 3}
+
+Loading a pickle can run arbitrary code: a pickle names functions, and the loader calls
+them. So, as in PyTorch (since 2.6), ``load`` reads with ``weights_only=True`` by default:
+only tensors, containers (dict, OrderedDict, list, tuple, set), numbers, strings, bytes,
+None, dtypes and ``Size`` are accepted; any other global is refused with PyTorch's error.
+Pass ``weights_only=False`` for files you trust (a whole pickled model, say), or allow
+your own classes with :func:`add_safe_globals`.
+
+What is *not* kept, as in PyTorch: ``.grad`` and the graph (a saved non-leaf tensor loads
+as a leaf). Unlike PyTorch, shared memory is not kept either: two views of one tensor
+load as two independent tensors. The format is teachgrad's own; it does not read
+PyTorch's ``.pt`` files, nor does PyTorch read teachgrad's.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+import os
+import pickle
+from collections.abc import Iterator
+from typing import IO, Any
+
+import numpy as np
+
+from . import _dtypes
+from ._tensor import Size, Tensor, _make
+
+# ----------------------------------------------------------------------------------------
+# How a tensor is written and read back
+# ----------------------------------------------------------------------------------------
+
+
+def _rebuild_tensor(data: bytes, dtype: str, shape: tuple, requires_grad: bool) -> Tensor:
+    """The tensor pickled by ``_reduce_tensor`` (called by the unpickler)."""
+    return _make(_array_from_bytes(data, dtype, shape), bool(requires_grad))
+
+
+def _rebuild_parameter(data: bytes, dtype: str, shape: tuple, requires_grad: bool):
+    """The ``nn.Parameter`` pickled by ``_reduce_tensor``."""
+    from .nn.parameter import Parameter
+
+    return Parameter(_make(_array_from_bytes(data, dtype, shape)), bool(requires_grad))
+
+
+def _array_from_bytes(data: bytes, dtype: str, shape: tuple) -> np.ndarray:
+    # Check what the file says before trusting it: a known dtype, and as many bytes as
+    # the shape needs (a corrupt file gets an error here, not a strange tensor later).
+    if dtype not in _TENSOR_DTYPES:
+        raise pickle.UnpicklingError(f"unsupported tensor dtype in file: {dtype!r}")
+    if not (isinstance(data, bytes) and isinstance(shape, tuple)
+            and all(type(n) is int and n >= 0 for n in shape)):
+        raise pickle.UnpicklingError("malformed tensor record in file")
+    item = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(data) != count * item.itemsize:
+        raise pickle.UnpicklingError(
+            f"tensor data of {len(data)} bytes does not fit shape {tuple(shape)} of {dtype}"
+        )
+    # frombuffer is read-only and shares the file's bytes: copy, so the tensor can change.
+    return np.frombuffer(data, dtype=item).reshape(shape).copy()
+
+
+# Little-endian names as ``dtype.str`` gives them ("<f4"); "|" for one-byte types.
+_TENSOR_DTYPES = {np.dtype(d.numpy).newbyteorder("<").str for d in _dtypes._ALL}
+
+
+def _reduce_tensor(t: Tensor) -> tuple:
+    """How the pickler writes a tensor: its bytes, dtype, shape and requires_grad."""
+    from .nn.parameter import Parameter
+
+    array = t._data
+    if array.dtype.byteorder == ">":  # files are little-endian, whatever the machine
+        array = array.astype(array.dtype.newbyteorder("<"))
+    rebuild = _rebuild_parameter if type(t) is Parameter else _rebuild_tensor
+    # ascontiguousarray: a transposed or sliced tensor is written as its values in order.
+    data = np.ascontiguousarray(array).tobytes()
+    return (rebuild, (data, array.dtype.str, tuple(array.shape), t._requires_grad))
+
+
+class _Pickler(pickle.Pickler):
+    """A pickler that writes teachgrad tensors with ``_reduce_tensor``."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, Tensor) and type(obj).__module__.startswith("teachgrad."):
+            return _reduce_tensor(obj)
+        return NotImplemented  # everything else: pickle's usual way
+
+
+# ----------------------------------------------------------------------------------------
+# save
+# ----------------------------------------------------------------------------------------
+
+
+def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle,
+         pickle_protocol: int = pickle.DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True) -> None:
+    """Write ``obj`` (a tensor, a ``state_dict``, a dict of them ...) to a file.
+
+    ``f`` is a path or a file opened for writing in binary mode. The usual checkpoint::
+
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "epoch": epoch}, "checkpoint.pt")
+
+    ``pickle_module`` and ``_use_new_zipfile_serialization`` are accepted for PyTorch
+    compatibility; teachgrad always writes its own pickle format (see the module docstring).
+    """
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle_protocol).dump(obj)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as file:
+            file.write(buffer.getvalue())
+    else:
+        f.write(buffer.getvalue())
+
+
+# ----------------------------------------------------------------------------------------
+# load, and what weights_only allows
+# ----------------------------------------------------------------------------------------
+
+# (module, name) of every global a weights-only load may call: the tensor rebuilders and
+# the few safe types pickle refers to by name.
+_SAFE_GLOBALS: dict[tuple[str, str], Any] = {
+    (__name__, "_rebuild_tensor"): _rebuild_tensor,
+    (__name__, "_rebuild_parameter"): _rebuild_parameter,
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("builtins", "complex"): complex,
+    ("builtins", "set"): set,
+    ("teachgrad._dtypes", "_by_name"): _dtypes._by_name,
+    ("teachgrad._tensor", "Size"): Size,
+}
+_USER_SAFE_GLOBALS: dict[tuple[str, str], Any] = {}
+
+
+def _global_name(module: str, name: str) -> str:
+    """How PyTorch's message names a global: ``len`` for builtins, else ``module.name``."""
+    return name if module == "builtins" else f"{module}.{name}"
+
+
+def _key_of(obj: Any) -> tuple[str, str]:
+    return (obj.__module__, obj.__qualname__)
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow these classes/functions in ``load(..., weights_only=True)``.
+
+    Only for classes you trust: loading calls them with arguments from the file.
+
+    >>> import teachgrad as torch
+    >>> class Config:
+    ...     pass
+    >>> torch.serialization.add_safe_globals([Config])
+    """
+    for obj in safe_globals:
+        _USER_SAFE_GLOBALS[_key_of(obj)] = obj
+
+
+def get_safe_globals() -> list:
+    """The globals allowed by :func:`add_safe_globals` (not the built-in ones)."""
+    return list(_USER_SAFE_GLOBALS.values())
+
+
+def clear_safe_globals() -> None:
+    """Forget every global allowed by :func:`add_safe_globals`."""
+    _USER_SAFE_GLOBALS.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list) -> Iterator[None]:
+    """``with safe_globals([Config]): ...``: allow these globals inside the block only."""
+    before = dict(_USER_SAFE_GLOBALS)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _USER_SAFE_GLOBALS.clear()
+        _USER_SAFE_GLOBALS.update(before)
+
+
+class _WeightsUnpickler(pickle.Unpickler):
+    """An unpickler that calls nothing but the allowed globals (``weights_only=True``)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = _SAFE_GLOBALS.get((module, name))
+        if found is None:
+            found = _USER_SAFE_GLOBALS.get((module, name))
+        if found is None:
+            raise pickle.UnpicklingError(_unsupported_global(module, name))
+        return found
+
+
+def _unsupported_global(module: str, name: str) -> str:
+    """The core of PyTorch's 'Unsupported global' message (wrapped by ``_weights_only_error``)."""
+    shown = _global_name(module, name)
+    return (
+        f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please "
+        f"use `torch.serialization.add_safe_globals([{shown}])` or the "
+        f"`torch.serialization.safe_globals([{shown}])` context manager to allowlist this "
+        "global if you trust this class/function."
+    )
+
+
+def _weights_only_error(reason: str) -> pickle.UnpicklingError:
+    """PyTorch's full message for a refused weights-only load (bold as it prints it)."""
+    return pickle.UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, \x1b[1mdo those steps only if you trust the source of the checkpoint"
+        "\x1b[0m. \n\t(1) In PyTorch 2.6, we changed the default value of the "
+        "`weights_only` argument in `torch.load` from `False` to `True`. Re-running "
+        "`torch.load` with `weights_only` set to `False` will likely succeed, but it can "
+        "result in arbitrary code execution. Do it only if you got the file from a trusted "
+        "source.\n\t(2) Alternatively, to load with `weights_only=True` please check the "
+        "recommended steps in the following error message.\n\tWeightsUnpickler error: "
+        f"{reason}\n\nCheck the documentation of torch.load to learn more about types "
+        "accepted by default with weights_only "
+        "https://pytorch.org/docs/stable/generated/torch.load.html."
+        "\nHint: save model.state_dict() rather than the model itself; load a file you "
+        "trust with weights_only=False."
+    )
+
+
+def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, pickle_module: Any = None,
+         *, weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Read back what :func:`save` wrote.
+
+    ``weights_only`` (default ``True``, as in PyTorch 2.6+) accepts only tensors, plain
+    containers, numbers, strings and dtypes: safe for files from anywhere. Use
+    ``weights_only=False`` only for files you trust. ``map_location`` is accepted for
+    PyTorch compatibility (everything lives on the CPU here).
+
+    >>> import io, teachgrad as torch
+    >>> buffer = io.BytesIO()
+    >>> torch.save(torch.nn.Linear(2, 1).state_dict(), buffer)
+    >>> _ = buffer.seek(0)
+    >>> list(torch.load(buffer))
+    ['weight', 'bias']
+    """
+    if weights_only is None:
+        weights_only = True
+    if weights_only and pickle_module is not None:
+        raise RuntimeError(
+            "Can not safely load weights when explicit pickle_module is specified"
+        )
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            data = file.read()
+    else:
+        data = f.read()
+    if data[:4] == b"PK\x03\x04":  # a zip file: what PyTorch writes
+        raise RuntimeError(
+            "This file was written by PyTorch (a zip archive); teachgrad.load reads only "
+            "files written by teachgrad.save."
+            "\nHint: in PyTorch, load it and save the tensors' values with numpy.save, "
+            "or re-create the checkpoint with teachgrad."
+        )
+    buffer = io.BytesIO(data)
+    if not weights_only:
+        module = pickle if pickle_module is None else pickle_module
+        return module.Unpickler(buffer, **pickle_load_args).load()
+    try:
+        return _WeightsUnpickler(buffer, **pickle_load_args).load()
+    except pickle.UnpicklingError as e:
+        raise _weights_only_error(str(e)) from None
+
+
+__all__ = [
+    "add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save",
+]

@@ -1,0 +1,236 @@
+"""teachgrad.save / teachgrad.load: round trips, checkpoints, and the weights_only guard."""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad import nn
+
+
+def round_trip(obj, **load_args):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    buffer.seek(0)
+    return torch.load(buffer, **load_args)
+
+
+class Unsafe:
+    """A class a weights-only load must refuse."""
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.uint8,
+                                   torch.int8, torch.int16, torch.int32, torch.int64,
+                                   torch.bool])
+def test_tensor_round_trip_keeps_values_dtype_and_shape(dtype):
+    x = (torch.arange(12).reshape(3, 4) % 3).to(dtype)
+    y = round_trip(x)
+    assert type(y) is torch.Tensor
+    assert y.dtype == dtype and y.shape == (3, 4)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+
+
+def test_requires_grad_kept_grad_and_graph_dropped():
+    leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    (leaf * 2).sum().backward()
+    out = leaf * 3
+    loaded_leaf, loaded_out = round_trip([leaf, out])
+    assert loaded_leaf.requires_grad and loaded_leaf.grad is None
+    # A saved non-leaf comes back as a leaf that requires grad (as in PyTorch).
+    assert loaded_out.requires_grad and loaded_out.grad_fn is None
+    np.testing.assert_array_equal(loaded_out.detach().numpy(), [3.0, 6.0])
+
+
+def test_views_and_zero_dim_tensors():
+    base = torch.arange(6.0).reshape(2, 3)
+    t, scalar, empty = round_trip((base.t(), torch.tensor(2.5), torch.zeros(0, 3)))
+    np.testing.assert_array_equal(t.numpy(), base.numpy().T)
+    assert scalar.shape == () and scalar.item() == 2.5
+    assert empty.shape == (0, 3)
+
+
+def test_loaded_tensor_is_writable_and_independent_of_shared_storage():
+    base = torch.zeros(4)
+    a, b = round_trip([base, base[:2]])
+    a[0] = 7.0  # shared memory is not kept: b does not see it (documented)
+    assert b[0].item() == 0.0 and a[0].item() == 7.0
+
+
+def test_parameter_round_trip():
+    p = nn.Parameter(torch.ones(2, 2))
+    q = round_trip(p)
+    assert type(q) is nn.Parameter and q.requires_grad
+    np.testing.assert_array_equal(q.detach().numpy(), np.ones((2, 2)))
+
+
+def test_nested_containers_and_plain_values():
+    obj = {"list": [1, 2.5, "s", None, True], "tuple": (torch.ones(1), b"xy"),
+           "set": {1, 2}, "od": OrderedDict(a=torch.zeros(1)), "complex": 1 + 2j,
+           "dtype": torch.float64, "size": torch.Size([2, 3]), "big": 2 ** 70}
+    out = round_trip(obj)
+    assert out["list"] == [1, 2.5, "s", None, True]
+    assert out["tuple"][1] == b"xy" and out["set"] == {1, 2} and out["complex"] == 1 + 2j
+    assert type(out["od"]) is OrderedDict and out["dtype"] is torch.float64
+    assert out["size"] == torch.Size([2, 3]) and type(out["size"]) is torch.Size
+    assert out["big"] == 2 ** 70
+
+
+def test_paths_and_file_objects(tmp_path):
+    path = tmp_path / "x.pt"
+    torch.save(torch.ones(3), path)
+    np.testing.assert_array_equal(torch.load(path).numpy(), np.ones(3))
+    torch.save(torch.zeros(2), str(path))
+    with open(path, "rb") as f:
+        np.testing.assert_array_equal(torch.load(f).numpy(), np.zeros(2))
+    with pytest.raises(FileNotFoundError):
+        torch.load(tmp_path / "missing.pt")
+
+
+def test_state_dict_round_trip_into_a_fresh_model(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    torch.save(model.state_dict(), tmp_path / "model.pt")
+    state = torch.load(tmp_path / "model.pt")
+    assert type(state) is OrderedDict and list(state) == list(model.state_dict())
+    other = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    assert repr(other.load_state_dict(state)) == "<All keys matched successfully>"
+    x = torch.randn(5, 3)
+    np.testing.assert_array_equal(other(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_checkpoint_with_optimizer_resumes_identically(tmp_path):
+    def make():
+        torch.manual_seed(1)
+        model = nn.Linear(2, 1)
+        return model, torch.optim.Adam(model.parameters(), lr=0.1)
+
+    x, y = torch.randn(8, 2), torch.randn(8, 1)
+
+    def step(model, opt):
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+
+    model, opt = make()
+    step(model, opt)
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 1},
+               tmp_path / "ckpt.pt")
+    step(model, opt)  # the run that was not interrupted
+
+    resumed, resumed_opt = make()
+    checkpoint = torch.load(tmp_path / "ckpt.pt")
+    resumed.load_state_dict(checkpoint["model"])
+    resumed_opt.load_state_dict(checkpoint["optimizer"])
+    assert checkpoint["epoch"] == 1
+    step(resumed, resumed_opt)
+    for a, b in zip(model.parameters(), resumed.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_weights_only_refuses_other_globals_with_pytorchs_message():
+    with pytest.raises(pickle.UnpicklingError) as info:
+        round_trip({"a": Unsafe()})
+    message = str(info.value)
+    assert message.startswith("Weights only load failed.")
+    assert (
+        "WeightsUnpickler error: Unsupported global: GLOBAL test_serialization.Unsafe was not "
+        "an allowed global by default." in message
+    )
+    assert "torch.serialization.add_safe_globals([test_serialization.Unsafe])" in message
+
+
+def test_weights_only_refuses_a_pickled_module_but_false_loads_it():
+    model = nn.Linear(2, 1)
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL teachgrad.nn.modules.linear.Linear"):
+        round_trip(model)
+    loaded = round_trip(model, weights_only=False)
+    assert type(loaded) is nn.Linear
+    np.testing.assert_array_equal(loaded.weight.detach().numpy(), model.weight.detach().numpy())
+
+
+def test_weights_only_refuses_builtin_callables():
+    # A classic pickle attack calls a builtin (os.system, eval); builtins are named bare.
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL len was not an allowed global"):
+        round_trip(len)
+
+
+def test_safe_globals_allow_a_class():
+    with torch.serialization.safe_globals([Unsafe]):
+        assert type(round_trip(Unsafe())) is Unsafe
+    with pytest.raises(pickle.UnpicklingError):
+        round_trip(Unsafe())
+    torch.serialization.add_safe_globals([Unsafe])
+    try:
+        assert torch.serialization.get_safe_globals() == [Unsafe]
+        assert type(round_trip(Unsafe())) is Unsafe
+    finally:
+        torch.serialization.clear_safe_globals()
+
+
+def test_explicit_pickle_module_with_weights_only_is_an_error():
+    buffer = io.BytesIO()
+    torch.save(torch.ones(1), buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit "
+                                           "pickle_module is specified"):
+        torch.load(buffer, pickle_module=pickle)
+    buffer.seek(0)
+    assert torch.load(buffer, pickle_module=pickle, weights_only=False).item() == 1.0
+
+
+def test_corrupt_tensor_record_is_refused():
+    # A record whose byte count does not match its shape must not become a tensor.
+    buffer = io.BytesIO()
+
+    class Liar:
+        def __reduce__(self):
+            return (torch.serialization._rebuild_tensor, (b"\x00" * 3, "<f4", (2,), False))
+
+    pickle.dump(Liar(), buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="does not fit shape"):
+        torch.load(buffer)
+
+
+def test_pytorch_zip_checkpoint_gets_a_clear_error(tmp_path):
+    path = tmp_path / "torch.pt"
+    path.write_bytes(b"PK\x03\x04" + b"\x00" * 20)
+    with pytest.raises(RuntimeError, match="written by PyTorch"):
+        torch.load(path)
+
+
+@pytest.mark.torch
+def test_weights_only_message_matches_pytorch():
+    real = pytest.importorskip("torch")
+    buffer = io.BytesIO()
+    real.save(len, buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        real.load(buffer)
+    with pytest.raises(pickle.UnpicklingError) as ours:
+        round_trip(len)
+    # Ours adds one Hint line after PyTorch's text.
+    assert str(ours.value).startswith(str(theirs.value))
+    assert str(ours.value).count("\n") == str(theirs.value).count("\n") + 1
+
+
+@pytest.mark.torch
+def test_same_plain_values_load_under_weights_only_in_both():
+    real = pytest.importorskip("torch")
+    plain = {"set": {1, 2}, "complex": 1 + 2j, "od": OrderedDict(a=1), "bytes": b"x",
+             "tuple": (1, None), "float": float("inf")}
+    buffer = io.BytesIO()
+    real.save(plain, buffer)
+    buffer.seek(0)
+    assert real.load(buffer) == plain == round_trip(plain)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    assert doctest.testmod(torch.serialization).failed == 0
