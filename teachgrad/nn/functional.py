@@ -40,6 +40,7 @@ from ..ops.loss import (
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
+from .convolution import conv1d, conv2d  # convolutions: their own module
 
 # ----------------------------------------------------------------------------------------
 # Helpers: PyTorch's names for dtypes, reductions, argument checks
@@ -774,4 +775,5 @@ __all__ = [
     "silu", "softplus", "logsigmoid", "softmax", "log_softmax", "linear", "dropout",
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
+    "conv1d", "conv2d",
 ]

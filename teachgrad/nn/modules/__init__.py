@@ -17,6 +17,7 @@ from .activation import (
     Tanh,
 )
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -30,5 +31,5 @@ __all__ = [
     "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "SELU", "GELU",
     "SiLU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Flatten", "Dropout",
     "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
-    "Embedding", "LayerNorm",
+    "Embedding", "LayerNorm", "Conv1d", "Conv2d",
 ]

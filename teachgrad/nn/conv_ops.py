@@ -1,0 +1,136 @@
+"""``ConvolutionBackward0``: the op behind ``F.conv1d``/``F.conv2d`` (and its own backward).
+
+A convolution is *linear* in its input and in its weight, so its gradients are
+convolutions again (see :mod:`teachgrad.nn.im2col` for the arithmetic):
+
+* ``∂L/∂x`` — the output gradient spread back over the patches with the kernel
+  ("transposed convolution", col2im);
+* ``∂L/∂w`` — the output gradient correlated with the input patches;
+* ``∂L/∂b`` — the output gradient summed over every position of each channel.
+
+As in PyTorch, the two first ones are computed by one node,
+``ConvolutionBackwardBackward0`` (it appears under ``create_graph=True``). Its own
+backward needs only the forward convolution and itself again, so gradients of any order
+work with these two ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.op import Op
+from . import im2col
+
+
+def convolution(x, w, stride, padding, dilation, groups):
+    """``conv(x, w)`` without bias: recorded when given tensors, plain NumPy on arrays."""
+    if isinstance(x, Tensor) or isinstance(w, Tensor):
+        return ConvolutionBackward0.apply(x, w, None, stride=stride, padding=padding,
+                                          dilation=dilation, groups=groups)
+    return im2col.convolve(x, w, stride, padding, dilation, groups)
+
+
+def convolution_grads(grad, x, w, stride, padding, dilation, groups,
+                      output_mask=(True, True)) -> tuple:
+    """``(∂L/∂x, ∂L/∂w)`` from the output gradient; recorded when given tensors."""
+    if isinstance(grad, Tensor) or isinstance(x, Tensor) or isinstance(w, Tensor):
+        return ConvolutionBackwardBackward0.apply(
+            grad, x, w, stride=stride, padding=padding, dilation=dilation, groups=groups,
+            output_mask=output_mask,
+        )
+    return _grads(grad, x, w, stride, padding, dilation, groups, output_mask)
+
+
+def _grads(grad, x, w, stride, padding, dilation, groups, output_mask) -> tuple:
+    # A gradient nobody asked for is not computed (None), as PyTorch's output_mask does.
+    gx = gw = None
+    if output_mask[0]:
+        gx = im2col.input_grad(grad, w, x.shape, stride, padding, dilation, groups)
+    if output_mask[1]:
+        gw = im2col.weight_grad(x, grad, w.shape, stride, padding, dilation, groups)
+    return gx, gw
+
+
+class ConvolutionBackward0(Op):
+    """``out = conv(x, w) + b``: a sliding dot product of each kernel with the input."""
+
+    formula = (
+        "out[o, p] = Σ w[o]·patch_p(x) + b[o]    ∂L/∂x: each output spreads grad·w back over "
+        "its patch    ∂L/∂w = Σ_p grad[o, p]·patch_p(x)    ∂L/∂b = Σ_p grad[o, p]"
+    )
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation, groups):
+        ctx.save_for_backward(x, w)
+        ctx.params = (stride, padding, dilation, groups)
+        ctx.has_bias = b is not None
+        out = im2col.convolve(x, w, stride, padding, dilation, groups)
+        if b is not None:
+            # Bias per output channel: shape (O, 1, 1) broadcasts over the positions.
+            out += b.reshape(-1, *(1,) * (x.ndim - 2))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        gx = gw = gb = None
+        if need_x or need_w:
+            gx, gw = convolution_grads(grad, x, w, *ctx.params, output_mask=(need_x, need_w))
+        if need_b:
+            gb = np.sum(grad, axis=(0, *range(2, np.ndim(grad))))
+        return gx, gw, gb
+
+
+class ConvolutionBackwardBackward0(Op):
+    """``(∂L/∂x, ∂L/∂w)`` of a convolution: the node ``create_graph=True`` records.
+
+    Both are linear in the output gradient ``g``: ``∂L/∂x = A(g, w)`` and
+    ``∂L/∂w = B(x, g)``, where ``<conv(x, w), g> = <x, A(g, w)> = <w, B(x, g)>``.
+    """
+
+    formula = (
+        "∂L/∂x = convᵀ(g, w), ∂L/∂w = corr(x, g)    back: ∂/∂g = conv(ḡx, w) + conv(x, ḡw)   "
+        "∂/∂x = convᵀ(g, ḡw)   ∂/∂w = corr(ḡx, g)"
+    )
+
+    @staticmethod
+    def forward(ctx, grad, x, w, stride, padding, dilation, groups, output_mask):
+        ctx.save_for_backward(grad, x, w)
+        ctx.params = (stride, padding, dilation, groups)
+        gx, gw = _grads(grad, x, w, stride, padding, dilation, groups, output_mask)
+        # A multi-output node needs arrays for both outputs: zeros stand for "not asked".
+        return (gx if gx is not None else np.zeros_like(x),
+                gw if gw is not None else np.zeros_like(w))
+
+    @staticmethod
+    def backward(ctx, grad_gx, grad_gw):
+        grad, x, w = ctx.saved_tensors
+        params = ctx.params
+        need_grad, need_x, need_w = ctx.needs_input_grad
+        d_grad = d_x = d_w = None
+        if need_grad:
+            # gx = A(g, w) and gw = B(x, g) are linear in g: their adjoints are convolutions.
+            terms = []
+            if grad_gx is not None:
+                terms.append(convolution(grad_gx, w, *params))
+            if grad_gw is not None:
+                terms.append(convolution(x, grad_gw, *params))
+            d_grad = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
+        if (need_x and grad_gw is not None) or (need_w and grad_gx is not None):
+            # ∂<B(x, g), ḡw>/∂x = A(g, ḡw) and ∂<A(g, w), ḡx>/∂w = B(ḡx, g): this very node.
+            mask = (need_x and grad_gw is not None, need_w and grad_gx is not None)
+            d_x, d_w = convolution_grads(
+                grad,
+                grad_gx if grad_gx is not None else np.zeros_like(x),
+                grad_gw if grad_gw is not None else np.zeros_like(w),
+                *params, output_mask=mask,
+            )
+            d_x = d_x if mask[0] else None
+            d_w = d_w if mask[1] else None
+        return d_grad, d_x, d_w
+
+
+__all__ = ["ConvolutionBackward0", "ConvolutionBackwardBackward0", "convolution",
+           "convolution_grads"]

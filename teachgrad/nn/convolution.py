@@ -1,0 +1,178 @@
+"""``F.conv1d`` and ``F.conv2d``: check the arguments in PyTorch's words, then convolve.
+
+>>> import teachgrad as torch
+>>> import teachgrad.nn.functional as F
+>>> image = torch.arange(16.0).reshape(1, 1, 4, 4)
+>>> edge = torch.tensor([[[[1.0, -1.0]]]])          # left minus right neighbour
+>>> F.conv2d(image, edge).shape
+teachgrad.Size([1, 1, 4, 3])
+>>> F.conv2d(image, edge)[0, 0, 0]
+tensor([-1., -1., -1.])
+
+The numbers are computed by :mod:`teachgrad.nn.im2col`, the graph node is
+:class:`~teachgrad.nn.conv_ops.ConvolutionBackward0`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._tensor import Tensor
+from . import im2col
+from .conv_ops import ConvolutionBackward0
+
+IntOrTuple = int | Sequence[int]
+
+_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+               "bool": "Bool"}
+
+
+def _c_type(t: Tensor) -> str:
+    """How PyTorch's C++ messages name a dtype: ``float``, ``double``, ``long`` ..."""
+    names = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+    return names.get(t.dtype.name, t.dtype.name.replace("int64", "long"))
+
+
+def _shape(t) -> str:
+    return "[" + ", ".join(str(n) for n in t) + "]"
+
+
+def as_tuple(value: IntOrTuple, d: int, name: str) -> tuple[int, ...]:
+    """``2`` -> ``(2, 2)``; a sequence must have one value per spatial dimension."""
+    values = (value,) * d if isinstance(value, int) else tuple(value)
+    if len(values) != d and len(values) != 1:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {d} values to match "
+            f"the convolution dimensions, but got {name}={_shape(values)}"
+        )
+    return values * d if len(values) == 1 else values
+
+
+def _padding(padding: IntOrTuple | str, kernel: tuple[int, ...], stride: tuple[int, ...],
+             dilation: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """One ``(before, after)`` pair per spatial dimension."""
+    d = len(kernel)
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * d
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        # The output has the input's size: pad by the kernel's reach minus one, the odd
+        # one out after (as PyTorch does for even kernels).
+        total = tuple(dil * (k - 1) for k, dil in zip(kernel, dilation))
+        return tuple((t // 2, t - t // 2) for t in total)
+    pads = as_tuple(padding, d, "padding")
+    if any(p < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in pads)
+
+
+def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+                   name: str) -> None:
+    o, c_per_group = weight.shape[0], weight.shape[1]
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if o % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{_shape(weight.shape)}] instead"
+        )
+    if input.shape[1] != c_per_group * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {_shape(weight.shape)}, expected "
+            f"input{_shape(input.shape)} to have {c_per_group * groups} channels, but got "
+            f"{input.shape[1]} channels instead"
+        )
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_TYPE_NAMES[input.dtype.name]} but found "
+            f"{_TYPE_NAMES[weight.dtype.name]}"
+            f"\nHint: make both {name}'s input and its weight the same dtype, e.g. x.float()."
+        )
+    if bias is not None:
+        if bias.shape != (o,):
+            raise RuntimeError(
+                f"Given weight of size {_shape(weight.shape)}, expected bias to be 1-dimensional "
+                f"with {o} elements, but got bias of size {_shape(bias.shape)} instead"
+            )
+        if bias.dtype != input.dtype:
+            raise RuntimeError(
+                f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) should be "
+                "the same"
+            )
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
+          padding: IntOrTuple | str, dilation: IntOrTuple, groups: int, d: int) -> Tensor:
+    name = f"conv{d}d"
+    for arg, what in ((input, "input"), (weight, "weight")):
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"{name}(): argument '{what}' must be Tensor, not "
+                            f"{type(arg).__name__}")
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(
+            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got "
+            f"input of size: {_shape(input.shape)}"
+        )
+    stride_t = as_tuple(stride, d, "stride")
+    dilation_t = as_tuple(dilation, d, "dilation")
+    if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight, hence this wording
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
+            f"values to match the convolution dimensions, but got stride={_shape(stride_t)}"
+        )
+    if any(s <= 0 for s in stride_t):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(dil <= 0 for dil in dilation_t):
+        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(dilation_t)}")
+    kernel = tuple(weight.shape[2:])
+    pads = _padding(padding, kernel, stride_t, dilation_t)
+    # An unbatched input is a batch of one, squeezed again afterwards (as in PyTorch).
+    batched = input.ndim == d + 2
+    x = input if batched else input.unsqueeze(0)
+    _check_tensors(x, weight, bias, groups, name)
+    padded = tuple(size + p[0] + p[1] for size, p in zip(x.shape[2:], pads))
+    spans = tuple(dil * (k - 1) + 1 for k, dil in zip(kernel, dilation_t))
+    if any(span > size for span, size in zip(spans, padded)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater "
+            "than actual input size"
+        )
+    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride_t, padding=pads,
+                                     dilation=dilation_t, groups=groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """1-d convolution of ``input`` ``(N, C, L)`` with ``weight`` ``(O, C/groups, k)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 3), padding=1)
+    tensor([[[2., 3., 3., 3., 2.]]])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """2-d convolution of ``input`` ``(N, C, H, W)`` with ``weight`` ``(O, C/groups, kH, kW)``.
+
+    ``stride``, ``padding`` and ``dilation`` are an int or one per dimension; ``padding``
+    may also be ``'valid'`` (none) or ``'same'`` (output as large as the input).
+    ``groups`` splits the channels into independent convolutions. The output has shape
+    ``(N, O, H_out, W_out)`` with ``H_out = (H + 2·pad - dilation·(kH-1) - 1) // stride + 1``.
+
+    >>> import teachgrad as torch
+    >>> x = torch.ones(1, 3, 8, 8)
+    >>> torch.nn.functional.conv2d(x, torch.ones(6, 3, 3, 3), stride=2, padding=1).shape
+    teachgrad.Size([1, 6, 4, 4])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+__all__ = ["conv1d", "conv2d", "im2col"]

@@ -1,0 +1,147 @@
+"""``Conv1d`` and ``Conv2d``: learnable kernels slid over sequences and images."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..._creation import _check_device, empty
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..convolution import as_tuple
+from ..parameter import Parameter
+from .module import Module
+
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: arguments, parameters, initialisation, printing."""
+
+    _dims = 0  # spatial dimensions: 1 or 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        _check_device(device)
+        d = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        self.kernel_size = as_tuple(kernel_size, d, "kernel_size")
+        self.stride = as_tuple(stride, d, "stride")
+        self.dilation = as_tuple(dilation, d, "dilation")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"
+                )
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding: tuple[int, ...] | str = padding
+        else:
+            self.padding = as_tuple(padding, d, "padding")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                f"padding_mode='{padding_mode}' is not supported by teachgrad"
+                "\nHint: teachgrad pads with zeros only (padding_mode='zeros', the default)."
+            )
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.output_padding = (0,) * d  # only transposed convolutions use it
+        self.transposed = False
+        self.weight = Parameter(
+            empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype)
+        )
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's scheme: uniform in ±1/√fan_in, fan_in = in_channels/groups · kernel size."""
+        # The same as Linear: kaiming_uniform_ with a=√5 is uniform in ±1/√fan_in.
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        # PyTorch's format: only the settings that differ from their defaults are shown.
+        d = self._dims
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0,) * d:  # a string ('same', 'valid') is always shown
+            text += f", padding={self.padding}"
+        if self.dilation != (1,) * d:
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution over ``(N, C_in, L)`` inputs (or ``(C_in, L)``).
+
+    ``weight``: ``(out_channels, in_channels // groups, kernel_size)``; see
+    :func:`teachgrad.nn.functional.conv1d`.
+
+    >>> import teachgrad as torch
+    >>> conv = torch.nn.Conv1d(3, 8, kernel_size=5, padding=2)
+    >>> conv
+    Conv1d(3, 8, kernel_size=(5,), stride=(1,), padding=(2,))
+    >>> conv(torch.zeros(4, 3, 20)).shape
+    teachgrad.Size([4, 8, 20])
+    """
+
+    _dims = 1
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over images ``(N, C_in, H, W)`` (or ``(C_in, H, W)``).
+
+    Each of the ``out_channels`` kernels ``(in_channels // groups, kH, kW)`` slides over
+    the image and gives one output channel. Initialised as in PyTorch (uniform in
+    ±1/√fan_in). See :func:`teachgrad.nn.functional.conv2d` for the arguments.
+
+    >>> import teachgrad as torch
+    >>> conv = torch.nn.Conv2d(3, 6, 5)      # the CIFAR-10 tutorial's first layer
+    >>> conv
+    Conv2d(3, 6, kernel_size=(5, 5), stride=(1, 1))
+    >>> conv(torch.zeros(4, 3, 32, 32)).shape
+    teachgrad.Size([4, 6, 28, 28])
+    """
+
+    _dims = 2
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+__all__ = ["Conv1d", "Conv2d"]
