@@ -41,6 +41,7 @@ from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
 from .convolution import conv1d, conv2d  # convolutions: their own module
+from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
 # ----------------------------------------------------------------------------------------
 # Helpers: PyTorch's names for dtypes, reductions, argument checks
@@ -775,5 +776,5 @@ __all__ = [
     "silu", "softplus", "logsigmoid", "softmax", "log_softmax", "linear", "dropout",
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
-    "conv1d", "conv2d",
+    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
 ]

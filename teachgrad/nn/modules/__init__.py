@@ -24,6 +24,7 @@ from .linear import Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = [
@@ -31,5 +32,5 @@ __all__ = [
     "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "SELU", "GELU",
     "SiLU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Flatten", "Dropout",
     "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
-    "Embedding", "LayerNorm", "Conv1d", "Conv2d",
+    "Embedding", "LayerNorm", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
 ]

@@ -1,0 +1,93 @@
+"""``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``: downsample images window by window."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+IntOrPair = int | Sequence[int]
+
+
+class MaxPool2d(Module):
+    """Keep the largest value of every window (``stride`` defaults to ``kernel_size``).
+
+    >>> import teachgrad as torch
+    >>> pool = torch.nn.MaxPool2d(2, 2)          # the CIFAR-10 tutorial's pooling
+    >>> pool
+    MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(torch.zeros(4, 6, 28, 28)).shape
+    teachgrad.Size([4, 6, 14, 14])
+    """
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 padding: IntOrPair = 0, dilation: IntOrPair = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """The mean of every window (``stride`` defaults to ``kernel_size``).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.AvgPool2d(2)(torch.arange(4.0).reshape(1, 1, 2, 2))
+    tensor([[[[1.5000]]]])
+    """
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average into a fixed ``output_size`` grid, whatever the input size.
+
+    ``AdaptiveAvgPool2d((1, 1))`` is global average pooling: one number per channel.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.AdaptiveAvgPool2d((1, 1))(torch.ones(2, 3, 7, 5)).shape
+    teachgrad.Size([2, 3, 1, 1])
+    """
+
+    def __init__(self, output_size: int | None | Sequence[int | None]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
