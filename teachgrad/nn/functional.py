@@ -40,6 +40,7 @@ from ..ops.loss import (
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
+from .batch_norm import batch_norm  # normalisation over the batch: its own module
 from .convolution import conv1d, conv2d  # convolutions: their own module
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
@@ -777,4 +778,5 @@ __all__ = [
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    "batch_norm",
 ]

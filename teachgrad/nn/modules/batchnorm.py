@@ -1,0 +1,123 @@
+"""``BatchNorm1d`` and ``BatchNorm2d``: normalise each channel over the batch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import _creation, _dtypes
+from ..._creation import _check_device
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class _BatchNorm(Module):
+    """What BatchNorm1d and BatchNorm2d share; they differ only in the input they accept."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        _check_device(device)
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_creation.ones(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_creation.zeros(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            # Buffers: saved in state_dict, moved by .to(), but not learned.
+            self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", _creation.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked",
+                                 _creation.tensor(0, dtype=_dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean back to 0, variance to 1, the batch count to 0."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """The running statistics, and ``weight`` to ones and ``bias`` to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        momentum = self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average: weigh batches equally
+                momentum = 1.0 / self.num_batches_tracked.item()
+        # Batch statistics while training, or always when no running ones are kept.
+        use_batch = self.training or self.running_mean is None
+        track = self.training and self.track_running_stats
+        return F.batch_norm(
+            input, self.running_mean if track or not self.training else None,
+            self.running_var if track or not self.training else None,
+            self.weight, self.bias, use_batch, momentum if momentum is not None else 0.0,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over ``(N, C)`` or ``(N, C, L)`` inputs: one mean/variance per channel.
+
+    >>> import teachgrad as torch
+    >>> bn = torch.nn.BatchNorm1d(2)
+    >>> bn
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> _ = bn(torch.tensor([[1.0, 10.0], [3.0, 30.0]]))
+    >>> bn.running_mean
+    tensor([0.2000, 2.0000])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over images ``(N, C, H, W)``: statistics over batch, height and width.
+
+    >>> import teachgrad as torch
+    >>> bn = torch.nn.BatchNorm2d(3)
+    >>> list(bn.state_dict())
+    ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
