@@ -12,6 +12,7 @@ index           ``x[...]`` reading and writing, gather, index_select, masked_fil
 special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
 grid            meshgrid (views made by reshape and expand)
 info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
+layout          where results' memory layout follows PyTorch's rule, not NumPy's
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
 contraction     einsum, whose gradient is an einsum too
 activation      softmax and log_softmax (and the activations of nn.functional)
@@ -29,6 +30,7 @@ from . import (  # noqa: F401
     index,
     info,
     inplace,
+    layout,
     linalg,
     loss,
     numpy_protocol,
@@ -43,6 +45,7 @@ from .conversion import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
 from .info import *  # noqa: F403
+from .layout import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .pointwise import *  # noqa: F403
@@ -63,4 +66,5 @@ __all__ = [
     *special.__all__,
     *grid.__all__,
     *info.__all__,
+    *layout.__all__,
 ]
