@@ -40,6 +40,7 @@ from ..ops.loss import (
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
+from . import normalization_ops as _normalization
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
 from .convolution import conv1d, conv2d  # convolutions: their own module
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
@@ -708,9 +709,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     variance for each sample, then ``* weight + bias``.
 
     ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and the (biased)
-    variance taken over the last ``len(normalized_shape)`` dimensions. Built from the
-    ordinary ops (mean, subtraction, sqrt ...), so its graph shows each step and it can be
-    differentiated twice.
+    variance taken over the last ``len(normalized_shape)`` dimensions. One node in the
+    graph, ``NativeLayerNormBackward0`` as in PyTorch (its formula is in
+    :mod:`teachgrad.nn.normalization_ops`); it can be differentiated twice.
 
     >>> import teachgrad as torch
     >>> import teachgrad.nn.functional as F
@@ -741,14 +742,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     # float16 the square of a value above 256 is already inf.
     x = input.float() if input.dtype is _dtypes.float16 else input
     dims = tuple(range(-n, 0))
-    mean = _mean(x, dims, keepdim=True)
-    centered = x - mean
-    var = _mean(centered * centered, dims, keepdim=True)  # biased: divide by N, not N-1
-    out = centered * pointwise.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out = _normalization.NativeLayerNormBackward0.apply(x, weight, bias, dims=dims, eps=eps)
     return out if x is input else out.to(input.dtype)
 
 
