@@ -246,9 +246,9 @@ def recurrent_layers(mode: str, input: Tensor, batch_sizes: Sequence[int] | None
     return layer_input, tuple(_shape.stack(states) for states in finals)
 
 
-def zeros_state(like: Tensor, layers: int, batch: int, size: int) -> Tensor:
-    """The default initial state: zeros ``(layers, batch, size)`` in ``like``'s dtype."""
-    return _creation.zeros(layers, batch, size, dtype=like.dtype)
+def zeros_state(like: Tensor, *shape: int) -> Tensor:
+    """The default initial state: zeros of ``shape`` in ``like``'s dtype."""
+    return _creation.zeros(*shape, dtype=like.dtype)
 
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "recurrent_layers"]

@@ -189,7 +189,7 @@ class RNNBase(Module):
         """Reorder the batch dimension of the state(s) (for packed, sorted batches)."""
         if permutation is None:
             return hx
-        if isinstance(hx, tuple):
+        if isinstance(hx, (tuple, list)):
             return tuple(h.index_select(1, permutation) for h in hx)
         return hx.index_select(1, permutation)
 
@@ -432,7 +432,7 @@ class RNNCellBase(Module):
         return batched, input if batched else input.unsqueeze(0)
 
     def _zeros(self, input: Tensor) -> Tensor:
-        return recurrent.zeros_state(input, 1, input.shape[0], self.hidden_size)[0]
+        return recurrent.zeros_state(input, input.shape[0], self.hidden_size)
 
 
 class RNNCell(RNNCellBase):
