@@ -43,6 +43,21 @@ from . import activation_ops as _ops
 from . import normalization_ops as _normalization
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
 from .convolution import conv1d, conv2d  # convolutions: their own module
+from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .losses import (  # the losses beyond the classic ones below (they use its helpers)
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
 # ----------------------------------------------------------------------------------------
@@ -772,5 +787,8 @@ __all__ = [
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-    "batch_norm",
+    "batch_norm", "smooth_l1_loss", "huber_loss", "kl_div", "gaussian_nll_loss",
+    "poisson_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss",
+    "multilabel_soft_margin_loss", "cosine_similarity", "pairwise_distance", "normalize",
 ]
