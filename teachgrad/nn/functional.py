@@ -58,6 +58,7 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
     soft_margin_loss,
     triplet_margin_loss,
 )
+from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
 # ----------------------------------------------------------------------------------------
@@ -791,4 +792,5 @@ __all__ = [
     "poisson_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
     "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss",
     "multilabel_soft_margin_loss", "cosine_similarity", "pairwise_distance", "normalize",
+    "group_norm", "instance_norm", "local_response_norm",
 ]

@@ -22,6 +22,7 @@ from .conv import Conv1d, Conv2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -44,7 +45,7 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
@@ -59,5 +60,6 @@ __all__ = [
     "LSTMCell", "GRUCell", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss",
     "PoissonNLLLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss",
     "TripletMarginLoss", "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
-    "CosineSimilarity", "PairwiseDistance",
+    "CosineSimilarity", "PairwiseDistance", "GroupNorm", "LocalResponseNorm", "InstanceNorm1d",
+    "InstanceNorm2d",
 ]
