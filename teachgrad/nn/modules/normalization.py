@@ -28,7 +28,7 @@ class LayerNorm(Module):
     LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
     >>> norm(torch.tensor([[1.0, 3.0], [5.0, 5.0]]))
     tensor([[-1.0000,  1.0000],
-            [ 0.0000,  0.0000]], grad_fn=<AddBackward0>)
+            [ 0.0000,  0.0000]], grad_fn=<NativeLayerNormBackward0>)
     """
 
     def __init__(self, normalized_shape: int | tuple[int, ...] | list[int], eps: float = 1e-5,
