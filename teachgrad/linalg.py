@@ -1,36 +1,58 @@
-"""``teachgrad.linalg``: the few ``torch.linalg`` functions a first course meets.
+"""``teachgrad.linalg``: PyTorch's ``torch.linalg``.
 
-They are the same ops as the methods (``x.norm()``, ``a @ b``), under PyTorch's
-``torch.linalg`` names, so code written for PyTorch finds them where it expects.
+Products and powers (``matmul``, ``multi_dot``, ``matrix_power``), decompositions
+(``cholesky``, ``qr``, ``eigh``, ``svd``), solvers (``solve``, ``solve_triangular``,
+``lstsq``), inverses (``inv``, ``pinv``), determinants, norms and ``cond``, each with its
+gradient. The ops live in :mod:`teachgrad.ops.decompositions` and
+:mod:`teachgrad.ops.matrix_functions`; this module only gathers PyTorch's names.
+
+>>> import teachgrad as torch
+>>> torch.linalg.det(torch.tensor([[2., 1.], [1., 2.]]))
+tensor(3.)
 """
 
-from __future__ import annotations
-
-from ._tensor import Tensor, numpy_names
+from .ops.decompositions import (
+    LinAlgError,
+    cholesky,
+    cholesky_ex,
+    det,
+    eig,
+    eigh,
+    eigvals,
+    eigvalsh,
+    inv,
+    inv_ex,
+    lstsq,
+    matrix_exp,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svd,
+    svdvals,
+)
 from .ops.linalg import matmul, matrix_power
+from .ops.matrix_functions import (
+    cond,
+    cross,
+    diagonal,
+    matrix_norm,
+    multi_dot,
+    norm,
+    tensorinv,
+    tensorsolve,
+    vander,
+    vecdot,
+)
 from .ops.reduce import vector_norm
 
-__all__ = ["vector_norm", "norm", "matmul", "matrix_power", "vecdot"]
-
-
-@numpy_names
-def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """``torch.linalg.norm`` for vectors: the 2-norm by default, or ``vector_norm(ord)``.
-
-    >>> import teachgrad as torch
-    >>> torch.linalg.norm(torch.tensor([3., 4.]))
-    tensor(5.)
-    """
-    if isinstance(ord, str) or (ord is not None and input.ndim == 2 and dim is None):
-        raise NotImplementedError(
-            "teachgrad.linalg.norm computes vector norms only; matrix norms (ord="
-            f"{ord!r} on a matrix) are not implemented. Flatten first for the Frobenius norm: "
-            "x.flatten().norm()."
-        )
-    return vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-
-
-@numpy_names
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product along ``dim`` (batched): ``(x * y).sum(dim)``."""
-    return (x * y).sum(dim)
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+    "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp",
+    "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+    "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+    "tensorsolve", "vander", "vecdot", "vector_norm",
+]

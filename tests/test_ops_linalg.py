@@ -221,8 +221,8 @@ def test_matrix_power_by_hand_and_negative_powers():
     assert a.matrix_power(0).tolist() == [[1.0, 0.0], [0.0, 1.0]]
     a.matrix_power(0).sum().backward()
     assert a.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]  # the identity does not depend on a
-    with pytest.raises(NotImplementedError, match="negative powers"):
-        a.matrix_power(-1)
+    # negative powers are powers of the inverse: [[1, 1], [0, 1]]⁻² = [[1, -2], [0, 1]]
+    assert a.matrix_power(-2).tolist() == [[1.0, -2.0], [0.0, 1.0]]
 
 
 def test_failed_product_changes_nothing():

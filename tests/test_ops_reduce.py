@@ -318,9 +318,11 @@ def test_vector_norm_is_available_for_the_linalg_namespace():
     assert reduce.vector_norm(x, ord=math.inf).item() == 4.0
 
 
-def test_norm_rejects_matrix_norms_clearly():
-    with pytest.raises(NotImplementedError, match="matrix norm"):
-        teachgrad.ones(2, 2).norm(p="nuc")
+def test_norm_nuc_is_the_matrix_nuclear_norm():
+    # diag(3, -4) has singular values 4 and 3
+    assert teachgrad.tensor([[3.0, 0.0], [0.0, -4.0]]).norm(p="nuc").item() == 7.0
+    with pytest.raises(RuntimeError, match="Order foo not supported"):
+        teachgrad.ones(2, 2).norm(p="foo")
 
 
 def test_failed_reduction_leaves_the_input_untouched():

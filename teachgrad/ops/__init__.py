@@ -14,6 +14,9 @@ grid            meshgrid (views made by reshape and expand)
 info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
 layout          where results' memory layout follows PyTorch's rule, not NumPy's
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
+decompositions  det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matrix_exp
+matrix_functions matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
+linalg_aliases  torch.det, torch.svd, x.inverse() ...: the top-level names
 contraction     einsum, whose gradient is an einsum too
 activation      softmax and log_softmax (and the activations of nn.functional)
 loss            the losses of nn.functional
@@ -26,13 +29,16 @@ from . import (  # noqa: F401
     activation,
     contraction,
     conversion,
+    decompositions,
     grid,
     index,
     info,
     inplace,
     layout,
     linalg,
+    linalg_aliases,
     loss,
+    matrix_functions,
     numpy_protocol,
     pointwise,
     reduce,
@@ -47,7 +53,9 @@ from .index import *  # noqa: F403
 from .info import *  # noqa: F403
 from .layout import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .linalg_aliases import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .matrix_functions import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -59,6 +67,8 @@ __all__ = [
     *conversion.__all__,
     *index.__all__,
     *linalg.__all__,
+    *linalg_aliases.__all__,
+    *matrix_functions.__all__,
     *loss.__all__,
     *pointwise.__all__,
     *reduce.__all__,

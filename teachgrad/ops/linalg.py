@@ -571,7 +571,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 
     As in PyTorch: ``n = 0`` gives the identity, ``n = 1`` a copy, and larger powers use
     repeated squaring (``A⁴ = A² @ A²``), so the graph holds few ``MmBackward0`` nodes.
-    Negative powers need the matrix inverse, which teachgrad does not implement.
+    Negative powers are powers of the inverse: ``A⁻² = (A⁻¹)²``.
 
     >>> import teachgrad as torch
     >>> torch.tensor([[1., 1.], [0., 1.]]).matrix_power(3)
@@ -588,11 +588,10 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
             "linalg.matrix_power: A must be batches of square matrices, but they are "
             f"{shape_[-2]} by {shape_[-1]} matrices"
         )
-    if n < 0:
-        raise NotImplementedError(
-            f"matrix_power(n={n}): negative powers need the matrix inverse (linalg.inv), "
-            "which teachgrad does not implement"
-        )
+    if n < 0:  # A⁻ⁿ = (A⁻¹)ⁿ, as PyTorch computes it
+        from .decompositions import inv
+
+        input, n = inv(input), -n
     if n == 0:  # PyTorch copies the identity into a clone: CopyBackwards, zero gradient
         identity = np.broadcast_to(np.eye(shape_[-1], dtype=input._data.dtype), shape_)
         return clone(input).copy_(_make(np.ascontiguousarray(identity)))

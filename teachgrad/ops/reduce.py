@@ -775,25 +775,29 @@ class LinalgVectorNormBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        p = ctx.ord
-        if p == 0:
-            return np.zeros_like(a)
-        if p in (math.inf, -math.inf):  # the largest (smallest) |aᵢ| wins, ties share
-            return np.sign(a) * spread_evenly(grad, np.abs(_value(a)), out, ctx.dims, ctx.keepdim)
-        grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
-        if p == 1:
-            return grad * np.sign(a)
-        out = _expand_reduced(out, ctx.dims, ctx.keepdim)
-        zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
-        safe_out = np.where(zero_norm, 1, out)
-        if p == 2:
-            return np.where(zero_norm, 0, grad / safe_out) * a
-        if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
-            zero = _value(a) == 0
-            scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
-            return np.sign(a) * scaled * grad * out ** (1 - p)
-        scale = np.where(zero_norm, 0, grad / safe_out ** (p - 1))
-        return np.sign(a) * np.abs(a) ** (p - 1) * scale
+        return vector_norm_backward(grad, a, out, ctx.ord, ctx.dims, ctx.keepdim)
+
+
+def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
+    """The gradient of ``out = ‖a‖ₚ`` over ``dims`` (also used by ``dist`` and ``cdist``)."""
+    if p == 0:
+        return np.zeros_like(a)
+    if p in (math.inf, -math.inf):  # the largest (smallest) |aᵢ| wins, ties share
+        return np.sign(a) * spread_evenly(grad, np.abs(_value(a)), out, dims, keepdim)
+    grad = _expand_reduced(grad, dims, keepdim)
+    if p == 1:
+        return grad * np.sign(a)
+    out = _expand_reduced(out, dims, keepdim)
+    zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
+    safe_out = np.where(zero_norm, 1, out)
+    if p == 2:
+        return np.where(zero_norm, 0, grad / safe_out) * a
+    if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
+        zero = _value(a) == 0
+        scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
+        return np.sign(a) * scaled * grad * out ** (1 - p)
+    scale = np.where(zero_norm, 0, grad / safe_out ** (p - 1))
+    return np.sign(a) * np.abs(a) ** (p - 1) * scale
 
 
 @numpy_names
@@ -838,19 +842,21 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
 
 @tensor_method()
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    """The p-norm of all elements, or over ``dim`` (``'fro'`` is the 2-norm).
+    """The p-norm of all elements, or over ``dim`` (``'fro'`` is the 2-norm, ``'nuc'`` the
+    nuclear norm of a matrix: the sum of its singular values).
 
     >>> import teachgrad as torch
     >>> torch.tensor([[3., 4.], [0., 0.]]).norm(dim=1)
     tensor([5., 0.])
     """
-    if p == "fro" or p is None:
+    if p is None or (p == "fro" and (dim is None or isinstance(dim, (int, np.integer))
+                                     or len(dim) <= 2)):
         p = 2
-    elif isinstance(p, str):
-        raise NotImplementedError(
-            f"norm(p={p!r}) is a matrix norm, which teachgrad does not implement; vector "
-            "p-norms (p = 'fro', a number, inf) are available"
-        )
+    elif isinstance(p, str):  # 'nuc' (or an unknown name): a matrix norm, as in PyTorch
+        from .matrix_functions import matrix_norm
+
+        dims = tuple(range(input._data.ndim)) if dim is None else dim
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
