@@ -14,6 +14,7 @@ what does not depend on it (``U diag(S) Vh``, projectors ``V Vᵀ``).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -167,3 +168,400 @@ def test_gradient_matches_finite_differences(fn, make):
 @pytest.mark.parametrize("fn, make", [g[1:] for g in GRADIENTS], ids=[g[0] for g in GRADIENTS])
 def test_second_derivative_matches_finite_differences(fn, make):
     assert gradgradcheck(fn, tuple(make()))
+
+
+# ----------------------------------------------------------------------------------------
+# Values worked out by hand
+# ----------------------------------------------------------------------------------------
+def t(rows, **kwargs):
+    return teachgrad.tensor(rows, dtype=teachgrad.float64, **kwargs)
+
+
+def close(x, expected, tol=1e-12):
+    np.testing.assert_allclose(np.asarray(x.tolist(), dtype=float), expected, rtol=tol, atol=tol)
+
+
+def test_det_and_its_gradient_by_hand():
+    # det [[a, b], [c, d]] = ad − bc, and ∂det/∂A = [[d, −c], [−b, a]] (the cofactors)
+    A = t([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    d = LA.det(A)
+    close(d, -2.0)
+    d.backward()
+    close(A.grad, [[4.0, -3.0], [-2.0, 1.0]])
+    # a triangular matrix: the product of its diagonal
+    close(LA.det(t([[2.0, 7.0, 1.0], [0.0, 3.0, 5.0], [0.0, 0.0, -1.0]])), -6.0)
+    close(LA.det(t([[[2.0, 0.0], [0.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]]])), [6.0, -1.0])
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_cofactor_matrix():
+    # det is a polynomial: at the singular [[1, 2], [2, 4]] its gradient is still the
+    # cofactor matrix [[4, −2], [−2, 1]] (PyTorch's LU formula gives 0 there)
+    A = t([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+    LA.det(A).backward()
+    close(A.grad, [[4.0, -2.0], [-2.0, 1.0]], 1e-9)
+    zero = t([[0.0, 0.0], [0.0, 0.0]], requires_grad=True)
+    LA.det(zero).backward()
+    close(zero.grad, [[0.0, 0.0], [0.0, 0.0]])
+
+
+def test_slogdet_logdet_by_hand():
+    sign, logabsdet = LA.slogdet(t([[2.0, 0.0], [0.0, -3.0]]))
+    close(sign, -1.0)
+    close(logabsdet, math.log(6.0))
+    assert LA.slogdet(t([[1.0, 2.0], [2.0, 4.0]])).logabsdet.item() == -math.inf
+    close(teachgrad.logdet(t([[2.0, 0.0], [0.0, 3.0]])), math.log(6.0))
+    assert math.isnan(teachgrad.logdet(t([[-1.0, 0.0], [0.0, 1.0]])).item())
+    A = t([[2.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    teachgrad.logdet(A).backward()
+    close(A.grad, np.linalg.inv([[2.0, 1.0], [1.0, 2.0]]).T)  # ∂log det/∂A = A⁻ᵀ
+
+
+def test_inverse_solve_and_their_gradients_by_hand():
+    A = t([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+    close(LA.inv(A), [[0.5, 0.0], [0.0, 0.25]])
+    # ∂(A⁻¹)ᵢⱼ/∂Aₖₗ for a diagonal A: Σ of −A⁻ᵀ 1 A⁻ᵀ: −1/(aₖ aₗ)
+    LA.inv(A).sum().backward()
+    close(A.grad, [[-0.25, -0.125], [-0.125, -0.0625]])
+    close(LA.solve(t([[2.0, 1.0], [1.0, 3.0]]), t([3.0, 5.0])), [0.8, 1.4])
+    X = LA.solve(t([[1.0, 1.0], [0.0, 1.0]]), t([[3.0, 1.0], [2.0, 1.0]]), left=False)
+    close(X @ t([[1.0, 1.0], [0.0, 1.0]]), [[3.0, 1.0], [2.0, 1.0]])
+    close(teachgrad.linalg.matrix_power(t([[1.0, 1.0], [0.0, 1.0]]), -3), [[1.0, -3.0],
+                                                                         [0.0, 1.0]])
+
+
+def test_triangular_solve_reads_one_triangle():
+    A = t([[2.0, 99.0], [1.0, 4.0]])  # 99 is above the diagonal: never read when lower
+    close(LA.solve_triangular(A, t([[2.0], [9.0]]), upper=False), [[1.0], [2.0]])
+    close(LA.solve_triangular(A, t([[2.0], [9.0]]), upper=False, unitriangular=True),
+          [[2.0], [7.0]])
+
+
+def test_cholesky_qr_eigh_svd_by_hand():
+    close(LA.cholesky(t([[4.0, 2.0], [2.0, 2.0]])), [[2.0, 0.0], [1.0, 1.0]])
+    close(LA.cholesky(t([[4.0, 2.0], [2.0, 2.0]]), upper=True), [[2.0, 1.0], [0.0, 1.0]])
+    L = t([[2.0, 0.0], [1.0, 1.0]])
+    close(teachgrad.cholesky_solve(t([[4.0], [2.0]]), L), [[1.0], [0.0]])
+    close(teachgrad.cholesky_inverse(L), np.linalg.inv([[4.0, 2.0], [2.0, 2.0]]))
+    Q, R = LA.qr(t([[3.0, 1.0], [4.0, 2.0]]))
+    close(abs(R[0, 0]), 5.0)  # the length of the first column
+    close(Q @ R, [[3.0, 1.0], [4.0, 2.0]])
+    close(Q.mT @ Q, np.eye(2))
+    values, vectors = LA.eigh(t([[2.0, 1.0], [1.0, 2.0]]))
+    close(values, [1.0, 3.0])
+    close(abs(vectors), np.full((2, 2), 1 / math.sqrt(2)))
+    U, S, Vh = LA.svd(t([[3.0, 0.0], [0.0, -4.0]]))
+    close(S, [4.0, 3.0])
+    close(U @ teachgrad.diag(S) @ Vh, [[3.0, 0.0], [0.0, -4.0]])
+    close(LA.svdvals(t([[1.0, 1.0], [1.0, 1.0]])), [2.0, 0.0])
+
+
+def test_eigenvalue_and_singular_value_gradients_by_hand():
+    # dλ = vᵀ dA v: for A = diag(1, 3), ∂λ₁/∂A = e₁e₁ᵀ
+    A = t([[1.0, 0.0], [0.0, 3.0]], requires_grad=True)
+    LA.eigvalsh(A)[0].backward()
+    close(A.grad, [[1.0, 0.0], [0.0, 0.0]])
+    # dσ = uᵀ dA v: the nuclear norm of diag(3, −4) has gradient diag(1, −1)
+    B = t([[3.0, 0.0], [0.0, -4.0]], requires_grad=True)
+    LA.matrix_norm(B, "nuc").backward()
+    close(B.grad, [[1.0, 0.0], [0.0, -1.0]])
+
+
+def test_matrix_exp_by_hand():
+    close(LA.matrix_exp(t([[0.0, 1.0], [0.0, 0.0]])), [[1.0, 1.0], [0.0, 1.0]])  # I + N
+    theta = 0.7  # exp of a generator of rotations is a rotation
+    close(LA.matrix_exp(t([[0.0, -theta], [theta, 0.0]])),
+          [[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    close(LA.matrix_exp(t([[30.0, 0.0], [0.0, -2.0]])), np.diag([math.exp(30), math.exp(-2)]),
+          1e-13)
+
+
+def test_norms_cond_rank_by_hand():
+    A = t([[1.0, -2.0], [3.0, 4.0]])
+    close(LA.matrix_norm(A), math.sqrt(30.0))
+    close(LA.matrix_norm(A, 1), 6.0)  # column sums of |A|: 4, 6
+    close(LA.matrix_norm(A, -1), 4.0)
+    close(LA.matrix_norm(A, math.inf), 7.0)  # row sums: 3, 7
+    close(LA.matrix_norm(A, -math.inf), 3.0)
+    close(LA.norm(t([[3.0, 0.0], [0.0, 4.0]]), 2), 4.0)
+    close(LA.norm(t([[3.0, 0.0], [0.0, 4.0]]), -2), 3.0)
+    close(LA.norm(t([[3.0, 0.0], [0.0, 4.0]])), 5.0)
+    close(LA.cond(t([[2.0, 0.0], [0.0, 0.5]])), 4.0)
+    close(LA.cond(t([[2.0, 0.0], [0.0, 0.5]]), 1), 4.0)
+    assert LA.cond(t([[1.0, 2.0], [2.0, 4.0]]), "fro").item() == math.inf
+    assert LA.matrix_rank(teachgrad.ones(3, 3)).item() == 1
+    assert LA.matrix_rank(teachgrad.eye(3)).dtype is teachgrad.int64
+    assert LA.matrix_rank(t([[1.0, 0.0], [0.0, 1e-3]]), atol=1e-2).item() == 1
+
+
+def test_pinv_and_lstsq_by_hand():
+    close(LA.pinv(t([[2.0, 0.0], [0.0, 0.0]])), [[0.5, 0.0], [0.0, 0.0]])
+    close(LA.pinv(t([[1.0], [1.0]])), [[0.5, 0.5]])  # (aᵀa)⁻¹aᵀ
+    # fit y = c: the least-squares c is the mean, and the residual its squared deviations
+    result = LA.lstsq(t([[1.0], [1.0], [1.0]]), t([[1.0], [2.0], [6.0]]), driver="gelsd")
+    close(result.solution, [[3.0]])
+    close(result.residuals, [14.0])
+    assert result.rank.item() == 1
+    default = LA.lstsq(t([[1.0], [1.0], [1.0]]), t([[1.0], [2.0], [6.0]]))
+    assert default.residuals.shape == (0,) and default.singular_values.shape == (0,)
+
+
+def test_products_by_hand():
+    close(LA.cross(t([1.0, 0.0, 0.0]), t([0.0, 1.0, 0.0])), [0.0, 0.0, 1.0])
+    close(teachgrad.kron(t([[1.0, 2.0]]), t([[1.0], [10.0]])), [[1.0, 2.0], [10.0, 20.0]])
+    close(teachgrad.inner(t([[1.0, 2.0]]), t([[3.0, 4.0], [1.0, 0.0]])), [[11.0, 1.0]])
+    close(teachgrad.tensordot(t([[1.0, 2.0], [3.0, 4.0]]), t([[1.0, 0.0], [0.0, 1.0]])), 5.0)
+    close(LA.multi_dot([t([1.0, 2.0]), t([[1.0, 0.0], [0.0, 2.0]]), t([1.0, 1.0])]), 5.0)
+    close(LA.vander(t([2.0, 3.0]), N=3), [[1.0, 2.0, 4.0], [1.0, 3.0, 9.0]])
+    close(teachgrad.dist(t([1.0, 1.0]), t([4.0, 5.0])), 5.0)
+    close(teachgrad.dist(t([1.0, 1.0]), t([4.0, 5.0]), math.inf), 4.0)
+    close(teachgrad.cdist(t([[0.0, 0.0]]), t([[3.0, 4.0], [1.0, 1.0]]), p=1), [[7.0, 2.0]])
+    A = well(4)
+    close(teachgrad.tensordot(LA.tensorinv(A.reshape(2, 2, 4), ind=2), A.reshape(2, 2, 4), 2),
+          np.eye(4), 1e-10)
+
+
+def test_multi_dot_multiplies_in_the_cheapest_order():
+    a, b, c = leaf(10, 100), leaf(100, 5), leaf(5, 50)
+    # (ab)c costs 10·100·5 + 10·5·50 = 7,500; a(bc) 100·5·50 + 10·100·50 = 75,000
+    out = LA.multi_dot([a, b, c])
+    first = out.grad_fn.next_functions[0][0]
+    assert first.name() == "MmBackward0"
+    assert first.next_functions[0][0].name() == "MmBackward0"  # (ab) is computed first
+    close(out, a.detach().numpy() @ b.detach().numpy() @ c.detach().numpy(), 1e-10)
+
+
+def test_gradients_of_repeated_eigenvalues_are_nan_as_in_pytorch():
+    # The eigenvectors of I are any orthonormal basis: a loss that uses them has no
+    # derivative there. Values alone are fine.
+    A = teachgrad.eye(3, dtype=teachgrad.float64, requires_grad=True)
+    (g,) = teachgrad.autograd.grad(LA.eigh(A).eigenvectors.sum(), A)
+    assert np.isnan(g.numpy()).all()
+    (g,) = teachgrad.autograd.grad(LA.eigvalsh(A).sum(), A)
+    close(g, np.eye(3))
+    (g,) = teachgrad.autograd.grad(LA.svd(A).S.sum(), A)
+    close(g, np.eye(3))
+
+
+def test_qr_errors_when_the_gradient_is_not_defined():
+    A = leaf(4, 3)
+    with pytest.raises(RuntimeError, match="not differentiable when mode='complete'"):
+        LA.qr(A, mode="complete").Q.sum().backward()
+    with pytest.raises(RuntimeError, match="depends on Q, which is not computed when mode='r'"):
+        LA.qr(A, mode="r").R.sum().backward()
+    assert LA.qr(A, mode="r").Q.shape == (0,)
+
+
+def test_results_are_named_tuples():
+    A = spd(2).detach()
+    sign, logabsdet = LA.slogdet(A)
+    assert LA.slogdet(A).sign is not None and LA.slogdet(A)[1].item() == logabsdet.item()
+    assert repr(LA.slogdet(A)).startswith("teachgrad.return_types.linalg_slogdet(\nsign=")
+    assert teachgrad.slogdet(A)._fields == ("sign", "logabsdet")
+    assert LA.eigh(A)._fields == ("eigenvalues", "eigenvectors")
+    assert LA.svd(A)._fields == ("U", "S", "Vh") and teachgrad.svd(A)._fields == ("U", "S", "V")
+    assert LA.lstsq(A, A)._fields == ("solution", "residuals", "rank", "singular_values")
+    assert LA.inv_ex(A)._fields == ("inverse", "info") and LA.cholesky_ex(A).info.item() == 0
+
+
+def test_ex_variants_report_instead_of_raising():
+    singular = t([[1.0, 2.0], [2.0, 4.0]])
+    inverse, info = LA.inv_ex(singular)
+    assert info.item() == 2 and info.dtype is teachgrad.int32
+    L, info = LA.cholesky_ex(t([[1.0, 2.0], [2.0, 1.0]]))
+    assert info.item() == 2
+    with pytest.raises(LA.LinAlgError):
+        LA.inv_ex(singular, check_errors=True)
+
+
+def test_legacy_svd_returns_V_and_zeros_without_uv():
+    A = leaf(4, 3, requires_grad=False)
+    U, S, V = teachgrad.svd(A)
+    close(U @ teachgrad.diag(S) @ V.mT, A.numpy(), 1e-10)
+    U, S, V = A.svd(compute_uv=False)
+    assert U.shape == (4, 4) and V.shape == (3, 3) and not U.numpy().any()
+    assert teachgrad.svd(A, some=False).U.shape == (4, 4)
+
+
+def test_deprecated_functions_warn_as_pytorch_does():
+    A = spd(2).detach()
+    with pytest.warns(UserWarning, match="torch.cholesky is deprecated"):
+        teachgrad.cholesky(A)
+    with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+        A.qr()
+    with pytest.warns(UserWarning, match="torch.cross without specifying the dim"):
+        teachgrad.cross(leaf(3, 2), leaf(3, 2))
+
+
+def test_eig_is_not_available_and_says_why():
+    for fn in (LA.eig, LA.eigvals):
+        with pytest.raises(NotImplementedError, match="complex"):
+            fn(teachgrad.eye(2))
+
+
+def test_namespace_is_clean():
+    public = {n for n in dir(teachgrad.linalg) if not n.startswith("_")}
+    assert public == set(teachgrad.linalg.__all__)
+    for leaked in ("annotations", "numpy_names", "Tensor", "np"):
+        assert not hasattr(teachgrad.linalg, leaked)
+    assert issubclass(LA.LinAlgError, RuntimeError)
+
+
+def test_float32_stays_float32():
+    A = teachgrad.tensor(spd(3).detach().numpy(), dtype=teachgrad.float32, requires_grad=True)
+    outs = [LA.det(A), LA.inv(A), LA.cholesky(A), LA.eigh(A)[1], LA.svd(A)[0], LA.pinv(A),
+            LA.matrix_exp(A), LA.qr(A)[0], LA.solve(A, A[0]), LA.lstsq(A, A).solution,
+            LA.cond(A), LA.matrix_norm(A, "nuc")]
+    for out in outs:
+        assert out.dtype is teachgrad.float32
+        (g,) = teachgrad.autograd.grad(out.sum(), A)
+        assert g.dtype is teachgrad.float32
+
+
+# ----------------------------------------------------------------------------------------
+# PyTorch parity: values, gradients and grad_fn names, float32 and float64
+# ----------------------------------------------------------------------------------------
+def _np_well(n, *batch):
+    return RNG.standard_normal(batch + (n, n)) + n * np.eye(n)
+
+
+def _np_spd(n, *batch):
+    q, _ = np.linalg.qr(RNG.standard_normal(batch + (n, n)))
+    return q @ ((np.arange(1, n + 1) * 1.5)[:, None] * np.swapaxes(q, -1, -2))
+
+
+def _np(*shape):
+    return RNG.standard_normal(shape)
+
+
+def _gauge_eigh(T, A, **kw):
+    values, vectors = T.linalg.eigh(A, **kw)
+    return values, _signed(T, vectors)
+
+
+def _gauge_svd(T, A, full_matrices=False):
+    U, S, Vh = T.linalg.svd(A, full_matrices=full_matrices)
+    k = S.shape[-1]
+    sign = T.sign(U[..., :1, :k])
+    return U[..., :, :k] * sign, S, Vh[..., :k, :] * sign.mT
+
+
+def _svd_product(T, A):
+    U, S, Vh = T.linalg.svd(A, full_matrices=False)
+    return (U * S.unsqueeze(-2)) @ Vh
+
+
+PARITY = [  # name, function of (T, *inputs), inputs
+    ("det", lambda T, A: T.linalg.det(A), [_np_well(3, 2)]),
+    ("torch.det", lambda T, A: T.det(A), [_np_well(3)]),
+    ("slogdet", lambda T, A: tuple(T.linalg.slogdet(A)), [_np(3, 3)]),
+    ("logdet", lambda T, A: T.logdet(A), [_np_spd(3)]),
+    ("inv", lambda T, A: T.linalg.inv(A), [_np_well(3, 2)]),
+    ("inverse", lambda T, A: A.inverse(), [_np_well(3)]),
+    ("solve", lambda T, A, B: T.linalg.solve(A, B), [_np_well(3, 2), _np(3, 2)]),
+    ("solve_vector", lambda T, A, B: T.linalg.solve(A, B), [_np_well(3), _np(3)]),
+    ("solve_batch_vector", lambda T, A, B: T.linalg.solve(A, B), [_np_well(3, 2), _np(2, 3)]),
+    ("solve_left_false", lambda T, A, B: T.linalg.solve(A, B, left=False),
+     [_np_well(3), _np(2, 3)]),
+    ("solve_triangular", lambda T, A, B: T.linalg.solve_triangular(A, B, upper=True),
+     [_np_well(3), _np(3, 2)]),
+    ("solve_triangular_unit_right", lambda T, A, B: T.linalg.solve_triangular(
+        A, B, upper=False, left=False, unitriangular=True), [_np_well(3), _np(2, 3)]),
+    ("cholesky", lambda T, A: T.linalg.cholesky(A), [_np_spd(3, 2)]),
+    ("cholesky_upper", lambda T, A: T.linalg.cholesky(A, upper=True), [_np_spd(3)]),
+    ("cholesky_solve", lambda T, B, L: T.cholesky_solve(B, L), [_np(3, 2),
+                                                                np.linalg.cholesky(_np_spd(3))]),
+    ("cholesky_inverse", lambda T, L: T.cholesky_inverse(L, upper=True),
+     [np.linalg.cholesky(_np_spd(3)).T]),
+    ("qr", lambda T, A: tuple(T.linalg.qr(A)), [_np(4, 3)]),
+    ("qr_wide", lambda T, A: tuple(T.linalg.qr(A)), [_np(2, 3, 5)]),
+    ("eigh", _gauge_eigh, [_np_spd(3)]),
+    ("eigh_U", lambda T, A: _gauge_eigh(T, A, UPLO="U"), [_np_spd(3, 2)]),
+    ("eigvalsh", lambda T, A: T.linalg.eigvalsh(A), [_np_spd(4)]),
+    ("svd", _gauge_svd, [_np(4, 3)]),
+    ("svd_wide_batched", _gauge_svd, [_np(2, 3, 5)]),
+    ("svd_full", lambda T, A: _gauge_svd(T, A, True), [_np(4, 3)]),
+    ("svd_product", _svd_product, [_np(3, 4)]),
+    ("svdvals", lambda T, A: T.linalg.svdvals(A), [_np(4, 3)]),
+    ("torch.svd", lambda T, A: T.svd(A).S, [_np(4, 3)]),
+    ("pinv", lambda T, A: T.linalg.pinv(A), [_np(4, 3)]),
+    ("pinv_hermitian", lambda T, A: T.linalg.pinv(A, hermitian=True), [_np_spd(3)]),
+    ("pinverse", lambda T, A: T.pinverse(A), [_np(3, 4)]),
+    ("lstsq", lambda T, A, B: T.linalg.lstsq(A, B).solution, [_np(5, 3), _np(5, 2)]),
+    ("lstsq_gelsd", lambda T, A, B: tuple(T.linalg.lstsq(A, B, driver="gelsd")[:2]),
+     [_np(5, 3), _np(5, 2)]),
+    ("matrix_exp", lambda T, A: T.linalg.matrix_exp(A), [_np(2, 3, 3)]),
+    ("torch.matrix_exp", lambda T, A: T.matrix_exp(3 * A), [_np(3, 3)]),
+    ("matrix_power_-3", lambda T, A: T.linalg.matrix_power(A, -3), [_np_well(3)]),
+    ("matrix_norm_fro", lambda T, A: T.linalg.matrix_norm(A), [_np(2, 3, 4)]),
+    ("matrix_norm_nuc", lambda T, A: T.linalg.matrix_norm(A, "nuc", keepdim=True),
+     [_np(2, 3, 4)]),
+    ("matrix_norm_2", lambda T, A: T.linalg.matrix_norm(A, 2), [_np(3, 4)]),
+    ("matrix_norm_-2_dims", lambda T, A: T.linalg.matrix_norm(A, -2, dim=(2, 0)),
+     [_np(3, 2, 4)]),
+    ("matrix_norm_1", lambda T, A: T.linalg.matrix_norm(A, 1), [_np(3, 4)]),
+    ("matrix_norm_-inf_keepdim", lambda T, A: T.linalg.matrix_norm(A, -math.inf, keepdim=True),
+     [_np(2, 3, 4)]),
+    ("norm_2", lambda T, A: T.linalg.norm(A, 2), [_np(3, 4)]),
+    ("norm_dim", lambda T, A: T.linalg.norm(A, 1, dim=(0, 1)), [_np(3, 4)]),
+    ("norm_vector", lambda T, A: T.linalg.norm(A, 3, dim=1), [_np(3, 4)]),
+    ("cond", lambda T, A: T.linalg.cond(A), [_np(2, 3, 3)]),
+    ("cond_-2", lambda T, A: T.linalg.cond(A, -2), [_np(3, 3)]),
+    # PyTorch's backward fails for these (its in-place masked_fill_): values only
+    ("cond_inf_values", lambda T, A: T.linalg.cond(A, math.inf), [_np_well(3)]),
+    ("cond_fro_values", lambda T, A: T.linalg.cond(A, "fro"), [_np_well(2, 2)]),
+    ("cond_minus1_singular_values", lambda T, A: T.linalg.cond(A, -1), [np.ones((3, 3))]),
+    ("cond_nuc", lambda T, A: T.linalg.cond(A, "nuc"), [_np_well(3)]),
+    ("cross", lambda T, a, b: T.linalg.cross(a, b), [_np(4, 3), _np(1, 3)]),
+    ("torch.cross", lambda T, a, b: T.cross(a, b, dim=0), [_np(3, 2), _np(3, 2)]),
+    ("multi_dot", lambda T, a, b, c, d: T.linalg.multi_dot([a, b, c, d]),
+     [_np(2, 5), _np(5, 3), _np(3, 4), _np(4)]),
+    ("vander", lambda T, x: T.linalg.vander(x, N=4), [_np(2, 3)]),
+    ("kron", lambda T, a, b: T.kron(a, b), [_np(2, 3), _np(2, 1, 2)]),
+    ("inner", lambda T, a, b: T.inner(a, b), [_np(2, 3), _np(4, 3)]),
+    ("tensordot", lambda T, a, b: T.tensordot(a, b, dims=2), [_np(2, 3, 4), _np(3, 4, 2)]),
+    ("dist", lambda T, a, b: T.dist(a, b, 1.5), [_np(2, 3), _np(3)]),
+    ("cdist", lambda T, a, b: T.cdist(a, b), [_np(2, 3, 4), _np(5, 4)]),
+    ("cdist_inf", lambda T, a, b: T.cdist(a, b, p=math.inf), [_np(3, 4), _np(5, 4)]),
+    ("tensorinv", lambda T, A: T.linalg.tensorinv(A.reshape(4, 2, 2), ind=1), [_np_well(4)]),
+    ("tensorsolve", lambda T, A, B: T.linalg.tensorsolve(A.reshape(2, 2, 4), B),
+     [_np_well(4), _np(2, 2)]),
+]
+
+
+def _outputs(x) -> tuple:
+    return tuple(x) if isinstance(x, tuple) else (x,)
+
+
+def _run(T, fn, arrays, dtype_name, with_grads=True):
+    dtype = getattr(T, dtype_name)
+    inputs = [T.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
+    outs = _outputs(fn(T, *inputs))
+    weights = [np.random.default_rng(i).standard_normal(tuple(o.shape)) for i, o in
+               enumerate(outs)]
+    loss = sum((o * T.tensor(w, dtype=dtype)).sum() for o, w in zip(outs, weights)
+               if o.requires_grad)
+    grads = T.autograd.grad(loss, inputs, allow_unused=True) if with_grads else ()
+    names = [o.grad_fn.name() if o.grad_fn is not None else None for o in outs]
+    return ([o.detach().numpy() for o in outs],
+            [None if g is None else g.numpy() for g in grads], names)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn, arrays", [c[1:] for c in PARITY], ids=[c[0] for c in PARITY])
+def test_matches_pytorch(fn, arrays, dtype, request):
+    torch = pytest.importorskip("torch")
+    with_grads = not request.node.callspec.id.split("-")[0].endswith("_values")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _run(torch, fn, arrays, dtype, with_grads)
+    got = _run(teachgrad, fn, arrays, dtype, with_grads)
+    tol = 1e-9 if dtype == "float64" else 2e-4
+    assert got[2] == expected[2]  # the grad_fn names
+    for mine, theirs in zip(got[0] + got[1], expected[0] + expected[1]):
+        if theirs is None:
+            assert mine is None or not mine.any()
+            continue
+        assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+        scale = max(1.0, float(np.abs(theirs).max(initial=0)))
+        np.testing.assert_allclose(mine, theirs, rtol=tol, atol=tol * scale)

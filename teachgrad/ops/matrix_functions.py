@@ -27,9 +27,10 @@ import numpy as np
 from .._tensor import Tensor, _make, _wrap_dim
 from . import numpy_protocol, shape
 from .decompositions import check_float, check_matrix, inv_ex, solve, svdvals
+from .index import masked_fill
 from .linalg import _unsafe_view, mm
 from .op import Op
-from .pointwise import mul, where
+from .pointwise import mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
 from .reduce import sum as sum_
 
@@ -163,13 +164,17 @@ def cond(A: Tensor, p=None) -> Tensor:
         s_max, s_min = values[..., :1], values[..., -1:]
         ratio = s_min / s_max if ord_ == -2 else s_max / s_min
         return shape.squeeze(ratio, -1)
+    if ord_ == "nuc":  # ‖A‖_nuc = Σσᵢ and ‖A⁻¹‖_nuc = Σ1/σᵢ, from one SVD
+        values = svdvals(A)
+        return mul(sum_(values, -1), sum_(reciprocal(values), -1))
     shown = ord_ if isinstance(ord_, str) else (
         f"{ord_:f}" if isinstance(ord_, float) else str(ord_))
     check_matrix(f"linalg.cond(ord={shown})", A, square=True)
     inverse, info = inv_ex(A)
-    singular = np.expand_dims(info._data > 0, (-1, -2))
-    if singular.any():  # PyTorch's convention: a singular matrix's inverse is all inf
-        inverse = where(_make(singular), _make(np.asarray(np.inf, A._data.dtype)), inverse)
+    # PyTorch's convention: a singular matrix's inverse is all inf. (PyTorch fills it in
+    # place, which makes its own backward fail; out of place, the gradient works.)
+    singular = _make(np.expand_dims(info._data > 0, (-1, -2)))
+    inverse = masked_fill(inverse, singular, math.inf)
     product = mul(matrix_norm(A, ord_), matrix_norm(inverse, ord_))
     return NanToNumBackward0.apply(product)
 
@@ -381,7 +386,8 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     from .decompositions import inv
 
     n = math.prod(back)
-    return shape.reshape(inv(shape.reshape(A, (n, n))), back + front)
+    inverse = inv(shape.reshape(A, (n, n)))
+    return shape.ReshapeAliasBackward0.apply(inverse, shape=back + front)  # PyTorch's node
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
