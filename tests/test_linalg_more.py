@@ -565,3 +565,128 @@ def test_matches_pytorch(fn, arrays, dtype, request):
         assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
         scale = max(1.0, float(np.abs(theirs).max(initial=0)))
         np.testing.assert_allclose(mine, theirs, rtol=tol, atol=tol * scale)
+
+
+# ----------------------------------------------------------------------------------------
+# Errors: PyTorch's types and sentences (teachgrad may add one "Hint:" line after them)
+# ----------------------------------------------------------------------------------------
+def _d(T, rows):
+    return T.tensor(rows, dtype=T.float64)
+
+
+_SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
+_NOT_PD = [[1.0, 2.0], [2.0, 1.0]]
+ERRORS = [
+    ("inv_rectangular", lambda T: T.linalg.inv(T.ones(2, 3))),
+    ("inv_1d", lambda T: T.linalg.inv(T.ones(3))),
+    ("inv_int", lambda T: T.linalg.inv(T.eye(2, dtype=T.int64))),
+    ("inv_half", lambda T: T.linalg.inv(T.eye(2, dtype=T.float16))),
+    ("inv_singular", lambda T: T.linalg.inv(_d(T, _SINGULAR))),
+    ("inv_singular_zeros", lambda T: T.linalg.inv(T.zeros(3, 3))),
+    ("inv_singular_batch", lambda T: T.linalg.inv(T.stack([T.eye(2, dtype=T.float64),
+                                                           _d(T, _SINGULAR)]))),
+    ("inverse_singular", lambda T: T.inverse(_d(T, _SINGULAR))),
+    ("matrix_power_singular", lambda T: T.linalg.matrix_power(_d(T, _SINGULAR), -1)),
+    ("det_rectangular", lambda T: T.linalg.det(T.ones(2, 3))),
+    ("torch_det_1d", lambda T: T.det(T.ones(3))),
+    ("det_int", lambda T: T.linalg.det(T.eye(2, dtype=T.int64))),
+    ("slogdet_rectangular", lambda T: T.linalg.slogdet(T.ones(2, 3))),
+    ("logdet_rectangular", lambda T: T.logdet(T.ones(2, 3))),
+    ("solve_singular", lambda T: T.linalg.solve(_d(T, _SINGULAR), T.ones(2, dtype=T.float64))),
+    ("solve_singular_batch", lambda T: T.linalg.solve(
+        T.stack([T.eye(2, dtype=T.float64), _d(T, _SINGULAR)]), T.ones(2, dtype=T.float64))),
+    ("solve_rectangular", lambda T: T.linalg.solve(T.ones(2, 3), T.ones(2))),
+    ("solve_vector_size", lambda T: T.linalg.solve(T.eye(3), T.ones(2))),
+    ("solve_matrix_size", lambda T: T.linalg.solve(T.eye(3), T.ones(2, 2))),
+    ("solve_right_size", lambda T: T.linalg.solve(T.eye(3), T.ones(3, 2), left=False)),
+    ("solve_dtypes", lambda T: T.linalg.solve(T.eye(3, dtype=T.float64), T.ones(3))),
+    ("solve_0d", lambda T: T.linalg.solve(T.eye(3), T.tensor(1.0))),
+    ("solve_batches", lambda T: T.linalg.solve(T.eye(3).expand(2, 3, 3), T.ones(4, 3, 1))),
+    ("solve_triangular_vector", lambda T: T.linalg.solve_triangular(T.eye(3), T.ones(3),
+                                                                    upper=True)),
+    ("cholesky_not_pd", lambda T: T.linalg.cholesky(_d(T, _NOT_PD))),
+    ("cholesky_not_pd_batch", lambda T: T.linalg.cholesky(
+        T.stack([T.eye(2, dtype=T.float64), _d(T, _NOT_PD)]))),
+    ("cholesky_rectangular", lambda T: T.linalg.cholesky(T.ones(2, 3))),
+    ("cholesky_ex_checked", lambda T: T.linalg.cholesky_ex(_d(T, _NOT_PD), check_errors=True)),
+    ("torch_cholesky_not_pd", lambda T: T.cholesky(_d(T, _NOT_PD))),
+    ("cholesky_solve_1d", lambda T: T.cholesky_solve(T.ones(3), T.eye(3))),
+    ("qr_1d", lambda T: T.linalg.qr(T.ones(3))),
+    ("qr_mode", lambda T: T.linalg.qr(T.ones(2, 3), mode="foo")),
+    ("eigh_rectangular", lambda T: T.linalg.eigh(T.ones(2, 3))),
+    ("eigh_uplo", lambda T: T.linalg.eigh(T.eye(2), UPLO="X")),
+    ("svd_1d", lambda T: T.linalg.svd(T.ones(3))),
+    ("svdvals_1d", lambda T: T.linalg.svdvals(T.ones(3))),
+    ("pinv_1d", lambda T: T.linalg.pinv(T.ones(3))),
+    ("matrix_rank_1d", lambda T: T.linalg.matrix_rank(T.ones(3))),
+    ("lstsq_1d", lambda T: T.linalg.lstsq(T.ones(3), T.ones(3))),
+    ("lstsq_rows", lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(4, 2))),
+    ("lstsq_driver", lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3, 2), driver="foo")),
+    ("matrix_norm_1d", lambda T: T.linalg.matrix_norm(T.ones(3))),
+    ("matrix_norm_ord", lambda T: T.linalg.matrix_norm(T.ones(3, 3), ord=3)),
+    ("matrix_norm_ord_name", lambda T: T.linalg.matrix_norm(T.ones(3, 3), ord="foo")),
+    ("matrix_norm_dim", lambda T: T.linalg.matrix_norm(T.ones(3, 3), dim=(0,))),
+    ("matrix_norm_same_dims", lambda T: T.linalg.matrix_norm(T.ones(3, 3), dim=(0, 0))),
+    ("norm_3d_with_ord", lambda T: T.linalg.norm(T.ones(2, 3, 3), ord=2)),
+    ("norm_fro_of_vector", lambda T: T.linalg.norm(T.ones(3), ord="fro")),
+    ("norm_three_dims", lambda T: T.linalg.norm(T.ones(2, 3, 3), dim=(0, 1, 2))),
+    ("cond_rectangular", lambda T: T.linalg.cond(T.ones(2, 3), "fro")),
+    ("cond_invalid", lambda T: T.linalg.cond(T.ones(3, 3), 3)),
+    ("cross_length", lambda T: T.linalg.cross(T.ones(2), T.ones(2))),
+    ("cross_dim_length", lambda T: T.linalg.cross(T.ones(3, 2), T.ones(3, 2), dim=1)),
+    ("cross_broadcast", lambda T: T.linalg.cross(T.ones(3, 3), T.ones(2, 3))),
+    ("torch_cross_no_size_3", lambda T: T.cross(T.ones(2, 2), T.ones(2, 2))),
+    ("multi_dot_one", lambda T: T.linalg.multi_dot([T.ones(2, 2)])),
+    ("multi_dot_3d_last", lambda T: T.linalg.multi_dot([T.ones(2, 2), T.ones(2, 2, 2)])),
+    ("multi_dot_3d_first", lambda T: T.linalg.multi_dot([T.ones(2, 2, 2), T.ones(2, 2)])),
+    ("multi_dot_middle", lambda T: T.linalg.multi_dot([T.ones(2), T.ones(2), T.ones(2)])),
+    ("multi_dot_shapes", lambda T: T.linalg.multi_dot([T.ones(2, 3), T.ones(2, 2)])),
+    ("matrix_exp_rectangular", lambda T: T.linalg.matrix_exp(T.ones(2, 3))),
+    ("vander_N", lambda T: T.linalg.vander(T.ones(3), N=1)),
+    ("inner_sizes", lambda T: T.inner(T.ones(2), T.ones(3))),
+    ("tensordot_sizes", lambda T: T.tensordot(T.ones(2, 3), T.ones(2, 3), dims=1)),
+    ("cdist_columns", lambda T: T.cdist(T.ones(2, 3), T.ones(2, 4))),
+    ("cdist_1d", lambda T: T.cdist(T.ones(3), T.ones(3))),
+    ("cdist_negative_p", lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3), p=-1)),
+    ("tensorinv_shape", lambda T: T.linalg.tensorinv(T.ones(2, 3), ind=1)),
+    ("tensorinv_ind", lambda T: T.linalg.tensorinv(T.ones(2, 2), ind=0)),
+]
+
+
+def _error(fn, T):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn(T)
+        except Exception as e:  # noqa: BLE001 - the test compares whatever is raised
+            return e
+    return None
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("fn", [e[1] for e in ERRORS], ids=[e[0] for e in ERRORS])
+def test_errors_match_pytorch(fn):
+    torch = pytest.importorskip("torch")
+    theirs, mine = _error(fn, torch), _error(fn, teachgrad)
+    assert theirs is not None and mine is not None
+    assert str(mine).split("\nHint: ")[0] == str(theirs)
+    assert isinstance(mine, RuntimeError) == isinstance(theirs, RuntimeError)
+    assert isinstance(mine, LA.LinAlgError) == isinstance(theirs, torch.linalg.LinAlgError)
+
+
+def test_singular_and_indefinite_matrices_raise_linalg_errors():
+    with pytest.raises(LA.LinAlgError, match=r"^linalg.inv: \(Batch element 1\): The diagonal "
+                       r"element 2 is zero, the inversion could not be completed"):
+        LA.inv(teachgrad.stack([teachgrad.eye(2), teachgrad.tensor(_SINGULAR)]))
+    with pytest.raises(RuntimeError, match="the leading minor of order 2 is not positive"):
+        LA.cholesky(teachgrad.tensor(_NOT_PD))
+    with pytest.raises(LA.LinAlgError, match="The solver failed because the input matrix is "
+                       "singular."):
+        LA.solve(teachgrad.tensor(_SINGULAR), teachgrad.ones(2))
+
+
+def test_a_failed_call_changes_nothing():
+    A = teachgrad.tensor(_SINGULAR, requires_grad=True)
+    with pytest.raises(LA.LinAlgError):
+        LA.inv(A)
+    assert A.grad is None and A._version == 0 and A.grad_fn is None

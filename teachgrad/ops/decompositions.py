@@ -389,7 +389,7 @@ def _broadcast_batches(a_shape: tuple, b_shape: tuple) -> tuple:
 
 def _solve(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
     """``A X = B`` for matrices B, broadcasting the batch dimensions."""
-    batch = _broadcast_batches(a.shape[:-2], b.shape[:-2])
+    batch = _broadcast_batches(b.shape[:-2], a.shape[:-2])  # (PyTorch's order, B first)
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     try:
@@ -1016,7 +1016,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
         dtype = _SCALAR_NAMES.get(A._data.dtype.name, "") if isinstance(A, Tensor) else ""
         shape = list(A._data.shape) if isinstance(A, Tensor) else []
         raise RuntimeError(
-            f"linalg.pinv({dtype}{{{', '.join(map(str, shape))}}}): expected a tensor with 2 or "
+            f"linalg.pinv({dtype}{{{list(shape)}}}): expected a tensor with 2 or "
             "more dimensions of float, double, cfloat or cdouble types"
         )
     atol, rtol = _tolerances(A, atol, rtol)
