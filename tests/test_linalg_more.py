@@ -690,3 +690,115 @@ def test_a_failed_call_changes_nothing():
     with pytest.raises(LA.LinAlgError):
         LA.inv(A)
     assert A.grad is None and A._version == 0 and A.grad_fn is None
+
+
+# ----------------------------------------------------------------------------------------
+# Edge cases and whole graphs against PyTorch
+# ----------------------------------------------------------------------------------------
+EDGES = [
+    ("det_empty", lambda T: T.linalg.det(T.ones(2, 0, 0))),
+    ("inv_empty", lambda T: T.linalg.inv(T.ones(0, 0))),
+    ("slogdet_empty", lambda T: tuple(T.linalg.slogdet(T.ones(0, 0)))),
+    ("svdvals_empty", lambda T: T.linalg.svdvals(T.ones(3, 0))),
+    ("eigh_empty", lambda T: T.linalg.eigh(T.ones(0, 0)).eigenvalues),
+    ("pinv_empty", lambda T: T.linalg.pinv(T.ones(0, 3))),
+    ("matrix_exp_empty", lambda T: T.linalg.matrix_exp(T.ones(0, 0))),
+    ("solve_empty_batch", lambda T: T.linalg.solve(T.ones(0, 3, 3), T.ones(0, 3))),
+    ("lstsq_wide", lambda T: T.linalg.lstsq(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+                                            T.tensor([[1.0], [2.0]])).solution),
+    ("lstsq_rank_deficient", lambda T: tuple(T.linalg.lstsq(T.ones(4, 3),
+                                                            T.arange(8.0).reshape(4, 2)))),
+    ("pinv_atol", lambda T: T.linalg.pinv(T.tensor([[1.0, 0.0], [0.0, 1e-3]]), atol=1e-2)),
+    ("pinv_rtol", lambda T: T.linalg.pinv(T.tensor([[1.0, 0.0], [0.0, 1e-3]]), rtol=1e-2)),
+    ("matrix_rank_hermitian", lambda T: T.linalg.matrix_rank(
+        T.tensor([[1.0, 0.0], [0.0, -1e-3]]), hermitian=True, atol=1e-4)),
+    ("matrix_rank_batched_atol", lambda T: T.linalg.matrix_rank(
+        T.tensor([[[1.0, 0.0], [0.0, 1e-3]]] * 2), atol=T.tensor([1e-2, 1e-4]))),
+    ("solve_triangular_zero_diagonal", lambda T: T.linalg.solve_triangular(
+        T.zeros(3, 3, dtype=T.float64), T.ones(3, 2, dtype=T.float64), upper=True)),
+    ("inv_ex_info", lambda T: T.linalg.inv_ex(T.tensor([[1.0, 2.0], [2.0, 4.0]])).info),
+    ("cross_int", lambda T: T.linalg.cross(T.tensor([1, 0, 0]), T.tensor([0, 1, 0]))),
+    ("vander_int", lambda T: T.linalg.vander(T.tensor([1, 2, 3]))),
+    ("dist_0", lambda T: T.dist(T.tensor([1.0, 5.0]), T.tensor([1.0, 1.0]), 0)),
+    ("cdist_0", lambda T: T.cdist(T.tensor([[1.0, 5.0]]), T.tensor([[1.0, 1.0]]), 0)),
+    ("logdet_singular", lambda T: T.logdet(T.tensor([[1.0, 2.0], [2.0, 4.0]]))),
+    ("torch_norm_nuc", lambda T: T.norm(T.arange(18.0).reshape(2, 3, 3), p="nuc", dim=(1, 2))),
+    ("cond_singular_batch", lambda T: T.linalg.cond(T.stack([T.eye(2), T.ones(2, 2)]), 1)),
+    ("tensordot_outer", lambda T: T.tensordot(T.ones(2, 3), T.arange(4.0), dims=0)),
+    ("inner_scalar", lambda T: T.inner(T.tensor(2.0), T.ones(3))),
+    ("diagonal", lambda T: T.linalg.diagonal(T.arange(8.0).reshape(2, 2, 2), offset=1)),
+    ("vecdot", lambda T: T.linalg.vecdot(T.arange(6.0).reshape(2, 3), T.ones(3))),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("fn", [e[1] for e in EDGES], ids=[e[0] for e in EDGES])
+def test_edge_cases_match_pytorch(fn):
+    torch = pytest.importorskip("torch")
+    theirs, mine = _outputs(fn(torch)), _outputs(fn(teachgrad))
+    for a, b in zip(mine, theirs):
+        assert a.shape == tuple(b.shape) and str(a.dtype)[10:] == str(b.dtype)[6:]
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def _graph(out) -> list:
+    """The names of a grad_fn and everything below it, depth first."""
+    names, stack = [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append(None)
+            continue
+        names.append(node.name().split("::")[-1])
+        stack.extend(fn for fn, _ in reversed(node.next_functions))
+    return names
+
+
+GRAPHS = [
+    ("logdet", lambda T, A: T.logdet(A @ A.mT)),
+    ("matrix_norm_2", lambda T, A: T.linalg.matrix_norm(A, 2)),
+    ("matrix_norm_inf", lambda T, A: T.linalg.matrix_norm(A, math.inf)),
+    ("cond", lambda T, A: T.linalg.cond(A)),
+    ("cond_nuc", lambda T, A: T.linalg.cond(A, "nuc")),
+    ("torch_svd_V", lambda T, A: T.svd(A).V),
+    ("multi_dot", lambda T, A: T.linalg.multi_dot([A[0], A, A, A[:, 0]])),
+    ("kron", lambda T, A: T.kron(A, A[0])),
+    ("inner", lambda T, A: T.inner(A, A)),
+    ("tensordot", lambda T, A: T.tensordot(A, A, dims=([0], [1]))),
+    ("vander", lambda T, A: T.linalg.vander(A[0])),
+    ("cholesky_solve", lambda T, A: T.cholesky_solve(A, T.linalg.cholesky(A @ A.mT + T.eye(3)))),
+    ("solve_triangular", lambda T, A: T.linalg.solve_triangular(A.triu(), A, upper=True)),
+    ("eigvalsh", lambda T, A: T.linalg.eigvalsh(A @ A.mT)),
+    ("pinv", lambda T, A: T.pinverse(A)),
+    ("tensorinv", lambda T, A: T.linalg.tensorinv(A.reshape(3, 3), ind=1)),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("fn", [g[1] for g in GRAPHS], ids=[g[0] for g in GRAPHS])
+def test_graphs_match_pytorch(fn):
+    torch = pytest.importorskip("torch")
+    a = _np_well(3)
+    mine = fn(teachgrad, teachgrad.tensor(a, requires_grad=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = fn(torch, torch.tensor(a, requires_grad=True))
+    assert _graph(mine) == _graph(theirs)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_tensor_methods_are_the_functions():
+    A = spd(3).detach()
+    B = leaf(3, 3, requires_grad=False)
+    pairs = [
+        (A.det(), LA.det(A)), (A.logdet(), teachgrad.logdet(A)), (A.inverse(), LA.inv(A)),
+        (A.slogdet()[1], LA.slogdet(A)[1]), (A.pinverse(), LA.pinv(A, rtol=1e-15)),
+        (A.matrix_exp(), LA.matrix_exp(A)), (A.svd()[1], LA.svdvals(A)),
+        (A.cholesky(), LA.cholesky(A)), (A.qr()[1], LA.qr(A)[1]),
+        (A.cross(B, dim=0), LA.cross(A, B, dim=0)), (A.kron(B), teachgrad.kron(A, B)),
+        (A.inner(B), teachgrad.inner(A, B)), (A.dist(B), teachgrad.dist(A, B)),
+        (B.cholesky_solve(LA.cholesky(A)), LA.solve(A, B)),
+        (LA.cholesky(A).cholesky_inverse(), LA.inv(A)),
+    ]
+    for method, function in pairs:
+        np.testing.assert_allclose(method.numpy(), function.numpy(), rtol=1e-10, atol=1e-10)
