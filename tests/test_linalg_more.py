@@ -650,6 +650,18 @@ ERRORS = [
     ("cdist_negative_p", lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3), p=-1)),
     ("tensorinv_shape", lambda T: T.linalg.tensorinv(T.ones(2, 3), ind=1)),
     ("tensorinv_ind", lambda T: T.linalg.tensorinv(T.ones(2, 2), ind=0)),
+    ("lstsq_dtypes", lambda T: T.linalg.lstsq(T.ones(3, 2, dtype=T.float64), T.ones(3, 2))),
+    ("lstsq_int", lambda T: T.linalg.lstsq(T.ones(3, 2, dtype=T.int64),
+                                           T.ones(3, 2, dtype=T.int64))),
+    ("cholesky_solve_dtypes", lambda T: T.cholesky_solve(T.ones(3, 2, dtype=T.float64),
+                                                         T.eye(3))),
+    ("cholesky_inverse_1d", lambda T: T.cholesky_inverse(T.ones(3))),
+    ("cross_ndim", lambda T: T.linalg.cross(T.ones(3), T.ones(2, 3))),
+    ("multi_dot_dtypes", lambda T: T.linalg.multi_dot([T.ones(2, 2),
+                                                       T.ones(2, 2, dtype=T.float64)])),
+    ("vander_bool", lambda T: T.linalg.vander(T.tensor([True]))),
+    ("solve_triangular_shapes", lambda T: T.linalg.solve_triangular(T.eye(3), T.ones(2, 2),
+                                                                    upper=True)),
 ]
 
 
@@ -802,3 +814,9 @@ def test_tensor_methods_are_the_functions():
     ]
     for method, function in pairs:
         np.testing.assert_allclose(method.numpy(), function.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_numpy_spellings_work_where_there_is_a_dim():
+    x = teachgrad.tensor([[3.0, 4.0], [6.0, 8.0]])
+    assert LA.norm(x, axis=1, keepdims=True).tolist() == [[5.0], [10.0]]
+    assert LA.matrix_norm(x, keepdims=True).shape == (1, 1)

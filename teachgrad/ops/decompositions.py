@@ -85,6 +85,11 @@ _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "in
                  "bool": "Bool"}
 
 
+def _scalar_name(t: Tensor) -> str:
+    """PyTorch's name of a tensor's dtype in messages: 'Float', 'Double', 'Long' ..."""
+    return _SCALAR_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+
+
 def check_matrix(fn: str, A: Tensor, name: str = "A", *, square: bool = False) -> None:
     """At least 2-D, a float32/float64 tensor and (if ``square``) square: PyTorch's checks."""
     if not isinstance(A, Tensor):
@@ -1124,11 +1129,12 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None) -> tup
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if not isinstance(B, Tensor) or B._data.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
-    check_float("torch.linalg.lstsq", A)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             "torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
-            f"input's dtype {A.dtype} and other's dtype {B.dtype}".replace("teachgrad", "torch"))
+            f"input's dtype {_scalar_name(A)} and other's dtype {_scalar_name(B)}")
+    if A._data.dtype not in (np.float32, np.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
         raise RuntimeError(

@@ -143,8 +143,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
     if input._data.dtype != input2._data.dtype:
         raise RuntimeError(
             "Expected b and A to have the same dtype, but found b of type "
-            f"{dec._SCALAR_NAMES[input._data.dtype.name]} and A of type "
-            f"{dec._SCALAR_NAMES[input2._data.dtype.name]} instead.")
+            f"{dec._scalar_name(input)} and A of type {dec._scalar_name(input2)} instead.")
     dec.check_float("cholesky_solve", input)
     return dec.CholeskySolveBackward0.apply(input, input2, upper=bool(upper))
 
@@ -152,7 +151,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 @tensor_method()
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """The inverse of ``A = L Lᵀ`` (``Uᵀ U`` if ``upper``) from its Cholesky factor."""
-    dec.check_matrix("cholesky_inverse", input, "input", square=True)
+    dec.check_matrix("cholesky_inverse", input, square=True)
     return dec.CholeskyInverseBackward0.apply(input, upper=bool(upper))
 
 

@@ -24,11 +24,11 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from . import numpy_protocol, shape
-from .decompositions import check_float, check_matrix, inv_ex, solve, svdvals
+from .decompositions import _scalar_name, check_float, check_matrix, inv_ex, solve, svdvals
 from .index import masked_fill
-from .linalg import _unsafe_view, mm
+from .linalg import _cpp_name, _unsafe_view, mm
 from .op import Op
 from .pointwise import mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
@@ -57,6 +57,7 @@ def _to_the_end(A: Tensor, dims: list) -> tuple:
     return shape.permute(A, order), back
 
 
+@numpy_names
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,  # noqa: A002
                 dtype=None) -> Tensor:
     """A matrix norm of A (or of each matrix over ``dim`` in a batch).
@@ -101,6 +102,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,  #
     return (amax if ord > 0 else amin)(sums, d1, keepdim)
 
 
+@numpy_names
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """``torch.linalg.norm``: a vector norm or a matrix norm, depending on ``ord`` and ``dim``.
 
@@ -199,6 +201,7 @@ class LinalgCrossBackward0(Op):
                 np.cross(grad, a, axis=ctx.dim) if need_b else None)
 
 
+@numpy_names
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
     """The cross product of 3-vectors along ``dim`` (the other dimensions broadcast).
 
@@ -307,7 +310,7 @@ def multi_dot(tensors) -> Tensor:
         if mats[i]._data.dtype != mats[0]._data.dtype:
             raise RuntimeError(
                 "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                f"{mats[0].dtype} and tensor {i} {mats[i].dtype}".replace("teachgrad.", "torch."))
+                f"{_cpp_name(mats[0])} and tensor {i} {_cpp_name(mats[i])}")
         if mats[i - 1]._data.shape[-1] != mats[i]._data.shape[0]:
             raise RuntimeError(
                 f"multi_dot(): tensors {i - 1} and {i} with shapes "
@@ -350,7 +353,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803 - PyTorc
     if x._data.dtype.kind not in "fiu" or x._data.dtype == np.bool_:
         raise RuntimeError(
             "linalg.vander supports floating point, complex, and integer tensors, but got "
-            f"{x.dtype}".replace("teachgrad.", "torch."))
+            f"{_scalar_name(x)}")
     x_ = shape.unsqueeze(x, -1) if x._data.ndim == 0 else x
     n = x_._data.shape[-1] if N is None else N
     if n <= 1:
@@ -365,6 +368,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return shape.diagonal(A, offset, dim1, dim2)
 
 
+@numpy_names
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product along ``dim`` (batched): ``(x * y).sum(dim)``."""
     return (x * y).sum(dim)
