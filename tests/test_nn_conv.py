@@ -130,8 +130,6 @@ def test_module_argument_errors():
         nn.Conv2d(4, 4, 3, padding="same", stride=2)
     with pytest.raises(ValueError, match="padding_mode must be one of"):
         nn.Conv2d(4, 4, 3, padding_mode="mirror")
-    with pytest.raises(NotImplementedError, match="padding_mode='reflect'"):
-        nn.Conv2d(4, 4, 3, padding_mode="reflect")
 
 
 def test_gradient_of_uncovered_input_rows_is_zero():

@@ -59,6 +59,7 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
     triplet_margin_loss,
 )
 from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
+from .padding import pad  # padding: its own module
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
 # ----------------------------------------------------------------------------------------
@@ -793,4 +794,5 @@ __all__ = [
     "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss",
     "multilabel_soft_margin_loss", "cosine_similarity", "pairwise_distance", "normalize",
     "group_norm", "instance_norm", "local_response_norm",
+    "pad",
 ]

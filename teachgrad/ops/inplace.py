@@ -102,9 +102,9 @@ def write_into(self: Tensor, result: Tensor) -> None:
             f"result type {_torch_name(new.dtype)} can't be cast to the desired output type "
             f"{_torch_name(data.dtype)}"
         )
-    if not data.flags.writeable or any(
+    if not data.flags.writeable or data.size and any(
         stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
-    ):  # an expanded tensor: several elements are one number in memory
+    ):  # an expanded tensor: several elements are one number in memory (empty ones have none)
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the "

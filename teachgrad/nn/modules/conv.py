@@ -17,6 +17,19 @@ from .module import Module
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
+def _pad_for_mode(padding: tuple[int, ...] | str, kernel: tuple[int, ...],
+                  dilation: tuple[int, ...]) -> tuple[int, ...]:
+    """``padding`` as ``F.pad`` wants it: ``(left, right, top, bottom)`` for ``(H, W)``."""
+    if padding == "valid":
+        return (0, 0) * len(kernel)
+    if padding == "same":  # the odd one out goes after, as conv2d(padding='same') does
+        totals = [dil * (k - 1) for k, dil in zip(kernel, dilation)]
+        pairs = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pairs = [(p, p) for p in padding]
+    return tuple(p for pair in reversed(pairs) for p in pair)
+
+
 class _ConvNd(Module):
     """What Conv1d and Conv2d share: arguments, parameters, initialisation, printing."""
 
@@ -53,15 +66,13 @@ class _ConvNd(Module):
                 f"padding_mode must be one of {_PADDING_MODES}, but got "
                 f"padding_mode='{padding_mode}'"
             )
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"padding_mode='{padding_mode}' is not supported by teachgrad"
-                "\nHint: teachgrad pads with zeros only (padding_mode='zeros', the default)."
-            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's argument for the other padding modes: last dimension first, both sides.
+        self._reversed_padding_repeated_twice = _pad_for_mode(
+            self.padding, self.kernel_size, self.dilation)
         self.output_padding = (0,) * d  # only transposed convolutions use it
         self.transposed = False
         self.weight = Parameter(
@@ -72,6 +83,15 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _conv_forward(self, input: Tensor, conv) -> Tensor:
+        if self.padding_mode != "zeros":
+            # Pad first (reflect, replicate or circular), then convolve without padding.
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, self.weight, self.bias, self.stride, 0, self.dilation,
+                        self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                    self.groups)
 
     def reset_parameters(self) -> None:
         """PyTorch's scheme: uniform in ±1/√fan_in, fan_in = in_channels/groups · kernel size."""
@@ -118,8 +138,7 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(input, F.conv1d)
 
 
 class Conv2d(_ConvNd):
@@ -140,8 +159,7 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(input, F.conv2d)
 
 
 __all__ = ["Conv1d", "Conv2d"]
