@@ -1,4 +1,5 @@
-"""``ConvolutionBackward0``: the op behind ``F.conv1d``/``F.conv2d`` (and its own backward).
+"""``ConvolutionBackward0``: the op behind ``F.conv1d``/``F.conv2d`` and
+``F.conv_transpose1d``/``F.conv_transpose2d`` (and its own backward).
 
 A convolution is *linear* in its input and in its weight, so its gradients are
 convolutions again (see :mod:`teachgrad.nn.im2col` for the arithmetic):
@@ -7,6 +8,11 @@ convolutions again (see :mod:`teachgrad.nn.im2col` for the arithmetic):
   ("transposed convolution", col2im);
 * ``∂L/∂w`` — the output gradient correlated with the input patches;
 * ``∂L/∂b`` — the output gradient summed over every position of each channel.
+
+A *transposed* convolution (``transposed=True``) is the first of these maps used as a
+layer: ``convᵀ(x, w)`` spreads every input value over a patch of the output. Its gradients
+swap the roles: ``∂L/∂x = conv(grad, w)`` and ``∂L/∂w`` correlates ``grad`` (now on the
+convolution's input side) with ``x``. So one flag serves both, as in PyTorch.
 
 As in PyTorch, the two first ones are computed by one node,
 ``ConvolutionBackwardBackward0`` (it appears under ``create_graph=True``). Its own
@@ -23,32 +29,46 @@ from ..ops.op import Op
 from . import im2col
 
 
-def convolution(x, w, stride, padding, dilation, groups):
-    """``conv(x, w)`` without bias: recorded when given tensors, plain NumPy on arrays."""
+def _apply(x, w, stride, padding, dilation, groups, transposed, size):
+    """The map itself, on arrays: ``conv(x, w)``, or its transpose (output spatial ``size``)."""
+    if transposed:
+        shape = (x.shape[0], w.shape[1] * groups, *size)
+        return im2col.input_grad(x, w, shape, stride, padding, dilation, groups)
+    return im2col.convolve(x, w, stride, padding, dilation, groups, size)
+
+
+def convolution(x, w, stride, padding, dilation, groups, transposed=False, size=None):
+    """``conv(x, w)`` (or ``convᵀ(x, w)`` with output spatial ``size``) without bias:
+    recorded when given tensors, plain NumPy on arrays."""
     if isinstance(x, Tensor) or isinstance(w, Tensor):
         return ConvolutionBackward0.apply(x, w, None, stride=stride, padding=padding,
-                                          dilation=dilation, groups=groups)
-    return im2col.convolve(x, w, stride, padding, dilation, groups)
+                                          dilation=dilation, groups=groups,
+                                          transposed=transposed, size=size)
+    return _apply(x, w, stride, padding, dilation, groups, transposed, size)
 
 
-def convolution_grads(grad, x, w, stride, padding, dilation, groups,
+def convolution_grads(grad, x, w, stride, padding, dilation, groups, transposed=False,
                       output_mask=(True, True)) -> tuple:
     """``(∂L/∂x, ∂L/∂w)`` from the output gradient; recorded when given tensors."""
     if isinstance(grad, Tensor) or isinstance(x, Tensor) or isinstance(w, Tensor):
         return ConvolutionBackwardBackward0.apply(
             grad, x, w, stride=stride, padding=padding, dilation=dilation, groups=groups,
-            output_mask=output_mask,
+            transposed=transposed, output_mask=output_mask,
         )
-    return _grads(grad, x, w, stride, padding, dilation, groups, output_mask)
+    return _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mask)
 
 
-def _grads(grad, x, w, stride, padding, dilation, groups, output_mask) -> tuple:
+def _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mask) -> tuple:
     # A gradient nobody asked for is not computed (None), as PyTorch's output_mask does.
     gx = gw = None
     if output_mask[0]:
-        gx = im2col.input_grad(grad, w, x.shape, stride, padding, dilation, groups)
+        # The input's gradient is the *other* map: convᵀ for a convolution, conv for convᵀ.
+        gx = _apply(grad, w, stride, padding, dilation, groups, not transposed, x.shape[2:])
     if output_mask[1]:
-        gw = im2col.weight_grad(x, grad, w.shape, stride, padding, dilation, groups)
+        # The kernel met (conv input, conv output) pairs: for convᵀ, its output is the
+        # convolution's input.
+        inputs, outputs = (grad, x) if transposed else (x, grad)
+        gw = im2col.weight_grad(inputs, outputs, w.shape, stride, padding, dilation, groups)
     return gx, gw
 
 
@@ -61,11 +81,11 @@ class ConvolutionBackward0(Op):
     )
 
     @staticmethod
-    def forward(ctx, x, w, b, stride, padding, dilation, groups):
+    def forward(ctx, x, w, b, stride, padding, dilation, groups, transposed=False, size=None):
         ctx.save_for_backward(x, w)
-        ctx.params = (stride, padding, dilation, groups)
+        ctx.params = (stride, padding, dilation, groups, transposed)
         ctx.has_bias = b is not None
-        out = im2col.convolve(x, w, stride, padding, dilation, groups)
+        out = _apply(x, w, stride, padding, dilation, groups, transposed, size)
         if b is not None:
             # Bias per output channel: shape (O, 1, 1) broadcasts over the positions.
             out += b.reshape(-1, *(1,) * (x.ndim - 2))
@@ -96,10 +116,10 @@ class ConvolutionBackwardBackward0(Op):
     )
 
     @staticmethod
-    def forward(ctx, grad, x, w, stride, padding, dilation, groups, output_mask):
+    def forward(ctx, grad, x, w, stride, padding, dilation, groups, transposed, output_mask):
         ctx.save_for_backward(grad, x, w)
-        ctx.params = (stride, padding, dilation, groups)
-        gx, gw = _grads(grad, x, w, stride, padding, dilation, groups, output_mask)
+        ctx.params = (stride, padding, dilation, groups, transposed)
+        gx, gw = _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mask)
         # A multi-output node needs arrays for both outputs: zeros stand for "not asked".
         return (gx if gx is not None else np.zeros_like(x),
                 gw if gw is not None else np.zeros_like(w))
@@ -112,11 +132,12 @@ class ConvolutionBackwardBackward0(Op):
         d_grad = d_x = d_w = None
         if need_grad:
             # gx = A(g, w) and gw = B(x, g) are linear in g: their adjoints are convolutions.
+            size = tuple(grad.shape[2:])
             terms = []
             if grad_gx is not None:
-                terms.append(convolution(grad_gx, w, *params))
+                terms.append(convolution(grad_gx, w, *params, size=size))
             if grad_gw is not None:
-                terms.append(convolution(x, grad_gw, *params))
+                terms.append(convolution(x, grad_gw, *params, size=size))
             d_grad = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
         if (need_x and grad_gw is not None) or (need_w and grad_gx is not None):
             # ∂<B(x, g), ḡw>/∂x = A(g, ḡw) and ∂<A(g, w), ḡx>/∂w = B(ḡx, g): this very node.

@@ -1,4 +1,5 @@
-"""``F.conv1d`` and ``F.conv2d``: check the arguments in PyTorch's words, then convolve.
+"""``F.conv1d``, ``F.conv2d`` and their transposes ``F.conv_transpose1d``/``2d``: check the
+arguments in PyTorch's words, then convolve.
 
 >>> import teachgrad as torch
 >>> import teachgrad.nn.functional as F
@@ -86,23 +87,25 @@ def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: i
             f"input{_shape(input.shape)} to have {c_per_group * groups} channels, but got "
             f"{input.shape[1]} channels instead"
         )
+    _check_dtypes(input, weight, bias, name)
+    if bias is not None and bias.shape != (o,):
+        raise RuntimeError(
+            f"Given weight of size {_shape(weight.shape)}, expected bias to be 1-dimensional "
+            f"with {o} elements, but got bias of size {_shape(bias.shape)} instead"
+        )
+
+
+def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None, name: str) -> None:
     if input.dtype != weight.dtype:
         raise RuntimeError(
             f"expected scalar type {_TYPE_NAMES[input.dtype.name]} but found "
             f"{_TYPE_NAMES[weight.dtype.name]}"
             f"\nHint: make both {name}'s input and its weight the same dtype, e.g. x.float()."
         )
-    if bias is not None:
-        if bias.shape != (o,):
-            raise RuntimeError(
-                f"Given weight of size {_shape(weight.shape)}, expected bias to be 1-dimensional "
-                f"with {o} elements, but got bias of size {_shape(bias.shape)} instead"
-            )
-        if bias.dtype != input.dtype:
-            raise RuntimeError(
-                f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) should be "
-                "the same"
-            )
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(
+            f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) should be the same"
+        )
 
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
@@ -175,4 +178,144 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-__all__ = ["conv1d", "conv2d", "im2col"]
+def _check_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
+    """PyTorch's checks of a transposed convolution's tensors (weight: ``(C_in, C_out/g, k)``)."""
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{_shape(weight.shape)}] instead"
+        )
+    if x.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {_shape(weight.shape)}, expected "
+            f"input{_shape(x.shape)} to have {weight.shape[0]} channels, but got "
+            f"{x.shape[1]} channels instead"
+        )
+    out_channels = weight.shape[1] * groups
+    if bias is not None and bias.shape != (out_channels,):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {_shape(weight.shape)}, expected bias to be "
+            f"1-dimensional with {out_channels} elements, but got bias of size "
+            f"{_shape(bias.shape)} instead"
+        )
+    _check_dtypes(x, weight, None, "conv_transpose")  # a bias of another dtype is cast
+
+
+def transposed_output_size(size: int, kernel: int, stride: int, padding: int,
+                           output_padding: int, dilation: int) -> int:
+    """How long a transposed convolution's output is: the input of a convolution that
+    would give ``size`` positions, plus ``output_padding`` (which picks one of the
+    ``stride`` input sizes that all give ``size``)."""
+    return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1
+
+
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
+                    padding: IntOrTuple, output_padding: IntOrTuple, groups: int,
+                    dilation: IntOrTuple, d: int) -> Tensor:
+    name = f"conv_transpose{d}d"
+    for arg, what in ((input, "input"), (weight, "weight")):
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"{name}(): argument '{what}' must be Tensor, not "
+                            f"{type(arg).__name__}")
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(
+            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got "
+            f"input of size: {_shape(input.shape)}"
+        )
+    batched = input.ndim == d + 2
+    x = input if batched else input.unsqueeze(0)
+    stride_t = as_tuple(stride, d, "stride")
+    pads = as_tuple(padding, d, "padding")
+    extra = as_tuple(output_padding, d, "output_padding")
+    dilation_t = as_tuple(dilation, d, "dilation")
+    if weight.ndim < d + 2:  # PyTorch counts dimensions from the weight, hence this wording
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
+            f"values to match the convolution dimensions, but got stride={_shape(stride_t)}"
+        )
+    if any(p < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in extra):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in stride_t):
+        raise RuntimeError("non-positive stride is not supported")
+    if weight.ndim != x.ndim:
+        raise RuntimeError(
+            f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+            f"{_shape(weight.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{_shape(x.shape)} instead"
+        )
+    _check_transposed(x, weight, bias, groups)
+    kernel = tuple(weight.shape[2:])
+    # PyTorch runs a 1-d transposed convolution as a 2-d one of height 1: its messages say so.
+    as_2d = (lambda values, first: (first, *values)) if d == 1 else (lambda values, first: values)
+    dil2, stride2, extra2 = as_2d(dilation_t, 1), as_2d(stride_t, 1), as_2d(extra, 0)
+    if any(dil <= 0 for dil in dilation_t):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{dil2[0]}, dilation_width: {dil2[1]}")
+    if any(e >= s and e >= dil for e, s, dil in zip(extra, stride_t, dilation_t)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {extra2[0]} output_padding_width: {extra2[1]} "
+            f"stride_height: {stride2[0]} stride_width: {stride2[1]} dilation_height: "
+            f"{dil2[0]} dilation_width: {dil2[1]}"
+        )
+    out = tuple(transposed_output_size(n, k, s, p, e, dil) for n, k, s, p, e, dil in
+                zip(x.shape[2:], kernel, stride_t, pads, extra, dilation_t))
+    if any(n < 1 for n in out):
+        sizes, outs = as_2d(tuple(x.shape[2:]), 1), as_2d(out, 1)
+        raise RuntimeError(
+            f"Given input size per channel: ({sizes[0]} x {sizes[1]}). Calculated output size "
+            f"per channel: ({outs[0]} x {outs[1]}). Output size is too small"
+        )
+    if bias is not None and bias.dtype != x.dtype:
+        bias = bias.to(x.dtype)
+    result = ConvolutionBackward0.apply(
+        x, weight, bias, stride=stride_t, padding=tuple((p, p) for p in pads),
+        dilation=dilation_t, groups=groups, transposed=True, size=out,
+    )
+    return result if batched else result.squeeze(0)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """1-d transposed convolution of ``(N, C_in, L)`` with ``weight`` ``(C_in, C_out/groups, k)``.
+
+    Each input value spreads over ``k`` outputs, ``stride`` apart from its neighbours':
+    the gradient of ``conv1d`` with respect to its input, used as a layer (it upsamples).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.conv_transpose1d(torch.ones(1, 1, 3), torch.ones(1, 1, 2), stride=2)
+    tensor([[[1., 1., 1., 1., 1., 1.]]])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """2-d transposed convolution ("deconvolution") of ``(N, C_in, H, W)`` with ``weight``
+    ``(C_in, C_out/groups, kH, kW)``.
+
+    The output is ``H_out = (H - 1)·stride - 2·padding + dilation·(kH - 1) + output_padding
+    + 1`` high: ``conv2d`` with the same settings maps it back to ``H``. Note the argument
+    order (PyTorch's): ``groups`` comes before ``dilation``.
+
+    >>> import teachgrad as torch
+    >>> x = torch.ones(1, 4, 8, 8)
+    >>> torch.nn.functional.conv_transpose2d(x, torch.ones(4, 2, 4, 4), stride=2, padding=1).shape
+    teachgrad.Size([1, 2, 16, 16])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "im2col"]

@@ -42,7 +42,12 @@ from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
 from . import normalization_ops as _normalization
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
-from .convolution import conv1d, conv2d  # convolutions: their own module
+from .convolution import (  # convolutions: their own module
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+)
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
     cosine_embedding_loss,
@@ -795,4 +800,5 @@ __all__ = [
     "multilabel_soft_margin_loss", "cosine_similarity", "pairwise_distance", "normalize",
     "group_norm", "instance_norm", "local_response_norm",
     "pad",
+    "conv_transpose1d", "conv_transpose2d",
 ]

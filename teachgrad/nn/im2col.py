@@ -60,14 +60,18 @@ def patches(x: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...], pad
 
 
 def _columns(x: np.ndarray, kernel: tuple[int, ...], stride, padding, dilation,
-             groups: int) -> np.ndarray:
+             groups: int, out_spatial: tuple[int, ...] | None = None) -> np.ndarray:
     """im2col: the patches as a matrix per group, ``(groups, N * L, C/groups * K)``.
 
-    L is the number of output positions, K the number of kernel elements.
+    L is the number of output positions, K the number of kernel elements. ``out_spatial``
+    keeps only the first patches (a transposed convolution's gradient can have a few more
+    positions than its input: they are not part of it).
     """
     n, c = x.shape[:2]
     d = len(kernel)
     p = patches(x, kernel, stride, padding, dilation)  # (N, C, *out, *kernel)
+    if out_spatial is not None:
+        p = p[(slice(None), slice(None), *(slice(0, m) for m in out_spatial))]
     out_spatial = p.shape[2:2 + d]
     p = p.reshape(n, groups, c // groups, *out_spatial, *kernel)
     # Move the group first and the channel next to the kernel: (g, N, *out, C/g, *kernel).
@@ -76,15 +80,20 @@ def _columns(x: np.ndarray, kernel: tuple[int, ...], stride, padding, dilation,
 
 
 def convolve(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: Pairs,
-             dilation: tuple[int, ...], groups: int) -> np.ndarray:
-    """``out[n, o, *pos] = Σ_c,k w[o, c, *k] · x_padded[n, c, *(pos·stride + k·dilation)]``."""
+             dilation: tuple[int, ...], groups: int,
+             out_spatial: tuple[int, ...] | None = None) -> np.ndarray:
+    """``out[n, o, *pos] = Σ_c,k w[o, c, *k] · x_padded[n, c, *(pos·stride + k·dilation)]``.
+
+    ``out_spatial``: compute only that many positions (the first ones).
+    """
     n, o = x.shape[0], w.shape[0]
     kernel = w.shape[2:]
-    out_spatial = tuple(
-        output_size(size, k, s, pad, dil)
-        for size, k, s, pad, dil in zip(x.shape[2:], kernel, stride, padding, dilation)
-    )
-    cols = _columns(x, kernel, stride, padding, dilation, groups)  # (g, N*L, Ck)
+    if out_spatial is None:
+        out_spatial = tuple(
+            output_size(size, k, s, pad, dil)
+            for size, k, s, pad, dil in zip(x.shape[2:], kernel, stride, padding, dilation)
+        )
+    cols = _columns(x, kernel, stride, padding, dilation, groups, out_spatial)  # (g, N*L, Ck)
     kernels = w.reshape(groups, o // groups, -1)                   # (g, O/g, Ck)
     out = cols @ kernels.transpose(0, 2, 1)                        # (g, N*L, O/g)
     out = out.reshape(groups, n, *out_spatial, o // groups)
@@ -105,7 +114,7 @@ def weight_grad(x: np.ndarray, grad: np.ndarray, weight_shape: tuple[int, ...],
                 stride, padding, dilation, groups: int) -> np.ndarray:
     """``∂L/∂w``: for each kernel weight, Σ over all positions of grad · the input it met."""
     kernel = weight_shape[2:]
-    cols = _columns(x, kernel, stride, padding, dilation, groups)  # (g, N*L, Ck)
+    cols = _columns(x, kernel, stride, padding, dilation, groups, grad.shape[2:])  # (g, N*L, Ck)
     return (_grad_columns(grad, groups) @ cols).reshape(weight_shape)  # (g, O/g, Ck)
 
 

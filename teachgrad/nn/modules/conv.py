@@ -1,4 +1,5 @@
-"""``Conv1d`` and ``Conv2d``: learnable kernels slid over sequences and images."""
+"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``: learnable kernels slid
+over sequences and images (or, transposed, spread over them)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ..._creation import _check_device, empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..convolution import as_tuple
+from ..convolution import as_tuple, transposed_output_size
 from ..parameter import Parameter
 from .module import Module
 
@@ -34,6 +35,7 @@ class _ConvNd(Module):
     """What Conv1d and Conv2d share: arguments, parameters, initialisation, printing."""
 
     _dims = 0  # spatial dimensions: 1 or 2
+    transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
@@ -74,15 +76,16 @@ class _ConvNd(Module):
         self._reversed_padding_repeated_twice = _pad_for_mode(
             self.padding, self.kernel_size, self.dilation)
         self.output_padding = (0,) * d  # only transposed convolutions use it
-        self.transposed = False
-        self.weight = Parameter(
-            empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype)
-        )
+        self.weight = Parameter(empty(*self._weight_shape(in_channels, out_channels),
+                                      dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _weight_shape(self, in_channels: int, out_channels: int) -> tuple[int, ...]:
+        return (out_channels, in_channels // self.groups, *self.kernel_size)
 
     def _conv_forward(self, input: Tensor, conv) -> Tensor:
         if self.padding_mode != "zeros":
@@ -112,6 +115,8 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * d:
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * d:
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
@@ -162,4 +167,98 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, F.conv2d)
 
 
-__all__ = ["Conv1d", "Conv2d"]
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: the weight is ``(in, out/groups, k)``."""
+
+    transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {type(self).__name__}'
+            )
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = as_tuple(output_padding, self._dims, "output_padding")
+
+    def _weight_shape(self, in_channels: int, out_channels: int) -> tuple[int, ...]:
+        # Transposed: the kernels go from each input channel to out_channels // groups outputs.
+        return (in_channels, out_channels // self.groups, *self.kernel_size)
+
+    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
+        """PyTorch's rule: ``output_size`` picks the ``output_padding`` that gives it."""
+        if output_size is None:
+            return self.output_padding
+        d = self._dims
+        leading = 2 if input.ndim == d + 2 else 1
+        if len(output_size) == leading + d:
+            output_size = output_size[leading:]
+        if len(output_size) != d:
+            raise ValueError(
+                f"ConvTranspose{d}D: for {input.ndim}D input, output_size must have {d} or "
+                f"{leading + d} elements (got {len(output_size)})"
+            )
+        min_sizes = [transposed_output_size(input.shape[leading + i], self.kernel_size[i],
+                                            self.stride[i], self.padding[i], 0,
+                                            self.dilation[i]) for i in range(d)]
+        max_sizes = [low + s - 1 for low, s in zip(min_sizes, self.stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if not low <= size <= high:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.shape[2:]})"
+                )
+        return tuple(size - low for size, low in zip(output_size, min_sizes))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution over ``(N, C_in, L)`` (or ``(C_in, L)``): upsamples.
+
+    ``weight``: ``(in_channels, out_channels // groups, kernel_size)``; see
+    :func:`teachgrad.nn.functional.conv_transpose1d`.
+
+    >>> import teachgrad as torch
+    >>> up = torch.nn.ConvTranspose1d(4, 2, kernel_size=4, stride=2, padding=1)
+    >>> up
+    ConvTranspose1d(4, 2, kernel_size=(4,), stride=(2,), padding=(1,))
+    >>> up(torch.zeros(1, 4, 10)).shape
+    teachgrad.Size([1, 2, 20])
+    """
+
+    _dims = 1
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution over images ``(N, C_in, H, W)``: the upsampling layer of
+    decoders and GANs.
+
+    ``weight``: ``(in_channels, out_channels // groups, kH, kW)``. ``forward(x,
+    output_size=...)`` picks the ``output_padding`` that gives that size (a strided
+    convolution maps several input sizes to one output size; this says which one to undo).
+
+    >>> import teachgrad as torch
+    >>> up = torch.nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1)
+    >>> up(torch.zeros(1, 16, 7, 7)).shape
+    teachgrad.Size([1, 8, 13, 13])
+    >>> up(torch.zeros(1, 16, 7, 7), output_size=(14, 14)).shape
+    teachgrad.Size([1, 8, 14, 14])
+    """
+
+    _dims = 2
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
