@@ -65,7 +65,18 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
 )
 from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .padding import pad  # padding: its own module
-from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
+from .pooling import (  # and pooling
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
 
 # ----------------------------------------------------------------------------------------
 # Helpers: PyTorch's names for dtypes, reductions, argument checks
@@ -801,4 +812,7 @@ __all__ = [
     "group_norm", "instance_norm", "local_response_norm",
     "pad",
     "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "avg_pool1d",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
+    "lp_pool2d",
 ]

@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from .._tensor import Tensor
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
+    AdaptiveMaxPool2DBackward0,
     AvgPool2DBackward0,
     MaxPool2DWithIndicesBackward0,
     adaptive_matrix,
+    adaptive_positions,
     average_matrix,
+    window_positions,
 )
 
 IntOrPair = int | Sequence[int]
@@ -45,12 +50,12 @@ def _arguments(function: str, kernel_size, stride, padding, dilation=1):
                             "either be omitted, a single int, or a tuple of two ints")
     pad = _pair(padding, function, "padding", "either be a single int, or a tuple of two ints")
     dil = _pair(dilation, function, "dilation", "be either a single int, or a tuple of two ints")
+    if any(s == 0 for s in stride_pair):  # PyTorch checks this first (stride=kernel=0)
+        raise RuntimeError("stride should not be zero")
     if any(k <= 0 for k in kernel):
         raise RuntimeError(
             f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
         )
-    if any(s == 0 for s in stride_pair):
-        raise RuntimeError("stride should not be zero")
     if any(d <= 0 for d in dil):
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {dil[0]} "
@@ -112,14 +117,10 @@ def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
     _check_max_input(input)
     kernel, stride, pad, dil = _arguments("max_pool2d", kernel_size, stride, padding, dilation)
     out_h, out_w = _output_shape(input, kernel, stride, pad, dil, ceil_mode)
-    # ceil_mode's last window may reach past the padding: pad a little more after.
     h, w = input.shape[-2:]
-    extra = tuple(
-        max(0, (n - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
-        for n, s, d, k, size, p in zip((out_h, out_w), stride, dil, kernel, (h, w), pad)
-    )
     values, indices = MaxPool2DWithIndicesBackward0.apply(
-        input, kernel=kernel, stride=stride, padding=pad, dilation=dil, extra=extra
+        input, rows=window_positions(h, out_h, kernel[0], stride[0], pad[0], dil[0]),
+        cols=window_positions(w, out_w, kernel[1], stride[1], pad[1], dil[1]),
     )
     return (values, indices) if return_indices else values
 
@@ -188,4 +189,178 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     )
 
 
-__all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool2d"]
+def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False):
+    """The largest value of each cell of an ``output_size`` grid laid over the input
+    (PyTorch's adaptive bins, which may overlap when the sizes do not divide).
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([[[1.0, 5.0, 2.0], [0.0, 3.0, 4.0]]])
+    >>> torch.nn.functional.adaptive_max_pool2d(x, (1, 2), return_indices=True)
+    (tensor([[[5., 5.]]]), tensor([[[1, 1]]]))
+    """
+    if isinstance(output_size, int):
+        sizes: tuple = (output_size, output_size)
+    else:
+        sizes = tuple(output_size)
+        if len(sizes) >= input.ndim:  # PyTorch's _list_with_default
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+        sizes = tuple(input.shape[-len(sizes):][i] if v is None else v
+                      for i, v in enumerate(sizes))
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"[{', '.join(map(str, input.shape))}]")
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes [{', '.join(map(str, input.shape))}] with "
+                f"dimension {dim} being empty"
+            )
+    h, w = input.shape[-2:]
+    values, indices = AdaptiveMaxPool2DBackward0.apply(
+        input, rows=adaptive_positions(h, sizes[0]), cols=adaptive_positions(w, sizes[1])
+    )
+    return (values, indices) if return_indices else values
+
+
+# ----------------------------------------------------------------------------------------
+# 1-d pooling: as in PyTorch, the 2-d ops on a height-1 view (unsqueeze, pool, squeeze).
+# ----------------------------------------------------------------------------------------
+def _single(value, function: str, name: str, message: str) -> int:
+    values = (value,) if isinstance(value, int) else tuple(value)
+    if len(values) != 1:
+        raise RuntimeError(message.format(function=function, name=name, size=len(values)))
+    return values[0]
+
+
+def _check_1d_input(input: Tensor, function: str) -> None:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            f"#1 'self' (while checking arguments for {function})"
+        )
+
+
+def _squeezed(result, return_indices: bool):
+    values, indices = result
+    return (values.squeeze(-2), indices.squeeze(-2)) if return_indices else values.squeeze(-2)
+
+
+def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """The largest value of every window of a ``(N, C, L)`` (or ``(C, L)``) input.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0, 5.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:[{', '.join(map(str, input.shape))}]"
+        )
+    message = ("max_pool1d() {name} must be an int, list of ints or tuple of ints of size 1 "
+               "but got size {size}")
+    k = _single(kernel_size, "max_pool1d", "kernel_size", message)
+    no_stride = stride is None or (not isinstance(stride, int) and len(stride) == 0)
+    s = k if no_stride else _single(stride, "max_pool1d", "stride", message.replace(
+        "an int", "None, an int").replace("list of ints or", "list of ints, or"))
+    p = _single(padding, "max_pool1d", "padding", message.replace("list of ints or",
+                                                                  "list of ints, or"))
+    d = _single(dilation, "max_pool1d", "dilation", message)
+    if return_indices:  # PyTorch checks these in 2-d, on the unsqueezed input
+        return _squeezed(max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d),
+                                    ceil_mode, True), True)
+    for name, value, low in (("kernel_size", k, 1), ("stride", s, 1), ("padding", p, 0)):
+        if value < low:
+            rule = "greater than zero" if low else "non-negative"
+            raise RuntimeError(f"max_pool1d() {name} must be {rule}, but got {value}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _output_size(input.shape[-1], k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    values, _ = MaxPool2DWithIndicesBackward0.apply(
+        input.unsqueeze(-2), rows=np.zeros((1, 1), np.int64),
+        cols=window_positions(input.shape[-1], out, k, s, p, d),
+    )
+    return values.squeeze(-2)
+
+
+def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of every window of a ``(N, C, L)`` (or ``(C, L)``) input.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0, 5.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _check_1d_input(input, "avg_pool1d")
+    message = "avg_pool1d() argument '{name}' should contain one int (got {size})"
+    k = _single(kernel_size, "avg_pool1d", "kernel_size", message)
+    no_stride = stride is None or (not isinstance(stride, int) and len(stride) == 0)
+    s = k if no_stride else _single(stride, "avg_pool1d", "stride", message)
+    p = _single(padding, "avg_pool1d", "padding", message)
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def _adaptive_1d(input: Tensor, output_size, function: str) -> int:
+    _check_1d_input(input, function)
+    if output_size is None:
+        raise TypeError(f"{function}(): argument 'output_size' (position 2) must be tuple of "
+                        "ints, not NoneType")
+    return _single(output_size, function, "output_size",
+                   "{function}() argument '{name}' should contain one int (got {size})")
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
+    """Average into ``output_size`` bins, whatever the input's length.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.adaptive_avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 6.0]]), 2)
+    tensor([[2., 4.]])
+    """
+    size = _adaptive_1d(input, output_size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
+                        return_indices: bool = False):
+    """The largest value of each of ``output_size`` bins, whatever the input's length.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 6.0, 0.0]]), 2)
+    tensor([[3., 6.]])
+    """
+    size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    return _squeezed(adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True), return_indices)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,
+              stride: int | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of every window, ``(Σ x^p)^(1/p)``, composed as PyTorch composes it."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
+              stride: IntOrPair | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of every 2-d window, ``(Σ x^p)^(1/p)`` (``p = ∞`` would be max pooling)."""
+    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "avg_pool1d", "avg_pool2d", "lp_pool1d", "lp_pool2d",
+           "max_pool1d", "max_pool2d"]

@@ -1,5 +1,5 @@
-"""The pooling ops: ``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0`` and
-``AdaptiveAvgPool2DBackward0``.
+"""The pooling ops: ``MaxPool2DWithIndicesBackward0``, ``AdaptiveMaxPool2DBackward0``,
+``AvgPool2DBackward0`` and ``AdaptiveAvgPool2DBackward0``.
 
 *Max pooling* keeps the largest value of every window. Its gradient goes to that one
 element (the first one, if several tie), nothing to the others; the position is kept as
@@ -27,7 +27,6 @@ import numpy as np
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.shape import embed
-from .im2col import patches
 
 
 def average_matrix(size: int, out: int, kernel: int, stride: int, pad: int,
@@ -78,33 +77,73 @@ class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
     formula = "out = R·x·Cᵀ (bin means)    ∂L/∂x = Rᵀ·g·C: each bin's grad/count to its cells"
 
 
+def window_positions(size: int, out: int, kernel: int, stride: int, pad: int,
+                     dilation: int = 1) -> np.ndarray:
+    """``(out, kernel)``: the input positions window ``o`` covers along one dimension.
+
+    ``-1`` marks padding (and, with ``ceil_mode``, a last window reaching past the end).
+
+    >>> window_positions(5, 3, kernel=2, stride=2, pad=1)
+    array([[-1,  0],
+           [ 1,  2],
+           [ 3,  4]])
+    """
+    positions = (np.arange(out)[:, None] * stride + np.arange(kernel)[None, :] * dilation
+                 - pad)
+    return np.where((positions >= 0) & (positions < size), positions, -1)
+
+
+def adaptive_positions(size: int, out: int) -> np.ndarray:
+    """``(out, longest bin)``: PyTorch's adaptive bins ``[⌊o·size/out⌋, ⌈(o+1)·size/out⌉)``.
+
+    A shorter bin repeats its last position (harmless for a maximum).
+
+    >>> adaptive_positions(5, 3)          # bins {0, 1}, {1, 2, 3}, {3, 4}
+    array([[0, 1, 1],
+           [1, 2, 3],
+           [3, 4, 4]])
+    """
+    starts = (np.arange(out) * size) // out
+    ends = -((-(np.arange(out) + 1) * size) // out)  # ceil((o + 1) * size / out)
+    longest = int((ends - starts).max()) if out else 0
+    return np.minimum(starts[:, None] + np.arange(longest)[None, :], ends[:, None] - 1)
+
+
 class MaxPool2DWithIndicesBackward0(Op):
-    """The largest value of every window; the gradient goes to where it was."""
+    """The largest value of every window; the gradient goes to where it was.
+
+    A window is given by the input rows and columns it covers (``rows[i]``, ``cols[j]``:
+    see :func:`window_positions` and :func:`adaptive_positions`), so regular and adaptive
+    max pooling are one op.
+    """
 
     formula = "out = max(window)    ∂out/∂x = 1 at the (first) largest element, 0 elsewhere"
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, padding, dilation, extra):
-        """``x`` is ``(..., H, W)``; ``extra`` is the padding ceil_mode adds after."""
+    def forward(ctx, x, rows, cols):
+        """``x`` is ``(..., H, W)``; ``rows`` ``(H_out, kH)`` and ``cols`` ``(W_out, kW)``."""
         *lead, h, w = x.shape
-        planes = x.reshape(-1, 1, h, w)
-        # Padding must never win the max: fill with the lowest value of the dtype.
+        planes = x.reshape(-1, h, w)
+        # Position -1 (padding) reads one extra row and column of the lowest value of the
+        # dtype, so that padding never wins the max.
         low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        pads = tuple((p, p + e) for p, e in zip(padding, extra))
-        windows = patches(planes, kernel, stride, pads, dilation, fill=low)
-        out_h, out_w = windows.shape[2:4]
+        planes = np.pad(planes, ((0, 0), (0, 1), (0, 1)), constant_values=low)
+        out_h, out_w = len(rows), len(cols)
+        ctx.plane_shape = (planes.shape[0], h * w)
+        ctx.input_shape = x.shape
+        shape = (*lead, out_h, out_w)
+        if out_h * out_w == 0:  # an empty output (adaptive pooling to size 0)
+            ctx.indices = np.zeros((planes.shape[0], 0), np.int64)
+            return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
+        windows = planes[:, rows[:, None, :, None], cols[None, :, None, :]]  # (P, oh, ow, kh, kw)
         windows = windows.reshape(planes.shape[0], out_h, out_w, -1)
         which = np.argmax(windows, axis=-1)  # the first largest: PyTorch's choice on ties
         values = np.take_along_axis(windows, which[..., None], axis=-1)[..., 0]
         # Where that element sits in its H·W plane (PyTorch's ``indices``).
-        ki, kj = np.divmod(which, kernel[1])
-        rows = np.arange(out_h)[:, None] * stride[0] + ki * dilation[0] - padding[0]
-        cols = np.arange(out_w)[None, :] * stride[1] + kj * dilation[1] - padding[1]
-        indices = (rows * w + cols).astype(np.int64)
-        ctx.plane_shape = (planes.shape[0], h * w)
-        ctx.input_shape = x.shape
+        ki, kj = np.divmod(which, cols.shape[1])
+        indices = (rows[np.arange(out_h)[:, None], ki] * w
+                   + cols[np.arange(out_w)[None, :], kj]).astype(np.int64)
         ctx.indices = indices.reshape(planes.shape[0], -1)
-        shape = (*lead, out_h, out_w)
         return values.reshape(shape), indices.reshape(shape)
 
     @staticmethod
@@ -116,7 +155,12 @@ class MaxPool2DWithIndicesBackward0(Op):
         return flat.reshape(ctx.input_shape)
 
 
+class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    """Max pooling into a fixed output size: the same op, with adaptive windows."""
+
+
 __all__ = [
-    "AdaptiveAvgPool2DBackward0", "AvgPool2DBackward0", "MaxPool2DWithIndicesBackward0",
-    "adaptive_matrix", "average_matrix",
+    "AdaptiveAvgPool2DBackward0", "AdaptiveMaxPool2DBackward0", "AvgPool2DBackward0",
+    "MaxPool2DWithIndicesBackward0", "adaptive_matrix", "adaptive_positions", "average_matrix",
+    "window_positions",
 ]

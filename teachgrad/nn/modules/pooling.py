@@ -1,4 +1,5 @@
-"""``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``: downsample images window by window."""
+"""Pooling layers (``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d`` ... and their 1-d
+versions): downsample images and sequences window by window."""
 
 from __future__ import annotations
 
@@ -90,4 +91,115 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
+class MaxPool1d(MaxPool2d):
+    """Keep the largest value of every window of a sequence ``(N, C, L)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.MaxPool1d(3, stride=2)
+    MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=False)
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+def _single(value) -> tuple:
+    """PyTorch's ``_single``: ``2`` -> ``(2,)``, a sequence stays as it is (as a tuple)."""
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+class AvgPool1d(Module):
+    """The mean of every window of a sequence ``(N, C, L)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.AvgPool1d(2)
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+                 padding: int | Sequence[int] = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average a sequence into ``output_size`` bins, whatever its length.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.AdaptiveAvgPool1d(4)(torch.ones(2, 3, 10)).shape
+    teachgrad.Size([2, 3, 4])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(Module):
+    """The largest value of each cell of an ``output_size`` grid (``None``: keep that size).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.AdaptiveMaxPool2d((1, 1))(torch.ones(2, 3, 7, 5)).shape
+    teachgrad.Size([2, 3, 1, 1])
+    """
+
+    def __init__(self, output_size: int | None | Sequence[int | None],
+                 return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """The largest value of each of ``output_size`` bins of a sequence."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class LPPool2d(Module):
+    """The p-norm ``(Σ x^p)^(1/p)`` of every window (p = 1: sum pooling)."""
+
+    def __init__(self, norm_type: float, kernel_size: IntOrPair,
+                 stride: IntOrPair | None = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(LPPool2d):
+    """The p-norm of every window of a sequence."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AvgPool1d", "AvgPool2d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d"]
