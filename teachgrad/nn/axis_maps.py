@@ -176,10 +176,16 @@ UpsampleNearestExact1DBackward0, UpsampleNearestExact1DBackwardBackward0 = op_pa
     "UpsampleNearestExact1D", _NEAREST_FORMULA.replace("⌊o·scale⌋", "⌊(o+½)·scale⌋"))
 UpsampleNearestExact2DBackward0, UpsampleNearestExact2DBackwardBackward0 = op_pair(
     "UpsampleNearestExact2D", _NEAREST_FORMULA.replace("⌊o·scale⌋", "⌊(o+½)·scale⌋"))
+UpsampleNearest3DBackward0, UpsampleNearest3DBackwardBackward0 = op_pair(
+    "UpsampleNearest3D", _NEAREST_FORMULA)
+UpsampleNearestExact3DBackward0, UpsampleNearestExact3DBackwardBackward0 = op_pair(
+    "UpsampleNearestExact3D", _NEAREST_FORMULA.replace("⌊o·scale⌋", "⌊(o+½)·scale⌋"))
 UpsampleLinear1DBackward0, UpsampleLinear1DBackwardBackward0 = op_pair(
     "UpsampleLinear1D", _LINEAR_FORMULA)
 UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0 = op_pair(
     "UpsampleBilinear2D", _LINEAR_FORMULA)
+UpsampleTrilinear3DBackward0, UpsampleTrilinear3DBackwardBackward0 = op_pair(
+    "UpsampleTrilinear3D", _LINEAR_FORMULA)
 
 
 __all__ = [
@@ -188,5 +194,6 @@ __all__ = [
     "ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
     "UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0",
     "UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
-    "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0",
+    "UpsampleNearest3DBackward0", "UpsampleNearestExact3DBackward0",
+    "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0",
 ]

@@ -77,6 +77,7 @@ from .pooling import (  # and pooling
     max_pool1d,
     max_pool2d,
 )
+from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # resizing
 
 # ----------------------------------------------------------------------------------------
 # Helpers: PyTorch's names for dtypes, reductions, argument checks
@@ -814,5 +815,5 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "avg_pool1d",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
-    "lp_pool2d",
+    "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
 ]

@@ -1,0 +1,240 @@
+"""``F.interpolate``: resize the last 1, 2 or 3 dimensions (``nearest``, ``nearest-exact``,
+``linear`` / ``bilinear`` / ``trilinear``, ``area``).
+
+Every mode works one axis at a time (see :mod:`teachgrad.nn.axis_maps`): along an axis,
+output position ``o`` looks at the *source coordinate* ``src(o)`` in the input, and
+
+* ``nearest`` copies the input at ``⌊src⌋`` with ``src = o · in/out`` (PyTorch's rule,
+  which is not the closest pixel: ``nearest-exact`` uses ``(o + ½) · in/out`` instead);
+* ``linear`` mixes the two inputs around ``src``: ``(1 - λ)·x[i] + λ·x[i + 1]``, where
+  ``i = ⌊src⌋`` and ``λ = src - i``. With ``align_corners=False`` (the default) pixels
+  are squares and their *centres* are lined up, ``src = (o + ½) · in/out - ½``; with
+  ``align_corners=True`` the first and last pixels' centres are, ``src = o · (in-1)/(out-1)``.
+
+>>> import teachgrad as torch
+>>> import teachgrad.nn.functional as F
+>>> x = torch.tensor([[[0.0, 10.0]]])
+>>> F.interpolate(x, scale_factor=2)
+tensor([[[ 0.,  0., 10., 10.]]])
+>>> F.interpolate(x, size=4, mode="linear")
+tensor([[[ 0.0000,  2.5000,  7.5000, 10.0000]]])
+>>> F.interpolate(x, size=4, mode="linear", align_corners=True)
+tensor([[[ 0.0000,  3.3333,  6.6667, 10.0000]]])
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import axis_maps
+from .axis_maps import AxisMap
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_OPS = {
+    ("nearest", 1): axis_maps.UpsampleNearest1DBackward0,
+    ("nearest", 2): axis_maps.UpsampleNearest2DBackward0,
+    ("nearest", 3): axis_maps.UpsampleNearest3DBackward0,
+    ("nearest-exact", 1): axis_maps.UpsampleNearestExact1DBackward0,
+    ("nearest-exact", 2): axis_maps.UpsampleNearestExact2DBackward0,
+    ("nearest-exact", 3): axis_maps.UpsampleNearestExact3DBackward0,
+    ("linear", 1): axis_maps.UpsampleLinear1DBackward0,
+    ("bilinear", 2): axis_maps.UpsampleBilinear2DBackward0,
+    ("trilinear", 3): axis_maps.UpsampleTrilinear3DBackward0,
+}
+
+
+def nearest_map(size: int, out: int, scale: float | None, exact: bool = False,
+                shortcuts: bool = False) -> AxisMap:
+    """Which input position each output copies (PyTorch's arithmetic, in float32).
+
+    ``scale`` is the user's ``scale_factor`` (then the step is ``1/scale``), or None
+    (then ``size/out``). ``shortcuts``: PyTorch's 2-d kernel copies when ``out == size``
+    and halves when ``out == 2·size`` whatever the scale factor; its 1-d and 3-d ones don't.
+
+    >>> nearest_map(3, 5, None).index[:, 0]          # step 0.6: 0, 0.6, 1.2, 1.8, 2.4
+    array([0, 0, 1, 1, 2])
+    """
+    o = np.arange(out)
+    if shortcuts and not exact and out == size:
+        source = o
+    elif shortcuts and not exact and out == 2 * size:
+        source = o >> 1
+    else:
+        step = np.float32(1.0 / scale) if scale else np.float32(size) / np.float32(out)
+        position = (o + 0.5) * np.float64(step) if exact else o.astype(np.float32) * step
+        source = np.minimum(np.floor(np.float32(position)).astype(np.int64), size - 1)
+    return AxisMap(index=source[:, None], weights=None, size=size)
+
+
+def linear_map(size: int, out: int, scale: float | None, align_corners: bool,
+               dtype) -> AxisMap:
+    """Each output mixes two neighbours: ``(1 - λ)·x[i] + λ·x[i + 1]``.
+
+    >>> m = linear_map(2, 4, None, align_corners=False, dtype=np.float64)
+    >>> m.index.tolist(), m.weights.tolist()
+    ([[0, 1], [0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [0.75, 0.25]])
+    """
+    dtype = np.dtype(dtype)
+    o = np.arange(out)
+    if out == size:  # PyTorch copies (whatever the scale factor)
+        return AxisMap(index=np.stack([o, o], 1), weights=np.stack(
+            [np.ones(out, dtype), np.zeros(out, dtype)], 1), size=size)
+    if align_corners:
+        step = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
+        source = step * o.astype(dtype)
+    else:
+        step = dtype.type(1.0 / scale) if scale else dtype.type(size) / dtype.type(out)
+        source = np.maximum(step * (o.astype(dtype) + dtype.type(0.5)) - dtype.type(0.5),
+                            dtype.type(0))
+    first = np.minimum(np.floor(source).astype(np.int64), size - 1)
+    lam = np.clip(source - first.astype(dtype), 0, 1).astype(dtype)
+    second = first + (first < size - 1)
+    return AxisMap(index=np.stack([first, second], 1),
+                   weights=np.stack([dtype.type(1) - lam, lam], 1), size=size)
+
+
+def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, mode):
+    """The output sizes, and the scale factors the kernels use (None: in/out)."""
+    shape = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, list | tuple):
+            if len(size) != d:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {shape} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                    "size in (o1, o2, ...,oK) format."
+                )
+            if not all(isinstance(n, numbers.Integral) for n in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(n) for n in size]}"
+                )
+            out = [int(n) for n in size]
+        else:
+            out = [int(size)] * d
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        return out, [None] * d
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, list | tuple):
+        if len(scale_factor) != d:
+            raise ValueError(
+                "Input and scale_factor must have the same number of spatial dimensions, but "
+                f"got input with spatial dimensions of {shape} and scale_factor of shape "
+                f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                "format and scale_factor in (s1, s2, ...,sK) format."
+            )
+        scales = [float(s) for s in scale_factor]
+    else:
+        scales = [float(scale_factor)] * d
+    out = [math.floor(n * s) for n, s in zip(shape, scales)]
+    if recompute_scale_factor or mode == "area":
+        return out, [None] * d  # the kernels then step by in/out, as for an explicit size
+    return out, scales
+
+
+def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize ``input`` ``(N, C, *spatial)`` to ``size``, or by ``scale_factor``.
+
+    ``mode``: ``'nearest'`` (default), ``'nearest-exact'``, ``'linear'`` (3-d input),
+    ``'bilinear'`` (4-d), ``'trilinear'`` (5-d) or ``'area'`` (adaptive average pooling).
+
+    >>> import teachgrad as torch
+    >>> image = torch.arange(4.0).reshape(1, 1, 2, 2)
+    >>> torch.nn.functional.interpolate(image, scale_factor=2, mode="bilinear")
+    tensor([[[[0.0000, 0.2500, 0.7500, 1.0000],
+              [0.5000, 0.7500, 1.2500, 1.5000],
+              [1.5000, 1.7500, 2.2500, 2.5000],
+              [2.0000, 2.2500, 2.7500, 3.0000]]]])
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    d = input.ndim - 2
+    out, scales = _spatial(input, d, size, scale_factor, recompute_scale_factor, mode)
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if d not in (1, 2, 3) or mode not in (*_LINEAR, "nearest", "nearest-exact", "area",
+                                          "bicubic", "lanczos"):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            f"the modes: {_MODES} (got {mode})"
+        )
+    if mode in _LINEAR and _LINEAR[mode] != d:
+        wanted = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {wanted} input")
+    if mode in ("bicubic", "lanczos") or antialias or (mode == "area" and d == 3):
+        raise NotImplementedError(
+            f"interpolate: mode={mode!r}{' with antialias' if antialias else ''} is not "
+            f"supported by teachgrad for {input.ndim}D input"
+            "\nHint: use 'nearest', 'nearest-exact', 'bilinear' or 'area'."
+        )
+    if mode == "area":
+        return adaptive_avg_pool1d(input, out) if d == 1 else adaptive_avg_pool2d(input, out)
+    if any(n <= 0 for n in out) or any(n <= 0 for n in input.shape[2:]):
+        names = "DHW"[3 - d:]
+        given = ", ".join(f"{k}: {n}" for k, n in zip(names, input.shape[2:]))
+        wanted = ", ".join(f"{k}: {n}" for k, n in zip(names, out))
+        glue = " and" if d == 1 else ""
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({given}){glue} output ({wanted})")
+    if mode in _LINEAR:
+        if input._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f'"upsample_{mode}{d}d" not implemented for \'{_type_name(input)}\''
+            )
+        maps = tuple(linear_map(n, m, s, align_corners, input._data.dtype)
+                     for n, m, s in zip(input.shape[2:], out, scales))
+    else:
+        maps = tuple(nearest_map(n, m, s, exact=mode == "nearest-exact", shortcuts=d == 2)
+                     for n, m, s in zip(input.shape[2:], out, scales))
+    return _OPS[mode, d].apply(input, maps=maps)
+
+
+def _type_name(t: Tensor) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated in PyTorch: :func:`interpolate` with a warning."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated in PyTorch: ``interpolate(mode='nearest')`` with a warning."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated in PyTorch: ``interpolate(mode='bilinear', align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
