@@ -49,6 +49,7 @@ from .convolution import (  # convolutions: their own module
     conv_transpose2d,
 )
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .fold import fold, unfold  # im2col / col2im as functions
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -815,5 +816,6 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "avg_pool1d",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
-    "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+    "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
+    "unfold",
 ]

@@ -131,8 +131,20 @@ def input_grad(grad: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...],
     cols = cols.reshape(groups, c // groups, *kernel, n, *out_spatial)
     # (N, C, *kernel, *out): the gradient of every patch element.
     cols = np.moveaxis(cols, 2 + d, 0).reshape(n, c, *kernel, *out_spatial)
+    return col2im(cols, input_shape, stride, padding, dilation)
+
+
+def col2im(cols: np.ndarray, input_shape: tuple[int, ...], stride, padding: Pairs,
+           dilation) -> np.ndarray:
+    """Add every patch ``cols`` ``(N, C, *kernel, *out)`` back where it came from.
+
+    The reverse of :func:`patches`: where patches overlap, their values add up.
+    """
+    n, c = input_shape[:2]
+    d = len(input_shape) - 2
+    kernel, out_spatial = cols.shape[2:2 + d], cols.shape[2 + d:]
     padded = np.zeros(
-        (n, c, *(size + p[0] + p[1] for size, p in zip(input_shape[2:], padding))), grad.dtype
+        (n, c, *(size + p[0] + p[1] for size, p in zip(input_shape[2:], padding))), cols.dtype
     )
     # One slice-add per kernel element (9 for a 3x3 kernel): the output positions that
     # used this element read the input on a strided grid, so write back on that grid.
@@ -146,4 +158,4 @@ def input_grad(grad: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...],
     return padded[(slice(None), slice(None), *inside)]
 
 
-__all__ = ["convolve", "input_grad", "output_size", "patches", "weight_grad"]
+__all__ = ["col2im", "convolve", "input_grad", "output_size", "patches", "weight_grad"]

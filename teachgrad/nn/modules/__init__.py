@@ -22,6 +22,7 @@ from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten
+from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
 from .loss import (
@@ -97,4 +98,5 @@ __all__ = [
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
     "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "LPPool1d", "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "Fold", "Unfold",
 ]
