@@ -82,6 +82,19 @@ def test_graph_is_the_2d_op_between_unsqueeze_and_squeeze():
     assert type(F.adaptive_max_pool2d(x, 2).grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"
 
 
+@pytest.mark.parametrize("name", ["max_pool1d", "adaptive_max_pool1d"])
+def test_nan_wins_and_the_last_nan_is_the_index(name):
+    # PyTorch's kernel replaces its running maximum with every nan it meets.
+    nan = float("nan")
+    x = teachgrad.tensor([[nan, 1.0, nan, 0.0, 3.0, 2.0]], requires_grad=True)
+    args = (3,) if name == "max_pool1d" else (2,)
+    values, indices = getattr(F, name)(x, *args, return_indices=True)
+    assert np.isnan(values[0, 0].item()) and values[0, 1].item() == 3.0
+    assert indices.tolist() == [[2, 4]]
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 1.0, 0.0, 1.0, 0.0]]
+
+
 def test_adaptive_max_pool_to_an_empty_output():
     x = leaf((1, 2, 5))
     assert F.adaptive_max_pool1d(x, 0).shape == (1, 2, 0)

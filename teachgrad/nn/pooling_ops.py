@@ -138,6 +138,13 @@ class MaxPool2DWithIndicesBackward0(Op):
         windows = planes[:, rows[:, None, :, None], cols[None, :, None, :]]  # (P, oh, ow, kh, kw)
         windows = windows.reshape(planes.shape[0], out_h, out_w, -1)
         which = np.argmax(windows, axis=-1)  # the first largest: PyTorch's choice on ties
+        if x.dtype.kind == "f":
+            # PyTorch's loop keeps replacing its answer with every nan it meets: the last one.
+            nan = np.isnan(windows)
+            has_nan = nan.any(axis=-1)
+            if has_nan.any():
+                last = windows.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+                which = np.where(has_nan, last, which)
         values = np.take_along_axis(windows, which[..., None], axis=-1)[..., 0]
         # Where that element sits in its H·W plane (PyTorch's ``indices``).
         ki, kj = np.divmod(which, cols.shape[1])
