@@ -91,3 +91,38 @@ def test_node_names_and_edges_match_torch(affine):
         layer = m.nn.functional.layer_norm(x, (2,), lw, None)
         graphs.append([(type(o.grad_fn).__name__, _names(o.grad_fn)) for o in (batch, layer)])
     assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("shape, groups", [((2, 4, 3), 2), ((3, 6), 3), ((2, 4, 2, 2), 1)])
+def test_group_norm_gradients_of_first_and_second_order(shape, groups):
+    x, w, b = f64(*shape), f64(shape[1], seed=1), f64(shape[1], seed=2)
+    assert gradcheck(lambda x, w, b: F.group_norm(x, groups, w, b), (x, w, b))
+    assert gradgradcheck(lambda x, w, b: F.group_norm(x, groups, w, b), (x, w, b))
+    assert gradgradcheck(lambda x: F.group_norm(x, groups) ** 2, (x,))
+
+
+def test_group_norm_with_one_group_per_channel_is_instance_norm():
+    x = f64(2, 3, 5)
+    np.testing.assert_allclose(F.group_norm(x, 3).detach().numpy(),
+                               F.instance_norm(x).detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.torch
+def test_group_and_instance_norm_graphs_match_torch():
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).standard_normal((2, 4, 3)).astype(np.float32)
+
+    def chain(fn):  # node names down the first edges, with each node's edges
+        names = []
+        while fn is not None:
+            names.append((type(fn).__name__, _names(fn)))
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return names
+
+    graphs = []
+    for m in (torch, teachgrad):
+        x = m.tensor(data, requires_grad=True)
+        w = m.ones(4, requires_grad=True)
+        graphs.append([chain(m.nn.functional.group_norm(x, 2, w).grad_fn),
+                       chain(m.nn.functional.instance_norm(x, weight=w, bias=w * 0).grad_fn)])
+    assert graphs[0] == graphs[1]

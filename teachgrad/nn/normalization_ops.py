@@ -131,3 +131,48 @@ class NativeBatchNormBackward0(Op):
         return (grad_x,
                 np.sum(grad * x_hat, axis=ctx.dims) if need_weight else None,
                 np.sum(grad, axis=ctx.dims) if need_bias else None)
+
+
+class NativeGroupNormBackward0(Op):
+    """Group normalisation: the channels of each sample split into ``groups`` groups, each
+    standardised over its channels and positions, then ``· weight + bias`` per channel.
+
+    It is layer norm on the input seen as ``(N, groups, C/groups · positions)``, with a
+    per-channel affine step: the same gradient, on that view.
+    """
+
+    formula = ("x̂ = (x − mean)·rstd per group, y = x̂·w + b per channel:  "
+               "∂L/∂x = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) over each group, ĝ = g·w;  "
+               "∂L/∂w = Σ g·x̂;  ∂L/∂b = Σ g")
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups, eps):
+        grouped = x.reshape(x.shape[0], groups, -1)  # one row per group of one sample
+        mean, rstd = standardize_statistics(grouped, (2,), eps)
+        ctx.groups, ctx.dims, ctx.eps, ctx.statistics = groups, (2,), eps, (mean, rstd)
+        ctx.save_for_backward(x, weight)
+        out = ((grouped - mean) * rstd).reshape(x.shape)
+        channel = (1, x.shape[1], *(1,) * (x.ndim - 2))  # broadcast over all but dim 1
+        if weight is not None:
+            out = out * weight.reshape(channel)
+        return out if bias is None else out + bias.reshape(channel)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        need_x, need_weight, need_bias = ctx.needs_input_grad
+        shape, grouped_shape = np.shape(x), (np.shape(x)[0], ctx.groups, -1)
+        grouped = np.reshape(x, grouped_shape)
+        mean, rstd = _statistics_for_backward(ctx, grouped)
+        x_hat = np.reshape((grouped - mean) * rstd, shape)
+        channel = (1, shape[1], *(1,) * (len(shape) - 2))
+        others = (0, *range(2, len(shape)))  # every dimension but the channels
+        grad_hat = grad if weight is None else grad * np.reshape(weight, channel)
+        grad_x = None
+        if need_x:
+            grad_x = np.reshape(standardize_backward(
+                np.reshape(grad_hat, grouped_shape), np.reshape(x_hat, grouped_shape), rstd,
+                (2,)), shape)
+        return (grad_x,
+                np.sum(grad * x_hat, axis=others) if need_weight else None,
+                np.sum(grad, axis=others) if need_bias else None)

@@ -1,10 +1,10 @@
 """``F.group_norm``, ``F.instance_norm`` and ``F.local_response_norm``: normalise over
 groups of channels, over each sample's own channel, or across neighbouring channels.
 
-Like :mod:`teachgrad.nn.batch_norm` they are built from ordinary differentiable ops (mean,
-subtraction, ``rsqrt`` ...), so the graph shows each step and gradients of any order
-work. PyTorch fuses group norm into one ``NativeGroupNormBackward0`` node; here the node
-at the top is the last elementwise op.
+Group norm is one ``NativeGroupNormBackward0`` node, as in PyTorch (its gradient is in
+:mod:`teachgrad.nn.normalization_ops`, shared with layer and batch norm). Instance norm is
+batch norm on the input seen as one sample with ``N·C`` channels, as PyTorch computes it;
+local response norm is built from ordinary differentiable ops, as PyTorch builds it.
 
 What is averaged, for an input of shape ``(N, C, L)``:
 
@@ -28,23 +28,8 @@ from .. import _creation
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
-
-
-def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor, Tensor]:
-    """``(x − mean) / √(var + eps)`` over ``dims`` (biased variance), with mean and var."""
-    mean = x.mean(dims, keepdim=True)
-    var = ((x - mean) ** 2).mean(dims, keepdim=True)
-    return (x - mean) * (var + eps).rsqrt(), mean, var
-
-
-def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    """``out * weight + bias`` with one weight and bias per channel (dimension 1)."""
-    shape = (1, out.shape[1], *(1,) * (out.ndim - 2))
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+from .batch_norm import batch_norm
+from .normalization_ops import NativeGroupNormBackward0
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
@@ -80,9 +65,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                 f"input, but got {name} of shape {list(param.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    grouped = input.reshape(n, num_groups, -1)  # each row: one group of one sample
-    out, _, _ = _normalize(grouped, (2,), eps)
-    return _affine(out.reshape(input.shape), weight, bias)
+    return NativeGroupNormBackward0.apply(input, weight, bias, groups=num_groups, eps=eps)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -115,26 +98,16 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
     # As PyTorch: batch norm of the input seen as one sample with N·C channels (so the
     # per-channel tensors are repeated N times), viewed back to the input's shape.
-    spatial = input.shape[2:]
-    as_channels = input.reshape(1, n * c, *spatial)
-    dims = (0, *range(2, input.ndim))
-    stat_shape = (1, n * c, *(1,) * len(spatial))
-    if use_input_stats:
-        out, mean, var = _normalize(as_channels, dims, eps)
-        if running_mean is not None and running_var is not None:
-            count = math.prod(spatial)
-            with no_grad():  # running statistics are state, not part of the graph
-                # Each instance's statistics, averaged over the batch (unbiased variance).
-                batch_mean = mean.reshape(n, c).mean(0)
-                batch_var = (var.reshape(n, c) * (count / (count - 1))).mean(0)
-                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
-                running_var.copy_(running_var * (1 - momentum) + batch_var * momentum)
-    else:
-        mean = running_mean.repeat(n).reshape(stat_shape)
-        var = running_var.repeat(n).reshape(stat_shape)
-        out = (as_channels - mean) * (var + eps).rsqrt()
-    out = _affine(out, None if weight is None else weight.repeat(n),
-                  None if bias is None else bias.repeat(n))
+    as_channels = input.reshape(1, n * c, *input.shape[2:])
+    repeated = [None if t is None else t.repeat(n) for t in (running_mean, running_var)]
+    out = batch_norm(as_channels, *repeated,
+                     None if weight is None else weight.repeat(n),
+                     None if bias is None else bias.repeat(n),
+                     training=use_input_stats, momentum=momentum, eps=eps)
+    if use_input_stats and running_mean is not None and running_var is not None:
+        with no_grad():  # each instance moved its copy: the running stats are their mean
+            running_mean.copy_(repeated[0].view(n, c).mean(0))
+            running_var.copy_(repeated[1].view(n, c).mean(0))
     return out.view(input.shape)
 
 

@@ -82,7 +82,8 @@ class GroupNorm(Module):
     >>> norm
     GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
     >>> norm(torch.tensor([[1.0, 3.0, 10.0, 30.0]]))
-    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]], grad_fn=<AddBackward0>)
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]],
+           grad_fn=<NativeGroupNormBackward0>)
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
