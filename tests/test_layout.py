@@ -43,6 +43,11 @@ LAYOUT_KEEPING_OPS = {
     "clone": lambda m, x: x.clone(),
     "flip": lambda m, x: x.flip(0),
 }
+TORCH_ONLY_CASES = {  # their expected strides are only checked against PyTorch
+    "clone of a slice": lambda m, x: x[:, 1:].clone(),
+    "clone of an expanded tensor": lambda m, x: x[:1].expand(3, -1, -1).clone(),
+    "flip of a slice": lambda m, x: x[:, :, ::2].flip(1),
+}
 
 
 def _permuted(module, requires_grad=False):
@@ -67,6 +72,21 @@ def test_clone_and_flip_keep_the_input_layout(name):
     out = LAYOUT_KEEPING_OPS[name](teachgrad, _permuted(teachgrad))
     assert out.stride() == (1, 20, 5)  # the permuted input's strides, see the top
     assert not out.is_contiguous()
+
+
+def test_clone_of_an_expanded_tensor_is_row_major():
+    # An expanded dim repeats one element (stride 0): the copy is row-major, (4·3, 3, 1),
+    # so it can be viewed flat, as in PyTorch.
+    x = teachgrad.ones(2, 3).unsqueeze(1).expand(2, 4, 3)
+    assert x.clone().stride() == (12, 3, 1)
+    assert x.clone().view(-1).shape == (24,)
+
+
+def test_clone_of_a_slice_with_gaps_is_dense_in_the_same_dim_order():
+    # The permuted (5, 3, 4) tensor sliced to (5, 3, 3): dim 0 stays innermost, then dim 2,
+    # then dim 1: strides (1, 3·5, 5).
+    out = _permuted(teachgrad)[:, :, 1:].clone()
+    assert out.stride() == (1, 15, 5)
 
 
 def test_reshape_of_a_permuted_tensor_copies_row_major_and_keeps_gradients():
@@ -119,11 +139,11 @@ def test_memory_formats_survive_save_and_load(tmp_path):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("name", [*ROW_MAJOR_OPS, *LAYOUT_KEEPING_OPS])
+@pytest.mark.parametrize("name", [*ROW_MAJOR_OPS, *LAYOUT_KEEPING_OPS, *TORCH_ONLY_CASES])
 @pytest.mark.parametrize("permutation", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (2, 1, 0)])
 def test_strides_match_torch(name, permutation):
     torch = pytest.importorskip("torch")
-    op = {**ROW_MAJOR_OPS, **LAYOUT_KEEPING_OPS}[name]
+    op = {**ROW_MAJOR_OPS, **LAYOUT_KEEPING_OPS, **TORCH_ONLY_CASES}[name]
     x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
     expected = op(torch, torch.tensor(x).permute(*permutation))
     out = op(teachgrad, teachgrad.tensor(x).permute(*permutation))

@@ -44,11 +44,15 @@ def row_major(result):
 def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
     """A copy of ``a`` whose elements sit in memory in the order ``a``'s do.
 
-    PyTorch's ``clone()`` (``memory_format=torch.preserve_format``) does this: the clone
-    of a transposed tensor is transposed too. NumPy's ``order="K"`` is the same rule;
-    negative strides (a flipped view) become positive ones, as in PyTorch.
+    PyTorch's ``clone()`` (``memory_format=torch.preserve_format``) does this: the clone of
+    a transposed tensor is transposed too, and a slice with gaps becomes a dense block with
+    its dims in the same order. NumPy's ``order="K"`` is the same rule; negative strides
+    (a flipped view) become positive ones, as in PyTorch. An expanded tensor (a dim of
+    stride 0, the same element repeated) gets a row-major copy, as in PyTorch: there is no
+    order to keep, and NumPy's would put the repeated dim innermost.
     """
-    return a.copy(order="K")
+    repeats = any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))
+    return a.copy(order="C" if repeats else "K")
 
 
 # ----------------------------------------------------------------------------------------
