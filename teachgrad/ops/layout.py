@@ -46,13 +46,46 @@ def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
 
     PyTorch's ``clone()`` (``memory_format=torch.preserve_format``) does this: the clone of
     a transposed tensor is transposed too, and a slice with gaps becomes a dense block with
-    its dims in the same order. NumPy's ``order="K"`` is the same rule; negative strides
-    (a flipped view) become positive ones, as in PyTorch. An expanded tensor (a dim of
-    stride 0, the same element repeated) gets a row-major copy, as in PyTorch: there is no
-    order to keep, and NumPy's would put the repeated dim innermost.
+    its dims in the same order. The order is :func:`memory_order`'s.
     """
-    repeats = any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))
-    return a.copy(order="C" if repeats else "K")
+    if a.flags.c_contiguous:
+        return a.copy()
+    order = memory_order(a)  # innermost first
+    outer_first = order[::-1]
+    # A row-major block in that order, seen through a transpose in the original dim order.
+    out = np.empty([a.shape[d] for d in outer_first], a.dtype).transpose(np.argsort(outer_first))
+    np.copyto(out, a)
+    return out
+
+
+def memory_order(a: np.ndarray) -> list[int]:
+    """``a``'s dims from innermost to outermost in memory, by PyTorch's rule.
+
+    An insertion sort by stride, starting from the row-major order (last dim innermost).
+    A dim of stride 0 (expanded: one element repeated) has no place in memory, so it is
+    never moved past another; equal strides put the smaller dim inside. Strides are taken
+    as absolute values (a flipped view keeps its order, as ``flip`` does in PyTorch).
+    """
+    strides, sizes = [abs(s) for s in a.strides], a.shape
+
+    def should_swap(outer: int, inner: int) -> int:  # PyTorch's comparison, -1/0/1
+        if strides[outer] == 0 or strides[inner] == 0:
+            return 0
+        if strides[outer] != strides[inner]:
+            return 1 if strides[outer] > strides[inner] else -1
+        return 1 if sizes[outer] > sizes[inner] else 0
+
+    order = list(range(a.ndim))[::-1]
+    for i in range(1, a.ndim):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            comparison = should_swap(order[j], order[moving])
+            if comparison > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif comparison < 0:
+                break
+    return order
 
 
 # ----------------------------------------------------------------------------------------
