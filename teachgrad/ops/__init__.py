@@ -13,6 +13,7 @@ special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp,
 grid            meshgrid (views made by reshape and expand)
 info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
 linalg          matmul and its special cases (mm, bmm, mv, dot), outer
+multiply_add    addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 contraction     einsum, whose gradient is an einsum too
 activation      softmax and log_softmax (and the activations of nn.functional)
 loss            the losses of nn.functional
@@ -31,6 +32,7 @@ from . import (  # noqa: F401
     inplace,
     linalg,
     loss,
+    multiply_add,
     numpy_protocol,
     pointwise,
     reduce,
@@ -45,6 +47,7 @@ from .index import *  # noqa: F403
 from .info import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .multiply_add import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -57,6 +60,7 @@ __all__ = [
     *index.__all__,
     *linalg.__all__,
     *loss.__all__,
+    *multiply_add.__all__,
     *pointwise.__all__,
     *reduce.__all__,
     *shape.__all__,

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from ..return_types import structseq
 from . import numpy_protocol
 from .op import Op
 from .pointwise import _value
@@ -248,34 +249,9 @@ def _scalar_type_name(t: Tensor) -> str:
     return t.dtype._legacy.removesuffix("Tensor")
 
 
-class _ReturnType(tuple):
-    """A ``(values, indices)`` pair, like PyTorch's ``torch.return_types.max``.
-
-    Unpacks as a tuple (``values, indices = x.max(1)``) and has named fields.
-    """
-
-    __slots__ = ()
-    _name = ""
-
-    def __new__(cls, values: Tensor, indices: Tensor):
-        return tuple.__new__(cls, (values, indices))
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"teachgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
-def _return_type(name: str) -> type:
-    cls = type(name, (_ReturnType,), {"__slots__": (), "_name": name})
-    cls.__module__ = "teachgrad.return_types"
-    return cls
+def _return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
+    """PyTorch's named tuple ``teachgrad.return_types.<name>`` (see that module)."""
+    return structseq(name, fields)
 
 
 return_types_max = _return_type("max")
