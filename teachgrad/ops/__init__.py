@@ -4,22 +4,23 @@ Each family module defines its ops as :class:`~teachgrad.ops.op.Op` classes (for
 backward side by side) plus the public functions that call them; importing a family also
 registers its functions as ``Tensor`` methods.
 
-==============  ===================================================================
-pointwise       arithmetic, powers, exp/log, trigonometry, clamp, where, comparisons
-reduce          sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum
-shape           view/reshape, squeeze, transpose/permute, expand, cat/stack/split
-index           ``x[...]`` reading and writing, gather, index_select, masked_fill
-special         asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
-grid            meshgrid (views made by reshape and expand)
-info            Tensor.stride(), finfo and iinfo (not operations: facts about storage)
-linalg          matmul and its special cases (mm, bmm, mv, dot), outer
-multiply_add    addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
-contraction     einsum, whose gradient is an einsum too
-activation      softmax and log_softmax (and the activations of nn.functional)
-loss            the losses of nn.functional
-conversion      clone, dtype conversions, comparisons of whole tensors
-inplace         ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
-==============  ===================================================================
+================  ===================================================================
+pointwise         arithmetic, powers, exp/log, trigonometry, clamp, where, comparisons
+reduce            sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cummax, nansum
+order_statistics  quantile/nanquantile, nanmedian, mode (what sorting a dimension tells)
+shape             view/reshape, squeeze, transpose/permute, expand, cat/stack/split
+index             ``x[...]`` reading and writing, gather, index_select, masked_fill
+special           asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
+grid              meshgrid (views made by reshape and expand)
+info              Tensor.stride(), finfo and iinfo (not operations: facts about storage)
+linalg            matmul and its special cases (mm, bmm, mv, dot), outer
+multiply_add      addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
+contraction       einsum, whose gradient is an einsum too
+activation        softmax and log_softmax (and the activations of nn.functional)
+loss              the losses of nn.functional
+conversion        clone, dtype conversions, comparisons of whole tensors
+inplace           ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
+================  ===================================================================
 """
 
 from . import (  # noqa: F401
@@ -34,6 +35,7 @@ from . import (  # noqa: F401
     loss,
     multiply_add,
     numpy_protocol,
+    order_statistics,
     pointwise,
     reduce,
     shape,
@@ -48,6 +50,7 @@ from .info import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
+from .order_statistics import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -61,6 +64,7 @@ __all__ = [
     *linalg.__all__,
     *loss.__all__,
     *multiply_add.__all__,
+    *order_statistics.__all__,
     *pointwise.__all__,
     *reduce.__all__,
     *shape.__all__,
