@@ -1227,7 +1227,12 @@ class NansumBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return np.where(np.isnan(_value(a)), 0, unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim))
+        raw = _value(a)
+        if raw.dtype.kind != "f":
+            return unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim)
+        # A product with the mask, not np.where: a NaN gradient stays NaN (PyTorch's rule).
+        kept = np.logical_not(np.isnan(raw)).astype(raw.dtype)
+        return unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim) * kept
 
 
 @tensor_method()
