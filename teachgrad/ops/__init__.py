@@ -10,6 +10,7 @@ reduce            sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cum
 order_statistics  quantile/nanquantile, nanmedian, mode (what sorting a dimension tells)
 shape             view/reshape, squeeze, transpose/permute, expand, cat/stack/split
 index             ``x[...]`` reading and writing, gather, index_select, masked_fill
+search            searchsorted, bucketize, isin, unique, bincount, histc (no gradients)
 special           asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
 grid              meshgrid (views made by reshape and expand)
 info              Tensor.stride(), finfo and iinfo (not operations: facts about storage)
@@ -38,6 +39,7 @@ from . import (  # noqa: F401
     order_statistics,
     pointwise,
     reduce,
+    search,
     shape,
     special,
 )
@@ -53,6 +55,7 @@ from .multiply_add import *  # noqa: F403
 from .order_statistics import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .reduce import *  # noqa: F403
+from .search import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .special import *  # noqa: F403
 
@@ -67,6 +70,7 @@ __all__ = [
     *order_statistics.__all__,
     *pointwise.__all__,
     *reduce.__all__,
+    *search.__all__,
     *shape.__all__,
     *special.__all__,
     *grid.__all__,
