@@ -8,7 +8,9 @@ registers its functions as ``Tensor`` methods.
 pointwise         arithmetic, powers, exp/log, trigonometry, clamp, where, comparisons
 reduce            sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cummax, nansum
 order_statistics  quantile/nanquantile, nanmedian, mode (what sorting a dimension tells)
-shape             view/reshape, squeeze, transpose/permute, expand, cat/stack/split
+shape             view/reshape, squeeze, transpose/permute, expand, cat/stack/split, unfold
+split_join        tensor_split, h/v/dsplit, column_stack, block_diag, repeat_interleave ...
+view_scatter      select/slice/diagonal_scatter, diag_embed: a view's inverse, into a copy
 index             ``x[...]`` reading and writing, gather, index_select, masked_fill
 search            searchsorted, bucketize, isin, unique, bincount, histc (no gradients)
 special           asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
@@ -42,6 +44,8 @@ from . import (  # noqa: F401
     search,
     shape,
     special,
+    split_join,
+    view_scatter,
 )
 from .activation import *  # noqa: F403
 from .contraction import *  # noqa: F403
@@ -58,6 +62,8 @@ from .reduce import *  # noqa: F403
 from .search import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .special import *  # noqa: F403
+from .split_join import *  # noqa: F403
+from .view_scatter import *  # noqa: F403
 
 __all__ = [
     *activation.__all__,
@@ -73,6 +79,8 @@ __all__ = [
     *search.__all__,
     *shape.__all__,
     *special.__all__,
+    *split_join.__all__,
+    *view_scatter.__all__,
     *grid.__all__,
     *info.__all__,
 ]
