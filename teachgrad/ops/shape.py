@@ -1236,12 +1236,12 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
-    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == n:
+    wrapped = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
+    if wrapped[0] == wrapped[1]:
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
             f"dim1 = {dims[1]}"
         )
-    wrapped = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
     return Rot90Backward0.apply(input, k=int(k) % 4, dims=wrapped)
 
 

@@ -353,12 +353,10 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
         if input._data.ndim == 0:
             input = reshape(input, (1,))
     n = input._data.shape[d]
-    if isinstance(repeats, Tensor) and repeats._data.size == 1 and repeats._data.ndim <= 1:
-        if repeats._data.dtype.kind not in "iu":
-            _repeat_counts(repeats)  # the dtype error
-        repeats = int(repeats._data.reshape(()))
     if isinstance(repeats, Tensor):
         counts = _repeat_counts(repeats)
+        if counts.size == 1:  # one count for every element
+            counts = np.repeat(counts, n)
         if counts.size != n:
             raise RuntimeError(
                 "repeats must have the same size as input along dim, but got repeats.size(0) = "
