@@ -12,6 +12,7 @@ shape             view/reshape, squeeze, transpose/permute, expand, cat/stack/sp
 split_join        tensor_split, h/v/dsplit, column_stack, block_diag, repeat_interleave ...
 view_scatter      select/slice/diagonal_scatter, diag_embed: a view's inverse, into a copy
 index             ``x[...]`` reading and writing, gather, index_select, masked_fill
+index_update      index_add/copy/fill, scatter_reduce, masked_scatter, put (into a copy)
 search            searchsorted, bucketize, isin, unique, bincount, histc (no gradients)
 special           asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
 grid              meshgrid (views made by reshape and expand)
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     conversion,
     grid,
     index,
+    index_update,
     info,
     inplace,
     linalg,
@@ -52,6 +54,7 @@ from .contraction import *  # noqa: F403
 from .conversion import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
+from .index_update import *  # noqa: F403
 from .info import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
@@ -70,6 +73,7 @@ __all__ = [
     *contraction.__all__,
     *conversion.__all__,
     *index.__all__,
+    *index_update.__all__,
     *linalg.__all__,
     *loss.__all__,
     *multiply_add.__all__,
