@@ -19,6 +19,7 @@ grid              meshgrid (views made by reshape and expand)
 info              Tensor.stride(), finfo and iinfo (not operations: facts about storage)
 linalg            matmul and its special cases (mm, bmm, mv, dot), outer
 multiply_add      addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
+calculus          diff, trapezoid/trapz, cumulative_trapezoid (composed)
 contraction       einsum, whose gradient is an einsum too
 activation        softmax and log_softmax (and the activations of nn.functional)
 loss              the losses of nn.functional
@@ -29,6 +30,7 @@ inplace           ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
 
 from . import (  # noqa: F401
     activation,
+    calculus,
     contraction,
     conversion,
     grid,
@@ -50,6 +52,7 @@ from . import (  # noqa: F401
     view_scatter,
 )
 from .activation import *  # noqa: F403
+from .calculus import *  # noqa: F403
 from .contraction import *  # noqa: F403
 from .conversion import *  # noqa: F403
 from .grid import *  # noqa: F403
@@ -70,6 +73,7 @@ from .view_scatter import *  # noqa: F403
 
 __all__ = [
     *activation.__all__,
+    *calculus.__all__,
     *contraction.__all__,
     *conversion.__all__,
     *index.__all__,
