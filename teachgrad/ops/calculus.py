@@ -57,6 +57,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]
         input = cat(parts, d)
+    if n == 0 and prepend is None and append is None:  # a copy, as PyTorch makes it
+        from .._creation import empty_like
+
+        return empty_like(input).copy_(input)
     out = input
     for _ in range(n):
         if out._data.shape[d] == 0:

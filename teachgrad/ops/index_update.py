@@ -25,7 +25,6 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim, tensor_method
 from .index import (
     IndexPutImplBackward0,
-    _bool_mask,
     _broadcast_shape,
     _check_bounds,
     _check_scatter_sizes,
@@ -170,12 +169,12 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
             f"index_add_(): Number of indices ({idx.size}) should be equal to "
             f"source.size(dim): ({source._data.shape[d]}), for dim: {d}"
         )
-    _check_source(input, source, d, idx.size, "index_add_")
-    if source._data.dtype != input._data.dtype:
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
         raise RuntimeError(
             f"index_add_(): self ({_type_name(input)}) and source ({_type_name(source)}) must "
             "have the same scalar type"
         )
+    _check_source(input, source, d, idx.size, "index_add_")
     return IndexAddBackward0.apply(input, source, key=key, alpha=alpha)
 
 
@@ -429,8 +428,12 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     ...                               torch.tensor([1., 2., 3.]))
     tensor([1., 0., 2., 0.])
     """
-    mask_arr = _bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask "
-                                "with dtype {dtype}")
+    mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if mask_arr.dtype != np.bool_:
+        raise RuntimeError(
+            "masked_scatter_ only supports boolean masks, but got mask with dtype "
+            f"{_type_name(mask) if isinstance(mask, Tensor) else mask_arr.dtype}"
+        )
     shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     mask_arr = np.broadcast_to(mask_arr, shape)
     if source._data.dtype != input._data.dtype:
