@@ -1187,7 +1187,7 @@ def _mean_grad(ctx, grad):
                     ctx.keepdim)
 
 
-@tensor_method()
+@numpy_names
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction=None) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` in one node (the arguments of :func:`var`).
@@ -1201,7 +1201,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     return VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
-@tensor_method()
+@numpy_names
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction=None) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` in one node (the arguments of :func:`std`)."""
