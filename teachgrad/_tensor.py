@@ -372,9 +372,10 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError(_NOT_ONE_ELEMENT)
-        if self._requires_grad and not _float_warning["given"]:
+        if self._requires_grad and _grad_state.enabled and not _float_warning["given"]:
             # PyTorch warns once per process (float(loss) is fine for printing; it is a
-            # trap only when the number is meant to carry a gradient on).
+            # trap only when the number is meant to carry a gradient on), and not under
+            # no_grad (where nothing would be recorded anyway: LBFGS reads its loss so).
             _float_warning["given"] = True
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to "

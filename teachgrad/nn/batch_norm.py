@@ -1,7 +1,8 @@
 """``F.batch_norm``: normalise every channel with the batch's statistics (or running ones).
 
-Built from ordinary differentiable ops (mean, subtraction, ``rsqrt`` ...), so its backward
-is the chain rule through them; PyTorch fuses it into one ``NativeBatchNormBackward0``.
+The statistics are computed here (and the running ones updated); the normalisation itself
+is one ``NativeBatchNormBackward0`` node, as in PyTorch, whose gradient is in
+:mod:`teachgrad.nn.normalization_ops`.
 
 >>> import teachgrad as torch
 >>> x = torch.tensor([[1.0, 10.0], [3.0, 30.0]])
@@ -12,8 +13,11 @@ tensor([[-1.0000, -1.0000],
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
+from .normalization_ops import NativeBatchNormBackward0
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -40,24 +44,24 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if stat is not None and stat.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {stat.numel()}")
     shape = (1, channels, *(1,) * (input.ndim - 2))  # broadcast over all but the channel
+    x = input._data
     if training:
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)  # biased: divides by count
+        mean = np.mean(x, axis=dims, keepdims=True)
+        centered = x - mean
+        var = np.mean(centered * centered, axis=dims, keepdims=True)  # biased: ÷ count
         if running_mean is not None and momentum is not None:
             with no_grad():  # the running statistics are state, not part of the graph
                 # The running variance is the unbiased estimate (divides by count - 1).
-                unbiased = var.reshape(channels) * (count / (count - 1))
-                running_mean.copy_(running_mean * (1 - momentum)
-                                   + mean.reshape(channels) * momentum)
+                batch_mean = _make(mean.reshape(channels))
+                unbiased = _make(var.reshape(channels) * (count / (count - 1)))
+                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
                 running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
     else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
+        var = running_var._data.reshape(shape).astype(x.dtype, copy=False)
+    rstd = 1 / np.sqrt(var + eps)
+    return NativeBatchNormBackward0.apply(input, weight, bias, mean=mean, rstd=rstd,
+                                          training=training, eps=eps)
 
 
 __all__ = ["batch_norm"]

@@ -40,8 +40,25 @@ from ..ops.loss import (
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
+from . import normalization_ops as _normalization
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
 from .convolution import conv1d, conv2d  # convolutions: their own module
+from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .losses import (  # the losses beyond the classic ones below (they use its helpers)
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
+from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d  # and pooling
 
 # ----------------------------------------------------------------------------------------
@@ -708,9 +725,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     variance for each sample, then ``* weight + bias``.
 
     ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and the (biased)
-    variance taken over the last ``len(normalized_shape)`` dimensions. Built from the
-    ordinary ops (mean, subtraction, sqrt ...), so its graph shows each step and it can be
-    differentiated twice.
+    variance taken over the last ``len(normalized_shape)`` dimensions. One node in the
+    graph, ``NativeLayerNormBackward0`` as in PyTorch (its formula is in
+    :mod:`teachgrad.nn.normalization_ops`); it can be differentiated twice.
 
     >>> import teachgrad as torch
     >>> import teachgrad.nn.functional as F
@@ -741,14 +758,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     # float16 the square of a value above 256 is already inf.
     x = input.float() if input.dtype is _dtypes.float16 else input
     dims = tuple(range(-n, 0))
-    mean = _mean(x, dims, keepdim=True)
-    centered = x - mean
-    var = _mean(centered * centered, dims, keepdim=True)  # biased: divide by N, not N-1
-    out = centered * pointwise.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out = _normalization.NativeLayerNormBackward0.apply(x, weight, bias, dims=dims, eps=eps)
     return out if x is input else out.to(input.dtype)
 
 
@@ -778,5 +788,9 @@ __all__ = [
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-    "batch_norm",
+    "batch_norm", "smooth_l1_loss", "huber_loss", "kl_div", "gaussian_nll_loss",
+    "poisson_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss",
+    "multilabel_soft_margin_loss", "cosine_similarity", "pairwise_distance", "normalize",
+    "group_norm", "instance_norm", "local_response_norm",
 ]

@@ -17,6 +17,7 @@ search            searchsorted, bucketize, isin, unique, bincount, histc (no gra
 special           asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace...
 grid              meshgrid (views made by reshape and expand)
 info              Tensor.stride(), finfo and iinfo (not operations: facts about storage)
+layout            where results' memory layout follows PyTorch's rule, not NumPy's
 linalg            matmul and its special cases (mm, bmm, mv, dot), outer
 multiply_add      addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 calculus          diff, trapezoid/trapz, cumulative_trapezoid (composed)
@@ -38,6 +39,7 @@ from . import (  # noqa: F401
     index_update,
     info,
     inplace,
+    layout,
     linalg,
     loss,
     multiply_add,
@@ -59,6 +61,7 @@ from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
 from .index_update import *  # noqa: F403
 from .info import *  # noqa: F403
+from .layout import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
@@ -91,4 +94,5 @@ __all__ = [
     *view_scatter.__all__,
     *grid.__all__,
     *info.__all__,
+    *layout.__all__,
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim, tensor_method
+from .layout import row_major
 from .op import Op
 
 
@@ -37,7 +38,7 @@ class SoftmaxBackward0(Op):
             out = a.copy()
         else:
             e = np.exp(_shifted(a, dim))
-            out = e / np.sum(e, axis=dim, keepdims=True)
+            out = row_major(e / np.sum(e, axis=dim, keepdims=True))
         ctx.save_for_backward(out)
         return out
 
@@ -59,6 +60,7 @@ class LogSoftmaxBackward0(Op):
             shifted = _shifted(a, dim)
             with np.errstate(divide="ignore"):
                 out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+            out = row_major(out)
         ctx.save_for_backward(out)
         return out
 

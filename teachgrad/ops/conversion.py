@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtypes
 from .._dtypes import to_dtype
 from .._tensor import Tensor, _make, tensor_method
+from .layout import check_memory_format, contiguous_format, copy_in_format, is_in_format
 from .op import Op
 
 
@@ -19,8 +20,8 @@ class CloneBackward0(Op):
     formula = "clone: ∂a/∂a = 1"
 
     @staticmethod
-    def forward(ctx, a):
-        return a.copy()
+    def forward(ctx, a, memory_format):
+        return copy_in_format(a, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
@@ -41,8 +42,14 @@ class ToCopyBackward0(Op):
 
 @tensor_method()
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    """A copy that stays in the graph (its gradient flows back to ``input``)."""
-    return CloneBackward0.apply(input)
+    """A copy that stays in the graph (its gradient flows back to ``input``).
+
+    The copy keeps ``input``'s memory layout (``stride()``) unless ``memory_format`` asks
+    for another one (``teachgrad.contiguous_format``, ``teachgrad.channels_last``).
+    """
+    fmt = check_memory_format("clone", memory_format)
+    fmt.order(input._data.ndim)  # channels_last on the wrong rank: PyTorch's error, now
+    return CloneBackward0.apply(input, memory_format=fmt)
 
 
 @tensor_method()
@@ -104,16 +111,24 @@ def type(input: Tensor, dtype=None):  # noqa: A001 - PyTorch's name
 
 @tensor_method()
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    """``input`` itself when its memory is contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
+    """``input`` itself when its memory is contiguous, else a contiguous copy.
+
+    ``memory_format=teachgrad.channels_last`` asks for the channels-innermost layout.
+    """
+    fmt = check_memory_format("contiguous", memory_format or contiguous_format)
+    if fmt.name == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if is_in_format(input._data, fmt):
         return input
-    return clone(input)
+    return clone(input, memory_format=fmt)
 
 
 @tensor_method()
 def is_contiguous(input: Tensor, memory_format=None) -> bool:
-    """Whether the elements are laid out row by row without gaps."""
-    return bool(input._data.flags.c_contiguous)
+    """Whether the elements are laid out row by row without gaps (or as ``memory_format``
+    says, e.g. ``teachgrad.channels_last``)."""
+    fmt = check_memory_format("is_contiguous", memory_format or contiguous_format)
+    return is_in_format(input._data, fmt)
 
 
 @tensor_method()

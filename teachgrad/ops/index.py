@@ -25,6 +25,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .inplace import apply_inplace, inplace_method, refresh_view
+from .layout import row_major
 from .op import Op
 from .reduce import _return_type
 from .shape import (
@@ -849,7 +850,7 @@ class MaskedFillBackward0(Op):
     @staticmethod
     def forward(ctx, a, mask, value):
         ctx.mask = mask
-        return np.where(mask, np.asarray(value, a.dtype), a)
+        return row_major(np.where(mask, np.asarray(value, a.dtype), a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -862,7 +863,7 @@ class MaskedFillBackward1(Op):
     @staticmethod
     def forward(ctx, a, value, mask):
         ctx.mask = mask
-        return np.where(mask, value.astype(a.dtype), a)
+        return row_major(np.where(mask, value.astype(a.dtype), a))
 
     @staticmethod
     def backward(ctx, grad):

@@ -27,6 +27,7 @@ from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from ..return_types import structseq
 from . import numpy_protocol
+from .layout import row_major
 from .op import Op
 from .pointwise import _value
 
@@ -64,8 +65,10 @@ def _sum(a: np.ndarray, dims, keepdim: bool, dtype) -> np.ndarray:
     (In float16, 60000 + 60000 is already inf, and 2048 + 1 is 2048.)
     """
     if dtype is None and a.dtype == np.float16:
-        return np.sum(a, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
-    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+        out = np.sum(a, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
+    else:
+        out = np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+    return row_major(out)
 
 
 def _mean_dtype(a: np.ndarray):
@@ -128,7 +131,7 @@ class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.mean(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a))
+        return row_major(np.mean(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -317,7 +320,7 @@ class ProdBackward1(Op):
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
         ctx.dim, ctx.keepdim = dim, keepdim
-        out = np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=dtype))
+        out = row_major(np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=dtype)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -434,6 +437,7 @@ class _SelectAlongDim(Op):
             values = np.take_along_axis(a, indices, dim)
             if not keepdim:
                 values, indices = np.squeeze(values, dim), np.squeeze(indices, dim)
+            values, indices = row_major(values), row_major(indices)
         ctx.save_for_backward(indices)
         return values, indices
 
@@ -482,7 +486,7 @@ class _ExtremeOverDims(Op):
     @classmethod
     def forward(cls, ctx, a, dims, keepdim):
         ctx.dims, ctx.keepdim = dims, keepdim
-        out = np.asarray(cls.numpy_fn(a, axis=dims, keepdims=keepdim))
+        out = row_major(np.asarray(cls.numpy_fn(a, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -632,7 +636,7 @@ class VarBackward0(Op):
         ctx.save_for_backward(a)
         with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # PyTorch's own warning is given
-            return np.asarray(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+            return row_major(np.asarray(np.var(a, axis=dims, ddof=correction, keepdims=keepdim)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -652,7 +656,7 @@ class StdBackward0(Op):
         ctx.dof = _count(a.shape, dims) - correction
         with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            out = np.asarray(np.std(a, axis=dims, ddof=correction, keepdims=keepdim))
+            out = row_major(np.asarray(np.std(a, axis=dims, ddof=correction, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -740,7 +744,7 @@ class LinalgVectorNormBackward0(Op):
         else:
             with np.errstate(divide="ignore"):
                 out = np.sum(x**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out, dtype=x.dtype)
+        out = row_major(np.asarray(out, dtype=x.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -845,7 +849,7 @@ class LogsumexpBackward0(Op):
             out = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=dims)
-        out = np.asarray(out, dtype=a.dtype)
+        out = row_major(np.asarray(out, dtype=a.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -890,8 +894,8 @@ class CumsumBackward0(Op):
         if dtype is None and a.dtype == np.float16:
             # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
             # round back, as PyTorch's CPU kernel does.
-            return np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16)
-        return np.cumsum(a, axis=dim, dtype=dtype)
+            return row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
+        return row_major(np.cumsum(a, axis=dim, dtype=dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -909,7 +913,7 @@ class CumprodBackward0(Op):
         if a.ndim == 0:
             out = a.astype(dtype) if dtype is not None else a.copy()
         else:
-            out = np.cumprod(a, axis=dim, dtype=dtype)
+            out = row_major(np.cumprod(a, axis=dim, dtype=dtype))
         ctx.save_for_backward(a, out)
         return out
 

@@ -27,6 +27,7 @@ from numpy.lib.stride_tricks import as_strided
 from .._dtypes import result_type
 from .._tensor import Size, Tensor, _wrap_dim, numpy_names, tensor_method
 from . import numpy_protocol
+from .layout import contiguous_format, copy_keeping_layout, row_major
 from .op import NO_CONTEXT, Op
 
 
@@ -202,7 +203,8 @@ def reshape(input: Tensor, *shape) -> Tensor:
         return ViewBackward0.apply(input, shape=new)
     if _viewable(input._data, new):
         return ReshapeAliasBackward0.apply(input, shape=new)
-    return UnsafeViewBackward0.apply(input.clone(), shape=new)
+    copy = input.clone(memory_format=contiguous_format)  # row-major, so the view is free
+    return UnsafeViewBackward0.apply(copy, shape=new)
 
 
 @tensor_method()
@@ -906,7 +908,8 @@ class CatBackward0(Op):
         # PyTorch skips 1-d empty tensors in cat (a legacy rule); they get no gradient.
         ctx.dim = dim
         ctx.pieces = [None if _legacy_empty(a) else a.shape[dim] for a in arrays]
-        return np.concatenate([a for a in arrays if not _legacy_empty(a)], axis=dim, dtype=dtype)
+        kept = [a for a in arrays if not _legacy_empty(a)]
+        return row_major(np.concatenate(kept, axis=dim, dtype=dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -975,7 +978,7 @@ class StackBackward0(Op):
     @staticmethod
     def forward(ctx, *arrays, dim, dtype):
         ctx.dim, ctx.count = dim, len(arrays)
-        return np.stack(arrays, axis=dim, dtype=dtype)
+        return row_major(np.stack(arrays, axis=dim, dtype=dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1048,7 +1051,7 @@ class FlipBackward0(Op):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return np.flip(a, dims).copy() if a.ndim else a.copy()
+        return copy_keeping_layout(np.flip(a, dims) if a.ndim else a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1135,7 +1138,7 @@ class RollBackward0(Op):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(a, shifts, dims)
+        return row_major(np.roll(a, shifts, dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1169,7 +1172,7 @@ class TrilBackward0(Op):
     @staticmethod
     def forward(ctx, a, diagonal):
         ctx.diagonal = diagonal
-        return np.tril(a, diagonal)
+        return row_major(np.tril(a, diagonal))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1182,7 +1185,7 @@ class TriuBackward0(Op):
     @staticmethod
     def forward(ctx, a, diagonal):
         ctx.diagonal = diagonal
-        return np.triu(a, diagonal)
+        return row_major(np.triu(a, diagonal))
 
     @staticmethod
     def backward(ctx, grad):

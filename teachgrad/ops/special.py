@@ -543,7 +543,8 @@ class XlogyBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.where(_xlogy_zeros(a, b), 0, a * np.log(b)).astype(a.dtype, copy=False)
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0·log 0: replaced by 0 below
+            return np.where(_xlogy_zeros(a, b), 0, a * np.log(b)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

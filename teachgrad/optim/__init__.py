@@ -1,4 +1,5 @@
-"""``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop),
+"""``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop,
+Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, LBFGS),
 and :mod:`teachgrad.optim.lr_scheduler` to change the learning rate during training.
 
 >>> import teachgrad as torch
@@ -10,10 +11,20 @@ PyTorch's single-tensor implementation performs, so the numbers agree with PyTor
 """
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+    "NAdam", "RAdam", "ASGD", "LBFGS", "lr_scheduler",
+]

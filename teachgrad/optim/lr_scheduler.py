@@ -24,8 +24,8 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
-from functools import wraps
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial, wraps
 from typing import Any, Literal
 from weakref import ref
 
@@ -183,7 +183,10 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
 
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Move to the next epoch (or to ``epoch``) and write its rates into the groups."""
         # get_lr() warns when called from outside step(); this flag tells it we are inside.
         self._get_lr_called_within_step = True
         try:
@@ -569,7 +572,673 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
+# ----------------------------------------------------------------------------------------
+# Warm-up and decay to a fixed end
+# ----------------------------------------------------------------------------------------
+class ConstantLR(LRScheduler):
+    """Multiply the rate by ``factor`` for the first ``total_iters`` epochs, then restore
+    it (a simple warm-up).
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(sched.get_last_lr()[0]); opt.step(); sched.step()
+    >>> lrs
+    [0.5, 0.5, 1.0, 1.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        """``factor`` times the rate at epoch 0, divided back out at ``total_iters``."""
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer)
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[Any]:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters)
+                           * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Change the rate linearly from ``start_factor × lr`` to ``end_factor × lr`` over
+    ``total_iters`` epochs, then keep it (the usual linear warm-up).
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     lrs.append(sched.get_last_lr()[0]); opt.step(); sched.step()
+    >>> lrs
+    [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                "equal to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        """The next point on the line, as a factor on the current rate (chainable)."""
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        # factor(t) / factor(t − 1), with factor(t) = start + (end − start)·t/total_iters.
+        change = self.end_factor - self.start_factor
+        ratio = 1.0 + change / (self.total_iters * self.start_factor
+                                + (self.last_epoch - 1) * change)
+        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[Any]:
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the rate to 0 over ``total_iters`` epochs along ``(1 − t/total_iters)^power``.
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+    >>> lrs = []
+    >>> for _ in range(6):
+    ...     lrs.append(sched.get_last_lr()[0]); opt.step(); sched.step()
+    >>> lrs
+    [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        """The current rate times the ratio of two consecutive points of the curve."""
+        self._warn_if_called_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[Any]:
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power
+                for base_lr in self.base_lrs]
+
+
+# ----------------------------------------------------------------------------------------
+# Several schedulers as one
+# ----------------------------------------------------------------------------------------
+def _check_schedulers(owner: str, schedulers: Sequence[LRScheduler],
+                      optimizer: Optimizer) -> None:
+    """What SequentialLR and ChainedScheduler require of their schedulers (PyTorch's words)."""
+    for index, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{owner} at index {index} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires "
+                "additional kwargs to be specified when calling `step`, but got one at index "
+                f"{index} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{owner} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {type(scheduler).__name__} at index {index} has "
+                f"{scheduler.optimizer}, which is different from {type(optimizer).__name__}."
+            )
+
+
+class _SchedulerList(LRScheduler):
+    """The state_dict of a scheduler made of schedulers: its own attributes plus each
+    inner scheduler's state_dict under ``'_schedulers'``."""
+
+    _schedulers: list[LRScheduler]
+
+    def state_dict(self) -> dict[str, Any]:
+        """This scheduler's attributes, with one state_dict per inner scheduler."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume this scheduler and each inner one."""
+        state = dict(state_dict)
+        inner = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, inner):
+            scheduler.load_state_dict(saved)
+
+
+class SequentialLR(_SchedulerList):
+    """Run ``schedulers`` one after the other, switching at each epoch in ``milestones``.
+
+    The usual use: a warm-up, then a decay. Each scheduler starts from the initial rate
+    when its turn comes.
+
+    >>> import teachgrad as torch
+    >>> from teachgrad.optim import lr_scheduler as S
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> warmup = S.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> decay = S.ExponentialLR(opt, gamma=0.5)
+    >>> sched = S.SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     lrs.append(sched.get_last_lr()[0]); opt.step(); sched.step()
+    >>> lrs
+    [0.5, 0.75, 1.0, 0.5, 0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
+                 milestones: list[int], last_epoch: int = -1) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler, but got no scheduler."
+            )
+        _check_schedulers(type(self).__name__, schedulers, optimizer)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                f"than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to "
+                f"{len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Each inner scheduler already took its constructor's step: back to the start.
+        for group in self.optimizer.param_groups:
+            _set_lr(group, group["initial_lr"])
+        self.recursive_undo()
+        # Then only the first scheduler takes its first step.
+        index = bisect_right(self._milestones, 0)
+        self._schedulers[index]._initial_step()
+        self._last_lr = schedulers[index].get_last_lr()
+
+    def recursive_undo(self, sched: Any = None) -> None:
+        """Take back the constructor's step of every inner scheduler (nested too)."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]
+        """Step the scheduler whose turn it is; at a milestone, start the next one afresh."""
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # its epoch 0, from the closed form
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_SchedulerList):
+    """Step every scheduler in ``schedulers`` at each ``step()``: their effects multiply.
+
+    >>> import teachgrad as torch
+    >>> from teachgrad.optim import lr_scheduler as S
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = S.ChainedScheduler([S.ConstantLR(opt, factor=0.5, total_iters=2),
+    ...                             S.ExponentialLR(opt, gamma=0.9)])
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(round(sched.get_last_lr()[0], 4)); opt.step(); sched.step()
+    >>> lrs
+    [0.5, 0.45, 0.81, 0.729]
+    """
+
+    def __init__(self, schedulers: Sequence[LRScheduler],
+                 optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler to be chained, but got "
+                "no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(type(self).__name__, schedulers, optimizer)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def step(self) -> None:  # type: ignore[override]
+        """Step each scheduler, in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+
+# ----------------------------------------------------------------------------------------
+# Cycles
+# ----------------------------------------------------------------------------------------
+def _format_param(name: str, optimizer: Optimizer, param: Any) -> list[Any]:
+    """One value per parameter group: a list is checked, a single value repeated."""
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has "
+                f"{len(param)} values, param_groups has {len(optimizer.param_groups)}."
+            )
+    else:
+        param = [param] * len(optimizer.param_groups)
+    return [p.clone() if isinstance(p, Tensor) else p for p in param]
+
+
+def _set_momentum(group: dict[str, Any], momentum: float, use_beta1: bool) -> None:
+    """SGD's ``momentum`` or, for Adam-like optimizers, the first of the ``betas``."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _momentum_key(optimizer: Optimizer) -> bool:
+    """True if ``betas[0]`` plays the momentum's role (Adam ...), False for ``momentum``."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError(
+            "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+        )
+    return "betas" in optimizer.defaults
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the initial rate to ``eta_min`` over ``T_0`` epochs, then a
+    *restart* at the initial rate; each cycle is ``T_mult`` times longer than the last
+    (SGDR, Loshchilov & Hutter, 2016)::
+
+        lr = eta_min + (initial_lr − eta_min)·(1 + cos(π·T_cur/T_i))/2
+
+    ``step(epoch)`` may take a fractional epoch (e.g. ``epoch + i / iters``) to anneal
+    within an epoch.
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     lrs.append(round(sched.get_last_lr()[0], 4)); opt.step(); sched.step()
+    >>> lrs
+    [1.0, 0.5, 1.0, 0.5, 1.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self.T_0 = T_0
+        self.T_i = T_0  # the length of the current cycle
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch  # epochs since the last restart
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        """The closed form at ``T_cur`` within the current cycle."""
+        self._warn_if_called_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Next epoch, or jump to ``epoch`` (which may be fractional); restart at a cycle's end."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:  # the cycle is over: restart, with a longer cycle
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:  # which cycle: T_0·(1 + m + m² + … + m^(n−1)) ≤ epoch
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** (n)
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_lr(group, lr)
+        self._last_lr = _lrs(self.optimizer)
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the rate between ``base_lr`` and ``max_lr`` (Smith, 2017), stepped once per
+    *batch*: up in ``step_size_up`` steps, down in ``step_size_down`` (default: the same).
+
+    ``mode``: ``'triangular'`` (same amplitude every cycle), ``'triangular2'`` (halved each
+    cycle) or ``'exp_range'`` (times ``gamma**iteration``); or your own ``scale_fn`` with
+    ``scale_mode`` ``'cycle'`` or ``'iterations'``. With ``cycle_momentum`` the momentum (or
+    Adam's ``beta1``) cycles the opposite way, between ``max_momentum`` and ``base_momentum``.
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    >>> sched = torch.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5,
+    ...                                           step_size_up=2)
+    >>> lrs = []
+    >>> for _ in range(6):
+    ...     lrs.append(round(sched.get_last_lr()[0], 4)); opt.step(); sched.step()
+    >>> lrs
+    [0.1, 0.3, 0.5, 0.3, 0.1, 0.3]
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float],
+                 max_lr: float | list[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None,
+                 mode: Literal["triangular", "triangular2", "exp_range"] = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: Literal["cycle", "iterations"] = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float = 0.8,
+                 max_momentum: float = 0.9, last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_lr(group, lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size  # the rising part of a cycle
+
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_ref: Callable[[float], float]
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.use_beta1 = _momentum_key(optimizer)
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(
+                        self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    _set_momentum(group, m_momentum, self.use_beta1)
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's factor at cycle (or iteration) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x: float) -> float:
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x: float) -> float:
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma: float, x: float) -> float:
+        return gamma**x
+
+    def get_lr(self) -> list[Any]:
+        """The rate at ``last_epoch`` (and, with cycle_momentum, set the momentum)."""
+        self._warn_if_called_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle  # position within the cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio  # rising: 0 → 1
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)  # falling: 1 → 0
+        where = cycle if self.scale_mode == "cycle" else self.last_epoch
+
+        lrs = []
+        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs):
+            base_height = (max_lr - base_lr) * scale_factor
+            lrs.append(base_lr + base_height * self.scale_fn(where))
+
+        if self.cycle_momentum:
+            for group, base_momentum, max_momentum in zip(
+                    self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                base_height = (max_momentum - base_momentum) * scale_factor
+                _set_momentum(group, max_momentum - base_height * self.scale_fn(where),
+                              self.use_beta1)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class, without the scale function itself (only a callable object's
+        attributes are kept, as for LambdaLR)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume from a :meth:`state_dict`; a custom scale function is kept."""
+        state = dict(state_dict)
+        fn = state.pop("_scale_fn_custom")
+        super().load_state_dict(state)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy (Smith & Topin, 2018), stepped once per *batch*: the rate rises
+    from ``max_lr / div_factor`` to ``max_lr`` during the first ``pct_start`` of
+    ``total_steps``, then anneals to ``initial_lr / final_div_factor``; the momentum (or
+    Adam's ``beta1``) moves the opposite way between ``max_momentum`` and ``base_momentum``.
+
+    ``anneal_strategy``: ``'cos'`` or ``'linear'``. ``three_phase=True``: up, back down to
+    the initial rate symmetrically, then the final annealing.
+
+    >>> import teachgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    >>> sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=7,
+    ...                                             pct_start=0.5, anneal_strategy="linear")
+    >>> lrs, momentums = [], []
+    >>> for _ in range(7):
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    ...     momentums.append(round(opt.param_groups[0]["momentum"], 4))
+    ...     opt.step(); sched.step()
+    >>> lrs   # up to max_lr at step 0.5·7 − 1 = 2.5, then down to max_lr / 25 / 1e4
+    [0.04, 0.424, 0.808, 0.8571, 0.5714, 0.2857, 0.0]
+    >>> momentums
+    [0.95, 0.91, 0.87, 0.8643, 0.8929, 0.9214, 0.95]
+    """
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | list[float],
+                 total_steps: int | None = None, epochs: int | None = None,
+                 steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: Literal["cos", "linear"] = "cos",
+                 cycle_momentum: bool = True, base_momentum: float | list[float] = 0.85,
+                 max_momentum: float | list[float] = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError(
+                    f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}"
+                )
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+        # Each phase ends at a step and goes from one group key's value to another's.
+        up = {"end_step": float(pct_start * self.total_steps) - 1,
+              "start_lr": "initial_lr", "end_lr": "max_lr",
+              "start_momentum": "max_momentum", "end_momentum": "base_momentum"}
+        if three_phase:
+            self._schedule_phases = [
+                up,
+                {"end_step": float(2 * pct_start * self.total_steps) - 2,
+                 "start_lr": "max_lr", "end_lr": "initial_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": self.total_steps - 1,
+                 "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]
+        else:
+            self._schedule_phases = [
+                up,
+                {"end_step": self.total_steps - 1,
+                 "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]
+
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise ValueError(
+                "anneal_strategy must be one of 'cos' or 'linear', instead got "
+                f"{anneal_strategy}"
+            )
+        self._anneal_func_type = anneal_strategy
+
+        max_lrs = _format_param("max_lr", self.optimizer, max_lr)
+        if last_epoch == -1:
+            for max_lr_i, group in zip(max_lrs, self.optimizer.param_groups):
+                group["initial_lr"] = max_lr_i / div_factor
+                group["max_lr"] = max_lr_i
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+
+        self.cycle_momentum = cycle_momentum
+        if self.cycle_momentum:
+            self.use_beta1 = _momentum_key(optimizer)
+            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
+                                                         optimizer.param_groups):
+                    _set_momentum(group, m_momentum, self.use_beta1)
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal_func(self, start: float, end: float, pct: float) -> float:
+        if self._anneal_func_type == "cos":
+            return self._annealing_cos(start, end, pct)
+        return self._annealing_linear(start, end, pct)
+
+    @staticmethod
+    def _annealing_cos(start: float, end: float, pct: float) -> float:
+        """From ``start`` (pct 0) to ``end`` (pct 1) along half a cosine."""
+        cos_out = math.cos(math.pi * pct) + 1
+        return end + (start - end) / 2.0 * cos_out
+
+    @staticmethod
+    def _annealing_linear(start: float, end: float, pct: float) -> float:
+        """From ``start`` (pct 0) to ``end`` (pct 1) along a line."""
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[Any]:
+        """The rate at ``last_epoch`` within its phase (and set the momentum)."""
+        self._warn_if_called_outside_step()
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise ValueError(
+                f"Tried to step {step_num} times. The specified number of total steps is "
+                f"{self.total_steps}"
+                "\nHint: OneCycleLR is stepped once per batch; total_steps (or epochs × "
+                "steps_per_epoch) must count every scheduler.step()."
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or i == len(self._schedule_phases) - 1:
+                    pct = (step_num - start_step) / (end_step - start_step)
+                    lrs.append(self._anneal_func(group[phase["start_lr"]],
+                                                 group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        momentum = self._anneal_func(group[phase["start_momentum"]],
+                                                     group[phase["end_momentum"]], pct)
+                        _set_momentum(group, momentum, self.use_beta1)
+                    break
+                start_step = phase["end_step"]
+        return lrs
+
+
 __all__ = [
     "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ExponentialLR",
-    "CosineAnnealingLR", "ReduceLROnPlateau",
+    "CosineAnnealingLR", "ReduceLROnPlateau", "ConstantLR", "LinearLR", "PolynomialLR",
+    "SequentialLR", "ChainedScheduler", "CosineAnnealingWarmRestarts", "CyclicLR",
+    "OneCycleLR",
 ]

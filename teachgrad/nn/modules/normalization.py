@@ -1,4 +1,5 @@
-"""``LayerNorm``: normalize each sample over its last dimensions (Transformers use it)."""
+"""``LayerNorm`` (each sample over its last dimensions: Transformers use it), ``GroupNorm``
+(groups of channels of each sample) and ``LocalResponseNorm`` (across neighbouring channels)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class LayerNorm(Module):
     LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
     >>> norm(torch.tensor([[1.0, 3.0], [5.0, 5.0]]))
     tensor([[-1.0000,  1.0000],
-            [ 0.0000,  0.0000]], grad_fn=<AddBackward0>)
+            [ 0.0000,  0.0000]], grad_fn=<NativeLayerNormBackward0>)
     """
 
     def __init__(self, normalized_shape: int | tuple[int, ...] | list[int], eps: float = 1e-5,
@@ -68,4 +69,85 @@ class LayerNorm(Module):
         )
 
 
-__all__ = ["LayerNorm"]
+class GroupNorm(Module):
+    """Normalise groups of channels of each sample: ``num_channels`` split into
+    ``num_groups`` groups, each normalised over its channels and positions, then
+    ``* weight + bias`` per channel (see ``F.group_norm``).
+
+    ``num_groups=1`` normalises all channels together (like LayerNorm over ``(C, *)``);
+    ``num_groups=num_channels`` normalises each channel alone (like InstanceNorm).
+
+    >>> import teachgrad as torch
+    >>> norm = torch.nn.GroupNorm(2, 4)
+    >>> norm
+    GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
+    >>> norm(torch.tensor([[1.0, 3.0, 10.0, 30.0]]))
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]], grad_fn=<AddBackward0>)
+    """
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__()
+        _check_device(device)
+        if num_channels % num_groups != 0:
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(empty(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` back to ones and ``bias`` to zeros."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class LocalResponseNorm(Module):
+    """Divide by ``(k + alpha · mean of x² over `size` neighbouring channels)^beta``
+    (see ``F.local_response_norm``; AlexNet used it).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.LocalResponseNorm(3)
+    LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm"]

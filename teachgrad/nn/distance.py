@@ -1,0 +1,104 @@
+"""How far apart, or how aligned, two batches of vectors are: ``F.pairwise_distance``,
+``F.cosine_similarity`` and ``F.normalize``.
+
+All three are built from ordinary differentiable ops, the way PyTorch builds them, so the
+graph (and the ``grad_fn`` at its top) is PyTorch's and gradients of any order work.
+
+>>> import teachgrad as torch
+>>> import teachgrad.nn.functional as F
+>>> a, b = torch.tensor([[3.0, 4.0]]), torch.tensor([[0.0, 0.0]])
+>>> F.pairwise_distance(a, b, eps=0.0), F.normalize(a)
+(tensor([5.]), tensor([[0.6000, 0.8000]]))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtypes import result_type
+from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..ops import pointwise
+from ..ops.reduce import LinalgVectorNormBackward0, normalize_dims, vector_norm
+
+
+class NormBackward1(LinalgVectorNormBackward0):
+    """``torch.norm(x, p, dim)``: the vector p-norm along ``dim``. The same op as
+    ``linalg.vector_norm``; PyTorch records this name when it is called as ``norm``."""
+
+
+def _norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
+    """``input.norm(p, dim, keepdim)`` recorded as PyTorch records it (``NormBackward1``)."""
+    dims = normalize_dims(dim, input.ndim)
+    return NormBackward1.apply(input, ord=float(p), dims=dims, keepdim=keepdim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm distance between corresponding rows: ``‖x1 − x2 + eps‖ₚ`` over the last
+    dimension (``eps`` keeps the gradient finite when two rows are equal).
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.pairwise_distance(torch.tensor([[1.0, 1.0]]),
+    ...                                       torch.tensor([[4.0, 5.0]]), eps=0.0)
+    tensor([5.])
+    """
+    pointwise._check_broadcast(x1, x2)
+    innermost = max(x1.ndim, x2.ndim) - 1
+    return _norm(x1 - x2 + eps, p, innermost, keepdim)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim``: 1 for vectors pointing the same way, 0 for
+    perpendicular ones, −1 for opposite ones.
+
+    Like PyTorch, each input is divided by its own norm first (so the result stays in
+    [−1, 1]), and a norm below ``eps`` is replaced by ``eps`` without that replacement
+    being differentiated.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.cosine_similarity(torch.tensor([[1.0, 0.0]]),
+    ...                                       torch.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(
+            f"expected common dtype to be floating point, yet common dtype is "
+            f"{common._legacy.removesuffix('Tensor')}"
+            "\nHint: convert the inputs first, e.g. x.float()."
+        )
+    x1, x2 = x1.to(common), x2.to(common)
+    pointwise._check_broadcast(x1, x2)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)  # broadcast first: the norms see it
+    x1 = x1 if x1.shape == shape else x1.expand(*shape)
+    x2 = x2 if x2.shape == shape else x2.expand(*shape)
+    x1_norm = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    x2_norm = vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with no_grad():  # the clamp protects the division; it is not part of the derivative
+        x1_norm.clamp_min_(eps)
+        x2_norm.clamp_min_(eps)
+    return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """Divide by the p-norm along ``dim`` (at least ``eps``): unit-length vectors.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0], [0.0, 0.0]]))
+    tensor([[0.6000, 0.8000],
+            [0.0000, 0.0000]])
+    """
+    denom = _norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    if is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "div(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    return out.copy_(input / denom)
+
+
+__all__ = ["pairwise_distance", "cosine_similarity", "normalize"]

@@ -1,0 +1,151 @@
+"""The fused loss ops behind ``smooth_l1_loss``, ``huber_loss``, ``soft_margin_loss`` and
+``multi_margin_loss``: the losses PyTorch computes in one kernel and records as one node
+(``SmoothL1LossBackward0`` ...). The other losses of :mod:`teachgrad.nn.losses` are
+compositions of ordinary ops, as in PyTorch.
+
+Forward runs on NumPy arrays; backward is written with NumPy operators and ``np.*``
+functions only, with masks taken from the raw arrays, so that the same formulas also run
+on tensors under ``create_graph=True`` (gradients of gradients).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
+from ..ops.op import Op
+
+
+class SmoothL1LossBackward0(Op):
+    """``0.5·d²/β`` where ``|d| < β``, else ``|d| − 0.5·β`` (``d = input − target``):
+    quadratic near zero, linear (like L1) far away."""
+
+    formula = "∂ℓ/∂a = d/β where |d| < β, else sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, input, target, reduction="mean", beta=1.0):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.beta = reduction, beta
+        z = np.abs(input - target)
+        losses = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+        return _reduce(losses.astype(z.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        diff = input - target
+        inside = np.abs(_raw(diff)) < ctx.beta  # a constant of the derivative
+        slope = np.where(inside, diff / ctx.beta, np.sign(diff))
+        g = grad * _scale(ctx.reduction, int(np.prod(np.shape(diff)))) * slope
+        return g, -g
+
+
+class HuberLossBackward0(Op):
+    """``0.5·d²`` where ``|d| < δ``, else ``δ·(|d| − 0.5·δ)``: smooth_l1 times ``δ`` (for
+    ``β = δ``), so the linear part has slope ``δ``."""
+
+    formula = "∂ℓ/∂a = d where |d| ≤ δ, else δ·sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, input, target, reduction="mean", delta=1.0):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.delta = reduction, delta
+        z = np.abs(input - target)
+        losses = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+        return _reduce(losses.astype(z.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        diff = input - target
+        inside = np.abs(_raw(diff)) <= ctx.delta
+        slope = np.where(inside, diff, ctx.delta * np.sign(diff))
+        g = grad * _scale(ctx.reduction, int(np.prod(np.shape(diff)))) * slope
+        return g, -g
+
+
+class SoftMarginLossBackward0(Op):
+    """``log(1 + e^(−y·x))`` for labels ``y = ±1``: a smooth hinge (logistic loss).
+
+    PyTorch computes ``log1p(exp(z))``, which overflows to ``inf`` (and a ``nan``
+    gradient) once ``e^z`` does; here such elements use ``z + log1p(e^(−z))`` instead, so
+    they stay finite. Elsewhere the values are PyTorch's.
+    """
+
+    formula = "∂ℓ/∂x = −y·σ(−y·x)"
+
+    @staticmethod
+    def forward(ctx, input, target=None, reduction="mean"):
+        ctx.save_for_backward(input)
+        ctx.target, ctx.reduction = target, reduction
+        z = -input * target
+        with np.errstate(over="ignore"):
+            e = np.exp(z)
+            losses = np.where(np.isinf(e), z + np.log1p(np.exp(-np.abs(z))), np.log1p(e))
+        return _reduce(losses.astype(input.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        y = ctx.target
+        scale = _scale(ctx.reduction, int(np.prod(np.shape(input))))
+        return grad * scale * -y * stable_sigmoid(-input * y)
+
+
+class MultiMarginLossBackward0(Op):
+    """The multi-class hinge loss: for each sample with class ``y``,
+    ``Σ_{j≠y} max(0, margin − x[y] + x[j])^p · w[y] / C`` (``p`` is 1 or 2).
+
+    Every wrong class whose score comes within ``margin`` of the right one adds to the
+    loss: it pushes that score down and the right one up.
+    """
+
+    formula = ("∂ℓ/∂x[j] = p·zʲ^(p−1)·w[y]/C where zʲ = margin − x[y] + x[j] > 0 (j ≠ y)"
+               "    ∂ℓ/∂x[y] = −Σⱼ ∂ℓ/∂x[j]")
+
+    @staticmethod
+    def forward(ctx, input, target=None, p=1, margin=1.0, weight=None, reduction="mean",
+                scalar_output=False):
+        x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
+        n, c = x.shape
+        one_hot = np.zeros_like(x)
+        one_hot[np.arange(n), target.reshape(n)] = 1
+        ctx.save_for_backward(input)
+        ctx.one_hot, ctx.p, ctx.margin = one_hot, p, margin
+        ctx.reduction, ctx.scalar_output = reduction, scalar_output
+        # The right class's weight, per sample (the loss of a sample is scaled by it).
+        sample_weight = (1.0 if weight is None
+                         else weight[target.reshape(n)].reshape(n, 1).astype(x.dtype))
+        ctx.sample_weight = sample_weight
+        z = margin - np.sum(x * one_hot, axis=1, keepdims=True) + x
+        active = (z > 0) & (one_hot == 0)  # wrong classes within the margin
+        terms = np.where(active, z if p == 1 else z * z, 0) * sample_weight
+        losses = (np.sum(terms, axis=1) / c).astype(x.dtype, copy=False)
+        if reduction == "none" and not scalar_output:
+            return losses
+        return _reduce(losses.reshape(()) if scalar_output else losses,
+                       "sum" if reduction == "none" else reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        shape = np.shape(input)
+        one_hot = ctx.one_hot
+        n, c = one_hot.shape
+        x = np.reshape(input, (n, c))
+        z = ctx.margin - np.sum(x * one_hot, axis=1, keepdims=True) + x
+        active = ((_raw(z) > 0) & (one_hot == 0)).astype(one_hot.dtype)
+        slope = active if ctx.p == 1 else 2 * z * active
+        if ctx.reduction == "none" and not ctx.scalar_output:
+            grad = np.reshape(grad, (n, 1))
+        elif ctx.reduction == "mean":
+            grad = grad / n
+        wrong = slope * ctx.sample_weight / c * grad  # ∂ℓ/∂x[j] for the wrong classes ...
+        # ... and the right class gets minus their sum.
+        grad_input = wrong - one_hot * np.sum(wrong, axis=1, keepdims=True)
+        return np.reshape(grad_input, shape)
+
+
+__all__: list[str] = []

@@ -1,0 +1,177 @@
+"""``F.group_norm``, ``F.instance_norm`` and ``F.local_response_norm``: normalise over
+groups of channels, over each sample's own channel, or across neighbouring channels.
+
+Like :mod:`teachgrad.nn.batch_norm` they are built from ordinary differentiable ops (mean,
+subtraction, ``rsqrt`` ...), so the graph shows each step and gradients of any order
+work. PyTorch fuses group norm into one ``NativeGroupNormBackward0`` node; here the node
+at the top is the last elementwise op.
+
+What is averaged, for an input of shape ``(N, C, L)``:
+
+* batch norm: each channel over the batch and length (``N·L`` values per channel)
+* instance norm: each channel of each sample over its length (``L`` values)
+* group norm: each group of ``C/G`` channels of each sample (``C/G·L`` values)
+* layer norm: each sample over the trailing dimensions
+
+>>> import teachgrad as torch
+>>> x = torch.tensor([[[1.0, 3.0], [10.0, 30.0]]])
+>>> torch.nn.functional.instance_norm(x)
+tensor([[[-1.0000,  1.0000],
+         [-1.0000,  1.0000]]])
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _creation
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops.shape import cat
+
+
+def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``(x − mean) / √(var + eps)`` over ``dims`` (biased variance), with mean and var."""
+    mean = x.mean(dims, keepdim=True)
+    var = ((x - mean) ** 2).mean(dims, keepdim=True)
+    return (x - mean) * (var + eps).rsqrt(), mean, var
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """``out * weight + bias`` with one weight and bias per channel (dimension 1)."""
+    shape = (1, out.shape[1], *(1,) * (out.ndim - 2))
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the ``C`` channels into ``num_groups`` groups and normalise each group of each
+    sample (mean 0, variance 1 over its channels and positions), then ``* weight + bias``
+    per channel. Independent of the batch size: it behaves the same in training and eval.
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([[1.0, 3.0, 10.0, 30.0]])
+    >>> torch.nn.functional.group_norm(x, 2)
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
+    """
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    n, c, *spatial = input.shape
+    if c % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    if n * c // num_groups * math.prod(spatial) == 1:  # PyTorch's _verify_batch_size
+        raise ValueError(
+            "Expected more than 1 value per channel when training, got input size "
+            f"{[n * c // num_groups, num_groups, *spatial]}"
+        )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and (param.dim() != 1 or param.numel() != c):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(param.shape)} and input of shape "
+                f"{list(input.shape)}"
+            )
+    grouped = input.reshape(n, num_groups, -1)  # each row: one group of one sample
+    out, _, _ = _normalize(grouped, (2,), eps)
+    return _affine(out.reshape(input.shape), weight, bias)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its own positions (``(N, C, *)``).
+
+    With ``use_input_stats`` (training) the statistics are the instance's own, and the
+    running statistics, if given, move towards their average over the batch:
+    ``running = (1 − momentum)·running + momentum·mean over samples`` (unbiased variance).
+    Otherwise the running statistics normalise every instance. This is PyTorch's rule, which
+    runs batch norm on the input seen as one sample of ``N·C`` channels.
+    """
+    n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(
+            "Expected more than 1 spatial element when training, got input size "
+            f"{input.size()}"
+        )
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    # PyTorch repeats the per-channel tensors over the batch: its messages count N·C.
+    for name, param in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+        if param is not None and param.numel() * n != n * c:
+            raise RuntimeError(f"{name} should contain {n * c} elements not {param.numel() * n}")
+
+    # As PyTorch: batch norm of the input seen as one sample with N·C channels (so the
+    # per-channel tensors are repeated N times), viewed back to the input's shape.
+    spatial = input.shape[2:]
+    as_channels = input.reshape(1, n * c, *spatial)
+    dims = (0, *range(2, input.ndim))
+    stat_shape = (1, n * c, *(1,) * len(spatial))
+    if use_input_stats:
+        out, mean, var = _normalize(as_channels, dims, eps)
+        if running_mean is not None and running_var is not None:
+            count = math.prod(spatial)
+            with no_grad():  # running statistics are state, not part of the graph
+                # Each instance's statistics, averaged over the batch (unbiased variance).
+                batch_mean = mean.reshape(n, c).mean(0)
+                batch_var = (var.reshape(n, c) * (count / (count - 1))).mean(0)
+                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
+                running_var.copy_(running_var * (1 - momentum) + batch_var * momentum)
+    else:
+        mean = running_mean.repeat(n).reshape(stat_shape)
+        var = running_var.repeat(n).reshape(stat_shape)
+        out = (as_channels - mean) * (var + eps).rsqrt()
+    out = _affine(out, None if weight is None else weight.repeat(n),
+                  None if bias is None else bias.repeat(n))
+    return out.view(input.shape)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Divide each value by ``(k + alpha · mean of x² over `size` neighbouring
+    channels)^beta`` (AlexNet's normalisation; neighbours beyond the edges count as 0).
+
+    >>> import teachgrad as torch
+    >>> x = torch.tensor([[[2.0], [0.0]]])
+    >>> torch.nn.functional.local_response_norm(x, size=2, alpha=1.0, beta=1.0, k=0.0)
+    tensor([[[1.],
+             [0.]]])
+    """
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dim} "
+            "dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    squares = input.mul(input)
+    channels = squares.shape[1]
+    # Zero channels before and after, then the mean over each window of `size` channels.
+    before, after = size // 2, (size - 1) // 2
+    pad_shape = list(squares.shape)
+    parts = []
+    for count in (before, after):
+        pad_shape[1] = count
+        parts.append(_creation.zeros(*pad_shape, dtype=squares.dtype))
+    padded = cat([parts[0], squares, parts[1]], 1)
+    window_sum = padded[:, 0:channels]
+    for shift in range(1, size):
+        window_sum = window_sum + padded[:, shift:shift + channels]
+    div = (window_sum / size).mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+__all__ = ["group_norm", "instance_norm", "local_response_norm"]

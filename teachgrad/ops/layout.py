@@ -1,0 +1,128 @@
+"""The memory layout of results, where PyTorch's rule differs from NumPy's.
+
+A tensor's *layout* is the order its elements sit in memory (see ``Tensor.stride()``).
+NumPy gives almost every result the layout of its input: the sum over dim 1 of a
+transposed array is stored transposed too. PyTorch does the same for pointwise ops
+(``exp``, ``+`` ...), but
+
+* reductions, softmax, cumulative ops, ``cat``/``stack``, ``tril``/``triu``, ``roll`` and
+  ``masked_fill`` allocate a fresh **row-major** (contiguous) result, and
+* ``clone`` and ``flip`` **keep** the input's layout, where NumPy's ``copy()`` would make
+  the result row-major.
+
+The difference is visible to a learner: ``is_contiguous()`` and ``stride()`` print it, and
+``view()`` refuses a tensor that is not contiguous. So these ops ask for PyTorch's layout
+with the two helpers below.
+
+>>> import numpy as np
+>>> a = np.ones((2, 3, 4)).transpose(2, 0, 1)   # a permuted view, like x.permute(2, 0, 1)
+>>> np.sum(a, axis=1).flags.c_contiguous, row_major(np.sum(a, axis=1)).flags.c_contiguous
+(False, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["memory_format", "preserve_format", "contiguous_format", "channels_last",
+           "channels_last_3d"]
+
+_ascontiguousarray = np.ascontiguousarray
+
+
+def row_major(result):
+    """``result`` stored row-major (C order), copied only when it is not already.
+
+    0-d and 1-d results (and NumPy scalars) are returned as they are: they are always
+    contiguous, and ``np.ascontiguousarray`` would turn a 0-d array into a 1-d one.
+    """
+    if result.ndim < 2 or result.flags.c_contiguous:
+        return result
+    return _ascontiguousarray(result)
+
+
+def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` whose elements sit in memory in the order ``a``'s do.
+
+    PyTorch's ``clone()`` (``memory_format=torch.preserve_format``) does this: the clone
+    of a transposed tensor is transposed too. NumPy's ``order="K"`` is the same rule;
+    negative strides (a flipped view) become positive ones, as in PyTorch.
+    """
+    return a.copy(order="K")
+
+
+# ----------------------------------------------------------------------------------------
+# memory_format: how clone(), contiguous() and is_contiguous() name a layout
+# ----------------------------------------------------------------------------------------
+class memory_format:  # noqa: N801 - PyTorch's name
+    """A layout that ``clone``, ``contiguous`` and ``is_contiguous`` can be asked for.
+
+    ``teachgrad.contiguous_format`` is row-major; ``teachgrad.preserve_format`` keeps the
+    input's layout; ``teachgrad.channels_last`` stores an image batch ``(N, C, H, W)`` with
+    the channels innermost (the shape stays ``(N, C, H, W)``; only ``stride()`` changes).
+
+    >>> import teachgrad as torch
+    >>> torch.ones(2, 3, 4, 5).clone(memory_format=torch.channels_last).stride()
+    (60, 1, 15, 3)
+    """
+
+    __slots__ = ("name", "rank")
+
+    def __init__(self, name: str, rank: int | None = None) -> None:
+        self.name = name
+        self.rank = rank  # channels_last layouts exist for one rank only
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):  # pickled by name, so torch.save/load keep the singletons
+        return (_by_name, (self.name,))
+
+    def order(self, ndim: int) -> tuple[int, ...]:
+        """The dims from outermost to innermost in memory, e.g. (0, 2, 3, 1) for NHWC."""
+        if self.rank is None:
+            return tuple(range(ndim))
+        if ndim != self.rank:
+            raise RuntimeError(f"required rank {self.rank} tensor to use {self.name} format")
+        return (0, *range(2, ndim), 1)
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last", rank=4)
+channels_last_3d = memory_format("channels_last_3d", rank=5)
+
+
+def _by_name(name: str) -> memory_format:
+    return {f.name: f for f in (preserve_format, contiguous_format, channels_last,
+                                channels_last_3d)}[name]
+
+
+def check_memory_format(function: str, value) -> memory_format:
+    """``value`` itself if it is a ``memory_format`` (``None`` means preserve), else
+    PyTorch's TypeError."""
+    if value is None:
+        return preserve_format
+    if not isinstance(value, memory_format):
+        raise TypeError(f"{function}(): argument 'memory_format' must be torch.memory_format, "
+                        f"not {type(value).__name__}")
+    return value
+
+
+def copy_in_format(a: np.ndarray, fmt: memory_format) -> np.ndarray:
+    """A copy of ``a`` laid out as ``fmt`` says (``preserve_format``: as ``a`` is)."""
+    if fmt is preserve_format:
+        return copy_keeping_layout(a)
+    order = fmt.order(a.ndim)
+    inverse = np.argsort(order)
+    # Copy row-major in the permuted order, then permute back: same shape, new strides.
+    return np.ascontiguousarray(a.transpose(order)).transpose(inverse) if a.ndim else a.copy()
+
+
+def is_in_format(a: np.ndarray, fmt: memory_format) -> bool:
+    """Is ``a`` laid out as ``fmt`` says, without gaps? (Size-1 dims may have any stride.)"""
+    if fmt.rank is None:
+        return bool(a.flags.c_contiguous)
+    if a.ndim != fmt.rank:
+        return False
+    return bool(a.transpose(fmt.order(a.ndim)).flags.c_contiguous)
