@@ -23,6 +23,7 @@ from .._tensor import Size, Tensor, _make, _wrap_dim, tensor_method
 from .conversion import clone
 from .grid import meshgrid
 from .index import index_select, masked_select
+from .layout import contiguous_format
 from .op import Op
 from .shape import (
     _tensor_list,
@@ -372,9 +373,11 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     if output_size is not None and output_size != times * n:
         raise RuntimeError("allocated size does not match required size")
     # As PyTorch builds it: a new axis after dim, expanded, copied, then merged into dim.
+    # (The copy of an expanded tensor is row-major in PyTorch; asked for explicitly here.)
     shape = input._data.shape
     grown = expand(unsqueeze(input, d + 1), shape[: d + 1] + (times,) + shape[d + 1 :])
-    return view(clone(grown), shape[:d] + (n * times,) + shape[d + 1 :])
+    copied = clone(grown, memory_format=contiguous_format)
+    return view(copied, shape[:d] + (n * times,) + shape[d + 1 :])
 
 
 __all__ = [
