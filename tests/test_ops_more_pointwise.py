@@ -451,3 +451,25 @@ def test_errors_match_torch(case):
             expr(teachgrad)
         return
     same_error(expr, *arrays)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from teachgrad import _random, _runtime, return_types
+    from teachgrad.ops import (
+        calculus,
+        index_update,
+        info,
+        multiply_add,
+        order_statistics,
+        pointwise,
+        reduce,
+        search,
+        split_join,
+        view_scatter,
+    )
+
+    for module in (calculus, index_update, info, multiply_add, order_statistics, pointwise,
+                   reduce, search, split_join, view_scatter, _random, _runtime, return_types):
+        assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -1456,7 +1456,7 @@ def float_power(input, exponent) -> Tensor:
 
     >>> import teachgrad as torch
     >>> torch.float_power(torch.tensor([2, 3]), 2)
-    tensor([4., 9.], dtype=torch.float64)
+    tensor([4., 9.], dtype=teachgrad.float64)
     """
     from .._dtypes import float64
 
@@ -1576,7 +1576,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 
     >>> import teachgrad as torch
     >>> torch.nextafter(torch.tensor([1.0], dtype=torch.float64), torch.tensor([2.0])) - 1
-    tensor([2.2204e-16], dtype=torch.float64)
+    tensor([2.2204e-16], dtype=teachgrad.float64)
     """
     _require_tensor_other("nextafter", other)
     dtype = result_type(input, other)
@@ -1644,7 +1644,7 @@ def frexp(input: Tensor):
     >>> torch.frexp(torch.tensor([3.0, -0.25]))
     teachgrad.return_types.frexp(
     mantissa=tensor([ 0.7500, -0.5000]),
-    exponent=tensor([ 2, -1], dtype=torch.int32))
+    exponent=tensor([ 2, -1], dtype=teachgrad.int32))
     """
     from ..return_types import structseq
 
