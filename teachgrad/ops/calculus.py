@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import get_default_dtype
-from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .pointwise import logical_xor
 from .reduce import cumsum
 from .reduce import sum as reduce_sum
@@ -106,6 +106,7 @@ def _check_x_or_dx(x, dx) -> None:
         )
 
 
+@numpy_names
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """∫ y along ``dim`` by the trapezoid rule: samples ``dx`` apart (default 1), or at the
@@ -133,12 +134,14 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     return reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
 
 
+@numpy_names
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
           dim: int = -1) -> Tensor:
     """The old name of :func:`trapezoid` (``trapz(y, dx=2)``, ``trapz(y, x)``)."""
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@numpy_names
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
                          dim: int = -1) -> Tensor:
     """The running trapezoid-rule integral along ``dim``: one value per interval (so one
