@@ -46,8 +46,10 @@ from . import ops  # noqa: F401 - registers the Tensor methods
 from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
+from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
+from . import return_types  # noqa: F401
 from . import linalg  # noqa: F401
 from . import serialization  # noqa: F401
 from .serialization import load, save  # noqa: F401

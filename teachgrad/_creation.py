@@ -21,7 +21,7 @@ from ._tensor import Tensor, _make
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
     "arange", "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like",
-    "scalar_tensor",
+    "scalar_tensor", "tril_indices", "triu_indices",
 ]
 
 
@@ -315,3 +315,36 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, device=N
 
 def _sizes(size: Sequence) -> tuple:
     return _shape(size)
+
+
+def _triangle_indices(which: str, row: int, col: int, offset: int, dtype, device) -> Tensor:
+    _check_device(device)
+    for name, size in (("row", row), ("col", col)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{size}")  # (PyTorch's spacing)
+    d = np.dtype(np.int64) if dtype is None else to_dtype(dtype).numpy
+    if d.kind not in "iu":
+        name = to_dtype(dtype)._legacy.removesuffix("Tensor")
+        raise NotImplementedError(f"\"{which}\" not implemented for '{name}'")
+    pick = np.tril_indices if which == "tril_indices" else np.triu_indices
+    rows, cols = pick(row, offset, col)
+    return _make(np.stack([rows, cols]).astype(d).reshape(2, -1))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+                 device=None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row × col`` matrix, as a
+    ``2 × N`` tensor, in row-major order (``offset`` moves the diagonal up).
+
+    >>> import teachgrad as torch
+    >>> torch.tril_indices(3, 3)
+    tensor([[0, 1, 1, 2, 2, 2],
+            [0, 0, 1, 0, 1, 2]])
+    """
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+                 device=None) -> Tensor:
+    """The indices of the upper triangle of a ``row × col`` matrix (see :func:`tril_indices`)."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device)

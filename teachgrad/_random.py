@@ -12,12 +12,13 @@ import numpy as np
 from ._creation import _check_device, _finish, _float_dtype, _shape
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
-from ._tensor import Tensor
+from ._tensor import Tensor, _make
+from .ops.op import Op
 
 __all__ = [
     "manual_seed", "seed", "initial_seed", "rand", "randn", "randint", "randperm",
     "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-    "Generator", "default_generator",
+    "Generator", "default_generator", "get_rng_state", "set_rng_state",
 ]
 
 
@@ -49,14 +50,77 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
-    def get_state(self) -> dict:
-        return self._numpy.bit_generator.state
+    def get_state(self) -> Tensor:
+        """The generator's state as a uint8 tensor (a ByteTensor, as in PyTorch).
 
-    def set_state(self, state: dict) -> None:
+        Hand it back to :meth:`set_state` to replay the same numbers. The bytes are
+        teachgrad's own (NumPy's PCG64 counter and increment, and the seed), so a state
+        from PyTorch does not fit here, nor one from here in PyTorch.
+        """
+        return _make(_pack_state(self._numpy.bit_generator.state, self._seed))
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Go back to a state returned by :meth:`get_state`."""
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        state, seed = _unpack_state(new_state._data)
         self._numpy.bit_generator.state = state
+        self._seed = seed
+        return self
 
 
 default_generator = Generator()
+
+# A state is PCG64's 128-bit counter and 128-bit increment, its cached half-word (a flag
+# and 32 bits), then the 64-bit seed: 16 + 16 + 1 + 4 + 8 bytes, little-endian.
+_STATE_BYTES = 45
+
+
+def _pack_state(state: dict, seed: int) -> np.ndarray:
+    pcg = state["state"]
+    raw = (
+        pcg["state"].to_bytes(16, "little") + pcg["inc"].to_bytes(16, "little")
+        + bytes([state["has_uint32"]]) + state["uinteger"].to_bytes(4, "little")
+        + (seed % 2**64).to_bytes(8, "little")
+    )
+    return np.frombuffer(raw, dtype=np.uint8).copy()
+
+
+def _unpack_state(data: np.ndarray) -> tuple[dict, int]:
+    if data.ndim != 1 or data.size != _STATE_BYTES:
+        raise RuntimeError(
+            f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
+            f"state size to be {data.size}"
+            "\nHint: pass a state returned by teachgrad.get_rng_state() (or "
+            "Generator.get_state()), unchanged."
+        )
+    raw = data.tobytes()
+    state = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(raw[0:16], "little"),
+                  "inc": int.from_bytes(raw[16:32], "little")},
+        "has_uint32": raw[32],
+        "uinteger": int.from_bytes(raw[33:37], "little"),
+    }
+    return state, int.from_bytes(raw[37:45], "little")
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state, as a uint8 tensor (see :meth:`Generator.get_state`).
+
+    >>> import teachgrad as torch
+    >>> state = torch.get_rng_state()
+    >>> a = torch.rand(2)
+    >>> _ = torch.set_rng_state(state)
+    >>> bool((torch.rand(2) == a).all())
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator to a state from :func:`get_rng_state`."""
+    default_generator.set_state(new_state)
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
@@ -153,25 +217,104 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None,
     return _finish(data, requires_grad)
 
 
+class BernoulliBackward0(Op):
+    """``bernoulli(probabilities)``: a draw is 0 or 1, so no small change in a probability
+    changes it. PyTorch records the op with a zero gradient."""
+
+    formula = "∂bernoulli(p)/∂p = 0 (a draw does not move when p moves a little)"
+
+    @staticmethod
+    def forward(ctx, probabilities, rng):
+        return (rng.random(probabilities.shape) < probabilities).astype(probabilities.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def _check_probabilities(p: np.ndarray) -> None:
+    if not ((p >= 0) & (p <= 1)).all():  # (NaN fails both)
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false."
+            "\nHint: bernoulli draws 1 with probability p: every p must be in [0, 1]."
+        )
+
+
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:
-    """1 with probability ``input`` (or ``p``), else 0; same dtype as ``input``."""
-    probs = input._data if p is None else np.full(input._data.shape, p)
-    draws = _rng(generator).random(input._data.shape) < probs
-    return _finish(draws.astype(input._data.dtype), False)
+    """1 with probability ``input`` (elementwise), else 0, in ``input``'s float dtype.
+
+    With ``p`` (a number), every element is 1 with probability ``p`` instead.
+
+    >>> import teachgrad as torch
+    >>> torch.bernoulli(torch.tensor([0., 1.]))
+    tensor([0., 1.])
+    """
+    data = input._data
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+            f"'{input.dtype._legacy.removesuffix('Tensor')}'"
+        )
+    rng = _rng(generator)
+    if p is not None:
+        return _make((rng.random(data.shape) < p).astype(data.dtype))
+    _check_probabilities(data)
+    return BernoulliBackward0.apply(input, rng=rng)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
-    """Sample indices with probabilities proportional to the rows of ``input``."""
+    """Draw ``num_samples`` category indices from each row of weights ``input`` (int64).
+
+    The weights need not sum to 1 (they are normalised). Without ``replacement`` a
+    category is drawn at most once per row: the first draw by its weight, the next among
+    the rest, and so on (categories of weight 0 come last, as in PyTorch).
+
+    >>> import teachgrad as torch
+    >>> torch.multinomial(torch.tensor([0., 0., 5.]), 2, replacement=True)
+    tensor([2, 2])
+    """
+    data = input._data
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{input.dtype._legacy.removesuffix('Tensor')}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = data.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    weights = np.atleast_2d(data).astype(np.float64)
+    if not (np.isfinite(weights) & (weights >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (weights.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rng = _rng(generator)
-    probs = np.atleast_2d(input._data.astype(np.float64))
-    rows = [
-        rng.choice(probs.shape[1], size=num_samples, replace=replacement, p=row / row.sum())
-        for row in probs
-    ]
-    out = np.array(rows, dtype=np.int64)
-    return _finish(out if input._data.ndim == 2 else out[0], False)
+    if replacement:
+        # Inverse transform: where a uniform number falls in the running sum of weights.
+        cumulative = np.cumsum(weights, axis=1)
+        cumulative /= cumulative[:, -1:]
+        u = rng.random((weights.shape[0], num_samples))
+        draws = np.stack([np.searchsorted(c, row, side="right") for c, row in zip(cumulative, u)])
+        draws = np.minimum(draws, categories - 1)
+    else:
+        # A race: category i finishes at time Exp(1) / wᵢ; the first num_samples to finish
+        # are a draw without replacement with the weights (the exponential-race method).
+        with np.errstate(divide="ignore"):
+            keys = weights / rng.exponential(size=weights.shape)
+        draws = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    out = draws.astype(np.int64)
+    return _make(out if data.ndim == 2 else out[0])
+
+
+Tensor.bernoulli = bernoulli
+Tensor.multinomial = multinomial
 
 
 # ----------------------------------------------------------------------------------------
@@ -198,9 +341,16 @@ def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     return _fill_with(self, _rng(generator).normal(mean, std, self._data.shape))
 
 
-def _bernoulli_(self: Tensor, p: float = 0.5, *, generator: Generator | None = None) -> Tensor:
-    """Fill with 1 (probability ``p``) or 0."""
-    return _fill_with(self, _rng(generator).random(self._data.shape) < p)
+def _bernoulli_(self: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
+    """Fill with 1 (probability ``p``, a number or a tensor that broadcasts) or 0."""
+    if isinstance(p, Tensor):
+        _check_probabilities(p._data)
+        probabilities = np.broadcast_to(p._data, self._data.shape)
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        probabilities = p
+    return _fill_with(self, _rng(generator).random(self._data.shape) < probabilities)
 
 
 def _random_(self: Tensor, from_: int = 0, to: int | None = None, *,

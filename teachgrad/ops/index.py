@@ -695,6 +695,27 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     return gather(expand(input, tuple(common)), d, _make(np.broadcast_to(idx, index_shape)))
 
 
+def unravel_index(indices, shape) -> tuple:
+    """Flat indices into a tensor of ``shape`` as one index tensor per dimension (the
+    inverse of flattening; indices wrap around as in PyTorch, -1 is the last element).
+
+    >>> import teachgrad as torch
+    >>> torch.unravel_index(torch.tensor([4, 1]), (2, 3))
+    (tensor([1, 0]), tensor([1, 1]))
+    """
+    idx = _value_of_index(indices)
+    if idx.dtype.kind not in "iu":
+        dtype = indices.dtype if isinstance(indices, Tensor) else idx.dtype
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {dtype}")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if not shape:
+        return ()
+    flat = idx.astype(np.int64) % max(int(np.prod(shape)), 1)
+    return tuple(_make(np.asarray(c, dtype=np.int64)) for c in np.unravel_index(flat, shape))
+
+
 # ----------------------------------------------------------------------------------------
 # Writing along a dimension: scatter, scatter_add, index_put
 # ----------------------------------------------------------------------------------------
@@ -1040,7 +1061,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
 __all__ = [
     "index_put", "index_put_", "index_select", "gather", "take", "take_along_dim", "scatter",
     "scatter_add", "masked_fill", "masked_select", "nonzero", "argwhere", "sort", "argsort",
-    "msort", "topk", "kthvalue",
+    "msort", "topk", "kthvalue", "unravel_index",
 ]
 
 for _name, _op in {

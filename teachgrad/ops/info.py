@@ -128,4 +128,64 @@ class iinfo:
         return f"iinfo(min={_formatted(self.min)}, max={_formatted(self.max)}, dtype={self.dtype})"
 
 
-__all__ = ["finfo", "iinfo"]
+# ----------------------------------------------------------------------------------------
+# Yes/no questions and sizes: is_nonzero, is_same_size, is_signed, nbytes, itemsize
+# ----------------------------------------------------------------------------------------
+@tensor_method()
+def is_nonzero(input: Tensor) -> bool:
+    """Whether a one-element tensor is not zero (``bool(input)``, with PyTorch's errors).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0.5]).is_nonzero(), torch.tensor(0).is_nonzero()
+    (True, False)
+    """
+    size = input._data.size
+    if size == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if size > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(()).item())
+
+
+@tensor_method()
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether the two tensors have the same shape."""
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"is_same_size(): argument 'other' (position 2) must be Tensor, not "
+            f"{type(other).__name__}"
+        )
+    return input._data.shape == other._data.shape
+
+
+@tensor_method()
+def is_signed(input: Tensor) -> bool:
+    """Whether the dtype can hold negative numbers (False for uint8 and bool)."""
+    return input.dtype.is_signed
+
+
+def _nbytes(self: Tensor) -> int:
+    """How many bytes the elements take: ``numel() * itemsize``.
+
+    Counted per element, as PyTorch does, even when several elements share memory (an
+    ``expand``) or the tensor is a view of a larger one.
+    """
+    return self._data.size * self._data.itemsize
+
+
+def _itemsize(self: Tensor) -> int:
+    """Bytes per element (``element_size()``)."""
+    return self._data.itemsize
+
+
+def _output_nr(self: Tensor) -> int:
+    """Which output of its ``grad_fn`` this tensor is (0 for leaves and one-output ops)."""
+    return self._output_nr
+
+
+Tensor.nbytes = property(_nbytes)
+Tensor.itemsize = property(_itemsize)
+Tensor.output_nr = property(_output_nr)
+
+
+__all__ = ["finfo", "iinfo", "is_nonzero", "is_same_size", "is_signed"]

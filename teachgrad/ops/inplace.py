@@ -399,6 +399,9 @@ _INPLACE = {
     "__ixor__": pointwise.bitwise_xor,
     "remainder_": pointwise.remainder, "__imod__": pointwise.remainder,
     "floor_divide_": pointwise.floor_divide, "__ifloordiv__": pointwise.floor_divide,
+    "true_divide_": pointwise.div, "negative_": pointwise.neg, "absolute_": pointwise.abs,
+    "exp2_": pointwise.exp2, "sgn_": pointwise.sgn, "nextafter_": pointwise.nextafter,
+    "ldexp_": pointwise.ldexp, "gcd_": pointwise.gcd, "lcm_": pointwise.lcm,
 }
 
 for _name, _op in _INPLACE.items():

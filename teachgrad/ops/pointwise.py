@@ -484,7 +484,7 @@ def _value(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-@tensor_method("pow", "__pow__", "float_power")
+@tensor_method("pow", "__pow__")
 def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a number).
 
@@ -1384,6 +1384,314 @@ def trunc(input: Tensor) -> Tensor:
     return _rounding(TruncBackward0, np.trunc, input)
 
 
+
+# ----------------------------------------------------------------------------------------
+# NaN-ignoring maximum/minimum, float_power, exp2, and how floats are built
+# ----------------------------------------------------------------------------------------
+def _require_tensor_other(name: str, other) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+
+
+class FmaxBackward0(Op):
+    formula = "∂fmax(a,b)/∂a = 1 where a ≥ b or b is NaN, else 0    ∂/∂b = the rest"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.fmax(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a, b = _value(a), _value(b)
+        a_wins = (a >= b) | np.isnan(b)  # ties go to a, as in PyTorch (not shared)
+        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+
+
+class FminBackward0(Op):
+    formula = "∂fmin(a,b)/∂a = 1 where a ≤ b or b is NaN, else 0    ∂/∂b = the rest"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.fmin(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a, b = _value(a), _value(b)
+        a_wins = (a <= b) | np.isnan(b)
+        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+
+
+@tensor_method()
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN: ``fmax(nan, 1) = 1`` (``maximum`` gives nan).
+
+    A tie sends the whole gradient to ``input``.
+
+    >>> import teachgrad as torch
+    >>> torch.fmax(torch.tensor([float('nan'), 1.]), torch.tensor([2., float('nan')]))
+    tensor([2., 1.])
+    """
+    _require_tensor_other("fmax", other)
+    return _binary(FmaxBackward0, input, other)
+
+
+@tensor_method()
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (see :func:`fmax`)."""
+    _require_tensor_other("fmin", other)
+    return _binary(FminBackward0, input, other)
+
+
+@tensor_method()
+def float_power(input, exponent) -> Tensor:
+    """``input ** exponent`` computed in float64, whatever the dtypes (a float64 result).
+
+    >>> import teachgrad as torch
+    >>> torch.float_power(torch.tensor([2, 3]), 2)
+    tensor([4., 9.], dtype=teachgrad.float64)
+    """
+    from .._dtypes import float64
+
+    def double(x):
+        if isinstance(x, Tensor):
+            return x.to(float64)
+        x = _operand(x)
+        return x.to(float64) if isinstance(x, Tensor) else float(x)
+
+    return pow(double(input), double(exponent))
+
+
+def _float_power_(self: Tensor, exponent) -> Tensor:
+    """In-place :func:`float_power`: ``self`` must already be float64."""
+    if self._data.dtype != np.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_legacy_scalar_name(self)} but the "
+            "operation's result requires dtype Double"
+        )
+    from .inplace import apply_inplace
+
+    return apply_inplace(self, float_power, exponent)
+
+
+Tensor.float_power_ = _float_power_
+
+
+def _legacy_scalar_name(t: Tensor) -> str:
+    return t.dtype._legacy.removesuffix("Tensor")  # "Float", "Long" ... as PyTorch says
+
+
+_LN2 = 0.6931471805599453  # ln 2: d(2ˣ)/dx = 2ˣ·ln 2
+
+
+class Exp2Backward0(Op):
+    formula = "∂(2ᵃ)/∂a = 2ᵃ·ln 2"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp2(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * _LN2
+
+
+@tensor_method()
+def exp2(input: Tensor) -> Tensor:
+    """``2 ** input`` (integers give the default float dtype).
+
+    >>> import teachgrad as torch
+    >>> torch.exp2(torch.tensor([0., 1., 3.]))
+    tensor([1., 2., 8.])
+    """
+    return _unary(Exp2Backward0, input)
+
+
+class SgnBackward0(Op):
+    formula = "∂sgn(a)/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype == np.bool_:
+            return a.copy()
+        out = np.sign(a)
+        return np.where(np.isnan(a), 0, out).astype(a.dtype) if a.dtype.kind == "f" else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+@tensor_method()
+def sgn(input: Tensor) -> Tensor:
+    """The sign, -1, 0 or 1 (0 for NaN), for real tensors the same as ``sign``; zero gradient.
+
+    (For complex numbers PyTorch's ``sgn`` is ``z / |z|``; teachgrad has no complex dtypes.)
+    """
+    return _unary(SgnBackward0, input, floating=False)
+
+
+@tensor_method()
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set: negative numbers, ``-0.0`` and ``-nan`` (a bool tensor).
+
+    >>> import teachgrad as torch
+    >>> torch.signbit(torch.tensor([-0., 0., -1.]))
+    tensor([ True, False,  True])
+    """
+    data = input._data
+    if data.dtype == np.bool_:
+        return _make(np.zeros(data.shape, bool))
+    return _make(np.asarray(np.signbit(data)))
+
+
+class NextafterBackward0(Op):
+    formula = "∂nextafter(a,b)/∂a = 1 where a ≠ b, else 0    ∂/∂b = 0"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.nextafter(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return np.where(_value(a) != _value(b), grad, 0), grad * 0
+
+
+@tensor_method()
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next float after ``input`` in the direction of ``other`` (float tensors only).
+
+    >>> import teachgrad as torch
+    >>> torch.nextafter(torch.tensor([1.0], dtype=torch.float64), torch.tensor([2.0])) - 1
+    tensor([2.2204e-16], dtype=teachgrad.float64)
+    """
+    _require_tensor_other("nextafter", other)
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"nextafter_cpu\" not implemented for '{dtype._legacy.removesuffix('Tensor')}'"
+        )
+    return _binary(NextafterBackward0, input, other)
+
+
+class LdexpBackward0(Op):
+    formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * np.exp2(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        scale = np.power(2.0, b)  # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
+        return grad * scale, grad * a * scale * _LN2
+
+
+@tensor_method()
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other``: builds a float from a mantissa and an exponent (see frexp).
+
+    >>> import teachgrad as torch
+    >>> torch.ldexp(torch.tensor([0.75]), torch.tensor([2]))
+    tensor([3.])
+    """
+    _require_tensor_other("ldexp", other)
+    _check_broadcast(input, other)
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        dtype = get_default_dtype()
+    a = input if input._data.dtype == dtype.numpy else input.to(dtype)
+    b = other if other._data.dtype == dtype.numpy else other.to(dtype)
+    return LdexpBackward0.apply(a, b)
+
+
+class FrexpBackward0(Op):
+    formula = "∂mantissa/∂a = 1 / 2^exponent    (the exponent is an integer: no gradient)"
+
+    @staticmethod
+    def forward(ctx, a):
+        mantissa, exponent = np.frexp(a)
+        ctx.save_for_backward(exponent)
+        return mantissa, exponent.astype(np.int32)
+
+    @staticmethod
+    def backward(ctx, grad, _grad_exponent=None):
+        (exponent,) = ctx.saved_tensors
+        return grad / np.exp2(_value(exponent)).astype(np.asarray(_value(grad)).dtype)
+
+
+@tensor_method()
+def frexp(input: Tensor):
+    """Split floats into ``mantissa`` (in ±[0.5, 1)) and int32 ``exponent``:
+    ``input = mantissa * 2 ** exponent``.
+
+    >>> import teachgrad as torch
+    >>> torch.frexp(torch.tensor([3.0, -0.25]))
+    teachgrad.return_types.frexp(
+    mantissa=tensor([ 0.7500, -0.5000]),
+    exponent=tensor([ 2, -1], dtype=teachgrad.int32))
+    """
+    from ..return_types import structseq
+
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return structseq("frexp", ("mantissa", "exponent"))(*FrexpBackward0.apply(input))
+
+
+# ----------------------------------------------------------------------------------------
+# Integer arithmetic: gcd, lcm (not differentiable)
+# ----------------------------------------------------------------------------------------
+def _integer_pair(kernel: str, input: Tensor, other) -> tuple[np.ndarray, np.ndarray]:
+    _require_tensor_other(kernel, other)
+    _check_broadcast(input, other)
+    dtype = result_type(input, other)
+    if dtype.numpy.kind not in "iu":
+        raise NotImplementedError(
+            f"\"{kernel}_cpu\" not implemented for '{dtype._legacy.removesuffix('Tensor')}'"
+        )
+    return input._data.astype(dtype.numpy), other._data.astype(dtype.numpy)
+
+
+@tensor_method()
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """Greatest common divisor, elementwise, of integer tensors (``gcd(0, 0) = 0``).
+
+    >>> import teachgrad as torch
+    >>> torch.gcd(torch.tensor([12, -18, 0]), torch.tensor([8, 12, 5]))
+    tensor([4, 6, 5])
+    """
+    return _make(np.asarray(np.gcd(*_integer_pair("gcd", input, other))))
+
+
+@tensor_method()
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """Least common multiple, elementwise, of integer tensors (always ≥ 0)."""
+    return _make(np.asarray(np.lcm(*_integer_pair("lcm", input, other))))
+
+
+# The NumPy-style names PyTorch also has (the methods are registered above).
+divide = true_divide = div
+multiply = mul
+subtract = sub
+negative = neg
+absolute = abs
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
 __all__ = [
     "add", "sub", "rsub", "mul", "div", "neg", "pow", "square", "exp", "expm1", "log",
     "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
@@ -1392,4 +1700,8 @@ __all__ = [
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "isnan", "isinf", "isfinite", "floor", "ceil", "round", "trunc",
     "floor_divide", "remainder", "positive",
+    # NumPy-style aliases, and the functions of the last sections
+    "divide", "true_divide", "multiply", "subtract", "negative", "absolute", "greater",
+    "greater_equal", "less", "less_equal", "not_equal", "fmax", "fmin", "float_power", "exp2",
+    "sgn", "signbit", "nextafter", "ldexp", "frexp", "gcd", "lcm",
 ]

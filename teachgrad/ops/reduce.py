@@ -25,6 +25,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
 from .op import Op
@@ -251,34 +252,9 @@ def _scalar_type_name(t: Tensor) -> str:
     return t.dtype._legacy.removesuffix("Tensor")
 
 
-class _ReturnType(tuple):
-    """A ``(values, indices)`` pair, like PyTorch's ``torch.return_types.max``.
-
-    Unpacks as a tuple (``values, indices = x.max(1)``) and has named fields.
-    """
-
-    __slots__ = ()
-    _name = ""
-
-    def __new__(cls, values: Tensor, indices: Tensor):
-        return tuple.__new__(cls, (values, indices))
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"teachgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
-def _return_type(name: str) -> type:
-    cls = type(name, (_ReturnType,), {"__slots__": (), "_name": name})
-    cls.__module__ = "teachgrad.return_types"
-    return cls
+def _return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
+    """PyTorch's named tuple ``teachgrad.return_types.<name>`` (see that module)."""
+    return structseq(name, fields)
 
 
 return_types_max = _return_type("max")
@@ -997,6 +973,315 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 # ----------------------------------------------------------------------------------------
+# cummax / cummin / logcumsumexp: the other running reductions
+# ----------------------------------------------------------------------------------------
+return_types_cummax = _return_type("cummax")
+return_types_cummin = _return_type("cummin")
+
+
+def _running_extreme(a: np.ndarray, dim: int, ufunc) -> tuple[np.ndarray, np.ndarray]:
+    """Running max (or min) along ``dim`` and where it was found, as PyTorch counts it.
+
+    The index is the *last* position that set the running value: a tie takes the newer
+    index, and once a NaN appears the value stays NaN (each later NaN takes over the index).
+    """
+    values = ufunc.accumulate(a, axis=dim)  # np.maximum propagates NaN, as PyTorch does
+    sets_value = a == values
+    if a.dtype.kind == "f":
+        sets_value |= np.isnan(a) & np.isnan(values)
+    positions = np.arange(a.shape[dim]).reshape([-1 if d == dim else 1 for d in range(a.ndim)])
+    indices = np.maximum.accumulate(np.where(sets_value, positions, -1), axis=dim)
+    return values, indices.astype(np.int64)
+
+
+class _CumulativeExtreme(Op):
+    """cummax / cummin: each output is one input element, so the gradient goes back to the
+    index it came from (an element that stays the max for k steps collects k gradients)."""
+
+    formula = "∂(cummax a)ₖ/∂aᵢ = 1 if i is the index of the running max at k, else 0"
+    ufunc = np.maximum
+
+    @classmethod
+    def forward(cls, ctx, a, dim):
+        ctx.shape, ctx.dim = a.shape, dim
+        if a.ndim == 0:
+            values, indices = a.copy(), np.zeros((), np.int64)
+        else:
+            values, indices = _running_extreme(a, dim, cls.ufunc)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices=None):
+        from .index import IndexPutImplBackward0, key_along  # (index imports this module)
+        from .shape import embed
+
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad
+        # scatter_add: out[indices[k]] += grad[k] along dim (repeats add up)
+        return embed(grad, ctx.shape, key_along(_value(indices), ctx.dim), IndexPutImplBackward0)
+
+
+class CummaxBackward0(_CumulativeExtreme):
+    pass
+
+
+class CumminBackward0(_CumulativeExtreme):
+    formula = "∂(cummin a)ₖ/∂aᵢ = 1 if i is the index of the running min at k, else 0"
+    ufunc = np.minimum
+
+
+def _cumulative_extreme(op: type[Op], result: type, input: Tensor, dim: int):
+    d = _wrap_dim(dim, input._data.ndim)
+    values, indices = op.apply(input, dim=d)
+    return result(values, indices)
+
+
+@tensor_method()
+def cummax(input: Tensor, dim: int):
+    """The running maximum along ``dim`` and the index where each was found.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 3., 2., 5.]).cummax(0)
+    teachgrad.return_types.cummax(
+    values=tensor([1., 3., 3., 5.]),
+    indices=tensor([0, 1, 1, 3]))
+    """
+    return _cumulative_extreme(CummaxBackward0, return_types_cummax, input, dim)
+
+
+@tensor_method()
+def cummin(input: Tensor, dim: int):
+    """The running minimum along ``dim`` and the index where each was found."""
+    return _cumulative_extreme(CumminBackward0, return_types_cummin, input, dim)
+
+
+def _logcumsumexp(x, dim: int):
+    """``log Σ_{j ≤ i} exp(x_j)`` along ``dim``: NumPy's running logaddexp on arrays, the
+    teachgrad op on tensors (so the backward below can be differentiated again)."""
+    if isinstance(x, Tensor):
+        return logcumsumexp(x, dim)
+    if x.dtype == np.float16:  # as PyTorch: add up in float32, round back
+        return np.logaddexp.accumulate(x.astype(np.float32), axis=dim).astype(np.float16)
+    return np.logaddexp.accumulate(x, axis=dim)
+
+
+class LogcumsumexpBackward0(Op):
+    formula = "∂(logcumsumexp a)ₖ/∂aᵢ = exp(aᵢ − outₖ) for k ≥ i (a running softmax)"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        out = a.copy() if a.ndim == 0 else _logcumsumexp(a, dim)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if np.ndim(a) == 0:
+            return grad
+        # gradᵢ = Σ_{k ≥ i} gₖ·exp(aᵢ − outₖ), in log space so that nothing overflows: the
+        # positive and negative gₖ separately (PyTorch's formula, from TensorFlow's).
+        dim = ctx.dim
+        raw = _value(grad)
+        lowest = np.finfo(np.asarray(raw).dtype).min
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_abs = np.log(np.abs(grad))
+
+            def part(mask):
+                logs = np.where(mask, log_abs, lowest) - out
+                return np.exp(np.flip(_logcumsumexp(np.flip(logs, dim), dim), dim) + a)
+
+            return part(raw > 0) - part(raw < 0)
+
+
+@tensor_method()
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input), dim))``, computed without overflow.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 0., 10.]).logcumsumexp(0)
+    tensor([ 0.0000,  0.6931, 10.0001])
+    """
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_scalar_type_name(input)}'"
+        )
+    return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+
+
+# ----------------------------------------------------------------------------------------
+# aminmax, std_mean / var_mean: two reductions in one node
+# ----------------------------------------------------------------------------------------
+return_types_aminmax = _return_type("aminmax", ("min", "max"))
+
+
+class AminmaxBackward0(Op):
+    formula = "min and max at once: each gradient is shared by the elements that tie for it"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        low = np.asarray(np.amin(a, axis=dims, keepdims=keepdim))
+        high = np.asarray(np.amax(a, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(a, low, high)
+        return low, high
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        a, low, high = ctx.saved_tensors
+        return (spread_evenly(grad_min, a, low, ctx.dims, ctx.keepdim)
+                + spread_evenly(grad_max, a, high, ctx.dims, ctx.keepdim))
+
+
+@tensor_method()
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+    """``(min, max)`` of all elements, or along ``dim``, in one pass: a named tuple.
+
+    >>> import teachgrad as torch
+    >>> torch.aminmax(torch.tensor([[1., 5.], [3., 2.]]), dim=0)
+    teachgrad.return_types.aminmax(
+    min=tensor([1., 2.]),
+    max=tensor([3., 5.]))
+    """
+    ndim = input._data.ndim
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity."
+            )
+        dims = tuple(range(ndim)) if keepdim else None
+    else:
+        d = _wrap_dim(dim, ndim)
+        dims = (d,) if ndim else ()
+        if ndim and input._data.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    low, high = AminmaxBackward0.apply(input, dims=dims, keepdim=keepdim)
+    return return_types_aminmax(low, high)
+
+
+class VarMeanBackward0(Op):
+    formula = "var and mean at once: ∂var/∂aᵢ = 2·(aᵢ − mean)/(N − correction), ∂mean/∂aᵢ = 1/N"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        variance = VarBackward0.forward(ctx, a, dims, correction, keepdim)
+        ctx.shape = a.shape
+        return variance, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        return VarBackward0.backward(ctx, grad_var) + _mean_grad(ctx, grad_mean)
+
+
+class StdMeanBackward0(Op):
+    formula = "std and mean at once: ∂std/∂aᵢ = (aᵢ − mean)/((N − correction)·std), ∂mean/∂aᵢ = 1/N"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        deviation = StdBackward0.forward(ctx, a, dims, correction, keepdim)
+        ctx.shape = a.shape
+        return deviation, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad_std, grad_mean):
+        return StdBackward0.backward(ctx, grad_std) + _mean_grad(ctx, grad_mean)
+
+
+def _mean_grad(ctx, grad):
+    """The gradient of the mean part: 1/N for every element that was averaged."""
+    return unreduce(grad / builtins.max(_count(ctx.shape, ctx.dims), 1), ctx.shape, ctx.dims,
+                    ctx.keepdim)
+
+
+@numpy_names
+def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction=None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` in one node (the arguments of :func:`var`).
+
+    >>> import teachgrad as torch
+    >>> torch.var_mean(torch.tensor([1., 2., 3., 4.]))
+    (tensor(1.6667), tensor(2.5000))
+    """
+    _require_floating(input, "var_mean only support floating point and complex dtypes")
+    dims, c, keepdim = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+@numpy_names
+def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction=None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` in one node (the arguments of :func:`std`)."""
+    _require_floating(input, "std_mean only support floating point and complex dtypes")
+    dims, c, keepdim = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------------------------
+# nansum / nanmean: sum and mean that skip NaN
+# ----------------------------------------------------------------------------------------
+class NansumBackward0(Op):
+    formula = "∂(Σ non-NaN a)/∂aᵢ = 1, and 0 where aᵢ is NaN"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dtype=None):
+        ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
+        ctx.save_for_backward(a)
+        if a.dtype.kind != "f":
+            return np.asarray(_sum(a, dims, keepdim, dtype))
+        return np.asarray(_sum(np.where(np.isnan(a), 0, a), dims, keepdim, dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        raw = _value(a)
+        if raw.dtype.kind != "f":
+            return unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim)
+        # A product with the mask, not np.where: a NaN gradient stays NaN (PyTorch's rule).
+        kept = np.logical_not(np.isnan(raw)).astype(raw.dtype)
+        return unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim) * kept
+
+
+@tensor_method()
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Sum over ``dim`` (all elements by default), counting NaN as zero.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., float('nan'), 2.]).nansum()
+    tensor(3.)
+    """
+    dims = normalize_dims(dim, input._data.ndim)
+    if keepdim and dims is None:
+        dims = tuple(range(input._data.ndim))
+    return NansumBackward0.apply(input, dims=dims, keepdim=keepdim,
+                                 dtype=_sum_dtype(input, dtype))
+
+
+@tensor_method()
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Mean over ``dim`` of the elements that are not NaN (NaN if there are none).
+
+    As in PyTorch it is ``nansum(input) / (number of non-NaN elements)``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., float('nan'), 2.]).nanmean()
+    tensor(1.5000)
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_scalar_type_name(input)}"
+        )
+    counts = _make(np.logical_not(np.isnan(input._data)))
+    return nansum(input, dim, keepdim) / sum(counts, dim, keepdim)
+
+
+# ----------------------------------------------------------------------------------------
 # all / any / count_nonzero: not differentiable
 # ----------------------------------------------------------------------------------------
 def _logical_reduction(np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
@@ -1073,5 +1358,6 @@ def _np_amin(a, axis=None, out=None, keepdims=False, **_):
 __all__ = [
     "sum", "mean", "prod", "max", "min", "median",
     "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
-    "all", "any", "count_nonzero",
+    "all", "any", "count_nonzero", "cummax", "cummin", "logcumsumexp", "aminmax", "var_mean",
+    "std_mean", "nansum", "nanmean",
 ]

@@ -851,19 +851,25 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 
 class DiagEmbedBackward0(Op):
+    """Vectors (the last dimension) put on the diagonal of new ``dim1`` × ``dim2`` matrices:
+    ``diag`` of a vector, ``diag_embed``, ``diagflat``."""
+
     formula = "diag of a vector: the gradient is the matrix gradient's diagonal"
 
     @staticmethod
-    def forward(ctx, a, offset):
-        ctx.offset = offset
-        n = a.shape[0] + abs(offset)
-        out = np.zeros((n, n), a.dtype)
-        diagonal_view(out, offset, 0, 1)[...] = a
+    def forward(ctx, a, offset, dim1=0, dim2=1):
+        ctx.key = (offset, dim1, dim2)
+        n = a.shape[-1] + abs(offset)
+        shape = list(a.shape[:-1])
+        for d in sorted((dim1, dim2)):
+            shape.insert(d, n)
+        out = np.zeros(shape, a.dtype)
+        diagonal_view(out, offset, dim1, dim2)[...] = a
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return np.diagonal(grad, ctx.offset, 0, 1)
+        return np.diagonal(grad, *ctx.key)
 
 
 @tensor_method()
@@ -1026,6 +1032,17 @@ def atleast_2d(input: Tensor) -> Tensor:
     if n == 0:
         return reshape(input, (1, 1))
     return unsqueeze(input, 0) if n == 1 else input
+
+
+def atleast_3d(input: Tensor) -> Tensor:
+    """``input`` with at least three dimensions: a vector ``(n)`` becomes ``(1, n, 1)``, a
+    matrix ``(m, n)`` becomes ``(m, n, 1)`` (what ``dstack`` joins along)."""
+    n = input._data.ndim
+    if n == 0:
+        return reshape(input, (1, 1, 1))
+    if n == 1:
+        return unsqueeze(unsqueeze(input, 0), -1)
+    return unsqueeze(input, -1) if n == 2 else input
 
 
 class FlipBackward0(Op):
@@ -1192,6 +1209,153 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 # ----------------------------------------------------------------------------------------
+# rot90, ravel, narrow_copy, unfold
+# ----------------------------------------------------------------------------------------
+class Rot90Backward0(Op):
+    formula = "rot90 by k: the gradient is rotated back by −k"
+
+    @staticmethod
+    def forward(ctx, a, k, dims):
+        ctx.k, ctx.dims = k, dims
+        return np.rot90(a, k, dims).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.rot90(grad, -ctx.k, ctx.dims)
+
+
+@tensor_method()
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90° ``k`` times in the plane of ``dims``, from the first toward the second.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).rot90()
+    tensor([[2, 4],
+            [1, 3]])
+    """
+    dims = tuple(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    wrapped = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+            f"dim1 = {dims[1]}"
+        )
+    return Rot90Backward0.apply(input, k=int(k) % 4, dims=wrapped)
+
+
+@tensor_method()
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a vector: ``contiguous().view(-1)`` (a copy only when needed).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).t().ravel()
+    tensor([1, 3, 2, 4])
+    """
+    from .conversion import contiguous
+
+    return view(contiguous(input), -1)
+
+
+class NarrowCopyBackward0(SliceBackward0):
+    """``narrow_copy``: a slice, copied (a new tensor, not a view)."""
+
+    is_view = False
+
+    @staticmethod
+    def forward(ctx, a, dim, start, stop, step):
+        key = _along(dim, slice(start, stop, step))
+        ctx.shape, ctx.key = a.shape, key
+        return a[key].copy()
+
+
+@tensor_method()
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """:func:`narrow`, but a copy of the elements instead of a view."""
+    narrow(input.detach(), dim, start, length)  # PyTorch's checks and errors
+    d = _wrap_dim(dim, input._data.ndim)
+    first = int(start) + (input._data.shape[d] if start < 0 else 0)
+    return NarrowCopyBackward0.apply(input, dim=d, start=first, stop=first + int(length), step=1)
+
+
+class UnfoldBackwardBackward0(Op):
+    """The backward of ``unfold``: each window's gradient is added back where the window
+    read (overlapping windows add up); its own backward unfolds again."""
+
+    formula = "the windows' gradients are added back where the windows were taken"
+
+    @staticmethod
+    def forward(ctx, grad, shape, dim, size, step):
+        ctx.dim, ctx.size, ctx.step = dim, size, step
+        out = np.zeros(shape, grad.dtype)
+        if not shape:  # a 0-d input: its one window
+            return grad.reshape(())
+        moved = np.moveaxis(out, dim, -1)
+        windows = np.moveaxis(grad, dim, -2)  # (..., count, size)
+        for j in range(size):  # one slice-add per position inside the window
+            moved[..., j : j + step * windows.shape[-2] : step] += windows[..., j]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if isinstance(grad, Tensor):
+            return unfold(grad, ctx.dim, ctx.size, ctx.step)
+        return UnfoldBackward0.forward(NO_CONTEXT, grad, ctx.dim, ctx.size, ctx.step)
+
+
+class UnfoldBackward0(Op):
+    formula = "unfold: each window's gradient goes back to the elements it showed (summed)"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim, size, step):
+        ctx.shape, ctx.dim, ctx.size, ctx.step = a.shape, dim, size, step
+        if a.ndim == 0:
+            return a.reshape(1)
+        count = (a.shape[dim] - size) // step + 1
+        shape = a.shape[:dim] + (count,) + a.shape[dim + 1 :] + (size,)
+        strides = (a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1 :]
+                   + (a.strides[dim],))
+        return as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if isinstance(grad, Tensor):
+            return UnfoldBackwardBackward0.apply(grad, shape=ctx.shape, dim=ctx.dim,
+                                                 size=ctx.size, step=ctx.step)
+        return UnfoldBackwardBackward0.forward(NO_CONTEXT, grad, ctx.shape, ctx.dim, ctx.size,
+                                               ctx.step)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last
+    dimension: a view (the windows share the input's memory, as in PyTorch).
+
+    >>> import teachgrad as torch
+    >>> torch.arange(5).unfold(0, 2, 2)
+    tensor([[0, 1],
+            [2, 3]])
+    """
+    d = _wrap_dim(dimension, input._data.ndim)
+    length = input._data.shape[d] if input._data.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
+                           f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
+
+
+Tensor.unfold = unfold  # a method only: torch.unfold does not exist
+
+
+# ----------------------------------------------------------------------------------------
 # NumPy functions used by the backward formulas above, routed to these ops for tensors
 # (so that a backward pass run with create_graph=True is itself recorded)
 # ----------------------------------------------------------------------------------------
@@ -1271,6 +1435,11 @@ def _np_triu(m, k=0):
     return triu(m, k)
 
 
+@numpy_protocol.register(np.rot90)
+def _np_rot90(m, k=1, axes=(0, 1)):
+    return rot90(m, k, axes)
+
+
 @numpy_protocol.register(np.diagonal)
 def _np_diagonal(a, offset=0, axis1=0, axis2=1):
     return diagonal(a, offset, axis1, axis2)
@@ -1281,8 +1450,8 @@ __all__ = [
     "transpose", "swapaxes", "swapdims", "t", "permute", "movedim", "moveaxis", "expand",
     "expand_as", "broadcast_to", "select", "narrow", "split", "chunk", "unbind", "diagonal",
     "diag", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
-    "atleast_1d", "atleast_2d", "flip", "fliplr", "flipud", "repeat", "tile", "roll", "tril",
-    "triu", "infer_shape",
+    "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "repeat", "tile",
+    "roll", "tril", "triu", "infer_shape", "rot90", "ravel", "narrow_copy",
 ]
 
 swapaxes = swapdims = transpose

@@ -1,0 +1,47 @@
+"""What PyTorch keeps at the top level besides tensors: math constants and thread counts.
+
+``teachgrad.pi``, ``e``, ``inf`` and ``nan`` are Python floats, as in PyTorch.
+
+Threads: teachgrad computes with NumPy, which chooses how many threads its BLAS library
+uses when it is imported (from ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``), and has no
+call to change that later. So ``set_num_threads(n)`` checks ``n`` as PyTorch does and
+remembers it, ``get_num_threads()`` reports it, and neither limits or adds any thread:
+lesson code that calls them runs unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+
+_threads = {"count": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)}
+
+
+def get_num_threads() -> int:
+    """The thread count last given to :func:`set_num_threads` (at first, the usable CPUs).
+
+    Only a number teachgrad remembers: see the module's docstring.
+    """
+    return _threads["count"]
+
+
+def set_num_threads(num: int) -> None:
+    """Remember ``num`` as the thread count (PyTorch's checks); it changes no computation.
+
+    NumPy's BLAS keeps the thread count it chose when it was imported: set
+    ``OMP_NUM_THREADS`` before starting Python to really limit it.
+    """
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
+    if num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _threads["count"] = num
+
+
+__all__ = ["pi", "e", "inf", "nan", "get_num_threads", "set_num_threads"]

@@ -1,0 +1,165 @@
+"""Discrete calculus along a dimension: ``diff`` (differences of neighbours, a discrete
+derivative) and the trapezoid rule (``trapezoid``/``trapz``, ``cumulative_trapezoid``, a
+discrete integral).
+
+All are composed of slices, subtraction, sums and cumsum, as PyTorch composes them, so
+their gradients (of any order) come from those ops: ``diff(x)`` is
+``x[1:] - x[:-1]`` (``SubBackward0`` over two ``SliceBackward0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtypes import get_default_dtype
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from .pointwise import logical_xor
+from .reduce import cumsum
+from .reduce import sum as reduce_sum
+from .shape import cat, narrow, reshape, select
+
+
+# ----------------------------------------------------------------------------------------
+# diff
+# ----------------------------------------------------------------------------------------
+def _neighbour_difference(x: Tensor, dim: int) -> Tensor:
+    """``x[1:] - x[:-1]`` along ``dim`` (for bools: where neighbours differ)."""
+    n = x._data.shape[dim]
+    later, earlier = narrow(x, dim, 1, max(n - 1, 0)), narrow(x, dim, 0, max(n - 1, 0))
+    if x._data.dtype == np.bool_:
+        return logical_xor(later, earlier)
+    return later - earlier
+
+
+@tensor_method()
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th difference along ``dim``: ``out[i] = input[i+1] - input[i]``, ``n`` times.
+
+    ``prepend`` / ``append`` are joined to ``input`` along ``dim`` first.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1, 4, 9, 16]).diff()
+    tensor([3, 5, 7])
+    >>> torch.tensor([1, 4, 9, 16]).diff(n=2)
+    tensor([2, 2])
+    """
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input._data.ndim)
+    for extra in (prepend, append):
+        if extra is not None and extra._data.ndim != input._data.ndim:
+            raise RuntimeError(
+                "diff expects prepend or append to be the same dimension as input"
+            )
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = cat(parts, d)
+    if n == 0 and prepend is None and append is None:  # a copy, as PyTorch makes it
+        from .._creation import empty_like
+
+        return empty_like(input).copy_(input)
+    out = input
+    for _ in range(n):
+        if out._data.shape[d] == 0:
+            break
+        out = _neighbour_difference(out, d)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# The trapezoid rule
+# ----------------------------------------------------------------------------------------
+def _floating(y: Tensor) -> Tensor:
+    return y if y._data.dtype.kind == "f" else y.to(get_default_dtype())
+
+
+def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
+    """The widths ``x[i+1] - x[i]`` shaped to multiply ``y``'s pairs along ``dim``."""
+    n = y._data.shape[dim]
+    if x._data.ndim == 1:
+        if x._data.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        widths = _neighbour_difference(x, 0)
+        shape = [1] * y._data.ndim
+        shape[dim] = max(n - 1, 0)
+        return reshape(widths, tuple(shape))
+    if x._data.shape[dim if x._data.ndim == y._data.ndim else -1] != n:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+    return _neighbour_difference(x, dim if x._data.ndim == y._data.ndim else -1)
+
+
+def _pair_sums(y: Tensor, dim: int) -> Tensor:
+    """``y[i+1] + y[i]`` along ``dim``: twice each trapezoid's mean height."""
+    n = y._data.shape[dim]
+    return narrow(y, dim, 1, max(n - 1, 0)) + narrow(y, dim, 0, max(n - 1, 0))
+
+
+def _check_x_or_dx(x, dx) -> None:
+    if x is not None and dx is not None:
+        raise TypeError(
+            "trapezoid() received an invalid combination of arguments - got (Tensor, Tensor, "
+            "dx=...), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+            " * (Tensor y, *, Number dx = 1, int dim = -1)"
+        )
+
+
+@numpy_names
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+              dim: int = -1) -> Tensor:
+    """∫ y along ``dim`` by the trapezoid rule: samples ``dx`` apart (default 1), or at the
+    positions ``x``.
+
+    >>> import teachgrad as torch
+    >>> torch.trapezoid(torch.tensor([1., 2., 3.]))
+    tensor(4.)
+    >>> torch.trapezoid(torch.tensor([1., 2., 3.]), torch.tensor([0., 1., 3.]))
+    tensor(6.5000)
+    """
+    _check_x_or_dx(x, dx)
+    if y._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, y._data.ndim)
+    y = _floating(y)
+    if y._data.shape[d] == 0:  # no samples: an integral of nothing
+        return _make(np.zeros(np.delete(y._data.shape, d), y._data.dtype))
+    if x is None:
+        step = 1 if dx is None else dx
+        ends = select(y, d, 0) + select(y, d, -1)
+        return (reduce_sum(y, d) - ends * 0.5) * step
+    if not isinstance(x, Tensor):
+        raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {type(x).__name__}")
+    return reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+
+
+@numpy_names
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+          dim: int = -1) -> Tensor:
+    """The old name of :func:`trapezoid` (``trapz(y, dx=2)``, ``trapz(y, x)``)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+@numpy_names
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoid-rule integral along ``dim``: one value per interval (so one
+    fewer than the samples).
+
+    >>> import teachgrad as torch
+    >>> torch.cumulative_trapezoid(torch.tensor([1., 2., 3.]))
+    tensor([1.5000, 4.0000])
+    """
+    _check_x_or_dx(x, dx)
+    if y._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, y._data.ndim)
+    y = _floating(y)
+    if x is None:
+        step = 1 if dx is None else dx
+        return cumsum(_pair_sums(y, d) * (0.5 * step), d)
+    return cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+
+
+__all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]

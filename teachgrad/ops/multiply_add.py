@@ -1,0 +1,387 @@
+"""Fused multiply-adds: ``addcmul``, ``addcdiv``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``.
+
+Each is one node in PyTorch's graph (``AddcmulBackward0``, ``AddmvBackward0`` ...), so each
+is one op here too, with the gradients of a sum of products:
+
+===========  ======================================  =====================================
+op           result                                  gradients (besides β·grad for input)
+===========  ======================================  =====================================
+addcmul      input + value · t1 · t2                 t1: value·grad·t2, t2: value·grad·t1
+addcdiv      input + value · t1 / t2                 t1: value·grad/t2, t2: −value·grad·t1/t2²
+addmv        β·input + α · (mat @ vec)               mat: α·grad ⊗ vec, vec: α·matᵀ grad
+addr         β·input + α · (vec1 ⊗ vec2)             vec1: α·grad vec2, vec2: α·gradᵀ vec1
+baddbmm      β·input + α · (b1 @ b2), per batch      b1: α·grad b2ᵀ, b2: α·b1ᵀ grad
+addbmm       β·input + α · Σ_b (b1 @ b2)             the same, with grad repeated per batch
+===========  ======================================  =====================================
+
+``input`` broadcasts to the result's shape (the engine sums its gradient back). With
+``beta=0`` the input is ignored, NaN and inf included, as in PyTorch. ``addmm`` (the matrix
+case) lives in :mod:`.linalg`, beside ``mm``; its in-place form is registered here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtypes import result_type
+from .._tensor import Tensor, tensor_method
+from . import shape
+from .inplace import inplace_method
+from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
+from .op import Op
+from .pointwise import _check_shapes_broadcast
+
+
+def _scaled(x, factor):
+    """``factor * x``, skipping the multiplication by 1 (the usual case)."""
+    return x if factor == 1 else x * factor
+
+
+# ----------------------------------------------------------------------------------------
+# addcmul, addcdiv: pointwise
+# ----------------------------------------------------------------------------------------
+class AddcmulBackward0(Op):
+    formula = "∂/∂input = 1    ∂/∂t1 = value·t2    ∂/∂t2 = value·t1"
+
+    @staticmethod
+    def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002 - PyTorch's name
+        input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
+        ctx.value = value
+        ctx.save_for_backward(t1, t2)
+        out = input + _scaled(t1 * t2, value)
+        return out.astype(dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        _, need_1, need_2 = ctx.needs_input_grad
+        return (grad,
+                _scaled(grad * t2, ctx.value) if need_1 else None,
+                _scaled(grad * t1, ctx.value) if need_2 else None)
+
+
+class AddcdivBackward0(Op):
+    formula = "∂/∂input = 1    ∂/∂t1 = value / t2    ∂/∂t2 = −value·t1 / t2²"
+
+    @staticmethod
+    def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002
+        input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
+        ctx.value = value
+        ctx.save_for_backward(t1, t2)
+        return (input + _scaled(t1 / t2, value)).astype(dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        _, need_1, need_2 = ctx.needs_input_grad
+        return (grad,
+                _scaled(grad / t2, ctx.value) if need_1 else None,
+                _scaled(-grad * t1 / (t2 * t2), ctx.value) if need_2 else None)
+
+
+def _pointwise_operands(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor):
+    """PyTorch's checks of addcmul/addcdiv, and the result dtype."""
+    for position, (arg, t) in enumerate(
+        (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1
+    ):
+        _require_tensor(t, arg, position, name)
+    _check_shapes_broadcast(input._data.shape, tensor1._data.shape)
+    _check_shapes_broadcast(np.broadcast_shapes(input._data.shape, tensor1._data.shape),
+                            tensor2._data.shape)
+    return result_type(input, tensor1, tensor2).numpy
+
+
+@tensor_method()
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (broadcast), one node: ``AddcmulBackward0``.
+
+    >>> import teachgrad as torch
+    >>> torch.addcmul(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([3., 4.]), value=0.5)
+    tensor([2.5000, 5.0000])
+    """
+    dtype = _pointwise_operands("addcmul", input, tensor1, tensor2)
+    return AddcmulBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)
+
+
+_INTEGER_ADDCDIV = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes."
+)
+
+
+@tensor_method()
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (broadcast), one node: ``AddcdivBackward0``.
+
+    This is the step Adam takes: ``p.addcdiv_(m, v.sqrt() + eps, value=-lr)``.
+
+    >>> import teachgrad as torch
+    >>> torch.addcdiv(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([4., 4.]), value=2)
+    tensor([1.5000, 2.0000])
+    """
+    dtype = _pointwise_operands("addcdiv", input, tensor1, tensor2)
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_INTEGER_ADDCDIV)
+    return AddcdivBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# addmv, addr, baddbmm, addbmm: beta * input + alpha * (a product)
+# ----------------------------------------------------------------------------------------
+def _combine(input, product, beta, alpha):
+    """``beta * input + alpha * product``; with beta = 0 the input is not read at all."""
+    product = _scaled(product, alpha)
+    if beta == 0:
+        return np.broadcast_to(product, np.broadcast_shapes(product.shape, input.shape)).copy()
+    return product + _scaled(input, beta)
+
+
+class _ScaledProductOp(Op):
+    """What the four share: save the factors, scale the input's gradient by beta."""
+
+    @staticmethod
+    def input_grad(ctx, grad):
+        return grad * 0 if ctx.beta == 0 else _scaled(grad, ctx.beta)
+
+
+class AddmvBackward0(_ScaledProductOp):
+    formula = "∂/∂input = β    ∂/∂mat = α·grad ⊗ vec    ∂/∂vec = α·matᵀ grad"
+
+    @staticmethod
+    def forward(ctx, input, mat, vec, beta, alpha):  # noqa: A002
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(mat, vec)
+        return _combine(input, mat @ vec, beta, alpha)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        mat, vec = ctx.saved_tensors
+        _, need_mat, need_vec = ctx.needs_input_grad
+        scaled = _scaled(grad, ctx.alpha)
+        return (cls.input_grad(ctx, grad),
+                np.expand_dims(scaled, -1) * vec if need_mat else None,
+                np.matmul(np.transpose(mat), scaled) if need_vec else None)
+
+
+class AddrBackward0(_ScaledProductOp):
+    formula = "∂/∂input = β    ∂/∂vec1 = α·grad vec2    ∂/∂vec2 = α·gradᵀ vec1"
+
+    @staticmethod
+    def forward(ctx, input, vec1, vec2, beta, alpha):  # noqa: A002
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(vec1, vec2)
+        if vec1.dtype == np.bool_:  # True·True = True, and + is "or", as in PyTorch
+            outer = np.logical_and.outer(vec1, vec2)
+            return outer if beta == 0 else outer | (input.astype(bool) & bool(beta))
+        return _combine(input, np.expand_dims(vec1, -1) * vec2, beta, alpha)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        vec1, vec2 = ctx.saved_tensors
+        _, need_1, need_2 = ctx.needs_input_grad
+        scaled = _scaled(grad, ctx.alpha)
+        return (cls.input_grad(ctx, grad),
+                np.matmul(scaled, vec2) if need_1 else None,
+                np.matmul(np.transpose(scaled), vec1) if need_2 else None)
+
+
+class BaddbmmBackward0(_ScaledProductOp):
+    formula = "∂/∂input = β    ∂/∂batch1 = α·grad batch2ᵀ    ∂/∂batch2 = α·batch1ᵀ grad"
+
+    @staticmethod
+    def forward(ctx, input, batch1, batch2, beta, alpha):  # noqa: A002
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(batch1, batch2)
+        return _combine(input, np.matmul(batch1, batch2), beta, alpha)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        batch1, batch2 = ctx.saved_tensors
+        _, need_1, need_2 = ctx.needs_input_grad
+        scaled = _scaled(grad, ctx.alpha)
+        return (cls.input_grad(ctx, grad),
+                np.matmul(scaled, np.swapaxes(batch2, -1, -2)) if need_1 else None,
+                np.matmul(np.swapaxes(batch1, -1, -2), scaled) if need_2 else None)
+
+
+class AddbmmBackward0(BaddbmmBackward0):
+    """``baddbmm`` summed over the batch: each batch's product gets the same gradient."""
+
+    formula = "∂/∂input = β    ∂/∂batch1[b] = α·grad batch2[b]ᵀ    ∂/∂batch2[b] = α·batch1[b]ᵀ grad"
+
+    @staticmethod
+    def forward(ctx, input, batch1, batch2, beta, alpha):  # noqa: A002
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(batch1, batch2)
+        product = np.matmul(batch1, batch2).sum(axis=0, dtype=batch1.dtype)
+        return _combine(input, product, beta, alpha)
+
+    # (backward: BaddbmmBackward0's formulas broadcast the 2-D grad over the batch)
+
+
+def _check_integer_scalars(t: Tensor, beta, alpha) -> None:
+    if t._data.dtype.kind in "biu":
+        for name, factor in (("beta", beta), ("alpha", alpha)):
+            if isinstance(factor, float):
+                raise RuntimeError(
+                    f"For integral input tensors, argument {name} must not be a floating point "
+                    "number."
+                )
+
+
+def _check_input_expands(input: Tensor, size: tuple) -> None:
+    """``input`` must broadcast to the product's shape (PyTorch's expand error if not)."""
+    try:
+        if np.broadcast_shapes(input._data.shape, size) == tuple(size):
+            return
+    except ValueError:
+        pass
+    shape.expand(input.detach(), size)  # raises PyTorch's error
+    raise RuntimeError(
+        f"expand: the shape {list(input._data.shape)} cannot be expanded to {list(size)}"
+    )
+
+
+def _check_tensors(name: str, *named) -> None:
+    for position, (arg, t) in enumerate(named, 1):
+        _require_tensor(t, arg, position, name)
+
+
+@tensor_method()
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``: a matrix-vector product plus a vector.
+
+    >>> import teachgrad as torch
+    >>> torch.addmv(torch.ones(2), torch.eye(2), torch.tensor([2., 3.]), alpha=2)
+    tensor([5., 7.])
+    """
+    _check_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
+    if input._data.ndim > 1 or mat._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input._data.ndim}, {mat._data.ndim}, "
+            f"{vec._data.ndim}"
+        )
+    rows, cols = mat._data.shape
+    if vec._data.shape[0] != cols or input._data.shape not in ((), (1,), (rows,)):
+        raise _fail(
+            f"size mismatch, got input ({'x'.join(map(str, input._data.shape))}), mat "
+            f"({rows}x{cols}), vec ({vec._data.shape[0]})",
+            f"mat ({rows}x{cols}) @ vec needs {cols} elements in vec, and input must "
+            f"broadcast to the result's {rows}.",
+        )
+    if not input._data.dtype == mat._data.dtype == vec._data.dtype:
+        raise _fail(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_scalar_name(input)}, {_scalar_name(mat)}, and {_scalar_name(vec)}",
+            _DTYPE_HINT,
+        )
+    _check_integer_scalars(input, beta, alpha)
+    return AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
+
+
+@tensor_method()
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``: a matrix plus an outer product.
+
+    >>> import teachgrad as torch
+    >>> torch.addr(torch.zeros(2, 2), torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    _check_tensors("addr", ("input", input), ("vec1", vec1), ("vec2", vec2))
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    dtype = result_type(input, vec1, vec2).numpy
+    if vec1._data.dtype != dtype or vec2._data.dtype != dtype or input._data.dtype != dtype:
+        input, vec1, vec2 = (t.to(_dtype_of(dtype)) for t in (input, vec1, vec2))
+    _check_integer_scalars(input, beta, alpha)
+    _check_input_expands(input, (vec1._data.shape[0], vec2._data.shape[0]))
+    return AddrBackward0.apply(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def _dtype_of(numpy_dtype: np.dtype):
+    from .._dtypes import _FROM_NUMPY
+
+    return _FROM_NUMPY[numpy_dtype]
+
+
+def _check_batches(input: Tensor, batch1: Tensor, batch2: Tensor) -> None:
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t._data.ndim != 3:
+            raise _fail(f"{name} must be a 3D tensor",
+                        f"batch1 @ batch2 multiplies batches of matrices (3-D tensors); got "
+                        f"shapes {list(batch1._data.shape)} and {list(batch2._data.shape)}.")
+
+
+@tensor_method()
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix over the batch.
+
+    >>> import teachgrad as torch
+    >>> torch.baddbmm(torch.zeros(2, 1, 1), torch.ones(2, 1, 3), torch.ones(2, 3, 1)).shape
+    teachgrad.Size([2, 1, 1])
+    """
+    _check_tensors("baddbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
+    _check_batches(input, batch1, batch2)
+    if not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        raise _fail(
+            f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, "
+            f"batch2: {_cpp(batch2)}",
+            _DTYPE_HINT,
+        )
+    _check_bmm(batch1, batch2)
+    _check_integer_scalars(input, beta, alpha)
+    b, n, _ = batch1._data.shape
+    _check_input_expands(input, (b, n, batch2._data.shape[2]))
+    return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _cpp(t: Tensor) -> str:
+    from .linalg import _cpp_name
+
+    return _cpp_name(t)
+
+
+@tensor_method()
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * Σ_b batch1[b] @ batch2[b]``: the batch's products, added up.
+
+    >>> import teachgrad as torch
+    >>> torch.addbmm(torch.zeros(1, 1), torch.ones(4, 1, 3), torch.ones(4, 3, 1))
+    tensor([[12.]])
+    """
+    _check_tensors("addbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
+    _check_batches(input, batch1, batch2)
+    b1, b2 = batch1._data.shape, batch2._data.shape
+    if b1[0] != b2[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {b1[0]} and {b2[0]}"
+        )
+    if b1[2] != b2[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({b1[1]}x{b1[2]} and {b2[1]}x{b2[2]})"
+        )
+    for name, t in (("mat1", batch1), ("self", input)):
+        if t._data.dtype != batch2._data.dtype:
+            raise _fail(
+                f"{name} and mat2 must have the same dtype, but got {_scalar_name(t)} and "
+                f"{_scalar_name(batch2)}",
+                _DTYPE_HINT,
+            )
+    _check_integer_scalars(input, beta, alpha)
+    _check_input_expands(input, (b1[1], b2[2]))
+    return AddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+__all__ = ["addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm"]
+
+for _name, _op in {
+    "addcmul_": addcmul, "addcdiv_": addcdiv, "addmv_": addmv, "addr_": addr,
+    "baddbmm_": baddbmm, "addbmm_": addbmm, "addmm_": addmm,
+}.items():
+    setattr(Tensor, _name, inplace_method(_op, _name))
