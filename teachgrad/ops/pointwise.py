@@ -272,20 +272,72 @@ def _is_floating(x) -> bool:
     return x._data.dtype.kind == "f" if isinstance(x, Tensor) else isinstance(x, float)
 
 
-def _rounded_division(a, b, mode: str) -> Tensor:
+def _rounded_division(a, b, mode: str, node: type[Op] | None = None) -> Tensor:
+    """``a / b`` rounded down (``mode="floor"``) or toward zero (``"trunc"``).
+
+    The result is a step function: its gradient is 0 wherever it exists. PyTorch still
+    records a node when an input requires grad, ``DivBackward2`` (it sends zeros) for
+    ``div(rounding_mode=...)``, and for ``//`` one whose backward refuses (``node``).
+    """
     if mode not in ("floor", "trunc"):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
         )
-    aa, bb = _division_operands(a, b, "div_floor_cpu" if mode == "floor" else "div_trunc_cpu")
+    operands = _division_operands(a, b, "div_floor_cpu" if mode == "floor" else "div_trunc_cpu")
+    tracked = [x for x in (a, b) if isinstance(x, Tensor) and x._requires_grad]
+    if tracked and operands[0].dtype.kind == "f":
+        return (node or DivBackward2).apply(a, b, rounding_mode=mode, operands=operands)
+    return _make(np.asarray(_rounded_quotient(*operands, mode)))
+
+
+def _rounded_quotient(aa: np.ndarray, bb: np.ndarray, mode: str) -> np.ndarray:
     if mode == "floor":
-        return _make(np.asarray(np.floor_divide(aa, bb)))
+        return np.floor_divide(aa, bb)
     if aa.dtype.kind == "f":
-        return _make(np.asarray(np.trunc(aa / bb)))
+        return np.trunc(aa / bb)
     # (For integers, ``np.trunc(aa / bb)`` would go through float64 and lose digits.)
     quotient = np.floor_divide(aa, bb)
     rounded_down = (quotient < 0) & (quotient * bb != aa)
-    return _make(np.asarray(quotient + rounded_down.astype(quotient.dtype)))
+    return quotient + rounded_down.astype(quotient.dtype)
+
+
+class DivBackward2(Op):
+    """``div(a, b, rounding_mode=...)``: a staircase, flat between its steps."""
+
+    formula = "∂⌊a/b⌋/∂a = 0   ∂⌊a/b⌋/∂b = 0   (flat steps; no slope anywhere)"
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode, operands):
+        # ``operands`` are a and b already cast to PyTorch's result dtype.
+        return _rounded_quotient(*operands, rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad * 0
+
+
+class _FloorDivideNotImplemented(Op):
+    """``a // b`` on tensors that require grad: PyTorch records a node that refuses."""
+
+    formula = "∂(a // b)/∂a: not defined in PyTorch (use div(a, b, rounding_mode='floor'))"
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode, operands):
+        return _rounded_quotient(*operands, rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            "derivative for aten::floor_divide is not implemented"
+            "\nHint: // has no gradient in PyTorch. torch.div(a, b, rounding_mode='floor') "
+            "gives the same values with a (zero) gradient; or detach() the result."
+        )
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+
+_FloorDivideNotImplemented.__name__ = "NotImplemented"  # how PyTorch prints it: <NotImplemented>
 
 
 def _cast(x, dtype: np.dtype) -> np.ndarray:
@@ -325,12 +377,13 @@ def floor_divide(input, other) -> Tensor:
     >>> torch.tensor([7, -7]) // 2
     tensor([ 3, -4])
     """
-    return _rounded_division(_operand(input), _operand(other), "floor")
+    return _rounded_division(_operand(input), _operand(other), "floor",
+                             _FloorDivideNotImplemented)
 
 
 @tensor_method("__rfloordiv__")
 def _rfloordiv(input, other) -> Tensor:
-    return _rounded_division(_operand(other), input, "floor")
+    return _rounded_division(_operand(other), input, "floor", _FloorDivideNotImplemented)
 
 
 class RemainderBackward0(Op):
@@ -704,7 +757,8 @@ class SignBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.sign(a)
+        # NaN has no sign: PyTorch gives 0 (NumPy would give NaN).
+        return np.sign(a) if a.dtype.kind != "f" else np.nan_to_num(np.sign(a), nan=0.0)
 
     @staticmethod
     def backward(ctx, grad):
