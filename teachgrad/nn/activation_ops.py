@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
+from ..ops.special import _erf, erf, recorded_or_plain
 
 
 def _raw(x):
@@ -140,11 +141,6 @@ _SQRT_HALF = 1 / math.sqrt(2)
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise (``math.erf``: NumPy has no erf of its own)."""
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
 class GeluBackward0(Op):
     """``a·Φ(a)`` (Φ: the standard normal CDF), or its tanh approximation."""
 
@@ -158,7 +154,7 @@ class GeluBackward0(Op):
         if approximate == "tanh":
             out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x**3)))
         else:
-            out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+            out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))  # (the float64 kernel: exact to 1 ulp)
         return out.astype(a.dtype)
 
     @staticmethod
@@ -169,15 +165,11 @@ class GeluBackward0(Op):
             t = np.tanh(inner)
             d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a**2)
             return grad * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner)
-        if isinstance(a, Tensor):  # create_graph: (a 0-d value comes as a NumPy scalar)
-            raise NotImplementedError(
-                "teachgrad cannot differentiate gelu twice (create_graph=True): Φ(a) has no "
-                "differentiable op here.\nHint: use F.gelu(x, approximate='tanh')."
-            )
-        x = a.astype(np.float64)
-        cdf = 0.5 * (1 + _erf(x * _SQRT_HALF))
-        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-        return grad * (cdf + x * pdf).astype(a.dtype)
+        # Φ(a) through erf: on arrays, or recorded under create_graph (ErfBackward0),
+        # so gelu can be differentiated again.
+        cdf = 0.5 * (1 + recorded_or_plain(erf, _erf, a * _SQRT_HALF))
+        pdf = np.exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
+        return grad * (cdf + a * pdf)
 
 
 class LogSigmoidBackward0(Op):

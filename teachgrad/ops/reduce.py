@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cumprod, all/any.
+"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cumprod/logcumsumexp,
+all/any.
 
 A reduction's backward "un-reduces": the gradient of each output element is spread back
 over the input elements it summarised. How it is spread is the op's local derivative:
@@ -10,6 +11,7 @@ over the input elements it summarised. How it is spread is the op's local deriva
 * norm           in proportion to each element's share of the norm
 * logsumexp      weighted by softmax: exp(aᵢ − logsumexp(a))
 * cumsum         each element gets the sum of the gradients of all outputs it entered
+* logcumsumexp   the same, each weighted by a running softmax e^(aᵢ − outₖ)
 
 Masks (which element won, where the input is zero) are computed from the raw values, so
 they are constants when the backward pass is itself recorded (``create_graph=True``).
@@ -986,6 +988,70 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     return _cumulative(CumprodBackward0, input, dim, dtype)
 
 
+class LogcumsumexpBackward0(Op):
+    formula = "∂(logcumsumexp a)ₖ/∂aᵢ = e^(aᵢ − outₖ) for k ≥ i (a running softmax)"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        if a.ndim == 0:
+            out = a.copy()
+        elif a.dtype == np.float16:  # accumulated in float32, as for cumsum
+            out = np.logaddexp.accumulate(a.astype(np.float32), axis=dim).astype(np.float16)
+        else:
+            out = np.logaddexp.accumulate(a, axis=dim)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if np.ndim(a) == 0:
+            return grad
+        # gradᵢ = Σ_{k≥i} grad_k·e^(aᵢ − outₖ). Every exponent is ≤ 0 (outₖ ≥ aᵢ), but
+        # e^(−outₖ) alone may overflow: the sum is taken in log space, for the positive
+        # and the negative gradients apart (a log needs a positive argument).
+        positive = np.asarray(_value(grad)) > 0
+        negative = np.asarray(_value(grad)) < 0
+        return (_log_space_part(grad, positive, a, out, ctx.dim)
+                - _log_space_part(-grad, negative, a, out, ctx.dim))
+
+
+def _log_space_part(g, mask, a, out, dim: int):
+    """``e^(aᵢ + log Σ_{k≥i} e^(log g_k − outₖ))`` over the elements in ``mask`` (g > 0 there).
+
+    Outside the mask log g stands at the lowest finite float, not at −inf (as in PyTorch):
+    its exponential is 0 all the same, but a second derivative meets no −inf − (−inf).
+    """
+    lowest = np.finfo(np.asarray(_value(g)).dtype).min
+    log_g = np.where(mask, np.log(np.where(mask, g, 1)), lowest)
+    return np.exp(a + _reverse_logcumsumexp(log_g - out, dim))
+
+
+def _reverse_logcumsumexp(x, dim: int):
+    """``log Σ_{k ≥ i} e^(x_k)`` along ``dim`` (recorded when ``x`` is a Tensor)."""
+    if isinstance(x, Tensor):
+        return np.flip(logcumsumexp(np.flip(x, dim), dim), dim)
+    return np.flip(np.logaddexp.accumulate(np.flip(x, dim), axis=dim), dim)
+
+
+@tensor_method()
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 0., 1000.]).logcumsumexp(0)
+    tensor([   0.0000,    0.6931, 1000.0000])
+    """
+    if input._data.dtype.kind != "f":
+        name = input.dtype._legacy.removesuffix("Tensor")
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{name}'"
+            "\nHint: convert to floats first, e.g. x.float().logcumsumexp(0)."
+        )
+    return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+
+
 # ----------------------------------------------------------------------------------------
 # all / any / count_nonzero: not differentiable
 # ----------------------------------------------------------------------------------------
@@ -1063,5 +1129,5 @@ def _np_amin(a, axis=None, out=None, keepdims=False, **_):
 __all__ = [
     "sum", "mean", "prod", "max", "min", "median",
     "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
-    "all", "any", "count_nonzero",
+    "logcumsumexp", "all", "any", "count_nonzero",
 ]
