@@ -133,13 +133,16 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
     return polygamma(n, self)
 
 
+_polygamma_method.__name__ = "polygamma"  # its name as a method (x.polygamma_ says so)
+
+
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``Σⱼ₌₀^(p−1) lgamma(input − j/2) + p(p − 1)/4 · log π``.
 
     >>> import teachgrad as torch
     >>> torch.mvlgamma(torch.tensor([2.5]), 2)
-    tensor([0.9189])
+    tensor([0.8570])
     """
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")

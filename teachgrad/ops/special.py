@@ -448,7 +448,7 @@ def log_ndtr(input: Tensor) -> Tensor:
 
     >>> import teachgrad as torch
     >>> torch.special.log_ndtr(torch.tensor([0., -40.]))
-    tensor([  -0.6931, -804.6084])
+    tensor([-6.9315e-01, -8.0461e+02])
     """
     return _unary(SpecialLogNdtrBackward0, input)
 
