@@ -28,6 +28,11 @@ from .special import _float_operands, float_tensor
 _LN2 = math.log(2.0)
 
 
+def _opmath(a: np.ndarray) -> np.ndarray:
+    """float16 as float32 for a formula of several steps, as PyTorch's CPU kernels do."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
 class Exp2Backward0(Op):
     formula = "∂(2ᵃ)/∂a = 2ᵃ·ln 2"
 
@@ -222,7 +227,6 @@ class HeavisideNotImplemented(Op):
 HeavisideNotImplemented.__name__ = HeavisideNotImplemented.__qualname__ = "NotImplemented"
 
 
-@tensor_method()
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """The step function: 0 where ``input < 0``, 1 where ``input > 0``, ``values`` where 0.
 
@@ -230,11 +234,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     >>> torch.heaviside(torch.tensor([-2., 0., 3.]), torch.tensor([0.5]))
     tensor([0.0000, 0.5000, 1.0000])
     """
-    if not isinstance(values, Tensor):
-        raise TypeError(
-            "heaviside(): argument 'values' (position 1) must be Tensor, not "
-            f"{type(values).__name__}"
-        )
+    _require_values_tensor(values, position=2)
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(
             "heaviside is not yet implemented for tensors with different dtypes."
@@ -248,13 +248,32 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return HeavisideNotImplemented.apply(input, values)
 
 
+@tensor_method("heaviside")
+def _heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+    """``x.heaviside(values)`` is ``torch.heaviside(x, values)``."""
+    _require_values_tensor(values, position=1)  # (the method counts from values)
+    return heaviside(self, values)
+
+
+_heaviside_method.__name__ = "heaviside"  # its name as a method (x.heaviside_ says so)
+
+
+def _require_values_tensor(values, position: int) -> None:
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            f"heaviside(): argument 'values' (position {position}) must be Tensor, not "
+            f"{type(values).__name__}"
+            "\nHint: wrap the number in a tensor of the input's dtype: torch.tensor([0.5])."
+        )
+
+
 class SincBackward0(Op):
     formula = "∂sinc(a)/∂a = (cos(πa)·πa − sin(πa))/(πa²)  (0 at a = 0)"
 
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return np.sinc(a)  # sin(πa)/(πa), and 1 at 0
+        return np.sinc(_opmath(a)).astype(a.dtype)  # sin(πa)/(πa), and 1 at 0
 
     @staticmethod
     def backward(ctx, grad):
@@ -286,7 +305,7 @@ class LogitBackward0(Op):
         ctx.eps = eps
         if eps is not None:
             a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
-        return np.log(a / (1 - a))
+        return np.log(a / (1 - a))  # (in the input's dtype, float16 too: PyTorch's way)
 
     @staticmethod
     def backward(ctx, grad):

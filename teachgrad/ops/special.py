@@ -369,6 +369,16 @@ def erfinv(input: Tensor) -> Tensor:
 
 # The scaled complement and the normal distribution: torch.special only (no Tensor
 # methods, not in the top-level namespace), exported by teachgrad.special.
+def _no_half(input, kernel: str):
+    """erfcx, ndtri and log_ndtr have no float16 kernel in PyTorch: the same error here."""
+    if isinstance(input, Tensor) and input._data.dtype == np.float16:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'Half'"
+            "\nHint: compute in float32: x.float(), then convert back with .half()."
+        )
+    return input
+
+
 class SpecialErfcxBackward0(Op):
     formula = "∂erfcx(a)/∂a = 2a·erfcx(a) − 2/√π"
 
@@ -394,10 +404,12 @@ def erfcx(input: Tensor) -> Tensor:
     >>> torch.special.erfcx(torch.tensor([0., 30.]))
     tensor([1.0000, 0.0188])
     """
-    return _unary(SpecialErfcxBackward0, input)
+    return _unary(SpecialErfcxBackward0, _no_half(input, "erfcx_cpu"))
 
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 
 
 class SpecialNdtriBackward0(Op):
@@ -424,23 +436,23 @@ def ndtri(input: Tensor) -> Tensor:
     >>> torch.special.ndtri(torch.tensor([0.5, 0.975]))
     tensor([0.0000, 1.9600])
     """
-    return _unary(SpecialNdtriBackward0, input)
+    return _unary(SpecialNdtriBackward0, _no_half(input, "ndtri_cpu"))
 
 
 class SpecialLogNdtrBackward0(Op):
-    formula = "∂log Φ(a)/∂a = φ(a)/Φ(a) = e^(−a²/2 − log Φ(a))/√(2π)"
+    formula = "∂log Φ(a)/∂a = φ(a)/Φ(a) = √(2/π)/erfcx(−a/√2)"
 
     @staticmethod
     def forward(ctx, a):
-        out = _log_ndtr(a)
-        ctx.save_for_backward(a, out)
-        return out
+        ctx.save_for_backward(a)
+        return _log_ndtr(a)
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
-        # (One exponential of a difference: e^(−a²/2) and Φ(a) may both underflow.)
-        return grad * np.exp(-(out + a * a / 2)) / _SQRT_2PI
+        (a,) = ctx.saved_tensors
+        # φ(a)/Φ(a) = e^(−a²/2)/√(2π) / (erfc(−a/√2)/2): the e^(−a²/2) cancel exactly
+        # against erfc's, leaving erfcx, which neither underflows nor loses digits.
+        return grad * _SQRT_2_OVER_PI / recorded_or_plain(erfcx, _erfcx, a * -_SQRT_HALF)
 
 
 def log_ndtr(input: Tensor) -> Tensor:
@@ -450,7 +462,7 @@ def log_ndtr(input: Tensor) -> Tensor:
     >>> torch.special.log_ndtr(torch.tensor([0., -40.]))
     tensor([-6.9315e-01, -8.0461e+02])
     """
-    return _unary(SpecialLogNdtrBackward0, input)
+    return _unary(SpecialLogNdtrBackward0, _no_half(input, "log_ndtr_cpu"))
 
 
 def ndtr(input: Tensor) -> Tensor:
