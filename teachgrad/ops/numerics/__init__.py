@@ -22,7 +22,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-
 _BLOCK = 32768  # elements: 256 kB of float64, a few arrays of it fit in the L2 cache
 
 
@@ -44,7 +43,7 @@ def in_float64(kernel: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
             # (this halves the time of erf on 10⁶ elements).
             for start in range(0, flat.size, _BLOCK):
                 out[start:start + _BLOCK] = kernel(flat[start:start + _BLOCK])
-        return out.reshape(x.shape).astype(dtype, copy=False)
+            return out.reshape(x.shape).astype(dtype, copy=False)  # (may overflow float16)
 
     return wrapper
 
