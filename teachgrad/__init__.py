@@ -51,6 +51,7 @@ from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
 from . import return_types  # noqa: F401
 from . import linalg  # noqa: F401
+from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled

@@ -113,13 +113,16 @@ def test_activation_gradgradcheck(name):
     assert gradgradcheck(ACTIVATIONS[name], (f64(POINTS),))
 
 
-def test_exact_gelu_refuses_double_backward_clearly():
+def test_exact_gelu_differentiates_twice_through_erf():
     x = f64([0.5])
-    (g,) = torch.autograd.grad(F.gelu(x).sum(), x)  # first derivative fine
+    (g,) = torch.autograd.grad(F.gelu(x).sum(), x)
     assert g.item() == pytest.approx(0.5 * (1 + math.erf(0.5 / math.sqrt(2)))
                                      + 0.5 * math.exp(-0.125) / math.sqrt(2 * math.pi))
-    with pytest.raises(NotImplementedError, match="approximate='tanh'"):
-        torch.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+    # Φ(a) in gelu's backward is a recorded erf under create_graph: gelu'' = φ(a)(2 − a²).
+    (g,) = torch.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    assert gg.item() == pytest.approx(math.exp(-0.125) / math.sqrt(2 * math.pi) * (2 - 0.25))
+    assert gradgradcheck(F.gelu, (f64(POINTS),))
 
 
 @pytest.mark.parametrize("name", ["logsigmoid", "softplus", "silu", "sigmoid", "elu"])

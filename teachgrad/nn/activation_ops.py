@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
+from ..ops.special import _erf, erf, recorded_or_plain
 
 
 def _raw(x):
@@ -140,11 +141,6 @@ _SQRT_HALF = 1 / math.sqrt(2)
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise (``math.erf``: NumPy has no erf of its own)."""
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
 class GeluBackward0(Op):
     """``a·Φ(a)`` (Φ: the standard normal CDF), or its tanh approximation."""
 
@@ -158,7 +154,7 @@ class GeluBackward0(Op):
         if approximate == "tanh":
             out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x**3)))
         else:
-            out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+            out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))  # (the float64 kernel: exact to 1 ulp)
         return out.astype(a.dtype)
 
     @staticmethod
@@ -169,15 +165,11 @@ class GeluBackward0(Op):
             t = np.tanh(inner)
             d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a**2)
             return grad * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner)
-        if isinstance(a, Tensor):  # create_graph: (a 0-d value comes as a NumPy scalar)
-            raise NotImplementedError(
-                "teachgrad cannot differentiate gelu twice (create_graph=True): Φ(a) has no "
-                "differentiable op here.\nHint: use F.gelu(x, approximate='tanh')."
-            )
-        x = a.astype(np.float64)
-        cdf = 0.5 * (1 + _erf(x * _SQRT_HALF))
-        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-        return grad * (cdf + x * pdf).astype(a.dtype)
+        # Φ(a) through erf: on arrays, or recorded under create_graph (ErfBackward0),
+        # so gelu can be differentiated again.
+        cdf = 0.5 * (1 + recorded_or_plain(erf, _erf, a * _SQRT_HALF))
+        pdf = np.exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
+        return grad * (cdf + a * pdf)
 
 
 class LogSigmoidBackward0(Op):
@@ -196,7 +188,211 @@ class LogSigmoidBackward0(Op):
         return grad * stable_sigmoid(-a)
 
 
+class MishBackward0(Op):
+    """``a·tanh(softplus(a))``: a smooth, non-monotonic ReLU."""
+
+    formula = "∂(a·tanh(sp(a)))/∂a = tanh(sp(a)) + a·σ(a)·(1 − tanh²(sp(a)))"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return (a * np.tanh(_softplus(a))).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        t = np.tanh(_softplus(a))
+        return grad * (t + a * stable_sigmoid(a) * (1 - t * t))
+
+
+def _softplus(a):
+    """``log(1 + eᵃ)`` without overflow: max(a, 0) + log1p(e^(−|a|)) (arrays or tensors)."""
+    return np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))
+
+
+class HardswishBackward0(Op):
+    """``a·relu6(a + 3)/6``: a piecewise-quadratic swish."""
+
+    formula = "∂hardswish(a)/∂a = 0 if a < −3, a/3 + ½ if a ≤ 3, else 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = _raw(a)
+        below, inside = x < -3, (x >= -3) & (x <= 3)  # PyTorch's choices at ±3
+        return grad * np.where(below, 0, np.where(inside, a / 3 + 0.5, 1))
+
+
+class HardsigmoidBackward0(Op):
+    """``relu6(a + 3)/6``: a piecewise-linear sigmoid."""
+
+    formula = "∂hardsigmoid(a)/∂a = 1/6 if −3 < a < 3, else 0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return (np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = _raw(a)
+        return grad * ((x > -3) & (x < 3)).astype(x.dtype) / 6
+
+
+class SoftshrinkBackward0(Op):
+    """Shrink toward 0 by ``lambd``; what is within ``lambd`` of 0 becomes 0."""
+
+    formula = "∂softshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+
+    @staticmethod
+    def forward(ctx, a, lambd):
+        ctx.save_for_backward(a)
+        ctx.lambd = lambd
+        shrunk = a - np.sign(a) * a.dtype.type(lambd)
+        return np.where(np.abs(a) > lambd, shrunk, 0).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = _raw(a)
+        return grad * ((x < -ctx.lambd) | (x > ctx.lambd)).astype(x.dtype)
+
+
+class HardshrinkBackward0(SoftshrinkBackward0):
+    """Keep ``a`` where ``|a| > lambd``, else 0 (the same slope as softshrink)."""
+
+    formula = "∂hardshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+
+    @staticmethod
+    def forward(ctx, a, lambd):
+        ctx.save_for_backward(a)
+        ctx.lambd = lambd
+        return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+
+
+class CeluBackward0(Op):
+    """``max(0, a) + min(0, α(e^(a/α) − 1))``: an ELU that stays differentiable at 0 for any α."""
+
+    formula = "∂celu(a)/∂a = 1 if a > 0 else e^(a/α)"
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        negative = alpha * np.expm1(np.minimum(a, 0) / alpha)  # min(): no overflow
+        return np.where(a > 0, a, negative).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * np.where(_raw(a) > 0, 1.0, np.exp(np.minimum(a, 0) / ctx.alpha))
+
+
+class ThresholdBackward0(Op):
+    """``a`` where ``a > threshold``, else ``value`` (relu is threshold(a, 0, 0))."""
+
+    formula = "∂threshold(a)/∂a = 1 if a > threshold else 0"
+
+    @staticmethod
+    def forward(ctx, a, threshold, value):
+        ctx.save_for_backward(a)
+        ctx.threshold = threshold
+        return np.where(a > threshold, a, a.dtype.type(value)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        mask = (_raw(a) > ctx.threshold).astype(_raw(a).dtype)
+        if isinstance(a, Tensor):  # create_graph: as relu's, a stays in the graph
+            return ThresholdBackwardBackward0.apply(grad, a, slope=mask)
+        return grad * mask
+
+
+class GluBackward0(Op):
+    """Gated linear unit: split ``a`` in halves ``(x, g)`` along ``dim``; ``x·σ(g)``."""
+
+    formula = "∂(x·σ(g))/∂x = σ(g)    ∂(x·σ(g))/∂g = x·σ(g)(1 − σ(g))"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        x, g = np.split(a, 2, axis=dim)
+        return (x * stable_sigmoid(g)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        half = np.shape(a)[ctx.dim] // 2
+        x, g = _halves(a, half, ctx.dim)
+        s = stable_sigmoid(g)
+        return np.concatenate([grad * s, grad * x * s * (1 - s)], axis=ctx.dim)
+
+
+def _halves(a, half: int, dim: int):
+    """The two halves of ``a`` along ``dim`` (by indexing, which also works on tensors)."""
+    first = [slice(None)] * np.ndim(a)
+    second = list(first)
+    first[dim], second[dim] = slice(0, half), slice(half, None)
+    return a[tuple(first)], a[tuple(second)]
+
+
+class PreluKernelBackward0(Op):
+    """``a`` where positive, else ``weight·a``: one learned slope per channel (dim 1)."""
+
+    formula = "∂prelu/∂a = 1 if a > 0 else w    ∂prelu/∂w = 0 if a > 0 else a"
+
+    @staticmethod
+    def forward(ctx, a, weight):
+        ctx.save_for_backward(a, weight)
+        w = _per_channel(weight, np.ndim(a))
+        return np.where(a > 0, a, w * a).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, weight = ctx.saved_tensors
+        positive = _raw(a) > 0
+        ndim = np.ndim(a)
+        w = _per_channel(weight, ndim)
+        grad_a = grad * np.where(positive, 1, w)
+        # Each slope gathers the gradient of every element of its channel.
+        grad_w = grad * np.where(positive, 0, a)
+        others = tuple(d for d in range(ndim) if d != 1 or np.shape(weight)[0] == 1)
+        return grad_a, np.reshape(np.sum(grad_w, axis=others), np.shape(weight))
+
+
+def _per_channel(weight, ndim: int):
+    """The slopes shaped to broadcast along dimension 1 of an ``ndim``-d input."""
+    if ndim < 2:
+        return np.reshape(weight, ())
+    return np.reshape(weight, (1, -1) + (1,) * (ndim - 2))
+
+
+class RreluWithNoiseBackward0(Op):
+    """Leaky ReLU with a slope ``noise`` per element: random while training, else fixed."""
+
+    formula = "∂rrelu(a)/∂a = 1 if a > 0 else the element's slope"
+
+    @staticmethod
+    def forward(ctx, a, noise):
+        ctx.noise = noise  # (1 where a > 0): a constant of the derivative
+        return (a * noise).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.noise
+
+
 __all__ = [
     "LeakyReluBackward0", "HardtanhBackward0", "EluBackward0", "SoftplusBackward0",
-    "SiluBackward0", "GeluBackward0", "LogSigmoidBackward0",
+    "SiluBackward0", "GeluBackward0", "LogSigmoidBackward0", "MishBackward0",
+    "HardswishBackward0", "HardsigmoidBackward0", "SoftshrinkBackward0", "HardshrinkBackward0",
+    "CeluBackward0", "ThresholdBackward0", "GluBackward0", "PreluKernelBackward0",
+    "RreluWithNoiseBackward0",
 ]

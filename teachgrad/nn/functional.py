@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, _random
-from .._tensor import Tensor, _make, numpy_names
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
 from ..ops import linalg as _linalg
@@ -243,6 +243,179 @@ def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed without overflow."""
     _require_floating(input, "log_sigmoid_cpu")
     return _ops.LogSigmoidBackward0.apply(input)
+
+
+def _mish(input: Tensor) -> Tensor:
+    return _ops.MishBackward0.apply(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x · tanh(softplus(x))``: smooth, and slightly negative for small negative x.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.mish(torch.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.3034,  0.0000,  0.8651])
+    """
+    _require_floating(input, "mish_cpu")
+    return _maybe_inplace(input, inplace, _mish)
+
+
+def _hardswish(input: Tensor) -> Tensor:
+    return _ops.HardswishBackward0.apply(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x · relu6(x + 3) / 6``: 0 below −3, x above 3, a parabola between (MobileNetV3)."""
+    _require_floating(input, "hardswish_cpu")
+    return _maybe_inplace(input, inplace, _hardswish)
+
+
+def _hardsigmoid(input: Tensor) -> Tensor:
+    return _ops.HardsigmoidBackward0.apply(input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``: 0 below −3, 1 above 3, a straight line between."""
+    _require_floating(input, "hardsigmoid_cpu")
+    return _maybe_inplace(input, inplace, _hardsigmoid)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``: a sigmoid-shaped curve into (−1, 1), built from ordinary ops."""
+    return input / (pointwise.abs(input) + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x − tanh(x)``, built from ordinary ops (``SubBackward0``)."""
+    return input - pointwise.tanh(input)
+
+
+def _check_lambd(input: Tensor, lambd: float) -> None:
+    if input._data.dtype.kind == "f" and lambd < 0:
+        largest = float(np.finfo(input._data.dtype).max)
+        raise RuntimeError(
+            f"lambda must be in range [0, {largest:g}] for input dtype {_type_name(input)}, "
+            f"but found {lambd:g}"
+        )
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Shrink toward 0: ``x − λ`` above λ, ``x + λ`` below −λ, 0 in between."""
+    _require_floating(input, "softshrink_check")
+    _check_lambd(input, lambd)
+    return _ops.SoftshrinkBackward0.apply(input, lambd=lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > λ``, else 0."""
+    _require_floating(input, "hardshrink_cpu")
+    return _ops.HardshrinkBackward0.apply(input, lambd=lambd)
+
+
+@numpy_names
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """``softmax(−x)`` along ``dim``: the smallest score gets the largest probability."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _activation.softmax(-input, dim)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in two halves ``a, b`` along ``dim``; ``a · σ(b)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.glu(torch.tensor([2.0, 0.0]))
+    tensor([1.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
+    _require_floating(input, "glu_cpu")
+    return _ops.GluBackward0.apply(input, dim=d)
+
+
+def _celu(input: Tensor, alpha: float) -> Tensor:
+    return _ops.CeluBackward0.apply(input, alpha=alpha)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, α(e^(x/α) − 1))``: an ELU whose slope at 0 is 1 for every α."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _require_floating(input, "elu_cpu")
+    return _maybe_inplace(input, inplace, _celu, alpha)
+
+
+def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    if input._data.dtype.kind != "f":  # integers: not differentiable, computed directly
+        data = input._data
+        return _make(np.where(data > threshold, data, data.dtype.type(value)))
+    return _ops.ThresholdBackward0.apply(input, threshold=threshold, value=value)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return _maybe_inplace(input, inplace, _threshold, threshold, value)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, else ``weight · x``, with one learned slope per channel (dim 1),
+    or a single slope for every element."""
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {_type_name(input)} and "
+            f"{_type_name(weight)}"
+            "\nHint: the input and the slopes must have one dtype, e.g. x.float()."
+        )
+    count = weight.numel()
+    if count != 1:
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if count != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {count} and channel size = {channels}."
+            )
+    _require_floating(input, "prelu_cpu")
+    return _ops.PreluKernelBackward0.apply(input, weight)
+
+
+_RRELU_LOWER, _RRELU_UPPER = 1.0 / 8.0, 1.0 / 3.0
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
+    data = input._data
+    if training:  # a random slope for each negative element
+        slopes = _random.default_generator._numpy.uniform(lower, upper, data.shape)
+    else:  # the mean slope, the same for all (deterministic)
+        slopes = np.full(data.shape, (lower + upper) / 2)
+    noise = np.where(data > 0, 1, slopes).astype(data.dtype)
+    return _ops.RreluWithNoiseBackward0.apply(input, noise=noise)
+
+
+def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPER,
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
+    from ``U(lower, upper)``; otherwise the fixed slope ``(lower + upper) / 2``."""
+    if training and lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _require_floating(input, "leaky_relu_cpu")
+    return _maybe_inplace(input, inplace, _rrelu, lower, upper, training)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -804,6 +977,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 __all__ = [
     "relu", "sigmoid", "tanh", "hardtanh", "relu6", "leaky_relu", "elu", "selu", "gelu",
     "silu", "softplus", "logsigmoid", "softmax", "log_softmax", "linear", "dropout",
+    "mish", "hardswish", "hardsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
+    "softmin", "glu", "celu", "threshold", "prelu", "rrelu",
     "mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",

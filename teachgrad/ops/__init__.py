@@ -15,6 +15,10 @@ index               ``x[...]`` reading and writing, gather, index_select, masked
 index_update        index_add/copy/fill, scatter_reduce, masked_scatter, put (in a copy)
 search              searchsorted, bucketize, isin, unique, bincount, histc (no gradients)
 special             asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace
+gamma               lgamma, digamma, polygamma, mvlgamma
+bessel              i0 (and i0e, i1, i1e for teachgrad.special)
+elementary          deg2rad/rad2deg, copysign, frac, fix, heaviside, sinc, logit
+numerics            the NumPy kernels of erf, the gamma family and Bessel functions
 grid                meshgrid (views made by reshape and expand)
 info                Tensor.stride(), finfo and iinfo (facts about storage, not operations)
 layout              where results' memory layout follows PyTorch's rule, not NumPy's
@@ -34,10 +38,13 @@ inplace             ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
 
 from . import (  # noqa: F401
     activation,
+    bessel,
     calculus,
     contraction,
     conversion,
     decompositions,
+    elementary,
+    gamma,
     grid,
     index,
     index_update,
@@ -60,9 +67,12 @@ from . import (  # noqa: F401
     view_scatter,
 )
 from .activation import *  # noqa: F403
+from .bessel import *  # noqa: F403
 from .calculus import *  # noqa: F403
 from .contraction import *  # noqa: F403
 from .conversion import *  # noqa: F403
+from .elementary import *  # noqa: F403
+from .gamma import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
 from .index_update import *  # noqa: F403
@@ -85,6 +95,9 @@ from .view_scatter import *  # noqa: F403
 __all__ = [
     *activation.__all__,
     *calculus.__all__,
+    *bessel.__all__,
+    *elementary.__all__,
+    *gamma.__all__,
     *contraction.__all__,
     *conversion.__all__,
     *index.__all__,

@@ -25,8 +25,8 @@ from .._tensor import Tensor, _make
 from ..autograd import graph
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
-from . import pointwise
-from .op import Op
+from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
+from .op import Op  # methods must exist before _MATH_METHODS below gives them in-place twins
 from .shape import EmbedOp, embed
 
 
@@ -407,6 +407,20 @@ _INPLACE = {
 for _name, _op in _INPLACE.items():
     setattr(Tensor, _name, inplace_method(_op, _name))
 Tensor.copy_ = _copy_method
+
+# The other math ops PyTorch has an in-place version of (``x.asin_()``, ``x.erf_()``,
+# ``x.polygamma_(1)`` ...): the same mechanism, with the out-of-place method as the op.
+_MATH_METHODS = (
+    "log2", "log10",
+    "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "arcsinh", "arccosh", "arctanh", "atan2", "arctan2", "hypot", "erf", "erfc",
+    "erfinv", "lgamma", "digamma", "polygamma", "mvlgamma", "i0", "deg2rad",
+    "rad2deg", "copysign", "frac", "fix", "heaviside", "sinc", "logit", "xlogy", "lerp",
+    "fmod", "nan_to_num", "cumsum", "cumprod", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not",
+)
+for _name in _MATH_METHODS:
+    setattr(Tensor, _name + "_", inplace_method(getattr(Tensor, _name), _name + "_"))
 
 
 def _add_(self: Tensor, other, *, alpha=1) -> Tensor:

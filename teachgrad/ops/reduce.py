@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cumprod, all/any.
+"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum/cumprod/logcumsumexp,
+all/any.
 
 A reduction's backward "un-reduces": the gradient of each output element is spread back
 over the input elements it summarised. How it is spread is the op's local derivative:
@@ -10,6 +11,7 @@ over the input elements it summarised. How it is spread is the op's local deriva
 * norm           in proportion to each element's share of the norm
 * logsumexp      weighted by softmax: exp(aᵢ − logsumexp(a))
 * cumsum         each element gets the sum of the gradients of all outputs it entered
+* logcumsumexp   the same, each weighted by a running softmax e^(aᵢ − outₖ)
 
 Masks (which element won, where the input is zero) are computed from the raw values, so
 they are constants when the backward pass is itself recorded (``create_graph=True``).

@@ -18,6 +18,8 @@ import numpy as np
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol
+from .numerics import erf as _erf_kernels
+from .numerics import in_float64
 from .op import Op
 from .pointwise import (
     _binary,
@@ -30,6 +32,31 @@ from .pointwise import (
 )
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(0): erf′(a) = 2/√π · e^(−a²)
+
+
+def float_tensor(x) -> Tensor:
+    """``x`` as a floating-point tensor: numbers become tensors, integer and bool tensors
+    the default float dtype (PyTorch's rule for float functions such as erf or lgamma)."""
+    return _unary(_Identity, x)
+
+
+class _Identity:
+    """Stands in for an op in :func:`float_tensor`: ``_unary`` converts, this returns."""
+
+    @staticmethod
+    def apply(x: Tensor) -> Tensor:
+        return x
+
+
+def recorded_or_plain(function, kernel, a, *args):
+    """``function(*args, a)`` when ``a`` is a Tensor, else ``kernel(*args, a)``.
+
+    For backward formulas that need a special function of a saved value (erfinv, digamma,
+    i1 ...): NumPy has no such function to route, so under ``create_graph=True`` (where
+    saved values come as Tensors) the teachgrad function is called and recorded, and in a
+    plain backward the NumPy kernel runs on the array.
+    """
+    return function(*args, a) if isinstance(a, Tensor) else kernel(*args, a)
 
 
 # ----------------------------------------------------------------------------------------
@@ -252,57 +279,14 @@ numpy_protocol.register(np.cosh)(cosh)
 # ----------------------------------------------------------------------------------------
 # The error function and its inverse
 # ----------------------------------------------------------------------------------------
-# NumPy has no erf (and SciPy is not a dependency). Python's math.erf is correctly rounded
-# to double precision; frompyfunc applies it element by element. That is slower than a
-# ufunc, but exact, and a rational approximation accurate to 1e-16 would be a page of
-# coefficients that teaches nothing about autograd.
-_math_erf = np.frompyfunc(math.erf, 1, 1)
-_math_erfc = np.frompyfunc(math.erfc, 1, 1)
-
-
-def _erf(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_math_erf(a), dtype=a.dtype)
-
-
-def _erfc(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_math_erfc(a), dtype=a.dtype)
-
-
-def _erfinv(y: np.ndarray) -> np.ndarray:
-    """The x with erf(x) = y: Giles' approximation, then four Newton steps in float64.
-
-    M. Giles, "Approximating the erfinv function" (GPU Computing Gems, 2010) is accurate
-    to about 1e-7 (less far out in the tails, which it was not made for); each Newton
-    step on erf(x) − y doubles the number of correct digits.
-    Near ±1 the residual is computed with erfc (1 − |y| is exact there), so the last
-    digits are not lost to cancellation.
-    """
-    y64 = np.asarray(y, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        w = -np.log((1 - y64) * (1 + y64))
-        central, tail = w - 2.5, np.sqrt(w) - 3
-        p_central = np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
-                                -4.39150654e-06, 0.00021858087, -0.00125372503,
-                                -0.00417768164, 0.246640727, 1.50140941], central)
-        p_tail = np.polyval([-0.000200214257, 0.000100950558, 0.00134934322,
-                             -0.00367342844, 0.00573950773, -0.0076224613,
-                             0.00943887047, 1.00167406, 2.83297682], tail)
-        z = np.abs(np.where(w < 5, p_central, p_tail) * y64)  # |x|
-        target = np.abs(y64)
-        near_one = target >= 0.5
-        for _ in range(4):
-            finite = np.isfinite(z) & (target < 1)
-            slope = _TWO_OVER_SQRT_PI * np.exp(-z * z)
-            # Near 1, Newton on log(erfc(z)) = log(1 − |y|): erfc falls like e^(−z²),
-            # nearly a straight line in log space, so the steps stay quadratic.
-            tail = _erfc(z)
-            step = np.where(near_one, (np.log1p(-target) - np.log(tail)) * tail / slope,
-                            (_erf(z) - target) / slope)
-            z = np.where(finite, z - step, z)
-        x = np.copysign(z, y64)
-        x = np.where(target == 1, np.copysign(np.inf, y64), x)
-        x = np.where(target > 1, np.nan, x)
-    return x.astype(np.asarray(y).dtype, copy=False)
+# NumPy has no erf (and SciPy is not a dependency): the kernels in numerics/erf.py compute
+# them, vectorised, in float64 (so float32 results are correctly rounded, or 1 ulp off).
+_erf = in_float64(_erf_kernels.erf)
+_erfc = in_float64(_erf_kernels.erfc)
+_erfinv = in_float64(_erf_kernels.erfinv)
+_erfcx = in_float64(_erf_kernels.erfcx)
+_ndtri = in_float64(_erf_kernels.ndtri)
+_log_ndtr = in_float64(_erf_kernels.log_ndtr)
 
 
 class ErfBackward0(Op):
@@ -346,7 +330,7 @@ class ErfinvBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        out = erfinv(a) if isinstance(a, Tensor) else _erfinv(a)  # recorded under create_graph
+        out = recorded_or_plain(erfinv, _erfinv, a)
         return grad / _TWO_OVER_SQRT_PI * np.exp(out * out)
 
 
@@ -381,6 +365,120 @@ def erfinv(input: Tensor) -> Tensor:
     tensor([0.0000, 0.4769])
     """
     return _unary(ErfinvBackward0, input)
+
+
+# The scaled complement and the normal distribution: torch.special only (no Tensor
+# methods, not in the top-level namespace), exported by teachgrad.special.
+def _no_half(input, kernel: str):
+    """erfcx, ndtri and log_ndtr have no float16 kernel in PyTorch: the same error here."""
+    if isinstance(input, Tensor) and input._data.dtype == np.float16:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'Half'"
+            "\nHint: compute in float32: x.float(), then convert back with .half()."
+        )
+    return input
+
+
+class SpecialErfcxBackward0(Op):
+    formula = "∂erfcx(a)/∂a = 2a·erfcx(a) − 2/√π"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _erfcx(a)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return grad * (2 * a * out - _TWO_OVER_SQRT_PI)
+
+
+def erfcx(input: Tensor) -> Tensor:
+    """The scaled complementary error function ``exp(input²)·erfc(input)``.
+
+    It stays near ``1/(x√π)`` for large x, where ``exp(x²)`` overflows and ``erfc(x)``
+    underflows.
+
+    >>> import teachgrad as torch
+    >>> torch.special.erfcx(torch.tensor([0., 30.]))
+    tensor([1.0000, 0.0188])
+    """
+    return _unary(SpecialErfcxBackward0, _no_half(input, "erfcx_cpu"))
+
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+
+
+class SpecialNdtriBackward0(Op):
+    """The derivative of an inverse: 1/Φ′(out) = √(2π)·e^(out²/2)."""
+
+    formula = "∂ndtri(p)/∂p = √(2π)·e^(ndtri(p)²/2)"
+
+    @staticmethod
+    def forward(ctx, p):
+        out = _ndtri(p)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * _SQRT_2PI * np.exp(out * out / 2)
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The inverse of :func:`ndtr`: the x with ``Φ(x) = input`` (the normal quantile).
+
+    >>> import teachgrad as torch
+    >>> torch.special.ndtri(torch.tensor([0.5, 0.975]))
+    tensor([0.0000, 1.9600])
+    """
+    return _unary(SpecialNdtriBackward0, _no_half(input, "ndtri_cpu"))
+
+
+class SpecialLogNdtrBackward0(Op):
+    formula = "∂log Φ(a)/∂a = φ(a)/Φ(a) = √(2/π)/erfcx(−a/√2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _log_ndtr(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        # φ(a)/Φ(a) = e^(−a²/2)/√(2π) / (erfc(−a/√2)/2): the e^(−a²/2) cancel exactly
+        # against erfc's, leaving erfcx, which neither underflows nor loses digits.
+        return grad * _SQRT_2_OVER_PI / recorded_or_plain(erfcx, _erfcx, a * -_SQRT_HALF)
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """``log Φ(input)``, accurate far into both tails (Φ: the standard normal CDF).
+
+    >>> import teachgrad as torch
+    >>> torch.special.log_ndtr(torch.tensor([0., -40.]))
+    tensor([-6.9315e-01, -8.0461e+02])
+    """
+    return _unary(SpecialLogNdtrBackward0, _no_half(input, "log_ndtr_cpu"))
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal CDF ``Φ(input) = erfc(−input/√2)/2``.
+
+    Composed of recorded ops (a product, erfc, a product), like PyTorch's, which builds it
+    from ``erf``; erfc keeps the lower tail (Φ(−10) ≈ 7.6e-24), where ``1 + erf`` gives 0.
+
+    >>> import teachgrad as torch
+    >>> torch.special.ndtr(torch.tensor([0., 1.96]))
+    tensor([0.5000, 0.9750])
+    """
+    from .loss import MulBackward1
+
+    x = float_tensor(input)
+    return MulBackward1.apply(erfc(MulBackward1.apply(x, other=-1 / math.sqrt(2))), other=0.5)
 
 
 # ----------------------------------------------------------------------------------------
@@ -606,6 +704,109 @@ def xlogy(input, other) -> Tensor:
     dtype = result_type(a, b).numpy
     return XlogyBackward2.apply(a if a._data.dtype == dtype else _make(a._data.astype(dtype)),
                                 y=b)
+
+
+def _xlog1py_zeros(x, y):
+    """Where x·log1p(y) is 0 by definition: x = 0 (unless y is nan), as in PyTorch."""
+    x, y = np.asarray(_value(x)), np.asarray(_value(y))
+    return (x == 0) & ~np.isnan(y)
+
+
+class SpecialXlog1PyBackward0(Op):
+    formula = "∂(a·ln(1 + b))/∂a = ln(1 + b)    ∂(a·ln(1 + b))/∂b = a/(1 + b)"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        zero = _xlog1py_zeros(a, b)
+        return np.where(zero, 0, a * np.log1p(b)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        zero = _xlog1py_zeros(a, b)
+        return (grad * np.where(zero, 0, np.log1p(np.where(zero, 0, b))),
+                grad * a / (b + 1))
+
+
+class SpecialXlog1PyBackward1(Op):
+    """``xlog1py(number, tensor)``: the number is a constant."""
+
+    formula = "∂(c·ln(1 + b))/∂b = c/(1 + b)"
+
+    @staticmethod
+    def forward(ctx, b, x):
+        ctx.save_for_backward(b)
+        ctx.x = x
+        return np.where(_xlog1py_zeros(x, b), 0, x * np.log1p(b)).astype(b.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (b,) = ctx.saved_tensors
+        return grad * ctx.x / (b + 1)
+
+
+class SpecialXlog1PyBackward2(Op):
+    """``xlog1py(tensor, number)``: the number is a constant."""
+
+    formula = "∂(a·ln(1 + c))/∂a = ln(1 + c)"
+
+    @staticmethod
+    def forward(ctx, a, y):
+        zero = _xlog1py_zeros(a, y)
+        ctx.slope = np.where(zero, 0, np.log1p(np.float64(y))).astype(a.dtype, copy=False)
+        return np.where(zero, 0, a * np.log1p(y)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.slope
+
+
+def xlog1py(input, other) -> Tensor:
+    """``input · log1p(other)``, but 0 where ``input`` is 0 (so 0·log1p(−1) = 0).
+
+    >>> import teachgrad as torch
+    >>> torch.special.xlog1py(torch.tensor([0., 2.]), torch.tensor([-1., 0.]))
+    tensor([0., 0.])
+    """
+    a, b = _float_operands(_operand(input), _operand(other))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _binary(SpecialXlog1PyBackward0, a, b)
+    dtype = result_type(a, b).numpy
+    if isinstance(b, Tensor):  # xlog1py(number, tensor)
+        return SpecialXlog1PyBackward1.apply(_as_dtype(b, dtype), x=a)
+    return SpecialXlog1PyBackward2.apply(_as_dtype(a, dtype), y=b)
+
+
+def _as_dtype(t: Tensor, dtype) -> Tensor:
+    return t if t._data.dtype == dtype else _make(t._data.astype(dtype))
+
+
+class SpecialEntrBackward0(Op):
+    formula = "∂(−a·ln a)/∂a = −(1 + ln a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        # −a·ln a for a > 0, 0 at 0, −inf below 0 (nan stays nan).
+        return np.where(a > 0, -a * np.log(np.where(a > 0, a, 1)),
+                        np.where(a == 0, 0, np.where(a < 0, -np.inf, a))).astype(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * (1 + np.log(a))
+
+
+def entr(input: Tensor) -> Tensor:
+    """The elementwise entropy term ``−input · log(input)`` (0 at 0, −inf below 0).
+
+    >>> import teachgrad as torch
+    >>> torch.special.entr(torch.tensor([0., 0.5, 1.]))
+    tensor([0.0000, 0.3466, -0.0000])
+    """
+    return _unary(SpecialEntrBackward0, input)
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,308 @@
+"""More pointwise functions: deg2rad/rad2deg, copysign, frac, fix, heaviside, sinc, logit.
+
+Written like :mod:`.pointwise`: each op a class named after PyTorch's ``grad_fn``, forward
+and backward side by side, and the public function registered as a ``Tensor`` method.
+Integer inputs become the default float dtype (except ``fix``, ``frac`` and ``heaviside``,
+which follow PyTorch's own rules, see each function).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor, _make, tensor_method
+from .op import Op
+from .pointwise import (
+    TruncBackward0,
+    _binary,
+    _check_broadcast,
+    _operand,
+    _rounding,
+    _unary,
+    _value,
+)
+from .special import _float_operands, float_tensor
+
+
+def _opmath(a: np.ndarray) -> np.ndarray:
+    """float16 as float32 for a formula of several steps, as PyTorch's CPU kernels do."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
+class Deg2RadBackward0(Op):
+    formula = "∂(a·π/180)/∂a = π/180"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a * a.dtype.type(math.pi / 180)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (math.pi / 180)
+
+
+class Rad2DegBackward0(Op):
+    formula = "∂(a·180/π)/∂a = 180/π"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a * a.dtype.type(180 / math.pi)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (180 / math.pi)
+
+
+@tensor_method()
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians: ``input · π/180``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([180., 90.]).deg2rad()
+    tensor([3.1416, 1.5708])
+    """
+    return _unary(Deg2RadBackward0, input)
+
+
+@tensor_method()
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees: ``input · 180/π``.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([3.14159265]).rad2deg()
+    tensor([180.])
+    """
+    return _unary(Rad2DegBackward0, input)
+
+
+class CopysignBackward0(Op):
+    """``copysign(tensor, tensor)``: the sign comes from ``b``, which gets no gradient."""
+
+    formula = "∂copysign(a, b)/∂a = copysign(a, b)/a (±1; 0 at a = 0)    ∂/∂b = 0"
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.copysign(a, b)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return grad * _flip_or_keep(a, out), np.zeros_like(grad)
+
+
+class CopysignBackward1(Op):
+    """``copysign(tensor, number)``."""
+
+    formula = "∂copysign(a, c)/∂a = ±1 (0 at a = 0)"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        out = np.copysign(a, a.dtype.type(other))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return grad * _flip_or_keep(a, out)
+
+
+def _flip_or_keep(a, out) -> np.ndarray:
+    """+1 where copysign kept a's sign, −1 where it flipped it, 0 where a is 0 (PyTorch's)."""
+    a, out = np.asarray(_value(a)), np.asarray(_value(out))
+    return np.where(a == 0, 0, np.sign(a) * np.sign(out)).astype(a.dtype)
+
+
+@tensor_method()
+def copysign(input: Tensor, other) -> Tensor:
+    """``|input|`` with the sign of ``other`` (a tensor or a number; −0.0 counts as negative).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., -2.]).copysign(torch.tensor([-0., 3.]))
+    tensor([-1.,  2.])
+    """
+    other = _operand(other)
+    if isinstance(other, Tensor):
+        return _binary(CopysignBackward0, *_float_operands(input, other))
+    return CopysignBackward1.apply(float_tensor(input), other=float(other))
+
+
+class FracBackward0(Op):
+    formula = "∂(a − trunc(a))/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a - np.trunc(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+@tensor_method()
+def frac(input: Tensor) -> Tensor:
+    """The fractional part ``input − trunc(input)`` (it keeps the sign of ``input``).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([-1.5, 2.25]).frac()
+    tensor([-0.5000,  0.2500])
+    """
+    if input._data.dtype.kind != "f":
+        name = input.dtype._legacy.removesuffix("Tensor")
+        raise NotImplementedError(
+            f"\"frac_cpu\" not implemented for '{name}'"
+            "\nHint: an integer has no fractional part; convert first if you need one: "
+            "x.float().frac()."
+        )
+    return FracBackward0.apply(input)
+
+
+@tensor_method()
+def fix(input: Tensor) -> Tensor:
+    """Round toward zero: PyTorch's alias of :func:`trunc` (``TruncBackward0``).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([-1.7, 1.7]).fix()
+    tensor([-1.,  1.])
+    """
+    return _rounding(TruncBackward0, np.trunc, input)
+
+
+class HeavisideNotImplemented(Op):
+    """The ``grad_fn`` of heaviside: PyTorch has no derivative for it, and says so."""
+
+    formula = "heaviside has no derivative in PyTorch (it is 0 almost everywhere)"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, values):
+        return np.where(a == 0, values, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            "derivative for aten::heaviside is not implemented"
+            "\nHint: the step function's slope is 0 everywhere except at 0; a smooth "
+            "stand-in such as torch.sigmoid(k * x) has a gradient."
+        )
+
+
+# PyTorch prints this node as ``grad_fn=<NotImplemented>`` (the printer uses the class
+# name); a class named NotImplemented would hide Python's builtin of that name.
+HeavisideNotImplemented.__name__ = HeavisideNotImplemented.__qualname__ = "NotImplemented"
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 where ``input < 0``, 1 where ``input > 0``, ``values`` where 0.
+
+    >>> import teachgrad as torch
+    >>> torch.heaviside(torch.tensor([-2., 0., 3.]), torch.tensor([0.5]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    _require_values_tensor(values, position=2)
+    if values._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "heaviside is not yet implemented for tensors with different dtypes."
+            f"\nHint: input is {input.dtype} and values is {values.dtype}; convert one, "
+            "e.g. values.to(input.dtype)."
+        )
+    if input._data.dtype.kind != "f":  # not differentiable: computed directly
+        data, v = input._data, values._data
+        return _make(np.asarray(np.where(data == 0, v, (data > 0).astype(data.dtype))))
+    _check_broadcast(input, values)
+    return HeavisideNotImplemented.apply(input, values)
+
+
+@tensor_method("heaviside")
+def _heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+    """``x.heaviside(values)`` is ``torch.heaviside(x, values)``."""
+    _require_values_tensor(values, position=1)  # (the method counts from values)
+    return heaviside(self, values)
+
+
+_heaviside_method.__name__ = "heaviside"  # its name as a method (x.heaviside_ says so)
+
+
+def _require_values_tensor(values, position: int) -> None:
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            f"heaviside(): argument 'values' (position {position}) must be Tensor, not "
+            f"{type(values).__name__}"
+            "\nHint: wrap the number in a tensor of the input's dtype: torch.tensor([0.5])."
+        )
+
+
+class SincBackward0(Op):
+    formula = "∂sinc(a)/∂a = (cos(πa)·πa − sin(πa))/(πa²)  (0 at a = 0)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sinc(_opmath(a)).astype(a.dtype)  # sin(πa)/(πa), and 1 at 0
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        zero = np.asarray(_value(a)) == 0
+        safe = np.where(zero, 1, a)  # (keeps 0/0 out of the formula; the slope at 0 is 0)
+        pa = math.pi * safe
+        slope = (np.cos(pa) * pa - np.sin(pa)) / (pa * safe)
+        return grad * np.where(zero, 0, slope)
+
+
+@tensor_method()
+def sinc(input: Tensor) -> Tensor:
+    """The normalized sinc function ``sin(π·input)/(π·input)``, and 1 at 0.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0., 0.5]).sinc()
+    tensor([1.0000, 0.6366])
+    """
+    return _unary(SincBackward0, input)
+
+
+class LogitBackward0(Op):
+    formula = "∂ln(a/(1 − a))/∂a = 1/(a(1 − a))  (0 outside [eps, 1 − eps] when eps is given)"
+
+    @staticmethod
+    def forward(ctx, a, eps):
+        ctx.save_for_backward(a)
+        ctx.eps = eps
+        if eps is not None:
+            a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
+        return np.log(a / (1 - a))  # (in the input's dtype, float16 too: PyTorch's way)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        slope = grad / (a * (1 - a))
+        if ctx.eps is None:
+            return slope
+        x = np.asarray(_value(a))
+        return np.where((x < ctx.eps) | (x > 1 - ctx.eps), 0, slope)
+
+
+@tensor_method()
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """The inverse of sigmoid, ``log(input/(1 − input))``; with ``eps``, input is first
+    clamped to ``[eps, 1 − eps]`` (so 0 and 1 give finite values).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([0.5, 0.75, 1.]).logit()
+    tensor([0.0000, 1.0986,    inf])
+    >>> torch.tensor([0., 1.]).logit(eps=1e-6)
+    tensor([-13.8155,  13.8023])
+    """
+    x = float_tensor(input)
+    return LogitBackward0.apply(x, eps=None if eps is None else float(eps))
+
+
+__all__ = ["deg2rad", "rad2deg", "copysign", "frac", "fix", "heaviside", "sinc",
+           "logit"]

@@ -1,0 +1,51 @@
+"""``teachgrad.special``: PyTorch's ``torch.special``, special functions by their SciPy names.
+
+Most are the functions of the top-level namespace under another name (``expit`` is
+``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``); a few exist only here, as
+in PyTorch: ``erfcx``, ``ndtr``, ``ndtri``, ``log_ndtr``, ``entr``, ``xlog1py``, ``i0e``,
+``i1``, ``i1e``. Every one records its PyTorch ``grad_fn`` and can be differentiated.
+
+>>> import teachgrad as torch
+>>> torch.special.expit(torch.tensor([0.]))
+tensor([0.5000])
+>>> torch.special.gammaln(torch.tensor([5.]))  # log(4!)
+tensor([3.1781])
+
+The numbers come from vectorised NumPy kernels (``teachgrad/ops/numerics/``): erf and erfc
+within 1 and 3 ulps of the true value in float64, erfinv within 2, lgamma and digamma within
+a few ulps for positive arguments (more next to the roots of lgamma and digamma at negative
+arguments, where every method loses digits to cancellation).
+"""
+
+from __future__ import annotations
+
+from .ops.activation import log_softmax, softmax
+from .ops.bessel import i0, i0e, i1, i1e
+from .ops.elementary import logit, sinc
+from .ops.gamma import digamma, lgamma, mvlgamma, polygamma
+from .ops.pointwise import exp2, expm1, log1p, round, sigmoid  # noqa: A004 - PyTorch's name
+from .ops.reduce import logsumexp
+from .ops.special import (
+    entr,
+    erf,
+    erfc,
+    erfcx,
+    erfinv,
+    log_ndtr,
+    ndtr,
+    ndtri,
+    xlog1py,
+    xlogy,
+)
+
+expit = sigmoid  # the logistic function's name in SciPy
+gammaln = lgamma
+psi = digamma
+multigammaln = mvlgamma
+
+__all__ = [
+    "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi",
+    "polygamma", "multigammaln", "log1p", "expm1", "exp2", "logsumexp", "softmax",
+    "log_softmax", "xlogy", "xlog1py", "sinc", "entr", "ndtr", "ndtri", "log_ndtr", "i0",
+    "i0e", "i1", "i1e", "round",
+]
