@@ -316,14 +316,13 @@ class DivBackward2(Op):
         return grad * 0, grad * 0
 
 
-class _FloorDivideNotImplemented(Op):
-    """``a // b`` on tensors that require grad: PyTorch records a node that refuses."""
+class _FloorDivideNotImplemented(DivBackward2):
+    """``a // b`` on tensors that require grad: PyTorch records a node that refuses.
+
+    The same forward as ``DivBackward2``; only the backward differs.
+    """
 
     formula = "∂(a // b)/∂a: not defined in PyTorch (use div(a, b, rounding_mode='floor'))"
-
-    @staticmethod
-    def forward(ctx, a, b, rounding_mode, operands):
-        return _rounded_quotient(*operands, rounding_mode)
 
     @staticmethod
     def backward(ctx, grad):

@@ -14,6 +14,15 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _affine_parameters(module: Module, enabled: bool, bias: bool, shape: tuple, dtype) -> None:
+    """``weight`` (ones) and ``bias`` (zeros) of ``shape``, or ``None`` where not wanted:
+    the learnable scale and shift that LayerNorm and GroupNorm end with."""
+    weight = Parameter(init.ones_(empty(*shape, dtype=dtype))) if enabled else None
+    module.register_parameter("weight", weight)
+    shift = Parameter(init.zeros_(empty(*shape, dtype=dtype))) if enabled and bias else None
+    module.register_parameter("bias", shift)
+
+
 class LayerNorm(Module):
     """``y = (x - mean) / sqrt(var + eps) * weight + bias`` over the last dimensions.
 
@@ -41,16 +50,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
 
     def reset_parameters(self) -> None:
         """``weight`` back to ones and ``bias`` to zeros."""
@@ -99,16 +99,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, (num_channels,), dtype)
 
     def reset_parameters(self) -> None:
         """``weight`` back to ones and ``bias`` to zeros."""
