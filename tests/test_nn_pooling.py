@@ -128,6 +128,20 @@ def test_cifar_tutorial_network_trains_a_step():
     assert all(p.grad is not None for p in net.parameters())
 
 
+def test_empty_inputs():
+    assert F.avg_pool2d(teachgrad.zeros(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)   # a batch may be
+    assert F.adaptive_avg_pool2d(teachgrad.zeros(1, 0, 3, 4), 2).shape == (1, 0, 2, 2)
+    assert F.adaptive_avg_pool2d(teachgrad.zeros(1, 2, 3, 4), 0).shape == (1, 2, 0, 0)
+    # (1, 1) is a mean, before any check: of nothing, nan (as in PyTorch).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice"
+        assert np.isnan(F.adaptive_avg_pool2d(teachgrad.zeros(2, 6, 0), 1).numpy()).all()
+    with pytest.raises(RuntimeError, match="with optional 0 dim batch size"):
+        F.avg_pool2d(teachgrad.zeros(1, 0, 4, 4), 2)
+    with pytest.raises(RuntimeError, match="with dimension 2 being empty"):
+        F.adaptive_avg_pool2d(teachgrad.zeros(1, 2, 0, 4), 2)
+
+
 def test_argument_errors():
     x = teachgrad.zeros(1, 2, 6, 6)
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel"):
@@ -204,6 +218,11 @@ def test_adaptive_avg_pool_matches_pytorch(shape, size):
     lambda F, x: F.max_pool2d(x[0, 0, 0], 2),
     lambda F, x: F.avg_pool2d(x[0, 0], 2),
     lambda F, x: F.adaptive_avg_pool2d(x[0, 0], 2),
+    lambda F, x: F.avg_pool2d(x[:, :, :0], 2),
+    lambda F, x: F.avg_pool2d(x[:, :0], 2),
+    lambda F, x: F.avg_pool2d(x[0, :0], 2),
+    lambda F, x: F.avg_pool2d(x[:, :, :0], 3, padding=2),
+    lambda F, x: F.adaptive_avg_pool2d(x[:, :, :0], 2),
 ])
 def test_errors_match_pytorch(call):
     torch = pytest.importorskip("torch")
@@ -236,3 +255,238 @@ def test_docstring_examples_run():
 
     for module in (pooling, pooling_ops, pooling_modules):
         assert doctest.testmod(module).failed == 0
+
+
+# ----------------------------------------------------------------------------------------
+# inf and nan: every average reads only its own window (0 · inf would be nan elsewhere)
+# ----------------------------------------------------------------------------------------
+INF, NAN = float("inf"), float("nan")
+
+
+def assert_same(got, expected):
+    np.testing.assert_array_equal(np.asarray(got, dtype=float), np.asarray(expected, float))
+
+
+def test_inf_stays_in_its_window():
+    x = teachgrad.tensor([[[[INF, 1.0, 1.0, 1.0]]]])
+    assert_same(F.avg_pool2d(x, (1, 2)).numpy(), [[[[INF, 1.0]]]])
+    # Padding 1: windows {pad, inf}, {1, 1}, {1, pad}.
+    assert_same(F.avg_pool2d(x, (1, 2), padding=(0, 1)).numpy(), [[[[INF, 1.0, 0.5]]]])
+    assert_same(F.avg_pool2d(x, (1, 2), padding=(0, 1), count_include_pad=False).numpy(),
+                [[[[INF, 1.0, 1.0]]]])
+    assert_same(F.avg_pool2d(x, (1, 2), divisor_override=4).numpy(), [[[[INF, 0.5]]]])
+
+
+def test_inf_and_nan_in_2d_windows():
+    data = np.arange(16.0).reshape(1, 1, 4, 4)
+    data[0, 0, 0, 0], data[0, 0, 3, 3] = -INF, NAN
+    out = F.avg_pool2d(teachgrad.tensor(data), 2).numpy()[0, 0]
+    # The two untouched windows: {2, 3, 6, 7} and {8, 9, 12, 13}.
+    assert_same(out, [[-INF, 4.5], [10.5, NAN]])
+    # Overlapping windows (stride 1): only the windows holding (0, 0) see the -inf.
+    out = F.avg_pool2d(teachgrad.tensor(data[..., :3, :3]), 2, stride=1).numpy()[0, 0]
+    assert_same(out, [[-INF, 3.5], [6.5, 7.5]])
+
+
+def test_inf_plus_minus_inf_is_nan_only_there():
+    x = teachgrad.tensor([[[[INF, -INF, 2.0, 4.0]]]])
+    assert_same(F.avg_pool2d(x, (1, 2)).numpy(), [[[[NAN, 3.0]]]])
+
+
+def test_adaptive_bins_keep_inf_and_nan_to_themselves():
+    # 5 into 3 bins: {0, 1}, {1, 2, 3}, {3, 4}; rows: 2 into 1 bin.
+    data = [[[[INF, 1.0, 2.0, 3.0, 5.0],
+              [1.0, 1.0, 2.0, 3.0, 5.0]]]]
+    assert_same(F.adaptive_avg_pool2d(teachgrad.tensor(data), (1, 3)).numpy(),
+                [[[[INF, 2.0, 4.0]]]])
+    data[0][0][1][4] = NAN
+    assert_same(F.adaptive_avg_pool2d(teachgrad.tensor(data), (2, 3)).numpy(),
+                [[[[INF, 2.0, 4.0], [1.0, 2.0, NAN]]]])
+    assert_same(F.interpolate(teachgrad.tensor(data), size=(1, 3), mode="area").numpy(),
+                [[[[INF, 2.0, NAN]]]])
+
+
+def test_gradient_ignores_inf_inputs_and_keeps_inf_gradients_in_their_window():
+    x = teachgrad.tensor([[[[INF, 1.0, NAN, 1.0]]]], requires_grad=True)
+    F.avg_pool2d(x, (1, 2)).sum().backward()          # the gradient does not read x
+    assert_same(x.grad.numpy(), [[[[0.5, 0.5, 0.5, 0.5]]]])
+    x = teachgrad.zeros(1, 1, 1, 4, requires_grad=True)
+    F.avg_pool2d(x, (1, 2), padding=(0, 1)).backward(teachgrad.tensor([[[[INF, 2.0, NAN]]]]))
+    assert_same(x.grad.numpy(), [[[[INF, 1.0, 1.0, NAN]]]])
+    x = teachgrad.zeros(1, 1, 1, 5, requires_grad=True)
+    F.adaptive_avg_pool2d(x, (1, 3)).backward(teachgrad.tensor([[[[INF, 3.0, 2.0]]]]))
+    assert_same(x.grad.numpy(), [[[[INF, INF, 1.0, 2.0, 1.0]]]])
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.avg_pool2d(x, 2),
+    lambda F, x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True,
+                              count_include_pad=False),
+    lambda F, x: F.avg_pool2d(x, (2, 3), stride=1, padding=(1, 0), divisor_override=5),
+    lambda F, x: F.adaptive_avg_pool2d(x, (3, 4)),
+])
+def test_double_backward_nodes_are_pytorchs(call):
+    x = leaf((1, 2, 5, 7))
+    out = call(F, x)
+    grad = teachgrad.ones_like(out, requires_grad=True)
+    (gx,) = teachgrad.autograd.grad(out, x, grad, create_graph=True)
+    name = type(out.grad_fn).__name__
+    assert name in ("AvgPool2DBackward0", "AdaptiveAvgPool2DBackward0")
+    assert type(gx.grad_fn).__name__ == name.replace("Backward0", "BackwardBackward0")
+    # PyTorch's double-backward node reads the gradient and (for its shape) the input.
+    assert [n.variable for n, _ in gx.grad_fn.next_functions] == [grad, x]
+    assert gradgradcheck(lambda x: call(F, x), (x,))
+
+
+def test_third_order_gradient():
+    x = leaf((1, 1, 4, 5))
+
+    def second(x):
+        (g,) = teachgrad.autograd.grad((F.avg_pool2d(x, 2, stride=1, padding=1) ** 3).sum(), x,
+                                       create_graph=True)
+        return g
+
+    assert gradcheck(second, (x,))
+    assert gradgradcheck(lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (leaf((1, 2, 7, 5)),))
+
+
+def test_integer_windows_are_summed_exactly_and_divided_toward_zero():
+    x = teachgrad.arange(49).reshape(1, 1, 7, 7) * 7 + 3    # mean 7·24 + 3
+    assert F.avg_pool2d(x, 7).tolist() == [[[[171]]]]
+    assert F.avg_pool2d(x, 7).dtype == teachgrad.int64
+    y = teachgrad.tensor([[[[-3, -2, 3, 4]]]])
+    assert F.avg_pool2d(y, (1, 2)).tolist() == [[[[-2, 3]]]]            # -2.5, 3.5
+    assert F.avg_pool2d(y, (1, 2), divisor_override=-2).tolist() == [[[[2, -3]]]]
+
+
+def test_average_pooling_dtypes():
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
+        F.avg_pool2d(teachgrad.ones(1, 2, 4, 4, dtype=teachgrad.int32), 2)
+    with pytest.raises(NotImplementedError,
+                       match="\"adaptive_avg_pool2d\" not implemented for 'Long'"):
+        F.adaptive_avg_pool2d(teachgrad.ones(1, 2, 4, 4, dtype=teachgrad.int64), 2)
+    x = teachgrad.ones(1, 2, 4, 4, dtype=teachgrad.float32)
+    assert F.avg_pool2d(x, 2).dtype == F.adaptive_avg_pool2d(x, 3).dtype == teachgrad.float32
+
+
+def test_the_pooled_input_is_saved_as_in_pytorch():
+    x = leaf((1, 1, 4, 4))
+    y = x * 1
+    out = F.avg_pool2d(y, 2)
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def _nonfinite(shape, seed):
+    """Rounded values with a few inf, -inf and nan sprinkled in."""
+    rng = np.random.default_rng(seed)
+    data = np.round(rng.standard_normal(shape) * 2) / 2
+    flat = data.reshape(-1)
+    spots = rng.choice(flat.size, size=max(3, flat.size // 12), replace=False)
+    flat[spots] = rng.choice([INF, -INF, NAN], size=spots.size)
+    return data
+
+
+NONFINITE_CASES = [
+    ("avg_pool2d", (2, 3, 6, 6), (2,), {}),
+    ("avg_pool2d", (1, 2, 7, 6), (3,), {"stride": 2, "padding": 1}),
+    ("avg_pool2d", (1, 2, 7, 8), ((2, 3),), {"stride": (1, 2), "padding": (1, 0),
+                                             "ceil_mode": True, "count_include_pad": False}),
+    ("avg_pool2d", (2, 5, 5), (2,), {"stride": 1, "divisor_override": 3}),
+    ("adaptive_avg_pool2d", (1, 2, 7, 5), ((3, 2),), {}),
+    ("adaptive_avg_pool2d", (2, 6, 6), (4,), {}),
+    ("adaptive_avg_pool2d", (1, 2, 3, 4), ((5, 6),), {}),
+    ("interpolate", (1, 2, 7, 5), (), {"size": (3, 4), "mode": "area"}),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,shape,args,kwargs", NONFINITE_CASES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_inf_and_nan_match_pytorch(name, shape, args, kwargs, seed):
+    torch = pytest.importorskip("torch")
+    data = _nonfinite(shape, seed)
+    x, tx = teachgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    ours = getattr(F, name)(x, *args, **kwargs)
+    theirs = getattr(torch.nn.functional, name)(tx, *args, **kwargs)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-12)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    # An upstream gradient with inf and nan in it too.
+    grad = _nonfinite(theirs.shape, seed + 10)
+    ours.backward(teachgrad.tensor(grad))
+    theirs.backward(torch.tensor(grad))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.avg_pool2d(x, 3, stride=2, padding=1),
+    lambda F, x: F.avg_pool2d(x, 2, count_include_pad=False, padding=1),
+    lambda F, x: F.avg_pool2d(x, (1, 2), divisor_override=-3),
+    lambda F, x: F.adaptive_avg_pool2d(x, (2, 3)),
+])
+def test_integer_inputs_match_pytorch(call, dtype):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(3).integers(-50, 50, (1, 2, 5, 7))
+    data = data.astype(dtype) if dtype != "uint8" else np.abs(data).astype(dtype)
+    try:
+        expected = call(torch.nn.functional, torch.tensor(data))
+    except NotImplementedError as error:
+        with pytest.raises(NotImplementedError) as ours:
+            call(F, teachgrad.tensor(data))
+        assert str(ours.value).split("\nHint:")[0] == str(error)
+        return
+    got = call(F, teachgrad.tensor(data))
+    assert str(got.dtype).split(".")[1] == str(expected.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.avg_pool2d(x, 3, stride=2, padding=1),
+    lambda F, x: F.adaptive_avg_pool2d(x, (3, 4)),
+    lambda F, x: F.adaptive_avg_pool2d(x, (1, 2)),
+])
+def test_double_backward_graph_matches_pytorch(call):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(4).standard_normal((1, 2, 5, 7))
+
+    def names(library, x):
+        out = call(library.nn.functional, x)
+        grad = library.ones_like(out, requires_grad=True)
+        (gx,) = library.autograd.grad(out, x, grad, create_graph=True)
+        return (type(out.grad_fn).__name__, type(gx.grad_fn).__name__,
+                [type(n).__name__ for n, _ in gx.grad_fn.next_functions])
+
+    assert names(teachgrad, teachgrad.tensor(data, requires_grad=True)) == names(
+        torch, torch.tensor(data, requires_grad=True))
+
+
+def test_gather_and_scatter_are_a_map_and_its_transpose():
+    """For finite values a map is the matrix M[o, index[o, t]] += weights[o, t] (holes add
+    nothing): gather is M @ x along the axis, scatter is Mᵀ @ g, whichever way each is
+    computed (slices for evenly spaced taps, the adjoint table otherwise)."""
+    from teachgrad.nn.axis_maps import AxisMap, gather, scatter
+
+    rng = np.random.default_rng(5)
+    tables = [
+        np.array([[-1, 0, 1], [1, 2, 3], [3, 4, -1]]),             # padded windows: slices
+        np.array([[0, 1], [0, 1], [2, 2], [4, -1]]),               # repeats and a hole
+        rng.integers(-1, 6, (7, 3)),                               # anything at all
+    ]
+    for index in tables:
+        weights = rng.standard_normal(index.shape)
+        maps = (AxisMap(index, weights, 6), AxisMap(index[::-1], None, 6))
+        matrices = []
+        for m in maps:
+            matrix = np.zeros((len(m.index), 6))
+            for o, t in zip(*np.nonzero(m.columns >= 0)):
+                matrix[o, m.columns[o, t]] += 1.0 if m.weights is None else m.weights[o, t]
+            matrices.append(matrix)
+        x = rng.standard_normal((2, 6, 6))
+        g = rng.standard_normal((2, len(index), len(index)))
+        rows, cols = matrices
+        np.testing.assert_allclose(gather(x, maps), rows @ x @ cols.T, atol=1e-12)
+        np.testing.assert_allclose(scatter(g, maps), rows.T @ g @ cols, atol=1e-12)

@@ -180,6 +180,9 @@ def test_values_gradients_and_names_match_pytorch(name, shape, args, kwargs):
     lambda F, x: F.adaptive_avg_pool1d(x[0, 0], 2),
     lambda F, x: F.adaptive_avg_pool1d(x, (2, 2)),
     lambda F, x: F.adaptive_avg_pool1d(x, None),
+    lambda F, x: F.avg_pool1d(x[:, :, :0], 2),
+    lambda F, x: F.avg_pool1d(x[0, :, :0], 2),
+    lambda F, x: F.adaptive_avg_pool1d(x[:, :, :0], 2),
     lambda F, x: F.adaptive_max_pool1d(x[0, 0], 2),
     lambda F, x: F.adaptive_max_pool1d(x, (2, 2)),
     lambda F, x: F.adaptive_max_pool2d(x[0], 2),
@@ -227,3 +230,96 @@ def test_docstring_examples_run():
 
     for module in (pooling, pooling_ops, pooling_modules):
         assert doctest.testmod(module).failed == 0
+
+
+# ----------------------------------------------------------------------------------------
+# inf and nan stay in the windows that hold them (as PyTorch's kernels, which add up each
+# window on its own)
+# ----------------------------------------------------------------------------------------
+INF, NAN = float("inf"), float("nan")
+
+
+def assert_same(got, expected):
+    np.testing.assert_array_equal(np.asarray(got, dtype=float), np.asarray(expected, float))
+
+
+def test_inf_and_nan_hand_values():
+    x = teachgrad.tensor([[INF, 1.0, 1.0, 1.0]])
+    assert_same(F.avg_pool1d(x, 2).numpy(), [[INF, 1.0]])
+    y = teachgrad.tensor([[1.0, NAN, 2.0, 4.0, -INF, 6.0]])
+    # Windows of 2, stride 2, padding 1: {pad, 1}, {nan, 2}, {4, -inf}, {6, pad}.
+    assert_same(F.avg_pool1d(y, 2, padding=1).numpy(), [[0.5, NAN, -INF, 3.0]])
+    assert_same(F.avg_pool1d(y, 2, padding=1, count_include_pad=False).numpy(),
+                [[1.0, NAN, -INF, 6.0]])
+    # Stride 1, windows of 3: {1, nan, 2}, {nan, 2, 4}, {2, 4, -inf}, {4, -inf, 6}.
+    assert_same(F.avg_pool1d(y, 3, stride=1).numpy(), [[NAN, NAN, -INF, -INF]])
+    # Adaptive, 6 into 4: {0, 1}, {1, 2}, {3, 4}, {4, 5}.
+    z = teachgrad.tensor([[INF, 1.0, 3.0, 2.0, 4.0, NAN]])
+    assert_same(F.adaptive_avg_pool1d(z, 4).numpy(), [[INF, 2.0, 3.0, NAN]])
+    assert_same(F.adaptive_avg_pool1d(z[:, 1:5], 1).numpy(), [[2.5]])
+
+
+def test_gradients_with_inf_stay_in_their_windows():
+    x = teachgrad.tensor([[INF, 1.0, 1.0, NAN, 3.0]], requires_grad=True)
+    F.avg_pool1d(x, 2, stride=1).backward(teachgrad.tensor([[INF, 2.0, 4.0, 6.0]]))
+    # x[i] gets half the gradient of each window holding it: {0,1} {1,2} {2,3} {3,4}.
+    assert_same(x.grad.numpy(), [[INF, INF, 3.0, 5.0, 3.0]])
+    x.grad = None
+    F.adaptive_avg_pool1d(x, 2).backward(teachgrad.tensor([[3.0, NAN]]))  # {0,1,2} {2,3,4}
+    assert_same(x.grad.numpy(), [[1.0, 1.0, NAN, NAN, NAN]])
+
+
+def test_integer_average_pool1d():
+    x = teachgrad.tensor([[-3, -2, 3, 4, 7]])
+    assert F.avg_pool1d(x, 2).tolist() == [[-2, 3]]                 # -2.5, 3.5: toward zero
+    assert F.avg_pool1d(x, 3, stride=2, padding=1).tolist() == [[-1, 1, 3]]  # -5/3, 5/3, 11/3
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("avg_pool1d", (2,), {}),
+    ("avg_pool1d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}),
+    ("avg_pool1d", (3,), {"stride": 1, "padding": 1, "count_include_pad": False}),
+    ("adaptive_avg_pool1d", (3,), {}),
+    ("adaptive_avg_pool1d", (8,), {}),
+    ("adaptive_avg_pool1d", (1,), {}),
+])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_inf_and_nan_match_pytorch(name, args, kwargs, seed):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    data = np.round(rng.standard_normal((2, 3, 11)) * 2) / 2
+    spots = rng.choice(data.size, size=6, replace=False)
+    data.reshape(-1)[spots] = rng.choice([INF, -INF, NAN], size=6)
+    x, tx = teachgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    ours = getattr(F, name)(x, *args, **kwargs)
+    theirs = getattr(torch.nn.functional, name)(tx, *args, **kwargs)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-12)
+    grad = rng.standard_normal(theirs.shape)
+    grad.reshape(-1)[0] = INF
+    ours.backward(teachgrad.tensor(grad))
+    theirs.backward(torch.tensor(grad))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.avg_pool1d(x, 3, stride=2, padding=1),
+    lambda F, x: F.adaptive_avg_pool1d(x, 4),
+])
+def test_double_backward_graph_matches_pytorch(call):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(4).standard_normal((2, 3, 9))
+
+    def chain(library, x):
+        out = call(library.nn.functional, x)
+        grad = library.ones_like(out, requires_grad=True)
+        (gx,) = library.autograd.grad(out, x, grad, create_graph=True)
+        pool = gx.grad_fn.next_functions[0][0]  # below the squeeze that undoes the unsqueeze
+        # Its edges: the gradient (through the squeeze's backward: teachgrad records a
+        # view where PyTorch records an unsqueeze, not compared) and the unsqueezed input.
+        return (type(out.grad_fn).__name__, type(gx.grad_fn).__name__, type(pool).__name__,
+                len(pool.next_functions), type(pool.next_functions[1][0]).__name__)
+
+    assert chain(teachgrad, teachgrad.tensor(data, requires_grad=True)) == chain(
+        torch, torch.tensor(data, requires_grad=True))

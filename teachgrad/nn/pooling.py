@@ -17,15 +17,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
+from .axis_maps import AxisMap, gather
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
     AdaptiveMaxPool2DBackward0,
     AvgPool2DBackward0,
     MaxPool2DWithIndicesBackward0,
-    adaptive_matrix,
+    adaptive_average_map,
     adaptive_positions,
-    average_matrix,
+    window_average_map,
+    window_divisors,
     window_positions,
 )
 
@@ -148,16 +150,47 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
     kernel, stride, pad, _ = _arguments("avg_pool2d", kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if 0 in input.shape[-3:]:  # only a batch may be empty
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:[{', '.join(map(str, input.shape))}]"
+        )
     out_h, out_w = _output_shape(input, kernel, stride, pad, (1, 1), ceil_mode)
-    dtype = input._data.dtype if input._data.dtype.kind == "f" else "float64"
+    _check_average_dtype(input, "avg_pool2d", integers_too=True)
     h, w = input.shape[-2:]
-    rows = average_matrix(h, out_h, kernel[0], stride[0], pad[0], count_include_pad, dtype)
-    cols = average_matrix(w, out_w, kernel[1], stride[1], pad[1], count_include_pad, dtype)
-    if divisor_override is not None:
-        # Sum each window, then divide by the override: the matrices become 0/1 masks.
-        rows = (rows != 0).astype(dtype) / divisor_override
-        cols = (cols != 0).astype(dtype)
-    return AvgPool2DBackward0.apply(input, rows=rows, cols=cols)
+    # One map per axis. divisor_override divides each window's sum once: along the rows
+    # (the columns only add up).
+    row_divisor, col_divisor = (None, None) if divisor_override is None else (divisor_override, 1)
+    axes = [(h, out_h, kernel[0], stride[0], pad[0], count_include_pad, row_divisor),
+            (w, out_w, kernel[1], stride[1], pad[1], count_include_pad, col_divisor)]
+    if input._data.dtype.kind != "f":
+        return _integer_means(input, axes)
+    return AvgPool2DBackward0.apply(input, maps=tuple(window_average_map(*a) for a in axes))
+
+
+def _check_average_dtype(input: Tensor, kernel: str, integers_too: bool = False) -> None:
+    """PyTorch averages floating tensors (and int64 ones, except adaptively)."""
+    kind = input._data.dtype
+    if kind.kind != "f" and not (integers_too and kind == np.int64):
+        name = input.dtype._legacy.removesuffix("Tensor")
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{name}\''
+            "\nHint: convert the input to float first, e.g. x.float()."
+        )
+
+
+def _integer_means(input: Tensor, axes: list[tuple]) -> Tensor:
+    """Integer windows (no gradient): each exact sum, divided as C divides (toward zero)."""
+    maps, divisors = [], np.ones((1, 1), np.int64)
+    for axis, (size, out, kernel, stride, pad, count_include_pad, divisor) in enumerate(axes):
+        positions = window_positions(size, out, kernel, stride, pad)
+        maps.append(AxisMap(positions, (positions >= 0).astype(np.int64), size))
+        along = (window_divisors(size, out, kernel, stride, pad, count_include_pad)
+                 if divisor is None else np.full(out, divisor))
+        divisors = divisors * (along[:, None] if axis == 0 else along[None, :])
+    sums = gather(input._data, tuple(maps))
+    quotient = np.abs(sums) // np.abs(divisors)
+    return _make(np.where((sums < 0) != (divisors < 0), -quotient, quotient))
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
@@ -182,11 +215,17 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     h, w = input.shape[-2:]
     out_h, out_w = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
     if (out_h, out_w) == (1, 1):
-        return input.mean((-1, -2), keepdim=True)
-    dtype = input._data.dtype if input._data.dtype.kind == "f" else "float64"
+        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut, before its checks
+    for dim in (input.ndim - 2, input.ndim - 1):
+        if input.shape[dim] == 0:  # nothing to average
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes [{', '.join(map(str, input.shape))}] with "
+                f"dimension {dim} being empty"
+            )
+    _check_average_dtype(input, "adaptive_avg_pool2d")
     return AdaptiveAvgPool2DBackward0.apply(
-        input, rows=adaptive_matrix(h, out_h, dtype), cols=adaptive_matrix(w, out_w, dtype)
-    )
+        input, maps=(adaptive_average_map(h, out_h), adaptive_average_map(w, out_w)))
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],

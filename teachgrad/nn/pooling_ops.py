@@ -7,74 +7,97 @@ an index into each ``H·W`` plane, the ``indices`` PyTorch returns with
 ``return_indices=True``.
 
 *Average pooling* is linear and *separable*: averaging a window of rows and columns is
-averaging over the rows, then over the columns. So it is two matrix products,
-``out = R @ x @ Cᵀ``, where row ``i`` of ``R`` holds ``1/count`` on the input rows that
-window ``i`` covers (padding simply has no column in ``R``). The backward is the
-transposed products, ``∂L/∂x = Rᵀ @ g @ C``; adaptive pooling only builds other matrices.
+averaging over the rows, then over the columns. Along one axis, output ``o`` reads the
+positions of its window, each with weight ``1/count`` (:func:`average_map`): one of the
+per-axis maps of :mod:`teachgrad.nn.axis_maps`, whose ops give the backward (each
+window's ``grad/count`` back to its cells) and gradients of any order. Padding is a hole
+in the window, read as nothing; adaptive pooling only has other windows. Each output reads
+only its own window, so an ``inf`` or ``nan`` stays in the windows that hold it.
 
 >>> import numpy as np
->>> average_matrix(4, 2, kernel=2, stride=2, pad=0)      # windows {0, 1} and {2, 3}
-array([[0.5, 0.5, 0. , 0. ],
-       [0. , 0. , 0.5, 0.5]])
+>>> rows = average_map(window_positions(4, 2, kernel=2, stride=2, pad=0), np.array([2, 2]), 4)
+>>> rows.index, rows.weights                            # windows {0, 1} and {2, 3}
+(array([[0, 1],
+       [2, 3]]), array([[0.5, 0.5],
+       [0.5, 0.5]]))
 """
 
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 
 import numpy as np
 
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.shape import embed
+from .axis_maps import AxisMap, op_pair
 
 
-def average_matrix(size: int, out: int, kernel: int, stride: int, pad: int,
-                   count_include_pad: bool = True, dtype=np.float64) -> np.ndarray:
-    """``(out, size)``: row ``o`` averages window ``o`` of a padded line of ``size`` values.
+def window_divisors(size: int, out: int, kernel: int, stride: int, pad: int,
+                    count_include_pad: bool = True) -> np.ndarray:
+    """``(out,)``: what each window's mean divides by along one axis.
 
     As PyTorch, the window is clipped to the padded line; the divisor counts the padding
     it covers (``count_include_pad=True``) or only the real values.
+
+    >>> window_divisors(5, 3, kernel=2, stride=2, pad=1)        # windows {-1, 0}, {1, 2}, {3, 4}
+    array([2, 2, 2])
+    >>> window_divisors(5, 3, kernel=2, stride=2, pad=1, count_include_pad=False)
+    array([1, 2, 2])
     """
-    matrix = np.zeros((out, size), dtype)
-    for o in range(out):
-        start = o * stride - pad
-        end = min(start + kernel, size + pad)
-        real_start, real_end = max(start, 0), min(end, size)
-        count = end - start if count_include_pad else real_end - real_start
-        matrix[o, real_start:real_end] = 1.0 / count
-    return matrix
+    starts = np.arange(out) * stride - pad
+    ends = np.minimum(starts + kernel, size + pad)
+    if not count_include_pad:
+        starts, ends = np.maximum(starts, 0), np.minimum(ends, size)
+    return ends - starts
 
 
-def adaptive_matrix(size: int, out: int, dtype=np.float64) -> np.ndarray:
-    """``(out, size)``: PyTorch's adaptive bins, ``[⌊o·size/out⌋, ⌈(o+1)·size/out⌉)``."""
-    matrix = np.zeros((out, size), dtype)
-    for o in range(out):
-        start, end = (o * size) // out, math.ceil((o + 1) * size / out)
-        matrix[o, start:end] = 1.0 / (end - start)
-    return matrix
+def adaptive_bins(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's adaptive bins ``[⌊o·size/out⌋, ⌈(o+1)·size/out⌉)`` along one axis: their
+    positions ``(out, longest bin)``, ``-1`` after a shorter bin's end, and their lengths.
+
+    >>> adaptive_bins(5, 3)                  # bins {0, 1}, {1, 2, 3}, {3, 4}
+    (array([[ 0,  1, -1],
+           [ 1,  2,  3],
+           [ 3,  4, -1]]), array([2, 3, 2]))
+    """
+    starts = (np.arange(out) * size) // out
+    ends = -((-(np.arange(out) + 1) * size) // out)  # ceil((o + 1) * size / out)
+    longest = int((ends - starts).max()) if out else 0
+    positions = starts[:, None] + np.arange(longest)[None, :]
+    return np.where(positions < ends[:, None], positions, -1), ends - starts
 
 
-class AvgPool2DBackward0(Op):
-    """``out = R @ x @ Cᵀ``: the mean of every window (see the module docstring)."""
-
-    formula = "out = R·x·Cᵀ (window means)    ∂L/∂x = Rᵀ·g·C: each window's grad/count to its cells"
-
-    @staticmethod
-    def forward(ctx, x, rows, cols):
-        ctx.rows, ctx.cols = rows, cols
-        out = rows @ x.astype(rows.dtype, copy=False) @ cols.T
-        return out.astype(x.dtype, copy=False)  # integer input: truncated, as in PyTorch
-
-    @staticmethod
-    def backward(ctx, grad):
-        return ctx.rows.T @ grad @ ctx.cols
+def average_map(positions: np.ndarray, divisors: np.ndarray, size: int) -> AxisMap:
+    """Along one axis, output ``o`` is ``Σ x[positions[o]] / divisors[o]`` (``-1``:
+    padding, read as nothing)."""
+    weights = np.where(positions >= 0, 1.0 / divisors[:, None], 0.0)
+    return AxisMap(index=positions, weights=weights, size=size)
 
 
-class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
-    """Average pooling to a fixed output size: the same products, other bins."""
+@lru_cache(maxsize=256)
+def window_average_map(size: int, out: int, kernel: int, stride: int, pad: int,
+                       count_include_pad: bool = True, divisor: int | None = None) -> AxisMap:
+    """The map of average pooling's windows along one axis; ``divisor`` (if given) replaces
+    every window's count. Kept once made: a network pools the same shapes at every step."""
+    divisors = (window_divisors(size, out, kernel, stride, pad, count_include_pad)
+                if divisor is None else np.full(out, divisor))
+    return average_map(window_positions(size, out, kernel, stride, pad), divisors, size)
 
-    formula = "out = R·x·Cᵀ (bin means)    ∂L/∂x = Rᵀ·g·C: each bin's grad/count to its cells"
+
+@lru_cache(maxsize=256)
+def adaptive_average_map(size: int, out: int) -> AxisMap:
+    """The map of adaptive average pooling's bins along one axis."""
+    return average_map(*adaptive_bins(size, out), size)
+
+
+_AVERAGE_FORMULA = ("out = Σ window / count (along the rows, then the columns)    "
+                    "∂L/∂x[i] = Σ over the windows that hold i of grad/count")
+AvgPool2DBackward0, AvgPool2DBackwardBackward0 = op_pair(
+    "AvgPool2D", _AVERAGE_FORMULA, backward_takes_input=True)
+AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = op_pair(
+    "AdaptiveAvgPool2D", _AVERAGE_FORMULA.replace("window", "bin"), backward_takes_input=True)
 
 
 def window_positions(size: int, out: int, kernel: int, stride: int, pad: int,
@@ -167,7 +190,8 @@ class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
 
 
 __all__ = [
-    "AdaptiveAvgPool2DBackward0", "AdaptiveMaxPool2DBackward0", "AvgPool2DBackward0",
-    "MaxPool2DWithIndicesBackward0", "adaptive_matrix", "adaptive_positions", "average_matrix",
-    "window_positions",
+    "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0",
+    "AdaptiveMaxPool2DBackward0", "AvgPool2DBackward0", "AvgPool2DBackwardBackward0",
+    "MaxPool2DWithIndicesBackward0", "adaptive_average_map", "adaptive_bins", "adaptive_positions",
+    "average_map", "window_average_map", "window_divisors", "window_positions",
 ]
