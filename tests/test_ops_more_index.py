@@ -193,13 +193,6 @@ for _reduce in ("sum", "prod", "mean", "amax", "amin"):
                 0, lib.tensor(IDX6), s, r, include_self=i), (BASE4, SRC6))
 
 
-# What PyTorch records for a composition that teachgrad writes with other ops (a product
-# with a number is MulBackward1 there, MulBackward0 here; a quotient DivBackward1/0).
-DIFFERENT_TOP_NODE = {"trapezoid", "trapezoid dx dim", "trapezoid x", "trapezoid x full",
-                      "trapz", "trapz x", "cumulative_trapezoid x", "trapezoid ints x",
-                      "trapezoid ints", "trapezoid empty", "trapezoid one sample"}
-
-
 @pytest.mark.torch
 @pytest.mark.parametrize("case", sorted(PARITY))
 def test_matches_torch(case):
@@ -207,7 +200,7 @@ def test_matches_torch(case):
     f32 = any(a.dtype == np.float32 for a in arrays)
     # (PyTorch's own backward of scatter_reduce fails when src is larger than the index.)
     same_as_torch(expr, *arrays, rtol=1e-6 if f32 else 1e-12, atol=1e-6 if f32 else 1e-12,
-                  grad_fn=case not in DIFFERENT_TOP_NODE, grads=case != "scatter_reduce 2-d")
+                  grads=case != "scatter_reduce 2-d")
 
 
 ERRORS = {

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from .loss import DivBackward1, MulBackward1
 from .pointwise import logical_xor
 from .reduce import cumsum
 from .reduce import sum as reduce_sum
@@ -128,10 +129,13 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if x is None:
         step = 1 if dx is None else dx
         ends = select(y, d, 0) + select(y, d, -1)
-        return (reduce_sum(y, d) - ends * 0.5) * step
+        # tensor-times-number inside PyTorch's C++ records MulBackward1 / DivBackward1
+        inner = reduce_sum(y, d) - MulBackward1.apply(ends, other=0.5)
+        return MulBackward1.apply(inner, other=step)
     if not isinstance(x, Tensor):
         raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {type(x).__name__}")
-    return reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+    doubled = reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d)
+    return DivBackward1.apply(doubled, other=2.0)
 
 
 @numpy_names
@@ -158,8 +162,8 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     y = _floating(y)
     if x is None:
         step = 1 if dx is None else dx
-        return cumsum(_pair_sums(y, d) * (0.5 * step), d)
-    return cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+        return cumsum(MulBackward1.apply(_pair_sums(y, d), other=0.5 * step), d)
+    return DivBackward1.apply(cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d), other=2.0)
 
 
 __all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]
