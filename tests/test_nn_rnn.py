@@ -525,6 +525,7 @@ def test_pad_sequence_matches_pytorch(kwargs):
     padded = rnn_utils.pad_sequence(ours, **kwargs)
     their_padded = torch.nn.utils.rnn.pad_sequence(theirs, **kwargs)
     assert_close(padded, their_padded, 0)
+    assert padded.grad_fn.name() == their_padded.grad_fn.name()  # CopySlices
     weights = rng.standard_normal(their_padded.shape)
     (padded * teachgrad.tensor(weights)).sum().backward()
     (their_padded * torch.tensor(weights)).sum().backward()
