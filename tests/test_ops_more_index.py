@@ -78,6 +78,18 @@ def test_scatter_reduce_prod_gradient_at_zeros_by_hand():
         teachgrad.autograd.grad(twice.sum(), y, create_graph=True)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_refuses_a_source_changed_in_place(reduce):
+    # Its backward reads src: changed in place after the forward, the gradient would be
+    # silently wrong (the prod gradient halves here), so backward must refuse, as in PyTorch.
+    s = teachgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    src = s * 1
+    out = teachgrad.ones(3).scatter_reduce(0, teachgrad.tensor([0, 1, 1]), src, reduce)
+    src.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
 def test_values_by_hand():
     x = teachgrad.zeros(3)
     assert x.index_add(0, teachgrad.tensor([0, 0, 2]), teachgrad.tensor([1.0, 2, 3])).tolist() == [

@@ -273,7 +273,7 @@ class ScatterReduceBackward0(Op):
     def forward(ctx, a, src, key, reduce, include_self):
         ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
         ctx.src_shape = src.shape  # src may be larger than the index: the rest is unused
-        src = _region(src, key)
+        full_src, src = src, _region(src, key)
         out = a.copy()
         if not include_self:
             out[key] = _identity(reduce, a.dtype)
@@ -288,12 +288,14 @@ class ScatterReduceBackward0(Op):
             np.add.at(count, key, 1)
             count = np.maximum(count, 1)
             out = out // count if a.dtype.kind in "iu" else (out / count).astype(a.dtype)
-        ctx.save_for_backward(a, src, out)
+        # the input array itself, so that changing src in place afterwards is detected
+        ctx.save_for_backward(a, full_src, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, src, out = ctx.saved_tensors
+        src = _region(_value(src), ctx.key)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
 
