@@ -237,6 +237,7 @@ ERRORS = {
     "index_fill 1-d value": (lambda lib, a: a.index_fill(0, lib.tensor([0]), lib.tensor([1.0])),
                              (A,)),
     "index_fill out of bounds": (lambda lib, a: a.index_fill(1, lib.tensor([4]), 0), (A,)),
+    "index_fill 2-d index": (lambda lib, a: a.index_fill(1, lib.tensor([[0]]), 0), (A,)),
     "index_fill int32 index": (lambda lib, a: a.index_fill(
         1, lib.tensor([1], dtype=lib.int32), 0), (A,)),
     "scatter_reduce reduce": (lambda lib, a, s: a.scatter_reduce(0, lib.tensor([0]), s, "foo"),

@@ -217,6 +217,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     message = "index_fill_(): Expected dtype int64 for index."
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise IndexError(message)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     idx = index._data.reshape(-1)
