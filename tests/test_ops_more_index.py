@@ -197,6 +197,9 @@ PARITY = {
     "cumulative_trapezoid dx": (lambda lib, y: lib.cumulative_trapezoid(y, dx=2, dim=0), (A,)),
     "cumulative_trapezoid f32": (lambda lib, y: lib.cumulative_trapezoid(y),
                                  (A.astype(np.float32),)),
+    "cumulative_trapezoid empty": (lambda lib, y: lib.cumulative_trapezoid(y), (np.zeros((2, 0)),)),
+    "cumulative_trapezoid empty x": (lambda lib, y, x: lib.cumulative_trapezoid(y, x),
+                                     (np.zeros((2, 0)), np.zeros(0))),
 }
 for _reduce in ("sum", "prod", "mean", "amax", "amin"):
     for _include in (True, False):

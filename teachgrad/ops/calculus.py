@@ -26,7 +26,8 @@ from .shape import cat, narrow, reshape, select
 def _neighbour_difference(x: Tensor, dim: int) -> Tensor:
     """``x[1:] - x[:-1]`` along ``dim`` (for bools: where neighbours differ)."""
     n = x._data.shape[dim]
-    later, earlier = narrow(x, dim, 1, max(n - 1, 0)), narrow(x, dim, 0, max(n - 1, 0))
+    # (an empty dim gives empty slices, as PyTorch's x[1:] and x[:-1] do)
+    later, earlier = narrow(x, dim, min(n, 1), max(n - 1, 0)), narrow(x, dim, 0, max(n - 1, 0))
     if x._data.dtype == np.bool_:
         return logical_xor(later, earlier)
     return later - earlier
@@ -95,7 +96,7 @@ def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
 def _pair_sums(y: Tensor, dim: int) -> Tensor:
     """``y[i+1] + y[i]`` along ``dim``: twice each trapezoid's mean height."""
     n = y._data.shape[dim]
-    return narrow(y, dim, 1, max(n - 1, 0)) + narrow(y, dim, 0, max(n - 1, 0))
+    return narrow(y, dim, min(n, 1), max(n - 1, 0)) + narrow(y, dim, 0, max(n - 1, 0))
 
 
 def _check_x_or_dx(x, dx) -> None:
