@@ -38,6 +38,12 @@ ROW_MAJOR_OPS = {
     "triu": lambda m, x: x.triu(),
     "roll": lambda m, x: x.roll(1, 0),
     "masked_fill": lambda m, x: x.masked_fill(x > 0, 0.0),
+    "cummax": lambda m, x: x.cummax(1).values,
+    "cummax.indices": lambda m, x: x.cummax(0).indices,
+    "cummin": lambda m, x: x.cummin(2).values,
+    "logcumsumexp": lambda m, x: x.logcumsumexp(1),
+    "F.pad": lambda m, x: m.nn.functional.pad(x, (1, 2)),
+    "F.pad 2-d": lambda m, x: m.nn.functional.pad(x[0], (1, 0, 0, 1), value=3.0),
 }
 LAYOUT_KEEPING_OPS = {
     "clone": lambda m, x: x.clone(),
@@ -47,6 +53,8 @@ TORCH_ONLY_CASES = {  # their expected strides are only checked against PyTorch
     "clone of a slice": lambda m, x: x[:, 1:].clone(),
     "clone of an expanded tensor": lambda m, x: x[:1].expand(3, -1, -1).clone(),
     "flip of a slice": lambda m, x: x[:, :, ::2].flip(1),
+    "to of an expanded tensor": lambda m, x: x[:1].expand(3, -1, -1).to(m.float64),
+    "nan_to_num of an expanded tensor": lambda m, x: x[:, :1].expand(-1, 2, -1).nan_to_num(),
 }
 
 

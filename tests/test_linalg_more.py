@@ -492,6 +492,7 @@ PARITY = [  # name, function of (T, *inputs), inputs
     ("matrix_exp", lambda T, A: T.linalg.matrix_exp(A), [_np(2, 3, 3)]),
     ("torch.matrix_exp", lambda T, A: T.matrix_exp(3 * A), [_np(3, 3)]),
     ("matrix_power_-3", lambda T, A: T.linalg.matrix_power(A, -3), [_np_well(3)]),
+    ("matrix_power_-1", lambda T, A: T.linalg.matrix_power(A, -1), [_np_well(3)]),
     ("matrix_norm_fro", lambda T, A: T.linalg.matrix_norm(A), [_np(2, 3, 4)]),
     ("matrix_norm_nuc", lambda T, A: T.linalg.matrix_norm(A, "nuc", keepdim=True),
      [_np(2, 3, 4)]),

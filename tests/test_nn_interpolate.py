@@ -92,6 +92,10 @@ def test_errors():
         F.interpolate(x, scale_factor=2, mode="linear")
     with pytest.raises(NotImplementedError, match="bicubic"):
         F.interpolate(x, scale_factor=2, mode="bicubic")
+    # the hint names only modes that work for the input's dimensions
+    with pytest.raises(NotImplementedError, match="Hint: use 'nearest', 'nearest-exact' or "
+                                                  "'trilinear'"):
+        F.interpolate(teachgrad.zeros(1, 1, 2, 2, 2), scale_factor=2, mode="area")
 
 
 def test_modules():

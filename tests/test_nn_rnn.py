@@ -412,8 +412,8 @@ def test_layers_match_pytorch(name, kwargs, shape, with_hx):
         assert h.shape == tuple(th.shape)
         assert_close(h, th)
         assert h.grad_fn.name() == th.grad_fn.name()
-    if not kwargs.get("batch_first"):  # PyTorch's GRU ends in an in-place transpose_
-        assert output.grad_fn.name() == their_output.grad_fn.name()
+    # (with batch_first PyTorch's RNN and GRU end in an in-place transpose_, its LSTM not)
+    assert output.grad_fn.name() == their_output.grad_fn.name()
     weights = [rng.standard_normal(t.shape) for t in (their_output, *as_tuple(their_hidden))]
     loss = sum((t * teachgrad.tensor(w)).sum()
                for t, w in zip((output, *as_tuple(hidden)), weights))
@@ -525,6 +525,7 @@ def test_pad_sequence_matches_pytorch(kwargs):
     padded = rnn_utils.pad_sequence(ours, **kwargs)
     their_padded = torch.nn.utils.rnn.pad_sequence(theirs, **kwargs)
     assert_close(padded, their_padded, 0)
+    assert padded.grad_fn.name() == their_padded.grad_fn.name()  # CopySlices
     weights = rng.standard_normal(their_padded.shape)
     (padded * teachgrad.tensor(weights)).sum().backward()
     (their_padded * torch.tensor(weights)).sum().backward()

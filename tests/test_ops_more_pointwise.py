@@ -167,6 +167,25 @@ def test_fused_gradients_match_finite_differences(name):
     assert gradgradcheck(fn, inputs)
 
 
+@pytest.mark.torch
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_fused_pointwise_with_mixed_dtypes_differentiates_twice_as_torch(op):
+    # The float32 tensors are cast to the float64 result: the node must still reach them
+    # under create_graph (its saved copies used to be constants: second derivative 0).
+    torch = pytest.importorskip("torch")
+
+    def derivatives(lib):
+        i = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        t = lib.tensor([1.5, 2.0], dtype=lib.float32, requires_grad=True)
+        out = getattr(lib, op)(i, t, t * t + 1, value=0.5)
+        (g,) = lib.autograd.grad(out.sum(), t, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), t)
+        return g.detach().numpy(), gg.numpy()
+
+    for ours, theirs in zip(derivatives(teachgrad), derivatives(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
 def test_fused_values_by_hand_and_beta_zero_ignores_nan():
     i = teachgrad.tensor([1.0, 1.0])
     assert teachgrad.addcmul(i, teachgrad.tensor([2.0, 3.0]), teachgrad.tensor([4.0, 5.0]),

@@ -211,8 +211,7 @@ PARITY.update({
 def test_matches_torch(case):
     expr, arrays = PARITY[case]
     f32 = any(a.dtype == np.float32 for a in arrays)
-    same_as_torch(expr, *arrays, rtol=1e-5 if f32 else 1e-12, atol=1e-6 if f32 else 1e-12,
-                  grad_fn=not case.startswith(("quantile", "nanquantile")))
+    same_as_torch(expr, *arrays, rtol=1e-5 if f32 else 1e-12, atol=1e-6 if f32 else 1e-12)
 
 
 @pytest.mark.torch

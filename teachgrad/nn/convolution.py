@@ -71,11 +71,21 @@ def _padding(padding: IntOrTuple | str, kernel: tuple[int, ...], stride: tuple[i
     return tuple((p, p) for p in pads)
 
 
+def _check_at_least_groups(weight: Tensor, groups: int) -> None:
+    """PyTorch first asks for at least one weight row per group (then for divisibility)."""
+    if weight.shape[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size {list(weight.shape)} instead"
+        )
+
+
 def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
                    name: str) -> None:
     o, c_per_group = weight.shape[0], weight.shape[1]
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    _check_at_least_groups(weight, groups)
     if o % groups != 0:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
@@ -182,6 +192,7 @@ def _check_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, groups: in
     """PyTorch's checks of a transposed convolution's tensors (weight: ``(C_in, C_out/g, k)``)."""
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    _check_at_least_groups(weight, groups)
     if weight.shape[0] % groups != 0:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.layout import row_major
 from ..ops.op import NO_CONTEXT, Op
 
 Pairs = tuple[tuple[int, int], ...]
@@ -32,7 +33,8 @@ def constant_pad(x: np.ndarray, pads: Pairs, value=0) -> np.ndarray:
                  for size, (b, a) in zip(x.shape[lead:], pads))
     x = x[(Ellipsis, *crop)]
     grow = ((0, 0),) * lead + tuple((max(b, 0), max(a, 0)) for b, a in pads)
-    return np.pad(x, grow, constant_values=np.array(value).astype(x.dtype))
+    # a fresh row-major result, as PyTorch allocates it (np.pad keeps a transposed order)
+    return row_major(np.pad(x, grow, constant_values=np.array(value).astype(x.dtype)))
 
 
 class ConstantPadNdBackward0(Op):

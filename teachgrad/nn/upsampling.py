@@ -186,7 +186,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         raise NotImplementedError(
             f"interpolate: mode={mode!r}{' with antialias' if antialias else ''} is not "
             f"supported by teachgrad for {input.ndim}D input"
-            "\nHint: use 'nearest', 'nearest-exact', 'bilinear' or 'area'."
+            f"\nHint: use {_SUPPORTED_MODES[d]}."
         )
     if mode == "area":
         return adaptive_avg_pool1d(input, out) if d == 1 else adaptive_avg_pool2d(input, out)
@@ -208,6 +208,12 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         maps = tuple(nearest_map(n, m, s, exact=mode == "nearest-exact", shortcuts=d == 2)
                      for n, m, s in zip(input.shape[2:], out, scales))
     return _OPS[mode, d].apply(input, maps=maps)
+
+
+# What teachgrad can do for 1, 2 and 3 spatial dims (named by the hint above)
+_SUPPORTED_MODES = {1: "'nearest', 'nearest-exact', 'linear' or 'area'",
+                    2: "'nearest', 'nearest-exact', 'bilinear' or 'area'",
+                    3: "'nearest', 'nearest-exact' or 'trilinear'"}
 
 
 def _type_name(t: Tensor) -> str:

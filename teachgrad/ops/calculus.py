@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from .loss import DivBackward1, MulBackward1
 from .pointwise import logical_xor
 from .reduce import cumsum
 from .reduce import sum as reduce_sum
@@ -25,7 +26,8 @@ from .shape import cat, narrow, reshape, select
 def _neighbour_difference(x: Tensor, dim: int) -> Tensor:
     """``x[1:] - x[:-1]`` along ``dim`` (for bools: where neighbours differ)."""
     n = x._data.shape[dim]
-    later, earlier = narrow(x, dim, 1, max(n - 1, 0)), narrow(x, dim, 0, max(n - 1, 0))
+    # (an empty dim gives empty slices, as PyTorch's x[1:] and x[:-1] do)
+    later, earlier = narrow(x, dim, min(n, 1), max(n - 1, 0)), narrow(x, dim, 0, max(n - 1, 0))
     if x._data.dtype == np.bool_:
         return logical_xor(later, earlier)
     return later - earlier
@@ -94,7 +96,7 @@ def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
 def _pair_sums(y: Tensor, dim: int) -> Tensor:
     """``y[i+1] + y[i]`` along ``dim``: twice each trapezoid's mean height."""
     n = y._data.shape[dim]
-    return narrow(y, dim, 1, max(n - 1, 0)) + narrow(y, dim, 0, max(n - 1, 0))
+    return narrow(y, dim, min(n, 1), max(n - 1, 0)) + narrow(y, dim, 0, max(n - 1, 0))
 
 
 def _check_x_or_dx(x, dx) -> None:
@@ -128,10 +130,13 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if x is None:
         step = 1 if dx is None else dx
         ends = select(y, d, 0) + select(y, d, -1)
-        return (reduce_sum(y, d) - ends * 0.5) * step
+        # tensor-times-number inside PyTorch's C++ records MulBackward1 / DivBackward1
+        inner = reduce_sum(y, d) - MulBackward1.apply(ends, other=0.5)
+        return MulBackward1.apply(inner, other=step)
     if not isinstance(x, Tensor):
         raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {type(x).__name__}")
-    return reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+    doubled = reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d)
+    return DivBackward1.apply(doubled, other=2.0)
 
 
 @numpy_names
@@ -158,8 +163,8 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     y = _floating(y)
     if x is None:
         step = 1 if dx is None else dx
-        return cumsum(_pair_sums(y, d) * (0.5 * step), d)
-    return cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d) / 2.0
+        return cumsum(MulBackward1.apply(_pair_sums(y, d), other=0.5 * step), d)
+    return DivBackward1.apply(cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d), other=2.0)
 
 
 __all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]

@@ -12,7 +12,13 @@ import numpy as np
 from .. import _dtypes
 from .._dtypes import to_dtype
 from .._tensor import Tensor, _make, tensor_method
-from .layout import check_memory_format, contiguous_format, copy_in_format, is_in_format
+from .layout import (
+    check_memory_format,
+    contiguous_format,
+    copy_in_format,
+    copy_keeping_layout,
+    is_in_format,
+)
 from .op import Op
 
 
@@ -33,6 +39,8 @@ class ToCopyBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dtype):
+        if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
+            a = copy_keeping_layout(a)
         return a.astype(dtype)
 
     @staticmethod

@@ -217,6 +217,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     message = "index_fill_(): Expected dtype int64 for index."
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise IndexError(message)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     idx = index._data.reshape(-1)
@@ -273,7 +275,7 @@ class ScatterReduceBackward0(Op):
     def forward(ctx, a, src, key, reduce, include_self):
         ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
         ctx.src_shape = src.shape  # src may be larger than the index: the rest is unused
-        src = _region(src, key)
+        full_src, src = src, _region(src, key)
         out = a.copy()
         if not include_self:
             out[key] = _identity(reduce, a.dtype)
@@ -288,12 +290,14 @@ class ScatterReduceBackward0(Op):
             np.add.at(count, key, 1)
             count = np.maximum(count, 1)
             out = out // count if a.dtype.kind in "iu" else (out / count).astype(a.dtype)
-        ctx.save_for_backward(a, src, out)
+        # the input array itself, so that changing src in place afterwards is detected
+        ctx.save_for_backward(a, full_src, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, src, out = ctx.saved_tensors
+        src = _region(_value(src), ctx.key)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
 

@@ -592,6 +592,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         from .decompositions import inv
 
         input, n = inv(input), -n
+        if n == 1:  # PyTorch returns the inverse itself (its LinalgInvExBackward0)
+            return input
     if n == 0:  # PyTorch copies the identity into a clone: CopyBackwards, zero gradient
         identity = np.broadcast_to(np.eye(shape_[-1], dtype=input._data.dtype), shape_)
         return clone(input).copy_(_make(np.ascontiguousarray(identity)))

@@ -45,9 +45,11 @@ class AddcmulBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002 - PyTorch's name
+        # save the inputs' own arrays (not the cast copies): under create_graph they come
+        # back as the input tensors, so the gradient stays differentiable
+        ctx.save_for_backward(t1, t2)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
-        ctx.save_for_backward(t1, t2)
         out = input + _scaled(t1 * t2, value)
         return out.astype(dtype, copy=False)
 
@@ -65,9 +67,9 @@ class AddcdivBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002
+        ctx.save_for_backward(t1, t2)  # the inputs' own arrays, as in AddcmulBackward0
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
-        ctx.save_for_backward(t1, t2)
         return (input + _scaled(t1 / t2, value)).astype(dtype, copy=False)
 
     @staticmethod

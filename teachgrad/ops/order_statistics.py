@@ -23,7 +23,7 @@ from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .index import gather, sort
 from .linalg import SqueezeBackward4
 from .reduce import _ExtremeAll, _return_type, _SelectAlongDim
-from .shape import TransposeBackward0, UnsqueezeBackward0, movedim, reshape, unsqueeze
+from .shape import TransposeBackward0, UnsqueezeBackward0, movedim, reshape
 from .special import lerp
 
 return_types_nanmedian = _return_type("nanmedian")
@@ -173,6 +173,16 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         rows = movedim(input, d, -1) if ndim else reshape(input, (1,))
     ordered = sort(rows, -1).values  # NaN sorts last
     n = ordered._data.shape[-1]
+    # As PyTorch: view the sorted rows as the output's shape (keepdim's 1s included) + (n,),
+    # so keepdim costs no node of its own after the interpolation.
+    if dim is None:
+        reduced = (1,) * ndim if keepdim else ()
+    elif ndim == 0:
+        reduced = ()
+    else:
+        shape = list(input._data.shape)
+        reduced = tuple(shape[:d] + [1] + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:])
+    ordered = reshape(ordered, reduced + (n,))
     nan_count = np.isnan(ordered._data).sum(axis=-1, keepdims=True)
     # The rank of the last value counted: among the non-NaN ones for nanquantile (an all-NaN
     # row reads its first NaN); for quantile a row with a NaN reads its last value, a NaN.
@@ -197,12 +207,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         result = UnsqueezeBackward1.apply(result, dim=0)
         result = TransposeBackward1.apply(result, dim0=0, dim1=result._data.ndim - 1)
         result = SqueezeBackward4.apply(result, dim=result._data.ndim - 1)
-    if not keepdim:
-        return result
-    lead = () if scalar_q else (len(qs),)
-    if dim is None:
-        return reshape(result, lead + (1,) * ndim)
-    return unsqueeze(result, len(lead) + d) if ndim else result
+    return result
 
 
 @tensor_method()

@@ -1010,6 +1010,8 @@ class _CumulativeExtreme(Op):
             values, indices = a.copy(), np.zeros((), np.int64)
         else:
             values, indices = _running_extreme(a, dim, cls.ufunc)
+            # fresh row-major results, as PyTorch's cumulative ops allocate
+            values, indices = row_major(values), row_major(indices)
         ctx.save_for_backward(indices)
         return values, indices
 
@@ -1075,7 +1077,7 @@ class LogcumsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        out = a.copy() if a.ndim == 0 else _logcumsumexp(a, dim)
+        out = a.copy() if a.ndim == 0 else row_major(_logcumsumexp(a, dim))
         ctx.save_for_backward(a, out)
         return out
 

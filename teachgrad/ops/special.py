@@ -18,6 +18,7 @@ import numpy as np
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol
+from .layout import copy_keeping_layout
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -946,6 +947,8 @@ class NanToNumBackward0(Op):
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.finite = np.isfinite(a)
+        if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
+            a = copy_keeping_layout(a)
         return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod

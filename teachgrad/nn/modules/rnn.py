@@ -15,6 +15,8 @@ from typing import Any
 
 from ..._creation import _check_device, empty
 from ..._tensor import Tensor
+from ...ops.order_statistics import TransposeBackward1
+from ...ops.shape import TransposeBackward0
 from .. import init, recurrent
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -251,7 +253,10 @@ class RNNBase(Module):
             output = PackedSequence(output, batch_sizes_tensor, sorted_indices, unsorted_indices)
         else:
             if self.batch_first:
-                output = output.transpose(0, 1)
+                # PyTorch's RNN and GRU kernels end in an in-place transpose_ (its node is
+                # TransposeBackward1); its LSTM returns a plain transpose
+                flip = TransposeBackward0 if is_lstm else TransposeBackward1
+                output = flip.apply(output, dim0=0, dim1=1)
             if not batched:
                 output = output.squeeze(batch_dim)
                 final = tuple(state.squeeze(1) for state in final)

@@ -274,15 +274,18 @@ def pad_sequence(sequences: Tensor | Iterable[Tensor], batch_first: bool = False
     for seq in sequences:
         _check_like_first(first, seq)
     longest = max(seq.shape[0] for seq in sequences)
-    padded = []
-    for seq in sequences:
-        seq = seq.to(first.dtype)  # the result has the first sequence's dtype
-        missing = longest - seq.shape[0]
-        if missing:
-            fill = _creation.full((missing, *seq.shape[1:]), padding_value, dtype=seq.dtype)
-            seq = _shape.cat([seq, fill] if padding_side == "right" else [fill, seq])
-        padded.append(seq)
-    return _shape.stack(padded, 0 if batch_first else 1)
+    # As PyTorch: a tensor full of padding_value (the first sequence's dtype), each sequence
+    # copied into its slice, so the graph ends in CopySlices
+    batch = (len(sequences), longest) if batch_first else (longest, len(sequences))
+    out = _creation.full((*batch, *first.shape[1:]), padding_value, dtype=first.dtype)
+    for i, seq in enumerate(sequences):
+        n = seq.shape[0]
+        start = 0 if padding_side == "right" else longest - n
+        if batch_first:
+            out.select(0, i).narrow(0, start, n).copy_(seq)
+        else:
+            out.narrow(0, start, n).select(1, i).copy_(seq)
+    return out
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor | Sequence[int],
