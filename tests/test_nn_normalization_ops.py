@@ -126,3 +126,48 @@ def test_group_and_instance_norm_graphs_match_torch():
         graphs.append([chain(m.nn.functional.group_norm(x, 2, w).grad_fn),
                        chain(m.nn.functional.instance_norm(x, weight=w, bias=w * 0).grad_fn)])
     assert graphs[0] == graphs[1]
+
+
+NORMS = {
+    "layer_norm": lambda m, x, w: m.nn.functional.layer_norm(x, (3,), w),
+    "group_norm": lambda m, x, w: m.nn.functional.group_norm(x, 3, w),
+    "batch_norm": lambda m, x, w: m.nn.functional.batch_norm(x, None, None, w, training=True),
+}
+
+
+@pytest.mark.parametrize("name", NORMS)
+def test_parameters_of_another_dtype_are_refused(name):
+    x = teachgrad.ones(4, 3)
+    with pytest.raises(RuntimeError, match=r"mixed dtype \(CPU\): expect parameter to have "
+                                           r"scalar type of Float"):
+        NORMS[name](teachgrad, x, teachgrad.ones(3, dtype=teachgrad.float64))
+    with pytest.raises(RuntimeError, match="all inputs must share same datatype"):
+        NORMS[name](teachgrad, x.double(), teachgrad.ones(3))
+
+
+@pytest.mark.parametrize("name", NORMS)
+def test_float16_data_with_float32_parameters_gives_float16(name):
+    # Normalised in float32: 300² would overflow float16, yet the result is exact ±1.
+    x = teachgrad.tensor([[300.0, -300.0, 500.0], [-300.0, 300.0, 100.0]],
+                         dtype=teachgrad.float16)
+    out = NORMS[name](teachgrad, x, teachgrad.ones(3))
+    assert out.dtype is teachgrad.float16
+    assert np.isfinite(out.numpy()).all()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", NORMS)
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"),
+                                    ("float16", "float32"), ("float16", "float16")])
+def test_dtype_rules_match_torch(name, dtypes):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    data = np.random.default_rng(0).standard_normal((4, 3))
+    for m in (torch, teachgrad):
+        x = m.tensor(data, dtype=getattr(m, dtypes[0]))
+        w = m.ones(3, dtype=getattr(m, dtypes[1]))
+        try:
+            outcomes.append(str(NORMS[name](m, x, w).dtype).split(".")[1])
+        except RuntimeError as error:
+            outcomes.append(str(error).splitlines()[0])
+    assert outcomes[0] == outcomes[1]

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
-from .normalization_ops import NativeBatchNormBackward0
+from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -43,8 +43,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if stat is not None and stat.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {stat.numel()}")
+    check_parameter_dtypes(input, weight, bias, *((running_mean, running_var) if not training
+                                                 else ()))
     shape = (1, channels, *(1,) * (input.ndim - 2))  # broadcast over all but the channel
-    x = input._data
+    # float16 data is normalised in float32 and rounded at the end, as PyTorch's kernel
+    # does (float16 squares overflow above 256; its parameters may be float32).
+    half = input._data.dtype == np.float16
+    data = input.float() if half else input
+    x = data._data
     if training:
         mean = np.mean(x, axis=dims, keepdims=True)
         centered = x - mean
@@ -60,8 +66,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         var = running_var._data.reshape(shape).astype(x.dtype, copy=False)
     rstd = 1 / np.sqrt(var + eps)
-    return NativeBatchNormBackward0.apply(input, weight, bias, mean=mean, rstd=rstd,
-                                          training=training, eps=eps)
+    out = NativeBatchNormBackward0.apply(data, weight, bias, mean=mean, rstd=rstd,
+                                         training=training, eps=eps)
+    return out.to(input.dtype) if half else out
 
 
 __all__ = ["batch_norm"]

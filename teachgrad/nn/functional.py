@@ -946,6 +946,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                 f"shape {_shape_list(param.shape)} and normalized_shape = {_shape_list(shape)}"
             )
     _require_floating(input, "LayerNormKernelImpl")
+    _normalization.check_parameter_dtypes(input, weight, bias)
     # float16 is computed in float32 and rounded at the end, as PyTorch's kernel does: in
     # float16 the square of a value above 256 is already inf.
     x = input.float() if input.dtype is _dtypes.float16 else input

@@ -31,6 +31,27 @@ import numpy as np
 from ..ops.op import Op
 
 
+def check_parameter_dtypes(input, *parameters) -> None:
+    """PyTorch's rule for the dtypes of a normalisation's weight, bias and statistics.
+
+    They must have the input's dtype, except that float16 data may come with float32
+    parameters (a half-precision model that keeps its parameters in float32).
+    """
+    dtypes = {p._data.dtype for p in parameters if p is not None}
+    data = input._data.dtype
+    if not dtypes or dtypes == {data} or (data == np.float16 and dtypes == {np.dtype(np.float32)}):
+        return
+    if data == np.float32:
+        sentence = "expect parameter to have scalar type of Float"
+    else:
+        sentence = "all inputs must share same datatype."
+    raise RuntimeError(
+        f"mixed dtype (CPU): {sentence}"
+        f"\nHint: the input is {data.name} but a weight, bias or running statistic is not; "
+        "convert one side, e.g. model.to(x.dtype) or x.to(model.weight.dtype)."
+    )
+
+
 def standardize_statistics(x, dims: tuple, eps: float):
     """``(mean, rstd)`` of ``x`` over ``dims`` (kept as size-1 dims), biased variance.
 

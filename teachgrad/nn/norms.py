@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 
-from .. import _creation
+from .. import _creation, _dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
 from .batch_norm import batch_norm
-from .normalization_ops import NativeGroupNormBackward0
+from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
@@ -65,7 +65,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                 f"input, but got {name} of shape {list(param.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    return NativeGroupNormBackward0.apply(input, weight, bias, groups=num_groups, eps=eps)
+    check_parameter_dtypes(input, weight, bias)
+    # float16 is normalised in float32 and rounded at the end, as PyTorch's kernel does.
+    x = input.float() if input.dtype is _dtypes.float16 else input
+    out = NativeGroupNormBackward0.apply(x, weight, bias, groups=num_groups, eps=eps)
+    return out if x is input else out.to(input.dtype)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
