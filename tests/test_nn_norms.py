@@ -161,7 +161,7 @@ def test_instance_norm_modules():
     tracked = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
     assert list(tracked.state_dict()) == ["weight", "bias", "running_mean", "running_var",
                                           "num_batches_tracked"]
-    x = leaf((2, 3, 4, 4)).detach()
+    x = leaf((2, 3, 4, 4)).detach().float()  # the module's dtype (PyTorch refuses a mix)
     tracked(x)
     assert tracked.num_batches_tracked.item() == 0  # (PyTorch does not count for instance norm)
     assert tracked.running_mean.abs().sum().item() > 0
