@@ -854,7 +854,7 @@ class ReluBackward0(Op):
         mask = _value(out) > 0
         if isinstance(out, Tensor):  # create_graph: keep relu's output in the graph
             return ThresholdBackwardBackward0.apply(grad, out, slope=mask)
-        return np.where(mask, grad, 0)  # not grad * mask: an inf gradient stays out (inf·0 = nan)
+        return grad * mask
 
 
 class ThresholdBackwardBackward0(Op):
