@@ -17,8 +17,6 @@ a few ulps for positive arguments (more next to the roots of lgamma and digamma 
 arguments, where every method loses digits to cancellation).
 """
 
-from __future__ import annotations
-
 from .ops.activation import log_softmax, softmax
 from .ops.bessel import i0, i0e, i1, i1e
 from .ops.elementary import logit, sinc
@@ -42,6 +40,7 @@ expit = sigmoid  # the logistic function's name in SciPy
 gammaln = lgamma
 psi = digamma
 multigammaln = mvlgamma
+del sigmoid, lgamma, mvlgamma  # torch.special has them only under the names above
 
 __all__ = [
     "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi",
