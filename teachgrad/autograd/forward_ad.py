@@ -408,6 +408,7 @@ def reconnect(local: Tensor, pairs: list) -> Tensor:
     gradient with respect to each stand-in is the gradient with respect to that real
     tensor.
     """
+    pairs = [(real, s) for real, s in pairs if s._requires_grad]
     if not local._requires_grad or not pairs:
         return local.detach()
     reals = tuple(real for real, _ in pairs)
