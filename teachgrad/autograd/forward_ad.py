@@ -38,6 +38,7 @@ graph is joined to the rest.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -178,10 +179,13 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         )
     if level is None and state.level is None:
         return UnpackedDualTensor(tensor, None)
+    tangent = tangent_of(tensor) if state.level is not None else None
+    if tangent is None and level is not None and level != state.level:
+        return UnpackedDualTensor(tensor, None)  # (PyTorch checks the level of duals only)
     _checked_level(level, "_fw_primal")
     primal = _alias(tensor)
     primal._extras()["tangent"] = (state.generation, None)  # a view of a dual, not dual
-    return UnpackedDualTensor(primal, tangent_of(tensor))
+    return UnpackedDualTensor(primal, tangent)
 
 
 def _type_name(value: Any) -> str:
@@ -379,14 +383,15 @@ def _jvps(cls, local, wrt: list, differentiable: bool) -> tuple[list, list]:
             [outputs[i] for i in positions], [x for x, _ in wrt], us,
             create_graph=True, allow_unused=True,
         )
-    except (NotImplementedError, RuntimeError) as error:
-        node = outputs[positions[0]]._grad_fn
-        if node is not None and node.name().endswith("NotImplemented"):
-            raise NotImplementedError(
-                f"Trying to use forward AD with {type(node).__name__} that does not support "
-                "it."
-            ) from None
-        raise error
+    except RuntimeError as error:
+        # An op PyTorch cannot differentiate (//, heaviside) refuses in its backward, with
+        # "derivative for aten::floor_divide is not implemented": say it PyTorch's way.
+        refused = re.match(r"derivative for (\S+) is not implemented", str(error))
+        if refused is None:
+            raise
+        raise NotImplementedError(
+            f"Trying to use forward AD with {refused.group(1)} that does not support it."
+        ) from None
     h = None
     for vjp, (_, tangent) in zip(vjps, wrt):
         if vjp is not None:
@@ -544,10 +549,12 @@ def function_jvp(cls: type, ctx: Any, args: tuple, outputs: Any) -> None:
         tangent = tangent_of(a)
         tangents.append(tangent if tangent is not None else _make(np.zeros_like(a._data)))
     ctx._in_jvp = True
+    state.busy = True  # (jvp computes tangents: they carry no tangents of their own)
     try:
         result = cls.jvp(ctx, *tangents)
     finally:
         ctx._in_jvp = False
+        state.busy = False
     results = result if type(result) is tuple else (result,)
     single = not isinstance(outputs, tuple)
     tensor_outputs = [o for o in ((outputs,) if single else outputs) if isinstance(o, Tensor)]
