@@ -13,7 +13,15 @@ import teachgrad
 from teachgrad.autograd import Variable
 from teachgrad.autograd.functional import hessian as functional_hessian
 from teachgrad.func import (
-    functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap,
+    functional_call,
+    grad,
+    grad_and_value,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    vjp,
+    vmap,
 )
 
 
@@ -384,29 +392,29 @@ def test_variable_returns_a_detached_tensor():
 def test_transforms_match_pytorch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(4)
-    x_np, y_np, v_np = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
-    results = []
-    for lib in (teachgrad, torch):
-        fn = lib.func
+    arrays = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
+    ours, theirs = (_transform_results(lib, *arrays) for lib in (teachgrad, torch))
+    for a, b in zip(_leaves(ours), _leaves(theirs)):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
 
-        def f(x, y):
-            return (x.sin() * y).sum() + (x * x * y.exp()).mean()
 
-        x, y, v = lib.tensor(x_np), lib.tensor(y_np), lib.tensor(v_np)
-        results.append([
-            fn.grad(f, argnums=(0, 1))(x, y),
-            fn.jacrev(lambda x: x.exp() * y)(x),
-            fn.jacfwd(lambda x: x.exp() * y)(x),
-            fn.hessian(f)(x, y),
-            fn.jvp(lambda x: f(x, y), (x,), (v,))[1],
-            fn.vjp(lambda x: x.tanh() * y, x)[1](v),
-            fn.vmap(lambda a, b: (a * b).sum(), in_dims=(0, None))(
-                x.reshape(3, 1) * y, y
-            ),
-        ])
-    flat = [[np.asarray(r.detach().numpy()) for r in _leaves(res)] for res in results]
-    for ours, theirs in zip(*flat):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+def _transform_results(lib, x_np, y_np, v_np) -> list:
+    fn = lib.func
+    x, y, v = lib.tensor(x_np), lib.tensor(y_np), lib.tensor(v_np)
+
+    def f(x, y):
+        return (x.sin() * y).sum() + (x * x * y.exp()).mean()
+
+    return [
+        fn.grad(f, argnums=(0, 1))(x, y),
+        fn.jacrev(lambda x: x.exp() * y)(x),
+        fn.jacfwd(lambda x: x.exp() * y)(x),
+        fn.hessian(f)(x, y),
+        fn.jvp(lambda x: f(x, y), (x,), (v,))[1],
+        fn.vjp(lambda x: x.tanh() * y, x)[1](v),
+        fn.vmap(lambda a, b: (a * b).sum(), in_dims=(0, None))(x.reshape(3, 1) * y, y),
+    ]
 
 
 def _leaves(tree):

@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
-from . import numpy_protocol
 from ..autograd.dual_state import needs_derivative
+from . import numpy_protocol
 from .op import Op
 from .pointwise import _value
 from .reduce import product_of_others
