@@ -33,6 +33,11 @@ requires grad, the tangent gets a graph too, so ``backward`` can differentiate i
 through a ``backward(create_graph=True)`` run inside a dual level (forward over reverse:
 Hessian-vector products). See :class:`ReconnectBackward` for how the JVP's own small
 graph is joined to the rest.
+
+One limit, shared with PyTorch: there is one level, so a tangent has no tangent of its
+own. A gradient computed *through a tangent's graph* inside the level (``grad(tangent,
+x, create_graph=True)``) is right, but the tangent it carries is not a derivative of
+anything (the tangents it would need are missing); don't read it.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from .._tensor import Tensor, _make
 from ..ops.op import Op
 from . import engine
 from .dual_state import own_entry, own_tangent, state
+from .forward_formulas import RULES as _RULES
 from .grad_mode import enable_grad
 from .grad_mode import state as _grad_state
 
@@ -281,6 +287,9 @@ def _dual_apply(cls, *inputs, **params):
         return _plain_apply(cls, *inputs, **params)
     if cls.is_view:
         return _view_with_tangent(cls, inputs, params, tangents[0])
+    rule = _RULES.get(cls)
+    if rule is not None:  # one of the hot ops with a direct forward formula
+        return _op_with_rule(cls, rule, inputs, params, tangents)
     return _op_with_tangent(cls, inputs, params, tangents)
 
 
@@ -297,6 +306,33 @@ def _view_with_tangent(cls, inputs: tuple, params: dict, tangent: Tensor):
     else:
         _set_tangent(out, views)
     return out
+
+
+def _op_with_rule(cls, rule: Callable, inputs: tuple, params: dict, tangents: list):
+    """Run the op, and compute its tangent with its direct formula (forward_formulas.py).
+
+    The formula runs on the real tensors in the caller's grad mode, so the tangent is
+    differentiable by backward as it stands.
+    """
+    out = _plain_apply(cls, *inputs, **params)
+    if out._data.dtype.kind != "f":
+        return out
+    state.busy = True
+    try:
+        tangent = rule(cls, inputs, out, tangents, params)
+    finally:
+        state.busy = False
+    _set_tangent(out, tangent)
+    _remember_output_tangent(out)
+    return out
+
+
+def _remember_output_tangent(out: Tensor) -> None:
+    """A backward pass with create_graph rebuilds the saved output of ``out``'s node from
+    its array; the node keeps the tangent so that the rebuilt tensor has it too."""
+    node = out._grad_fn
+    if node is not None:
+        node.__dict__.setdefault("_output_tangents", {})[out._output_nr] = out._extra["tangent"]
 
 
 def _op_with_tangent(cls, inputs: tuple, params: dict, tangents: list):
@@ -331,6 +367,10 @@ def _op_with_tangent(cls, inputs: tuple, params: dict, tangents: list):
                 pairs.append((tangent, tangent_stand_in))
             wrt.append((stand_in, tangent_stand_in))
 
+    # An op that draws random numbers (bernoulli) must draw the same ones when it runs
+    # again for real below, and leave the generator as one run would.
+    generators = [g for g in params.values() if isinstance(g, np.random.Generator)]
+    rng_states = [g.bit_generator.state for g in generators]
     state.busy = True
     try:
         with enable_grad():
@@ -340,6 +380,8 @@ def _op_with_tangent(cls, inputs: tuple, params: dict, tangents: list):
         state.busy = False
 
     if record:  # the primal outputs belong to the user's graph: run the op for real
+        for g, rng_state in zip(generators, rng_states):
+            g.bit_generator.state = rng_state
         out = _plain_apply(cls, *inputs, **params)
     else:
         out = local
@@ -347,7 +389,6 @@ def _op_with_tangent(cls, inputs: tuple, params: dict, tangents: list):
             if isinstance(o, Tensor):
                 o.detach_()
     outputs = out if type(out) is tuple else (out,)
-    node = outputs[0]._grad_fn if record else None
     for position, jvp in zip(positions, jvps):
         o = outputs[position]
         if jvp is None:
@@ -355,8 +396,7 @@ def _op_with_tangent(cls, inputs: tuple, params: dict, tangents: list):
         elif differentiable:
             jvp = reconnect(jvp, pairs)
         _set_tangent(o, jvp)
-        if node is not None:  # backward(create_graph) rebuilds saved outputs: with tangent
-            node.__dict__.setdefault("_output_tangents", {})[o._output_nr] = o._extra["tangent"]
+        _remember_output_tangent(o)
     return out
 
 
@@ -446,11 +486,6 @@ class ReconnectBackward(Op):
                 [ctx.local], ctx.stand_ins, [_make(grad)], retain_graph=True, allow_unused=True
             )
             return tuple(None if g is None else g._data for g in grads)
-        if state.level is not None and tangent_of(grad) is not None:
-            raise NotImplementedError(
-                "forward AD through the backward of a tangent (a third mixed derivative) is "
-                "not supported by teachgrad"
-            )
         grad_stand_in = _stand_in(grad, grad._requires_grad)
         grads = engine.grad(
             [ctx.local], ctx.stand_ins, [grad_stand_in],
