@@ -42,9 +42,9 @@ def _positions(argnums, args: tuple) -> tuple[int, ...]:
         raise RuntimeError("argnums must be non-empty")
     for a in items:
         if not isinstance(a, int) or isinstance(a, bool):
-            raise RuntimeError(
-                f"argnums must be int or Tuple[int, ...], got: {type(argnums if not isinstance(argnums, tuple) else a)}"  # noqa: E501
-            )
+            if isinstance(argnums, tuple):
+                raise RuntimeError(f"argnum must be int, got: {type(a)}")
+            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
         if not -len(args) <= a < len(args):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
     positions = tuple(a % len(args) for a in items)
