@@ -147,3 +147,5 @@ def unload_ipython_extension(ipython) -> None:
 # Built on everything above: layers and losses, optimizers, the lessons' data sets,
 # and torch.utils.data (Dataset, DataLoader).
 from . import datasets, nn, optim, utils  # noqa: E402
+from . import func  # noqa: E402 - torch.func (grad, jvp, vmap ...), built on autograd
+from .func import vmap  # noqa: E402, F401 - torch.vmap

@@ -319,7 +319,21 @@ def _suffixes(t: Any) -> list[str]:
     grad = _grad_suffix(t)
     if grad is not None:
         suffixes.append(grad)
+    tangent = _tangent_of(t)
+    if tangent is not None:  # a dual tensor of forward AD
+        suffixes.append(f"tangent={tensor_repr(tangent)}")
     return suffixes
+
+
+def _tangent_of(t: Any):
+    """The forward-AD tangent ``t`` carries, if a dual level is entered (else None)."""
+    from .autograd.dual_state import state
+
+    if state.level is None or not getattr(t, "_extra", None) and getattr(t, "_base", None) is None:
+        return None
+    from .autograd.forward_ad import tangent_of
+
+    return tangent_of(t)
 
 
 def _append_suffixes(text: str, suffixes: list[str], indent: int) -> str:

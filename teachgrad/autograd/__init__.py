@@ -20,6 +20,8 @@ _LAZY = {
     "engine": ("engine", None),
     "function": ("function", None),
     "functional": ("functional", None),
+    "forward_ad": ("forward_ad", None),
+    "Variable": ("variable", "Variable"),
     "anomaly_mode": ("anomaly_mode", None),
     "gradcheck_module": ("gradcheck", None),
     "backward": ("engine", "backward"),
@@ -69,7 +71,8 @@ def __dir__() -> list:
 
 
 __all__ = [
-    "backward", "grad", "Function", "functional", "gradcheck", "gradgradcheck",
+    "backward", "grad", "Function", "functional", "forward_ad", "Variable", "gradcheck",
+    "gradgradcheck",
     "detect_anomaly", "set_detect_anomaly",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "grad_mode", "graph",
 ]

@@ -37,6 +37,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..ops.op import Op
 from . import anomaly_mode, graph
+from .dual_state import state as _dual
 from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, edge_of
@@ -62,6 +63,16 @@ class FunctionCtx:
                     f"{i} is of type {type(t).__name__}"
                 )
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``jvp`` (forward AD), which reads them as ``ctx.saved_tensors``."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_forward expects all arguments to be tensors; but got "
+                    f"{type(t).__name__} at position {i}."
+                )
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare inputs that ``forward`` modified in place (and returns as outputs)."""
@@ -91,6 +102,8 @@ class BackwardCFunction(FunctionCtx, Node):
     @property
     def saved_tensors(self) -> tuple:
         """The tensors ``forward`` saved, after checking none was changed in place."""
+        if self.__dict__.get("_in_jvp"):  # forward AD's jvp: what save_for_forward kept
+            return tuple(self.__dict__.get("saved_for_forward", ()))
         # Always tensors: custom backward code is written with tensor ops. Switching the
         # unpack mode makes graph.unpack_saved hand back the connected tensors.
         previous = graph.unpack_mode.as_tensors
@@ -235,10 +248,15 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        """Forward-mode derivative (PyTorch's hook for forward AD; teachgrad has none)."""
+        """Forward AD: the outputs' tangents from the inputs' tangents (``J·t``).
+
+        Needed only under :mod:`teachgrad.autograd.forward_ad`. Tensors it needs from
+        ``forward`` are kept with ``ctx.save_for_forward`` and read as
+        ``ctx.saved_tensors``.
+        """
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it "
-            "with forward mode AD (teachgrad has no forward mode AD)."
+            "with forward mode AD."
         )
 
     @classmethod
@@ -264,15 +282,36 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             if anomaly_mode.state.enabled:
                 ctx._forward_trace = anomaly_mode.forward_trace()
 
-        with no_grad():
-            if _uses_setup_context(cls):
-                outputs = cls.forward(*args)
-                cls.setup_context(ctx, args, outputs)
-            else:
-                outputs = cls.forward(ctx, *args)
-        if not record:
-            return outputs
-        return _connect_outputs(ctx, args, outputs)
+        dual = _dual.level is not None and not _dual.busy and _forward_ad().function_has_tangents(
+            args
+        )
+        if dual and cls.jvp is Function.jvp:
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it "
+                "with forward mode AD."
+            )
+        _dual.busy = _dual.busy or dual  # forward itself carries no tangents: jvp gives them
+        try:
+            with no_grad():
+                if _uses_setup_context(cls):
+                    outputs = cls.forward(*args)
+                    cls.setup_context(ctx, args, outputs)
+                else:
+                    outputs = cls.forward(ctx, *args)
+        finally:
+            if dual:
+                _dual.busy = False
+        if record:
+            outputs = _connect_outputs(ctx, args, outputs)
+        if dual:
+            _forward_ad().function_jvp(cls, ctx, args, outputs)
+        return outputs
+
+
+def _forward_ad():
+    from . import forward_ad  # (loaded on first use: it imports the ops)
+
+    return forward_ad
 
 
 def _bind(cls: type, args: tuple, kwargs: dict) -> tuple:

@@ -364,6 +364,9 @@ def _as_tensor(node: Node, value, source):
     out = _make(np.asarray(value), True, node)  # (an op on 0-d tensors saves a scalar)
     out._output_nr = source[2]
     out._vc = source[0]
+    tangents = node.__dict__.get("_output_tangents")
+    if tangents is not None and source[2] in tangents:  # forward AD over this backward
+        out._extra = {"tangent": tangents[source[2]]}
     return out
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd.dual_state import needs_derivative
 from . import numpy_protocol
 from .op import Op
 from .pointwise import _value
@@ -826,7 +827,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (``eigh`` without the vectors)."""
     _check_uplo(UPLO)
     check_matrix("linalg.eigvalsh", A, square=True)
-    if A._requires_grad:  # the gradient needs the eigenvectors: PyTorch computes them too
+    if needs_derivative(A):  # the gradient needs the eigenvectors: PyTorch computes them too
         return LinalgEighBackward0.apply(A, UPLO=UPLO)[0]
     return LinalgEighBackward0.apply(A, UPLO=UPLO, eigenvectors=False)
 
@@ -938,7 +939,7 @@ def svd(A: Tensor, full_matrices: bool = True) -> tuple:
 def svdvals(A: Tensor) -> Tensor:
     """The singular values of A, descending (the S of :func:`svd`)."""
     check_matrix("linalg.svd", A)
-    if A._requires_grad:  # the gradient U diag(ḡ) Vᵀ needs U and V: compute them too
+    if needs_derivative(A):  # the gradient U diag(ḡ) Vᵀ needs U and V: compute them too
         return LinalgSvdBackward0.apply(A, full_matrices=False)[1]
     return LinalgSvdBackward0.apply(A, full_matrices=False, compute_uv=False)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd import graph
+from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
@@ -39,6 +40,14 @@ def _torch_name(dtype: np.dtype) -> str:
 
 def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> Tensor:
     """Compute ``op(self, *args)`` and store the result in ``self`` (see module docstring)."""
+    if _dual.level is not None and not _dual.busy:  # forward AD: the tangent is written too
+        from ..autograd import forward_ad
+
+        return forward_ad.apply_inplace(_apply_inplace, self, op, *args, **kwargs)
+    return _apply_inplace(self, op, *args, **kwargs)
+
+
+def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> Tensor:
     self._check_inplace()
     tracked = _grad_state.enabled and (
         self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -441,6 +450,7 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         and data.dtype.kind == "f"
         and data.flags.c_contiguous  # (an expanded tensor is not: it takes the general path)
         and data.flags.writeable
+        and _dual.level is None  # (under forward AD the tangent has to be added too)
     ):
         self._check_inplace()
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)

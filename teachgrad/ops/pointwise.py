@@ -17,6 +17,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd.dual_state import needs_derivative
 from .op import Op
 
 # ----------------------------------------------------------------------------------------
@@ -284,7 +285,7 @@ def _rounded_division(a, b, mode: str, node: type[Op] | None = None) -> Tensor:
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
         )
     operands = _division_operands(a, b, "div_floor_cpu" if mode == "floor" else "div_trunc_cpu")
-    tracked = [x for x in (a, b) if isinstance(x, Tensor) and x._requires_grad]
+    tracked = [x for x in (a, b) if isinstance(x, Tensor) and needs_derivative(x)]
     if tracked and operands[0].dtype.kind == "f":
         return (node or DivBackward2).apply(a, b, rounding_mode=mode, operands=operands)
     return _make(np.asarray(_rounded_quotient(*operands, mode)))

@@ -1,0 +1,106 @@
+"""Direct forward formulas (JVPs) for the ops programs run most: optional, for speed.
+
+Forward AD gets every op's tangent from the op's backward formula, by the double
+backward trick (:mod:`teachgrad.autograd.forward_ad`). That is exact and needs nothing
+per op, but it runs two small backward passes for every op (about 1.5 ms for a 2x2
+``a * b``). For the handful of ops below the tangent is written directly, with the rules
+of calculus a student knows (``d(a·b) = da·b + a·db``), about twenty times faster.
+
+A rule gets the op's class, its inputs (tensors or numbers), its output, the inputs'
+tangents (None where an input has none) and the op's keyword parameters, and returns
+the output's tangent. Rules compute with teachgrad's own ops on the real tensors, so the
+tangent is differentiable by backward like any result. ``tests/test_forward_ad.py``
+checks every rule against the general mechanism.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ops import linalg, pointwise, reduce
+
+#: op class -> rule(cls, inputs, output, tangents, params) -> tangent of the output
+RULES: dict[type, Callable] = {}
+
+
+def rule(*classes: type) -> Callable:
+    """Register ``fn`` as the forward formula of the op classes ``classes``."""
+
+    def register(fn: Callable) -> Callable:
+        for cls in classes:
+            RULES[cls] = fn
+        return fn
+
+    return register
+
+
+def _full(tangent, output):
+    """A tangent of the output's shape (an input's tangent may broadcast)."""
+    if tangent.shape == output.shape:
+        return tangent
+    return tangent.expand(output.shape).clone()  # (clone: tangents get written in place)
+
+
+def _sum(*terms):
+    """The sum of the terms that are not None."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total
+
+
+# --- linear ops: the tangent is the op applied to the tangent --------------------------
+@rule(reduce.SumBackward0, reduce.SumBackward1, reduce.MeanBackward0, reduce.MeanBackward1,
+      pointwise.NegBackward0)
+def _linear(cls, inputs, output, tangents, params):
+    return cls.apply(tangents[0], *inputs[1:], **params)
+
+
+@rule(pointwise.AddBackward0, pointwise.SubBackward0)
+def _add_or_sub(cls, inputs, output, tangents, params):
+    ta, tb = tangents
+    alpha = params.get("alpha", 1)
+    if tb is not None:
+        tb = tb * alpha if alpha != 1 else tb
+        if cls is pointwise.SubBackward0:
+            tb = -tb
+    return _full(_sum(ta, tb), output)
+
+
+# --- products and quotients --------------------------------------------------------------
+@rule(pointwise.MulBackward0)
+def _mul(cls, inputs, output, tangents, params):
+    (a, b), (ta, tb) = inputs, tangents
+    return _full(_sum(None if ta is None else ta * b, None if tb is None else a * tb), output)
+
+
+@rule(pointwise.DivBackward0)
+def _div(cls, inputs, output, tangents, params):
+    # d(a/b) = da/b − (a/b)·db/b
+    (_, b), (ta, tb) = inputs, tangents
+    return _full(_sum(ta, None if tb is None else -(output * tb)) / b, output)
+
+
+@rule(linalg.MmBackward0)
+def _mm(cls, inputs, output, tangents, params):
+    (a, b), (ta, tb) = inputs, tangents
+    return _sum(None if ta is None else ta @ b, None if tb is None else a @ tb)
+
+
+# --- one input: the tangent times the derivative -----------------------------------------
+_DERIVATIVES = {
+    pointwise.ExpBackward0: lambda a, out: out,
+    pointwise.TanhBackward0: lambda a, out: 1 - out * out,
+    pointwise.SigmoidBackward0: lambda a, out: out * (1 - out),
+    pointwise.SinBackward0: lambda a, out: a.cos(),
+    pointwise.CosBackward0: lambda a, out: -a.sin(),
+    pointwise.LogBackward0: lambda a, out: 1 / a,
+    pointwise.SqrtBackward0: lambda a, out: 0.5 / out,
+    pointwise.ReluBackward0: lambda a, out: (out.detach() > 0).to(out.dtype),
+}
+
+
+@rule(*_DERIVATIVES)
+def _chain_rule(cls, inputs, output, tangents, params):
+    return tangents[0] * _DERIVATIVES[cls](inputs[0], output)

@@ -1,0 +1,26 @@
+"""Function transforms (``torch.func``): derivatives and batching as functions of functions.
+
+* :func:`grad`, :func:`grad_and_value`, :func:`vjp`, :func:`jacrev` — reverse mode
+* :func:`jvp`, :func:`jacfwd` — forward mode (:mod:`teachgrad.autograd.forward_ad`)
+* :func:`hessian` — ``jacfwd(jacrev(f))``
+* :func:`vmap` — one function call per sample, stacked (see :mod:`._vmap`)
+* :func:`functional_call` — a module as a function of its parameters
+
+They compose: ``vmap(grad(f))`` gives per-sample gradients, ``grad(grad(f))`` a second
+derivative.
+
+>>> import teachgrad as torch
+>>> from teachgrad.func import grad, vmap
+>>> vmap(grad(lambda x: (x ** 2).sum()))(torch.tensor([[1., 2.], [3., 4.]]))
+tensor([[2., 4.],
+        [6., 8.]])
+"""
+
+from ._functional_call import functional_call
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._vmap import vmap
+
+__all__ = [
+    "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
+    "vmap",
+]

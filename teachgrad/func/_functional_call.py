@@ -1,0 +1,118 @@
+"""``functional_call``: run a module with parameters and buffers you pass in.
+
+A module keeps its parameters inside itself; the transforms of :mod:`teachgrad.func`
+want functions of tensors. ``functional_call(model, params, x)`` bridges the two: it
+puts the given tensors in place of the module's own for the length of one call, then
+puts the originals back. So ``grad(lambda p: loss(functional_call(model, p, x)))(params)``
+is the gradient with respect to a dict of parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+
+
+def functional_call(module, parameter_and_buffer_dicts: dict | tuple | list,
+                    args: Any = None, kwargs: dict | None = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
+    """``module(*args, **kwargs)`` with the named tensors in place of its own.
+
+    Keys are the names of ``module.named_parameters()`` / ``named_buffers()``
+    (``"0.weight"``); names not given keep the module's tensor. With ``tie_weights``
+    (the default) a tensor registered under two names is replaced under both when one
+    of them is given. ``strict=True`` requires every parameter and buffer to be given,
+    and nothing else.
+
+    >>> import teachgrad as torch
+    >>> from teachgrad.func import functional_call
+    >>> layer = torch.nn.Linear(2, 1)
+    >>> params = {"weight": torch.ones(1, 2), "bias": torch.zeros(1)}
+    >>> functional_call(layer, params, (torch.tensor([1., 2.]),))
+    tensor([3.])
+    """
+    replacements = _merged(parameter_and_buffer_dicts)
+    if strict:
+        _check_strict(module, replacements)
+    if tie_weights:
+        replacements = _with_tied_names(module, replacements)
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    originals = {}
+    try:
+        for name, value in replacements.items():
+            originals[name] = _swap(module, name, value)
+        return module(*args, **(kwargs or {}))
+    finally:
+        for name, value in originals.items():
+            _swap(module, name, value)
+
+
+def _merged(dicts) -> dict:
+    if isinstance(dicts, dict):
+        return dict(dicts)
+    merged: dict = {}
+    for d in dicts:
+        for key in d:
+            if key in merged:
+                raise ValueError(
+                    f"{key} appeared in multiple dictionaries; behavior of functional call is "
+                    "ambiguous"
+                )
+        merged.update(d)
+    return merged
+
+
+def _check_strict(module, replacements: dict) -> None:
+    expected = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
+    unexpected = [k for k in replacements if k not in expected]
+    missing = [k for k in expected if k not in replacements]
+    if unexpected or missing:
+        lines = [f"Error(s) in reparametrizing for {module._get_name()}:"]
+        if unexpected:
+            lines.append("\tUnexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
+        if missing:
+            lines.append("\tMissing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
+        raise RuntimeError("\n".join(lines))
+
+
+def _with_tied_names(module, replacements: dict) -> dict:
+    """Add the other names of a tensor registered under several names (tied weights)."""
+    names_of: dict = {}
+    for getter in (module.named_parameters, module.named_buffers):
+        for name, tensor in getter(remove_duplicate=False):
+            names_of.setdefault(id(tensor), []).append(name)
+    result = dict(replacements)
+    for names in names_of.values():
+        given = [n for n in names if n in replacements]
+        if given and len(names) > 1:
+            values = {id(replacements[n]) for n in given}
+            if len(values) > 1:
+                raise ValueError(
+                    f"functional_call got multiple values for keys {given}, which are tied. "
+                    "Consider using tie_weights=False"
+                )
+            for n in names:
+                result.setdefault(n, replacements[given[0]])
+    return result
+
+
+def _swap(module, name: str, value: Any) -> Any:
+    """Put ``value`` under the dotted ``name``; return what was there."""
+    path, _, leaf = name.rpartition(".")
+    owner = module.get_submodule(path)
+    for registry in (owner._parameters, owner._buffers):
+        if leaf in registry:
+            old = registry[leaf]
+            registry[leaf] = value  # (a plain Tensor is fine here: no Parameter check)
+            return old
+    if not isinstance(value, Tensor):
+        raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}`")
+    old = owner.__dict__.get(leaf)
+    if old is None and not hasattr(owner, leaf):
+        raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}`")
+    object.__setattr__(owner, leaf, value)
+    return old
