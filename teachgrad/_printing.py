@@ -321,7 +321,8 @@ def _suffixes(t: Any) -> list[str]:
         suffixes.append(grad)
     tangent = _tangent_of(t)
     if tangent is not None:  # a dual tensor of forward AD
-        suffixes.append(f"tangent={tensor_repr(tangent)}")
+        # PyTorch writes f"tangent={tangent}": a 0-d tangent formats as its number.
+        suffixes.append(f"tangent={tangent}")
     return suffixes
 
 

@@ -241,6 +241,14 @@ def test_repr_shows_the_tangent():
         assert repr(dual) == "tensor([1., 2.], tangent=tensor([1., 0.]))"
 
 
+def test_repr_of_a_zero_dim_dual_formats_the_tangent_as_a_number():
+    # PyTorch writes f"tangent={tangent}", and a 0-d tensor formats as its number:
+    # torch 2.13 prints exactly this for (2 + ε)³.
+    with fwAD.dual_level():
+        cube = fwAD.make_dual(teachgrad.tensor(2.0), teachgrad.tensor(1.0)) ** 3
+        assert repr(cube) == "tensor(8., tangent=12.0)"
+
+
 ERRORS = [
     (lambda x, t: fwAD.make_dual(x, teachgrad.ones(3)), RuntimeError,
      "Trying to set a forward gradient that has a different size than that of the original "

@@ -142,6 +142,20 @@ def test_jvp_by_forward_mode():
     assert out.grad_fn is None and tangent.grad_fn is None
 
 
+def test_jvp_of_grad_gives_a_hessian_vector_product_without_a_graph():
+    # l(p) = p0^4 + p1^4 - p0 p1: H = [[12 p0^2, -1], [-1, 12 p1^2]], H e0 = [12, -1] at (1, 2).
+    def loss(p):
+        return (p ** 4).sum() - p[0] * p[1]
+
+    p = teachgrad.tensor([1.0, 2.0])
+    gradient, hv = jvp(grad(loss), (p,), (teachgrad.tensor([1.0, 0.0]),))
+    np.testing.assert_allclose(gradient.numpy(), [4 - 2, 32 - 1])
+    np.testing.assert_allclose(hv.numpy(), [12.0, -1.0])
+    # Nothing outside required grad: the inner differentiation leaves no graph behind.
+    assert gradient.grad_fn is None and hv.grad_fn is None
+    assert not gradient.requires_grad and not hv.requires_grad
+
+
 def test_jvp_has_aux_and_zero_tangent_for_an_unrelated_output():
     out, tangent, aux = jvp(lambda x: ((x * 2, teachgrad.ones(1)), x), (t(1.0),), (t(1.0),),
                             has_aux=True)

@@ -341,6 +341,7 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
 
 
 def _jvp_forward_mode(func, p_leaves, t_leaves, p_spec, has_aux, api):
+    keep = any(_outer_needs(x) for x in (*p_leaves, *t_leaves))
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
         output, aux = _split_aux(func(*tree_unflatten(duals, p_spec)), has_aux, api)
@@ -351,7 +352,11 @@ def _jvp_forward_mode(func, p_leaves, t_leaves, p_spec, has_aux, api):
             tangent = forward_ad.tangent_of(o)
             tangents.append(_make(np.zeros_like(o._data)) if tangent is None else tangent)
     # (Leaving the level drops the tangents from the outputs: they are plain tensors again.)
-    result = (output, tree_unflatten(tangents, out_spec))
+    # A function that differentiates inside (jvp(grad(f)) ...) leaves a graph on its
+    # results; cut it off unless the caller's own graph goes through the inputs.
+    out_leaves = [_plain(o, keep) for o in out_leaves]
+    tangents = [_plain(t, keep) for t in tangents]
+    result = (tree_unflatten(out_leaves, out_spec), tree_unflatten(tangents, out_spec))
     return (*result, aux) if has_aux else result
 
 
