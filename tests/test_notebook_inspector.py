@@ -122,6 +122,25 @@ def test_grad_recorded_by_create_graph_says_so():
     assert "grad_fn=<" in grad
 
 
+def test_dual_tensors_get_a_tangent_row_inside_a_dual_level():
+    import teachgrad.autograd.forward_ad as fwAD
+
+    x = torch.tensor([1.0, 2.0])
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, torch.tensor([1.0, 0.0]))
+        square = dual * dual  # tangent 2·x·t = [2, 0]
+        view = inspect(dual=dual, square=square, x=x)
+    assert cells_of(view, "dual")["tangent"] == "[1., 0.]"
+    assert cells_of(view, "square")["tangent"] == "[2., 0.]"
+    assert "tangent" not in cells_of(view, "x")  # x itself is not dual
+    lines = repr(view).splitlines()
+    assert lines[-1].split() == ["tangent", "[1.,", "0.]", "[2.,", "0.]", "None"]
+    assert '<tr class="tg-attr tg-tangent">' in view._repr_html_()
+    # Outside the level there are no tangents, and the table has its five rows again.
+    labels = [line.split()[0] for line in repr(inspect(square=square)).splitlines()[1:]]
+    assert labels == ["shape", "dtype", *BODY_ROWS]
+
+
 def test_dtype_and_integer_data():
     t = torch.tensor([[1, 2, 3]])
     cells = cells_of(inspect(t=t), "t")

@@ -47,6 +47,7 @@ from collections.abc import Mapping
 
 from .._printing import format_data
 from .._tensor import Tensor
+from ..autograd import forward_ad
 from .assets import css, escape_text
 
 __all__ = ["Column", "Inspection", "describe", "inspect", "tensor_html"]
@@ -54,6 +55,8 @@ __all__ = ["Column", "Inspection", "describe", "inspect", "tensor_html"]
 #: The table's rows, top to bottom: two header rows, then the five autograd attributes.
 HEADER_ROWS = ("shape", "dtype")
 BODY_ROWS = ("data", "requires_grad", "grad", "grad_fn", "is_leaf")
+#: Inside ``forward_ad.dual_level()``, a table with a dual tensor gains this last row.
+TANGENT_ROW = "tangent"
 
 #: What the table says about the gradient of a non-leaf tensor that backward() does not keep.
 NOT_KEPT = "not kept: non-leaf, call .retain_grad()"
@@ -153,7 +156,22 @@ def describe(t: Tensor, name: str) -> Column:
         "grad_fn": _grad_fn_cell(t),
         "is_leaf": _bool_cell(t._grad_fn is None),
     }
+    tangent = forward_ad.unpack_dual(t).tangent  # None outside a dual level
+    if tangent is not None:
+        cells[TANGENT_ROW] = Cell(format_data(tangent._data))
     return Column(name, cells)
+
+
+def _body_rows(columns: tuple[Column, ...]) -> tuple[str, ...]:
+    """The attribute rows: the five, and ``tangent`` when a column is a dual tensor."""
+    if any(TANGENT_ROW in c.cells for c in columns):
+        return (*BODY_ROWS, TANGENT_ROW)
+    return BODY_ROWS
+
+
+def _cell(column: Column, row: str) -> Cell:
+    """``column``'s cell in ``row``; a tensor that is not dual has no tangent."""
+    return column.cells.get(row) or Cell("None", "none")
 
 
 # ---------------------------------------------------------------------------------------
@@ -165,11 +183,12 @@ _GAP = "  "  # between text columns
 
 def _text_table(columns: tuple[Column, ...]) -> str:
     """The columns as aligned plain text; cells may span several lines (matrices)."""
-    label_width = max(len(row) for row in HEADER_ROWS + BODY_ROWS)
+    body_rows = _body_rows(columns)
+    label_width = max(len(row) for row in HEADER_ROWS + body_rows)
     # Each row: a label and, per column, the lines of its cell.
     rows = [("", [[c.name] for c in columns])]
-    rows += [(row, [c.cells[row].text.split("\n") for c in columns]) for row in HEADER_ROWS]
-    rows += [(row, [c.cells[row].text.split("\n") for c in columns]) for row in BODY_ROWS]
+    rows += [(row, [_cell(c, row).text.split("\n") for c in columns]) for row in HEADER_ROWS]
+    rows += [(row, [_cell(c, row).text.split("\n") for c in columns]) for row in body_rows]
     widths = [max(len(line) for _, cells in rows for line in cells[i]) for i in range(len(columns))]
 
     out = []
@@ -208,7 +227,7 @@ def _html_table(columns: tuple[Column, ...]) -> str:
     names = "".join(f'<th scope="col" class="tg-name">{_escape(c.name)}</th>' for c in columns)
     head = [f'<tr><th class="tg-corner"></th>{names}</tr>']
     head += [_html_row(row, [c.cells[row] for c in columns], "meta") for row in HEADER_ROWS]
-    body = [_html_row(row, [c.cells[row] for c in columns], "attr") for row in BODY_ROWS]
+    body = [_html_row(row, [_cell(c, row) for c in columns], "attr") for row in _body_rows(columns)]
     # display:none is undone by the stylesheet; where a viewer strips <style> (GitHub,
     # untrusted notebooks), the table stays hidden and the <pre> text version shows.
     return (
