@@ -147,3 +147,9 @@ def unload_ipython_extension(ipython) -> None:
 # Built on everything above: layers and losses, optimizers, the lessons' data sets,
 # and torch.utils.data (Dataset, DataLoader).
 from . import datasets, nn, optim, utils  # noqa: E402
+
+# torch.conv1d & co.: the convolutions are top-level functions too, as in PyTorch.
+conv1d, conv2d, conv3d = nn.functional.conv1d, nn.functional.conv2d, nn.functional.conv3d
+conv_transpose1d = nn.functional.conv_transpose1d
+conv_transpose2d = nn.functional.conv_transpose2d
+conv_transpose3d = nn.functional.conv_transpose3d

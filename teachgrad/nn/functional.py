@@ -45,8 +45,10 @@ from .batch_norm import batch_norm  # normalisation over the batch: its own modu
 from .convolution import (  # convolutions: their own module
     conv1d,
     conv2d,
+    conv3d,
     conv_transpose1d,
     conv_transpose2d,
+    conv_transpose3d,
 )
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
 from .fold import fold, unfold  # im2col / col2im as functions
@@ -993,5 +995,5 @@ __all__ = [
     "max_pool1d", "avg_pool1d",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
-    "unfold",
+    "unfold", "conv3d", "conv_transpose3d",
 ]
