@@ -71,15 +71,27 @@ from .padding import pad  # padding: its own module
 from .pooling import (  # and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     lp_pool1d,
     lp_pool2d,
+    lp_pool3d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
+from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # pooling undone
 from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # resizing
 
 # ----------------------------------------------------------------------------------------
@@ -996,4 +1008,8 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
     "unfold", "conv3d", "conv_transpose3d",
+    "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
