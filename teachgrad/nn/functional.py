@@ -52,6 +52,7 @@ from .convolution import (  # convolutions: their own module
 )
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
 from .fold import fold, unfold  # im2col / col2im as functions
+from .grid_sample import affine_grid, grid_sample  # sampling at arbitrary points
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -1012,4 +1013,5 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "grid_sample", "affine_grid",
 ]
