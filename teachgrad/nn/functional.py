@@ -51,6 +51,7 @@ from .convolution import (  # convolutions: their own module
     conv_transpose3d,
 )
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .embedding_bag import embedding_bag  # bags of embedding rows, reduced
 from .fold import fold, unfold  # im2col / col2im as functions
 from .grid_sample import affine_grid, grid_sample  # sampling at arbitrary points
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
@@ -61,11 +62,13 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
     kl_div,
     margin_ranking_loss,
     multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .padding import pad  # padding: its own module
@@ -1013,5 +1016,6 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-    "grid_sample", "affine_grid",
+    "grid_sample", "affine_grid", "embedding_bag", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]

@@ -50,6 +50,7 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
@@ -57,6 +58,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
@@ -98,7 +100,7 @@ from .pooling import (
     MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -122,6 +124,7 @@ __all__ = [
     "Fold", "Unfold", "Conv3d", "ConvTranspose3d",
     "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d",
+    "EmbeddingBag", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
 ]
