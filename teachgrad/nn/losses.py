@@ -478,8 +478,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     >>> a, pos, neg = torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]), torch.tensor(
     ...     [[0.0, 1.0]])
     >>> cosine = lambda x, y: 1 - F.cosine_similarity(x, y)
-    >>> F.triplet_margin_with_distance_loss(a, pos, neg, distance_function=cosine, margin=0.5)
-    tensor(0.2071)
+    >>> F.triplet_margin_with_distance_loss(a, pos, neg, distance_function=cosine, margin=1.5)
+    tensor(0.7929)
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
