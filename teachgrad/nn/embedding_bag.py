@@ -91,10 +91,6 @@ class EmbeddingBagBackward0(Op):
         return g_weight, g_psw
 
 
-def _type_text(t: Tensor) -> str:
-    return t.type().replace("teachgrad.", "torch.")
-
-
 def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool,
           per_sample_weights: Tensor | None):
     """The flat indices, the bag of each, the number of bags, and the flat weights."""
@@ -181,7 +177,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     if input._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {_type_text(input)} instead (while checking arguments "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments "
             "for embedding_bag)"
         )
     rows = weight.shape[0]
