@@ -1,6 +1,6 @@
 """nn.EmbeddingBag / F.embedding_bag, nn.MultiLabelMarginLoss / F.multilabel_margin_loss,
-nn.TripletMarginWithDistanceLoss / F.triplet_margin_with_distance_loss (gradcheck,
-hand-computed values, PyTorch parity)."""
+nn.TripletMarginWithDistanceLoss / F.triplet_margin_with_distance_loss, nn.CTCLoss /
+F.ctc_loss (gradcheck, hand-computed values, PyTorch parity)."""
 
 from __future__ import annotations
 
@@ -267,11 +267,105 @@ def test_triplet_with_distance_matches_pytorch(swap, reduction):
     assert list(default_ours.state_dict()) == list(default_theirs.state_dict())
 
 
+# ----------------------------------------------------------------------------------------
+# CTC
+# ----------------------------------------------------------------------------------------
+CTC_CASES = [  # (targets, input lengths, target lengths)
+    (np.array([[1, 2, 2], [3, 1, 0], [4, 4, 4]]), [6, 5, 6], [3, 2, 3]),   # repeats need blanks
+    (np.array([1, 2, 2, 3, 1, 4]), [6, 5, 4], [3, 2, 1]),                  # concatenated
+    (np.array([[1, 1, 1], [3, 1, 0], [2, 0, 0]]), [2, 2, 6], [3, 2, 0]),   # impossible, empty
+]
+
+
+def ctc_logits(lib, seed=0):
+    return lib.tensor(np.random.default_rng(seed).standard_normal((6, 3, 5)), requires_grad=True)
+
+
+@pytest.mark.parametrize("targets,input_lengths,target_lengths", CTC_CASES[:2])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_ctc_gradcheck(targets, input_lengths, target_lengths, reduction):
+    log_probs = ctc_logits(teachgrad).log_softmax(2).detach().requires_grad_()
+    assert gradcheck(lambda lp: F.ctc_loss(lp, teachgrad.tensor(targets),
+                                           teachgrad.tensor(input_lengths),
+                                           teachgrad.tensor(target_lengths),
+                                           reduction=reduction), (log_probs,))
+
+
+def test_ctc_hand_computed():
+    # Two steps, classes {blank, a} at 50 % each: a a, a _ and _ a spell "a": p = 3/4.
+    log_probs = teachgrad.full((2, 1, 2), 0.5).log()
+    loss = F.ctc_loss(log_probs, teachgrad.tensor([[1]]), [2], [1], reduction="sum")
+    assert loss.item() == pytest.approx(-np.log(0.75))
+    # Too short an input for "aa" (it needs a blank between): impossible, inf or zero.
+    args = (log_probs, teachgrad.tensor([[1, 1]]), [2], [2])
+    assert F.ctc_loss(*args, reduction="sum").item() == np.inf
+    assert F.ctc_loss(*args, reduction="sum", zero_infinity=True).item() == 0.0
+
+
+def test_ctc_second_order_is_refused_clearly():
+    log_probs = ctc_logits(teachgrad).log_softmax(2)
+    loss = F.ctc_loss(log_probs, teachgrad.tensor(CTC_CASES[0][0]), CTC_CASES[0][1],
+                      CTC_CASES[0][2])
+    (g,) = teachgrad.autograd.grad(loss, log_probs, create_graph=True)
+    with pytest.raises(RuntimeError, match="'_ctc_loss_backward' is not implemented"):
+        g.sum().backward()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("targets,input_lengths,target_lengths", CTC_CASES)
+@pytest.mark.parametrize("reduction,zero_infinity", [("mean", False), ("sum", True),
+                                                     ("none", False), ("none", True)])
+def test_ctc_matches_pytorch_through_log_softmax(targets, input_lengths, target_lengths,
+                                                 reduction, zero_infinity):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (teachgrad, torch):
+        logits = ctc_logits(lib, seed=1)
+        loss = lib.nn.CTCLoss(reduction=reduction, zero_infinity=zero_infinity)(
+            logits.log_softmax(2), lib.tensor(targets), lib.tensor(np.array(input_lengths)),
+            lib.tensor(np.array(target_lengths)))
+        (loss.sum() if loss.ndim else loss).backward()
+        results.append((type(loss.grad_fn).__name__, loss.detach().numpy(), logits.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    for mine, real in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(mine, real, atol=1e-12)
+
+
+@pytest.mark.torch
+def test_ctc_errors_and_repr_match_pytorch():
+    torch = pytest.importorskip("torch")
+    t, il, tl = np.array([[1, 2, 2], [3, 1, 0]]), np.array([6, 5]), np.array([3, 2])
+    cases = [
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor([7, 5]),
+                                                   lib.tensor(tl)),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor(il),
+                                                   lib.tensor([4, 2])),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor(il[:1]),
+                                                   lib.tensor(tl)),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor(il),
+                                                   lib.tensor(tl), blank=5),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor([1, 2, 2, 3]),
+                                                   lib.tensor(il), lib.tensor(tl)),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor(il),
+                                                   lib.tensor(tl), reduction="foo"),
+        lambda lib, lp: lib.nn.functional.ctc_loss(lp, lib.tensor(t), lib.tensor(il).float(),
+                                                   lib.tensor(tl)),
+    ]
+    for case in cases:
+        with pytest.raises(Exception) as theirs:
+            case(torch, torch.zeros(6, 2, 5))
+        with pytest.raises(type(theirs.value)) as ours:
+            case(teachgrad, teachgrad.zeros(6, 2, 5))
+        assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
+    for kwargs in ({}, {"blank": 3, "zero_infinity": True, "reduction": "sum"}):
+        assert repr(nn.CTCLoss(**kwargs)) == repr(torch.nn.CTCLoss(**kwargs))
+
+
 def test_docstring_examples_run():
     import doctest
 
-    from teachgrad.nn import embedding_bag, losses
-    from teachgrad.nn.modules import sparse
+    from teachgrad.nn import ctc, embedding_bag, losses
+    from teachgrad.nn.modules import loss, sparse
 
-    for module in (embedding_bag, losses, sparse):
+    for module in (ctc, embedding_bag, losses, sparse, loss):
         assert doctest.testmod(module).failed == 0

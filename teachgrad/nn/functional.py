@@ -50,6 +50,7 @@ from .convolution import (  # convolutions: their own module
     conv_transpose2d,
     conv_transpose3d,
 )
+from .ctc import ctc_loss  # connectionist temporal classification
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
 from .embedding_bag import embedding_bag  # bags of embedding rows, reduced
 from .fold import fold, unfold  # im2col / col2im as functions
@@ -1017,5 +1018,5 @@ __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
     "grid_sample", "affine_grid", "embedding_bag", "multilabel_margin_loss",
-    "triplet_margin_with_distance_loss",
+    "triplet_margin_with_distance_loss", "ctc_loss",
 ]

@@ -38,6 +38,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.op import Op
+from .no_derivative import NotImplementedBackward
 
 _DEFAULT_ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -265,29 +266,13 @@ class GridSampler2DBackwardBackward0(Op):
         # them is not implemented (as in PyTorch): record a node that says so if reached.
         raw = [t.detach().numpy() if isinstance(t, Tensor) else t for t in given]
         values = _second_order(raw[2], raw[3], raw[0], raw[1], ctx.sampling)
-        return NotImplementedBackward.apply(*tensors, values=values)
+        return NotImplementedBackward.apply(
+            *tensors, values=values, derivative="grid_sampler_backward",
+            hint="grid_sample has gradients of the first and second order only.")
 
 
 class GridSampler3DBackwardBackward0(GridSampler2DBackwardBackward0):
     """The 3-d sampler's gradients, as recorded under ``create_graph=True``."""
-
-
-class NotImplementedBackward(Op):
-    """Stands for a derivative that is not implemented (PyTorch's ``NotImplemented``
-    node): its forward passes the values on, its backward refuses."""
-
-    formula = "not differentiable further"
-
-    @staticmethod
-    def forward(ctx, *inputs, values):
-        return tuple(values)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(
-            "the derivative for 'grid_sampler_backward' is not implemented."
-            "\nHint: grid_sample has gradients of the first and second order only."
-        )
 
 
 _BACKWARD_OPS = {GridSampler2DBackward0: GridSampler2DBackwardBackward0,
@@ -500,5 +485,5 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
 
 __all__ = ["AffineGridGeneratorBackward0", "GridSampler2DBackward0",
            "GridSampler2DBackwardBackward0", "GridSampler3DBackward0",
-           "GridSampler3DBackwardBackward0", "NotImplementedBackward", "affine_grid",
+           "GridSampler3DBackwardBackward0", "affine_grid",
            "base_grid", "grid_sample", "source_coordinates"]

@@ -43,6 +43,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -124,7 +125,7 @@ __all__ = [
     "Fold", "Unfold", "Conv3d", "ConvTranspose3d",
     "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d",
-    "EmbeddingBag", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
+    "EmbeddingBag", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
 ]

@@ -309,6 +309,27 @@ class TripletMarginWithDistanceLoss(_Loss):
             margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
+class CTCLoss(_Loss):
+    """The Connectionist Temporal Classification loss (``F.ctc_loss``): log-probabilities
+    ``(T, N, C)`` against unaligned label sequences, ``blank`` being the "no label" class.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.CTCLoss(blank=0, zero_infinity=True)
+    CTCLoss()
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
+                target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Independent yes/no labels: binary cross entropy on logits, averaged over labels."""
 
@@ -322,5 +343,5 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss", "PoissonNLLLoss",
     "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
     "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
-    "TripletMarginWithDistanceLoss",
+    "TripletMarginWithDistanceLoss", "CTCLoss",
 ]
