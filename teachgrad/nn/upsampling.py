@@ -37,7 +37,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import axis_maps
 from .axis_maps import AxisMap
-from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -242,14 +242,15 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             f"the modes: {_MODES} (got {mode})"
         )
-    if mode == "lanczos" or antialias or (mode == "area" and d == 3):
+    if mode == "lanczos" or antialias:
         raise NotImplementedError(
             f"interpolate: mode={mode!r}{' with antialias' if antialias else ''} is not "
             f"supported by teachgrad for {input.ndim}D input"
             f"\nHint: use {_SUPPORTED_MODES[d]}."
         )
     if mode == "area":
-        return adaptive_avg_pool1d(input, out) if d == 1 else adaptive_avg_pool2d(input, out)
+        pools = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}
+        return pools[d](input, out)
     if any(n <= 0 for n in out) or any(n <= 0 for n in input.shape[2:]):
         names = "DHW"[3 - d:]
         given = ", ".join(f"{k}: {n}" for k, n in zip(names, input.shape[2:]))
@@ -280,7 +281,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
 # What teachgrad can do for 1, 2 and 3 spatial dims (named by the hint above)
 _SUPPORTED_MODES = {1: "'nearest', 'nearest-exact', 'linear' or 'area'",
                     2: "'nearest', 'nearest-exact', 'bilinear', 'bicubic' or 'area'",
-                    3: "'nearest', 'nearest-exact' or 'trilinear'"}
+                    3: "'nearest', 'nearest-exact', 'trilinear' or 'area'"}
 
 
 def _type_name(t: Tensor) -> str:
