@@ -60,6 +60,17 @@ def test_embedding_bag_hand_computed():
     assert table.grad.tolist() == [[0.5, 0.5], [0.5, 0.5], [1.0, 1.0]]
 
 
+def test_embedding_bag_max_ties_go_to_the_first_index():
+    table = teachgrad.tensor([[1.0, 2.0], [1.0, 0.0], [3.0, 2.0]], requires_grad=True)
+    out = F.embedding_bag(teachgrad.tensor([1, 0, 2, 0, 1]), table, teachgrad.tensor([0, 2]),
+                          mode="max")
+    assert out.tolist() == [[1.0, 2.0], [3.0, 2.0]]
+    out.backward(teachgrad.tensor([[1.0, 10.0], [100.0, 1000.0]]))
+    # Bag 0 column 0: rows 1 and 0 tie at 1, row 1 comes first. Bag 1 column 1: rows 2
+    # and 0 tie at 2, row 2 comes first.
+    assert table.grad.tolist() == [[0.0, 10.0], [1.0, 0.0], [100.0, 1000.0]]
+
+
 def test_embedding_bag_scale_grad_by_freq_divides_by_the_count():
     # Row 3 is read twice: its gradient is halved; every other row's stays whole.
     table = teachgrad.zeros(5, 2, requires_grad=True)

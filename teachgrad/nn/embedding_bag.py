@@ -41,15 +41,18 @@ class EmbeddingBagBackward0(Op):
         ctx.indices, ctx.bags, ctx.keep = indices, bags, keep
         ctx.save_for_backward(weight, psw)
         if mode == "max":
-            out = np.zeros((count, dim), weight.dtype)
-            best = np.full((count, dim), -1, np.int64)  # which index won, per column
-            for i in np.flatnonzero(keep):  # in order: the first largest wins ties
-                b = bags[i]
-                better = (best[b] < 0) | (rows[i] > out[b])
-                out[b] = np.where(better, rows[i], out[b])
-                best[b] = np.where(better, i, best[b])
-            ctx.best = best
-            return out
+            kept = np.flatnonzero(keep)
+            low = -np.inf if weight.dtype.kind == "f" else np.iinfo(weight.dtype).min
+            top = np.full((count, dim), low, weight.dtype)
+            np.maximum.at(top, bags[kept], rows[kept])
+            # The winner of each (bag, column): the first index reaching the maximum
+            # (PyTorch's choice on ties); -1 for an empty bag.
+            reaches = rows[kept] == top[bags[kept]]
+            best = np.full((count, dim), len(indices), np.int64)
+            np.minimum.at(best, bags[kept], np.where(reaches, kept[:, None], len(indices)))
+            empty = best == len(indices)
+            ctx.best = np.where(empty, -1, best)
+            return np.where(empty, 0, top).astype(weight.dtype)
         coef = keep.astype(weight.dtype)
         if mode == "mean":
             sizes = np.bincount(bags[keep], minlength=count)

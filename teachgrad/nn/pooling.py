@@ -40,6 +40,7 @@ IntOrPair = int | Sequence[int]
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 _AXIS_LETTERS = {2: "HW", 3: "THW"}  # PyTorch's messages: kH kW, or kT kH kW
+_AXES = {2: "H, W", 3: "D, H, W"}
 
 
 def _per_axis(value: IntOrPair, d: int, function: str, name: str, wording: str) -> tuple:
@@ -126,8 +127,8 @@ def _check_max_input(input: Tensor, d: int) -> None:
     if input.ndim not in (d + 1, d + 2) or (d == 2 and 0 in input.shape[-3:]):
         raise RuntimeError(
             f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input"
-            f"\nHint: pooling wants (N, C, {', '.join(_AXIS_LETTERS[d])}) or "
-            f"(C, {', '.join(_AXIS_LETTERS[d])}); this input has shape {tuple(input.shape)}."
+            f"\nHint: pooling wants (N, C, {_AXES[d]}) or (C, {_AXES[d]}); this input has "
+            f"shape {tuple(input.shape)}."
         )
     _check_non_batch_sizes(input, d, "max_pool3d_with_indices_out_cpu_template")
 
