@@ -16,6 +16,8 @@ from teachgrad.autograd import gradcheck, gradgradcheck
 
 SAMPLER_CASES = list(itertools.product(("bilinear", "nearest"),
                                        ("zeros", "border", "reflection"), (False, True)))
+BICUBIC_CASES = list(itertools.product(("bicubic",), ("zeros", "border", "reflection"),
+                                       (False, True)))  # 4-d only
 
 
 def inputs(d: int, seed: int = 0, spread: float = 1.4):
@@ -34,16 +36,17 @@ def sampler(mode, padding_mode, align_corners):
                                       align_corners=align_corners)
 
 
-@pytest.mark.parametrize("mode,padding_mode,align_corners", SAMPLER_CASES)
-@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("d,mode,padding_mode,align_corners",
+                         [(d, *c) for d in (2, 3) for c in SAMPLER_CASES]
+                         + [(2, *c) for c in BICUBIC_CASES])
 def test_gradcheck(d, mode, padding_mode, align_corners):
     x, grid = inputs(d, seed=d)
     assert gradcheck(sampler(mode, padding_mode, align_corners), (x, grid), atol=1e-6)
 
 
-@pytest.mark.parametrize("mode,padding_mode,align_corners",
-                         [c for c in SAMPLER_CASES if c[0] == "bilinear"])
-@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("d,mode,padding_mode,align_corners",
+                         [(d, *c) for d in (2, 3) for c in SAMPLER_CASES if c[0] == "bilinear"]
+                         + [(2, *c) for c in BICUBIC_CASES])
 def test_gradgradcheck(d, mode, padding_mode, align_corners):
     x, grid = inputs(d, seed=10 + d)
     assert gradgradcheck(sampler(mode, padding_mode, align_corners), (x, grid), atol=1e-6)
@@ -126,8 +129,12 @@ def test_bicubic_keeps_a_constant_and_a_straight_line():
 # Against PyTorch
 # ----------------------------------------------------------------------------------------
 @pytest.mark.torch
-@pytest.mark.parametrize("mode,padding_mode,align_corners", SAMPLER_CASES)
-@pytest.mark.parametrize("d,dtype", [(2, "float64"), (3, "float64"), (2, "float32")])
+@pytest.mark.parametrize("d,dtype,mode,padding_mode,align_corners",
+                         [(d, dtype, *c) for d, dtype in ((2, "float64"), (3, "float64"),
+                                                          (2, "float32"))
+                          for c in SAMPLER_CASES]
+                         + [(2, dtype, *c) for dtype in ("float64", "float32")
+                            for c in BICUBIC_CASES])
 def test_sampler_matches_pytorch(d, dtype, mode, padding_mode, align_corners):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
@@ -153,15 +160,16 @@ def test_sampler_matches_pytorch(d, dtype, mode, padding_mode, align_corners):
 
 
 @pytest.mark.torch
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-def test_second_order_matches_pytorch(padding_mode):
+def test_second_order_matches_pytorch(mode, padding_mode):
     torch = pytest.importorskip("torch")
     results = {}
     for lib in (teachgrad, torch):
         rng = np.random.default_rng(6)
         x = lib.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True)
         g = lib.tensor(rng.uniform(-1.3, 1.3, (1, 2, 2, 2)), requires_grad=True)
-        out = lib.nn.functional.grid_sample(x, g, padding_mode=padding_mode,
+        out = lib.nn.functional.grid_sample(x, g, mode=mode, padding_mode=padding_mode,
                                             align_corners=False)
         gx, gg = lib.autograd.grad((out ** 2).sum(), (x, g), create_graph=True)
         assert type(gx.grad_fn).__name__ == "GridSampler2DBackwardBackward0"

@@ -5,7 +5,8 @@ of spatial transformer networks).
 coordinates in ``[-1, 1]``: ``-1`` is the left/top edge, ``+1`` the right/bottom edge),
 the input's value there. Between pixels the value is *interpolated*: ``bilinear`` mixes the
 four pixels around the point, each weighted by how close it is (the product, over the
-axes, of ``1 - distance``); ``nearest`` takes the closest pixel. Outside the image,
+axes, of ``1 - distance``); ``nearest`` takes the closest pixel; ``bicubic`` mixes sixteen
+with cubic weights. Outside the image,
 ``padding_mode`` decides: ``zeros`` (a pixel out there is 0), ``border`` (the point is
 moved to the nearest edge) or ``reflection`` (mirrored back inside).
 
@@ -65,37 +66,48 @@ def source_coordinates(g: np.ndarray, size: int, align_corners: bool,
     else:  # -1 and +1 are the outer edges of the first and last pixels
         coord = ((g + 1) * size - 1) / 2
         slope = np.full(g.shape, size / 2, g.dtype)
+    coord, factor = fold_inside(coord, size, align_corners, padding_mode)
+    # nan or inf points read nothing (PyTorch sends them far outside the image).
+    finite = np.isfinite(coord)
+    return (np.where(finite, coord, -100).astype(g.dtype),
+            np.where(finite, slope * factor, 0).astype(g.dtype))
+
+
+def fold_inside(coord: np.ndarray, size: int, align_corners: bool,
+                padding_mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """``border``: clamp a coordinate to the image; ``reflection``: mirror it back in (then
+    clamp); ``zeros``: leave it. Also ``d new / d old``: ±1 inside, 0 where clamped."""
+    factor = np.ones(coord.shape, coord.dtype)
     if padding_mode == "reflection":
         low, high = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
         if low == high:
-            coord, slope = np.zeros_like(coord), np.zeros_like(slope)
-        else:
-            start, span = low / 2, (high - low) / 2
-            shifted = coord - start
-            sign = np.where(shifted < 0, -1, 1).astype(g.dtype)
-            shifted = np.abs(shifted)
-            extra = np.fmod(shifted, span)
-            even = np.floor(shifted / span) % 2 == 0
-            coord = np.where(even, extra + start, span - extra + start).astype(g.dtype)
-            slope = slope * np.where(even, sign, -sign)
+            return np.zeros_like(coord), np.zeros_like(factor)
+        start, span = low / 2, (high - low) / 2
+        shifted = coord - start
+        sign = np.where(shifted < 0, -1, 1).astype(coord.dtype)
+        shifted = np.abs(shifted)
+        extra = np.fmod(shifted, span)
+        even = np.floor(shifted / span) % 2 == 0
+        coord = np.where(even, extra + start, span - extra + start).astype(coord.dtype)
+        factor = factor * np.where(even, sign, -sign)
     if padding_mode in ("border", "reflection"):
-        slope = slope * ((coord > 0) & (coord < size - 1))
+        factor = factor * ((coord > 0) & (coord < size - 1))
         coord = np.clip(coord, 0, size - 1)
-    # nan or inf points read nothing (PyTorch sends them far outside the image).
-    finite = np.isfinite(coord)
-    return np.where(finite, coord, -100).astype(g.dtype), np.where(finite, slope, 0)
+    return coord, factor
 
 
 @dataclass
 class Corner:
     """One of the pixels a grid point mixes: ``flat`` index into the ``H·W`` plane (clamped
     to a real pixel; ``inside`` says whether it is one), and along each axis its factor
-    ``a`` of the weight and that factor's derivative ``da`` (-1, 0 or +1)."""
+    ``a`` of the weight with that factor's first and second derivatives ``da``, ``dda``
+    (for bilinear ``±1`` and 0: the factors are linear)."""
 
     flat: np.ndarray     # (N, P) int64
     inside: np.ndarray   # (N, P) bool
     a: list              # per axis (N, P)
     da: list             # per axis (N, P)
+    dda: list            # per axis (N, P)
 
     def weight(self, skip: tuple[int, ...] = ()) -> np.ndarray:
         """The product of the factors (leaving out the axes in ``skip``)."""
@@ -106,8 +118,11 @@ class Corner:
         return w
 
     def weight_derivative(self, *axes: int) -> np.ndarray:
-        """``∂ weight / ∂ coordinate`` along ``axes`` (one or two distinct axes)."""
+        """``∂ weight / ∂ coordinate`` along ``axes`` (one axis, or two: the same one twice
+        for a second derivative)."""
         w = self.weight(skip=axes)
+        if len(axes) == 2 and axes[0] == axes[1]:
+            return w * self.dda[axes[0]]
         for axis in axes:
             w = w * self.da[axis]
         return w
@@ -123,38 +138,65 @@ class Sampling:
     out_spatial: tuple[int, ...]
 
 
+def _cubic_taps(coord: np.ndarray, size: int, align_corners: bool, padding_mode: str):
+    """Bicubic's four neighbours ``⌊c⌋-1 .. ⌊c⌋+2`` along one axis, each with its cubic
+    weight and that weight's first and second derivatives. The point is not moved by the
+    padding: each neighbour is (a pixel outside reads 0, the edge or its mirror image)."""
+    from .upsampling import CUBIC_A
+
+    a = coord.dtype.type(CUBIC_A)
+    before = np.floor(coord)
+    t = coord - before
+
+    def near(x):  # the kernel for |x| <= 1, and its derivatives
+        return (((a + 2) * x - (a + 3)) * x * x + 1, (3 * (a + 2) * x - 2 * (a + 3)) * x,
+                6 * (a + 2) * x - 2 * (a + 3))
+
+    def far(x):  # for 1 < |x| < 2
+        return ((((a * x - 5 * a) * x + 8 * a) * x - 4 * a), (3 * a * x - 10 * a) * x + 8 * a,
+                6 * a * x - 10 * a)
+
+    # Tap k sits at distance t + 1, t, 1 - t, 2 - t from the point: d(distance)/dt = ±1.
+    kernels = [(far(t + 1), 1), (near(t), 1), (near(1 - t), -1), (far(2 - t), -1)]
+    taps = []
+    for offset, ((w, dw, ddw), sign) in zip(range(-1, 3), kernels):
+        position, _ = fold_inside(before + offset, size, align_corners, padding_mode)
+        taps.append((position, w, sign * dw, ddw))
+    return taps
+
+
 def sampling(grid: np.ndarray, spatial: tuple[int, ...], mode: str, padding_mode: str,
              align_corners: bool) -> Sampling:
     """The corners every grid point reads, with their weights (see :class:`Corner`)."""
     d = len(spatial)
     n, out_spatial = grid.shape[0], grid.shape[1:-1]
     points = grid.reshape(n, -1, d)
-    coords, slopes, taps = [], [], []
+    slopes, taps = [], []
     for axis, size in enumerate(spatial):
         # grid[..., 0] is x (the last axis, width), grid[..., 1] is y, grid[..., 2] is z.
-        coord, slope = source_coordinates(points[..., d - 1 - axis], size, align_corners,
-                                          padding_mode)
-        coords.append(coord)
+        g = points[..., d - 1 - axis]
+        if mode == "bicubic":  # the padding applies to each neighbour, not to the point
+            coord, slope = source_coordinates(g, size, align_corners, "zeros")
+            taps.append(_cubic_taps(coord, size, align_corners, padding_mode))
+        else:
+            coord, slope = source_coordinates(g, size, align_corners, padding_mode)
+            zero, one = np.zeros_like(coord), np.ones_like(coord)
+            if mode == "nearest":  # PyTorch rounds halves to even, as rint does
+                taps.append([(np.rint(coord), one, zero, zero)])
+            else:  # bilinear: the pixel before the point (weight 1 - λ) and after it (λ)
+                before = np.floor(coord)
+                lam = coord - before
+                taps.append([(before, 1 - lam, -one, zero), (before + 1, lam, one, zero)])
         slopes.append(slope)
-        if mode == "nearest":
-            position = np.rint(coord)  # PyTorch rounds halves to even, as rint does
-            one = np.ones_like(coord)
-            taps.append([(position, one, np.zeros_like(coord))])
-        else:  # bilinear: the pixel before the point (weight 1 - λ) and after it (λ)
-            before = np.floor(coord)
-            lam = coord - before
-            taps.append([(before, 1 - lam, -np.ones_like(coord)),
-                         (before + 1, lam, np.ones_like(coord))])
     corners = []
     for choice in itertools.product(*taps):
-        positions = [p for p, _, _ in choice]
         inside = np.ones(points.shape[:2], bool)
         flat = np.zeros(points.shape[:2], np.int64)
-        for p, size in zip(positions, spatial):
-            inside &= (p >= 0) & (p <= size - 1)
-            flat = flat * size + np.clip(p, 0, size - 1).astype(np.int64)
-        corners.append(Corner(flat, inside, [a for _, a, _ in choice],
-                              [da for _, _, da in choice]))
+        for (position, *_), size in zip(choice, spatial):
+            inside &= (position >= 0) & (position <= size - 1)
+            flat = flat * size + np.clip(position, 0, size - 1).astype(np.int64)
+        corners.append(Corner(flat, inside, [tap[1] for tap in choice],
+                              [tap[2] for tap in choice], [tap[3] for tap in choice]))
     return Sampling(corners, slopes, tuple(spatial), tuple(out_spatial))
 
 
@@ -241,8 +283,8 @@ class GridSampler3DBackward0(GridSampler2DBackward0):
 class GridSampler2DBackwardBackward0(Op):
     """``(∂L/∂input, ∂L/∂grid)`` of the sampler: the node ``create_graph=True`` records.
 
-    Its own backward is second-order (the weights are products of per-axis factors, so
-    ``∂²w/∂x∂y`` is the only second derivative that is not zero).
+    Its own backward is second-order: the weights are products of per-axis factors, so
+    the second derivatives are ``∂²w/∂x∂y`` and (bicubic only) each factor's curvature.
     """
 
     formula = ("∂L/∂x = Σ_k spread(w_k·g)    ∂L/∂grid = Σ_k ∂w_k·Σ_c g·x[corner_k]    "
@@ -314,9 +356,8 @@ def _second_order(grad, x, grad_gx, grad_ggrid, s: Sampling) -> tuple:
             d_x += _spread(t[:, None, :] * g, corner, size)
             gv = np.sum(g * v, axis=1)
             for a in range(d):
-                for b in range(d):
-                    if b != a:
-                        along[a] += corner.weight_derivative(a, b) * moved[b] * gv
+                for b in range(d):  # b == a: the factor's own curvature (bicubic)
+                    along[a] += corner.weight_derivative(a, b) * moved[b] * gv
     d_grid = np.stack([along[d - 1 - i] * s.slopes[d - 1 - i] for i in range(d)], axis=-1)
     return (d_grad.reshape(grad.shape), d_x.reshape(x.shape),
             d_grid.reshape(n, *s.out_spatial, d))
@@ -334,7 +375,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     """Sample ``input`` ``(N, C, H, W)`` at the points of ``grid`` ``(N, H_out, W_out, 2)``
     (``(x, y)`` in ``[-1, 1]``); 5-d inputs take ``(N, D_o, H_o, W_o, 3)`` grids.
 
-    ``mode``: ``'bilinear'`` or ``'nearest'``; ``padding_mode``: ``'zeros'``,
+    ``mode``: ``'bilinear'``, ``'nearest'`` or ``'bicubic'`` (4-d only: the sixteen
+    pixels around the point, with the weights of ``interpolate``'s bicubic mode);
+    ``padding_mode``: ``'zeros'``,
     ``'border'`` or ``'reflection'``; ``align_corners``: whether ``±1`` are the centres
     of the corner pixels (True) or their outer edges (False, the default).
 
@@ -379,11 +422,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"grid_sampler(): expected {wanted}D input and grid with same number of dimensions, "
             f"but got input with sizes {_sizes(input)} and grid with sizes {_sizes(grid)}"
         )
-    if mode == "bicubic":
-        if d != 2:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample: mode='bicubic' is not supported by teachgrad"
-                                  "\nHint: use mode='bilinear' or 'nearest'.")
+    if mode == "bicubic" and d != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(
             f"\"grid_sampler_{d}d_cpu\" not implemented for '{input.dtype}'")
