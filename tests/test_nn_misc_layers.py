@@ -1,6 +1,7 @@
 """nn.EmbeddingBag / F.embedding_bag, nn.MultiLabelMarginLoss / F.multilabel_margin_loss,
 nn.TripletMarginWithDistanceLoss / F.triplet_margin_with_distance_loss, nn.CTCLoss /
-F.ctc_loss (gradcheck, hand-computed values, PyTorch parity)."""
+F.ctc_loss, nn.PixelShuffle / PixelUnshuffle / ChannelShuffle (gradcheck, hand-computed
+values, PyTorch parity)."""
 
 from __future__ import annotations
 
@@ -372,11 +373,69 @@ def test_ctc_errors_and_repr_match_pytorch():
         assert repr(nn.CTCLoss(**kwargs)) == repr(torch.nn.CTCLoss(**kwargs))
 
 
+# ----------------------------------------------------------------------------------------
+# Pixel and channel shuffles
+# ----------------------------------------------------------------------------------------
+SHUFFLES = [("pixel_shuffle", (2, 8, 3, 2), 2), ("pixel_shuffle", (2, 1, 9, 2, 1), 3),
+            ("pixel_unshuffle", (2, 3, 4, 6), 2), ("channel_shuffle", (2, 6, 2), 3),
+            ("channel_shuffle", (1, 8, 2, 1, 2), 4)]
+
+
+@pytest.mark.parametrize("name,shape,factor", SHUFFLES)
+def test_shuffle_gradchecks(name, shape, factor):
+    x = teachgrad.tensor(np.random.default_rng(6).standard_normal(shape), requires_grad=True)
+    shuffle = getattr(F, name)
+    assert gradcheck(lambda x: shuffle(x, factor), (x,))
+    assert gradgradcheck(lambda x: shuffle(x, factor) ** 2, (x,))
+
+
+def test_shuffles_are_inverted():
+    x = teachgrad.arange(72.0).reshape(2, 4, 3, 3)
+    assert F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2).equal(x)
+    # Interleaving 2 groups of 2 channels swaps the middle two; doing it again undoes it.
+    assert F.channel_shuffle(x, 2)[0, :, 0, 0].tolist() == [0.0, 18.0, 9.0, 27.0]
+    assert F.channel_shuffle(F.channel_shuffle(x, 2), 2).equal(x)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,shape,factor", SHUFFLES)
+def test_shuffles_match_pytorch(name, shape, factor):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(7).standard_normal(shape)
+    results = []
+    for lib in (teachgrad, torch):
+        x = lib.tensor(data, requires_grad=True)
+        out = getattr(lib.nn.functional, name)(x, factor)
+        out.backward(lib.tensor(np.arange(float(out.numel())).reshape(tuple(out.shape))))
+        results.append((type(out.grad_fn).__name__, out.detach().numpy(), x.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    for mine, real in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_array_equal(mine, real)
+
+
+@pytest.mark.torch
+def test_shuffle_errors_and_reprs_match_pytorch():
+    torch = pytest.importorskip("torch")
+    cases = [("pixel_shuffle", (1, 8, 2, 2), 3), ("pixel_shuffle", (4, 4), 2),
+             ("pixel_shuffle", (1, 8, 2, 2), 0), ("pixel_unshuffle", (1, 8, 2, 2), 3),
+             ("pixel_unshuffle", (1, 8, 4, 2), 4), ("pixel_unshuffle", (4, 4), 2),
+             ("pixel_unshuffle", (1, 8, 2, 2), 0), ("channel_shuffle", (1, 8, 2, 2), 3),
+             ("channel_shuffle", (1, 8, 2, 2), 0), ("channel_shuffle", (4,), 2)]
+    for name, shape, factor in cases:
+        with pytest.raises(Exception) as theirs:
+            getattr(torch.nn.functional, name)(torch.zeros(shape), factor)
+        with pytest.raises(type(theirs.value)) as ours:
+            getattr(F, name)(teachgrad.zeros(shape), factor)
+        assert str(ours.value) == str(theirs.value)
+    for name in ("PixelShuffle", "PixelUnshuffle", "ChannelShuffle"):
+        assert repr(getattr(nn, name)(3)) == repr(getattr(torch.nn, name)(3))
+
+
 def test_docstring_examples_run():
     import doctest
 
-    from teachgrad.nn import ctc, embedding_bag, losses
-    from teachgrad.nn.modules import loss, sparse
+    from teachgrad.nn import ctc, embedding_bag, losses, pixel_shuffle
+    from teachgrad.nn.modules import loss, pixelshuffle, sparse
 
-    for module in (ctc, embedding_bag, losses, sparse, loss):
+    for module in (ctc, embedding_bag, losses, sparse, loss, pixel_shuffle, pixelshuffle):
         assert doctest.testmod(module).failed == 0

@@ -73,6 +73,12 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
 )
 from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .padding import pad  # padding: its own module
+from .pixel_shuffle import (  # channels <-> pixels
+    channel_shuffle,
+    native_channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from .pooling import (  # and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -1018,5 +1024,6 @@ __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
     "grid_sample", "affine_grid", "embedding_bag", "multilabel_margin_loss",
-    "triplet_margin_with_distance_loss", "ctc_loss",
+    "triplet_margin_with_distance_loss", "ctc_loss", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle",
 ]
