@@ -286,6 +286,108 @@ def test_norm3d_training_and_eval_match_pytorch(name, kwargs):
         np.testing.assert_allclose(ours.state_dict()[key].numpy(), value.numpy(), atol=1e-12)
 
 
+# ----------------------------------------------------------------------------------------
+# Fractional max pooling
+# ----------------------------------------------------------------------------------------
+FRACTIONAL_CASES = [  # (d, input shape, kernel, output size)
+    (2, (2, 3, 7, 6), 2, (4, 3)),
+    (2, (3, 9, 8), (3, 2), (4, 5)),                  # unbatched
+    (2, (1, 1, 5, 5), 2, (1, 4)),                    # windows reaching the last position
+    (3, (1, 2, 5, 6, 7), 2, (3, 3, 4)),
+    (3, (2, 5, 6, 4), (2, 3, 1), (2, 2, 3)),          # unbatched
+]
+
+
+def fractional_inputs(lib, d, shape, dtype="float64", seed=11):
+    rng = np.random.default_rng(seed)
+    batch = 1 if len(shape) == d + 1 else shape[0]
+    x = lib.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+    samples = lib.tensor(rng.random((batch, shape[-d - 1], d)).astype(dtype))
+    return x, samples
+
+
+@pytest.mark.parametrize("d,shape,kernel,out", FRACTIONAL_CASES)
+def test_fractional_gradcheck(d, shape, kernel, out):
+    x, samples = fractional_inputs(teachgrad, d, shape)
+    pool = getattr(F, f"fractional_max_pool{d}d")
+    assert gradcheck(lambda x: pool(x, kernel, out, _random_samples=samples), (x,))
+    assert gradgradcheck(lambda x: pool(x, kernel, out, _random_samples=samples), (x,))
+
+
+def test_fractional_windows_and_random_placement():
+    # u = 0.5, 7 positions into 3 windows of 2: α = 2.5, starts 0, ⌊3.75⌋-⌊1.25⌋ = 2, and
+    # the last window ends at the end: 5.
+    from teachgrad.nn.pooling_ops import fractional_positions
+
+    assert fractional_positions(np.array([0.5]), 7, 3, 2).tolist() == [[[0, 1], [2, 3],
+                                                                        [5, 6]]]
+    teachgrad.manual_seed(0)
+    pool = nn.FractionalMaxPool2d(2, output_size=3)
+    x = teachgrad.randn(1, 4, 7, 7)
+    assert pool(x).shape == (1, 4, 3, 3)  # fresh samples each call, same shape
+    fixed = nn.FractionalMaxPool2d(2, output_size=3,
+                                   _random_samples=teachgrad.rand(1, 4, 2))
+    assert fixed(x).equal(fixed(x))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("d,shape,kernel,out", FRACTIONAL_CASES)
+def test_fractional_matches_pytorch(d, shape, kernel, out, dtype):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (teachgrad, torch):
+        x, samples = fractional_inputs(lib, d, shape, dtype)
+        values, indices = getattr(lib.nn.functional, f"fractional_max_pool{d}d")(
+            x, kernel, output_size=out, return_indices=True, _random_samples=samples)
+        values.backward(lib.tensor(np.arange(float(values.numel())).reshape(
+            tuple(values.shape)).astype(dtype)))
+        results.append((type(values.grad_fn).__name__, values.detach().numpy(),
+                        indices.numpy(), x.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    for mine, real in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_array_equal(mine, real)
+
+
+@pytest.mark.torch
+def test_fractional_errors_and_modules_match_pytorch():
+    torch = pytest.importorskip("torch")
+    calls = [
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, 2, _random_samples=s),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, 2, output_size=(7, 3),
+                                                                  _random_samples=s),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, 2, output_size=(4, 3),
+                                                                  _random_samples=s[:1]),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, 2, output_size=(4, 3),
+                                                                  _random_samples=s[..., :1]),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, (2, 2, 2), (4, 3),
+                                                                  _random_samples=s),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(
+            x, 2, output_ratio=(0.5, 0.5, 0.5), _random_samples=s),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool2d(x, 2, output_size=(4, 3, 2),
+                                                                  _random_samples=s),
+        lambda lib, x, s: lib.nn.functional.fractional_max_pool3d(
+            x[0], 2, output_size=(1, 3, 3), _random_samples=s[..., :1].repeat(1, 1, 3)),
+        lambda lib, x, s: lib.nn.FractionalMaxPool2d(2),
+        lambda lib, x, s: lib.nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5),
+        lambda lib, x, s: lib.nn.FractionalMaxPool3d(2, output_ratio=1.5),
+    ]
+    for call in calls:
+        x, s = torch.zeros(2, 3, 7, 6), torch.full((2, 3, 2), 0.5)
+        with pytest.raises(Exception) as theirs:
+            call(torch, x, s)
+        with pytest.raises(type(theirs.value)) as ours:
+            call(teachgrad, teachgrad.zeros(2, 3, 7, 6), teachgrad.full((2, 3, 2), 0.5))
+        assert str(ours.value) == str(theirs.value)
+    for name, args, kwargs in [("FractionalMaxPool2d", (3,), {"output_ratio": 0.5}),
+                               ("FractionalMaxPool3d", (2,), {"output_size": 2})]:
+        ours, theirs = getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args,
+                                                                                   **kwargs)
+        assert repr(ours) == repr(theirs)
+        assert (ours.kernel_size, ours.output_size, ours.output_ratio) == (
+            theirs.kernel_size, theirs.output_size, theirs.output_ratio)
+
+
 def test_docstring_examples_run():
     import doctest
 

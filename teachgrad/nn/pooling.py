@@ -27,10 +27,13 @@ from .pooling_ops import (
     AdaptiveMaxPool3DBackward0,
     AvgPool2DBackward0,
     AvgPool3DBackward0,
+    FractionalMaxPool2DBackward0,
+    FractionalMaxPool3DBackward0,
     MaxPool2DWithIndicesBackward0,
     MaxPool3DWithIndicesBackward0,
     adaptive_average_map,
     adaptive_positions,
+    fractional_positions,
     window_average_map,
     window_divisors,
     window_positions,
@@ -533,6 +536,111 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
     return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 
+# ----------------------------------------------------------------------------------------
+# Fractional max pooling: windows of pseudo-random starts, one set per plane
+# ----------------------------------------------------------------------------------------
+def _fractional(input: Tensor, d: int, kernel_size, output_size, output_ratio,
+                return_indices: bool, samples: Tensor | None, op: type):
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        ratios = (output_ratio,) * d if isinstance(output_ratio, int | float) else tuple(
+            output_ratio)
+        if len(ratios) > d:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratios = ratios * d if len(ratios) == 1 else ratios
+        output_size = [int(n * r) for n, r in zip(input.shape[-d:], ratios)]
+    if samples is None:
+        from .._random import rand
+
+        batch = 1 if input.ndim == d + 1 else input.size(0)
+        samples = rand(batch, input.size(-d - 1), d, dtype=input.dtype)
+    kernel = (kernel_size,) * d if isinstance(kernel_size, int) else tuple(kernel_size)
+    sizes = (output_size,) * d if isinstance(output_size, int) else tuple(output_size)
+    where = name if d == 2 else f"{name}_out"
+    for value, what in ((kernel, "kernel_size"), (sizes, "output_size")):
+        if len(value) != d:
+            raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of Ints")
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f"{where}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
+                           f"{_shape_text(input)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                f"{where}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"got{_shape_text(input)} with dimension {dim} being empty.")
+    names = ("height", "width") if d == 2 else ("time", "height", "width")
+    for n, k, m, axis in zip(input.shape[-d:], kernel, sizes, names):
+        # PyTorch's 3-d check is strict (a window may not end at the last position).
+        if m + k - 1 > n or (d == 3 and m + k - 1 == n):
+            raise RuntimeError(f"{where}(): pool {axis} {k} too large relative to input {axis} "
+                               f"{n}")
+    batch = 1 if input.ndim == d + 1 else input.shape[0]
+    channels = input.shape[-d - 1]
+    if samples.shape[0] < batch:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != channels:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != d:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {d}; got "
+                           f"{samples.shape[2]}.")
+    # PyTorch's samples: (batch, channel, axis), the width's first in 2-d, time's first in 3-d.
+    per_plane = samples._data[:batch].reshape(batch * channels, d)
+    order = (1, 0) if d == 2 else (0, 1, 2)
+    windows = tuple(fractional_positions(per_plane[:, order[i]], n, m, k)
+                    for i, (n, m, k) in enumerate(zip(input.shape[-d:], sizes, kernel)))
+    values, indices = op.apply(input, windows=windows)
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: IntOrPair,
+                          output_size: IntOrPair | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None):
+    """Max pooling to ``output_size`` (or ``output_ratio`` of the input) with windows of
+    ``kernel_size`` placed at pseudo-random, overlapping positions (Graham's fractional
+    max pooling): a new placement per call unless ``_random_samples`` fixes it.
+
+    >>> import teachgrad as torch
+    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    >>> torch.nn.functional.fractional_max_pool2d(x, 2, output_size=2,
+    ...                                           _random_samples=torch.full((1, 1, 2), 0.5))
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return _fractional(input, 2, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, FractionalMaxPool2DBackward0)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: IntOrPair,
+                          output_size: IntOrPair | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None):
+    """Fractional max pooling of volumes ``(N, C, T, H, W)``."""
+    return _fractional(input, 3, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, FractionalMaxPool3DBackward0)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices: bool = False,
+                                       _random_samples=None):
+    """``fractional_max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices: bool = False,
+                                       _random_samples=None):
+    """``fractional_max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
 # PyTorch's ``*_with_indices`` names: the max poolings that always return the indices too.
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode: bool = False, return_indices: bool = False):
@@ -571,5 +679,7 @@ __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
            "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool1d_with_indices",
            "max_pool2d", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices"]

@@ -138,14 +138,15 @@ def adaptive_positions(size: int, out: int) -> np.ndarray:
     return np.minimum(starts[:, None] + np.arange(longest)[None, :], ends[:, None] - 1)
 
 
-def _along(axis: int, d: int, values: np.ndarray, second: int | None = None) -> np.ndarray:
-    """``values`` shaped to broadcast over ``(*out, *kernel)`` (``2·d`` axes): its first
-    axis on output axis ``axis``, its second (if any) on kernel axis ``second``."""
-    shape = [1] * (2 * d)
-    shape[axis] = values.shape[0]
-    if second is not None:
-        shape[d + second] = values.shape[1]
-    return values.reshape(shape)
+def _along(axis: int, d: int, window: np.ndarray) -> np.ndarray:
+    """A window table shaped to broadcast over ``(P, *out, *kernel)``: its output axis on
+    output axis ``axis``, its kernel axis on kernel axis ``axis``, and its plane axis (a
+    ``(P, out, k)`` table: one window per plane, as fractional pooling has) on ``P``."""
+    shape = [1] * (1 + 2 * d)
+    shape[1 + axis], shape[1 + d + axis] = window.shape[-2:]
+    if window.ndim == 3:
+        shape[0] = window.shape[0]
+    return window.reshape(shape)
 
 
 class MaxPool2DWithIndicesBackward0(Op):
@@ -169,8 +170,8 @@ class MaxPool2DWithIndicesBackward0(Op):
         # the dtype, so that padding never wins the max.
         low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         planes = np.pad(planes, ((0, 0),) + ((0, 1),) * d, constant_values=low)
-        outs = tuple(len(w) for w in windows)
-        kernels = tuple(w.shape[1] for w in windows)
+        outs = tuple(w.shape[-2] for w in windows)
+        kernels = tuple(w.shape[-1] for w in windows)
         ctx.plane_shape = (planes.shape[0], math.prod(spatial))
         ctx.input_shape = x.shape
         shape = (*lead, *outs)
@@ -178,8 +179,9 @@ class MaxPool2DWithIndicesBackward0(Op):
             ctx.indices = np.zeros((planes.shape[0], 0), np.int64)
             return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
         # (P, *out, *kernel): every window's values, by fancy indexing along each axis.
-        picks = tuple(_along(i, d, w, i) for i, w in enumerate(windows))
-        values = planes[(slice(None), *picks)].reshape(planes.shape[0], *outs, -1)
+        plane = np.arange(planes.shape[0]).reshape(-1, *[1] * (2 * d))
+        picks = tuple(_along(i, d, w) for i, w in enumerate(windows))
+        values = planes[(plane, *picks)].reshape(planes.shape[0], *outs, -1)
         which = np.argmax(values, axis=-1)  # the first largest: PyTorch's choice on ties
         if x.dtype.kind == "f":
             # PyTorch's loop keeps replacing its answer with every nan it meets: the last one.
@@ -193,8 +195,10 @@ class MaxPool2DWithIndicesBackward0(Op):
         offsets = np.unravel_index(which, kernels)
         indices = np.zeros(which.shape, np.int64)
         for i, (w, offset) in enumerate(zip(windows, offsets)):
-            out_index = np.arange(outs[i]).reshape([-1 if a == i else 1 for a in range(d)])
-            indices = indices * spatial[i] + w[out_index, offset]
+            out_index = np.arange(outs[i]).reshape([1] + [-1 if a == i else 1 for a in range(d)])
+            position = (w[plane.reshape(-1, *[1] * d), out_index, offset] if w.ndim == 3
+                        else w[out_index, offset])
+            indices = indices * spatial[i] + position
         ctx.indices = indices.reshape(planes.shape[0], -1)
         return best.reshape(shape), indices.reshape(shape)
 
@@ -219,12 +223,42 @@ class AdaptiveMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
     """3-d adaptive max pooling: the same op over three axes, with adaptive windows."""
 
 
+class FractionalMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    """Fractional max pooling: the same op, with pseudo-random windows per plane."""
+
+
+class FractionalMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
+    """3-d fractional max pooling."""
+
+
+def fractional_positions(samples: np.ndarray, size: int, out: int, kernel: int) -> np.ndarray:
+    """``(P, out, kernel)``: the windows of fractional max pooling along one axis, one row
+    of starts per plane from its sample ``u`` in ``[0, 1)`` (PyTorch's arithmetic, in the
+    samples' dtype): start ``i`` is ``⌊(i + u)·α⌋ - ⌊u·α⌋`` with ``α = (size - k)/(out - 1)``,
+    and the last window ends at the input's end.
+
+    >>> fractional_positions(np.array([0.5]), 7, 3, 2)[0, :, 0]      # α = 2.5
+    array([0, 2, 5])
+    """
+    dtype = samples.dtype.type
+    starts = np.zeros((len(samples), out), np.int64)
+    if out > 1:
+        alpha = dtype(size - kernel) / dtype(out - 1)
+        i = np.arange(out - 1).astype(samples.dtype)
+        starts[:, :-1] = ((i[None, :] + samples[:, None]) * alpha).astype(np.int64) - (
+            samples[:, None] * alpha).astype(np.int64)
+    if out > 0:
+        starts[:, -1] = size - kernel
+    return starts[:, :, None] + np.arange(kernel)
+
+
 __all__ = [
     "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0",
     "AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0",
     "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0", "AvgPool2DBackward0",
     "AvgPool2DBackwardBackward0", "AvgPool3DBackward0", "AvgPool3DBackwardBackward0",
+    "FractionalMaxPool2DBackward0", "FractionalMaxPool3DBackward0",
     "MaxPool2DWithIndicesBackward0", "MaxPool3DWithIndicesBackward0", "adaptive_average_map",
-    "adaptive_bins", "adaptive_positions",
+    "adaptive_bins", "adaptive_positions", "fractional_positions",
     "average_map", "window_average_map", "window_divisors", "window_positions",
 ]

@@ -91,6 +91,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -127,7 +129,8 @@ __all__ = [
     "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d",
     "EmbeddingBag", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
-    "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
+    "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
 ]

@@ -254,6 +254,59 @@ class LPPool3d(LPPool2d):
         return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
+class _FractionalMaxPoolNd(Module):
+    """What FractionalMaxPool2d and 3d share: a kernel, and an output size or ratio (one
+    per axis); ``_random_samples`` (a buffer, if given) fixes the windows' placement."""
+
+    _dims = 0
+
+    def __init__(self, kernel_size: IntOrPair, output_size: IntOrPair | None = None,
+                 output_ratio: float | Sequence[float] | None = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        d = self._dims
+        self.kernel_size = _n_tuple(kernel_size, d)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _n_tuple(output_size, d) if output_size is not None else None
+        self.output_ratio = (_n_tuple(output_ratio, d) if output_ratio is not None
+                             else None)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor):
+        pool = getattr(F, f"fractional_max_pool{self._dims}d")
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling with pseudo-random overlapping windows, to a fractional output size.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.FractionalMaxPool2d(3, output_ratio=0.5)(torch.zeros(1, 2, 10, 9)).shape
+    teachgrad.Size([1, 2, 5, 4])
+    """
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-d fractional max pooling."""
+
+    _dims = 3
+
+
+def _n_tuple(value, d: int) -> tuple:
+    """PyTorch's ``_single``/``_pair``/``_triple``: a number repeated, a sequence as a tuple."""
+    return (value,) * d if isinstance(value, int | float) else tuple(value)
+
+
 class _MaxUnpoolNd(Module):
     """What the unpooling layers share: the pooling's kernel, stride and padding, one per
     axis (``stride`` defaults to the kernel, as in pooling)."""
@@ -274,11 +327,6 @@ class _MaxUnpoolNd(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-def _n_tuple(value, d: int) -> tuple:
-    """PyTorch's ``_single``/``_pair``/``_triple``: an int repeated, a sequence as a tuple."""
-    return (value,) * d if isinstance(value, int) else tuple(value)
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
