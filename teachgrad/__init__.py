@@ -149,3 +149,9 @@ def unload_ipython_extension(ipython) -> None:
 from . import datasets, nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402 - torch.func (grad, jvp, vmap ...), built on autograd
 from .func import vmap  # noqa: E402, F401 - torch.vmap
+
+# torch.conv1d & co.: the convolutions are top-level functions too, as in PyTorch.
+conv1d, conv2d, conv3d = nn.functional.conv1d, nn.functional.conv2d, nn.functional.conv3d
+conv_transpose1d = nn.functional.conv_transpose1d
+conv_transpose2d = nn.functional.conv_transpose2d
+conv_transpose3d = nn.functional.conv_transpose3d

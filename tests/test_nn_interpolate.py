@@ -33,6 +33,9 @@ CASES = [
     ((1, 1, 2, 3, 4), {"scale_factor": 1.5, "mode": "trilinear"}),
     ((1, 2, 7, 5), {"size": (3, 2), "mode": "area"}),
     ((1, 2, 7), {"scale_factor": 0.5, "mode": "area"}),
+    ((1, 1, 5, 3, 4), {"size": (2, 3, 3), "mode": "area"}),
+    ((1, 1, 3, 4), {"size": (5, 3), "mode": "bicubic"}),
+    ((1, 1, 3, 4), {"scale_factor": 1.5, "mode": "bicubic", "align_corners": True}),
 ]
 
 
@@ -90,12 +93,12 @@ def test_errors():
         F.interpolate(x, scale_factor=2, align_corners=True)
     with pytest.raises(NotImplementedError, match="Got 4D input, but linear mode needs 3D"):
         F.interpolate(x, scale_factor=2, mode="linear")
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="lanczos"):
+        F.interpolate(x, scale_factor=2, mode="lanczos")
     # the hint names only modes that work for the input's dimensions
-    with pytest.raises(NotImplementedError, match="Hint: use 'nearest', 'nearest-exact' or "
-                                                  "'trilinear'"):
-        F.interpolate(teachgrad.zeros(1, 1, 2, 2, 2), scale_factor=2, mode="area")
+    with pytest.raises(NotImplementedError, match="Hint: use 'nearest', 'nearest-exact', "
+                                                  "'trilinear' or 'area'"):
+        F.interpolate(teachgrad.zeros(1, 1, 2, 2, 2), scale_factor=2, mode="lanczos")
 
 
 def test_modules():

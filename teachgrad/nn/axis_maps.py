@@ -332,6 +332,9 @@ UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0 = op_pair(
     "UpsampleBilinear2D", _LINEAR_FORMULA)
 UpsampleTrilinear3DBackward0, UpsampleTrilinear3DBackwardBackward0 = op_pair(
     "UpsampleTrilinear3D", _LINEAR_FORMULA)
+UpsampleBicubic2DBackward0, UpsampleBicubic2DBackwardBackward0 = op_pair(
+    "UpsampleBicubic2D", "out[o] = Σ_{t=-1..2} cubic(λ - t)·x[i + t] per axis (4 neighbours)    "
+    "∂L/∂x[i+t] += cubic(λ - t)·grad[o]")
 
 
 __all__ = [
@@ -342,4 +345,5 @@ __all__ = [
     "UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
     "UpsampleNearest3DBackward0", "UpsampleNearestExact3DBackward0",
     "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0",
+    "UpsampleBicubic2DBackward0",
 ]

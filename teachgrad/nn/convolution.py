@@ -1,5 +1,6 @@
-"""``F.conv1d``, ``F.conv2d`` and their transposes ``F.conv_transpose1d``/``2d``: check the
-arguments in PyTorch's words, then convolve.
+"""``F.conv1d``, ``F.conv2d``, ``F.conv3d`` and their transposes ``F.conv_transpose1d``/``2d``/
+``3d``: check the arguments in PyTorch's words, then convolve (one code path for any number
+of spatial dimensions).
 
 >>> import teachgrad as torch
 >>> import teachgrad.nn.functional as F
@@ -188,6 +189,19 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """3-d convolution of volumes ``(N, C, D, H, W)`` (videos, scans) with ``weight``
+    ``(O, C/groups, kD, kH, kW)``: the same sliding dot product, along one more axis.
+
+    >>> import teachgrad as torch
+    >>> x = torch.ones(1, 2, 4, 5, 6)
+    >>> torch.nn.functional.conv3d(x, torch.ones(3, 2, 3, 3, 3), padding=(1, 0, 0)).shape
+    teachgrad.Size([1, 3, 4, 3, 4])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def _check_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
     """PyTorch's checks of a transposed convolution's tensors (weight: ``(C_in, C_out/g, k)``)."""
     if groups <= 0:
@@ -212,6 +226,11 @@ def _check_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, groups: in
             f"{_shape(bias.shape)} instead"
         )
     _check_dtypes(x, weight, None, "conv_transpose")  # a bias of another dtype is cast
+
+
+def _axis_names(d: int) -> tuple[str, ...]:
+    """How PyTorch's messages name the spatial axes (a 1-d map runs as a 2-d one)."""
+    return ("depth", "height", "width")[-max(d, 2):]
 
 
 def transposed_output_size(size: int, kernel: int, stride: int, padding: int,
@@ -263,25 +282,30 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     _check_transposed(x, weight, bias, groups)
     kernel = tuple(weight.shape[2:])
     # PyTorch runs a 1-d transposed convolution as a 2-d one of height 1: its messages say so.
-    as_2d = (lambda values, first: (first, *values)) if d == 1 else (lambda values, first: values)
-    dil2, stride2, extra2 = as_2d(dilation_t, 1), as_2d(stride_t, 1), as_2d(extra, 0)
+    axes = _axis_names(d)
+    def padded_to_2d(values: tuple, first: int) -> tuple:
+        return (first, *values) if d == 1 else values
+
+    dil_n, stride_n, extra_n = (padded_to_2d(dilation_t, 1), padded_to_2d(stride_t, 1),
+                                padded_to_2d(extra, 0))
     if any(dil <= 0 for dil in dilation_t):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
-                           f"{dil2[0]}, dilation_width: {dil2[1]}")
+        raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+            f"dilation_{axis}: {dil}" for axis, dil in zip(axes, dil_n)))
     if any(e >= s and e >= dil for e, s, dil in zip(extra, stride_t, dilation_t)):
         raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {extra2[0]} output_padding_width: {extra2[1]} "
-            f"stride_height: {stride2[0]} stride_width: {stride2[1]} dilation_height: "
-            f"{dil2[0]} dilation_width: {dil2[1]}"
+            "output padding must be smaller than either stride or dilation, but got " + " ".join(
+                f"{what}_{axis}: {value}"
+                for what, values in (("output_padding", extra_n), ("stride", stride_n),
+                                     ("dilation", dil_n))
+                for axis, value in zip(axes, values))
         )
     out = tuple(transposed_output_size(n, k, s, p, e, dil) for n, k, s, p, e, dil in
                 zip(x.shape[2:], kernel, stride_t, pads, extra, dilation_t))
     if any(n < 1 for n in out):
-        sizes, outs = as_2d(tuple(x.shape[2:]), 1), as_2d(out, 1)
+        sizes, outs = padded_to_2d(tuple(x.shape[2:]), 1), padded_to_2d(out, 1)
         raise RuntimeError(
-            f"Given input size per channel: ({sizes[0]} x {sizes[1]}). Calculated output size "
-            f"per channel: ({outs[0]} x {outs[1]}). Output size is too small"
+            f"Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated output "
+            f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small"
         )
     if bias is not None and bias.dtype != x.dtype:
         bias = bias.to(x.dtype)
@@ -329,4 +353,21 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                            dilation, 2)
 
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "im2col"]
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """3-d transposed convolution of ``(N, C_in, D, H, W)`` with ``weight``
+    ``(C_in, C_out/groups, kD, kH, kW)`` (the upsampling layer of 3-d decoders).
+
+    >>> import teachgrad as torch
+    >>> x = torch.ones(1, 4, 2, 3, 3)
+    >>> torch.nn.functional.conv_transpose3d(x, torch.ones(4, 2, 2, 2, 2), stride=2).shape
+    teachgrad.Size([1, 2, 4, 6, 6])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3)
+
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "im2col"]

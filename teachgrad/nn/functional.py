@@ -45,11 +45,16 @@ from .batch_norm import batch_norm  # normalisation over the batch: its own modu
 from .convolution import (  # convolutions: their own module
     conv1d,
     conv2d,
+    conv3d,
     conv_transpose1d,
     conv_transpose2d,
+    conv_transpose3d,
 )
+from .ctc import ctc_loss  # connectionist temporal classification
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .embedding_bag import embedding_bag  # bags of embedding rows, reduced
 from .fold import fold, unfold  # im2col / col2im as functions
+from .grid_sample import affine_grid, grid_sample  # sampling at arbitrary points
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -58,26 +63,50 @@ from .losses import (  # the losses beyond the classic ones below (they use its 
     kl_div,
     margin_ranking_loss,
     multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from .norms import group_norm, instance_norm, local_response_norm  # more normalisation
 from .padding import pad  # padding: its own module
+from .pixel_shuffle import (  # channels <-> pixels
+    channel_shuffle,
+    native_channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from .pooling import (  # and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
     lp_pool1d,
     lp_pool2d,
+    lp_pool3d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
+from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # pooling undone
 from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # resizing
 
 # ----------------------------------------------------------------------------------------
@@ -993,5 +1022,14 @@ __all__ = [
     "max_pool1d", "avg_pool1d",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
-    "unfold",
+    "unfold", "conv3d", "conv_transpose3d",
+    "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "grid_sample", "affine_grid", "embedding_bag", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss", "ctc_loss", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle", "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
 ]

@@ -148,4 +148,45 @@ class MultiMarginLossBackward0(Op):
         return np.reshape(grad_input, shape)
 
 
+class MultilabelMarginLossBackward0(Op):
+    """The multi-label hinge loss: for each sample with target classes ``T``,
+    ``Σ_{j∈T} Σ_{i∉T} max(0, 1 − (x[j] − x[i])) / C``.
+
+    Every non-target score that comes within 1 of a target score adds to the loss. The
+    loss is piecewise linear, so its gradient is a constant per sample (computed in the
+    forward): ``+1/C`` for each active pair on ``x[i]``, ``−1/C`` on ``x[j]``.
+    """
+
+    formula = ("ℓ = Σ_{j∈T, i∉T} max(0, 1 − x[j] + x[i]) / C    ∂ℓ/∂x[i] = +(active pairs)/C,"
+               "  ∂ℓ/∂x[j] = −(active pairs)/C")
+
+    @staticmethod
+    def forward(ctx, input, targets=None, reduction="mean", scalar_output=False):
+        """``targets``: a boolean ``(N, C)`` table of each sample's target classes."""
+        x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
+        n, c = x.shape
+        # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i.
+        pairs = targets[:, :, None] & ~targets[:, None, :]
+        margins = 1 - x[:, :, None] + x[:, None, :]
+        active = pairs & (margins > 0)
+        losses = (np.sum(np.where(active, margins, 0), axis=(1, 2)) / c).astype(x.dtype)
+        # The constant gradient of each sample's loss.
+        slope = (active.sum(axis=1) - active.sum(axis=2)).astype(x.dtype) / c
+        ctx.slope, ctx.input_shape = slope, input.shape
+        ctx.reduction, ctx.scalar_output = reduction, scalar_output
+        if reduction == "none" and not scalar_output:
+            return losses
+        return _reduce(losses.reshape(()) if scalar_output else losses,
+                       "sum" if reduction == "none" else reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        n = ctx.slope.shape[0]
+        if ctx.reduction == "none" and not ctx.scalar_output:
+            grad = np.reshape(grad, (n, 1))
+        elif ctx.reduction == "mean":
+            grad = grad / n
+        return np.reshape(grad * ctx.slope, ctx.input_shape)
+
+
 __all__: list[str] = []

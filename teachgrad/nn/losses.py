@@ -1,10 +1,11 @@
 """More loss functions of ``nn.functional``: robust regression (``smooth_l1_loss``,
 ``huber_loss``), distributions (``kl_div``, ``gaussian_nll_loss``, ``poisson_nll_loss``),
 margins and embeddings (``margin_ranking_loss``, ``hinge_embedding_loss``,
-``cosine_embedding_loss``, ``triplet_margin_loss``, ``soft_margin_loss``,
-``multi_margin_loss``, ``multilabel_soft_margin_loss``).
+``cosine_embedding_loss``, ``triplet_margin_loss``, ``triplet_margin_with_distance_loss``,
+``soft_margin_loss``, ``multi_margin_loss``, ``multilabel_margin_loss``,
+``multilabel_soft_margin_loss``).
 
-Each is written the way PyTorch writes it: four are fused ops with their own node
+Each is written the way PyTorch writes it: five are fused ops with their own node
 (:mod:`teachgrad.nn.loss_ops`), the others are compositions of ordinary differentiable
 ops, so the node at the top of the graph has PyTorch's name and gradients of any order
 work. ``reduction`` is ``'mean'`` (default), ``'sum'`` or ``'none'``.
@@ -31,6 +32,7 @@ from . import functional as F
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
+    MultilabelMarginLossBackward0,
     MultiMarginLossBackward0,
     SmoothL1LossBackward0,
     SoftMarginLossBackward0,
@@ -417,6 +419,85 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return MultiMarginLossBackward0.apply(
         input, target=classes, p=p, margin=margin, weight=weight_data, reduction=reduction,
         scalar_output=target.dim() == 0)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """The multi-label hinge loss: ``target`` lists each sample's classes (class indices,
+    ended by the first ``-1``); every other class's score should stay at least 1 below
+    each of them: ``Σ_{j∈T} Σ_{i∉T} max(0, 1 − (x[j] − x[i])) / C``.
+
+    >>> import teachgrad as torch
+    >>> scores = torch.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> torch.nn.functional.multilabel_margin_loss(scores, torch.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _reduction_of(size_average, reduce, reduction)
+    ndims = input.dim()
+    if not ((ndims == 2 and input.shape[1] != 0) or (ndims == 1 and input.shape[0] != 0)
+            or ndims == 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(input.shape)}"
+        )
+    if target._data.dtype != np.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {F._type_name(target)}"
+            "\nHint: the targets are class indices (int64), padded with -1."
+        )
+    if ndims <= 1:
+        expected = list(input.shape) if ndims else []
+        if target.dim() > 1 or list(target.shape) != expected:
+            raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                               f"size: {list(input.shape)}")
+    elif target.shape != input.shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    c = input.shape[-1] if ndims else 1
+    classes = target._data.reshape(-1, c)
+    if classes.size and (classes.min() < -1 or classes.max() >= c):
+        raise RuntimeError("argument #2 'target' is out of range")
+    F._require_floating(input, "multilabel_margin_loss_forward_out_frame")
+    # Each sample's targets: the listed classes before the first -1.
+    listed = np.cumprod(classes != -1, axis=1).astype(bool)
+    targets = np.zeros(classes.shape, bool)
+    rows = np.broadcast_to(np.arange(len(classes))[:, None], classes.shape)
+    targets[rows[listed], classes[listed]] = True
+    return MultilabelMarginLossBackward0.apply(
+        input, targets=targets, reduction=reduction, scalar_output=ndims <= 1)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    """:func:`triplet_margin_loss` with any distance: ``distance_function(a, b)`` gives one
+    distance per sample (default: :func:`pairwise_distance`), e.g. ``1 - cosine``.
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.nn.functional as F
+    >>> a, pos, neg = torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]), torch.tensor(
+    ...     [[0.0, 1.0]])
+    >>> cosine = lambda x, y: 1 - F.cosine_similarity(x, y)
+    >>> F.triplet_margin_with_distance_loss(a, pos, neg, distance_function=cosine, margin=1.5)
+    tensor(0.7929)
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, "
+            f"and negative {negative.ndim}D inputs"
+        )
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:  # the positive may be nearer the negative than the anchor is: use that
+        dist_neg = pointwise.minimum(dist_neg, distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    return _apply_reduction(loss, reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -1,5 +1,6 @@
-"""``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``: argument checks in
-PyTorch's words, then the ops of :mod:`teachgrad.nn.pooling_ops`.
+"""``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d`` ... in 1, 2 and 3 dimensions:
+argument checks in PyTorch's words, then the ops of :mod:`teachgrad.nn.pooling_ops` (one
+code path for 2 and 3 pooled axes; 1-d pooling runs the 2-d ops, as PyTorch does).
 
 >>> import teachgrad as torch
 >>> import teachgrad.nn.functional as F
@@ -21,11 +22,18 @@ from .._tensor import Tensor, _make
 from .axis_maps import AxisMap, gather
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
+    AdaptiveAvgPool3DBackward0,
     AdaptiveMaxPool2DBackward0,
+    AdaptiveMaxPool3DBackward0,
     AvgPool2DBackward0,
+    AvgPool3DBackward0,
+    FractionalMaxPool2DBackward0,
+    FractionalMaxPool3DBackward0,
     MaxPool2DWithIndicesBackward0,
+    MaxPool3DWithIndicesBackward0,
     adaptive_average_map,
     adaptive_positions,
+    fractional_positions,
     window_average_map,
     window_divisors,
     window_positions,
@@ -33,43 +41,62 @@ from .pooling_ops import (
 
 IntOrPair = int | Sequence[int]
 
+_COUNT_WORDS = {2: "two", 3: "three"}
+_AXIS_LETTERS = {2: "HW", 3: "THW"}  # PyTorch's messages: kH kW, or kT kH kW
+_AXES = {2: "H, W", 3: "D, H, W"}
 
-def _pair(value: IntOrPair, function: str, name: str, wording: str) -> tuple[int, int]:
+
+def _per_axis(value: IntOrPair, d: int, function: str, name: str, wording: str) -> tuple:
+    """``2`` -> ``(2, 2)`` (or ``(2, 2, 2)``); a sequence must have 1 or ``d`` values."""
     values = (value,) if isinstance(value, int) else tuple(value)
-    if len(values) not in (1, 2):
-        raise RuntimeError(f"{function}: {name} must {wording}")
-    return (values[0], values[0]) if len(values) == 1 else values
+    if len(values) not in (1, d):
+        raise RuntimeError(f"{function}: {name} must {wording} {_COUNT_WORDS[d]} ints")
+    return values * d if len(values) == 1 else values
 
 
-def _arguments(function: str, kernel_size, stride, padding, dilation=1):
-    """Kernel, stride, padding, dilation as pairs, checked as PyTorch checks them."""
-    kernel = _pair(kernel_size, function, "kernel_size",
-                   "either be a single int, or a tuple of two ints")
+def _letters(prefix: str, values: tuple, d: int) -> str:
+    """``kH: 2 kW: 3`` (PyTorch's way of listing a value per axis)."""
+    return " ".join(f"{prefix}{axis}: {v}" for axis, v in zip(_AXIS_LETTERS[d], values))
+
+
+def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int = 2,
+               average: bool = False):
+    """Kernel, stride, padding, dilation as one value per axis, checked as PyTorch does.
+
+    PyTorch words the tuple errors of ``avg_pool3d`` a little differently ("must be",
+    not "must either be"): ``average`` with ``d = 3`` says so.
+    """
+    either = "" if average and d == 3 else "either "
+    kernel = _per_axis(kernel_size, d, function, "kernel_size",
+                       f"{either}be a single int, or a tuple of")
     if stride is None or (not isinstance(stride, int) and len(stride) == 0):
-        stride_pair = kernel  # PyTorch's default: windows side by side
+        strides = kernel  # PyTorch's default: windows side by side
     else:
-        stride_pair = _pair(stride, function, "stride",
-                            "either be omitted, a single int, or a tuple of two ints")
-    pad = _pair(padding, function, "padding", "either be a single int, or a tuple of two ints")
-    dil = _pair(dilation, function, "dilation", "be either a single int, or a tuple of two ints")
-    if any(s == 0 for s in stride_pair):  # PyTorch checks this first (stride=kernel=0)
+        strides = _per_axis(stride, d, function, "stride",
+                            f"{either}be omitted, a single int, or a tuple of")
+    pad = _per_axis(padding, d, function, "padding", f"{either}be a single int, or a tuple of")
+    dil = _per_axis(dilation, d, function, "dilation", "be either a single int, or a tuple of")
+    if any(s == 0 for s in strides):  # PyTorch checks this first (stride=kernel=0)
         raise RuntimeError("stride should not be zero")
     if any(k <= 0 for k in kernel):
         raise RuntimeError(
-            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
-        )
-    if any(d <= 0 for d in dil):
+            f"kernel size should be greater than zero, but got {_letters('k', kernel, d)}")
+    if any(s < 0 for s in strides):
         raise RuntimeError(
-            f"dilation should be greater than zero, but got dilationH: {dil[0]} "
-            f"dilationW: {dil[1]}"
-        )
-    for k, p, d in zip(kernel, pad, dil):
-        if p > ((k - 1) * d + 1) // 2:
+            f"stride should be greater than zero, but got {_letters('d', strides, d)}")
+    if any(x <= 0 for x in dil):
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got {_letters('dilation', dil, d)}")
+    for p in pad:
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    for k, p, x in zip(kernel, pad, dil):
+        if p > ((k - 1) * x + 1) // 2:
             raise RuntimeError(
                 "pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={d}"
+                f"pad={p}, kernel_size={k} and dilation={x}"
             )
-    return kernel, stride_pair, pad, dil
+    return kernel, strides, pad, dil
 
 
 def _output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -81,26 +108,56 @@ def _output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> 
     return out
 
 
-def _output_shape(input: Tensor, kernel, stride, pad, dil, ceil_mode) -> tuple[int, int]:
-    h, w = input.shape[-2:]
-    out = (_output_size(h, kernel[0], stride[0], pad[0], dil[0], ceil_mode),
-           _output_size(w, kernel[1], stride[1], pad[1], dil[1], ceil_mode))
-    if out[0] < 1 or out[1] < 1:
-        c = input.shape[-3]
+def _output_shape(input: Tensor, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...]:
+    d = len(kernel)
+    sizes = input.shape[-d:]
+    out = tuple(_output_size(n, k, s, p, x, ceil_mode)
+                for n, k, s, p, x in zip(sizes, kernel, stride, pad, dil))
+    if any(n < 1 for n in out):
+        c = input.shape[-d - 1]
         raise RuntimeError(
-            f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-            f"({c}x{out[0]}x{out[1]}). Output size is too small"
+            f"Given input size: ({'x'.join(map(str, (c, *sizes)))}). Calculated output size: "
+            f"({'x'.join(map(str, (c, *out)))}). Output size is too small"
         )
     return out
 
 
-def _check_max_input(input: Tensor) -> None:
-    if input.ndim not in (3, 4) or input.shape[-3] == 0 or input.shape[-2] * input.shape[-1] == 0:
+def _shape_text(input: Tensor) -> str:
+    return f"[{', '.join(map(str, input.shape))}]"
+
+
+def _check_max_input(input: Tensor, d: int) -> None:
+    if input.ndim not in (d + 1, d + 2) or (d == 2 and 0 in input.shape[-3:]):
         raise RuntimeError(
-            "non-empty 3D or 4D (batch mode) tensor expected for input"
-            f"\nHint: pooling wants (N, C, H, W) or (C, H, W); this input has shape "
-            f"{tuple(input.shape)}."
+            f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input"
+            f"\nHint: pooling wants (N, C, {_AXES[d]}) or (C, {_AXES[d]}); this input has "
+            f"shape {tuple(input.shape)}."
         )
+    _check_non_batch_sizes(input, d, "max_pool3d_with_indices_out_cpu_template")
+
+
+def _check_non_batch_sizes(input: Tensor, d: int, function: str) -> None:
+    """PyTorch's 3-d pooling refuses an empty non-batch dimension (its message always says
+    "dimension 0", whichever one it is: so does ours)."""
+    if 0 in input.shape[-d - 1:]:
+        raise RuntimeError(
+            f"{function}(): Expected input's non-batch dimensions to have positive length, but "
+            f"input has a shape of {_shape_text(input)} and non-batch dimension 0 has length "
+            "zero!"
+        )
+
+
+def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, ceil_mode,
+              return_indices: bool, op: type):
+    """Max pooling over the last ``d`` axes (``d`` = 2 or 3)."""
+    _check_max_input(input, d)
+    kernel, stride, pad, dil = _arguments(f"max_pool{d}d", kernel_size, stride, padding,
+                                          dilation, d)
+    out = _output_shape(input, kernel, stride, pad, dil, ceil_mode)
+    windows = tuple(window_positions(*a) for a in zip(input.shape[-d:], out, kernel, stride,
+                                                     pad, dil))
+    values, indices = op.apply(input, windows=windows)
+    return (values, indices) if return_indices else values
 
 
 def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
@@ -116,15 +173,68 @@ def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
     >>> torch.nn.functional.max_pool2d(x, 2, return_indices=True)[1]
     tensor([[[[1, 2]]]])
     """
-    _check_max_input(input)
-    kernel, stride, pad, dil = _arguments("max_pool2d", kernel_size, stride, padding, dilation)
-    out_h, out_w = _output_shape(input, kernel, stride, pad, dil, ceil_mode)
-    h, w = input.shape[-2:]
-    values, indices = MaxPool2DWithIndicesBackward0.apply(
-        input, rows=window_positions(h, out_h, kernel[0], stride[0], pad[0], dil[0]),
-        cols=window_positions(w, out_w, kernel[1], stride[1], pad[1], dil[1]),
-    )
-    return (values, indices) if return_indices else values
+    return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices, MaxPool2DWithIndicesBackward0)
+
+
+def max_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+               padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """The largest value of every ``kernel_size`` box of a volume ``(N, C, D, H, W)``;
+    ``indices`` (with ``return_indices=True``) count into each ``D·H·W`` volume.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.max_pool3d(torch.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[7.]]]]])
+    """
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices, MaxPool3DWithIndicesBackward0)
+
+
+def _check_avg_input(input: Tensor, d: int) -> None:
+    if d == 2:
+        if input.ndim not in (3, 4):
+            n = max(input.ndim, 1)
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                "-3)\nHint: pooling wants (N, C, H, W) or (C, H, W)."
+            )
+        return
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input"
+                           "\nHint: pooling wants (N, C, D, H, W) or (C, D, H, W).")
+    _check_non_batch_sizes(input, 3, "avg_pool3d")
+
+
+def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
+              count_include_pad, divisor_override, op: type) -> Tensor:
+    """Average pooling over the last ``d`` axes: one average map per axis."""
+    name = f"avg_pool{d}d"
+    _check_avg_input(input, d)
+    kernel, stride, pad, _ = _arguments(name, kernel_size, stride, padding, d=d, average=True)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    sizes = input.shape[-d:]
+    if d == 2 and 0 in input.shape[-3:]:  # only a batch may be empty
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{_shape_text(input)}"
+        )
+    if d == 3 and any(n < k for n, k in zip(sizes, kernel)):
+        raise RuntimeError(
+            f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
+            f"({_letters('k', kernel, 3)})"
+        )
+    out = _output_shape(input, kernel, stride, pad, (1,) * d, ceil_mode)
+    _check_average_dtype(input, name if d == 2 else "avg_pool3d_out_frame", integers_too=True)
+    # One map per axis. divisor_override divides each window's sum once: along the first
+    # axis (the others only add up).
+    divisors = (None,) * d if divisor_override is None else (divisor_override,) + (1,) * (d - 1)
+    axes = [(n, o, k, s_, p, count_include_pad, div)
+            for n, o, k, s_, p, div in zip(sizes, out, kernel, stride, pad, divisors)]
+    if input._data.dtype.kind != "f":
+        return _integer_means(input, axes)
+    return op.apply(input, maps=tuple(window_average_map(*a) for a in axes))
 
 
 def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
@@ -141,31 +251,21 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
               [0.5000, 1.0000, 0.5000],
               [0.2500, 0.5000, 0.2500]]]])
     """
-    if input.ndim not in (3, 4):
-        n = max(input.ndim, 1)
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)"
-            "\nHint: pooling wants (N, C, H, W) or (C, H, W)."
-        )
-    kernel, stride, pad, _ = _arguments("avg_pool2d", kernel_size, stride, padding)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    if 0 in input.shape[-3:]:  # only a batch may be empty
-        raise RuntimeError(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-            f"but got:[{', '.join(map(str, input.shape))}]"
-        )
-    out_h, out_w = _output_shape(input, kernel, stride, pad, (1, 1), ceil_mode)
-    _check_average_dtype(input, "avg_pool2d", integers_too=True)
-    h, w = input.shape[-2:]
-    # One map per axis. divisor_override divides each window's sum once: along the rows
-    # (the columns only add up).
-    row_divisor, col_divisor = (None, None) if divisor_override is None else (divisor_override, 1)
-    axes = [(h, out_h, kernel[0], stride[0], pad[0], count_include_pad, row_divisor),
-            (w, out_w, kernel[1], stride[1], pad[1], count_include_pad, col_divisor)]
-    if input._data.dtype.kind != "f":
-        return _integer_means(input, axes)
-    return AvgPool2DBackward0.apply(input, maps=tuple(window_average_map(*a) for a in axes))
+    return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, AvgPool2DBackward0)
+
+
+def avg_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+               padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of every ``kernel_size`` box of a volume ``(N, C, D, H, W)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.avg_pool3d(torch.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[3.5000]]]]])
+    """
+    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, AvgPool3DBackward0)
 
 
 def _check_average_dtype(input: Tensor, kernel: str, integers_too: bool = False) -> None:
@@ -181,16 +281,40 @@ def _check_average_dtype(input: Tensor, kernel: str, integers_too: bool = False)
 
 def _integer_means(input: Tensor, axes: list[tuple]) -> Tensor:
     """Integer windows (no gradient): each exact sum, divided as C divides (toward zero)."""
-    maps, divisors = [], np.ones((1, 1), np.int64)
+    maps, divisors = [], np.ones((1,) * len(axes), np.int64)
     for axis, (size, out, kernel, stride, pad, count_include_pad, divisor) in enumerate(axes):
         positions = window_positions(size, out, kernel, stride, pad)
         maps.append(AxisMap(positions, (positions >= 0).astype(np.int64), size))
         along = (window_divisors(size, out, kernel, stride, pad, count_include_pad)
                  if divisor is None else np.full(out, divisor))
-        divisors = divisors * (along[:, None] if axis == 0 else along[None, :])
+        divisors = divisors * along.reshape([-1 if a == axis else 1 for a in range(len(axes))])
     sums = gather(input._data, tuple(maps))
     quotient = np.abs(sums) // np.abs(divisors)
     return _make(np.where((sums < 0) != (divisors < 0), -quotient, quotient))
+
+
+def _adaptive_avg(input: Tensor, d: int, output_size, op: type) -> Tensor:
+    """Adaptive average pooling over the last ``d`` axes."""
+    name = f"adaptive_avg_pool{d}d"
+    sizes = (output_size,) * d if output_size is None or isinstance(output_size, int) else (
+        tuple(output_size))
+    if len(sizes) != d:
+        raise RuntimeError(f"{name}: output_size must be {d}")
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got "
+                           f"{_shape_text(input)}")
+    spatial = input.shape[-d:]
+    out = tuple(n if m is None else m for n, m in zip(spatial, sizes))
+    if out == (1,) * d:  # PyTorch's shortcut, before its checks
+        return input.mean(tuple(range(-1, -d - 1, -1)), keepdim=True)
+    for dim in range(input.ndim - d, input.ndim):
+        if input.shape[dim] == 0:  # nothing to average
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {_shape_text(input)} with dimension {dim} being empty"
+            )
+    _check_average_dtype(input, name if d == 2 else f"{name}_cpu")
+    return op.apply(input, maps=tuple(adaptive_average_map(n, m) for n, m in zip(spatial, out)))
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
@@ -203,29 +327,46 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     >>> torch.nn.functional.adaptive_avg_pool2d(torch.arange(8.0).reshape(1, 2, 4), 1)
     tensor([[[3.5000]]])
     """
-    sizes = (output_size,) * 2 if output_size is None or isinstance(output_size, int) else (
-        tuple(output_size))
-    if len(sizes) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(
-            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-            f"[{', '.join(map(str, input.shape))}]"
-        )
-    h, w = input.shape[-2:]
-    out_h, out_w = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
-    if (out_h, out_w) == (1, 1):
-        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut, before its checks
-    for dim in (input.ndim - 2, input.ndim - 1):
-        if input.shape[dim] == 0:  # nothing to average
+    return _adaptive_avg(input, 2, output_size, AdaptiveAvgPool2DBackward0)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
+    """Average a volume into an ``output_size`` grid ``(D_out, H_out, W_out)``.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.adaptive_avg_pool3d(torch.ones(2, 3, 5, 4, 6), (1, 2, 3)).shape
+    teachgrad.Size([2, 3, 1, 2, 3])
+    """
+    return _adaptive_avg(input, 3, output_size, AdaptiveAvgPool3DBackward0)
+
+
+def _adaptive_max(input: Tensor, d: int, output_size, return_indices: bool, op: type):
+    """Adaptive max pooling over the last ``d`` axes."""
+    name = f"adaptive_max_pool{d}d"
+    if isinstance(output_size, int):
+        sizes: tuple = (output_size,) * d
+    else:
+        sizes = tuple(output_size)
+        if len(sizes) >= input.ndim:  # PyTorch's _list_with_default
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+        sizes = tuple(input.shape[-len(sizes):][i] if v is None else v
+                      for i, v in enumerate(sizes))
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
+                           f"{_shape_text(input)}")
+    if len(sizes) != d:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {d}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
             raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes [{', '.join(map(str, input.shape))}] with "
-                f"dimension {dim} being empty"
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {_shape_text(input)} with dimension {dim} being empty"
             )
-    _check_average_dtype(input, "adaptive_avg_pool2d")
-    return AdaptiveAvgPool2DBackward0.apply(
-        input, maps=(adaptive_average_map(h, out_h), adaptive_average_map(w, out_w)))
+    if input._data.dtype.kind != "f":
+        _check_average_dtype(input, name if d == 2 else f"{name}_cpu")
+    windows = tuple(adaptive_positions(n, m) for n, m in zip(input.shape[-d:], sizes))
+    values, indices = op.apply(input, windows=windows)
+    return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
@@ -238,31 +379,18 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     >>> torch.nn.functional.adaptive_max_pool2d(x, (1, 2), return_indices=True)
     (tensor([[[5., 5.]]]), tensor([[[1, 1]]]))
     """
-    if isinstance(output_size, int):
-        sizes: tuple = (output_size, output_size)
-    else:
-        sizes = tuple(output_size)
-        if len(sizes) >= input.ndim:  # PyTorch's _list_with_default
-            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
-        sizes = tuple(input.shape[-len(sizes):][i] if v is None else v
-                      for i, v in enumerate(sizes))
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"[{', '.join(map(str, input.shape))}]")
-    if len(sizes) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes [{', '.join(map(str, input.shape))}] with "
-                f"dimension {dim} being empty"
-            )
-    h, w = input.shape[-2:]
-    values, indices = AdaptiveMaxPool2DBackward0.apply(
-        input, rows=adaptive_positions(h, sizes[0]), cols=adaptive_positions(w, sizes[1])
-    )
-    return (values, indices) if return_indices else values
+    return _adaptive_max(input, 2, output_size, return_indices, AdaptiveMaxPool2DBackward0)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False):
+    """The largest value of each cell of an ``output_size`` grid laid over a volume.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool3d(torch.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[7.]]]])
+    """
+    return _adaptive_max(input, 3, output_size, return_indices, AdaptiveMaxPool3DBackward0)
 
 
 # ----------------------------------------------------------------------------------------
@@ -328,8 +456,8 @@ def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
     if out <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
     values, _ = MaxPool2DWithIndicesBackward0.apply(
-        input.unsqueeze(-2), rows=np.zeros((1, 1), np.int64),
-        cols=window_positions(input.shape[-1], out, k, s, p, d),
+        input.unsqueeze(-2), windows=(np.zeros((1, 1), np.int64),
+                                      window_positions(input.shape[-1], out, k, s, p, d)),
     )
     return values.squeeze(-2)
 
@@ -400,6 +528,158 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
-           "adaptive_max_pool2d", "avg_pool1d", "avg_pool2d", "lp_pool1d", "lp_pool2d",
-           "max_pool1d", "max_pool2d"]
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
+              stride: IntOrPair | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of every 3-d box, ``(Σ x^p)^(1/p)``, composed as PyTorch composes it."""
+    kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
+# ----------------------------------------------------------------------------------------
+# Fractional max pooling: windows of pseudo-random starts, one set per plane
+# ----------------------------------------------------------------------------------------
+def _fractional(input: Tensor, d: int, kernel_size, output_size, output_ratio,
+                return_indices: bool, samples: Tensor | None, op: type):
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        ratios = (output_ratio,) * d if isinstance(output_ratio, int | float) else tuple(
+            output_ratio)
+        if len(ratios) > d:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratios = ratios * d if len(ratios) == 1 else ratios
+        output_size = [int(n * r) for n, r in zip(input.shape[-d:], ratios)]
+    if samples is None:
+        from .._random import rand
+
+        batch = 1 if input.ndim == d + 1 else input.size(0)
+        samples = rand(batch, input.size(-d - 1), d, dtype=input.dtype)
+    kernel = (kernel_size,) * d if isinstance(kernel_size, int) else tuple(kernel_size)
+    sizes = (output_size,) * d if isinstance(output_size, int) else tuple(output_size)
+    where = name if d == 2 else f"{name}_out"
+    for value, what in ((kernel, "kernel_size"), (sizes, "output_size")):
+        if len(value) != d:
+            raise RuntimeError(f"{name}: {what} must either be a single Int or tuple of Ints")
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f"{where}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
+                           f"{_shape_text(input)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                f"{where}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"got{_shape_text(input)} with dimension {dim} being empty.")
+    names = ("height", "width") if d == 2 else ("time", "height", "width")
+    for n, k, m, axis in zip(input.shape[-d:], kernel, sizes, names):
+        # PyTorch's 3-d check is strict (a window may not end at the last position).
+        if m + k - 1 > n or (d == 3 and m + k - 1 == n):
+            raise RuntimeError(f"{where}(): pool {axis} {k} too large relative to input {axis} "
+                               f"{n}")
+    batch = 1 if input.ndim == d + 1 else input.shape[0]
+    channels = input.shape[-d - 1]
+    if samples.shape[0] < batch:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != channels:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != d:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {d}; got "
+                           f"{samples.shape[2]}.")
+    # PyTorch's samples: (batch, channel, axis), the width's first in 2-d, time's first in 3-d.
+    per_plane = samples._data[:batch].reshape(batch * channels, d)
+    order = (1, 0) if d == 2 else (0, 1, 2)
+    windows = tuple(fractional_positions(per_plane[:, order[i]], n, m, k)
+                    for i, (n, m, k) in enumerate(zip(input.shape[-d:], sizes, kernel)))
+    values, indices = op.apply(input, windows=windows)
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: IntOrPair,
+                          output_size: IntOrPair | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None):
+    """Max pooling to ``output_size`` (or ``output_ratio`` of the input) with windows of
+    ``kernel_size`` placed at pseudo-random, overlapping positions (Graham's fractional
+    max pooling): a new placement per call unless ``_random_samples`` fixes it.
+
+    >>> import teachgrad as torch
+    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    >>> torch.nn.functional.fractional_max_pool2d(x, 2, output_size=2,
+    ...                                           _random_samples=torch.full((1, 1, 2), 0.5))
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return _fractional(input, 2, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, FractionalMaxPool2DBackward0)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: IntOrPair,
+                          output_size: IntOrPair | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False,
+                          _random_samples: Tensor | None = None):
+    """Fractional max pooling of volumes ``(N, C, T, H, W)``."""
+    return _fractional(input, 3, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, FractionalMaxPool3DBackward0)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices: bool = False,
+                                       _random_samples=None):
+    """``fractional_max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices: bool = False,
+                                       _random_samples=None):
+    """``fractional_max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+# PyTorch's ``*_with_indices`` names: the max poolings that always return the indices too.
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False, return_indices: bool = False):
+    """``max_pool1d(..., return_indices=True)``: ``(values, indices)``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False, return_indices: bool = False):
+    """``max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False, return_indices: bool = False):
+    """``max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool1d(..., return_indices=True)``: ``(values, indices)``."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
+           "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
+           "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool1d_with_indices",
+           "max_pool2d", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices"]

@@ -1,5 +1,6 @@
 """The pooling ops: ``MaxPool2DWithIndicesBackward0``, ``AdaptiveMaxPool2DBackward0``,
-``AvgPool2DBackward0`` and ``AdaptiveAvgPool2DBackward0``.
+``AvgPool2DBackward0`` and ``AdaptiveAvgPool2DBackward0``, and their 3-d namesakes (the
+same ops over one more axis).
 
 *Max pooling* keeps the largest value of every window. Its gradient goes to that one
 element (the first one, if several tie), nothing to the others; the position is kept as
@@ -24,6 +25,7 @@ only its own window, so an ``inf`` or ``nan`` stays in the windows that hold it.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -98,6 +100,10 @@ AvgPool2DBackward0, AvgPool2DBackwardBackward0 = op_pair(
     "AvgPool2D", _AVERAGE_FORMULA, backward_takes_input=True)
 AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = op_pair(
     "AdaptiveAvgPool2D", _AVERAGE_FORMULA.replace("window", "bin"), backward_takes_input=True)
+AvgPool3DBackward0, AvgPool3DBackwardBackward0 = op_pair(
+    "AvgPool3D", _AVERAGE_FORMULA, backward_takes_input=True)
+AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0 = op_pair(
+    "AdaptiveAvgPool3D", _AVERAGE_FORMULA.replace("window", "bin"), backward_takes_input=True)
 
 
 def window_positions(size: int, out: int, kernel: int, stride: int, pad: int,
@@ -132,49 +138,69 @@ def adaptive_positions(size: int, out: int) -> np.ndarray:
     return np.minimum(starts[:, None] + np.arange(longest)[None, :], ends[:, None] - 1)
 
 
+def _along(axis: int, d: int, window: np.ndarray) -> np.ndarray:
+    """A window table shaped to broadcast over ``(P, *out, *kernel)``: its output axis on
+    output axis ``axis``, its kernel axis on kernel axis ``axis``, and its plane axis (a
+    ``(P, out, k)`` table: one window per plane, as fractional pooling has) on ``P``."""
+    shape = [1] * (1 + 2 * d)
+    shape[1 + axis], shape[1 + d + axis] = window.shape[-2:]
+    if window.ndim == 3:
+        shape[0] = window.shape[0]
+    return window.reshape(shape)
+
+
 class MaxPool2DWithIndicesBackward0(Op):
     """The largest value of every window; the gradient goes to where it was.
 
-    A window is given by the input rows and columns it covers (``rows[i]``, ``cols[j]``:
-    see :func:`window_positions` and :func:`adaptive_positions`), so regular and adaptive
-    max pooling are one op.
+    A window is given by the input positions it covers along each pooled axis
+    (``windows[i]`` is ``(out_i, k_i)``: see :func:`window_positions` and
+    :func:`adaptive_positions`), so regular and adaptive max pooling, in 1, 2 or 3
+    dimensions, are one op under PyTorch's different names.
     """
 
     formula = "out = max(window)    ∂out/∂x = 1 at the (first) largest element, 0 elsewhere"
 
     @staticmethod
-    def forward(ctx, x, rows, cols):
-        """``x`` is ``(..., H, W)``; ``rows`` ``(H_out, kH)`` and ``cols`` ``(W_out, kW)``."""
-        *lead, h, w = x.shape
-        planes = x.reshape(-1, h, w)
-        # Position -1 (padding) reads one extra row and column of the lowest value of the
-        # dtype, so that padding never wins the max.
+    def forward(ctx, x, windows):
+        """``x`` is ``(..., *spatial)``; ``windows`` one ``(out, kernel)`` array per pooled axis."""
+        d = len(windows)
+        lead, spatial = x.shape[:-d], x.shape[-d:]
+        planes = x.reshape(-1, *spatial)
+        # Position -1 (padding) reads one extra row (column, slice) of the lowest value of
+        # the dtype, so that padding never wins the max.
         low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        planes = np.pad(planes, ((0, 0), (0, 1), (0, 1)), constant_values=low)
-        out_h, out_w = len(rows), len(cols)
-        ctx.plane_shape = (planes.shape[0], h * w)
+        planes = np.pad(planes, ((0, 0),) + ((0, 1),) * d, constant_values=low)
+        outs = tuple(w.shape[-2] for w in windows)
+        kernels = tuple(w.shape[-1] for w in windows)
+        ctx.plane_shape = (planes.shape[0], math.prod(spatial))
         ctx.input_shape = x.shape
-        shape = (*lead, out_h, out_w)
-        if out_h * out_w == 0:  # an empty output (adaptive pooling to size 0)
+        shape = (*lead, *outs)
+        if math.prod(outs) == 0:  # an empty output (adaptive pooling to size 0)
             ctx.indices = np.zeros((planes.shape[0], 0), np.int64)
             return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
-        windows = planes[:, rows[:, None, :, None], cols[None, :, None, :]]  # (P, oh, ow, kh, kw)
-        windows = windows.reshape(planes.shape[0], out_h, out_w, -1)
-        which = np.argmax(windows, axis=-1)  # the first largest: PyTorch's choice on ties
+        # (P, *out, *kernel): every window's values, by fancy indexing along each axis.
+        plane = np.arange(planes.shape[0]).reshape(-1, *[1] * (2 * d))
+        picks = tuple(_along(i, d, w) for i, w in enumerate(windows))
+        values = planes[(plane, *picks)].reshape(planes.shape[0], *outs, -1)
+        which = np.argmax(values, axis=-1)  # the first largest: PyTorch's choice on ties
         if x.dtype.kind == "f":
             # PyTorch's loop keeps replacing its answer with every nan it meets: the last one.
-            nan = np.isnan(windows)
+            nan = np.isnan(values)
             has_nan = nan.any(axis=-1)
             if has_nan.any():
-                last = windows.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+                last = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
                 which = np.where(has_nan, last, which)
-        values = np.take_along_axis(windows, which[..., None], axis=-1)[..., 0]
-        # Where that element sits in its H·W plane (PyTorch's ``indices``).
-        ki, kj = np.divmod(which, cols.shape[1])
-        indices = (rows[np.arange(out_h)[:, None], ki] * w
-                   + cols[np.arange(out_w)[None, :], kj]).astype(np.int64)
+        best = np.take_along_axis(values, which[..., None], axis=-1)[..., 0]
+        # Where that element sits in its plane (PyTorch's ``indices``): row-major position.
+        offsets = np.unravel_index(which, kernels)
+        indices = np.zeros(which.shape, np.int64)
+        for i, (w, offset) in enumerate(zip(windows, offsets)):
+            out_index = np.arange(outs[i]).reshape([1] + [-1 if a == i else 1 for a in range(d)])
+            position = (w[plane.reshape(-1, *[1] * d), out_index, offset] if w.ndim == 3
+                        else w[out_index, offset])
+            indices = indices * spatial[i] + position
         ctx.indices = indices.reshape(planes.shape[0], -1)
-        return values.reshape(shape), indices.reshape(shape)
+        return best.reshape(shape), indices.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
@@ -189,9 +215,50 @@ class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     """Max pooling into a fixed output size: the same op, with adaptive windows."""
 
 
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    """3-d max pooling: the same op over three axes."""
+
+
+class AdaptiveMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
+    """3-d adaptive max pooling: the same op over three axes, with adaptive windows."""
+
+
+class FractionalMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    """Fractional max pooling: the same op, with pseudo-random windows per plane."""
+
+
+class FractionalMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
+    """3-d fractional max pooling."""
+
+
+def fractional_positions(samples: np.ndarray, size: int, out: int, kernel: int) -> np.ndarray:
+    """``(P, out, kernel)``: the windows of fractional max pooling along one axis, one row
+    of starts per plane from its sample ``u`` in ``[0, 1)`` (PyTorch's arithmetic, in the
+    samples' dtype): start ``i`` is ``⌊(i + u)·α⌋ - ⌊u·α⌋`` with ``α = (size - k)/(out - 1)``,
+    and the last window ends at the input's end.
+
+    >>> fractional_positions(np.array([0.5]), 7, 3, 2)[0, :, 0]      # α = 2.5
+    array([0, 2, 5])
+    """
+    dtype = samples.dtype.type
+    starts = np.zeros((len(samples), out), np.int64)
+    if out > 1:
+        alpha = dtype(size - kernel) / dtype(out - 1)
+        i = np.arange(out - 1).astype(samples.dtype)
+        starts[:, :-1] = ((i[None, :] + samples[:, None]) * alpha).astype(np.int64) - (
+            samples[:, None] * alpha).astype(np.int64)
+    if out > 0:
+        starts[:, -1] = size - kernel
+    return starts[:, :, None] + np.arange(kernel)
+
+
 __all__ = [
     "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0",
-    "AdaptiveMaxPool2DBackward0", "AvgPool2DBackward0", "AvgPool2DBackwardBackward0",
-    "MaxPool2DWithIndicesBackward0", "adaptive_average_map", "adaptive_bins", "adaptive_positions",
+    "AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0",
+    "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0", "AvgPool2DBackward0",
+    "AvgPool2DBackwardBackward0", "AvgPool3DBackward0", "AvgPool3DBackwardBackward0",
+    "FractionalMaxPool2DBackward0", "FractionalMaxPool3DBackward0",
+    "MaxPool2DWithIndicesBackward0", "MaxPool3DWithIndicesBackward0", "adaptive_average_map",
+    "adaptive_bins", "adaptive_positions", "fractional_positions",
     "average_map", "window_average_map", "window_divisors", "window_positions",
 ]

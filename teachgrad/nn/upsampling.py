@@ -1,5 +1,5 @@
 """``F.interpolate``: resize the last 1, 2 or 3 dimensions (``nearest``, ``nearest-exact``,
-``linear`` / ``bilinear`` / ``trilinear``, ``area``).
+``linear`` / ``bilinear`` / ``trilinear``, ``bicubic``, ``area``).
 
 Every mode works one axis at a time (see :mod:`teachgrad.nn.axis_maps`): along an axis,
 output position ``o`` looks at the *source coordinate* ``src(o)`` in the input, and
@@ -9,7 +9,10 @@ output position ``o`` looks at the *source coordinate* ``src(o)`` in the input, 
 * ``linear`` mixes the two inputs around ``src``: ``(1 - λ)·x[i] + λ·x[i + 1]``, where
   ``i = ⌊src⌋`` and ``λ = src - i``. With ``align_corners=False`` (the default) pixels
   are squares and their *centres* are lined up, ``src = (o + ½) · in/out - ½``; with
-  ``align_corners=True`` the first and last pixels' centres are, ``src = o · (in-1)/(out-1)``.
+  ``align_corners=True`` the first and last pixels' centres are, ``src = o · (in-1)/(out-1)``;
+* ``bicubic`` mixes the four inputs ``i-1 .. i+2`` around ``src`` with the weights of a
+  cubic kernel (Keys' cubic convolution, ``a = -0.75``): smoother than linear, and it can
+  overshoot (a value a little outside the input's range).
 
 >>> import teachgrad as torch
 >>> import teachgrad.nn.functional as F
@@ -34,7 +37,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import axis_maps
 from .axis_maps import AxisMap
-from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -48,7 +51,10 @@ _OPS = {
     ("linear", 1): axis_maps.UpsampleLinear1DBackward0,
     ("bilinear", 2): axis_maps.UpsampleBilinear2DBackward0,
     ("trilinear", 3): axis_maps.UpsampleTrilinear3DBackward0,
+    ("bicubic", 2): axis_maps.UpsampleBicubic2DBackward0,
 }
+#: The cubic convolution kernel's free parameter: PyTorch's (and OpenCV's) -0.75.
+CUBIC_A = -0.75
 
 
 def nearest_map(size: int, out: int, scale: float | None, exact: bool = False,
@@ -99,6 +105,54 @@ def linear_map(size: int, out: int, scale: float | None, align_corners: bool,
     second = first + (first < size - 1)
     return AxisMap(index=np.stack([first, second], 1),
                    weights=np.stack([dtype.type(1) - lam, lam], 1), size=size)
+
+
+def cubic_weights(t: np.ndarray, a: float = CUBIC_A) -> np.ndarray:
+    """``(len(t), 4)``: the weights of the neighbours at ``-1, 0, 1, 2`` of a point ``t``
+    past the neighbour ``0`` (Keys' cubic convolution, in PyTorch's formulation).
+
+    The kernel is ``(a+2)|x|³ - (a+3)|x|² + 1`` within one step and ``a|x|³ - 5a|x|² +
+    8a|x| - 4a`` from one to two steps away; the four weights add up to 1.
+
+    >>> cubic_weights(np.array([0.0, 0.5])).tolist()
+    [[0.0, 1.0, 0.0, 0.0], [-0.09375, 0.59375, 0.59375, -0.09375]]
+    """
+    a = t.dtype.type(a)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    one = t.dtype.type(1)
+    return np.stack([far(t + one), near(t), near(one - t), far(one - t + one)], axis=1)
+
+
+def cubic_map(size: int, out: int, scale: float | None, align_corners: bool,
+              dtype) -> AxisMap:
+    """Each output mixes four neighbours ``i-1 .. i+2`` of its source point (clamped at the
+    border, so an edge value can be read more than once) with :func:`cubic_weights`.
+
+    Unlike ``linear``, the source point is not clamped at 0: the first outputs reach a
+    little before the first pixel (as PyTorch's bicubic does).
+
+    >>> m = cubic_map(3, 6, None, align_corners=False, dtype=np.float64)
+    >>> m.index[0].tolist(), np.round(m.weights[0], 4).tolist()   # source point -0.25
+    ([0, 0, 0, 1], [-0.0352, 0.2617, 0.8789, -0.1055])
+    """
+    dtype = np.dtype(dtype)
+    o = np.arange(out).astype(dtype)
+    if align_corners:
+        step = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
+        source = step * o
+    else:
+        step = dtype.type(1.0 / scale) if scale else dtype.type(size) / dtype.type(out)
+        source = step * (o + dtype.type(0.5)) - dtype.type(0.5)
+    first = np.floor(source).astype(np.int64)
+    t = (source - first.astype(dtype)).astype(dtype)
+    index = np.clip(first[:, None] + np.arange(-1, 3)[None, :], 0, size - 1)
+    return AxisMap(index=index, weights=cubic_weights(t), size=size)
 
 
 def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, mode):
@@ -152,7 +206,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     """Resize ``input`` ``(N, C, *spatial)`` to ``size``, or by ``scale_factor``.
 
     ``mode``: ``'nearest'`` (default), ``'nearest-exact'``, ``'linear'`` (3-d input),
-    ``'bilinear'`` (4-d), ``'trilinear'`` (5-d) or ``'area'`` (adaptive average pooling).
+    ``'bilinear'`` or ``'bicubic'`` (4-d), ``'trilinear'`` (5-d) or ``'area'`` (adaptive
+    average pooling).
 
     >>> import teachgrad as torch
     >>> image = torch.arange(4.0).reshape(1, 1, 2, 2)
@@ -182,14 +237,20 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     if mode in _LINEAR and _LINEAR[mode] != d:
         wanted = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {wanted} input")
-    if mode in ("bicubic", "lanczos") or antialias or (mode == "area" and d == 3):
+    if mode == "bicubic" and d != 2:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            f"the modes: {_MODES} (got {mode})"
+        )
+    if mode == "lanczos" or antialias:
         raise NotImplementedError(
             f"interpolate: mode={mode!r}{' with antialias' if antialias else ''} is not "
             f"supported by teachgrad for {input.ndim}D input"
             f"\nHint: use {_SUPPORTED_MODES[d]}."
         )
     if mode == "area":
-        return adaptive_avg_pool1d(input, out) if d == 1 else adaptive_avg_pool2d(input, out)
+        pools = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}
+        return pools[d](input, out)
     if any(n <= 0 for n in out) or any(n <= 0 for n in input.shape[2:]):
         names = "DHW"[3 - d:]
         given = ", ".join(f"{k}: {n}" for k, n in zip(names, input.shape[2:]))
@@ -197,7 +258,14 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         glue = " and" if d == 1 else ""
         raise RuntimeError("Input and output sizes should be greater than 0, but got input "
                            f"({given}){glue} output ({wanted})")
-    if mode in _LINEAR:
+    if mode == "bicubic":
+        if input._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f'"compute_indices_weights_cubic" not implemented for \'{_type_name(input)}\''
+            )
+        maps = tuple(cubic_map(n, m, s, align_corners, input._data.dtype)
+                     for n, m, s in zip(input.shape[2:], out, scales))
+    elif mode in _LINEAR:
         if input._data.dtype.kind != "f":
             raise NotImplementedError(
                 f'"upsample_{mode}{d}d" not implemented for \'{_type_name(input)}\''
@@ -212,8 +280,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
 
 # What teachgrad can do for 1, 2 and 3 spatial dims (named by the hint above)
 _SUPPORTED_MODES = {1: "'nearest', 'nearest-exact', 'linear' or 'area'",
-                    2: "'nearest', 'nearest-exact', 'bilinear' or 'area'",
-                    3: "'nearest', 'nearest-exact' or 'trilinear'"}
+                    2: "'nearest', 'nearest-exact', 'bilinear', 'bicubic' or 'area'",
+                    3: "'nearest', 'nearest-exact', 'trilinear' or 'area'"}
 
 
 def _type_name(t: Tensor) -> str:

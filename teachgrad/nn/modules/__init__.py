@@ -29,20 +29,21 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten
 from .fold import Fold, Unfold
-from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -50,6 +51,7 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
@@ -57,6 +59,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
@@ -77,20 +80,31 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -111,7 +125,12 @@ __all__ = [
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
     "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "LPPool1d", "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-    "Fold", "Unfold",
+    "Fold", "Unfold", "Conv3d", "ConvTranspose3d",
+    "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d",
+    "EmbeddingBag", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+    "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
 ]

@@ -1,4 +1,4 @@
-"""``BatchNorm1d`` and ``BatchNorm2d``: normalise each channel over the batch."""
+"""``BatchNorm1d``, ``BatchNorm2d`` and ``BatchNorm3d``: normalise each channel over the batch."""
 
 from __future__ import annotations
 
@@ -120,4 +120,18 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over volumes ``(N, C, D, H, W)``: statistics over batch, depth, height
+    and width.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.BatchNorm3d(4)(torch.randn(2, 4, 3, 3, 3)).shape
+    teachgrad.Size([2, 4, 3, 3, 3])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]

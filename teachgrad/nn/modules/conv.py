@@ -1,5 +1,5 @@
-"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``: learnable kernels slid
-over sequences and images (or, transposed, spread over them)."""
+"""``Conv1d``/``2d``/``3d`` and ``ConvTranspose1d``/``2d``/``3d``: learnable kernels slid over
+sequences, images and volumes (or, transposed, spread over them)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def _pad_for_mode(padding: tuple[int, ...] | str, kernel: tuple[int, ...],
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: arguments, parameters, initialisation, printing."""
+    """What Conv1d, Conv2d and Conv3d share: arguments, parameters, initialisation, printing."""
 
-    _dims = 0  # spatial dimensions: 1 or 2
+    _dims = 0  # spatial dimensions: 1, 2 or 3
     transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
@@ -167,8 +167,29 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, F.conv2d)
 
 
+class Conv3d(_ConvNd):
+    """3-d convolution over volumes ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``): video
+    frames or medical scans.
+
+    ``weight``: ``(out_channels, in_channels // groups, kD, kH, kW)``; see
+    :func:`teachgrad.nn.functional.conv3d`.
+
+    >>> import teachgrad as torch
+    >>> conv = torch.nn.Conv3d(1, 4, kernel_size=3, padding=1)
+    >>> conv
+    Conv3d(1, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    >>> conv(torch.zeros(2, 1, 5, 6, 7)).shape
+    teachgrad.Size([2, 4, 5, 6, 7])
+    """
+
+    _dims = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
-    """What ConvTranspose1d and ConvTranspose2d share: the weight is ``(in, out/groups, k)``."""
+    """What the transposed convolutions share: the weight is ``(in, out/groups, *kernel)``."""
 
     transposed = True
 
@@ -261,4 +282,27 @@ class ConvTranspose2d(_ConvTransposeNd):
                                   self.dilation)
 
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution over volumes ``(N, C_in, D, H, W)``: upsamples in depth,
+    height and width.
+
+    ``weight``: ``(in_channels, out_channels // groups, kD, kH, kW)``.
+
+    >>> import teachgrad as torch
+    >>> up = torch.nn.ConvTranspose3d(4, 2, kernel_size=2, stride=2)
+    >>> up
+    ConvTranspose3d(4, 2, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    >>> up(torch.zeros(1, 4, 3, 3, 3)).shape
+    teachgrad.Size([1, 2, 6, 6, 6])
+    """
+
+    _dims = 3
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]

@@ -1,4 +1,4 @@
-"""``InstanceNorm1d`` and ``InstanceNorm2d``: normalise each channel of each sample alone.
+"""``InstanceNorm1d``, ``2d`` and ``3d``: normalise each channel of each sample alone.
 
 Style transfer and image generation use it: the statistics of one image do not depend on
 the other images of the batch. By default there are no learned parameters
@@ -84,4 +84,14 @@ class InstanceNorm2d(_InstanceNorm):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
 
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over volumes ``(N, C, D, H, W)`` (or unbatched ``(C, D, H, W)``)."""
+
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]

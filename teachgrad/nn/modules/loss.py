@@ -276,6 +276,60 @@ class MultiMarginLoss(_WeightedLoss):
                                    weight=self.weight, reduction=self.reduction)
 
 
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss of class scores and lists of target classes
+    (``F.multilabel_margin_loss``)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """:class:`TripletMarginLoss` with any ``distance_function`` (default: a
+    :class:`PairwiseDistance` module, a child of this one, as in PyTorch)."""
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead"
+            )
+        from .distance import PairwiseDistance
+
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The Connectionist Temporal Classification loss (``F.ctc_loss``): log-probabilities
+    ``(T, N, C)`` against unaligned label sequences, ``blank`` being the "no label" class.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.CTCLoss(blank=0, zero_infinity=True)
+    CTCLoss()
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
+                target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Independent yes/no labels: binary cross entropy on logits, averaged over labels."""
 
@@ -288,5 +342,6 @@ __all__ = [
     "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss", "PoissonNLLLoss",
     "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
-    "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
+    "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss", "CTCLoss",
 ]
