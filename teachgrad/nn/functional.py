@@ -41,6 +41,10 @@ from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
 from . import normalization_ops as _normalization
+from .attention_functional import (  # attention: its own module
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
 from .convolution import (  # convolutions: their own module
     conv1d,
@@ -994,4 +998,5 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d",
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
     "unfold",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
 ]
