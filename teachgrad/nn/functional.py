@@ -46,6 +46,7 @@ from .attention_functional import (  # attention: its own module
     scaled_dot_product_attention,
 )
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
+from .bilinear import bilinear  # a bilinear form per output feature
 from .convolution import (  # convolutions: their own module
     conv1d,
     conv2d,
@@ -53,6 +54,13 @@ from .convolution import (  # convolutions: their own module
     conv_transpose2d,
 )
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
+from .feature_dropout import (  # channel and alpha dropout
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from .fold import fold, unfold  # im2col / col2im as functions
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
     cosine_embedding_loss,
@@ -82,6 +90,8 @@ from .pooling import (  # and pooling
     max_pool1d,
     max_pool2d,
 )
+from .rms_norm import rms_norm  # root-mean-square normalisation
+from .shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle  # rearranging channels
 from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # resizing
 
 # ----------------------------------------------------------------------------------------
@@ -999,4 +1009,6 @@ __all__ = [
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
     "unfold",
     "scaled_dot_product_attention", "multi_head_attention_forward",
+    "rms_norm", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
 ]

@@ -31,13 +31,22 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
+from .bilinear import Bilinear
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
+from .dropout_variants import (
+    AlphaDropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import Flatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .lazy import LazyLinear, UninitializedParameter
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -78,6 +87,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -90,7 +100,10 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from .rms_norm import RMSNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+from .softmax2d import Softmax2d
 from .sparse import Embedding
 from .transformer import (
     Transformer,
@@ -99,6 +112,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .unflatten import Unflatten
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -124,4 +138,7 @@ __all__ = [
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
     "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
     "TransformerEncoderLayer", "TransformerDecoderLayer",
+    "RMSNorm", "Unflatten", "Bilinear", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
+    "ParameterList", "ParameterDict", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+    "FeatureAlphaDropout", "Softmax2d", "LazyLinear", "UninitializedParameter",
 ]
