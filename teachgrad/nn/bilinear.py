@@ -69,7 +69,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     for i in range(input1.dim() - 1):
         if input1.shape[i] != input2.shape[i]:
             raise RuntimeError(
-                "bilinear(): input batch dimensions do not match: got "
+                f"bilinear(): input batch dimensions do not match at dim {i}: got "
                 f"{input1.shape[i]} and {input2.shape[i]}"
             )
     checks = (("input1", input1.shape[-1], weight.shape[1]),

@@ -73,7 +73,7 @@ def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
     if tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={_shape_list(shape)}, expected input with shape "
-            f"{_shape_list(('*',) + shape)}, but got input of size{_shape_list(input.shape)}"
+            f"[*{_shape_list(shape)[1:]}, but got input of size{_shape_list(input.shape)}"
         )
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(
