@@ -755,3 +755,28 @@ def test_warnings_match_pytorch():
         assert [str(w.message) for w in record] == [
             "Support for mismatched key_padding_mask and attn_mask is deprecated. Use same "
             "type for both instead."]
+
+
+def test_sdpa_kernel_is_accepted_and_changes_nothing():
+    from teachgrad.nn import attention
+
+    q, k, v = leaf((2, 3, 4), 1), leaf((2, 5, 4), 2), leaf((2, 5, 3), 3)
+    plain = F.scaled_dot_product_attention(q, k, v).detach().numpy()
+    for backend in attention.SDPBackend:
+        with attention.sdpa_kernel(backend):
+            chosen = F.scaled_dot_product_attention(q, k, v).detach().numpy()
+        np.testing.assert_array_equal(chosen, plain)
+    assert doctest.testmod(attention).failed == 0
+
+
+@pytest.mark.torch
+def test_sdp_backend_names_match_pytorch():
+    pytest.importorskip("torch")
+    from torch.nn import attention as theirs
+
+    from teachgrad.nn import attention as ours
+
+    assert [(b.name, int(b.value)) for b in ours.SDPBackend] == [
+        (name, int(b.value)) for name, b in theirs.SDPBackend.__members__.items()]
+    assert repr(ours.SDPBackend.MATH) == repr(theirs.SDPBackend.MATH)
+    assert str(ours.SDPBackend.FLASH_ATTENTION) == str(theirs.SDPBackend.FLASH_ATTENTION)

@@ -26,6 +26,7 @@ from .._creation import zeros
 from .._tensor import Tensor, _make
 from ..ops import linalg as _linalg
 from ..ops.activation import SoftmaxBackward0
+from ..ops.linalg import _cpp_name as _cpp  # PyTorch's C++ names: float, double ...
 from ..ops.loss import MulBackward1
 from ..ops.multiply_add import baddbmm
 from ..ops.split_join import cat
@@ -66,17 +67,6 @@ def _safe_softmax(scores: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # scaled_dot_product_attention
 # ----------------------------------------------------------------------------------------
-_CPP_TYPE_NAMES = {  # how PyTorch's C++ checks name dtypes
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-    "bool": "bool",
-}
-
-
-def _cpp(t: Tensor) -> str:
-    return _CPP_TYPE_NAMES[t._data.dtype.name]
-
-
 def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
                        dropout_p: float, is_causal: bool) -> None:
     """PyTorch's argument checks, with its sentences (``validate_sdpa_input``)."""

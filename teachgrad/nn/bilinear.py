@@ -12,10 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.linalg import _cpp_name  # PyTorch's C++ names: float, double ...
 from ..ops.op import Op
-
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                   "int64": "long int", "int32": "int"}
 
 
 class TrilinearBackward0(Op):
@@ -56,8 +54,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     tensor([[9.]])
     """
     if not input1.dtype == input2.dtype == weight.dtype:
-        names = (_CPP_TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
-                 for t in (input1, input2, weight))
+        names = (_cpp_name(t) for t in (input1, input2, weight))
         raise RuntimeError(
             "All tensors must have the same dtype, got input1: {}, input2: {}, weight: {}"
             .format(*names)
