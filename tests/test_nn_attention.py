@@ -780,3 +780,58 @@ def test_sdp_backend_names_match_pytorch():
         (name, int(b.value)) for name, b in theirs.SDPBackend.__members__.items()]
     assert repr(ours.SDPBackend.MATH) == repr(theirs.SDPBackend.MATH)
     assert str(ours.SDPBackend.FLASH_ATTENTION) == str(theirs.SDPBackend.FLASH_ATTENTION)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_unbatched_mha_and_transformer_match_pytorch(need_weights):
+    torch = pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    rng = np.random.default_rng(5)
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(8, 2, add_bias_kv=True, dtype=torch.float64)
+    ours = nn.MultiheadAttention(8, 2, add_bias_kv=True, dtype=teachgrad.float64)
+    copy_weights(ours, theirs)
+    query, key = both(torch, rng.standard_normal((3, 8))), both(torch, rng.standard_normal((4, 8)))
+    padding = both(torch, np.array([False, True, False, False]), requires_grad=False)
+    ours_out = ours(query[0], key[0], key[0], key_padding_mask=padding[0],
+                    need_weights=need_weights)
+    with sdpa_kernel(SDPBackend.MATH):
+        theirs_out = theirs(query[1], key[1], key[1], key_padding_mask=padding[1],
+                            need_weights=need_weights)
+    assert_same_run(ours_out, theirs_out, [query[0], key[0]], [query[1], key[1]], ours, theirs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(0)
+        theirs = torch.nn.Transformer(8, 2, 1, 1, 16, 0.0, dtype=torch.float64)
+        ours = nn.Transformer(8, 2, 1, 1, 16, 0.0, dtype=teachgrad.float64)
+    copy_weights(ours, theirs)
+    src, tgt = both(torch, rng.standard_normal((5, 8))), both(torch, rng.standard_normal((4, 8)))
+    ours_out = ours(src[0], tgt[0], tgt_mask=nn.Transformer.generate_square_subsequent_mask(
+        4, dtype=teachgrad.float64))
+    with sdpa_kernel(SDPBackend.MATH):
+        theirs_out = theirs(src[1], tgt[1],
+                            tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(
+                                4, dtype=torch.float64))
+    assert_same_run(ours_out, theirs_out, [src[0], tgt[0]], [src[1], tgt[1]], ours, theirs)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_dropout_graph_matches_pytorch(need_weights):
+    torch = pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    theirs = torch.nn.MultiheadAttention(8, 2, dropout=0.5)
+    ours = nn.MultiheadAttention(8, 2, dropout=0.5)
+    x = both(torch, np.random.default_rng(6).standard_normal((3, 2, 8)).astype(np.float32))
+    ours_out = ours(x[0], x[0], x[0], need_weights=need_weights)[0]
+    with sdpa_kernel(SDPBackend.MATH):
+        theirs_out = theirs(x[1], x[1], x[1], need_weights=need_weights)[0]
+    assert graph_names(ours_out.grad_fn) == graph_names(theirs_out.grad_fn)
+    # In evaluation mode dropout is off: the same input gives the same output twice.
+    ours.eval()
+    first, second = ours(x[0], x[0], x[0])[0], ours(x[0], x[0], x[0])[0]
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
