@@ -326,6 +326,9 @@ TORCH_CASES = {
                            [(2, 3, 4)]),
     "rms_norm_eps": (lambda lib, x: lib.nn.functional.rms_norm(x, (4,), eps=0.5),
                      [(2, 4)]),
+    "rms_norm_float32_weight": (  # PyTorch returns the input's dtype (a ToCopyBackward0)
+        lambda lib, x, w: lib.nn.functional.rms_norm(x.float(), (4,), w),
+        [(2, 4), (4,)]),
     "bilinear": (lambda lib, a, b, w, bias: lib.nn.functional.bilinear(a, b, w, bias),
                  [(3, 2), (3, 4), (5, 2, 4), (5,)]),
     "bilinear_3d": (lambda lib, a, b, w: lib.nn.functional.bilinear(a, b, w),
@@ -345,6 +348,7 @@ TORCH_CASES = {
 
 
 @pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:Mismatch dtype between input and weight")
 @pytest.mark.parametrize("case", TORCH_CASES)
 def test_values_gradients_and_graphs_match_pytorch(case):
     torch = pytest.importorskip("torch")

@@ -94,7 +94,11 @@ def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
     out = pointwise.mul(x, pointwise.rsqrt(AddBackward1.apply(mean_square, other=eps)))
     if x is not input:
         out = out.to(input.dtype)
-    return out if weight is None else pointwise.mul(out, weight)
+    if weight is None:
+        return out
+    out = pointwise.mul(out, weight)
+    # A weight of another dtype promotes the product; PyTorch returns the input's dtype.
+    return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
 __all__ = ["rms_norm"]
