@@ -628,6 +628,17 @@ def test_encoder_matches_pytorch_fast_path_in_inference():
     with teachgrad.no_grad():
         got = ours(teachgrad.tensor(data)).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    # With a padding mask PyTorch switches to nested tensors and returns 0 at the padded
+    # positions; teachgrad computes the plain way: the other positions agree.
+    padding = np.array([[False, False, False, True, True], [False] * 5])
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "nested tensors are in prototype stage"
+        expected = theirs(torch.tensor(data), src_key_padding_mask=torch.tensor(padding))
+    with teachgrad.no_grad():
+        got = ours(teachgrad.tensor(data), src_key_padding_mask=teachgrad.tensor(padding))
+    np.testing.assert_array_equal(expected.numpy()[padding], 0.0)
+    np.testing.assert_allclose(got.numpy()[~padding], expected.numpy()[~padding], rtol=1e-4,
+                               atol=1e-5)
 
 
 @pytest.mark.torch
