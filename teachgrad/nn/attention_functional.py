@@ -30,6 +30,8 @@ from ..ops.linalg import _cpp_name as _cpp  # PyTorch's C++ names: float, double
 from ..ops.loss import MulBackward1
 from ..ops.multiply_add import baddbmm
 from ..ops.split_join import cat
+from . import functional as F  # (a circular import: F's names are looked up at call time)
+from .padding import pad
 
 # ----------------------------------------------------------------------------------------
 # The one new node: a softmax that is safe for fully masked rows
@@ -174,9 +176,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         scores = scores + attn_mask
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
-        from .functional import dropout
-
-        weights = dropout(weights, dropout_p)
+        weights = F.dropout(weights, dropout_p)
     return _linalg.matmul(weights, value)
 
 
@@ -269,8 +269,7 @@ def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
     Self-attention (``q is k is v``) runs one product and splits the result, as PyTorch does;
     encoder-decoder attention (``k is v``) runs one for the query and one for key/value.
     """
-    from .functional import linear
-
+    linear = F.linear
     E = q.size(-1)
     if k is v:
         if q is k:
@@ -294,8 +293,7 @@ def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_
                    b_q: Tensor | None = None, b_k: Tensor | None = None,
                    b_v: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Project query, key and value with three separate weights (``kdim``/``vdim`` differ)."""
-    from .functional import linear
-
+    linear = F.linear
     Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
     for what, weight, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)),
                                 ("value", w_v, (Eq, Ev))):
@@ -330,8 +328,6 @@ def _check_attn_mask_shape(attn_mask: Tensor, tgt_len: int, src_len: int, bsz: i
 
 
 def _pad_last(mask: Tensor) -> Tensor:
-    from .padding import pad
-
     return pad(mask, (0, 1))
 
 
@@ -377,8 +373,6 @@ def multi_head_attention_forward(
     ``key_padding_mask (N, S)``: ``True`` (or ``-inf``) marks padding keys to ignore.
     ``attn_mask (L, S)`` or ``(N·heads, L, S)``: ``True`` (or ``-inf``) forbids a pair.
     """
-    from .functional import dropout, linear, softmax
-
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:  # compute as a batch of one, and take it out at the end
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -502,12 +496,12 @@ def multi_head_attention_forward(
             weights = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
             weights = _linalg.bmm(q_scaled, k.transpose(-2, -1))
-        weights = softmax(weights, dim=-1)
+        weights = F.softmax(weights, dim=-1)
         if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)
+            weights = F.dropout(weights, p=dropout_p)
         attn_output = _linalg.bmm(weights, v)
         attn_output = attn_output.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+        attn_output = F.linear(attn_output, out_proj_weight, out_proj_bias)
         attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
         weights = weights.view(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
@@ -526,7 +520,7 @@ def multi_head_attention_forward(
     v = v.view(bsz, num_heads, src_len, head_dim)
     attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     attn_output = attn_output.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+    attn_output = F.linear(attn_output, out_proj_weight, out_proj_bias)
     attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
     if not is_batched:
         attn_output = attn_output.squeeze(1)
