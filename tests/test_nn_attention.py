@@ -661,6 +661,15 @@ def test_repr_parameters_and_init_match_pytorch(name, args, kwargs):
     assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == [
         (n, tuple(p.shape)) for n, p in theirs.named_parameters()]
     assert list(ours.state_dict()) == list(theirs.state_dict())
+    for module_name, module in theirs.named_modules():
+        mine = ours.get_submodule(module_name)
+        for attribute in ("embed_dim", "kdim", "vdim", "_qkv_same_embed_dim", "num_heads",
+                          "dropout", "batch_first", "head_dim", "add_zero_attn", "norm_first",
+                          "activation_relu_or_gelu", "num_layers", "enable_nested_tensor",
+                          "use_nested_tensor", "mask_check", "d_model", "nhead"):
+            value = getattr(module, attribute, None)
+            if isinstance(value, (bool, int, float)):
+                assert getattr(mine, attribute) == value, (module_name, attribute)
     for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
         mine, other = p.detach().numpy(), q.detach().numpy()
         # Same scheme: the same zeros/ones, and random values within the same bounds.
