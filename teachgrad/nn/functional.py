@@ -41,7 +41,12 @@ from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
 from . import normalization_ops as _normalization
+from .attention_functional import (  # attention: its own module
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from .batch_norm import batch_norm  # normalisation over the batch: its own module
+from .bilinear import bilinear  # a bilinear form per output feature
 from .convolution import (  # convolutions: their own module
     conv1d,
     conv2d,
@@ -53,6 +58,13 @@ from .convolution import (  # convolutions: their own module
 from .ctc import ctc_loss  # connectionist temporal classification
 from .distance import cosine_similarity, normalize, pairwise_distance  # distances
 from .embedding_bag import embedding_bag  # bags of embedding rows, reduced
+from .feature_dropout import (  # channel and alpha dropout
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from .fold import fold, unfold  # im2col / col2im as functions
 from .grid_sample import affine_grid, grid_sample  # sampling at arbitrary points
 from .losses import (  # the losses beyond the classic ones below (they use its helpers)
@@ -106,6 +118,7 @@ from .pooling import (  # and pooling
     max_pool3d,
     max_pool3d_with_indices,
 )
+from .rms_norm import rms_norm  # root-mean-square normalisation
 from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # pooling undone
 from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # resizing
 
@@ -1032,4 +1045,7 @@ __all__ = [
     "channel_shuffle", "native_channel_shuffle", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
     "fractional_max_pool3d_with_indices",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
+    "rms_norm", "bilinear",
+    "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
 ]

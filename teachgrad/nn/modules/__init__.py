@@ -29,14 +29,24 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .bilinear import Bilinear
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
+from .dropout_variants import (
+    AlphaDropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import Flatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .lazy import LazyLinear, UninitializedParameter
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -80,6 +90,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parameter_containers import ParameterDict, ParameterList
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -103,8 +114,18 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .rms_norm import RMSNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .softmax2d import Softmax2d
 from .sparse import Embedding, EmbeddingBag
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from .unflatten import Unflatten
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -133,4 +154,9 @@ __all__ = [
     "FractionalMaxPool3d",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
+    "RMSNorm", "Unflatten", "Bilinear",
+    "ParameterList", "ParameterDict", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+    "FeatureAlphaDropout", "Softmax2d", "LazyLinear", "UninitializedParameter",
 ]

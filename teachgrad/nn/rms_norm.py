@@ -1,0 +1,104 @@
+"""``F.rms_norm``: scale each sample to unit root-mean-square over its last dimensions.
+
+``y = x / sqrt(mean(x²) + eps) * weight``. Unlike layer norm it subtracts no mean and adds
+no bias; modern language models (LLaMA, T5) use it because it is cheaper and works as well.
+It is composed from ordinary ops in PyTorch's order (``pow``, ``mean``, ``add``, ``rsqrt``,
+``mul``), so the graph shows PyTorch's nodes and gradients of any order come for free.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtypes
+from .._tensor import Tensor
+from ..ops import pointwise
+from ..ops.op import Op
+from ..ops.reduce import mean
+
+
+class AddBackward1(Op):
+    """``tensor + number`` as PyTorch's C++ records it: one input, the number is a constant
+    (a ``+`` written in Python records ``AddBackward0``)."""
+
+    formula = "∂(a + c)/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return a + other
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _normalized_shape(normalized_shape) -> tuple[int, ...]:
+    if isinstance(normalized_shape, numbers.Integral) or not isinstance(
+            normalized_shape, (tuple, list)):
+        raise TypeError(
+            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+            "\nHint: pass a tuple, e.g. (x.shape[-1],); nn.RMSNorm(4) also accepts an int."
+        )
+    return tuple(int(n) for n in normalized_shape)
+
+
+def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
+             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """``input / sqrt(mean(input², last dims) + eps) * weight``.
+
+    ``normalized_shape``: the trailing dimensions to normalise over (a tuple or list).
+    ``eps`` defaults to the machine epsilon of the input's dtype (``finfo(dtype).eps``).
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.nn.functional as F
+    >>> F.rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = _normalized_shape(normalized_shape)
+    n = len(shape)
+    if n == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            "least one element, but got normalized_shape = []"
+        )
+    if n > input.dim():
+        raise ValueError(f"Input tensor must have at least {n} dimensions, but got {input.dim()}")
+    if tuple(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_list(shape)}, expected input with shape "
+            f"[*{_shape_list(shape)[1:]}, but got input of size{_shape_list(input.shape)}"
+        )
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{_shape_list(weight.shape)} and normalized_shape = {_shape_list(shape)}"
+        )
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"rms_norm\" not implemented for '{input.dtype._legacy.removesuffix('Tensor')}'"
+            "\nHint: convert the input to float first, e.g. x.float()."
+        )
+    # float16 is computed in float32 and rounded at the end, as PyTorch does.
+    x = input.float() if input.dtype is _dtypes.float16 else input
+    if eps is None:
+        eps = float(np.finfo(x._data.dtype).eps)
+    dims = tuple(range(-n, 0))
+    mean_square = mean(pointwise.pow(x, 2), dims, keepdim=True)
+    out = pointwise.mul(x, pointwise.rsqrt(AddBackward1.apply(mean_square, other=eps)))
+    if x is not input:
+        out = out.to(input.dtype)
+    if weight is None:
+        return out
+    out = pointwise.mul(out, weight)
+    # A weight of another dtype promotes the product; PyTorch returns the input's dtype.
+    return out if out.dtype == input.dtype else out.to(input.dtype)
+
+
+__all__ = ["rms_norm"]
