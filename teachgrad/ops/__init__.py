@@ -33,6 +33,7 @@ activation          softmax and log_softmax (and the activations of nn.functiona
 loss                the losses of nn.functional
 conversion          clone, dtype conversions, comparisons of whole tensors
 inplace             ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
+inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
 ==================  =================================================================
 """
 
@@ -50,6 +51,7 @@ from . import (  # noqa: F401
     index_update,
     info,
     inplace,
+    inplace_more,
     layout,
     linalg,
     linalg_aliases,

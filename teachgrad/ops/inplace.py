@@ -51,6 +51,8 @@ def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> T
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
     fn = result._grad_fn
+    if fn is not None and type(fn).__name__ in INPLACE_GRAD_FN_NAMES:
+        fn.__class__ = inplace_twin(type(fn))
     if self._base is not None and fn is not None:
         positions = view_positions(self._base._data, self._data)
         write_into(self, result)
@@ -63,6 +65,46 @@ def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> T
     if fn is not None:
         _saved_output_is_now(fn, result, self)
     return self
+
+
+# Some ops have their own derivative formula in PyTorch when they run in place, written
+# with the result instead of the overwritten input, and so their own grad_fn name
+# (``x.elu_()`` gives ``EluBackward1`` where ``elu(x)`` gives ``EluBackward0``). Here the
+# op's backward still sees the old input (a copy, above), so the formula is the same: only
+# the name changes. Found by running every in-place op in PyTorch 2.13 next to its
+# out-of-place twin and comparing the grad_fn names.
+INPLACE_GRAD_FN_NAMES = {
+    "EluBackward0": "EluBackward1",  # elu_, selu_ (selu is elu with a scale)
+    "CeluBackward0": "CeluBackward1",
+    "LeakyReluBackward0": "LeakyReluBackward1",
+    "RreluWithNoiseBackward0": "RreluWithNoiseBackward1",
+    "ThresholdBackward0": "ThresholdBackward1",
+    "PolygammaBackward0": "PolygammaBackward1",
+    "AcoshBackward0": "AcoshBackward1",
+    "AsinhBackward0": "AsinhBackward1",
+    "AtanhBackward0": "AtanhBackward1",
+    # views made in place (inplace_more: ``x.t_()``, ``x.squeeze_(1)``...)
+    "TBackward0": "TBackward1",
+    "TransposeBackward0": "TransposeBackward1",  # transpose_, swapaxes_, swapdims_
+    "UnsqueezeBackward0": "UnsqueezeBackward1",
+    "SqueezeBackward0": "SqueezeBackward3",  # squeeze_()
+    "SqueezeBackward1": "SqueezeBackward4",  # squeeze_(dim)
+    "SqueezeBackward2": "SqueezeBackward5",  # squeeze_(dims)
+}
+_TWINS: dict[type, type] = {}
+
+
+def inplace_twin(cls: type) -> type:
+    """The node class an in-place run of op ``cls`` records: ``cls`` under PyTorch's
+    in-place name (a subclass: same forward, backward and formula)."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        name = INPLACE_GRAD_FN_NAMES[cls.__name__]
+        twin = _TWINS[cls] = type(name, (cls,), {
+            "__slots__": (), "__module__": cls.__module__,
+            "__doc__": f"``{cls.__name__}`` run in place (PyTorch's name for it).",
+        })
+    return twin
 
 
 def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
@@ -452,4 +494,4 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
 Tensor.add_ = _add_
 
 
-__all__ = ["apply_inplace", "write_into", "inplace_method"]
+__all__ = ["apply_inplace", "write_into", "inplace_method", "inplace_twin"]
