@@ -81,10 +81,7 @@ def _resize_shape(sizes: tuple) -> tuple:
         sizes = tuple(sizes[0])
     sizes = tuple(int(s) for s in sizes)
     if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(sizes)}: "
-            f"[{', '.join(map(str, sizes))}]"
-        )
+        raise RuntimeError("numel: integer multiplication overflow")  # (PyTorch's words)
     return sizes
 
 
