@@ -46,6 +46,7 @@ from . import ops  # noqa: F401 - registers the Tensor methods
 from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
+from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
