@@ -47,6 +47,9 @@ from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
 from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
+from ._legacy_types import *  # noqa: F403 - FloatTensor, LongTensor ...
+from ._flags import *  # noqa: F403 - use_deterministic_algorithms & co.
+from . import _tensor_extras  # noqa: F401 - data_ptr, storage_offset, new, apply_ ...
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
