@@ -49,6 +49,7 @@ from ._random import *  # noqa: F403
 from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
 from ._legacy_types import *  # noqa: F403 - FloatTensor, LongTensor ...
 from ._flags import *  # noqa: F403 - use_deterministic_algorithms & co.
+from ._windows import *  # noqa: F403 - hann_window & co.
 from . import _tensor_extras  # noqa: F401 - data_ptr, storage_offset, new, apply_ ...
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401

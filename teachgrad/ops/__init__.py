@@ -27,6 +27,7 @@ decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matri
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
+numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
 calculus            diff, trapezoid/trapz, cumulative_trapezoid (composed)
 contraction         einsum, whose gradient is an einsum too
 activation          softmax and log_softmax (and the activations of nn.functional)
@@ -67,6 +68,7 @@ from . import (  # noqa: F401
     loss,
     matrix_functions,
     multiply_add,
+    numerical_gradient,
     numpy_protocol,
     order_statistics,
     pointwise,
@@ -100,6 +102,7 @@ from .linalg_aliases import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .matrix_functions import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
+from .numerical_gradient import *  # noqa: F403
 from .order_statistics import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .predicates import *  # noqa: F403
@@ -143,5 +146,6 @@ __all__ = [
     *legacy_linalg.__all__,
     *predicates.__all__,
     *slice_norms.__all__,
+    *numerical_gradient.__all__,
     *statistics.__all__,
 ]
