@@ -995,3 +995,22 @@ __all__ = [
     "lp_pool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "fold",
     "unfold",
 ]
+
+# (at the end: these are written with the functions above)
+from .functional_more import (  # noqa: E402 - in-place activations, gumbel_softmax, pdist
+    celu_,
+    elu_,
+    gumbel_softmax,
+    hardtanh_,
+    leaky_relu_,
+    pdist,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
+
+__all__ += [
+    "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
+    "gumbel_softmax", "pdist",
+]

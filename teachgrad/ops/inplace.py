@@ -91,6 +91,10 @@ INPLACE_GRAD_FN_NAMES = {
     "SqueezeBackward1": "SqueezeBackward4",  # squeeze_(dim)
     "SqueezeBackward2": "SqueezeBackward5",  # squeeze_(dims)
 }
+# ...and of those, the ones whose in-place derivative PyTorch does not implement: backward
+# through them raises, as in PyTorch.
+NO_INPLACE_DERIVATIVE = {"AcoshBackward1": "acosh", "AsinhBackward1": "asinh",
+                         "AtanhBackward1": "atanh"}
 _TWINS: dict[type, type] = {}
 
 
@@ -100,11 +104,24 @@ def inplace_twin(cls: type) -> type:
     twin = _TWINS.get(cls)
     if twin is None:
         name = INPLACE_GRAD_FN_NAMES[cls.__name__]
-        twin = _TWINS[cls] = type(name, (cls,), {
-            "__slots__": (), "__module__": cls.__module__,
-            "__doc__": f"``{cls.__name__}`` run in place (PyTorch's name for it).",
-        })
+        namespace = {"__slots__": (), "__module__": cls.__module__,
+                     "__doc__": f"``{cls.__name__}`` run in place (PyTorch's name for it)."}
+        if name in NO_INPLACE_DERIVATIVE:
+            namespace["backward"] = staticmethod(_no_inplace_derivative(name))
+        twin = _TWINS[cls] = type(name, (cls,), namespace)
     return twin
+
+
+def _no_inplace_derivative(name: str):
+    op = NO_INPLACE_DERIVATIVE[name]
+
+    def backward(ctx, *grads):
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {op}' is not implemented."
+            f"\nHint: write x = x.{op}() (out of place) where the gradient is needed."
+        )
+
+    return backward
 
 
 def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
