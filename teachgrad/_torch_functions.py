@@ -191,8 +191,12 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
 def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
            log_target: bool = False) -> Tensor:
     """``F.kl_div`` (here ``reduction=1`` is the element mean, not ``'batchmean'``)."""
-    return _functional().kl_div(input, target, reduction=_reduction(reduction),
-                                log_target=log_target)
+    import warnings
+
+    with warnings.catch_warnings():  # (F's advice to use 'batchmean' is F's, not ATen's)
+        warnings.filterwarnings("ignore", message="reduction: 'mean' divides")
+        return _functional().kl_div(input, target, reduction=_reduction(reduction),
+                                    log_target=log_target)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
