@@ -325,6 +325,19 @@ def test_flags_are_remembered():
     assert torch.typename(3) == "int"
 
 
+def test_real_tensors_answer_complex_questions():
+    x = f64(RNG.normal(size=(2, 3)))
+    assert x.conj() is x and torch.real(x) is x and x.resolve_conj() is x
+    assert not x.is_complex() and not torch.is_conj(x) and x.get_device() == -1
+    assert torch.equal(x.mH, x.t()) and torch.equal(x.H, x.t())
+    with pytest.raises(RuntimeError, match="imag is not implemented for tensors with "
+                                           "non-complex dtypes"):
+        _ = x.imag
+    assert torch.tensor([1, 0, 2]).nonzero_static(size=3).tolist() == [[0], [2], [-1]]
+    y = torch.zeros(2)
+    assert y.set_(torch.ones(3)).tolist() == [1, 1, 1]
+
+
 def test_tensor_memory_facts_and_python_callables():
     x = torch.arange(6.0).view(2, 3)
     assert x[1].data_ptr() - x.data_ptr() == 3 * 4
@@ -498,6 +511,14 @@ PARITY = {
     "max_pool2d": (lambda T, x: T.max_pool2d(x, 2), X3),
     "constant_pad_nd": (lambda T, x: T.constant_pad_nd(x, [1, 2], 3.0), A),
     "detach": (lambda T, x: T.detach(x), A),
+    "mH": (lambda T, x: x.mH, A),
+    "H": (lambda T, x: x.H, A),
+    "adjoint": (lambda T, x: T.adjoint(x.view(3, 2, 2)), A),
+    "conj": (lambda T, x: T.conj(x) * T.real(x).resolve_conj(), A),
+    "nonzero_static": (lambda T, x: (x > 0).nonzero_static(size=20, fill_value=-7), A),
+    "split_with_sizes": (lambda T, x: x.split_with_sizes([1, 3], 1), A),
+    "hardshrink method": (lambda T, x: x.hardshrink(0.4), A),
+    "prelu method": (lambda T, x: x.prelu(T.tensor([0.3], dtype=T.float64)), A),
 }
 # grad_fn names that differ (composed here, one fused node in PyTorch), values still compared
 COMPOSED = {"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "pdist",
@@ -629,6 +650,12 @@ ERRORS = [
     lambda T, x: x.apply_(lambda v: v) if x.requires_grad_() is x else None,
     lambda T, x: T.use_deterministic_algorithms(1),
     lambda T, x: T.ones(2).type("torch.Foo"),
+    lambda T, x: x.imag,
+    lambda T, x: x[0].H,
+    lambda T, x: x[0].mH,
+    lambda T, x: x[0].adjoint(),
+    lambda T, x: x.nonzero_static(size=-1),
+    lambda T, x: x.split_with_sizes([1, 1]),
 ]
 
 

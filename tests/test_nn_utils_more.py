@@ -83,9 +83,13 @@ def test_deprecated_init_names_warn_and_work():
         init.constant(w, 3.0)
     assert w.tolist() == [[3.0] * 3] * 2
     for name in ("uniform", "normal", "xavier_uniform", "xavier_normal", "kaiming_uniform",
-                 "kaiming_normal"):
-        with pytest.warns(FutureWarning):
+                 "kaiming_normal", "eye", "orthogonal"):
+        with pytest.warns(FutureWarning, match=f"`nn.init.{name}` is now deprecated"):
             getattr(init, name)(torch.empty(3, 3))
+    with pytest.warns(FutureWarning):
+        init.dirac(torch.empty(2, 2, 3))
+    with pytest.warns(FutureWarning):
+        init.sparse(torch.empty(3, 3), 0.5)
 
 
 # ----------------------------------------------------------------------------------------

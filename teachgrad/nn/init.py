@@ -182,12 +182,16 @@ __all__ = [
 # module, written with the helpers above.
 from .init_more import (  # noqa: E402
     constant,
+    dirac,
     dirac_,
+    eye,
     eye_,
     kaiming_normal,
     kaiming_uniform,
     normal,
+    orthogonal,
     orthogonal_,
+    sparse,
     sparse_,
     trunc_normal_,
     uniform,
@@ -198,4 +202,5 @@ from .init_more import (  # noqa: E402
 __all__ += [
     "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_", "uniform", "normal",
     "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+    "eye", "dirac", "orthogonal", "sparse",
 ]

@@ -22,8 +22,8 @@ from . import init
 
 __all__ = [
     "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_",
-    "uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform",
-    "kaiming_normal",
+    "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+    "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse",
 ]
 
 
@@ -160,3 +160,7 @@ xavier_uniform = _deprecated(init.xavier_uniform_)
 xavier_normal = _deprecated(init.xavier_normal_)
 kaiming_uniform = _deprecated(init.kaiming_uniform_)
 kaiming_normal = _deprecated(init.kaiming_normal_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
