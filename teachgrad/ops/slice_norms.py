@@ -44,14 +44,20 @@ class RenormBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         p, axes, maxnorm = ctx.p, ctx.axes, ctx.maxnorm
-        norm = _norms(a, p, axes)
+        if p == np.inf:
+            # The largest |x| of each slice, written as the mean of |x| over the entries
+            # that reach it (a constant mask): the same number, and differentiable again.
+            raw = np.abs(_value(a))
+            top = (raw == np.max(raw, axis=axes, keepdims=True)).astype(raw.dtype)
+            count = np.sum(top, axis=axes, keepdims=True)
+            norm = np.sum(np.abs(a) * top, axis=axes, keepdims=True) / count
+        else:
+            norm = _norms(a, p, axes)
         over = _value(norm) > maxnorm  # a mask: constant for higher derivatives
         inv = 1.0 / (norm + _EPS)
         factor = inv * maxnorm
         along = np.sum(a * grad, axis=axes, keepdims=True)  # ⟨x, grad⟩ per slice
         if p == np.inf:
-            top = (np.abs(_value(a)) == _value(norm)).astype(_value(a).dtype)
-            count = np.sum(top, axis=axes, keepdims=True)
             dnorm = np.sign(a) * top / count
         elif p == 1:
             dnorm = np.sign(a)
