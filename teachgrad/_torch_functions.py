@@ -67,6 +67,41 @@ def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     return _functional().dropout(input, p, train, inplace=True)
 
 
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zero whole channels (dim 1) with probability ``p`` (what ``F.dropout2d`` runs)."""
+    from .nn import dropout_variants
+
+    return dropout_variants._dropout(input, p, train, feature=True, alpha=False,
+                                     inplace=False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """:func:`feature_dropout` in place."""
+    from .nn import dropout_variants
+
+    return dropout_variants._dropout(input, p, train, feature=True, alpha=False, inplace=True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``F.alpha_dropout(input, p, train)``."""
+    return _functional().alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``F.alpha_dropout(input, p, train, inplace=True)``."""
+    return _functional().alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``F.feature_alpha_dropout(input, p, train)``."""
+    return _functional().feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``F.feature_alpha_dropout(input, p, train, inplace=True)``."""
+    return _functional().feature_alpha_dropout(input, p, train, inplace=True)
+
+
 def selu(input: Tensor) -> Tensor:
     """``F.selu(input)``."""
     return _functional().selu(input)
@@ -288,11 +323,13 @@ def detach(input: Tensor) -> Tensor:
 
 __all__ = [
     *_INPLACE_FUNCTIONS,
-    "dropout", "dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
-    "threshold_", "hardshrink", "prelu", "layer_norm", "batch_norm", "group_norm",
-    "instance_norm", "embedding", "embedding_renorm_", "pairwise_distance",
-    "cosine_similarity", "pdist", "kl_div", "binary_cross_entropy_with_logits",
-    "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
-    "cosine_embedding_loss", "max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
-    "adaptive_max_pool1d", "constant_pad_nd", "detach",
+    "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
+    "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "selu", "selu_",
+    "celu", "celu_", "rrelu", "rrelu_", "threshold", "threshold_", "hardshrink", "prelu",
+    "layer_norm", "batch_norm", "group_norm", "instance_norm", "embedding", "embedding_renorm_",
+    "pairwise_distance", "cosine_similarity", "pdist", "kl_div",
+    "binary_cross_entropy_with_logits", "margin_ranking_loss", "hinge_embedding_loss",
+    "poisson_nll_loss", "triplet_margin_loss", "cosine_embedding_loss", "max_pool1d",
+    "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd",
+    "detach",
 ]

@@ -412,6 +412,60 @@ def test_gumbel_softmax():
 
 
 # ----------------------------------------------------------------------------------------
+# Channel and alpha dropout
+# ----------------------------------------------------------------------------------------
+def test_channel_dropout_zeroes_whole_channels():
+    torch.manual_seed(0)
+    x = torch.ones(50, 40, 3, 2)
+    y = F.dropout2d(x, 0.25)
+    per_channel = y.reshape(50, 40, -1)
+    assert ((per_channel == 0).all(-1) | (per_channel == 1 / 0.75).all(-1)).all()
+    assert (per_channel[..., 0] == 0).float().mean().item() == pytest.approx(0.25, abs=0.03)
+    one_d = F.dropout1d(torch.ones(8, 30, 5), 0.5)
+    assert ((one_d == 0).all(-1) | (one_d == 2).all(-1)).all()
+    unbatched = F.dropout3d(torch.ones(30, 2, 2, 2), 0.5)
+    assert unbatched.shape == (30, 2, 2, 2)
+    channels = unbatched.reshape(30, -1)
+    assert ((channels == 0).all(-1) | (channels == 2).all(-1)).all()
+    assert F.dropout2d(x, 0.5, training=False) is x
+    drop = torch.nn.Dropout2d(0.3)
+    assert repr(drop) == "Dropout2d(p=0.3, inplace=False)"
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input"):
+        F.dropout1d(torch.ones(2, 3, 4, 5))
+    with pytest.warns(UserWarning, match="dropout2d: Received a 3D input"):
+        F.dropout2d(torch.ones(2, 3, 4))
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    torch.manual_seed(0)
+    x = torch.randn(200000, dtype=torch.float64)
+    y = F.alpha_dropout(x, 0.2, training=True)
+    assert y.mean().item() == pytest.approx(0.0, abs=0.01)
+    assert y.var().item() == pytest.approx(1.0, abs=0.01)
+    alpha = 1.7580993408473766  # SELU's scale · alpha: its negative saturation is −alpha
+    a = 1 / math.sqrt((alpha**2 * 0.2 + 1) * 0.8)
+    dropped = y[y.ne(x * a + alpha * a * 0.2)]
+    assert dropped.unique().tolist() == pytest.approx([-alpha * a * 0.8])
+    features = F.feature_alpha_dropout(torch.zeros(100, 20, 3), 0.5, training=True)
+    assert (features.std(-1) < 1e-6).all()  # one draw per channel
+    assert F.alpha_dropout(x, 0.5) is x  # training=False by default, as in PyTorch
+
+
+@pytest.mark.parametrize("name", ["dropout1d", "dropout2d", "alpha_dropout",
+                                  "feature_alpha_dropout"])
+def test_dropout_variant_gradients(name):
+    x = f64(RNG.normal(size=(2, 3, 4)))
+
+    def seeded(t):
+        torch.manual_seed(3)  # the same noise at every evaluation
+        return getattr(F, name)(t, 0.4, True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert gradcheck(seeded, (x,))
+
+
+# ----------------------------------------------------------------------------------------
 # PyTorch parity
 # ----------------------------------------------------------------------------------------
 A = RNG.normal(size=(3, 4))
@@ -510,6 +564,12 @@ PARITY = {
     "max_pool2d": (lambda T, x: T.max_pool2d(x, 2), X3),
     "constant_pad_nd": (lambda T, x: T.constant_pad_nd(x, [1, 2], 3.0), A),
     "detach": (lambda T, x: T.detach(x), A),
+    "dropout1d p=1": (lambda T, x: T.nn.functional.dropout1d(x, 1.0), X3),
+    "dropout2d p=1": (lambda T, x: T.nn.functional.dropout2d(x.unsqueeze(0), 1.0), X3),
+    "dropout3d eval": (lambda T, x: T.nn.functional.dropout3d(x.unsqueeze(0), 0.5, False), X3),
+    "alpha_dropout p=1": (lambda T, x: T.alpha_dropout(x, 1.0, True), A),
+    "feature_alpha_dropout p=0": (lambda T, x: T.feature_alpha_dropout(x, 0.0, True), A),
+    "feature_dropout p=1": (lambda T, x: T.feature_dropout(x, 1.0, True), X3),
     "mH": (lambda T, x: x.mH, A),
     "H": (lambda T, x: x.H, A),
     "adjoint": (lambda T, x: T.adjoint(x.view(3, 2, 2)), A),
@@ -655,6 +715,10 @@ ERRORS = [
     lambda T, x: x[0].adjoint(),
     lambda T, x: x.nonzero_static(size=-1),
     lambda T, x: x.split_with_sizes([1, 1]),
+    lambda T, x: T.nn.functional.dropout1d(x[0]),
+    lambda T, x: T.nn.functional.alpha_dropout(x, 1.5),
+    lambda T, x: T.nn.Dropout2d(-0.1),
+    lambda T, x: T.feature_dropout(x[0], 0.5, True),
 ]
 
 

@@ -997,6 +997,13 @@ __all__ = [
 ]
 
 # (at the end: these are written with the functions above)
+from .dropout_variants import (  # noqa: E402 - channel and alpha dropout
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from .functional_more import (  # noqa: E402 - in-place activations, gumbel_softmax, pdist
     celu_,
     elu_,
@@ -1012,5 +1019,6 @@ from .functional_more import (  # noqa: E402 - in-place activations, gumbel_soft
 
 __all__ += [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
-    "gumbel_softmax", "pdist",
+    "gumbel_softmax", "pdist", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout",
 ]

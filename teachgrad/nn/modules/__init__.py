@@ -34,6 +34,13 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
+from .dropout_variants import (
+    AlphaDropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import Flatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
@@ -114,4 +121,5 @@ __all__ = [
     "Fold", "Unfold",
     "Mish", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Softshrink", "Hardshrink", "Softmin", "GLU", "CELU", "Threshold", "PReLU", "RReLU",
+    "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
 ]
