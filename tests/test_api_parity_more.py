@@ -576,6 +576,9 @@ PARITY = {
     "conj": (lambda T, x: T.conj(x) * T.real(x).resolve_conj(), A),
     "nonzero_static": (lambda T, x: (x > 0).nonzero_static(size=20, fill_value=-7), A),
     "split_with_sizes": (lambda T, x: x.split_with_sizes([1, 3], 1), A),
+    "unsafe_split": (lambda T, x: x.unsafe_split(3, 1), A),
+    "unsafe_chunk": (lambda T, x: T.unsafe_chunk(x, 2), A),
+    "unsafe_split_with_sizes": (lambda T, x: T.unsafe_split_with_sizes(x, [2, 1]), A),
     "hardshrink method": (lambda T, x: x.hardshrink(0.4), A),
     "prelu method": (lambda T, x: x.prelu(T.tensor([0.3], dtype=T.float64)), A),
 }

@@ -40,6 +40,7 @@ legacy_linalg       vdot, chain_matmul, frobenius_norm, nuclear_norm
 predicates          isposinf, isneginf, isreal
 slice_norms         renorm: cap the p-norm of each slice
 statistics          cov, corrcoef, histogram, histogramdd
+untracked_split     unsafe_split/unsafe_chunk: split without view tracking
 inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
 ==================  =================================================================
 """
@@ -80,6 +81,7 @@ from . import (  # noqa: F401
     special,
     split_join,
     statistics,
+    untracked_split,
     view_scatter,
 )
 from .activation import *  # noqa: F403
@@ -113,6 +115,7 @@ from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .untracked_split import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
 __all__ = [
@@ -148,4 +151,5 @@ __all__ = [
     *slice_norms.__all__,
     *numerical_gradient.__all__,
     *statistics.__all__,
+    *untracked_split.__all__,
 ]
