@@ -321,6 +321,61 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+# --- convolutions: F's functions under their top-level names --------------------------------
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """``F.conv1d``."""
+    return _functional().conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """``F.conv2d``."""
+    return _functional().conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """``F.conv_transpose1d``."""
+    return _functional().conv_transpose1d(input, weight, bias, stride, padding, output_padding,
+                                          groups, dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """``F.conv_transpose2d``."""
+    return _functional().conv_transpose2d(input, weight, bias, stride, padding, output_padding,
+                                          groups, dilation)
+
+
+# --- small things --------------------------------------------------------------------------
+newaxis = None  # ``x[:, torch.newaxis]``, as NumPy's np.newaxis
+
+
+def get_device(input: Tensor) -> int:
+    """-1: the tensor is on the CPU."""
+    return -1
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002
+    """The ``pow``-norm of ``v`` over every dimension but ``dim`` (weight normalisation's)."""
+    from .nn.utils.weight_norm import norm_except_dim as norm
+
+    return norm(v, pow, dim)
+
+
+def compile(model=None, **options):  # noqa: A001 - PyTorch's name
+    """``torch.compile``: PyTorch turns the model into fused machine code; teachgrad runs
+    Python and NumPy as written, so the model is returned unchanged (and works the same).
+
+    As a decorator (``@torch.compile`` or ``@torch.compile(mode=...)``) it returns the
+    function itself.
+    """
+    if model is None:
+        return lambda fn: fn
+    return model
+
+
 __all__ = [
     *_INPLACE_FUNCTIONS,
     "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
@@ -331,5 +386,6 @@ __all__ = [
     "binary_cross_entropy_with_logits", "margin_ranking_loss", "hinge_embedding_loss",
     "poisson_nll_loss", "triplet_margin_loss", "cosine_embedding_loss", "max_pool1d",
     "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd",
-    "detach",
+    "detach", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "newaxis",
+    "get_device", "norm_except_dim", "compile",
 ]

@@ -322,6 +322,9 @@ def test_flags_are_remembered():
         torch.set_default_device("cuda")
     assert torch.typename(torch.ones(1)) == "torch.FloatTensor"
     assert torch.typename(3) == "int"
+    model = torch.nn.Linear(2, 2)
+    assert torch.compile(model) is model  # (nothing to compile: NumPy runs it as written)
+    assert torch.compile(mode="max-autotune")(len) is len
 
 
 def test_real_tensors_answer_complex_questions():
@@ -564,6 +567,15 @@ PARITY = {
     "max_pool2d": (lambda T, x: T.max_pool2d(x, 2), X3),
     "constant_pad_nd": (lambda T, x: T.constant_pad_nd(x, [1, 2], 3.0), A),
     "detach": (lambda T, x: T.detach(x), A),
+    "conv1d": (lambda T, x, w: T.conv1d(x, w, None, 1, 1), X3, RNG.normal(size=(2, 3, 3))),
+    "conv2d": (lambda T, x, w: T.conv2d(x.unsqueeze(0), w, stride=2),
+               X3, RNG.normal(size=(4, 2, 2, 2))),
+    "conv_transpose1d": (lambda T, x, w: T.conv_transpose1d(x, w, None, 2),
+                         X3, RNG.normal(size=(3, 2, 3))),
+    "conv_transpose2d": (lambda T, x, w: T.conv_transpose2d(x.unsqueeze(0), w),
+                         X3, RNG.normal(size=(2, 2, 2, 2))),
+    "newaxis": (lambda T, x: x[:, T.newaxis], A),
+    "norm_except_dim": (lambda T, x: T.norm_except_dim(x, 2, 1), A),
     "dropout1d p=1": (lambda T, x: T.nn.functional.dropout1d(x, 1.0), X3),
     "dropout2d p=1": (lambda T, x: T.nn.functional.dropout2d(x.unsqueeze(0), 1.0), X3),
     "dropout3d eval": (lambda T, x: T.nn.functional.dropout3d(x.unsqueeze(0), 0.5, False), X3),
@@ -584,7 +596,8 @@ PARITY = {
 }
 # grad_fn names that differ (composed here, one fused node in PyTorch), values still compared
 COMPOSED = {"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "pdist",
-            "cov", "corrcoef", "chain_matmul", "frobenius_norm", "nuclear_norm"}
+            "cov", "corrcoef", "chain_matmul", "frobenius_norm", "nuclear_norm",
+            "norm_except_dim"}
 PARITY.update({
     "max_pool1d": (lambda T, x: T.max_pool1d(x, 2), X3),
     "avg_pool1d": (lambda T, x: T.avg_pool1d(x, 3, 2), X3),
