@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ._tensor import Tensor, _make
+from .ops.op import Op
 
 __all__ = ["is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
            "resolve_neg", "real", "imag", "adjoint", "nonzero_static", "split_with_sizes"]
@@ -120,6 +121,28 @@ def set_(self: Tensor, source: Tensor | None = None) -> Tensor:
     return self
 
 
+class ConjPhysicalBackward1(Op):
+    """``x.conj_physical_()``: nothing changes in a real tensor, but PyTorch records the
+    in-place op (its gradient passes through unchanged)."""
+
+    formula = "conj of a real number: ∂/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _conj_physical_(self: Tensor) -> Tensor:
+    """In-place complex conjugate: the values stay (they are real); recorded as PyTorch does."""
+    from .ops.inplace import apply_inplace
+
+    return apply_inplace(self, ConjPhysicalBackward1.apply)
+
+
 def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
     from .nn.functional import hardshrink
 
@@ -136,7 +159,7 @@ for _name in ("is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resol
               "resolve_neg", "adjoint", "nonzero_static", "split_with_sizes"):
     setattr(Tensor, _name, globals()[_name])
 del _name
-Tensor.conj_physical_ = conj  # (in place: nothing to change in a real tensor)
+Tensor.conj_physical_ = _conj_physical_
 Tensor.real = property(real, doc="The real part: the tensor itself (teachgrad is real).")
 Tensor.imag = property(imag, doc="The imaginary part: an error for real tensors.")
 Tensor.mH = property(_m_h, doc="The conjugate transpose of the last two dims (``mT``).")
