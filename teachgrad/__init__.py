@@ -46,6 +46,13 @@ from . import ops  # noqa: F401 - registers the Tensor methods
 from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
+from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
+from ._legacy_types import *  # noqa: F403 - FloatTensor, LongTensor ...
+from ._flags import *  # noqa: F403 - use_deterministic_algorithms & co.
+from ._windows import *  # noqa: F403 - hann_window & co.
+from ._torch_functions import *  # noqa: F403 - torch.relu_, torch.dropout, torch.kl_div ...
+from . import _tensor_extras  # noqa: F401 - data_ptr, storage_offset, new, apply_ ...
+from ._real_only import *  # noqa: F403 - conj, real, mH ... for real CPU tensors
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401

@@ -316,52 +316,5 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 Tensor.bernoulli = bernoulli
 Tensor.multinomial = multinomial
 
-
-# ----------------------------------------------------------------------------------------
-# In-place sampling methods: ``w.uniform_(-1, 1)``, ``w.normal_(0, 0.1)`` (as in PyTorch,
-# they overwrite the tensor's values; nn.init uses them under no_grad).
-# ----------------------------------------------------------------------------------------
-def _fill_with(self: Tensor, values: np.ndarray) -> Tensor:
-    from .ops.inplace import write_into
-
-    self._check_inplace()
-    write_into(self, _finish(values.astype(self._data.dtype), False))
-    return self
-
-
-def _uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
-              generator: Generator | None = None) -> Tensor:
-    """Fill with samples from the uniform distribution on ``[from_, to)``."""
-    return _fill_with(self, _rng(generator).uniform(from_, to, self._data.shape))
-
-
-def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
-             generator: Generator | None = None) -> Tensor:
-    """Fill with samples from the normal distribution N(mean, std²)."""
-    return _fill_with(self, _rng(generator).normal(mean, std, self._data.shape))
-
-
-def _bernoulli_(self: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
-    """Fill with 1 (probability ``p``, a number or a tensor that broadcasts) or 0."""
-    if isinstance(p, Tensor):
-        _check_probabilities(p._data)
-        probabilities = np.broadcast_to(p._data, self._data.shape)
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        probabilities = p
-    return _fill_with(self, _rng(generator).random(self._data.shape) < probabilities)
-
-
-def _random_(self: Tensor, from_: int = 0, to: int | None = None, *,
-             generator: Generator | None = None) -> Tensor:
-    """Fill with random integers in ``[from_, to)`` (``random_(to)`` means ``[0, to)``)."""
-    if to is None:
-        from_, to = 0, from_
-    return _fill_with(self, _rng(generator).integers(from_, to, self._data.shape))
-
-
-Tensor.uniform_ = _uniform_
-Tensor.normal_ = _normal_
-Tensor.bernoulli_ = _bernoulli_
-Tensor.random_ = _random_
+# The in-place sampling methods (``w.uniform_(-1, 1)``, ``w.exponential_()``...) are in
+# teachgrad/_sampling.py.

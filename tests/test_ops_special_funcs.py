@@ -17,6 +17,7 @@ import pytest
 
 import teachgrad
 from teachgrad.autograd.gradcheck import gradcheck, gradgradcheck
+from teachgrad.ops.inplace import INPLACE_GRAD_FN_NAMES, NO_INPLACE_DERIVATIVE
 from teachgrad.ops.numerics import bessel as bessel_kernels
 from teachgrad.ops.numerics import erf as erf_kernels
 from teachgrad.ops.numerics import gamma as gamma_kernels
@@ -419,7 +420,15 @@ def test_inplace_twins_change_self_and_record_the_op(name):
     assert y._version == version + 1
     expected = getattr(leaf(data), name[:-1])(*args)
     assert y.tolist() == expected.tolist()
-    assert y.grad_fn.name() == expected.grad_fn.name()
+    # PyTorch names some in-place nodes apart (AsinhBackward1, PolygammaBackward1), and has
+    # no in-place derivative for asinh_/atanh_ (checked against PyTorch in
+    # test_api_parity_more.py)
+    own = expected.grad_fn.name()
+    assert y.grad_fn.name() == INPLACE_GRAD_FN_NAMES.get(own, own)
+    if y.grad_fn.name() in NO_INPLACE_DERIVATIVE:
+        with pytest.raises(NotImplementedError, match="the derivative for 'inplace version"):
+            y.sum().backward()
+        return
     y.sum().backward()
     expected.sum().backward()
     assert x.grad is not None

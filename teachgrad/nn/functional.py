@@ -1049,3 +1049,22 @@ __all__ = [
     "rms_norm", "bilinear",
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
 ]
+
+# (at the end: these are written with the functions above)
+from .functional_more import (  # noqa: E402 - in-place activations, gumbel_softmax, pdist
+    celu_,
+    elu_,
+    gumbel_softmax,
+    hardtanh_,
+    leaky_relu_,
+    pdist,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
+
+__all__ += [
+    "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
+    "gumbel_softmax", "pdist",
+]

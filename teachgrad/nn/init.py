@@ -177,3 +177,30 @@ __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
 ]
+
+# trunc_normal_, orthogonal_, eye_, dirac_, sparse_ and the deprecated names: their own
+# module, written with the helpers above.
+from .init_more import (  # noqa: E402
+    constant,
+    dirac,
+    dirac_,
+    eye,
+    eye_,
+    kaiming_normal,
+    kaiming_uniform,
+    normal,
+    orthogonal,
+    orthogonal_,
+    sparse,
+    sparse_,
+    trunc_normal_,
+    uniform,
+    xavier_normal,
+    xavier_uniform,
+)
+
+__all__ += [
+    "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_", "uniform", "normal",
+    "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+    "eye", "dirac", "orthogonal", "sparse",
+]

@@ -27,18 +27,28 @@ decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matri
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
+numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
 calculus            diff, trapezoid/trapz, cumulative_trapezoid (composed)
 contraction         einsum, whose gradient is an einsum too
 activation          softmax and log_softmax (and the activations of nn.functional)
 loss                the losses of nn.functional
 conversion          clone, dtype conversions, comparisons of whole tensors
 inplace             ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
+bitwise_shift       x << n, x >> n (PyTorch's rule for shifts past the width)
+index_reduction     index_reduce: scatter_reduce on whole slices
+legacy_linalg       vdot, chain_matmul, frobenius_norm, nuclear_norm
+predicates          isposinf, isneginf, isreal
+slice_norms         renorm: cap the p-norm of each slice
+statistics          cov, corrcoef, histogram, histogramdd
+untracked_split     unsafe_split/unsafe_chunk: split without view tracking
+inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
 ==================  =================================================================
 """
 
 from . import (  # noqa: F401
     activation,
     bessel,
+    bitwise_shift,
     calculus,
     contraction,
     conversion,
@@ -47,27 +57,36 @@ from . import (  # noqa: F401
     gamma,
     grid,
     index,
+    index_reduction,
     index_update,
     info,
     inplace,
+    inplace_more,
     layout,
+    legacy_linalg,
     linalg,
     linalg_aliases,
     loss,
     matrix_functions,
     multiply_add,
+    numerical_gradient,
     numpy_protocol,
     order_statistics,
     pointwise,
+    predicates,
     reduce,
     search,
     shape,
+    slice_norms,
     special,
     split_join,
+    statistics,
+    untracked_split,
     view_scatter,
 )
 from .activation import *  # noqa: F403
 from .bessel import *  # noqa: F403
+from .bitwise_shift import *  # noqa: F403
 from .calculus import *  # noqa: F403
 from .contraction import *  # noqa: F403
 from .conversion import *  # noqa: F403
@@ -75,21 +94,28 @@ from .elementary import *  # noqa: F403
 from .gamma import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .index import *  # noqa: F403
+from .index_reduction import *  # noqa: F403
 from .index_update import *  # noqa: F403
 from .info import *  # noqa: F403
 from .layout import *  # noqa: F403
+from .legacy_linalg import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .linalg_aliases import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .matrix_functions import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
+from .numerical_gradient import *  # noqa: F403
 from .order_statistics import *  # noqa: F403
 from .pointwise import *  # noqa: F403
+from .predicates import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .search import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
+from .statistics import *  # noqa: F403
+from .untracked_split import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
 __all__ = [
@@ -118,4 +144,12 @@ __all__ = [
     *grid.__all__,
     *info.__all__,
     *layout.__all__,
+    *bitwise_shift.__all__,
+    *index_reduction.__all__,
+    *legacy_linalg.__all__,
+    *predicates.__all__,
+    *slice_norms.__all__,
+    *numerical_gradient.__all__,
+    *statistics.__all__,
+    *untracked_split.__all__,
 ]

@@ -114,6 +114,10 @@ def type(input: Tensor, dtype=None):  # noqa: A001 - PyTorch's name
     """Without argument: the legacy type name (``'torch.FloatTensor'``); else convert."""
     if dtype is None:
         return f"torch.{input.dtype._legacy}"
+    from .._legacy_types import legacy_dtype, tensortype
+
+    if isinstance(dtype, (str, tensortype)):  # x.type(torch.LongTensor), x.type('torch.LongTensor')
+        dtype = legacy_dtype(dtype)
     return to(input, dtype)
 
 

@@ -60,6 +60,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
     fn = result._grad_fn
+    if fn is not None and type(fn).__name__ in INPLACE_GRAD_FN_NAMES:
+        fn.__class__ = inplace_twin(type(fn))
     if self._base is not None and fn is not None:
         positions = view_positions(self._base._data, self._data)
         write_into(self, result)
@@ -72,6 +74,63 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     if fn is not None:
         _saved_output_is_now(fn, result, self)
     return self
+
+
+# Some ops have their own derivative formula in PyTorch when they run in place, written
+# with the result instead of the overwritten input, and so their own grad_fn name
+# (``x.elu_()`` gives ``EluBackward1`` where ``elu(x)`` gives ``EluBackward0``). Here the
+# op's backward still sees the old input (a copy, above), so the formula is the same: only
+# the name changes. Found by running every in-place op in PyTorch 2.13 next to its
+# out-of-place twin and comparing the grad_fn names.
+INPLACE_GRAD_FN_NAMES = {
+    "EluBackward0": "EluBackward1",  # elu_, selu_ (selu is elu with a scale)
+    "CeluBackward0": "CeluBackward1",
+    "LeakyReluBackward0": "LeakyReluBackward1",
+    "RreluWithNoiseBackward0": "RreluWithNoiseBackward1",
+    "ThresholdBackward0": "ThresholdBackward1",
+    "PolygammaBackward0": "PolygammaBackward1",
+    "AcoshBackward0": "AcoshBackward1",
+    "AsinhBackward0": "AsinhBackward1",
+    "AtanhBackward0": "AtanhBackward1",
+    # views made in place (inplace_more: ``x.t_()``, ``x.squeeze_(1)``...)
+    "TBackward0": "TBackward1",
+    "TransposeBackward0": "TransposeBackward1",  # transpose_, swapaxes_, swapdims_
+    "UnsqueezeBackward0": "UnsqueezeBackward1",
+    "SqueezeBackward0": "SqueezeBackward3",  # squeeze_()
+    "SqueezeBackward1": "SqueezeBackward4",  # squeeze_(dim)
+    "SqueezeBackward2": "SqueezeBackward5",  # squeeze_(dims)
+}
+# ...and of those, the ones whose in-place derivative PyTorch does not implement: backward
+# through them raises, as in PyTorch.
+NO_INPLACE_DERIVATIVE = {"AcoshBackward1": "acosh", "AsinhBackward1": "asinh",
+                         "AtanhBackward1": "atanh"}
+_TWINS: dict[type, type] = {}
+
+
+def inplace_twin(cls: type) -> type:
+    """The node class an in-place run of op ``cls`` records: ``cls`` under PyTorch's
+    in-place name (a subclass: same forward, backward and formula)."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        name = INPLACE_GRAD_FN_NAMES[cls.__name__]
+        namespace = {"__slots__": (), "__module__": cls.__module__,
+                     "__doc__": f"``{cls.__name__}`` run in place (PyTorch's name for it)."}
+        if name in NO_INPLACE_DERIVATIVE:
+            namespace["backward"] = staticmethod(_no_inplace_derivative(name))
+        twin = _TWINS[cls] = type(name, (cls,), namespace)
+    return twin
+
+
+def _no_inplace_derivative(name: str):
+    op = NO_INPLACE_DERIVATIVE[name]
+
+    def backward(ctx, *grads):
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {op}' is not implemented."
+            f"\nHint: write x = x.{op}() (out of place) where the gradient is needed."
+        )
+
+    return backward
 
 
 def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
@@ -462,4 +521,4 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
 Tensor.add_ = _add_
 
 
-__all__ = ["apply_inplace", "write_into", "inplace_method"]
+__all__ = ["apply_inplace", "write_into", "inplace_method", "inplace_twin"]

@@ -4,6 +4,11 @@
 * :func:`parameters_to_vector` / :func:`vector_to_parameters` — see a model's parameters
   as one long vector (and back)
 * :mod:`teachgrad.nn.utils.rnn` — pad and pack batches of sequences of different lengths
+* :mod:`~teachgrad.nn.utils.parametrize` / :mod:`~teachgrad.nn.utils.parametrizations` —
+  a weight as a function of other tensors (orthogonal, weight_norm, spectral_norm); the
+  older :func:`weight_norm` and :func:`spectral_norm` hooks
+* :func:`fuse_conv_bn_eval`, :func:`fuse_linear_bn_eval` — fold an eval BatchNorm into a layer
+* :mod:`~teachgrad.nn.utils.stateless` (``functional_call``), :func:`skip_init`
 
 >>> import teachgrad as torch
 >>> model = torch.nn.Linear(3, 1)
@@ -11,7 +16,7 @@
 teachgrad.Size([4])
 """
 
-from . import rnn
+from . import parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -20,8 +25,20 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
     "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
+    "parametrize", "parametrizations", "stateless", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "spectral_norm",
+    "remove_spectral_norm", "weight_norm", "remove_weight_norm",
 ]

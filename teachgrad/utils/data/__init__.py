@@ -17,11 +17,13 @@ teachgrad.Size([1, 2]) tensor([4])
 """
 
 from .collate import default_collate, default_convert
-from .dataloader import DataLoader
+from .dataloader import DataLoader, get_worker_info
 from .dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -32,10 +34,12 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = [
     "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
     "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-    "BatchSampler", "default_collate", "default_convert",
+    "BatchSampler", "default_collate", "default_convert", "WeightedRandomSampler",
+    "ChainDataset", "StackDataset", "get_worker_info",
 ]

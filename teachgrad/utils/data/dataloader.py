@@ -189,4 +189,10 @@ def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int
         raise ValueError("persistent_workers option needs num_workers > 0")
 
 
-__all__ = ["DataLoader"]
+def get_worker_info() -> None:
+    """Information about the current DataLoader worker process: ``None`` in the main
+    process, and teachgrad's loaders always load in the main process."""
+    return None
+
+
+__all__ = ["DataLoader", "get_worker_info"]

@@ -174,6 +174,67 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
             for end, length in zip(accumulate(lengths), lengths)]
 
 
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after the other, as one stream (nothing is copied)."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Datasets of the same length side by side: sample i is ``(a[i], b[i], ...)`` (or a
+    dict, for datasets given by name).
+
+    >>> from teachgrad.utils.data import StackDataset
+    >>> StackDataset(image=[10, 11], label=[0, 1])[1]
+    {'image': 11, 'label': 1}
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args:
+            if kwargs:
+                raise ValueError(
+                    "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) "
+                    "like input/output, but both types are given."
+                )
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets: tuple | dict = args
+        elif kwargs:
+            values = list(kwargs.values())
+            self._length = len(values[0])
+            if any(self._length != len(dataset) for dataset in values):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
 __all__ = [
+    "ChainDataset", "StackDataset",
     "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
 ]

@@ -168,5 +168,52 @@ class BatchSampler(Sampler):
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size  # rounded up
 
 
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default): e.g. to see a rare class as often as a common one, weigh each
+    sample by 1 / (its class's count).
+
+    >>> from teachgrad.utils.data import WeightedRandomSampler
+    >>> list(WeightedRandomSampler([0.0, 0.0, 1.0], 3))
+    [2, 2, 2]
+    """
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Generator | None = None) -> None:
+        from ..._creation import as_tensor
+        from ..._dtypes import double
+
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                "num_samples should be a positive integer value, but got "
+                f"num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        weights_tensor = as_tensor(weights, dtype=double)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        from ..._random import multinomial
+
+        draws = multinomial(self.weights, self.num_samples, self.replacement,
+                            generator=self.generator)
+        yield from iter(draws.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler",
            "BatchSampler"]

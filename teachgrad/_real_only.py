@@ -1,0 +1,171 @@
+"""Questions PyTorch code asks about complex numbers and devices, answered for teachgrad's
+tensors, which are always real and always on the CPU.
+
+A real number is its own conjugate, so ``x.conj()``, ``x.resolve_conj()`` and ``x.real``
+are ``x`` itself (as in PyTorch, for real tensors), ``x.mH`` (the conjugate transpose) is
+``x.mT``, and ``x.imag`` is an error. ``x.get_device()`` is -1: the CPU.
+
+Also here: the few Tensor methods that are other functions under a second name
+(``x.hardshrink``, ``x.prelu``, ``x.split_with_sizes``), ``nonzero_static`` and ``set_``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._tensor import Tensor, _make
+from .ops.op import Op
+
+__all__ = ["is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
+           "resolve_neg", "real", "imag", "adjoint", "nonzero_static", "split_with_sizes"]
+
+
+def is_complex(input: Tensor) -> bool:
+    """False: teachgrad has no complex dtypes."""
+    return False
+
+
+def is_conj(input: Tensor) -> bool:
+    """False: a real tensor is never a lazily conjugated view."""
+    return False
+
+
+def is_neg(input: Tensor) -> bool:
+    """False: a real tensor is never a lazily negated view."""
+    return False
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate: ``input`` itself for a real tensor."""
+    return input
+
+
+conj_physical = resolve_conj = resolve_neg = conj
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part: ``input`` itself for a real tensor."""
+    return input
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part: an error for real tensors, as in PyTorch."""
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (``mT`` for real tensors)."""
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+            f"{input._data.ndim}-D tensor."
+        )
+    return input.mT
+
+
+def _m_h(self: Tensor) -> Tensor:
+    if self._data.ndim < 2:
+        raise RuntimeError(
+            "tensor.mH is only supported on matrices or batches of matrices. Got "
+            f"{self._data.ndim}-D tensor."
+        )
+    return self.mT
+
+
+def _h(self: Tensor) -> Tensor:
+    if self._data.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return self
+    if self._data.ndim != 2:
+        raise RuntimeError(
+            "tensor.H is only supported on matrices (2-D tensors). Got "
+            f"{self._data.ndim}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if self._data.ndim > 2
+               else "")
+        )
+    return self.transpose(0, 1)  # (PyTorch records TransposeBackward0 here, not TBackward0)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero()`` padded with ``fill_value`` (or cut) to exactly ``size`` rows: a shape
+    known in advance.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1, 0, 2]).nonzero_static(size=3)
+    tensor([[ 0],
+            [ 2],
+            [-1]])
+    """
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data)[:size]
+    out = np.full((size, input._data.ndim), fill_value, dtype=np.int64)
+    out[: len(found)] = found
+    return _make(out)
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """``split`` into pieces of the given sizes."""
+    return input.split(list(split_sizes), dim)
+
+
+def set_(self: Tensor, source: Tensor | None = None) -> Tensor:
+    """Make ``self`` hold ``source``'s values (its memory, shape and dtype), in place;
+    ``set_()`` alone makes it empty."""
+    self._check_inplace()
+    self._data = source._data if source is not None else np.zeros((0,), self._data.dtype)
+    self._vc[0] += 1
+    return self
+
+
+class ConjPhysicalBackward1(Op):
+    """``x.conj_physical_()``: nothing changes in a real tensor, but PyTorch records the
+    in-place op (its gradient passes through unchanged)."""
+
+    formula = "conj of a real number: ∂/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _conj_physical_(self: Tensor) -> Tensor:
+    """In-place complex conjugate: the values stay (they are real); recorded as PyTorch does."""
+    from .ops.inplace import apply_inplace
+
+    return apply_inplace(self, ConjPhysicalBackward1.apply)
+
+
+def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
+    from .nn.functional import hardshrink
+
+    return hardshrink(self, lambd)
+
+
+def _prelu(self: Tensor, weight: Tensor) -> Tensor:
+    from .nn.functional import prelu
+
+    return prelu(self, weight)
+
+
+for _name in ("is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
+              "resolve_neg", "adjoint", "nonzero_static", "split_with_sizes"):
+    setattr(Tensor, _name, globals()[_name])
+del _name
+Tensor.conj_physical_ = _conj_physical_
+Tensor.real = property(real, doc="The real part: the tensor itself (teachgrad is real).")
+Tensor.imag = property(imag, doc="The imaginary part: an error for real tensors.")
+Tensor.mH = property(_m_h, doc="The conjugate transpose of the last two dims (``mT``).")
+Tensor.H = property(_h, doc="The conjugate transpose of a matrix (its transpose here).")
+Tensor.get_device = lambda self: -1
+Tensor.get_device.__doc__ = "-1: the tensor is on the CPU (PyTorch's answer for CPU tensors)."
+Tensor.set_ = set_
+Tensor.hardshrink = _hardshrink
+Tensor.prelu = _prelu

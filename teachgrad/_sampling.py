@@ -1,0 +1,238 @@
+"""Random numbers written in place (``w.uniform_(-1, 1)``, ``x.exponential_()`` ...) and
+the samplers ``binomial`` and ``poisson``.
+
+An in-place fill overwrites the tensor's values with fresh draws. If the tensor is part of
+a graph, PyTorch records the fill like any in-place op, with a node named after the
+distribution (``UniformBackward0``, ``ExponentialBackward0``...) whose gradient is zero: the
+new values do not depend on the old ones. Here every fill is one op of that kind, run
+through the general in-place mechanism (:func:`teachgrad.ops.inplace.apply_inplace`).
+
+The draws come from teachgrad's generator (``teachgrad.manual_seed``), so they are
+reproducible, but not PyTorch's numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._random import Generator, _check_probabilities, _rng
+from ._tensor import Tensor
+from .ops.inplace import apply_inplace
+from .ops.op import Op
+
+__all__ = ["binomial", "poisson"]
+
+
+class _RandomFill(Op):
+    """Overwrite a tensor with random draws: the gradient to the old values is zero."""
+
+    formula = "a random fill: the new values do not depend on the old, ∂/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, a, values):
+        return np.asarray(values).astype(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def _fill_node(name: str, what: str) -> type:
+    return type(name, (_RandomFill,), {"__slots__": (), "__module__": __name__,
+                                       "__doc__": f"The ``grad_fn`` of ``{what}``."})
+
+
+UniformBackward0 = _fill_node("UniformBackward0", "uniform_")
+NormalBackward0 = _fill_node("NormalBackward0", "normal_")
+RandomBackward0 = _fill_node("RandomBackward0", "random_(from, to)")
+RandomBackward1 = _fill_node("RandomBackward1", "random_(to)")
+RandomBackward2 = _fill_node("RandomBackward2", "random_()")
+BernoulliBackward1 = _fill_node("BernoulliBackward1", "bernoulli_(p) with a tensor p")
+BernoulliBackward2 = _fill_node("BernoulliBackward2", "bernoulli_(p) with a number p")
+ExponentialBackward0 = _fill_node("ExponentialBackward0", "exponential_")
+CauchyBackward0 = _fill_node("CauchyBackward0", "cauchy_")
+LogNormalBackward0 = _fill_node("LogNormalBackward0", "log_normal_")
+GeometricBackward0 = _fill_node("GeometricBackward0", "geometric_")
+
+
+def _fill(self: Tensor, node: type, values: np.ndarray) -> Tensor:
+    """Write ``values`` into ``self`` in place, recorded as ``node`` when autograd follows."""
+    return apply_inplace(self, lambda source: node.apply(source, values=values))
+
+
+def _need_float(self: Tensor, distribution: str, cpp: bool = False) -> None:
+    if self._data.dtype.kind != "f":
+        name = self.dtype._legacy.removesuffix("Tensor")
+        if cpp:  # (PyTorch's message spells the type as C++ does here)
+            name = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+                    "Byte": "unsigned char", "Bool": "bool"}[name]
+        raise RuntimeError(
+            f"{distribution} distribution is a continuous probability distribution. dtype must "
+            f"be a floating point but you specified {name}"
+        )
+
+
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
+             generator: Generator | None = None) -> Tensor:
+    """Fill with samples from the uniform distribution on ``[from_, to)``."""
+    return _fill(self, UniformBackward0, _rng(generator).uniform(from_, to, self._data.shape))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with samples from the normal distribution N(mean, std²)."""
+    return _fill(self, NormalBackward0, _rng(generator).normal(mean, std, self._data.shape))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
+    """Fill with 1 (probability ``p``, a number or a tensor that broadcasts) or 0."""
+    if isinstance(p, Tensor):
+        _check_probabilities(p._data)
+        probabilities, node = np.broadcast_to(p._data, self._data.shape), BernoulliBackward1
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        probabilities, node = p, BernoulliBackward2
+    return _fill(self, node, _rng(generator).random(self._data.shape) < probabilities)
+
+
+def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with random integers in ``[from_, to)`` (``random_(to)`` means ``[0, to)``;
+    ``random_()``: ``[0, 2^mantissa]`` for floats, the type's range for integers)."""
+    if from_ is None:
+        node, low, high = RandomBackward2, 0, _default_high(self._data.dtype)
+    elif to is None:
+        node, low, high = RandomBackward1, 0, from_
+    else:
+        node, low, high = RandomBackward0, from_, to
+    return _fill(self, node, _rng(generator).integers(low, high, self._data.shape))
+
+
+def _default_high(dtype: np.dtype) -> int:
+    """PyTorch's upper end for ``random_()``: every integer the dtype holds exactly."""
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1) + 1
+    if dtype.kind == "b":
+        return 2
+    return int(np.iinfo(dtype).max) + 1 if dtype.itemsize < 8 else int(np.iinfo(dtype).max)
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *,
+                 generator: Generator | None = None) -> Tensor:
+    """Fill with samples of the exponential distribution with rate ``lambd`` (mean 1/λ)."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    _need_float(self, "Exponential")
+    draws = _rng(generator).exponential(1.0 / lambd, self._data.shape)
+    return _fill(self, ExponentialBackward0, draws)
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with samples of the Cauchy distribution: ``median + sigma · tan(π(u − ½))``."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    _need_float(self, "Cauchy", cpp=True)
+    draws = median + sigma * _rng(generator).standard_cauchy(self._data.shape)
+    return _fill(self, CauchyBackward0, draws)
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> Tensor:
+    """Fill with ``exp(N(mean, std²))`` samples (``mean`` and ``std`` are the logarithm's)."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    if self._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"log_normal_cpu\" not implemented for '{self.dtype._legacy.removesuffix('Tensor')}'"
+        )
+    draws = _rng(generator).lognormal(mean, std, self._data.shape)
+    return _fill(self, LogNormalBackward0, draws)
+
+
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill with the number of trials up to the first success, each succeeding with
+    probability ``p`` (values 1, 2, 3 ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _fill(self, GeometricBackward0, _rng(generator).geometric(p, self._data.shape))
+
+
+for _method in (uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, log_normal_,
+                geometric_):
+    _method.__qualname__ = f"Tensor.{_method.__name__}"
+    setattr(Tensor, _method.__name__, _method)
+del _method
+
+
+# ----------------------------------------------------------------------------------------
+# binomial, poisson
+# ----------------------------------------------------------------------------------------
+class PoissonBackward0(Op):
+    """``poisson(rates)``: a count does not move when the rate moves a little."""
+
+    formula = "∂poisson(λ)/∂λ = 0 (a draw does not move when λ moves a little)"
+
+    @staticmethod
+    def forward(ctx, rates, rng):
+        return rng.poisson(rates).astype(rates.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """A Poisson-distributed count for each rate in ``input`` (in ``input``'s dtype).
+
+    >>> import teachgrad as torch
+    >>> torch.poisson(torch.zeros(3))
+    tensor([0., 0., 0.])
+    """
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"poisson_cpu\" not implemented for '{input.dtype._legacy.removesuffix('Tensor')}'"
+        )
+    if (input._data < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return PoissonBackward0.apply(input, rng=_rng(generator))
+
+
+class BinomialNotImplemented(Op):
+    """The ``grad_fn`` of ``binomial``: PyTorch records one without a derivative."""
+
+    formula = "binomial has no derivative in PyTorch (a count is piecewise constant)"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, count, prob, rng):
+        return rng.binomial(count.astype(np.int64), prob).astype(count.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+BinomialNotImplemented.__name__ = BinomialNotImplemented.__qualname__ = "NotImplemented"
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """The number of successes in ``count`` trials that each succeed with probability
+    ``prob`` (elementwise; float tensors).
+
+    >>> import teachgrad as torch
+    >>> torch.binomial(torch.tensor([5., 5.]), torch.tensor([0., 1.]))
+    tensor([0., 5.])
+    """
+    for name, t in (("count", count), ("prob", prob)):
+        if t._data.dtype.kind != "f":
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {name}, got: "
+                f"{t.dtype._legacy.removesuffix('Tensor')}"
+            )
+    return BinomialNotImplemented.apply(count, prob, rng=_rng(generator))
+
+

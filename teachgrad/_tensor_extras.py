@@ -1,0 +1,102 @@
+"""Tensor methods about memory and Python callables: ``data_ptr``, ``storage_offset``,
+``is_cpu``, ``new``, ``apply_`` and ``map_``.
+
+teachgrad keeps a tensor's numbers in a NumPy array; its memory address and its offset
+into the memory it shares with other views are the array's, so these answer what PyTorch
+answers (``x[1].data_ptr() - x.data_ptr()`` is the same number of bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ._tensor import Tensor, _make
+from .autograd.grad_mode import state as _grad_state
+from .ops.inplace import write_into
+
+__all__: list[str] = []
+
+
+def data_ptr(self: Tensor) -> int:
+    """The address of the tensor's first element in memory (an int)."""
+    return self._data.__array_interface__["data"][0]
+
+
+def storage_offset(self: Tensor) -> int:
+    """How many elements into its storage the tensor starts (0 unless it is a view).
+
+    >>> import teachgrad as torch
+    >>> torch.arange(6.).view(2, 3)[1].storage_offset()
+    3
+    """
+    root = self._data
+    while isinstance(root.base, np.ndarray):  # the array that owns the memory
+        root = root.base
+    start = root.__array_interface__["data"][0]
+    return (data_ptr(self) - start) // self._data.itemsize
+
+
+def new(self: Tensor, *args, **kwargs) -> Tensor:
+    """PyTorch's legacy constructor, with ``self``'s dtype: ``x.new(2, 3)`` (zeros here,
+    uninitialised in PyTorch), ``x.new([1, 2])`` (data), ``x.new()`` (empty).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1, 2]).new([1.7])
+    tensor([1])
+    """
+    from ._legacy_types import _BY_NAME
+
+    return _BY_NAME[self.dtype._legacy](*args, **kwargs)
+
+
+def _check_python_callable(self: Tensor, name: str) -> None:
+    if self._requires_grad and _grad_state.enabled:
+        raise RuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() "
+            "instead."
+        )
+
+
+def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Replace each element ``v`` by ``callable(v)`` (a Python number), in place.
+
+    One Python call per element: slow, for small experiments only (as in PyTorch).
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1., 2.]).apply_(lambda v: v * 10)
+    tensor([10., 20.])
+    """
+    _check_python_callable(self, "apply_")
+    values = [callable(v) for v in self._data.reshape(-1).tolist()]
+    write_into(self, _make(np.array(values, self._data.dtype).reshape(self._data.shape)))
+    return self
+
+
+def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+    """Replace each element ``a`` by ``callable(a, b)``, ``b`` the element of ``tensor``
+    (broadcast to ``self``'s shape) at the same place, in place."""
+    _check_python_callable(self, "map_")
+    shape = self._data.shape
+    try:
+        other = np.broadcast_to(tensor._data, shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[-1] if shape else 1}) must match the "
+            f"existing size ({tensor._data.shape[-1]}) at non-singleton dimension "
+            f"{len(shape) - 1}.  Target sizes: [{', '.join(map(str, shape))}].  Tensor sizes: "
+            f"[{', '.join(map(str, tensor._data.shape))}]"
+        ) from None
+    values = [callable(a, b) for a, b in zip(self._data.reshape(-1).tolist(),
+                                             other.reshape(-1).tolist())]
+    write_into(self, _make(np.array(values, self._data.dtype).reshape(shape)))
+    return self
+
+
+Tensor.data_ptr = data_ptr
+Tensor.storage_offset = storage_offset
+Tensor.is_cpu = property(lambda self: True, doc="Always True: teachgrad computes on the CPU.")
+Tensor.new = new
+Tensor.apply_ = apply_
+Tensor.map_ = map_

@@ -1,0 +1,104 @@
+"""More of ``nn.functional``: the in-place activations (``F.relu_``, ``F.elu_`` ...),
+``gumbel_softmax`` and ``pdist``.
+
+``F.relu_(x)`` is ``F.relu(x, inplace=True)``: it overwrites ``x`` and returns it, with
+PyTorch's in-place ``grad_fn`` name (``EluBackward1`` for ``elu_``: see
+:mod:`teachgrad.ops.inplace`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from . import functional as F
+
+__all__ = [
+    "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
+    "gumbel_softmax", "pdist",
+]
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``F.relu(input, inplace=True)``."""
+    return F.relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``F.elu(input, alpha, inplace=True)``."""
+    return F.elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``F.leaky_relu(input, negative_slope, inplace=True)``."""
+    return F.leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``F.hardtanh(input, min_val, max_val, inplace=True)``."""
+    return F.hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``F.threshold(input, threshold, value, inplace=True)``."""
+    return F.threshold(input, threshold, value, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """``F.rrelu(input, lower, upper, training, inplace=True)``."""
+    return F.rrelu(input, lower, upper, training, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """``F.selu(input, inplace=True)``."""
+    return F.selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``F.celu(input, alpha, inplace=True)``."""
+    return F.celu(input, alpha, inplace=True)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A differentiable sample of a categorical distribution with log-probabilities
+    ``logits`` (up to a constant): ``softmax((logits + g) / tau)`` with Gumbel noise ``g``.
+
+    A small ``tau`` makes the sample nearly one-hot. ``hard=True`` returns the exact one-hot
+    vector of the largest entry, with the soft sample's gradient (the straight-through
+    trick: ``y_hard - y_soft.detach() + y_soft``).
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
+                      stacklevel=2)
+    # -log(Exp(1)) is a Gumbel(0, 1) draw.
+    gumbels = -logits.new_empty(logits.shape).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between every pair of rows of ``input`` (N × M), as the upper
+    triangle of the distance matrix read row by row: N·(N−1)/2 numbers.
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.nn.functional as F
+    >>> F.pdist(torch.tensor([[0., 0.], [3., 4.], [6., 8.]]))
+    tensor([ 5., 10.,  5.])
+    """
+    if input._data.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.ndim}D")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    first, second = np.triu_indices(input._data.shape[0], 1)
+    difference = input[_make(first)] - input[_make(second)]
+    return difference.norm(p, dim=1)
