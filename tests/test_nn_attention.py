@@ -516,10 +516,8 @@ def test_mha_matches_pytorch(module, call):
         with sdpa_kernel(SDPBackend.MATH):
             theirs_out = theirs(*[p[1] for p in inputs], **theirs_masks, **call)
     distinct = list({id(p[0]): p for p in inputs}.values())
-    # batch_first: PyTorch's linear on a transposed (non-contiguous) input records
-    # matmul + add; teachgrad's F.linear always records addmm (same values).
     assert_same_run(ours_out, theirs_out, [p[0] for p in distinct], [p[1] for p in distinct],
-                    ours, theirs, graph=not module.get("batch_first"))
+                    ours, theirs, graph=True)
 
 
 TRANSFORMER_OPTIONS = [
@@ -608,8 +606,7 @@ def test_transformers_match_pytorch(kind, options, masks):
         ours_out, ours_args = call(ours, 0)
         with sdpa_kernel(SDPBackend.MATH):
             theirs_out, theirs_args = call(theirs, 1)
-    assert_same_run(ours_out, theirs_out, ours_args, theirs_args, ours, theirs,
-                    graph=not batch_first)
+    assert_same_run(ours_out, theirs_out, ours_args, theirs_args, ours, theirs, graph=True)
 
 
 @pytest.mark.torch

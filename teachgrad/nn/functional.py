@@ -529,6 +529,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return _linalg.matmul(input, weight.t())
     if input.ndim == 2:
         return _linalg.addmm(bias, input, weight.t())
+    if not input.is_contiguous():
+        # PyTorch flattens only a contiguous input (a free view); otherwise it multiplies
+        # and adds the bias afterwards, and its graph shows that (AddBackward0 on top).
+        return _linalg.matmul(input, weight.t()) + bias
     # Flatten the leading dimensions into one batch, run the fused op, view back.
     *lead, features = input.shape
     flat = input.reshape(math.prod(lead), features)
