@@ -1,0 +1,118 @@
+"""Random draws for the distributions, from teachgrad's generator (``teachgrad.manual_seed``).
+
+Most samplers are plain NumPy draws wrapped as tensors (no gradient: a Poisson count does
+not move when its rate moves a little). Gamma draws are different: ``StandardGammaBackward0``
+records its sample so that ``backward`` reaches the shape parameter through the *implicit
+reparameterisation* gradient ``dx/da = -(∂P/∂a)/pdf(x)`` (see :mod:`._incomplete_gamma`).
+``gammainc`` (the Gamma CDF) is differentiable in both arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor, _make
+from ..ops.numerics import gamma as _gamma_kernels
+from ..ops.op import Op
+from ._incomplete_gamma import regularized_gamma, standard_gamma_grad
+
+
+def _rng() -> np.random.Generator:
+    return _random._rng(None)
+
+
+def _wrap(values: np.ndarray, dtype) -> Tensor:
+    return _make(np.ascontiguousarray(values, dtype=dtype.numpy))
+
+
+def standard_normal(shape, dtype) -> Tensor:
+    """N(0, 1) draws of ``shape`` (a constant: the reparameterisation's noise)."""
+    return _wrap(_rng().standard_normal(tuple(shape)), dtype)
+
+
+def uniform(shape, dtype) -> Tensor:
+    """U[0, 1) draws of ``shape``."""
+    return _wrap(_rng().random(tuple(shape)), dtype)
+
+
+def standard_exponential(shape, dtype) -> Tensor:
+    """Exp(1) draws of ``shape``."""
+    return _wrap(_rng().standard_exponential(tuple(shape)), dtype)
+
+
+def standard_cauchy(shape, dtype) -> Tensor:
+    """Cauchy(0, 1) draws of ``shape``."""
+    return _wrap(_rng().standard_cauchy(tuple(shape)), dtype)
+
+
+def poisson(rate: Tensor) -> Tensor:
+    """Poisson counts with the given rates (a float tensor of rate's dtype, as in PyTorch)."""
+    return _wrap(_rng().poisson(rate._data), rate.dtype)
+
+
+def binomial(total_count: Tensor, probs: Tensor) -> Tensor:
+    """Binomial counts (float tensor, of ``probs``' dtype)."""
+    counts = np.broadcast_to(total_count._data, probs._data.shape).astype(np.int64)
+    return _wrap(_rng().binomial(counts, probs._data), probs.dtype)
+
+
+class StandardGammaBackward0(Op):
+    """A Gamma(α, 1) sample, differentiable in α by implicit reparameterisation."""
+
+    formula = "∂x/∂α = -(∂F(x; α)/∂α) / f(x; α)   (F, f: the Gamma CDF and density)"
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = _rng().standard_gamma(concentration).astype(concentration.dtype)
+        # A draw can round to 0 in float32; PyTorch clamps it to the smallest normal float.
+        x = np.maximum(x, np.finfo(x.dtype).tiny)
+        ctx.save_for_backward(concentration, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        concentration, x = ctx.saved_tensors
+        raw_a = concentration._data if isinstance(concentration, Tensor) else concentration
+        raw_x = x._data if isinstance(x, Tensor) else x
+        # dx/dα is evaluated on the values: not differentiated again (as in PyTorch, whose
+        # _standard_gamma_grad has no derivative either).
+        slope = standard_gamma_grad(raw_x, raw_a).astype(raw_x.dtype)
+        return grad * slope
+
+
+def standard_gamma(concentration: Tensor) -> Tensor:
+    """Gamma(concentration, 1) draws, one per element (``torch._standard_gamma``)."""
+    return StandardGammaBackward0.apply(concentration)
+
+
+class IgammaBackward0(Op):
+    """``gammainc(a, x)``: the regularised lower incomplete gamma function P(a, x)."""
+
+    formula = ("∂P(a,x)/∂x = x^(a-1)·e^(-x)/Γ(a)    "
+               "∂P(a,x)/∂a: from the series / continued fraction")
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, x):
+        p, dp_da = regularized_gamma(a, x)
+        ctx.save_for_backward(a, x)
+        ctx.dp_da = dp_da.astype(np.result_type(a, x))
+        return p.astype(np.result_type(a, x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        raw_a = a._data if isinstance(a, Tensor) else a
+        raw_x = x._data if isinstance(x, Tensor) else x
+        with np.errstate(all="ignore"):
+            log_density = ((raw_a - 1) * np.log(raw_x) - raw_x
+                           - _gamma_kernels.lgamma(np.asarray(raw_a, np.float64)))
+        density = np.exp(log_density).astype(ctx.dp_da.dtype)
+        # Both local derivatives are evaluated numbers (not recorded again).
+        return grad * ctx.dp_da, grad * density
+
+
+def gammainc(a: Tensor, x: Tensor) -> Tensor:
+    """``P(a, x) = γ(a, x)/Γ(a)`` (``torch.special.gammainc``), differentiable in both."""
+    return IgammaBackward0.apply(a, x)
