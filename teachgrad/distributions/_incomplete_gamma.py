@@ -23,7 +23,8 @@ import numpy as np
 from ..ops.numerics import gamma as _gamma_kernels
 
 _MAX_TERMS = 100_000  # each loop stops as soon as every element has converged
-_EPS = 1e-16
+_EPS = 1e-17  # a series term this small (relative to the sum) no longer changes it
+_CF_TOLERANCE = 4e-16  # a Lentz factor this close to 1 no longer changes the fraction
 _TINY = 1e-300
 
 
@@ -34,24 +35,36 @@ def _log_series(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     total = np.ones_like(a)
     slope = np.zeros_like(a)  # d log(term) / da
     weighted = np.zeros_like(a)  # Σ term · slope
+    active = np.arange(a.size)  # the elements still adding terms
+    a_active, x_active = a.ravel(), x.ravel()
+    term, total, slope, weighted = (v.ravel().copy() for v in (term, total, slope, weighted))
+    t, s = term.copy(), slope.copy()
     for n in range(1, _MAX_TERMS):
-        term = term * x / (a + n)
-        slope = slope - 1.0 / (a + n)
-        total = total + term
-        weighted = weighted + term * slope
-        if np.all(term <= total * _EPS):
-            break
-    return np.log(total), weighted / total
+        t = t * x_active / (a_active + n)
+        s = s - 1.0 / (a_active + n)
+        total[active] += t
+        weighted[active] += t * s
+        going = t > total[active] * _EPS
+        if not going.all():  # drop the converged elements: the slow ones run alone
+            active, t, s = active[going], t[going], s[going]
+            a_active, x_active = a_active[going], x_active[going]
+            if active.size == 0:
+                break
+    return np.log(total).reshape(a.shape), (weighted / total).reshape(a.shape)
 
 
 def _log_continued_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``log`` of the continued fraction ``1/(x+1-a- 1·(1-a)/(x+3-a- 2·(2-a)/(x+5-a- …)))``."""
-    b = x + 1.0 - a
-    c = np.full_like(a, 1.0 / _TINY)
+    """``log`` of the continued fraction ``1/(x+1-a- 1·(1-a)/(x+3-a- 2·(2-a)/(x+5-a- …)))``
+    (modified Lentz)."""
+    a_active, x_active = a.ravel(), x.ravel()
+    b = x_active + 1.0 - a_active
+    c = np.full_like(b, 1.0 / _TINY)
     d = 1.0 / b
-    h = d
+    h = d.copy()
+    result = h.copy()
+    active = np.arange(a.size)
     for i in range(1, _MAX_TERMS):
-        an = -i * (i - a)
+        an = -i * (i - a_active)
         b = b + 2.0
         d = an * d + b
         d = np.where(np.abs(d) < _TINY, _TINY, d)
@@ -60,9 +73,14 @@ def _log_continued_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
         d = 1.0 / d
         delta = d * c
         h = h * delta
-        if np.all(np.abs(delta - 1.0) <= _EPS):
-            break
-    return np.log(h)
+        result[active] = h
+        going = np.abs(delta - 1.0) > _CF_TOLERANCE
+        if not going.all():
+            active, a_active = active[going], a_active[going]
+            b, c, d, h = b[going], c[going], d[going], h[going]
+            if active.size == 0:
+                break
+    return np.log(result).reshape(a.shape)
 
 
 def _log_prefactor(a: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -84,7 +84,9 @@ class Multinomial(Distribution):
         return counts.type_as(self.probs)
 
     def entropy(self) -> Tensor:
-        n = torch.tensor(self.total_count)
+        # (PyTorch makes n an integer tensor, so its lgamma(n + 1) is rounded to float32;
+        # here n takes the probabilities' dtype.)
+        n = torch.tensor(float(self.total_count), dtype=self.probs.dtype)
         cat_entropy = self._categorical.entropy()
         term1 = n * cat_entropy - torch.lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
