@@ -145,5 +145,6 @@ def unload_ipython_extension(ipython) -> None:
 
 
 # Built on everything above: layers and losses, optimizers, the lessons' data sets,
-# and torch.utils.data (Dataset, DataLoader).
+# torch.utils.data (Dataset, DataLoader) and torch.distributions.
 from . import datasets, nn, optim, utils  # noqa: E402
+from . import distributions  # noqa: E402 - uses nn.functional
