@@ -458,11 +458,39 @@ def test_log_prob_and_entropy_gradients_match_finite_differences(name):
     assert gradcheck(lambda *ps: make(*ps).entropy(), inputs)
 
 
+@pytest.mark.parametrize("name", ["Normal", "Gamma", "Beta", "StudentT", "Bernoulli"])
+def test_log_prob_second_derivatives_match_finite_differences(name):
+    # log_prob is composed from differentiable ops, so Hessians (natural gradients,
+    # Laplace approximations) work too.
+    from teachgrad.autograd.gradcheck import gradgradcheck
+
+    make, params, value = GRAD_CASES[name]
+    x = teachgrad.tensor(value, dtype=F64)
+    assert gradgradcheck(lambda *ps: make(*ps).log_prob(x), tuple(leaf(p) for p in params))
+
+
 @pytest.mark.parametrize("name", ["Normal", "Laplace", "Cauchy", "Exponential", "Gamma"])
 def test_cdf_gradients_match_finite_differences(name):
     make, params, value = GRAD_CASES[name]
     inputs = tuple(leaf(p) for p in params) + (leaf(value),)
     assert gradcheck(lambda *ps: make(*ps[:-1]).cdf(ps[-1]), inputs)
+
+
+def test_gamma_cdf_second_derivatives():
+    # In x: gradients of any order (the density is composed from ops). In the shape a:
+    # PyTorch has no derivative at all; teachgrad has the first, and the second raises.
+    from teachgrad.autograd.gradcheck import gradgradcheck
+
+    a = leaf([1.5, 3.0])
+    x = leaf([1.0, 2.0])
+    assert gradgradcheck(lambda x: dist.Gamma(a.detach(), 1.0).cdf(x), (x,))
+    (grad_a,) = teachgrad.autograd.grad(dist.Gamma(a, 1.0).cdf(x).sum(), a, create_graph=True)
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input'"):
+        grad_a.sum().backward()
+    sample = dist.Gamma(a, 1.0).rsample()
+    (grad_a,) = teachgrad.autograd.grad(sample.sum(), a, create_graph=True)
+    with pytest.raises(NotImplementedError, match="'_standard_gamma_grad' is not implemented"):
+        grad_a.sum().backward()
 
 
 def test_multivariate_normal_gradients_match_finite_differences():

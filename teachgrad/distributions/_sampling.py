@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _random
 from .._tensor import Tensor, _make
+from ..ops.gamma import lgamma as _lgamma_op
 from ..ops.numerics import gamma as _gamma_kernels
 from ..ops.op import Op
 from ._incomplete_gamma import regularized_gamma, standard_gamma_grad
@@ -57,6 +58,38 @@ def binomial(total_count: Tensor, probs: Tensor) -> Tensor:
     return _wrap(_rng().binomial(counts, probs._data), probs.dtype)
 
 
+class _NoDerivative(Op):
+    """A value computed from saved numbers, recorded under ``create_graph`` only so that
+    differentiating it once more raises (as PyTorch does) instead of silently giving 0."""
+
+    formula = "not differentiable again"
+    message = ""
+
+    @classmethod
+    def backward(cls, ctx, *grads):
+        raise NotImplementedError(cls.message)
+
+
+class StandardGammaGradBackward0(_NoDerivative):
+    """``dx/dα`` of a Gamma(α, 1) sample ``x``: PyTorch's ``_standard_gamma_grad``."""
+
+    message = "the derivative for '_standard_gamma_grad' is not implemented."
+
+    @staticmethod
+    def forward(ctx, concentration, x):
+        return standard_gamma_grad(x, concentration).astype(x.dtype)
+
+
+class IgammaGradInputBackward0(_NoDerivative):
+    """``∂P(a, x)/∂a`` (PyTorch has no first derivative in ``a`` at all)."""
+
+    message = "the derivative for 'igamma: input' is not implemented."
+
+    @staticmethod
+    def forward(ctx, a, x):
+        return regularized_gamma(a, x)[1].astype(np.result_type(a, x))
+
+
 class StandardGammaBackward0(Op):
     """A Gamma(α, 1) sample, differentiable in α by implicit reparameterisation."""
 
@@ -73,12 +106,9 @@ class StandardGammaBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         concentration, x = ctx.saved_tensors
-        raw_a = concentration._data if isinstance(concentration, Tensor) else concentration
-        raw_x = x._data if isinstance(x, Tensor) else x
-        # dx/dα is evaluated on the values: not differentiated again (as in PyTorch, whose
-        # _standard_gamma_grad has no derivative either).
-        slope = standard_gamma_grad(raw_x, raw_a).astype(raw_x.dtype)
-        return grad * slope
+        if isinstance(concentration, Tensor):  # create_graph: record it (not differentiable)
+            return grad * StandardGammaGradBackward0.apply(concentration, x)
+        return grad * standard_gamma_grad(x, concentration).astype(x.dtype)
 
 
 def standard_gamma(concentration: Tensor) -> Tensor:
@@ -96,21 +126,22 @@ class IgammaBackward0(Op):
     @staticmethod
     def forward(ctx, a, x):
         p, dp_da = regularized_gamma(a, x)
+        dtype = np.result_type(a, x)
         ctx.save_for_backward(a, x)
-        ctx.dp_da = dp_da.astype(np.result_type(a, x))
-        return p.astype(np.result_type(a, x))
+        ctx.dp_da = dp_da.astype(dtype)  # computed anyway; saves a second pass
+        return p.astype(dtype)
 
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        raw_a = a._data if isinstance(a, Tensor) else a
-        raw_x = x._data if isinstance(x, Tensor) else x
+        if isinstance(a, Tensor):  # create_graph: the x-derivative composed from ops
+            # np.exp / np.log on tensors run teachgrad's ops (numpy_protocol), so this records.
+            density = np.exp((a - 1) * np.log(x) - x - _lgamma_op(a))
+            return grad * IgammaGradInputBackward0.apply(a, x), grad * density
         with np.errstate(all="ignore"):
-            log_density = ((raw_a - 1) * np.log(raw_x) - raw_x
-                           - _gamma_kernels.lgamma(np.asarray(raw_a, np.float64)))
-        density = np.exp(log_density).astype(ctx.dp_da.dtype)
-        # Both local derivatives are evaluated numbers (not recorded again).
-        return grad * ctx.dp_da, grad * density
+            log_density = ((a - 1) * np.log(x) - x
+                           - _gamma_kernels.lgamma(np.asarray(a, np.float64)))
+        return grad * ctx.dp_da, grad * np.exp(log_density).astype(ctx.dp_da.dtype)
 
 
 def gammainc(a: Tensor, x: Tensor) -> Tensor:
