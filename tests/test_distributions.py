@@ -130,7 +130,8 @@ CASES = {
                        lambda M: t64(M, [0.2, 0.5, 0.3])),
     "MixtureSameFamily": (
         lambda M, D: D.MixtureSameFamily(D.Categorical(t64(M, [0.2, 0.5, 0.3])),
-                                         D.Normal(t64(M, [-2.0, 0.0, 3.0]), t64(M, [1.0, 0.5, 2.0]))),
+                                         D.Normal(t64(M, [-2.0, 0.0, 3.0]),
+                                                  t64(M, [1.0, 0.5, 2.0]))),
         lambda M: t64(M, [0.3, -1.0])),
     "MixtureSameFamily_mvn": (
         lambda M, D: D.MixtureSameFamily(
