@@ -203,6 +203,51 @@ def test_values_match_pytorch(name):
             assert have == want, key
 
 
+class _Float32:
+    """A stand-in for the torch / teachgrad module whose ``tensor`` makes float32 tensors."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def tensor(self, data):
+        data = np.asarray(data)
+        return self._module.tensor(data.astype(np.float32) if data.dtype.kind == "f" else data)
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+def _dtypes_and_values(M, name):
+    make, values = CASES[name]
+    d = make(M, M.distributions)
+    out = {"sample": str(d.sample((3,)).dtype)}
+    for key, compute in (("log_prob", lambda: d.log_prob(values(M))), ("mean", lambda: d.mean),
+                         ("entropy", d.entropy)):
+        try:
+            result = compute()
+        except NotImplementedError:
+            continue
+        out[key] = str(result.dtype)
+        out[key + "_value"] = result.detach().numpy()
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(CASES))
+def test_float32_parameters_give_pytorchs_dtypes(name):
+    torch = pytest.importorskip("torch")
+    expected = _dtypes_and_values(_Float32(torch), name)
+    got = _dtypes_and_values(_Float32(teachgrad), name)
+    assert got.keys() == expected.keys()
+    for key, want in expected.items():
+        if isinstance(want, str):
+            assert got[key] == want.replace("torch.", "teachgrad."), key
+        else:
+            np.testing.assert_allclose(got[key], want, rtol=2e-5, atol=1e-6, equal_nan=True,
+                                       err_msg=key)
+
+
 # ----------------------------------------------------------------------------------------
 # Hand-derived values (no PyTorch needed)
 # ----------------------------------------------------------------------------------------

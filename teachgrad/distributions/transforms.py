@@ -26,10 +26,17 @@ import teachgrad.nn.functional as F
 from teachgrad import Size, Tensor
 
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all, lazy_property
+from .utils import (
+    _sum_rightmost,
+    broadcast_all,
+    lazy_property,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform", "StackTransform",
     "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
     "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
     "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform",
@@ -749,3 +756,219 @@ class PositiveDefiniteTransform(Transform):
     def _inverse(self, y):
         y = torch.linalg.cholesky(y)
         return LowerCholeskyTransform().inv(y)
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length ``D(D-1)/2`` to Cholesky factors of ``D × D``
+    correlation matrices: ``tanh`` squashes each entry into (-1, 1), then a stick-breaking
+    pass makes every row a unit vector."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = torch.tanh(x)
+        eps = torch.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # Row i, column j: r_ij · sqrt(1 - Σ_{k<j} y_ik²), computed by a cumulative product.
+        z = r**2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype)
+        return r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2  # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size(tuple(shape[:-1]) + (D, D))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return Size(tuple(shape[:-2]) + (D * (D - 1) // 2,))
+
+
+def _check_dim_and_size(name: str, z, dim: int, size: int, what: str) -> None:
+    if not -z.dim() <= dim < z.dim():
+        raise AssertionError(f"dim {dim} out of range for {name} with {z.dim()} dimensions")
+    if z.size(dim) != size:
+        raise AssertionError(f"{name[0]}.size({dim}) = {z.size(dim)} must equal {what} {size}")
+
+
+class CatTransform(Transform):
+    """Different transforms on consecutive pieces (of ``lengths``) of dimension ``dim``,
+    like :func:`teachgrad.cat`."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
+            )
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _map_pieces(self, z, name, method):
+        _check_dim_and_size(name, z, self.dim, self.length, "length")
+        pieces, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            pieces.append(method(trans)(z.narrow(self.dim, start, length)))
+            start += length
+        return torch.cat(pieces, dim=self.dim)
+
+    def _call(self, x):
+        return self._map_pieces(x, "tensor", lambda t: t)
+
+    def _inverse(self, y):
+        return self._map_pieces(y, "tensor", lambda t: t.inv)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim_and_size("x", x, self.dim, self.length, "length")
+        _check_dim_and_size("y", y, self.dim, self.length, "length")
+        logdetjacs, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            logdetjac = trans.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                                   y.narrow(self.dim, start, length))
+            if trans.event_dim < self.event_dim:
+                logdetjac = _sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+            start += length
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return torch.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """A different transform on each slice of dimension ``dim``, like :func:`teachgrad.stack`."""
+
+    def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        _check_dim_and_size("tensor", x, self.dim, len(self.transforms), "len(transforms)")
+        return torch.stack([t(s) for s, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        _check_dim_and_size("tensor", y, self.dim, len(self.transforms), "len(transforms)")
+        return torch.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
+                           dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim_and_size("x", x, self.dim, len(self.transforms), "len(transforms)")
+        _check_dim_and_size("y", y, self.dim, len(self.transforms), "len(transforms)")
+        return torch.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
+                            zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """``y = distribution.cdf(x)``: maps the distribution's support onto (0, 1); its
+    log-Jacobian is the distribution's ``log_prob``."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

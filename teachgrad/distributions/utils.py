@@ -89,3 +89,34 @@ def _sum_rightmost(value, dim: int):
         return value
     required_shape = tuple(value.shape[: value.dim() - dim]) + (-1,)
     return value.reshape(required_shape).sum(-1)
+
+
+def _tril_mask(n: int, diag: int):
+    arange = torch.arange(n)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower-triangular entries (below diagonal ``diag``) of ``D × D`` matrices, row by
+    row, as vectors."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The inverse of :func:`tril_matrix_to_vec`: vectors to lower-triangular matrices."""
+    # The positive root of D² + (1 + 2·diag)·D - |diag|·(diag + 1) - 2·len = 0.
+    n = (-(1 + 2 * diag)
+         + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = torch.finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise ValueError(
+            f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+            "the lower triangular part of a square D x D matrix."
+        )
+    n = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
