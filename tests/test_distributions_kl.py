@@ -150,6 +150,18 @@ PAIRS = {
         lambda M, D: D.Exponential(t64(M, [1.0]))),
     "Normal-Pareto (infinite)": (lambda M, D: D.Normal(t64(M, [0.0]), t64(M, [1.0])),
                                  lambda M, D: D.Pareto(t64(M, [1.0]), t64(M, [2.0]))),
+    "ContinuousBernoulli-ContinuousBernoulli": (
+        lambda M, D: D.ContinuousBernoulli(t64(M, [0.2, 0.7, 0.4999])),
+        lambda M, D: D.ContinuousBernoulli(t64(M, [0.6, 0.1, 0.3]))),
+    "Beta-ContinuousBernoulli": (lambda M, D: D.Beta(t64(M, [0.7, 3.0]), t64(M, [1.5, 2.0])),
+                                 lambda M, D: D.ContinuousBernoulli(t64(M, [0.6, 0.1]))),
+    "ContinuousBernoulli-Normal": (lambda M, D: D.ContinuousBernoulli(t64(M, [0.2, 0.7])),
+                                   lambda M, D: D.Normal(t64(M, [0.5, -1.0]), t64(M, [2.0, 0.7]))),
+    "ContinuousBernoulli-Exponential": (lambda M, D: D.ContinuousBernoulli(t64(M, [0.2, 0.7])),
+                                        lambda M, D: D.Exponential(t64(M, [1.0, 0.3]))),
+    "Uniform-ContinuousBernoulli": (
+        lambda M, D: D.Uniform(t64(M, [0.1, 0.2]), t64(M, [0.9, 0.5])),
+        lambda M, D: D.ContinuousBernoulli(t64(M, [0.6, 0.1]))),
     "Normal-Uniform (infinite)": (lambda M, D: D.Normal(t64(M, [0.0]), t64(M, [1.0])),
                                   lambda M, D: D.Uniform(t64(M, [-1.0]), t64(M, [1.0]))),
     "Uniform-Uniform (infinite)": (lambda M, D: D.Uniform(t64(M, [0.0]), t64(M, [2.0])),
