@@ -811,3 +811,97 @@ def test_repr_mirrors_pytorch():
         "Independent(Normal(loc: teachgrad.Size([2]), scale: teachgrad.Size([2])), 1)")
     assert repr(dist.ComposeTransform([dist.ExpTransform(), dist.AffineTransform(0.0, 2.0)])) == (
         "ComposeTransform(\n    ExpTransform(),\n    AffineTransform()\n)")
+
+
+# ----------------------------------------------------------------------------------------
+# As the tutorials use them
+# ----------------------------------------------------------------------------------------
+def test_reinforce_learns_the_best_arm_of_a_bandit():
+    teachgrad.manual_seed(0)
+    logits = teachgrad.zeros(3, requires_grad=True)
+    reward_of_arm = teachgrad.tensor([0.0, 0.5, 1.0])
+    opt = teachgrad.optim.Adam([logits], lr=0.1)
+    for _ in range(150):
+        policy = dist.Categorical(logits=logits)
+        actions = policy.sample((16,))
+        rewards = reward_of_arm[actions]
+        loss = -(policy.log_prob(actions) * (rewards - rewards.mean())).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert dist.Categorical(logits=logits).probs[2].item() > 0.9
+
+
+def test_vae_step_gradients_reach_encoder_and_decoder():
+    teachgrad.manual_seed(1)
+    nn = teachgrad.nn
+    encoder, decoder = nn.Linear(4, 4), nn.Linear(2, 4)  # 4 → (μ, log σ²) of a 2-d latent
+    x = (teachgrad.rand(8, 4) > 0.5).float()
+    opt = teachgrad.optim.Adam(list(encoder.parameters()) + list(decoder.parameters()), lr=0.05)
+    losses = []
+    for _ in range(60):
+        mu, log_var = encoder(x).chunk(2, dim=-1)
+        q = dist.Normal(mu, (0.5 * log_var).exp())
+        z = q.rsample()
+        reconstruction = dist.Bernoulli(logits=decoder(z)).log_prob(x).sum(-1)
+        kl = dist.kl_divergence(q, dist.Normal(0.0, 1.0)).sum(-1)
+        loss = (kl - reconstruction).mean()
+        opt.zero_grad()
+        loss.backward()
+        losses.append(loss.item())
+        assert all(bool(p.grad.isfinite().all()) and float(p.grad.abs().sum()) > 0
+                   for p in list(encoder.parameters()) + list(decoder.parameters()))
+        opt.step()
+    assert np.mean(losses[-10:]) < np.mean(losses[:10])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the uncached atanh(1) = inf, on purpose
+def test_squashed_gaussian_policy_with_a_cached_tanh():
+    # SAC's policy: a = tanh(u), u ~ N(μ, σ). tanh(20) rounds to exactly 1 in float64, so
+    # atanh(a) cannot recover u; with cache_size=1 log_prob reuses the u it was given.
+    mu = teachgrad.tensor([0.0, 20.0], dtype=F64, requires_grad=True)
+    log_std = teachgrad.tensor([0.0, 0.0], dtype=F64, requires_grad=True)
+    policy = dist.TransformedDistribution(dist.Normal(mu, log_std.exp()),
+                                          [dist.TanhTransform(cache_size=1)])
+    teachgrad.manual_seed(2)
+    action = policy.rsample()
+    assert action[1].item() == 1.0
+    log_prob = policy.log_prob(action)
+    assert bool(log_prob.isfinite().all())
+    u = policy.transforms[0].inv(action)  # the cached pre-tanh sample
+    # Change of variables by hand: log N(u) - log(1 - tanh(u)²).
+    expected = dist.Normal(mu, log_std.exp()).log_prob(u) - (1 - action**2).log()
+    assert log_prob[0].item() == pytest.approx(expected[0].item(), rel=1e-12)
+    uncached = dist.TransformedDistribution(dist.Normal(mu, log_std.exp()),
+                                            [dist.TanhTransform()])
+    assert not bool(uncached.log_prob(action.detach()).isfinite().all())
+    log_prob.sum().backward()
+    assert bool(mu.grad.isfinite().all()) and bool(log_std.grad.isfinite().all())
+
+
+def test_mixture_density_network_loss_decreases_and_differentiates():
+    teachgrad.manual_seed(3)
+    data = teachgrad.cat([teachgrad.randn(200) * 0.3 - 2.0, teachgrad.randn(200) * 0.3 + 2.0])
+    logits = teachgrad.zeros(2, requires_grad=True)
+    means = teachgrad.tensor([-0.5, 0.5], requires_grad=True)
+    log_scales = teachgrad.zeros(2, requires_grad=True)
+    opt = teachgrad.optim.Adam([logits, means, log_scales], lr=0.05)
+    first = None
+    for _ in range(200):
+        gmm = dist.MixtureSameFamily(dist.Categorical(logits=logits),
+                                     dist.Normal(means, log_scales.exp()))
+        loss = -gmm.log_prob(data).mean()
+        first = first if first is not None else loss.item()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < first - 0.5
+    np.testing.assert_allclose(sorted(means.tolist()), [-2.0, 2.0], atol=0.15)
+    params = (leaf([0.3, -0.2]), leaf([-1.0, 1.0]), leaf([0.1, -0.3]))
+    x = teachgrad.tensor([0.5, -1.5, 2.0], dtype=F64)
+
+    def log_likelihood(a, m, s):
+        mixture = dist.MixtureSameFamily(dist.Categorical(logits=a), dist.Normal(m, s.exp()))
+        return mixture.log_prob(x)
+
+    assert gradcheck(log_likelihood, params)

@@ -13,10 +13,10 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
 from .utils import broadcast_all
+from .utils import euler_constant as _EULER_CONSTANT
 
 __all__ = ["Gumbel"]
 
-_EULER_CONSTANT = 0.57721566490153286060  # the mean of a standard Gumbel
 
 
 class Gumbel(TransformedDistribution):

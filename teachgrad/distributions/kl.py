@@ -34,7 +34,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
-from .gumbel import _EULER_CONSTANT, Gumbel
+from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
@@ -51,6 +51,7 @@ from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost
+from .utils import euler_constant as _EULER_CONSTANT
 
 __all__ = ["register_kl", "kl_divergence"]
 

@@ -8,11 +8,11 @@ import teachgrad as torch
 from teachgrad import Tensor
 
 from . import constraints
-from .gumbel import _EULER_CONSTANT
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
 from .utils import broadcast_all
+from .utils import euler_constant as _EULER_CONSTANT
 
 __all__ = ["Kumaraswamy"]
 

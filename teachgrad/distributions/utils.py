@@ -14,8 +14,11 @@ import teachgrad as torch
 from teachgrad import Tensor
 
 __all__ = [
-    "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
+    "broadcast_all", "clamp_probs", "euler_constant", "lazy_property", "logits_to_probs",
+    "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix",
 ]
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni γ (the mean of a standard Gumbel)
 
 
 def broadcast_all(*values) -> tuple[Tensor, ...]:

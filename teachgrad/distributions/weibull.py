@@ -7,10 +7,10 @@ from teachgrad import Tensor
 
 from . import constraints
 from .exponential import Exponential
-from .gumbel import _EULER_CONSTANT
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .utils import broadcast_all
+from .utils import euler_constant as _EULER_CONSTANT
 
 __all__ = ["Weibull"]
 
