@@ -149,6 +149,15 @@ CASES = {
         lambda M, D: D.GeneralizedPareto(t64(M, [0.0, 1.0, -1.0]), t64(M, [1.0, 2.0, 0.5]),
                                          t64(M, [0.0, 0.2, -0.3])),
         lambda M: t64(M, [0.5, 3.0, -0.5])),
+    "LKJCholesky": (lambda M, D: D.LKJCholesky(3, t64(M, [0.5, 2.0])),
+                    lambda M: M.distributions.transforms.CorrCholeskyTransform()(
+                        t64(M, [[0.3, -1.0, 2.0], [0.1, 0.0, -0.4]]))),
+    "Wishart": (lambda M, D: D.Wishart(t64(M, [4.0, 6.5]),
+                                       covariance_matrix=t64(M, [[2.0, 0.5], [0.5, 1.0]])),
+                lambda M: t64(M, [[[1.0, 0.2], [0.2, 2.0]], [[3.0, -1.0], [-1.0, 1.0]]])),
+    "Wishart_precision": (
+        lambda M, D: D.Wishart(5.0, precision_matrix=t64(M, [[2.0, 0.5], [0.5, 1.0]])),
+        lambda M: t64(M, [[1.0, 0.2], [0.2, 2.0]])),
 }
 
 class _Float32:
@@ -247,6 +256,7 @@ def _dtypes_and_values(M, name):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:Singular sample detected")  # PyTorch's float32 Wishart
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(CASES))
 def test_float32_parameters_give_pytorchs_dtypes(name):
@@ -415,7 +425,7 @@ N_SAMPLES = 20000
 FINITE_MOMENTS = [n for n in CASES if n not in (
     "Cauchy", "HalfCauchy", "StudentT", "Categorical", "Categorical_logits",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "Transformed_tanh", "Transformed_sigmoid",
-    "LogisticNormal", "VonMises")]
+    "LogisticNormal", "VonMises", "LKJCholesky")]
 
 
 def _draw(name, seed=0, n=N_SAMPLES):
@@ -445,7 +455,8 @@ def test_sample_mean_and_variance_agree_with_the_formulas(name):
 # As in PyTorch: no closed-form entropy for these (Binomial_logits: unequal total counts).
 NO_ENTROPY = ("Poisson", "Binomial_logits", "RelaxedBernoulli", "RelaxedOneHotCategorical",
               "Transformed_tanh", "Transformed_sigmoid", "VonMises", "NegativeBinomial",
-              "FisherSnedecor", "LogisticNormal", "MixtureSameFamily", "MixtureSameFamily_mvn")
+              "FisherSnedecor", "LogisticNormal", "MixtureSameFamily", "MixtureSameFamily_mvn",
+              "LKJCholesky")
 
 
 def test_distributions_without_entropy_say_so():
@@ -472,6 +483,20 @@ def test_von_mises_samples_have_the_circular_mean_and_variance():
     n = N_SAMPLES
     assert np.all(np.abs(cos.mean(0) - (1 - d.variance.numpy())) <= 5 * cos.std(0) / n**0.5)
     assert np.all(np.abs(sin.mean(0)) <= 5 * sin.std(0) / n**0.5)
+
+
+def test_lkj_with_concentration_one_is_uniform_over_correlations():
+    # In 2-d, LKJ(1) makes the correlation r = L[1, 0] uniform on (-1, 1): mean 0, var 1/3.
+    teachgrad.manual_seed(6)
+    L = dist.LKJCholesky(2, 1.0).sample((N_SAMPLES,))
+    assert bool(constraints.corr_cholesky.check(L).all())
+    r = L[:, 1, 0].numpy().astype(np.float64)
+    se = math.sqrt(1 / 3 / N_SAMPLES)
+    assert abs(r.mean()) <= 5 * se
+    assert abs(r.var() - 1 / 3) <= 5 * math.sqrt((1 / 5 - 1 / 9) / N_SAMPLES)
+    # Larger concentrations pull towards the identity.
+    tight = dist.LKJCholesky(2, 20.0).sample((2000,))[:, 1, 0].numpy()
+    assert tight.var() < 0.1 * r.var()
 
 
 def test_multinomial_entropy_by_summing_over_its_support():
