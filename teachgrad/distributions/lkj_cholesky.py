@@ -64,11 +64,12 @@ class LKJCholesky(Distribution):
             y = self._beta.sample(sample_shape).unsqueeze(-1)
             u_normal = _sampling.standard_normal(self._extended_shape(sample_shape),
                                                  y.dtype).tril(-1)
-            # Each row's direction: uniform on the sphere (row 0 has none).
-            u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
+            # Each row's direction: uniform on the sphere (row 0 has none: its zero norm is
+            # clamped so that it stays 0 instead of becoming 0/0).
+            eps = torch.finfo(y.dtype).tiny
+            u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True).clamp(min=eps)
             u_hypersphere[..., 0, :] = 0.0
             w = torch.sqrt(y) * u_hypersphere
-            eps = torch.finfo(w.dtype).tiny
             diag_elems = torch.clamp(1 - torch.sum(w**2, dim=-1), min=eps).sqrt()
             return w + torch.diag_embed(diag_elems)
 
