@@ -186,7 +186,8 @@ def _evaluate(M, name):
     out = {"batch_shape": tuple(d.batch_shape), "event_shape": tuple(d.event_shape),
            "repr": repr(d).replace("torch.", "teachgrad."),
            "support": repr(d.support).replace("torch.", "teachgrad."),
-           "has_rsample": d.has_rsample}
+           "has_rsample": d.has_rsample,
+           "sample_shapes": (tuple(d.sample().shape), tuple(d.sample((2,)).shape))}
     for prop in PROPERTIES:
         try:
             out[prop] = getattr(d, prop).detach().numpy()
@@ -210,6 +211,9 @@ def _evaluate(M, name):
 # warns while computing them, PyTorch does not (nor does teachgrad outside pytest, whose
 # warning filters replace teachgrad's own).
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
+# PyTorch 2.13's Wishart.rsample warns "Singular sample detected." for every *valid* sample
+# (it tests support.check(...) without negating it); teachgrad warns only for singular ones.
+@pytest.mark.filterwarnings("ignore:Singular sample detected")
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(CASES))
 def test_values_match_pytorch(name):
@@ -256,7 +260,7 @@ def _dtypes_and_values(M, name):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.filterwarnings("ignore:Singular sample detected")  # PyTorch's float32 Wishart
+@pytest.mark.filterwarnings("ignore:Singular sample detected")  # PyTorch's (see above)
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(CASES))
 def test_float32_parameters_give_pytorchs_dtypes(name):
@@ -483,6 +487,17 @@ def test_von_mises_samples_have_the_circular_mean_and_variance():
     n = N_SAMPLES
     assert np.all(np.abs(cos.mean(0) - (1 - d.variance.numpy())) <= 5 * cos.std(0) / n**0.5)
     assert np.all(np.abs(sin.mean(0)) <= 5 * sin.std(0) / n**0.5)
+
+
+def test_wishart_warns_only_for_singular_samples():
+    import warnings
+
+    d = dist.Wishart(teachgrad.tensor(5.0, dtype=F64),
+                     covariance_matrix=teachgrad.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=F64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sample = d.rsample((50,))
+    assert bool(constraints.positive_definite.check(sample).all())
 
 
 def test_lkj_with_concentration_one_is_uniform_over_correlations():
@@ -732,6 +747,29 @@ def test_batch_event_and_sample_shapes():
     mvn = dist.MultivariateNormal(teachgrad.zeros(2), teachgrad.eye(2))
     assert mvn.sample((6,)).shape == teachgrad.Size([6, 2])
     assert mvn.log_prob(teachgrad.zeros(6, 2)).shape == teachgrad.Size([6])
+
+
+SCALAR_PARAMETERS = [
+    lambda D: D.Normal(0.0, 1.0), lambda D: D.Uniform(0.0, 2.0), lambda D: D.Exponential(2.0),
+    lambda D: D.Laplace(0.0, 1.0), lambda D: D.Cauchy(0.0, 1.0), lambda D: D.Gamma(2.0, 1.0),
+    lambda D: D.Beta(2.0, 3.0), lambda D: D.Poisson(3.0), lambda D: D.Bernoulli(0.3),
+    lambda D: D.Geometric(0.3), lambda D: D.LogNormal(0.0, 1.0), lambda D: D.Gumbel(0.0, 1.0),
+    lambda D: D.HalfNormal(1.0), lambda D: D.Chi2(3.0), lambda D: D.StudentT(3.0),
+    lambda D: D.Pareto(1.0, 2.0), lambda D: D.Weibull(1.0, 2.0), lambda D: D.HalfCauchy(1.0),
+    lambda D: D.Kumaraswamy(2.0, 3.0), lambda D: D.FisherSnedecor(3.0, 5.0),
+    lambda D: D.InverseGamma(3.0, 2.0), lambda D: D.ContinuousBernoulli(0.3),
+    lambda D: D.GeneralizedPareto(0.0, 1.0, 0.1), lambda D: D.Binomial(5, probs=0.3),
+    lambda D: D.TransformedDistribution(D.Normal(0.0, 1.0), [D.TanhTransform()]),
+]
+
+
+@pytest.mark.parametrize("make", SCALAR_PARAMETERS)
+def test_distributions_of_numbers_sample_scalars(make):
+    d = make(dist)
+    assert d.batch_shape == teachgrad.Size([]) and d.event_shape == teachgrad.Size([])
+    assert d.sample().shape == teachgrad.Size([])
+    assert d.sample((3, 2)).shape == teachgrad.Size([3, 2])
+    assert d.sample().dtype == teachgrad.float32
 
 
 def test_expand_broadcasts_parameters_without_revalidating():

@@ -23,8 +23,9 @@ def _rng() -> np.random.Generator:
     return _random._rng(None)
 
 
-def _wrap(values: np.ndarray, dtype) -> Tensor:
-    return _make(np.ascontiguousarray(values, dtype=dtype.numpy))
+def _wrap(values, dtype) -> Tensor:
+    # np.array, not np.ascontiguousarray: that one turns a 0-d draw into shape (1,).
+    return _make(np.array(values, dtype=dtype.numpy))
 
 
 def standard_normal(shape, dtype) -> Tensor:
@@ -97,9 +98,9 @@ class StandardGammaBackward0(Op):
 
     @staticmethod
     def forward(ctx, concentration):
-        x = _rng().standard_gamma(concentration).astype(concentration.dtype)
+        x = np.asarray(_rng().standard_gamma(concentration), dtype=concentration.dtype)
         # A draw can round to 0 in float32; PyTorch clamps it to the smallest normal float.
-        x = np.maximum(x, np.finfo(x.dtype).tiny)
+        x = np.asarray(np.maximum(x, np.finfo(x.dtype).tiny))
         ctx.save_for_backward(concentration, x)
         return x
 
