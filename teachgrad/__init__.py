@@ -152,7 +152,7 @@ def unload_ipython_extension(ipython) -> None:
 
 
 # Built on everything above: layers and losses, optimizers, the lessons' data sets,
-# and torch.utils.data (Dataset, DataLoader).
+# torch.utils.data (Dataset, DataLoader) and torch.distributions.
 from . import datasets, nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402 - torch.func (grad, jvp, vmap ...), built on autograd
 from .func import vmap  # noqa: E402, F401 - torch.vmap
@@ -162,3 +162,4 @@ conv1d, conv2d, conv3d = nn.functional.conv1d, nn.functional.conv2d, nn.function
 conv_transpose1d = nn.functional.conv_transpose1d
 conv_transpose2d = nn.functional.conv_transpose2d
 conv_transpose3d = nn.functional.conv_transpose3d
+from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional

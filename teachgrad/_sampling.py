@@ -176,7 +176,8 @@ class PoissonBackward0(Op):
 
     @staticmethod
     def forward(ctx, rates, rng):
-        return rng.poisson(rates).astype(rates.dtype)
+        # (np.asarray: NumPy draws a plain int for a 0-d array of rates)
+        return np.asarray(rng.poisson(rates)).astype(rates.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -209,7 +210,7 @@ class BinomialNotImplemented(Op):
 
     @staticmethod
     def forward(ctx, count, prob, rng):
-        return rng.binomial(count.astype(np.int64), prob).astype(count.dtype)
+        return np.asarray(rng.binomial(count.astype(np.int64), prob)).astype(count.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -251,6 +251,15 @@ def test_random_fills_follow_their_distributions():
     assert draws.mean().item() == pytest.approx(3, rel=0.03) and draws.max().item() <= 10
 
 
+def test_poisson_and_binomial_of_zero_dim_tensors_stay_zero_dim():
+    # NumPy draws a plain int for a 0-d array; the result must still be a 0-d float tensor.
+    assert torch.poisson(torch.tensor(0.0)).shape == torch.Size([])
+    assert torch.poisson(torch.tensor(0.0)).item() == 0.0  # a rate of 0 always gives 0
+    certain = torch.binomial(torch.tensor(5.0), torch.tensor(1.0))  # 5 trials that all succeed
+    assert certain.shape == torch.Size([]) and certain.item() == 5.0
+    assert torch.poisson(torch.tensor(2.0, dtype=torch.float64)).dtype == torch.float64
+
+
 def test_random_fill_is_recorded_with_zero_gradient():
     x = f64([1.0, 2.0, 3.0])
     y = x * 2

@@ -1,0 +1,152 @@
+"""Random draws for the distributions, from teachgrad's generator (``teachgrad.manual_seed``).
+
+Most samplers are plain NumPy draws wrapped as tensors (no gradient: a Poisson count does
+not move when its rate moves a little). Gamma draws are different: ``StandardGammaBackward0``
+records its sample so that ``backward`` reaches the shape parameter through the *implicit
+reparameterisation* gradient ``dx/da = -(∂P/∂a)/pdf(x)`` (see :mod:`._incomplete_gamma`).
+``gammainc`` (the Gamma CDF) is differentiable in both arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _random
+from .._sampling import binomial as _binomial
+from .._sampling import poisson as _poisson
+from .._tensor import Tensor, _make
+from ..ops.gamma import lgamma as _lgamma_op
+from ..ops.numerics import gamma as _gamma_kernels
+from ..ops.op import Op
+from ._incomplete_gamma import regularized_gamma, standard_gamma_grad
+
+
+def _rng() -> np.random.Generator:
+    return _random._rng(None)
+
+
+def _wrap(values, dtype) -> Tensor:
+    # np.array, not np.ascontiguousarray: that one turns a 0-d draw into shape (1,).
+    return _make(np.array(values, dtype=dtype.numpy))
+
+
+def standard_normal(shape, dtype) -> Tensor:
+    """N(0, 1) draws of ``shape`` (a constant: the reparameterisation's noise)."""
+    return _wrap(_rng().standard_normal(tuple(shape)), dtype)
+
+
+def uniform(shape, dtype) -> Tensor:
+    """U[0, 1) draws of ``shape``."""
+    return _wrap(_rng().random(tuple(shape)), dtype)
+
+
+def standard_exponential(shape, dtype) -> Tensor:
+    """Exp(1) draws of ``shape``."""
+    return _wrap(_rng().standard_exponential(tuple(shape)), dtype)
+
+
+def standard_cauchy(shape, dtype) -> Tensor:
+    """Cauchy(0, 1) draws of ``shape``."""
+    return _wrap(_rng().standard_cauchy(tuple(shape)), dtype)
+
+
+def poisson(rate: Tensor) -> Tensor:
+    """Poisson counts with the given rates (a float tensor of rate's dtype, as in PyTorch)."""
+    return _poisson(rate.detach())
+
+
+def binomial(total_count: Tensor, probs: Tensor) -> Tensor:
+    """Binomial counts (float tensor, of ``probs``' dtype)."""
+    counts = total_count.detach().to(probs.dtype).expand(probs.shape).contiguous()
+    return _binomial(counts, probs.detach())
+
+
+class _NoDerivative(Op):
+    """A value computed from saved numbers, recorded under ``create_graph`` only so that
+    differentiating it once more raises (as PyTorch does) instead of silently giving 0."""
+
+    formula = "not differentiable again"
+    message = ""
+
+    @classmethod
+    def backward(cls, ctx, *grads):
+        raise NotImplementedError(cls.message)
+
+
+class StandardGammaGradBackward0(_NoDerivative):
+    """``dx/dα`` of a Gamma(α, 1) sample ``x``: PyTorch's ``_standard_gamma_grad``."""
+
+    message = "the derivative for '_standard_gamma_grad' is not implemented."
+
+    @staticmethod
+    def forward(ctx, concentration, x):
+        return standard_gamma_grad(x, concentration).astype(x.dtype)
+
+
+class IgammaGradInputBackward0(_NoDerivative):
+    """``∂P(a, x)/∂a`` (PyTorch has no first derivative in ``a`` at all)."""
+
+    message = "the derivative for 'igamma: input' is not implemented."
+
+    @staticmethod
+    def forward(ctx, a, x):
+        return regularized_gamma(a, x)[1].astype(np.result_type(a, x))
+
+
+class StandardGammaBackward0(Op):
+    """A Gamma(α, 1) sample, differentiable in α by implicit reparameterisation."""
+
+    formula = "∂x/∂α = -(∂F(x; α)/∂α) / f(x; α)   (F, f: the Gamma CDF and density)"
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = np.asarray(_rng().standard_gamma(concentration), dtype=concentration.dtype)
+        # A draw can round to 0 in float32; PyTorch clamps it to the smallest normal float.
+        x = np.asarray(np.maximum(x, np.finfo(x.dtype).tiny))
+        ctx.save_for_backward(concentration, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        concentration, x = ctx.saved_tensors
+        if isinstance(concentration, Tensor):  # create_graph: record it (not differentiable)
+            return grad * StandardGammaGradBackward0.apply(concentration, x)
+        return grad * standard_gamma_grad(x, concentration).astype(x.dtype)
+
+
+def standard_gamma(concentration: Tensor) -> Tensor:
+    """Gamma(concentration, 1) draws, one per element (``torch._standard_gamma``)."""
+    return StandardGammaBackward0.apply(concentration)
+
+
+class IgammaBackward0(Op):
+    """``gammainc(a, x)``: the regularised lower incomplete gamma function P(a, x)."""
+
+    formula = ("∂P(a,x)/∂x = x^(a-1)·e^(-x)/Γ(a)    "
+               "∂P(a,x)/∂a: from the series / continued fraction")
+    promotes = True
+
+    @staticmethod
+    def forward(ctx, a, x):
+        p, dp_da = regularized_gamma(a, x)
+        dtype = np.result_type(a, x)
+        ctx.save_for_backward(a, x)
+        ctx.dp_da = dp_da.astype(dtype)  # computed anyway; saves a second pass
+        return p.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if isinstance(a, Tensor):  # create_graph: the x-derivative composed from ops
+            # np.exp / np.log on tensors run teachgrad's ops (numpy_protocol), so this records.
+            density = np.exp((a - 1) * np.log(x) - x - _lgamma_op(a))
+            return grad * IgammaGradInputBackward0.apply(a, x), grad * density
+        with np.errstate(all="ignore"):
+            log_density = ((a - 1) * np.log(x) - x
+                           - _gamma_kernels.lgamma(np.asarray(a, np.float64)))
+        return grad * ctx.dp_da, grad * np.exp(log_density).astype(ctx.dp_da.dtype)
+
+
+def gammainc(a: Tensor, x: Tensor) -> Tensor:
+    """``P(a, x) = γ(a, x)/Γ(a)`` (``torch.special.gammainc``), differentiable in both."""
+    return IgammaBackward0.apply(a, x)

@@ -1,0 +1,72 @@
+"""The Cauchy (Lorentz) distribution: no mean, infinite variance."""
+
+from __future__ import annotations
+
+import math
+from numbers import Number
+
+import teachgrad as torch
+from teachgrad import Size, Tensor
+
+from . import _sampling, constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Cauchy"]
+
+
+class Cauchy(Distribution):
+    """Cauchy distribution: the ratio of two independent standard normals, shifted and scaled.
+
+    >>> import teachgrad as torch
+    >>> Cauchy(0.0, 1.0).cdf(torch.tensor(1.0))
+    tensor(0.7500)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, Number) and isinstance(scale, Number)
+        batch_shape = Size() if scalar else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_parameters(Cauchy, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self) -> Tensor:
+        return torch.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        return torch.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
+
+    def rsample(self, sample_shape=()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        eps = _sampling.standard_cauchy(shape, self.loc.dtype)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return (-math.log(math.pi) - self.scale.log()
+                - (((value - self.loc) / self.scale) ** 2).log1p())
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return torch.atan((value - self.loc) / self.scale) / math.pi + 0.5
+
+    def icdf(self, value: Tensor) -> Tensor:
+        return torch.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+
+    def entropy(self) -> Tensor:
+        return math.log(4 * math.pi) + self.scale.log()

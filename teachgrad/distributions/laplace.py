@@ -1,0 +1,79 @@
+"""The Laplace (double exponential) distribution."""
+
+from __future__ import annotations
+
+from numbers import Number
+
+import teachgrad as torch
+from teachgrad import Size, Tensor
+
+from . import _sampling, constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """Laplace distribution: density ``exp(-|x - loc| / scale) / (2 scale)``.
+
+    >>> import teachgrad as torch
+    >>> Laplace(0.0, 1.0).variance
+    tensor(2.)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, Number) and isinstance(scale, Number)
+        batch_shape = Size() if scalar else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_parameters(Laplace, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self) -> Tensor:
+        return 2**0.5 * self.scale
+
+    def rsample(self, sample_shape=()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        eps = torch.finfo(self.loc.dtype).eps
+        # u uniform on (eps - 1, 1): the inverse CDF below stays finite.
+        u = _sampling.uniform(shape, self.loc.dtype) * (2 - eps) + (eps - 1)
+        return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return -torch.log(2 * self.scale) - torch.abs(value - self.loc) / self.scale
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 - 0.5 * (value - self.loc).sign() * torch.expm1(
+            -(value - self.loc).abs() / self.scale
+        )
+
+    def icdf(self, value: Tensor) -> Tensor:
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * torch.log1p(-2 * term.abs())
+
+    def entropy(self) -> Tensor:
+        return 1 + torch.log(2 * self.scale)

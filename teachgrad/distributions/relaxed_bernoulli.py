@@ -1,0 +1,109 @@
+"""Relaxed (Concrete / Gumbel-softmax) Bernoulli: a differentiable stand-in for a coin flip."""
+
+from __future__ import annotations
+
+from numbers import Number
+
+from teachgrad import Size, Tensor
+
+from . import _sampling, constraints
+from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import SigmoidTransform
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a :class:`RelaxedBernoulli` sample (Maddison et al., 2017).
+
+    A sample is ``(logit(u) + logits) / temperature`` with ``u ~ U(0, 1)``.
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.real
+
+    def __init__(self, temperature: Tensor, probs: Tensor | Number | None = None,
+                 logits: Tensor | Number | None = None, validate_args: bool | None = None) -> None:
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = isinstance(probs, Number)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, Number)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expand_parameters(LogitRelaxedBernoulli, batch_shape, _instance,
+                                      ("probs", "logits"))
+        new.temperature = self.temperature
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    def rsample(self, sample_shape=()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(tuple(shape)))
+        uniforms = clamp_probs(_sampling.uniform(shape, probs.dtype))
+        logistic_noise = uniforms.log() - (-uniforms).log1p()
+        return (logistic_noise + probs.log() - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """A value in (0, 1) that approaches a Bernoulli draw as ``temperature`` → 0, and is
+    reparameterised (``rsample``) at every temperature.
+
+    >>> import teachgrad as torch
+    >>> d = RelaxedBernoulli(torch.tensor(0.5), probs=torch.tensor([0.3]))
+    >>> d.rsample().shape
+    teachgrad.Size([1])
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, temperature: Tensor, probs: Tensor | Number | None = None,
+                 logits: Tensor | Number | None = None, validate_args: bool | None = None) -> None:
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
