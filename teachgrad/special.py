@@ -1,9 +1,10 @@
 """``teachgrad.special``: PyTorch's ``torch.special``, special functions by their SciPy names.
 
 Most are the functions of the top-level namespace under another name (``expit`` is
-``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``); a few exist only here, as
-in PyTorch: ``erfcx``, ``ndtr``, ``ndtri``, ``log_ndtr``, ``entr``, ``xlog1py``, ``i0e``,
-``i1``, ``i1e``. Every one records its PyTorch ``grad_fn`` and can be differentiated.
+``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``, ``gammainc`` is
+``igamma``); a few exist only here, as in PyTorch: ``erfcx``, ``ndtr``, ``ndtri``,
+``log_ndtr``, ``entr``, ``xlog1py``, ``i0e``, ``i1``, ``i1e``. Every one records its
+PyTorch ``grad_fn`` and can be differentiated.
 
 >>> import teachgrad as torch
 >>> torch.special.expit(torch.tensor([0.]))
@@ -21,6 +22,7 @@ from .ops.activation import log_softmax, softmax
 from .ops.bessel import i0, i0e, i1, i1e
 from .ops.elementary import logit, sinc
 from .ops.gamma import digamma, lgamma, mvlgamma, polygamma
+from .ops.incomplete_gamma import gammainc, gammaincc
 from .ops.pointwise import exp2, expm1, log1p, round, sigmoid  # noqa: A004 - PyTorch's name
 from .ops.reduce import logsumexp
 from .ops.special import (
@@ -46,5 +48,5 @@ __all__ = [
     "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi",
     "polygamma", "multigammaln", "log1p", "expm1", "exp2", "logsumexp", "softmax",
     "log_softmax", "xlogy", "xlog1py", "sinc", "entr", "ndtr", "ndtri", "log_ndtr", "i0",
-    "i0e", "i1", "i1e", "round",
+    "i0e", "i1", "i1e", "round", "gammainc", "gammaincc",
 ]

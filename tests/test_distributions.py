@@ -23,7 +23,7 @@ import teachgrad
 import teachgrad.distributions as dist
 from teachgrad.autograd.gradcheck import gradcheck
 from teachgrad.distributions import constraints
-from teachgrad.distributions._incomplete_gamma import regularized_gamma, standard_gamma_grad
+from teachgrad.ops.numerics.incomplete_gamma import regularized_gamma, standard_gamma_grad
 
 F64 = teachgrad.float64
 

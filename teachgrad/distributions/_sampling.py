@@ -3,7 +3,8 @@
 Most samplers are plain NumPy draws wrapped as tensors (no gradient: a Poisson count does
 not move when its rate moves a little). Gamma draws are different: ``StandardGammaBackward0``
 records its sample so that ``backward`` reaches the shape parameter through the *implicit
-reparameterisation* gradient ``dx/da = -(∂P/∂a)/pdf(x)`` (see :mod:`._incomplete_gamma`).
+reparameterisation* gradient ``dx/da = -(∂P/∂a)/pdf(x)`` (see
+:mod:`teachgrad.ops.numerics.incomplete_gamma`).
 ``gammainc`` (the Gamma CDF) is differentiable in both arguments.
 """
 
@@ -15,10 +16,9 @@ from .. import _random
 from .._sampling import binomial as _binomial
 from .._sampling import poisson as _poisson
 from .._tensor import Tensor, _make
-from ..ops.gamma import lgamma as _lgamma_op
-from ..ops.numerics import gamma as _gamma_kernels
+from ..ops.incomplete_gamma import igamma as _igamma
+from ..ops.numerics.incomplete_gamma import standard_gamma_grad
 from ..ops.op import Op
-from ._incomplete_gamma import regularized_gamma, standard_gamma_grad
 
 
 def _rng() -> np.random.Generator:
@@ -83,16 +83,6 @@ class StandardGammaGradBackward0(_NoDerivative):
         return standard_gamma_grad(x, concentration).astype(x.dtype)
 
 
-class IgammaGradInputBackward0(_NoDerivative):
-    """``∂P(a, x)/∂a`` (PyTorch has no first derivative in ``a`` at all)."""
-
-    message = "the derivative for 'igamma: input' is not implemented."
-
-    @staticmethod
-    def forward(ctx, a, x):
-        return regularized_gamma(a, x)[1].astype(np.result_type(a, x))
-
-
 class StandardGammaBackward0(Op):
     """A Gamma(α, 1) sample, differentiable in α by implicit reparameterisation."""
 
@@ -119,34 +109,6 @@ def standard_gamma(concentration: Tensor) -> Tensor:
     return StandardGammaBackward0.apply(concentration)
 
 
-class IgammaBackward0(Op):
-    """``gammainc(a, x)``: the regularised lower incomplete gamma function P(a, x)."""
-
-    formula = ("∂P(a,x)/∂x = x^(a-1)·e^(-x)/Γ(a)    "
-               "∂P(a,x)/∂a: from the series / continued fraction")
-    promotes = True
-
-    @staticmethod
-    def forward(ctx, a, x):
-        p, dp_da = regularized_gamma(a, x)
-        dtype = np.result_type(a, x)
-        ctx.save_for_backward(a, x)
-        ctx.dp_da = dp_da.astype(dtype)  # computed anyway; saves a second pass
-        return p.astype(dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, x = ctx.saved_tensors
-        if isinstance(a, Tensor):  # create_graph: the x-derivative composed from ops
-            # np.exp / np.log on tensors run teachgrad's ops (numpy_protocol), so this records.
-            density = np.exp((a - 1) * np.log(x) - x - _lgamma_op(a))
-            return grad * IgammaGradInputBackward0.apply(a, x), grad * density
-        with np.errstate(all="ignore"):
-            log_density = ((a - 1) * np.log(x) - x
-                           - _gamma_kernels.lgamma(np.asarray(a, np.float64)))
-        return grad * ctx.dp_da, grad * np.exp(log_density).astype(ctx.dp_da.dtype)
-
-
 def gammainc(a: Tensor, x: Tensor) -> Tensor:
     """``P(a, x) = γ(a, x)/Γ(a)`` (``torch.special.gammainc``), differentiable in both."""
-    return IgammaBackward0.apply(a, x)
+    return _igamma(a, x)

@@ -16,6 +16,7 @@ index_update        index_add/copy/fill, scatter_reduce, masked_scatter, put (in
 search              searchsorted, bucketize, isin, unique, bincount, histc (no gradients)
 special             asin/acos/atan, sinh/cosh and inverses, erf, atan2, hypot, lerp, trace
 gamma               lgamma, digamma, polygamma, mvlgamma
+incomplete_gamma    igamma/igammac (torch.special.gammainc/gammaincc)
 bessel              i0 (and i0e, i1, i1e for teachgrad.special)
 elementary          deg2rad/rad2deg, copysign, frac, fix, heaviside, sinc, logit
 numerics            the NumPy kernels of erf, the gamma family and Bessel functions
@@ -56,6 +57,7 @@ from . import (  # noqa: F401
     elementary,
     gamma,
     grid,
+    incomplete_gamma,
     index,
     index_reduction,
     index_update,
@@ -93,6 +95,7 @@ from .conversion import *  # noqa: F403
 from .elementary import *  # noqa: F403
 from .gamma import *  # noqa: F403
 from .grid import *  # noqa: F403
+from .incomplete_gamma import *  # noqa: F403
 from .index import *  # noqa: F403
 from .index_reduction import *  # noqa: F403
 from .index_update import *  # noqa: F403
@@ -124,6 +127,7 @@ __all__ = [
     *bessel.__all__,
     *elementary.__all__,
     *gamma.__all__,
+    *incomplete_gamma.__all__,
     *contraction.__all__,
     *conversion.__all__,
     *index.__all__,

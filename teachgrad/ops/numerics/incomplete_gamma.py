@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.numerics import gamma as _gamma_kernels
+from . import gamma as _gamma_kernels
 
 _MAX_TERMS = 100_000  # each loop stops as soon as every element has converged
 _EPS = 1e-17  # a series term this small (relative to the sum) no longer changes it
@@ -112,27 +112,47 @@ def log_q_fraction(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def regularized_gamma(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``P(a, x)`` and ``∂P/∂a`` (float64 arrays of one broadcast shape; ``a > 0``)."""
+    """``P(a, x)`` and ``∂P/∂a`` (float64 arrays of one broadcast shape; see
+    :func:`regularized_gamma_both`)."""
+    p, _q, dp = regularized_gamma_both(a, x)
+    return p, dp
+
+
+def regularized_gamma_both(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``P(a, x)``, ``Q(a, x) = 1 − P`` and ``∂P/∂a``, float64 arrays of one broadcast shape.
+
+    Q is not computed as ``1 − P``: where the continued fraction runs, Q is what it gives,
+    so a tail of 1e-17 keeps its digits instead of rounding to 0 or 2.2e-16.
+
+    At the edges, PyTorch's values: ``P(0, x > 0) = 1``, ``P(a, ∞) = 1``, ``P(∞, x) = 0``
+    (``∂P/∂a`` is 0 where P is flat, NaN at ``a = 0`` where it was not worked out), and
+    NaN for ``a < 0``, ``x < 0``, ``P(0, 0)`` and ``P(∞, ∞)``.
+    """
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     p = np.zeros(a.shape)
+    q = np.ones(a.shape)
     dp = np.zeros(a.shape)
-    positive = x > 0
+    positive = (x > 0) & (a > 0) & np.isfinite(a) & np.isfinite(x)
     series = positive & (x < a + 1)
     fraction = positive & ~series
     if series.any():
         log_p, dlog_p = log_p_series(a[series], x[series])
         p[series] = np.exp(log_p)
+        q[series] = 1.0 - p[series]
         dp[series] = p[series] * dlog_p
     if fraction.any():
         log_q, dlog_q = log_q_fraction(a[fraction], x[fraction])
-        q = np.exp(log_q)
-        p[fraction] = 1.0 - q
-        dp[fraction] = -q * dlog_q
-    p[np.isposinf(x)] = 1.0
-    nan = np.isnan(a) | np.isnan(x) | (a <= 0) | (x < 0)
-    p[nan] = np.nan
-    dp[nan] = np.nan
-    return p, dp
+        q[fraction] = np.exp(log_q)
+        p[fraction] = 1.0 - q[fraction]
+        dp[fraction] = -q[fraction] * dlog_q
+    full = np.isposinf(x) | ((a == 0) & (x > 0))  # (P(∞, x) stays 0: where it started)
+    p[full] = 1.0
+    q[full] = 0.0
+    dp[(a == 0) & (x > 0)] = np.nan
+    nan = (np.isnan(a) | np.isnan(x) | (a < 0) | (x < 0) | ((a == 0) & (x == 0))
+           | (np.isposinf(a) & np.isposinf(x)))
+    p[nan] = q[nan] = dp[nan] = np.nan
+    return p, q, dp
 
 
 def standard_gamma_grad(x: np.ndarray, a: np.ndarray) -> np.ndarray:
