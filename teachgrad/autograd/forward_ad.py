@@ -42,6 +42,7 @@ anything (the tangents it would need are missing); don't read it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Callable
@@ -286,14 +287,61 @@ def _dual_apply(cls, *inputs, **params):
     if tangents is None:
         return _plain_apply(cls, *inputs, **params)
     if cls.is_view:
-        return _view_with_tangent(cls, inputs, params, tangents[0])
-    rule = _RULES.get(cls)
-    if rule is not None:  # one of the hot ops with a direct forward formula
-        return _op_with_rule(cls, rule, inputs, params, tangents)
-    return _op_with_tangent(cls, inputs, params, tangents)
+        out = _view_with_tangent(cls, inputs, params, tangents[0])
+    elif cls in _RULES:  # one of the hot ops with a direct forward formula
+        out = _op_with_rule(cls, _RULES[cls], inputs, params, tangents)
+    else:
+        out = _op_with_tangent(cls, inputs, params, tangents)
+    if _observers:
+        step = ForwardStep(cls, inputs, tuple(tangents), out)
+        for callback in list(_observers):
+            callback(step)
+    return out
 
 
 _DUAL_APPLY = classmethod(_dual_apply)
+
+
+# ----------------------------------------------------------------------------------------
+# Observers: what teachgrad.notebook's evaluation trace shows
+# ----------------------------------------------------------------------------------------
+class ForwardStep(NamedTuple):
+    """One op that carried tangents, as :func:`observe` reports it.
+
+    ``op`` is the op's class (its ``formula`` holds the local derivatives), ``inputs`` what
+    it was called with, ``tangents`` their tangents (None where an input had none) and
+    ``output`` its result, whose tangent is ``unpack_dual(output).tangent``.
+    """
+
+    op: type
+    inputs: tuple
+    tangents: tuple
+    output: Any
+
+
+_observers: list = []
+
+
+@contextlib.contextmanager
+def observe(callback: Callable[[ForwardStep], None]):
+    """Call ``callback(step)`` for every op that carries tangents inside the block.
+
+    Nothing is reported (and nothing is paid) outside a dual level or for ops whose
+    inputs have no tangent.
+
+    >>> import teachgrad as torch
+    >>> import teachgrad.autograd.forward_ad as fwAD
+    >>> seen = []
+    >>> with fwAD.dual_level(), fwAD.observe(lambda step: seen.append(step.op.__name__)):
+    ...     y = fwAD.make_dual(torch.tensor(2.0), torch.tensor(1.0)).exp() * 3
+    >>> seen
+    ['ExpBackward0', 'MulBackward0']
+    """
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
 
 
 def _view_with_tangent(cls, inputs: tuple, params: dict, tangent: Tensor):

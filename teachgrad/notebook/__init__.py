@@ -7,6 +7,8 @@
 * :func:`step_backward` runs ``backward()`` step by step, with the chain rule of each step:
   ``step_backward(out, names=locals())`` instead of ``out.backward()``;
   :func:`step_forward` replays how the graph was built, op by op.
+* :func:`evaluation_trace` runs a function in forward mode and tabulates every
+  intermediate value with its tangent.
 * ``python -m teachgrad.notebook install-kernel`` installs the "Python 3 (teachgrad)"
   Jupyter kernel, which loads the extension at start.
 
@@ -32,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "Stepper": "stepper",
     "step_forward": "forward",
     "ForwardReplay": "forward",
+    "evaluation_trace": "forward_trace", "EvaluationTrace": "forward_trace",
     "line_plot": "plot", "scatter_plot": "plot",
     "check": "exercises",
 }
@@ -40,6 +43,7 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time __getattr__ does the work
     from .forward import ForwardReplay, step_forward  # noqa: F401
+    from .forward_trace import EvaluationTrace, evaluation_trace  # noqa: F401
     from .graph import Drawing, draw  # noqa: F401
     from .inspector import Inspection, inspect  # noqa: F401
     from .kernelspec import install_kernel_spec  # noqa: F401
