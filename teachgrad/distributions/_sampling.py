@@ -18,7 +18,7 @@ from .._sampling import poisson as _poisson
 from .._tensor import Tensor, _make
 from ..ops.incomplete_gamma import igamma as _igamma
 from ..ops.numerics.incomplete_gamma import standard_gamma_grad
-from ..ops.op import Op
+from ..ops.op import NoDerivative, Op
 
 
 def _rng() -> np.random.Generator:
@@ -61,21 +61,10 @@ def binomial(total_count: Tensor, probs: Tensor) -> Tensor:
     return _binomial(counts, probs.detach())
 
 
-class _NoDerivative(Op):
-    """A value computed from saved numbers, recorded under ``create_graph`` only so that
-    differentiating it once more raises (as PyTorch does) instead of silently giving 0."""
-
-    formula = "not differentiable again"
-    message = ""
-
-    @classmethod
-    def backward(cls, ctx, *grads):
-        raise NotImplementedError(cls.message)
-
-
-class StandardGammaGradBackward0(_NoDerivative):
+class StandardGammaGradBackward0(NoDerivative):
     """``dx/dα`` of a Gamma(α, 1) sample ``x``: PyTorch's ``_standard_gamma_grad``."""
 
+    formula = "not differentiable again"
     message = "the derivative for '_standard_gamma_grad' is not implemented."
 
     @staticmethod

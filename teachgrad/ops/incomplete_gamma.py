@@ -22,7 +22,7 @@ from .._tensor import Tensor, tensor_method
 from .gamma import lgamma
 from .numerics import gamma as _gamma_kernels
 from .numerics.incomplete_gamma import regularized_gamma, regularized_gamma_both
-from .op import Op
+from .op import NoDerivative, Op
 from .pointwise import _binary
 
 
@@ -35,18 +35,15 @@ def _density(a, x):
     return np.exp(log_density).astype(np.result_type(a, x))
 
 
-class IgammaGradInputBackward0(Op):
+class IgammaGradInputBackward0(NoDerivative):
     """``∂P(a, x)/∂a`` recorded under ``create_graph``: differentiating it again raises."""
 
     formula = "∂P(a,x)/∂a is differentiable once"
+    message = "the derivative for 'igamma: input' is not implemented."
 
     @staticmethod
     def forward(ctx, a, x):
         return regularized_gamma(a, x)[1].astype(np.result_type(a, x))
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
 
 
 def _check_floating(a: Tensor, x: Tensor, kernel: str) -> None:

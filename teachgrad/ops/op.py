@@ -217,6 +217,22 @@ class Op(Node):
         return t
 
 
+class NoDerivative(Op):
+    """An op recorded only so that a backward reaching it stops with PyTorch's error.
+
+    PyTorch records such nodes where it has no derivative (``unique``, the derivative of
+    ``_standard_gamma_grad`` ...): a gradient must never silently vanish there. A subclass
+    sets ``message`` (PyTorch's sentence) and defines ``forward``.
+    """
+
+    formula = "not differentiable: PyTorch has no derivative for it either"
+    message = ""
+
+    @classmethod
+    def backward(cls, ctx, *grads):
+        raise NotImplementedError(cls.message)
+
+
 def _holds(values: tuple, x) -> bool:
     """Is ``x`` one of ``values``? By identity: ``in`` would compare with ``==``."""
     return id(x) in map(id, values)

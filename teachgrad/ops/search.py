@@ -16,24 +16,13 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
-from .op import Op
+from .op import NoDerivative
 
 
 # ----------------------------------------------------------------------------------------
 # Nodes without a derivative
 # ----------------------------------------------------------------------------------------
-class _NoDerivative(Op):
-    """An op PyTorch records but cannot differentiate: backward raises its error."""
-
-    formula = "not differentiable: PyTorch has no derivative for it either"
-    message = ""
-
-    @classmethod
-    def backward(cls, ctx, *grads):
-        raise NotImplementedError(cls.message)
-
-
-class Unique2Backward0(_NoDerivative):
+class Unique2Backward0(NoDerivative):
     message = "the derivative for '_unique2' is not implemented."
 
     @staticmethod
@@ -44,7 +33,7 @@ class Unique2Backward0(_NoDerivative):
                                return_counts)
 
 
-class UniqueDimBackward0(_NoDerivative):
+class UniqueDimBackward0(NoDerivative):
     message = "the derivative for 'unique_dim' is not implemented."
 
     @staticmethod
@@ -55,7 +44,7 @@ class UniqueDimBackward0(_NoDerivative):
                                return_counts)
 
 
-class UniqueConsecutiveBackward0(_NoDerivative):
+class UniqueConsecutiveBackward0(NoDerivative):
     message = "the derivative for 'unique_consecutive' is not implemented."
 
     @staticmethod
@@ -93,7 +82,7 @@ def _unique_outputs(values, inverse, counts, return_inverse: bool, return_counts
     return tuple(out) if len(out) > 1 else values
 
 
-class _BincountNode(_NoDerivative):
+class _BincountNode(NoDerivative):
     """``bincount`` with float weights that require grad: PyTorch's node is named
     ``NotImplemented`` (a placeholder for "no derivative"), so this class takes that name
     below (a Python class statement cannot, without hiding the built-in)."""
