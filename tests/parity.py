@@ -118,3 +118,22 @@ def same_error(expr, *arrays) -> None:
         return  # PyTorch's listing of its C++ overloads: the type is what matters
     # PyTorch sometimes appends its own advice or C++ context after its sentence.
     assert theirs_text.startswith(mine) and mine, (mine, theirs_text)
+
+
+def raises_as_torch(case) -> None:
+    """``case(lib)`` raises PyTorch's exception type and exact sentence in teachgrad.
+
+    ``torch.`` in PyTorch's message reads ``teachgrad.`` in ours; ours may add one
+    ``Hint:`` line after it. Warnings raised on the way are ignored.
+    """
+    import warnings
+
+    torch = _torch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as theirs:
+            case(torch)
+        with pytest.raises(type(theirs.value)) as ours:
+            case(teachgrad)
+    expected = str(theirs.value).replace("torch.", "teachgrad.")
+    assert str(ours.value).split("\nHint:")[0] == expected
