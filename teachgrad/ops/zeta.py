@@ -2,7 +2,9 @@
 
 ``ζ(x, 1)`` is Riemann's zeta function (``ζ(2, 1) = π²/6``). The numbers come from the
 kernel that also gives ``polygamma`` (:func:`.numerics.gamma.zeta`: a direct sum, then
-Euler–Maclaurin's formula), computed in float64 as PyTorch does for float32 too.
+Euler–Maclaurin's formula), computed in float64 as PyTorch does for float32 too, with
+PyTorch's answers at the edges (:mod:`.numerics.zeta`). One difference: for q below
+−10⁴ (not an integer) the result is nan; PyTorch sums its way up from there.
 
 Derivatives, as in PyTorch: in ``q`` term by term, ``∂ζ(x, q)/∂q = −x·ζ(x + 1, q)`` (so
 every order comes from zeta itself); in ``x`` PyTorch has none, and asking for it raises
@@ -18,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .numerics import gamma as _kernels
+from .numerics import zeta as _kernels
 from .op import Op
 from .pointwise import _binary
 from .special import float_tensor, recorded_or_plain
