@@ -39,8 +39,9 @@ def float_arrays(kernel: str, *operands) -> tuple[list[np.ndarray], np.dtype]:
             f"\"{kernel}\" not implemented for '{dtype._legacy.removesuffix('Tensor')}'"
             "\nHint: compute in float32 (x.float()) and convert the result back."
         )
-    arrays = [np.asarray(x._data if isinstance(x, Tensor) else x, dtype=dtype.numpy)
-              for x in operands]
+    with np.errstate(over="ignore"):  # (a Python 1e300 with float32 is inf, as in PyTorch)
+        arrays = [np.asarray(x._data if isinstance(x, Tensor) else x, dtype=dtype.numpy)
+                  for x in operands]
     return arrays, dtype.numpy
 
 

@@ -53,6 +53,14 @@ class SpecialZetaBackward0(Op):
         return None, grad * -x * recorded_or_plain(zeta, _zeta_arrays, q, x + 1)
 
 
+class SpecialZetaBackward1(SpecialZetaBackward0):
+    """PyTorch's name when ``input`` (x) is a Python number."""
+
+
+class SpecialZetaBackward2(SpecialZetaBackward0):
+    """PyTorch's name when ``other`` (q) is a Python number."""
+
+
 def zeta(input: Tensor, other: Tensor) -> Tensor:
     """The Hurwitz zeta function ``Σₖ (other + k)^(−input)`` (inf at input = 1, nan below).
 
@@ -72,6 +80,10 @@ def zeta(input: Tensor, other: Tensor) -> Tensor:
         # Integers and bools only: PyTorch computes in the default float dtype.
         input = float_tensor(input) if isinstance(input, Tensor) else float(input)
         other = float_tensor(other) if isinstance(other, Tensor) else float(other)
+    if not isinstance(input, Tensor):
+        return _binary(SpecialZetaBackward1, input, other)
+    if not isinstance(other, Tensor):
+        return _binary(SpecialZetaBackward2, input, other)
     return _binary(SpecialZetaBackward0, input, other)
 
 
