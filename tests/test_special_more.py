@@ -204,6 +204,36 @@ def test_airy_ai_solves_airys_equation_and_decays():
     assert np.isnan(call("airy_ai", f64([np.inf, -np.inf, np.nan]))).all()  # PyTorch's
 
 
+def test_accuracy_against_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(1)
+    positive = np.concatenate([rng.uniform(0, 5, 25), rng.uniform(5, 50, 25)])
+    both = np.concatenate([-positive, positive])
+    airy = np.concatenate([rng.uniform(-30, -2.09, 30), rng.uniform(-2.09, 2.09, 20),
+                           rng.uniform(2.09, 60, 20)])
+    cases = [  # (name, reference, points, bound, in ulps or absolute)
+        ("bessel_j0", lambda v: mpmath.besselj(0, v), both, 5e-16, "absolute"),
+        ("bessel_j1", lambda v: mpmath.besselj(1, v), both, 5e-16, "absolute"),
+        ("bessel_y0", lambda v: mpmath.bessely(0, v), positive, 2e-15, "absolute"),
+        ("bessel_y1", lambda v: mpmath.bessely(1, v), positive, 5e-15, "absolute"),
+        ("airy_ai", mpmath.airyai, airy, 5e-15, "absolute"),
+        ("modified_bessel_k0", lambda v: mpmath.besselk(0, v), positive, 10, "ulps"),
+        ("modified_bessel_k1", lambda v: mpmath.besselk(1, v), positive, 10, "ulps"),
+        ("scaled_modified_bessel_k0", lambda v: mpmath.besselk(0, v) * mpmath.exp(v),
+         positive, 10, "ulps"),
+        ("scaled_modified_bessel_k1", lambda v: mpmath.besselk(1, v) * mpmath.exp(v),
+         positive, 10, "ulps"),
+        ("spherical_bessel_j0", lambda v: mpmath.sin(v) / v, both, 2, "ulps"),
+    ]
+    with mpmath.workdps(30):
+        for name, reference, xs, bound, unit in cases:
+            expected = np.array([float(reference(mpmath.mpf(v))) for v in xs])
+            error = np.abs(call(name, f64(xs)) - expected)
+            if unit == "ulps":
+                error = error / np.spacing(np.abs(expected))
+            assert error.max() <= bound, (name, error.max())
+
+
 # ----------------------------------------------------------------------------------------
 # The common rules: dtypes, untracked results, errors
 # ----------------------------------------------------------------------------------------
