@@ -14,7 +14,9 @@ Differences from PyTorch 2.13: PyTorch's CPU kernels for J₀, J₁, Y₀, Y₁ 
 x < −2.09) evaluate Cephes' denominators without their leading coefficient 1 (Cephes'
 ``p1evl``), which makes them off by up to 2·10⁻⁵ (relative) in places, e.g. J₀(4.9) and
 Y₁ near 3; teachgrad keeps the 1 and is within about 10⁻¹⁵ of the true values (absolute,
-near the zeros of the oscillating functions; relative elsewhere).
+near the zeros of the oscillating functions; relative elsewhere). And PyTorch's
+``modified_bessel_i0``/``i1`` give nan at ±inf and inf from |x| ≈ 709.8 on (its eˣ
+overflows first); teachgrad gives ±inf and the finite values, as ``torch.i0`` does.
 
 >>> import teachgrad as torch
 >>> torch.special.bessel_j0(torch.tensor([0., 1.]))

@@ -6,7 +6,9 @@ gives degree 2; a negative, nan or infinite n gives 0). The result dtype is the 
 dtype of x and n (integers become float32). The numbers come from
 :mod:`.numerics.orthogonal_polynomials`, computed in that dtype with PyTorch's recurrences.
 
-As in PyTorch they have no derivative (the result does not require grad).
+As in PyTorch they have no derivative (the result does not require grad). One
+difference: at x = nan PyTorch's Chebyshev, Laguerre and Legendre kernels return an
+uninitialised variable for n ≥ 2 (often inf); teachgrad returns nan.
 
 >>> import teachgrad as torch
 >>> x = torch.tensor([0.5, 2.0])
