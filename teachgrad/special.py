@@ -3,8 +3,13 @@
 Most are the functions of the top-level namespace under another name (``expit`` is
 ``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``, ``gammainc`` is
 ``igamma``); a few exist only here, as in PyTorch: ``erfcx``, ``ndtr``, ``ndtri``,
-``log_ndtr``, ``entr``, ``xlog1py``, ``i0e``, ``i1``, ``i1e``. Every one records its
-PyTorch ``grad_fn`` and can be differentiated.
+``log_ndtr``, ``entr``, ``xlog1py``, ``i0e``, ``i1``, ``i1e``, ``zeta``. Every one of
+these records its PyTorch ``grad_fn`` and can be differentiated (``zeta`` in its second
+argument only, as in PyTorch).
+
+The Bessel and Airy functions (``bessel_j0`` ... ``airy_ai``) and the orthogonal
+polynomials (``chebyshev_polynomial_t`` ... ``legendre_polynomial_p``) have, as in
+PyTorch, no derivative: their results do not require grad.
 
 >>> import teachgrad as torch
 >>> torch.special.expit(torch.tensor([0.]))
@@ -20,9 +25,37 @@ arguments, where every method loses digits to cancellation).
 
 from .ops.activation import log_softmax, softmax
 from .ops.bessel import i0, i0e, i1, i1e
+from .ops.bessel_functions import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+)
 from .ops.elementary import logit, sinc
 from .ops.gamma import digamma, lgamma, mvlgamma, polygamma
 from .ops.incomplete_gamma import gammainc, gammaincc
+from .ops.orthogonal_polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 from .ops.pointwise import exp2, expm1, log1p, round, sigmoid  # noqa: A004 - PyTorch's name
 from .ops.reduce import logsumexp
 from .ops.special import (
@@ -37,6 +70,7 @@ from .ops.special import (
     xlog1py,
     xlogy,
 )
+from .ops.zeta import zeta
 
 expit = sigmoid  # the logistic function's name in SciPy
 gammaln = lgamma
@@ -48,5 +82,16 @@ __all__ = [
     "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi",
     "polygamma", "multigammaln", "log1p", "expm1", "exp2", "logsumexp", "softmax",
     "log_softmax", "xlogy", "xlog1py", "sinc", "entr", "ndtr", "ndtri", "log_ndtr", "i0",
-    "i0e", "i1", "i1e", "round", "gammainc", "gammaincc",
+    "i0e", "i1", "i1e", "round", "gammainc", "gammaincc", "zeta",
+    # Bessel and Airy functions (no derivative, as in PyTorch)
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+    "airy_ai",
+    # orthogonal polynomials (no derivative, as in PyTorch)
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p",
 ]

@@ -4,13 +4,20 @@ NumPy has no error function, no gamma function and no Bessel functions (and SciP
 dependency), so these modules compute them, vectorised: each region of the input gets its
 own formula, applied to all of that region's elements at once.
 
-==========  ================================================================================
-erf         erf, erfc, erfcx (rational approximations), erfinv and ndtri (Newton's method)
-gamma       Hurwitz zeta, lgamma, digamma, polygamma (series, recurrences, reflection)
-bessel      i0, i0e, i1, i1e (power series and asymptotic expansions)
-==========  ================================================================================
+======================  ====================================================================
+erf                     erf, erfc, erfcx (rational approximations), erfinv and ndtri (Newton)
+gamma                   Hurwitz zeta, lgamma, digamma, polygamma (series, recurrences,
+                        reflection)
+zeta                    torch.special.zeta: gamma's zeta with PyTorch's special cases
+bessel                  i0, i0e, i1, i1e (power series and asymptotic expansions)
+bessel_jy               J₀, J₁, Y₀, Y₁, spherical j₀ (Cephes' rational approximations)
+bessel_k                K₀, K₁, eˣK₀, eˣK₁ (Cephes' Chebyshev series)
+airy                    Ai (Cephes: asymptotic forms and the Maclaurin series)
+orthogonal_polynomials  Chebyshev, Hermite, Laguerre, Legendre (PyTorch's recurrences)
+======================  ====================================================================
 
-Everything is computed in float64; :func:`in_float64` wraps a kernel so a float32 or
+Everything is computed in float64 (except the orthogonal polynomials, which follow
+PyTorch's arithmetic in the input's dtype); :func:`in_float64` wraps a kernel so a float32 or
 float16 input gets a float64 result rounded to its own dtype (so float32 results are the
 correctly rounded value, or one ulp away).
 """
