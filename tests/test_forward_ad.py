@@ -379,6 +379,21 @@ def test_view_of_a_dual_changed_in_place_changes_the_base_tangent():
         assert fwAD.unpack_dual(dual).tangent.tolist() == [3.0, 3.0, 1.0, 1.0]
 
 
+def test_shape_changing_in_place_methods_reshape_the_tangent_too():
+    # x.t_() / unsqueeze_ / squeeze_ / transpose_ make x a new view of its memory: its
+    # tangent must become the same view of the tangent (the tangent of t_ is tᵀ).
+    t = teachgrad.arange(6.0).reshape(2, 3)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(teachgrad.ones(2, 3), t)
+        x.t_()
+        assert fwAD.unpack_dual(x).tangent.tolist() == t.t().tolist()
+        x.unsqueeze_(0)
+        assert fwAD.unpack_dual(x).tangent.shape == (1, 3, 2)
+        x.squeeze_(0).transpose_(0, 1)
+        assert fwAD.unpack_dual(x).tangent.tolist() == t.tolist()
+        assert fwAD.unpack_dual(x * 2).tangent.tolist() == (2 * t).tolist()
+
+
 def test_optimizer_step_inside_a_level_still_works():
     p = teachgrad.nn.Parameter(teachgrad.ones(2))
     opt = teachgrad.optim.SGD([p], lr=0.1)

@@ -29,9 +29,12 @@ __all__: list[str] = []
 # Same values, new shape
 # ----------------------------------------------------------------------------------------
 def _alias(self: Tensor) -> Tensor:
-    """A second handle on ``self`` (same memory, history, version counter and base)."""
+    """A second handle on ``self`` (same memory, history, version counter, base and
+    forward-AD tangent)."""
     alias = _make(self._data, self._requires_grad, self._grad_fn)
     alias._output_nr, alias._vc, alias._base = self._output_nr, self._vc, self._base
+    if self._extra is not None and "tangent" in self._extra:
+        alias._extras()["tangent"] = self._extra["tangent"]
     return alias
 
 
@@ -42,6 +45,9 @@ def reshape_in_place(self: Tensor, view_op, *args) -> Tensor:
     fn = result._grad_fn
     self._data = result._data
     self._vc[0] += 1
+    if result._extra is not None and "tangent" in result._extra:
+        # Forward AD: the tangent takes the same new shape (the view op made it).
+        self._extras()["tangent"] = result._extra["tangent"]
     if fn is not None:
         fn.__class__ = inplace_twin(type(fn))
         fn.view_version = self._vc[0]  # (if self is a view: it is not stale, it is new)
