@@ -394,6 +394,38 @@ def test_shape_changing_in_place_methods_reshape_the_tangent_too():
         assert fwAD.unpack_dual(x * 2).tangent.tolist() == (2 * t).tolist()
 
 
+def test_logcumsumexp_tangent_and_its_gradient():
+    # The double backward trick gave NaN here (the backward takes log|grad|, which has no
+    # derivative at grad = 0); the direct formula must match finite differences, and its
+    # gradient (reverse over forward) the gradient of the finite-difference tangent.
+    rng = np.random.default_rng(3)
+    a, t = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    x = teachgrad.tensor(a, requires_grad=True)
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(fwAD.make_dual(x, teachgrad.tensor(t)).logcumsumexp(0)).tangent
+    eps = 1e-6
+
+    def lcse(step):
+        return teachgrad.tensor(a + step * t).logcumsumexp(0).numpy()
+
+    np.testing.assert_allclose(tangent.detach().numpy(), (lcse(eps) - lcse(-eps)) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+    (g,) = teachgrad.autograd.grad(tangent.sum(), x)
+    expected = np.zeros_like(a)  # (differencing the tangent itself)
+    for idx in np.ndindex(a.shape):
+        bump = np.zeros_like(a)
+        bump[idx] = 1e-5
+        with fwAD.dual_level():
+            up, down = (fwAD.unpack_dual(fwAD.make_dual(teachgrad.tensor(a + s * bump),
+                                                        teachgrad.tensor(t)).logcumsumexp(0))
+                        .tangent.sum().item() for s in (1, -1))
+        expected[idx] = (up - down) / 2e-5
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-5, atol=1e-7)
+    with fwAD.dual_level():  # all −inf so far: zero tangent, as PyTorch
+        edge = fwAD.make_dual(teachgrad.tensor([-np.inf, 0.0, 0.0]), teachgrad.ones(3))
+        assert fwAD.unpack_dual(edge.logcumsumexp(0)).tangent.tolist() == [0.0, 1.0, 1.0]
+
+
 def test_optimizer_step_inside_a_level_still_works():
     p = teachgrad.nn.Parameter(teachgrad.ones(2))
     opt = teachgrad.optim.SGD([p], lr=0.1)

@@ -4,7 +4,9 @@ Forward AD gets every op's tangent from the op's backward formula, by the double
 backward trick (:mod:`teachgrad.autograd.forward_ad`). That is exact and needs nothing
 per op, but it runs two small backward passes for every op (about 1.5 ms for a 2x2
 ``a * b``). For the handful of ops below the tangent is written directly, with the rules
-of calculus a student knows (``d(a·b) = da·b + a·db``), about twenty times faster.
+of calculus a student knows (``d(a·b) = da·b + a·db``), about twenty times faster. One op
+(``logcumsumexp``) needs its rule: its backward cannot be differentiated where the trick
+asks (see the rule).
 
 A rule gets the op's class, its inputs (tensors or numbers), its output, the inputs'
 tangents (None where an input has none) and the op's keyword parameters, and returns
@@ -17,6 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from .._tensor import _make
 from ..ops import linalg, pointwise, reduce
 
 #: op class -> rule(cls, inputs, output, tangents, params) -> tangent of the output
@@ -104,3 +109,20 @@ _DERIVATIVES = {
 @rule(*_DERIVATIVES)
 def _chain_rule(cls, inputs, output, tangents, params):
     return tangents[0] * _DERIVATIVES[cls](inputs[0], output)
+
+
+# --- rules the double backward trick cannot give -----------------------------------------
+@rule(reduce.LogcumsumexpBackward0)
+def _logcumsumexp(cls, inputs, output, tangents, params):
+    # d outₖ = Σ_{i≤k} dtᵢ·exp(aᵢ − outₖ): a running softmax applied to the tangent. (The
+    # trick cannot give it: the backward works with log|grad|, which has no derivative at
+    # the zero grad the trick differentiates at.) m, a constant per slice, keeps exp in
+    # range; a slice that is all −inf so far has a zero tangent, as in PyTorch.
+    a, dim, tangent = inputs[0], params["dim"], tangents[0]
+    if a._data.ndim == 0:
+        return tangent.clone()
+    m = np.amax(a._data, axis=dim, keepdims=True)
+    m = _make(np.where(np.isfinite(m), m, 0).astype(a._data.dtype))
+    empty = _make(np.isneginf(output._data))
+    running = (tangent * (a - m).exp()).cumsum(dim) * (m - output.masked_fill(empty, 0.0)).exp()
+    return running.masked_fill(empty, 0.0)
