@@ -444,6 +444,22 @@ def test_tangents_are_computed_under_no_grad():
         assert fwAD.unpack_dual(out).tangent.tolist() == [1.0, 0.0]
 
 
+def test_inference_mode_switches_forward_ad_off_as_in_pytorch():
+    # torch 2.13: inside inference_mode ops carry no tangent, make_dual makes none, an
+    # in-place op leaves the tangent as it was, and unpack_dual sees none.
+    with fwAD.dual_level():
+        x = fwAD.make_dual(teachgrad.ones(3), teachgrad.ones(3))
+        with teachgrad.inference_mode():
+            y = x * 3
+            assert fwAD.unpack_dual(x).tangent is None
+            x.mul_(2)
+            w = fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2))
+        assert fwAD.unpack_dual(y).tangent is None
+        assert fwAD.unpack_dual(w).tangent is None
+        assert fwAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0, 1.0]
+        assert fwAD.unpack_dual(x * 3).tangent.tolist() == [3.0, 3.0, 3.0]
+
+
 def test_outputs_without_a_derivative_get_zero_or_no_tangent():
     with fwAD.dual_level():
         dual = fwAD.make_dual(teachgrad.tensor([1.5, -2.0]), teachgrad.ones(2))

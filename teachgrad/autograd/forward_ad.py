@@ -169,7 +169,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"the same level {state.level} is not supported."
         )
     dual = _alias(tensor)
-    _set_tangent(dual, tangent)
+    if not _grad_state.inference:  # (inference_mode switches forward AD off: no tangent)
+        _set_tangent(dual, tangent)
     return dual
 
 
