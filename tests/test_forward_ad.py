@@ -267,6 +267,13 @@ ERRORS = [
     (lambda x, t: fwAD.make_dual(fwAD.make_dual(x, t), t), RuntimeError,
      "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
      "same level 0 is not supported."),
+    (lambda x, t: fwAD.make_dual(x, fwAD.make_dual(t, t)), RuntimeError,
+     "Setting a forward grad that itself has a forward gradient at the same level0 is not "
+     "supported."),
+    (lambda x, t: fwAD.make_dual(x, fwAD.make_dual(teachgrad.ones(3), t[:1].expand(3))),
+     RuntimeError, "Setting a forward grad that itself has a forward gradient"),
+    (lambda x, t: fwAD.make_dual(fwAD.make_dual(x, t), teachgrad.ones(3)), RuntimeError,
+     "Making a dual Tensor based on a Tensor that already has a forward gradient"),
     (lambda x, t: fwAD.unpack_dual(x.max(0)), TypeError,
      "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "),
     (lambda x, t: fwAD.make_dual(x, t) // 2, NotImplementedError,

@@ -162,12 +162,17 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
         )
-    _check_size(tensor, tangent)
-    if own_tangent(tensor) is not None:
+    if tangent_of(tensor) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at "
             f"the same level {state.level} is not supported."
         )
+    if tangent_of(tangent) is not None:  # (one level: a tangent has no tangent of its own)
+        raise RuntimeError(
+            "Setting a forward grad that itself has a forward gradient at the same "
+            f"level{state.level} is not supported."  # (sic: PyTorch's words)
+        )
+    _check_size(tensor, tangent)
     dual = _alias(tensor)
     if not _grad_state.inference:  # (inference_mode switches forward AD off: no tangent)
         _set_tangent(dual, tangent)
