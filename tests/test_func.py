@@ -255,6 +255,27 @@ def test_hessian_vector_product_as_jvp_of_grad():
     assert hv.tolist() == [5.0, -11.0]
 
 
+def test_nested_forward_mode_through_logcumsumexp_is_the_hessian():
+    # jvp inside jvp (and jacfwd(jacfwd)) runs the inner jvp by the double backward trick,
+    # through logcumsumexp's log-space backward: it gave NaN. Expected: vᵀ·H·y, with the
+    # Hessian by finite differences of the (exact) gradient.
+    rng = np.random.default_rng(9)
+    x, v, y = (rng.standard_normal(3) for _ in range(3))
+
+    def f(z):
+        return z.logcumsumexp(0).sum()
+
+    eps = 1e-6
+    H = np.stack([(grad(f)(teachgrad.tensor(x + eps * e)).numpy()
+                   - grad(f)(teachgrad.tensor(x - eps * e)).numpy()) / (2 * eps)
+                  for e in np.eye(3)])
+    _, second = jvp(lambda z: jvp(f, (z,), (teachgrad.tensor(v),))[1],
+                    (teachgrad.tensor(x),), (teachgrad.tensor(y),))
+    assert second.item() == pytest.approx(y @ H @ v, rel=1e-6)
+    np.testing.assert_allclose(jacfwd(jacfwd(f))(teachgrad.tensor(x)).numpy(), H,
+                               rtol=1e-6, atol=1e-8)
+
+
 # ----------------------------------------------------------------------------------------
 # vmap
 # ----------------------------------------------------------------------------------------

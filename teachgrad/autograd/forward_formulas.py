@@ -114,15 +114,18 @@ def _chain_rule(cls, inputs, output, tangents, params):
 # --- rules the double backward trick cannot give -----------------------------------------
 @rule(reduce.LogcumsumexpBackward0)
 def _logcumsumexp(cls, inputs, output, tangents, params):
-    # d outₖ = Σ_{i≤k} dtᵢ·exp(aᵢ − outₖ): a running softmax applied to the tangent. (The
-    # trick cannot give it: the backward works with log|grad|, which has no derivative at
-    # the zero grad the trick differentiates at.) m, a constant per slice, keeps exp in
-    # range; a slice that is all −inf so far has a zero tangent, as in PyTorch.
+    # d outₖ = Σ_{i≤k} dtᵢ·exp(aᵢ − outₖ) = exp(m − outₖ)·Σ_{i≤k} dtᵢ·exp(aᵢ − m): a running
+    # softmax applied to the tangent. (The trick cannot give it: the backward works with
+    # log|grad|, which has no derivative at the zero grad the trick differentiates at.)
+    # m, the slice's max (a constant), keeps exp(aᵢ − m) ≤ 1. Where outₖ lies more than
+    # 700 below m (all −inf so far, or terms that exp cannot hold) the tangent is 0, as
+    # PyTorch's formula also gives (its cut-off is tighter: a running sum below 1e-13).
     a, dim, tangent = inputs[0], params["dim"], tangents[0]
     if a._data.ndim == 0:
         return tangent.clone()
     m = np.amax(a._data, axis=dim, keepdims=True)
     m = _make(np.where(np.isfinite(m), m, 0).astype(a._data.dtype))
-    empty = _make(np.isneginf(output._data))
-    running = (tangent * (a - m).exp()).cumsum(dim) * (m - output.masked_fill(empty, 0.0)).exp()
-    return running.masked_fill(empty, 0.0)
+    gap = m - output
+    far = _make(~(gap._data <= 700))  # (NaN-safe: −inf outputs give gap = +inf)
+    scale = gap.masked_fill(far, 0.0).exp()
+    return ((tangent * (a - m).exp()).cumsum(dim) * scale).masked_fill(far, 0.0)

@@ -364,15 +364,17 @@ def _jvp_double_backward(func, p_leaves, t_leaves, p_spec, has_aux, api):
     """``J·v`` inside an enclosing forward-AD level, where forward AD cannot nest.
 
     ``u ↦ uᵀ·J`` is linear in ``u``; differentiating ``(uᵀ·J)·v`` with respect to ``u``
-    gives ``J·v``. Everything is recorded (create_graph), so the enclosing transform's
-    tangents flow through it.
+    gives ``J·v``, the same at every ``u``. Everything is recorded (create_graph), so the
+    enclosing transform's tangents flow through it.
     """
     with enable_grad():
         tracked = [_track(p) for p in p_leaves]
         output, aux = _split_aux(func(*tree_unflatten(tracked, p_spec)), has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
-        us = [_make(np.zeros_like(o._data), True) for o in out_leaves]
+        # u = 1, not 0: a backward that works in log space (logcumsumexp's log|u|) has no
+        # derivative at u = 0, and the enclosing level differentiates this one again.
+        us = [_make(np.ones_like(o._data), True) for o in out_leaves]
         vjps = _grads(out_leaves, tracked, us, create_graph=True)
         h = None
         for g, t in zip(vjps, t_leaves):
