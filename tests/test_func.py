@@ -135,6 +135,36 @@ def test_vjp_errors():
         vjp_fn(t(1.0, 2.0, 3.0))
 
 
+@pytest.mark.parametrize("call, message", [
+    # PyTorch 2.13's sentences: jacrev is built on vjp and speaks as it; an integer or
+    # bool output has no gradient, and a non-tensor aux is refused by every transform.
+    (lambda: vjp(lambda x: (x * 2, (x > 0).long()), t(1.0)),
+     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+     "with dtype teachgrad.int64"),
+    (lambda: jacrev(lambda x: x > 0)(t(1.0)),
+     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+     "with dtype teachgrad.bool"),
+    (lambda: jacrev(lambda x: (x, 2.0))(t(1.0)),
+     "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type "
+     "<class 'float'>"),
+    (lambda: jacrev(lambda x: x, has_aux=True)(t(1.0)),
+     "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is "
+     "True"),
+    (lambda: jacrev(lambda x: (x, 2.0), has_aux=True)(t(1.0)),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: vjp(lambda x: (x, [x, 2.0]), t(1.0), has_aux=True),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: jvp(lambda x: (x, 2.0), (t(1.0),), (t(1.0),), has_aux=True),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: jacfwd(lambda x: (x, 2.0), has_aux=True)(t(1.0)),
+     "Expected tensors, got unsupported type <class 'float'>"),
+])
+def test_reverse_mode_output_and_aux_errors(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
 def test_jvp_by_forward_mode():
     out, tangent = jvp(lambda x, y: x * y.exp(), (t(2.0), t(0.0)), (t(1.0), t(3.0)))
     # d(x·eʸ) = eʸ dx + x eʸ dy = 1 + 2·3

@@ -82,6 +82,9 @@ def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
         raise RuntimeError(
             f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for a in tree_flatten(output[1])[0]:
+        if not isinstance(a, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
     return output
 
 
@@ -90,6 +93,16 @@ def _ensure_tensors(leaves: list, api: str, what: str) -> None:
         if not isinstance(x, Tensor):
             raise RuntimeError(
                 f"{api}: expected {what} to return only tensors, got unsupported type {type(x)}"
+            )
+
+
+def _ensure_floating(leaves: list) -> None:
+    """The reverse-mode transforms need outputs that can have a gradient (PyTorch's check)."""
+    for x in leaves:
+        if x._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                f"Tensor with dtype {x.dtype}"
             )
 
 
@@ -170,9 +183,6 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
         grads = [_plain(g, keep) for g in grads]
         value = _plain(output, keep)
         if has_aux:
-            for a in tree_flatten(aux)[0]:
-                if not isinstance(a, Tensor):
-                    raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
             value = (value, tree_map(lambda a: _plain(a, keep), aux))
         return tracked.structure(grads), value
 
@@ -220,6 +230,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         output, aux = _split_aux(func(*tree_unflatten(tracked, spec)), has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
+        _ensure_floating(out_leaves)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None):
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -263,12 +274,13 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any):
-        api = "jacrev(f, ...)(*args)"
+        api = "vjp(f, *primals)"  # (PyTorch's jacrev is built on vjp and speaks as it)
         with enable_grad():
             tracked = _Tracked(args, argnums)
             output, aux = _split_aux(func(*tracked.args, **kwargs), has_aux, api)
             out_leaves, out_spec = tree_flatten(output)
-            _ensure_tensors(out_leaves, api, "f(*args)")
+            _ensure_tensors(out_leaves, api, "f(*primals)")
+            _ensure_floating(out_leaves)
             keep = tracked.nested
             blocks = [_jacobian_rows(o, tracked.leaves, keep) for o in out_leaves]
         result = tree_unflatten([tracked.structure(b) for b in blocks], out_spec)
