@@ -531,6 +531,37 @@ def test_custom_function_without_jvp_or_with_a_wrong_one_raises():
         assert _NoJvp.apply(teachgrad.ones(2)).tolist() == [2.0, 2.0]  # no tangent: fine
 
 
+class _TensorAndCount(teachgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, 5
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return grad * 2
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 2, None  # one per output, the number's included (PyTorch's rule)
+
+
+class _TensorAndCountOneTangent(_TensorAndCount):
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 2
+
+
+def test_custom_function_jvp_gives_one_tangent_per_output_even_a_number():
+    with fwAD.dual_level():
+        out, count = _TensorAndCount.apply(fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2)))
+        assert fwAD.unpack_dual(out).tangent.tolist() == [2.0, 2.0] and count == 5
+        with pytest.raises(RuntimeError, match=r"invalid number of forward gradients "
+                           r"\(expected 2 but got 1\)"):
+            _TensorAndCountOneTangent.apply(
+                fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2))
+            )
+
+
 # ----------------------------------------------------------------------------------------
 # Tangents and backward: Hessian-vector products both ways, and higher orders
 # ----------------------------------------------------------------------------------------

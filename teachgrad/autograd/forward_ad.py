@@ -597,15 +597,14 @@ def function_jvp(cls: type, ctx: Any, args: tuple, outputs: Any) -> None:
         ctx._in_jvp = False
         state.busy = False
     results = result if type(result) is tuple else (result,)
-    single = not isinstance(outputs, tuple)
-    tensor_outputs = [o for o in ((outputs,) if single else outputs) if isinstance(o, Tensor)]
-    if len(results) != len(tensor_outputs):
+    all_outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    if len(results) != len(all_outputs):  # (one per output, tensor or not: PyTorch's count)
         raise RuntimeError(
             "Function's jvp returned an invalid number of forward gradients (expected "
-            f"{len(tensor_outputs)} but got {len(results)})"
+            f"{len(all_outputs)} but got {len(results)})"
         )
-    for out, tangent in zip(tensor_outputs, results):
-        if tangent is None or out._data.dtype.kind != "f":
+    for out, tangent in zip(all_outputs, results):
+        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind != "f":
             continue
         if not isinstance(tangent, Tensor):
             raise TypeError(f"jvp must return Tensors or None, not {_type_name(tangent)}")
