@@ -433,6 +433,22 @@ def test_logcumsumexp_tangent_and_its_gradient():
         assert fwAD.unpack_dual(edge.logcumsumexp(0)).tangent.tolist() == [0.0, 1.0, 1.0]
 
 
+def test_fill_diagonal_zeroes_the_diagonal_of_the_tangent():
+    # The diagonal is a hand-made view: it wrote a zero tangent onto the tensor the dual
+    # was made from and left the dual's own tangent unchanged. By hand: the tangent loses
+    # its diagonal, and the original tensor stays without one (as in PyTorch).
+    x = teachgrad.ones(3, 3)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, teachgrad.arange(9.0).reshape(3, 3))
+        dual.fill_diagonal_(2.0)
+        assert fwAD.unpack_dual(dual).tangent.tolist() == [
+            [0.0, 1.0, 2.0], [3.0, 0.0, 5.0], [6.0, 7.0, 0.0]
+        ]
+        assert fwAD.unpack_dual(x).tangent is None
+        dual[1:].fill_diagonal_(0.0)  # through a view: its part of the tangent
+        assert fwAD.unpack_dual(dual).tangent[1:].tolist() == [[0.0, 0.0, 5.0], [6.0, 0.0, 0.0]]
+
+
 def test_optimizer_step_inside_a_level_still_works():
     p = teachgrad.nn.Parameter(teachgrad.ones(2))
     opt = teachgrad.optim.SGD([p], lr=0.1)

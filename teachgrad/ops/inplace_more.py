@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from . import pointwise, shape
 from .inplace import inplace_method, inplace_twin, write_into
@@ -256,10 +257,27 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     if _grad_state.enabled and self._requires_grad:
         self._check_inplace()
         refresh_view(diagonal)
+    if _dual.level is not None:  # forward AD: the diagonal's tangent is a view of self's
+        _give_diagonal_tangent(diagonal, self, wrap)
     diagonal.fill_(fill_value)
     if self._base is not None and diagonal._base._grad_fn is not None and self._requires_grad:
         refresh_view(self)  # self is a view itself: read its new history from the base
     return self
+
+
+def _give_diagonal_tangent(diagonal: Tensor, self: Tensor, wrap: bool) -> None:
+    """``diagonal`` is made by hand, not by a view op, so it would look for its tangent in
+    the root base only (a dual tensor is a view of the tensor it was made from, whose
+    tangent is its own): give it the diagonal of ``self``'s tangent, as a view of it."""
+    from ..autograd import forward_ad
+
+    tangent = forward_ad.tangent_of(self)
+    if tangent is None:
+        return
+    view = _make(_diagonal_array(tangent._data, wrap))
+    view._vc = tangent._vc
+    view._base = tangent._base if tangent._base is not None else tangent
+    forward_ad._set_tangent(diagonal, view)
 
 
 Tensor.fill_diagonal_ = fill_diagonal_
