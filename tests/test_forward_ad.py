@@ -449,6 +449,20 @@ def test_fill_diagonal_zeroes_the_diagonal_of_the_tangent():
         assert fwAD.unpack_dual(dual).tangent[1:].tolist() == [[0.0, 0.0, 5.0], [6.0, 0.0, 0.0]]
 
 
+def test_in_place_op_on_a_sum_leaves_the_summands_tangent_alone():
+    # a + b with only b dual gave the output b's very tangent: clamp_ on the output then
+    # wrote into b's tangent, and every later use of b was wrong.
+    with fwAD.dual_level():
+        b = fwAD.make_dual(teachgrad.tensor([0.5, 2.0]), teachgrad.tensor([1.0, 1.0]))
+        out = teachgrad.tensor([0.0, 0.0]) + b
+        out.clamp_(-1.0, 1.0)  # d clamp = 1 inside, 0 where clipped
+        assert fwAD.unpack_dual(out).tangent.tolist() == [1.0, 0.0]
+        assert fwAD.unpack_dual(b).tangent.tolist() == [1.0, 1.0]
+        out = b - teachgrad.tensor(1.0)
+        out.mul_(0.0)
+        assert fwAD.unpack_dual(b * 3).tangent.tolist() == [3.0, 3.0]
+
+
 def test_optimizer_step_inside_a_level_still_works():
     p = teachgrad.nn.Parameter(teachgrad.ones(2))
     opt = teachgrad.optim.SGD([p], lr=0.1)

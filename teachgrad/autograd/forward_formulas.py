@@ -70,7 +70,10 @@ def _add_or_sub(cls, inputs, output, tangents, params):
         tb = tb * alpha if alpha != 1 else tb
         if cls is pointwise.SubBackward0:
             tb = -tb
-    return _full(_sum(ta, tb), output)
+    tangent = _full(_sum(ta, tb), output)
+    # With one tangent, that is the input's very tangent: copy it, or an in-place op on
+    # the output (which writes into its tangent) would change the input's tangent too.
+    return tangent.clone() if tangent is ta or tangent is tb else tangent
 
 
 # --- products and quotients --------------------------------------------------------------
