@@ -344,6 +344,28 @@ def test_vmap_of_grad_gives_per_sample_gradients():
     assert per_sample.tolist() == [[-2.0, -4.0], [-12.0, -20.0]]
 
 
+def test_jacfwd_randomness_as_pytorch():
+    # PyTorch's jacfwd is one vmapped pass: 'error' refuses a random op, 'same' uses one
+    # draw for every column. teachgrad runs a pass per column; it ignored the flag, so
+    # each column of a dropout's Jacobian came from a different mask.
+    x = teachgrad.ones(8)
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness "
+                       "error mode"):
+        jacfwd(lambda v: teachgrad.nn.functional.dropout(v, 0.5))(x)
+
+    def dropout_and_output(v):
+        out = teachgrad.nn.functional.dropout(v, 0.5)
+        return out, out
+
+    teachgrad.manual_seed(3)
+    for _ in range(3):
+        jac, out = jacfwd(dropout_and_output, has_aux=True, randomness="same")(x)
+        # d(mask·v/0.5)/dv = diag(2·mask), and the output at v = 1 is 2·mask: one mask
+        np.testing.assert_array_equal(jac.numpy(), np.diag(out.numpy()))
+    assert jacfwd(lambda v: v.sin())(x).diagonal().tolist() == pytest.approx(
+        [np.cos(1.0)] * 8)  # (no random op: 'error' says nothing)
+
+
 def test_vmap_randomness():
     x = teachgrad.zeros(3)
     with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness "

@@ -24,12 +24,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import _random
 from .._tensor import Tensor, _make
 from ..autograd import engine, forward_ad
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import state as _grad_state
 from ._pytree import tree_flatten, tree_map, tree_unflatten
+from ._vmap import RANDOM_IN_ERROR_MODE, _changed
 
 
 # ----------------------------------------------------------------------------------------
@@ -442,14 +444,21 @@ def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = F
 
         columns: list[list] = [[] for _ in flat]  # per input: one output tangent per element
         output = aux = None
+        # One pass per column; PyTorch runs them as one vmapped pass, so its randomness
+        # rule holds: 'error' refuses random ops, 'same' draws the same numbers each pass.
+        rng_state = _random.default_generator.get_state() if randomness != "different" else None
         for j, x in enumerate(flat):
             for k in range(x._data.size):
+                if randomness == "same":
+                    _random.default_generator.set_state(rng_state)
                 tangents = [_make(np.zeros_like(y._data)) for y in flat]
                 onehot = np.zeros(x._data.size, dtype=x._data.dtype)
                 onehot[k] = 1
                 tangents[j] = _make(onehot.reshape(x._data.shape))
                 result = jvp(on_flat, tuple(flat), tuple(tangents), has_aux=has_aux)
                 if output is None:
+                    if randomness == "error" and _changed(rng_state):
+                        raise RuntimeError(RANDOM_IN_ERROR_MODE)
                     output = result[0]
                     aux = result[2] if has_aux else None
                 columns[j].append(tree_flatten(result[1])[0])
