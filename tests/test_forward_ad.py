@@ -278,6 +278,12 @@ ERRORS = [
      "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "),
     (lambda x, t: fwAD.make_dual(x, t) // 2, NotImplementedError,
      "Trying to use forward AD with aten::floor_divide that does not support it."),
+    (lambda x, t: teachgrad.nn.functional.ctc_loss(
+        fwAD.make_dual(x, t).reshape(2, 1, 1).expand(2, 1, 2).log_softmax(2),
+        teachgrad.tensor([[1]]), teachgrad.tensor([2]), teachgrad.tensor([1])),
+     NotImplementedError,
+     "Trying to use forward AD with _ctc_loss that does not support it because it has not "
+     "been implemented yet."),
     (lambda x, t: fwAD.exit_dual_level(level=3), RuntimeError,
      "Trying to exit a forward AD level that was not the last one that was created. This is "
      "not supported."),

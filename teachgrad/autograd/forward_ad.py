@@ -429,24 +429,39 @@ def _jvps(cls, local, wrt: list, differentiable: bool) -> tuple[list, list]:
             [outputs[i] for i in positions], [x for x, _ in wrt], us,
             create_graph=True, allow_unused=True,
         )
+        h = None
+        for vjp, (_, tangent) in zip(vjps, wrt):
+            if vjp is not None:
+                term = (vjp * tangent).sum()
+                h = term if h is None else h + term
+        if h is None or not h._requires_grad:
+            return [None] * len(positions), positions
+        jvps = engine.grad([h], us, create_graph=differentiable, allow_unused=True)
     except RuntimeError as error:
-        # An op PyTorch cannot differentiate (//, heaviside) refuses in its backward, with
-        # "derivative for aten::floor_divide is not implemented": say it PyTorch's way.
-        refused = re.match(r"derivative for (\S+) is not implemented", str(error))
-        if refused is None:
-            raise
-        raise NotImplementedError(
-            f"Trying to use forward AD with {refused.group(1)} that does not support it."
-        ) from None
-    h = None
-    for vjp, (_, tangent) in zip(vjps, wrt):
-        if vjp is not None:
-            term = (vjp * tangent).sum()
-            h = term if h is None else h + term
-    if h is None or not h._requires_grad:
-        return [None] * len(positions), positions
-    jvps = engine.grad([h], us, create_graph=differentiable, allow_unused=True)
+        raise _refusal(error) from None
     return list(jvps), positions
+
+
+def _refusal(error: RuntimeError) -> Exception:
+    """PyTorch's words for an op whose JVP the trick cannot get from its backward."""
+    message = str(error)
+    # An op PyTorch cannot differentiate (//, heaviside) refuses in its backward, with
+    # "derivative for aten::floor_divide is not implemented".
+    refused = re.match(r"derivative for (\S+) is not implemented", message)
+    if refused is not None:
+        return NotImplementedError(
+            f"Trying to use forward AD with {refused.group(1)} that does not support it."
+        )
+    # An op whose gradient has no derivative of its own (ctc_loss) refuses in its
+    # backward's backward: "the derivative for '_ctc_loss_backward' is not implemented."
+    refused = re.match(r"the derivative for '(\S+?)(_backward)?' is not implemented", message)
+    if refused is not None:
+        return NotImplementedError(
+            f"Trying to use forward AD with {refused.group(1)} that does not support it "
+            "because it has not been implemented yet.\nHint: its gradient can be computed "
+            "once, but forward AD needs the derivative of that gradient too."
+        )
+    return error
 
 
 # ----------------------------------------------------------------------------------------
