@@ -267,10 +267,23 @@ ERRORS = [
     (lambda x, t: fwAD.make_dual(fwAD.make_dual(x, t), t), RuntimeError,
      "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
      "same level 0 is not supported."),
+    (lambda x, t: fwAD.make_dual(x, fwAD.make_dual(t, t)), RuntimeError,
+     "Setting a forward grad that itself has a forward gradient at the same level0 is not "
+     "supported."),
+    (lambda x, t: fwAD.make_dual(x, fwAD.make_dual(teachgrad.ones(3), t[:1].expand(3))),
+     RuntimeError, "Setting a forward grad that itself has a forward gradient"),
+    (lambda x, t: fwAD.make_dual(fwAD.make_dual(x, t), teachgrad.ones(3)), RuntimeError,
+     "Making a dual Tensor based on a Tensor that already has a forward gradient"),
     (lambda x, t: fwAD.unpack_dual(x.max(0)), TypeError,
      "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "),
     (lambda x, t: fwAD.make_dual(x, t) // 2, NotImplementedError,
      "Trying to use forward AD with aten::floor_divide that does not support it."),
+    (lambda x, t: teachgrad.nn.functional.ctc_loss(
+        fwAD.make_dual(x, t).reshape(2, 1, 1).expand(2, 1, 2).log_softmax(2),
+        teachgrad.tensor([[1]]), teachgrad.tensor([2]), teachgrad.tensor([1])),
+     NotImplementedError,
+     "Trying to use forward AD with _ctc_loss that does not support it because it has not "
+     "been implemented yet."),
     (lambda x, t: fwAD.exit_dual_level(level=3), RuntimeError,
      "Trying to exit a forward AD level that was not the last one that was created. This is "
      "not supported."),
@@ -379,6 +392,83 @@ def test_view_of_a_dual_changed_in_place_changes_the_base_tangent():
         assert fwAD.unpack_dual(dual).tangent.tolist() == [3.0, 3.0, 1.0, 1.0]
 
 
+def test_shape_changing_in_place_methods_reshape_the_tangent_too():
+    # x.t_() / unsqueeze_ / squeeze_ / transpose_ make x a new view of its memory: its
+    # tangent must become the same view of the tangent (the tangent of t_ is tᵀ).
+    t = teachgrad.arange(6.0).reshape(2, 3)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(teachgrad.ones(2, 3), t)
+        x.t_()
+        assert fwAD.unpack_dual(x).tangent.tolist() == t.t().tolist()
+        x.unsqueeze_(0)
+        assert fwAD.unpack_dual(x).tangent.shape == (1, 3, 2)
+        x.squeeze_(0).transpose_(0, 1)
+        assert fwAD.unpack_dual(x).tangent.tolist() == t.tolist()
+        assert fwAD.unpack_dual(x * 2).tangent.tolist() == (2 * t).tolist()
+
+
+def test_logcumsumexp_tangent_and_its_gradient():
+    # The double backward trick gave NaN here (the backward takes log|grad|, which has no
+    # derivative at grad = 0); the direct formula must match finite differences, and its
+    # gradient (reverse over forward) the gradient of the finite-difference tangent.
+    rng = np.random.default_rng(3)
+    a, t = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    x = teachgrad.tensor(a, requires_grad=True)
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(fwAD.make_dual(x, teachgrad.tensor(t)).logcumsumexp(0)).tangent
+    eps = 1e-6
+
+    def lcse(step):
+        return teachgrad.tensor(a + step * t).logcumsumexp(0).numpy()
+
+    np.testing.assert_allclose(tangent.detach().numpy(), (lcse(eps) - lcse(-eps)) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+    (g,) = teachgrad.autograd.grad(tangent.sum(), x)
+    expected = np.zeros_like(a)  # (differencing the tangent itself)
+    for idx in np.ndindex(a.shape):
+        bump = np.zeros_like(a)
+        bump[idx] = 1e-5
+        with fwAD.dual_level():
+            up, down = (fwAD.unpack_dual(fwAD.make_dual(teachgrad.tensor(a + s * bump),
+                                                        teachgrad.tensor(t)).logcumsumexp(0))
+                        .tangent.sum().item() for s in (1, -1))
+        expected[idx] = (up - down) / 2e-5
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-5, atol=1e-7)
+    with fwAD.dual_level():  # all −inf so far: zero tangent, as PyTorch
+        edge = fwAD.make_dual(teachgrad.tensor([-np.inf, 0.0, 0.0]), teachgrad.ones(3))
+        assert fwAD.unpack_dual(edge.logcumsumexp(0)).tangent.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_fill_diagonal_zeroes_the_diagonal_of_the_tangent():
+    # The diagonal is a hand-made view: it wrote a zero tangent onto the tensor the dual
+    # was made from and left the dual's own tangent unchanged. By hand: the tangent loses
+    # its diagonal, and the original tensor stays without one (as in PyTorch).
+    x = teachgrad.ones(3, 3)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, teachgrad.arange(9.0).reshape(3, 3))
+        dual.fill_diagonal_(2.0)
+        assert fwAD.unpack_dual(dual).tangent.tolist() == [
+            [0.0, 1.0, 2.0], [3.0, 0.0, 5.0], [6.0, 7.0, 0.0]
+        ]
+        assert fwAD.unpack_dual(x).tangent is None
+        dual[1:].fill_diagonal_(0.0)  # through a view: its part of the tangent
+        assert fwAD.unpack_dual(dual).tangent[1:].tolist() == [[0.0, 0.0, 5.0], [6.0, 0.0, 0.0]]
+
+
+def test_in_place_op_on_a_sum_leaves_the_summands_tangent_alone():
+    # a + b with only b dual gave the output b's very tangent: clamp_ on the output then
+    # wrote into b's tangent, and every later use of b was wrong.
+    with fwAD.dual_level():
+        b = fwAD.make_dual(teachgrad.tensor([0.5, 2.0]), teachgrad.tensor([1.0, 1.0]))
+        out = teachgrad.tensor([0.0, 0.0]) + b
+        out.clamp_(-1.0, 1.0)  # d clamp = 1 inside, 0 where clipped
+        assert fwAD.unpack_dual(out).tangent.tolist() == [1.0, 0.0]
+        assert fwAD.unpack_dual(b).tangent.tolist() == [1.0, 1.0]
+        out = b - teachgrad.tensor(1.0)
+        out.mul_(0.0)
+        assert fwAD.unpack_dual(b * 3).tangent.tolist() == [3.0, 3.0]
+
+
 def test_optimizer_step_inside_a_level_still_works():
     p = teachgrad.nn.Parameter(teachgrad.ones(2))
     opt = teachgrad.optim.SGD([p], lr=0.1)
@@ -395,6 +485,22 @@ def test_tangents_are_computed_under_no_grad():
         out = fwAD.make_dual(teachgrad.tensor([1.0, 2.0]), teachgrad.tensor([1.0, 0.0])) * w
         assert out.grad_fn is None and not out.requires_grad
         assert fwAD.unpack_dual(out).tangent.tolist() == [1.0, 0.0]
+
+
+def test_inference_mode_switches_forward_ad_off_as_in_pytorch():
+    # torch 2.13: inside inference_mode ops carry no tangent, make_dual makes none, an
+    # in-place op leaves the tangent as it was, and unpack_dual sees none.
+    with fwAD.dual_level():
+        x = fwAD.make_dual(teachgrad.ones(3), teachgrad.ones(3))
+        with teachgrad.inference_mode():
+            y = x * 3
+            assert fwAD.unpack_dual(x).tangent is None
+            x.mul_(2)
+            w = fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2))
+        assert fwAD.unpack_dual(y).tangent is None
+        assert fwAD.unpack_dual(w).tangent is None
+        assert fwAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0, 1.0]
+        assert fwAD.unpack_dual(x * 3).tangent.tolist() == [3.0, 3.0, 3.0]
 
 
 def test_outputs_without_a_derivative_get_zero_or_no_tangent():
@@ -459,6 +565,37 @@ def test_custom_function_without_jvp_or_with_a_wrong_one_raises():
                            r"1 but got 2\)"):
             _TwoTangents.apply(dual)
         assert _NoJvp.apply(teachgrad.ones(2)).tolist() == [2.0, 2.0]  # no tangent: fine
+
+
+class _TensorAndCount(teachgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, 5
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return grad * 2
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 2, None  # one per output, the number's included (PyTorch's rule)
+
+
+class _TensorAndCountOneTangent(_TensorAndCount):
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 2
+
+
+def test_custom_function_jvp_gives_one_tangent_per_output_even_a_number():
+    with fwAD.dual_level():
+        out, count = _TensorAndCount.apply(fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2)))
+        assert fwAD.unpack_dual(out).tangent.tolist() == [2.0, 2.0] and count == 5
+        with pytest.raises(RuntimeError, match=r"invalid number of forward gradients "
+                           r"\(expected 2 but got 1\)"):
+            _TensorAndCountOneTangent.apply(
+                fwAD.make_dual(teachgrad.ones(2), teachgrad.ones(2))
+            )
 
 
 # ----------------------------------------------------------------------------------------

@@ -135,6 +135,36 @@ def test_vjp_errors():
         vjp_fn(t(1.0, 2.0, 3.0))
 
 
+@pytest.mark.parametrize("call, message", [
+    # PyTorch 2.13's sentences: jacrev is built on vjp and speaks as it; an integer or
+    # bool output has no gradient, and a non-tensor aux is refused by every transform.
+    (lambda: vjp(lambda x: (x * 2, (x > 0).long()), t(1.0)),
+     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+     "with dtype teachgrad.int64"),
+    (lambda: jacrev(lambda x: x > 0)(t(1.0)),
+     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+     "with dtype teachgrad.bool"),
+    (lambda: jacrev(lambda x: (x, 2.0))(t(1.0)),
+     "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type "
+     "<class 'float'>"),
+    (lambda: jacrev(lambda x: x, has_aux=True)(t(1.0)),
+     "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is "
+     "True"),
+    (lambda: jacrev(lambda x: (x, 2.0), has_aux=True)(t(1.0)),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: vjp(lambda x: (x, [x, 2.0]), t(1.0), has_aux=True),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: jvp(lambda x: (x, 2.0), (t(1.0),), (t(1.0),), has_aux=True),
+     "Expected tensors, got unsupported type <class 'float'>"),
+    (lambda: jacfwd(lambda x: (x, 2.0), has_aux=True)(t(1.0)),
+     "Expected tensors, got unsupported type <class 'float'>"),
+])
+def test_reverse_mode_output_and_aux_errors(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
 def test_jvp_by_forward_mode():
     out, tangent = jvp(lambda x, y: x * y.exp(), (t(2.0), t(0.0)), (t(1.0), t(3.0)))
     # d(x·eʸ) = eʸ dx + x eʸ dy = 1 + 2·3
@@ -255,6 +285,27 @@ def test_hessian_vector_product_as_jvp_of_grad():
     assert hv.tolist() == [5.0, -11.0]
 
 
+def test_nested_forward_mode_through_logcumsumexp_is_the_hessian():
+    # jvp inside jvp (and jacfwd(jacfwd)) runs the inner jvp by the double backward trick,
+    # through logcumsumexp's log-space backward: it gave NaN. Expected: vᵀ·H·y, with the
+    # Hessian by finite differences of the (exact) gradient.
+    rng = np.random.default_rng(9)
+    x, v, y = (rng.standard_normal(3) for _ in range(3))
+
+    def f(z):
+        return z.logcumsumexp(0).sum()
+
+    eps = 1e-6
+    H = np.stack([(grad(f)(teachgrad.tensor(x + eps * e)).numpy()
+                   - grad(f)(teachgrad.tensor(x - eps * e)).numpy()) / (2 * eps)
+                  for e in np.eye(3)])
+    _, second = jvp(lambda z: jvp(f, (z,), (teachgrad.tensor(v),))[1],
+                    (teachgrad.tensor(x),), (teachgrad.tensor(y),))
+    assert second.item() == pytest.approx(y @ H @ v, rel=1e-6)
+    np.testing.assert_allclose(jacfwd(jacfwd(f))(teachgrad.tensor(x)).numpy(), H,
+                               rtol=1e-6, atol=1e-8)
+
+
 # ----------------------------------------------------------------------------------------
 # vmap
 # ----------------------------------------------------------------------------------------
@@ -291,6 +342,28 @@ def test_vmap_of_grad_gives_per_sample_gradients():
     per_sample = vmap(grad(loss), in_dims=(None, 0))(w, xs)
     # ∂(w·x)²/∂w = 2(w·x)x: sample 0: 2·(-1)·[1, 2]; sample 1: 2·(-2)·[3, 5]
     assert per_sample.tolist() == [[-2.0, -4.0], [-12.0, -20.0]]
+
+
+def test_jacfwd_randomness_as_pytorch():
+    # PyTorch's jacfwd is one vmapped pass: 'error' refuses a random op, 'same' uses one
+    # draw for every column. teachgrad runs a pass per column; it ignored the flag, so
+    # each column of a dropout's Jacobian came from a different mask.
+    x = teachgrad.ones(8)
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness "
+                       "error mode"):
+        jacfwd(lambda v: teachgrad.nn.functional.dropout(v, 0.5))(x)
+
+    def dropout_and_output(v):
+        out = teachgrad.nn.functional.dropout(v, 0.5)
+        return out, out
+
+    teachgrad.manual_seed(3)
+    for _ in range(3):
+        jac, out = jacfwd(dropout_and_output, has_aux=True, randomness="same")(x)
+        # d(mask·v/0.5)/dv = diag(2·mask), and the output at v = 1 is 2·mask: one mask
+        np.testing.assert_array_equal(jac.numpy(), np.diag(out.numpy()))
+    assert jacfwd(lambda v: v.sin())(x).diagonal().tolist() == pytest.approx(
+        [np.cos(1.0)] * 8)  # (no random op: 'error' says nothing)
 
 
 def test_vmap_randomness():

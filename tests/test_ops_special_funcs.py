@@ -323,6 +323,11 @@ def test_sinc_gradient_at_zero_and_logit_gradient_outside_eps():
     x = leaf([0.1, 0.5, 0.95])
     x.logit(eps=0.2).sum().backward()
     assert x.grad.tolist() == [0.0, 4.0, 0.0]  # clamped where outside [0.2, 0.8]
+    x = leaf([-0.5, 0.5, 1.5])
+    with np.errstate(invalid="ignore"):
+        x.logit().sum().backward()
+    # outside [0, 1] logit has no value and no slope: NaN, as PyTorch (it was 1/(x(1−x)))
+    assert np.isnan(x.grad.numpy()[[0, 2]]).all() and x.grad[1].item() == 4.0
 
 
 def test_binary_gradients():

@@ -12,6 +12,8 @@ exited are simply not seen any more.
 
 from __future__ import annotations
 
+from .grad_mode import state as _grad_state
+
 
 class _DualState:
     __slots__ = ("level", "generation", "busy")
@@ -31,9 +33,11 @@ _UNSET = (-1, None)
 def own_entry(t) -> tuple:
     """``(found, tangent)``: was a tangent (or an explicit "none") set on ``t`` itself at
     the current level? (A primal from ``unpack_dual`` says "none" although its base is dual.)
+    Inside ``inference_mode`` no tangent is seen at all: it switches forward AD off too,
+    as in PyTorch.
     """
     extra = t._extra
-    if extra is None:
+    if extra is None or _grad_state.inference:
         return False, None
     entry = extra.get("tangent", _UNSET)
     if entry[0] != state.generation or state.level is None:

@@ -163,14 +163,20 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
         )
-    _check_size(tensor, tangent)
-    if own_tangent(tensor) is not None:
+    if tangent_of(tensor) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at "
             f"the same level {state.level} is not supported."
         )
+    if tangent_of(tangent) is not None:  # (one level: a tangent has no tangent of its own)
+        raise RuntimeError(
+            "Setting a forward grad that itself has a forward gradient at the same "
+            f"level{state.level} is not supported."  # (sic: PyTorch's words)
+        )
+    _check_size(tensor, tangent)
     dual = _alias(tensor)
-    _set_tangent(dual, tangent)
+    if not _grad_state.inference:  # (inference_mode switches forward AD off: no tangent)
+        _set_tangent(dual, tangent)
     return dual
 
 
@@ -471,24 +477,39 @@ def _jvps(cls, local, wrt: list, differentiable: bool) -> tuple[list, list]:
             [outputs[i] for i in positions], [x for x, _ in wrt], us,
             create_graph=True, allow_unused=True,
         )
+        h = None
+        for vjp, (_, tangent) in zip(vjps, wrt):
+            if vjp is not None:
+                term = (vjp * tangent).sum()
+                h = term if h is None else h + term
+        if h is None or not h._requires_grad:
+            return [None] * len(positions), positions
+        jvps = engine.grad([h], us, create_graph=differentiable, allow_unused=True)
     except RuntimeError as error:
-        # An op PyTorch cannot differentiate (//, heaviside) refuses in its backward, with
-        # "derivative for aten::floor_divide is not implemented": say it PyTorch's way.
-        refused = re.match(r"derivative for (\S+) is not implemented", str(error))
-        if refused is None:
-            raise
-        raise NotImplementedError(
-            f"Trying to use forward AD with {refused.group(1)} that does not support it."
-        ) from None
-    h = None
-    for vjp, (_, tangent) in zip(vjps, wrt):
-        if vjp is not None:
-            term = (vjp * tangent).sum()
-            h = term if h is None else h + term
-    if h is None or not h._requires_grad:
-        return [None] * len(positions), positions
-    jvps = engine.grad([h], us, create_graph=differentiable, allow_unused=True)
+        raise _refusal(error) from None
     return list(jvps), positions
+
+
+def _refusal(error: RuntimeError) -> Exception:
+    """PyTorch's words for an op whose JVP the trick cannot get from its backward."""
+    message = str(error)
+    # An op PyTorch cannot differentiate (//, heaviside) refuses in its backward, with
+    # "derivative for aten::floor_divide is not implemented".
+    refused = re.match(r"derivative for (\S+) is not implemented", message)
+    if refused is not None:
+        return NotImplementedError(
+            f"Trying to use forward AD with {refused.group(1)} that does not support it."
+        )
+    # An op whose gradient has no derivative of its own (ctc_loss) refuses in its
+    # backward's backward: "the derivative for '_ctc_loss_backward' is not implemented."
+    refused = re.match(r"the derivative for '(\S+?)(_backward)?' is not implemented", message)
+    if refused is not None:
+        return NotImplementedError(
+            f"Trying to use forward AD with {refused.group(1)} that does not support it "
+            "because it has not been implemented yet.\nHint: its gradient can be computed "
+            "once, but forward AD needs the derivative of that gradient too."
+        )
+    return error
 
 
 # ----------------------------------------------------------------------------------------
@@ -639,15 +660,14 @@ def function_jvp(cls: type, ctx: Any, args: tuple, outputs: Any) -> None:
         ctx._in_jvp = False
         state.busy = False
     results = result if type(result) is tuple else (result,)
-    single = not isinstance(outputs, tuple)
-    tensor_outputs = [o for o in ((outputs,) if single else outputs) if isinstance(o, Tensor)]
-    if len(results) != len(tensor_outputs):
+    all_outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    if len(results) != len(all_outputs):  # (one per output, tensor or not: PyTorch's count)
         raise RuntimeError(
             "Function's jvp returned an invalid number of forward gradients (expected "
-            f"{len(tensor_outputs)} but got {len(results)})"
+            f"{len(all_outputs)} but got {len(results)})"
         )
-    for out, tangent in zip(tensor_outputs, results):
-        if tangent is None or out._data.dtype.kind != "f":
+    for out, tangent in zip(all_outputs, results):
+        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind != "f":
             continue
         if not isinstance(tangent, Tensor):
             raise TypeError(f"jvp must return Tensors or None, not {_type_name(tangent)}")

@@ -4,7 +4,9 @@ Forward AD gets every op's tangent from the op's backward formula, by the double
 backward trick (:mod:`teachgrad.autograd.forward_ad`). That is exact and needs nothing
 per op, but it runs two small backward passes for every op (about 1.5 ms for a 2x2
 ``a * b``). For the handful of ops below the tangent is written directly, with the rules
-of calculus a student knows (``d(a·b) = da·b + a·db``), about twenty times faster.
+of calculus a student knows (``d(a·b) = da·b + a·db``), about twenty times faster. One op
+(``logcumsumexp``) needs its rule: its backward cannot be differentiated where the trick
+asks (see the rule).
 
 A rule gets the op's class, its inputs (tensors or numbers), its output, the inputs'
 tangents (None where an input has none) and the op's keyword parameters, and returns
@@ -17,6 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from .._tensor import _make
 from ..ops import linalg, pointwise, reduce
 
 #: op class -> rule(cls, inputs, output, tangents, params) -> tangent of the output
@@ -65,7 +70,10 @@ def _add_or_sub(cls, inputs, output, tangents, params):
         tb = tb * alpha if alpha != 1 else tb
         if cls is pointwise.SubBackward0:
             tb = -tb
-    return _full(_sum(ta, tb), output)
+    tangent = _full(_sum(ta, tb), output)
+    # With one tangent, that is the input's very tangent: copy it, or an in-place op on
+    # the output (which writes into its tangent) would change the input's tangent too.
+    return tangent.clone() if tangent is ta or tangent is tb else tangent
 
 
 # --- products and quotients --------------------------------------------------------------
@@ -104,3 +112,23 @@ _DERIVATIVES = {
 @rule(*_DERIVATIVES)
 def _chain_rule(cls, inputs, output, tangents, params):
     return tangents[0] * _DERIVATIVES[cls](inputs[0], output)
+
+
+# --- rules the double backward trick cannot give -----------------------------------------
+@rule(reduce.LogcumsumexpBackward0)
+def _logcumsumexp(cls, inputs, output, tangents, params):
+    # d outₖ = Σ_{i≤k} dtᵢ·exp(aᵢ − outₖ) = exp(m − outₖ)·Σ_{i≤k} dtᵢ·exp(aᵢ − m): a running
+    # softmax applied to the tangent. (The trick cannot give it: the backward works with
+    # log|grad|, which has no derivative at the zero grad the trick differentiates at.)
+    # m, the slice's max (a constant), keeps exp(aᵢ − m) ≤ 1. Where outₖ lies more than
+    # 700 below m (all −inf so far, or terms that exp cannot hold) the tangent is 0, as
+    # PyTorch's formula also gives (its cut-off is tighter: a running sum below 1e-13).
+    a, dim, tangent = inputs[0], params["dim"], tangents[0]
+    if a._data.ndim == 0:
+        return tangent.clone()
+    m = np.amax(a._data, axis=dim, keepdims=True)
+    m = _make(np.where(np.isfinite(m), m, 0).astype(a._data.dtype))
+    gap = m - output
+    far = _make(~(gap._data <= 700))  # (NaN-safe: −inf outputs give gap = +inf)
+    scale = gap.masked_fill(far, 0.0).exp()
+    return ((tangent * (a - m).exp()).cumsum(dim) * scale).masked_fill(far, 0.0)

@@ -24,12 +24,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import _random
 from .._tensor import Tensor, _make
 from ..autograd import engine, forward_ad
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import state as _grad_state
 from ._pytree import tree_flatten, tree_map, tree_unflatten
+from ._vmap import RANDOM_IN_ERROR_MODE, _changed
 
 
 # ----------------------------------------------------------------------------------------
@@ -82,6 +84,9 @@ def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
         raise RuntimeError(
             f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for a in tree_flatten(output[1])[0]:
+        if not isinstance(a, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
     return output
 
 
@@ -90,6 +95,16 @@ def _ensure_tensors(leaves: list, api: str, what: str) -> None:
         if not isinstance(x, Tensor):
             raise RuntimeError(
                 f"{api}: expected {what} to return only tensors, got unsupported type {type(x)}"
+            )
+
+
+def _ensure_floating(leaves: list) -> None:
+    """The reverse-mode transforms need outputs that can have a gradient (PyTorch's check)."""
+    for x in leaves:
+        if x._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                f"Tensor with dtype {x.dtype}"
             )
 
 
@@ -170,9 +185,6 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
         grads = [_plain(g, keep) for g in grads]
         value = _plain(output, keep)
         if has_aux:
-            for a in tree_flatten(aux)[0]:
-                if not isinstance(a, Tensor):
-                    raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
             value = (value, tree_map(lambda a: _plain(a, keep), aux))
         return tracked.structure(grads), value
 
@@ -220,6 +232,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         output, aux = _split_aux(func(*tree_unflatten(tracked, spec)), has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
+        _ensure_floating(out_leaves)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None):
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -263,12 +276,13 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any):
-        api = "jacrev(f, ...)(*args)"
+        api = "vjp(f, *primals)"  # (PyTorch's jacrev is built on vjp and speaks as it)
         with enable_grad():
             tracked = _Tracked(args, argnums)
             output, aux = _split_aux(func(*tracked.args, **kwargs), has_aux, api)
             out_leaves, out_spec = tree_flatten(output)
-            _ensure_tensors(out_leaves, api, "f(*args)")
+            _ensure_tensors(out_leaves, api, "f(*primals)")
+            _ensure_floating(out_leaves)
             keep = tracked.nested
             blocks = [_jacobian_rows(o, tracked.leaves, keep) for o in out_leaves]
         result = tree_unflatten([tracked.structure(b) for b in blocks], out_spec)
@@ -364,15 +378,17 @@ def _jvp_double_backward(func, p_leaves, t_leaves, p_spec, has_aux, api):
     """``J·v`` inside an enclosing forward-AD level, where forward AD cannot nest.
 
     ``u ↦ uᵀ·J`` is linear in ``u``; differentiating ``(uᵀ·J)·v`` with respect to ``u``
-    gives ``J·v``. Everything is recorded (create_graph), so the enclosing transform's
-    tangents flow through it.
+    gives ``J·v``, the same at every ``u``. Everything is recorded (create_graph), so the
+    enclosing transform's tangents flow through it.
     """
     with enable_grad():
         tracked = [_track(p) for p in p_leaves]
         output, aux = _split_aux(func(*tree_unflatten(tracked, p_spec)), has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
-        us = [_make(np.zeros_like(o._data), True) for o in out_leaves]
+        # u = 1, not 0: a backward that works in log space (logcumsumexp's log|u|) has no
+        # derivative at u = 0, and the enclosing level differentiates this one again.
+        us = [_make(np.ones_like(o._data), True) for o in out_leaves]
         vjps = _grads(out_leaves, tracked, us, create_graph=True)
         h = None
         for g, t in zip(vjps, t_leaves):
@@ -428,14 +444,21 @@ def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = F
 
         columns: list[list] = [[] for _ in flat]  # per input: one output tangent per element
         output = aux = None
+        # One pass per column; PyTorch runs them as one vmapped pass, so its randomness
+        # rule holds: 'error' refuses random ops, 'same' draws the same numbers each pass.
+        rng_state = _random.default_generator.get_state() if randomness != "different" else None
         for j, x in enumerate(flat):
             for k in range(x._data.size):
+                if randomness == "same":
+                    _random.default_generator.set_state(rng_state)
                 tangents = [_make(np.zeros_like(y._data)) for y in flat]
                 onehot = np.zeros(x._data.size, dtype=x._data.dtype)
                 onehot[k] = 1
                 tangents[j] = _make(onehot.reshape(x._data.shape))
                 result = jvp(on_flat, tuple(flat), tuple(tangents), has_aux=has_aux)
                 if output is None:
+                    if randomness == "error" and _changed(rng_state):
+                        raise RuntimeError(RANDOM_IN_ERROR_MODE)
                     output = result[0]
                     aux = result[2] if has_aux else None
                 columns[j].append(tree_flatten(result[1])[0])

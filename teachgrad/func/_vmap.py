@@ -24,6 +24,12 @@ from ..ops import stack
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
 _RANDOMNESS = ("error", "different", "same")
+#: PyTorch's refusal of a random op under ``randomness='error'`` (vmap's and jacfwd's).
+RANDOM_IN_ERROR_MODE = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
 
 
 def vmap(func: Callable, in_dims: int | tuple | None = 0, out_dims: int | tuple = 0,
@@ -68,17 +74,14 @@ def vmap(func: Callable, in_dims: int | tuple | None = 0, out_dims: int | tuple 
             sample = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
             outputs.append(func(*tree_unflatten(sample, spec), **kwargs))
             if randomness == "error" and i == 0 and _changed(state):
-                raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please "
-                    "either use the 'same' or 'different' randomness flags on vmap or perform "
-                    "the randomness operation out of vmap"
-                )
+                raise RuntimeError(RANDOM_IN_ERROR_MODE)
         return _stack_outputs(name, outputs, out_dims)
 
     return batched
 
 
 def _changed(state) -> bool:
+    """Has the default generator moved on from ``state`` (did something draw)?"""
     now = _random.default_generator.get_state()
     return bool((now._data != state._data).any())
 

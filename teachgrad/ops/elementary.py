@@ -269,7 +269,8 @@ def sinc(input: Tensor) -> Tensor:
 
 
 class LogitBackward0(Op):
-    formula = "∂ln(a/(1 − a))/∂a = 1/(a(1 − a))  (0 outside [eps, 1 − eps] when eps is given)"
+    formula = ("∂ln(a/(1 − a))/∂a = 1/(a(1 − a))  (0 outside [eps, 1 − eps] when eps is given; "
+               "NaN outside [0, 1] when not)")
 
     @staticmethod
     def forward(ctx, a, eps):
@@ -283,9 +284,9 @@ class LogitBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         slope = grad / (a * (1 - a))
-        if ctx.eps is None:
-            return slope
         x = np.asarray(_value(a))
+        if ctx.eps is None:  # outside [0, 1] logit is NaN, and so is its slope (PyTorch's)
+            return np.where((x < 0) | (x > 1), np.nan, slope)
         return np.where((x < ctx.eps) | (x > 1 - ctx.eps), 0, slope)
 
 

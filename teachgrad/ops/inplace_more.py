@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from . import pointwise, shape
 from .inplace import inplace_method, inplace_twin, write_into
@@ -29,9 +30,12 @@ __all__: list[str] = []
 # Same values, new shape
 # ----------------------------------------------------------------------------------------
 def _alias(self: Tensor) -> Tensor:
-    """A second handle on ``self`` (same memory, history, version counter and base)."""
+    """A second handle on ``self`` (same memory, history, version counter, base and
+    forward-AD tangent)."""
     alias = _make(self._data, self._requires_grad, self._grad_fn)
     alias._output_nr, alias._vc, alias._base = self._output_nr, self._vc, self._base
+    if self._extra is not None and "tangent" in self._extra:
+        alias._extras()["tangent"] = self._extra["tangent"]
     return alias
 
 
@@ -42,6 +46,9 @@ def reshape_in_place(self: Tensor, view_op, *args) -> Tensor:
     fn = result._grad_fn
     self._data = result._data
     self._vc[0] += 1
+    if result._extra is not None and "tangent" in result._extra:
+        # Forward AD: the tangent takes the same new shape (the view op made it).
+        self._extras()["tangent"] = result._extra["tangent"]
     if fn is not None:
         fn.__class__ = inplace_twin(type(fn))
         fn.view_version = self._vc[0]  # (if self is a view: it is not stale, it is new)
@@ -250,10 +257,27 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     if _grad_state.enabled and self._requires_grad:
         self._check_inplace()
         refresh_view(diagonal)
+    if _dual.level is not None:  # forward AD: the diagonal's tangent is a view of self's
+        _give_diagonal_tangent(diagonal, self, wrap)
     diagonal.fill_(fill_value)
     if self._base is not None and diagonal._base._grad_fn is not None and self._requires_grad:
         refresh_view(self)  # self is a view itself: read its new history from the base
     return self
+
+
+def _give_diagonal_tangent(diagonal: Tensor, self: Tensor, wrap: bool) -> None:
+    """``diagonal`` is made by hand, not by a view op, so it would look for its tangent in
+    the root base only (a dual tensor is a view of the tensor it was made from, whose
+    tangent is its own): give it the diagonal of ``self``'s tangent, as a view of it."""
+    from ..autograd import forward_ad
+
+    tangent = forward_ad.tangent_of(self)
+    if tangent is None:
+        return
+    view = _make(_diagonal_array(tangent._data, wrap))
+    view._vc = tangent._vc
+    view._base = tangent._base if tangent._base is not None else tangent
+    forward_ad._set_tangent(diagonal, view)
 
 
 Tensor.fill_diagonal_ = fill_diagonal_
