@@ -170,6 +170,15 @@ def test_vdot_cov_corrcoef():
     assert gradcheck(torch.corrcoef, (x,))
 
 
+def test_cov_without_degrees_of_freedom_is_plus_infinity():
+    # One observation with correction=1: 0 degrees of freedom, a positive sum over +0 (as
+    # PyTorch's clamp); the weighted case's factor is negative and gave -0, so -inf.
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        weighted = torch.cov(torch.tensor([[1.0, 2.0]]), correction=2,
+                             aweights=torch.tensor([0.3, 0.6]))
+    assert weighted.item() == np.inf
+
+
 def test_gradient_by_hand_and_differentiable():
     (slope,) = torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]))
     assert slope.tolist() == [3, 4, 6, 7]  # central differences inside, one-sided at the ends

@@ -92,7 +92,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.", UserWarning, stacklevel=2,
         )
-        norm_factor = norm_factor * 0
+        # Clamped to +0 as PyTorch (times 0 would give -0: a -inf covariance).
+        norm_factor = norm_factor.clamp(min=0)
     centered = x - mean.unsqueeze(1)
     products = centered.mm((centered if w is None else centered * w).t())
     return products.true_divide(norm_factor).squeeze()
