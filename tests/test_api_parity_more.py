@@ -239,6 +239,10 @@ def test_histogram_by_hand():
                              bins=[3, 3])
     assert grid.hist.tolist() == [[0, 1, 0], [1, 0, 0], [1, 0, 1]]
     assert len(grid.bin_edges) == 2
+    # No values and no range: PyTorch's bins cover [0, 1] (NumPy's would be [-0.5, 0.5]).
+    assert torch.histogram(torch.tensor([]), bins=2).bin_edges.tolist() == [0, 0.5, 1]
+    assert torch.histogramdd(torch.zeros(0, 2), bins=[1, 2]).bin_edges[1].tolist() == [
+        0, 0.5, 1]
 
 
 # ----------------------------------------------------------------------------------------

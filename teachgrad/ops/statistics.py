@@ -134,7 +134,8 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
     if bins <= 0:
         raise RuntimeError(f"{name}(): bins must be > 0, but got {bins} for dimension {dim}")
     if low_high is None:
-        low, high = ((float(values.min()), float(values.max())) if values.size else (0.0, 0.0))
+        # No values: PyTorch's default range [0, 1].
+        low, high = ((float(values.min()), float(values.max())) if values.size else (0.0, 1.0))
     else:
         low, high = float(low_high[0]), float(low_high[1])
         if low > high:
