@@ -187,6 +187,10 @@ def test_gradient_by_hand_and_differentiable():
     (spaced,) = torch.gradient(torch.tensor([0.0, 1.0, 4.0]),
                                spacing=(torch.tensor([0.0, 1.0, 2.0]),))
     assert spaced.tolist() == [1, 2, 3]
+    # float64 coordinates promote a float32 input, as PyTorch (the result was float32).
+    (promoted,) = torch.gradient(torch.tensor([0.0, 1.0, 4.0]),
+                                 spacing=(torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64),))
+    assert promoted.dtype == torch.float64 and promoted.tolist() == [1, 2, 3]
     x = f64(RNG.normal(size=(4, 5)))
     coords = (f64([0.0, 1.0, 3.0, 4.0], False), f64([0.0, 0.5, 1.0, 3.0, 3.5], False))
     assert gradcheck(lambda t: torch.gradient(t, spacing=coords, edge_order=2), (x,))
