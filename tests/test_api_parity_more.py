@@ -284,6 +284,21 @@ def test_random_fill_errors():
         torch.empty(2).geometric_(1.0)
     with pytest.raises(RuntimeError, match="Exponential distribution is a continuous"):
         torch.zeros(2, dtype=torch.int64).exponential_()
+    # PyTorch's checks, not NumPy's errors (or, for integers, silently truncated samples);
+    # the tensor is left as it was.
+    x = torch.ones(2, dtype=torch.int64)
+    with pytest.raises(NotImplementedError, match="\"check_uniform_bounds\" not implemented "
+                                                  "for 'Long'"):
+        x.uniform_()
+    assert x.tolist() == [1, 1] and x._version == 0
+    with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range, "
+                                           "but found from=2 > to=1"):
+        torch.empty(2).uniform_(2, 1)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
+        torch.empty(2).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to', but "
+                                           "got from=5 >= to=3"):
+        torch.empty(2).random_(5, 3)
 
 
 # ----------------------------------------------------------------------------------------
@@ -737,6 +752,12 @@ ERRORS = [
     lambda T, x: T.empty(2).cauchy_(0, 0),
     lambda T, x: T.zeros(2, dtype=T.int64).cauchy_(),
     lambda T, x: T.zeros(2, dtype=T.int64).log_normal_(),
+    lambda T, x: T.empty(2).uniform_(2, 1),
+    lambda T, x: T.empty(2).normal_(0, -1.5),
+    lambda T, x: T.empty(2).random_(5, 3),
+    lambda T, x: T.empty(2).random_(0),
+    lambda T, x: T.zeros(2, dtype=T.int64).uniform_(),
+    lambda T, x: T.zeros(2, dtype=T.int32).normal_(),
     lambda T, x: T.poisson(T.tensor([-1.0])),
     lambda T, x: T.binomial(T.tensor([10]), T.tensor([0.5])),
     lambda T, x: x.apply_(lambda v: v) if x.requires_grad_() is x else None,
