@@ -323,6 +323,11 @@ def test_sinc_gradient_at_zero_and_logit_gradient_outside_eps():
     x = leaf([0.1, 0.5, 0.95])
     x.logit(eps=0.2).sum().backward()
     assert x.grad.tolist() == [0.0, 4.0, 0.0]  # clamped where outside [0.2, 0.8]
+    # Without eps, outside [0, 1] the logit is nan and so is its slope (as PyTorch's); the
+    # slope 1/(x(1 - x)) used to give a finite number there.
+    x = leaf([0.5, -1.0, 2.0])
+    x.logit().sum().backward()
+    assert x.grad[0].item() == 4.0 and np.isnan(x.grad[1:].numpy()).all()
 
 
 def test_binary_gradients():

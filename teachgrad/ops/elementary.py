@@ -283,9 +283,10 @@ class LogitBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         slope = grad / (a * (1 - a))
-        if ctx.eps is None:
-            return slope
         x = np.asarray(_value(a))
+        if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
+            outside = (x < 0) | (x > 1)
+            return np.where(outside, np.nan, slope) if outside.any() else slope
         return np.where((x < ctx.eps) | (x > 1 - ctx.eps), 0, slope)
 
 
