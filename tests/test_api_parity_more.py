@@ -243,6 +243,13 @@ def test_histogram_by_hand():
                              bins=[3, 3])
     assert grid.hist.tolist() == [[0, 1, 0], [1, 0, 0], [1, 0, 1]]
     assert len(grid.bin_edges) == 2
+    # One weight per point, else PyTorch's message (not NumPy's IndexError); a 1-d input
+    # to histogramdd is refused (it was read as a single point).
+    with pytest.raises(RuntimeError, match="weight tensor is provided it should have the same "
+                                           "shape"):
+        torch.histogram(torch.tensor([1.0, 2.0, 3.0]), bins=3, weight=torch.ones(2))
+    with pytest.raises(RuntimeError, match="input tensor should have at least 2 dimensions"):
+        torch.histogramdd(torch.tensor([1.0, 2.0, 3.0]), bins=2)
     # No values and no range: PyTorch's bins cover [0, 1] (NumPy's would be [-0.5, 0.5]).
     assert torch.histogram(torch.tensor([]), bins=2).bin_edges.tolist() == [0, 0.5, 1]
     assert torch.histogramdd(torch.zeros(0, 2), bins=[1, 2]).bin_edges[1].tolist() == [
@@ -737,6 +744,11 @@ ERRORS = [
     lambda T, x: T.histogram(x.long(), 3),
     lambda T, x: T.histogram(x, 0),
     lambda T, x: T.histogramdd(x[:, :2], bins=2, range=[1.0, 0.0, 0.0, 1.0]),
+    lambda T, x: T.histogram(x, 3, weight=T.ones(2)),
+    lambda T, x: T.histogramdd(x[:, :2], bins=2, weight=T.ones(2)),
+    lambda T, x: T.histogram(x, 3, weight=T.ones(2, dtype=x.dtype)),
+    lambda T, x: T.histogramdd(x[:, :2], bins=2, weight=T.ones(2, dtype=x.dtype)),
+    lambda T, x: T.histogramdd(x[0], bins=2),
     lambda T, x: x[0].fill_diagonal_(1.0),
     lambda T, x: T.ones(2, 3, 3).fill_diagonal_(1.0),
     lambda T, x: x.t_().t_().unsqueeze(0).t_(),
