@@ -439,6 +439,19 @@ def test_inplace_twins_change_self_and_record_the_op(name):
     assert x.grad is not None
 
 
+def test_polygamma_zero_is_digamma_under_polygammas_node():
+    # As PyTorch: polygamma(0, x) records PolygammaBackward0 (so polygamma_(0) records
+    # PolygammaBackward1); it was DigammaBackward0. Values and slope are digamma's.
+    x = leaf([0.5, 2.0])
+    y = teachgrad.polygamma(0, x)
+    assert y.grad_fn.name() == "PolygammaBackward0"
+    assert y.tolist() == teachgrad.digamma(x).tolist()
+    assert gradgradcheck(lambda t: teachgrad.polygamma(0, t), (x,))
+    z = x * 1
+    z.polygamma_(0)
+    assert z.grad_fn.name() == "PolygammaBackward1"
+
+
 def test_inplace_twins_refuse_integers_and_leaves():
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
                                            "output type Long"):
