@@ -72,15 +72,30 @@ def _need_float(self: Tensor, distribution: str, cpp: bool = False) -> None:
         )
 
 
+def _need_floating_kernel(self: Tensor, kernel: str) -> None:
+    """PyTorch has no uniform or normal kernel for integer tensors (NumPy's samples would
+    be silently truncated)."""
+    if self._data.dtype.kind != "f":
+        name = self.dtype._legacy.removesuffix("Tensor")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
              generator: Generator | None = None) -> Tensor:
     """Fill with samples from the uniform distribution on ``[from_, to)``."""
+    _need_floating_kernel(self, "check_uniform_bounds")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
     return _fill(self, UniformBackward0, _rng(generator).uniform(from_, to, self._data.shape))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
     """Fill with samples from the normal distribution N(mean, std²)."""
+    _need_floating_kernel(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return _fill(self, NormalBackward0, _rng(generator).normal(mean, std, self._data.shape))
 
 
@@ -106,6 +121,9 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
         node, low, high = RandomBackward1, 0, from_
     else:
         node, low, high = RandomBackward0, from_, to
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
     return _fill(self, node, _rng(generator).integers(low, high, self._data.shape))
 
 

@@ -170,6 +170,15 @@ def test_vdot_cov_corrcoef():
     assert gradcheck(torch.corrcoef, (x,))
 
 
+def test_cov_without_degrees_of_freedom_is_plus_infinity():
+    # One observation with correction=1: 0 degrees of freedom, a positive sum over +0 (as
+    # PyTorch's clamp); the weighted case's factor is negative and gave -0, so -inf.
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        weighted = torch.cov(torch.tensor([[1.0, 2.0]]), correction=2,
+                             aweights=torch.tensor([0.3, 0.6]))
+    assert weighted.item() == np.inf
+
+
 def test_gradient_by_hand_and_differentiable():
     (slope,) = torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]))
     assert slope.tolist() == [3, 4, 6, 7]  # central differences inside, one-sided at the ends
@@ -178,6 +187,10 @@ def test_gradient_by_hand_and_differentiable():
     (spaced,) = torch.gradient(torch.tensor([0.0, 1.0, 4.0]),
                                spacing=(torch.tensor([0.0, 1.0, 2.0]),))
     assert spaced.tolist() == [1, 2, 3]
+    # float64 coordinates promote a float32 input, as PyTorch (the result was float32).
+    (promoted,) = torch.gradient(torch.tensor([0.0, 1.0, 4.0]),
+                                 spacing=(torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64),))
+    assert promoted.dtype == torch.float64 and promoted.tolist() == [1, 2, 3]
     x = f64(RNG.normal(size=(4, 5)))
     coords = (f64([0.0, 1.0, 3.0, 4.0], False), f64([0.0, 0.5, 1.0, 3.0, 3.5], False))
     assert gradcheck(lambda t: torch.gradient(t, spacing=coords, edge_order=2), (x,))
@@ -230,6 +243,17 @@ def test_histogram_by_hand():
                              bins=[3, 3])
     assert grid.hist.tolist() == [[0, 1, 0], [1, 0, 0], [1, 0, 1]]
     assert len(grid.bin_edges) == 2
+    # One weight per point, else PyTorch's message (not NumPy's IndexError); a 1-d input
+    # to histogramdd is refused (it was read as a single point).
+    with pytest.raises(RuntimeError, match="weight tensor is provided it should have the same "
+                                           "shape"):
+        torch.histogram(torch.tensor([1.0, 2.0, 3.0]), bins=3, weight=torch.ones(2))
+    with pytest.raises(RuntimeError, match="input tensor should have at least 2 dimensions"):
+        torch.histogramdd(torch.tensor([1.0, 2.0, 3.0]), bins=2)
+    # No values and no range: PyTorch's bins cover [0, 1] (NumPy's would be [-0.5, 0.5]).
+    assert torch.histogram(torch.tensor([]), bins=2).bin_edges.tolist() == [0, 0.5, 1]
+    assert torch.histogramdd(torch.zeros(0, 2), bins=[1, 2]).bin_edges[1].tolist() == [
+        0, 0.5, 1]
 
 
 # ----------------------------------------------------------------------------------------
@@ -276,6 +300,21 @@ def test_random_fill_errors():
         torch.empty(2).geometric_(1.0)
     with pytest.raises(RuntimeError, match="Exponential distribution is a continuous"):
         torch.zeros(2, dtype=torch.int64).exponential_()
+    # PyTorch's checks, not NumPy's errors (or, for integers, silently truncated samples);
+    # the tensor is left as it was.
+    x = torch.ones(2, dtype=torch.int64)
+    with pytest.raises(NotImplementedError, match="\"check_uniform_bounds\" not implemented "
+                                                  "for 'Long'"):
+        x.uniform_()
+    assert x.tolist() == [1, 1] and x._version == 0
+    with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range, "
+                                           "but found from=2 > to=1"):
+        torch.empty(2).uniform_(2, 1)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
+        torch.empty(2).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to', but "
+                                           "got from=5 >= to=3"):
+        torch.empty(2).random_(5, 3)
 
 
 # ----------------------------------------------------------------------------------------
@@ -705,6 +744,11 @@ ERRORS = [
     lambda T, x: x.long().renorm(2, 0, 1.0),
     lambda T, x: x.index_reduce(0, T.tensor([0]), x[:1], "sum"),
     lambda T, x: x.index_reduce_(0, T.tensor([0]), x[:1].float(), "prod"),
+    lambda T, x: x.index_reduce(0, T.tensor([3]), x[:1], "prod"),
+    lambda T, x: x.index_reduce(1, T.tensor([-1]), x[:, :1], "amax"),
+    lambda T, x: x.index_reduce(0, T.tensor([0.0]), x[:1], "prod"),
+    lambda T, x: x.index_reduce(0, T.tensor([0]), x[:1].float(), "prod"),
+    lambda T, x: x.index_reduce(0, T.tensor([0, 1]), x[:1], "prod"),
     lambda T, x: x << 1,
     lambda T, x: T.vdot(x, x[0]),
     lambda T, x: T.vdot(x[0], x[0, :2]),
@@ -714,6 +758,11 @@ ERRORS = [
     lambda T, x: T.histogram(x.long(), 3),
     lambda T, x: T.histogram(x, 0),
     lambda T, x: T.histogramdd(x[:, :2], bins=2, range=[1.0, 0.0, 0.0, 1.0]),
+    lambda T, x: T.histogram(x, 3, weight=T.ones(2)),
+    lambda T, x: T.histogramdd(x[:, :2], bins=2, weight=T.ones(2)),
+    lambda T, x: T.histogram(x, 3, weight=T.ones(2, dtype=x.dtype)),
+    lambda T, x: T.histogramdd(x[:, :2], bins=2, weight=T.ones(2, dtype=x.dtype)),
+    lambda T, x: T.histogramdd(x[0], bins=2),
     lambda T, x: x[0].fill_diagonal_(1.0),
     lambda T, x: T.ones(2, 3, 3).fill_diagonal_(1.0),
     lambda T, x: x.t_().t_().unsqueeze(0).t_(),
@@ -729,6 +778,12 @@ ERRORS = [
     lambda T, x: T.empty(2).cauchy_(0, 0),
     lambda T, x: T.zeros(2, dtype=T.int64).cauchy_(),
     lambda T, x: T.zeros(2, dtype=T.int64).log_normal_(),
+    lambda T, x: T.empty(2).uniform_(2, 1),
+    lambda T, x: T.empty(2).normal_(0, -1.5),
+    lambda T, x: T.empty(2).random_(5, 3),
+    lambda T, x: T.empty(2).random_(0),
+    lambda T, x: T.zeros(2, dtype=T.int64).uniform_(),
+    lambda T, x: T.zeros(2, dtype=T.int32).normal_(),
     lambda T, x: T.poisson(T.tensor([-1.0])),
     lambda T, x: T.binomial(T.tensor([10]), T.tensor([0.5])),
     lambda T, x: x.apply_(lambda v: v) if x.requires_grad_() is x else None,

@@ -844,3 +844,46 @@ def test_mha_dropout_graph_matches_pytorch(need_weights):
     ours.eval()
     first, second = ours(x[0], x[0], x[0])[0], ours(x[0], x[0], x[0])[0]
     np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("norm_first,batch_first,activation", [
+    (False, False, "relu"), (True, True, "gelu")])
+def test_transformer_training_loop_matches_pytorch_step_by_step(norm_first, batch_first,
+                                                                 activation):
+    # The same weights, data, masks and Adam: every step's loss and the final weights agree
+    # (float64, so no rounding amplified by Adam's normalisation of tiny gradients).
+    torch = pytest.importorskip("torch")
+    options = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=1,
+                   dim_feedforward=16, dropout=0.0, batch_first=batch_first,
+                   norm_first=norm_first, activation=activation)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # enable_nested_tensor notices
+        theirs = torch.nn.Transformer(**options, dtype=torch.float64)
+        ours = nn.Transformer(**options, dtype=teachgrad.float64)
+    copy_weights(ours, theirs)
+    rng = np.random.default_rng(7)
+    src = rng.standard_normal((3, 5, 8) if batch_first else (5, 3, 8))
+    tgt = rng.standard_normal((3, 4, 8) if batch_first else (4, 3, 8))
+    target = rng.standard_normal(tgt.shape)
+    padding = np.zeros((3, 5), bool)
+    padding[0, -2:] = True
+    runs = []
+    for lib, model in ((teachgrad, ours), (torch, theirs)):
+        optimizer = lib.optim.Adam(model.parameters(), lr=0.01)
+        causal = lib.nn.Transformer.generate_square_subsequent_mask(4, dtype=lib.float64)
+        losses = []
+        for _ in range(4):
+            out = model(lib.tensor(src), lib.tensor(tgt), tgt_mask=causal, tgt_is_causal=True,
+                        src_key_padding_mask=lib.tensor(padding),
+                        memory_key_padding_mask=lib.tensor(padding))
+            loss = (out - lib.tensor(target)).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        runs.append((losses, [p.detach().numpy() for p in model.parameters()]))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-12)
+    assert runs[0][0][-1] < runs[0][0][0]
+    for mine, real in zip(runs[0][1], runs[1][1]):
+        np.testing.assert_allclose(mine, real, atol=1e-10)

@@ -234,6 +234,11 @@ def test_errors_match_pytorch():
             lib.zeros(1, 1, 3, 3), lib.zeros(1, 2, 2, 2, dtype=lib.float64), align_corners=False),
         lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 2, 3, dtype=lib.int64),
                                                   (1, 1, 2, 2), align_corners=False),
+        # the size echoed as given (a Size, a tuple), not as a tuple made of it
+        lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 3, 3), lib.zeros(2, 1, 4, 4).shape,
+                                                  align_corners=False),
+        lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (2, 1, 2, 3, 4),
+                                                  align_corners=False),
         lambda lib: lib.nn.functional.interpolate(lib.zeros(1, 1, 4), scale_factor=2,
                                                   mode="bicubic"),
         lambda lib: lib.nn.functional.interpolate(lib.zeros(1, 1, 2, 4, 4), scale_factor=2,

@@ -423,6 +423,29 @@ def test_repr_parameters_and_init_match_pytorch(name, args, kwargs):
             assert bound <= limit and np.abs(mine).max() <= limit
 
 
+def test_lazy_linear_loads_a_checkpoint_as_pytorch():
+    # A fresh LazyLinear takes the checkpoint's shapes (the save/reload workflow); it used
+    # to refuse with "Can't access the shape of an uninitialized parameter".
+    trained = nn.Linear(3, 4)
+    layer = nn.LazyLinear(4)
+    weight = layer.weight
+    optimizer = teachgrad.optim.SGD(layer.parameters(), lr=1.0)
+    assert not layer.load_state_dict(trained.state_dict()).missing_keys
+    assert layer.weight is weight and type(weight) is nn.Parameter
+    np.testing.assert_array_equal(weight.detach().numpy(), trained.weight.detach().numpy())
+    layer(teachgrad.ones(2, 3)).sum().backward()          # d/dW of sum(W·1 + b) is 2
+    optimizer.step()
+    np.testing.assert_allclose(weight.detach().numpy(), trained.weight.detach().numpy() - 2)
+    assert repr(layer) == "Linear(in_features=3, out_features=4, bias=True)"
+    # A failed load changes nothing; another lazy module's state leaves it waiting.
+    waiting = nn.LazyLinear(4)
+    with pytest.raises(RuntimeError, match='Missing key.*"bias"'):
+        waiting.load_state_dict({"weight": teachgrad.zeros(4, 3)})
+    assert waiting.has_uninitialized_params()
+    waiting.load_state_dict(nn.LazyLinear(4).state_dict())
+    assert waiting.has_uninitialized_params()
+
+
 @pytest.mark.torch
 def test_lazy_linear_after_forward_matches_pytorch():
     torch = pytest.importorskip("torch")

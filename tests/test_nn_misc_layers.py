@@ -314,6 +314,19 @@ def test_ctc_hand_computed():
     assert F.ctc_loss(*args, reduction="sum", zero_infinity=True).item() == 0.0
 
 
+def test_ctc_one_sample_targets_are_its_labels_one_after_the_other():
+    # As PyTorch, unbatched 1-d targets are not padded rows: their length must be the
+    # target length (before, [1, 1] with target length 1 was read as the padded row [1]).
+    log_probs = teachgrad.full((2, 2), 0.5).log()
+    with pytest.raises(RuntimeError, match="Expected tensor to have size 1 at dimension 0, "
+                                           "but got size 2 for argument #2 'targets'"):
+        F.ctc_loss(log_probs, teachgrad.tensor([1, 1]), 2, 1)
+    loss = F.ctc_loss(log_probs, teachgrad.tensor([1]), 2, 1, reduction="sum")
+    assert loss.item() == pytest.approx(-np.log(0.75))   # as test_ctc_hand_computed
+    padded = F.ctc_loss(log_probs, teachgrad.tensor([[1, 1]]), 2, 1, reduction="sum")
+    assert padded.item() == pytest.approx(-np.log(0.75))  # a 2-d row may be padded
+
+
 def test_ctc_second_order_is_refused_clearly():
     log_probs = ctc_logits(teachgrad).log_softmax(2)
     loss = F.ctc_loss(log_probs, teachgrad.tensor(CTC_CASES[0][0]), CTC_CASES[0][1],

@@ -218,6 +218,7 @@ def test_unpool_values_grad_fn_and_errors_match_pytorch():
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i, 2, output_size=[7]),
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i, 2, output_size=[1, 1, 7]),
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i, 2, output_size=[9]),
+        lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i, 2, output_size=(1, 1, 9)),
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i, 2, output_size=[1, 7]),
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i.float(), 2),
         lambda lib, v, i: lib.nn.functional.max_unpool1d(v, i[..., :2], 2),

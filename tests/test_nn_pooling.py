@@ -68,6 +68,26 @@ def test_max_pool_gradient_goes_to_the_first_maximum():
     np.testing.assert_array_equal(x.grad.numpy(), [[[[0, 1, 1, 0], [0, 0, 0, 0]]]])
 
 
+def test_dilated_window_wholly_in_the_padding_gets_no_gradient():
+    # Kernel 2 with dilation 2 and padding 1 over one row reads rows -1 and 1: padding only.
+    # Its max is -inf, a constant: before the fix the gradient went to index -6..-1
+    # (NumPy's wrap-around), i.e. a 1 to every element.
+    x = teachgrad.tensor([[[[0.0, 1.0, 2.0, 3.0]]]], requires_grad=True)
+    out, indices = F.max_pool2d(x, (2, 1), stride=1, padding=(1, 0), dilation=(2, 1),
+                                return_indices=True)
+    assert np.isneginf(out.detach().numpy()).all()
+    np.testing.assert_array_equal(indices.numpy(), [[[[0, 1, 2, 3]]]])  # never negative
+    (grad,) = teachgrad.autograd.grad(out.sum(), x, create_graph=True)
+    np.testing.assert_array_equal(grad.detach().numpy(), [[[[0, 0, 0, 0]]]])
+    # A window of -inf values and padding: as PyTorch, the index is the window's first
+    # position inside the input (PyTorch starts from it and only moves on a larger value).
+    y = teachgrad.tensor([[[-np.inf, -np.inf, 5.0]]], requires_grad=True)
+    out, indices = F.max_pool1d(y, 2, stride=1, padding=1, return_indices=True)
+    np.testing.assert_array_equal(indices.numpy(), [[[0, 0, 2, 2]]])
+    out[..., :2].sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [[[2, 0, 0]]])  # both windows: index 0
+
+
 def test_overlapping_windows_add_their_gradients():
     x = teachgrad.tensor([[[[0.0, 5.0, 0.0]]]], requires_grad=True)
     F.max_pool2d(x, (1, 2), stride=1).sum().backward()  # both windows pick the 5

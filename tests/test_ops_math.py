@@ -142,6 +142,13 @@ def test_fmod_gradients_away_from_the_jumps():
     assert b.grad.tolist() == [0.0, 1.0, 4.0, -2.0]
 
 
+def test_sign_of_booleans_is_themselves():
+    # As PyTorch (True is 1, False 0); NumPy's sign has no bool loop and raised.
+    x = teachgrad.tensor([True, False])
+    assert teachgrad.sign(x).tolist() == [True, False] and teachgrad.sign(x).dtype == x.dtype
+    assert x.sign_().tolist() == [True, False]
+
+
 def test_fmod_keeps_the_sign_of_the_dividend():
     assert teachgrad.fmod(teachgrad.tensor([-7, 7]), 3).tolist() == [-1, 1]
     assert teachgrad.fmod(teachgrad.tensor([-7.0, 7.0]), 3).tolist() == [-1.0, 1.0]

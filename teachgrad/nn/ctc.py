@@ -179,9 +179,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
         raise RuntimeError("target_lengths must be of size batch_size")
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
+    # One sample's 1-d targets stay 1-d, as PyTorch: its labels one after the other, whose
+    # count must equal the target length.
     labels = targets._data.astype(np.int64)
-    if unbatched:
-        labels = labels.reshape(1, -1)
     context = "(while checking arguments for ctc_loss_allocate_outputs)"
     rows = []
     if labels.ndim == 1:  # all the targets one after the other

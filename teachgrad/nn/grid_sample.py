@@ -492,19 +492,19 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(size)
+    given, size = size, tuple(size)  # (PyTorch's messages show the size as given)
     if len(size) == 4:
         if theta.ndim != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
             raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
-                             f"{size}. Got {theta.shape}.")
+                             f"{given}. Got {theta.shape}.")
     elif len(size) == 5:
         if theta.ndim != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
             raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size "
-                             f"{size}. Got {theta.shape}.")
+                             f"{given}. Got {theta.shape}.")
     else:
         raise NotImplementedError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-            f"respectively. Got size {size}."
+            f"respectively. Got size {given}."
         )
     spatial = size[2:]
     if align_corners and min(spatial) == 1:

@@ -176,7 +176,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         ctx.input_shape = x.shape
         shape = (*lead, *outs)
         if math.prod(outs) == 0:  # an empty output (adaptive pooling to size 0)
-            ctx.indices = np.zeros((planes.shape[0], 0), np.int64)
+            ctx.indices, ctx.constant = np.zeros((planes.shape[0], 0), np.int64), None
             return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
         # (P, *out, *kernel): every window's values, by fancy indexing along each axis.
         plane = np.arange(planes.shape[0]).reshape(-1, *[1] * (2 * d))
@@ -194,17 +194,29 @@ class MaxPool2DWithIndicesBackward0(Op):
         # Where that element sits in its plane (PyTorch's ``indices``): row-major position.
         offsets = np.unravel_index(which, kernels)
         indices = np.zeros(which.shape, np.int64)
+        padding_won = np.zeros(which.shape, bool)
         for i, (w, offset) in enumerate(zip(windows, offsets)):
             out_index = np.arange(outs[i]).reshape([1] + [-1 if a == i else 1 for a in range(d)])
-            position = (w[plane.reshape(-1, *[1] * d), out_index, offset] if w.ndim == 3
-                        else w[out_index, offset])
-            indices = indices * spatial[i] + position
+            rows = (plane.reshape(-1, *[1] * d), out_index) if w.ndim == 3 else (out_index,)
+            position = w[(*rows, offset)]
+            # Where the padding's -inf won (a window of -inf values, or a dilated window
+            # wholly in the padding), PyTorch's index is the window's first position inside
+            # the input along that axis (0 here when it has none: a window of padding only).
+            real = w >= 0
+            first = np.maximum(np.take_along_axis(w, np.argmax(real, axis=-1)[..., None],
+                                                  axis=-1)[..., 0], 0)
+            padding_won |= ~real.any(axis=-1)[rows]
+            indices = indices * spatial[i] + np.where(position < 0, first[rows], position)
         ctx.indices = indices.reshape(planes.shape[0], -1)
+        # A window of padding only gives a constant: no gradient flows from it.
+        ctx.constant = padding_won.reshape(planes.shape[0], -1) if padding_won.any() else None
         return best.reshape(shape), indices.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
         planes = ctx.indices.shape[0]
+        if ctx.constant is not None:
+            grad = grad * ~ctx.constant.reshape(grad.shape)
         key = (np.arange(planes)[:, None], ctx.indices)
         # Scatter-add into zeros (windows can overlap: one element may win twice).
         flat = embed(grad.reshape(planes, -1), ctx.plane_shape, key, IndexPutImplBackward0)

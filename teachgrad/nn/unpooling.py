@@ -71,9 +71,8 @@ def unpool_output_size(input: Tensor, kernel: tuple, stride: tuple, padding: tup
                for i in range(d)]
     if output_size is None:
         return default
-    output_size = list(output_size)
     if len(output_size) == d + 2:
-        output_size = output_size[2:]
+        output_size = output_size[2:]  # (kept as given: PyTorch's message shows it so)
     if len(output_size) != d:
         raise ValueError(
             f"output_size should be a sequence containing {d} or {d + 2} elements, but it has "
@@ -84,7 +83,7 @@ def unpool_output_size(input: Tensor, kernel: tuple, stride: tuple, padding: tup
         if not low < output_size[i] < high:
             raise ValueError(f'invalid output_size "{output_size}" (dim {i} must be between '
                              f"{low} and {high})")
-    return output_size
+    return list(output_size)
 
 
 def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], d: int,

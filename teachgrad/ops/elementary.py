@@ -285,8 +285,9 @@ class LogitBackward0(Op):
         (a,) = ctx.saved_tensors
         slope = grad / (a * (1 - a))
         x = np.asarray(_value(a))
-        if ctx.eps is None:  # outside [0, 1] logit is NaN, and so is its slope (PyTorch's)
-            return np.where((x < 0) | (x > 1), np.nan, slope)
+        if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
+            outside = (x < 0) | (x > 1)
+            return np.where(outside, np.nan, slope) if outside.any() else slope
         return np.where((x < ctx.eps) | (x > 1 - ctx.eps), 0, slope)
 
 

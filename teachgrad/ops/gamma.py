@@ -63,7 +63,7 @@ class PolygammaBackward0(Op):
     def forward(ctx, a, n):
         ctx.save_for_backward(a)
         ctx.n = n
-        return _polygamma(n, a)
+        return _digamma(a) if n == 0 else _polygamma(n, a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -122,8 +122,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         )
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    if n == 0:
-        return _unary(DigammaBackward0, input)
+    # (n = 0 is digamma, recorded as PyTorch does under polygamma's own name)
     return PolygammaBackward0.apply(float_tensor(input), n=int(n))
 
 

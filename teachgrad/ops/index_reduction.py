@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, _wrap_dim, tensor_method
 from .index import key_along
 from .index_update import ScatterReduceBackward0, _check_source, _slice_key
 from .inplace import inplace_method
@@ -24,11 +24,18 @@ class IndexReduceBackward0(ScatterReduceBackward0):
 
 
 def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
-                  include_self: bool = True, name: str = "index_reduce") -> Tensor:
+                  include_self: bool = True) -> Tensor:
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(
-            f"{name}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
         )
+    name = "index_reduce_"  # PyTorch's other checks name the in-place function, always
+    if (isinstance(index, Tensor) and index._data.dtype in _INDEX_DTYPES
+            and index._data.ndim <= 1 and input._data.ndim):
+        size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+        if ((index._data < 0) | (index._data >= size)).any():
+            raise IndexError("index out of range in self")
     if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
         raise RuntimeError(
             f"{name}(): self ({input.dtype._legacy.removesuffix('Tensor')}) and source "
@@ -38,15 +45,15 @@ def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce
         input, dim, index, name, _INDEX_DTYPES,
         name + "(): Expected dtype int32/int64 for index but got: {got}", IndexError,
     )
-    _check_source(input, source, d, len(idx), name + "_")
+    _check_source(input, source, d, len(idx), name)
     if source._data.ndim and source._data.shape[d] != len(idx):
         raise RuntimeError(
-            f"{name}_(): Number of indices ({len(idx)}) should be equal to source.size(dim) "
-            f"({source._data.shape[d]})"
+            f"{name}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
+            f"({source._data.shape[d]}), for dim: {d}"
         )
     if not input._data.ndim:
         return _index_reduce(input.reshape(1), 0, index, source.reshape(1), reduce,
-                             include_self=include_self, name=name).reshape(())
+                             include_self=include_self).reshape(())
     # Whole slices as scatter_reduce's elementwise key: source[..., i, ...] goes to
     # input[..., index[i], ...] along dim.
     along = np.broadcast_to(idx.reshape([-1 if k == d else 1 for k in range(source._data.ndim)]),
@@ -74,8 +81,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 def _index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
-    return _index_reduce(input, dim, index, source, reduce, include_self=include_self,
-                         name="index_reduce_")
+    return _index_reduce(input, dim, index, source, reduce, include_self=include_self)
 
 
 _index_reduce_.__name__ = "index_reduce"

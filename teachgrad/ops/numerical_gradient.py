@@ -117,7 +117,10 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     out = []
     for d, step in zip(dims, spacing):
         if isinstance(step, Tensor) and step._data.ndim:
-            out.append(_coordinates(f, d, step._data, edge_order, f._data.dtype))
+            # Float coordinates take part in type promotion (float64 ones give float64).
+            dtype = (np.promote_types(f._data.dtype, step._data.dtype)
+                     if step._data.dtype.kind == "f" else f._data.dtype)
+            out.append(_coordinates(f, d, step._data, edge_order, dtype))
         else:
             out.append(_uniform(f, d, float(step), edge_order))
     return tuple(out)

@@ -757,6 +757,8 @@ class SignBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "b":  # True is 1, False 0: their own signs (NumPy has no loop)
+            return a.copy()
         # NaN has no sign: PyTorch gives 0 (NumPy would give NaN).
         return np.sign(a) if a.dtype.kind != "f" else np.nan_to_num(np.sign(a), nan=0.0)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import return_types
 from .._tensor import Tensor, _make, tensor_method
+from .linalg import _cpp_name
 from .op import Op
 
 __all__ = ["cov", "corrcoef", "histogram", "histogramdd"]
@@ -92,7 +93,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.", UserWarning, stacklevel=2,
         )
-        norm_factor = norm_factor * 0
+        # Clamped to +0 as PyTorch (times 0 would give -0: a -inf covariance).
+        norm_factor = norm_factor.clamp(min=0)
     centered = x - mean.unsqueeze(1)
     products = centered.mm((centered if w is None else centered * w).t())
     return products.true_divide(norm_factor).squeeze()
@@ -133,7 +135,8 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
     if bins <= 0:
         raise RuntimeError(f"{name}(): bins must be > 0, but got {bins} for dimension {dim}")
     if low_high is None:
-        low, high = ((float(values.min()), float(values.max())) if values.size else (0.0, 0.0))
+        # No values: PyTorch's default range [0, 1].
+        low, high = ((float(values.min()), float(values.max())) if values.size else (0.0, 1.0))
     else:
         low, high = float(low_high[0]), float(low_high[1])
         if low > high:
@@ -179,6 +182,21 @@ def _count(data: np.ndarray, edges: list, weight: Tensor | None, density: bool,
     return hist.astype(dtype)
 
 
+def _check_weight(input: Tensor, points: tuple, weight: Tensor | None) -> None:
+    """``weight`` needs ``input``'s dtype and one entry per point (``points``: the
+    ``(N..., D)`` shape)."""
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+            f"should have the same dtype, but got input({_cpp_name(input)}), and "
+            f"weight({_cpp_name(weight)})")
+    if weight is not None and tuple(weight.shape) != points[:-1]:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(points)} and weight with shape {list(weight.shape)}")
+
+
 class HistogramNotImplemented(Op):
     """The ``grad_fn`` of a histogram of a tensor that requires grad: PyTorch records one,
     with no derivative (counts do not move when the values move a little)."""
@@ -216,6 +234,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     tensor([0., 2., 1., 0.])
     """
     _check_float(input, "histogramdd")
+    # (PyTorch flattens both: the weight needs as many entries as the input)
+    _check_weight(input, (input._data.size, 1), None if weight is None else weight.reshape(-1))
 
     def count(a: np.ndarray) -> tuple:
         data = a.reshape(-1, 1)
@@ -235,6 +255,9 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
     ``range``: ``[min₀, max₀, min₁, max₁, ...]``.
     """
     _check_float(input, "histogramdd")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    _check_weight(input, input._data.shape, weight)
     dims = input._data.shape[-1]
     per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
     ranges = [None] * dims if range is None else [range[2 * k: 2 * k + 2] for k in np.arange(dims)]

@@ -110,6 +110,7 @@ class LazyLinear(Linear):
         """Take ``in_features`` from ``input``, give the parameters their shapes and
         initialise them."""
         if not self.has_uninitialized_params():
+            self.in_features = self.weight.shape[1]  # (shapes loaded from a state_dict)
             return
         with no_grad():
             self.in_features = input.shape[-1]

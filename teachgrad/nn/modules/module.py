@@ -465,6 +465,12 @@ class Module:
                     f"Tensor-like object from checkpoint but received {type(source)}"
                 )
                 continue
+            if hasattr(target, "materialize"):
+                # A lazy module's parameter (no shape yet) takes the checkpoint's, as in
+                # PyTorch: an empty source (another lazy module's) leaves it waiting.
+                if source.numel() != 0:
+                    plan.append((key, target, source))
+                continue
             if target.ndim == 0 and source.shape == (1,):
                 source = _make(source._data.reshape(()))
             if source.shape != target.shape:
@@ -489,6 +495,8 @@ class Module:
             )
         with no_grad():
             for key, target, source in plan:
+                if hasattr(target, "materialize"):
+                    target.materialize(source.shape)
                 if assign:
                     self._assign(key, target, source)
                 else:
