@@ -186,3 +186,19 @@ def test_numpy_functions_route_to_these_ops_for_tensors():
     assert np.reshape(a, (3, 2)).grad_fn.name() == "ViewBackward0"
     assert np.stack([a, a], 1).grad_fn.name() == "StackBackward0"
     assert np.tril(a).grad_fn.name() == "TrilBackward0"
+
+
+def test_squeeze_method_takes_the_dims_one_by_one():
+    # PyTorch's method accepts x.squeeze(0, 1) as well as x.squeeze((0, 1)).
+    x = torch.ones(1, 1, 3, 1, requires_grad=True)
+    y = x.squeeze(0, 3)
+    assert y.shape == torch.Size([1, 3]) and y.grad_fn.name() == "SqueezeBackward2"
+    assert x.squeeze(0, 1).shape == x.squeeze((0, 1)).shape == torch.Size([3, 1])
+    assert x.squeeze(dim=0).shape == torch.Size([1, 3, 1])
+    (y * 2).sum().backward()
+    assert x.grad.shape == x.shape and x.grad.sum().item() == 6.0  # 2 for each of 3 elements
+    z = torch.ones(1, 1, 3)
+    z.squeeze_(0, 1)
+    assert z.shape == torch.Size([3])
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        x.squeeze(0, 0)

@@ -325,13 +325,21 @@ class SqueezeBackward2(SqueezeBackward0):
 
 
 @tensor_method()
-def squeeze(input: Tensor, dim=None) -> Tensor:
+def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
     """Remove size-1 dimensions: all of them, or those among ``dim`` (an int or a tuple).
+
+    As in PyTorch, the method also takes the dimensions one by one: ``x.squeeze(0, 1)``.
 
     >>> import teachgrad as torch
     >>> torch.zeros(1, 3, 1).squeeze().shape
     teachgrad.Size([3])
+    >>> torch.zeros(1, 1, 3).squeeze(0, 1).shape
+    teachgrad.Size([3])
     """
+    if dims:
+        if dim is not None:
+            raise TypeError("squeeze() got multiple values for argument 'dim'")
+        dim = dims[0] if len(dims) == 1 else dims
     if dim is None:
         return SqueezeBackward0.apply(input)
     if isinstance(dim, (tuple, list)):
