@@ -510,3 +510,22 @@ def test_gather_and_scatter_are_a_map_and_its_transpose():
         rows, cols = matrices
         np.testing.assert_allclose(gather(x, maps), rows @ x @ cols.T, atol=1e-12)
         np.testing.assert_allclose(scatter(g, maps), rows.T @ g @ cols, atol=1e-12)
+
+
+def test_max_pool_double_backward_reaches_the_input_with_zeros():
+    # PyTorch records MaxPool2DWithIndicesBackwardBackward0 with an edge to the input: max
+    # pooling is piecewise linear, so the second derivative with respect to x is 0 (it used
+    # to raise "does not require grad" here), and the gradient's own gradient is a gather.
+    x = teachgrad.tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    (g,) = teachgrad.autograd.grad(F.max_pool2d(x, 2).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "MaxPool2DWithIndicesBackwardBackward0"
+    assert [type(n).__name__ if n else None for n, _ in g.grad_fn.next_functions] == [
+        None, "AccumulateGrad"]
+    (gg,) = teachgrad.autograd.grad(g.sum(), x)
+    assert gg.abs().sum().item() == 0.0
+    # d/dx of the gradient of sum(pool(x)²) = 2·pool(x) at the winners: 2 at each winner.
+    (g2,) = teachgrad.autograd.grad((F.max_pool2d(x, 2) ** 2).sum(), x, create_graph=True)
+    (h,) = teachgrad.autograd.grad(g2.sum(), x)
+    winners = np.zeros((4, 4))
+    winners[1::2, 1::2] = 2.0  # the bottom-right element of each 2x2 window is the largest
+    np.testing.assert_array_equal(h.numpy()[0, 0], winners)

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.shape import embed
@@ -174,6 +175,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         kernels = tuple(w.shape[-1] for w in windows)
         ctx.plane_shape = (planes.shape[0], math.prod(spatial))
         ctx.input_shape = x.shape
+        ctx.outs, ctx.dtype = tuple(w.shape[-2] for w in windows), x.dtype
         shape = (*lead, *outs)
         if math.prod(outs) == 0:  # an empty output (adaptive pooling to size 0)
             ctx.indices, ctx.constant = np.zeros((planes.shape[0], 0), np.int64), None
@@ -210,17 +212,54 @@ class MaxPool2DWithIndicesBackward0(Op):
         ctx.indices = indices.reshape(planes.shape[0], -1)
         # A window of padding only gives a constant: no gradient flows from it.
         ctx.constant = padding_won.reshape(planes.shape[0], -1) if padding_won.any() else None
+        ctx.save_for_backward(x)  # (as PyTorch: the double backward's edge to the input)
         return best.reshape(shape), indices.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        planes = ctx.indices.shape[0]
-        if ctx.constant is not None:
-            grad = grad * ~ctx.constant.reshape(grad.shape)
-        key = (np.arange(planes)[:, None], ctx.indices)
-        # Scatter-add into zeros (windows can overlap: one element may win twice).
-        flat = embed(grad.reshape(planes, -1), ctx.plane_shape, key, IndexPutImplBackward0)
-        return flat.reshape(ctx.input_shape)
+        if isinstance(grad, Tensor):  # create_graph: record PyTorch's node, edges and all
+            (x,) = ctx.saved_tensors
+            return MaxPool2DWithIndicesBackwardBackward0.apply(grad, x, pool=ctx)
+        return _scatter_to_winners(ctx, grad)
+
+
+def _scatter_to_winners(pool: Op, grad: np.ndarray) -> np.ndarray:
+    """Each output's gradient, added at the input position that won its window."""
+    planes = pool.indices.shape[0]
+    if pool.constant is not None:
+        grad = grad * ~pool.constant.reshape(grad.shape)
+    key = (np.arange(planes)[:, None], pool.indices)
+    # Scatter-add into zeros (windows can overlap: one element may win twice).
+    flat = embed(grad.reshape(planes, -1), pool.plane_shape, key, IndexPutImplBackward0)
+    return flat.reshape(pool.input_shape)
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Op):
+    """Max pooling's backward, recorded under ``create_graph`` as PyTorch records it.
+
+    It is linear in the output's gradient: differentiating it again *gathers* the incoming
+    gradient at the winning positions. Its edge to the pooled input carries zeros (which
+    element wins does not change when the input moves a little), so a second derivative
+    with respect to the input is 0, not an error.
+    """
+
+    formula = "∂(scatter to winners)/∂grad = gather at winners    ∂/∂x = 0"
+
+    @staticmethod
+    def forward(ctx, grad, x, pool):
+        ctx.pool = pool
+        return _scatter_to_winners(pool, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        pool = ctx.pool
+        planes = pool.indices.shape[0]
+        gathered = gg.reshape(planes, -1)[np.arange(planes)[:, None], pool.indices]
+        if pool.constant is not None:
+            gathered = gathered * ~pool.constant
+        out_shape = (*pool.input_shape[: len(pool.input_shape) - len(pool.outs)], *pool.outs)
+        zeros = np.zeros(pool.input_shape, dtype=pool.dtype)
+        return gathered.reshape(out_shape), zeros
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
