@@ -174,3 +174,24 @@ def test_loss_modules_store_their_settings():
 def test_one_hot():
     assert F.one_hot(torch.tensor([0, 2])).tolist() == [[1, 0, 0], [0, 0, 1]]
     assert F.one_hot(torch.tensor([[1], [0]]), 2).shape == (2, 1, 2)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_gradient_reaches_only_the_targets(reduction, weighted):
+    # d nll / d input is -w[t] (÷ Σw for the mean) at each sample's target, 0 elsewhere,
+    # whatever gradient arrives: an inf stays at the targets, the zeros stay zeros
+    # (PyTorch's nll_loss_backward writes into zeros; inf · 0 would be NaN).
+    x = f64(X)
+    weight = const(W) if weighted else None
+    loss = F.nll_loss(x, CLASSES, weight=weight, reduction=reduction)
+    (g,) = torch.autograd.grad(loss, x, torch.full(loss.shape, math.inf, dtype=torch.float64))
+    g = g.numpy()
+    targets = CLASSES.numpy()
+    for n, t in enumerate(targets):
+        row = g[n]
+        if t == -100:  # an ignored sample gets nothing
+            np.testing.assert_array_equal(row, 0.0)
+            continue
+        np.testing.assert_array_equal(np.delete(row, t), 0.0)
+        assert row[t] == -math.inf

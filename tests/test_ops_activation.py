@@ -131,3 +131,18 @@ def test_parity_with_torch_on_random_data(fn, dim):
     (tv, tg), (mv, mg) = results
     np.testing.assert_allclose(mv, tv, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(mg, tg, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_rows_without_a_finite_peak_are_nan_silently(fn):
+    # A row holding +inf, or only -inf, has no finite maximum to subtract: inf - inf makes
+    # it NaN, which is what PyTorch returns for such rows (and it does not warn). A finite
+    # peak leaves -inf entries alone: their probability is 0.
+    inf = float("inf")
+    x = teachgrad.tensor([[inf, 1.0], [-inf, -inf], [inf, -inf], [-inf, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = getattr(teachgrad, fn)(x, 1).numpy()
+    assert np.isnan(out[:3]).all()
+    want = [-inf, 0.0] if fn == "log_softmax" else [0.0, 1.0]
+    np.testing.assert_array_equal(out[3], want)

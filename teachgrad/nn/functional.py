@@ -504,30 +504,42 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     As in PyTorch, a 2-D input with a bias is one fused op (``AddmmBackward0``); other
     inputs are flattened to 2-D around it and viewed back.
     """
-    if input.ndim == 0 or weight.ndim == 0:
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        name, position, t = ("input", 1, input) if not isinstance(input, Tensor) else (
+            "weight", 2, weight)
+        raise TypeError(
+            f"linear(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{type(t).__name__}"
+        )
+    x, w = input._data, weight._data
+    if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
-            f"{input.ndim}D and {weight.ndim}D"
+            f"{x.ndim}D and {w.ndim}D"
         )
-    if input.dtype != weight.dtype:
+    if x.dtype != w.dtype:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {_type_name(input)} and "
             f"{_type_name(weight)}"
             f"\nHint: the input is {input.dtype} but the layer is {weight.dtype}; convert "
             "the input (x.float()) or the model (model.to(x.dtype))."
         )
-    if weight.ndim == 2 and input.shape[-1] != weight.shape[1]:
-        rows = math.prod(input.shape[:-1])
+    if w.ndim == 2 and x.shape[-1] != w.shape[1]:
+        rows = math.prod(x.shape[:-1])
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-            f"{weight.shape[1]}x{weight.shape[0]})"
-            f"\nHint: the layer takes {weight.shape[1]} input features (weight shape "
-            f"{list(weight.shape)}), but the input's last dimension is {input.shape[-1]} "
-            f"(input shape {list(input.shape)})."
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+            f"{w.shape[1]}x{w.shape[0]})"
+            f"\nHint: the layer takes {w.shape[1]} input features (weight shape "
+            f"{list(w.shape)}), but the input's last dimension is {x.shape[-1]} "
+            f"(input shape {list(x.shape)})."
         )
     if bias is None:
         return _linalg.matmul(input, weight.t())
-    if input.ndim == 2:
+    if x.ndim == 2:
+        if (w.ndim == 2 and isinstance(bias, Tensor) and bias._data.dtype is w.dtype
+                and bias._data.shape == w.shape[:1]):
+            # Everything addmm would check is checked (nn.Linear's every call): record it.
+            return _linalg.AddmmBackward0.apply(bias, input, weight.t(), beta=1, alpha=1)
         return _linalg.addmm(bias, input, weight.t())
     if not input.is_contiguous():
         # PyTorch flattens only a contiguous input (a free view); otherwise it multiplies
@@ -656,30 +668,32 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
-        got = target.shape[0] if target.ndim else 0
+    shape, target_shape = input._data.shape, target._data.shape
+    ndim, target_ndim = len(shape), len(target_shape)
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    if ndim != 1 and (target_ndim == 0 or shape[0] != target_shape[0]):
+        got = target_shape[0] if target_ndim else 0
         raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
+            f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
-    if input.ndim <= 2:
-        if target.ndim > 1:
+    if ndim <= 2:
+        if target_ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
             raise ValueError(
                 "For 1D input, 1D target must have size 1, but got target size: "
-                f"{target.shape[0]}"
+                f"{target_shape[0]}"
             )
     else:
-        expected = (input.shape[0], *input.shape[2:])
-        if tuple(target.shape) != expected:
+        expected = (shape[0], *shape[2:])
+        if target_shape != expected:
             raise RuntimeError(
-                f"Expected target size {list(expected)}, got {list(target.shape)}"
+                f"Expected target size {list(expected)}, got {list(target_shape)}"
             )
     _check_class_target(target)
     _require_floating(input, "nll_loss_out_frame")
-    n_classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
+    n_classes = shape[1] if ndim >= 2 else shape[0]
     weight_data = None
     if weight is not None:
         _not_differentiable("nll_loss_forward", "weight", weight)
@@ -693,19 +707,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                 f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
             )
         weight_data = weight._data
-    classes = target._data.astype(np.int64)
-    if input.ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
+    classes = target._data.astype(np.int64)  # a copy: changing target later changes nothing
+    if ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
         classes = classes.reshape(())
-    out_of_bounds = (classes != ignore_index) & ((classes < 0) | (classes >= n_classes))
-    if out_of_bounds.any():
-        raise IndexError(
-            f"Target {classes[out_of_bounds].flat[0]} is out of bounds."
-            f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
-        )
+    # Two reductions find out whether every class index is in range (the usual case); only
+    # then is it worth looking for the culprit, leaving ignore_index out.
+    if classes.size and (classes.min() < 0 or classes.max() >= n_classes):
+        out_of_bounds = (classes != ignore_index) & ((classes < 0) | (classes >= n_classes))
+        if out_of_bounds.any():
+            raise IndexError(
+                f"Target {classes[out_of_bounds].flat[0]} is out of bounds."
+                f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
+            )
     options = dict(weight=weight_data, reduction=reduction, ignore_index=ignore_index)
-    if input.ndim <= 2:
+    if ndim <= 2:
         return NllLossBackward0.apply(input, target=classes, **options)
-    if input.ndim == 4:
+    if ndim == 4:
         return NllLoss2DBackward0.apply(input, target=classes, **options)
     # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
     n, c, *rest = input.shape
@@ -735,8 +752,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
-    class_dim = 0 if input.ndim == 1 else 1
-    if input.shape == target.shape:
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
                                             label_smoothing, class_dim)
     log_probs = log_softmax(input, class_dim)

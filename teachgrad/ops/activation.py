@@ -22,10 +22,16 @@ from .op import Op
 
 
 def _shifted(a: np.ndarray, dim) -> np.ndarray:
-    """``a`` minus its maximum along ``dim``: the largest score becomes 0, exp cannot overflow."""
-    peak = np.max(a, axis=dim, keepdims=True)
-    # A row of -inf has no finite peak; leave it alone (the result is NaN, as in PyTorch).
-    return a - np.where(np.isfinite(peak), peak, 0)
+    """``a`` minus its maximum along ``dim``: the largest score becomes 0, exp cannot overflow.
+
+    A row holding +inf (or only -inf) has no finite peak: ``inf - inf`` makes it NaN, which
+    is PyTorch's result for such rows, so only NumPy's warning about it is silenced.
+    """
+    peak = a.max(axis=dim, keepdims=True)
+    if np.isfinite(peak).all():
+        return a - peak
+    with np.errstate(invalid="ignore"):
+        return a - peak
 
 
 class SoftmaxBackward0(Op):
@@ -38,7 +44,7 @@ class SoftmaxBackward0(Op):
             out = a.copy()
         else:
             e = np.exp(_shifted(a, dim))
-            out = row_major(e / np.sum(e, axis=dim, keepdims=True))
+            out = row_major(e / e.sum(axis=dim, keepdims=True))
         ctx.save_for_backward(out)
         return out
 
@@ -57,10 +63,9 @@ class LogSoftmaxBackward0(Op):
         if a.size == 0:
             out = a.copy()
         else:
+            # The sum is at least 1 (the peak's exp(0)) or NaN: its log never warns.
             shifted = _shifted(a, dim)
-            with np.errstate(divide="ignore"):
-                out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-            out = row_major(out)
+            out = row_major(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(out)
         return out
 
@@ -71,10 +76,11 @@ class LogSoftmaxBackward0(Op):
 
 
 def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tensor:
-    if isinstance(dim, np.integer):  # a NumPy integer is an int to PyTorch
-        dim = int(dim)
-    if not isinstance(dim, int):
-        raise TypeError(f"{kernel}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if type(dim) is not int:  # (the usual case costs one check)
+        if isinstance(dim, np.integer):  # a NumPy integer is an int to PyTorch
+            dim = int(dim)
+        elif not isinstance(dim, int):
+            raise TypeError(f"{kernel}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dtype is not None:
         input = input.to(dtype)  # PyTorch converts first (a ToCopyBackward0 in the graph)
     ndim = input._data.ndim

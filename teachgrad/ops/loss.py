@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from .op import Op
 
 
@@ -84,43 +85,74 @@ class NllLossBackward0(Op):
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
         class_dim = 1 if input.ndim >= 2 else 0
+        # Each sample's weight: weight[target], or 0 where the target is ignore_index.
         counted = target != ignore_index
-        safe_target = np.where(counted, target, 0)  # any valid class; masked out below
-        if weight is None:
-            target_weight = counted.astype(input.dtype)
+        if weight is None and counted.all():  # the usual case: every sample counts once
+            safe_target, target_weight = target, None
+            ctx.counted = None
         else:
-            target_weight = np.where(counted, weight[safe_target], 0).astype(input.dtype)
-        # The gradient is a constant pattern: -w[t] at each target position, 0 elsewhere.
-        pattern = np.zeros_like(input)
-        if input.ndim == 2:  # (samples, classes), the usual case: plain indexing is cheaper
-            rows = np.arange(input.shape[0])
-            picked = input[rows, safe_target]
-            pattern[rows, safe_target] = -target_weight
-        else:
-            index = np.expand_dims(safe_target, class_dim)
-            picked = np.take_along_axis(input, index, axis=class_dim).squeeze(class_dim)
-            np.put_along_axis(pattern, index, np.expand_dims(-target_weight, class_dim),
-                              axis=class_dim)
-        losses = -target_weight * picked
-        ctx.class_dim = class_dim
-        ctx.reduction = reduction
+            ctx.counted = counted
+            safe_target = np.where(counted, target, 0)  # any valid class; masked out below
+            chosen = 1 if weight is None else weight[safe_target]
+            target_weight = np.where(counted, chosen, 0).astype(input.dtype)
+        picked = _pick(input, safe_target, class_dim)
+        losses = -picked if target_weight is None else -target_weight * picked
+        ctx.class_dim, ctx.reduction = class_dim, reduction
+        ctx.input_meta = (input.shape, input.dtype)
+        ctx.target = safe_target
+        # The gradient is a constant pattern, built in backward: ctx.slope at each target
+        # position (-weight[t], divided by the summed weights for the mean), 0 elsewhere.
+        slope = -1 if target_weight is None else -target_weight
         if reduction == "none":
-            ctx.pattern = pattern
+            ctx.slope = slope
             return losses
         if reduction == "sum":
-            ctx.pattern = pattern
+            ctx.slope = slope
             return losses.sum(dtype=input.dtype)
-        total_weight = target_weight.sum(dtype=input.dtype)
-        # All targets ignored: the loss is 0/0 = nan (as PyTorch), the gradient 0.
-        ctx.pattern = pattern / total_weight if total_weight != 0 else pattern
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return losses.sum(dtype=input.dtype) / total_weight
+        if target_weight is None:
+            total_weight = input.dtype.type(target.size)
+        else:
+            total_weight = target_weight.sum(dtype=input.dtype)
+        if total_weight == 0:  # all targets ignored: the loss is 0/0 = nan (as PyTorch)
+            ctx.slope = 0  # and the gradient 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return losses.sum(dtype=input.dtype) / total_weight
+        ctx.slope = slope / total_weight
+        return losses.sum(dtype=input.dtype) / total_weight
 
     @staticmethod
     def backward(ctx, grad):
-        if ctx.reduction == "none" and ctx.pattern.ndim > 1:
-            grad = np.expand_dims(grad, ctx.class_dim)
-        return grad * ctx.pattern
+        shape, dtype = ctx.input_meta
+        if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
+            pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
+            if ctx.reduction == "none" and pattern.ndim > 1:
+                grad = np.expand_dims(grad, ctx.class_dim)
+            return grad * pattern
+        # Only the target positions get a gradient: an inf arriving stays inf there and
+        # the zeros elsewhere stay 0 (multiplying a whole pattern would make them NaN).
+        values = ctx.slope * grad
+        if ctx.counted is not None:  # ignored samples get nothing (not 0 · inf)
+            values = np.where(ctx.counted, values, 0)
+        return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
+
+
+def _scatter(out: np.ndarray, target: np.ndarray, values, class_dim: int) -> np.ndarray:
+    """``out`` with ``out[n, target[n]] = values[n]`` for each sample (or one value for all)."""
+    if out.ndim == 2:  # (samples, classes): plain indexing is cheaper
+        out[np.arange(out.shape[0]), target] = values
+    else:
+        values = np.broadcast_to(values, target.shape)
+        np.put_along_axis(out, np.expand_dims(target, class_dim),
+                          np.expand_dims(values, class_dim), axis=class_dim)
+    return out
+
+
+def _pick(input: np.ndarray, target: np.ndarray, class_dim: int) -> np.ndarray:
+    """``input[n, target[n]]`` for each sample: the log-probability of its target class."""
+    if input.ndim == 2:  # (samples, classes), the usual case: plain indexing is cheaper
+        return input[np.arange(input.shape[0]), target]
+    index = np.expand_dims(target, class_dim)
+    return np.take_along_axis(input, index, axis=class_dim).squeeze(class_dim)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
