@@ -507,8 +507,8 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         and other._data.shape == data.shape
         and other._data.dtype == data.dtype
         and data.dtype.kind == "f"
-        and data.flags.c_contiguous  # (an expanded tensor is not: it takes the general path)
-        and data.flags.writeable
+        and (flags := data.flags).c_contiguous  # (an expanded tensor takes the general path)
+        and flags.writeable
         and _dual.level is None  # (under forward AD the tangent has to be added too)
     ):
         self._check_inplace()

@@ -56,10 +56,13 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 lr, momentum = group["lr"], group["momentum"]
                 dampening, weight_decay = group["dampening"], group["weight_decay"]
+                maximize, nesterov = group["maximize"], group["nesterov"]
                 for p in group["params"]:
-                    if p.grad is None:
+                    grad = p.grad
+                    if grad is None:
                         continue  # this parameter took no part in the loss
-                    grad = p.grad if not group["maximize"] else -p.grad
+                    if maximize:
+                        grad = -grad
 
                     if weight_decay != 0:
                         grad = grad.add(p, alpha=weight_decay)
@@ -72,7 +75,7 @@ class SGD(Optimizer):
                             state["momentum_buffer"] = buf
                         else:
                             buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                        grad = grad.add(buf, alpha=momentum) if nesterov else buf
 
                     p.add_(grad, alpha=-lr)
         return loss
