@@ -170,14 +170,17 @@ class Op(Node):
         for x in inputs:
             if isinstance(x, Tensor):
                 fn = x._grad_fn
-                if fn is not None and x._base is None:  # made by an op (not a view)
-                    edges.append((fn, x._output_nr))
-                elif fn is None and x._requires_grad and x._accumulator is not None and (
-                    x._accumulator() is not None
-                ):
-                    edges.append((x._accumulator(), 0))  # a leaf seen before
-                else:
-                    edges.append(_edge(x))
+                if fn is not None:
+                    if x._base is None:  # made by an op
+                        edges.append((fn, x._output_nr))
+                    else:  # a view: its grad_fn may be stale (see _edge)
+                        edges.append(_edge(x))
+                elif x._requires_grad:  # a leaf: its AccumulateGrad (the live one, or new)
+                    ref = x._accumulator
+                    node = ref() if ref is not None else None
+                    edges.append((node if node is not None else accumulator_of(x), 0))
+                else:  # a constant: no gradient goes there
+                    edges.append(_NO_EDGE)
             else:
                 edges.append(_NO_EDGE)
         ctx.next_functions = tuple(edges)
