@@ -39,8 +39,12 @@ from .shape import SqueezeBackward1, UnsafeViewBackward0
 
 
 def _transposed(m):
-    """The matrix (or batch of matrices) with its last two dimensions swapped."""
-    return np.swapaxes(m, -1, -2)
+    """The matrix (or batch of matrices) with its last two dimensions swapped.
+
+    (The method, not ``np.swapaxes``: arrays and tensors both have it, and NumPy's
+    function would first look for an override on every call.)
+    """
+    return m.swapaxes(-1, -2)
 
 
 def _right_factor_grad(left, grad, right):
