@@ -78,6 +78,28 @@ def test_linear_failure_leaves_no_trace():
     assert torch.equal(layer.weight.detach(), before) and layer.weight.grad is None
 
 
+def test_linear_refuses_what_is_not_a_tensor():
+    # PyTorch's sentence, not an AttributeError from inside the layer.
+    w = torch.ones(2, 3)
+    with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor"):
+        F.linear(np.ones((4, 3)), w)
+    with pytest.raises(TypeError, match=r"argument 'weight' \(position 2\) must be Tensor"):
+        F.linear(torch.ones(4, 3), [[1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize("bias_shape", [(1,), (4, 2), ()])
+def test_linear_with_an_unusual_bias_takes_addmm_s_checks(bias_shape):
+    # A (2,)-shaped bias is the fast case; others go through addmm, which broadcasts a
+    # bias that fits and raises PyTorch's error for one that does not.
+    x, w = torch.ones(4, 3), torch.ones(2, 3)
+    b = torch.ones(bias_shape)
+    np.testing.assert_allclose(F.linear(x, w, b).numpy(), np.full((4, 2), 4.0))
+    with pytest.raises(RuntimeError, match="expand"):
+        F.linear(x, w, torch.ones(3))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.linear(x, w, torch.ones(2, dtype=torch.float64))
+
+
 # ----------------------------------------------------------------------------------------
 # Activations: gradients by finite differences, second derivatives too
 # ----------------------------------------------------------------------------------------
