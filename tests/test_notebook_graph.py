@@ -224,6 +224,27 @@ def test_theme_css_uses_jupyterlab_variables():
     assert 'data-jp-theme-light="false"' in page  # the dark-theme adjustments
 
 
+def laid_out_width_pt(drawing) -> float:
+    return float(re.search(r'<svg[^>]* width="([\d.]+)pt"', drawing.svg()).group(1))
+
+
+def test_a_chain_with_constants_stays_straight_instead_of_drifting_sideways():
+    # h = tanh(h * 1.01 + 0.1) in a loop: every op has a None beside its real input.
+    # dot centred each op over both, so the chain drifted half a box per op: 40 layers
+    # made a diagonal staircase over 4,000 pt wide, its top far off to the right.
+    if not (has_pygraphviz() or shutil.which("dot")):
+        pytest.skip("no Graphviz")
+
+    def layers(n: int):
+        x = torch.ones(4, 3, requires_grad=True)
+        h = x
+        for _ in range(n):
+            h = torch.tanh(h * 1.01 + 0.1)
+        return h.sum()
+
+    assert laid_out_width_pt(draw(layers(12))) == laid_out_width_pt(draw(layers(2)))
+
+
 # ---------------------------------------------------------------------------------------
 # Large graphs
 # ---------------------------------------------------------------------------------------

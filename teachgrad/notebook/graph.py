@@ -52,6 +52,7 @@ GRAD = "#b35900"     # gradient values; graph.css recolours exactly this value
 ARROW = "#8c8c8c"
 NSLIMIT = "10"  # see to_digraph
 STRAIGHT_ARROWS_ABOVE = 100  # boxes; see to_digraph
+CHAIN_WEIGHT = "2"  # arrows between real boxes; see to_digraph
 
 _prefixes = itertools.count()
 
@@ -401,6 +402,12 @@ def to_digraph(
         attrs = {"id": f"{prefix}_{arrow.id}"}
         if model.box(arrow.head).kind == "none":
             attrs.update(style="dashed", color="#b0b0b0", arrowhead="empty")
+        else:
+            # dot centres a box over its inputs; with a None beside every real input
+            # (``h = h * 0.9 + 1`` in a loop) the chain drifts sideways at each op, and
+            # 40 layers became a staircase 4,000 points wide, mostly empty. Heavier
+            # arrows between real boxes are kept straight; the None boxes move instead.
+            attrs["weight"] = CHAIN_WEIGHT
         text = arrow_labels.get(arrow.id)
         if text:
             attrs["label"] = html_label([("grad", text)], max_chars=28, pad=3)
