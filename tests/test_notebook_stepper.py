@@ -14,10 +14,11 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from untrusted_view import visible_images, visible_text
 
 import teachgrad as torch
 from teachgrad.autograd import engine
-from teachgrad.notebook import Stepper, step_backward
+from teachgrad.notebook import Stepper, step_backward, step_forward
 
 pytest.importorskip("graphviz")
 
@@ -451,8 +452,9 @@ def test_static_html_has_every_frame_and_its_controls_and_no_script():
     for panel in stepper.panels:
         assert panel.html in page
     assert "<script" not in page.lower()
-    # Nothing is fetched (no CDN, no fonts): the only URLs are SVG's namespace names.
-    assert not re.search(r"""(src|href)=["']?\w+:|url\(|@import""", page)
+    # Nothing is fetched (no CDN, no fonts): the only URLs are SVG's namespace names and
+    # the data: URI of the graph's copy for untrusted viewers.
+    assert not re.search(r"""(src|href)=["']?(?!data:)\w+:|url\(|@import""", page)
 
 
 def test_without_css_the_final_frame_and_a_text_log_remain():
@@ -468,11 +470,42 @@ def test_without_css_the_final_frame_and_a_text_log_remain():
         assert f"Step {k} of 5" in text
 
 
+def test_an_untrusted_notebook_shows_the_log_under_the_final_graph_and_no_dead_controls():
+    # JupyterLab's sanitiser (untrusted notebooks: every lesson opened fresh) dropped the
+    # bare `hidden` attributes, which put radio buttons, the numbered strip, ◀ ▶ labels
+    # and the legend's list on screen, doing nothing; and it strips the SVG, leaving its
+    # labels as a line of text. Now: a note, the picture, and the log of every step.
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    page = stepper.static_html()
+    text = visible_text(page)
+    assert text.startswith("Every step of backward() at once, under the graph as it ends. "
+                           "Run this cell (or trust the notebook) to step through them")
+    for control in ("|◀", "▶|", "some contributions", "step 1 of 5"):
+        assert control not in text
+    assert "MeanBackward0 · scalar" not in text  # the SVG's labels and tooltips
+    for k in range(1, 6):
+        assert f"Step {k} of 5" in text
+    assert visible_images(page) == [stepper.svg()]
+    assert not re.search(r"\shidden[\s>]", page)  # every hidden= has a value
+
+
+def test_an_untrusted_forward_replay_says_what_its_log_is():
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    text = visible_text(step_forward(out, names=v).static_html())
+    assert text.startswith("Every op of the forward pass at once, under the finished graph.")
+
+
 def test_malicious_names_are_escaped_in_the_stepper():
     x = torch.ones(2, requires_grad=True)
     stepper = step_backward((x * 2).sum(), names={"<img src=x onerror=alert(1)>": x})
     page = stepper.static_html()
-    assert "<img" not in page
+    assert "<img src=x" not in page
+    assert page.count("<img") == 1  # the graph's own copy, for untrusted viewers
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 

@@ -118,7 +118,8 @@ class LiveView:
             f".jp-OutputArea-child:has(#{static_id}.tg-static),"
             f".output_area:has(#{static_id}.tg-static){{display:none}}"
         )
-        graph = self.stepper._graph_or_message() + legend_html(self.stepper.legend)
+        graph = self.stepper._graph_or_message(untrusted_copy=False) + legend_html(
+            self.stepper.legend)
         return (
             f'<div class="tg-stepper tg-live" id="{static_id}_live"><style>{css("graph.css")}'
             f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'

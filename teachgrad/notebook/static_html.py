@@ -16,9 +16,11 @@ book or any viewer without a kernel can still step through backward. How:
 
 The SVG is laid out once; frames differ only in these styles, so nothing moves.
 
-Without CSS (a renderer that strips ``<style>``) all panels show one after the other: the
-text log of every step, under the graph as it looks at the end. The controls carry the
-``hidden`` attribute, so they only appear where the CSS that makes them work is applied.
+Without CSS (a renderer that strips ``<style>``, such as JupyterLab for a notebook it does
+not trust) all panels show one after the other: the text log of every step, under the
+graph as it looks at the end, with a note that says so. The controls carry the
+``hidden`` attribute, so they only appear where the CSS that makes them work is applied
+(written ``hidden="hidden"``: JupyterLab's sanitiser drops attributes without a value).
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ STATE_VARS = {
         "--tg-arrow-opacity:1;--tg-label-vis:visible;"
     ),
 }
+#: The ``hidden`` attribute with a value: JupyterLab's sanitiser (untrusted notebooks)
+#: drops every attribute whose value is empty, and a bare ``hidden`` with it, which put
+#: dead ◀ ▶ controls, radio buttons and the legend's list on screen.
+HIDDEN = 'hidden="hidden"'
 TIMELINE_LIMIT = 160  # more frames than this: no numbered strip, the ◀ ▶ buttons remain
 LEGEND = (
     ("none", "no gradient yet"), ("partial", "some contributions"),
@@ -95,7 +101,7 @@ def legend_html(legend=LEGEND) -> str:
     items = "".join(
         f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in legend
     )
-    return f'<ul class="tg-legend" hidden>{items}</ul>'
+    return f'<ul class="tg-legend" {HIDDEN}>{items}</ul>'
 
 
 def nav_html(prefix: str, frame: int, last: int) -> str:
@@ -110,7 +116,7 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
 
     where = "start" if frame == 0 else f"step {frame} of {last}"
     return (
-        '<nav class="tg-nav" hidden>'
+        f'<nav class="tg-nav" {HIDDEN}>'
         + button(0, "|◀", "first")
         + button(frame - 1, "◀", "previous step")
         + f'<span class="tg-pos">{where}</span>'
@@ -120,14 +126,23 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     )
 
 
+def _untrusted_note(log_note: str) -> str:
+    """What the page shows above the log where it strips the CSS (graph.css hides
+    ``.tg-untrusted``): what this is, and where the stepper that steps is."""
+    return (f'<p class="tg-untrusted"><i>{html.escape(log_note)} Run this cell (or trust '
+            "the notebook) to step through them one by one.</i></p>")
+
+
 def static_stepper(
     prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0,
-    legend=LEGEND,
+    legend=LEGEND, log_note: str = "Every step at once.",
 ) -> str:
-    """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS."""
+    """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS.
+
+    ``log_note`` says what the panels are where they all show at once (no CSS)."""
     last = len(panels) - 1
     radios = "".join(
-        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" hidden'
+        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" {HIDDEN}'
         f'{" checked" if k == start else ""} aria-label="frame {k}">'
         for k in range(len(panels))
     )
@@ -140,7 +155,7 @@ def static_stepper(
         )
         rules.append(f"{marks}{{background:var(--tg-current);color:#fff;border-color:"
                      "var(--tg-current)}")
-        strip = '<div class="tg-timeline" hidden>' + "".join(
+        strip = f'<div class="tg-timeline" {HIDDEN}>' + "".join(
             f'<label class="tg-t tg-t{k}" for="{prefix}_f{k}" '
             f'title="{html.escape(p.title, quote=True)}">{k}</label>'
             for k, p in enumerate(panels)
@@ -153,7 +168,7 @@ def static_stepper(
     )
     return (
         f'<div class="tg-stepper tg-static" id="{prefix}">'
-        f"<style>{''.join(rules)}</style>{radios}{strip}"
+        f"<style>{''.join(rules)}</style>{_untrusted_note(log_note)}{radios}{strip}"
         f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html(legend)}</div>'
         f'<div class="tg-panels">{sections}</div></div></div>'
     )

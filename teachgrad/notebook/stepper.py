@@ -32,7 +32,7 @@ from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
-from .graph import Labels, new_prefix, to_digraph, unavailable_html
+from .graph import Labels, new_prefix, svg_html, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg
 from .naming import Names
@@ -112,6 +112,8 @@ class FramesView:
 
     #: what the colours of the boxes mean in this view
     legend = LEGEND
+    #: what the panels are, where a page without CSS shows them all at once
+    log_note = "Every step of backward() at once, under the graph as it ends."
 
     def __init__(
         self,
@@ -144,9 +146,10 @@ class FramesView:
             self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles)
         return self._svg
 
-    def _graph_or_message(self) -> str:
+    def _graph_or_message(self, untrusted_copy: bool = True) -> str:
+        """The graph for an HTML output (see :func:`.graph.svg_html`), or why there is none."""
         try:
-            return self.svg()
+            return svg_html(self.svg(), untrusted_copy)
         except LayoutUnavailable as error:
             return unavailable_html(str(error), self.digraph.source)
 
@@ -160,7 +163,7 @@ class FramesView:
         if page is None:
             page = self._static[start] = static_stepper(
                 self.prefix, self._graph_or_message(), self.panels, self.timeline, start,
-                self.legend,
+                self.legend, self.log_note,
             )
         return page
 
