@@ -379,6 +379,19 @@ def test_widget_state_at_step_k():
     assert stepper.frame == 0
 
 
+def test_the_step_buttons_sit_together_apart_from_play():
+    # They were |◀ ◀ ▷(Play) slider ▶ ▶|: Play's ▷ icon, between ◀ and ▶, read as "next",
+    # and in a narrow cell ▶ ▶| wrapped onto a row of their own, under the slider.
+    pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    steps, slider, playing = stepper.widget().children[0].children
+    assert [b.description for b in steps.children] == ["|◀", "◀", "▶", "▶|"]
+    assert slider is stepper._widget.slider
+    assert playing.children[0] is stepper._widget.play
+    assert not stepper._widget.play.show_repeat
+
+
 def test_large_steppers_swap_one_frame_widget(monkeypatch):
     pytest.importorskip("ipywidgets")
     from teachgrad.notebook import live

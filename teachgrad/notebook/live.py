@@ -36,8 +36,9 @@ class LiveView:
             value=0, min=0, max=last, step=1, description="step", continuous_update=True,
             layout=w.Layout(width="300px"),
         )
+        # No "repeat" toggle: looping a backward pass only hides where it ends.
         self.play = w.Play(value=0, min=0, max=last, step=1, interval=PLAY_INTERVAL_MS,
-                           description="play", tooltip="play")
+                           description="play", tooltip="play", show_repeat=False)
         self.speed = w.IntSlider(
             value=PLAY_INTERVAL_MS, min=150, max=2500, step=50, description="ms/step",
             layout=w.Layout(width="260px"),
@@ -74,10 +75,14 @@ class LiveView:
             self.single = w.HTML(value=self.frame_html(0), layout=frame_layout)
             self.slider.observe(self._swap, names="value")
             right = self.single
+        # Three groups that wrap as wholes in a narrow cell: the step buttons side by
+        # side (Play's ▷ icon between ◀ and ▶ read as "next"), the step slider, then
+        # Play with its speed.
+        row = {"align_items": "center"}
         controls = w.HBox(
-            [self.buttons[0], self.buttons[1], self.play, self.slider, self.buttons[2],
-             self.buttons[3], self.speed],
-            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+            [w.HBox(self.buttons, layout=w.Layout(**row, margin="0 12px 0 0")), self.slider,
+             w.HBox([self.play, self.speed], layout=w.Layout(**row, flex_flow="row wrap"))],
+            layout=w.Layout(flex_flow="row wrap", **row),
         )
         self.box = w.VBox([controls, w.HBox([graph, right],
                                             layout=w.Layout(flex_flow="row wrap"))])
