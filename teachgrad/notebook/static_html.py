@@ -153,7 +153,8 @@ def static_stepper(
         marks = ",".join(
             f"#{prefix}_f{k}:checked~.tg-timeline .tg-t{k}" for k in range(len(panels))
         )
-        rules.append(f"{marks}{{background:var(--tg-current);color:#fff;border-color:"
+        # Dark text on the orange mark: white on it was 3:1 (light theme), 2:1 (dark).
+        rules.append(f"{marks}{{background:var(--tg-current);color:#111;border-color:"
                      "var(--tg-current)}")
         strip = f'<div class="tg-timeline" {HIDDEN}>' + "".join(
             f'<label class="tg-t tg-t{k}" for="{prefix}_f{k}" '

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from .contrast import below_aa
 from .lesson_facts import (
     BACKWARD_ORDER,
     FINAL_PANEL,
@@ -125,5 +126,21 @@ def test_exported_inspector_table(chromium, exported):
         x_and_y = tables.filter(has=page.locator("th.tg-name", has_text="y")).last
         x_and_y.wait_for(state="visible")
         assert x_and_y.locator("tr.tg-grad td").first.inner_text() == X_GRAD
+    finally:
+        context.close()
+
+
+def test_exported_stepper_text_reads_at_aa_contrast(chromium, exported):
+    # The numbered strip marked the frame on show in white on orange: 3:1.
+    context, page, _ = offline_page(chromium, javascript=False)
+    try:
+        page.goto(exported.as_uri())
+        stepper = StaticStepper(page)
+        low = []
+        for k in range(LAST + 1):
+            if k:
+                stepper.click("next step")
+            low += [f"step {k}: {t}" for t in below_aa(stepper.root)]
+        assert not low, "text below 4.5:1 contrast:\n" + "\n".join(low)
     finally:
         context.close()
