@@ -392,6 +392,24 @@ def test_the_step_buttons_sit_together_apart_from_play():
     assert not stepper._widget.play.show_repeat
 
 
+def test_the_graph_column_may_shrink_to_keep_the_panel_beside_it():
+    # Its full width as flex basis pushed the panel below a 540-pixel graph in an
+    # 850-pixel cell (tests/browser/test_lab_stepper_layout.py shows it in JupyterLab).
+    pytest.importorskip("ipywidgets")
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    from teachgrad.notebook.layout import width_px
+
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    natural = width_px(stepper.svg())
+    assert stepper.graph_width() == (round(0.8 * natural), round(natural))
+    basis, most = stepper.graph_width()
+    assert f'style="flex:1 1 {basis}px;max-width:min(100%,{most}px)"' in stepper.static_html()
+    graph = stepper.widget().children[1].children[0]
+    assert (graph.layout.flex, graph.layout.max_width) == (f"1 1 {basis}px", f"{most}px")
+
+
 def test_large_steppers_swap_one_frame_widget(monkeypatch):
     pytest.importorskip("ipywidgets")
     from teachgrad.notebook import live

@@ -52,9 +52,12 @@ class LiveView:
             self._button(w, "▶", "next step", lambda: self.slider.value + 1),
             self._button(w, "▶|", "last", lambda: last),
         ]
+        width = stepper.graph_width()  # see FramesView.graph_width
         graph = w.HTML(
             value=self._graph_html(),
-            layout=w.Layout(width="auto", flex="0 1 auto", min_width="240px"),
+            layout=w.Layout(width="auto", flex="0 1 auto", min_width="240px") if width is None
+            else w.Layout(width="auto", flex=f"1 1 {width[0]}px", max_width=f"{width[1]}px",
+                          min_width="240px"),
         )
         frame_layout = w.Layout(width="auto", flex="1 1 320px", min_width="300px")
         if stepper.n_frames <= CLIENT_SIDE_LIMIT:

@@ -126,6 +126,15 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     )
 
 
+def graph_box_style(graph_width) -> str:
+    """`` style="..."`` for the graph's column: grow to its full width, shrink to the basis
+    before the panel beside it wraps below (``""`` without a width)."""
+    if graph_width is None:
+        return ""
+    basis, most = graph_width
+    return f' style="flex:1 1 {basis}px;max-width:min(100%,{most}px)"'
+
+
 def _untrusted_note(log_note: str) -> str:
     """What the page shows above the log where it strips the CSS (graph.css hides
     ``.tg-untrusted``): what this is, and where the stepper that steps is."""
@@ -135,11 +144,12 @@ def _untrusted_note(log_note: str) -> str:
 
 def static_stepper(
     prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0,
-    legend=LEGEND, log_note: str = "Every step at once.",
+    legend=LEGEND, log_note: str = "Every step at once.", graph_width=None,
 ) -> str:
     """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS.
 
-    ``log_note`` says what the panels are where they all show at once (no CSS)."""
+    ``log_note`` says what the panels are where they all show at once (no CSS);
+    ``graph_width`` is the graph column's ``(flex basis, largest width)`` in pixels."""
     last = len(panels) - 1
     radios = "".join(
         f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" {HIDDEN}'
@@ -170,7 +180,8 @@ def static_stepper(
     return (
         f'<div class="tg-stepper tg-static" id="{prefix}">'
         f"<style>{''.join(rules)}</style>{_untrusted_note(log_note)}{radios}{strip}"
-        f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html(legend)}</div>'
+        f'<div class="tg-stage"><div class="tg-graphbox"{graph_box_style(graph_width)}>'
+        f"{svg}{legend_html(legend)}</div>"
         f'<div class="tg-panels">{sections}</div></div></div>'
     )
 
