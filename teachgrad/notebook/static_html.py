@@ -126,6 +126,18 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     )
 
 
+def _dead_widget_rule(prefix: str) -> str:
+    """Hide the live widget's output next to this copy while it holds only text.
+
+    A notebook saved and opened again (a new kernel) keeps the live widget's output, whose
+    model is gone: JupyterLab writes "Error displaying widget: model not found" there, as
+    bare text, under this copy, which steps on its own. A rendered widget has elements
+    (and hides this copy); "Loading widget..." is bare text too and goes the same way.
+    """
+    return (f".jp-OutputArea-child:has(#{prefix}.tg-static)+.jp-OutputArea-child"
+            ">.jupyter-widgets:not(:has(*)){display:none}")
+
+
 def graph_box_style(graph_width) -> str:
     """`` style="..."`` for the graph's column: grow to its full width, shrink to the basis
     before the panel beside it wraps below (``""`` without a width)."""
@@ -157,7 +169,8 @@ def static_stepper(
         for k in range(len(panels))
     )
     show_panel = ",".join(f"#{prefix}_f{k}:checked~.tg-stage .tg-f{k}" for k in range(len(panels)))
-    rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}"]
+    rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}",
+             _dead_widget_rule(prefix)]
     strip = ""
     if len(panels) <= TIMELINE_LIMIT:
         marks = ",".join(
