@@ -26,6 +26,7 @@ def test_a_number_that_rounds_to_a_whole_one_is_not_written_as_exactly_that():
     assert short_value(np.array(0.99999)) == "1.000"
     assert short_value(np.array([-0.99999, 0.5])) == "[-1.000, 0.5]"
     assert short_value(np.array(99.99999)) == "100.0"
+    assert short_value(np.array(1234.5678)) == "1234.6"  # not "1235.", a whole number
 
 
 def test_a_summarised_tensor_names_its_shape_so_it_cannot_be_read_as_numbers():

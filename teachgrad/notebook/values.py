@@ -48,6 +48,8 @@ def _number(x: float) -> str:
     text = f"{x:.4g}"
     if text.lstrip("-").isdigit():  # 0.99999 rounds to "1", which reads as exactly 1
         text = f"{x:#.4g}"          # "1.000": four digits, like the number it rounds
+        if text.endswith("."):      # 1234.5678 -> "1235.", PyTorch's "exactly 1235"
+            text = f"{x:.1f}"
     return text
 
 
