@@ -63,7 +63,10 @@ class LiveView:
         if stepper.n_frames <= CLIENT_SIDE_LIMIT:
             # One Layout and one Style shared by all frames: otherwise every frame would
             # bring two more widget models along, tripling the cost of opening.
-            first = w.HTML(value=self.frame_html(0))
+            # As wide as the Stack and no wider: a wide value scrolls inside the panel
+            # (at its content's width, the frame overflowed the Stack and was cut off).
+            first = w.HTML(value=self.frame_html(0), layout=w.Layout(width="100%",
+                                                                     min_width="0"))
             shared = {"layout": first.layout, "style": first.style}
             self.frames = [first] + [
                 w.HTML(value=self.frame_html(k), **shared) for k in range(1, stepper.n_frames)

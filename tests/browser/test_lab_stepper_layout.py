@@ -8,9 +8,14 @@ Two graphs used to push the panel below the picture at 1280 pixels:
   now the graph may shrink a little first;
 * a 40-layer loop ``h = tanh(h * 1.01 + 0.1)``: dot drifted the chain sideways into a
   staircase thousands of pixels wide, and the panel ended up 14,000 pixels down.
+
+And a value wider than the panel (20 numbers of 1234.5678 print 80 characters wide) ran
+past the panel's edge and was cut off there; it scrolls inside its own box now.
 """
 
 from __future__ import annotations
+
+import re
 
 import nbformat
 import pytest
@@ -42,12 +47,18 @@ out = h.sum()
 step_backward(out, names=locals())"""
 
 
+WIDE_VALUES = """\
+w = torch.ones(1, 20, requires_grad=True)
+wide = (w * 1234.5678).sum()
+step_backward(wide, names=locals())"""
+
+
 @pytest.fixture(scope="module")
 def laptop(chromium, lab_server, lessons_copy):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
                                  "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(LESSON_THREE), nbformat.v4.new_code_cell(LONG_LOOP)]
+    nb.cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES)]
     nbformat.write(nb, lessons_copy / NOTEBOOK)
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -73,3 +84,20 @@ def test_the_panel_sits_beside_the_graph(laptop, index, screenshots):
     assert abs(panel["y"] - graph["y"]) < 5                                # at its top
     if index == 0:
         screenshots.take(cell, "stepper-beside-at-1280")
+
+
+def test_a_value_wider_than_the_panel_scrolls_inside_it(laptop, screenshots):
+    cell = laptop.cell(2)
+    view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+    for _ in range(2):  # to step 2, the multiplication by 1234.5678
+        view.locator(".widget-button").filter(has_text=re.compile("^▶$")).click()
+    panel = view.locator('.tg-panel-live[data-frame="2"]')
+    panel.wait_for(state="visible")
+    right = min(panel.bounding_box()["x"] + panel.bounding_box()["width"],
+                view.bounding_box()["x"] + view.bounding_box()["width"])
+    values = panel.locator("pre.tg-v").all()
+    for value in values:
+        box = value.bounding_box()
+        assert box["x"] + box["width"] <= right + 1, (box, right)
+    assert any(v.evaluate("e => e.scrollWidth > e.clientWidth") for v in values)
+    screenshots.take(cell, "stepper-wide-value")
