@@ -3,9 +3,10 @@
 No JavaScript, no network: an exported notebook (``jupyter nbconvert --to html``), a
 book or any viewer without a kernel can still step through backward. How:
 
-* one hidden radio button per frame (``<input type=radio id=P_f3>``), all siblings at the
-  top of the stepper; clicking a ``<label for=P_f3>`` (the ◀ ▶ buttons, the numbered
-  timeline) checks it, which browsers do without any script;
+* one invisible radio button per frame (``<input type=radio id=P_f3>``), all siblings at
+  the top of the stepper; clicking a ``<label for=P_f3>`` (the ◀ ▶ buttons, the numbered
+  timeline) checks it, which browsers do without any script, and so do the arrow keys
+  once Tab has reached the group (each radio is labelled with its frame's title);
 * CSS selects on which radio is checked: ``#P_f3:checked ~ .tg-stage .tg-f3`` shows the
   panel of frame 3. For the graph, a box whose look changes at frame ``a`` and again at
   ``b`` gets one rule: "a radio at or after ``P_fa`` and before ``P_fb`` is checked",
@@ -165,7 +166,8 @@ def static_stepper(
     last = len(panels) - 1
     radios = "".join(
         f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" {HIDDEN}'
-        f'{" checked" if k == start else ""} aria-label="frame {k}">'
+        f'{" checked" if k == start else ""} '
+        f'aria-label="{html.escape(panels[k].title, quote=True)}">'
         for k in range(len(panels))
     )
     show_panel = ",".join(f"#{prefix}_f{k}:checked~.tg-stage .tg-f{k}" for k in range(len(panels)))

@@ -144,3 +144,22 @@ def test_exported_stepper_text_reads_at_aa_contrast(chromium, exported):
         assert not low, "text below 4.5:1 contrast:\n" + "\n".join(low)
     finally:
         context.close()
+
+
+def test_exported_stepper_steps_with_the_keyboard(chromium, exported):
+    # The frames' radio buttons were display:none: nothing to Tab to, no way to step
+    # without a mouse. Now the checked one takes the focus and the arrow keys step.
+    context, page, _ = offline_page(chromium, javascript=False)
+    try:
+        page.goto(exported.as_uri())
+        stepper = StaticStepper(page)
+        checked = stepper.root.locator("input.tg-r:checked")
+        assert checked.get_attribute("aria-label") == "Start: backward() from out"
+        checked.focus()
+        assert checked.evaluate("e => e === document.activeElement")
+        for key, frame in (("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1)):
+            page.keyboard.press(key)
+            assert stepper.frame()[1] == frame
+        assert [node_of(b) for b in highlighted(stepper.root)] == [BACKWARD_ORDER[0]]
+    finally:
+        context.close()
