@@ -84,4 +84,5 @@ def test_an_untrusted_stepper_shows_its_log_and_no_dead_controls(untrusted, scre
         assert dead not in text
     assert output.locator("input[type=radio]").filter(visible=True).count() == 0
     assert "MeanBackward0 · scalar" not in text  # the SVG's tooltips as text
-    screenshots.take(cell, "untrusted-stepper")
+    cell.locator(".jp-InputArea").scroll_into_view_if_needed()
+    screenshots.window(untrusted.page, "untrusted-stepper")  # the cell is taller than this
