@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from untrusted_view import visible_images, visible_text
 
 import teachgrad as torch
 from teachgrad.notebook import draw
+from teachgrad.notebook.graph import UNTRUSTED_COPY_LIMIT
 from teachgrad.notebook.layout import LayoutUnavailable, layout_svg
 
 graphviz = pytest.importorskip("graphviz")
@@ -222,6 +224,58 @@ def test_theme_css_uses_jupyterlab_variables():
     page = drawing._repr_html_()
     assert "var(--jp-content-font-color1" in page
     assert 'data-jp-theme-light="false"' in page  # the dark-theme adjustments
+
+
+def test_an_untrusted_notebook_shows_the_picture_not_its_labels_as_text():
+    # A lesson opened fresh is untrusted: JupyterLab strips <style> and <svg> from its
+    # HTML outputs and keeps their text, so the drawing was one line of jumbled labels
+    # ("z · [2, 2] z MulBackward0 [2, 2] ..."). Now an <img> copy shows instead.
+    if not (has_pygraphviz() or shutil.which("dot")):
+        pytest.skip("no Graphviz")
+    drawing = draw(seed001()["out"], names=seed001())
+    page = drawing._repr_html_()
+    assert "MulBackward0" not in visible_text(page)
+    assert visible_images(page) == [drawing.svg()]
+    # Where the CSS is applied (a trusted notebook, an export), graph.css shows the
+    # inline SVG and hides the copy.
+    assert ".tg-pic { display: block !important; }" in page
+    assert ".tg-untrusted { display: none; }" in page
+
+
+def test_a_very_big_drawing_carries_a_note_instead_of_a_second_copy():
+    if not (has_pygraphviz() or shutil.which("dot")):
+        pytest.skip("no Graphviz")
+    x = torch.ones(2, requires_grad=True)
+    y = x
+    for _ in range(120):
+        y = y * 1.5
+    drawing = draw(y.sum())
+    assert len(drawing.svg()) > UNTRUSTED_COPY_LIMIT
+    page = drawing._repr_html_()
+    assert visible_images(page) == []
+    assert visible_text(page).startswith("(The picture shows when the notebook is trusted")
+    assert len(page) < len(drawing.svg()) + 20_000
+
+
+def laid_out_width_pt(drawing) -> float:
+    return float(re.search(r'<svg[^>]* width="([\d.]+)pt"', drawing.svg()).group(1))
+
+
+def test_a_chain_with_constants_stays_straight_instead_of_drifting_sideways():
+    # h = tanh(h * 1.01 + 0.1) in a loop: every op has a None beside its real input.
+    # dot centred each op over both, so the chain drifted half a box per op: 40 layers
+    # made a diagonal staircase over 4,000 pt wide, its top far off to the right.
+    if not (has_pygraphviz() or shutil.which("dot")):
+        pytest.skip("no Graphviz")
+
+    def layers(n: int):
+        x = torch.ones(4, 3, requires_grad=True)
+        h = x
+        for _ in range(n):
+            h = torch.tanh(h * 1.01 + 0.1)
+        return h.sum()
+
+    assert laid_out_width_pt(draw(layers(12))) == laid_out_width_pt(draw(layers(2)))
 
 
 # ---------------------------------------------------------------------------------------

@@ -14,10 +14,11 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from untrusted_view import visible_images, visible_text
 
 import teachgrad as torch
 from teachgrad.autograd import engine
-from teachgrad.notebook import Stepper, step_backward
+from teachgrad.notebook import Stepper, step_backward, step_forward
 
 pytest.importorskip("graphviz")
 
@@ -378,6 +379,37 @@ def test_widget_state_at_step_k():
     assert stepper.frame == 0
 
 
+def test_the_step_buttons_sit_together_apart_from_play():
+    # They were |◀ ◀ ▷(Play) slider ▶ ▶|: Play's ▷ icon, between ◀ and ▶, read as "next",
+    # and in a narrow cell ▶ ▶| wrapped onto a row of their own, under the slider.
+    pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    steps, slider, playing = stepper.widget().children[0].children
+    assert [b.description for b in steps.children] == ["|◀", "◀", "▶", "▶|"]
+    assert slider is stepper._widget.slider
+    assert playing.children[0] is stepper._widget.play
+    assert not stepper._widget.play.show_repeat
+
+
+def test_the_graph_column_may_shrink_to_keep_the_panel_beside_it():
+    # Its full width as flex basis pushed the panel below a 540-pixel graph in an
+    # 850-pixel cell (tests/browser/test_lab_stepper_layout.py shows it in JupyterLab).
+    pytest.importorskip("ipywidgets")
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    from teachgrad.notebook.layout import width_px
+
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    natural = width_px(stepper.svg())
+    assert stepper.graph_width() == (round(0.8 * natural), round(natural))
+    basis, most = stepper.graph_width()
+    assert f'style="flex:1 1 {basis}px;max-width:min(100%,{most}px)"' in stepper.static_html()
+    graph = stepper.widget().children[1].children[0]
+    assert (graph.layout.flex, graph.layout.max_width) == (f"1 1 {basis}px", f"{most}px")
+
+
 def test_large_steppers_swap_one_frame_widget(monkeypatch):
     pytest.importorskip("ipywidgets")
     from teachgrad.notebook import live
@@ -451,8 +483,9 @@ def test_static_html_has_every_frame_and_its_controls_and_no_script():
     for panel in stepper.panels:
         assert panel.html in page
     assert "<script" not in page.lower()
-    # Nothing is fetched (no CDN, no fonts): the only URLs are SVG's namespace names.
-    assert not re.search(r"""(src|href)=["']?\w+:|url\(|@import""", page)
+    # Nothing is fetched (no CDN, no fonts): the only URLs are SVG's namespace names and
+    # the data: URI of the graph's copy for untrusted viewers.
+    assert not re.search(r"""(src|href)=["']?(?!data:)\w+:|url\(|@import""", page)
 
 
 def test_without_css_the_final_frame_and_a_text_log_remain():
@@ -468,11 +501,42 @@ def test_without_css_the_final_frame_and_a_text_log_remain():
         assert f"Step {k} of 5" in text
 
 
+def test_an_untrusted_notebook_shows_the_log_under_the_final_graph_and_no_dead_controls():
+    # JupyterLab's sanitiser (untrusted notebooks: every lesson opened fresh) dropped the
+    # bare `hidden` attributes, which put radio buttons, the numbered strip, ◀ ▶ labels
+    # and the legend's list on screen, doing nothing; and it strips the SVG, leaving its
+    # labels as a line of text. Now: a note, the picture, and the log of every step.
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    page = stepper.static_html()
+    text = visible_text(page)
+    assert text.startswith("Every step of backward() at once, under the graph as it ends. "
+                           "Run this cell (or trust the notebook) to step through them")
+    for control in ("|◀", "▶|", "some contributions", "step 1 of 5"):
+        assert control not in text
+    assert "MeanBackward0 · scalar" not in text  # the SVG's labels and tooltips
+    for k in range(1, 6):
+        assert f"Step {k} of 5" in text
+    assert visible_images(page) == [stepper.svg()]
+    assert not re.search(r"\shidden[\s>]", page)  # every hidden= has a value
+
+
+def test_an_untrusted_forward_replay_says_what_its_log_is():
+    if not has_layout():
+        pytest.skip("no Graphviz")
+    out, v = seed001()
+    text = visible_text(step_forward(out, names=v).static_html())
+    assert text.startswith("Every op of the forward pass at once, under the finished graph.")
+
+
 def test_malicious_names_are_escaped_in_the_stepper():
     x = torch.ones(2, requires_grad=True)
     stepper = step_backward((x * 2).sum(), names={"<img src=x onerror=alert(1)>": x})
     page = stepper.static_html()
-    assert "<img" not in page
+    assert "<img src=x" not in page
+    assert page.count("<img") == 1  # the graph's own copy, for untrusted viewers
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 

@@ -50,6 +50,7 @@ class ForwardReplay(FramesView):
     """The forward pass replayed: frame 0 shows the leaves, frame ``k`` the k-th op."""
 
     legend = (("none", "not made yet"), ("current", "made in this step"), ("done", "made"))
+    log_note = "Every op of the forward pass at once, under the finished graph."
 
     def __init__(self, model: GraphModel, names: Names) -> None:
         #: the ops in the order the forward pass created them

@@ -22,6 +22,7 @@ The result is a :class:`Drawing`: Jupyter shows it as a picture, and ``.graph`` 
 
 from __future__ import annotations
 
+import base64
 import html
 import itertools
 from collections.abc import Mapping
@@ -52,6 +53,7 @@ GRAD = "#b35900"     # gradient values; graph.css recolours exactly this value
 ARROW = "#8c8c8c"
 NSLIMIT = "10"  # see to_digraph
 STRAIGHT_ARROWS_ABOVE = 100  # boxes; see to_digraph
+CHAIN_WEIGHT = "2"  # arrows between real boxes; see to_digraph
 
 _prefixes = itertools.count()
 
@@ -113,7 +115,7 @@ class Drawing:
             return unavailable_html(str(error), self.source)
         return (
             f'<div class="tg-graph" id="{self.prefix}"><style>{css("graph.css")}</style>'
-            f"{svg}</div>"
+            f"{svg_html(svg)}</div>"
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -132,6 +134,37 @@ class Drawing:
         if m.mode != "full":
             what += f", drawn {m.mode} as {count(len(m.boxes), 'box', 'boxes')}"
         return f"<teachgrad graph of {what}; .source has the DOT text>"
+
+
+#: Above this many characters of SVG, an HTML output carries no ``<img>`` copy for
+#: untrusted viewers (see :func:`svg_html`), only a note: the copy would add a third more
+#: than the SVG itself to the notebook, and big drawings are rare in lessons.
+UNTRUSTED_COPY_LIMIT = 100_000
+UNTRUSTED_NOTE = (
+    "(The picture shows when the notebook is trusted or this cell runs again: "
+    "it is too big to carry a second copy for viewers that strip inline SVG.)"
+)
+
+
+def svg_html(svg: str, untrusted_copy: bool = True) -> str:
+    """The laid-out SVG for an HTML output, readable where the page strips SVG and CSS.
+
+    JupyterLab sanitises the HTML outputs of a notebook it does not trust (every lesson
+    opened fresh, before it runs): ``<style>`` and ``<svg>`` elements go, their text
+    stays, and a drawing became one line of jumbled labels. What survives is an inline
+    ``style="display:none"`` and an ``<img>`` with a ``data:`` URI. So the SVG sits in a
+    box hidden inline, which graph.css (applied only where the page keeps styles) shows,
+    and an ``<img>`` of the same SVG follows, which graph.css hides. ``untrusted_copy=False``
+    leaves the copy out (the live widget: it renders only with a kernel, unsanitised).
+    """
+    box = f'<div class="tg-pic" style="display:none">{svg}</div>'
+    if not untrusted_copy:
+        return box
+    if len(svg) > UNTRUSTED_COPY_LIMIT:
+        return box + f'<p class="tg-untrusted">{html.escape(UNTRUSTED_NOTE)}</p>'
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (box + f'<img class="tg-untrusted" src="data:image/svg+xml;base64,{data}" '
+            'alt="the backward graph" style="max-width:100%;height:auto">')
 
 
 def _unavailable_message() -> str:
@@ -401,6 +434,12 @@ def to_digraph(
         attrs = {"id": f"{prefix}_{arrow.id}"}
         if model.box(arrow.head).kind == "none":
             attrs.update(style="dashed", color="#b0b0b0", arrowhead="empty")
+        else:
+            # dot centres a box over its inputs; with a None beside every real input
+            # (``h = h * 0.9 + 1`` in a loop) the chain drifts sideways at each op, and
+            # 40 layers became a staircase 4,000 points wide, mostly empty. Heavier
+            # arrows between real boxes are kept straight; the None boxes move instead.
+            attrs["weight"] = CHAIN_WEIGHT
         text = arrow_labels.get(arrow.id)
         if text:
             attrs["label"] = html_label([("grad", text)], max_chars=28, pad=3)
@@ -408,4 +447,4 @@ def to_digraph(
     return g
 
 
-__all__ = ["draw", "Drawing", "Labels", "to_digraph", "html_label", "new_prefix"]
+__all__ = ["draw", "Drawing", "Labels", "to_digraph", "html_label", "new_prefix", "svg_html"]

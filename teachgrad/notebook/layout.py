@@ -121,6 +121,16 @@ _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 
+_TIDY_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)pt"')
+PX_PER_PT = 96 / 72
+
+
+def width_px(svg: str) -> float | None:
+    """The natural width of a laid-out picture (from :func:`tidy_svg`) in CSS pixels."""
+    found = _TIDY_WIDTH.search(svg)
+    return float(found.group(1)) * PX_PER_PT if found else None
+
+
 def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") -> str:
     """Make Graphviz's SVG fit in a notebook page.
 
@@ -155,4 +165,4 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     return svg.strip()
 
 
-__all__ = ["layout_svg", "tidy_svg", "LayoutUnavailable", "INSTALL_HINT"]
+__all__ = ["layout_svg", "tidy_svg", "width_px", "LayoutUnavailable", "INSTALL_HINT"]

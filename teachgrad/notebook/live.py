@@ -36,8 +36,9 @@ class LiveView:
             value=0, min=0, max=last, step=1, description="step", continuous_update=True,
             layout=w.Layout(width="300px"),
         )
+        # No "repeat" toggle: looping a backward pass only hides where it ends.
         self.play = w.Play(value=0, min=0, max=last, step=1, interval=PLAY_INTERVAL_MS,
-                           description="play", tooltip="play")
+                           description="play", tooltip="play", show_repeat=False)
         self.speed = w.IntSlider(
             value=PLAY_INTERVAL_MS, min=150, max=2500, step=50, description="ms/step",
             layout=w.Layout(width="260px"),
@@ -51,15 +52,21 @@ class LiveView:
             self._button(w, "▶", "next step", lambda: self.slider.value + 1),
             self._button(w, "▶|", "last", lambda: last),
         ]
+        width = stepper.graph_width()  # see FramesView.graph_width
         graph = w.HTML(
             value=self._graph_html(),
-            layout=w.Layout(width="auto", flex="0 1 auto", min_width="240px"),
+            layout=w.Layout(width="auto", flex="0 1 auto", min_width="240px") if width is None
+            else w.Layout(width="auto", flex=f"1 1 {width[0]}px", max_width=f"{width[1]}px",
+                          min_width="240px"),
         )
         frame_layout = w.Layout(width="auto", flex="1 1 320px", min_width="300px")
         if stepper.n_frames <= CLIENT_SIDE_LIMIT:
             # One Layout and one Style shared by all frames: otherwise every frame would
             # bring two more widget models along, tripling the cost of opening.
-            first = w.HTML(value=self.frame_html(0))
+            # As wide as the Stack and no wider: a wide value scrolls inside the panel
+            # (at its content's width, the frame overflowed the Stack and was cut off).
+            first = w.HTML(value=self.frame_html(0), layout=w.Layout(width="100%",
+                                                                     min_width="0"))
             shared = {"layout": first.layout, "style": first.style}
             self.frames = [first] + [
                 w.HTML(value=self.frame_html(k), **shared) for k in range(1, stepper.n_frames)
@@ -74,10 +81,14 @@ class LiveView:
             self.single = w.HTML(value=self.frame_html(0), layout=frame_layout)
             self.slider.observe(self._swap, names="value")
             right = self.single
+        # Three groups that wrap as wholes in a narrow cell: the step buttons side by
+        # side (Play's ▷ icon between ◀ and ▶ read as "next"), the step slider, then
+        # Play with its speed.
+        row = {"align_items": "center"}
         controls = w.HBox(
-            [self.buttons[0], self.buttons[1], self.play, self.slider, self.buttons[2],
-             self.buttons[3], self.speed],
-            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+            [w.HBox(self.buttons, layout=w.Layout(**row, margin="0 12px 0 0")), self.slider,
+             w.HBox([self.play, self.speed], layout=w.Layout(**row, flex_flow="row wrap"))],
+            layout=w.Layout(flex_flow="row wrap", **row),
         )
         self.box = w.VBox([controls, w.HBox([graph, right],
                                             layout=w.Layout(flex_flow="row wrap"))])
@@ -118,7 +129,8 @@ class LiveView:
             f".jp-OutputArea-child:has(#{static_id}.tg-static),"
             f".output_area:has(#{static_id}.tg-static){{display:none}}"
         )
-        graph = self.stepper._graph_or_message() + legend_html(self.stepper.legend)
+        graph = self.stepper._graph_or_message(untrusted_copy=False) + legend_html(
+            self.stepper.legend)
         return (
             f'<div class="tg-stepper tg-live" id="{static_id}_live"><style>{css("graph.css")}'
             f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'

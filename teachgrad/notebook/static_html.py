@@ -3,9 +3,10 @@
 No JavaScript, no network: an exported notebook (``jupyter nbconvert --to html``), a
 book or any viewer without a kernel can still step through backward. How:
 
-* one hidden radio button per frame (``<input type=radio id=P_f3>``), all siblings at the
-  top of the stepper; clicking a ``<label for=P_f3>`` (the ◀ ▶ buttons, the numbered
-  timeline) checks it, which browsers do without any script;
+* one invisible radio button per frame (``<input type=radio id=P_f3>``), all siblings at
+  the top of the stepper; clicking a ``<label for=P_f3>`` (the ◀ ▶ buttons, the numbered
+  timeline) checks it, which browsers do without any script, and so do the arrow keys
+  once Tab has reached the group (each radio is labelled with its frame's title);
 * CSS selects on which radio is checked: ``#P_f3:checked ~ .tg-stage .tg-f3`` shows the
   panel of frame 3. For the graph, a box whose look changes at frame ``a`` and again at
   ``b`` gets one rule: "a radio at or after ``P_fa`` and before ``P_fb`` is checked",
@@ -16,9 +17,11 @@ book or any viewer without a kernel can still step through backward. How:
 
 The SVG is laid out once; frames differ only in these styles, so nothing moves.
 
-Without CSS (a renderer that strips ``<style>``) all panels show one after the other: the
-text log of every step, under the graph as it looks at the end. The controls carry the
-``hidden`` attribute, so they only appear where the CSS that makes them work is applied.
+Without CSS (a renderer that strips ``<style>``, such as JupyterLab for a notebook it does
+not trust) all panels show one after the other: the text log of every step, under the
+graph as it looks at the end, with a note that says so. The controls carry the
+``hidden`` attribute, so they only appear where the CSS that makes them work is applied
+(written ``hidden="hidden"``: JupyterLab's sanitiser drops attributes without a value).
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ STATE_VARS = {
         "--tg-arrow-opacity:1;--tg-label-vis:visible;"
     ),
 }
+#: The ``hidden`` attribute with a value: JupyterLab's sanitiser (untrusted notebooks)
+#: drops every attribute whose value is empty, and a bare ``hidden`` with it, which put
+#: dead ◀ ▶ controls, radio buttons and the legend's list on screen.
+HIDDEN = 'hidden="hidden"'
 TIMELINE_LIMIT = 160  # more frames than this: no numbered strip, the ◀ ▶ buttons remain
 LEGEND = (
     ("none", "no gradient yet"), ("partial", "some contributions"),
@@ -95,7 +102,7 @@ def legend_html(legend=LEGEND) -> str:
     items = "".join(
         f'<li><i class="tg-sw tg-sw-{state}"></i>{html.escape(text)}</li>' for state, text in legend
     )
-    return f'<ul class="tg-legend" hidden>{items}</ul>'
+    return f'<ul class="tg-legend" {HIDDEN}>{items}</ul>'
 
 
 def nav_html(prefix: str, frame: int, last: int) -> str:
@@ -110,7 +117,7 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
 
     where = "start" if frame == 0 else f"step {frame} of {last}"
     return (
-        '<nav class="tg-nav" hidden>'
+        f'<nav class="tg-nav" {HIDDEN}>'
         + button(0, "|◀", "first")
         + button(frame - 1, "◀", "previous step")
         + f'<span class="tg-pos">{where}</span>'
@@ -120,27 +127,61 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     )
 
 
+def _dead_widget_rule(prefix: str) -> str:
+    """Hide the live widget's output next to this copy while it holds only text.
+
+    A notebook saved and opened again (a new kernel) keeps the live widget's output, whose
+    model is gone: JupyterLab writes "Error displaying widget: model not found" there, as
+    bare text, under this copy, which steps on its own. A rendered widget has elements
+    (and hides this copy); "Loading widget..." is bare text too and goes the same way.
+    """
+    return (f".jp-OutputArea-child:has(#{prefix}.tg-static)+.jp-OutputArea-child"
+            ">.jupyter-widgets:not(:has(*)){display:none}")
+
+
+def graph_box_style(graph_width) -> str:
+    """`` style="..."`` for the graph's column: grow to its full width, shrink to the basis
+    before the panel beside it wraps below (``""`` without a width)."""
+    if graph_width is None:
+        return ""
+    basis, most = graph_width
+    return f' style="flex:1 1 {basis}px;max-width:min(100%,{most}px)"'
+
+
+def _untrusted_note(log_note: str) -> str:
+    """What the page shows above the log where it strips the CSS (graph.css hides
+    ``.tg-untrusted``): what this is, and where the stepper that steps is."""
+    return (f'<p class="tg-untrusted"><i>{html.escape(log_note)} Run this cell (or trust '
+            "the notebook) to step through them one by one.</i></p>")
+
+
 def static_stepper(
     prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0,
-    legend=LEGEND,
+    legend=LEGEND, log_note: str = "Every step at once.", graph_width=None,
 ) -> str:
-    """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS."""
+    """The whole CSS-only stepper: radios, timeline, graph, panels and their CSS.
+
+    ``log_note`` says what the panels are where they all show at once (no CSS);
+    ``graph_width`` is the graph column's ``(flex basis, largest width)`` in pixels."""
     last = len(panels) - 1
     radios = "".join(
-        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" hidden'
-        f'{" checked" if k == start else ""} aria-label="frame {k}">'
+        f'<input type="radio" class="tg-r" name="{prefix}" id="{prefix}_f{k}" {HIDDEN}'
+        f'{" checked" if k == start else ""} '
+        f'aria-label="{html.escape(panels[k].title, quote=True)}">'
         for k in range(len(panels))
     )
     show_panel = ",".join(f"#{prefix}_f{k}:checked~.tg-stage .tg-f{k}" for k in range(len(panels)))
-    rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}"]
+    rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}",
+             _dead_widget_rule(prefix)]
     strip = ""
     if len(panels) <= TIMELINE_LIMIT:
         marks = ",".join(
             f"#{prefix}_f{k}:checked~.tg-timeline .tg-t{k}" for k in range(len(panels))
         )
-        rules.append(f"{marks}{{background:var(--tg-current);color:#fff;border-color:"
+        # Dark text on the orange mark: white on it was 3:1 (light theme), 2:1 (dark).
+        rules.append(f"{marks}{{background:var(--tg-current);color:#111;border-color:"
                      "var(--tg-current)}")
-        strip = '<div class="tg-timeline" hidden>' + "".join(
+        strip = f'<div class="tg-timeline" {HIDDEN}>' + "".join(
             f'<label class="tg-t tg-t{k}" for="{prefix}_f{k}" '
             f'title="{html.escape(p.title, quote=True)}">{k}</label>'
             for k, p in enumerate(panels)
@@ -153,8 +194,9 @@ def static_stepper(
     )
     return (
         f'<div class="tg-stepper tg-static" id="{prefix}">'
-        f"<style>{''.join(rules)}</style>{radios}{strip}"
-        f'<div class="tg-stage"><div class="tg-graphbox">{svg}{legend_html(legend)}</div>'
+        f"<style>{''.join(rules)}</style>{_untrusted_note(log_note)}{radios}{strip}"
+        f'<div class="tg-stage"><div class="tg-graphbox"{graph_box_style(graph_width)}>'
+        f"{svg}{legend_html(legend)}</div>"
         f'<div class="tg-panels">{sections}</div></div></div>'
     )
 

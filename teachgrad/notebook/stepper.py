@@ -32,9 +32,9 @@ from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
-from .graph import Labels, new_prefix, to_digraph, unavailable_html
+from .graph import Labels, new_prefix, svg_html, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
-from .layout import LayoutUnavailable, layout_svg, tidy_svg
+from .layout import LayoutUnavailable, layout_svg, tidy_svg, width_px
 from .naming import Names
 from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
@@ -100,6 +100,10 @@ def _refuse_a_used_graph(model: GraphModel, names: Names) -> None:
     )
 
 
+#: how far the graph may shrink to keep the chain-rule panel beside it (see graph_width)
+SHRINK_BESIDE_PANEL = 0.8
+
+
 class FramesView:
     """A graph laid out once, plus one look and one panel per frame.
 
@@ -112,6 +116,8 @@ class FramesView:
 
     #: what the colours of the boxes mean in this view
     legend = LEGEND
+    #: what the panels are, where a page without CSS shows them all at once
+    log_note = "Every step of backward() at once, under the graph as it ends."
 
     def __init__(
         self,
@@ -144,11 +150,28 @@ class FramesView:
             self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles)
         return self._svg
 
-    def _graph_or_message(self) -> str:
+    def _graph_or_message(self, untrusted_copy: bool = True) -> str:
+        """The graph for an HTML output (see :func:`.graph.svg_html`), or why there is none."""
         try:
-            return self.svg()
+            return svg_html(self.svg(), untrusted_copy)
         except LayoutUnavailable as error:
             return unavailable_html(str(error), self.digraph.source)
+
+    def graph_width(self) -> tuple[int, int] | None:
+        """The graph column's flex basis and largest width, in pixels (None: no picture).
+
+        Beside the panel the graph may shrink to ``SHRINK_BESIDE_PANEL`` of its size; the
+        panel wraps below it only when even that leaves it no room. (With its full width
+        as basis, lesson 3's 540-pixel graph pushed the panel under it in an 850-pixel
+        cell, a screen away from the box it explains.)
+        """
+        try:
+            natural = width_px(self.svg())
+        except LayoutUnavailable:
+            return None
+        if natural is None:
+            return None
+        return round(natural * SHRINK_BESIDE_PANEL), round(natural)
 
     def frame_css(self, frame: int) -> str:
         """The CSS of one frame for the live view (only styles change between frames)."""
@@ -160,7 +183,7 @@ class FramesView:
         if page is None:
             page = self._static[start] = static_stepper(
                 self.prefix, self._graph_or_message(), self.panels, self.timeline, start,
-                self.legend,
+                self.legend, self.log_note, self.graph_width(),
             )
         return page
 

@@ -3,7 +3,7 @@
 Two sizes:
 
 * :func:`short_value` fits on a graph edge or in a node box (one short line):
-  ``0.25``, ``all 4.5``, ``[1., 2., 3.]``, ``[2, 3] mean 0.417``.
+  ``0.25``, ``all 4.5``, ``[1., 2., 3.]``, ``mean 0.417 (2×3)``.
 * :func:`long_value` is what ``print(tensor)`` would show inside ``tensor(...)``
   (PyTorch's own number style), summarised with ``...`` so a huge tensor never
   turns into a huge panel.
@@ -45,7 +45,26 @@ def _number(x: float) -> str:
         return str(float(x))
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x)}."  # PyTorch's "this is a float" dot
-    return f"{x:.4g}"
+    text = f"{x:.4g}"
+    if text.lstrip("-").isdigit():  # 0.99999 rounds to "1", which reads as exactly 1
+        text = f"{x:#.4g}"          # "1.000": four digits, like the number it rounds
+        if text.endswith("."):      # 1234.5678 -> "1235.", PyTorch's "exactly 1235"
+            text = f"{x:.1f}"
+    return text
+
+
+def _nested(array: np.ndarray) -> str:
+    """``[[1., 2.], [3., 4.]]``: a few numbers, with their rows and columns."""
+    if array.ndim == 0:
+        return _number(array.item())
+    return "[" + ", ".join(_nested(row) for row in array) + "]"
+
+
+def _dims(shape) -> str:
+    """``2×3``, ``40 values``: a shape that cannot be mistaken for numbers."""
+    if len(shape) == 1:
+        return count(shape[0], "value")
+    return "×".join(str(s) for s in shape)
 
 
 def short_value(value, max_items: int = 4) -> str:
@@ -56,6 +75,8 @@ def short_value(value, max_items: int = 4) -> str:
     'all 4.5'
     >>> short_value(np.array([1.0, 2.0]))
     '[1., 2.]'
+    >>> short_value(np.arange(6.0).reshape(2, 3))
+    'mean 2.5 (2×3)'
     """
     array = as_array(value)
     if array is None:
@@ -70,11 +91,11 @@ def short_value(value, max_items: int = 4) -> str:
     if array.size > 1 and (flat == first).all():
         return f"all {_number(first.item())}"
     if array.size <= max_items:
-        return "[" + ", ".join(_number(v) for v in flat.tolist()) + "]"
-    shape = "[" + ", ".join(str(s) for s in array.shape) + "]"
+        return _nested(array)
+    # A shape written [2, 3] here read as the numbers 2 and 3.
     if array.dtype.kind in "fc":
-        return f"{shape} mean {_number(float(np.mean(flat, dtype=np.float64)))}"
-    return shape
+        return f"mean {_number(float(np.mean(flat, dtype=np.float64)))} ({_dims(array.shape)})"
+    return f"{array.dtype} ({_dims(array.shape)})"
 
 
 _panel_options_active = False

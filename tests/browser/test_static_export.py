@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from .contrast import below_aa
 from .lesson_facts import (
     BACKWARD_ORDER,
     FINAL_PANEL,
@@ -125,5 +126,40 @@ def test_exported_inspector_table(chromium, exported):
         x_and_y = tables.filter(has=page.locator("th.tg-name", has_text="y")).last
         x_and_y.wait_for(state="visible")
         assert x_and_y.locator("tr.tg-grad td").first.inner_text() == X_GRAD
+    finally:
+        context.close()
+
+
+def test_exported_stepper_text_reads_at_aa_contrast(chromium, exported):
+    # The numbered strip marked the frame on show in white on orange: 3:1.
+    context, page, _ = offline_page(chromium, javascript=False)
+    try:
+        page.goto(exported.as_uri())
+        stepper = StaticStepper(page)
+        low = []
+        for k in range(LAST + 1):
+            if k:
+                stepper.click("next step")
+            low += [f"step {k}: {t}" for t in below_aa(stepper.root)]
+        assert not low, "text below 4.5:1 contrast:\n" + "\n".join(low)
+    finally:
+        context.close()
+
+
+def test_exported_stepper_steps_with_the_keyboard(chromium, exported):
+    # The frames' radio buttons were display:none: nothing to Tab to, no way to step
+    # without a mouse. Now the checked one takes the focus and the arrow keys step.
+    context, page, _ = offline_page(chromium, javascript=False)
+    try:
+        page.goto(exported.as_uri())
+        stepper = StaticStepper(page)
+        checked = stepper.root.locator("input.tg-r:checked")
+        assert checked.get_attribute("aria-label") == "Start: backward() from out"
+        checked.focus()
+        assert checked.evaluate("e => e === document.activeElement")
+        for key, frame in (("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1)):
+            page.keyboard.press(key)
+            assert stepper.frame()[1] == frame
+        assert [node_of(b) for b in highlighted(stepper.root)] == [BACKWARD_ORDER[0]]
     finally:
         context.close()

@@ -1,0 +1,103 @@
+"""The stepper's chain-rule panel stays beside its graph in an ordinary laptop window.
+
+Stepping means looking at the highlighted box and the panel that explains it, together.
+Two graphs used to push the panel below the picture at 1280 pixels:
+
+* lesson 3's (540 pixels wide): the graph kept its full width as flex basis, and with the
+  panel's 300 pixels that did not fit the 850-pixel cell, so the panel wrapped under it;
+  now the graph may shrink a little first;
+* a 40-layer loop ``h = tanh(h * 1.01 + 0.1)``: dot drifted the chain sideways into a
+  staircase thousands of pixels wide, and the panel ended up 14,000 pixels down.
+
+And a value wider than the panel (20 numbers of 1234.5678 print 80 characters wide) ran
+past the panel's edge and was cut off there; it scrolls inside its own box now.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+
+from .lab_page import LabNotebook
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "stepper_layout.ipynb"
+
+LESSON_THREE = """\
+import teachgrad as torch
+from teachgrad.notebook import step_backward
+
+w1, w2, w3, w4 = (torch.tensor([v]) for v in (2.0, 5.0, 3.0, 4.0))
+a = torch.ones(1, requires_grad=True)
+b = w1 * a
+c = w2 * a
+d = (w3 * b) + (w4 * c)
+L = d**2
+step_backward(L, names=locals())"""
+
+LONG_LOOP = """\
+x = torch.ones(4, 3, requires_grad=True)
+h = x
+for _ in range(40):
+    h = torch.tanh(h * 1.01 + 0.1)
+out = h.sum()
+step_backward(out, names=locals())"""
+
+
+WIDE_VALUES = """\
+w = torch.ones(1, 20, requires_grad=True)
+wide = (w * 1234.5678).sum()
+step_backward(wide, names=locals())"""
+
+
+@pytest.fixture(scope="module")
+def laptop(chromium, lab_server, lessons_copy):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES)]
+    nbformat.write(nb, lessons_copy / NOTEBOOK)
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    notebook = LabNotebook(page, lab_server, NOTEBOOK).open()
+    assert notebook.run_all()
+    yield notebook
+    context.close()
+
+
+def graph_and_panel(cell):
+    graph = cell.locator(".tg-live").first
+    graph.wait_for(state="visible")
+    panel = cell.locator(".tg-panel-live").filter(visible=True).first
+    return graph.bounding_box(), panel.bounding_box()
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["lesson-3", "forty-layer-loop"])
+def test_the_panel_sits_beside_the_graph(laptop, index, screenshots):
+    cell = laptop.cell(index)
+    graph, panel = graph_and_panel(cell)
+    assert panel["x"] >= graph["x"] + graph["width"] - 1, (graph, panel)  # to its right
+    assert abs(panel["y"] - graph["y"]) < 5                                # at its top
+    if index == 0:
+        screenshots.take(cell, "stepper-beside-at-1280")
+
+
+def test_a_value_wider_than_the_panel_scrolls_inside_it(laptop, screenshots):
+    cell = laptop.cell(2)
+    view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+    for _ in range(2):  # to step 2, the multiplication by 1234.5678
+        view.locator(".widget-button").filter(has_text=re.compile("^▶$")).click()
+    panel = view.locator('.tg-panel-live[data-frame="2"]')
+    panel.wait_for(state="visible")
+    right = min(panel.bounding_box()["x"] + panel.bounding_box()["width"],
+                view.bounding_box()["x"] + view.bounding_box()["width"])
+    values = panel.locator("pre.tg-v").all()
+    for value in values:
+        box = value.bounding_box()
+        assert box["x"] + box["width"] <= right + 1, (box, right)
+    assert any(v.evaluate("e => e.scrollWidth > e.clientWidth") for v in values)
+    screenshots.take(cell, "stepper-wide-value")
