@@ -544,6 +544,14 @@ def _value(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def sgn_of(x):
+    """PyTorch's ``sgn`` of an array, as a constant slope: -1, 0 or 1 (int8), and 0 at a nan.
+
+    (``np.sign`` gives nan at a nan, which would make the gradient nan where PyTorch's is 0.)
+    """
+    return np.subtract(x > 0, x < 0, dtype=np.int8)
+
+
 @tensor_method("pow", "__pow__")
 def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a number).
@@ -756,9 +764,7 @@ class AbsBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _value(a)
-        # PyTorch's slope is sgn(a): -1, 0 or 1, and 0 at a nan (np.sign would give nan).
-        return grad * np.subtract(x > 0, x < 0, dtype=np.int8)
+        return grad * sgn_of(_value(a))  # (PyTorch's slope: 0 at a nan, not nan)
 
 
 class SignBackward0(Op):

@@ -31,7 +31,7 @@ from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
 from .op import Op
-from .pointwise import _value
+from .pointwise import _value, sgn_of
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -387,6 +387,20 @@ def spread_evenly(grad, a, out, dims: tuple | None, keepdim: bool):
         return np.where(winners, _expand_reduced(grad, dims, keepdim) / count, 0)
 
 
+def scale_grad_by_count(grad, winners, dims: tuple | None, keepdim: bool):
+    """The gradient of amax/amin: ``grad / k`` times the mask of the k winners of each slice.
+
+    This is PyTorch's ``scale_grad_by_count``, a product and not a select: an ``inf``
+    gradient gives ``inf · 0 = nan`` at the other elements (and a negative one ``-0.``), and
+    a slice whose result is nan, which no element equals, gets ``grad / 0 · 0 = nan``
+    everywhere. (``max()`` of all elements selects instead: see :func:`spread_evenly`.)
+    """
+    raw = _value(winners)
+    count = raw.sum(axis=dims, keepdims=True).astype(_value(grad).dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (_expand_reduced(grad, dims, keepdim) / count) * raw
+
+
 def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
     """The gradient of "pick one element along ``dim``": it goes to the picked index only."""
     if not shape:  # a 0-d input: the element picked itself
@@ -495,7 +509,13 @@ class _ExtremeOverDims(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return spread_evenly(grad, a, out, ctx.dims, ctx.keepdim)
+        return scale_grad_by_count(grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim),
+                                   ctx.dims, ctx.keepdim)
+
+
+def _equal_to_reduced(a, out, dims: tuple | None, keepdim: bool):
+    """Where ``a`` equals its reduction ``out`` (a nan equals nothing, as in PyTorch's mask)."""
+    return _value(a) == _expand_reduced(_value(out), dims, keepdim)
 
 
 class AmaxBackward0(_ExtremeOverDims):
@@ -761,7 +781,11 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
     if p == 0:
         return np.zeros_like(a)
     if p in (math.inf, -math.inf):  # the largest (smallest) |aᵢ| wins, ties share
-        return np.sign(a) * spread_evenly(grad, np.abs(_value(a)), out, dims, keepdim)
+        # PyTorch's: sgn(a) · scale_grad_by_count over the winners and any nan (whose
+        # sgn is 0: a nan norm sends 0, not nan, back to a finite gradient).
+        size = np.abs(_value(a))
+        winners = (size == _expand_reduced(_value(out), dims, keepdim)) | np.isnan(size)
+        return sgn_of(_value(a)) * scale_grad_by_count(grad, winners, dims, keepdim)
     grad = _expand_reduced(grad, dims, keepdim)
     if p == 1:
         return grad * np.sign(a)
@@ -1124,6 +1148,9 @@ return_types_aminmax = _return_type("aminmax", ("min", "max"))
 
 class AminmaxBackward0(Op):
     formula = "min and max at once: each gradient is shared by the elements that tie for it"
+    # An output nobody used sends no gradient (None, not zeros): with a nan in a slice a
+    # zero gradient would still give 0 / 0 = nan, and with ties 0 instead of -0. as PyTorch.
+    materialize_grads = False
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -1136,8 +1163,13 @@ class AminmaxBackward0(Op):
     @staticmethod
     def backward(ctx, grad_min, grad_max):
         a, low, high = ctx.saved_tensors
-        return (spread_evenly(grad_min, a, low, ctx.dims, ctx.keepdim)
-                + spread_evenly(grad_max, a, high, ctx.dims, ctx.keepdim))
+        total = None
+        for grad, out in ((grad_min, low), (grad_max, high)):  # amin's and amax's gradients
+            if grad is not None:
+                part = scale_grad_by_count(
+                    grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim), ctx.dims, ctx.keepdim)
+                total = part if total is None else total + part
+        return total
 
 
 @tensor_method()
