@@ -301,10 +301,6 @@ class ScatterReduceBackward0(Op):
         src = _region(src, ctx.key)  # (a tensor under create_graph: prod differentiates it)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
-
-        def scatter_add(values):  # zeros with values added at key (differentiable)
-            return embed(values, shape, key, IndexPutImplBackward0)
-
         if reduce == "sum":
             grad_self, grad_src = grad, grad[key]
         elif reduce == "mean":
