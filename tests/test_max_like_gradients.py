@@ -139,3 +139,44 @@ def test_values_and_gradients_match_torch_exactly(name, inputs, upstream):
     np.testing.assert_array_equal(g_g, g_t)
     zeros = g_t == 0
     assert np.array_equal(np.signbit(g_g[zeros]), np.signbit(g_t[zeros]))  # -0. as PyTorch
+
+
+# ----------------------------------------------------------------------------------------
+# Vector norms of every order, with zeros, nans and infinities
+# ----------------------------------------------------------------------------------------
+def test_one_norm_sends_zero_to_a_nan_element():
+    g = _grad(lambda x: teachgrad.linalg.vector_norm(x, 1), [1.0, NAN, -2.0])
+    assert g.tolist() == [1.0, 0.0, -1.0]  # sgn(a), and sgn(nan) = 0 as in PyTorch
+
+
+def test_two_norm_of_zeros_multiplies_as_pytorch():
+    # grad · (a / ‖a‖, 0 where ‖a‖ = 0): a finite gradient gives 0, an inf one nan.
+    assert _grad(lambda x: teachgrad.linalg.vector_norm(x), [0.0, 0.0]).tolist() == [0.0, 0.0]
+    assert np.isnan(_grad(lambda x: teachgrad.linalg.vector_norm(x), [0.0, 0.0], INF)).all()
+
+
+NORM_INPUTS = {
+    "plain": [[1.0, -3.0, 2.0, 0.5], [0.0, -2.0, 5.0, 4.0]],
+    "a zero row": [[0.0, 0.0, 0.0, 0.0], [0.0, -2.0, 5.0, 4.0]],
+    "nan": [[1.0, NAN, 2.0, 0.0], [0.0, -2.0, 5.0, 4.0]],
+    "infinities": [[1.0, INF, 2.0, 0.0], [0.0, -2.0, 5.0, -INF]],
+    "some zeros": [[0.0, -3.0, 0.0, 0.5], [1.0, 1.0, 1.0, 1.0]],
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("order", [2, 1, 0, 3, 1.5, 0.5, -1, INF, -INF])
+@pytest.mark.parametrize("dim", [None, 1])
+@pytest.mark.parametrize("inputs", sorted(NORM_INPUTS))
+def test_vector_norm_gradients_match_torch(order, dim, inputs):
+    torch = pytest.importorskip("torch")
+    for upstream in (1.0, -2.0, INF, NAN):
+        results = []
+        for lib in (torch, teachgrad):
+            x = lib.tensor(NORM_INPUTS[inputs], dtype=lib.float64, requires_grad=True)
+            y = lib.linalg.vector_norm(x, order, dim=dim)
+            (g,) = lib.autograd.grad(y, x, lib.full_like(y, upstream), allow_unused=True)
+            results.append((y.detach().numpy(), np.zeros(x.shape) if g is None else g.numpy()))
+        (y_t, g_t), (y_g, g_g) = results
+        np.testing.assert_allclose(y_g, y_t, rtol=1e-12)
+        np.testing.assert_allclose(g_g, g_t, rtol=1e-12, atol=0)

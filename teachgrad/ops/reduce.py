@@ -788,12 +788,12 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
         return sgn_of(_value(a)) * scale_grad_by_count(grad, winners, dims, keepdim)
     grad = _expand_reduced(grad, dims, keepdim)
     if p == 1:
-        return grad * np.sign(a)
+        return grad * sgn_of(_value(a))  # (0 at a nan element, as PyTorch's sgn)
     out = _expand_reduced(out, dims, keepdim)
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)
-    if p == 2:
-        return np.where(zero_norm, 0, grad / safe_out) * a
+    if p == 2:  # PyTorch's grad · (a / norm, 0 where the norm is 0): an inf grad gives nan
+        return grad * np.where(zero_norm, 0, a / safe_out)
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
         scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
