@@ -273,25 +273,24 @@ def product_of_others(a, axis: int):
     That is the derivative of a product: ∂(a₀·a₁·a₂)/∂a₁ = a₀·a₂. Dividing the product by
     the element would be simpler, and wrong as soon as an element is zero.
 
-    On arrays (a plain backward) it counts zeros: with no zero it is ``prod / aᵢ``; with
-    one zero, only the zero's position gets a non-zero value (the product of the rest);
-    with two or more, everything is 0. On tensors (``create_graph=True``) it is computed
-    straight from the definition, with a matrix whose row i is ``a`` with aᵢ replaced by
-    1, so the result is itself differentiable at zeros (n² memory, only in that case).
+    As PyTorch's ``prod_safe_zeros_backward``: (the product of the elements before it) ·
+    (the product of those after it), two running products. No division, so a zero is
+    exact, and an infinite element times a zero gives nan as IEEE says. Written with NumPy
+    calls that teachgrad routes for tensors, so under ``create_graph`` it is recorded and
+    differentiates again.
     """
-    if isinstance(a, Tensor):
-        moved = np.moveaxis(a, axis, -1)
-        n = moved.shape[-1]
-        others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(moved, -2))
-        return np.moveaxis(np.prod(others, axis=-1), -1, axis)
-    zero = a == 0
-    zeros_in_line = zero.sum(axis=axis, keepdims=True)
-    safe = np.where(zero, 1, a)
-    prod_of_nonzeros = np.prod(safe, axis=axis, keepdims=True)
-    where_no_zero = prod_of_nonzeros / safe
-    where_one_zero = np.where(zero, prod_of_nonzeros, 0)
-    return np.select([zeros_in_line == 0, zeros_in_line == 1], [where_no_zero, where_one_zero],
-                     0).astype(a.dtype, copy=False)
+    axis = axis % np.ndim(a)
+    n = np.shape(a)[axis]
+
+    def part(start, stop):  # a[..., start:stop, ...] along axis
+        key = [slice(None)] * np.ndim(a)
+        key[axis] = slice(start, stop)
+        return a[tuple(key)]
+
+    ones = np.ones_like(part(0, 1))
+    before = np.cumprod(np.concatenate([ones, part(0, n - 1)], axis=axis), axis=axis)
+    after = np.cumprod(np.concatenate([ones, np.flip(part(1, n), axis)], axis=axis), axis=axis)
+    return before * np.flip(after, axis)
 
 
 class ProdBackward0(Op):
@@ -308,8 +307,15 @@ class ProdBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if not (_value(a) == 0).any():
-            return grad * out / a
+        if np.ndim(a) == 0:  # the element itself: slope 1 (out / a would be nan at inf)
+            return grad
+        zeros = np.count_nonzero(_value(a) == 0)
+        if not zeros:
+            return grad * (out / a)  # (PyTorch's order of operations)
+        if zeros > 1 and not isinstance(grad, Tensor):
+            # Two zeros: every product of the others has a zero in it. PyTorch returns
+            # zeros here (outside create_graph), so an inf gradient gives 0, not nan.
+            return np.zeros(np.shape(a), np.result_type(_value(grad)))
         flat = np.reshape(a, (-1,))
         return grad * np.reshape(product_of_others(flat, 0), np.shape(a))
 
@@ -329,12 +335,12 @@ class ProdBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        dims = (ctx.dim,) if np.ndim(a) else ()
+        if np.ndim(a) == 0:  # the element itself: slope 1
+            return grad
+        dims = (ctx.dim,)
         grad = _expand_reduced(grad, dims, ctx.keepdim)
         if not (_value(a) == 0).any():
-            return grad * _expand_reduced(out, dims, ctx.keepdim) / a
-        if not dims:
-            return grad
+            return grad * (_expand_reduced(out, dims, ctx.keepdim) / a)
         return grad * product_of_others(a, ctx.dim)
 
 
@@ -966,8 +972,16 @@ def _cumprod_backward_at_zeros(grad, a, dim: int):
     # others[..., i, j] is a_j, except a_i replaced by 1: the factors without a_i
     others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(a_last, -2))
     partial = np.cumprod(others, axis=-1)  # [..., i, k] = Π_{j ≤ k, j ≠ i} a_j
-    later = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
-    terms = np.where(later, partial * np.expand_dims(grad_last, -2), 0)
+    used = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
+    if not isinstance(grad, Tensor):
+        # As PyTorch's plain backward: a term whose product has a zero factor is left out,
+        # not added as 0 · grad_k (nan for an infinite grad_k). So everything after the
+        # first zero gets exactly 0. (Under create_graph PyTorch multiplies: so do we.)
+        zero = np.moveaxis(_value(a), dim, -1) == 0
+        zeros_up_to_k = np.expand_dims(np.cumsum(zero, axis=-1), -2)
+        zero_at_i = np.expand_dims(zero, -1) & used
+        used = used & (zeros_up_to_k - zero_at_i == 0)  # no zero among j ≤ k, j ≠ i
+    terms = np.where(used, partial * np.expand_dims(grad_last, -2), 0)
     return np.moveaxis(np.sum(terms, axis=-1), -1, dim)
 
 
