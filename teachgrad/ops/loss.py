@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .op import Op
+from .select_grad import keep_where
 
 
 def _raw(x):
@@ -91,18 +92,24 @@ class NllLossBackward0(Op):
         else:
             target_weight = np.where(counted, weight[safe_target], 0).astype(input.dtype)
         # The gradient is a constant pattern: -w[t] at each target position, 0 elsewhere.
+        # ``written`` says where: PyTorch writes only there, so elsewhere the gradient is 0
+        # whatever comes in (an inf gradient times the pattern's 0 would be nan).
         pattern = np.zeros_like(input)
+        written = np.zeros(input.shape, bool)
         if input.ndim == 2:  # (samples, classes), the usual case: plain indexing is cheaper
             rows = np.arange(input.shape[0])
             picked = input[rows, safe_target]
             pattern[rows, safe_target] = -target_weight
+            written[rows, safe_target] = counted
         else:
             index = np.expand_dims(safe_target, class_dim)
             picked = np.take_along_axis(input, index, axis=class_dim).squeeze(class_dim)
             np.put_along_axis(pattern, index, np.expand_dims(-target_weight, class_dim),
                               axis=class_dim)
+            np.put_along_axis(written, index, np.expand_dims(counted, class_dim), axis=class_dim)
         losses = -target_weight * picked
         ctx.class_dim = class_dim
+        ctx.written = written
         ctx.reduction = reduction
         if reduction == "none":
             ctx.pattern = pattern
@@ -120,7 +127,7 @@ class NllLossBackward0(Op):
     def backward(ctx, grad):
         if ctx.reduction == "none" and ctx.pattern.ndim > 1:
             grad = np.expand_dims(grad, ctx.class_dim)
-        return grad * ctx.pattern
+        return keep_where(ctx.written, grad * ctx.pattern)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
