@@ -1216,7 +1216,7 @@ class WhereBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         c = ctx.condition
-        return np.where(c, grad, 0), np.where(c, 0, grad)
+        return keep_where(c, grad), zero_where(c, grad)  # (np.where, branch-free when large)
 
 
 def where(condition: Tensor, input=None, other=None):
