@@ -14,6 +14,7 @@ from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._tensor import Tensor, _make
 from .ops.op import Op
+from .ops.select_grad import zero_grad_like
 
 __all__ = [
     "manual_seed", "seed", "initial_seed", "rand", "randn", "randint", "randperm",
@@ -229,7 +230,7 @@ class BernoulliBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 def _check_probabilities(p: np.ndarray) -> None:

@@ -19,6 +19,7 @@ from ._random import Generator, _check_probabilities, _rng
 from ._tensor import Tensor
 from .ops.inplace import apply_inplace
 from .ops.op import Op
+from .ops.select_grad import zero_grad_like
 
 __all__ = ["binomial", "poisson"]
 
@@ -34,7 +35,7 @@ class _RandomFill(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 def _fill_node(name: str, what: str) -> type:
@@ -199,7 +200,7 @@ class PoissonBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:

@@ -417,20 +417,26 @@ def once_differentiable(fn: Callable) -> Callable:
 
 
 class DelayedError(Op):
-    """Identity forward; its backward refuses to run (see :func:`once_differentiable`)."""
+    """Identity forward; its backward refuses to run (see :func:`once_differentiable`).
+
+    ``message`` is the error it raises then (by default, once_differentiable's).
+    """
 
     formula = "differentiating this a second time is not supported"
+    message = _TWICE
 
     def name(self) -> str:
         return "torch::autograd::Error"
 
     @staticmethod
-    def forward(ctx, *arrays):
+    def forward(ctx, *arrays, message=_TWICE):
+        if message != _TWICE:
+            ctx.message = message
         return arrays
 
     @staticmethod
     def backward(ctx, *grads):
-        raise RuntimeError(_TWICE)
+        raise RuntimeError(ctx.message)
 
 
 DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # grad_fn=<Error>, as PyTorch

@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
+from ..ops.select_grad import keep_where, zero_where
 from ..ops.special import _erf, erf, recorded_or_plain
 
 
@@ -47,10 +48,23 @@ class LeakyReluBackward0(Op):
         return grad * slope
 
 
-class LeakyReluBackwardBackward0(ThresholdBackwardBackward0):
-    """leaky_relu's backward as a recorded op (under ``create_graph``)."""
+class LeakyReluBackwardBackward0(Op):
+    """leaky_relu's backward as a recorded op (under ``create_graph``): ``grad · slope``.
+
+    ``slope`` (1 or ``negative_slope``) is a constant; ``a`` is an input with derivative 0,
+    as in PyTorch (see ``ThresholdBackwardBackward0``).
+    """
 
     formula = "∂/∂grad = slope (1 or negative_slope)    ∂/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, grad, source, slope):
+        ctx.slope = slope
+        return grad * slope
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.slope, np.zeros_like(g)
 
 
 class HardtanhBackward0(Op):
@@ -68,10 +82,14 @@ class HardtanhBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = _raw(a)
-        inside = ((x > ctx.min_val) & (x < ctx.max_val)).astype(x.dtype)
+        # 0 at and beyond the bounds, selected as in PyTorch's hardtanh_backward. (A nan
+        # input gets 0, as in PyTorch's vectorised loop; its scalar loop, which handles
+        # tensors of fewer than 8 or 16 elements and a long tensor's last few, passes the
+        # gradient: PyTorch itself answers both ways.)
+        flat = ~((x > ctx.min_val) & (x < ctx.max_val))
         if isinstance(a, Tensor):  # create_graph: a stays in the graph (PyTorch's node)
-            return HardtanhBackwardBackward0.apply(grad, a, slope=inside)
-        return grad * inside
+            return HardtanhBackwardBackward0.apply(grad, a, flat=flat)
+        return zero_where(flat, grad)
 
 
 class HardtanhBackwardBackward0(ThresholdBackwardBackward0):
@@ -213,7 +231,7 @@ def _softplus(a):
 class HardswishBackward0(Op):
     """``a·relu6(a + 3)/6``: a piecewise-quadratic swish."""
 
-    formula = "∂hardswish(a)/∂a = 0 if a < −3, a/3 + ½ if a ≤ 3, else 1"
+    formula = "∂hardswish(a)/∂a = 0 if a ≤ −3, a/3 + ½ if a < 3, else 1"
 
     @staticmethod
     def forward(ctx, a):
@@ -224,8 +242,9 @@ class HardswishBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = _raw(a)
-        below, inside = x < -3, (x >= -3) & (x <= 3)  # PyTorch's choices at ±3
-        return grad * np.where(below, 0, np.where(inside, a / 3 + 0.5, 1))
+        # PyTorch's hardswish_backward: 0 for a <= -3 (selected), 1 for a >= 3, else
+        # a/3 + 1/2 (so a nan input gives nan, as in PyTorch's vectorised loop).
+        return zero_where(x <= -3, grad * np.where(x >= 3, 1, a / 3 + 0.5))
 
 
 class HardsigmoidBackward0(Op):
@@ -242,7 +261,7 @@ class HardsigmoidBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = _raw(a)
-        return grad * ((x > -3) & (x < 3)).astype(x.dtype) / 6
+        return keep_where((x > -3) & (x < 3), grad / 6)  # (selected, as PyTorch's)
 
 
 class SoftshrinkBackward0(Op):
@@ -255,13 +274,15 @@ class SoftshrinkBackward0(Op):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
         shrunk = a - np.sign(a) * a.dtype.type(lambd)
-        return np.where(np.abs(a) > lambd, shrunk, 0).astype(a.dtype, copy=False)
+        return np.where(np.abs(a) <= lambd, 0, shrunk).astype(a.dtype, copy=False)  # nan: nan
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = _raw(a)
-        return grad * ((x < -ctx.lambd) | (x > ctx.lambd)).astype(x.dtype)
+        # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
+        # vectorised loop; see HardtanhBackward0).
+        return keep_where((x < -ctx.lambd) | (x > ctx.lambd), grad)
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
@@ -273,7 +294,7 @@ class HardshrinkBackward0(SoftshrinkBackward0):
     def forward(ctx, a, lambd):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
-        return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+        return np.where(np.abs(a) <= lambd, 0, a).astype(a.dtype, copy=False)  # nan: nan
 
 
 class CeluBackward0(Op):
@@ -303,15 +324,16 @@ class ThresholdBackward0(Op):
     def forward(ctx, a, threshold, value):
         ctx.save_for_backward(a)
         ctx.threshold = threshold
-        return np.where(a > threshold, a, a.dtype.type(value)).astype(a.dtype, copy=False)
+        # (a <= threshold, not a > threshold: a nan stays nan, as in PyTorch)
+        return np.where(a <= threshold, a.dtype.type(value), a).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        mask = (_raw(a) > ctx.threshold).astype(_raw(a).dtype)
+        flat = _raw(a) <= ctx.threshold  # (PyTorch's threshold_backward, a select)
         if isinstance(a, Tensor):  # create_graph: as relu's, a stays in the graph
-            return ThresholdBackwardBackward0.apply(grad, a, slope=mask)
-        return grad * mask
+            return ThresholdBackwardBackward0.apply(grad, a, flat=flat)
+        return zero_where(flat, grad)
 
 
 class GluBackward0(Op):
@@ -362,7 +384,7 @@ class PreluKernelBackward0(Op):
         w = _per_channel(weight, ndim)
         grad_a = grad * np.where(positive, 1, w)
         # Each slope gathers the gradient of every element of its channel.
-        grad_w = grad * np.where(positive, 0, a)
+        grad_w = zero_where(positive, grad * a)  # (selected, as PyTorch's: inf·0 is not nan)
         others = tuple(d for d in range(ndim) if d != 1 or np.shape(weight)[0] == 1)
         return grad_a, np.reshape(np.sum(grad_w, axis=others), np.shape(weight))
 

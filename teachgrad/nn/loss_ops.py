@@ -142,10 +142,11 @@ class MultiMarginLossBackward0(Op):
             grad = np.reshape(grad, (n, 1))
         elif ctx.reduction == "mean":
             grad = grad / n
-        wrong = slope * ctx.sample_weight / c * grad  # ∂ℓ/∂x[j] for the wrong classes ...
-        # ... and the right class gets minus their sum.
-        grad_input = wrong - one_hot * np.sum(wrong, axis=1, keepdims=True)
-        return np.reshape(grad_input, shape)
+        wrong = slope * ctx.sample_weight / c  # ∂ℓ/∂x[j] for the wrong classes ...
+        # ... and the right class gets minus their sum. Then times the incoming gradient,
+        # last, as PyTorch's kernel: an inf gradient stays ±inf where the slope is not 0.
+        local = wrong - one_hot * np.sum(wrong, axis=1, keepdims=True)
+        return np.reshape(local * grad, shape)
 
 
 class MultilabelMarginLossBackward0(Op):

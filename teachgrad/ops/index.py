@@ -28,6 +28,7 @@ from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
 from .reduce import _return_type
+from .select_grad import keep_where, zero_where
 from .shape import (
     AliasBackward0,
     EmbedOp,
@@ -854,7 +855,7 @@ class MaskedFillBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return np.where(ctx.mask, 0, grad)
+        return zero_where(ctx.mask, grad)
 
 
 class MaskedFillBackward1(Op):
@@ -867,7 +868,7 @@ class MaskedFillBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return np.where(ctx.mask, 0, grad), np.where(ctx.mask, grad, 0)
+        return zero_where(ctx.mask, grad), keep_where(ctx.mask, grad)
 
 
 _CPP_TYPE_NAMES = {  # how PyTorch's C++ spells dtypes in some messages

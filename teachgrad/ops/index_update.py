@@ -25,6 +25,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim, tensor_method
 from .index import (
     IndexPutImplBackward0,
+    ScatterBackward1,
     _broadcast_shape,
     _check_bounds,
     _check_scatter_sizes,
@@ -34,7 +35,7 @@ from .index import (
     key_along,
 )
 from .inplace import inplace_method
-from .op import Op
+from .op import NO_CONTEXT, Op
 from .pointwise import _value
 from .shape import SliceBackwardBackward0, _along, _shape_str, embed
 
@@ -297,13 +298,9 @@ class ScatterReduceBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, src, out = ctx.saved_tensors
-        src = _region(_value(src), ctx.key)
+        src = _region(src, ctx.key)  # (a tensor under create_graph: prod differentiates it)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
-
-        def scatter_add(values):  # zeros with values added at key (differentiable)
-            return embed(values, shape, key, IndexPutImplBackward0)
-
         if reduce == "sum":
             grad_self, grad_src = grad, grad[key]
         elif reduce == "mean":
@@ -312,18 +309,20 @@ class ScatterReduceBackward0(Op):
             count = np.maximum(count, 1.0).astype(np.asarray(_value(out)).dtype)
             grad_self, grad_src = grad / count, grad[key] / count[key]
         elif reduce == "prod":
-            grad_self, grad_src = _prod_grads(grad, _value(a), _value(src), _value(out), key,
-                                              include_self)
+            grad_self, grad_src = _prod_grads(grad, a, src, out, key, include_self)
         else:  # amax / amin: the elements equal to the result share its gradient
             a_raw, src_raw, out_raw = _value(a), _value(src), _value(out)
             self_wins = (a_raw == out_raw).astype(out_raw.dtype)
             src_wins = (src_raw == out_raw[key]).astype(out_raw.dtype)
             winners = self_wins.copy()
             np.add.at(winners, key, src_wins)
-            share = grad / np.where(winners == 0, 1, winners)
+            # As PyTorch: a product, so a nan result (no winner: grad / 0) gives nan.
+            share = grad / winners
             grad_self, grad_src = share * self_wins, share[key] * src_wins
-        if not include_self:
-            grad_self = np.where(_positions(shape, key), 0, grad_self)
+        if not include_self:  # the old values were not used: PyTorch scatters 0 over them
+            grad_self = (ScatterBackward1.apply(grad_self, value=0, key=key)
+                         if isinstance(grad_self, Tensor)
+                         else ScatterBackward1.forward(NO_CONTEXT, grad_self, 0, key))
         return grad_self, _full_src_grad(grad_src, ctx.src_shape)
 
 
@@ -336,30 +335,48 @@ def _full_src_grad(grad_src, src_shape: tuple):
 
 
 def _prod_grads(grad, a, src, out, key, include_self):
-    """Gradients of ``out[p] = (self[p]·) Π src scattered to p`` without dividing by zero:
-    an element's gradient is the product of the *other* factors."""
-    if isinstance(grad, Tensor):
-        raise NotImplementedError(
-            "teachgrad computes first derivatives of scatter_reduce(reduce='prod') only"
-            "\nHint: PyTorch also refuses some of its double backward; use 'sum', 'mean', "
-            "'amax' or 'amin' for higher-order gradients."
-        )
-    src_product = np.ones(a.shape, a.dtype)
-    np.multiply.at(src_product, key, src)
-    grad_self = grad * src_product  # the self factor's others: the sources
-    zero = src == 0
-    zeros_at = np.zeros(a.shape, np.int64)
-    np.add.at(zeros_at, key, zero.astype(np.int64))
-    zeros_here = zeros_at[key]
-    nonzero_product = np.ones(a.shape, a.dtype)  # self (if included) · Π non-zero sources
-    np.multiply.at(nonzero_product, key, np.where(zero, 1, src))
-    if include_self:
-        nonzero_product = nonzero_product * a
-    others_no_zero = out[key] / np.where(zero, 1, src)  # no zero among the sources
-    others_one_zero = np.where(zero, nonzero_product[key], 0)  # this one is the only zero
-    grad_src = grad[key] * np.select([zeros_here == 0, zeros_here == 1],
-                                     [others_no_zero, others_one_zero], 0)
-    return grad_self, grad_src.astype(a.dtype, copy=False)
+    """The gradients of ``out[p] = self[p] · Π src scattered to p``, as PyTorch computes them.
+
+    Each factor's gradient is the product of the *other* factors, found without dividing
+    by zero (PyTorch's ``scatter_reduce_backward``):
+
+    - self: the product with self read as 1 where it is 0, divided by that 1 or self;
+    - a source that is the only zero at its position: the product with it read as 1;
+    - any other source: ``out / src`` (``out`` is 0 if another source there is 0).
+
+    Written with NumPy calls on arrays, or recorded on tensors under ``create_graph``, so it
+    differentiates again. As in PyTorch, that refuses for a position two zero sources
+    reach ("Double backward is unsupported..."): the gradient there is not smooth.
+    """
+    a_raw, src_raw = _value(a), _value(src)
+    masked_self = np.where(a_raw == 0, 1, a)
+    grad_self = grad * _scatter_prod(masked_self, src, key, include_self) / masked_self
+    src_zero = src_raw == 0
+    zeros_at = np.zeros(a_raw.shape, np.int64)
+    np.add.at(zeros_at, key, src_zero.astype(np.int64))
+    zeros_here = zeros_at[key]  # how many zero sources share each source's position
+    only_zero = src_zero & (zeros_here == 1)
+    with_it_as_one = _scatter_prod(a, np.where(only_zero, 1, src), key, include_self)
+    grad_src = np.where(only_zero, (grad * with_it_as_one)[key],
+                        (grad * out)[key] / np.where(src_zero, 1, src))
+    if isinstance(grad_src, Tensor) and (zeros_here > 1).any():
+        from ..autograd.function import DelayedError  # (not at the top: it imports ops)
+
+        (grad_src,) = DelayedError.apply(grad_src, message=_PROD_TWICE)
+    return grad_self, grad_src
+
+
+_PROD_TWICE = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src "
+               "are scattered to the same position in self")
+
+
+def _scatter_prod(a, src, key, include_self):
+    """``a`` with ``src`` multiplied in at ``key``: scatter_reduce's forward, recorded if a
+    tensor is involved (under ``create_graph``)."""
+    if isinstance(a, Tensor) or isinstance(src, Tensor):
+        return ScatterReduceBackward0.apply(a, src, key=key, reduce="prod",
+                                            include_self=include_self)
+    return ScatterReduceBackward0.forward(NO_CONTEXT, a, src, key, "prod", include_self)
 
 
 @tensor_method()

@@ -22,6 +22,7 @@ from ..autograd.grad_mode import state as _grad_state
 from . import pointwise, shape
 from .inplace import inplace_method, inplace_twin, write_into
 from .op import Op
+from .select_grad import zero_grad_like
 
 __all__: list[str] = []
 
@@ -144,7 +145,7 @@ class _CompareInPlace(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        zero = grad * 0
+        zero = zero_grad_like(grad)
         return (zero, zero) if len(ctx.next_functions) == 2 else zero
 
 

@@ -19,6 +19,7 @@ from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
 from .op import Op
+from .select_grad import keep_where, zero_grad_like, zero_where
 
 # ----------------------------------------------------------------------------------------
 # Helpers shared by the public functions
@@ -314,7 +315,8 @@ class DivBackward2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad * 0
+        zero = zero_grad_like(grad)
+        return zero, zero
 
 
 class _FloorDivideNotImplemented(DivBackward2):
@@ -485,7 +487,7 @@ class PowBackward0(Op):
         (a,) = ctx.saved_tensors
         n = ctx.exponent
         if n == 0:
-            return grad * 0
+            return zero_grad_like(grad)
         return grad * n * a ** (n - 1)
 
 
@@ -508,7 +510,9 @@ class PowBackward1(Op):
         # 0 ** b with b >= 0 has no slope in b (log(0) would give nan): PyTorch's rules.
         constant = np.asarray(_value(b)) == 0
         flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) >= 0)
-        return (grad * np.where(constant, 0, b * a ** (b - 1)),
+        # (In a, PyTorch selects: an inf gradient still gives 0 where b = 0. In b it
+        # multiplies, so there inf·0 is nan, as in PyTorch.)
+        return (zero_where(constant, grad * (b * a ** (b - 1))),
                 grad * np.where(flat, 0, out * np.log(np.where(flat, 1, a))))
 
 
@@ -528,13 +532,24 @@ class PowBackward2(Op):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         if ctx.base == 0:
-            return grad * np.where(np.asarray(_value(out)) == 0, 0, 0 * out)
+            # 0 ** b is 0 (b > 0) or 1 (b = 0): flat, as PyTorch takes it. For b < 0 it is
+            # inf and PyTorch's slope out·ln 0 is -inf.
+            flat = np.asarray(_value(out)) <= 1
+            return grad * np.where(flat, 0, out * -np.inf)
         return grad * out * np.log(ctx.base)
 
 
 def _value(x):
     """The array inside a tensor, or the array itself (for masks computed in backward)."""
     return x._data if isinstance(x, Tensor) else x
+
+
+def sgn_of(x):
+    """PyTorch's ``sgn`` of an array, as a constant slope: -1, 0 or 1 (int8), and 0 at a nan.
+
+    (``np.sign`` gives nan at a nan, which would make the gradient nan where PyTorch's is 0.)
+    """
+    return np.subtract(x > 0, x < 0, dtype=np.int8)
 
 
 @tensor_method("pow", "__pow__")
@@ -749,7 +764,7 @@ class AbsBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * np.sign(_value(a))
+        return grad * sgn_of(_value(a))  # (PyTorch's slope: 0 at a nan, not nan)
 
 
 class SignBackward0(Op):
@@ -764,7 +779,7 @@ class SignBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 class SinBackward0(Op):
@@ -854,31 +869,33 @@ class ReluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        mask = _value(out) > 0
+        # PyTorch's threshold_backward: 0 where the output is <= 0, else the gradient (a
+        # select: an inf gradient there gives 0, not inf·0 = nan; a nan output passes it).
+        flat = _value(out) <= 0
         if isinstance(out, Tensor):  # create_graph: keep relu's output in the graph
-            return ThresholdBackwardBackward0.apply(grad, out, slope=mask)
-        return grad * mask
+            return ThresholdBackwardBackward0.apply(grad, out, flat=flat)
+        return zero_where(flat, grad)
 
 
 class ThresholdBackwardBackward0(Op):
-    """relu's backward as a recorded op (under ``create_graph``): ``grad · slope``.
+    """relu's backward as a recorded op (under ``create_graph``): 0 where ``flat``, else ``grad``.
 
-    ``slope`` (1 where relu's output is > 0, else 0) is a constant, but as in PyTorch relu's
-    output is an input too, with derivative 0: a second derivative through a relu is 0
-    rather than "x appears to not have been used in the graph". leaky_relu and hardtanh
-    reuse it under their own names.
+    ``flat`` (where relu's output is <= 0) is a constant, but as in PyTorch relu's output is
+    an input too, with derivative 0: a second derivative through a relu is 0 rather than
+    "x appears to not have been used in the graph". threshold and hardtanh reuse it under
+    their own names.
     """
 
-    formula = "∂/∂grad = slope (1 or 0)    ∂/∂out = 0"
+    formula = "∂/∂grad = 0 where flat, else 1    ∂/∂out = 0"
 
     @staticmethod
-    def forward(ctx, grad, source, slope):
-        ctx.slope = slope
-        return grad * slope
+    def forward(ctx, grad, source, flat):
+        ctx.flat = flat
+        return zero_where(flat, grad)
 
     @staticmethod
     def backward(ctx, g):
-        return g * ctx.slope, np.zeros_like(g)
+        return zero_where(ctx.flat, g), np.zeros_like(g)
 
 
 @tensor_method()
@@ -1010,7 +1027,7 @@ class ClampBackward1(Op):
             inside &= a >= low
         if high is not None:
             inside &= a <= high
-        return grad * inside
+        return keep_where(inside, grad)  # (a select, as PyTorch's: see select_grad)
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -1043,12 +1060,13 @@ class ClampBackward0(Op):
     def backward(ctx, grad):
         a, low, high = [None if x is None else _value(x) for x in ctx.saved_tensors]
         if high is None:
-            return grad * (a >= low), grad * (a < low), None
+            return keep_where(a >= low, grad), keep_where(a < low, grad), None
         if low is None:
-            return grad * (a <= high), None, grad * (a > high)
+            return keep_where(a <= high, grad), None, keep_where(a > high, grad)
         # When min > max every result is max: the gradient goes to max alone.
-        return (grad * ((a >= low) & (a <= high)), grad * ((a < low) & (low < high)),
-                grad * ((a > high) | (high < low)))
+        return (keep_where((a >= low) & (a <= high), grad),
+                keep_where((a < low) & (low < high), grad),
+                keep_where((a > high) | (high < low), grad))
 
 
 class ClampMinBackward1(Op):
@@ -1065,7 +1083,7 @@ class ClampMinBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         a, low = (_value(x) for x in ctx.saved_tensors)
-        return grad * (a >= low), grad * (a < low)
+        return keep_where(a >= low, grad), keep_where(a < low, grad)
 
 
 class ClampMaxBackward1(Op):
@@ -1082,7 +1100,7 @@ class ClampMaxBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         a, high = (_value(x) for x in ctx.saved_tensors)
-        return grad * (a <= high), grad * (a > high)
+        return keep_where(a <= high, grad), keep_where(a > high, grad)
 
 
 @tensor_method("clamp", "clip")
@@ -1143,9 +1161,10 @@ class MaximumBackward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
-        # Ties share the gradient equally, as PyTorch does.
-        share = np.where(a == b, 0.5, 1.0).astype(np.asarray(a).dtype)
-        return grad * (share * (a >= b)), grad * (share * (b >= a))
+        # As PyTorch: ties share the gradient equally, the smaller side gets 0 (selected,
+        # so an inf gradient gives 0 there), and where either is nan both get it all.
+        shared = _halved_at_ties(a, b, grad)
+        return zero_where(a < b, shared), zero_where(a > b, shared)
 
 
 class MinimumBackward0(Op):
@@ -1161,8 +1180,16 @@ class MinimumBackward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
-        share = np.where(a == b, 0.5, 1.0).astype(np.asarray(a).dtype)
-        return grad * (share * (a <= b)), grad * (share * (b <= a))
+        shared = _halved_at_ties(a, b, grad)
+        return zero_where(a > b, shared), zero_where(a < b, shared)
+
+
+def _halved_at_ties(a, b, grad):
+    """``grad``, halved where ``a == b`` (maximum's and minimum's ties share it)."""
+    ties = a == b
+    if not np.any(ties):  # (the usual case: no second pass over the gradient)
+        return grad
+    return grad * np.where(ties, 0.5, 1.0).astype(np.result_type(a, b))
 
 
 @tensor_method()
@@ -1189,7 +1216,7 @@ class WhereBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         c = ctx.condition
-        return np.where(c, grad, 0), np.where(c, 0, grad)
+        return keep_where(c, grad), zero_where(c, grad)  # (np.where, branch-free when large)
 
 
 def where(condition: Tensor, input=None, other=None):
@@ -1391,7 +1418,7 @@ class _RoundingBackward(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 class FloorBackward0(_RoundingBackward):
@@ -1585,7 +1612,7 @@ class SgnBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad_like(grad)
 
 
 @tensor_method()
@@ -1623,7 +1650,7 @@ class NextafterBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return np.where(_value(a) != _value(b), grad, 0), grad * 0
+        return np.where(_value(a) != _value(b), grad, 0), zero_grad_like(grad)
 
 
 @tensor_method()

@@ -31,7 +31,7 @@ from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
 from .op import Op
-from .pointwise import _value
+from .pointwise import _value, sgn_of
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -273,25 +273,24 @@ def product_of_others(a, axis: int):
     That is the derivative of a product: ∂(a₀·a₁·a₂)/∂a₁ = a₀·a₂. Dividing the product by
     the element would be simpler, and wrong as soon as an element is zero.
 
-    On arrays (a plain backward) it counts zeros: with no zero it is ``prod / aᵢ``; with
-    one zero, only the zero's position gets a non-zero value (the product of the rest);
-    with two or more, everything is 0. On tensors (``create_graph=True``) it is computed
-    straight from the definition, with a matrix whose row i is ``a`` with aᵢ replaced by
-    1, so the result is itself differentiable at zeros (n² memory, only in that case).
+    As PyTorch's ``prod_safe_zeros_backward``: (the product of the elements before it) ·
+    (the product of those after it), two running products. No division, so a zero is
+    exact, and an infinite element times a zero gives nan as IEEE says. Written with NumPy
+    calls that teachgrad routes for tensors, so under ``create_graph`` it is recorded and
+    differentiates again.
     """
-    if isinstance(a, Tensor):
-        moved = np.moveaxis(a, axis, -1)
-        n = moved.shape[-1]
-        others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(moved, -2))
-        return np.moveaxis(np.prod(others, axis=-1), -1, axis)
-    zero = a == 0
-    zeros_in_line = zero.sum(axis=axis, keepdims=True)
-    safe = np.where(zero, 1, a)
-    prod_of_nonzeros = np.prod(safe, axis=axis, keepdims=True)
-    where_no_zero = prod_of_nonzeros / safe
-    where_one_zero = np.where(zero, prod_of_nonzeros, 0)
-    return np.select([zeros_in_line == 0, zeros_in_line == 1], [where_no_zero, where_one_zero],
-                     0).astype(a.dtype, copy=False)
+    axis = axis % np.ndim(a)
+    n = np.shape(a)[axis]
+
+    def part(start, stop):  # a[..., start:stop, ...] along axis
+        key = [slice(None)] * np.ndim(a)
+        key[axis] = slice(start, stop)
+        return a[tuple(key)]
+
+    ones = np.ones_like(part(0, 1))
+    before = np.cumprod(np.concatenate([ones, part(0, n - 1)], axis=axis), axis=axis)
+    after = np.cumprod(np.concatenate([ones, np.flip(part(1, n), axis)], axis=axis), axis=axis)
+    return before * np.flip(after, axis)
 
 
 class ProdBackward0(Op):
@@ -308,8 +307,15 @@ class ProdBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if not (_value(a) == 0).any():
-            return grad * out / a
+        if np.ndim(a) == 0:  # the element itself: slope 1 (out / a would be nan at inf)
+            return grad
+        zeros = np.count_nonzero(_value(a) == 0)
+        if not zeros:
+            return grad * (out / a)  # (PyTorch's order of operations)
+        if zeros > 1 and not isinstance(grad, Tensor):
+            # Two zeros: every product of the others has a zero in it. PyTorch returns
+            # zeros here (outside create_graph), so an inf gradient gives 0, not nan.
+            return np.zeros(np.shape(a), np.result_type(_value(grad)))
         flat = np.reshape(a, (-1,))
         return grad * np.reshape(product_of_others(flat, 0), np.shape(a))
 
@@ -329,12 +335,12 @@ class ProdBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        dims = (ctx.dim,) if np.ndim(a) else ()
+        if np.ndim(a) == 0:  # the element itself: slope 1
+            return grad
+        dims = (ctx.dim,)
         grad = _expand_reduced(grad, dims, ctx.keepdim)
         if not (_value(a) == 0).any():
-            return grad * _expand_reduced(out, dims, ctx.keepdim) / a
-        if not dims:
-            return grad
+            return grad * (_expand_reduced(out, dims, ctx.keepdim) / a)
         return grad * product_of_others(a, ctx.dim)
 
 
@@ -385,6 +391,20 @@ def spread_evenly(grad, a, out, dims: tuple | None, keepdim: bool):
     count = winners.sum(axis=dims, keepdims=True).astype(a_raw.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):  # no winner at all: empty input
         return np.where(winners, _expand_reduced(grad, dims, keepdim) / count, 0)
+
+
+def scale_grad_by_count(grad, winners, dims: tuple | None, keepdim: bool):
+    """The gradient of amax/amin: ``grad / k`` times the mask of the k winners of each slice.
+
+    This is PyTorch's ``scale_grad_by_count``, a product and not a select: an ``inf``
+    gradient gives ``inf · 0 = nan`` at the other elements (and a negative one ``-0.``), and
+    a slice whose result is nan, which no element equals, gets ``grad / 0 · 0 = nan``
+    everywhere. (``max()`` of all elements selects instead: see :func:`spread_evenly`.)
+    """
+    raw = _value(winners)
+    count = raw.sum(axis=dims, keepdims=True).astype(_value(grad).dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (_expand_reduced(grad, dims, keepdim) / count) * raw
 
 
 def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
@@ -495,7 +515,13 @@ class _ExtremeOverDims(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return spread_evenly(grad, a, out, ctx.dims, ctx.keepdim)
+        return scale_grad_by_count(grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim),
+                                   ctx.dims, ctx.keepdim)
+
+
+def _equal_to_reduced(a, out, dims: tuple | None, keepdim: bool):
+    """Where ``a`` equals its reduction ``out`` (a nan equals nothing, as in PyTorch's mask)."""
+    return _value(a) == _expand_reduced(_value(out), dims, keepdim)
 
 
 class AmaxBackward0(_ExtremeOverDims):
@@ -761,15 +787,19 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
     if p == 0:
         return np.zeros_like(a)
     if p in (math.inf, -math.inf):  # the largest (smallest) |aᵢ| wins, ties share
-        return np.sign(a) * spread_evenly(grad, np.abs(_value(a)), out, dims, keepdim)
+        # PyTorch's: sgn(a) · scale_grad_by_count over the winners and any nan (whose
+        # sgn is 0: a nan norm sends 0, not nan, back to a finite gradient).
+        size = np.abs(_value(a))
+        winners = (size == _expand_reduced(_value(out), dims, keepdim)) | np.isnan(size)
+        return sgn_of(_value(a)) * scale_grad_by_count(grad, winners, dims, keepdim)
     grad = _expand_reduced(grad, dims, keepdim)
     if p == 1:
-        return grad * np.sign(a)
+        return grad * sgn_of(_value(a))  # (0 at a nan element, as PyTorch's sgn)
     out = _expand_reduced(out, dims, keepdim)
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)
-    if p == 2:
-        return np.where(zero_norm, 0, grad / safe_out) * a
+    if p == 2:  # PyTorch's grad · (a / norm, 0 where the norm is 0): an inf grad gives nan
+        return grad * np.where(zero_norm, 0, a / safe_out)
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
         scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
@@ -942,8 +972,16 @@ def _cumprod_backward_at_zeros(grad, a, dim: int):
     # others[..., i, j] is a_j, except a_i replaced by 1: the factors without a_i
     others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(a_last, -2))
     partial = np.cumprod(others, axis=-1)  # [..., i, k] = Π_{j ≤ k, j ≠ i} a_j
-    later = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
-    terms = np.where(later, partial * np.expand_dims(grad_last, -2), 0)
+    used = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
+    if not isinstance(grad, Tensor):
+        # As PyTorch's plain backward: a term whose product has a zero factor is left out,
+        # not added as 0 · grad_k (nan for an infinite grad_k). So everything after the
+        # first zero gets exactly 0. (Under create_graph PyTorch multiplies: so do we.)
+        zero = np.moveaxis(_value(a), dim, -1) == 0
+        zeros_up_to_k = np.expand_dims(np.cumsum(zero, axis=-1), -2)
+        zero_at_i = np.expand_dims(zero, -1) & used
+        used = used & (zeros_up_to_k - zero_at_i == 0)  # no zero among j ≤ k, j ≠ i
+    terms = np.where(used, partial * np.expand_dims(grad_last, -2), 0)
     return np.moveaxis(np.sum(terms, axis=-1), -1, dim)
 
 
@@ -1124,6 +1162,9 @@ return_types_aminmax = _return_type("aminmax", ("min", "max"))
 
 class AminmaxBackward0(Op):
     formula = "min and max at once: each gradient is shared by the elements that tie for it"
+    # An output nobody used sends no gradient (None, not zeros): with a nan in a slice a
+    # zero gradient would still give 0 / 0 = nan, and with ties 0 instead of -0. as PyTorch.
+    materialize_grads = False
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -1136,8 +1177,13 @@ class AminmaxBackward0(Op):
     @staticmethod
     def backward(ctx, grad_min, grad_max):
         a, low, high = ctx.saved_tensors
-        return (spread_evenly(grad_min, a, low, ctx.dims, ctx.keepdim)
-                + spread_evenly(grad_max, a, high, ctx.dims, ctx.keepdim))
+        total = None
+        for grad, out in ((grad_min, low), (grad_max, high)):  # amin's and amax's gradients
+            if grad is not None:
+                part = scale_grad_by_count(
+                    grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim), ctx.dims, ctx.keepdim)
+                total = part if total is None else total + part
+        return total
 
 
 @tensor_method()

@@ -635,6 +635,19 @@ def _xlogy_zeros(x, y):
     return (x == 0) & ~np.isnan(y)
 
 
+def _times_log(grad, other, flat, log, recorded):
+    """``grad · log(other)`` as PyTorch's xlogy/xlog1py backward computes it: with the op
+    itself (``xlogy(grad, other)``: 0 where grad is 0, even where the log is infinite), and
+    0 where ``flat``: where ``input`` is 0 and ``other`` is at or past the log's edge, where
+    ``input · log(other)`` is 0 by definition. On tensors (create_graph) the op is recorded.
+    """
+    if isinstance(grad, Tensor) or isinstance(other, Tensor):
+        scaled = recorded(grad, other)
+    else:
+        scaled = np.where(_xlogy_zeros(grad, other), 0, grad * log(other))
+    return np.where(flat, 0, scaled)
+
+
 class XlogyBackward0(Op):
     formula = "∂(a·ln b)/∂a = ln b    ∂(a·ln b)/∂b = a/b"
     promotes = True
@@ -648,9 +661,8 @@ class XlogyBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        zero = _xlogy_zeros(a, b)
-        # (np.where on b itself keeps log(0) = −inf out of the gradient where a = 0.)
-        return grad * np.where(zero, 0, np.log(np.where(zero, 1, b))), grad * a / b
+        flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) <= 0)
+        return _times_log(grad, b, flat, np.log, xlogy), grad * a / b
 
 
 class XlogyBackward1(Op):
@@ -677,14 +689,13 @@ class XlogyBackward2(Op):
 
     @staticmethod
     def forward(ctx, a, y):
-        zero = _xlogy_zeros(a, y)
-        # The slope ln c, but 0 where a = 0 (PyTorch's xlogy(a != 0, c)): a constant array.
-        ctx.slope = np.where(zero, 0, np.log(np.float64(y))).astype(a.dtype, copy=False)
-        return np.where(zero, 0, a * np.log(y)).astype(a.dtype, copy=False)
+        ctx.y = y
+        ctx.flat = (a == 0) & (y <= 0)  # (a constant: where the slope is 0 by definition)
+        return np.where(_xlogy_zeros(a, y), 0, a * np.log(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.slope
+        return _times_log(grad, ctx.y, ctx.flat, np.log, xlogy)
 
 
 @tensor_method()
@@ -726,9 +737,8 @@ class SpecialXlog1PyBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        zero = _xlog1py_zeros(a, b)
-        return (grad * np.where(zero, 0, np.log1p(np.where(zero, 0, b))),
-                grad * a / (b + 1))
+        flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) <= -1)
+        return _times_log(grad, b, flat, np.log1p, xlog1py), grad * a / (b + 1)
 
 
 class SpecialXlog1PyBackward1(Op):
@@ -755,13 +765,13 @@ class SpecialXlog1PyBackward2(Op):
 
     @staticmethod
     def forward(ctx, a, y):
-        zero = _xlog1py_zeros(a, y)
-        ctx.slope = np.where(zero, 0, np.log1p(np.float64(y))).astype(a.dtype, copy=False)
-        return np.where(zero, 0, a * np.log1p(y)).astype(a.dtype, copy=False)
+        ctx.y = y
+        ctx.flat = (a == 0) & (y <= -1)  # (a constant: where the slope is 0 by definition)
+        return np.where(_xlog1py_zeros(a, y), 0, a * np.log1p(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.slope
+        return _times_log(grad, ctx.y, ctx.flat, np.log1p, xlog1py)
 
 
 def xlog1py(input, other) -> Tensor:

@@ -155,7 +155,8 @@ def _exp_square(x: np.ndarray) -> np.ndarray:
     """``exp(x²)`` without losing the digits x² rounds away (see :func:`_tail_erfc`)."""
     z = _high_part(np.abs(x))
     ax = np.abs(x)
-    return np.exp(z * z) * np.exp((ax - z) * (ax + z))
+    low_bits = np.where(np.isinf(ax), 0, (ax - z) * (ax + z))  # (inf − inf would be nan)
+    return np.exp(z * z) * np.exp(low_bits)
 
 
 def _erfcx_asymptotic(x: np.ndarray, terms: int = 12) -> np.ndarray:
