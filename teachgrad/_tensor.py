@@ -468,9 +468,7 @@ class Tensor:
         >>> x.grad
         tensor(12.)
         """
-        from .autograd import engine
-
-        engine.backward(
+        _engine.backward(
             self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
         )
 
@@ -636,3 +634,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 __all__ = ["Tensor", "Size", "tensor_method", "accumulator_of"]
+
+# Imported last: the engine works on tensors, so it needs this module first. (A function-level
+# import would cost more than the rest of ``backward``'s set-up on a small graph.)
+from .autograd import engine as _engine  # noqa: E402

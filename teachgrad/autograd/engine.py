@@ -24,9 +24,9 @@ is what really ran. When nobody observes, none of that is collected.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from heapq import heappop, heappush
@@ -200,17 +200,23 @@ def _as_tuple(x) -> tuple:
 
 def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
     """The starting gradient of each root: ones for a scalar, else what the user passed."""
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
-    grad_tensors = list(grad_tensors)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    else:
+        grad_tensors = tuple(grad_tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(
             f"got {len(tensors)} tensors and {len(grad_tensors)} gradients"
         )
     grads = []
-    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+    i = 0  # (an index loop: every backward call runs this, and enumerate(zip()) costs more)
+    for t in tensors:
+        g = grad_tensors[i]
         if not isinstance(t, Tensor):
             raise TypeError(f"expected a Tensor to differentiate, got {type(t).__name__}")
+        data = t._data
         if not t._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -219,7 +225,7 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
                 "(and not inside `with no_grad():`)."
             )
         if g is None:
-            if t._data.size != 1:
+            if data.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs"
                     f"\nHint: this output has shape {t.shape}, so backward() does not know "
@@ -227,22 +233,30 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
                     "out.sum().backward()) or pass the vector of the vector-Jacobian product: "
                     "out.backward(gradient=torch.ones_like(out))."
                 )
-            if t._data.dtype.kind != "f":
+            if data.dtype.kind != "f":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            g = _make(np.ones_like(t._data))
-        elif not isinstance(g, Tensor):
+            # (np.array of a number is several times cheaper than np.ones for a 0-d array)
+            one = _array(1, data.dtype) if data.ndim == 0 else np.ones(data.shape, data.dtype)
+            grads.append(_make(one) if create_graph else one)
+            i += 1
+            continue
+        if not isinstance(g, Tensor):
             from .._creation import tensor as _tensor
 
             g = _tensor(g, dtype=t.dtype)
-        if g._data.shape != t._data.shape:
+        if g._data.shape != data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
-                f"and output[{i}] has a shape of {Size(t._data.shape)}."
+                f"and output[{i}] has a shape of {Size(data.shape)}."
             )
-        if g._data.dtype != t._data.dtype:
-            g = _make(g._data.astype(t._data.dtype)) if not create_graph else g.to(t.dtype)
+        if g._data.dtype != data.dtype:
+            g = _make(g._data.astype(data.dtype)) if not create_graph else g.to(t.dtype)
         grads.append(g if create_graph else g._data)
+        i += 1
     return grads
+
+
+_array = np.array
 
 
 def _target(t: Tensor, i: int) -> tuple:
@@ -271,8 +285,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     # targets runs; ``needed`` is that part (None = the whole graph).
     needed = None
     captures: dict = {}
-    target_leaves = set()
+    target_leaves = None
     if targets is not None:
+        target_leaves = set()
         needed = _nodes_leading_to({t[0] for t in targets}, root_nodes)
         for node, nr, tensor, i in targets:
             if isinstance(node, AccumulateGrad):
@@ -282,17 +297,22 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     captured: dict = {}
 
     buffers: dict = {}
+    # Ready nodes wait in two queues. AccumulateGrad nodes go first, in the order they became
+    # ready (PyTorch gives them the largest sequence number: a leaf's gradient is written as
+    # soon as it is complete), so they need only a first-in-first-out list. Other nodes wait
+    # in a heap of (-sequence_nr, node): the newest node first.
+    leaves: deque = deque()
     ready: list = []
-    # The heap holds (priority, node): the newest node first (the largest sequence number),
-    # AccumulateGrad nodes before all others, in the order they became ready.
-    leaf_order = itertools.count(_LEAVES_FIRST)
     for (node, nr), g in zip(root_edges, root_grads):
         if needed is not None and node not in needed:
             continue
         _add_to_buffer(buffers, node, nr, g)
     for node in buffers:
         if dependencies.get(node, 0) == 0:
-            heappush(ready, _entry(node, leaf_order))
+            if type(node) is AccumulateGrad:
+                leaves.append(node)
+            else:
+                heappush(ready, (-node._sequence_nr, node))
 
     observers = list(_observers)
     previous_mode = _grad_state.enabled
@@ -306,11 +326,15 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     following = None
     shortcut = not observers
     try:
-        while following is not None or ready:
-            if following is not None:
+        while True:
+            if leaves:
+                node = leaves.popleft()
+            elif following is not None:
                 node, following = following, None
-            else:
+            elif ready:
                 node = heappop(ready)[1]
+            else:
+                break
             grads = buffers.pop(node)
             is_leaf = type(node) is AccumulateGrad
             if node._hooks is not None or (is_leaf and node.variable._extra):
@@ -381,18 +405,20 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                     remaining = dependencies[nxt] - 1
                     dependencies[nxt] = remaining
                     if remaining == 0:
-                        if shortcut and following is None and not ready:
+                        if type(nxt) is AccumulateGrad:
+                            leaves.append(nxt)
+                        elif shortcut and following is None and not ready:
                             following = nxt
                         else:
                             if following is not None:  # two are ready now: use the heap
-                                heappush(ready, _entry(following, leaf_order))
+                                heappush(ready, (-following._sequence_nr, following))
                                 following = None
-                            heappush(ready, _entry(nxt, leaf_order))
+                            heappush(ready, (-nxt._sequence_nr, nxt))
                 if step is not None:
                     step.grads_out = tuple(sent)
 
             if step is not None:
-                step.ready = [entry[1] for entry in sorted(ready)]
+                step.ready = [*leaves, *(entry[1] for entry in sorted(ready))]
                 for callback in observers:
                     callback(step)
             # Hold no gradient past its step: one that only the buffers refer to can then
@@ -402,16 +428,6 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
     return captured
-
-
-_INF = float("inf")  # AccumulateGrad's sequence number
-_LEAVES_FIRST = -(1 << 62)  # below minus every sequence number: leaves' priorities count up
-
-
-def _entry(node: Node, leaf_order) -> tuple:
-    """The ready heap's entry for ``node``: ``(priority, node)``, smallest first."""
-    seq = node._sequence_nr
-    return (-seq, node) if seq != _INF else (next(leaf_order), node)
 
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
@@ -604,12 +620,11 @@ def _unshared(g) -> bool:
     all of an array nobody else refers to (the transpose of a fresh matrix product), so
     nothing else can see or change the memory ``.grad`` then owns.
     """
-    # (No local for g.flags: the flags object holds a reference to g.)
-    if not _COUNTS_ARE_RELIABLE or type(g) is not _ndarray or not (
-        g.flags.c_contiguous and g.flags.writeable
-    ):
+    # References are counted before ``flags`` is read: the flags object refers to g too.
+    if not _COUNTS_ARE_RELIABLE or type(g) is not _ndarray or _refcount(g) != 4:
         return False
-    if _refcount(g) != 4:
+    flags = g.flags
+    if not (flags.c_contiguous and flags.writeable):
         return False
     base = g.base
     if base is None:

@@ -30,6 +30,7 @@ import numpy as np
 _sequence = itertools.count()
 next_sequence_nr = _sequence.__next__
 
+_INF = float("inf")
 _FREED = "freed"  # marks a node whose saved tensors were released by a backward pass
 
 
@@ -166,11 +167,13 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable) -> None:
-        super().__init__()
+        # (Node.__init__ written out: a training step makes one per parameter.)
+        self.next_functions = ()
+        self._saved = self._hooks = None
         self.variable = variable
         # PyTorch gives AccumulateGrad the largest sequence number: as soon as a leaf's
         # gradient is complete it is written, before any other ready node runs.
-        self._sequence_nr = float("inf")
+        self._sequence_nr = _INF
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
