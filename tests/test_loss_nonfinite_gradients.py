@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from vjp import vjp
 
 import teachgrad
 
@@ -19,23 +20,16 @@ F = teachgrad.nn.functional
 INF, NAN = math.inf, math.nan
 
 
-def _grad(loss, values, upstream):
-    x = teachgrad.tensor(values, dtype=teachgrad.float64, requires_grad=True)
-    y = loss(x)
-    (g,) = teachgrad.autograd.grad(y, x, teachgrad.full_like(y, upstream))
-    return g.numpy()
-
-
 def test_nll_loss_leaves_the_other_classes_at_zero():
     target = teachgrad.tensor([2, 0])
     for reduction in ("none", "sum", "mean"):
-        g = _grad(lambda x, reduction=reduction: F.nll_loss(x, target, reduction=reduction),
+        g = vjp(lambda x, reduction=reduction: F.nll_loss(x, target, reduction=reduction),
                   [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], INF)
         assert g.tolist() == [[0.0, 0.0, -INF], [-INF, 0.0, 0.0]]
 
 
 def test_nll_loss_ignored_targets_get_zero():
-    g = _grad(lambda x: F.nll_loss(x, teachgrad.tensor([1, -100]), reduction="none"),
+    g = vjp(lambda x: F.nll_loss(x, teachgrad.tensor([1, -100]), reduction="none"),
               [[0.1, 0.2], [0.3, 0.4]], NAN)
     assert np.isnan(g[0, 1]) and g[0, 0] == 0.0 and g[1].tolist() == [0.0, 0.0]
 
@@ -43,7 +37,7 @@ def test_nll_loss_ignored_targets_get_zero():
 def test_multi_margin_loss_keeps_inf_where_the_slope_is_not_zero():
     # One sample, class 0, margin 1: z_j = 1 − x0 + x_j = [·, 1.5, −1.5]. Class 1 is within
     # the margin (slope 1/3), class 2 is not (slope 0), class 0 gets −1/3.
-    g = _grad(lambda x: F.multi_margin_loss(x, teachgrad.tensor([0])), [[1.0, 1.5, -1.5]], INF)
+    g = vjp(lambda x: F.multi_margin_loss(x, teachgrad.tensor([0])), [[1.0, 1.5, -1.5]], INF)
     assert g[0, 0] == -INF and g[0, 1] == INF and np.isnan(g[0, 2])  # 0 · inf, as PyTorch
 
 

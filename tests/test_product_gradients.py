@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from vjp import vjp
 
 import teachgrad
 from teachgrad.autograd.gradcheck import gradcheck, gradgradcheck
@@ -20,31 +21,24 @@ from teachgrad.autograd.gradcheck import gradcheck, gradgradcheck
 INF, NAN = math.inf, math.nan
 
 
-def _grad(fn, values, upstream):
-    x = teachgrad.tensor(values, dtype=teachgrad.float64, requires_grad=True)
-    y = fn(x)
-    (g,) = teachgrad.autograd.grad(y, x, teachgrad.full_like(y, upstream))
-    return g.numpy()
-
-
 def test_prod_with_two_zeros_gives_zeros_even_for_an_inf_gradient():
-    assert _grad(lambda x: x.prod(), [2.0, 0.0, 3.0, 0.0], INF).tolist() == [0.0] * 4
+    assert vjp(lambda x: x.prod(), [2.0, 0.0, 3.0, 0.0], INF).tolist() == [0.0] * 4
 
 
 def test_prod_with_one_zero_by_hand():
     # ∂(a·0·c)/∂b = a·c; the others' products contain the zero: 0, times the gradient.
-    assert _grad(lambda x: x.prod(), [2.0, 0.0, 3.0], 1.0).tolist() == [0.0, 6.0, 0.0]
-    assert _grad(lambda x: x.prod(1), [[2.0, 0.0, 3.0]], -1.0).tolist() == [[-0.0, -6.0, -0.0]]
+    assert vjp(lambda x: x.prod(), [2.0, 0.0, 3.0], 1.0).tolist() == [0.0, 6.0, 0.0]
+    assert vjp(lambda x: x.prod(1), [[2.0, 0.0, 3.0]], -1.0).tolist() == [[-0.0, -6.0, -0.0]]
 
 
 def test_prod_of_an_infinite_element_alone_has_slope_one():
-    assert _grad(lambda x: x.prod(), INF, 2.0).tolist() == 2.0  # not inf / inf
-    assert _grad(lambda x: x.prod(0), INF, 2.0).tolist() == 2.0
+    assert vjp(lambda x: x.prod(), INF, 2.0).tolist() == 2.0  # not inf / inf
+    assert vjp(lambda x: x.prod(0), INF, 2.0).tolist() == 2.0
 
 
 def test_a_product_with_inf_and_zero_gives_nan_as_ieee():
     # The others of the 3 are inf and 0: inf · 0 is nan (not 0 as if the zero won).
-    g = _grad(lambda x: x.prod(), [INF, 3.0, 0.0], 1.0)
+    g = vjp(lambda x: x.prod(), [INF, 3.0, 0.0], 1.0)
     assert g[0] == 0.0 and np.isnan(g[1]) and g[2] == INF  # 3·0, inf·0, inf·3
 
 
@@ -52,10 +46,10 @@ def test_cumprod_after_the_first_zero_is_exactly_zero():
     # cumprod [2, 0, 3, 4] = [2, 0, 0, 0]: the elements after the zero do not move any
     # output; an inf or nan gradient there must not turn into inf·0 = nan.
     for upstream in (INF, NAN, -2.0):
-        g = _grad(lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 4.0], upstream)
+        g = vjp(lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 4.0], upstream)
         assert g[2:].tolist() == [0.0, 0.0]
     # By hand, with gradient 1: ∂/∂a0 = 1 (only out0 moves with it), ∂/∂a1 = a0·(1 + a2 + a2·a3).
-    assert _grad(lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 4.0], 1.0).tolist() == [
+    assert vjp(lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 4.0], 1.0).tolist() == [
         1.0, 2.0 * (1 + 3 + 12), 0.0, 0.0]
 
 
@@ -104,5 +98,5 @@ def test_cumprod_with_an_infinite_element_is_exact_where_torch_divides():
     # [0.5, 1.5, inf, 0.5] with gradient 1: ∂/∂a2 = a0·a1 + a0·a1·a3 = 0.75 + 0.375. (PyTorch
     # divides Σ grad·out by a2 here, inf / inf: nan.) A zero elsewhere in the tensor makes
     # teachgrad take the product-of-the-others route for every row.
-    g = _grad(lambda x: x.cumprod(1), [[0.5, 1.5, INF, 0.5], [2.0, 0.0, 1.0, 1.0]], 1.0)
+    g = vjp(lambda x: x.cumprod(1), [[0.5, 1.5, INF, 0.5], [2.0, 0.0, 1.0, 1.0]], 1.0)
     assert g[0, 2] == 1.125

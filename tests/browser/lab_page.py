@@ -8,6 +8,11 @@ Every wait is on a condition, with a timeout that names what did not happen.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import nbformat
+
 KERNEL_START_TIMEOUT_MS = 60_000
 RUN_ALL_TIMEOUT_MS = 120_000
 
@@ -94,3 +99,24 @@ class LabNotebook:
                  return body.dataset.jpThemeLight === String(light) && bright === light;
                }""",
             arg=[theme, light])
+
+
+def teachgrad_notebook(cells: list) -> nbformat.NotebookNode:
+    """A new notebook for the teachgrad kernel holding ``cells`` (nbformat cells)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
+                                 "language": "python"}
+    nb.cells = list(cells)
+    return nb
+
+
+@contextmanager
+def opened(chromium, server, name: str, timeout_ms: int = 15_000) -> Iterator[LabNotebook]:
+    """Open notebook ``name`` in a fresh laptop-sized window (1280 x 900); close it after."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(timeout_ms)
+        yield LabNotebook(page, server, name).open()
+    finally:
+        context.close()

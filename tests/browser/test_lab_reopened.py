@@ -17,7 +17,7 @@ import teachgrad as torch
 from teachgrad.notebook import step_backward
 from teachgrad.notebook.stepper import _StaticView
 
-from .lab_page import LabNotebook
+from .lab_page import opened, teachgrad_notebook
 from .stepper_dom import highlighted
 
 pytestmark = pytest.mark.browser
@@ -33,20 +33,14 @@ def reopened(chromium, jupyter, lab_server, lessons_copy):
     stepper = _StaticView(step_backward(out, names={"x": x, "out": out}))._repr_mimebundle_()
     gone = {WIDGET_VIEW: {"model_id": "0" * 32, "version_major": 2, "version_minor": 0},
             "text/plain": "", "text/html": ""}  # what _WidgetOnly saves
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
-                                 "language": "python"}
     cell = nbformat.v4.new_code_cell("step_backward(out, names=locals())")
     cell.outputs = [nbformat.v4.new_output("display_data", data=stepper),
                     nbformat.v4.new_output("display_data", data=gone)]
-    nb.cells = [cell]
+    nb = teachgrad_notebook([cell])
     NotebookNotary(data_dir=jupyter["JUPYTER_DATA_DIR"]).sign(nb)  # trusted, as if saved
     nbformat.write(nb, lessons_copy / NOTEBOOK)
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield LabNotebook(page, lab_server, NOTEBOOK).open()
-    context.close()
+    with opened(chromium, lab_server, NOTEBOOK) as notebook:
+        yield notebook
 
 
 def test_a_reopened_stepper_steps_without_a_widget_error(reopened, screenshots):

@@ -20,7 +20,7 @@ import re
 import nbformat
 import pytest
 
-from .lab_page import LabNotebook
+from .lab_page import opened, teachgrad_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -55,18 +55,11 @@ step_backward(wide, names=locals())"""
 
 @pytest.fixture(scope="module")
 def laptop(chromium, lab_server, lessons_copy):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
-                                 "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES)]
-    nbformat.write(nb, lessons_copy / NOTEBOOK)
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    notebook = LabNotebook(page, lab_server, NOTEBOOK).open()
-    assert notebook.run_all()
-    yield notebook
-    context.close()
+    cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES)]
+    nbformat.write(teachgrad_notebook(cells), lessons_copy / NOTEBOOK)
+    with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
+        assert notebook.run_all()
+        yield notebook
 
 
 def graph_and_panel(cell):

@@ -19,7 +19,7 @@ import teachgrad as torch
 from teachgrad.notebook import draw, step_backward
 from teachgrad.notebook.stepper import _StaticView
 
-from .lab_page import LabNotebook
+from .lab_page import opened, teachgrad_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -41,19 +41,15 @@ def outputs_of_lesson_one() -> list[tuple[str, dict]]:
 
 @pytest.fixture(scope="module")
 def untrusted(chromium, lab_server, lessons_copy):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
-                                 "language": "python"}
+    cells = []
     for source, bundle in outputs_of_lesson_one():
         cell = nbformat.v4.new_code_cell(source)
         cell.outputs = [nbformat.v4.new_output("display_data", data=bundle)]
-        nb.cells.append(cell)
-    nbformat.write(nb, lessons_copy / NOTEBOOK)  # unsigned: JupyterLab will not trust it
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield LabNotebook(page, lab_server, NOTEBOOK).open()
-    context.close()
+        cells.append(cell)
+    # unsigned: JupyterLab will not trust it
+    nbformat.write(teachgrad_notebook(cells), lessons_copy / NOTEBOOK)
+    with opened(chromium, lab_server, NOTEBOOK) as notebook:
+        yield notebook
 
 
 def shown_picture(output):

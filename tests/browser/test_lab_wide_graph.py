@@ -12,7 +12,7 @@ import pytest
 
 from teachgrad.notebook.layout import MIN_SCALE
 
-from .lab_page import LabNotebook
+from .lab_page import opened, teachgrad_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -30,18 +30,10 @@ draw(total, names=locals())"""
 
 @pytest.fixture(scope="module")
 def wide(chromium, lab_server, lessons_copy, screenshots):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "teachgrad", "display_name": "Python 3 (teachgrad)",
-                                 "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(CODE)]
-    nbformat.write(nb, lessons_copy / NOTEBOOK)
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    notebook = LabNotebook(page, lab_server, NOTEBOOK).open()
-    assert notebook.run_all()
-    yield notebook
-    context.close()
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(CODE)]), lessons_copy / NOTEBOOK)
+    with opened(chromium, lab_server, NOTEBOOK) as notebook:
+        assert notebook.run_all()
+        yield notebook
 
 
 def test_a_very_wide_graph_keeps_readable_labels_and_scrolls(wide, screenshots):
