@@ -71,31 +71,20 @@ def _numpy(x0, steps) -> Implementation:
 def _teachgrad(x0, steps) -> Implementation:
     import teachgrad
 
-    leaf = teachgrad.tensor(x0, requires_grad=True)
-
-    def chain(x0, steps, leaf=None):
-        leaf = teachgrad.tensor(x0, requires_grad=True) if leaf is None else leaf
-        leaf.grad = None
-        x = leaf
-        for _ in range(steps):
-            x = (x * SCALE + SHIFT).tanh()
-        x.sum().backward()
-        return x, leaf.grad
-
-    def checked(x0, steps):
-        x, g = chain(x0, steps)
-        return x.detach().numpy(), g.numpy()
-
-    return Implementation(
-        "teachgrad", lambda _: chain(x0, steps, leaf), lambda: _checked(checked, x0, steps)
-    )
+    return _torch_api(teachgrad, x0, steps)
 
 
 def _torch(torch, x0, steps) -> Implementation:
-    leaf = torch.tensor(x0, requires_grad=True)
+    return _torch_api(torch, x0, steps, traced_memory=False)
+
+
+def _torch_api(lib, x0, steps, traced_memory: bool = True) -> Implementation:
+    """The chain written once against the PyTorch API and run by ``lib`` (teachgrad or
+    torch): teachgrad is a drop-in for this code, so the two timings compare like with like."""
+    leaf = lib.tensor(x0, requires_grad=True)
 
     def chain(x0, steps, leaf=None):
-        leaf = torch.tensor(x0, requires_grad=True) if leaf is None else leaf
+        leaf = lib.tensor(x0, requires_grad=True) if leaf is None else leaf
         leaf.grad = None
         x = leaf
         for _ in range(steps):
@@ -108,8 +97,8 @@ def _torch(torch, x0, steps) -> Implementation:
         return x.detach().numpy(), g.numpy()
 
     return Implementation(
-        "torch", lambda _: chain(x0, steps, leaf), lambda: _checked(checked, x0, steps),
-        traced_memory=False,
+        lib.__name__, lambda _: chain(x0, steps, leaf), lambda: _checked(checked, x0, steps),
+        traced_memory=traced_memory,
     )
 
 

@@ -108,8 +108,29 @@ def _numpy(params, x, y) -> Implementation:
 
 def _teachgrad(params, x, y) -> Implementation:
     import teachgrad
-    import teachgrad.nn.functional as F
-    from teachgrad import nn
+
+    def load_weights(model, params):
+        for p, value in zip(model.parameters(), params):
+            p.data = teachgrad.tensor(value.copy())
+
+    return _torch_api(teachgrad, params, x, y, teachgrad.tensor, load_weights)
+
+
+def _torch(torch, params, x, y) -> Implementation:
+    def load_weights(model, params):
+        with torch.no_grad():
+            for p, value in zip(model.parameters(), params):
+                p.copy_(torch.from_numpy(value))
+
+    return _torch_api(torch, params, x, y, torch.from_numpy, load_weights, traced_memory=False)
+
+
+def _torch_api(lib, params, x, y, as_tensor, load_weights,
+               traced_memory: bool = True) -> Implementation:
+    """The training step written once against the PyTorch API and run by ``lib``
+    (teachgrad or torch): teachgrad is a drop-in for this code, so the two timings compare
+    like with like. Only getting NumPy arrays in differs (``as_tensor``, ``load_weights``)."""
+    nn, F = lib.nn, lib.nn.functional
 
     def build():
         sizes = [params[0].shape[1]] + [p.shape[0] for p in params[::2]]
@@ -119,11 +140,10 @@ def _teachgrad(params, x, y) -> Implementation:
             if i < len(sizes) - 2:
                 layers.append(nn.ReLU())
         model = nn.Sequential(*layers)
-        for p, value in zip(model.parameters(), params):
-            p.data = teachgrad.tensor(value.copy())
-        return model, teachgrad.optim.SGD(model.parameters(), lr=LR)
+        load_weights(model, params)
+        return model, lib.optim.SGD(model.parameters(), lr=LR)
 
-    inputs, targets = teachgrad.tensor(x), teachgrad.tensor(y)
+    inputs, targets = as_tensor(x), as_tensor(y)
     model, optimizer = build()
 
     def step(model, optimizer):
@@ -139,44 +159,8 @@ def _teachgrad(params, x, y) -> Implementation:
         ps = list(fresh.parameters())
         return _named(loss.item(), [p.grad.numpy() for p in ps], [p.detach().numpy() for p in ps])
 
-    return Implementation("teachgrad", lambda _: step(model, optimizer), check)
-
-
-def _torch(torch, params, x, y) -> Implementation:
-    import torch.nn.functional as F
-    from torch import nn
-
-    def build():
-        sizes = [params[0].shape[1]] + [p.shape[0] for p in params[::2]]
-        layers = []
-        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-            layers.append(nn.Linear(n_in, n_out))
-            if i < len(sizes) - 2:
-                layers.append(nn.ReLU())
-        model = nn.Sequential(*layers)
-        with torch.no_grad():
-            for p, value in zip(model.parameters(), params):
-                p.copy_(torch.from_numpy(value))
-        return model, torch.optim.SGD(model.parameters(), lr=LR)
-
-    inputs, targets = torch.from_numpy(x), torch.from_numpy(y)
-    model, optimizer = build()
-
-    def step(model, optimizer):
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    def check():
-        fresh, opt = build()
-        loss = step(fresh, opt)
-        ps = list(fresh.parameters())
-        return _named(loss.item(), [p.grad.numpy() for p in ps],
-                      [p.detach().numpy() for p in ps])
-
-    return Implementation("torch", lambda _: step(model, optimizer), check, traced_memory=False)
+    return Implementation(lib.__name__, lambda _: step(model, optimizer), check,
+                          traced_memory=traced_memory)
 
 
 def _autograd(autograd, anp, params, x, y) -> Implementation:

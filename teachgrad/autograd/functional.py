@@ -147,6 +147,33 @@ def _single_output(fn_name: str, outputs: tuple, is_outputs_tuple: bool) -> None
         )
 
 
+def _prepare_v(v, name: str, create_graph: bool, like: tuple, like_is_tuple: bool,
+               what: str) -> tuple | None:
+    """``v`` as a tuple of tensors shaped like ``like`` (what it multiplies: the outputs
+    for vjp, the inputs for jvp / vhp / hvp).
+
+    ``v`` may be left out only when ``like`` is one single-element tensor: then ``v = 1``
+    is the only sensible choice. ``what`` is the start of that error's sentence about ``like``.
+    """
+    if v is not None:
+        _, v = _as_tuple(v, "v", name)
+        v = _prepare_inputs(v, create_graph, need_graph=False)
+        _validate_v(v, like, like_is_tuple)
+    elif len(like) != 1 or like[0].numel() != 1:
+        raise RuntimeError(
+            f"The vector v can only be None if {what} a single Tensor with a single element."
+        )
+    return v
+
+
+_HESSIAN_INDEPENDENT = (
+    "While computing the hessian, found that the jacobian of the user-provided function with "
+    "respect to input {i} is independent of the input. This is not allowed in strict mode. "
+    "You should ensure that your function is twice differentiable and that the jacobian "
+    "depends on the inputs (this would be violated by a linear function for example)."
+)
+
+
 # ----------------------------------------------------------------------------------------
 # The public functions
 # ----------------------------------------------------------------------------------------
@@ -165,15 +192,8 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             func(*inputs), "outputs of the user-provided function", "vjp"
         )
         _check_outputs(outputs, strict)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _prepare_inputs(v, create_graph, need_graph=False)
-            _validate_v(v, outputs, is_outputs_tuple)
-        elif len(outputs) != 1 or outputs[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the user-provided function returns a single "
-                "Tensor with a single element."
-            )
+        v = _prepare_v(v, "vjp", create_graph, outputs, is_outputs_tuple,
+                       "the user-provided function returns")
     with set_grad_enabled(create_graph or _grad_state.enabled):
         grads = _grad(outputs, inputs, v, create_graph=create_graph)
         result = _zeros_for_missing(grads, inputs, strict, _INDEPENDENT)
@@ -194,15 +214,8 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare_inputs(inputs, create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _prepare_inputs(v, create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is "
-                "a single Tensor with a single element."
-            )
+        v = _prepare_v(v, "jvp", create_graph, inputs, is_inputs_tuple,
+                       "the input to the user-provided function is")
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jvp"
         )
@@ -331,14 +344,7 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
         if strict:
             for i, g in enumerate(jac if isinstance(jac, tuple) else (jac,)):
                 if not g._requires_grad:
-                    raise RuntimeError(
-                        "While computing the hessian, found that the jacobian of the "
-                        f"user-provided function with respect to input {i} is independent of "
-                        "the input. This is not allowed in strict mode. You should ensure that "
-                        "your function is twice differentiable and that the jacobian depends "
-                        "on the inputs (this would be violated by a linear function for "
-                        "example)."
-                    )
+                    raise RuntimeError(_HESSIAN_INDEPENDENT.format(i=i))
         return jac
 
     result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
@@ -367,15 +373,8 @@ def _hessian_product(name: str, func, inputs, v, create_graph: bool, strict: boo
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _prepare_inputs(inputs, create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", name)
-            v = _prepare_inputs(v, create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is "
-                "a single Tensor with a single element."
-            )
+        v = _prepare_v(v, name, create_graph, inputs, is_inputs_tuple,
+                       "the input to the user-provided function is")
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", name
         )
@@ -385,14 +384,7 @@ def _hessian_product(name: str, func, inputs, v, create_graph: bool, strict: boo
         if strict:
             for i, g in enumerate(jac):
                 if g is None or not g._requires_grad:
-                    raise RuntimeError(
-                        "While computing the hessian, found that the jacobian of the "
-                        f"user-provided function with respect to input {i} is independent of "
-                        "the input. This is not allowed in strict mode. You should ensure that "
-                        "your function is twice differentiable and that the jacobian depends "
-                        "on the inputs (this would be violated by a linear function for "
-                        "example)."
-                    )
+                    raise RuntimeError(_HESSIAN_INDEPENDENT.format(i=i))
     with set_grad_enabled(create_graph or _grad_state.enabled):
         grads = _grad(jac, inputs, v, create_graph=create_graph)
         result = _zeros_for_missing(

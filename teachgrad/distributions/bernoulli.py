@@ -6,17 +6,18 @@ import math
 from numbers import Number
 
 import teachgrad as torch
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 from teachgrad.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_or_logits import _ProbsOrLogits
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     """Bernoulli distribution, given by ``probs`` or by ``logits`` (log-odds), not both.
 
     ``log_prob`` is minus the binary cross-entropy, computed from the logits so that it
@@ -34,22 +35,11 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs: Tensor | Number | None = None, logits: Tensor | Number | None = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+        batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
+        return self._expand_probs_or_logits(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -64,18 +54,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)

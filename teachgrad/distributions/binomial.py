@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import teachgrad as torch
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
 from . import _sampling, constraints
+from ._probs_or_logits import _ProbsOrLogits
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Binomial"]
 
@@ -17,7 +17,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(_ProbsOrLogits, Distribution):
     """Binomial distribution with ``total_count`` trials, each succeeding with ``probs``
     (or ``logits``, not both).
 
@@ -33,22 +33,12 @@ class Binomial(Distribution):
 
     def __init__(self, total_count: Tensor | int = 1, probs: Tensor | None = None,
                  logits: Tensor | None = None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = self._set_probs_or_logits(probs, logits, total_count)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(Binomial, batch_shape, _instance,
-                                      ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
+        return self._expand_probs_or_logits(Binomial, batch_shape, _instance,
+                                            ("total_count", "probs", "logits"))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -65,18 +55,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))

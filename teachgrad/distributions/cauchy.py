@@ -3,36 +3,26 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 import teachgrad as torch
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
-from . import _sampling, constraints
+from . import _sampling
+from ._loc_scale import _LocScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(_LocScale, Distribution):
     """Cauchy distribution: the ratio of two independent standard normals, shifted and scaled.
+
+    A location-scale family (see :mod:`._loc_scale`): parameters, support and mode from there.
 
     >>> import teachgrad as torch
     >>> Cauchy(0.0, 1.0).cdf(torch.tensor(1.0))
     tensor(0.7500)
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        batch_shape = Size() if scalar else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_parameters(Cauchy, batch_shape, _instance, ("loc", "scale"))
@@ -40,10 +30,6 @@ class Cauchy(Distribution):
     @property
     def mean(self) -> Tensor:
         return torch.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

@@ -7,25 +7,23 @@ import math
 import teachgrad as torch
 from teachgrad import Tensor
 
-from . import constraints
+from ._half import _HalfDistribution
 from .cauchy import Cauchy
-from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_HalfDistribution):
     """``|X|`` with ``X ~ Cauchy(0, scale)`` (a common prior for scale parameters).
+
+    Density, CDF, inverse CDF, entropy and mode follow from the Cauchy by folding (see
+    :mod:`._half`); its mean and variance are infinite.
 
     >>> import teachgrad as torch
     >>> HalfCauchy(torch.tensor([1.0])).cdf(torch.tensor([1.0]))
     tensor([0.5000])
     """
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
 
     def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
         base_dist = Cauchy(0, scale, validate_args=False)
@@ -36,35 +34,13 @@ class HalfCauchy(TransformedDistribution):
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
-
-    @property
     def mean(self) -> Tensor:
         return torch.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype)
-
-    @property
-    def mode(self) -> Tensor:
-        return torch.zeros_like(self.scale)
 
     @property
     def variance(self) -> Tensor:
         return self.base_dist.variance
 
-    def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)
+    def _as_value(self, value: Tensor) -> Tensor:
+        # PyTorch's HalfCauchy (unlike HalfNormal) turns a plain number into a tensor here.
+        return torch.as_tensor(value, dtype=self.base_dist.scale.dtype)

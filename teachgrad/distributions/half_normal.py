@@ -4,28 +4,25 @@ from __future__ import annotations
 
 import math
 
-import teachgrad as torch
 from teachgrad import Tensor
 
-from . import constraints
+from ._half import _HalfDistribution
 from .normal import Normal
-from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
+class HalfNormal(_HalfDistribution):
     """``|X|`` with ``X ~ Normal(0, scale)``.
+
+    Density, CDF, inverse CDF, entropy and mode follow from the normal by folding (see
+    :mod:`._half`); the moments below are the half-normal's own.
 
     >>> import teachgrad as torch
     >>> HalfNormal(torch.tensor([1.0])).cdf(torch.tensor([0.0]))
     tensor([0.])
     """
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
 
     def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
         base_dist = Normal(0, scale, validate_args=False)
@@ -36,35 +33,9 @@ class HalfNormal(TransformedDistribution):
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
-
-    @property
     def mean(self) -> Tensor:
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
-    def mode(self) -> Tensor:
-        return torch.zeros_like(self.scale)
-
-    @property
     def variance(self) -> Tensor:
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        # Both x and -x land on |x|: twice the normal density, nothing below 0.
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)

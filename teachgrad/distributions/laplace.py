@@ -2,46 +2,31 @@
 
 from __future__ import annotations
 
-from numbers import Number
-
 import teachgrad as torch
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
-from . import _sampling, constraints
+from . import _sampling
+from ._loc_scale import _LocScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale, Distribution):
     """Laplace distribution: density ``exp(-|x - loc| / scale) / (2 scale)``.
+
+    A location-scale family (see :mod:`._loc_scale`): parameters, support and mode from there.
 
     >>> import teachgrad as torch
     >>> Laplace(0.0, 1.0).variance
     tensor(2.)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        batch_shape = Size() if scalar else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
     def expand(self, batch_shape, _instance=None):
         return self._expand_parameters(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         return self.loc
 
     @property

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import teachgrad as torch
 import teachgrad.nn.functional as F
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
 from . import _sampling, constraints
+from ._probs_or_logits import _ProbsOrLogits
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_ProbsOrLogits, Distribution):
     """Number of successes (each with probability ``probs``) before ``total_count``
     failures; ``total_count`` may be any non-negative real (a Gamma-Poisson mixture).
 
@@ -30,22 +31,12 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Tensor | float, probs: Tensor | None = None,
                  logits: Tensor | None = None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = self._set_probs_or_logits(probs, logits, total_count)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(NegativeBinomial, batch_shape, _instance,
-                                      ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
+        return self._expand_probs_or_logits(NegativeBinomial, batch_shape, _instance,
+                                            ("total_count", "probs", "logits"))
 
     @property
     def mean(self) -> Tensor:
@@ -58,18 +49,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / torch.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     @lazy_property
     def _gamma(self) -> Gamma:

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 import teachgrad as torch
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
-from . import _sampling, constraints
+from . import _sampling
+from ._loc_scale import _LocScale
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocScale, ExponentialFamily):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     ``rsample`` is ``loc + scale * eps`` with ``eps ~ N(0, 1)``: the reparameterisation
-    trick, so gradients reach ``loc`` and ``scale``.
+    trick, so gradients reach ``loc`` and ``scale``. The parameters, support and mode are
+    those of every location-scale family (see :mod:`._loc_scale`).
 
     >>> import teachgrad as torch
     >>> m = Normal(torch.tensor([0.0]), torch.tensor([1.0]))
@@ -27,27 +27,13 @@ class Normal(ExponentialFamily):
     tensor([-0.9189])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        batch_shape = Size() if scalar else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_parameters(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         return self.loc
 
     @property

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from numbers import Number
 
-from teachgrad import Size, Tensor
+from teachgrad import Tensor
 
 from . import _sampling, constraints
+from ._probs_or_logits import _ProbsOrLogits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_ProbsOrLogits, Distribution):
     """The logit of a :class:`RelaxedBernoulli` sample (Maddison et al., 2017).
 
     A sample is ``(logit(u) + logits) / temperature`` with ``u ~ U(0, 1)``.
@@ -27,36 +28,13 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature: Tensor, probs: Tensor | Number | None = None,
                  logits: Tensor | Number | None = None, validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+        batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_parameters(LogitRelaxedBernoulli, batch_shape, _instance,
-                                      ("probs", "logits"))
+        new = self._expand_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
         return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)

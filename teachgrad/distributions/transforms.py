@@ -818,23 +818,35 @@ def _check_dim_and_size(name: str, z, dim: int, size: int, what: str) -> None:
         raise AssertionError(f"{name[0]}.size({dim}) = {z.size(dim)} must equal {what} {size}")
 
 
-class CatTransform(Transform):
-    """Different transforms on consecutive pieces (of ``lengths``) of dimension ``dim``,
-    like :func:`teachgrad.cat`."""
+class _TransformPerPiece(Transform):
+    """What :class:`CatTransform` and :class:`StackTransform` share: one transform per piece
+    of dimension ``dim`` (cached alike when the whole is), bijective when every piece's is."""
 
-    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+    def __init__(self, tseq, dim: int, cache_size: int) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
         if cache_size:
             tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
         self.transforms = list(tseq)
+        self.dim = dim
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+
+class CatTransform(_TransformPerPiece):
+    """Different transforms on consecutive pieces (of ``lengths``) of dimension ``dim``,
+    like :func:`teachgrad.cat`."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+        super().__init__(tseq, dim, cache_size)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(
                 f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
             )
-        self.dim = dim
 
     @lazy_property
     def event_dim(self) -> int:
@@ -882,10 +894,6 @@ class CatTransform(Transform):
             return torch.cat(logdetjacs, dim=dim)
         return sum(logdetjacs)
 
-    @property
-    def bijective(self) -> bool:
-        return all(t.bijective for t in self.transforms)
-
     @constraints.dependent_property
     def domain(self):
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
@@ -895,17 +903,11 @@ class CatTransform(Transform):
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
-class StackTransform(Transform):
+class StackTransform(_TransformPerPiece):
     """A different transform on each slice of dimension ``dim``, like :func:`teachgrad.stack`."""
 
     def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
-        super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
-        self.dim = dim
+        super().__init__(tseq, dim, cache_size)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
@@ -929,10 +931,6 @@ class StackTransform(Transform):
         _check_dim_and_size("y", y, self.dim, len(self.transforms), "len(transforms)")
         return torch.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
                             zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
-
-    @property
-    def bijective(self) -> bool:
-        return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
     def domain(self):
