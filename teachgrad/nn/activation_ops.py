@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
+from ..ops.recorded_backward import RecordedBackward
 from ..ops.select_grad import keep_where, zero_where
 from ..ops.special import _erf, erf, recorded_or_plain
 
@@ -260,14 +261,42 @@ class HardsigmoidBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _raw(a)
-        return keep_where((x > -3) & (x < 3), grad / 6)  # (selected, as PyTorch's)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return keep_where((a > -3) & (a < 3), grad / 6)  # (selected, as PyTorch's)
+        return HardsigmoidBackwardBackward0.record(ctx, grad, a)  # create_graph
+
+
+class HardsigmoidBackwardBackward0(RecordedBackward):
+    """PyTorch has no derivative for hardsigmoid's backward: differentiating it raises."""
+
+    formula = "not differentiable: PyTorch has no derivative for it either"
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+class SoftshrinkBackwardBackward0(RecordedBackward):
+    """softshrink's backward as one node: the gradient kept where ``|a| > λ``."""
+
+    formula = "∂/∂grad = 1 where |a| > λ, else 0    ∂/∂a = 0"
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        keep = (_raw(a) < -ctx.node.lambd) | (_raw(a) > ctx.node.lambd)
+        return keep_where(keep, gg), np.zeros_like(gg)
+
+
+class HardshrinkBackwardBackward0(SoftshrinkBackwardBackward0):
+    """hardshrink's backward as one node (the same as softshrink's)."""
 
 
 class SoftshrinkBackward0(Op):
     """Shrink toward 0 by ``lambd``; what is within ``lambd`` of 0 becomes 0."""
 
     formula = "∂softshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+    recorded_backward = SoftshrinkBackwardBackward0
 
     @staticmethod
     def forward(ctx, a, lambd):
@@ -279,16 +308,18 @@ class SoftshrinkBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _raw(a)
-        # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
-        # vectorised loop; see HardtanhBackward0).
-        return keep_where((x < -ctx.lambd) | (x > ctx.lambd), grad)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
+            # vectorised loop; see HardtanhBackward0).
+            return keep_where((a < -ctx.lambd) | (a > ctx.lambd), grad)
+        return ctx.recorded_backward.record(ctx, grad, a)  # create_graph: PyTorch's node
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
     """Keep ``a`` where ``|a| > lambd``, else 0 (the same slope as softshrink)."""
 
     formula = "∂hardshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+    recorded_backward = HardshrinkBackwardBackward0
 
     @staticmethod
     def forward(ctx, a, lambd):
