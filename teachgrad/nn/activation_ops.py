@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
+from ..ops.recorded_backward import RecordedBackward
 from ..ops.select_grad import keep_where, zero_where
 from ..ops.special import _erf, erf, recorded_or_plain
 
@@ -113,9 +114,31 @@ class EluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            slope = np.where(a > 0, 1.0, ctx.alpha * np.exp(np.minimum(a, 0)))
+            return grad * ctx.scale * slope
+        return EluBackwardBackward0.record(ctx, grad, a)  # create_graph: PyTorch's node
+
+    def elu_coefficients(self) -> tuple:
+        """(α·scale, input scale, scale): PyTorch's elu_backward parameters."""
+        return self.alpha * self.scale, 1.0, self.scale
+
+
+class EluBackwardBackward0(RecordedBackward):
+    """elu's (selu's, celu's) backward as one node: ``g·slope(a)``."""
+
+    formula = ("elu's backward g·scale·(1 if a > 0 else α·eᵃ):  ∂/∂g = that slope    "
+               "∂/∂a = g·scale·(0 if a > 0 else α·eᵃ)")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        # PyTorch's elu_backward: slope scale for a > 0, else c·s·e^(s·a) (c = α·scale,
+        # s the input scale: 1, or 1/α for celu)
+        c, s, scale = ctx.node.elu_coefficients()
         positive = _raw(a) > 0
-        slope = np.where(positive, 1.0, ctx.alpha * np.exp(np.minimum(a, 0)))
-        return grad * ctx.scale * slope
+        curve = c * s * np.exp(np.minimum(a, 0) * s)
+        return gg * np.where(positive, scale, curve), zero_where(positive, gg * grad * curve * s)
 
 
 class SoftplusBackward0(Op):
@@ -134,8 +157,23 @@ class SoftplusBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        linear = _raw(a) * ctx.beta > ctx.threshold
-        return grad * np.where(linear, 1.0, stable_sigmoid(a * ctx.beta))
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            linear = a * ctx.beta > ctx.threshold
+            return grad * np.where(linear, 1.0, stable_sigmoid(a * ctx.beta))
+        return SoftplusBackwardBackward0.record(ctx, grad, a)  # create_graph: PyTorch's node
+
+
+class SoftplusBackwardBackward0(RecordedBackward):
+    formula = ("softplus's backward g·σ(βa) (g where βa > threshold):  ∂/∂g = σ(βa)    "
+               "∂/∂a = g·β·σ(βa)·(1 − σ(βa))")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        beta = ctx.node.beta
+        linear = _raw(a) * beta > ctx.node.threshold
+        s = stable_sigmoid(a * beta)
+        return gg * np.where(linear, 1.0, s), zero_where(linear, gg * grad * beta * s * (1 - s))
 
 
 class SiluBackward0(Op):
@@ -178,16 +216,36 @@ class GeluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":  # plain NumPy algebra: differentiable again
+        if type(grad) is Tensor:  # create_graph: PyTorch's node
+            return GeluBackwardBackward0.record(ctx, grad, a)
+        if ctx.approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (a + 0.044715 * a**3)
             t = np.tanh(inner)
             d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a**2)
             return grad * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner)
-        # Φ(a) through erf: on arrays, or recorded under create_graph (ErfBackward0),
-        # so gelu can be differentiated again.
-        cdf = 0.5 * (1 + recorded_or_plain(erf, _erf, a * _SQRT_HALF))
+        cdf = 0.5 * (1 + _erf(a * _SQRT_HALF))
         pdf = np.exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
         return grad * (cdf + a * pdf)
+
+
+class GeluBackwardBackward0(RecordedBackward):
+    formula = ("gelu's backward g·(Φ(a) + a·φ(a)):  ∂/∂g = Φ(a) + a·φ(a)    "
+               "∂/∂a = g·φ(a)·(2 − a²)  (tanh approximation: its own derivative)")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        if ctx.node.approximate == "tanh":  # t = tanh(u), u = k·(a + c·a³), d = u'
+            k, c = _SQRT_2_OVER_PI, 0.044715
+            t = np.tanh(k * (a + c * a**3))
+            d = k * (1 + 3 * c * a**2)
+            slope = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d
+            curvature = (1 - t * t) * (d - a * t * d * d + 3 * k * c * a * a)
+            return gg * slope, gg * grad * curvature
+        # Φ(a) through erf, recorded under create_graph (ErfBackward0): differentiable again
+        cdf = 0.5 * (1 + recorded_or_plain(erf, _erf, a * _SQRT_HALF))
+        pdf = np.exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
+        return gg * (cdf + a * pdf), gg * grad * pdf * (2 - a * a)
 
 
 class LogSigmoidBackward0(Op):
@@ -203,7 +261,19 @@ class LogSigmoidBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * stable_sigmoid(-a)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad * stable_sigmoid(-a)
+        return LogSigmoidBackwardBackward0.record(ctx, grad, a)  # create_graph
+
+
+class LogSigmoidBackwardBackward0(RecordedBackward):
+    formula = "logsigmoid's backward g·σ(−a):  ∂/∂g = σ(−a)    ∂/∂a = −g·σ(a)·σ(−a)"
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        s = stable_sigmoid(-a)
+        return gg * s, -gg * grad * s * (1 - s)
 
 
 class MishBackward0(Op):
@@ -260,14 +330,42 @@ class HardsigmoidBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _raw(a)
-        return keep_where((x > -3) & (x < 3), grad / 6)  # (selected, as PyTorch's)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return keep_where((a > -3) & (a < 3), grad / 6)  # (selected, as PyTorch's)
+        return HardsigmoidBackwardBackward0.record(ctx, grad, a)  # create_graph
+
+
+class HardsigmoidBackwardBackward0(RecordedBackward):
+    """PyTorch has no derivative for hardsigmoid's backward: differentiating it raises."""
+
+    formula = "not differentiable: PyTorch has no derivative for it either"
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+class SoftshrinkBackwardBackward0(RecordedBackward):
+    """softshrink's backward as one node: the gradient kept where ``|a| > λ``."""
+
+    formula = "∂/∂grad = 1 where |a| > λ, else 0    ∂/∂a = 0"
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        keep = (_raw(a) < -ctx.node.lambd) | (_raw(a) > ctx.node.lambd)
+        return keep_where(keep, gg), np.zeros_like(gg)
+
+
+class HardshrinkBackwardBackward0(SoftshrinkBackwardBackward0):
+    """hardshrink's backward as one node (the same as softshrink's)."""
 
 
 class SoftshrinkBackward0(Op):
     """Shrink toward 0 by ``lambd``; what is within ``lambd`` of 0 becomes 0."""
 
     formula = "∂softshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+    recorded_backward = SoftshrinkBackwardBackward0
 
     @staticmethod
     def forward(ctx, a, lambd):
@@ -279,16 +377,18 @@ class SoftshrinkBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _raw(a)
-        # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
-        # vectorised loop; see HardtanhBackward0).
-        return keep_where((x < -ctx.lambd) | (x > ctx.lambd), grad)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
+            # vectorised loop; see HardtanhBackward0).
+            return keep_where((a < -ctx.lambd) | (a > ctx.lambd), grad)
+        return ctx.recorded_backward.record(ctx, grad, a)  # create_graph: PyTorch's node
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
     """Keep ``a`` where ``|a| > lambd``, else 0 (the same slope as softshrink)."""
 
     formula = "∂hardshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
+    recorded_backward = HardshrinkBackwardBackward0
 
     @staticmethod
     def forward(ctx, a, lambd):
@@ -312,7 +412,13 @@ class CeluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * np.where(_raw(a) > 0, 1.0, np.exp(np.minimum(a, 0) / ctx.alpha))
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad * np.where(a > 0, 1.0, np.exp(np.minimum(a, 0) / ctx.alpha))
+        return EluBackwardBackward0.record(ctx, grad, a)  # create_graph: PyTorch's node
+
+    def elu_coefficients(self) -> tuple:
+        """(α·scale, input scale, scale): PyTorch's elu_backward parameters for celu."""
+        return self.alpha, 1.0 / self.alpha, 1.0
 
 
 class ThresholdBackward0(Op):

@@ -275,7 +275,11 @@ class ScatterOp(Op):
     @staticmethod
     def backward(ctx, grad):
         d_grad = _run(type(ctx).primal, grad, maps=ctx.maps)
-        return (d_grad, None) if len(ctx.next_functions) == 2 else d_grad
+        if len(ctx.next_functions) == 1:
+            return d_grad
+        # The input only gave the shape: its derivative is 0 (PyTorch's zeros_like(self),
+        # so a second derivative reaches it as zeros, not None). grad has its shape.
+        return d_grad, np.zeros_like(grad)
 
 
 def op_pair(name: str, formula: str,

@@ -49,7 +49,11 @@ def convolution(x, w, stride, padding, dilation, groups, transposed=False, size=
 
 def convolution_grads(grad, x, w, stride, padding, dilation, groups, transposed=False,
                       output_mask=(True, True)) -> tuple:
-    """``(∂L/∂x, ∂L/∂w)`` from the output gradient; recorded when given tensors."""
+    """``(∂L/∂x, ∂L/∂w)`` from the output gradient; recorded when given tensors.
+
+    A third flag in ``output_mask`` adds ``∂L/∂b`` (as PyTorch's node, whose three outputs
+    all depend on x and w: a bias's gradient requires grad and differentiates, to 0).
+    """
     if isinstance(grad, Tensor) or isinstance(x, Tensor) or isinstance(w, Tensor):
         return ConvolutionBackwardBackward0.apply(
             grad, x, w, stride=stride, padding=padding, dilation=dilation, groups=groups,
@@ -69,7 +73,9 @@ def _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mas
         # convolution's input.
         inputs, outputs = (grad, x) if transposed else (x, grad)
         gw = im2col.weight_grad(inputs, outputs, w.shape, stride, padding, dilation, groups)
-    return gx, gw
+    if len(output_mask) == 2:
+        return gx, gw
+    return gx, gw, np.sum(grad, axis=(0, *range(2, np.ndim(grad))))
 
 
 class ConvolutionBackward0(Op):
@@ -96,6 +102,8 @@ class ConvolutionBackward0(Op):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         gx = gw = gb = None
+        if need_b and isinstance(grad, Tensor):  # create_graph: ∂L/∂b from the same node
+            return convolution_grads(grad, x, w, *ctx.params, output_mask=(need_x, need_w, True))
         if need_x or need_w:
             gx, gw = convolution_grads(grad, x, w, *ctx.params, output_mask=(need_x, need_w))
         if need_b:
@@ -104,41 +112,47 @@ class ConvolutionBackward0(Op):
 
 
 class ConvolutionBackwardBackward0(Op):
-    """``(∂L/∂x, ∂L/∂w)`` of a convolution: the node ``create_graph=True`` records.
+    """``(∂L/∂x, ∂L/∂w)`` of a convolution (and ``∂L/∂b``, if it has a bias): the node
+    ``create_graph=True`` records.
 
     Both are linear in the output gradient ``g``: ``∂L/∂x = A(g, w)`` and
     ``∂L/∂w = B(x, g)``, where ``<conv(x, w), g> = <x, A(g, w)> = <w, B(x, g)>``.
     """
 
     formula = (
-        "∂L/∂x = convᵀ(g, w), ∂L/∂w = corr(x, g)    back: ∂/∂g = conv(ḡx, w) + conv(x, ḡw)   "
-        "∂/∂x = convᵀ(g, ḡw)   ∂/∂w = corr(ḡx, g)"
+        "∂L/∂x = convᵀ(g, w), ∂L/∂w = corr(x, g), ∂L/∂b = Σ g    back: ∂/∂g = conv(ḡx, w) + "
+        "conv(x, ḡw) + ḡb   ∂/∂x = convᵀ(g, ḡw)   ∂/∂w = corr(ḡx, g)"
     )
 
     @staticmethod
     def forward(ctx, grad, x, w, stride, padding, dilation, groups, transposed, output_mask):
         ctx.save_for_backward(grad, x, w)
         ctx.params = (stride, padding, dilation, groups, transposed)
-        gx, gw = _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mask)
+        grads = _grads(grad, x, w, stride, padding, dilation, groups, transposed, output_mask)
         # A multi-output node needs arrays for both outputs: zeros stand for "not asked".
+        gx, gw = grads[:2]
         return (gx if gx is not None else np.zeros_like(x),
-                gw if gw is not None else np.zeros_like(w))
+                gw if gw is not None else np.zeros_like(w), *grads[2:])
 
     @staticmethod
-    def backward(ctx, grad_gx, grad_gw):
+    def backward(ctx, grad_gx, grad_gw, grad_gb=None):
         grad, x, w = ctx.saved_tensors
         params = ctx.params
         need_grad, need_x, need_w = ctx.needs_input_grad
         d_grad = d_x = d_w = None
         if need_grad:
-            # gx = A(g, w) and gw = B(x, g) are linear in g: their adjoints are convolutions.
+            # gx = A(g, w) and gw = B(x, g) are linear in g: their adjoints are convolutions;
+            # gb sums g over all but the channels: its adjoint spreads ḡb over them.
             size = tuple(grad.shape[2:])
             terms = []
             if grad_gx is not None:
                 terms.append(convolution(grad_gx, w, *params, size=size))
             if grad_gw is not None:
                 terms.append(convolution(x, grad_gw, *params, size=size))
-            d_grad = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
+            if grad_gb is not None:
+                spread = grad_gb.reshape(-1, *(1,) * (np.ndim(grad) - 2))
+                terms.append(spread + np.zeros_like(grad) if not terms else spread)
+            d_grad = sum(terms[1:], terms[0]) if terms else None
         if (need_x and grad_gw is not None) or (need_w and grad_gx is not None):
             # ∂<B(x, g), ḡw>/∂x = A(g, ḡw) and ∂<A(g, w), ḡx>/∂w = B(ḡx, g): this very node.
             mask = (need_x and grad_gw is not None, need_w and grad_gx is not None)

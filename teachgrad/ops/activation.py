@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim, tensor_method
 from .layout import row_major
 from .op import Op
+from .recorded_backward import RecordedBackward
 
 
 def _shifted(a: np.ndarray, dim) -> np.ndarray:
@@ -51,7 +52,22 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return out * (grad - np.sum(grad * out, axis=ctx.dim, keepdims=True))
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return out * (grad - np.sum(grad * out, axis=ctx.dim, keepdims=True))
+        return SoftmaxBackwardDataBackward0.record(ctx, grad, out)  # create_graph
+
+
+class SoftmaxBackwardDataBackward0(RecordedBackward):
+    formula = ("softmax's backward s·(g − Σ g·s):  ∂/∂g = s·(ḡ − Σ ḡ·s)    "
+               "∂/∂s = ḡ·(g − Σ g·s) − g·Σ ḡ·s")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, out = ctx.saved_tensors
+        dim = ctx.node.dim
+        gg_dot_s = np.sum(gg * out, axis=dim, keepdims=True)
+        return (out * (gg - gg_dot_s),
+                gg * (grad - np.sum(grad * out, axis=dim, keepdims=True)) - grad * gg_dot_s)
 
 
 class LogSoftmaxBackward0(Op):
@@ -72,7 +88,22 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad - np.exp(out) * np.sum(grad, axis=ctx.dim, keepdims=True)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad - np.exp(out) * np.sum(grad, axis=ctx.dim, keepdims=True)
+        return LogSoftmaxBackwardDataBackward0.record(ctx, grad, out)  # create_graph
+
+
+class LogSoftmaxBackwardDataBackward0(RecordedBackward):
+    formula = ("log_softmax's backward g − eʸ·Σ g:  ∂/∂g = ḡ − Σ ḡ·eʸ    "
+               "∂/∂y = −ḡ·eʸ·Σ g")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, out = ctx.saved_tensors
+        dim = ctx.node.dim
+        probs = np.exp(out)
+        return (gg - np.sum(gg * probs, axis=dim, keepdims=True),
+                -gg * probs * np.sum(grad, axis=dim, keepdims=True))
 
 
 def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tensor:

@@ -115,6 +115,9 @@ class CopysignBackward1(Op):
 
 def _flip_or_keep(a, out) -> np.ndarray:
     """+1 where copysign kept a's sign, −1 where it flipped it, 0 where a is 0 (PyTorch's)."""
+    if isinstance(a, Tensor):  # create_graph: PyTorch's out / a, recorded (derivative 0),
+        zero = _value(a) == 0  # so that a's gradient requires grad and differentiates again
+        return np.where(zero, 0, out / np.where(zero, 1, a))
     a, out = np.asarray(_value(a)), np.asarray(_value(out))
     return np.where(a == 0, 0, np.sign(a) * np.sign(out)).astype(a.dtype)
 

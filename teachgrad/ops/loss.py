@@ -22,6 +22,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .op import Op
+from .recorded_backward import RecordedBackward
 
 
 def _raw(x):
@@ -63,10 +64,31 @@ class MseLossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            diff = input - target
+            scale = 2.0 * _scale(ctx.reduction, int(np.prod(np.shape(diff))))
+            g = grad * diff * scale
+            return g, -g
+        return MseLossBackwardBackward0.record(ctx, grad, input, target)  # create_graph
+
+
+class MseLossBackwardBackward0(RecordedBackward):
+    """mse_loss's backward as one node; its outputs: the input's and the target's gradient."""
+
+    formula = ("mse's backward ±c·g·(a−t) (c = 2, ÷n for the mean):  ∂/∂g = ±c·(a−t)    "
+               "∂/∂a = ±c·g    ∂/∂t = ∓c·g")
+
+    @staticmethod
+    def backward(ctx, *ggs):
+        grad, input, target = ctx.saved_tensors
         diff = input - target
-        scale = 2.0 * _scale(ctx.reduction, int(np.prod(np.shape(diff))))
-        g = grad * diff * scale
-        return g, -g
+        scale = 2.0 * _scale(ctx.node.reduction, int(np.prod(np.shape(diff))))
+        # the outputs are +c·g·(a−t) (the input's) and −c·g·(a−t) (the target's)
+        h = ggs[0] if ggs[0] is not None else -ggs[1]
+        if len(ggs) == 2 and ggs[0] is not None and ggs[1] is not None:
+            h = ggs[0] - ggs[1]
+        h = h * scale
+        return h * diff, h * grad, -(h * grad)
 
 
 # ----------------------------------------------------------------------------------------

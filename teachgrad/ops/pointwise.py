@@ -19,6 +19,7 @@ from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
 from .op import Op
+from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, zero_grad_like, zero_where
 
 # ----------------------------------------------------------------------------------------
@@ -548,7 +549,12 @@ def sgn_of(x):
     """PyTorch's ``sgn`` of an array, as a constant slope: -1, 0 or 1 (int8), and 0 at a nan.
 
     (``np.sign`` gives nan at a nan, which would make the gradient nan where PyTorch's is 0.)
+    A tensor (under ``create_graph``) gets a recorded ``sgn`` instead, as in PyTorch: its
+    derivative is 0, but it keeps ``x`` in the graph, so a gradient such as ``|x|``'s
+    requires grad and differentiates again (to zeros) rather than raising.
     """
+    if isinstance(x, Tensor):
+        return SgnBackward0.apply(x)
     return np.subtract(x > 0, x < 0, dtype=np.int8)
 
 
@@ -764,7 +770,7 @@ class AbsBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * sgn_of(_value(a))  # (PyTorch's slope: 0 at a nan, not nan)
+        return grad * sgn_of(a)  # (PyTorch's slope: 0 at a nan, not nan)
 
 
 class SignBackward0(Op):
@@ -837,7 +843,18 @@ class TanhBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad * (1 - out * out)
+        return TanhBackwardBackward0.record(ctx, grad, out)  # create_graph: PyTorch's node
+
+
+class TanhBackwardBackward0(RecordedBackward):
+    formula = "tanh's backward g·(1 − y²):  ∂/∂g = 1 − y²    ∂/∂y = −2·g·y"
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, out = ctx.saved_tensors
+        return gg * (1 - out * out), -2 * gg * grad * out
 
 
 class SigmoidBackward0(Op):
@@ -854,7 +871,18 @@ class SigmoidBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad * out * (1 - out)
+        return SigmoidBackwardBackward0.record(ctx, grad, out)  # create_graph: PyTorch's node
+
+
+class SigmoidBackwardBackward0(RecordedBackward):
+    formula = "sigmoid's backward g·y·(1 − y):  ∂/∂g = y·(1 − y)    ∂/∂y = g·(1 − 2y)"
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, out = ctx.saved_tensors
+        return gg * out * (1 - out), gg * grad * (1 - 2 * out)
 
 
 class ReluBackward0(Op):

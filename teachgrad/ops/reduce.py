@@ -791,10 +791,10 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
         # sgn is 0: a nan norm sends 0, not nan, back to a finite gradient).
         size = np.abs(_value(a))
         winners = (size == _expand_reduced(_value(out), dims, keepdim)) | np.isnan(size)
-        return sgn_of(_value(a)) * scale_grad_by_count(grad, winners, dims, keepdim)
+        return sgn_of(a) * scale_grad_by_count(grad, winners, dims, keepdim)
     grad = _expand_reduced(grad, dims, keepdim)
     if p == 1:
-        return grad * sgn_of(_value(a))  # (0 at a nan element, as PyTorch's sgn)
+        return grad * sgn_of(a)  # (0 at a nan element, as PyTorch's sgn)
     out = _expand_reduced(out, dims, keepdim)
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)
