@@ -101,7 +101,9 @@ def test_mse_loss_gradients_for_input_and_target(target_requires_grad):
 def test_hardsigmoid_second_derivative_raises_as_pytorch():
     x = _x()
     (g,) = teachgrad.autograd.grad(F.hardsigmoid(x).sum(), x, create_graph=True)
-    assert g.grad_fn.name() == "HardsigmoidBackwardBackward0"
+    # PyTorch 2.13 records its generic node for a missing derivative here
+    assert g.grad_fn.name() == "torch::autograd::NotImplemented"
+    assert "grad_fn=<NotImplemented>" in repr(g)
     with pytest.raises(RuntimeError, match="derivative for aten::hardsigmoid_backward is not "
                                            "implemented"):
         teachgrad.autograd.grad(g.sum(), x)

@@ -336,13 +336,24 @@ class HardsigmoidBackward0(Op):
 
 
 class HardsigmoidBackwardBackward0(RecordedBackward):
-    """PyTorch has no derivative for hardsigmoid's backward: differentiating it raises."""
+    """PyTorch has no derivative for hardsigmoid's backward: differentiating it raises.
+
+    PyTorch records its generic node for a missing derivative here, so the gradient
+    prints ``grad_fn=<NotImplemented>``: the class takes that name.
+    """
 
     formula = "not differentiable: PyTorch has no derivative for it either"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
 
     @staticmethod
     def backward(ctx, gg):
         raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+HardsigmoidBackwardBackward0.__name__ = "NotImplemented"
+HardsigmoidBackwardBackward0.__qualname__ = "NotImplemented"
 
 
 class SoftshrinkBackwardBackward0(RecordedBackward):
