@@ -176,7 +176,8 @@ class DivBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad / b, (None if a is None else -grad * a / (b * b))
+        # b's in PyTorch's order, −grad·((a/b)/b): under create_graph it ends in MulBackward0
+        return grad / b, (None if a is None else -grad * ((a / b) / b))
 
 
 class NegBackward0(Op):

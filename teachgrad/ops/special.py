@@ -74,7 +74,9 @@ class AsinBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / np.sqrt(1 - a * a)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt(1 - a * a)
+        return grad * (1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AcosBackward0(Op):
@@ -88,7 +90,9 @@ class AcosBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad / np.sqrt(1 - a * a)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return -grad / np.sqrt(1 - a * a)
+        return grad * -(1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AtanBackward0(Op):
@@ -183,7 +187,9 @@ class AsinhBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / np.sqrt(a * a + 1)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt(a * a + 1)
+        return grad * (a * a + 1).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AcoshBackward0(Op):
@@ -198,7 +204,9 @@ class AcoshBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         # (a − 1)(a + 1) rather than a² − 1: no cancellation just above a = 1.
-        return grad / np.sqrt((a - 1) * (a + 1))
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt((a - 1) * (a + 1))
+        return grad * ((a - 1) * (a + 1)).rsqrt()  # PyTorch's order: MulBackward0
 
 
 class AtanhBackward0(Op):
@@ -524,7 +532,8 @@ class Atan2Backward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         r2 = a * a + b * b
-        return grad * b / r2, -grad * a / r2
+        # grad times the slope last, as PyTorch: MulBackward0 under create_graph
+        return grad * (b / r2), grad * (-a / r2)
 
 
 @tensor_method("atan2", "arctan2")
@@ -584,7 +593,10 @@ class LogaddexpBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        return grad * np.exp(a - out), grad * np.exp(b - out)  # softmax of (a, b)
+        if type(grad) is not Tensor:  # a plain backward: softmax of (a, b), one op fewer
+            return grad * np.exp(a - out), grad * np.exp(b - out)
+        # PyTorch's formula, grad / (1 + e^(b−a)): DivBackward0 under create_graph
+        return grad / (1 + np.exp(b - a)), grad / (1 + np.exp(a - b))
 
 
 class Logaddexp2Backward0(Op):
