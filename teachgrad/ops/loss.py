@@ -303,4 +303,19 @@ class DivBackward1(Op):
         return grad / ctx.other
 
 
+def times_number(x, number):
+    """``x * number`` in a backward formula, as PyTorch's C++ records it.
+
+    On arrays (a plain backward) just the product; on a tensor (under ``create_graph=True``)
+    recorded as ``MulBackward1``, the node of PyTorch's tensor-times-scalar, where a ``*``
+    in Python would record ``MulBackward0``.
+    """
+    return MulBackward1.apply(x, other=number) if type(x) is Tensor else x * number
+
+
+def over_number(x, number):
+    """``x / number`` in a backward formula: ``DivBackward1`` on a tensor (see times_number)."""
+    return DivBackward1.apply(x, other=number) if type(x) is Tensor else x / number
+
+
 __all__: list[str] = []

@@ -18,6 +18,7 @@ import numpy as np
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
+from .loss import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, zero_grad_like, zero_where
@@ -1615,7 +1616,7 @@ class Exp2Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * _LN2
+        return times_number(grad * out, _LN2)  # (PyTorch's MulBackward1 under create_graph)
 
 
 @tensor_method()

@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
+from .loss import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 
@@ -122,7 +123,10 @@ class MeanBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         n = builtins.max(int(np.prod(ctx.shape)), 1)
-        return np.broadcast_to(grad / n, ctx.shape)
+        if type(grad) is not Tensor:  # a plain backward: divide the one number, then spread
+            return np.broadcast_to(grad / n, ctx.shape)
+        # PyTorch's order, spread then divide: DivBackward1 under create_graph
+        return over_number(np.broadcast_to(grad, ctx.shape), n)
 
 
 class MeanBackward1(Op):
@@ -140,7 +144,11 @@ class MeanBackward1(Op):
         n = 1
         for d in ctx.dims:
             n *= ctx.shape[d]
-        return unreduce(grad / builtins.max(n, 1), ctx.shape, ctx.dims, ctx.keepdim)
+        n = builtins.max(n, 1)
+        if type(grad) is not Tensor:  # a plain backward: divide the reduced gradient, then spread
+            return unreduce(grad / n, ctx.shape, ctx.dims, ctx.keepdim)
+        # PyTorch's order, spread then divide: DivBackward1 under create_graph
+        return over_number(unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim), n)
 
 
 def _sum_dtype(input: Tensor, dtype):

@@ -19,6 +19,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol
 from .layout import copy_keeping_layout
+from .loss import times_number
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -848,7 +849,7 @@ class LerpBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         w = ctx.weight
-        return grad * (1 - w), grad * w
+        return times_number(grad, 1 - w), times_number(grad, w)  # (MulBackward1 as PyTorch)
 
 
 class LerpBackward1(Op):
