@@ -28,7 +28,7 @@ from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
 from .reduce import _return_type
-from .select_grad import keep_where, zero_where
+from .select_grad import keep_where, masked_fill_zero
 from .shape import (
     AliasBackward0,
     EmbedOp,
@@ -855,7 +855,7 @@ class MaskedFillBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return zero_where(ctx.mask, grad)
+        return masked_fill_zero(ctx.mask, grad)
 
 
 class MaskedFillBackward1(Op):
@@ -868,7 +868,7 @@ class MaskedFillBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return zero_where(ctx.mask, grad), keep_where(ctx.mask, grad)
+        return masked_fill_zero(ctx.mask, grad), keep_where(ctx.mask, grad)
 
 
 _CPP_TYPE_NAMES = {  # how PyTorch's C++ spells dtypes in some messages

@@ -21,7 +21,7 @@ from ..autograd.dual_state import needs_derivative
 from .loss import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
-from .select_grad import keep_where, zero_grad_like, zero_where
+from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
 
 # ----------------------------------------------------------------------------------------
 # Helpers shared by the public functions
@@ -1194,7 +1194,7 @@ class MaximumBackward0(Op):
         # As PyTorch: ties share the gradient equally, the smaller side gets 0 (selected,
         # so an inf gradient gives 0 there), and where either is nan both get it all.
         shared = _halved_at_ties(a, b, grad)
-        return zero_where(a < b, shared), zero_where(a > b, shared)
+        return masked_fill_zero(a < b, shared), masked_fill_zero(a > b, shared)
 
 
 class MinimumBackward0(Op):
@@ -1211,7 +1211,7 @@ class MinimumBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         shared = _halved_at_ties(a, b, grad)
-        return zero_where(a > b, shared), zero_where(a < b, shared)
+        return masked_fill_zero(a > b, shared), masked_fill_zero(a < b, shared)
 
 
 def _halved_at_ties(a, b, grad):

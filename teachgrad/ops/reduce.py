@@ -706,7 +706,7 @@ class StdBackward0(Op):
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
-            return per_std * centred / ctx.dof
+            return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
 
 
 def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):

@@ -32,6 +32,7 @@ from .pointwise import (
     _unary,
     _value,
 )
+from .select_grad import masked_fill_zero
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(0): erf′(a) = 2/√π · e^(−a²)
 
@@ -652,13 +653,14 @@ def _times_log(grad, other, flat, log, recorded):
     """``grad · log(other)`` as PyTorch's xlogy/xlog1py backward computes it: with the op
     itself (``xlogy(grad, other)``: 0 where grad is 0, even where the log is infinite), and
     0 where ``flat``: where ``input`` is 0 and ``other`` is at or past the log's edge, where
-    ``input · log(other)`` is 0 by definition. On tensors (create_graph) the op is recorded.
+    ``input · log(other)`` is 0 by definition. On tensors (create_graph) the op is recorded,
+    and the zeros as PyTorch fills them (``MaskedFillBackward0``).
     """
     if isinstance(grad, Tensor) or isinstance(other, Tensor):
         scaled = recorded(grad, other)
     else:
         scaled = np.where(_xlogy_zeros(grad, other), 0, grad * log(other))
-    return np.where(flat, 0, scaled)
+    return masked_fill_zero(flat, scaled)
 
 
 class XlogyBackward0(Op):
