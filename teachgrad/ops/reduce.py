@@ -441,7 +441,13 @@ class _ExtremeAll(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return spread_evenly(grad, a, out, None, False)
+        if type(grad) is not Tensor:
+            return spread_evenly(grad, a, out, None, False)
+        # PyTorch's evenly_distribute_backward: zeros with grad / k filled in at the k
+        # winners, recorded as MaskedFillBackward1 (a tensor filled in)
+        a, out = _value(a), _value(out)
+        winners = _winners(a, out)
+        return _make(np.zeros_like(a)).masked_fill(winners, grad / winners.sum())
 
 
 class MaxBackward1(_ExtremeAll):

@@ -1006,7 +1006,13 @@ class TraceBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         rows, cols = ctx.shape
-        return grad * np.eye(rows, cols, dtype=np.asarray(_value(grad)).dtype)
+        dtype = np.asarray(_value(grad)).dtype
+        if type(grad) is not Tensor:
+            return grad * np.eye(rows, cols, dtype=dtype)
+        # PyTorch's formula: grad filled in at the diagonal's places in a flat row of zeros,
+        # viewed as the matrix (IndexFillBackward1, then ViewBackward0 under create_graph)
+        diagonal = _make(np.arange(min(rows, cols)) * (cols + 1))
+        return _make(np.zeros(rows * cols, dtype)).index_fill(0, diagonal, grad).view(rows, cols)
 
 
 @tensor_method()
