@@ -29,10 +29,9 @@ MODES = ("constant grad_output", "grad_output requiring grad")
 #: ops whose first-order gradient's grad_fn is not yet named as PyTorch's (same values):
 #: strict xfails, so naming one more as PyTorch's shows up here
 NAMES_NOT_YET_AS_PYTORCH = {
-    "sinc", "glu", "prelu", "max_dim", "kthvalue", "sort", "topk", "smooth_l1_loss", "huber_loss",
-    "bce", "bce_with_logits", "soft_margin_loss", "bmm", "einsum", "bilinear", "det", "layer_norm",
-    "layer_norm_affine", "batch_norm_train", "group_norm", "gather", "index_select", "scatter_add",
-    "embedding"
+    "sinc", "glu", "prelu", "smooth_l1_loss", "huber_loss", "bce", "soft_margin_loss", "bmm",
+    "einsum", "bilinear", "det", "layer_norm", "layer_norm_affine", "batch_norm_train",
+    "group_norm", "gather", "index_select", "scatter_add", "embedding"
 }
 #: the bias's gradient is ``grad`` summed, a constant when grad_output is one; PyTorch's
 #: comes out of its one NativeLayerNorm/NativeBatchNormBackwardBackward0 node and requires grad

@@ -962,7 +962,20 @@ def argwhere(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Sorting: sort, argsort, msort, topk, kthvalue (the values are differentiable)
 # ----------------------------------------------------------------------------------------
-class SortBackward0(PickOp):
+class _PickAlongDim(PickOp):
+    """sort, topk, kthvalue: each position along ``dim`` is picked at most once, so
+    PyTorch writes the gradient back with a scatter (``ScatterBackward0`` under
+    create_graph); a plain backward is PickOp's."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        zeros = _make(np.zeros(ctx.shape, grad._data.dtype))
+        return ScatterBackward0.apply(zeros, grad, key=ctx.key)
+
+
+class SortBackward0(_PickAlongDim):
     """``sort``: the values are picked from the input, so the gradient goes back to them."""
 
 
@@ -970,11 +983,11 @@ class SortBackward1(SortBackward0):
     """``sort(stable=...)``."""
 
 
-class TopkBackward0(PickOp):
+class TopkBackward0(_PickAlongDim):
     """``topk``: the k largest (or smallest) values."""
 
 
-class KthvalueBackward0(PickOp):
+class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
 
 

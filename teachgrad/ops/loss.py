@@ -252,8 +252,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
-        scale = _scale(ctx.reduction, int(np.prod(np.shape(x))))
-        g = grad * scale
+        numel = int(np.prod(np.shape(x)))
+        # Under create_graph a mean divides last, as PyTorch's (DivBackward1); a plain
+        # backward scales the one incoming number instead of dividing whole arrays.
+        divide_last = type(grad) is Tensor and ctx.reduction == "mean" and numel
+        g = grad if divide_last else grad * _scale(ctx.reduction, numel)
         if ctx.weight is not None:
             g = g * ctx.weight
         pw = ctx.pos_weight
@@ -263,6 +266,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         else:
             grad_input = g * (stable_sigmoid(x) * (pw * t + 1 - t) - pw * t)
             grad_target = g * (stable_log_sigmoid(-x) - pw * stable_log_sigmoid(x))
+        if divide_last:
+            return over_number(grad_input, numel), over_number(grad_target, numel)
         return grad_input, grad_target
 
 

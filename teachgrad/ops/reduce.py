@@ -423,6 +423,11 @@ def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
     if not keepdim:
         grad = np.expand_dims(grad, dim)
         index = np.expand_dims(index, dim)
+    if type(grad) is Tensor:  # create_graph: PyTorch's zeros.scatter_(dim, index, grad)
+        from .index import ScatterBackward0, key_along  # (index imports this module)
+
+        zeros = _make(np.zeros(shape, _value(grad).dtype))
+        return ScatterBackward0.apply(zeros, grad, key=key_along(index, dim))
     positions = np.arange(shape[dim]).reshape([-1 if d == dim else 1 for d in range(len(shape))])
     return np.where(positions == index, grad, 0)
 
