@@ -31,7 +31,7 @@ MODES = ("constant grad_output", "grad_output requiring grad")
 NAMES_NOT_YET_AS_PYTORCH = {
     "sinc", "glu", "prelu", "smooth_l1_loss", "huber_loss", "bce", "soft_margin_loss", "bmm",
     "einsum", "bilinear", "det", "layer_norm", "layer_norm_affine", "batch_norm_train",
-    "group_norm", "gather", "index_select", "scatter_add", "embedding"
+    "group_norm", "embedding"
 }
 #: the bias's gradient is ``grad`` summed, a constant when grad_output is one; PyTorch's
 #: comes out of its one NativeLayerNorm/NativeBatchNormBackwardBackward0 node and requires grad

@@ -78,6 +78,13 @@ class PickOp(Op):
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
 
 
+def _written_back(node: type[Op], ctx, grad: Tensor, **params) -> Tensor:
+    """Zeros with ``grad`` written in at ``ctx.key`` by ``node``: a PickOp's backward under
+    create_graph, recorded as PyTorch records it (gather's as ScatterAddBackward0...)."""
+    zeros = _make(np.zeros(ctx.shape, grad._data.dtype))
+    return node.apply(zeros, grad, key=ctx.key, **params)
+
+
 def _at_least_1d(a):
     """gather, scatter, index_select and take read a 0-d tensor as a vector of one element."""
     return np.reshape(a, (1,)) if np.ndim(a) == 0 else a
@@ -546,9 +553,23 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 class IndexSelectBackward0(PickOp):
     """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
 
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        from .index_update import IndexAddBackward0  # (index_update imports this module)
+
+        return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
+
 
 class GatherBackward0(PickOp):
     """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
 class TakeBackward0(PickOp):
@@ -733,6 +754,8 @@ class _ScatterOp(Op):
     @staticmethod
     def picked(grad, key):
         """The gradient at the positions ``key`` writes to (what the source gets)."""
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad.gather(dim, index)
+            return GatherBackward0.apply(grad, key=key)
         return _at_least_1d(grad)[key]
 
 
@@ -971,8 +994,7 @@ class _PickAlongDim(PickOp):
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
-        zeros = _make(np.zeros(ctx.shape, grad._data.dtype))
-        return ScatterBackward0.apply(zeros, grad, key=ctx.key)
+        return _written_back(ScatterBackward0, ctx, grad)
 
 
 class SortBackward0(_PickAlongDim):
