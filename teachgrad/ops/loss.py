@@ -208,6 +208,8 @@ class BinaryCrossEntropyBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: as PyTorch records them
+            return _bce_gradients_recorded(ctx, grad, p, t)
         scale = _scale(ctx.reduction, int(np.prod(np.shape(p))))
         w = 1.0 if ctx.weight is None else ctx.weight
         g = grad * w * scale
@@ -218,6 +220,45 @@ class BinaryCrossEntropyBackward0(Op):
         with np.errstate(divide="ignore"):
             grad_target = g * (np.log1p(-p) - np.log(p))
         return grad_input, grad_target
+
+
+def _bce_gradients_recorded(ctx, grad: Tensor, p: Tensor, t: Tensor) -> tuple:
+    """binary_cross_entropy's gradients under create_graph, recorded as PyTorch's: the
+    input's as one node (BinaryCrossEntropyBackwardBackward0), the target's composed,
+    ``−logit(p)·grad`` (·weight, ÷n for the mean: MulBackward0 or DivBackward1 last)."""
+    grad_input, _ = BinaryCrossEntropyBackwardBackward0.record(ctx, grad, p, t)
+    grad_target = None
+    if ctx.needs_input_grad[1]:
+        with np.errstate(divide="ignore"):
+            grad_target = (np.log1p(-p) - np.log(p)) * grad
+        if ctx.weight is not None:
+            grad_target = grad_target * ctx.weight
+        numel = int(np.prod(np.shape(p)))
+        if ctx.reduction == "mean" and numel:
+            grad_target = over_number(grad_target, numel)
+    return grad_input, grad_target
+
+
+class BinaryCrossEntropyBackwardBackward0(RecordedBackward):
+    """binary_cross_entropy's backward for the input, ``c·g·(p−t)/D``, as one node."""
+
+    formula = ("bce's backward c·g·(p−t)/D, D = max(p(1−p), ε):  ∂/∂g = c·(p−t)/D    "
+               "∂/∂p = c·g·(p² − 2pt + t)/D²    ∂/∂t = −c·g/D   (c = w, ÷n for the mean)")
+
+    @staticmethod
+    def backward(ctx, gg_input, _gg_target=None):  # (the target's output is not used)
+        grad, p, t = ctx.saved_tensors
+        node = ctx.node
+        c = _scale(node.reduction, int(np.prod(np.shape(p))))
+        if node.weight is not None:
+            c = c * node.weight
+        small = _raw(p) * (1 - _raw(p)) < _EPSILON  # where D is the constant ε
+        denominator = np.where(small, _EPSILON, p * (1 - p))
+        h = c * gg_input
+        # (p−t)/D differentiated in p: (D − (p−t)·D′)/D², D′ = 1 − 2p (0 where D = ε)
+        d_p = h * grad * np.where(small, 1 / _EPSILON,
+                                  (p * p - 2 * p * t + t) / (denominator * denominator))
+        return h * (p - t) / denominator, d_p, -(h * grad) / denominator
 
 
 def stable_log_sigmoid(x):
