@@ -468,10 +468,33 @@ class GluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return GluBackwardBackward0.record(ctx, grad, a)
         half = np.shape(a)[ctx.dim] // 2
         x, g = _halves(a, half, ctx.dim)
         s = stable_sigmoid(g)
         return np.concatenate([grad * s, grad * x * s * (1 - s)], axis=ctx.dim)
+
+
+class GluBackwardBackward0(RecordedBackward):
+    """glu's backward ``[grad·σ(g), grad·x·σ′(g)]`` (halves along ``dim``) as one node."""
+
+    formula = ("glu's backward [G·σ(g), G·x·σ′(g)]:  ∂/∂G = [σ(g), x·σ′(g)]    "
+               "∂/∂x = [0, G·σ′(g)]    ∂/∂g = [G·σ′(g), G·x·σ′(g)(1 − 2σ(g))]")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        dim = ctx.node.dim
+        half = np.shape(a)[dim] // 2
+        x, g = _halves(a, half, dim)
+        gg_first, gg_second = _halves(gg, half, dim)  # for the outputs x's and g's halves
+        s = stable_sigmoid(g)
+        slope = s * (1 - s)  # σ′(g)
+        d_grad = gg_first * s + gg_second * x * slope
+        d_x = gg_second * grad * slope
+        d_g = grad * slope * (gg_first + gg_second * x * (1 - 2 * s))
+        return d_grad, np.concatenate([d_x, d_g], axis=dim)
 
 
 def _halves(a, half: int, dim: int):
