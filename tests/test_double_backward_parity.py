@@ -29,8 +29,7 @@ MODES = ("constant grad_output", "grad_output requiring grad")
 #: ops whose first-order gradient's grad_fn is not yet named as PyTorch's (same values):
 #: strict xfails, so naming one more as PyTorch's shows up here
 NAMES_NOT_YET_AS_PYTORCH = {
-    "sinc", "einsum", "bilinear", "det", "layer_norm", "layer_norm_affine", "batch_norm_train",
-    "group_norm"
+    "sinc", "einsum", "bilinear", "det", "layer_norm", "layer_norm_affine", "batch_norm_train"
 }
 #: the bias's gradient is ``grad`` summed, a constant when grad_output is one; PyTorch's
 #: comes out of its one NativeLayerNorm/NativeBatchNormBackwardBackward0 node and requires grad
