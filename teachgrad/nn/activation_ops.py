@@ -468,10 +468,33 @@ class GluBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return GluBackwardBackward0.record(ctx, grad, a)
         half = np.shape(a)[ctx.dim] // 2
         x, g = _halves(a, half, ctx.dim)
         s = stable_sigmoid(g)
         return np.concatenate([grad * s, grad * x * s * (1 - s)], axis=ctx.dim)
+
+
+class GluBackwardBackward0(RecordedBackward):
+    """glu's backward ``[grad·σ(g), grad·x·σ′(g)]`` (halves along ``dim``) as one node."""
+
+    formula = ("glu's backward [G·σ(g), G·x·σ′(g)]:  ∂/∂G = [σ(g), x·σ′(g)]    "
+               "∂/∂x = [0, G·σ′(g)]    ∂/∂g = [G·σ′(g), G·x·σ′(g)(1 − 2σ(g))]")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        dim = ctx.node.dim
+        half = np.shape(a)[dim] // 2
+        x, g = _halves(a, half, dim)
+        gg_first, gg_second = _halves(gg, half, dim)  # for the outputs x's and g's halves
+        s = stable_sigmoid(g)
+        slope = s * (1 - s)  # σ′(g)
+        d_grad = gg_first * s + gg_second * x * slope
+        d_x = gg_second * grad * slope
+        d_g = grad * slope * (gg_first + gg_second * x * (1 - 2 * s))
+        return d_grad, np.concatenate([d_x, d_g], axis=dim)
 
 
 def _halves(a, half: int, dim: int):
@@ -497,13 +520,34 @@ class PreluKernelBackward0(Op):
     def backward(ctx, grad):
         a, weight = ctx.saved_tensors
         positive = _raw(a) > 0
-        ndim = np.ndim(a)
-        w = _per_channel(weight, ndim)
-        grad_a = grad * np.where(positive, 1, w)
+        if type(grad) is Tensor:  # create_graph: the input's as PyTorch's one node
+            grad_a, _ = PreluKernelBackwardBackward0.record(ctx, grad, a, weight)
+        else:
+            grad_a = grad * np.where(positive, 1, _per_channel(weight, np.ndim(a)))
         # Each slope gathers the gradient of every element of its channel.
         grad_w = zero_where(positive, grad * a)  # (selected, as PyTorch's: inf·0 is not nan)
-        others = tuple(d for d in range(ndim) if d != 1 or np.shape(weight)[0] == 1)
-        return grad_a, np.reshape(np.sum(grad_w, axis=others), np.shape(weight))
+        return grad_a, _channel_sums(grad_w, weight)
+
+
+def _channel_sums(per_element, weight):
+    """``per_element`` summed over everything but the channel (dim 1), shaped as ``weight``
+    (one slope for all: summed over everything)."""
+    others = tuple(d for d in range(np.ndim(per_element)) if d != 1 or np.shape(weight)[0] == 1)
+    return np.reshape(np.sum(per_element, axis=others), np.shape(weight))
+
+
+class PreluKernelBackwardBackward0(RecordedBackward):
+    """prelu's backward for the input, ``grad·(1 if a > 0 else w)``, as one node."""
+
+    formula = ("prelu's backward G·(1 if a > 0 else w):  ∂/∂G = 1 if a > 0 else w    "
+               "∂/∂a = 0    ∂/∂w = Σ over the channel of G where a ≤ 0")
+
+    @staticmethod
+    def backward(ctx, gg, _gg_weight=None):  # (the weight's output is not used)
+        grad, a, weight = ctx.saved_tensors
+        positive = _raw(a) > 0
+        d_grad = gg * np.where(positive, 1, _per_channel(weight, np.ndim(a)))
+        return d_grad, None, _channel_sums(zero_where(positive, gg * grad), weight)
 
 
 def _per_channel(weight, ndim: int):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
+from ..ops.recorded_backward import RecordedBackward
 from ..ops.shape import embed
 
 
@@ -42,10 +44,25 @@ class EmbeddingBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return EmbeddingDenseBackwardBackward0.record(ctx, grad)
         if ctx.scale is not None:
             grad = grad * ctx.scale
-        # Scatter-add the rows back into a zero table (recorded under create_graph).
+        # Scatter-add the rows back into a zero table.
         return embed(grad, ctx.shape, (ctx.indices,), IndexPutImplBackward0)
+
+
+class EmbeddingDenseBackwardBackward0(RecordedBackward):
+    """The embedding's backward (rows added into a zero table) as one node."""
+
+    formula = ("embedding's backward, the rows of g added into a zero table:  "
+               "∂/∂g = the table's gradient read back at the indices")
+
+    @staticmethod
+    def backward(ctx, gg):
+        node = ctx.node
+        picked = gg[node.indices]  # each output row read its table row: it gets that row back
+        return picked if node.scale is None else picked * node.scale
 
 
 __all__ = ["EmbeddingBackward0"]

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
 from ..ops.op import Op
+from ..ops.recorded_backward import RecordedBackward
 
 
 class SmoothL1LossBackward0(Op):
@@ -34,6 +36,8 @@ class SmoothL1LossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return SmoothL1LossBackwardBackward0.record(ctx, grad, input, target)
         diff = input - target
         inside = np.abs(_raw(diff)) < ctx.beta  # a constant of the derivative
         slope = np.where(inside, diff / ctx.beta, np.sign(diff))
@@ -59,11 +63,53 @@ class HuberLossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return HuberLossBackwardBackward0.record(ctx, grad, input, target)
         diff = input - target
         inside = np.abs(_raw(diff)) <= ctx.delta
         slope = np.where(inside, diff, ctx.delta * np.sign(diff))
         g = grad * _scale(ctx.reduction, int(np.prod(np.shape(diff)))) * slope
         return g, -g
+
+
+class _PiecewiseQuadraticBackwardBackward(RecordedBackward):
+    """smooth_l1's and huber's backward ``±c·g·slope(d)`` (``d = a − t``, ``c`` 1 or 1/n) as
+    one node. The slope is linear in ``d`` inside (steepness ``k``), constant outside."""
+
+    @classmethod
+    def backward(cls, ctx, *ggs):
+        grad, input, target = ctx.saved_tensors
+        node = ctx.node
+        # the outputs are +c·g·slope (the input's) and −c·g·slope (the target's)
+        gg_input, gg_target = (ggs + (None,))[:2]
+        h = gg_input if gg_target is None else (-gg_target if gg_input is None
+                                                else gg_input - gg_target)
+        diff = input - target
+        h = h * _scale(node.reduction, int(np.prod(np.shape(diff))))
+        inside, steepness, slope = cls.piece(node, diff)
+        curvature = np.where(inside, h * grad * steepness, 0)  # ∂slope/∂d: 0 outside
+        return h * slope, curvature, -curvature
+
+
+class SmoothL1LossBackwardBackward0(_PiecewiseQuadraticBackwardBackward):
+    formula = ("smooth_l1's backward ±c·g·slope(d):  ∂/∂g = ±c·slope    ∂/∂a = ±c·g/β where "
+               "|d| < β, else 0    ∂/∂t = −∂/∂a")
+
+    @staticmethod
+    def piece(node, diff):
+        inside = np.abs(_raw(diff)) < node.beta
+        steepness = 1 / node.beta if node.beta else 0  # (β = 0: never inside)
+        return inside, steepness, np.where(inside, diff / node.beta, np.sign(diff))
+
+
+class HuberLossBackwardBackward0(_PiecewiseQuadraticBackwardBackward):
+    formula = ("huber's backward ±c·g·slope(d):  ∂/∂g = ±c·slope    ∂/∂a = ±c·g where "
+               "|d| ≤ δ, else 0    ∂/∂t = −∂/∂a")
+
+    @staticmethod
+    def piece(node, diff):
+        inside = np.abs(_raw(diff)) <= node.delta
+        return inside, 1, np.where(inside, diff, node.delta * np.sign(diff))
 
 
 class SoftMarginLossBackward0(Op):
@@ -89,9 +135,24 @@ class SoftMarginLossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return SoftMarginLossBackwardBackward0.record(ctx, grad, input)
         y = ctx.target
         scale = _scale(ctx.reduction, int(np.prod(np.shape(input))))
         return grad * scale * -y * stable_sigmoid(-input * y)
+
+
+class SoftMarginLossBackwardBackward0(RecordedBackward):
+    formula = ("soft_margin's backward −c·g·y·σ(−y·x):  ∂/∂g = −c·y·σ(−y·x)    "
+               "∂/∂x = c·g·y²·σ(−y·x)·(1 − σ(−y·x))")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, input = ctx.saved_tensors
+        y = ctx.node.target
+        h = gg * _scale(ctx.node.reduction, int(np.prod(np.shape(input))))
+        s = stable_sigmoid(-input * y)
+        return h * -y * s, h * grad * (y * y) * s * (1 - s)
 
 
 class MultiMarginLossBackward0(Op):

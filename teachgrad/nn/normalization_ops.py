@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..ops.op import Op
 
 
@@ -194,6 +195,9 @@ class NativeGroupNormBackward0(Op):
             grad_x = np.reshape(standardize_backward(
                 np.reshape(grad_hat, grouped_shape), np.reshape(x_hat, grouped_shape), rstd,
                 (2,)), shape)
-        return (grad_x,
-                np.sum(grad * x_hat, axis=others) if need_weight else None,
-                np.sum(grad, axis=others) if need_bias else None)
+        grad_weight = np.sum(grad * x_hat, axis=others) if need_weight else None
+        grad_bias = np.sum(grad, axis=others) if need_bias else None
+        if type(grad) is Tensor:  # create_graph: PyTorch's sums end in a view to (C,)
+            grad_weight, grad_bias = (None if g is None else np.reshape(g, (shape[1],))
+                                      for g in (grad_weight, grad_bias))
+        return grad_x, grad_weight, grad_bias

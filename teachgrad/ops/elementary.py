@@ -319,7 +319,9 @@ class LogitBackward0(Op):
         x = np.asarray(_value(a))
         if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
             outside = (x < 0) | (x > 1)
-            return np.where(outside, np.nan, slope) if outside.any() else slope
+            if outside.any() or type(slope) is Tensor:  # (PyTorch always selects: WhereBackward0)
+                return np.where(outside, np.nan, slope)
+            return slope
         return np.where((x < ctx.eps) | (x > 1 - ctx.eps), 0, slope)
 
 

@@ -28,7 +28,7 @@ from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
 from .reduce import _return_type
-from .select_grad import keep_where, zero_where
+from .select_grad import keep_where, masked_fill_zero
 from .shape import (
     AliasBackward0,
     EmbedOp,
@@ -76,6 +76,13 @@ class PickOp(Op):
     @staticmethod
     def backward(ctx, grad):
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+def _written_back(node: type[Op], ctx, grad: Tensor, **params) -> Tensor:
+    """Zeros with ``grad`` written in at ``ctx.key`` by ``node``: a PickOp's backward under
+    create_graph, recorded as PyTorch records it (gather's as ScatterAddBackward0...)."""
+    zeros = _make(np.zeros(ctx.shape, grad._data.dtype))
+    return node.apply(zeros, grad, key=ctx.key, **params)
 
 
 def _at_least_1d(a):
@@ -546,9 +553,23 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 class IndexSelectBackward0(PickOp):
     """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
 
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        from .index_update import IndexAddBackward0  # (index_update imports this module)
+
+        return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
+
 
 class GatherBackward0(PickOp):
     """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
 class TakeBackward0(PickOp):
@@ -733,6 +754,8 @@ class _ScatterOp(Op):
     @staticmethod
     def picked(grad, key):
         """The gradient at the positions ``key`` writes to (what the source gets)."""
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad.gather(dim, index)
+            return GatherBackward0.apply(grad, key=key)
         return _at_least_1d(grad)[key]
 
 
@@ -855,7 +878,7 @@ class MaskedFillBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return zero_where(ctx.mask, grad)
+        return masked_fill_zero(ctx.mask, grad)
 
 
 class MaskedFillBackward1(Op):
@@ -868,7 +891,7 @@ class MaskedFillBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return zero_where(ctx.mask, grad), keep_where(ctx.mask, grad)
+        return masked_fill_zero(ctx.mask, grad), keep_where(ctx.mask, grad)
 
 
 _CPP_TYPE_NAMES = {  # how PyTorch's C++ spells dtypes in some messages
@@ -962,7 +985,19 @@ def argwhere(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Sorting: sort, argsort, msort, topk, kthvalue (the values are differentiable)
 # ----------------------------------------------------------------------------------------
-class SortBackward0(PickOp):
+class _PickAlongDim(PickOp):
+    """sort, topk, kthvalue: each position along ``dim`` is picked at most once, so
+    PyTorch writes the gradient back with a scatter (``ScatterBackward0`` under
+    create_graph); a plain backward is PickOp's."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return PickOp.backward(ctx, grad)
+        return _written_back(ScatterBackward0, ctx, grad)
+
+
+class SortBackward0(_PickAlongDim):
     """``sort``: the values are picked from the input, so the gradient goes back to them."""
 
 
@@ -970,11 +1005,11 @@ class SortBackward1(SortBackward0):
     """``sort(stable=...)``."""
 
 
-class TopkBackward0(PickOp):
+class TopkBackward0(_PickAlongDim):
     """``topk``: the k largest (or smallest) values."""
 
 
-class KthvalueBackward0(PickOp):
+class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
 
 

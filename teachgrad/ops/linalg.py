@@ -116,6 +116,17 @@ class BmmBackward0(MmBackward0):
 
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad    (per batch)"
 
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad) is not Tensor:
+            return MmBackward0.backward(ctx, grad)
+        # create_graph: PyTorch's formulas are bmm's again (BmmBackward0), where matmul on
+        # 3-d tensors would fold the batch (UnsafeViewBackward0 on top)
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad.bmm(b.transpose(1, 2)) if need_a else None,
+                a.transpose(1, 2).bmm(grad) if need_b else None)
+
 
 class AddmmBackward0(Op):
     """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.functional.linear`` records."""

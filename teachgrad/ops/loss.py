@@ -208,6 +208,8 @@ class BinaryCrossEntropyBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: as PyTorch records them
+            return _bce_gradients_recorded(ctx, grad, p, t)
         scale = _scale(ctx.reduction, int(np.prod(np.shape(p))))
         w = 1.0 if ctx.weight is None else ctx.weight
         g = grad * w * scale
@@ -218,6 +220,45 @@ class BinaryCrossEntropyBackward0(Op):
         with np.errstate(divide="ignore"):
             grad_target = g * (np.log1p(-p) - np.log(p))
         return grad_input, grad_target
+
+
+def _bce_gradients_recorded(ctx, grad: Tensor, p: Tensor, t: Tensor) -> tuple:
+    """binary_cross_entropy's gradients under create_graph, recorded as PyTorch's: the
+    input's as one node (BinaryCrossEntropyBackwardBackward0), the target's composed,
+    ``−logit(p)·grad`` (·weight, ÷n for the mean: MulBackward0 or DivBackward1 last)."""
+    grad_input, _ = BinaryCrossEntropyBackwardBackward0.record(ctx, grad, p, t)
+    grad_target = None
+    if ctx.needs_input_grad[1]:
+        with np.errstate(divide="ignore"):
+            grad_target = (np.log1p(-p) - np.log(p)) * grad
+        if ctx.weight is not None:
+            grad_target = grad_target * ctx.weight
+        numel = int(np.prod(np.shape(p)))
+        if ctx.reduction == "mean" and numel:
+            grad_target = over_number(grad_target, numel)
+    return grad_input, grad_target
+
+
+class BinaryCrossEntropyBackwardBackward0(RecordedBackward):
+    """binary_cross_entropy's backward for the input, ``c·g·(p−t)/D``, as one node."""
+
+    formula = ("bce's backward c·g·(p−t)/D, D = max(p(1−p), ε):  ∂/∂g = c·(p−t)/D    "
+               "∂/∂p = c·g·(p² − 2pt + t)/D²    ∂/∂t = −c·g/D   (c = w, ÷n for the mean)")
+
+    @staticmethod
+    def backward(ctx, gg_input, _gg_target=None):  # (the target's output is not used)
+        grad, p, t = ctx.saved_tensors
+        node = ctx.node
+        c = _scale(node.reduction, int(np.prod(np.shape(p))))
+        if node.weight is not None:
+            c = c * node.weight
+        small = _raw(p) * (1 - _raw(p)) < _EPSILON  # where D is the constant ε
+        denominator = np.where(small, _EPSILON, p * (1 - p))
+        h = c * gg_input
+        # (p−t)/D differentiated in p: (D − (p−t)·D′)/D², D′ = 1 − 2p (0 where D = ε)
+        d_p = h * grad * np.where(small, 1 / _EPSILON,
+                                  (p * p - 2 * p * t + t) / (denominator * denominator))
+        return h * (p - t) / denominator, d_p, -(h * grad) / denominator
 
 
 def stable_log_sigmoid(x):
@@ -252,8 +293,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
-        scale = _scale(ctx.reduction, int(np.prod(np.shape(x))))
-        g = grad * scale
+        numel = int(np.prod(np.shape(x)))
+        # Under create_graph a mean divides last, as PyTorch's (DivBackward1); a plain
+        # backward scales the one incoming number instead of dividing whole arrays.
+        divide_last = type(grad) is Tensor and ctx.reduction == "mean" and numel
+        g = grad if divide_last else grad * _scale(ctx.reduction, numel)
         if ctx.weight is not None:
             g = g * ctx.weight
         pw = ctx.pos_weight
@@ -263,6 +307,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         else:
             grad_input = g * (stable_sigmoid(x) * (pw * t + 1 - t) - pw * t)
             grad_target = g * (stable_log_sigmoid(-x) - pw * stable_log_sigmoid(x))
+        if divide_last:
+            return over_number(grad_input, numel), over_number(grad_target, numel)
         return grad_input, grad_target
 
 
@@ -301,6 +347,21 @@ class DivBackward1(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad / ctx.other
+
+
+def times_number(x, number):
+    """``x * number`` in a backward formula, as PyTorch's C++ records it.
+
+    On arrays (a plain backward) just the product; on a tensor (under ``create_graph=True``)
+    recorded as ``MulBackward1``, the node of PyTorch's tensor-times-scalar, where a ``*``
+    in Python would record ``MulBackward0``.
+    """
+    return MulBackward1.apply(x, other=number) if type(x) is Tensor else x * number
+
+
+def over_number(x, number):
+    """``x / number`` in a backward formula: ``DivBackward1`` on a tensor (see times_number)."""
+    return DivBackward1.apply(x, other=number) if type(x) is Tensor else x / number
 
 
 __all__: list[str] = []

@@ -18,9 +18,10 @@ import numpy as np
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
+from .loss import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
-from .select_grad import keep_where, zero_grad_like, zero_where
+from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
 
 # ----------------------------------------------------------------------------------------
 # Helpers shared by the public functions
@@ -176,7 +177,8 @@ class DivBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad / b, (None if a is None else -grad * a / (b * b))
+        # b's in PyTorch's order, −grad·((a/b)/b): under create_graph it ends in MulBackward0
+        return grad / b, (None if a is None else -grad * ((a / b) / b))
 
 
 class NegBackward0(Op):
@@ -1192,7 +1194,7 @@ class MaximumBackward0(Op):
         # As PyTorch: ties share the gradient equally, the smaller side gets 0 (selected,
         # so an inf gradient gives 0 there), and where either is nan both get it all.
         shared = _halved_at_ties(a, b, grad)
-        return zero_where(a < b, shared), zero_where(a > b, shared)
+        return masked_fill_zero(a < b, shared), masked_fill_zero(a > b, shared)
 
 
 class MinimumBackward0(Op):
@@ -1209,7 +1211,7 @@ class MinimumBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         shared = _halved_at_ties(a, b, grad)
-        return zero_where(a > b, shared), zero_where(a < b, shared)
+        return masked_fill_zero(a > b, shared), masked_fill_zero(a < b, shared)
 
 
 def _halved_at_ties(a, b, grad):
@@ -1614,7 +1616,7 @@ class Exp2Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * _LN2
+        return times_number(grad * out, _LN2)  # (PyTorch's MulBackward1 under create_graph)
 
 
 @tensor_method()

@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
+from .loss import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 
@@ -122,7 +123,10 @@ class MeanBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         n = builtins.max(int(np.prod(ctx.shape)), 1)
-        return np.broadcast_to(grad / n, ctx.shape)
+        if type(grad) is not Tensor:  # a plain backward: divide the one number, then spread
+            return np.broadcast_to(grad / n, ctx.shape)
+        # PyTorch's order, spread then divide: DivBackward1 under create_graph
+        return over_number(np.broadcast_to(grad, ctx.shape), n)
 
 
 class MeanBackward1(Op):
@@ -140,7 +144,11 @@ class MeanBackward1(Op):
         n = 1
         for d in ctx.dims:
             n *= ctx.shape[d]
-        return unreduce(grad / builtins.max(n, 1), ctx.shape, ctx.dims, ctx.keepdim)
+        n = builtins.max(n, 1)
+        if type(grad) is not Tensor:  # a plain backward: divide the reduced gradient, then spread
+            return unreduce(grad / n, ctx.shape, ctx.dims, ctx.keepdim)
+        # PyTorch's order, spread then divide: DivBackward1 under create_graph
+        return over_number(unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim), n)
 
 
 def _sum_dtype(input: Tensor, dtype):
@@ -415,6 +423,11 @@ def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
     if not keepdim:
         grad = np.expand_dims(grad, dim)
         index = np.expand_dims(index, dim)
+    if type(grad) is Tensor:  # create_graph: PyTorch's zeros.scatter_(dim, index, grad)
+        from .index import ScatterBackward0, key_along  # (index imports this module)
+
+        zeros = _make(np.zeros(shape, _value(grad).dtype))
+        return ScatterBackward0.apply(zeros, grad, key=key_along(index, dim))
     positions = np.arange(shape[dim]).reshape([-1 if d == dim else 1 for d in range(len(shape))])
     return np.where(positions == index, grad, 0)
 
@@ -433,7 +446,13 @@ class _ExtremeAll(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return spread_evenly(grad, a, out, None, False)
+        if type(grad) is not Tensor:
+            return spread_evenly(grad, a, out, None, False)
+        # PyTorch's evenly_distribute_backward: zeros with grad / k filled in at the k
+        # winners, recorded as MaskedFillBackward1 (a tensor filled in)
+        a, out = _value(a), _value(out)
+        winners = _winners(a, out)
+        return _make(np.zeros_like(a)).masked_fill(winners, grad / winners.sum())
 
 
 class MaxBackward1(_ExtremeAll):
@@ -698,7 +717,7 @@ class StdBackward0(Op):
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
-            return per_std * centred / ctx.dof
+            return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
 
 
 def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):

@@ -69,6 +69,16 @@ def zero_where(drop, grad):
     return _masked(grad, bits)
 
 
+def masked_fill_zero(drop, grad):
+    """:func:`zero_where` for the backwards PyTorch writes as ``grad.masked_fill(drop, 0)``
+    (masked_fill, maximum, xlogy...): the same values; under ``create_graph=True`` recorded
+    as PyTorch's ``MaskedFillBackward0`` rather than ``WhereBackward0``.
+    """
+    if isinstance(grad, Tensor):
+        return grad.masked_fill(drop, 0)
+    return zero_where(drop, grad)
+
+
 # A 0-d tensor's backward gets NumPy scalars (see op.py): a select on them stays a scalar,
 # because a 0-d array would make every later NumPy call on it ~10x slower.
 _bool_scalar = np.bool_

@@ -383,7 +383,9 @@ class TBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return np.transpose(grad)
+        if type(grad) is not Tensor:
+            return np.transpose(grad)
+        return grad.t()  # (PyTorch's: t back, TBackward0 under create_graph, not a permute)
 
 
 @tensor_method()
@@ -1100,11 +1102,16 @@ class RepeatBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        # View the gradient as (r0, s0, r1, s1, ...) and add up the r axes.
-        shape = (1,) * (len(ctx.repeats) - len(ctx.shape)) + tuple(ctx.shape)
+        # View the gradient as (r0, s0, r1, s1, ...) and add up the r axes; the same sum
+        # drops the leading size-1 s axes of dimensions repeat added, so it comes out in the
+        # input's shape with the sum last, as PyTorch's (SumBackward1 under create_graph).
+        added = len(ctx.repeats) - len(ctx.shape)
+        shape = (1,) * added + tuple(ctx.shape)
         interleaved = tuple(x for pair in zip(ctx.repeats, shape) for x in pair)
-        summed = np.sum(np.reshape(grad, interleaved), axis=tuple(range(0, len(interleaved), 2)))
-        return np.reshape(summed, ctx.shape)
+        axes = tuple(range(0, len(interleaved), 2)) + tuple(range(1, 2 * added, 2))
+        if not axes:  # a 0-d tensor repeated ()
+            return np.reshape(grad, ctx.shape)
+        return np.sum(np.reshape(grad, interleaved), axis=tuple(sorted(axes)))
 
 
 @tensor_method()

@@ -19,6 +19,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol
 from .layout import copy_keeping_layout
+from .loss import times_number
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -31,6 +32,7 @@ from .pointwise import (
     _unary,
     _value,
 )
+from .select_grad import masked_fill_zero
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(0): erf′(a) = 2/√π · e^(−a²)
 
@@ -74,7 +76,9 @@ class AsinBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / np.sqrt(1 - a * a)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt(1 - a * a)
+        return grad * (1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AcosBackward0(Op):
@@ -88,7 +92,9 @@ class AcosBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad / np.sqrt(1 - a * a)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return -grad / np.sqrt(1 - a * a)
+        return grad * -(1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AtanBackward0(Op):
@@ -183,7 +189,9 @@ class AsinhBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / np.sqrt(a * a + 1)
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt(a * a + 1)
+        return grad * (a * a + 1).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
 
 
 class AcoshBackward0(Op):
@@ -198,7 +206,9 @@ class AcoshBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         # (a − 1)(a + 1) rather than a² − 1: no cancellation just above a = 1.
-        return grad / np.sqrt((a - 1) * (a + 1))
+        if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
+            return grad / np.sqrt((a - 1) * (a + 1))
+        return grad * ((a - 1) * (a + 1)).rsqrt()  # PyTorch's order: MulBackward0
 
 
 class AtanhBackward0(Op):
@@ -524,7 +534,8 @@ class Atan2Backward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         r2 = a * a + b * b
-        return grad * b / r2, -grad * a / r2
+        # grad times the slope last, as PyTorch: MulBackward0 under create_graph
+        return grad * (b / r2), grad * (-a / r2)
 
 
 @tensor_method("atan2", "arctan2")
@@ -584,7 +595,10 @@ class LogaddexpBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        return grad * np.exp(a - out), grad * np.exp(b - out)  # softmax of (a, b)
+        if type(grad) is not Tensor:  # a plain backward: softmax of (a, b), one op fewer
+            return grad * np.exp(a - out), grad * np.exp(b - out)
+        # PyTorch's formula, grad / (1 + e^(b−a)): DivBackward0 under create_graph
+        return grad / (1 + np.exp(b - a)), grad / (1 + np.exp(a - b))
 
 
 class Logaddexp2Backward0(Op):
@@ -639,13 +653,14 @@ def _times_log(grad, other, flat, log, recorded):
     """``grad · log(other)`` as PyTorch's xlogy/xlog1py backward computes it: with the op
     itself (``xlogy(grad, other)``: 0 where grad is 0, even where the log is infinite), and
     0 where ``flat``: where ``input`` is 0 and ``other`` is at or past the log's edge, where
-    ``input · log(other)`` is 0 by definition. On tensors (create_graph) the op is recorded.
+    ``input · log(other)`` is 0 by definition. On tensors (create_graph) the op is recorded,
+    and the zeros as PyTorch fills them (``MaskedFillBackward0``).
     """
     if isinstance(grad, Tensor) or isinstance(other, Tensor):
         scaled = recorded(grad, other)
     else:
         scaled = np.where(_xlogy_zeros(grad, other), 0, grad * log(other))
-    return np.where(flat, 0, scaled)
+    return masked_fill_zero(flat, scaled)
 
 
 class XlogyBackward0(Op):
@@ -836,7 +851,7 @@ class LerpBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         w = ctx.weight
-        return grad * (1 - w), grad * w
+        return times_number(grad, 1 - w), times_number(grad, w)  # (MulBackward1 as PyTorch)
 
 
 class LerpBackward1(Op):
@@ -991,7 +1006,13 @@ class TraceBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         rows, cols = ctx.shape
-        return grad * np.eye(rows, cols, dtype=np.asarray(_value(grad)).dtype)
+        dtype = np.asarray(_value(grad)).dtype
+        if type(grad) is not Tensor:
+            return grad * np.eye(rows, cols, dtype=dtype)
+        # PyTorch's formula: grad filled in at the diagonal's places in a flat row of zeros,
+        # viewed as the matrix (IndexFillBackward1, then ViewBackward0 under create_graph)
+        diagonal = _make(np.arange(min(rows, cols)) * (cols + 1))
+        return _make(np.zeros(rows * cols, dtype)).index_fill(0, diagonal, grad).view(rows, cols)
 
 
 @tensor_method()
