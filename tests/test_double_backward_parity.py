@@ -28,12 +28,9 @@ MODES = ("constant grad_output", "grad_output requiring grad")
 
 #: ops whose first-order gradient's grad_fn is not yet named as PyTorch's (same values):
 #: strict xfails, so naming one more as PyTorch's shows up here
-NAMES_NOT_YET_AS_PYTORCH = {
-    "sinc", "einsum", "bilinear", "det", "layer_norm", "layer_norm_affine", "batch_norm_train"
-}
-#: the bias's gradient is ``grad`` summed, a constant when grad_output is one; PyTorch's
-#: comes out of its one NativeLayerNorm/NativeBatchNormBackwardBackward0 node and requires grad
-SEMANTICS_NOT_YET_AS_PYTORCH = {"layer_norm_affine", "batch_norm_train"}
+NAMES_NOT_YET_AS_PYTORCH = {"sinc", "einsum", "bilinear", "det"}
+#: ops whose gradients or their derivatives still differ from PyTorch's (strict xfails)
+SEMANTICS_NOT_YET_AS_PYTORCH: set[str] = set()
 
 
 def _inputs(case) -> list:
@@ -110,7 +107,7 @@ def differences(case) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])
 def test_gradients_and_their_derivatives_as_pytorch(case, request):
     if case["name"] in SEMANTICS_NOT_YET_AS_PYTORCH:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="bias gradient"))
+        request.applymarker(pytest.mark.xfail(strict=True, reason="not yet as PyTorch"))
     semantic, _ = differences(case)
     assert not semantic, semantic
 

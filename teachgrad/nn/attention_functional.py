@@ -27,8 +27,8 @@ from .._tensor import Tensor, _make
 from ..ops import linalg as _linalg
 from ..ops.activation import SoftmaxBackward0
 from ..ops.linalg import _cpp_name as _cpp  # PyTorch's C++ names: float, double ...
-from ..ops.loss import MulBackward1
 from ..ops.multiply_add import baddbmm
+from ..ops.number_factor import MulBackward1
 from ..ops.split_join import cat
 from . import functional as F  # (a circular import: F's names are looked up at call time)
 from .padding import pad

@@ -31,12 +31,11 @@ from ..ops import pointwise
 from ..ops.loss import (
     BinaryCrossEntropyBackward0,
     BinaryCrossEntropyWithLogitsBackward0,
-    DivBackward1,
     MseLossBackward0,
-    MulBackward1,
     NllLoss2DBackward0,
     NllLossBackward0,
 )
+from ..ops.number_factor import DivBackward1, MulBackward1
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops

@@ -19,9 +19,12 @@ The two means are the paths through ``mean`` and through ``var``: moving one inp
 the statistics of all the others. With fixed statistics (batch norm in evaluation mode)
 only the first term is left: ``∂L/∂x = rstd · ĝ``.
 
-Higher-order gradients: a plain backward reuses the statistics forward computed; under
-``create_graph=True`` they are recomputed from the saved input with differentiable ops,
-because the second derivative has to see how they depend on ``x``.
+Higher-order gradients: a plain backward reuses the statistics forward computed. Under
+``create_graph=True`` layer and batch norm record their backward as PyTorch does, one node
+(``NativeLayerNormBackwardBackward0``, ``NativeBatchNormBackwardBackward0``) whose own
+backward is derived by hand (:func:`standardize_double_backward`); group norm's backward
+recomputes the statistics from the saved input with differentiable ops, because the second
+derivative has to see how they depend on ``x``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.op import Op
+from ..ops.recorded_backward import RecordedBackward
 
 
 def check_parameter_dtypes(input, *parameters) -> None:
@@ -90,7 +94,9 @@ class NativeLayerNormBackward0(Op):
     def forward(ctx, x, weight, bias, dims, eps):
         mean, rstd = standardize_statistics(x, dims, eps)
         ctx.dims, ctx.eps, ctx.statistics = dims, eps, (mean, rstd)
-        ctx.save_for_backward(x, weight)
+        # (the bias as PyTorch saves it: an input of the recorded double backward, and
+        # changing it in place before backward is an error there too)
+        ctx.save_for_backward(x, weight, bias)
         out = (x - mean) * rstd
         if weight is not None:
             out = out * weight
@@ -98,16 +104,119 @@ class NativeLayerNormBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight, bias = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return NativeLayerNormBackwardBackward0.record(ctx, grad, x, weight, bias)
         need_x, need_weight, need_bias = ctx.needs_input_grad
-        mean, rstd = _statistics_for_backward(ctx, x)
+        mean, rstd = ctx.statistics
         x_hat = (x - mean) * rstd
         grad_hat = grad if weight is None else grad * weight
-        # weight and bias broadcast from the right: the engine sums these gradients over
-        # the leading (batch) dimensions.
+        # weight and bias broadcast from the right: their gradients sum over the leading
+        # (batch) dimensions.
+        batch = _leading_dims(x, ctx.dims)
         return (standardize_backward(grad_hat, x_hat, rstd, ctx.dims) if need_x else None,
-                grad * x_hat if need_weight else None,
-                grad if need_bias else None)
+                np.sum(grad * x_hat, axis=batch) if need_weight else None,
+                np.sum(grad, axis=batch) if need_bias else None)
+
+
+def _leading_dims(x, dims: tuple) -> tuple:
+    """The dimensions of ``x`` before the normalised ones (``dims`` counts from the end)."""
+    return tuple(range(np.ndim(x) - len(dims)))
+
+
+class NativeLayerNormBackwardBackward0(RecordedBackward):
+    """Layer norm's backward (the gradients of ``x``, ``weight``, ``bias``) as one node.
+
+    Its inputs are PyTorch's: ``grad``, ``x``, ``weight`` and ``bias`` (which is not in
+    the formula: its derivative is none, but the gradients require grad when it does);
+    the formula is :func:`standardize_double_backward`'s.
+    """
+
+    formula = ("layer norm's backward (∂L/∂x, ∂L/∂w, ∂L/∂b) differentiated in g, x and w: "
+               "see standardize_double_backward")
+
+    @staticmethod
+    def backward(ctx, *ggs):
+        grad, x, weight, _bias = ctx.saved_tensors
+        node = ctx.node
+        gg_x, gg_weight, gg_bias = _per_output(ctx.missing, ggs)
+        mean, rstd = _statistics_for_backward(node, x)
+        d_grad, d_x, d_weight = standardize_double_backward(
+            grad, (x - mean) * rstd, rstd, weight, node.dims, gg_x, gg_weight, gg_bias,
+            ctx.needs_input_grad[:3])
+        batch = _leading_dims(x, node.dims)
+        return d_grad, d_x, None if d_weight is None else np.sum(d_weight, axis=batch), None
+
+
+def _per_output(missing: list, ggs: tuple) -> list:
+    """The gradients a recorded node got, one per output of the first backward (``None``
+    for the outputs it did not compute)."""
+    present = iter(ggs)
+    return [None if gone else next(present, None) for gone in missing]
+
+
+def _total(*terms):
+    """The sum of the terms that are there (``None`` if none is)."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total
+
+
+def standardize_double_backward(grad, x_hat, rstd, weight, dims: tuple, gg_x, gg_weight,
+                                gg_bias, needs: tuple, fixed_statistics: bool = False):
+    """The derivatives of the normalisation's backward in ``grad``, ``x`` and ``weight``.
+
+    The backward computes ``gx = rstd·P(ĝ)`` (``ĝ = g·w``; ``P(v) = v − mean(v) −
+    x̂·mean(v·x̂)``, or ``P(v) = v`` with fixed statistics), ``gw = Σ g·x̂`` and ``gb = Σ g``.
+    Given ``u``, ``gg_w``, ``gg_b`` (the gradients arriving for ``gx``, ``gw``, ``gb``;
+    ``weight``, ``gg_weight`` and ``gg_bias`` already shaped to broadcast against ``x``),
+    with ``P`` symmetric and ``c`` meaning centred (``v − mean(v)``)::
+
+        ∂/∂g = w·rstd·P(u) + gg_w·x̂ + gg_b
+        ∂/∂w = g·rstd·P(u)                         (per element: the caller sums)
+        ∂/∂x = rstd·P(gg_w·g)
+               + rstd²·(x̂·(3·mean(uc·x̂)·mean(ĝc·x̂) − mean(uc·ĝc))
+                        − mean(ĝc·x̂)·uc − mean(uc·x̂)·ĝc)
+
+    ``∂/∂g`` of ``Σ u·rstd·P(ĝ)`` is ``rstd·P(u)`` (times ``w``) because ``P`` is
+    symmetric. The second line of ``∂/∂x`` is the path through the statistics: over one
+    normalised group of ``N``, ``Σ u·gx = rstd·N·(mean(uc·ĝc) − mean(uc·x̂)·mean(ĝc·x̂))``,
+    differentiated with ``∂x̂/∂x = rstd·P`` and ``∂rstd/∂x = −rstd²·x̂/N``. With fixed
+    statistics (batch norm in evaluation) it is gone and ``P`` is the identity.
+    ``needs`` says which of the three are wanted (``None`` for the others).
+    """
+    def project(v):  # rstd·P(v)
+        if fixed_statistics:
+            return rstd * v
+        return standardize_backward(v, x_hat, rstd, dims)
+
+    def mean(v):
+        return np.mean(v, axis=dims, keepdims=True)
+
+    need_grad, need_x, need_weight = needs
+    projected = None if gg_x is None else project(gg_x)  # rstd·P(u)
+    d_grad = d_x = d_weight = None
+    if need_grad:
+        weighted = projected if projected is None or weight is None else projected * weight
+        d_grad = _total(weighted, None if gg_weight is None else gg_weight * x_hat)
+        if gg_bias is not None:  # gb = Σ g: every g gets all of gg_b
+            d_grad = (np.broadcast_to(gg_bias, np.shape(grad)) if d_grad is None
+                      else d_grad + gg_bias)
+    if need_weight and projected is not None:
+        d_weight = grad * projected
+    if need_x:
+        through_statistics = None
+        if gg_x is not None and not fixed_statistics:
+            grad_hat = grad if weight is None else grad * weight
+            u_c, g_c = gg_x - mean(gg_x), grad_hat - mean(grad_hat)
+            u_x, g_x = mean(u_c * x_hat), mean(g_c * x_hat)
+            through_statistics = rstd * rstd * (
+                x_hat * (3 * u_x * g_x - mean(u_c * g_c)) - g_x * u_c - u_x * g_c)
+        d_x = _total(None if gg_weight is None else project(gg_weight * grad),
+                     through_statistics)
+    return d_grad, d_x, d_weight
 
 
 class NativeBatchNormBackward0(Op):
@@ -136,11 +245,10 @@ class NativeBatchNormBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
+            return NativeBatchNormBackwardBackward0.record(ctx, grad, x, weight)
         need_x, need_weight, need_bias = ctx.needs_input_grad
-        if ctx.training:
-            mean, rstd = _statistics_for_backward(ctx, x)
-        else:
-            mean, rstd = ctx.statistics  # running statistics: constants
+        mean, rstd = ctx.statistics  # the batch's, or the running ones (constants)
         x_hat = (x - mean) * rstd
         grad_hat = grad if weight is None else grad * np.reshape(weight, mean.shape)
         if not need_x:
@@ -153,6 +261,36 @@ class NativeBatchNormBackward0(Op):
         return (grad_x,
                 np.sum(grad * x_hat, axis=ctx.dims) if need_weight else None,
                 np.sum(grad, axis=ctx.dims) if need_bias else None)
+
+
+class NativeBatchNormBackwardBackward0(RecordedBackward):
+    """Batch norm's backward (the gradients of ``x``, ``weight``, ``bias``) as one node.
+
+    Its inputs are PyTorch's: ``grad``, ``x`` and ``weight``; the formula is
+    :func:`standardize_double_backward`'s, per channel (with fixed statistics in
+    evaluation mode).
+    """
+
+    formula = ("batch norm's backward (∂L/∂x, ∂L/∂w, ∂L/∂b) differentiated in g, x and w: "
+               "see standardize_double_backward")
+
+    @staticmethod
+    def backward(ctx, *ggs):
+        grad, x, weight = ctx.saved_tensors
+        node = ctx.node
+        if node.training:
+            mean, rstd = _statistics_for_backward(node, x)
+        else:
+            mean, rstd = node.statistics  # running statistics: constants
+        channel = np.shape(mean)  # (1, C, 1, ...): per-channel values broadcast like this
+        gg_x, gg_weight, gg_bias = (
+            gg if gg is None or i == 0 else np.reshape(gg, channel)
+            for i, gg in enumerate(_per_output(ctx.missing, ggs)))
+        d_grad, d_x, d_weight = standardize_double_backward(
+            grad, (x - mean) * rstd, rstd, None if weight is None else np.reshape(weight, channel),
+            node.dims, gg_x, gg_weight, gg_bias, ctx.needs_input_grad,
+            fixed_statistics=not node.training)
+        return d_grad, d_x, None if d_weight is None else np.sum(d_weight, axis=node.dims)
 
 
 class NativeGroupNormBackward0(Op):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
-from .loss import DivBackward1, MulBackward1
+from .number_factor import DivBackward1, MulBackward1
 from .pointwise import logical_xor
 from .reduce import cumsum
 from .reduce import sum as reduce_sum

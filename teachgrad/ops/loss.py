@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .number_factor import over_number
 from .op import Op
 from .recorded_backward import RecordedBackward
 
@@ -310,58 +311,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if divide_last:
             return over_number(grad_input, numel), over_number(grad_target, numel)
         return grad_input, grad_target
-
-
-# ----------------------------------------------------------------------------------------
-# Tensor-with-number arithmetic as PyTorch's loss code records it
-# ----------------------------------------------------------------------------------------
-class MulBackward1(Op):
-    """``tensor * number`` called from inside PyTorch's C++ (label smoothing uses it).
-
-    A ``*`` in Python records ``MulBackward0``; PyTorch's loss code calls the
-    tensor-times-scalar overload, whose node has one input and this name.
-    """
-
-    formula = "∂(a·c)/∂a = c"
-
-    @staticmethod
-    def forward(ctx, a, other):
-        ctx.other = other
-        return a * other
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.other
-
-
-class DivBackward1(Op):
-    """``tensor / number`` as PyTorch's loss code records it (one input; see MulBackward1)."""
-
-    formula = "∂(a/c)/∂a = 1/c"
-
-    @staticmethod
-    def forward(ctx, a, other):
-        ctx.other = other
-        return a / other
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad / ctx.other
-
-
-def times_number(x, number):
-    """``x * number`` in a backward formula, as PyTorch's C++ records it.
-
-    On arrays (a plain backward) just the product; on a tensor (under ``create_graph=True``)
-    recorded as ``MulBackward1``, the node of PyTorch's tensor-times-scalar, where a ``*``
-    in Python would record ``MulBackward0``.
-    """
-    return MulBackward1.apply(x, other=number) if type(x) is Tensor else x * number
-
-
-def over_number(x, number):
-    """``x / number`` in a backward formula: ``DivBackward1`` on a tensor (see times_number)."""
-    return DivBackward1.apply(x, other=number) if type(x) is Tensor else x / number
 
 
 __all__: list[str] = []

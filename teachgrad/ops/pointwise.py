@@ -18,7 +18,7 @@ import numpy as np
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
-from .loss import times_number
+from .number_factor import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where

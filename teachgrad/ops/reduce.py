@@ -30,7 +30,7 @@ from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
-from .loss import over_number
+from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 

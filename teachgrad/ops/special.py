@@ -19,7 +19,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol
 from .layout import copy_keeping_layout
-from .loss import times_number
+from .number_factor import MulBackward1, times_number
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -486,8 +486,6 @@ def ndtr(input: Tensor) -> Tensor:
     >>> torch.special.ndtr(torch.tensor([0., 1.96]))
     tensor([0.5000, 0.9750])
     """
-    from .loss import MulBackward1
-
     x = float_tensor(input)
     return MulBackward1.apply(erfc(MulBackward1.apply(x, other=-1 / math.sqrt(2))), other=0.5)
 
