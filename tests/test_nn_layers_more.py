@@ -548,3 +548,130 @@ def test_dropout_warnings_match_pytorch(name, shape):
         if lib is teachgrad:
             assert all(w.filename == __file__ for w in record)  # the caller's line
     assert messages[0] == messages[1] and messages[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Lazy convolutions and norms (one LazyModuleMixin for all)
+# ----------------------------------------------------------------------------------------
+LAZY_CASES = [  # (lazy layer, its arguments, input shape, what it becomes, eager arguments)
+    ("LazyConv1d", (4, 3), {}, (2, 6, 10), "Conv1d", (6, 4, 3)),
+    ("LazyConv1d", (4, 3), {}, (6, 10), "Conv1d", (6, 4, 3)),  # unbatched
+    ("LazyConv2d", (8, 3), {"groups": 2, "bias": False, "padding": 1}, (1, 4, 5, 5),
+     "Conv2d", (4, 8, 3)),
+    ("LazyConv3d", (2, 2), {"padding_mode": "reflect", "padding": 1}, (1, 3, 4, 4, 4),
+     "Conv3d", (3, 2, 2)),
+    ("LazyConvTranspose1d", (2, 4), {"stride": 2}, (1, 4, 10), "ConvTranspose1d", (4, 2, 4)),
+    ("LazyConvTranspose2d", (6, 3), {"groups": 3}, (1, 3, 5, 5), "ConvTranspose2d",
+     (3, 6, 3)),
+    ("LazyConvTranspose3d", (2, 2), {"stride": 2}, (1, 4, 3, 3, 3), "ConvTranspose3d",
+     (4, 2, 2)),
+    ("LazyBatchNorm1d", (), {}, (8, 5), "BatchNorm1d", (5,)),
+    ("LazyBatchNorm1d", (), {"affine": False}, (8, 5, 3), "BatchNorm1d", (5,)),
+    ("LazyBatchNorm2d", (), {"track_running_stats": False}, (2, 3, 4, 4), "BatchNorm2d", (3,)),
+    ("LazyBatchNorm3d", (), {"bias": False, "momentum": None}, (2, 3, 2, 2, 2), "BatchNorm3d",
+     (3,)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 10), "InstanceNorm1d", (3,)),
+    ("LazyInstanceNorm2d", (), {"affine": False}, (2, 3, 4, 4), "InstanceNorm2d", (3,)),
+    ("LazyInstanceNorm3d", (), {}, (2, 3, 2, 2, 2), "InstanceNorm3d", (3,)),
+]
+
+
+def _eager_kwargs(name: str, kwargs: dict) -> dict:
+    # a lazy norm's affine/track_running_stats default to True, instance norms included
+    if "Norm" in name:
+        return {"affine": True, "track_running_stats": True, **kwargs}
+    return kwargs
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape, becomes, eager_args", LAZY_CASES)
+def test_a_lazy_layer_becomes_the_eager_one_with_the_same_initial_values(
+        name, args, kwargs, shape, becomes, eager_args):
+    x = teachgrad.randn(*shape)
+    lazy = getattr(nn, name)(*args, **kwargs)
+    assert repr(lazy).startswith(f"{name}(0, ")  # no input size yet
+    teachgrad.manual_seed(3)
+    out = lazy(x)
+    teachgrad.manual_seed(3)  # the eager layer draws its initial values in the same order
+    eager = getattr(nn, becomes)(*eager_args, **_eager_kwargs(name, kwargs))
+    assert type(lazy) is getattr(nn, becomes) and repr(lazy) == repr(eager)
+    ours, theirs = lazy.state_dict(), eager.state_dict()
+    assert list(ours) == list(theirs)
+    for key in theirs:  # (the running statistics moved in the lazy one's forward: shapes)
+        assert ours[key].shape == theirs[key].shape, key
+    for (key, mine), (_, other) in zip(lazy.named_parameters(), eager.named_parameters()):
+        np.testing.assert_array_equal(mine.detach().numpy(), other.detach().numpy(), err_msg=key)
+    np.testing.assert_allclose(out.detach().numpy(), eager(x).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_lazy_norm_running_statistics_wait_for_their_shape():
+    bn = nn.LazyBatchNorm1d()
+    buffers = dict(bn.named_buffers())
+    assert isinstance(buffers["running_mean"], nn.UninitializedBuffer)
+    assert repr(buffers["running_var"]) == "<UninitializedBuffer>"
+    assert buffers["num_batches_tracked"].item() == 0
+    with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized"):
+        _ = bn.running_mean.shape
+    x = teachgrad.tensor([[1.0, 10.0], [3.0, 30.0]])
+    bn(x)
+    # momentum 0.1 from mean 0: the batch means are 2 and 20
+    np.testing.assert_allclose(bn.running_mean.numpy(), [0.2, 2.0], rtol=1e-6)
+    assert type(bn.running_mean) is teachgrad.Tensor and bn.num_batches_tracked.item() == 1
+
+
+def test_a_lazy_convolution_trains_with_an_optimizer_made_before_its_shapes():
+    conv = nn.LazyConv1d(1, 2, bias=False)
+    weight = conv.weight
+    optimizer = teachgrad.optim.SGD(conv.parameters(), lr=0.5)
+    x = teachgrad.tensor([[[1.0, 2.0, 3.0]]])
+    conv(x).sum().backward()  # d/dw_k of Σ_t w·x[t:t+2] = x[k] + x[k+1]: [3, 5]
+    before = weight.detach().numpy().copy()
+    optimizer.step()
+    assert conv.weight is weight
+    np.testing.assert_allclose(weight.detach().numpy(), before - 0.5 * np.array([[[3.0, 5.0]]]))
+
+
+def test_lazy_layers_load_a_checkpoint_and_take_its_sizes():
+    conv = nn.LazyConvTranspose2d(4, 3, groups=2)
+    conv.load_state_dict(nn.ConvTranspose2d(6, 4, 3, groups=2).state_dict())
+    conv(teachgrad.zeros(1, 6, 5, 5))
+    assert repr(conv) == "ConvTranspose2d(6, 4, kernel_size=(3, 3), stride=(1, 1), groups=2)"
+    bn = nn.LazyBatchNorm2d()
+    trained = nn.BatchNorm2d(3)
+    trained(teachgrad.randn(4, 3, 2, 2))
+    bn.load_state_dict(trained.state_dict())
+    np.testing.assert_array_equal(bn.running_var.numpy(), trained.running_var.numpy())
+    bn.eval()
+    bn(teachgrad.zeros(1, 3, 2, 2))
+    assert type(bn) is nn.BatchNorm2d and bn.num_features == 3
+
+
+def test_lazy_layers_refuse_bad_first_inputs_clearly():
+    with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input "
+                                           r"to LazyConv2d, but got input of size: "):
+        nn.LazyConv2d(8, 3)(teachgrad.ones(5, 5))
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.LazyConv2d(8, 3, groups=2)(teachgrad.ones(1, 3, 5, 5))
+    with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 1D input\)"):
+        nn.LazyBatchNorm1d()(teachgrad.ones(5))
+    layer = nn.LazyConv2d(8, 3)
+    with pytest.raises(RuntimeError):
+        layer(teachgrad.ones(5, 5))
+    assert type(layer) is nn.LazyConv2d and layer.has_uninitialized_params()  # unchanged
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name, args, kwargs, shape, becomes, eager_args", LAZY_CASES)
+def test_lazy_layers_as_pytorch(name, args, kwargs, shape, becomes, eager_args):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    described = []
+    for lib in (torch, teachgrad):
+        layer = getattr(lib.nn, name)(*args, **kwargs)
+        before = (repr(layer), list(layer.state_dict()),
+                  [type(t).__name__ for t in layer.state_dict().values()])
+        out = layer(lib.tensor(x))
+        described.append((before, repr(layer), tuple(out.shape), type(layer).__name__,
+                          [(n, tuple(p.shape)) for n, p in layer.named_parameters()],
+                          [(n, tuple(b.shape)) for n, b in layer.named_buffers()]))
+    assert described[1] == described[0]

@@ -46,7 +46,23 @@ from .dropout_variants import (
 from .flatten import Flatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .lazy import LazyLinear, UninitializedParameter
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -158,5 +174,8 @@ __all__ = [
     "TransformerEncoderLayer", "TransformerDecoderLayer",
     "RMSNorm", "Unflatten", "Bilinear",
     "ParameterList", "ParameterDict", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-    "FeatureAlphaDropout", "Softmax2d", "LazyLinear", "UninitializedParameter",
+    "FeatureAlphaDropout", "Softmax2d", "UninitializedParameter", "UninitializedBuffer",
+    "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+    "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
 ]

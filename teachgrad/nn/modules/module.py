@@ -433,10 +433,10 @@ class Module:
             path = name + "." if name else ""
             for key, param in module._parameters.items():
                 if param is not None:
-                    destination[path + key] = param if keep_vars else param.detach()
+                    destination[path + key] = param if keep_vars else _detached(param)
             for key, buf in module._buffers.items():
                 if buf is not None and key not in module._non_persistent_buffers_set:
-                    destination[path + key] = buf if keep_vars else buf.detach()
+                    destination[path + key] = buf if keep_vars else _detached(buf)
         return destination
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
@@ -624,6 +624,12 @@ def _float_converter(target: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
         return array
 
     return convert
+
+
+def _detached(tensor: Tensor) -> Tensor:
+    """What ``state_dict`` holds: the tensor detached, or a lazy layer's uninitialized
+    parameter itself (as in PyTorch: it has no values to share, only its pending state)."""
+    return tensor if hasattr(tensor, "materialize") else tensor.detach()
 
 
 __all__ = ["Module"]
