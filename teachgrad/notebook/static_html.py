@@ -126,11 +126,11 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     where = "start" if frame == 0 else f"step {frame} of {last}"
     return (
         f'<nav class="tg-nav" {HIDDEN}>'
-        + button(0, "|◀", "first")
-        + button(frame - 1, "◀", "previous step")
+        + button(0, "|◀", "First step")  # the names of the live view's buttons
+        + button(frame - 1, "◀", "Previous step")
         + f'<span class="tg-pos">{where}</span>'
-        + button(frame + 1, "▶", "next step")
-        + button(last, "▶|", "last")
+        + button(frame + 1, "▶", "Next step")
+        + button(last, "▶|", "Last step")
         + "</nav>"
     )
 

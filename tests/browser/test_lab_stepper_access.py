@@ -76,3 +76,29 @@ def test_the_named_buttons_still_step_and_play_says_pause_while_playing(stepper_
     play.click()  # pause
     stepper_view.locator(".tg-play:not(.mod-active)").wait_for(state="attached")
     assert "Play" in named(stepper_view)
+
+
+def test_the_static_stepper_names_its_controls_too(chromium):
+    # The CSS-only copy (exports, viewers without widgets): its controls are one radio
+    # button per frame (named by the frame's title; Tab reaches them, the arrow keys step)
+    # and <label>s that check them (the numbered strip, |◀ ◀ ▶ ▶|).
+    import teachgrad as torch
+    from teachgrad.notebook import step_backward
+
+    x = torch.tensor([2.0, -1.0], requires_grad=True)
+    out = ((x * 3) * (x * 3)).sum()
+    static = step_backward(out, names={"x": x, "out": out}).static_html()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_content(f"<!doctype html><meta charset=utf-8><body>{static}</body>")
+        page.locator(".tg-f0 label.tg-btn").first.click()  # to step 1: all four buttons
+        page.locator(".tg-f1").wait_for(state="visible")
+        controls = roles_and_names(page.locator(".tg-static"), CONTROLS + ", label")
+        unnamed = [c for c in controls if not c["name"]]
+        assert not unnamed, f"controls without a name: {unnamed}"
+        names = {c["name"] for c in controls}
+        assert {"First step", "Previous step", "Next step", "Last step"} <= names, names
+        assert sum(c["role"] == "radio" for c in controls) == len(static.split('type="radio"')) - 1
+    finally:
+        context.close()

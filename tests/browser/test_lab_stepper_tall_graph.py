@@ -134,7 +134,7 @@ def test_the_static_stepper_follows_the_running_node_too(chromium, screenshots):
         page.set_content(f"<!doctype html><meta charset=utf-8><body>{static}</body>")
         stepper = page.locator(".tg-static")
         for frame in range(1, 21):
-            page.locator(f'.tg-f{frame - 1} label[title="next step"]').click()
+            page.locator(f'.tg-f{frame - 1} label[title="Next step"]').click()
             page.locator(f".tg-f{frame}").wait_for(state="visible")
         page.mouse.move(0, 0)  # off the graph: it snaps only while nobody is in it
         settle(page)
