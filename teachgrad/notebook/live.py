@@ -46,7 +46,7 @@ class LiveView:
         # No "repeat": looping a backward pass only hides where it ends.
         self.play = w.Play(value=0, min=0, max=last, step=1, interval=PLAY_INTERVAL_MS,
                            show_repeat=False, layout=w.Layout(display="none"))
-        self.play_button = w.ToggleButton(value=False, description="", tooltip="Play",
+        self.play_button = w.ToggleButton(value=False, description="", tooltip="Play or pause",
                                           layout=w.Layout(width="84px"))
         self.play_button.add_class("tg-play")  # stepper.css writes "Play" or "Pause" in it
         self.speed = w.BoundedIntText(
