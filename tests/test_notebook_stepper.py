@@ -385,10 +385,11 @@ def test_the_step_buttons_sit_together_apart_from_play():
     pytest.importorskip("ipywidgets")
     out, v = seed001()
     stepper = step_backward(out, names=v)
-    steps, slider, playing = stepper.widget().children[0].children
-    assert [b.description for b in steps.children] == ["|◀", "◀", "▶", "▶|"]
-    assert slider is stepper._widget.slider
-    assert playing.children[0] is stepper._widget.play
+    steps, step_box, playing = stepper.widget().children[0].children
+    assert [b.tooltip for b in steps.children] == [
+        "First step", "Previous step", "Next step", "Last step"]
+    assert step_box is stepper._widget.step_box
+    assert playing.children[0] is stepper._widget.play_button
     assert not stepper._widget.play.show_repeat
 
 

@@ -2,10 +2,10 @@
 
 Stepping happens in the browser, without a round trip to the kernel: each frame is a
 small HTML widget (the frame's ``<style>`` plus its panel) inside an ipywidgets ``Stack``,
-and the slider's value is linked to the stack's selected child with ``jslink``. The
+and the step box's value is linked to the stack's selected child with ``jslink``. The
 ``Stack`` shows one child at a time, so exactly one frame's style is active; the graph
 widget itself never changes (the SVG is not re-rendered, it is only restyled). ``Play``
-drives the slider, and a second slider drives Play's speed, all linked in the browser,
+drives the step box, and a speed box drives Play's speed, all linked in the browser,
 so a saved notebook whose widget state is embedded still steps without a kernel.
 
 Above ``CLIENT_SIDE_LIMIT`` frames one widget per frame would be slow to open, so the
@@ -32,25 +32,35 @@ class LiveView:
 
         self.stepper = stepper
         last = stepper.n_frames - 1
-        self.slider = w.IntSlider(
-            value=0, min=0, max=last, step=1, description="step", continuous_update=True,
-            layout=w.Layout(width="300px"),
+        # Every control has a name a screen reader reads (checked in a real browser by
+        # tests/browser/test_lab_stepper_access.py). ipywidgets' sliders cannot have one:
+        # their handle is a <div role="slider"> that no <label> or trait names, so the
+        # step and the speed are number boxes, whose <input> their description labels.
+        self.step_box = w.BoundedIntText(
+            value=0, min=0, max=last, step=1, description="Step",
+            layout=w.Layout(width="130px"), style={"description_width": "initial"},
         )
-        # No "repeat" toggle: looping a backward pass only hides where it ends.
+        # Play's own buttons are icons with no name at all (Chromium reads the icon font's
+        # private character), so Play is hidden and driven by a labelled toggle, in the
+        # browser: toggle <-> Play's `playing`, Play's value <-> the step box.
+        # No "repeat": looping a backward pass only hides where it ends.
         self.play = w.Play(value=0, min=0, max=last, step=1, interval=PLAY_INTERVAL_MS,
-                           description="play", tooltip="play", show_repeat=False)
-        self.speed = w.IntSlider(
-            value=PLAY_INTERVAL_MS, min=150, max=2500, step=50, description="ms/step",
-            layout=w.Layout(width="260px"),
+                           show_repeat=False, layout=w.Layout(display="none"))
+        self.play_button = w.ToggleButton(value=False, description="", tooltip="Play or pause",
+                                          layout=w.Layout(width="84px"))
+        self.play_button.add_class("tg-play")  # stepper.css writes "Play" or "Pause" in it
+        self.speed = w.BoundedIntText(
+            value=PLAY_INTERVAL_MS, min=150, max=2500, step=50, description="ms per step",
+            layout=w.Layout(width="170px"), style={"description_width": "initial"},
         )
-        # In the browser: Play drives the slider, the speed slider drives Play.
-        w.jslink((self.play, "value"), (self.slider, "value"))
+        w.jslink((self.play_button, "value"), (self.play, "playing"))
+        w.jslink((self.play, "value"), (self.step_box, "value"))
         w.jslink((self.speed, "value"), (self.play, "interval"))
         self.buttons = [
-            self._button(w, "|◀", "first", lambda: 0),
-            self._button(w, "◀", "previous step", lambda: self.slider.value - 1),
-            self._button(w, "▶", "next step", lambda: self.slider.value + 1),
-            self._button(w, "▶|", "last", lambda: last),
+            self._button(w, "first", "First step", lambda: 0),
+            self._button(w, "previous", "Previous step", lambda: self.step_box.value - 1),
+            self._button(w, "next", "Next step", lambda: self.step_box.value + 1),
+            self._button(w, "last", "Last step", lambda: last),
         ]
         width = stepper.graph_width()  # see FramesView.graph_width
         graph = w.HTML(
@@ -72,35 +82,39 @@ class LiveView:
                 w.HTML(value=self.frame_html(k), **shared) for k in range(1, stepper.n_frames)
             ]
             self.stack = w.Stack(children=self.frames, selected_index=0, layout=frame_layout)
-            w.jslink((self.slider, "value"), (self.stack, "selected_index"))
+            w.jslink((self.step_box, "value"), (self.stack, "selected_index"))
             # The kernel's copy follows too (jslink only runs in the browser).
-            self.slider.observe(self._select, names="value")
+            self.step_box.observe(self._select, names="value")
             right = self.stack
         else:
             self.stack = None
             self.single = w.HTML(value=self.frame_html(0), layout=frame_layout)
-            self.slider.observe(self._swap, names="value")
+            self.step_box.observe(self._swap, names="value")
             right = self.single
         # Three groups that wrap as wholes in a narrow cell: the step buttons side by
-        # side (Play's ▷ icon between ◀ and ▶ read as "next"), the step slider, then
-        # Play with its speed.
+        # side (Play between ◀ and ▶ read as "next"), the step box, then Play with its
+        # speed.
         row = {"align_items": "center"}
         controls = w.HBox(
-            [w.HBox(self.buttons, layout=w.Layout(**row, margin="0 12px 0 0")), self.slider,
-             w.HBox([self.play, self.speed], layout=w.Layout(**row, flex_flow="row wrap"))],
+            [w.HBox(self.buttons, layout=w.Layout(**row, margin="0 12px 0 0")), self.step_box,
+             w.HBox([self.play_button, self.speed, self.play],
+                    layout=w.Layout(**row, flex_flow="row wrap", margin="0 0 0 12px"))],
             layout=w.Layout(flex_flow="row wrap", **row),
         )
         self.box = w.VBox([controls, w.HBox([graph, right],
                                             layout=w.Layout(flex_flow="row wrap"))])
 
-    def _button(self, w, text: str, tip: str, target):
-        button = w.Button(description=text, tooltip=tip, layout=w.Layout(width="42px"))
+    def _button(self, w, which: str, name: str, target):
+        """A step button. Its glyph (|◀ ◀ ▶ ▶|) is drawn by stepper.css with ``name`` as
+        its spoken text; the tooltip (``title``) names it too, where that CSS is missing."""
+        button = w.Button(description="", tooltip=name, layout=w.Layout(width="42px"))
+        button.add_class(f"tg-go-{which}")
         button.on_click(lambda _button: self.go(target()))
         return button
 
     def go(self, frame: int) -> None:
         """Move to ``frame`` (clamped to the first and last frame)."""
-        self.slider.value = max(0, min(frame, self.stepper.n_frames - 1))
+        self.step_box.value = max(0, min(frame, self.stepper.n_frames - 1))
 
     def _select(self, change) -> None:
         self.stack.selected_index = change["new"]

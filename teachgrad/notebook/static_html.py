@@ -30,6 +30,7 @@ import html
 
 from .assets import css
 from .chain_rule import Panel
+from .follow import FOLLOW_VARS
 from .timeline import Timeline
 
 #: what each state sets; stepper.css reads these variables (and holds the colours).
@@ -65,16 +66,20 @@ LEGEND = (
 def frame_rules(prefix: str, timeline: Timeline) -> str:
     """The CSS that restyles the graph for every frame, from the radio that is checked."""
     by_state: dict[str, list[str]] = {}
+    follow: list[str] = []  # the running node's anchor (follow.py)
     for element_id, runs in timeline.states.items():
         target = f"#{prefix}_{element_id}"
         for state, start, end in runs:
             if end is not None and end >= timeline.n_frames:
                 end = None  # "until the last frame": there is no radio after the last one
             by_state.setdefault(state, []).extend(_when(prefix, start, end, target))
-    return "\n".join(
-        f":is({','.join(selectors)}){{{STATE_VARS[state]}}}"
-        for state, selectors in by_state.items()
-    )
+            if state == "current":
+                follow.extend(_when(prefix, start, end, f"{target}_at"))
+    rules = [f":is({','.join(selectors)}){{{STATE_VARS[state]}}}"
+             for state, selectors in by_state.items()]
+    if follow:
+        rules.append(f":is({','.join(follow)}){{{FOLLOW_VARS}}}")
+    return "\n".join(rules)
 
 
 def _when(prefix: str, start: int, end: int | None, target: str) -> list[str]:
@@ -91,10 +96,13 @@ def _when(prefix: str, start: int, end: int | None, target: str) -> list[str]:
 
 def live_rules(prefix: str, timeline: Timeline, frame: int) -> str:
     """The CSS for one frame, for the live widget (it swaps this, and nothing else)."""
-    return "\n".join(
-        f":is({','.join(f'#{prefix}_{i}' for i in ids)}){{{STATE_VARS[state]}}}"
-        for state, ids in timeline.frame_states(frame).items()
-    )
+    states = timeline.frame_states(frame)
+    rules = [f":is({','.join(f'#{prefix}_{i}' for i in ids)}){{{STATE_VARS[state]}}}"
+             for state, ids in states.items()]
+    if states.get("current"):  # the running node's anchor (follow.py)
+        rules.append(f":is({','.join(f'#{prefix}_{i}_at' for i in states['current'])})"
+                     f"{{{FOLLOW_VARS}}}")
+    return "\n".join(rules)
 
 
 def legend_html(legend=LEGEND) -> str:
@@ -118,11 +126,11 @@ def nav_html(prefix: str, frame: int, last: int) -> str:
     where = "start" if frame == 0 else f"step {frame} of {last}"
     return (
         f'<nav class="tg-nav" {HIDDEN}>'
-        + button(0, "|◀", "first")
-        + button(frame - 1, "◀", "previous step")
+        + button(0, "|◀", "First step")  # the names of the live view's buttons
+        + button(frame - 1, "◀", "Previous step")
         + f'<span class="tg-pos">{where}</span>'
-        + button(frame + 1, "▶", "next step")
-        + button(last, "▶|", "last")
+        + button(frame + 1, "▶", "Next step")
+        + button(last, "▶|", "Last step")
         + "</nav>"
     )
 

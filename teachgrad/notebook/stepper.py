@@ -18,7 +18,7 @@ engine's observer. It returns a :class:`Stepper`, which Jupyter shows as
   its gradient (none yet / partial / complete and queued / done);
 * the chain-rule panel of the step (:mod:`.chain_rule`): the local derivative, the
   numbers of ``upstream × local = contribution``, ``x.grad: old + new``, the ready queue;
-* controls: |◀ ◀ ▶ ▶| buttons, a slider, and Play (with a speed slider).
+* controls: |◀ ◀ ▶ ▶| buttons, a step box, and Play (with a speed box).
 
 Displaying it gives two outputs: a static HTML stepper with every frame precomputed that
 steps with CSS alone (:mod:`.static_html`), and the live ipywidgets view
@@ -32,6 +32,7 @@ from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
+from .follow import following
 from .graph import Labels, new_prefix, svg_html, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg, width_px
@@ -151,9 +152,11 @@ class FramesView:
         return self._svg
 
     def _graph_or_message(self, untrusted_copy: bool = True) -> str:
-        """The graph for an HTML output (see :func:`.graph.svg_html`), or why there is none."""
+        """The graph for an HTML output (see :func:`.graph.svg_html`), or why there is none.
+
+        The picture sits in a box that scrolls to the running node (see :mod:`.follow`)."""
         try:
-            return svg_html(self.svg(), untrusted_copy)
+            return following(svg_html(self.svg(), untrusted_copy), self.svg())
         except LayoutUnavailable as error:
             return unavailable_html(str(error), self.digraph.source)
 
@@ -202,7 +205,7 @@ class FramesView:
 
     # --- display ----------------------------------------------------------------------
     def widget(self):
-        """The ipywidgets view: graph, chain-rule panel, |◀ ◀ ▶ ▶|, slider, Play + speed."""
+        """The ipywidgets view: graph, chain-rule panel, |◀ ◀ ▶ ▶|, step box, Play + speed."""
         if self._widget is None:
             from .live import LiveView
 
@@ -212,7 +215,7 @@ class FramesView:
     @property
     def frame(self) -> int:
         """The frame the live view shows (set it to move there)."""
-        return self._widget.slider.value if self._widget is not None else 0
+        return self._widget.step_box.value if self._widget is not None else 0
 
     @frame.setter
     def frame(self, value: int) -> None:

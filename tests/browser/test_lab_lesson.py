@@ -9,7 +9,6 @@ handler), Play and the slider step in the browser (jslink): both are exercised.
 from __future__ import annotations
 
 import base64
-import re
 import urllib.parse
 
 import pytest
@@ -136,7 +135,7 @@ def _data_uri_text(uri: str) -> str:
 # the stepper
 # ---------------------------------------------------------------------------------------
 class LiveStepper:
-    """The stepper widget of one cell: its buttons, readout, graph and visible panel."""
+    """The stepper widget of one cell: its buttons, step box, graph and visible panel."""
 
     def __init__(self, lesson: LabNotebook) -> None:
         self.page = lesson.page
@@ -145,11 +144,11 @@ class LiveStepper:
                                       has=self.page.locator(".tg-live"))
         self.view.locator(".widget-button").first.wait_for(state="visible")
         self.graph = self.view.locator(".tg-live")
-        self.readout = self.view.locator(".widget-readout").first  # the step slider's
+        self.step_box = self.view.get_by_label("Step", exact=True)  # the frame on show
 
-    def button(self, text: str):
-        return self.view.locator(".widget-button").filter(has_text=re.compile(
-            f"^{re.escape(text)}$"))
+    def button(self, name: str):
+        """A step button by its name ("Next step"...: its ``title``, and its spoken text)."""
+        return self.view.locator(f'.widget-button[title="{name}"]')
 
     def panel(self) -> str:
         """The chain-rule panel on show (the Stack shows one frame's panel at a time)."""
@@ -158,22 +157,22 @@ class LiveStepper:
         return panels.inner_text()
 
     def play_button(self):
-        """Play's play/pause button: its icon is ``fa-play`` when stopped, else ``fa-pause``."""
-        return self.view.locator(".widget-play button").first
+        """The Play toggle: pressed (``mod-active``, reading "Pause") while it plays."""
+        return self.view.locator(".tg-play")
 
     def wait_until_stopped(self) -> None:
-        self.play_button().locator("i.fa-play").wait_for(state="attached")
+        self.view.locator(".tg-play:not(.mod-active)").wait_for(state="attached")
 
     def go_first(self) -> None:
         self.wait_until_stopped()
-        self.button("|◀").click()
+        self.button("First step").click()
         self.wait_for_frame(0)
 
     def wait_for_frame(self, frame: int) -> None:
-        """Wait until the slider reads ``frame`` and the panel on show is that frame's."""
+        """Wait until the step box reads ``frame`` and the panel on show is that frame's."""
         from playwright.sync_api import expect
 
-        expect(self.readout).to_have_text(str(frame))
+        expect(self.step_box).to_have_value(str(frame))
         expect(self.view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
 
 
@@ -192,7 +191,7 @@ def test_next_button_walks_the_backward_pass_node_by_node(stepper, screenshots):
     assert panel.startswith("Start: backward() from out")
     screenshots.take(stepper.view, "stepper-light-step0", "stepper-light-step0")
     for frame, expected in enumerate(BACKWARD_ORDER, start=1):
-        stepper.button("▶").click()
+        stepper.button("Next step").click()
         stepper.wait_for_frame(frame)
         boxes = highlighted(stepper.graph)
         assert [node_of(b) for b in boxes] == [expected], f"frame {frame}: {boxes}"
@@ -205,35 +204,40 @@ def test_next_button_walks_the_backward_pass_node_by_node(stepper, screenshots):
     assert FINAL_PANEL in flat(panel)
     assert "backward() is finished" in panel
     screenshots.take(stepper.view, "stepper-light-last", "stepper-light-last")
-    stepper.button("▶").click()  # past the end: stays on the last step
+    stepper.button("Next step").click()  # past the end: stays on the last step
     stepper.wait_for_frame(LAST)
 
 
 def test_back_and_last_buttons(stepper):
-    stepper.button("▶|").click()
+    stepper.button("Last step").click()
     stepper.wait_for_frame(LAST)
     assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-1]]
-    stepper.button("◀").click()
+    stepper.button("Previous step").click()
     stepper.wait_for_frame(LAST - 1)
     assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-2]]
 
 
 def test_play_runs_to_the_end(stepper):
-    # Record every value the step slider shows while Play runs (no polling, no sleeps).
-    stepper.readout.evaluate("""readout => {
-        window.__tgSeen = [];
+    # Record every frame the Stack shows while Play runs (no polling, no sleeps): the
+    # Stack hides all its children but one, so each step changes their attributes.
+    stepper.view.evaluate("""view => {
+        window.__tgSeen = ['0'];  // go_first showed frame 0
         new MutationObserver(() => {
-            const value = readout.textContent.trim();
-            if (window.__tgSeen[window.__tgSeen.length - 1] !== value) window.__tgSeen.push(value);
-        }).observe(readout, {childList: true, subtree: true, characterData: true});
+            const shown = [...view.querySelectorAll('.tg-panel-live')]
+                .find(panel => panel.offsetParent !== null);
+            const value = shown && shown.dataset.frame;
+            if (value && window.__tgSeen[window.__tgSeen.length - 1] !== value)
+                window.__tgSeen.push(value);
+        }).observe(view, {attributes: true, childList: true, subtree: true});
     }""")
     stepper.play_button().click()
-    stepper.play_button().locator("i.fa-pause").wait_for(state="attached")  # playing
+    stepper.view.locator(".tg-play.mod-active").wait_for(state="attached")  # playing
     # Play stops by itself after the last step (one interval later; 30 s at most).
-    stepper.play_button().locator("i.fa-play").wait_for(state="attached", timeout=30_000)
+    stepper.view.locator(".tg-play:not(.mod-active)").wait_for(state="attached",
+                                                               timeout=30_000)
     stepper.wait_for_frame(LAST)
     seen = stepper.page.evaluate("() => window.__tgSeen")
-    assert seen == [str(k) for k in range(1, LAST + 1)]  # every step, in order
+    assert seen == [str(k) for k in range(LAST + 1)]  # every step, in order
     assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[-1]]
     assert "backward() is finished" in stepper.panel()
 
@@ -243,11 +247,11 @@ def test_dark_theme(lesson, stepper, screenshots):
     try:
         screenshots.take(stepper.view, "stepper-dark-step0", "stepper-dark-step0")
         for _ in range(3):
-            stepper.button("▶").click()
+            stepper.button("Next step").click()
         stepper.wait_for_frame(3)
         assert [node_of(b) for b in highlighted(stepper.graph)] == [BACKWARD_ORDER[2]]
         screenshots.take(stepper.view, "stepper-dark-step3", "stepper-dark-middle")
-        stepper.button("▶|").click()
+        stepper.button("Last step").click()
         stepper.wait_for_frame(LAST)
         screenshots.take(stepper.view, "stepper-dark-last", "stepper-dark-last")
     finally:
@@ -267,7 +271,7 @@ def test_every_text_reads_at_aa_contrast_in_light_and_dark(lesson, stepper):
             stepper.go_first()
             for frame in range(LAST + 1):
                 if frame:
-                    stepper.button("▶").click()
+                    stepper.button("Next step").click()
                     stepper.wait_for_frame(frame)
                 panel = stepper.view.locator(f'.tg-panel-live[data-frame="{frame}"]')
                 low += [f"{theme}, step {frame}: {t}"

@@ -53,6 +53,6 @@ def test_a_reopened_stepper_steps_without_a_widget_error(reopened, screenshots):
         "e => e.textContent.includes('model not found')", arg=widget_output.element_handle())
     assert widget_output.is_hidden()
     static.locator("section.tg-frame").filter(visible=True).locator(
-        'label.tg-btn[title="next step"]').click()
+        'label.tg-btn[title="Next step"]').click()
     assert len(highlighted(static)) == 1
     screenshots.take(cell, "reopened-stepper")

@@ -15,8 +15,6 @@ past the panel's edge and was cut off there; it scrolls inside its own box now.
 
 from __future__ import annotations
 
-import re
-
 import nbformat
 import pytest
 
@@ -83,7 +81,7 @@ def test_a_value_wider_than_the_panel_scrolls_inside_it(laptop, screenshots):
     cell = laptop.cell(2)
     view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
     for _ in range(2):  # to step 2, the multiplication by 1234.5678
-        view.locator(".widget-button").filter(has_text=re.compile("^▶$")).click()
+        view.locator('.widget-button[title="Next step"]').click()
     panel = view.locator('.tg-panel-live[data-frame="2"]')
     panel.wait_for(state="visible")
     right = min(panel.bounding_box()["x"] + panel.bounding_box()["width"],

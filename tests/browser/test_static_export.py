@@ -80,7 +80,7 @@ class StaticStepper:
         return shown, int(re.search(r"\btg-f(\d+)\b", shown.get_attribute("class")).group(1))
 
     def click(self, title: str) -> None:
-        """Click a button of the panel on show: "next step", "previous step", "first", "last"."""
+        """Click a button of the panel on show by its title ("Next step", "First step"...)."""
         panel, _ = self.frame()
         panel.locator(f'label.tg-btn[title="{title}"]').click()
 
@@ -96,7 +96,7 @@ def test_exported_stepper_steps_offline(chromium, exported, screenshots, javascr
         assert frame == 0 and highlighted(stepper.root) == []
         assert "Start: backward() from out" in panel.inner_text()
         for k, expected in enumerate(BACKWARD_ORDER, start=1):
-            stepper.click("next step")  # ▶: a <label> that checks frame k's radio button
+            stepper.click("Next step")  # ▶: a <label> that checks frame k's radio button
             panel, frame = stepper.frame()
             assert frame == k
             assert [node_of(b) for b in highlighted(stepper.root)] == [expected]
@@ -105,12 +105,12 @@ def test_exported_stepper_steps_offline(chromium, exported, screenshots, javascr
         assert "backward() is finished" in panel.inner_text()
         mode = "js" if javascript else "nojs"
         screenshots.take(stepper.root, f"export-{mode}-last")
-        stepper.click("previous step")
+        stepper.click("Previous step")
         assert stepper.frame()[1] == LAST - 1
         stepper.root.locator(".tg-timeline label.tg-t2").click()  # the numbered strip
         assert stepper.frame()[1] == 2
         assert [node_of(b) for b in highlighted(stepper.root)] == [BACKWARD_ORDER[1]]
-        stepper.click("first")
+        stepper.click("First step")
         assert stepper.frame()[1] == 0 and highlighted(stepper.root) == []
         if javascript:  # it really was offline: the page asked for its CDN scripts, in vain
             assert any(url.startswith("https://") for url in blocked), blocked
@@ -139,7 +139,7 @@ def test_exported_stepper_text_reads_at_aa_contrast(chromium, exported):
         low = []
         for k in range(LAST + 1):
             if k:
-                stepper.click("next step")
+                stepper.click("Next step")
             low += [f"step {k}: {t}" for t in below_aa(stepper.root)]
         assert not low, "text below 4.5:1 contrast:\n" + "\n".join(low)
     finally:

@@ -1,0 +1,104 @@
+"""Every control of the live stepper has a name a screen reader says.
+
+Measured in Chromium's accessibility tree before the fix: the step buttons were named by
+their glyphs ("|◀", "◀"...: "vertical line, black left-pointing triangle"), Play's play
+and stop buttons by the icon font's private characters (U+F04B, U+F04D), and the step
+and speed sliders (``<div role="slider">``) had no name at all.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from .accessibility import roles_and_names
+from .lab_page import opened, teachgrad_notebook
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "stepper_access.ipynb"
+
+LESSON_LIKE = """\
+import teachgrad as torch
+from teachgrad.notebook import step_backward
+
+x = torch.tensor([2.0, -1.0], requires_grad=True)
+y = x * 3
+out = (y * y).sum()
+step_backward(out, names=locals())"""
+
+CONTROLS = "button, input, select, textarea, [role=slider], [role=button], [tabindex]"
+
+
+@pytest.fixture(scope="module")
+def stepper_view(chromium, lab_server, lessons_copy):
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(LESSON_LIKE)]),
+                   lessons_copy / NOTEBOOK)
+    with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
+        assert notebook.run_all()
+        cell = notebook.cell(0)
+        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+        view.locator(".widget-button").first.wait_for(state="visible")
+        yield view
+
+
+def named(view) -> dict[str, str]:
+    controls = roles_and_names(view, CONTROLS)
+    assert controls, "no control found"
+    unnamed = [c for c in controls if c["role"] not in ("generic", "none") and not c["name"]]
+    assert not unnamed, f"controls without a name: {unnamed}"
+    return {c["name"]: c["role"] for c in controls if c["name"]}
+
+
+def test_every_control_has_a_spoken_name(stepper_view, screenshots):
+    names = named(stepper_view)
+    for name in ("First step", "Previous step", "Next step", "Last step", "Play"):
+        assert names.get(name) in ("button", "toggleButton"), (name, names)
+    for name in ("Step", "ms per step"):
+        assert names.get(name) in ("spinbutton", "slider", "textbox"), (name, names)
+    assert not [n for n in names if any("\ue000" <= ch <= "\uf8ff" for ch in n)], names
+    screenshots.take(stepper_view, "stepper-controls-named")
+
+
+def test_the_named_buttons_still_step_and_play_says_pause_while_playing(stepper_view):
+    from playwright.sync_api import expect
+
+    step = stepper_view.get_by_label("Step", exact=True)
+    stepper_view.locator('button[title="Next step"]').click()
+    expect(step).to_have_value("1")
+    expect(stepper_view.locator('.tg-panel-live[data-frame="1"]')).to_be_visible()
+    stepper_view.locator('button[title="First step"]').click()
+    expect(step).to_have_value("0")
+    play = stepper_view.locator(".tg-play")
+    play.click()
+    stepper_view.locator(".tg-play.mod-active").wait_for(state="attached")
+    assert "Pause" in named(stepper_view)
+    play.click()  # pause
+    stepper_view.locator(".tg-play:not(.mod-active)").wait_for(state="attached")
+    assert "Play" in named(stepper_view)
+
+
+def test_the_static_stepper_names_its_controls_too(chromium):
+    # The CSS-only copy (exports, viewers without widgets): its controls are one radio
+    # button per frame (named by the frame's title; Tab reaches them, the arrow keys step)
+    # and <label>s that check them (the numbered strip, |◀ ◀ ▶ ▶|).
+    import teachgrad as torch
+    from teachgrad.notebook import step_backward
+
+    x = torch.tensor([2.0, -1.0], requires_grad=True)
+    out = ((x * 3) * (x * 3)).sum()
+    static = step_backward(out, names={"x": x, "out": out}).static_html()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_content(f"<!doctype html><meta charset=utf-8><body>{static}</body>")
+        page.locator(".tg-f0 label.tg-btn").first.click()  # to step 1: all four buttons
+        page.locator(".tg-f1").wait_for(state="visible")
+        controls = roles_and_names(page.locator(".tg-static"), CONTROLS + ", label")
+        unnamed = [c for c in controls if not c["name"]]
+        assert not unnamed, f"controls without a name: {unnamed}"
+        names = {c["name"] for c in controls}
+        assert {"First step", "Previous step", "Next step", "Last step"} <= names, names
+        assert sum(c["role"] == "radio" for c in controls) == len(static.split('type="radio"')) - 1
+    finally:
+        context.close()
