@@ -46,8 +46,9 @@ def _full(tangent, output):
     return tangent.expand(output.shape).clone()  # (clone: tangents get written in place)
 
 
-def _sum(*terms):
-    """The sum of the terms that are not None."""
+def sum_present(*terms):
+    """The sum of the terms that are not None (``None`` if none is): the total of the
+    contributions a formula has, when some inputs have none (no tangent, no gradient)."""
     total = None
     for term in terms:
         if term is not None:
@@ -70,7 +71,7 @@ def _add_or_sub(cls, inputs, output, tangents, params):
         tb = tb * alpha if alpha != 1 else tb
         if cls is pointwise.SubBackward0:
             tb = -tb
-    tangent = _full(_sum(ta, tb), output)
+    tangent = _full(sum_present(ta, tb), output)
     # With one tangent, that is the input's very tangent: copy it, or an in-place op on
     # the output (which writes into its tangent) would change the input's tangent too.
     return tangent.clone() if tangent is ta or tangent is tb else tangent
@@ -80,20 +81,21 @@ def _add_or_sub(cls, inputs, output, tangents, params):
 @rule(pointwise.MulBackward0)
 def _mul(cls, inputs, output, tangents, params):
     (a, b), (ta, tb) = inputs, tangents
-    return _full(_sum(None if ta is None else ta * b, None if tb is None else a * tb), output)
+    return _full(sum_present(None if ta is None else ta * b, None if tb is None else a * tb),
+                 output)
 
 
 @rule(pointwise.DivBackward0)
 def _div(cls, inputs, output, tangents, params):
     # d(a/b) = da/b − (a/b)·db/b
     (_, b), (ta, tb) = inputs, tangents
-    return _full(_sum(ta, None if tb is None else -(output * tb)) / b, output)
+    return _full(sum_present(ta, None if tb is None else -(output * tb)) / b, output)
 
 
 @rule(linalg.MmBackward0)
 def _mm(cls, inputs, output, tangents, params):
     (a, b), (ta, tb) = inputs, tangents
-    return _sum(None if ta is None else ta @ b, None if tb is None else a @ tb)
+    return sum_present(None if ta is None else ta @ b, None if tb is None else a @ tb)
 
 
 # --- one input: the tangent times the derivative -----------------------------------------

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_formulas import sum_present
 from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
 
@@ -155,15 +156,6 @@ def _per_output(missing: list, ggs: tuple) -> list:
     return [None if gone else next(present, None) for gone in missing]
 
 
-def _total(*terms):
-    """The sum of the terms that are there (``None`` if none is)."""
-    total = None
-    for term in terms:
-        if term is not None:
-            total = term if total is None else total + term
-    return total
-
-
 def standardize_double_backward(grad, x_hat, rstd, weight, dims: tuple, gg_x, gg_weight,
                                 gg_bias, needs: tuple, fixed_statistics: bool = False):
     """The derivatives of the normalisation's backward in ``grad``, ``x`` and ``weight``.
@@ -200,7 +192,7 @@ def standardize_double_backward(grad, x_hat, rstd, weight, dims: tuple, gg_x, gg
     d_grad = d_x = d_weight = None
     if need_grad:
         weighted = projected if projected is None or weight is None else projected * weight
-        d_grad = _total(weighted, None if gg_weight is None else gg_weight * x_hat)
+        d_grad = sum_present(weighted, None if gg_weight is None else gg_weight * x_hat)
         if gg_bias is not None:  # gb = Σ g: every g gets all of gg_b
             d_grad = (np.broadcast_to(gg_bias, np.shape(grad)) if d_grad is None
                       else d_grad + gg_bias)
@@ -214,7 +206,7 @@ def standardize_double_backward(grad, x_hat, rstd, weight, dims: tuple, gg_x, gg
             u_x, g_x = mean(u_c * x_hat), mean(g_c * x_hat)
             through_statistics = rstd * rstd * (
                 x_hat * (3 * u_x * g_x - mean(u_c * g_c)) - g_x * u_c - u_x * g_c)
-        d_x = _total(None if gg_weight is None else project(gg_weight * grad),
+        d_x = sum_present(None if gg_weight is None else project(gg_weight * grad),
                      through_statistics)
     return d_grad, d_x, d_weight
 

@@ -120,3 +120,17 @@ def opened(chromium, server, name: str, timeout_ms: int = 15_000) -> Iterator[La
         yield LabNotebook(page, server, name).open()
     finally:
         context.close()
+
+
+@contextmanager
+def live_stepper(chromium, server, folder, name: str, code: str) -> Iterator[tuple]:
+    """Write a one-cell notebook ``name`` running ``code`` (which shows a stepper) into
+    ``folder``, open and run it; yield ``(notebook, view)``, ``view`` being the cell's live
+    stepper output once its buttons show."""
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(code)]), folder / name)
+    with opened(chromium, server, name, timeout_ms=30_000) as notebook:
+        assert notebook.run_all()
+        cell = notebook.cell(0)
+        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+        view.locator(".widget-button").first.wait_for(state="visible")
+        yield notebook, view

@@ -8,11 +8,10 @@ and speed sliders (``<div role="slider">``) had no name at all.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
 from .accessibility import roles_and_names
-from .lab_page import opened, teachgrad_notebook
+from .lab_page import live_stepper
 
 pytestmark = pytest.mark.browser
 
@@ -32,13 +31,7 @@ CONTROLS = "button, input, select, textarea, [role=slider], [role=button], [tabi
 
 @pytest.fixture(scope="module")
 def stepper_view(chromium, lab_server, lessons_copy):
-    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(LESSON_LIKE)]),
-                   lessons_copy / NOTEBOOK)
-    with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
-        assert notebook.run_all()
-        cell = notebook.cell(0)
-        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator(".widget-button").first.wait_for(state="visible")
+    with live_stepper(chromium, lab_server, lessons_copy, NOTEBOOK, LESSON_LIKE) as (_, view):
         yield view
 
 

@@ -12,10 +12,9 @@ page here.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
-from .lab_page import opened, teachgrad_notebook
+from .lab_page import live_stepper
 
 pytestmark = pytest.mark.browser
 
@@ -57,14 +56,8 @@ def settle(page) -> None:
 
 @pytest.fixture(scope="module")
 def tall(chromium, lab_server, lessons_copy):
-    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(CHAIN)]),
-                   lessons_copy / NOTEBOOK)
-    with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
-        assert notebook.run_all()
-        cell = notebook.cell(0)
-        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator(".widget-button").first.wait_for(state="visible")
-        yield notebook, view
+    with live_stepper(chromium, lab_server, lessons_copy, NOTEBOOK, CHAIN) as opened_view:
+        yield opened_view
 
 
 def test_the_running_node_its_panel_and_the_buttons_are_on_screen_together(tall, screenshots):
