@@ -132,9 +132,8 @@ class _Cuda:
 cuda = _Cuda()
 
 
-def device(name: str = "cpu") -> str:
-    """Devices are just names here: only ``'cpu'`` exists."""
-    return str(name)
+from . import backends  # noqa: E402 - torch.backends.cudnn / .mps: no GPU, switches kept
+from ._device import accelerator, device  # noqa: E402 - torch.device, torch.accelerator
 
 
 def load_ipython_extension(ipython) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _device, _dtypes
 from .._dtypes import to_dtype
 from .._tensor import Tensor, _make, tensor_method
 from .layout import (
@@ -70,7 +70,7 @@ def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False,
     for arg in args:
         if isinstance(arg, Tensor):
             dtype = arg.dtype
-        elif isinstance(arg, str) or arg is None:
+        elif isinstance(arg, (str, _device.device)) or arg is None:
             device = arg
         else:
             dtype = arg

@@ -1,0 +1,116 @@
+"""Devices: ``teachgrad.device`` objects, ``torch.accelerator`` and ``torch.backends``.
+
+The tutorials pick their device with code like
+``torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"``
+or ``torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")``; these must
+run and give the CPU. Expected strings are PyTorch's (checked against it when installed).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import teachgrad as torch
+
+SPELLINGS = [("cpu",), ("cuda",), ("cuda:1",), ("cuda", 1), ("cpu", 0), ("mps",)]
+BAD_SPELLINGS = [("gpu",), ("cuda:01",), ("cuda:x",), ("cuda:-1",), ("cuda:1", 2), ("cpu", -1)]
+
+
+def test_a_device_has_a_type_an_index_and_pytorchs_repr():
+    dev = torch.device("cuda:1")
+    assert (dev.type, dev.index) == ("cuda", 1)
+    assert repr(dev) == "device(type='cuda', index=1)" and str(dev) == "cuda:1"
+    assert repr(torch.device("cpu")) == "device(type='cpu')" and torch.device("cpu").index is None
+    assert torch.device("cuda", 1) == dev and torch.device(dev) == dev
+    assert torch.device("cpu") != "cpu"  # devices equal devices only, as in PyTorch
+    assert len({torch.device("cpu"), torch.device("cpu"), torch.device("cpu", 0)}) == 2
+    assert pickle.loads(pickle.dumps(dev)) == dev
+
+
+def test_every_tensor_and_parameter_is_on_the_cpu_device():
+    x = torch.ones(2)
+    assert x.device == torch.device("cpu") and isinstance(x.device, torch.device)
+    assert f"{x.device}" == "cpu" and repr(x.device) == "device(type='cpu')"
+    assert next(torch.nn.Linear(2, 2).parameters()).device == torch.device("cpu")
+    assert torch.get_default_device() == torch.device("cpu")
+
+
+def test_moving_to_the_cpu_device_works_and_to_a_gpu_is_refused():
+    x = torch.ones(2)
+    assert x.to(torch.device("cpu")) is x and x.to(x.device) is x
+    assert torch.zeros(2, device=torch.device("cpu")).device == x.device
+    layer = torch.nn.Linear(2, 2)
+    assert layer.to(torch.device("cpu")) is layer
+    with pytest.raises(RuntimeError, match="CPU only"):
+        x.to(torch.device("cuda"))
+    with pytest.raises(RuntimeError, match="CPU only"):
+        layer.to(torch.device("cuda"))
+
+
+def test_unknown_device_strings_raise_pytorchs_errors():
+    with pytest.raises(RuntimeError, match="^Expected one of cpu, cuda, .* device string: gpu$"):
+        torch.device("gpu")
+    with pytest.raises(RuntimeError, match=r"^Invalid device string: 'cuda:01'$"):
+        torch.device("cuda:01")
+    with pytest.raises(RuntimeError, match="^Device index must not be negative$"):
+        torch.device("cpu", -1)
+    with pytest.raises(RuntimeError, match="none is available"):
+        torch.device(0)
+
+
+def test_the_tutorials_device_pickers_choose_the_cpu():
+    assert not torch.accelerator.is_available() and torch.accelerator.device_count() == 0
+    assert torch.accelerator.current_accelerator() is None
+    device = (torch.accelerator.current_accelerator().type
+              if torch.accelerator.is_available() else "cpu")
+    assert device == "cpu"
+    device = ("cuda" if torch.cuda.is_available()
+              else "mps" if torch.backends.mps.is_available() else "cpu")
+    assert device == "cpu"
+    assert torch.device("cuda").index is None  # the tensors tutorial's GPU check
+
+
+def test_cudnn_switches_can_be_set_and_nothing_is_available():
+    import teachgrad.backends.cudnn as cudnn
+
+    saved = cudnn.deterministic, cudnn.benchmark
+    try:
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        assert cudnn.deterministic is True
+    finally:
+        cudnn.deterministic, cudnn.benchmark = saved
+    assert not torch.backends.cudnn.is_available() and torch.backends.cudnn.version() is None
+    assert not torch.backends.mps.is_available() and not torch.backends.mps.is_built()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("args", SPELLINGS)
+def test_devices_match_pytorch(args):
+    real = pytest.importorskip("torch")
+    ours, theirs = torch.device(*args), real.device(*args)
+    assert (repr(ours), str(ours), ours.type, ours.index) == (
+        repr(theirs), str(theirs), theirs.type, theirs.index)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("args", BAD_SPELLINGS)
+def test_device_errors_match_pytorch(args):
+    real = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        real.device(*args)
+    with pytest.raises(RuntimeError) as ours:
+        torch.device(*args)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.torch
+def test_accelerator_and_backends_answer_as_a_cpu_only_pytorch():
+    real = pytest.importorskip("torch")
+    if real.accelerator.is_available():
+        pytest.skip("this PyTorch sees an accelerator")
+    assert torch.accelerator.current_accelerator() == real.accelerator.current_accelerator()
+    assert torch.backends.mps.is_available() == real.backends.mps.is_available()
+    assert torch.backends.cudnn.benchmark == real.backends.cudnn.benchmark
