@@ -162,3 +162,9 @@ conv_transpose1d = nn.functional.conv_transpose1d
 conv_transpose2d = nn.functional.conv_transpose2d
 conv_transpose3d = nn.functional.conv_transpose3d
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional
+
+# Last, once every function is in place: PyTorch's out= argument on the namespace functions
+# (teachgrad.mul(a, b, out=c)); the Tensor methods stay unwrapped.
+from . import _out  # noqa: E402
+
+_out.add_out_arguments(globals(), special.__dict__)
