@@ -109,31 +109,8 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return _np.can_cast(from_.numpy, to.numpy, "same_kind")
 
 
-class _Cuda:
-    """``teachgrad.cuda``: there is no GPU; ``is_available()`` is False."""
-
-    @staticmethod
-    def is_available() -> bool:
-        return False
-
-    @staticmethod
-    def device_count() -> int:
-        return 0
-
-    @staticmethod
-    def manual_seed(seed: int) -> None:
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed: int) -> None:
-        pass
-
-
-cuda = _Cuda()
-
-
 from . import backends  # noqa: E402 - torch.backends.cudnn / .mps: no GPU, switches kept
-from ._device import accelerator, device  # noqa: E402 - torch.device, torch.accelerator
+from ._device import accelerator, cuda, device  # noqa: E402 - torch.device, .cuda, .accelerator
 
 
 def load_ipython_extension(ipython) -> None:

@@ -114,3 +114,37 @@ def test_accelerator_and_backends_answer_as_a_cpu_only_pytorch():
     assert torch.accelerator.current_accelerator() == real.accelerator.current_accelerator()
     assert torch.backends.mps.is_available() == real.backends.mps.is_available()
     assert torch.backends.cudnn.benchmark == real.backends.cudnn.benchmark
+
+
+def test_cuda_clean_up_calls_are_harmless_and_gpu_questions_fail_as_in_cpu_pytorch():
+    assert torch.cuda.empty_cache() is None and not torch.cuda.is_initialized()
+    assert torch.cuda.memory_allocated() == torch.cuda.max_memory_allocated() == 0
+    assert torch.cuda.memory_reserved() == 0
+    for ask in (torch.cuda.synchronize, torch.cuda.current_device, torch.cuda.get_device_name):
+        with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled\nHint"):
+            ask()
+
+
+def test_cuda_matmul_switches_can_be_set():
+    matmul = torch.backends.cuda.matmul
+    saved = matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        assert torch.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        matmul.allow_tf32 = saved
+    assert not torch.backends.cuda.is_built()
+
+
+@pytest.mark.torch
+def test_cuda_switch_defaults_match_pytorch():
+    real = pytest.importorskip("torch")
+    if real.cuda.is_available():
+        pytest.skip("this PyTorch sees a GPU")
+    ours, theirs = torch.backends.cuda.matmul, real.backends.cuda.matmul
+    for name in ("allow_tf32", "allow_fp16_reduced_precision_reduction"):
+        assert getattr(ours, name) == getattr(theirs, name)
+    assert torch.cuda.memory_allocated() == real.cuda.memory_allocated()
+    with pytest.raises(AssertionError) as error:
+        real.cuda.synchronize()
+    assert str(error.value) == "Torch not compiled with CUDA enabled"
