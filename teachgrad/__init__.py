@@ -60,6 +60,7 @@ from . import return_types  # noqa: F401
 from . import linalg  # noqa: F401
 from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
+from . import testing  # noqa: F401 - torch.testing.assert_close
 from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
