@@ -148,3 +148,19 @@ def test_cuda_switch_defaults_match_pytorch():
     with pytest.raises(AssertionError) as error:
         real.cuda.synchronize()
     assert str(error.value) == "Torch not compiled with CUDA enabled"
+
+
+def test_device_arguments_accept_device_objects(tmp_path):
+    x = torch.ones(2)
+    cpu = torch.device("cpu")
+    assert x.new_tensor([1.0], device=x.device).device == cpu
+    assert x.new_zeros(2, device=cpu).tolist() == [0.0, 0.0]
+    assert x.new_ones(1, device=cpu).tolist() == [1.0]
+    assert x.new_full((1,), 3.0, device=cpu).tolist() == [3.0]
+    assert x.new_empty(2, device=cpu).shape == (2,)
+    with pytest.raises(RuntimeError, match="CPU only"):
+        x.new_zeros(2, device=torch.device("cuda"))
+    assert torch.Generator(device=cpu).device == cpu
+    path = tmp_path / "checkpoint.pt"
+    torch.save({"epoch": 3, "device": cpu}, path)
+    assert torch.load(path, weights_only=True)["device"] == cpu  # allowed, as in PyTorch

@@ -158,42 +158,47 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
 
 
 @tensor_method()
-def new_tensor(input: Tensor, data, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_tensor(input: Tensor, data, *, dtype=None, device=None,
+               requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with ``input``'s dtype by default."""
     from .._creation import tensor
 
-    return tensor(data, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_zeros(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_zeros(input: Tensor, *size, dtype=None, device=None,
+              requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with ``input``'s dtype."""
     from .._creation import zeros
 
-    return zeros(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_ones(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_ones(input: Tensor, *size, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with ``input``'s dtype."""
     from .._creation import ones
 
-    return ones(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_full(input: Tensor, size, fill_value, *, dtype=None,
+def new_full(input: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s dtype."""
     from .._creation import full
 
-    return full(size, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_empty(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_empty(input: Tensor, *size, dtype=None, device=None,
+              requires_grad: bool = False) -> Tensor:
     """Like :meth:`new_zeros`."""
-    return new_zeros(input, *size, dtype=dtype, requires_grad=requires_grad)
+    return new_zeros(input, *size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
