@@ -60,6 +60,7 @@ from . import return_types  # noqa: F401
 from . import linalg  # noqa: F401
 from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
+from . import testing  # noqa: F401 - torch.testing.assert_close
 from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
@@ -109,32 +110,8 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return _np.can_cast(from_.numpy, to.numpy, "same_kind")
 
 
-class _Cuda:
-    """``teachgrad.cuda``: there is no GPU; ``is_available()`` is False."""
-
-    @staticmethod
-    def is_available() -> bool:
-        return False
-
-    @staticmethod
-    def device_count() -> int:
-        return 0
-
-    @staticmethod
-    def manual_seed(seed: int) -> None:
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed: int) -> None:
-        pass
-
-
-cuda = _Cuda()
-
-
-def device(name: str = "cpu") -> str:
-    """Devices are just names here: only ``'cpu'`` exists."""
-    return str(name)
+from . import backends  # noqa: E402 - torch.backends.cudnn / .mps: no GPU, switches kept
+from ._device import accelerator, cuda, device  # noqa: E402 - torch.device, .cuda, .accelerator
 
 
 def load_ipython_extension(ipython) -> None:
@@ -163,3 +140,9 @@ conv_transpose1d = nn.functional.conv_transpose1d
 conv_transpose2d = nn.functional.conv_transpose2d
 conv_transpose3d = nn.functional.conv_transpose3d
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional
+
+# Last, once every function is in place: PyTorch's out= argument on the namespace functions
+# (teachgrad.mul(a, b, out=c)); the Tensor methods stay unwrapped.
+from . import _out  # noqa: E402
+
+_out.add_out_arguments(globals(), special.__dict__)

@@ -9,6 +9,8 @@ matching getters report them: lesson code that sets them runs unchanged.
 
 from __future__ import annotations
 
+from . import _device
+
 __all__ = [
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
@@ -102,9 +104,9 @@ def set_default_device(device) -> None:
         )
 
 
-def get_default_device() -> str:
-    """``'cpu'``: teachgrad's one device (PyTorch returns ``device(type='cpu')``)."""
-    return "cpu"
+def get_default_device() -> _device.device:
+    """``device(type='cpu')``: teachgrad's one device."""
+    return _device.CPU
 
 
 def typename(obj) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _device
 from ._creation import _check_device, _finish, _float_dtype, _shape
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
@@ -33,8 +34,14 @@ class Generator:
     """
 
     def __init__(self, device: str = "cpu") -> None:
+        _check_device(device)
         self._seed = 67280421310721  # PyTorch's default initial seed
         self._numpy = np.random.default_rng(self._seed)
+
+    @property
+    def device(self) -> _device.device:
+        """``device(type='cpu')``: where this generator's numbers are made."""
+        return _device.CPU
 
     def manual_seed(self, seed: int) -> Generator:
         """Restart the sequence from ``seed``."""

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtypes
+from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from .autograd import grad_mode
 from .autograd.graph import RemovableHandle, accumulator_of, is_stale_view, rebuild_view
@@ -315,9 +315,9 @@ class Tensor:
         return self._data.itemsize
 
     @property
-    def device(self) -> str:
-        """Always ``'cpu'``: teachgrad computes with NumPy."""
-        return "cpu"
+    def device(self) -> _device.device:
+        """Always ``device(type='cpu')``: teachgrad computes with NumPy."""
+        return _device.CPU
 
     @property
     def is_cuda(self) -> bool:

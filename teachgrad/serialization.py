@@ -35,7 +35,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import _dtypes
+from . import _device, _dtypes
 from ._tensor import Size, Tensor, _make
 
 # ----------------------------------------------------------------------------------------
@@ -140,6 +140,7 @@ _SAFE_GLOBALS: dict[tuple[str, str], Any] = {
     ("builtins", "set"): set,
     ("teachgrad._dtypes", "_by_name"): _dtypes._by_name,
     ("teachgrad._tensor", "Size"): Size,
+    ("teachgrad._device", "device"): _device.device,  # checkpoints that record their device
 }
 _USER_SAFE_GLOBALS: dict[tuple[str, str], Any] = {}
 

@@ -364,7 +364,7 @@ def test_flags_are_remembered():
     assert torch.get_float32_matmul_precision() == "highest"
     with pytest.raises(RuntimeError, match="Invalid value for float32 matmul precision"):
         torch.set_float32_matmul_precision("fast")
-    assert torch.get_default_device() == "cpu"
+    assert torch.get_default_device() == torch.device("cpu")
     torch.set_default_device("cpu")
     with pytest.raises(RuntimeError, match="no device 'cuda'"):
         torch.set_default_device("cuda")

@@ -91,6 +91,22 @@ def test_every_way_of_picking_twice_accumulates(pick):
     assert x.grad.tolist() == [11.0, 0.0, 100.0]
 
 
+def test_a_range_indexes_like_the_list_it_counts():
+    """``input[range(n), target]``: the nn tutorial's hand-written NLL loss."""
+    logp = torch.tensor([[0.25, 0.5, 0.75], [1.5, 2.0, 3.0]], requires_grad=True)
+    target = torch.tensor([2, 0])
+    picked = logp[range(target.shape[0]), target]
+    assert picked.tolist() == [0.75, 1.5]
+    assert picked.grad_fn.name() == "IndexBackward0"
+    (-picked.mean()).backward()
+    assert logp.grad.tolist() == [[0.0, 0.0, -0.5], [-0.5, 0.0, 0.0]]
+    x = torch.arange(12.0).reshape(3, 4)
+    assert x[range(0, 3, 2)].tolist() == [[0.0, 1.0, 2.0, 3.0], [8.0, 9.0, 10.0, 11.0]]
+    assert x[:, range(1, 3)].shape == (3, 2) and x[range(0)].shape == (0, 4)
+    x[range(2), [1, 2]] = -1.0
+    assert x[0, 1].item() == -1.0 and x[1, 2].item() == -1.0 and x[0, 2].item() == 2.0
+
+
 def test_backward_of_indexing_is_recorded_under_create_graph():
     x = _x(3)
     (g,) = torch.autograd.grad(x[[0, 0]].pow(2).sum(), x, create_graph=True)

@@ -352,6 +352,25 @@ def unpack_saved(node: Node) -> tuple:
     return tuple(_as_tensor(node, v, source) for v, source in zip(values, sources))
 
 
+def saved_value(node: Node, index: int):
+    """The ``index``-th value ``node`` saved, as ``grad_fn._saved_<name>`` shows it.
+
+    An input comes back as the very tensor, the op's output as a tensor whose ``grad_fn``
+    is ``node``, a constant array as a plain tensor; ``None`` if it was not saved (PyTorch
+    skips what no gradient needs). After backward has freed the graph: PyTorch's error.
+    """
+    from .._tensor import _make
+
+    previous = unpack_mode.as_tensors
+    unpack_mode.as_tensors = True  # the connected tensors, not bare arrays
+    try:
+        values = unpack_saved(node)
+    finally:
+        unpack_mode.as_tensors = previous
+    value = values[index] if index < len(values) else None
+    return _make(value) if isinstance(value, np.ndarray) else value
+
+
 def _as_tensor(node: Node, value, source):
     from .._tensor import _make  # graph.py sits below the Tensor class
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _device, _dtypes
 from .._dtypes import to_dtype
 from .._tensor import Tensor, _make, tensor_method
 from .layout import (
@@ -70,7 +70,7 @@ def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False,
     for arg in args:
         if isinstance(arg, Tensor):
             dtype = arg.dtype
-        elif isinstance(arg, str) or arg is None:
+        elif isinstance(arg, (str, _device.device)) or arg is None:
             device = arg
         else:
             dtype = arg
@@ -158,42 +158,47 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
 
 
 @tensor_method()
-def new_tensor(input: Tensor, data, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_tensor(input: Tensor, data, *, dtype=None, device=None,
+               requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with ``input``'s dtype by default."""
     from .._creation import tensor
 
-    return tensor(data, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_zeros(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_zeros(input: Tensor, *size, dtype=None, device=None,
+              requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with ``input``'s dtype."""
     from .._creation import zeros
 
-    return zeros(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_ones(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_ones(input: Tensor, *size, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with ``input``'s dtype."""
     from .._creation import ones
 
-    return ones(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_full(input: Tensor, size, fill_value, *, dtype=None,
+def new_full(input: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s dtype."""
     from .._creation import full
 
-    return full(size, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_empty(input: Tensor, *size, dtype=None, requires_grad: bool = False) -> Tensor:
+def new_empty(input: Tensor, *size, dtype=None, device=None,
+              requires_grad: bool = False) -> Tensor:
     """Like :meth:`new_zeros`."""
-    return new_zeros(input, *size, dtype=dtype, requires_grad=requires_grad)
+    return new_zeros(input, *size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()

@@ -175,6 +175,8 @@ def _index_array(obj) -> np.ndarray:
         arr = obj
     elif isinstance(obj, (list, tuple)):
         arr = _list_index(obj)
+    elif isinstance(obj, range):  # x[range(n), target]: the nn tutorial's NLL loss
+        arr = np.arange(obj.start, obj.stop, obj.step, dtype=np.int64)
     elif isinstance(obj, str):
         raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     else:

@@ -73,6 +73,21 @@ class Op(Node):
     promotes: bool = False
     #: the output is a view of input 0 (shares memory and version counter)
     is_view: bool = False
+    #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
+    #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __getattr__)
+    saved_names: tuple[str, ...] = ()
+
+    def __getattr__(self, name: str):
+        """``grad_fn._saved_self``, ``grad_fn._saved_result`` ...: what forward saved.
+
+        PyTorch's autograd notes suggest looking at these to see which tensors a node keeps
+        for backward. (Python calls this only for names not found the usual way, so it
+        costs nothing elsewhere.)
+        """
+        names = type(self).saved_names
+        if name.startswith("_saved_") and name[7:] in names:
+            return graph.saved_value(self, names.index(name[7:]))
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @staticmethod
     def forward(ctx, *arrays, **params):  # pragma: no cover - every op defines it

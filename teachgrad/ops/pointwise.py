@@ -148,6 +148,7 @@ class RsubBackward1(Op):
 
 
 class MulBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
     promotes = True
 
@@ -165,6 +166,7 @@ class MulBackward0(Op):
 
 
 class DivBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂(a/b)/∂a = 1/b    ∂(a/b)/∂b = −a/b²"
     promotes = True
 
@@ -476,6 +478,7 @@ def positive(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 class PowBackward0(Op):
     """``tensor ** number``."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂(aⁿ)/∂a = n·aⁿ⁻¹"
 
@@ -631,6 +634,7 @@ def _unary(op: type[Op], x: Tensor, floating: bool = True) -> Tensor:
 
 
 class ExpBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(eᵃ)/∂a = eᵃ"
 
     @staticmethod
@@ -661,6 +665,7 @@ class Expm1Backward0(Op):
 
 
 class LogBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(ln a)/∂a = 1/a"
 
     @staticmethod
@@ -717,6 +722,7 @@ class Log10Backward0(Op):
 
 
 class SqrtBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(√a)/∂a = 1/(2√a)"
 
     @staticmethod
@@ -791,6 +797,7 @@ class SignBackward0(Op):
 
 
 class SinBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(sin a)/∂a = cos a"
 
     @staticmethod
@@ -805,6 +812,7 @@ class SinBackward0(Op):
 
 
 class CosBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(cos a)/∂a = −sin a"
 
     @staticmethod
@@ -834,6 +842,7 @@ class TanBackward0(Op):
 
 
 class TanhBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(tanh a)/∂a = 1 − tanh²a"
 
     @staticmethod
@@ -860,6 +869,7 @@ class TanhBackwardBackward0(RecordedBackward):
 
 
 class SigmoidBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂σ(a)/∂a = σ(a)·(1 − σ(a))"
 
     @staticmethod
@@ -888,6 +898,7 @@ class SigmoidBackwardBackward0(RecordedBackward):
 
 
 class ReluBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂relu(a)/∂a = 1 if a > 0 else 0"
 
     @staticmethod

@@ -1,0 +1,199 @@
+"""``teachgrad.device``: where a tensor lives; ``teachgrad.cuda`` and ``.accelerator``: no GPU.
+
+teachgrad computes with NumPy, so every tensor is on ``device(type='cpu')``. A device is
+still a real object, as in PyTorch, because tutorial code builds and inspects them:
+
+>>> import teachgrad as torch
+>>> dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+>>> dev, str(dev), dev.type, dev.index
+(device(type='cpu'), 'cpu', 'cpu', None)
+>>> torch.device("cuda:1")
+device(type='cuda', index=1)
+
+Naming a GPU is allowed (``torch.device('cuda').index`` is None, as in the tensors
+tutorial); moving a tensor there is the error.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+# The device types PyTorch's parser knows, in the order of its error message.
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+
+
+def _parse(name: str) -> tuple[str, int | None]:
+    """``'cuda:1'`` -> ``('cuda', 1)``, with PyTorch's errors for anything else."""
+    kind, colon, number = name.partition(":")
+    if kind not in _DEVICE_TYPES:
+        raise RuntimeError(
+            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+            f"string: {name}"
+        )
+    if not colon:
+        return kind, None
+    if not number.isdigit() or (len(number) > 1 and number[0] == "0"):
+        raise RuntimeError(f"Invalid device string: '{name}'")
+    return kind, int(number)
+
+
+class device:
+    """A device: a ``type`` (``'cpu'``, ``'cuda'`` ...) and an optional ``index``.
+
+    ``device('cuda:1')`` and ``device('cuda', 1)`` name the same device. Devices compare
+    equal to devices, never to strings, as in PyTorch.
+    """
+
+    __slots__ = ("_type", "_index")
+
+    def __init__(self, type: str | int | device, index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index  # noqa: A001
+        elif isinstance(type, int) and not isinstance(type, bool):
+            # torch.device(0) means "accelerator 0", and there is no accelerator.
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif not isinstance(type, str):
+            raise TypeError(
+                "device() received an invalid combination of arguments - got "
+                f"({builtins.type(type).__name__})"
+            )
+        else:
+            type, parsed = _parse(type)  # noqa: A001
+            if parsed is not None:
+                if index is not None:
+                    raise RuntimeError(
+                        "type (string) must not include an index because index was passed "
+                        f"explicitly: {type}:{parsed}"
+                    )
+                index = parsed
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self._type, self._index = type, index
+
+    @property
+    def type(self) -> str:
+        """The kind of device: ``'cpu'``, ``'cuda'``, ``'mps'`` ..."""
+        return self._type
+
+    @property
+    def index(self) -> int | None:
+        """Which device of that kind (``None``: the current one)."""
+        return self._index
+
+    def __str__(self) -> str:
+        return self._type if self._index is None else f"{self._type}:{self._index}"
+
+    def __repr__(self) -> str:
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self._type, self._index) == (other._type, other._index)
+
+    def __hash__(self) -> int:
+        return hash((self._type, self._index))
+
+    def __reduce__(self):  # pickling (torch.save of an object holding a device)
+        return (device, (self._type, self._index))
+
+
+CPU = device("cpu")  # the device of every teachgrad tensor
+
+
+class _Accelerator:
+    """``teachgrad.accelerator``: PyTorch's device-neutral GPU queries; there is none here.
+
+    The tutorials choose their device with
+    ``torch.accelerator.current_accelerator().type if torch.accelerator.is_available()
+    else "cpu"``, which gives ``"cpu"``.
+    """
+
+    @staticmethod
+    def is_available() -> bool:
+        """False: teachgrad has no accelerator."""
+        return False
+
+    @staticmethod
+    def current_accelerator(check_available: bool = False) -> device | None:
+        """None: there is no accelerator."""
+        return None
+
+    @staticmethod
+    def device_count() -> int:
+        """0 accelerators."""
+        return 0
+
+
+accelerator = _Accelerator()
+
+
+class _Cuda:
+    """``teachgrad.cuda``: there is no GPU; ``is_available()`` is False."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        pass
+
+    @staticmethod
+    def manual_seed_all(seed: int) -> None:
+        pass
+
+    # Clean-up and memory queries that training scripts call: harmless without a GPU, as
+    # in a CPU-only PyTorch.
+    @staticmethod
+    def empty_cache() -> None:
+        pass
+
+    @staticmethod
+    def is_initialized() -> bool:
+        return False
+
+    @staticmethod
+    def memory_allocated(device=None) -> int:
+        return 0
+
+    @staticmethod
+    def max_memory_allocated(device=None) -> int:
+        return 0
+
+    @staticmethod
+    def memory_reserved(device=None) -> int:
+        return 0
+
+    # Questions about a GPU that is not there: PyTorch's CPU-only error.
+    @staticmethod
+    def synchronize(device=None) -> None:
+        _no_cuda()
+
+    @staticmethod
+    def current_device() -> int:
+        _no_cuda()
+
+    @staticmethod
+    def get_device_name(device=None) -> str:
+        _no_cuda()
+
+
+def _no_cuda():
+    raise AssertionError(
+        "Torch not compiled with CUDA enabled"
+        "\nHint: teachgrad computes on the CPU only; guard GPU code with "
+        "`if torch.cuda.is_available():`."
+    )
+
+
+cuda = _Cuda()

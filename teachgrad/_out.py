@@ -1,0 +1,138 @@
+"""The ``out=`` argument of PyTorch's functions: ``torch.matmul(a, b, out=c)``.
+
+PyTorch's functions (not the Tensor methods) can write their result into an existing
+tensor instead of making a new one; the tensors tutorial shows it with ``matmul`` and
+``mul``. teachgrad computes the result as usual and copies it into ``out``, with PyTorch's
+rules:
+
+- no autograd through ``out=``: if grad mode is on and an input (or ``out``) requires grad,
+  it is an error, as in PyTorch;
+- the result's dtype must cast to ``out``'s by the same-kind rule (float into a long
+  tensor is refused, long into float is fine);
+- an ``out`` of another shape is resized, with PyTorch's warning when it was not empty;
+- creation functions (``torch.rand(2, 2, out=c)``) make values of ``out``'s dtype.
+
+>>> import teachgrad as torch
+>>> a = torch.ones(2, 2)
+>>> c = torch.empty(2, 2)
+>>> torch.mul(a, a + 1, out=c) is c
+True
+>>> c
+tensor([[2., 2.],
+        [2., 2.]])
+
+Only the namespace functions take ``out=`` (``teachgrad.mul``, not ``Tensor.mul``), so the
+wrapper costs nothing on the hot path of ``a * b`` or ``x.mul(y)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from ._tensor import Tensor
+from .autograd.grad_mode import is_grad_enabled, no_grad
+
+# PyTorch functions with an ``out=`` argument that return one tensor, as teachgrad spells
+# them at the top level. (Functions returning several tensors, such as max and sort, are not
+# here: their ``out=`` is a tuple.)
+OUT_FUNCTIONS = (
+    "abs", "acos", "add", "addmm", "asin", "atan", "atan2", "bmm", "cat", "ceil", "clamp",
+    "clip", "concat", "cos", "cosh", "cross", "cumprod", "cumsum", "div", "divide", "dot",
+    "eq", "exp", "expm1", "floor", "fmod", "ge", "gt", "le", "lerp", "log", "log10", "log1p",
+    "log2", "logical_and", "logical_not", "logical_or", "lt", "matmul", "maximum", "mean",
+    "minimum", "mm", "mul", "multiply", "mv", "ne", "neg", "outer", "pow", "prod",
+    "reciprocal", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt",
+    "square", "stack", "sub", "subtract", "sum", "tan", "tanh", "true_divide", "trunc",
+    "where",
+)
+
+# Creation functions with ``out=`` (``torch.rand(2, 2, out=c)``): the new values take
+# ``out``'s dtype unless a dtype is given, as in PyTorch.
+OUT_CREATION_FUNCTIONS = (
+    "arange", "empty", "eye", "full", "linspace", "logspace", "ones", "rand", "randint",
+    "randn", "randperm", "zeros",
+)
+
+
+def _requires_grad(args: tuple, kwargs: dict) -> bool:
+    """Whether any tensor argument (also inside a list, as cat's) requires grad."""
+    for arg in (*args, *kwargs.values()):
+        items = arg if isinstance(arg, (list, tuple)) else (arg,)
+        if any(isinstance(item, Tensor) and item.requires_grad for item in items):
+            return True
+    return False
+
+
+def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
+    """Copy ``result`` into ``out`` (resized if needed) and return ``out``."""
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}"
+        )
+    if not np.can_cast(result._data.dtype, out._data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {result.dtype._legacy.removesuffix('Tensor')} can't be cast to the "
+            f"desired output type {out.dtype._legacy.removesuffix('Tensor')}"
+        )
+    if out.shape != result.shape:
+        if out.numel():
+            warnings.warn(
+                "An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).",
+                UserWarning, stacklevel=3,
+            )
+        out.resize_(result.shape)
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def accepts_out(function: Callable[..., Tensor], name: str | None = None,
+                creates: bool = False) -> Callable[..., Tensor]:
+    """``function`` with PyTorch's ``out=`` keyword added (see the module docstring);
+    ``name`` is the one errors show (default: the function's own); ``creates``: a creation
+    function, whose values take ``out``'s dtype unless ``dtype=`` is given."""
+    name = name or function.__name__
+
+    @functools.wraps(function)
+    def with_out(*args, out: Tensor | None = None, **kwargs) -> Tensor:
+        if out is None:
+            return function(*args, **kwargs)
+        if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        if is_grad_enabled() and (
+            _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)
+        ):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        return write_out(name, function(*args, **kwargs), out)
+
+    return with_out
+
+
+def add_out_arguments(namespace: dict, *also: dict) -> None:
+    """Wrap the :data:`OUT_FUNCTIONS` found in ``namespace`` (a module's globals).
+
+    Every name bound to the same function, in ``namespace`` and in the ``also`` namespaces
+    (torch.special's), is rebound to the same wrapper, so aliases stay one function
+    (``torch.arcsin is torch.asin``, ``torch.special.expit is torch.sigmoid``) and take
+    ``out=`` too.
+    """
+    wrappers = {
+        id(namespace[name]): accepts_out(namespace[name], creates=name in OUT_CREATION_FUNCTIONS)
+        for name in OUT_FUNCTIONS + OUT_CREATION_FUNCTIONS if name in namespace
+    }
+    for names in (namespace, *also):
+        for name, value in list(names.items()):
+            if callable(value) and id(value) in wrappers:
+                names[name] = wrappers[id(value)]
