@@ -74,20 +74,22 @@ class Op(Node):
     #: the output is a view of input 0 (shares memory and version counter)
     is_view: bool = False
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
-    #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __getattr__)
+    #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
 
-    def __getattr__(self, name: str):
-        """``grad_fn._saved_self``, ``grad_fn._saved_result`` ...: what forward saved.
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Give an op that names what it saves PyTorch's ``grad_fn._saved_<name>`` properties.
 
         PyTorch's autograd notes suggest looking at these to see which tensors a node keeps
-        for backward. (Python calls this only for names not found the usual way, so it
-        costs nothing elsewhere.)
+        for backward. They are made once per class, as properties: a ``__getattr__`` on
+        ``Op`` would slow down every attribute read of every node (Python can no longer
+        take its fast path for them), here about 5 % of a whole training step.
         """
-        names = type(self).saved_names
-        if name.startswith("_saved_") and name[7:] in names:
-            return graph.saved_value(self, names.index(name[7:]))
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        super().__init_subclass__(**kwargs)
+        for index, name in enumerate(cls.__dict__.get("saved_names", ())):
+            setattr(cls, f"_saved_{name}", property(
+                lambda node, index=index: graph.saved_value(node, index),
+                doc=f"What forward saved as PyTorch's ``{name}`` (see ``saved_names``)."))
 
     @staticmethod
     def forward(ctx, *arrays, **params):  # pragma: no cover - every op defines it
