@@ -25,6 +25,15 @@ from typing import Any
 
 import numpy as np
 
+from . import saved_hooks
+from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
+    PackedSaved,
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+from .saved_hooks import pack as pack_saved
+
 # Every node gets a number when it is created. The engine runs ready nodes newest first,
 # exactly as PyTorch's engine orders its ready queue by this "sequence number".
 _sequence = itertools.count()
@@ -322,10 +331,13 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
                     source = (o._vc, o._vc[0], o._output_nr)
                     break
         sources.append(source)
+    if _saved_hooks.stack:  # inside saved_tensors_hooks: keep what the pack hook returns
+        return pack_saved(values, tuple(sources), inputs, outputs)
     return (values, tuple(sources))
 
 
 _ndarray = np.ndarray
+_saved_hooks = saved_hooks.state
 _CONSTANTS = frozenset({np.ndarray, int, float, bool, complex})
 
 
@@ -340,6 +352,8 @@ def unpack_saved(node: Node) -> tuple:
             "backward(retain_graph=True) the first time, or rebuild the graph (run the "
             "forward computation again)."
         )
+    if type(saved) is PackedSaved:  # saved inside saved_tensors_hooks: no version checks
+        return saved.unpack(unpack_mode.as_tensors)
     values, sources = saved
     for source in sources:  # (every backward step runs this: no zip with the values here)
         if source is not None:

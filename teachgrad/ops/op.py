@@ -266,6 +266,8 @@ def _as_scalars(saved: tuple) -> tuple:
     scalars are read when backward runs, so it sees what PyTorch's would (a change
     through ``.data`` included).
     """
+    if type(saved) is not tuple:  # packed by saved_tensors_hooks: unpacked as they are
+        return saved
     values, sources = saved
     return (_ScalarValues(values), sources)
 

@@ -1,0 +1,137 @@
+"""Hooks for saved tensors: see, move or compress what autograd keeps for backward.
+
+A backward formula needs values from the forward pass (``a * b`` keeps ``a`` and ``b``;
+``exp`` keeps its result). Inside ``saved_tensors_hooks(pack, unpack)`` every tensor an op
+saves goes through ``pack(tensor)``, and the graph keeps only what ``pack`` returned; when
+backward (or ``grad_fn._saved_self``) needs the tensor back, ``unpack(packed)`` must
+return it::
+
+    >>> import teachgrad as torch
+    >>> def pack(x):
+    ...     print("packing", x.shape)
+    ...     return x
+    >>> def unpack(x):
+    ...     print("unpacking", x.shape)
+    ...     return x
+    >>> a = torch.ones(3, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    ...     y = a.exp()
+    packing teachgrad.Size([3])
+    >>> y.sum().backward()
+    unpacking teachgrad.Size([3])
+
+As in PyTorch: the hooks are the innermost pair active when the op runs; the values an op
+computes for itself (masks, shapes) and Python numbers are not packed; a tensor changed in
+place after it was packed is not detected (``unpack`` returns whatever it returns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+class _HooksState:
+    """The active (pack, unpack) pairs, innermost last, and a refusal message if disabled."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[Callable, Callable]] = []
+        self.disabled: str | None = None
+
+
+state = _HooksState()
+
+
+class saved_tensors_hooks:
+    """Pass every tensor ops save for backward through ``pack_hook``, and what it returned
+    through ``unpack_hook`` when backward needs it (see the module docstring)."""
+
+    def __init__(self, pack_hook: Callable[[Any], Any],
+                 unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        if state.disabled is not None:
+            raise RuntimeError(state.disabled)
+        state.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        state.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors in CPU memory (PyTorch moves GPU tensors there to save GPU memory).
+
+    teachgrad's tensors are always in CPU memory, so the tensors are kept as they are.
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        super().__init__(_keep, _keep)
+
+
+def _keep(tensor):
+    return tensor
+
+
+class disable_saved_tensors_hooks:
+    """Refuse ``saved_tensors_hooks`` inside this block with ``error_message``."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        self.previous = state.disabled
+        state.disabled = self.error_message
+
+    def __exit__(self, *exc_info) -> None:
+        state.disabled = self.previous
+
+
+class PackedSaved:
+    """What an op saved while hooks were active: packed tensors instead of arrays.
+
+    ``values`` holds the op's own values (``None`` where a tensor was packed), ``sources``
+    says what each value is (see ``graph.record_saved``), ``packed`` maps a position to
+    ``(what pack returned, unpack)``.
+    """
+
+    __slots__ = ("values", "sources", "packed")
+
+    def __init__(self, values: tuple, sources: tuple, packed: dict) -> None:
+        self.values = values
+        self.sources = sources
+        self.packed = packed
+
+    def unpack(self, as_tensors: bool) -> tuple:
+        """The saved values, each packed tensor through its unpack hook."""
+        from .._tensor import Tensor
+
+        values = list(self.values)
+        for i, (packed, unpack_hook) in self.packed.items():
+            tensor = unpack_hook(packed)
+            if not isinstance(tensor, Tensor):
+                raise TypeError(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got "
+                    f"result of type {type(tensor).__name__}"
+                )
+            values[i] = tensor if as_tensors else tensor._data
+        return tuple(values)
+
+
+def pack(values: tuple, sources: tuple, inputs: tuple, outputs: tuple) -> PackedSaved:
+    """Pack the saved inputs and outputs through the innermost hooks (``record_saved``)."""
+    pack_hook, unpack_hook = state.stack[-1]
+    values, packed = list(values), {}
+    for i, source in enumerate(sources):
+        if source is None:  # a constant the op made itself: kept as it is
+            continue
+        # an input: the tensor itself; the op's output: by its output number
+        tensor = source[0] if len(source) == 2 else outputs[source[2]]
+        packed[i] = (pack_hook(tensor), unpack_hook)
+        values[i] = None
+    return PackedSaved(tuple(values), sources, packed)
+
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]

@@ -1,0 +1,161 @@
+"""Hooks for saved tensors (``torch.autograd.graph.saved_tensors_hooks``, PyTorch's autograd
+notes): what is packed, what backward gets back, and PyTorch's errors.
+
+Gradients are checked against hand derivatives; what is packed against PyTorch when it
+is installed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.autograd.graph import (
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+
+
+def test_the_notes_example_packs_the_saved_inputs_and_unpacks_them_in_backward():
+    a = torch.ones(5, requires_grad=True)
+    b = torch.ones(5, requires_grad=True) * 2
+    log = []
+
+    def pack(x):
+        log.append(("pack", x))
+        return x
+
+    def unpack(x):
+        log.append(("unpack", x))
+        return x
+
+    with saved_tensors_hooks(pack, unpack):
+        y = a * b
+    assert [kind for kind, _ in log] == ["pack", "pack"]
+    assert {id(x) for _, x in log} == {id(a), id(b)}  # the tensors themselves
+    y.sum().backward()
+    assert [kind for kind, _ in log[2:]] == ["unpack", "unpack"]
+    assert a.grad.tolist() == [2.0] * 5  # d(a·b)/da = b
+
+
+def test_only_tensors_are_packed_and_the_graph_keeps_only_what_pack_returned():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    stored = {}
+
+    def pack(t):  # "save to disk": keep a NumPy copy and a key, drop the tensor
+        key = len(stored)
+        stored[key] = t.detach().numpy().copy()
+        return key
+
+    def unpack(key):
+        return torch.tensor(stored[key])
+
+    with saved_tensors_hooks(pack, unpack):
+        y = (x * 3).exp()  # x * 3 saves nothing packable (3 is a number); exp its result
+    assert len(stored) == 1
+    np.testing.assert_allclose(stored[0], np.exp(3 * np.array([0.5, -1.0, 2.0])), rtol=1e-6)
+    y.sum().backward()
+    # d exp(3x)/dx = 3·exp(3x)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * stored[0], rtol=1e-6)
+
+
+def test_the_innermost_hooks_pack_and_the_grad_fn_attribute_unpacks():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    with saved_tensors_hooks(lambda t: seen.append("outer") or t, lambda t: t):
+        with saved_tensors_hooks(lambda t: seen.append("inner") or t,
+                                 lambda t: seen.append("unpacked") or t):
+            y = x.sin()
+        z = x.cos()
+    assert seen == ["inner", "outer"]
+    assert y.grad_fn._saved_self is x and seen[-1] == "unpacked"
+    (y + z).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([1.0, 2.0]) - np.sin([1.0, 2.0]),
+                               rtol=1e-6)
+
+
+def test_higher_order_gradients_through_packed_tensors():
+    x = torch.tensor([0.3, -0.7], dtype=torch.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda t: ("kept", t), lambda packed: packed[1]):
+        y = (x * x).exp().sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        (gg,) = torch.autograd.grad(g.sum(), x)
+    e = np.exp(np.array([0.3, -0.7]) ** 2)
+    xs = np.array([0.3, -0.7])
+    np.testing.assert_allclose(g.detach().numpy(), 2 * xs * e)  # d e^{x²}/dx = 2x·e^{x²}
+    np.testing.assert_allclose(gg.numpy(), (2 + 4 * xs**2) * e)  # and its derivative
+
+
+def test_save_on_cpu_and_a_custom_function_keep_gradients_right():
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * x**2 * grad
+
+    x = torch.tensor([1.0, -2.0], requires_grad=True)
+    packed = []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        Cube.apply(x).sum().backward()
+    assert packed == [x] and x.grad.tolist() == [3.0, 12.0]
+    x.grad = None
+    with save_on_cpu(pin_memory=True):
+        (x.tanh() * x).sum().backward()
+    t = np.tanh([1.0, -2.0])
+    np.testing.assert_allclose(x.grad.numpy(), t + np.array([1.0, -2.0]) * (1 - t**2),
+                               rtol=1e-6)
+
+
+def test_pytorchs_errors():
+    x = torch.ones(2, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t, lambda t: 3):
+        y = x.exp()
+    with pytest.raises(TypeError, match="^Output of saved tensor unpack_hook expected to be a "
+                                        "Tensor but got result of type int$"):
+        y.sum().backward()
+    with (disable_saved_tensors_hooks("no hooks in this block"),
+          pytest.raises(RuntimeError, match="^no hooks in this block$"),
+          saved_tensors_hooks(lambda t: t, lambda t: t)):
+        pass
+    with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again afterwards
+        z = x.exp()
+    z.sum().backward()
+    assert x.grad.tolist() == pytest.approx([np.e, np.e])
+
+
+PROGRAMS = {
+    "mul": lambda m, a, b: a * b,
+    "exp": lambda m, a, b: a.exp(),
+    "tanh": lambda m, a, b: a.tanh(),
+    "relu": lambda m, a, b: m.relu(a),
+    "div": lambda m, a, b: a / b,
+    "pow": lambda m, a, b: a**3,
+    "matmul": lambda m, a, b: a.reshape(2, 2) @ b.reshape(2, 2),
+    "sum of a scaled": lambda m, a, b: (a * 2).sum(),
+    "softmax": lambda m, a, b: m.softmax(a, 0),
+    "linear": lambda m, a, b: m.nn.functional.linear(a.reshape(1, 4), b.reshape(1, 4)),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_same_tensors_are_packed_as_in_pytorch(name):
+    torch_ = pytest.importorskip("torch")
+    packed = []
+    for m in (torch_, torch):
+        a = m.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = m.tensor([0.5, 1.5, 2.5, 3.5], requires_grad=True)
+        values = []
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda x, values=values: values.append(x.detach().numpy().round(4).tolist())
+                or x, lambda x: x):
+            PROGRAMS[name](m, a, b)
+        packed.append(sorted(map(str, values)))  # (the order of one op's saves may differ)
+    assert packed[1] == packed[0]
