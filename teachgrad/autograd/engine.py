@@ -551,9 +551,13 @@ def fit_gradient(g, meta: tuple, node: Node, index: int):
 
 
 def _check_broadcast(got: tuple, expected: tuple, node: Node, index: int) -> tuple:
-    ok = len(got) >= len(expected) and all(
-        e == 1 or e == g for e, g in zip(expected[::-1], got[::-1])
-    )
+    lead = len(got) - len(expected)
+    ok = lead >= 0
+    if ok:  # (a loop, not all() over a generator: every broadcast gradient comes here)
+        for i, e in enumerate(expected):
+            if e != 1 and e != got[lead + i]:
+                ok = False
+                break
     if not ok:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index} - got "
@@ -562,12 +566,19 @@ def _check_broadcast(got: tuple, expected: tuple, node: Node, index: int) -> tup
     return expected
 
 
+_HALF = np.dtype(np.float16)
+
+
 def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum ``g`` over the dimensions that broadcasting added or stretched, to ``shape``."""
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
+    stretched = tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
     )
+    if not stretched and g.dtype is not _HALF:
+        # Only leading dimensions were added (a bias): one sum leaves exactly ``shape``.
+        return g.sum(axis=tuple(range(lead))) if lead else g
+    axes = tuple(range(lead)) + stretched
     if axes:
         if g.dtype == np.float16:  # half adds up in float32, as in PyTorch (65504 + 1 is inf)
             g = g.sum(axis=axes, keepdims=True, dtype=np.float32).astype(np.float16)
