@@ -44,6 +44,11 @@ class _Uninitialized:
     __slots__ = ()
     cls_to_become: type = Tensor
 
+    def __init__(self, *args, **kwargs) -> None:
+        # Everything happened in __new__ (Tensor.__init__, the legacy constructor, must
+        # not run on the empty data again).
+        pass
+
     @property
     def shape(self):
         raise RuntimeError(_UNINITIALIZED_MESSAGE)
@@ -89,10 +94,6 @@ class UninitializedParameter(_Uninitialized, Parameter):
         _check_device(device)
         return super().__new__(cls, _empty(dtype), requires_grad)
 
-    def __init__(self, requires_grad: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        pass
-
 
 class UninitializedBuffer(_Uninitialized, Tensor):
     """A buffer (batch norm's running statistics) whose shape is not known yet.
@@ -109,10 +110,6 @@ class UninitializedBuffer(_Uninitialized, Tensor):
         buffer = object.__new__(cls)
         _init(buffer, _empty(dtype)._data, requires_grad)
         return buffer
-
-    def __init__(self, requires_grad: bool = False, device: Any = None,
-                 dtype: Any = None) -> None:
-        pass
 
 
 class LazyModuleMixin:
