@@ -69,11 +69,16 @@ class AxisMap:
         """The transposed map: input position ``i`` reads back every output that read it,
         with the same weight (``-1`` fills the rows of positions read fewer times).
 
-        >>> pairs = AxisMap(index=np.array([[0, 1], [1, 2]]), weights=None, size=3)
-        >>> pairs.adjoint.index                  # 0 was read by output 0, 1 by both ...
+        >>> means = AxisMap(index=np.array([[0, 1], [1, 2]]), weights=np.full((2, 2), 0.5),
+        ...                 size=3)             # output 0 = mean(x0, x1), 1 = mean(x1, x2)
+        >>> means.adjoint.index                  # 0 was read by output 0, 1 by both ...
         array([[ 0, -1],
                [ 0,  1],
                [ 1, -1]])
+        >>> means.adjoint.weights
+        array([[0.5, 0. ],
+               [0.5, 0.5],
+               [0.5, 0. ]])
         """
         read = self.columns
         outputs = len(read)
