@@ -1,0 +1,480 @@
+"""Run PyTorch's own docstring examples with PyTorch and with teachgrad, and compare.
+
+PyTorch documents most of its functions with ``>>>`` examples. For every public name that
+exists in both libraries (``torch``, ``Tensor`` methods, ``nn``, ``nn.functional``,
+``linalg``, ``special``, ``autograd``, ``distributions`` ...) this script extracts the
+examples of PyTorch's docstring with :class:`doctest.DocTestParser`, runs them twice in
+fresh namespaces -- once with ``torch`` the real PyTorch, once with ``torch`` bound to
+teachgrad (``import torch`` inside an example resolves to teachgrad too) -- and compares
+what each statement displays, the way doctest would show it.
+
+Each example lands in one category:
+
+* ``same``: every statement displayed the same text (PyTorch's formatting is the spec).
+* ``differ``: some statement displayed different text.
+* ``teachgrad raised``: teachgrad raised where PyTorch did not.
+* ``random``: PyTorch itself prints different text under two different seeds, so the
+  numbers cannot match; the two runs only have to succeed and to display tensors of the
+  same shapes and dtypes (``random ok`` / ``random differ``).
+* ``torch-only``: the example uses a feature teachgrad deliberately lacks (CUDA, sparse or
+  complex tensors, quantization, named tensors, TorchScript ...); not run.
+* ``torch raised``: the example does not run with PyTorch either (undefined names, files).
+
+Run ``python tests/torch_doc_examples.py [--only NAME] [--verbose]`` (NAME may be a full
+name such as ``torch.Tensor.index_add_`` or a bare one such as ``index_add_``). The
+summary ends with one line per example that is not the same in both libraries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import doctest
+import io
+import math
+import re
+import signal
+import sys
+import types
+import warnings
+from dataclasses import dataclass, field
+
+# Tokens that mark a feature teachgrad does not have (it is a CPU, real, dense library).
+TORCH_ONLY = {
+    "cuda": r"cuda|\bmps\b|device\(['\"](?:cuda|mps|meta)|pin_memory|\.to\(['\"]meta",
+    "sparse": r"sparse|to_sparse|\.coalesce\(|_nnz|crow_indices|indices\(\)",
+    "complex": r"complex|cfloat|cdouble|chalf|\d(?:\.\d*)?j\b|\bj\)|1j|\.real\b|\.imag\b|view_as_real",
+    "quantized": r"quantiz|qint|quint|\bq_scale|dequantize",
+    "named tensors": r"names=|refine_names|align_to|rename\(|\.names\b",
+    "TorchScript / compile / fx": r"torch\.jit|script\(|torch\.compile|torch\.fx|torch\.export"
+    r"|symbolic_trace|torch\._dynamo|torch\.onnx",
+    "distributed / multiprocessing": r"distributed|torch\.multiprocessing|DataParallel",
+    "storage / memory format": r"untyped_storage|\.storage\(|channels_last|memory_format|"
+    r"from_file|UntypedStorage|share_memory",
+    "nested / masked tensors": r"nested|masked\.|MaskedTensor|torch\.masked",
+    "float8 / low precision ints": r"float8|uint16|uint32|uint64|int4|bits8|float4",
+}
+
+# Statements that draw random numbers make an example "random" even if PyTorch happened to
+# print the same text under two seeds (e.g. it prints only a shape).
+RANDOM_CALL = re.compile(
+    r"rand|normal_|uniform_|bernoulli|multinomial|poisson|exponential_|geometric_|cauchy_|"
+    r"log_normal_|random_|[Dd]ropout|\.sample\(|rsample|manual_seed|seed\(|shuffle|"
+    r"RandomSampler|random_split|init\.|nn\.[A-Z]\w*\("
+)
+
+STATEMENT_SECONDS = 10
+
+
+@dataclass
+class Example:
+    """The examples of one docstring, under the first name that carries it."""
+
+    name: str
+    source_names: list[str]
+    statements: list[doctest.Example]
+    namespace: str = "torch"
+
+    @property
+    def source(self) -> str:
+        return "".join(s.source for s in self.statements)
+
+
+@dataclass
+class Outcome:
+    """What one run displayed: per statement (kind, text, signature)."""
+
+    steps: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def first_error(self) -> int | None:
+        for i, (kind, _, _) in enumerate(self.steps):
+            if kind == "exc":
+                return i
+        return None
+
+
+# --------------------------------------------------------------------------- collecting
+
+
+def _namespaces(torch, teachgrad) -> list[tuple[str, object, object]]:
+    """(label, torch object, teachgrad object) for every namespace both libraries have."""
+    pairs = [("torch", torch, teachgrad), ("torch.Tensor", torch.Tensor, teachgrad.Tensor)]
+    for sub in ("nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn",
+                "nn.utils.parametrizations", "nn.utils.parametrize", "nn.attention",
+                "linalg", "special", "fft", "autograd", "autograd.functional",
+                "autograd.forward_ad", "autograd.graph", "distributions",
+                "distributions.constraints", "distributions.transforms", "func", "optim",
+                "optim.lr_scheduler", "utils.data", "testing", "random", "backends",
+                "serialization", "nn.parameter", "return_types"):
+        theirs, ours = torch, teachgrad
+        for part in sub.split("."):
+            theirs = getattr(theirs, part, None)
+            ours = getattr(ours, part, None)
+        if theirs is not None and ours is not None:
+            pairs.append((f"torch.{sub}", theirs, ours))
+    return pairs
+
+
+def _public_names(obj) -> list[str]:
+    names = getattr(obj, "__all__", None)
+    if names is None or isinstance(obj, type):
+        names = dir(obj)
+    return sorted(n for n in names if not n.startswith("_") or n in ("__getitem__",))
+
+
+def _members(torch, teachgrad) -> list[tuple[str, str, str | None]]:
+    """(namespace, qualified name, PyTorch docstring) of every public name both libraries have."""
+    out = []
+    for label, theirs, ours in _namespaces(torch, teachgrad):
+        for name in _public_names(theirs):
+            if not hasattr(ours, name):
+                continue
+            try:
+                member = getattr(theirs, name)
+            except Exception:
+                continue
+            if isinstance(member, types.ModuleType):
+                continue
+            doc = getattr(member, "__doc__", None)
+            out.append((label, f"{label}.{name}", doc))
+            if isinstance(member, type) and label != "torch.Tensor":
+                # A class's methods (Module.forward, Distribution.log_prob ...) have examples too.
+                ours_cls = getattr(ours, name)
+                for meth in sorted(vars(member)):
+                    if meth.startswith("_") or not hasattr(ours_cls, meth):
+                        continue
+                    m = vars(member)[meth]
+                    mdoc = getattr(m, "__doc__", None)
+                    if mdoc and ">>>" in mdoc:
+                        out.append((label, f"{label}.{name}.{meth}", mdoc))
+    return out
+
+
+def collect_examples(torch, teachgrad) -> list[Example]:
+    """One Example per distinct docstring that has ``>>>`` examples."""
+    parser = doctest.DocTestParser()
+    by_doc: dict[str, Example] = {}
+    for label, qualname, doc in _members(torch, teachgrad):
+        if not isinstance(doc, str) or ">>>" not in doc:
+            continue
+        if doc in by_doc:
+            by_doc[doc].source_names.append(qualname)
+            continue
+        try:
+            statements = parser.get_examples(doc)
+        except ValueError:  # malformed indentation in the docstring
+            continue
+        if statements:
+            by_doc[doc] = Example(qualname, [qualname], _join_continuations(statements), label)
+    return list(by_doc.values())
+
+
+def _join_continuations(statements: list[doctest.Example]) -> list[doctest.Example]:
+    """Merge statements PyTorch wrote with ``>>>`` on every line (xdoctest style).
+
+    ``>>> for p in model.parameters():`` followed by ``>>>     print(p)`` is one statement
+    for Python: a line that is indented, or that follows one that does not compile on its
+    own (an open bracket, a decorator), continues the previous statement.
+    """
+    joined: list[doctest.Example] = []
+    for statement in statements:
+        if joined and (statement.source[:1].isspace() or not _compiles(joined[-1].source)):
+            last = joined[-1]
+            joined[-1] = doctest.Example(last.source + statement.source, statement.want,
+                                         statement.exc_msg, lineno=last.lineno)
+        else:
+            joined.append(statement)
+    return joined
+
+
+def _compiles(source: str) -> bool:
+    try:
+        compile(source, "<example>", "single")
+    except SyntaxError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- running
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout(f"statement took more than {STATEMENT_SECONDS} s")
+
+
+def _signature(value, tensor_types) -> str:
+    """Shape and dtype of the tensors in a displayed value (for random examples)."""
+    if isinstance(value, tensor_types):
+        return f"T{tuple(value.shape)}:{str(value.dtype).split('.')[-1]}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_signature(v, tensor_types) for v in value) + ")"
+    return type(value).__name__
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _normalise(text: str) -> str:
+    text = _ADDRESS.sub("0x…", text)
+    return text.replace("teachgrad", "torch").rstrip()
+
+
+def _module_table(lib, name: str) -> dict[str, object]:
+    """``sys.modules`` entries that make ``import torch[.x]`` give ``lib``'s modules."""
+    table = {"torch": lib}
+    if name == "torch":
+        return table
+    for sub in ("nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn",
+                "nn.utils.parametrize", "nn.utils.parametrizations", "nn.parameter",
+                "linalg", "special", "fft", "autograd", "autograd.functional",
+                "autograd.forward_ad", "autograd.graph", "distributions", "func", "optim",
+                "optim.lr_scheduler", "utils", "utils.data", "testing", "random"):
+        obj = lib
+        for part in sub.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                break
+        if obj is not None:
+            table[f"torch.{sub}"] = obj
+    return table
+
+
+@contextlib.contextmanager
+def _as_torch(lib, name: str):
+    """Make ``import torch`` (and its submodules) resolve to ``lib`` for the duration."""
+    table = _module_table(lib, name)
+    saved = {k: sys.modules.get(k) for k in table}
+    sys.modules.update(table)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+
+def _reset(lib, seed: int) -> None:
+    """Undo what an example may have changed globally (print options, default dtype ...)."""
+    lib.set_printoptions(profile="default")
+    lib.set_default_dtype(lib.float32)
+    lib.set_grad_enabled(True)
+    lib.manual_seed(seed)
+    import numpy as np
+    np.random.seed(seed)
+    import random
+    random.seed(seed)
+
+
+def _globals(lib, label: str) -> dict[str, object]:
+    """The names an example may use without importing them.
+
+    PyTorch runs its examples with the globals of the module that documents them (so the
+    ``torch.distributions`` examples say ``Bernoulli(...)``); the standard modules they
+    forget to import are added too.
+    """
+    import functools
+    import itertools
+    import os
+    import tempfile
+
+    import numpy as np
+
+    namespace = {"torch": lib, "nn": lib.nn, "F": lib.nn.functional, "math": math, "np": np,
+                 "numpy": np, "io": io, "itertools": itertools, "functools": functools,
+                 "os": os, "tempfile": tempfile, "__name__": "__main__"}
+    if label not in ("torch", "torch.Tensor"):
+        module = lib
+        for part in label.split(".")[1:]:
+            module = getattr(module, part)
+        namespace[label.rsplit(".", 1)[-1]] = module
+        namespace.update({n: getattr(module, n) for n in dir(module) if not n.startswith("_")})
+        namespace["torch"] = lib
+    return namespace
+
+
+def run_example(example: Example, lib, lib_name: str, seed: int = 0) -> Outcome:
+    """Run the statements of ``example`` with ``torch`` bound to ``lib``."""
+    import numpy as np
+
+    tensor_types = (lib.Tensor,)
+    outcome = Outcome()
+    namespace = _globals(lib, example.namespace)
+    displayed: list[object] = []
+
+    def hook(value):
+        if value is None:
+            return
+        displayed.append(value)
+        sys.stdout.write(repr(value) + "\n")
+
+    _reset(lib, seed)
+    old_hook = sys.displayhook
+    old_handler = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        with _as_torch(lib, lib_name), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sys.displayhook = hook
+            for statement in example.statements:
+                buffer = io.StringIO()
+                displayed.clear()
+                signal.alarm(STATEMENT_SECONDS)
+                try:
+                    code = compile(statement.source, "<example>", "single")
+                    with contextlib.redirect_stdout(buffer):
+                        exec(code, namespace)
+                    sig = ";".join(_signature(v, tensor_types) for v in displayed)
+                    outcome.steps.append(("out", _normalise(buffer.getvalue()), sig))
+                except BaseException as e:  # noqa: BLE001 - any failure is an outcome
+                    if isinstance(e, KeyboardInterrupt):
+                        raise
+                    outcome.steps.append(("exc", type(e).__name__, str(e).split("\n")[0]))
+                finally:
+                    signal.alarm(0)
+    finally:
+        sys.displayhook = old_hook
+        signal.signal(signal.SIGALRM, old_handler)
+        _reset(lib, seed)
+    return outcome
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def torch_only_reason(example: Example) -> str | None:
+    """The torch-only feature an example relies on, or None."""
+    text = example.source
+    for reason, pattern in TORCH_ONLY.items():
+        if re.search(pattern, text):
+            return reason
+    return None
+
+
+@dataclass
+class Result:
+    example: Example
+    category: str
+    detail: str = ""
+
+
+def _expects_exception(statement: doctest.Example) -> bool:
+    return statement.exc_msg is not None
+
+
+def compare(example: Example, torch, teachgrad) -> Result:
+    """Classify one example (see the module docstring for the categories).
+
+    A statement whose text PyTorch prints differently under two seeds is random: only the
+    shapes and dtypes of what it displays are compared. Every other statement must display
+    the same text.
+    """
+    reason = torch_only_reason(example)
+    if reason:
+        return Result(example, "torch-only", reason)
+    theirs = run_example(example, torch, "torch", seed=0)
+    bad = theirs.first_error()
+    if bad is not None and not _expects_exception(example.statements[bad]):
+        kind, name, msg = theirs.steps[bad]
+        return Result(example, "torch raised", f"{name}: {msg}")
+    ours = run_example(example, teachgrad, "teachgrad", seed=0)
+    draws = bool(RANDOM_CALL.search(example.source))
+    seeds = [run_example(example, torch, "torch", seed=s) for s in ((1, 2) if draws else (1,))]
+    random = [any(run.steps[i][:2] != step[:2] for run in seeds)
+              for i, step in enumerate(theirs.steps)]
+    problems: list[tuple[str, str]] = []
+    for i, (t, o) in enumerate(zip(theirs.steps, ours.steps)):
+        src = example.statements[i].source.strip()
+        if t[0] == "out" and o[0] == "exc":
+            problems.append(("teachgrad raised", f"{src}\n    {o[1]}: {o[2]}"))
+            break  # what follows depends on the failed statement
+        if t[0] == "exc":
+            if o[0] != "exc" or o[1] != t[1]:
+                got = f"{o[1]}" if o[0] == "exc" else "no error"
+                problems.append(("differ", f"{src}\n    torch raised {t[1]}, teachgrad: {got}"))
+        elif random[i]:
+            if t[2] != o[2]:
+                problems.append(("random differ",
+                                 f"{src}\n    torch:     {t[2]}\n    teachgrad: {o[2]}"))
+        elif t[1] != o[1]:
+            problems.append(("differ", f"{src}\n{_diff(t[1], o[1])}"))
+    if not problems:
+        return Result(example, "random ok" if draws or any(random) else "same")
+    order = ("teachgrad raised", "differ", "random differ")
+    category = min((p[0] for p in problems), key=order.index)
+    return Result(example, category, "\n  ".join(p[1] for p in problems[:4]))
+
+
+def _diff(theirs: str, ours: str) -> str:
+    def indent(text):
+        return "\n".join("      " + line for line in text.splitlines()[:12])
+
+    return f"    torch:\n{indent(theirs)}\n    teachgrad:\n{indent(ours)}"
+
+
+def sweep(only: list[str] | None = None) -> list[Result]:
+    """Compare every example (or those whose names match ``only``); returns the results."""
+    import torch
+
+    import teachgrad
+
+    torch.set_num_threads(1)
+    examples = collect_examples(torch, teachgrad)
+    if only:
+        wanted = set(only)
+
+        def matches(ex: Example) -> bool:
+            return any(n in wanted or n.rsplit(".", 1)[-1] in wanted for n in ex.source_names)
+
+        examples = [ex for ex in examples if matches(ex)]
+    return [compare(ex, torch, teachgrad) for ex in examples]
+
+
+CATEGORIES = ("same", "random ok", "differ", "random differ", "teachgrad raised",
+              "torch-only", "torch raised")
+
+
+def report(results: list[Result], verbose: bool = False) -> str:
+    lines = [f"{len(results)} examples"]
+    for cat in CATEGORIES:
+        lines.append(f"  {cat:17s} {sum(r.category == cat for r in results)}")
+    reasons: dict[str, int] = {}
+    for r in results:
+        if r.category == "torch-only":
+            reasons[r.detail] = reasons.get(r.detail, 0) + 1
+    if reasons:
+        lines.append("torch-only features skipped: " +
+                     ", ".join(f"{k} ({v})" for k, v in sorted(reasons.items())))
+    shown = ("differ", "random differ", "teachgrad raised")
+    if verbose:
+        shown += ("torch raised",)
+    for cat in shown:
+        group = [r for r in results if r.category == cat]
+        if group:
+            lines.append(f"\n== {cat} ({len(group)})")
+        for r in sorted(group, key=lambda r: r.example.name):
+            lines.append(f"- {r.example.name}: {r.detail}")
+    if verbose:
+        lines.append("\n== same")
+        lines.extend(f"- {r.example.name}" for r in results if r.category == "same")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="run only the examples of this name (repeatable)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also list PyTorch's own failures and the matching examples")
+    args = parser.parse_args(argv)
+    results = sweep(args.only)
+    print(report(results, args.verbose))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
