@@ -393,6 +393,17 @@ def _rfloordiv(input, other) -> Tensor:
     return _rounded_division(_operand(other), input, "floor", _FloorDivideNotImplemented)
 
 
+def _python_mod(a: np.ndarray, b) -> np.ndarray:
+    """``a mod b`` with the sign of ``b``, computed as PyTorch does: ``fmod``, then ``+ b``
+    where the signs disagree. The result is the same as ``np.mod`` except for the sign of
+    a zero: PyTorch keeps fmod's (``-2. % 2 == -0.``, ``3. % -1.5 == 0.``)."""
+    if a.dtype.kind != "f":
+        return np.mod(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.fmod(a, b)
+        return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
 class RemainderBackward0(Op):
     """``tensor % number``: the number is a constant, so only the tensor is an input."""
 
@@ -400,7 +411,7 @@ class RemainderBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, other):
-        return np.mod(a, _cast(other, a.dtype))
+        return _python_mod(a, _cast(other, a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -418,7 +429,7 @@ class RemainderBackward1(Op):
         # a and b are needed only for b's gradient (x % y keeps nothing when y is a constant).
         if ctx.needs_input_grad[1]:
             ctx.save_for_backward(a, b)
-        return np.mod(a, b)
+        return _python_mod(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -443,7 +454,7 @@ def remainder(input, other) -> Tensor:
     a, b = _operand(input), _operand(other)
     aa, bb = _division_operands(a, b, "remainder_cpu")  # the checks, and the result dtype
     if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it either
-        return _make(np.asarray(np.mod(aa, bb)))
+        return _make(np.asarray(_python_mod(aa, bb)))
     if isinstance(b, Tensor):
         return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
     if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats
