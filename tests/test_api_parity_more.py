@@ -370,6 +370,9 @@ def test_flags_are_remembered():
         torch.set_default_device("cuda")
     assert torch.typename(torch.ones(1)) == "torch.FloatTensor"
     assert torch.typename(3) == "int"
+    # a class names itself, not its metaclass ('type')
+    assert torch.typename(torch.nn.Parameter) == "teachgrad.nn.parameter.Parameter"
+    assert torch.typename(torch.nn.Linear(1, 1)) == "teachgrad.nn.modules.linear.Linear"
     model = torch.nn.Linear(2, 2)
     assert torch.compile(model) is model  # (nothing to compile: NumPy runs it as written)
     assert torch.compile(mode="max-autotune")(len) is len
