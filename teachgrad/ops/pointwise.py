@@ -148,7 +148,8 @@ class RsubBackward1(Op):
 
 
 class MulBackward0(Op):
-    saved_names = ("self", "other")  # grad_fn._saved_...
+    # PyTorch saves (and packs, with saved-tensor hooks) other before self.
+    saved_names = ("other", "self")  # grad_fn._saved_...
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
     promotes = True
 
@@ -156,12 +157,12 @@ class MulBackward0(Op):
     def forward(ctx, a, b):
         # Keep only what a gradient needs: b for a's, a for b's (x * 2 keeps no copy of x).
         needs = ctx.needs_input_grad
-        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
+        ctx.save_for_backward(b if needs[0] else None, a if needs[1] else None)
         return a * b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (None if b is None else grad * b), (None if a is None else grad * a)
 
 
