@@ -8,14 +8,19 @@ fresh namespaces -- once with ``torch`` the real PyTorch, once with ``torch`` bo
 teachgrad (``import torch`` inside an example resolves to teachgrad too) -- and compares
 what each statement displays, the way doctest would show it.
 
-Each example lands in one category:
+Examples that draw random numbers are made comparable: the two libraries run in lockstep
+and teachgrad is handed the numbers PyTorch drew (see "replaying" below). Each example
+lands in one category:
 
 * ``same``: every statement displayed the same text (PyTorch's formatting is the spec).
-* ``differ``: some statement displayed different text.
+* ``replayed same``: the same, for an example whose random numbers were replayed.
+* ``random ok``: teachgrad drew random numbers of its own (dropout, sampling ...), so the
+  statements PyTorch itself prints differently under two seeds are compared by the shapes
+  and dtypes of the tensors they display only; those matched (else ``random differ``).
+* ``rounding``: texts differ only in numbers within float rounding (rtol 1e-3, atol 1e-5
+  of the largest magnitude): another summation order or LAPACK routine.
+* ``differ`` / ``replayed differ``: some statement displayed different text.
 * ``teachgrad raised``: teachgrad raised where PyTorch did not.
-* ``random``: PyTorch itself prints different text under two different seeds, so the
-  numbers cannot match; the two runs only have to succeed and to display tensors of the
-  same shapes and dtypes (``random ok`` / ``random differ``).
 * ``torch-only``: the example uses a feature teachgrad deliberately lacks (CUDA, sparse or
   complex tensors, quantization, named tensors, TorchScript ...); not run.
 * ``torch raised``: the example does not run with PyTorch either (undefined names, files).
@@ -296,47 +301,197 @@ def _globals(lib, label: str) -> dict[str, object]:
     return namespace
 
 
+class _Session:
+    """One library's run of one example, a statement at a time."""
+
+    def __init__(self, example: Example, lib, lib_name: str, seed: int) -> None:
+        self.lib, self.lib_name, self.seed = lib, lib_name, seed
+        self.namespace = _globals(lib, example.namespace)
+        self.outcome = Outcome()
+        _reset(lib, seed)
+
+    def run(self, statement: doctest.Example) -> None:
+        """Run one statement; append what it displayed (or raised) to the outcome."""
+        displayed: list[object] = []
+
+        def hook(value):
+            if value is not None:
+                displayed.append(value)
+                sys.stdout.write(repr(value) + "\n")
+
+        buffer = io.StringIO()
+        old_hook = sys.displayhook
+        old_handler = signal.signal(signal.SIGALRM, _alarm)
+        try:
+            with _as_torch(self.lib, self.lib_name), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sys.displayhook = hook
+                signal.alarm(STATEMENT_SECONDS)
+                code = compile(statement.source, "<example>", "single")
+                with contextlib.redirect_stdout(buffer):
+                    exec(code, self.namespace)
+            sig = ";".join(_signature(v, (self.lib.Tensor,)) for v in displayed)
+            self.outcome.steps.append(("out", _normalise(buffer.getvalue()), sig))
+        except BaseException as e:  # noqa: BLE001 - any failure is an outcome
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            self.outcome.steps.append(("exc", type(e).__name__, str(e).split("\n")[0]))
+        finally:
+            signal.alarm(0)
+            sys.displayhook = old_hook
+            signal.signal(signal.SIGALRM, old_handler)
+
+    def close(self) -> None:
+        _reset(self.lib, self.seed)
+
+
 def run_example(example: Example, lib, lib_name: str, seed: int = 0) -> Outcome:
     """Run the statements of ``example`` with ``torch`` bound to ``lib``."""
-    tensor_types = (lib.Tensor,)
-    outcome = Outcome()
-    namespace = _globals(lib, example.namespace)
-    displayed: list[object] = []
-
-    def hook(value):
-        if value is None:
-            return
-        displayed.append(value)
-        sys.stdout.write(repr(value) + "\n")
-
-    _reset(lib, seed)
-    old_hook = sys.displayhook
-    old_handler = signal.signal(signal.SIGALRM, _alarm)
+    session = _Session(example, lib, lib_name, seed)
     try:
-        with _as_torch(lib, lib_name), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sys.displayhook = hook
-            for statement in example.statements:
-                buffer = io.StringIO()
-                displayed.clear()
-                signal.alarm(STATEMENT_SECONDS)
-                try:
-                    code = compile(statement.source, "<example>", "single")
-                    with contextlib.redirect_stdout(buffer):
-                        exec(code, namespace)
-                    sig = ";".join(_signature(v, tensor_types) for v in displayed)
-                    outcome.steps.append(("out", _normalise(buffer.getvalue()), sig))
-                except BaseException as e:  # noqa: BLE001 - any failure is an outcome
-                    if isinstance(e, KeyboardInterrupt):
-                        raise
-                    outcome.steps.append(("exc", type(e).__name__, str(e).split("\n")[0]))
-                finally:
-                    signal.alarm(0)
+        for statement in example.statements:
+            session.run(statement)
     finally:
-        sys.displayhook = old_hook
-        signal.signal(signal.SIGALRM, old_handler)
-        _reset(lib, seed)
-    return outcome
+        session.close()
+    return session.outcome
+
+
+# --------------------------------------------------------------------------- replaying
+# To compare examples that draw random numbers, teachgrad is handed PyTorch's numbers: the
+# two libraries run in lockstep, every draw of PyTorch's public random functions is
+# recorded, and the same call in teachgrad (still called, so its arguments are checked)
+# gets the recorded values instead of its own. A module PyTorch initialised randomly has
+# its parameters copied into teachgrad's module of the same name. Any draw teachgrad makes
+# on its own (dropout, sampling inside a distribution ...) is noticed from its generator's
+# state: from then on the example's random statements are compared by shape and dtype only.
+
+RANDOM_FUNCTIONS = ("rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+                    "randint_like", "normal", "bernoulli", "multinomial", "poisson")
+RANDOM_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "exponential_",
+                  "geometric_", "cauchy_", "log_normal_")
+
+
+class _Draws:
+    """The random values PyTorch drew during one statement, in order."""
+
+    def __init__(self) -> None:
+        self.values: list[tuple[str, object]] = []
+        self.matched = True
+
+    def record(self, name: str, result) -> None:
+        self.values.append((name, result.detach().numpy().copy()))
+
+    def replay(self, name: str, result) -> None:
+        """Overwrite teachgrad's ``result`` with PyTorch's next draw, if it is the same call."""
+        if not self.values or self.values[0][0] != name:
+            self.matched = False
+            return
+        _, values = self.values.pop(0)
+        if tuple(result.shape) != values.shape:
+            self.matched = False
+            return
+        result._data[...] = values.astype(result._data.dtype)
+
+
+@contextlib.contextmanager
+def _patched(owner, names, wrap):
+    saved = {n: owner.__dict__[n] for n in names if n in owner.__dict__}
+    originals = {n: getattr(owner, n) for n in names if hasattr(owner, n)}
+    try:
+        for n, f in originals.items():
+            setattr(owner, n, wrap(n, f))
+        yield
+    finally:
+        for n in originals:
+            if n in saved:
+                setattr(owner, n, saved[n])
+            else:
+                delattr(owner, n)
+
+
+def _generator_state(teachgrad):
+    import numpy as np
+
+    gen = teachgrad.default_generator._numpy
+    return id(gen), repr(gen.bit_generator.state), repr(np.random.get_state()[1][:4])
+
+
+def run_paired(example: Example, torch, teachgrad) -> tuple[Outcome, Outcome, list[bool]]:
+    """Run ``example`` with both libraries in lockstep, teachgrad replaying PyTorch's draws.
+
+    Returns both outcomes and, per statement, whether teachgrad had by then drawn any
+    random number of its own (so its random values may differ from PyTorch's).
+    """
+    theirs = _Session(example, torch, "torch", 0)
+    ours = _Session(example, teachgrad, "teachgrad", 0)
+    own_draws: list[bool] = []
+    drew = False
+    draws = _Draws()
+
+    def record(name, f):
+        def recorded(*args, **kwargs):
+            result = f(*args, **kwargs)
+            if isinstance(result, torch.Tensor):
+                draws.record(name, result)
+            return result
+        return recorded
+
+    def replay(name, f):
+        def replayed(*args, **kwargs):
+            state = teachgrad.get_rng_state()
+            result = f(*args, **kwargs)
+            teachgrad.set_rng_state(state)  # the draw did not happen...
+            if isinstance(result, teachgrad.Tensor):
+                draws.replay(name, result)  # ...PyTorch's values stand in for it
+            return result
+        return replayed
+
+    try:
+        for statement in example.statements:
+            draws.values.clear()
+            draws.matched = True
+            before = dict(theirs.namespace)
+            with _patched(torch, RANDOM_FUNCTIONS, record), \
+                    _patched(torch.Tensor, RANDOM_METHODS, record):
+                theirs.run(statement)
+            state = _generator_state(teachgrad)
+            with _patched(teachgrad, RANDOM_FUNCTIONS, replay), \
+                    _patched(teachgrad.Tensor, RANDOM_METHODS, replay):
+                ours.run(statement)
+            copied = _copy_new_modules(before, theirs.namespace, ours.namespace, torch, teachgrad)
+            own = _generator_state(teachgrad) != state or not draws.matched or bool(draws.values)
+            if own and not (copied and draws.matched):
+                drew = True
+            own_draws.append(drew)
+    finally:
+        theirs.close()
+        ours.close()
+    return theirs.outcome, ours.outcome, own_draws
+
+
+def _copy_new_modules(before: dict, theirs: dict, ours: dict, torch, teachgrad) -> bool:
+    """Copy the parameters and buffers of the modules this statement made in PyTorch into
+    teachgrad's modules of the same names; True if there were some and all were copied."""
+    made = [name for name, value in theirs.items()
+            if isinstance(value, torch.nn.Module) and before.get(name) is not value]
+    if not made:
+        return False
+    complete = True
+    for name in made:
+        target = ours.get(name)
+        if not isinstance(target, teachgrad.nn.Module):
+            complete = False
+            continue
+        mine = dict(target.named_parameters())
+        mine.update(target.named_buffers())
+        source = dict(theirs[name].named_parameters())
+        source.update(theirs[name].named_buffers())
+        for key, value in source.items():
+            if key in mine and mine[key] is not None and tuple(mine[key].shape) == value.shape:
+                mine[key]._data[...] = value.detach().numpy()
+            else:
+                complete = False
+    return complete
 
 
 # --------------------------------------------------------------------------- comparing
@@ -372,12 +527,11 @@ def compare(example: Example, torch, teachgrad) -> Result:
     reason = torch_only_reason(example)
     if reason:
         return Result(example, "torch-only", reason)
-    theirs = run_example(example, torch, "torch", seed=0)
+    theirs, ours, own_draws = run_paired(example, torch, teachgrad)
     bad = theirs.first_error()
     if bad is not None and not _expects_exception(example.statements[bad]):
         kind, name, msg = theirs.steps[bad]
         return Result(example, "torch raised", f"{name}: {msg}")
-    ours = run_example(example, teachgrad, "teachgrad", seed=0)
     draws = bool(RANDOM_CALL.search(example.source))
     seeds = [run_example(example, torch, "torch", seed=s) for s in ((1, 2) if draws else (1,))]
     random = [any(run.steps[i][:2] != step[:2] for run in seeds)
@@ -388,6 +542,7 @@ def compare(example: Example, torch, teachgrad) -> Result:
     if seeded:
         random[seeded[0]:] = [True] * (len(random) - seeded[0])
     problems: list[tuple[str, str]] = []
+    by_shape_only = False
     for i, (t, o) in enumerate(zip(theirs.steps, ours.steps)):
         src = example.statements[i].source.strip()
         if t[0] == "out" and o[0] == "exc":
@@ -397,17 +552,45 @@ def compare(example: Example, torch, teachgrad) -> Result:
             if o[0] != "exc" or o[1] != t[1]:
                 got = f"{o[1]}" if o[0] == "exc" else "no error"
                 problems.append(("differ", f"{src}\n    torch raised {t[1]}, teachgrad: {got}"))
-        elif random[i]:
+        elif t[1] == o[1] or re.sub(r"\s*\n\s*", " ", t[1]) == o[1]:
+            continue
+        elif random[i] and own_draws[i]:  # teachgrad's own random numbers: shapes only
+            by_shape_only = True
             if t[2] != o[2]:
                 problems.append(("random differ",
                                  f"{src}\n    torch:     {t[2]}\n    teachgrad: {o[2]}"))
-        elif t[1] != o[1] and re.sub(r"\s*\n\s*", " ", t[1]) != o[1]:
-            problems.append(("differ", f"{src}\n{_diff(t[1], o[1])}"))
+        elif _only_rounding(t[1], o[1]):
+            problems.append(("rounding", f"{src}\n{_diff(t[1], o[1])}"))
+        else:
+            category = "replayed differ" if random[i] else "differ"
+            problems.append((category, f"{src}\n{_diff(t[1], o[1])}"))
     if not problems:
-        return Result(example, "random ok" if draws or any(random) else "same")
-    order = ("teachgrad raised", "differ", "random differ")
+        if by_shape_only:
+            return Result(example, "random ok")
+        return Result(example, "replayed same" if any(random) else "same")
+    order = ("teachgrad raised", "differ", "replayed differ", "random differ", "rounding")
     category = min((p[0] for p in problems), key=order.index)
     return Result(example, category, "\n  ".join(p[1] for p in problems[:4]))
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)")
+
+
+def _only_rounding(theirs: str, ours: str, rtol: float = 1e-3, atol: float = 1e-5) -> bool:
+    """Whether two texts differ only in numbers that are close (float rounding: another
+    summation order, another LAPACK routine): same words, same count of numbers."""
+    import numpy as np
+
+    def split(text):
+        text = re.sub(r"\s+", " ", text)
+        return _NUMBER.sub("#", text), [float(n) for n in _NUMBER.findall(text)]
+
+    (t_words, t_nums), (o_words, o_nums) = split(theirs), split(ours)
+    if t_words != o_words or len(t_nums) != len(o_nums) or not t_nums:
+        return False
+    t_arr, o_arr = np.array(t_nums), np.array(o_nums)
+    scale = max(1.0, float(np.nanmax(np.abs(np.where(np.isinf(t_arr), 0, t_arr)))))
+    return bool(np.allclose(o_arr, t_arr, rtol=rtol, atol=atol * scale, equal_nan=True))
 
 
 def _diff(theirs: str, ours: str) -> str:
@@ -435,8 +618,8 @@ def sweep(only: list[str] | None = None) -> list[Result]:
     return [compare(ex, torch, teachgrad) for ex in examples]
 
 
-CATEGORIES = ("same", "random ok", "differ", "random differ", "teachgrad raised",
-              "torch-only", "torch raised")
+CATEGORIES = ("same", "replayed same", "random ok", "rounding", "differ", "replayed differ",
+              "random differ", "teachgrad raised", "torch-only", "torch raised")
 
 
 def report(results: list[Result], verbose: bool = False) -> str:
@@ -450,9 +633,9 @@ def report(results: list[Result], verbose: bool = False) -> str:
     if reasons:
         lines.append("torch-only features skipped: " +
                      ", ".join(f"{k} ({v})" for k, v in sorted(reasons.items())))
-    shown = ("differ", "random differ", "teachgrad raised")
+    shown = ("differ", "replayed differ", "random differ", "teachgrad raised")
     if verbose:
-        shown += ("torch raised",)
+        shown += ("rounding", "torch raised")
     for cat in shown:
         group = [r for r in results if r.category == cat]
         if group:
