@@ -21,8 +21,9 @@ lands in one category:
   of the largest magnitude): another summation order or LAPACK routine.
 * ``differ`` / ``replayed differ``: some statement displayed different text.
 * ``teachgrad raised``: teachgrad raised where PyTorch did not.
-* ``torch-only``: the example uses a feature teachgrad deliberately lacks (CUDA, sparse or
-  complex tensors, quantization, named tensors, TorchScript ...); not run.
+* ``torch-only``: every statement uses a feature teachgrad deliberately lacks (CUDA,
+  sparse or complex tensors, quantization, named tensors, TorchScript ...), or a variable
+  made by such a statement; not run. In other examples those statements alone are skipped.
 * ``torch raised``: the example does not run with PyTorch either (undefined names, files).
 
 Run ``python tests/torch_doc_examples.py [--only NAME] [--verbose]`` (NAME may be a full
@@ -54,10 +55,11 @@ TORCH_ONLY = {
     "named tensors": r"names=|refine_names|align_to|rename\(|\.names\b",
     "TorchScript / compile / fx": r"torch\.jit|script\(|torch\.compile|torch\.fx|torch\.export"
     r"|symbolic_trace|torch\._dynamo|torch\.onnx",
-    "distributed / multiprocessing": r"distributed|torch\.multiprocessing|DataParallel",
+    "distributed / multiprocessing": r"torch\.distributed|torch\.multiprocessing|DataParallel"
+    r"|DistributedSampler",
     "storage / memory format": r"untyped_storage|\.storage\(|channels_last|memory_format|"
     r"from_file|UntypedStorage|share_memory",
-    "nested / masked tensors": r"nested|masked\.|MaskedTensor|torch\.masked",
+    "nested / masked tensors": r"nested|MaskedTensor|torch\.masked\.|masked_tensor",
     "float8 / low precision ints": r"float8|uint16|uint32|uint64|int4|bits8|float4",
 }
 
@@ -310,8 +312,12 @@ class _Session:
         self.outcome = Outcome()
         _reset(lib, seed)
 
-    def run(self, statement: doctest.Example) -> None:
-        """Run one statement; append what it displayed (or raised) to the outcome."""
+    def run(self, statement: doctest.Example, skip: str | None = None) -> None:
+        """Run one statement; append what it displayed (or raised) to the outcome.
+        A statement with a ``skip`` reason is not run."""
+        if skip is not None:
+            self.outcome.steps.append(("skip", skip, ""))
+            return
         displayed: list[object] = []
 
         def hook(value):
@@ -345,12 +351,14 @@ class _Session:
         _reset(self.lib, self.seed)
 
 
-def run_example(example: Example, lib, lib_name: str, seed: int = 0) -> Outcome:
+def run_example(example: Example, lib, lib_name: str, seed: int = 0,
+                skip: dict[int, str] | None = None) -> Outcome:
     """Run the statements of ``example`` with ``torch`` bound to ``lib``."""
     session = _Session(example, lib, lib_name, seed)
+    skip = skip or {}
     try:
-        for statement in example.statements:
-            session.run(statement)
+        for i, statement in enumerate(example.statements):
+            session.run(statement, skip.get(i))
     finally:
         session.close()
     return session.outcome
@@ -416,7 +424,8 @@ def _generator_state(teachgrad):
     return id(gen), repr(gen.bit_generator.state), repr(np.random.get_state()[1][:4])
 
 
-def run_paired(example: Example, torch, teachgrad) -> tuple[Outcome, Outcome, list[bool]]:
+def run_paired(example: Example, torch, teachgrad,
+               skip: dict[int, str] | None = None) -> tuple[Outcome, Outcome, list[bool]]:
     """Run ``example`` with both libraries in lockstep, teachgrad replaying PyTorch's draws.
 
     Returns both outcomes and, per statement, whether teachgrad had by then drawn any
@@ -446,8 +455,14 @@ def run_paired(example: Example, torch, teachgrad) -> tuple[Outcome, Outcome, li
             return result
         return replayed
 
+    skip = skip or {}
     try:
-        for statement in example.statements:
+        for i, statement in enumerate(example.statements):
+            if i in skip:
+                theirs.run(statement, skip[i])
+                ours.run(statement, skip[i])
+                own_draws.append(drew)
+                continue
             draws.values.clear()
             draws.matched = True
             before = dict(theirs.namespace)
@@ -497,13 +512,55 @@ def _copy_new_modules(before: dict, theirs: dict, ours: dict, torch, teachgrad) 
 # --------------------------------------------------------------------------- comparing
 
 
-def torch_only_reason(example: Example) -> str | None:
-    """The torch-only feature an example relies on, or None."""
-    text = example.source
-    for reason, pattern in TORCH_ONLY.items():
-        if re.search(pattern, text):
-            return reason
-    return None
+def _code_only(source: str) -> str:
+    """``source`` without its comments (a comment may say "normally distributed")."""
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return source
+    return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a statement binds and the names it reads."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return bound, read
+
+
+def torch_only_statements(example: Example) -> dict[int, str]:
+    """The statements (by position) that use a feature teachgrad lacks, with the reason:
+    those naming one, and those reading a variable such a statement made. They are run by
+    neither library; the rest of the example is compared."""
+    skipped: dict[int, str] = {}
+    tainted: dict[str, str] = {}
+    for i, statement in enumerate(example.statements):
+        code = _code_only(statement.source)
+        bound, read = _names(statement.source)
+        reason = next((r for r, pattern in TORCH_ONLY.items() if re.search(pattern, code)), None)
+        if reason is None:
+            reason = next((tainted[n] for n in read if n in tainted), None)
+        if reason is not None:
+            skipped[i] = reason
+            tainted.update(dict.fromkeys(bound, reason))
+        else:  # rebinding a name frees it
+            for n in bound:
+                tainted.pop(n, None)
+    return skipped
 
 
 @dataclass
@@ -524,16 +581,17 @@ def compare(example: Example, torch, teachgrad) -> Result:
     shapes and dtypes of what it displays are compared. Every other statement must display
     the same text.
     """
-    reason = torch_only_reason(example)
-    if reason:
-        return Result(example, "torch-only", reason)
-    theirs, ours, own_draws = run_paired(example, torch, teachgrad)
+    skip = torch_only_statements(example)
+    if len(skip) == len(example.statements):
+        return Result(example, "torch-only", sorted(set(skip.values()))[0])
+    theirs, ours, own_draws = run_paired(example, torch, teachgrad, skip)
     bad = theirs.first_error()
     if bad is not None and not _expects_exception(example.statements[bad]):
         kind, name, msg = theirs.steps[bad]
         return Result(example, "torch raised", f"{name}: {msg}")
     draws = bool(RANDOM_CALL.search(example.source))
-    seeds = [run_example(example, torch, "torch", seed=s) for s in ((1, 2) if draws else (1,))]
+    seeds = [run_example(example, torch, "torch", seed=s, skip=skip)
+             for s in ((1, 2) if draws else (1,))]
     random = [any(run.steps[i][:2] != step[:2] for run in seeds)
               for i, step in enumerate(theirs.steps)]
     # After the example seeds the generator itself, PyTorch prints the same numbers under
@@ -545,6 +603,8 @@ def compare(example: Example, torch, teachgrad) -> Result:
     by_shape_only = False
     for i, (t, o) in enumerate(zip(theirs.steps, ours.steps)):
         src = example.statements[i].source.strip()
+        if t[0] == "skip":
+            continue
         if t[0] == "out" and o[0] == "exc":
             problems.append(("teachgrad raised", f"{src}\n    {o[1]}: {o[2]}"))
             break  # what follows depends on the failed statement
@@ -564,10 +624,11 @@ def compare(example: Example, torch, teachgrad) -> Result:
         else:
             category = "replayed differ" if random[i] else "differ"
             problems.append((category, f"{src}\n{_diff(t[1], o[1])}"))
+    partly = f"{len(skip)} torch-only statements skipped" if skip else ""
     if not problems:
         if by_shape_only:
-            return Result(example, "random ok")
-        return Result(example, "replayed same" if any(random) else "same")
+            return Result(example, "random ok", partly)
+        return Result(example, "replayed same" if any(random) else "same", partly)
     order = ("teachgrad raised", "differ", "replayed differ", "random differ", "rounding")
     category = min((p[0] for p in problems), key=order.index)
     return Result(example, category, "\n  ".join(p[1] for p in problems[:4]))
@@ -631,8 +692,11 @@ def report(results: list[Result], verbose: bool = False) -> str:
         if r.category == "torch-only":
             reasons[r.detail] = reasons.get(r.detail, 0) + 1
     if reasons:
-        lines.append("torch-only features skipped: " +
+        lines.append("torch-only examples (not run): " +
                      ", ".join(f"{k} ({v})" for k, v in sorted(reasons.items())))
+    partly = [r for r in results if "torch-only statements skipped" in r.detail]
+    if partly:
+        lines.append(f"examples compared without their torch-only statements: {len(partly)}")
     shown = ("differ", "replayed differ", "random differ", "teachgrad raised")
     if verbose:
         shown += ("rounding", "torch raised")
