@@ -50,7 +50,7 @@ TORCH_ONLY = {
     "cuda": r"cuda|\bmps\b|device\(['\"](?:cuda|mps|meta)|pin_memory|\.to\(['\"]meta",
     "sparse": r"sparse|to_sparse|\.coalesce\(|_nnz|crow_indices|indices\(\)",
     "complex": r"complex|cfloat|cdouble|chalf|\d(?:\.\d*)?j\b|\bj\)|1j|\.real\b|\.imag\b"
-    r"|view_as_real",
+    r"|view_as_real|linalg\.eig\(|linalg\.eigvals\(",
     "quantized": r"quantiz|qint|quint|\bq_scale|dequantize",
     "named tensors": r"names=|refine_names|align_to|rename\(|\.names\b",
     "TorchScript / compile / fx": r"torch\.jit|script\(|torch\.compile|torch\.fx|torch\.export"
@@ -520,7 +520,12 @@ def _code_only(source: str) -> str:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return source
-    return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
+    lines = source.splitlines(keepends=True)
+    for token in reversed(tokens):
+        if token.type == tokenize.COMMENT:
+            row, col = token.start
+            lines[row - 1] = lines[row - 1][:col] + lines[row - 1][col + len(token.string):]
+    return "".join(lines)
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
