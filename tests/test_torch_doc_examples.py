@@ -32,6 +32,7 @@ MATCHING = [
     "torch.nonzero", "torch.repeat_interleave",
     # linear algebra
     "torch.matmul", "torch.mm", "torch.bmm", "torch.dot", "torch.outer", "torch.cdist",
+    "torch.einsum",
     "torch.linalg.det", "torch.linalg.cross", "torch.linalg.vector_norm",
     "torch.linalg.matrix_norm", "torch.linalg.vander",
     # Tensor methods
