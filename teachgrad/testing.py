@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._tensor import Tensor
+from ._tensor import Tensor, _make
 
 __all__ = ["assert_close"]
 
@@ -39,9 +39,9 @@ def assert_close(actual: Any, expected: Any, *, rtol: float | None = None,
                  check_dtype: bool = True, msg: str | None = None) -> None:
     """Raise ``AssertionError`` unless ``actual`` and ``expected`` are close.
 
-    Both are tensors, Python numbers, or (nested) lists/tuples of them. Give ``rtol`` and
-    ``atol`` together or not at all. ``equal_nan=True`` counts NaN == NaN; ``check_dtype``
-    requires equal dtypes; ``msg`` replaces the message.
+    Both are tensors, NumPy arrays, Python numbers, or (nested) lists/tuples of them. Give
+    ``rtol`` and ``atol`` together or not at all. ``equal_nan=True`` counts NaN == NaN;
+    ``check_dtype`` requires equal dtypes; ``msg`` replaces the message.
     """
     if (rtol is None) != (atol is None):
         missing = "atol" if atol is None else "rtol"
@@ -71,6 +71,10 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path: tuple) 
     numbers = (int, float, bool)
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
         _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, path)
+    elif isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        # NumPy arrays are compared as the tensors they would make (as in PyTorch).
+        _compare_tensors(_make(actual), _make(expected), rtol, atol, equal_nan, check_dtype,
+                         path)
     elif isinstance(actual, numbers) and isinstance(expected, numbers):
         if rtol is None:
             rtol, atol = (1e-7, 1e-7) if isinstance(actual, float) or isinstance(

@@ -6,6 +6,7 @@ rtol * |expected| (and compared with PyTorch's own when it is installed).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import teachgrad as torch
@@ -61,6 +62,29 @@ def test_scalars_shapes_dtypes_and_sequences():
         assert_close(torch.tensor(1.0), 1.0)
     with pytest.raises(ValueError, match="must be either specified or omitted, but got no atol"):
         assert_close(torch.ones(1), torch.ones(1), rtol=0.1)
+
+
+def test_numpy_arrays_compare_as_tensors():
+    expected = np.array([1e0, 1e-1, 1e-2])
+    assert_close(np.arccos(np.cos(expected)), expected)  # PyTorch's docstring example
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2 \(50.0%\)"):
+        assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.1]))
+    with pytest.raises(AssertionError, match="attribute 'dtype' do not match"):
+        assert_close(np.array([1, 2]), np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="No comparison pair"):  # a tensor and an array: no
+        assert_close(torch.tensor([1.0]), np.array([1.0]))
+
+
+@pytest.mark.torch
+def test_numpy_array_messages_match_pytorch():
+    real = pytest.importorskip("torch")
+
+    def message(lib):
+        with pytest.raises(AssertionError) as failure:
+            lib.testing.assert_close(np.array([[1.0, 2.0]]), np.array([[1.0, 2.5]]))
+        return str(failure.value)
+
+    assert message(torch) == message(real)
 
 
 @pytest.mark.torch
