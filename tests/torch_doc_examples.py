@@ -681,7 +681,17 @@ def sweep(only: list[str] | None = None) -> list[Result]:
             return any(n in wanted or n.rsplit(".", 1)[-1] in wanted for n in ex.source_names)
 
         examples = [ex for ex in examples if matches(ex)]
-    return [compare(ex, torch, teachgrad) for ex in examples]
+    # Some examples write files (torch.save(x, 'tensor.pt')): run them in a scratch folder.
+    import os
+    import tempfile
+
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)
+        try:
+            return [compare(ex, torch, teachgrad) for ex in examples]
+        finally:
+            os.chdir(here)
 
 
 CATEGORIES = ("same", "replayed same", "random ok", "rounding", "differ", "replayed differ",
