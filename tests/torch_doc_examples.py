@@ -655,7 +655,8 @@ def _only_rounding(theirs: str, ours: str, rtol: float = 1e-3, atol: float = 1e-
     if t_words != o_words or len(t_nums) != len(o_nums) or not t_nums:
         return False
     t_arr, o_arr = np.array(t_nums), np.array(o_nums)
-    scale = max(1.0, float(np.nanmax(np.abs(np.where(np.isinf(t_arr), 0, t_arr)))))
+    finite = np.abs(t_arr[np.isfinite(t_arr)])
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
     return bool(np.allclose(o_arr, t_arr, rtol=rtol, atol=atol * scale, equal_nan=True))
 
 
