@@ -269,6 +269,8 @@ def _reset(lib, seed: int) -> None:
     lib.set_printoptions(profile="default")
     lib.set_default_dtype(lib.float32)
     lib.set_grad_enabled(True)
+    lib.use_deterministic_algorithms(False)
+    lib.autograd.set_detect_anomaly(False)
     lib.manual_seed(seed)
     import numpy as np
     np.random.seed(seed)
@@ -283,16 +285,20 @@ def _globals(lib, label: str) -> dict[str, object]:
     ``torch.distributions`` examples say ``Bernoulli(...)``); the standard modules they
     forget to import are added too.
     """
+    import collections
     import functools
     import itertools
     import os
     import tempfile
+    import typing
 
     import numpy as np
 
     namespace = {"torch": lib, "nn": lib.nn, "F": lib.nn.functional, "math": math, "np": np,
                  "numpy": np, "io": io, "itertools": itertools, "functools": functools,
-                 "os": os, "tempfile": tempfile, "__name__": "__main__"}
+                 "os": os, "tempfile": tempfile, "namedtuple": collections.namedtuple,
+                 "List": typing.List,  # noqa: UP006 - the examples annotate with it
+                 "Optional": typing.Optional, "__name__": "__main__"}
     if label not in ("torch", "torch.Tensor"):
         module = lib
         for part in label.split(".")[1:]:
