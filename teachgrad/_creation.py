@@ -161,7 +161,52 @@ def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
     return tensor(data, dtype=dtype)
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype: DType | None = None, device=None, copy: bool | None = None,
+            requires_grad: bool | None = None) -> Tensor:
+    """``obj`` (a tensor, NumPy array, number or nested list) as a tensor, sharing memory
+    with it when it can.
+
+    ``copy=True`` always copies; ``copy=False`` refuses (``ValueError``) where sharing is
+    impossible (another dtype, a Python list). ``requires_grad=None`` keeps ``obj``'s;
+    ``False`` detaches; ``True`` makes the result require grad (a leaf ``obj`` itself).
+
+    >>> import teachgrad as torch
+    >>> a = torch.tensor([1, 2, 3])
+    >>> torch.asarray(a) is a, torch.asarray(a, copy=True) is a
+    (True, False)
+    """
+    _check_device(device)
+    wanted = to_dtype(dtype) if dtype is not None else None
+    if copy is False:
+        _check_aliasable(obj, wanted)
+    if isinstance(obj, Tensor):
+        result = obj if wanted is None or wanted is obj.dtype else obj.to(wanted)
+        if copy and result is obj:
+            result = obj.clone()
+    elif copy and isinstance(obj, np.ndarray):
+        result = tensor(obj, dtype=dtype)
+    else:
+        result = as_tensor(obj, dtype)
+    if requires_grad is False and result.requires_grad:
+        result = result.detach()
+    elif requires_grad and not result.requires_grad:
+        result.requires_grad_()
+    return result
+
+
+def _check_aliasable(obj, wanted: DType | None) -> None:
+    """PyTorch's ``ValueError`` for ``asarray(..., copy=False)`` when memory can't be shared."""
+    if isinstance(obj, Tensor):
+        have = obj.dtype
+    elif isinstance(obj, np.ndarray):
+        have = _dtypes.from_numpy_dtype(obj.dtype)
+    else:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if wanted is not None and wanted is not have:
+        raise ValueError(
+            f"can't alias tensor with dtype '{have._legacy.removesuffix('Tensor')}' into "
+            f"dtype '{wanted._legacy.removesuffix('Tensor')}'."
+        )
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

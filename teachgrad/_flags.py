@@ -110,12 +110,20 @@ def get_default_device() -> _device.device:
 
 
 def typename(obj) -> str:
-    """The type's name: ``'torch.FloatTensor'`` for a tensor (as ``x.type()``), else the
-    class's module and name (``'int'`` for builtins)."""
+    """The type's name: ``'torch.FloatTensor'`` for a tensor (as ``x.type()``); for a
+    class or function its own module and name (``torch.nn.Parameter`` gives
+    ``'teachgrad.nn.parameter.Parameter'``); else the class's module and name (``'int'``
+    for builtins). The same steps as PyTorch's."""
     from ._tensor import Tensor
 
     if isinstance(obj, Tensor):
         return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__builtin__", None) else f"{module}.{name}"
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        name = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        name = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        name = type(obj).__qualname__
+    return name if module in ("", "builtins") else f"{module}.{name}"

@@ -40,14 +40,22 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 # them at the top level. (Functions returning several tensors, such as max and sort, are not
 # here: their ``out=`` is a tuple.)
 OUT_FUNCTIONS = (
-    "abs", "acos", "add", "addmm", "asin", "atan", "atan2", "bmm", "cat", "ceil", "clamp",
-    "clip", "concat", "cos", "cosh", "cross", "cumprod", "cumsum", "div", "divide", "dot",
-    "eq", "exp", "expm1", "floor", "fmod", "ge", "gt", "le", "lerp", "log", "log10", "log1p",
-    "log2", "logical_and", "logical_not", "logical_or", "lt", "matmul", "maximum", "mean",
-    "minimum", "mm", "mul", "multiply", "mv", "ne", "neg", "outer", "pow", "prod",
-    "reciprocal", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt",
-    "square", "stack", "sub", "subtract", "sum", "tan", "tanh", "true_divide", "trunc",
-    "where",
+    "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr",
+    "all", "amax", "amin", "any", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm",
+    "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "bmm", "bucketize", "cat", "ceil", "clamp", "clip", "column_stack",
+    "concat", "copysign", "cos", "cosh", "cross", "cumprod", "cumsum", "deg2rad", "diag",
+    "diff", "div", "divide", "dot", "dstack", "eq", "exp", "expm1", "float_power", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "gather", "gcd", "ge", "gt", "heaviside",
+    "hstack", "hypot", "index_select", "inner", "isneginf", "isposinf", "kron", "lcm",
+    "ldexp", "le", "lerp", "lgamma", "log", "log10", "log1p", "log2", "logaddexp",
+    "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "lt", "masked_select", "matmul", "maximum", "mean", "minimum", "mm", "mul",
+    "multiply", "mv", "nan_to_num", "nanmean", "ne", "neg", "nextafter", "outer", "pow",
+    "prod", "rad2deg", "reciprocal", "remainder", "round", "rsqrt", "searchsorted", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinh", "sqrt", "square", "stack", "std", "sub",
+    "subtract", "sum", "take_along_dim", "tan", "tanh", "tril", "triu", "true_divide",
+    "trunc", "var", "vdot", "vstack", "where",
 )
 
 # Creation functions with ``out=`` (``torch.rand(2, 2, out=c)``): the new values take

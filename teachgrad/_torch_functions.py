@@ -320,6 +320,57 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``F.pixel_shuffle(input, upscale_factor)``."""
+    return _functional().pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``F.pixel_unshuffle(input, downscale_factor)``."""
+    return _functional().pixel_unshuffle(input, downscale_factor)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``F.channel_shuffle(input, groups)``."""
+    return _functional().channel_shuffle(input, groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# --- vander ---------------------------------------------------------------------------------
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of a vector: column ``j`` is ``x ** (N - 1 - j)`` (decreasing
+    powers, NumPy's order), or ``x ** j`` with ``increasing=True``. Integers and bools are
+    computed as int64. Built from cumprod, so it is differentiable.
+
+    >>> import teachgrad as torch
+    >>> torch.vander(torch.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    from . import _creation
+    from .ops import shape
+    from .ops.reduce import cumprod
+
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x._data.dtype.kind in "biu":  # PyTorch promotes with int64
+        x = x.long()
+    length = x._data.shape[0]
+    columns = [_creation.ones(length, 1, dtype=x.dtype)][:n]
+    if n > 1:  # x, x², ... as running products of x
+        columns.append(cumprod(shape.expand(shape.unsqueeze(x, 1), (length, n - 1)), 1))
+    if not columns:
+        return _creation.empty(length, 0, dtype=x.dtype)
+    result = shape.cat(columns, 1)
+    return result if increasing else shape.flip(result, 1)
+
+
 # --- small things --------------------------------------------------------------------------
 newaxis = None  # ``x[:, torch.newaxis]``, as NumPy's np.newaxis
 
@@ -358,6 +409,7 @@ __all__ = [
     "binary_cross_entropy_with_logits", "margin_ranking_loss", "hinge_embedding_loss",
     "poisson_nll_loss", "triplet_margin_loss", "cosine_embedding_loss", "max_pool1d",
     "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd",
-    "detach", "newaxis",
+    "detach", "newaxis", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "native_channel_shuffle", "vander",
     "get_device", "norm_except_dim", "compile",
 ]

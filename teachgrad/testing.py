@@ -14,11 +14,13 @@ PyTorch's ``AssertionError`` message: how many elements differ, and the largest 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ._tensor import Tensor
+from ._tensor import Tensor, _make
 
 __all__ = ["assert_close"]
 
@@ -39,9 +41,9 @@ def assert_close(actual: Any, expected: Any, *, rtol: float | None = None,
                  check_dtype: bool = True, msg: str | None = None) -> None:
     """Raise ``AssertionError`` unless ``actual`` and ``expected`` are close.
 
-    Both are tensors, Python numbers, or (nested) lists/tuples of them. Give ``rtol`` and
-    ``atol`` together or not at all. ``equal_nan=True`` counts NaN == NaN; ``check_dtype``
-    requires equal dtypes; ``msg`` replaces the message.
+    Both are tensors, NumPy arrays, Python numbers, or (nested) lists/tuples/mappings of
+    them. Give ``rtol`` and ``atol`` together or not at all. ``equal_nan=True`` counts
+    NaN == NaN; ``check_dtype`` requires equal dtypes; ``msg`` replaces the message.
     """
     if (rtol is None) != (atol is None):
         missing = "atol" if atol is None else "rtol"
@@ -68,9 +70,16 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path: tuple) 
         for i, (a, e) in enumerate(zip(actual, expected)):
             _compare(a, e, rtol, atol, equal_nan, check_dtype, (*path, i))
         return
+    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+        _compare_mappings(actual, expected, rtol, atol, equal_nan, check_dtype, path)
+        return
     numbers = (int, float, bool)
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
         _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, path)
+    elif isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        # NumPy arrays are compared as the tensors they would make (as in PyTorch).
+        _compare_tensors(_make(actual), _make(expected), rtol, atol, equal_nan, check_dtype,
+                         path)
     elif isinstance(actual, numbers) and isinstance(expected, numbers):
         if rtol is None:
             rtol, atol = (1e-7, 1e-7) if isinstance(actual, float) or isinstance(
@@ -81,6 +90,26 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path: tuple) 
             "No comparison pair was able to handle inputs of type "
             f"{_type_name(actual)} and {_type_name(expected)}."
         )
+
+
+def _compare_mappings(actual: Mapping, expected: Mapping, rtol, atol, equal_nan, check_dtype,
+                      path: tuple) -> None:
+    """Two mappings (a state_dict, say) match when they have the same keys, whatever their
+    order or type, and each key's values match."""
+    actual_keys, expected_keys = set(actual), set(expected)
+    if actual_keys != expected_keys:
+        raise _Mismatch(
+            "The keys of the mappings do not match:\n"
+            f"Missing keys in the actual mapping: {sorted(expected_keys - actual_keys)}\n"
+            f"Additional keys in the actual mapping: {sorted(actual_keys - expected_keys)}",
+            path,
+        )
+    keys: list = list(actual_keys)
+    with contextlib.suppress(TypeError):  # in a fixed order where the keys sort
+        keys = sorted(keys)
+    for key in keys:
+        _compare(actual[key], expected[key], rtol, atol, equal_nan, check_dtype,
+                 (*path, repr(key)))
 
 
 def _type_name(value) -> str:

@@ -370,6 +370,9 @@ def test_flags_are_remembered():
         torch.set_default_device("cuda")
     assert torch.typename(torch.ones(1)) == "torch.FloatTensor"
     assert torch.typename(3) == "int"
+    # a class names itself, not its metaclass ('type')
+    assert torch.typename(torch.nn.Parameter) == "teachgrad.nn.parameter.Parameter"
+    assert torch.typename(torch.nn.Linear(1, 1)) == "teachgrad.nn.modules.linear.Linear"
     model = torch.nn.Linear(2, 2)
     assert torch.compile(model) is model  # (nothing to compile: NumPy runs it as written)
     assert torch.compile(mode="max-autotune")(len) is len
@@ -806,3 +809,42 @@ ERRORS = [
 @pytest.mark.parametrize("k", range(len(ERRORS)))
 def test_errors_as_torch(k):
     same_error(ERRORS[k], A)
+
+
+# ----------------------------------------------------------------------------------------
+# torch.vander and the top-level pixel/channel shuffles (PyTorch's docstring examples)
+# ----------------------------------------------------------------------------------------
+def test_vander_by_hand_and_by_finite_differences():
+    x = torch.tensor([1, 2, 3])
+    assert torch.vander(x).tolist() == [[1, 1, 1], [4, 2, 1], [9, 3, 1]]  # x², x, 1
+    assert torch.vander(x, N=2, increasing=True).tolist() == [[1, 1], [1, 2], [1, 3]]
+    assert torch.vander(torch.tensor([True, False])).dtype == torch.int64
+    assert torch.vander(x, N=0).shape == (3, 0)
+    assert gradcheck(lambda v: torch.vander(v, N=4), (f64([0.5, -1.3, 2.0]),))
+    with pytest.raises(RuntimeError, match="^x must be a one-dimensional tensor.$"):
+        torch.vander(torch.ones(2, 2))
+    with pytest.raises(RuntimeError, match="^N must be non-negative.$"):
+        torch.vander(x, N=-1)
+
+
+def test_top_level_shuffles_are_the_functional_ones():
+    x = torch.arange(16.0).reshape(1, 4, 2, 2)
+    assert torch.pixel_shuffle(x, 2).tolist() == F.pixel_shuffle(x, 2).tolist()
+    assert torch.pixel_unshuffle(torch.pixel_shuffle(x, 2), 2).tolist() == x.tolist()
+    # two groups of two channels, interleaved: channels 0, 2, 1, 3
+    assert torch.channel_shuffle(x, 2)[0, :, 0, 0].tolist() == [0.0, 8.0, 4.0, 12.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", ["vander", "vander increasing", "vander ints", "vander N=1"])
+def test_vander_matches_pytorch(case):
+    exprs = {
+        "vander": (lambda lib, x: lib.vander(x), [RNG.normal(size=4)]),
+        "vander increasing": (lambda lib, x: lib.vander(x, N=5, increasing=True),
+                              [RNG.normal(size=3)]),
+        "vander ints": (lambda lib, x: lib.vander(x, 3), [np.array([2, -1, 3], dtype=np.int32)]),
+        "vander N=1": (lambda lib, x: lib.vander(x, N=1), [RNG.normal(size=3)]),
+    }
+    expr, arrays = exprs[case]
+    # (PyTorch's own backward of vander fails: it writes its cumprod in place.)
+    same_as_torch(expr, *arrays, grads=False)

@@ -303,6 +303,12 @@ def test_pinv_and_lstsq_by_hand():
     assert result.rank.item() == 1
     default = LA.lstsq(t([[1.0], [1.0], [1.0]]), t([[1.0], [2.0], [6.0]]))
     assert default.residuals.shape == (0,) and default.singular_values.shape == (0,)
+    # rank and singular values describe A: A's batch shape, even where B broadcasts it
+    one = t([[[1.0, 0.0], [0.0, 0.0]]])  # batch (1,), rank 1, singular values 1 and 0
+    two_rhs = teachgrad.ones(2, 2, 3, dtype=teachgrad.float64)
+    assert LA.lstsq(one, two_rhs).rank.tolist() == [1]
+    gelsd = LA.lstsq(one, two_rhs, driver="gelsd")
+    assert gelsd.solution.shape == (2, 2, 3) and gelsd.singular_values.tolist() == [[1.0, 0.0]]
 
 
 def test_products_by_hand():
@@ -489,6 +495,8 @@ PARITY = [  # name, function of (T, *inputs), inputs
     ("lstsq", lambda T, A, B: T.linalg.lstsq(A, B).solution, [_np(5, 3), _np(5, 2)]),
     ("lstsq_gelsd", lambda T, A, B: tuple(T.linalg.lstsq(A, B, driver="gelsd")[:2]),
      [_np(5, 3), _np(5, 2)]),
+    ("lstsq_broadcast_A_rank", lambda T, A, B: tuple(T.linalg.lstsq(A, B)[0::2]),
+     [_np(1, 5, 3), _np(2, 5, 2)]),
     ("matrix_exp", lambda T, A: T.linalg.matrix_exp(A), [_np(2, 3, 3)]),
     ("torch.matrix_exp", lambda T, A: T.matrix_exp(3 * A), [_np(3, 3)]),
     ("matrix_power_-3", lambda T, A: T.linalg.matrix_power(A, -3), [_np_well(3)]),

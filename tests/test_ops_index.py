@@ -341,6 +341,41 @@ def test_in_place_index_ops_go_through_the_in_place_mechanism():
     assert y.grad_fn.name() == "IndexPutBackward0" and y._version == 3
 
 
+def test_scatter_with_reduce_adds_or_multiplies_and_has_no_derivative():
+    index = torch.tensor([[2], [3]])
+    product = torch.full((2, 4), 2.0).scatter_(1, index, 1.5, reduce="multiply")
+    assert product.tolist() == [[2.0, 2.0, 3.0, 2.0], [2.0, 2.0, 2.0, 3.0]]
+    with pytest.warns(UserWarning, match="The reduce argument of torch.scatter with Tensor src"):
+        total = torch.zeros(3).scatter(0, torch.tensor([0, 0, 2]), torch.tensor([1.0, 2.0, 4.0]),
+                                       reduce="add")
+    assert total.tolist() == [3.0, 0.0, 4.0]  # repeats add up
+    with pytest.raises(RuntimeError, match="^reduce argument must be either add or multiply."):
+        torch.ones(2).scatter(0, torch.tensor([0]), 1.0, reduce="mean")
+    leaf = torch.ones(2, requires_grad=True)
+    out = leaf.scatter(0, torch.tensor([0, 0]), 3.0, reduce="multiply")
+    assert out.tolist() == [9.0, 1.0]
+    with pytest.raises(RuntimeError, match="derivative for 'aten::scatter' is not implemented"):
+        out.sum().backward()
+
+
+@pytest.mark.torch
+def test_scatter_with_reduce_matches_pytorch():
+    real = pytest.importorskip("torch")
+    import warnings
+
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base = lib.arange(1.0, 9.0).reshape(2, 4)
+            index = lib.tensor([[0, 1, 0], [3, 3, 2]])
+            src = lib.tensor([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+            return [base.scatter(1, index, src, reduce="multiply").tolist(),
+                    base.scatter(1, index, src, reduce="add").tolist(),
+                    base.scatter(0, index[:1], -1.5, reduce="add").tolist()]
+
+    assert run(torch) == run(real)
+
+
 # ----------------------------------------------------------------------------------------
 # Property test: random indices, gradient = how often each element was picked (weighted)
 # ----------------------------------------------------------------------------------------

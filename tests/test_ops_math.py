@@ -493,6 +493,15 @@ def test_einsum_values_by_hand():
     assert teachgrad.einsum("ii", a).item() == 5.0
     assert teachgrad.einsum("ij -> j", a).tolist() == [4.0, 6.0]
     assert teachgrad.einsum("ba", a).tolist() == [[1.0, 3.0], [2.0, 4.0]]  # sorted: ab
+    # PyTorch's sublist form: operand, its subscripts as integers, ..., the output's
+    assert teachgrad.einsum(a, [0, 1], a, [1, 2], [0, 2]).tolist() == [[7.0, 10.0],
+                                                                       [15.0, 22.0]]
+    assert teachgrad.einsum(a, [0, 0]).item() == 5.0
+    batch = teachgrad.ones(2, 1, 2)
+    assert teachgrad.einsum(batch, [..., 0, 1], a, [1, 2], [..., 0, 2]).tolist() == [
+        [[4.0, 6.0]], [[4.0, 6.0]]]
+    with pytest.raises(ValueError, match=r"not within the valid range \[0, 52\)"):
+        teachgrad.einsum(a, [0, 52])
 
 
 def test_einsum_result_is_not_a_view_of_its_input():
@@ -532,6 +541,7 @@ EINSUM_ERRORS = [
     ("dangling -", lambda lib: lib.einsum("ij-", lib.ones(2, 2))),
     ("dtypes", lambda lib: lib.einsum("ij,jk->ik", lib.ones(2, 2),
                                       lib.ones(2, 2, dtype=lib.float64))),
+    ("sublist range", lambda lib: lib.einsum(lib.ones(2, 2), [0, 60])),
 ]
 
 

@@ -32,6 +32,8 @@ DIFFERENTIABLE = {
     "masked_scatter": lambda a, s: a.masked_scatter(a > 0, s),
     "masked_scatter broadcast mask": lambda a, s: teachgrad.masked_scatter(
         a, teachgrad.tensor([True, False, False, True]), s),
+    "masked_scatter broadcast input": lambda a, s: a[0].masked_scatter(
+        teachgrad.tensor([[True, False, False, True], [False, True, True, False]]), s),
     "put": lambda a, s: a.put(teachgrad.tensor([1, 5, -1]), s[0, :3]),
     "put accumulate": lambda a, s: teachgrad.put(a, teachgrad.tensor([1, 1, 11]), s[0, :3], True),
     "diff": lambda a, s: teachgrad.diff(a),
@@ -98,6 +100,11 @@ def test_values_by_hand():
     index = teachgrad.tensor([0, 1, 0, 1])
     assert x[:2].scatter_reduce(0, index, src, "mean", include_self=False).tolist() == [2.0, 3.0]
     assert x.masked_scatter(teachgrad.tensor([True, False, True]), src).tolist() == [1.0, 0, 2.0]
+    # input broadcasts to the mask's shape (PyTorch's docstring example)
+    mask = teachgrad.tensor([[0, 0, 0, 1, 1], [1, 1, 0, 1, 1]], dtype=teachgrad.bool)
+    source = teachgrad.tensor([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])
+    assert teachgrad.zeros(5, dtype=teachgrad.int64).masked_scatter(mask, source).tolist() == [
+        [0, 0, 0, 0, 1], [2, 3, 0, 4, 5]]
     assert teachgrad.diff(teachgrad.tensor([1, 4, 9, 16]), n=2).tolist() == [2, 2]
     # ∫₀² x² dx by trapezoids of width 1: (0 + 1)/2 + (1 + 4)/2 = 3
     assert teachgrad.trapezoid(teachgrad.tensor([0.0, 1.0, 4.0])).item() == 3.0
@@ -199,6 +206,10 @@ PARITY = {
     "cumulative_trapezoid empty x": (lambda lib, y, x: lib.cumulative_trapezoid(y, x),
                                      (np.zeros((2, 0)), np.zeros(0))),
 }
+PARITY["masked_scatter broadcast input"] = (
+    lambda lib, a, s: a[0].masked_scatter(lib.tensor([[True, False, True, False],
+                                                      [False, True, True, True]]), s),
+    (BASE4, SRC6))
 for _reduce in ("sum", "prod", "mean", "amax", "amin"):
     for _include in (True, False):
         PARITY[f"scatter_reduce {_reduce} {_include}"] = (

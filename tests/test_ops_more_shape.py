@@ -84,6 +84,14 @@ def test_scatters_by_hand():
     assert src.grad.tolist() == [4, 5, 6]
 
 
+def test_atleast_nd_take_one_tensor_or_several():
+    x, y = teachgrad.tensor(0.5), teachgrad.tensor([1.0, 2.0])
+    assert teachgrad.atleast_1d(x).shape == (1,)  # one tensor: a tensor
+    pair = teachgrad.atleast_2d((x, y))  # a tuple of tensors: a tuple
+    assert isinstance(pair, tuple) and [t.shape for t in pair] == [(1, 1), (1, 2)]
+    assert [t.shape for t in teachgrad.atleast_3d(x, y)] == [(1, 1, 1), (1, 2, 1)]
+
+
 def test_repeat_interleave_and_splits_by_hand():
     x = teachgrad.tensor([[1, 2], [3, 4]])
     assert x.repeat_interleave(2).tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
@@ -123,6 +131,9 @@ PARITY = {
     "unfold empty window": (lambda lib, x: x.unfold(1, 0, 1), (M,)),
     "unfold 0-d": (lambda lib, x: x.unfold(0, 1, 1), (np.array(2.0),)),
     "atleast_3d": (lambda lib, x: lib.atleast_3d(x), (_data(4),)),
+    "atleast_1d tuple": (lambda lib, x, y: lib.atleast_1d((x, y)), (np.array(1.5), _data(2))),
+    "atleast_2d several": (lambda lib, x, y: lib.atleast_2d(x, y), (np.array(1.5), _data(2))),
+    "atleast_3d list": (lambda lib, x, y: lib.atleast_3d([x, y]), (_data(2), M)),
     "tensor_split sections": (lambda lib, x: lib.tensor_split(x, 3, dim=1), (M,)),
     "tensor_split indices": (lambda lib, x: x.tensor_split([1, 5, 5, 9]), (_data(7),)),
     "tensor_split decreasing": (lambda lib, x: lib.tensor_split(x, [4, 2]), (_data(7),)),

@@ -73,6 +73,32 @@ def test_number_remainder_tensor():
     assert (7 % teachgrad.tensor([5.0, -6.0])).tolist() == [2.0, -5.0]
 
 
+def test_a_zero_remainder_keeps_the_sign_of_the_dividend_as_in_pytorch():
+    # PyTorch computes fmod first and adds b only where the signs disagree and fmod is not
+    # zero, so -2 mod 2 = fmod(-2, 2) = -0. and 3 mod -1.5 = +0. (NumPy's mod gives +0. and -0.)
+    by_two = teachgrad.remainder(teachgrad.tensor([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0]), 2)
+    assert by_two.tolist() == [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    assert np.signbit(by_two.numpy()).tolist() == [False, True, False, False, False, False]
+    assert str(by_two) == "tensor([1., -0., 1., 1., 0., 1.])"
+    by_minus = teachgrad.tensor([1.0, 2.0, 3.0]) % teachgrad.tensor(-1.5)
+    assert by_minus.tolist() == [-0.5, -1.0, 0.0] and not np.signbit(by_minus.numpy()[2])
+
+
+@pytest.mark.torch
+def test_the_sign_of_a_zero_remainder_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    values = [-3.0, -2.0, -0.0, 0.0, 2.0, 3.0, 4.5, -4.5, np.inf, -np.inf]
+    for divisor in (2.0, -1.5, 1.5, -2.0, np.inf, -np.inf):
+        theirs = torch.remainder(torch.tensor(values), divisor).numpy()
+        ours = teachgrad.remainder(teachgrad.tensor(values), divisor).numpy()
+        np.testing.assert_array_equal(ours, theirs)
+        assert np.signbit(ours[~np.isnan(ours)]).tolist() == np.signbit(
+            theirs[~np.isnan(theirs)]).tolist()
+        ours = (teachgrad.tensor(divisor) % teachgrad.tensor(values)).numpy()
+        theirs = (torch.tensor(divisor) % torch.tensor(values)).numpy()
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_integer_division_by_zero_is_an_error():
     for expr in (lambda t: t % 0, lambda t: t // 0,
                  lambda t: teachgrad.div(t, 0, rounding_mode="trunc")):

@@ -97,3 +97,49 @@ def test_out_matches_pytorch(name, args):
         return out.tolist(), str(out.dtype).split(".")[-1]
 
     assert run(torch) == run(real)
+
+
+def test_more_functions_take_out_hand_computed():
+    """Functions PyTorch documents with ``out=`` (its own docstring examples use some)."""
+    a, b = torch.tensor([True, True, False, False]), torch.tensor([True, False, True, False])
+    into = torch.empty(4, dtype=torch.bool)
+    assert torch.logical_xor(a, b, out=into) is into
+    assert into.tolist() == [False, True, True, False]
+    hyp = torch.empty(0)
+    torch.hypot(torch.tensor([3.0, 5.0]), torch.tensor([4.0, 12.0]), out=hyp)
+    assert hyp.tolist() == [5.0, 13.0]
+    lower = torch.empty(2, 2)
+    torch.tril(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), out=lower)
+    assert lower.tolist() == [[1.0, 0.0], [3.0, 4.0]]
+    picked = torch.empty(2, 1)
+    torch.gather(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, torch.tensor([[1], [0]]), out=picked)
+    assert picked.tolist() == [[2.0], [3.0]]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("logical_xor", ([1.0, 0.0, 2.0], [0.0, 0.0, 3.0]), {}),
+    ("hypot", ([3.0, 1.0], [4.0, 2.0]), {}),
+    ("floor_divide", ([7.0, -7.0], [2.0, 2.0]), {}),
+    ("amax", ([[1.0, 5.0], [3.0, 2.0]], 1), {}),
+    ("std", ([[1.0, 5.0], [3.0, 2.0]], 1), {}),
+    ("logsumexp", ([[1.0, 5.0], [3.0, 2.0]], 1), {}),
+    ("addcmul", ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]), {"value": 0.5}),
+    ("vstack", ([[1.0, 2.0], [3.0, 4.0]],), {}),
+    ("tril", ([[1.0, 2.0], [3.0, 4.0]],), {}),
+    ("diff", ([1.0, 4.0, 9.0],), {}),
+    ("all", ([[1.0, 0.0], [3.0, 2.0]], 1), {}),
+])
+def test_more_out_functions_match_pytorch(name, args, kwargs):
+    real = pytest.importorskip("torch")
+
+    def run(lib):
+        tensors = [lib.tensor(a) if isinstance(a, list) else a for a in args]
+        if name == "vstack":
+            tensors = [[lib.tensor(row) for row in args[0]]]
+        like = getattr(lib, name)(*tensors, **kwargs)
+        out = lib.empty(0, dtype=like.dtype)
+        assert getattr(lib, name)(*tensors, out=out, **kwargs) is out
+        return out.tolist(), str(out.dtype).split(".")[-1]
+
+    assert run(torch) == run(real)

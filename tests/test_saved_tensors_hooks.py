@@ -34,9 +34,11 @@ def test_the_notes_example_packs_the_saved_inputs_and_unpacks_them_in_backward()
     with saved_tensors_hooks(pack, unpack):
         y = a * b
     assert [kind for kind, _ in log] == ["pack", "pack"]
-    assert {id(x) for _, x in log} == {id(a), id(b)}  # the tensors themselves
+    # the tensors themselves, other before self (the order PyTorch's docs print)
+    assert [id(x) for _, x in log] == [id(b), id(a)]
     y.sum().backward()
     assert [kind for kind, _ in log[2:]] == ["unpack", "unpack"]
+    assert [id(x) for _, x in log[2:]] == [id(b), id(a)]
     assert a.grad.tolist() == [2.0] * 5  # d(a·b)/da = b
 
 
@@ -159,3 +161,18 @@ def test_the_same_tensors_are_packed_as_in_pytorch(name):
             PROGRAMS[name](m, a, b)
         packed.append(sorted(map(str, values)))  # (the order of one op's saves may differ)
     assert packed[1] == packed[0]
+
+
+@pytest.mark.torch
+def test_mul_packs_in_pytorchs_order():
+    torch_ = pytest.importorskip("torch")
+    orders = []
+    for m in (torch_, torch):
+        a = m.ones(2, requires_grad=True)
+        b = m.ones(2, requires_grad=True) * 2
+        values = []
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda x, values=values: values.append(x.tolist()) or x, lambda x: x):
+            a * b
+        orders.append(values)
+    assert orders[1] == orders[0]

@@ -6,6 +6,7 @@ rtol * |expected| (and compared with PyTorch's own when it is installed).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import teachgrad as torch
@@ -61,6 +62,60 @@ def test_scalars_shapes_dtypes_and_sequences():
         assert_close(torch.tensor(1.0), 1.0)
     with pytest.raises(ValueError, match="must be either specified or omitted, but got no atol"):
         assert_close(torch.ones(1), torch.ones(1), rtol=0.1)
+
+
+def test_numpy_arrays_compare_as_tensors():
+    expected = np.array([1e0, 1e-1, 1e-2])
+    assert_close(np.arccos(np.cos(expected)), expected)  # PyTorch's docstring example
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2 \(50.0%\)"):
+        assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.1]))
+    with pytest.raises(AssertionError, match="attribute 'dtype' do not match"):
+        assert_close(np.array([1, 2]), np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="No comparison pair"):  # a tensor and an array: no
+        assert_close(torch.tensor([1.0]), np.array([1.0]))
+
+
+def test_mappings_match_key_by_key_in_any_order():
+    from collections import OrderedDict
+
+    expected = OrderedDict([("foo", torch.tensor(1.0)), ("bar", 2.0), ("baz", np.array(3.0))])
+    assert_close({"baz": np.array(3.0), "bar": 2.0, "foo": torch.tensor(1.0)}, expected)
+    with pytest.raises(AssertionError) as failure:
+        assert_close({"a": 1.0, "c": 1.0}, {"a": 1.0, "b": 1.0})
+    assert str(failure.value) == (
+        "The keys of the mappings do not match:\nMissing keys in the actual mapping: ['b']\n"
+        "Additional keys in the actual mapping: ['c']")
+    with pytest.raises(AssertionError, match=r"The failure occurred for item \['a'\]\[1\]$"):
+        assert_close({"a": [1.0, 2.0]}, {"a": [1.0, 2.5]})
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("actual, expected", [
+    ({"a": 1.0, "c": 1.0}, {"a": 1.0, "b": 1.0}),
+    ({"a": [1.0, 2.0]}, {"a": [1.0, 2.5]}),
+    ({"w": np.array([1.0, 2.0])}, {"w": np.array([1.0, 3.0])}),
+])
+def test_mapping_messages_match_pytorch(actual, expected):
+    real = pytest.importorskip("torch")
+
+    def message(lib):
+        with pytest.raises(AssertionError) as failure:
+            lib.testing.assert_close(actual, expected)
+        return str(failure.value)
+
+    assert message(torch) == message(real)
+
+
+@pytest.mark.torch
+def test_numpy_array_messages_match_pytorch():
+    real = pytest.importorskip("torch")
+
+    def message(lib):
+        with pytest.raises(AssertionError) as failure:
+            lib.testing.assert_close(np.array([[1.0, 2.0]]), np.array([[1.0, 2.5]]))
+        return str(failure.value)
+
+    assert message(torch) == message(real)
 
 
 @pytest.mark.torch

@@ -371,3 +371,26 @@ def test_error_messages_match_torch():
                 case(lib)
             outcomes.append((type(info.value), str(info.value).split("\nHint: ")[0]))
         assert outcomes[0] == outcomes[1]
+
+
+def test_datasets_samplers_and_loaders_take_a_type_parameter_as_in_pytorch():
+    from teachgrad.utils.data import DataLoader, Dataset, Sampler, TensorDataset
+
+    class Lengths(Dataset[int]):  # PyTorch's docstring examples annotate like this
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return i
+
+    class Backwards(Sampler[int]):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n - 1, -1, -1))
+
+    assert list(DataLoader(Lengths(), sampler=Backwards(3), batch_size=None)) == [2, 1, 0]
+    assert DataLoader[int] is not None
+    with pytest.raises(TypeError, match="is not a generic class"):  # as in PyTorch
+        TensorDataset[int]

@@ -100,7 +100,11 @@ def einsum(equation: str, *operands) -> Tensor:
             [15., 22.]])
     >>> torch.einsum("ii", a)               # trace
     tensor(5.)
+
+    PyTorch's sublist form also works: ``torch.einsum(a, [0, 1], a, [1, 2], [0, 2])``.
     """
+    if not isinstance(equation, str):  # the sublist form: operand, sublist, operand, ...
+        equation, operands = _from_sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operands = tuple(x if isinstance(x, Tensor) else _make(np.asarray(x)) for x in operands)
@@ -118,6 +122,33 @@ def einsum(equation: str, *operands) -> Tensor:
 numpy_protocol.register(np.einsum)(
     lambda equation, *operands, optimize=False, **_: einsum(equation, *operands)
 )
+
+
+def _from_sublists(args: tuple) -> tuple[str, tuple]:
+    """``(op, [0, 1], op, [1, 2], [0, 2])`` as ``("AB,BC->AC", ops)``: subscript ``i`` is a
+    letter (0-25 upper case, 26-51 lower case, as PyTorch), ``...`` is kept."""
+
+    def letters(sublist) -> str:
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < 52:
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            else:
+                raise ValueError(
+                    "einsum(): subscript in subscript list is not within the valid range "
+                    "[0, 52)")
+        return "".join(out)
+
+    operands, sublists = args[0::2], args[1::2]
+    output = None
+    if len(args) % 2:  # an odd count: the last one is the output's sublist
+        output, operands = operands[-1], operands[:-1]
+    equation = ",".join(letters(s) for s in sublists)
+    if output is not None:
+        equation += "->" + letters(output)
+    return equation, tuple(operands)
 
 
 def _parse(equation: str, shapes: list) -> tuple[tuple, str, dict]:

@@ -1148,8 +1148,27 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None) -> tup
     m, n = A._data.shape[-2:]
     if rcond is None:
         rcond = np.finfo(A._data.dtype).eps * max(m, n)
-    return LstsqResult(*LinalgLstsqBackward0.apply(A, B, rcond=float(rcond), driver=driver,
-                                                   vector=vector))
+    solution, residuals, rank, singular_values = LinalgLstsqBackward0.apply(
+        A, B, rcond=float(rcond), driver=driver, vector=vector)
+    # rank and singular_values describe A alone: they keep A's batch shape even when B's
+    # batch broadcasts it (the solution and residuals take the broadcast shape).
+    batch = A._data.shape[:-2]
+    return LstsqResult(solution, residuals, _with_batch(rank, batch, 0),
+                       _with_batch(singular_values, batch, 1))
+
+
+def _with_batch(result: Tensor, batch: tuple, trailing: int) -> Tensor:
+    """``result`` (batch dims, then ``trailing`` more) cut down to the batch shape ``batch``
+    that was broadcast to make it; an empty result (a driver that skips it) is unchanged."""
+    if result._data.ndim == 1 and result._data.size == 0 and not batch:
+        return result
+    full = result._data.shape[:result._data.ndim - trailing]
+    if full == batch or result._data.size == 0 and result._data.ndim == 1:
+        return result
+    lead = len(full) - len(batch)
+    index = (0,) * lead + tuple(slice(0, 1) if b == 1 and f != 1 else slice(None)
+                                for b, f in zip(batch, full[lead:]))
+    return result[index]
 
 
 # ----------------------------------------------------------------------------------------

@@ -839,17 +839,46 @@ def _scatter_key(input: Tensor, dim: int, index, src) -> tuple:
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
             reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along
-    ``dim``: for ``dim=1``, ``out[i][index[i][j]] = src[i][j]``. The inverse of gather."""
-    if reduce is not None:
-        raise NotImplementedError(
-            "scatter(reduce=...) is not supported by teachgrad (PyTorch deprecates it)."
-            "\nHint: use scatter_add, or index_put with accumulate=True."
-        )
+    ``dim``: for ``dim=1``, ``out[i][index[i][j]] = src[i][j]``. The inverse of gather.
+
+    ``reduce='add'`` or ``'multiply'`` combines instead of writing (PyTorch's older form of
+    ``scatter_reduce``, deprecated for a tensor ``src``, and with no derivative)."""
     src = value if src is None else src
+    if reduce is not None:
+        return _scatter_with_reduce(input, dim, index, src, reduce)
     key = _scatter_key(input, dim, index, src)
     if isinstance(src, Tensor):
         return ScatterBackward0.apply(input, src, key=key)
     return ScatterBackward1.apply(input, value=src, key=key)
+
+
+def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: str) -> Tensor:
+    """``scatter(..., reduce='add' | 'multiply')``: scatter_reduce's sum or prod with
+    ``input`` included; like PyTorch, the result has no derivative."""
+    from ..autograd.grad_mode import is_grad_enabled, no_grad
+    from ..nn.no_derivative import NotImplementedBackward
+    from .index_update import scatter_reduce
+
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.", UserWarning, stacklevel=3)
+        tensor_src = src
+    else:
+        idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        tensor_src = _make(np.full(idx.shape, src, dtype=input._data.dtype))
+    with no_grad():
+        result = scatter_reduce(input, dim, index, tensor_src,
+                                "sum" if reduce == "add" else "prod", include_self=True)
+    inputs = [t for t in (input, src) if isinstance(t, Tensor) and t.requires_grad]
+    if not (inputs and is_grad_enabled()):
+        return result
+    return NotImplementedBackward.apply(
+        *inputs, values=result._data, derivative="aten::scatter",
+        hint="scatter with reduce= has no gradient in PyTorch either; use scatter_reduce.")
 
 
 @tensor_method()

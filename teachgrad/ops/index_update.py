@@ -464,6 +464,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
         )
     if int(mask_arr.sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
+    if input._data.shape != shape:  # input broadcasts to the mask's shape too
+        input = input.expand(shape)
     return MaskedScatterBackward0.apply(input, source, mask=mask_arr)
 
 

@@ -148,7 +148,8 @@ class RsubBackward1(Op):
 
 
 class MulBackward0(Op):
-    saved_names = ("self", "other")  # grad_fn._saved_...
+    # PyTorch saves (and packs, with saved-tensor hooks) other before self.
+    saved_names = ("other", "self")  # grad_fn._saved_...
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
     promotes = True
 
@@ -156,12 +157,12 @@ class MulBackward0(Op):
     def forward(ctx, a, b):
         # Keep only what a gradient needs: b for a's, a for b's (x * 2 keeps no copy of x).
         needs = ctx.needs_input_grad
-        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
+        ctx.save_for_backward(b if needs[0] else None, a if needs[1] else None)
         return a * b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         return (None if b is None else grad * b), (None if a is None else grad * a)
 
 
@@ -393,6 +394,17 @@ def _rfloordiv(input, other) -> Tensor:
     return _rounded_division(_operand(other), input, "floor", _FloorDivideNotImplemented)
 
 
+def _python_mod(a: np.ndarray, b) -> np.ndarray:
+    """``a mod b`` with the sign of ``b``, computed as PyTorch does: ``fmod``, then ``+ b``
+    where the signs disagree. The result is the same as ``np.mod`` except for the sign of
+    a zero: PyTorch keeps fmod's (``-2. % 2 == -0.``, ``3. % -1.5 == 0.``)."""
+    if a.dtype.kind != "f":
+        return np.mod(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.fmod(a, b)
+        return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
 class RemainderBackward0(Op):
     """``tensor % number``: the number is a constant, so only the tensor is an input."""
 
@@ -400,7 +412,7 @@ class RemainderBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, other):
-        return np.mod(a, _cast(other, a.dtype))
+        return _python_mod(a, _cast(other, a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -418,7 +430,7 @@ class RemainderBackward1(Op):
         # a and b are needed only for b's gradient (x % y keeps nothing when y is a constant).
         if ctx.needs_input_grad[1]:
             ctx.save_for_backward(a, b)
-        return np.mod(a, b)
+        return _python_mod(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -443,7 +455,7 @@ def remainder(input, other) -> Tensor:
     a, b = _operand(input), _operand(other)
     aa, bb = _division_operands(a, b, "remainder_cpu")  # the checks, and the result dtype
     if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it either
-        return _make(np.asarray(np.mod(aa, bb)))
+        return _make(np.asarray(_python_mod(aa, bb)))
     if isinstance(b, Tensor):
         return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
     if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats

@@ -17,6 +17,7 @@ at the end, the NumPy functions the backward formulas use, routed to these ops s
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -1031,22 +1032,45 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 row_stack = vstack
 
 
+def _each(make_atleast):
+    """PyTorch's ``atleast_nd`` signature around a one-tensor function: one tensor gives a
+    tensor; several tensors, or one tuple/list of them, give a tuple."""
+
+    @functools.wraps(make_atleast)
+    def atleast(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+            return tuple(make_atleast(t) for t in tensors[0])
+        if len(tensors) == 1:
+            return make_atleast(tensors[0])
+        return tuple(make_atleast(t) for t in tensors)
+
+    return atleast
+
+
+@_each
 def atleast_1d(input: Tensor) -> Tensor:
-    """``input`` with at least one dimension (a 0-d tensor becomes shape [1])."""
+    """``input`` with at least one dimension (a 0-d tensor becomes shape [1]).
+
+    Given several tensors (or a tuple of them) it returns a tuple, one for each.
+    """
     return reshape(input, (1,)) if input._data.ndim == 0 else input
 
 
+@_each
 def atleast_2d(input: Tensor) -> Tensor:
-    """``input`` with at least two dimensions (a vector becomes a row)."""
+    """``input`` with at least two dimensions (a vector becomes a row); several tensors give
+    a tuple."""
     n = input._data.ndim
     if n == 0:
         return reshape(input, (1, 1))
     return unsqueeze(input, 0) if n == 1 else input
 
 
+@_each
 def atleast_3d(input: Tensor) -> Tensor:
     """``input`` with at least three dimensions: a vector ``(n)`` becomes ``(1, n, 1)``, a
-    matrix ``(m, n)`` becomes ``(m, n, 1)`` (what ``dstack`` joins along)."""
+    matrix ``(m, n)`` becomes ``(m, n, 1)`` (what ``dstack`` joins along); several tensors
+    give a tuple."""
     n = input._data.ndim
     if n == 0:
         return reshape(input, (1, 1, 1))

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Generic
 
 from ..._random import Generator
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, T_co
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Batches of samples from ``dataset``, one batch per iteration step.
 
     ``batch_size`` samples per batch (``None``: single samples, not batched);

@@ -11,14 +11,18 @@ import warnings
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..._random import Generator, default_generator, randperm
 from ..._tensor import Tensor
 
+# The type of a dataset's samples: ``class Squares(Dataset[int])`` (typing only).
+T_co = TypeVar("T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(Generic[T_co]):
     """Base class of map-style datasets: subclasses define ``__getitem__`` and ``__len__``.
+    Generic in the sample type, as PyTorch's (``Dataset[int]``).
 
     >>> from teachgrad.utils.data import Dataset
     >>> class Squares(Dataset):
@@ -38,7 +42,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """Base class of datasets that *yield* their samples (subclasses define ``__iter__``).
 
     >>> from teachgrad.utils.data import IterableDataset
@@ -80,7 +84,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at the given ``indices`` (in that order).
 
     >>> from teachgrad.utils.data import Subset

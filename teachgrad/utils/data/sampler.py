@@ -9,14 +9,17 @@ samples and collate them into a batch.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence, Sized
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..._random import Generator, _rng, randint, randperm
 
+# The type of what a sampler yields: ``class BySize(Sampler[int])`` (typing only).
+T_co = TypeVar("T_co", covariant=True)
 
-class Sampler:
+
+class Sampler(Generic[T_co]):
     """Base class: a sampler is an iterable of dataset indices (``__iter__``, and usually
-    ``__len__``).
+    ``__len__``). Generic in what it yields, as PyTorch's (``Sampler[int]``).
 
     >>> from teachgrad.utils.data import Sampler
     >>> class Backwards(Sampler):
