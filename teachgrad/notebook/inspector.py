@@ -50,7 +50,7 @@ from .._tensor import Tensor
 from ..autograd import forward_ad
 from .assets import css, escape_text
 
-__all__ = ["Column", "Inspection", "describe", "inspect", "tensor_html"]
+__all__ = ["Column", "Inspection", "describe", "inspect", "names_in", "tensor_html"]
 
 #: The table's rows, top to bottom: two header rows, then the five autograd attributes.
 HEADER_ROWS = ("shape", "dtype")
@@ -266,21 +266,26 @@ class Inspection:
 # ---------------------------------------------------------------------------------------
 
 
-def _names_in_caller(t: Tensor, frame) -> str | None:
-    """The variable name(s) the caller uses for ``t``: ``"x"``, or ``"a = b"`` for aliases.
+def names_in(t: Tensor, *scopes: Mapping) -> str | None:
+    """The variable name(s) ``t`` goes by in the first scope that has one: ``"x"``, or
+    ``"a = b"`` for aliases; ``None`` when no variable refers to it.
 
     Only public names count: IPython keeps every output in ``_``, ``_7`` ... as well.
     """
-    if frame is None:
-        return None
-    scopes = [frame.f_locals]
-    if frame.f_globals is not frame.f_locals:
-        scopes.append(frame.f_globals)
     for scope in scopes:
-        names = [n for n, v in list(scope.items()) if v is t and not n.startswith("_")]
+        names = [n for n, v in list(scope.items()) if v is t and not str(n).startswith("_")]
         if names:
             return " = ".join(names)
     return None
+
+
+def _names_in_caller(t: Tensor, frame) -> str | None:
+    """The variable name(s) the caller uses for ``t`` (its locals first, then its globals)."""
+    if frame is None:
+        return None
+    if frame.f_globals is frame.f_locals:
+        return names_in(t, frame.f_locals)
+    return names_in(t, frame.f_locals, frame.f_globals)
 
 
 def inspect(*tensors: Tensor | Mapping[str, object], **named: Tensor) -> Inspection:
@@ -321,6 +326,10 @@ def inspect(*tensors: Tensor | Mapping[str, object], **named: Tensor) -> Inspect
     return Inspection(columns)
 
 
-def tensor_html(t: Tensor) -> str:
-    """The HTML table for one tensor: what ``%load_ext teachgrad`` shows for a tensor."""
-    return Inspection([describe(t, type(t).__name__)])._repr_html_()
+def tensor_html(t: Tensor, name: str | None = None) -> str:
+    """The HTML table for one tensor: what ``%load_ext teachgrad`` shows for a tensor.
+
+    The column is titled ``name`` (the extension passes the notebook's variable names),
+    or the tensor's class, ``Tensor``, for a value no variable holds (``x * 2``).
+    """
+    return Inspection([describe(t, name or type(t).__name__)])._repr_html_()
