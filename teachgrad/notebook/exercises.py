@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .short_traceback import ShortTraceback
+
 __all__ = ["NotYet", "check"]
 
 NOT_ANSWERED = (
@@ -36,8 +38,11 @@ NOT_WRITTEN = (
 CORRECT = "✔ Correct! That is the right {what}."
 
 
-class NotYet(AssertionError):
-    """A wrong exercise answer. The message says what is off, and gives the hint."""
+class NotYet(ShortTraceback, AssertionError):
+    """A wrong exercise answer. The message says what is off, and gives the hint.
+
+    In a notebook it shows the checking cell's line and the message, not ``check``'s code.
+    """
 
 
 def check(
