@@ -1,0 +1,81 @@
+"""What a learner sees in JupyterLab after the usual slips, in a real browser.
+
+* A wrong exercise answer: the checking cell's line and "✘ Not yet: ..." with the hint,
+  not ten lines of ``check``'s own code above it.
+* A stepper cell run a second time (the graph is used up): the cell's line and PyTorch's
+  message with its hint, not the stepper's internals.
+* A cell ending with a tensor variable: its table is titled with the variable's name, as
+  ``inspect`` titles it (it said ``Tensor``).
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from .lab_page import opened, teachgrad_notebook
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "learner_mistakes.ipynb"
+CELLS = [
+    "from teachgrad.notebook import check, step_backward\n"
+    "import teachgrad as torch\n"
+    "x = torch.tensor(1.5, requires_grad=True)\n"
+    "u = x ** 2\n"
+    "L = torch.sin(u) * 3",
+    "step_backward(L, names=locals())",
+    "u",
+    "answer = 27",
+    'check(answer, 54.0, "dg/dx at x = 1", hint="dg/dw = 3w², dw/dx = 2.")',
+]
+STEP, TABLE, CHECK = 1, 2, 4
+
+
+@pytest.fixture(scope="module")
+def notebook(chromium, lab_server, lessons_copy):
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(c) for c in CELLS]),
+                   lessons_copy / NOTEBOOK)
+    with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
+        notebook.run_all()  # stops at the wrong answer, the last cell
+        yield notebook
+
+
+def error_text(notebook, index: int) -> str:
+    """The error output of cell ``index`` as the page shows it."""
+    shown = notebook.cell(index).locator('.jp-OutputArea-output[data-mime-type*="stderr"]')
+    shown.first.wait_for(state="visible")
+    return shown.first.inner_text()
+
+
+def test_a_wrong_answer_shows_the_checking_line_and_the_message(notebook, screenshots):
+    text = error_text(notebook, CHECK)
+    assert 'check(answer, 54.0, "dg/dx at x = 1"' in text  # the learner's line
+    assert "✘ Not yet: 27 is not the right dg/dx at x = 1" in text
+    assert "Hint: dg/dw = 3w², dw/dx = 2." in text
+    assert "exercises.py" not in text and "raise NotYet" not in text
+    screenshots.take(notebook.cell(CHECK), "learner-wrong-answer")
+
+
+def test_a_stepper_cell_run_twice_says_why_in_a_few_lines(notebook, screenshots):
+    notebook.page.evaluate(
+        """async i => {
+             const panel = window.jupyterapp.shell.currentWidget;
+             panel.content.activeCellIndex = i;
+             panel.content.deselectAll();
+             await window.jupyterapp.commands.execute('notebook:run-cell');
+           }""", STEP)
+    text = error_text(notebook, STEP)
+    assert "step_backward(L, names=locals())" in text
+    assert "RuntimeError: Trying to backward through the graph a second time" in text
+    assert "Hint: step_backward() calls backward(), and the graph of L was already used" \
+        in text
+    assert "stepper.py" not in text
+    assert len(text.splitlines()) < 12, text  # it was 35 lines of teachgrad's code
+    screenshots.take(notebook.cell(STEP), "learner-stepper-run-twice")
+
+
+def test_a_cell_ending_with_a_variable_titles_its_table_with_the_name(notebook):
+    table = notebook.cell(TABLE).locator("table.tg-table")
+    table.wait_for(state="visible")
+    assert table.locator("thead th.tg-name").all_inner_texts() == ["u"]
