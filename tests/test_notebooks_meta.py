@@ -172,8 +172,11 @@ def test_errors_only_where_marked(path):
         errors = [o for o in cell.outputs if o.output_type == "error"]
         if cell.source.startswith(RAISES):
             assert errors, f"marked as raising, but did not:\n{cell.source}"
+            # Without this tag, JupyterLab's Run All stops here and the rest never runs.
+            assert "raises-exception" in tags(cell), cell.source
         else:
             assert not errors, f"unexpected error {errors[0].ename} in:\n{cell.source}"
+            assert "raises-exception" not in tags(cell), cell.source
         assert RAISES not in cell.source[1:], "the marker goes on the first line"
 
 

@@ -27,7 +27,9 @@ The rules, all of them:
   JupyterLab still shows its first line, so make that a comment).
 * Markdown between code cells is one cell, or several separated by ``+++`` lines.
 * A code cell whose first line is ``# NBVAL_RAISES_EXCEPTION`` is expected to raise (the
-  build checks that it does, and that no other cell does).
+  build checks that it does, and that no other cell does). It is also tagged
+  ``raises-exception``: without that tag JupyterLab's Run All stops at the first error,
+  and the rest of the lesson never runs.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ _OPEN = re.compile(r"^```python(?P<roles>(?: +[a-z-]+)*) *$")
 _CLOSE = "```"
 _SPLIT = "+++"
 RAISES = "# NBVAL_RAISES_EXCEPTION"
+#: The tag with which JupyterLab (and nbclient) go on running the next cells after an error.
+RAISES_TAG = "raises-exception"
 
 
 @dataclass
@@ -53,8 +57,10 @@ class SourceCell:
 
     @property
     def tags(self) -> list[str]:
-        """The notebook tags of this cell: its roles."""
-        return list(self.roles)
+        """The notebook tags of this cell: its roles, and ``raises-exception`` for a cell
+        that fails on purpose (so that Run All goes on after it)."""
+        raises = self.cell_type == "code" and self.source.startswith(RAISES)
+        return list(self.roles) + ([RAISES_TAG] if raises else [])
 
 
 def parse(text: str, where: str = "<lesson>") -> list[SourceCell]:

@@ -79,3 +79,20 @@ def test_a_cell_ending_with_a_variable_titles_its_table_with_the_name(notebook):
     table = notebook.cell(TABLE).locator("table.tg-table")
     table.wait_for(state="visible")
     assert table.locator("thead th.tg-name").all_inner_texts() == ["u"]
+
+
+def test_run_all_goes_past_a_cell_that_fails_on_purpose(chromium, lab_server):
+    # Lesson 8 triggers three errors on purpose. Untagged, Run All stopped at the first
+    # one: 15 of its 20 code cells never ran, the exercise included.
+    lesson = "08_no_grad_detach_and_in_place_pitfalls.ipynb"
+    with opened(chromium, lab_server, lesson, timeout_ms=30_000) as notebook:
+        notebook.run_all()  # False: some cells raised (on purpose)
+        notebook.page.wait_for_function(
+            """() => window.jupyterapp.shell.currentWidget.model.toJSON().cells
+                     .filter(cell => cell.cell_type === 'code')
+                     .every(cell => cell.execution_count !== null)""", timeout=60_000)
+        cells = [c for c in notebook.model()["cells"] if c["cell_type"] == "code"]
+        failed = ["".join(c["source"])[:40] for c in cells
+                  if any(o["output_type"] == "error" for o in c["outputs"])]
+        assert len(failed) == 3 and all(f.startswith("# NBVAL_RAISES_EXCEPTION") for f in failed)
+        assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
