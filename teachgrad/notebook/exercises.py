@@ -137,7 +137,8 @@ def _shape(array: np.ndarray) -> str:
 
 
 def _show(value: Any) -> str:
-    """The answer as a short text (tensors print as PyTorch prints them)."""
-    text = str(value)
+    """The answer as a short text (tensors print as PyTorch prints them; a string keeps
+    its quotes, so that ``'20'`` is not mistaken for the number 20)."""
+    text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
