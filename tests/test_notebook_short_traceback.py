@@ -109,3 +109,28 @@ def test_outside_teachgrad_cuts_at_the_first_teachgrad_frame():
         cut = cut.tb_next
     assert kept == ["test_outside_teachgrad_cuts_at_the_first_teachgrad_frame", "learner"]
     assert tb.tb_next.tb_next is not None  # the error's own traceback is left whole
+
+
+@pytest.mark.parametrize("call, message", [
+    ("draw(3)", "TypeError: draw() expects a Tensor or a list of Tensors, got int"),
+    ("step_backward([x, 2])",
+     "TypeError: step_backward() expects a Tensor or a list of Tensors, got int"),
+    ("inspect(3)", "TypeError: inspect() expected tensors or a dict of them (argument 1), "
+                   "but got int"),
+    ("draw(x, names=[x])", "TypeError: names= expects a dict such as locals()"),
+])
+def test_a_wrong_argument_shows_the_call_and_the_message(shown, call, message):
+    text = shown("import teachgrad as torch\n"
+                 "from teachgrad.notebook import draw, inspect, step_backward\n"
+                 "x = torch.ones(2, requires_grad=True)\n"
+                 f"{call}")
+    assert f"----> 4 {call}" in text
+    assert message in text
+    assert "teachgrad/notebook" not in text  # graph_model.py, inspector.py: 39 lines before
+
+
+def test_a_wrong_argument_is_still_a_type_error():
+    from teachgrad.notebook import draw
+
+    with pytest.raises(TypeError, match=r"^draw\(\) expects a Tensor"):
+        draw(3)

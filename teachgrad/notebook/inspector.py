@@ -49,6 +49,7 @@ from .._printing import format_data
 from .._tensor import Tensor
 from ..autograd import forward_ad
 from .assets import css, escape_text
+from .short_traceback import ArgumentError
 
 __all__ = ["Column", "Inspection", "describe", "inspect", "names_in", "tensor_html"]
 
@@ -313,13 +314,13 @@ def inspect(*tensors: Tensor | Mapping[str, object], **named: Tensor) -> Inspect
                 if isinstance(value, Tensor) and not str(name).startswith("_"):
                     columns.append(describe(value, str(name)))
         else:
-            raise TypeError(
+            raise ArgumentError(
                 f"inspect() expected tensors or a dict of them (argument {position}), but got "
                 f"{type(item).__name__}"
             )
     for name, value in named.items():
         if not isinstance(value, Tensor):
-            raise TypeError(
+            raise ArgumentError(
                 f"inspect() expected a tensor for {name!r}, but got {type(value).__name__}"
             )
         columns.append(describe(value, name))

@@ -13,7 +13,8 @@ message. The mode set by ``%xmode`` is kept (``%xmode Minimal`` still prints the
 alone). Outside IPython nothing changes: Python's own traceback is complete.
 
 Usage: put the mixin before the error class, which stays what it was (``isinstance(e,
-RuntimeError)`` is still true)::
+RuntimeError)`` is still true); :class:`ArgumentError` is the ``TypeError`` of the notebook
+functions' arguments::
 
     class UsedGraphError(ShortTraceback, RuntimeError):
         pass
@@ -24,7 +25,7 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
-__all__ = ["ShortTraceback", "outside_teachgrad"]
+__all__ = ["ArgumentError", "ShortTraceback", "outside_teachgrad"]
 
 #: The folder of the teachgrad package: frames of files under it are cut.
 _PACKAGE = str(Path(__file__).resolve().parents[1])
@@ -72,3 +73,10 @@ class ShortTraceback:
         # (tb_offset), and it is outside teachgrad, so it survives the cut.
         return shell.InteractiveTB.structured_traceback(
             self.shown_as or type(self), self, outside_teachgrad(self.__traceback__))
+
+
+class ArgumentError(ShortTraceback, TypeError):
+    """A ``TypeError`` for a wrong argument to ``draw``, ``step_backward``, ``inspect``...:
+    the message names the function and what it got, so the cell line and it are enough."""
+
+    shown_as = TypeError
