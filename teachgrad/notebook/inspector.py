@@ -218,8 +218,14 @@ def _escape(text: str) -> str:
     return escape_text(text)  # a 3-d tensor's blank lines must not end a Markdown export's HTML
 
 
+def _html_text(cell: Cell) -> str:
+    # A grad_fn list may wrap after a comma, but a "—" (an edge to nothing) wrapped onto a
+    # line of its own reads like a stray dash: a no-break space keeps it with its comma.
+    return _escape(cell.text.replace(f", {NO_EDGE}", f",\u00a0{NO_EDGE}"))
+
+
 def _html_row(label: str, cells: list[Cell], section: str) -> str:
-    tds = "".join(f'<td class="tg-{cell.kind}">{_escape(cell.text)}</td>' for cell in cells)
+    tds = "".join(f'<td class="tg-{cell.kind}">{_html_text(cell)}</td>' for cell in cells)
     # The row's own class (tg-grad_fn ...) lets the stylesheet treat rows differently.
     return f'<tr class="tg-{section} tg-{label}"><th scope="row">{_escape(label)}</th>{tds}</tr>'
 

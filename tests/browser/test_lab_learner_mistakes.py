@@ -96,3 +96,28 @@ def test_run_all_goes_past_a_cell_that_fails_on_purpose(chromium, lab_server):
                   if any(o["output_type"] == "error" for o in c["outputs"])]
         assert failed == [["raises-exception"]] * 3
         assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
+
+
+def test_an_edge_to_nothing_never_wraps_onto_a_line_of_its_own(chromium, lab_server):
+    # Lesson 9's inspect(x, c, h, L) fills the output's width; h's grad_fn,
+    # "MulBackward0 → AccumulateGrad, —", wrapped before its dash.
+    lesson = "09_leaves_retain_grad_and_hooks.ipynb"
+    with opened(chromium, lab_server, lesson, timeout_ms=30_000) as notebook:
+        assert notebook.run_all()
+        cells = notebook.model()["cells"]
+        (index,) = [i for i, c in enumerate(cells) if "inspect(x, c, h, L)" in "".join(c["source"])]
+        table = notebook.cell(index).locator("table.tg-table")
+        table.wait_for(state="visible")
+        dashes = table.locator("tr.tg-grad_fn td").evaluate_all("""tds => tds.flatMap(td => {
+            const text = td.firstChild, at = text.data.indexOf('—');
+            if (at < 0) return [];
+            const range = document.createRange();
+            range.setStart(text, at); range.setEnd(text, at + 1);
+            const dash = range.getBoundingClientRect();
+            range.setStart(text, at - 2); range.setEnd(text, at - 1);  // the comma before it
+            const comma = range.getBoundingClientRect();
+            return [{text: text.data, dashTop: dash.top, commaTop: comma.top}];
+        })""")
+        assert dashes, "no grad_fn cell with an edge to nothing: update this test"
+        for cell in dashes:
+            assert cell["dashTop"] == cell["commaTop"], cell
