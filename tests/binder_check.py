@@ -7,7 +7,8 @@ mybinder.org (repo2docker) installs ``binder/requirements.txt`` into a fresh Pyt
 runs ``binder/postBuild``. This script does the same in a temporary virtual environment
 (it needs the package index, so it is run by .ci/run rather than by pytest), then executes
 a lesson with the ``teachgrad`` kernel that postBuild registered, and fails on any error
-output other than the cells a lesson marks ``NBVAL_RAISES_EXCEPTION``.
+output other than the cells a lesson tags ``raises-exception`` (``# NBVAL_RAISES_EXCEPTION``
+in its source).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ client = nbclient.NotebookClient(nb, kernel_name="teachgrad", timeout=300, allow
 client.execute(cwd=sys.argv[2])
 bad = []
 for i, cell in enumerate(nb.cells):
-    if cell.cell_type != "code" or "NBVAL_RAISES_EXCEPTION" in cell.source:
+    if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
         continue
     for out in cell.get("outputs", []):
         if out.output_type == "error":

@@ -27,6 +27,14 @@ def test_a_function_that_is_not_written_yet_counts_as_not_answered(capsys):
     assert capsys.readouterr().out.startswith("… Not answered yet (your turn): write your code")
 
 
+def test_a_number_typed_as_a_string_is_shown_with_its_quotes():
+    # "✘ Not yet: 20 is not the right dw/dx ... got str" left the learner puzzled: 20 is
+    # the right number; the quotes say what is wrong.
+    with pytest.raises(NotYet, match=r"^✘ Not yet: '20' is not the right dw/dx: expected a "
+                                     r"number or a tensor, got str\.$"):
+        check("20", 20.0, "dw/dx")
+
+
 def test_right_answers_of_every_kind(capsys):
     check(6.0, 6, "number")
     check(torch.tensor([1.0, 2.0], requires_grad=True), [1.0, 2.0], "tensor")

@@ -64,6 +64,17 @@ def test_the_cell_result_is_shown_as_a_table(ip):
     assert '<td class="tg-value">[0., 0., 0.]</td>' in data["text/html"]
 
 
+def test_a_cell_ending_with_a_variable_titles_the_table_with_its_name(ip):
+    # A cell ending with ``z`` showed a column titled "Tensor", while inspect(z) says "z".
+    run(ip, "%load_ext teachgrad")
+    run(ip, "import teachgrad as torch\nx = torch.ones(2)\nz = x * 2\nalias = z")
+    assert 'class="tg-name">z = alias</th>' in formats(ip, ip.user_ns["z"])["text/html"]
+    assert 'class="tg-name">x</th>' in formats(ip, ip.user_ns["x"])["text/html"]
+    # A value no variable holds keeps its class name; IPython's _, _7 ... do not count.
+    ip.user_ns["_7"] = unnamed = ip.user_ns["x"] + 1
+    assert 'class="tg-name">Tensor</th>' in formats(ip, unnamed)["text/html"]
+
+
 def test_subclasses_such_as_parameter_get_the_table_too(ip):
     class Parameter(torch.Tensor):  # stands in for nn.Parameter
         pass

@@ -354,3 +354,12 @@ def test_tensor_html_titles_the_column_with_the_class_name():
     p = Parameter([1.0])
     assert '<th scope="col" class="tg-name">Parameter</th>' in tensor_html(p)
     assert '<th scope="col" class="tg-name">Tensor</th>' in tensor_html(torch.ones(1))
+
+
+def test_in_html_an_edge_to_nothing_stays_with_its_comma(seed000):
+    # Squeezed to the output's width, "MulBackward0 → AccumulateGrad, —" wrapped before
+    # the dash, which then stood alone on a line (lesson 9's inspect(x, c, h, L)).
+    _, _, z = seed000
+    html = inspect(z=z)._repr_html_()
+    assert f"MulBackward0 → AccumulateGrad,\u00a0{NO_EDGE}" in html_cells(html)
+    assert f"AccumulateGrad, {NO_EDGE}" in inspect(z=z).to_text()  # the text is unchanged

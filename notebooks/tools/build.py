@@ -48,7 +48,6 @@ KERNEL_NAME = "teachgrad"
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Python 3 (teachgrad)", "language": "python"}
 TIMEOUT_S = 300
 
-IGNORE_OUTPUT = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
 _FONTCONFIG = re.compile(r"^Fontconfig (warning|error):.*\n?", re.M)
@@ -76,7 +75,7 @@ def to_notebook(cells: list[lesson_source.SourceCell]) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown":
             nb.cells.append(nbformat.v4.new_markdown_cell(cell.source))
             continue
-        new = nbformat.v4.new_code_cell(cell.source)
+        new = nbformat.v4.new_code_cell(cell.code)
         if cell.tags:
             new.metadata["tags"] = cell.tags
         if "solution" in cell.roles:
@@ -135,12 +134,12 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
         if cell.cell_type != "code":
             continue
         raised = any(o.output_type == "error" for o in cell.outputs)
-        expected = cell.source.startswith(lesson_source.RAISES)
+        expected = lesson_source.RAISES_TAG in cell.metadata.get("tags", [])
         if raised and not expected:
             error = next(o for o in cell.outputs if o.output_type == "error")
             found.append(f"cell {n} raised {error.ename}: {error.evalue}")
         if expected and not raised:
-            found.append(f"cell {n} is marked NBVAL_RAISES_EXCEPTION but did not raise")
+            found.append(f"cell {n} is marked to raise (NBVAL_RAISES_EXCEPTION) but did not")
     return found
 
 
@@ -150,7 +149,7 @@ def cells_with_addresses(nb: nbformat.NotebookNode) -> list[int]:
     for n, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        if not cell.source.startswith(IGNORE_OUTPUT):
+        if lesson_source.IGNORE_OUTPUT_TAG not in cell.metadata.get("tags", []):
             text = json.dumps(cell.outputs)
             if _ADDRESS.search(text):
                 found.append(n)

@@ -26,8 +26,13 @@ The rules, all of them:
   collapsed in JupyterLab, so it does not give the game away before the student tried;
   JupyterLab still shows its first line, so make that a comment).
 * Markdown between code cells is one cell, or several separated by ``+++`` lines.
-* A code cell whose first line is ``# NBVAL_RAISES_EXCEPTION`` is expected to raise (the
-  build checks that it does, and that no other cell does).
+* A first line ``# NBVAL_RAISES_EXCEPTION`` marks a code cell that is expected to raise (the
+  build checks that it does, and that no other cell does); ``# NBVAL_IGNORE_OUTPUT`` one
+  whose output the tests do not compare (a Graphviz drawing). In the notebook the line
+  becomes a tag, ``raises-exception`` or ``nbval-ignore-output``, which nbval reads the
+  same way: the learner does not meet test-runner jargon at the top of a cell, and
+  JupyterLab's Run All goes on past a cell tagged ``raises-exception`` (it stops at the
+  first error otherwise, and the rest of the lesson never runs).
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ _OPEN = re.compile(r"^```python(?P<roles>(?: +[a-z-]+)*) *$")
 _CLOSE = "```"
 _SPLIT = "+++"
 RAISES = "# NBVAL_RAISES_EXCEPTION"
+IGNORE_OUTPUT = "# NBVAL_IGNORE_OUTPUT"
+#: The tag with which JupyterLab (and nbclient) go on running the next cells after an error.
+RAISES_TAG = "raises-exception"
+IGNORE_OUTPUT_TAG = "nbval-ignore-output"
+#: A marker line of the source -> the notebook tag that replaces it.
+MARKER_TAGS = {RAISES: RAISES_TAG, IGNORE_OUTPUT: IGNORE_OUTPUT_TAG}
 
 
 @dataclass
@@ -52,9 +63,22 @@ class SourceCell:
     roles: list[str] = field(default_factory=list)
 
     @property
+    def marker(self) -> str | None:
+        """The ``# NBVAL_...`` marker on the first line of a code cell, if any."""
+        first = self.source.split("\n", 1)[0].strip()
+        return first if self.cell_type == "code" and first in MARKER_TAGS else None
+
+    @property
+    def code(self) -> str:
+        """The text the notebook cell holds: the source without its marker line."""
+        if self.marker is None:
+            return self.source
+        return self.source.split("\n", 1)[1] if "\n" in self.source else ""
+
+    @property
     def tags(self) -> list[str]:
-        """The notebook tags of this cell: its roles."""
-        return list(self.roles)
+        """The notebook tags of this cell: its roles, then its marker's tag."""
+        return list(self.roles) + ([MARKER_TAGS[self.marker]] if self.marker else [])
 
 
 def parse(text: str, where: str = "<lesson>") -> list[SourceCell]:

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .short_traceback import ShortTraceback
+
 __all__ = ["NotYet", "check"]
 
 NOT_ANSWERED = (
@@ -36,8 +38,11 @@ NOT_WRITTEN = (
 CORRECT = "✔ Correct! That is the right {what}."
 
 
-class NotYet(AssertionError):
-    """A wrong exercise answer. The message says what is off, and gives the hint."""
+class NotYet(ShortTraceback, AssertionError):
+    """A wrong exercise answer. The message says what is off, and gives the hint.
+
+    In a notebook it shows the checking cell's line and the message, not ``check``'s code.
+    """
 
 
 def check(
@@ -132,7 +137,8 @@ def _shape(array: np.ndarray) -> str:
 
 
 def _show(value: Any) -> str:
-    """The answer as a short text (tensors print as PyTorch prints them)."""
-    text = str(value)
+    """The answer as a short text (tensors print as PyTorch prints them; a string keeps
+    its quotes, so that ``'20'`` is not mistaken for the number 20)."""
+    text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 200 else text[:197] + "..."
 

@@ -26,7 +26,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from .._tensor import Tensor
-from .inspector import tensor_html
+from .inspector import names_in, tensor_html
 
 __all__ = ["TensorDisplay", "TeachgradMagics", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -43,15 +43,21 @@ class TensorDisplay:
 
     Returning ``None`` tells IPython "no HTML for this one", which is how ``plain`` mode
     falls back to PyTorch's text without unregistering anything.
+
+    ``shell`` is the IPython that displays: a cell ending with ``z`` shows a table titled
+    ``z`` (the notebook's variables are looked up in ``shell.user_ns``), as ``inspect(z)``
+    would; a value no variable holds (``z * 2``) is titled ``Tensor``.
     """
 
-    def __init__(self, mode: str = DEFAULT_MODE) -> None:
+    def __init__(self, mode: str = DEFAULT_MODE, shell=None) -> None:
         self.mode = mode
+        self.shell = shell
 
     def __call__(self, t: Tensor) -> str | None:
         if self.mode == "plain":
             return None
-        return tensor_html(t)
+        namespace = getattr(self.shell, "user_ns", None)
+        return tensor_html(t, names_in(t, namespace) if namespace is not None else None)
 
 
 def _html_formatter(ipython):
@@ -101,7 +107,7 @@ def load_ipython_extension(ipython) -> None:
     Safe to call more than once: a formatter already registered is kept (with its mode).
     """
     if current_display(ipython) is None:
-        _html_formatter(ipython).for_type(Tensor, TensorDisplay())
+        _html_formatter(ipython).for_type(Tensor, TensorDisplay(shell=ipython))
     ipython.register_magics(TeachgradMagics)
     _add_tensor_conveniences()
 

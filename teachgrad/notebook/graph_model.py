@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, Node, edge_of
+from .short_traceback import ArgumentError
 
 MAX_NODES = 300  # more boxes than this and nobody can read the drawing anyway
 MIN_CHAIN = 3    # collapsing shorter chains would not make the drawing smaller enough
@@ -200,7 +201,7 @@ def as_tensors(out, function: str) -> tuple:
     items = tuple(out) if isinstance(out, (list, tuple)) else (out,)
     for item in items:
         if not isinstance(item, Tensor):
-            raise TypeError(f"{function}() expects a Tensor or a list of Tensors, "
+            raise ArgumentError(f"{function}() expects a Tensor or a list of Tensors, "
                             f"got {type(item).__name__}")
     return items
 

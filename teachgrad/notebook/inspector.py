@@ -49,8 +49,9 @@ from .._printing import format_data
 from .._tensor import Tensor
 from ..autograd import forward_ad
 from .assets import css, escape_text
+from .short_traceback import ArgumentError
 
-__all__ = ["Column", "Inspection", "describe", "inspect", "tensor_html"]
+__all__ = ["Column", "Inspection", "describe", "inspect", "names_in", "tensor_html"]
 
 #: The table's rows, top to bottom: two header rows, then the five autograd attributes.
 HEADER_ROWS = ("shape", "dtype")
@@ -217,8 +218,14 @@ def _escape(text: str) -> str:
     return escape_text(text)  # a 3-d tensor's blank lines must not end a Markdown export's HTML
 
 
+def _html_text(cell: Cell) -> str:
+    # A grad_fn list may wrap after a comma, but a "—" (an edge to nothing) wrapped onto a
+    # line of its own reads like a stray dash: a no-break space keeps it with its comma.
+    return _escape(cell.text.replace(f", {NO_EDGE}", f",\u00a0{NO_EDGE}"))
+
+
 def _html_row(label: str, cells: list[Cell], section: str) -> str:
-    tds = "".join(f'<td class="tg-{cell.kind}">{_escape(cell.text)}</td>' for cell in cells)
+    tds = "".join(f'<td class="tg-{cell.kind}">{_html_text(cell)}</td>' for cell in cells)
     # The row's own class (tg-grad_fn ...) lets the stylesheet treat rows differently.
     return f'<tr class="tg-{section} tg-{label}"><th scope="row">{_escape(label)}</th>{tds}</tr>'
 
@@ -266,21 +273,26 @@ class Inspection:
 # ---------------------------------------------------------------------------------------
 
 
-def _names_in_caller(t: Tensor, frame) -> str | None:
-    """The variable name(s) the caller uses for ``t``: ``"x"``, or ``"a = b"`` for aliases.
+def names_in(t: Tensor, *scopes: Mapping) -> str | None:
+    """The variable name(s) ``t`` goes by in the first scope that has one: ``"x"``, or
+    ``"a = b"`` for aliases; ``None`` when no variable refers to it.
 
     Only public names count: IPython keeps every output in ``_``, ``_7`` ... as well.
     """
-    if frame is None:
-        return None
-    scopes = [frame.f_locals]
-    if frame.f_globals is not frame.f_locals:
-        scopes.append(frame.f_globals)
     for scope in scopes:
-        names = [n for n, v in list(scope.items()) if v is t and not n.startswith("_")]
+        names = [n for n, v in list(scope.items()) if v is t and not str(n).startswith("_")]
         if names:
             return " = ".join(names)
     return None
+
+
+def _names_in_caller(t: Tensor, frame) -> str | None:
+    """The variable name(s) the caller uses for ``t`` (its locals first, then its globals)."""
+    if frame is None:
+        return None
+    if frame.f_globals is frame.f_locals:
+        return names_in(t, frame.f_locals)
+    return names_in(t, frame.f_locals, frame.f_globals)
 
 
 def inspect(*tensors: Tensor | Mapping[str, object], **named: Tensor) -> Inspection:
@@ -308,19 +320,23 @@ def inspect(*tensors: Tensor | Mapping[str, object], **named: Tensor) -> Inspect
                 if isinstance(value, Tensor) and not str(name).startswith("_"):
                     columns.append(describe(value, str(name)))
         else:
-            raise TypeError(
+            raise ArgumentError(
                 f"inspect() expected tensors or a dict of them (argument {position}), but got "
                 f"{type(item).__name__}"
             )
     for name, value in named.items():
         if not isinstance(value, Tensor):
-            raise TypeError(
+            raise ArgumentError(
                 f"inspect() expected a tensor for {name!r}, but got {type(value).__name__}"
             )
         columns.append(describe(value, name))
     return Inspection(columns)
 
 
-def tensor_html(t: Tensor) -> str:
-    """The HTML table for one tensor: what ``%load_ext teachgrad`` shows for a tensor."""
-    return Inspection([describe(t, type(t).__name__)])._repr_html_()
+def tensor_html(t: Tensor, name: str | None = None) -> str:
+    """The HTML table for one tensor: what ``%load_ext teachgrad`` shows for a tensor.
+
+    The column is titled ``name`` (the extension passes the notebook's variable names),
+    or the tensor's class, ``Tensor``, for a value no variable holds (``x * 2``).
+    """
+    return Inspection([describe(t, name or type(t).__name__)])._repr_html_()

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._tensor import Tensor
+from .short_traceback import ArgumentError
 
 
 class Names:
@@ -29,7 +30,7 @@ class Names:
         self._by_output: dict[tuple[int, int], list[str]] = {}
         self._tensor_of_output: dict[tuple[int, int], Tensor] = {}
         if names is not None and not isinstance(names, Mapping):
-            raise TypeError(
+            raise ArgumentError(
                 "names= expects a dict such as locals() (name -> tensor) or {tensor: name}, "
                 f"got {type(names).__name__}"
             )

@@ -37,6 +37,7 @@ from .graph import Labels, new_prefix, svg_html, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg, width_px
 from .naming import Names
+from .short_traceback import ShortTraceback
 from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
@@ -83,6 +84,13 @@ def step_backward(
     return Stepper(model, recording, Names(names), saved)
 
 
+class GraphAlreadyUsed(ShortTraceback, RuntimeError):
+    """PyTorch's RuntimeError for a second backward through a freed graph, raised by
+    ``step_backward`` before it starts; in a notebook it shows the cell and the message."""
+
+    shown_as = RuntimeError
+
+
 def _refuse_a_used_graph(model: GraphModel, names: Names) -> None:
     """Raise PyTorch's "backward through the graph a second time" error up front.
 
@@ -94,7 +102,7 @@ def _refuse_a_used_graph(model: GraphModel, names: Names) -> None:
     if not any(getattr(node, "_saved", None) is autograd_graph._FREED for node in model.index_of):
         return
     what = ", ".join(filter(None, (names.of_tensor(r) for r in model.roots))) or "the output"
-    raise RuntimeError(
+    raise GraphAlreadyUsed(
         f"{autograd_graph.BACKWARD_TWICE}\nHint: step_backward() calls backward(), and the "
         f"graph of {what} was already used by a backward pass (did this cell run before?). "
         f"Run the cells that compute {what} again, then this one; nothing was changed."

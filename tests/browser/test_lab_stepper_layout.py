@@ -92,3 +92,19 @@ def test_a_value_wider_than_the_panel_scrolls_inside_it(laptop, screenshots):
         assert box["x"] + box["width"] <= right + 1, (box, right)
     assert any(v.evaluate("e => e.scrollWidth > e.clientWidth") for v in values)
     screenshots.take(cell, "stepper-wide-value")
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["lesson-3", "forty-layer-loop", "wide-values"])
+def test_the_legend_entries_line_up_in_columns(laptop, index):
+    # A wrapping row left "running now" on a ragged line of its own beside "complete,
+    # queued", at a different left edge from the entry above it: every row must use the
+    # same column edges.
+    items = laptop.cell(index).locator(".tg-legend li").filter(visible=True)
+    boxes = [item.bounding_box() for item in items.all()]
+    assert len(boxes) == 5
+    rows: dict[int, list[float]] = {}
+    for box in boxes:
+        rows.setdefault(round(box["y"]), []).append(round(box["x"]))
+    columns = max(len(lefts) for lefts in rows.values())
+    lefts = {left for row in rows.values() for left in row}
+    assert len(lefts) == columns, f"rows (top: left edges): {rows}"
