@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +16,7 @@ from . import _dtypes
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._tensor import Tensor, _make
+from ._warn import warn_user
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
@@ -124,12 +124,11 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     """
     _check_device(device)
     if isinstance(data, Tensor):
-        warnings.warn(
+        warn_user(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
             "rather than torch.tensor(sourceTensor).",
             UserWarning,
-            stacklevel=2,
         )
     array = _infer_numpy(data, dtype)
     if dtype is not None:

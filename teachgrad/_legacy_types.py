@@ -15,13 +15,12 @@ True
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from . import _dtypes
 from ._dtypes import dtype as DType
 from ._tensor import Size, Tensor, _make
+from ._warn import warn_user
 
 __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
@@ -108,9 +107,9 @@ def legacy_dtype(t) -> DType:
 
 def set_default_tensor_type(t) -> None:
     """Deprecated: the default float dtype from a legacy type (``set_default_dtype``)."""
-    warnings.warn(
+    warn_user(
         "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
         "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-        UserWarning, stacklevel=2,
+        UserWarning,
     )
     _dtypes.set_default_dtype(legacy_dtype(t))

@@ -28,12 +28,12 @@ wrapper costs nothing on the hot path of ``a * b`` or ``x.mul(y)``.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 
 from ._tensor import Tensor
+from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
 
 # PyTorch functions with an ``out=`` argument that return one tensor, as teachgrad spells
@@ -88,14 +88,14 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
         )
     if out.shape != result.shape:
         if out.numel():
-            warnings.warn(
+            warn_user(
                 "An output with one or more elements was resized since it had shape "
                 f"{list(out.shape)}, which does not match the required output shape "
                 f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
                 "release outputs will not be resized unless they have zero elements. You can "
                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                 "with t.resize_(0).",
-                UserWarning, stacklevel=3,
+                UserWarning,
             )
         out.resize_(result.shape)
     with no_grad():

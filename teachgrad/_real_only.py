@@ -11,11 +11,10 @@ Also here: the few Tensor methods that are other functions under a second name
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ._tensor import Tensor, _make
+from ._warn import warn_user
 from .ops.op import Op
 
 __all__ = ["is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
@@ -76,8 +75,8 @@ def _m_h(self: Tensor) -> Tensor:
 
 def _h(self: Tensor) -> Tensor:
     if self._data.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        warn_user("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning)
         return self
     if self._data.ndim != 2:
         raise RuntimeError(

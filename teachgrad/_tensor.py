@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +29,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
+from ._warn import warn_user
 from .autograd import grad_mode
 from .autograd.graph import RemovableHandle, accumulator_of, is_stale_view, rebuild_view
 
@@ -231,7 +231,7 @@ class Tensor:
     def grad(self) -> Tensor | None:
         """The gradient ``backward()`` accumulated here (``None`` until one arrives)."""
         if self._grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warn_user(_NON_LEAF_GRAD_WARNING, UserWarning)
         return self._grad
 
     @grad.setter
@@ -377,11 +377,10 @@ class Tensor:
             # trap only when the number is meant to carry a gradient on), and not under
             # no_grad (where nothing would be recorded anyway: LBFGS reads its loss so).
             _float_warning["given"] = True
-            warnings.warn(
+            warn_user(
                 "Converting a tensor with requires_grad=True to a scalar may lead to "
                 "unexpected behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
-                stacklevel=2,
             )
         return float(self.item())
 

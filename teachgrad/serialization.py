@@ -163,6 +163,9 @@ def add_safe_globals(safe_globals: list) -> None:
     >>> class Config:
     ...     pass
     >>> torch.serialization.add_safe_globals([Config])
+    >>> [c.__name__ for c in torch.serialization.get_safe_globals()]
+    ['Config']
+    >>> torch.serialization.clear_safe_globals()  # (allowed until then, for the process)
     """
     for obj in safe_globals:
         _USER_SAFE_GLOBALS[_key_of(obj)] = obj

@@ -51,9 +51,22 @@ def test_there_are_examples_to_check():
     assert len(MODULES) > 50
 
 
+def _global_state() -> dict:
+    """The process-wide settings an example could change and forget to change back."""
+    return {
+        "grad mode": teachgrad.is_grad_enabled(),
+        "default dtype": teachgrad.get_default_dtype(),
+        "print options": teachgrad._printing.get_printoptions(),
+        "anomaly mode": teachgrad.is_anomaly_enabled(),
+        "deterministic": teachgrad.are_deterministic_algorithms_enabled(),
+        "safe globals": teachgrad.serialization.get_safe_globals(),
+    }
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_print_what_they_say(name):
     module = importlib.import_module(name)
+    before = _global_state()
     report = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     with warnings.catch_warnings():
@@ -67,3 +80,6 @@ def test_docstring_examples_print_what_they_say(name):
         report.getvalue()
     )
     assert result.attempted > 0
+    # The examples run in the test process: one that leaves a setting changed would
+    # change every test after it.
+    assert _global_state() == before

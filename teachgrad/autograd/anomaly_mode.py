@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import os
 import traceback
-import warnings
 from typing import Any
 
 import numpy as np
+
+from .._warn import warn_user
 
 
 class _AnomalyState:
@@ -68,10 +69,9 @@ class detect_anomaly:
         self.prev = state.enabled
         self.check_nan = check_nan
         self.prev_check_nan = state.check_nan
-        warnings.warn(
+        warn_user(
             "Anomaly Detection has been enabled. This mode will increase the runtime and "
             "should only be enabled for debugging.",
-            stacklevel=2,
         )
 
     def __enter__(self) -> None:
@@ -137,11 +137,10 @@ def run_backward(node, grads: tuple) -> tuple:
     except Exception:
         trace = node.__dict__.get("_forward_trace")
         if trace is not None:
-            warnings.warn(
+            warn_user(
                 f"Error detected in {node.name()}. Traceback of forward call that caused "
                 "the error:\n" + "".join(trace.format()).rstrip("\n"),
                 UserWarning,
-                stacklevel=2,
             )
         raise
     return outputs

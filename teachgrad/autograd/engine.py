@@ -25,7 +25,6 @@ is what really ran. When nobody observes, none of that is collected.
 from __future__ import annotations
 
 import sys
-import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,6 +33,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from .._tensor import Size, Tensor, _make
+from .._warn import warn_user
 from . import anomaly_mode, graph
 from .anomaly_mode import state as _anomaly
 from .grad_mode import state as _grad_state
@@ -115,14 +115,13 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        warnings.warn(
+        warn_user(
             "Using backward() with create_graph=True will create a reference cycle between the "
             "parameter and its gradient which can cause a memory leak. We recommend using "
             "autograd.grad when creating the graph to avoid this. If you have to use this "
             "function, make sure to reset the .grad fields of your parameters to None after "
             "use to break the cycle and avoid the leak.",
             UserWarning,
-            stacklevel=3,
         )
     targets = None
     if inputs is not None:

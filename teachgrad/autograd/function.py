@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..ops.op import Op
 from . import anomaly_mode, graph
 from .dual_state import state as _dual
@@ -206,14 +207,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        import warnings
 
-        warnings.warn(
+        warn_user(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all "
             "static, so you should invoke them on the class itself. Instantiating an autograd "
             "function will raise an error in a future version of PyTorch.",
             DeprecationWarning,
-            stacklevel=2,
         )
 
     def __call__(self, *args: Any, **kwargs: Any):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from . import engine
 from .grad_mode import no_grad
 
@@ -99,14 +100,12 @@ def gradcheck(
     inputs = _as_tuple(inputs)
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad and x._data.dtype != np.float64:
-            import warnings
 
-            warnings.warn(
+            warn_user(
                 "Input #0 requires gradient and is not a double precision floating point. "
                 "This check will likely fail if all the inputs are not of double precision "
                 "floating point. ",
                 UserWarning,
-                stacklevel=2,
             )
             break
     numerical = numerical_jacobian(func, inputs, eps)

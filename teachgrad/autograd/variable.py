@@ -15,11 +15,10 @@ True
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 
 
 class _VariableMeta(type):
@@ -34,11 +33,10 @@ class Variable(metaclass=_VariableMeta):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = False,
                 volatile: bool = False) -> Tensor:  # type: ignore[misc]
         if volatile:
-            warnings.warn(
+            warn_user(
                 "volatile was removed and now has no effect. Use `with torch.no_grad():` "
                 "instead.",
                 UserWarning,
-                stacklevel=2,
             )
         if data is None:
             return _make(np.zeros((0,), dtype=np.float32), bool(requires_grad))

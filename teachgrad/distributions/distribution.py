@@ -13,11 +13,10 @@ trick behind variational autoencoders. ``sample`` is ``rsample`` under ``no_grad
 
 from __future__ import annotations
 
-import warnings
-
 import teachgrad as torch
 from teachgrad import Size, Tensor
 
+from .._warn import warn_user
 from . import constraints
 from .utils import lazy_property
 
@@ -61,11 +60,10 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(
+                warn_user(
                     f"{self.__class__} does not define `arg_constraints`. "
                     "Please set `arg_constraints = {}` or initialize the distribution "
                     "with `validate_args=False` to turn off validation.",
-                    stacklevel=2,
                 )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
@@ -139,8 +137,8 @@ class Distribution:
 
     def sample_n(self, n: int) -> Tensor:
         """``sample((n,))`` (deprecated in PyTorch, kept for old tutorials)."""
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+        warn_user("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+                      FutureWarning)
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -193,11 +191,10 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(
+            warn_user(
                 f"{self.__class__} does not define `support` to enable "
                 "sample validation. Please initialize the distribution with "
                 "`validate_args=False` to turn off validation.",
-                stacklevel=2,
             )
             return
         if not bool(support.check(value).all()):

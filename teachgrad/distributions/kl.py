@@ -16,12 +16,12 @@ tensor(0.5000)
 from __future__ import annotations
 
 import math
-import warnings
 from functools import total_ordering
 
 import teachgrad as torch
 from teachgrad import Tensor
 
+from .._warn import warn_user
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -112,10 +112,10 @@ def _dispatch_kl(type_p, type_q):
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(
+        warn_user(
             f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
             f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-            RuntimeWarning, stacklevel=2,
+            RuntimeWarning,
         )
     return left_fun
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Number
 
 import teachgrad as torch
 from teachgrad import Size, Tensor
 
+from .._warn import warn_user
 from . import _sampling, constraints
 from .chi2 import Chi2
 from .distribution import Distribution
@@ -93,10 +93,9 @@ class Wishart(ExponentialFamily):
         else:
             self.precision_matrix = param.expand(batch_shape + (-1, -1))
         if self.df.lt(event_shape[-1]).any():
-            warnings.warn(
+            warn_user(
                 "Low df values detected. Singular samples are highly likely to occur for "
                 "ndim - 1 < df < ndim.",
-                stacklevel=2,
             )
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
@@ -187,7 +186,7 @@ class Wishart(ExponentialFamily):
         if self._batch_shape:
             is_singular = is_singular.amax(self._batch_dims)
         if is_singular.any():
-            warnings.warn("Singular sample detected.", stacklevel=2)
+            warn_user("Singular sample detected.")
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
                 sample[is_singular] = sample_new

@@ -18,12 +18,12 @@ order come for free. The one new node is ``SafeSoftmaxBackward0``: a softmax tha
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .._creation import zeros
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..ops import linalg as _linalg
 from ..ops.activation import SoftmaxBackward0
 from ..ops.linalg import _cpp_name as _cpp  # PyTorch's C++ names: float, double ...
@@ -245,9 +245,9 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type, other_name:
     if mask._data.dtype != np.bool_ and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(
+        warn_user(
             f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same "
-            "type for both instead.", UserWarning, stacklevel=3,
+            "type for both instead.", UserWarning,
         )
     if is_float:
         return mask

@@ -16,12 +16,12 @@ All are ``input * noise`` (plus a constant for alpha dropout): ``MulBackward0`` 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import _random
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 
 # SELU's negative saturation value: scale · alpha.
 _SELU_SATURATION = 1.7580993408473766
@@ -120,21 +120,21 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     ndim = input.dim()
     if ndim not in (3, 4):
-        warnings.warn(
+        warn_user(
             f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated and will "
             "result in an error in a future release. To retain the behavior and silence this "
             "warning, please use dropout instead. Note that dropout2d exists to provide "
             "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 3D or 4D inputs).", UserWarning, stacklevel=2,
+            "and an optional batch dimension (i.e. 3D or 4D inputs).", UserWarning,
         )
     if ndim == 3:
-        warnings.warn(
+        warn_user(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
             "dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
             "is the channel dim. This behavior will change in a future release to interpret "
             "the input as one without a batch dimension, i.e. shape (C, H, W). To maintain "
             "the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
-            UserWarning, stacklevel=2,
+            UserWarning,
         )
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
 
@@ -146,12 +146,12 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     ndim = input.dim()
     if ndim not in (4, 5):
-        warnings.warn(
+        warn_user(
             f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated and will "
             "result in an error in a future release. To retain the behavior and silence this "
             "warning, please use dropout instead. Note that dropout3d exists to provide "
             "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 4D or 5D inputs).", UserWarning, stacklevel=2,
+            "and an optional batch dimension (i.e. 4D or 5D inputs).", UserWarning,
         )
     return _channel_dropout(input, p, training, inplace, unbatched=ndim != 5)
 

@@ -18,12 +18,12 @@ The fused loss ops live in :mod:`teachgrad.ops.loss`, the extra activations in
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import _dtypes, _random
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
+from .._warn import warn_user
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
 from ..ops import linalg as _linalg
@@ -154,9 +154,9 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     result = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(
+    warn_user(
         "size_average and reduce args will be deprecated, please use "
-        f"reduction='{result}' instead.", UserWarning, stacklevel=3,
+        f"reduction='{result}' instead.", UserWarning,
     )
     return result
 
@@ -358,7 +358,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """``softmax(−x)`` along ``dim``: the smallest score gets the largest probability."""
     if dim is None:
-        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+        dim = _softmax_dim("softmin", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
     return _activation.softmax(-input, dim)
@@ -459,10 +459,12 @@ def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPE
     return _maybe_inplace(input, inplace, _rrelu, lower, upper, training)
 
 
-def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(
+def _softmax_dim(name: str, ndim: int) -> int:
+    # (PyTorch's softmax functions take a ``_stacklevel`` for this warning; they accept it,
+    # and warn_user finds the caller's line by itself.)
+    warn_user(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-        "include dim=X as an argument.", UserWarning, stacklevel=stacklevel,
+        "include dim=X as an argument.", UserWarning,
     )
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -477,7 +479,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     tensor([0.5000, 0.5000])
     """
     if dim is None:
-        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+        dim = _softmax_dim("softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
     return _activation.softmax(input, dim)
@@ -488,7 +490,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """``log(softmax(x))``, computed stably as ``x - logsumexp(x)``."""
     if dim is None:
-        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+        dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
     return _activation.log_softmax(input, dim)
@@ -578,10 +580,10 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """``torch.broadcast_tensors(input, target)`` with PyTorch's warning for mismatched sizes."""
     if target.shape == input.shape:
         return input, target
-    warnings.warn(
+    warn_user(
         f"Using a target size ({target.size()}) that is different to the input size "
         f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
-        "Please ensure they have the same size.", UserWarning, stacklevel=3,
+        "Please ensure they have the same size.", UserWarning,
     )
     pointwise._check_broadcast(input, target)
     shape = np.broadcast_shapes(input.shape, target.shape)

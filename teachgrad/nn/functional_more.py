@@ -8,11 +8,10 @@ PyTorch's in-place ``grad_fn`` name (``EluBackward1`` for ``elu_``: see
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from . import functional as F
 
 __all__ = [
@@ -72,8 +71,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     trick: ``y_hard - y_soft.detach() + y_soft``).
     """
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
-                      stacklevel=2)
+        warn_user("`eps` parameter is deprecated and has no effect.", UserWarning)
     # -log(Exp(1)) is a Gumbel(0, 1) draw.
     gumbels = -logits.new_empty(logits.shape).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)

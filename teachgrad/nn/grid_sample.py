@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._tensor import Tensor
+from .._warn import warn_user
 from ..ops.op import Op
 from .no_derivative import NotImplementedBackward
 
@@ -394,7 +394,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_DEFAULT_ALIGN_WARNING, UserWarning, stacklevel=2)
+        warn_user(_DEFAULT_ALIGN_WARNING, UserWarning)
         align_corners = False
     if input.dtype != grid.dtype:
         raise RuntimeError(
@@ -488,7 +488,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
               [ 2.,  2.]]]])
     """
     if align_corners is None:
-        warnings.warn(_DEFAULT_ALIGN_WARNING, UserWarning, stacklevel=2)
+        warn_user(_DEFAULT_ALIGN_WARNING, UserWarning)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -508,10 +508,10 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
         )
     spatial = size[2:]
     if align_corners and min(spatial) == 1:
-        warnings.warn(
+        warn_user(
             "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
             "align_corners=True. This is not an intended use case of affine_grid. See the "
-            "documentation of affine_grid for details.", UserWarning, stacklevel=2)
+            "documentation of affine_grid for details.", UserWarning)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:

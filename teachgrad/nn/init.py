@@ -23,12 +23,12 @@ reproducible (they differ from PyTorch's numbers, whose generator is another alg
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import _random
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 
 
@@ -119,7 +119,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 def _empty_is_noop(tensor: Tensor) -> bool:
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+        warn_user("Initializing zero-element tensors is a no-op", UserWarning)
         return True
     return False
 

@@ -12,12 +12,12 @@ that they are deprecated, as in PyTorch.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import _random
 from .._tensor import Tensor
+from .._warn import warn_user
 from . import init
 
 __all__ = [
@@ -41,9 +41,9 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     True
     """
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn(
+        warn_user(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
-            "The distribution of values may be incorrect.", UserWarning, stacklevel=2,
+            "The distribution of values may be incorrect.", UserWarning,
         )
     rng = init._rng(generator)
     shape = tuple(tensor.shape)
@@ -142,9 +142,9 @@ def _deprecated(method):
     old_name = new_name[:-1]
 
     def deprecated_init(*args, **kwargs):
-        warnings.warn(
+        warn_user(
             f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
-            FutureWarning, stacklevel=2,
+            FutureWarning,
         )
         return method(*args, **kwargs)
 

@@ -18,12 +18,12 @@ loss is called, not when this module is loaded.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
+from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..ops import pointwise
 from ..ops.pointwise import where
@@ -137,11 +137,11 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     if size_average is not None or reduce is not None:
         reduction = F._legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
-        warnings.warn(
+        warn_user(
             "reduction: 'mean' divides the total loss by both the batch size and the support "
             "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
-            "major release.", UserWarning, stacklevel=2,
+            "major release.", UserWarning,
         )
     if reduction != "batchmean":
         F._check_reduction(reduction)

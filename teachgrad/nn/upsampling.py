@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from .._tensor import Tensor
+from .._warn import warn_user
 from . import axis_maps
 from .axis_maps import AxisMap
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -292,22 +292,22 @@ def _type_name(t: Tensor) -> str:
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """Deprecated in PyTorch: :func:`interpolate` with a warning."""
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
-                  "instead.", UserWarning, stacklevel=2)
+    warn_user("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", UserWarning)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated in PyTorch: ``interpolate(mode='nearest')`` with a warning."""
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
-                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    warn_user("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated in PyTorch: ``interpolate(mode='bilinear', align_corners=True)``."""
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
-                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    warn_user("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

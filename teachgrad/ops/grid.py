@@ -7,9 +7,8 @@ their ``grad_fn`` is ``ExpandBackward0``.
 
 from __future__ import annotations
 
-import warnings
-
 from .._tensor import Tensor
+from .._warn import warn_user
 
 
 def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
@@ -31,11 +30,10 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])  # meshgrid([x, y]) works too
     if indexing is None:
-        warnings.warn(
+        warn_user(
             "torch.meshgrid: in an upcoming release, it will be required to pass the "
             "indexing argument.",
             UserWarning,
-            stacklevel=2,
         )
         indexing = "ij"
     _check(tensors, indexing)

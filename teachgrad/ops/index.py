@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numbers
 import operator
-import warnings
 
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._warn import warn_user
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
@@ -144,7 +144,7 @@ def _index_items(index) -> tuple:
             if item is None or item is Ellipsis or isinstance(
                 item, (Tensor, list, tuple, str, np.ndarray, slice)
             ):
-                warnings.warn(_LEGACY_SEQUENCE_WARNING, UserWarning, stacklevel=3)
+                warn_user(_LEGACY_SEQUENCE_WARNING, UserWarning)
                 return tuple(index)
     return (index,)
 
@@ -188,9 +188,9 @@ def _index_array(obj) -> np.ndarray:
                 f"Variables are valid indices (got {type(obj).__name__})"
             ) from None
     if arr.dtype == np.uint8:
-        warnings.warn(
+        warn_user(
             "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-            "instead.", UserWarning, stacklevel=4,
+            "instead.", UserWarning,
         )
         arr = arr.astype(bool)
     if arr.dtype not in (np.int64, np.int32, np.bool_):
@@ -862,10 +862,10 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: st
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     if isinstance(src, Tensor):
-        warnings.warn(
+        warn_user(
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
             "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
-            "reduction options.", UserWarning, stacklevel=3)
+            "reduction options.", UserWarning)
         tensor_src = src
     else:
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)

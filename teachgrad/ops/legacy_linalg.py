@@ -8,9 +8,8 @@ PyTorch, and warn as PyTorch does, naming the function to use instead.
 
 from __future__ import annotations
 
-import warnings
-
 from .._tensor import Tensor, tensor_method
+from .._warn import warn_user
 from .linalg import DotBackward0, _check_dot, _require_tensor
 
 __all__ = ["vdot", "chain_matmul", "frobenius_norm", "nuclear_norm"]
@@ -38,10 +37,10 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product of the matrices, left to right (deprecated: ``linalg.multi_dot``)."""
     from .. import linalg
 
-    warnings.warn(
+    warn_user(
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
         "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
-        "rather than multiple parameters.", UserWarning, stacklevel=2,
+        "rather than multiple parameters.", UserWarning,
     )
     if len(matrices) == 1:
         return matrices[0].clone()
@@ -52,10 +51,10 @@ def frobenius_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False) -> Tensor
     """√(Σ x²) over ``dim`` (deprecated: ``linalg.vector_norm(x, 2, dim, keepdim)``)."""
     from .. import linalg
 
-    warnings.warn(
+    warn_user(
         "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
         "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
-        "keepdim)` instead", UserWarning, stacklevel=2,
+        "keepdim)` instead", UserWarning,
     )
     return linalg.vector_norm(input, 2.0, dim, keepdim)
 
@@ -69,9 +68,9 @@ def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False) -> Tensor:
 
     if isinstance(dim, bool):
         dim, keepdim = (-2, -1), dim
-    warnings.warn(
+    warn_user(
         "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will "
         "be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', "
-        "dim, keepdim)` instead", UserWarning, stacklevel=2,
+        "dim, keepdim)` instead", UserWarning,
     )
     return linalg.matrix_norm(input, "nuc", dim, keepdim)

@@ -9,11 +9,10 @@ as a ``Tensor`` method too.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from .._warn import warn_user
 from . import decompositions as dec
 from . import matrix_functions, shape
 from .pointwise import where
@@ -100,23 +99,23 @@ QrResult = dec.named_result("qr", ("Q", "R"))
 @tensor_method()
 def qr(input: Tensor, some: bool = True) -> tuple:  # noqa: A002
     """The older QR interface: ``some=True`` is ``mode='reduced'``, else ``'complete'``."""
-    warnings.warn(
+    warn_user(
         "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
         "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
         "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
-        "torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning)
     return QrResult(*dec.qr(input, "reduced" if some else "complete"))
 
 
 @tensor_method()
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """The deprecated ``torch.cholesky`` (``CholeskyBackward0``); use ``torch.linalg.cholesky``."""
-    warnings.warn(
+    warn_user(
         "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
         "a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
         "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
         "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
-        "for all valid (symmetric positive definite) inputs.", UserWarning, stacklevel=2)
+        "for all valid (symmetric positive definite) inputs.", UserWarning)
     dec.check_matrix("cholesky", input, square=True)
     return dec.CholeskyBackward0.apply(input, upper=bool(upper))
 

@@ -20,11 +20,11 @@ dist, cdist       ‖a − b‖ₚ; all pairwise distances between two sets of r
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
+from .._warn import warn_user
 from . import numpy_protocol, shape
 from .decompositions import _scalar_name, check_float, check_matrix, inv_ex, solve, svdvals
 from .index import masked_fill
@@ -233,11 +233,11 @@ def _checked_broadcast(a: Tensor, b: Tensor) -> tuple:
 
 def default_cross_dim(a: Tensor, b: Tensor) -> int:
     """``torch.cross`` without ``dim``: the first dimension of size 3 (deprecated)."""
-    warnings.warn(
+    warn_user(
         "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
         "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
         "change to agree with that of linalg.cross in a future release.",
-        UserWarning, stacklevel=3)
+        UserWarning)
     for d, size in enumerate(np.broadcast_shapes(*_checked_broadcast(a, b))):
         if size == 3:
             return d

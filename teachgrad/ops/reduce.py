@@ -27,6 +27,7 @@ import numpy as np
 
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from .._warn import warn_user
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
@@ -735,11 +736,10 @@ def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
         correction = 1 if unbiased is None else int(unbiased)
     dims = normalize_dims(dim, input._data.ndim)
     if _count(input._data.shape, dims) - correction <= 0:
-        warnings.warn(
+        warn_user(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
             UserWarning,
-            stacklevel=3,
         )
     return dims, correction, keepdim
 

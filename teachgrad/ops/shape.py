@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,6 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._dtypes import result_type
 from .._tensor import Size, Tensor, _wrap_dim, numpy_names, tensor_method
+from .._warn import warn_user
 from . import numpy_protocol
 from .layout import contiguous_format, copy_keeping_layout, row_major
 from .op import NO_CONTEXT, Op
@@ -466,12 +466,12 @@ def _T(self: Tensor) -> Tensor:
     """The tensor with its dimensions reversed (the transpose, for a matrix)."""
     n = self._data.ndim
     if n == 0:
-        warnings.warn(
+        warn_user(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-            "cases.", UserWarning, stacklevel=2,
+            "cases.", UserWarning,
         )
     elif n != 2:
-        warnings.warn(_T_DEPRECATED, UserWarning, stacklevel=2)
+        warn_user(_T_DEPRECATED, UserWarning)
     return PermuteBackward0.apply(self, dims=tuple(range(n - 1, -1, -1)))
 
 
@@ -479,9 +479,9 @@ def _mT(self: Tensor) -> Tensor:
     """Transpose the last two dimensions (batches of matrices)."""
     n = self._data.ndim
     if n == 0:
-        warnings.warn(
+        warn_user(
             "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
-            "cases.", UserWarning, stacklevel=2,
+            "cases.", UserWarning,
         )
         return self
     if n < 2:

@@ -7,12 +7,11 @@ variable i, and entry (i, j) of the result is how variables i and j vary togethe
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import return_types
 from .._tensor import Tensor, _make, tensor_method
+from .._warn import warn_user
 from .linalg import _cpp_name
 from .op import Op
 
@@ -89,9 +88,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     else:
         norm_factor = w_sum - correction
     if norm_factor.item() <= 0:
-        warnings.warn(
+        warn_user(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
-            "number of observations.", UserWarning, stacklevel=2,
+            "number of observations.", UserWarning,
         )
         # Clamped to +0 as PyTorch (times 0 would give -0: a -inf covariance).
         norm_factor = norm_factor.clamp(min=0)

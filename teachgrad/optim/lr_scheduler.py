@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import types
-import warnings
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -30,6 +29,7 @@ from typing import Any, Literal
 from weakref import ref
 
 from .._tensor import Tensor
+from .._warn import warn_user
 from .optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -163,26 +163,26 @@ class LRScheduler:
         """
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(
+                warn_user(
                     "Seems like `optimizer.step()` has been overridden after learning rate "
                     "scheduler initialization. Please, make sure to call `optimizer.step()` "
                     "before `lr_scheduler.step()`. See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
                 )
             elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
+                warn_user(
                     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
                     "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
                     "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
                     "will result in PyTorch skipping the first value of the learning rate "
                     "schedule. See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
                 )
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_user(EPOCH_DEPRECATION_WARNING, UserWarning)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
@@ -205,9 +205,9 @@ class LRScheduler:
 
     def _warn_if_called_outside_step(self) -> None:
         if not self._get_lr_called_within_step:
-            warnings.warn(
+            warn_user(
                 "To get the last learning rate computed by the scheduler, please use "
-                "`get_last_lr()`.", UserWarning, stacklevel=3,
+                "`get_last_lr()`.", UserWarning,
             )
 
     def state_dict(self) -> dict[str, Any]:
@@ -508,7 +508,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_user(EPOCH_DEPRECATION_WARNING, UserWarning)
         self.last_epoch = epoch
 
         if self._is_better(current, self.best):

@@ -16,13 +16,13 @@ Subclasses only write ``step()``: a plain loop over the parameters that have a g
 
 from __future__ import annotations
 
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
 
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..nn.modules.module import _reset_grad
 
@@ -128,10 +128,10 @@ class Optimizer:
             group.setdefault(name, default)
 
         if len(tensors) != len(set(tensors)):
-            warnings.warn(
+            warn_user(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
                 "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
-                "more information", UserWarning, stacklevel=3,
+                "more information", UserWarning,
             )
         seen: set[Tensor] = set()
         for existing in self.param_groups:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from .._creation import tensor
 from .._dtypes import long
 from .._tensor import Tensor
+from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
@@ -200,9 +200,9 @@ class SWALR(LRScheduler):
 
     def get_lr(self) -> list[Any]:
         if not self._get_lr_called_within_step:
-            warnings.warn(
+            warn_user(
                 "To get the last learning rate computed by the scheduler, please use "
-                "`get_last_lr()`.", UserWarning, stacklevel=2,
+                "`get_last_lr()`.", UserWarning,
             )
         step = self._step_count - 1
         if self.anneal_epochs == 0:

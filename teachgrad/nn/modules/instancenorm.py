@@ -7,9 +7,8 @@ the other images of the batch. By default there are no learned parameters
 
 from __future__ import annotations
 
-import warnings
-
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from .. import functional as F
 from .batchnorm import _BatchNorm
 
@@ -35,10 +34,10 @@ class _InstanceNorm(_BatchNorm):
                     f"expected input's size at dim={feature_dim} to match num_features "
                     f"({self.num_features}), but got: {input.size(feature_dim)}."
                 )
-            warnings.warn(
+            warn_user(
                 f"input's size at dim={feature_dim} does not match num_features. You can "
                 "silence this warning by not passing in num_features, which is not used "
-                "because affine=False", UserWarning, stacklevel=2,
+                "because affine=False", UserWarning,
             )
         if input.dim() == self._no_batch_dim:  # one sample: add the batch dimension
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)

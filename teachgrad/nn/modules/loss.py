@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from .. import functional as F
 from .module import Module
 
@@ -30,9 +31,9 @@ class _Loss(Module):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # warned below, once, from here
                 reduction = F._legacy_reduction(size_average, reduce, reduction)
-            warnings.warn(
+            warn_user(
                 "size_average and reduce args will be deprecated, please use "
-                f"reduction='{reduction}' instead.", UserWarning, stacklevel=3,
+                f"reduction='{reduction}' instead.", UserWarning,
             )
         self.reduction = reduction
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 from ..._creation import _check_device, empty
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from ...ops.order_statistics import TransposeBackward1
 from ...ops.shape import TransposeBackward0
 from .. import init, recurrent
@@ -58,10 +58,10 @@ class RNNBase(Module):
                 "an element being zeroed"
             )
         if dropout > 0 and num_layers == 1:
-            warnings.warn(
+            warn_user(
                 "dropout option adds dropout after all but last recurrent layer, so non-zero "
                 f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
-                f"num_layers={num_layers}", UserWarning, stacklevel=3,
+                f"num_layers={num_layers}", UserWarning,
             )
         for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
                                   ("input_size", input_size, int)):

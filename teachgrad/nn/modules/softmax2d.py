@@ -21,7 +21,7 @@ class Softmax2d(Module):
             raise ValueError(
                 f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
             )
-        return F.softmax(input, -3, _stacklevel=5)
+        return F.softmax(input, -3)
 
 
 __all__ = ["Softmax2d"]

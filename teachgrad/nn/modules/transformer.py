@@ -16,7 +16,6 @@ PyTorch's (PyTorch's fused inference "fast path" computes the same values).
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from ..._creation import full
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from .. import functional as F
 from .. import init
 from ..attention_functional import _canonical_mask, _none_or_dtype
@@ -284,9 +284,9 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why_not = _why_no_nested_tensor(encoder_layer)
         if enable_nested_tensor and why_not:
-            warnings.warn(
+            warn_user(
                 f"enable_nested_tensor is True, but self.use_nested_tensor is False because "
-                f"{why_not}", UserWarning, stacklevel=2,
+                f"{why_not}", UserWarning,
             )
             self.use_nested_tensor = False
 

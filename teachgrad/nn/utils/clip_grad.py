@@ -16,11 +16,11 @@ Both change the ``.grad`` tensors in place, as PyTorch does.
 from __future__ import annotations
 
 import types
-import warnings
 from collections.abc import Iterable
 
 from ..._creation import tensor
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...linalg import vector_norm
 from ...ops.shape import stack
@@ -105,9 +105,9 @@ def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: flo
     is_generator = isinstance(parameters, types.GeneratorType)
     parameters = _as_list(parameters)
     if is_generator and len(parameters) == 0:
-        warnings.warn(
+        warn_user(
             "`parameters` is an empty generator, no gradient clipping will occur.",
-            UserWarning, stacklevel=2,
+            UserWarning,
         )
     grads = [p.grad for p in parameters if p.grad is not None]
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
@@ -128,9 +128,9 @@ def clip_grad_norm(parameters: TensorOrTensors, max_norm: float, norm_type: floa
     ...     torch.nn.utils.clip_grad_norm([w], 1.0)
     tensor(2.)
     """
-    warnings.warn(
+    warn_user(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-        "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2,
+        "`torch.nn.utils.clip_grad_norm_`.", FutureWarning,
     )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 

@@ -8,12 +8,12 @@ per-sample gradients, ...).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from ..modules.module import Module
 
 __all__ = ["functional_call"]
@@ -95,10 +95,10 @@ def functional_call(module: Module, parameters_and_buffers: dict[str, Tensor], a
     >>> torch.nn.utils.stateless.functional_call(layer, new, (torch.tensor([1., 2.]),))
     tensor([3.])
     """
-    warnings.warn(
+    warn_user(
         "`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will "
         "be removed in a future version of PyTorch. Please use `torch.func.functional_call` "
-        "instead which is a drop-in replacement.", FutureWarning, stacklevel=2,
+        "instead which is a drop-in replacement.", FutureWarning,
     )
     if kwargs is None:
         kwargs = {}

@@ -12,11 +12,10 @@ new API is :func:`teachgrad.nn.utils.parametrizations.weight_norm`.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...ops.op import Op
 from ..modules.module import Module
@@ -121,9 +120,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ``dim``: the dimension that keeps its own length (0: one per output unit; None: one
     length for the whole tensor).
     """
-    warnings.warn(
+    warn_user(
         "`torch.nn.utils.weight_norm` is deprecated in favor of "
-        "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2,
+        "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
     )
     WeightNorm.apply(module, name, dim)
     return module

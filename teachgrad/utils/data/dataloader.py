@@ -17,11 +17,11 @@ debugger.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic
 
 from ..._random import Generator
+from ..._warn import warn_user
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, T_co
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -173,11 +173,10 @@ def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int
     if num_workers > 0:
         # Tutorials pass num_workers=2; the batches are the same without workers, so the
         # code runs as written (slower only when loading samples is itself slow).
-        warnings.warn(
+        warn_user(
             f"teachgrad's DataLoader has no worker processes: num_workers={num_workers} is "
             "ignored and every batch is loaded in the main process (the batches are the same).",
             UserWarning,
-            stacklevel=3,
         )
         return
     if prefetch_factor is not None:

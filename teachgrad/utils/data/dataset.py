@@ -7,7 +7,6 @@ an *iterable-style* dataset just yields samples one after another (e.g. from a s
 from __future__ import annotations
 
 import math
-import warnings
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
@@ -15,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from ..._random import Generator, default_generator, randperm
 from ..._tensor import Tensor
+from ..._warn import warn_user
 
 # The type of a dataset's samples: ``class Squares(Dataset[int])`` (typing only).
 T_co = TypeVar("T_co", covariant=True)
@@ -163,9 +163,9 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
         lengths = counts
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(
+                warn_user(
                     f"Length of split at index {i} is 0. This might result in an empty "
-                    "dataset.", UserWarning, stacklevel=2,
+                    "dataset.", UserWarning,
                 )
     if sum(lengths) != len(dataset):
         raise ValueError(
