@@ -14,7 +14,7 @@ pytest.importorskip("IPython")
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 from teachgrad.notebook.exercises import NotYet  # noqa: E402
-from teachgrad.notebook.short_traceback import outside_teachgrad  # noqa: E402
+from teachgrad.notebook.short_traceback import FoldedFrames, fold  # noqa: E402
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -92,7 +92,7 @@ def test_outside_ipython_the_traceback_is_complete_and_the_error_keeps_its_type(
     assert "exercises.py" in full  # plain Python (and pytest) keep every frame
 
 
-def test_outside_teachgrad_cuts_at_the_first_teachgrad_frame():
+def test_fold_merges_the_frames_inside_teachgrad_into_one_record():
     from teachgrad.notebook import check
 
     def learner():
@@ -102,13 +102,14 @@ def test_outside_teachgrad_cuts_at_the_first_teachgrad_frame():
         learner()
     except NotYet as error:
         tb = error.__traceback__
-    kept = []
-    cut = outside_teachgrad(tb)
-    while cut is not None:
-        kept.append(cut.tb_frame.f_code.co_name)
-        cut = cut.tb_next
-    assert kept == ["test_outside_teachgrad_cuts_at_the_first_teachgrad_frame", "learner"]
-    assert tb.tb_next.tb_next is not None  # the error's own traceback is left whole
+    records = traceback.extract_tb(tb)
+    shown = fold(records)
+    assert [r.name for r in shown[:2]] == [
+        "test_fold_merges_the_frames_inside_teachgrad_into_one_record", "learner"]
+    (folded,) = shown[2:]
+    assert isinstance(folded, FoldedFrames)
+    assert folded.records == records[2:]  # check() and what it called
+    assert all("teachgrad" in r.filename for r in folded.records)
 
 
 @pytest.mark.parametrize("call, message", [
