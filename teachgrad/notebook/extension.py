@@ -105,6 +105,7 @@ class TeachgradMagics(Magics):
         if mode not in MODES:
             raise UsageError(
                 f"unknown display mode {mode!r}: use %teachgrad {' or %teachgrad '.join(MODES)}"
+                " (or %teachgrad frames, %teachgrad frames off for errors)"
             )
         display.mode = mode
 

@@ -39,7 +39,10 @@ from __future__ import annotations
 import site
 import sysconfig
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only for the annotations: importing the notebook layer stays light
+    from IPython.core.ultratb import FormattedTB
 
 __all__ = ["ArgumentError", "FoldedFrames", "FrameFolding", "ShortTraceback",
            "frame_folding", "inside_teachgrad"]
@@ -124,7 +127,7 @@ class FrameFolding:
     ``%teachgrad frames off`` (fold them: ``True``, the default).
     """
 
-    def __init__(self, printer) -> None:
+    def __init__(self, printer: FormattedTB) -> None:
         self.printer = printer
         self.enabled = True
 
@@ -140,24 +143,29 @@ class FrameFolding:
             self.printer.__dict__.pop(name, None)
 
     def _original(self, name: str):
+        """The printer's own method ``name`` (its class's), bound to it."""
         return getattr(type(self.printer), name).__get__(self.printer)
 
     # -- Context and Verbose modes -----------------------------------------------------
     def get_records(self, etb, number_of_lines_of_context, tb_offset):
+        """IPython's frame records for ``etb``, teachgrad's runs folded."""
         records = self._original("get_records")(etb, number_of_lines_of_context, tb_offset)
         return fold(records) if self.enabled else records
 
     def format_record(self, frame_info) -> str:
+        """One frame as IPython shows it; a folded run as its one line."""
         if isinstance(frame_info, FoldedFrames):
             return frame_info.line(self.printer.Colors)
         return self._original("format_record")(frame_info)
 
     # -- Plain mode ----------------------------------------------------------------------
     def _extract_tb(self, tb):
+        """``Plain`` mode's frame list for ``tb``, teachgrad's runs folded."""
         summaries = self._original("_extract_tb")(tb)
         return fold(summaries) if self.enabled and summaries else summaries
 
     def _format_list(self, extracted_list) -> list[str]:
+        """``Plain`` mode's lines, one string per entry; a folded run as its one line."""
         # IPython formats the list at once (the last entry is emphasised) and returns one
         # string per entry: format the real frames, then put the fold lines back in place.
         frames = [entry for entry in extracted_list if not isinstance(entry, FoldedFrames)]
