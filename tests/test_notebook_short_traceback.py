@@ -135,3 +135,25 @@ def test_a_wrong_argument_is_still_a_type_error():
 
     with pytest.raises(TypeError, match=r"^draw\(\) expects a Tensor"):
         draw(3)
+
+
+def test_a_run_goes_through_the_libraries_teachgrad_calls_and_stops_at_the_learners_code():
+    import types
+
+    import numpy
+
+    import teachgrad
+    from teachgrad.notebook import short_traceback
+
+    package = teachgrad.__file__.rsplit("__init__.py", 1)[0]
+    cell, engine, numpy_file = "/tmp/ipykernel_1/2.py", package + "autograd/engine.py", \
+        numpy.__file__
+    records = [types.SimpleNamespace(filename=f, lineno=i) for i, f in enumerate(
+        [numpy_file, cell, engine, numpy_file, cell, engine, package + "my_extra/x.py"])]
+    shown = fold(records)
+    # NumPy called by the learner stays; NumPy called by teachgrad folds with it
+    assert shown[:2] == records[:2]
+    assert isinstance(shown[2], FoldedFrames) and shown[2].records == records[2:4]
+    assert shown[3] is records[4]
+    assert isinstance(shown[4], FoldedFrames) and shown[4].records == records[5:]
+    assert not short_traceback.inside_teachgrad(package.rstrip("/") + "_extra/x.py")

@@ -36,6 +36,7 @@ IPython where the extension is not loaded.
 
 from __future__ import annotations
 
+import os
 import site
 import sysconfig
 from pathlib import Path
@@ -48,14 +49,14 @@ __all__ = ["ArgumentError", "FoldedFrames", "FrameFolding", "ShortTraceback",
            "frame_folding", "inside_teachgrad"]
 
 #: The folder of the teachgrad package: frames of files under it are folded.
-_PACKAGE = str(Path(__file__).resolve().parents[1])
+_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
 
 #: Where the standard library and installed packages live. Their frames, when teachgrad
 #: called them (NumPy, contextlib...), are folded with teachgrad's: not the learner's code.
-_LIBRARIES = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib",
+_LIBRARIES = tuple({str(Path(p).resolve()) + os.sep for key in ("stdlib", "platstdlib", "purelib",
                                                        "platlib")
                     if (p := sysconfig.get_paths().get(key))}
-                   | {str(Path(site.getusersitepackages()).resolve())})
+                   | {str(Path(site.getusersitepackages()).resolve()) + os.sep})
 
 #: The four methods of IPython's traceback printer that :class:`FrameFolding` replaces.
 _HOOKS = ("get_records", "format_record", "_extract_tb", "_format_list")
