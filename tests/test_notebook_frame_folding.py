@@ -259,3 +259,15 @@ def test_errors_meant_for_the_learner_show_their_frames_when_asked(shell):
     assert folds(text) and "exercises.py" not in text
     shell.run_line_magic("teachgrad", "frames")
     assert "exercises.py" in shown(shell, check)
+
+
+def test_a_printer_without_the_four_methods_is_left_alone():
+    from teachgrad.notebook.short_traceback import FrameFolding
+
+    class OtherPrinter:  # an IPython whose traceback printer works differently
+        def get_records(self, etb, context, tb_offset):
+            return []
+
+    printer = OtherPrinter()
+    FrameFolding(printer).install()
+    assert vars(printer) == {}

@@ -134,7 +134,13 @@ class FrameFolding:
 
     # -- installing: instance attributes shadow the printer class's methods ------------
     def install(self) -> None:
-        """Put the folding methods on the printer (``shell.InteractiveTB``)."""
+        """Put the folding methods on the printer (``shell.InteractiveTB``).
+
+        An IPython whose printer lacks one of the four methods (another major version)
+        is left as it is: complete tracebacks rather than a broken error display.
+        """
+        if not all(callable(getattr(type(self.printer), name, None)) for name in _HOOKS):
+            return
         for name in _HOOKS:
             setattr(self.printer, name, getattr(self, name))
 
