@@ -90,12 +90,15 @@ class FoldedFrames:
         self.filename, self.lineno = last.filename, last.lineno
         self.frame, self._sd = getattr(last, "frame", None), None
 
-    def line(self, colors, indent: str = "") -> str:
+    def line(self, colors: Any = None, indent: str = "") -> str:
         """``[... 3 frames inside teachgrad hidden; %teachgrad frames shows them]``."""
         count = len(self.records)
         frames = "frame" if count == 1 else "frames"
-        return (f"{indent}{colors.excName}[... {count} {frames} inside teachgrad hidden; "
-                f"%teachgrad frames shows them]{colors.Normal}\n")
+        # (IPython 8's printer has a colour table; IPython 9 themes work otherwise, and
+        # there the line is written without colour.)
+        start, end = (getattr(colors, "excName", ""), getattr(colors, "Normal", ""))
+        return (f"{indent}{start}[... {count} {frames} inside teachgrad hidden; "
+                f"%teachgrad frames shows them]{end}\n")
 
 
 def fold(records: list[Any]) -> list[Any]:
@@ -162,7 +165,7 @@ class FrameFolding:
     def format_record(self, frame_info) -> str:
         """One frame as IPython shows it; a folded run as its one line."""
         if isinstance(frame_info, FoldedFrames):
-            return frame_info.line(self.printer.Colors)
+            return frame_info.line(getattr(self.printer, "Colors", None))
         return self._original("format_record")(frame_info)
 
     # -- Plain mode ----------------------------------------------------------------------
@@ -177,7 +180,8 @@ class FrameFolding:
         # string per entry: format the real frames, then put the fold lines back in place.
         frames = [entry for entry in extracted_list if not isinstance(entry, FoldedFrames)]
         formatted = iter(self._original("_format_list")(frames))
-        return [entry.line(self.printer.Colors, indent="  ") if isinstance(entry, FoldedFrames)
+        colors = getattr(self.printer, "Colors", None)
+        return [entry.line(colors, indent="  ") if isinstance(entry, FoldedFrames)
                 else next(formatted) for entry in extracted_list]
 
 
