@@ -14,7 +14,7 @@ pytest.importorskip("IPython")
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 from teachgrad.notebook.exercises import NotYet  # noqa: E402
-from teachgrad.notebook.short_traceback import outside_teachgrad  # noqa: E402
+from teachgrad.notebook.short_traceback import FoldedFrames, fold  # noqa: E402
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -92,7 +92,7 @@ def test_outside_ipython_the_traceback_is_complete_and_the_error_keeps_its_type(
     assert "exercises.py" in full  # plain Python (and pytest) keep every frame
 
 
-def test_outside_teachgrad_cuts_at_the_first_teachgrad_frame():
+def test_fold_merges_the_frames_inside_teachgrad_into_one_record():
     from teachgrad.notebook import check
 
     def learner():
@@ -102,13 +102,14 @@ def test_outside_teachgrad_cuts_at_the_first_teachgrad_frame():
         learner()
     except NotYet as error:
         tb = error.__traceback__
-    kept = []
-    cut = outside_teachgrad(tb)
-    while cut is not None:
-        kept.append(cut.tb_frame.f_code.co_name)
-        cut = cut.tb_next
-    assert kept == ["test_outside_teachgrad_cuts_at_the_first_teachgrad_frame", "learner"]
-    assert tb.tb_next.tb_next is not None  # the error's own traceback is left whole
+    records = traceback.extract_tb(tb)
+    shown = fold(records)
+    assert [r.name for r in shown[:2]] == [
+        "test_fold_merges_the_frames_inside_teachgrad_into_one_record", "learner"]
+    (folded,) = shown[2:]
+    assert isinstance(folded, FoldedFrames)
+    assert folded.records == records[2:]  # check() and what it called
+    assert all("teachgrad" in r.filename for r in folded.records)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -134,3 +135,25 @@ def test_a_wrong_argument_is_still_a_type_error():
 
     with pytest.raises(TypeError, match=r"^draw\(\) expects a Tensor"):
         draw(3)
+
+
+def test_a_run_goes_through_the_libraries_teachgrad_calls_and_stops_at_the_learners_code():
+    import types
+
+    import numpy
+
+    import teachgrad
+    from teachgrad.notebook import short_traceback
+
+    package = teachgrad.__file__.rsplit("__init__.py", 1)[0]
+    cell, engine, numpy_file = "/tmp/ipykernel_1/2.py", package + "autograd/engine.py", \
+        numpy.__file__
+    records = [types.SimpleNamespace(filename=f, lineno=i) for i, f in enumerate(
+        [numpy_file, cell, engine, numpy_file, cell, engine, package + "my_extra/x.py"])]
+    shown = fold(records)
+    # NumPy called by the learner stays; NumPy called by teachgrad folds with it
+    assert shown[:2] == records[:2]
+    assert isinstance(shown[2], FoldedFrames) and shown[2].records == records[2:4]
+    assert shown[3] is records[4]
+    assert isinstance(shown[4], FoldedFrames) and shown[4].records == records[5:]
+    assert not short_traceback.inside_teachgrad(package.rstrip("/") + "_extra/x.py")

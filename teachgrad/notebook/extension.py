@@ -7,15 +7,21 @@ looks types up along the class hierarchy). ``text/plain`` is left alone, so ``pr
 and plain consoles still show exactly PyTorch's ``tensor(...)``; Jupyter picks the
 richest format it can show, which is the table.
 
+Loading it also folds teachgrad's own frames in error tracebacks into one line each, so
+an error shows the learner's code and the message, as PyTorch's do (see
+:mod:`teachgrad.notebook.short_traceback`).
+
 The ``%teachgrad`` line magic switches the display::
 
-    %teachgrad table    # tensors show as tables (the default)
-    %teachgrad plain    # tensors show as PyTorch's text again
-    %teachgrad          # say which mode is on
+    %teachgrad table        # tensors show as tables (the default)
+    %teachgrad plain        # tensors show as PyTorch's text again
+    %teachgrad frames       # errors show every frame inside teachgrad
+    %teachgrad frames off   # errors fold teachgrad's frames into one line (the default)
+    %teachgrad              # say which modes are on
 
 The current mode lives on the registered formatter object itself, not in a module-level
 variable, so loading the extension twice or reloading it just replaces that one object.
-``%unload_ext teachgrad`` removes the formatter and the magic.
+``%unload_ext teachgrad`` removes the formatter, the folding and the magic.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 
 from .._tensor import Tensor
 from .inspector import names_in, tensor_html
+from .short_traceback import FrameFolding, frame_folding
 
 __all__ = ["TensorDisplay", "TeachgradMagics", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -36,6 +43,12 @@ MODES = {
     "plain": "tensors display as PyTorch's text, tensor(...)",
 }
 DEFAULT_MODE = "table"
+
+#: ``%teachgrad frames`` / ``%teachgrad frames off``: what each does with errors.
+FRAMES = {
+    "off": "errors fold teachgrad's own frames into one line",
+    "on": "errors show every frame inside teachgrad",
+}
 
 
 class TensorDisplay:
@@ -77,45 +90,73 @@ class TeachgradMagics(Magics):
     @line_magic
     def teachgrad(self, line: str) -> None:
         """Switch how tensors display: ``%teachgrad table``, ``%teachgrad plain``;
-        ``%teachgrad`` alone shows the current mode."""
+        show or fold teachgrad's frames in errors: ``%teachgrad frames``,
+        ``%teachgrad frames off``; ``%teachgrad`` alone shows the current modes."""
         display = current_display(self.shell)
         if display is None:  # someone unregistered the formatter by hand
             raise UsageError("teachgrad's display is not active: run %load_ext teachgrad")
         mode = line.strip().lower()  # "%teachgrad Plain" means the same
         if not mode:
-            print(describe_configuration(display))
+            print(describe_configuration(display, frame_folding(self.shell)))
+            return
+        if mode.split()[0] == "frames":
+            self._show_frames(mode.split()[1:])
             return
         if mode not in MODES:
             raise UsageError(
                 f"unknown display mode {mode!r}: use %teachgrad {' or %teachgrad '.join(MODES)}"
+                " (or %teachgrad frames, %teachgrad frames off for errors)"
             )
         display.mode = mode
 
+    def _show_frames(self, words: list[str]) -> None:
+        """``%teachgrad frames [on|off]``: show teachgrad's frames in errors, or fold them."""
+        folding = frame_folding(self.shell)
+        if folding is None:
+            raise UsageError("teachgrad's frame folding is not active: run %load_ext teachgrad")
+        if words not in ([], ["on"], ["off"]):
+            raise UsageError(f"unknown frames setting {' '.join(words)!r}: "
+                             "use %teachgrad frames or %teachgrad frames off")
+        folding.enabled = words == ["off"]
 
-def describe_configuration(display: TensorDisplay) -> str:
-    """What ``%teachgrad`` prints: the active mode and the ones to switch to."""
+
+def describe_configuration(display: TensorDisplay, folding: FrameFolding | None = None) -> str:
+    """What ``%teachgrad`` prints: the active modes and the ones to switch to."""
     lines = [f"teachgrad display mode: {display.mode}"]
     for mode, meaning in MODES.items():
         marker = "*" if mode == display.mode else " "
-        lines.append(f" {marker} %teachgrad {mode:<5}  {meaning}")
+        lines.append(f" {marker} %teachgrad {mode:<10}  {meaning}")
+    if folding is not None:
+        active = "off" if folding.enabled else "on"
+        lines.append(f"teachgrad frames in errors: {'folded' if folding.enabled else 'shown'}")
+        for setting, meaning in FRAMES.items():
+            marker = "*" if setting == active else " "
+            magic = "frames off" if setting == "off" else "frames"
+            lines.append(f" {marker} %teachgrad {magic:<10}  {meaning}")
     return "\n".join(lines)
 
 
 def load_ipython_extension(ipython) -> None:
-    """Register the tensor table formatter and the ``%teachgrad`` magic.
+    """Register the tensor table formatter, the frame folding and the ``%teachgrad`` magic.
 
-    Safe to call more than once: a formatter already registered is kept (with its mode).
+    Safe to call more than once: a formatter or folding already there is kept (with its mode).
     """
     if current_display(ipython) is None:
         _html_formatter(ipython).for_type(Tensor, TensorDisplay(shell=ipython))
+    if frame_folding(ipython) is None:
+        FrameFolding(ipython.InteractiveTB).install()
     ipython.register_magics(TeachgradMagics)
     _add_tensor_conveniences()
 
 
 def unload_ipython_extension(ipython) -> None:
-    """Remove the formatter and the magic: tensors display as PyTorch's text again."""
+    """Remove the formatter, the folding and the magic: tensors display as PyTorch's
+    text again, and errors show every frame."""
     if current_display(ipython) is not None:
         _html_formatter(ipython).pop(Tensor)
+    folding = frame_folding(ipython)
+    if folding is not None:
+        folding.uninstall()
     magics = ipython.magics_manager
     magics.magics["line"].pop("teachgrad", None)
     magics.registry.pop(TeachgradMagics.__name__, None)

@@ -4,6 +4,9 @@
   not ten lines of ``check``'s own code above it.
 * A stepper cell run a second time (the graph is used up): the cell's line and PyTorch's
   message with its hint, not the stepper's internals.
+* ``out.backward()`` a second time, an error from teachgrad's core: the cell's line, one
+  line for teachgrad's folded frames, and PyTorch's message (it was 45 lines of
+  ``_tensor.py``, ``engine.py``...).
 * A cell ending with a tensor variable: its table is titled with the variable's name, as
   ``inspect`` titles it (it said ``Tensor``).
 """
@@ -28,8 +31,11 @@ CELLS = [
     "u",
     "answer = 27",
     'check(answer, 54.0, "dg/dx at x = 1", hint="dg/dw = 3w², dw/dx = 2.")',
+    "out = (torch.ones(3, requires_grad=True) * 2).sum()\n"
+    "out.backward()\n"
+    "out.backward()",
 ]
-STEP, TABLE, CHECK = 1, 2, 4
+STEP, TABLE, CHECK, TWICE = 1, 2, 4, 5
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +63,19 @@ def test_a_wrong_answer_shows_the_checking_line_and_the_message(notebook, screen
     screenshots.take(notebook.cell(CHECK), "learner-wrong-answer")
 
 
-def test_a_stepper_cell_run_twice_says_why_in_a_few_lines(notebook, screenshots):
+def run_cell(notebook, index: int) -> None:
+    """Run one cell (Run All stops at the first error)."""
     notebook.page.evaluate(
         """async i => {
              const panel = window.jupyterapp.shell.currentWidget;
              panel.content.activeCellIndex = i;
              panel.content.deselectAll();
              await window.jupyterapp.commands.execute('notebook:run-cell');
-           }""", STEP)
+           }""", index)
+
+
+def test_a_stepper_cell_run_twice_says_why_in_a_few_lines(notebook, screenshots):
+    run_cell(notebook, STEP)
     text = error_text(notebook, STEP)
     assert "step_backward(L, names=locals())" in text
     assert "RuntimeError: Trying to backward through the graph a second time" in text
@@ -73,6 +84,19 @@ def test_a_stepper_cell_run_twice_says_why_in_a_few_lines(notebook, screenshots)
     assert "stepper.py" not in text
     assert len(text.splitlines()) < 12, text  # it was 35 lines of teachgrad's code
     screenshots.take(notebook.cell(STEP), "learner-stepper-run-twice")
+
+
+def test_an_error_from_the_core_shows_the_cell_line_folded_frames_and_the_message(
+        notebook, screenshots):
+    run_cell(notebook, TWICE)
+    text = error_text(notebook, TWICE)
+    assert "----> 3 out.backward()" in text
+    assert "[... " in text and "frames inside teachgrad hidden; %teachgrad frames shows them]" \
+        in text
+    assert "RuntimeError: Trying to backward through the graph a second time" in text
+    assert "engine.py" not in text and "_tensor.py" not in text
+    assert len(text.splitlines()) < 15, text  # it was 45 lines of teachgrad's code
+    screenshots.take(notebook.cell(TWICE), "learner-backward-twice")
 
 
 def test_a_cell_ending_with_a_variable_titles_its_table_with_the_name(notebook):
