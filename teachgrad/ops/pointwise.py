@@ -101,6 +101,7 @@ def _binary(op: type[Op], a, b, **params) -> Tensor:
 # Arithmetic
 # ----------------------------------------------------------------------------------------
 class AddBackward0(Op):
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(a+b)/∂a = 1    ∂(a+b)/∂b = 1"
     promotes = True
     alpha = 1
@@ -117,6 +118,7 @@ class AddBackward0(Op):
 
 
 class SubBackward0(Op):
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(a−b)/∂a = 1    ∂(a−b)/∂b = −1"
     promotes = True
     alpha = 1
@@ -135,6 +137,7 @@ class SubBackward0(Op):
 class RsubBackward1(Op):
     """``number - tensor``: the number is a constant, so only the tensor is an input."""
 
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(c−a)/∂a = −1"
 
     @staticmethod
@@ -167,19 +170,20 @@ class MulBackward0(Op):
 
 
 class DivBackward0(Op):
-    saved_names = ("self", "other")  # grad_fn._saved_...
+    # PyTorch saves (and packs, with saved-tensor hooks) other before self.
+    saved_names = ("other", "self")  # grad_fn._saved_...
     formula = "∂(a/b)/∂a = 1/b    ∂(a/b)/∂b = −a/b²"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, b):
         # a is needed only for b's gradient (x / 2 keeps no copy of x).
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         return a / b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # b's in PyTorch's order, −grad·((a/b)/b): under create_graph it ends in MulBackward0
         return grad / b, (None if a is None else -grad * ((a / b) / b))
 
@@ -491,6 +495,7 @@ def positive(input: Tensor) -> Tensor:
 class PowBackward0(Op):
     """``tensor ** number``."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"exponent": "exponent"}  # the number, as given (int or float)
 
     formula = "∂(aⁿ)/∂a = n·aⁿ⁻¹"
 
@@ -511,6 +516,7 @@ class PowBackward0(Op):
 
 class PowBackward1(Op):
     """``tensor ** tensor``."""
+    saved_names = ("exponent", "self", "result")  # grad_fn._saved_..., in PyTorch's order
 
     formula = "∂(aᵇ)/∂a = b·aᵇ⁻¹    ∂(aᵇ)/∂b = aᵇ·ln a"
     promotes = True
@@ -518,12 +524,12 @@ class PowBackward1(Op):
     @staticmethod
     def forward(ctx, a, b):
         out = a**b
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         # a ** 0 is constant in a (b · a^(b-1) would give 0 · inf = nan at a = 0), and
         # 0 ** b with b >= 0 has no slope in b (log(0) would give nan): PyTorch's rules.
         constant = np.asarray(_value(b)) == 0
@@ -536,19 +542,23 @@ class PowBackward1(Op):
 
 class PowBackward2(Op):
     """``number ** tensor``: the number is a constant."""
+    # PyTorch keeps the exponent too (its rule uses it where the base is 0), and calls the
+    # number ``self``.
+    saved_names = ("exponent", "result")  # grad_fn._saved_...
+    saved_attributes = {"self": "base"}
 
     formula = "∂(cᵃ)/∂a = cᵃ·ln c"
 
     @staticmethod
     def forward(ctx, exponent, base):
         out = np.power(base, exponent)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(exponent, out)
         ctx.base = base
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        _, out = ctx.saved_tensors
         if ctx.base == 0:
             # 0 ** b is 0 (b > 0) or 1 (b = 0): flat, as PyTorch takes it. For b < 0 it is
             # inf and PyTorch's slope out·ln 0 is -inf.
