@@ -66,12 +66,21 @@ def test_saved_attributes_match_pytorch(expression, attribute):
 
 
 # --- every _saved_* attribute of the ops a learner meets first --------------------------
-# (PyTorch also shows sizes and strides, ``_saved_self_sym_sizes`` ...: teachgrad does not.)
+# (PyTorch also shows strides, ``_saved_self_sym_strides``, and the sizes of matrix
+# products' factors: teachgrad does not.)
 _SAVED_CASES = [
     "x @ w", "x.mm(w)", "torch.matmul(x, w)", "torch.addmm(b, x, w)",
     "torch.addmm(b, x, w, beta=0.5, alpha=2)", "F.linear(x, w, b)",
     "x ** w", "x ** 2", "x ** 2.5", "x.pow(3)", "2 ** x", "x / w", "x / 2",
     "x + w", "x - w", "x.add(w, alpha=2)", "x.sub(w, alpha=2.5)", "3 - x",
+    "x.exp()", "x.log()", "x.sin()", "x.cos()", "x.tanh()", "x.sigmoid()", "x.sqrt()",
+    "x.relu()", "x.sum()", "x.sum(0)", "x.sum((0, 1), keepdim=True)", "x.mean()",
+    "x.mean(1, keepdim=True)", "x.softmax(1)", "x.log_softmax(0)",
+    "torch.maximum(x, w)", "torch.minimum(x, w)", "torch.where(x > 1, x, w)",
+    "torch.where(x > 1, x, 0.0)", "x.clamp(0.5, 1)", "x.clamp(min=1)", "x.clamp(max=1.5)",
+    "x.clamp_min(1)", "x.clamp_max(1.0)", "x.clamp(w, w + 1)", "x.clamp(min=w)",
+    "x.clamp_min(w)", "x.clamp_max(w)", "F.mse_loss(x, w)",
+    "F.mse_loss(x, w, reduction='sum')", "F.mse_loss(x, w, reduction='none')",
 ]
 
 
@@ -84,8 +93,9 @@ def _saved_attributes(lib, expression, x_grad=True, w_grad=True):
     node = out.grad_fn
     found = {}
     for name in dir(node):
-        if not name.startswith("_saved_") or "_sym_" in name:
-            continue
+        if not name.startswith("_saved_") or name.endswith("_sym_strides") or (
+                name.endswith("_sym_sizes") and "mm" in type(node).__name__.lower()):
+            continue  # (strides, and sizes of matrix products: not in teachgrad)
         value = getattr(node, name)
         if isinstance(value, lib.Tensor):
             what = ("x" if value is x else "w" if value is w else "b" if value is b
@@ -182,3 +192,44 @@ def test_tensors_are_freed_by_backward_but_plain_values_stay():
     y.sum().backward()
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
         _ = y.grad_fn._saved_self
+
+
+def test_softmax_keeps_its_output_and_dim():
+    x = torch.tensor([[1.0, 2.0], [0.0, 0.0]], requires_grad=True)
+    y = x.softmax(1)
+    node = y.grad_fn
+    assert node._saved_dim == 1 and node._saved_result.equal(y)
+    assert node._saved_result.grad_fn is node
+    assert node._saved_result[1].tolist() == [0.5, 0.5]  # equal scores, equal shares
+    assert x.log_softmax(-1).grad_fn._saved_dim == 1  # the dimension meant (see docstring)
+
+
+def test_where_keeps_the_condition_and_clamp_its_bounds():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = torch.where(x > 1.5, x, 0.0)
+    assert y.grad_fn._saved_condition.tolist() == [False, True, True]
+    assert not hasattr(y.grad_fn, "_saved_self")
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_condition
+    node = x.clamp(min=2).grad_fn
+    assert node._saved_self is x and (node._saved_min, node._saved_max) == (2, None)
+    node = x.clamp_max(2.5).grad_fn
+    assert node._saved_max == 2.5 and not hasattr(node, "_saved_min")
+    low = torch.tensor([0.0, 2.5, 0.0])
+    node = x.clamp(low).grad_fn
+    assert node._saved_min is low and node._saved_max is None and node._saved_self is x
+
+
+def test_maximum_mse_and_reductions_keep_what_pytorch_shows():
+    a = torch.tensor([1.0, 5.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    node = torch.maximum(a, b).grad_fn
+    assert node._saved_self is a and node._saved_other is b
+    node = torch.nn.functional.mse_loss(a, b, reduction="sum").grad_fn
+    assert node._saved_self is a and node._saved_target is b and node._saved_reduction == 2
+    m = torch.ones(2, 3, requires_grad=True)
+    assert m.sum().grad_fn._saved_self_sym_sizes == (2, 3)
+    node = m.mean(1, keepdim=True).grad_fn
+    assert (node._saved_dim, node._saved_keepdim, node._saved_self_sym_numel) == ((1,), True, 6)

@@ -1071,8 +1071,11 @@ def relu(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Clamping, maximum/minimum, where
 # ----------------------------------------------------------------------------------------
-class ClampBackward1(Op):
+class _ClampByNumbers(Op):
+    """``clamp`` with number bounds (either may be None): ``a`` is the only input."""
+
     formula = "∂clamp(a)/∂a = 1 inside [min, max], else 0"
+    saved_names = ("self",)  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - PyTorch's argument names
@@ -1093,12 +1096,22 @@ class ClampBackward1(Op):
         return keep_where(inside, grad)  # (a select, as PyTorch's: see select_grad)
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampBackward1(_ClampByNumbers):
+    """``clamp(min, max)`` with numbers: PyTorch shows both bounds (a missing one is None)."""
+
+    saved_attributes = {"min": lambda node: node.bounds[0], "max": lambda node: node.bounds[1]}
+
+
+class ClampMinBackward0(_ClampByNumbers):
     """``clamp_min(number)``: the same op, under the name PyTorch gives it."""
 
+    saved_attributes = {"min": lambda node: node.bounds[0]}
 
-class ClampMaxBackward0(ClampBackward1):
+
+class ClampMaxBackward0(_ClampByNumbers):
     """``clamp_max(number)``: the same op, under the name PyTorch gives it."""
+
+    saved_attributes = {"max": lambda node: node.bounds[1]}
 
 
 class ClampBackward0(Op):
@@ -1110,18 +1123,20 @@ class ClampBackward0(Op):
     formula = "∂clamp/∂a = 1 where min ≤ a ≤ max    ∂clamp/∂min = 1 where a < min    " \
         "∂clamp/∂max = 1 where a > max"
 
+    saved_names = ("max", "min", "self")  # grad_fn._saved_..., in PyTorch's order
+
     @staticmethod
     def forward(ctx, a, low, high):
         # Three operands, so the cast to PyTorch's result dtype happens here, not in apply.
         dtype = result_type(*[x for x in (a, low, high) if x is not None]).numpy
         a, low, high = [None if x is None else np.asarray(x, dtype) for x in (a, low, high)]
-        ctx.save_for_backward(a, low, high)
+        ctx.save_for_backward(high, low, a)
         out = a if low is None else np.maximum(a, low)
         return out if high is None else np.minimum(out, high)
 
     @staticmethod
     def backward(ctx, grad):
-        a, low, high = [None if x is None else _value(x) for x in ctx.saved_tensors]
+        high, low, a = [None if x is None else _value(x) for x in ctx.saved_tensors]
         if high is None:
             return keep_where(a >= low, grad), keep_where(a < low, grad), None
         if low is None:
@@ -1135,34 +1150,36 @@ class ClampBackward0(Op):
 class ClampMinBackward1(Op):
     """``clamp_min(tensor)``."""
 
+    saved_names = ("min", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂clamp_min/∂a = 1 where a ≥ min    ∂clamp_min/∂min = 1 where a < min"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, low):
-        ctx.save_for_backward(a, low)
+        ctx.save_for_backward(low, a)
         return np.maximum(a, low)
 
     @staticmethod
     def backward(ctx, grad):
-        a, low = (_value(x) for x in ctx.saved_tensors)
+        low, a = (_value(x) for x in ctx.saved_tensors)
         return keep_where(a >= low, grad), keep_where(a < low, grad)
 
 
 class ClampMaxBackward1(Op):
     """``clamp_max(tensor)``."""
 
+    saved_names = ("max", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂clamp_max/∂a = 1 where a ≤ max    ∂clamp_max/∂max = 1 where a > max"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, high):
-        ctx.save_for_backward(a, high)
+        ctx.save_for_backward(high, a)
         return np.minimum(a, high)
 
     @staticmethod
     def backward(ctx, grad):
-        a, high = (_value(x) for x in ctx.saved_tensors)
+        high, a = (_value(x) for x in ctx.saved_tensors)
         return keep_where(a <= high, grad), keep_where(a > high, grad)
 
 
@@ -1214,15 +1231,16 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
 class MaximumBackward0(Op):
     formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
     promotes = True
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return np.maximum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         a, b = _value(a), _value(b)
         # As PyTorch: ties share the gradient equally, the smaller side gets 0 (selected,
         # so an inf gradient gives 0 there), and where either is nan both get it all.
@@ -1233,15 +1251,16 @@ class MaximumBackward0(Op):
 class MinimumBackward0(Op):
     formula = "∂min(a,b)/∂a = 1 where a < b (½ where equal)"
     promotes = True
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return np.minimum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         a, b = _value(a), _value(b)
         shared = _halved_at_ties(a, b, grad)
         return masked_fill_zero(a > b, shared), masked_fill_zero(a < b, shared)
@@ -1270,15 +1289,18 @@ def minimum(input: Tensor, other) -> Tensor:
 class WhereBackward0(Op):
     formula = "∂where(c, a, b)/∂a = 1 where c    ∂/∂b = 1 where not c"
     promotes = True
+    # The condition is saved (a constant, not an input): PyTorch keeps it as a saved tensor,
+    # freed by backward and seen by saved-tensor hooks.
+    saved_names = ("condition",)  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, b, condition):
-        ctx.condition = condition
+        ctx.save_for_backward(condition)
         return np.where(condition, a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        c = ctx.condition
+        c = _value(ctx.saved_tensors[0])
         return keep_where(c, grad), zero_where(c, grad)  # (np.where, branch-free when large)
 
 
