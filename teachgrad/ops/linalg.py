@@ -53,7 +53,7 @@ def _is_transposed(m) -> bool:
             and not m.flags.c_contiguous)
 
 
-def _right_factor_grad(left, grad, right_is_transposed: bool):
+def _right_factor_grad(ctx, left, grad, right):
     """``leftᵀ @ grad``: the gradient of ``right`` in the product ``left @ right``.
 
     When ``right`` is a transposed matrix (``weight.t()`` in ``nn.Linear``) this computes
@@ -61,12 +61,23 @@ def _right_factor_grad(left, grad, right_is_transposed: bool):
     already laid out as ``right`` is, so the gradient that reaches the weight through
     ``t()`` is contiguous and becomes ``weight.grad`` without a copy. (Only for plain
     arrays: under ``create_graph`` the formula stays the textbook one.) ``right`` itself is
-    often not saved (no gradient needs it), so forward notes its layout, as PyTorch keeps
-    ``_saved_mat2_sym_strides``.
+    often not saved (None: no gradient needs it), so forward notes its layout on ``ctx``,
+    as PyTorch keeps ``_saved_mat2_sym_strides``.
     """
-    if right_is_transposed and type(left) is np.ndarray:
+    if right is None:
+        transposed = ctx.right_is_transposed
+    else:  # (_is_transposed, inline: this runs in every backward of nn.Linear)
+        transposed = (type(right) is np.ndarray and right.ndim == 2
+                      and right.flags.f_contiguous and not right.flags.c_contiguous)
+    if transposed and type(left) is np.ndarray:
         return _transposed(np.matmul(_transposed(grad), left))
     return np.matmul(_transposed(left), grad)
+
+
+def _is_transposed(m) -> bool:
+    """Is ``m`` a transposed matrix in memory (``weight.t()``), a plain array?"""
+    return (type(m) is np.ndarray and m.ndim == 2 and m.flags.f_contiguous
+            and not m.flags.c_contiguous)
 
 
 def _save_factors(ctx, left, right) -> None:
@@ -76,16 +87,12 @@ def _save_factors(ctx, left, right) -> None:
     requiring grad keeps no ``W``. When ``right`` is not kept, its layout is (see
     ``_right_factor_grad``).
     """
-    need_left, need_right = ctx.needs_input_grad[-2:]
+    needs = ctx.needs_input_grad
+    need_left, need_right = needs[-2], needs[-1]
     # (right first: PyTorch's order, which saved-tensor hooks see)
     ctx.save_for_backward(right if need_left else None, left if need_right else None)
     if need_right and not need_left:
         ctx.right_is_transposed = _is_transposed(right)
-
-
-def _right_layout(ctx, right) -> bool:
-    """Is the right factor a transposed matrix: from the saved one, or as forward noted."""
-    return ctx.right_is_transposed if right is None else _is_transposed(right)
 
 
 class DotBackward0(Op):
@@ -134,7 +141,7 @@ class MmBackward0(Op):
         b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = np.matmul(grad, _transposed(b)) if need_a else None
-        grad_b = _right_factor_grad(a, grad, _right_layout(ctx, b)) if need_b else None
+        grad_b = _right_factor_grad(ctx, a, grad, b) if need_b else None
         return grad_a, grad_b
 
 
@@ -180,7 +187,7 @@ class AddmmBackward0(Op):
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
-        grad_2 = _right_factor_grad(mat1, scaled, _right_layout(ctx, mat2)) if need_2 else None
+        grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
 
 
