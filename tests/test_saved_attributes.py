@@ -69,7 +69,8 @@ def test_saved_attributes_match_pytorch(expression, attribute):
 # (PyTorch also shows strides, ``_saved_self_sym_strides``, and the sizes of matrix
 # products' factors: teachgrad does not.)
 _SAVED_CASES = [
-    "x @ w", "x.mm(w)", "torch.matmul(x, w)", "torch.addmm(b, x, w)",
+    "x @ w", "x.mm(w)", "torch.matmul(x, w)", "x.mv(b)", "x @ b", "b.dot(x[0])",
+    "torch.addmm(b, x, w)",
     "torch.addmm(b, x, w, beta=0.5, alpha=2)", "F.linear(x, w, b)",
     "x ** w", "x ** 2", "x ** 2.5", "x.pow(3)", "2 ** x", "x / w", "x / 2",
     "x + w", "x - w", "x.add(w, alpha=2)", "x.sub(w, alpha=2.5)", "3 - x",
@@ -132,6 +133,12 @@ def test_a_matrix_product_keeps_each_factor_for_the_other_ones_gradient():
     assert y.grad_fn._saved_self is data and y.grad_fn._saved_mat2 is None
     y.sum().backward()  # dL/dW = dataᵀ @ ones
     assert W.grad.tolist() == [[4.0, 4.0], [6.0, 6.0]]
+    v = torch.tensor([1.0, -1.0], requires_grad=True)
+    node = (data @ v).grad_fn  # matrix @ vector: MvBackward0, only v needs a gradient
+    assert type(node).__name__ == "MvBackward0"
+    assert node._saved_self is data and node._saved_vec is None
+    (data @ v).sum().backward()  # dL/dv = dataᵀ @ ones
+    assert v.grad.tolist() == [4.0, 6.0]
 
 
 def test_linear_keeps_input_and_transposed_weight_and_alpha_beta():

@@ -96,6 +96,7 @@ def _save_factors(ctx, left, right) -> None:
 
 
 class DotBackward0(Op):
+    saved_names = ("self", "tensor")  # grad_fn._saved_...
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
 
     @staticmethod
@@ -111,11 +112,14 @@ class DotBackward0(Op):
 
 
 class MvBackward0(Op):
+    saved_names = ("self", "vec")  # grad_fn._saved_...
     formula = "∂(A v)/∂A = grad ⊗ v (outer product)    ∂(A v)/∂v = Aᵀ grad"
 
     @staticmethod
     def forward(ctx, m, v):
-        ctx.save_for_backward(m, v)
+        # Keep only what a gradient needs, as PyTorch does: v for A's, A for v's.
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(m if needs[1] else None, v if needs[0] else None)
         return m @ v
 
     @staticmethod
