@@ -63,3 +63,180 @@ def test_saved_attributes_match_pytorch(expression, attribute):
         return type(out.grad_fn).__name__, [round(v, 5) for v in value.tolist()], same
 
     assert saved(torch) == saved(real)
+
+
+# --- every _saved_* attribute of the ops a learner meets first --------------------------
+# (PyTorch also shows strides, ``_saved_self_sym_strides``, and the sizes of matrix
+# products' factors: teachgrad does not.)
+_SAVED_CASES = [
+    "x @ w", "x.mm(w)", "torch.matmul(x, w)", "x.mv(b)", "x @ b", "b.dot(x[0])",
+    "torch.addmm(b, x, w)",
+    "torch.addmm(b, x, w, beta=0.5, alpha=2)", "F.linear(x, w, b)",
+    "x ** w", "x ** 2", "x ** 2.5", "x.pow(3)", "2 ** x", "x / w", "x / 2",
+    "x + w", "x - w", "x.add(w, alpha=2)", "x.sub(w, alpha=2.5)", "3 - x",
+    "x.exp()", "x.log()", "x.sin()", "x.cos()", "x.tanh()", "x.sigmoid()", "x.sqrt()",
+    "x.relu()", "x.sum()", "x.sum(0)", "x.sum((0, 1), keepdim=True)", "x.mean()",
+    "x.mean(1, keepdim=True)", "x.softmax(1)", "x.log_softmax(0)",
+    "torch.maximum(x, w)", "torch.minimum(x, w)", "torch.where(x > 1, x, w)",
+    "torch.where(x > 1, x, 0.0)", "x.clamp(0.5, 1)", "x.clamp(min=1)", "x.clamp(max=1.5)",
+    "x.clamp_min(1)", "x.clamp_max(1.0)", "x.clamp(w, w + 1)", "x.clamp(min=w)",
+    "x.clamp_min(w)", "x.clamp_max(w)", "F.mse_loss(x, w)",
+    "F.mse_loss(x, w, reduction='sum')", "F.mse_loss(x, w, reduction='none')",
+]
+
+
+def _saved_attributes(lib, expression, x_grad=True, w_grad=True):
+    """Each ``_saved_*`` of the expression's grad_fn: its name, type, value and what it is."""
+    x = lib.tensor([[0.5, 1.5], [2.0, 0.25]], requires_grad=x_grad)
+    w = lib.tensor([[2.0, -1.0], [0.25, 3.0]], requires_grad=w_grad)
+    b = lib.tensor([0.1, -0.2], requires_grad=True)
+    out = eval(expression, {"torch": lib, "F": lib.nn.functional, "x": x, "w": w, "b": b})
+    node = out.grad_fn
+    found = {}
+    for name in dir(node):
+        if not name.startswith("_saved_") or name.endswith("_sym_strides") or (
+                name.endswith("_sym_sizes") and "mm" in type(node).__name__.lower()):
+            continue  # (strides, and sizes of matrix products: not in teachgrad)
+        value = getattr(node, name)
+        if isinstance(value, lib.Tensor):
+            what = ("x" if value is x else "w" if value is w else "b" if value is b
+                    else "output" if value.grad_fn is out.grad_fn else "a tensor")
+            # (A Python number, ``x / 2``, is saved as a 0-d tensor: PyTorch's keeps the
+            # number's type, int64 or float64, teachgrad's the tensor's: dtypes not compared.)
+            dtype = str(value.dtype).split(".")[-1] if what != "a tensor" or value.dim() else ""
+            value = ("Tensor", what, dtype, [round(v, 5) for v in value.flatten().tolist()])
+        else:
+            value = (type(value).__name__, value)
+        found[name] = value
+    return type(node).__name__, found
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expression", _SAVED_CASES)
+@pytest.mark.parametrize("x_grad, w_grad", [(True, True), (False, True), (True, False)])
+def test_every_saved_attribute_matches_pytorch(expression, x_grad, w_grad):
+    real = pytest.importorskip("torch")
+    if not (x_grad or "w" in expression) or not (w_grad or "x" in expression):
+        pytest.skip("no input requires grad")
+    assert (_saved_attributes(torch, expression, x_grad, w_grad)
+            == _saved_attributes(real, expression, x_grad, w_grad))
+
+
+def test_a_matrix_product_keeps_each_factor_for_the_other_ones_gradient():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    W = torch.tensor([[0.5, -1.0], [2.0, 0.0]], requires_grad=True)
+    node = (x @ W).grad_fn
+    assert type(node).__name__ == "MmBackward0"
+    assert node._saved_self is x and node._saved_mat2 is W
+    data = torch.tensor([[1.0, 2.0], [3.0, 4.0]])  # a batch: no gradient, only W's is needed
+    y = data @ W
+    assert y.grad_fn._saved_self is data and y.grad_fn._saved_mat2 is None
+    y.sum().backward()  # dL/dW = dataᵀ @ ones
+    assert W.grad.tolist() == [[4.0, 4.0], [6.0, 6.0]]
+    v = torch.tensor([1.0, -1.0], requires_grad=True)
+    node = (data @ v).grad_fn  # matrix @ vector: MvBackward0, only v needs a gradient
+    assert type(node).__name__ == "MvBackward0"
+    assert node._saved_self is data and node._saved_vec is None
+    (data @ v).sum().backward()  # dL/dv = dataᵀ @ ones
+    assert v.grad.tolist() == [4.0, 6.0]
+
+
+def test_linear_keeps_input_and_transposed_weight_and_alpha_beta():
+    layer = torch.nn.Linear(2, 3)
+    data = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    node = layer(data).grad_fn
+    assert type(node).__name__ == "AddmmBackward0"
+    assert node._saved_mat1 is data and node._saved_mat2 is None  # data needs no gradient
+    assert (node._saved_alpha, node._saved_beta) == (1, 1)
+    x = data.clone().requires_grad_()
+    node = layer(x).grad_fn
+    assert node._saved_mat2.equal(layer.weight.t())
+    node = torch.addmm(torch.zeros(2), x, x, beta=0.5, alpha=2).grad_fn
+    assert (node._saved_alpha, node._saved_beta) == (2, 0.5)
+
+
+def test_first_layer_weight_gradient_without_a_saved_weight():
+    # The layout trick (the weight's gradient computed already transposed) must still give
+    # the right numbers when the weight itself is not saved: dL/dW = onesᵀ @ data.
+    layer = torch.nn.Linear(2, 3)
+    data = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    layer(data).sum().backward()
+    assert layer.weight.grad.tolist() == [[4.0, 6.0]] * 3
+    assert layer.weight.grad.is_contiguous()
+
+
+def test_powers_keep_their_exponent_as_given():
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for exponent in (2, 2.5):
+        node = (x ** exponent).grad_fn
+        assert node._saved_exponent == exponent and type(node._saved_exponent) is type(exponent)
+        assert node._saved_self is x
+    e = torch.tensor([3.0, 0.5], dtype=torch.float64, requires_grad=True)
+    y = x ** e
+    assert y.grad_fn._saved_self is x and y.grad_fn._saved_exponent is e
+    assert y.grad_fn._saved_result.tolist() == [1.0, 2.0 ** 0.5]
+    y = 2 ** e
+    assert y.grad_fn._saved_self == 2 and y.grad_fn._saved_exponent is e
+    assert y.grad_fn._saved_result.tolist() == [8.0, 2.0 ** 0.5]
+
+
+def test_add_and_sub_keep_only_alpha():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert (x + x).grad_fn._saved_alpha == 1
+    assert x.sub(x, alpha=2.5).grad_fn._saved_alpha == 2.5
+    assert not hasattr((x + x).grad_fn, "_saved_self")
+
+
+def test_tensors_are_freed_by_backward_but_plain_values_stay():
+    # As in PyTorch: backward frees the saved tensors; numbers, dims and flags stay readable.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x ** 3
+    y.sum().backward()
+    assert y.grad_fn._saved_exponent == 3
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_self
+    y = x.reshape(1, 2) @ torch.ones(2, 2, requires_grad=True)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_self
+
+
+def test_softmax_keeps_its_output_and_dim():
+    x = torch.tensor([[1.0, 2.0], [0.0, 0.0]], requires_grad=True)
+    y = x.softmax(1)
+    node = y.grad_fn
+    assert node._saved_dim == 1 and node._saved_result.equal(y)
+    assert node._saved_result.grad_fn is node
+    assert node._saved_result[1].tolist() == [0.5, 0.5]  # equal scores, equal shares
+    assert x.log_softmax(-1).grad_fn._saved_dim == 1  # the dimension meant (see docstring)
+
+
+def test_where_keeps_the_condition_and_clamp_its_bounds():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = torch.where(x > 1.5, x, 0.0)
+    assert y.grad_fn._saved_condition.tolist() == [False, True, True]
+    assert not hasattr(y.grad_fn, "_saved_self")
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_condition
+    node = x.clamp(min=2).grad_fn
+    assert node._saved_self is x and (node._saved_min, node._saved_max) == (2, None)
+    node = x.clamp_max(2.5).grad_fn
+    assert node._saved_max == 2.5 and not hasattr(node, "_saved_min")
+    low = torch.tensor([0.0, 2.5, 0.0])
+    node = x.clamp(low).grad_fn
+    assert node._saved_min is low and node._saved_max is None and node._saved_self is x
+
+
+def test_maximum_mse_and_reductions_keep_what_pytorch_shows():
+    a = torch.tensor([1.0, 5.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    node = torch.maximum(a, b).grad_fn
+    assert node._saved_self is a and node._saved_other is b
+    node = torch.nn.functional.mse_loss(a, b, reduction="sum").grad_fn
+    assert node._saved_self is a and node._saved_target is b and node._saved_reduction == 2
+    m = torch.ones(2, 3, requires_grad=True)
+    assert m.sum().grad_fn._saved_self_sym_sizes == (2, 3)
+    node = m.mean(1, keepdim=True).grad_fn
+    assert (node._saved_dim, node._saved_keepdim, node._saved_self_sym_numel) == ((1,), True, 6)

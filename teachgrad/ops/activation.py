@@ -35,9 +35,20 @@ def _shifted(a: np.ndarray, dim) -> np.ndarray:
         return a - peak
 
 
+def _dim_as_saved(node: Op) -> int:
+    """``grad_fn._saved_dim``: the dimension, counted from 0 (a 0-d input has dim 0).
+
+    (PyTorch shows a negative ``dim`` as it was given, read as an unsigned number:
+    ``softmax(-1)`` gives 18446744073709551615. teachgrad shows the dimension it means.)
+    """
+    return 0 if node.dim is None else node.dim
+
+
 class SoftmaxBackward0(Op):
     formula = "∂sᵢ/∂aⱼ = sᵢ·(δᵢⱼ − sⱼ):  grad_in = s·(grad − Σ grad·s)"
 
+    saved_names = ("result",)  # grad_fn._saved_...
+    saved_attributes = {"dim": _dim_as_saved}
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -73,6 +84,8 @@ class SoftmaxBackwardDataBackward0(RecordedBackward):
 class LogSoftmaxBackward0(Op):
     formula = "∂(log sᵢ)/∂aⱼ = δᵢⱼ − sⱼ:  grad_in = grad − exp(log s)·Σ grad"
 
+    saved_names = ("result",)  # grad_fn._saved_...
+    saved_attributes = {"dim": _dim_as_saved}
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim

@@ -47,22 +47,56 @@ def _transposed(m):
     return m.swapaxes(-1, -2)
 
 
-def _right_factor_grad(left, grad, right):
+def _is_transposed(m) -> bool:
+    """Is ``m`` a transposed matrix in memory (``weight.t()``), a plain array?"""
+    return (type(m) is np.ndarray and m.ndim == 2 and m.flags.f_contiguous
+            and not m.flags.c_contiguous)
+
+
+def _right_factor_grad(ctx, left, grad, right):
     """``leftᵀ @ grad``: the gradient of ``right`` in the product ``left @ right``.
 
     When ``right`` is a transposed matrix (``weight.t()`` in ``nn.Linear``) this computes
     ``(gradᵀ @ left)ᵀ`` instead, as PyTorch's ``mm_mat2_backward`` does: the same numbers,
     already laid out as ``right`` is, so the gradient that reaches the weight through
     ``t()`` is contiguous and becomes ``weight.grad`` without a copy. (Only for plain
-    arrays: under ``create_graph`` the formula stays the textbook one.)
+    arrays: under ``create_graph`` the formula stays the textbook one.) ``right`` itself is
+    often not saved (None: no gradient needs it), so forward notes its layout on ``ctx``,
+    as PyTorch keeps ``_saved_mat2_sym_strides``.
     """
-    if (type(right) is np.ndarray and right.ndim == 2 and right.flags.f_contiguous
-            and not right.flags.c_contiguous):
+    if right is None:
+        transposed = ctx.right_is_transposed
+    else:  # (_is_transposed, inline: this runs in every backward of nn.Linear)
+        transposed = (type(right) is np.ndarray and right.ndim == 2
+                      and right.flags.f_contiguous and not right.flags.c_contiguous)
+    if transposed and type(left) is np.ndarray:
         return _transposed(np.matmul(_transposed(grad), left))
     return np.matmul(_transposed(left), grad)
 
 
+def _is_transposed(m) -> bool:
+    """Is ``m`` a transposed matrix in memory (``weight.t()``), a plain array?"""
+    return (type(m) is np.ndarray and m.ndim == 2 and m.flags.f_contiguous
+            and not m.flags.c_contiguous)
+
+
+def _save_factors(ctx, left, right) -> None:
+    """Save what the gradients of ``left @ right`` need, as PyTorch does (and no more).
+
+    ``right`` for ``left``'s gradient, ``left`` for ``right``'s: ``x @ W`` with only ``W``
+    requiring grad keeps no ``W``. When ``right`` is not kept, its layout is (see
+    ``_right_factor_grad``).
+    """
+    needs = ctx.needs_input_grad
+    need_left, need_right = needs[-2], needs[-1]
+    # (right first: PyTorch's order, which saved-tensor hooks see)
+    ctx.save_for_backward(right if need_left else None, left if need_right else None)
+    if need_right and not need_left:
+        ctx.right_is_transposed = _is_transposed(right)
+
+
 class DotBackward0(Op):
+    saved_names = ("self", "tensor")  # grad_fn._saved_...
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
 
     @staticmethod
@@ -78,11 +112,14 @@ class DotBackward0(Op):
 
 
 class MvBackward0(Op):
+    saved_names = ("self", "vec")  # grad_fn._saved_...
     formula = "∂(A v)/∂A = grad ⊗ v (outer product)    ∂(A v)/∂v = Aᵀ grad"
 
     @staticmethod
     def forward(ctx, m, v):
-        ctx.save_for_backward(m, v)
+        # Keep only what a gradient needs, as PyTorch does: v for A's, A for v's.
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(m if needs[1] else None, v if needs[0] else None)
         return m @ v
 
     @staticmethod
@@ -95,19 +132,20 @@ class MvBackward0(Op):
 
 
 class MmBackward0(Op):
+    saved_names = ("mat2", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad"
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_factors(ctx, a, b)
         return a @ b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = np.matmul(grad, _transposed(b)) if need_a else None
-        grad_b = _right_factor_grad(a, grad, b) if need_b else None
+        grad_b = _right_factor_grad(ctx, a, grad, b) if need_b else None
         return grad_a, grad_b
 
 
@@ -122,7 +160,7 @@ class BmmBackward0(MmBackward0):
             return MmBackward0.backward(ctx, grad)
         # create_graph: PyTorch's formulas are bmm's again (BmmBackward0), where matmul on
         # 3-d tensors would fold the batch (UnsafeViewBackward0 on top)
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (grad.bmm(b.transpose(1, 2)) if need_a else None,
                 a.transpose(1, 2).bmm(grad) if need_b else None)
@@ -131,12 +169,14 @@ class BmmBackward0(MmBackward0):
 class AddmmBackward0(Op):
     """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.functional.linear`` records."""
 
+    saved_names = ("mat2", "mat1")  # grad_fn._saved_..., in PyTorch's order
+    saved_attributes = {"alpha": "alpha", "beta": "beta"}
     formula = "∂/∂input = β    ∂/∂mat1 = α·grad mat2ᵀ    ∂/∂mat2 = α·mat1ᵀ grad"
 
     @staticmethod
     def forward(ctx, input, mat1, mat2, beta, alpha):  # noqa: A002 - PyTorch's name
         ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(mat1, mat2)
+        _save_factors(ctx, mat1, mat2)
         product = mat1 @ mat2
         if alpha != 1:
             product = alpha * product
@@ -146,12 +186,12 @@ class AddmmBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+        mat2, mat1 = ctx.saved_tensors
         need_input, need_1, need_2 = ctx.needs_input_grad
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
-        grad_2 = _right_factor_grad(mat1, scaled, mat2) if need_2 else None
+        grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
 
 

@@ -49,11 +49,18 @@ def _scale(reduction: str, numel: int) -> float:
 # ----------------------------------------------------------------------------------------
 # Regression losses
 # ----------------------------------------------------------------------------------------
+#: how PyTorch's core numbers the reductions (``grad_fn._saved_reduction`` shows these)
+_REDUCTION_NUMBERS = {"none": 0, "mean": 1, "sum": 2}
+
+
 class MseLossBackward0(Op):
     """Mean squared error: ``reduce((input - target)²)``."""
 
     formula = "∂(a−t)²/∂a = 2(a−t)    ∂(a−t)²/∂t = −2(a−t)    (÷n for the mean)"
     promotes = True
+    saved_names = ("self", "target")  # grad_fn._saved_...
+    # PyTorch keeps the reduction as the number its C++ core uses for it
+    saved_attributes = {"reduction": lambda node: _REDUCTION_NUMBERS[node.reduction]}
 
     @staticmethod
     def forward(ctx, input, target, reduction="mean"):

@@ -32,6 +32,8 @@ shape of the input it is for (see ``engine.fit_gradient``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._dtypes import result_type
@@ -76,6 +78,11 @@ class Op(Node):
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
+    #: the plain values (numbers, dims, flags) a node keeps besides tensors, PyTorch's name
+    #: to where they are: the name of the ``ctx`` attribute forward sets (or the class
+    #: default), or a function of the node for a value stored differently, e.g.
+    #: ``{"exponent": "exponent"}`` gives ``grad_fn._saved_exponent``
+    saved_attributes: dict[str, str | Callable[[Op], object]] = {}
 
     def __init_subclass__(cls, **kwargs) -> None:
         """Give an op that names what it saves PyTorch's ``grad_fn._saved_<name>`` properties.
@@ -90,6 +97,12 @@ class Op(Node):
             setattr(cls, f"_saved_{name}", property(
                 lambda node, index=index: graph.saved_value(node, index),
                 doc=f"What forward saved as PyTorch's ``{name}`` (see ``saved_names``)."))
+        # Plain values are not freed by backward (in PyTorch neither): they are read as is.
+        for name, where in cls.__dict__.get("saved_attributes", {}).items():
+            read = where if callable(where) else (
+                lambda node, attribute=where: getattr(node, attribute))
+            setattr(cls, f"_saved_{name}", property(
+                read, doc=f"The value forward kept as PyTorch's ``{name}``."))
 
     @staticmethod
     def forward(ctx, *arrays, **params):  # pragma: no cover - every op defines it
@@ -125,6 +138,8 @@ class Op(Node):
         edges = self.next_functions
         if len(edges) == 2:  # binary ops ask on every call: spelled out, it costs less
             return (edges[0][0] is not None, edges[1][0] is not None)
+        if len(edges) == 3:  # (addmm, nn.Linear's op, asks in forward too)
+            return (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None)
         return tuple([edge[0] is not None for edge in edges])
 
     def _run_backward(self, grads: tuple) -> tuple:

@@ -101,6 +101,7 @@ def _binary(op: type[Op], a, b, **params) -> Tensor:
 # Arithmetic
 # ----------------------------------------------------------------------------------------
 class AddBackward0(Op):
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(a+b)/∂a = 1    ∂(a+b)/∂b = 1"
     promotes = True
     alpha = 1
@@ -117,6 +118,7 @@ class AddBackward0(Op):
 
 
 class SubBackward0(Op):
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(a−b)/∂a = 1    ∂(a−b)/∂b = −1"
     promotes = True
     alpha = 1
@@ -135,6 +137,7 @@ class SubBackward0(Op):
 class RsubBackward1(Op):
     """``number - tensor``: the number is a constant, so only the tensor is an input."""
 
+    saved_attributes = {"alpha": "alpha"}  # grad_fn._saved_alpha
     formula = "∂(c−a)/∂a = −1"
 
     @staticmethod
@@ -167,19 +170,20 @@ class MulBackward0(Op):
 
 
 class DivBackward0(Op):
-    saved_names = ("self", "other")  # grad_fn._saved_...
+    # PyTorch saves (and packs, with saved-tensor hooks) other before self.
+    saved_names = ("other", "self")  # grad_fn._saved_...
     formula = "∂(a/b)/∂a = 1/b    ∂(a/b)/∂b = −a/b²"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, b):
         # a is needed only for b's gradient (x / 2 keeps no copy of x).
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         return a / b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # b's in PyTorch's order, −grad·((a/b)/b): under create_graph it ends in MulBackward0
         return grad / b, (None if a is None else -grad * ((a / b) / b))
 
@@ -491,6 +495,7 @@ def positive(input: Tensor) -> Tensor:
 class PowBackward0(Op):
     """``tensor ** number``."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"exponent": "exponent"}  # the number, as given (int or float)
 
     formula = "∂(aⁿ)/∂a = n·aⁿ⁻¹"
 
@@ -511,6 +516,7 @@ class PowBackward0(Op):
 
 class PowBackward1(Op):
     """``tensor ** tensor``."""
+    saved_names = ("exponent", "self", "result")  # grad_fn._saved_..., in PyTorch's order
 
     formula = "∂(aᵇ)/∂a = b·aᵇ⁻¹    ∂(aᵇ)/∂b = aᵇ·ln a"
     promotes = True
@@ -518,12 +524,12 @@ class PowBackward1(Op):
     @staticmethod
     def forward(ctx, a, b):
         out = a**b
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         # a ** 0 is constant in a (b · a^(b-1) would give 0 · inf = nan at a = 0), and
         # 0 ** b with b >= 0 has no slope in b (log(0) would give nan): PyTorch's rules.
         constant = np.asarray(_value(b)) == 0
@@ -536,19 +542,23 @@ class PowBackward1(Op):
 
 class PowBackward2(Op):
     """``number ** tensor``: the number is a constant."""
+    # PyTorch keeps the exponent too (its rule uses it where the base is 0), and calls the
+    # number ``self``.
+    saved_names = ("exponent", "result")  # grad_fn._saved_...
+    saved_attributes = {"self": "base"}
 
     formula = "∂(cᵃ)/∂a = cᵃ·ln c"
 
     @staticmethod
     def forward(ctx, exponent, base):
         out = np.power(base, exponent)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(exponent, out)
         ctx.base = base
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        _, out = ctx.saved_tensors
         if ctx.base == 0:
             # 0 ** b is 0 (b > 0) or 1 (b = 0): flat, as PyTorch takes it. For b < 0 it is
             # inf and PyTorch's slope out·ln 0 is -inf.
@@ -1061,8 +1071,11 @@ def relu(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Clamping, maximum/minimum, where
 # ----------------------------------------------------------------------------------------
-class ClampBackward1(Op):
+class _ClampByNumbers(Op):
+    """``clamp`` with number bounds (either may be None): ``a`` is the only input."""
+
     formula = "∂clamp(a)/∂a = 1 inside [min, max], else 0"
+    saved_names = ("self",)  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - PyTorch's argument names
@@ -1083,12 +1096,22 @@ class ClampBackward1(Op):
         return keep_where(inside, grad)  # (a select, as PyTorch's: see select_grad)
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampBackward1(_ClampByNumbers):
+    """``clamp(min, max)`` with numbers: PyTorch shows both bounds (a missing one is None)."""
+
+    saved_attributes = {"min": lambda node: node.bounds[0], "max": lambda node: node.bounds[1]}
+
+
+class ClampMinBackward0(_ClampByNumbers):
     """``clamp_min(number)``: the same op, under the name PyTorch gives it."""
 
+    saved_attributes = {"min": lambda node: node.bounds[0]}
 
-class ClampMaxBackward0(ClampBackward1):
+
+class ClampMaxBackward0(_ClampByNumbers):
     """``clamp_max(number)``: the same op, under the name PyTorch gives it."""
+
+    saved_attributes = {"max": lambda node: node.bounds[1]}
 
 
 class ClampBackward0(Op):
@@ -1100,18 +1123,20 @@ class ClampBackward0(Op):
     formula = "∂clamp/∂a = 1 where min ≤ a ≤ max    ∂clamp/∂min = 1 where a < min    " \
         "∂clamp/∂max = 1 where a > max"
 
+    saved_names = ("max", "min", "self")  # grad_fn._saved_..., in PyTorch's order
+
     @staticmethod
     def forward(ctx, a, low, high):
         # Three operands, so the cast to PyTorch's result dtype happens here, not in apply.
         dtype = result_type(*[x for x in (a, low, high) if x is not None]).numpy
         a, low, high = [None if x is None else np.asarray(x, dtype) for x in (a, low, high)]
-        ctx.save_for_backward(a, low, high)
+        ctx.save_for_backward(high, low, a)
         out = a if low is None else np.maximum(a, low)
         return out if high is None else np.minimum(out, high)
 
     @staticmethod
     def backward(ctx, grad):
-        a, low, high = [None if x is None else _value(x) for x in ctx.saved_tensors]
+        high, low, a = [None if x is None else _value(x) for x in ctx.saved_tensors]
         if high is None:
             return keep_where(a >= low, grad), keep_where(a < low, grad), None
         if low is None:
@@ -1125,34 +1150,36 @@ class ClampBackward0(Op):
 class ClampMinBackward1(Op):
     """``clamp_min(tensor)``."""
 
+    saved_names = ("min", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂clamp_min/∂a = 1 where a ≥ min    ∂clamp_min/∂min = 1 where a < min"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, low):
-        ctx.save_for_backward(a, low)
+        ctx.save_for_backward(low, a)
         return np.maximum(a, low)
 
     @staticmethod
     def backward(ctx, grad):
-        a, low = (_value(x) for x in ctx.saved_tensors)
+        low, a = (_value(x) for x in ctx.saved_tensors)
         return keep_where(a >= low, grad), keep_where(a < low, grad)
 
 
 class ClampMaxBackward1(Op):
     """``clamp_max(tensor)``."""
 
+    saved_names = ("max", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂clamp_max/∂a = 1 where a ≤ max    ∂clamp_max/∂max = 1 where a > max"
     promotes = True
 
     @staticmethod
     def forward(ctx, a, high):
-        ctx.save_for_backward(a, high)
+        ctx.save_for_backward(high, a)
         return np.minimum(a, high)
 
     @staticmethod
     def backward(ctx, grad):
-        a, high = (_value(x) for x in ctx.saved_tensors)
+        high, a = (_value(x) for x in ctx.saved_tensors)
         return keep_where(a <= high, grad), keep_where(a > high, grad)
 
 
@@ -1204,15 +1231,16 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
 class MaximumBackward0(Op):
     formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
     promotes = True
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return np.maximum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         a, b = _value(a), _value(b)
         # As PyTorch: ties share the gradient equally, the smaller side gets 0 (selected,
         # so an inf gradient gives 0 there), and where either is nan both get it all.
@@ -1223,15 +1251,16 @@ class MaximumBackward0(Op):
 class MinimumBackward0(Op):
     formula = "∂min(a,b)/∂a = 1 where a < b (½ where equal)"
     promotes = True
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return np.minimum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         a, b = _value(a), _value(b)
         shared = _halved_at_ties(a, b, grad)
         return masked_fill_zero(a > b, shared), masked_fill_zero(a < b, shared)
@@ -1260,15 +1289,18 @@ def minimum(input: Tensor, other) -> Tensor:
 class WhereBackward0(Op):
     formula = "∂where(c, a, b)/∂a = 1 where c    ∂/∂b = 1 where not c"
     promotes = True
+    # The condition is saved (a constant, not an input): PyTorch keeps it as a saved tensor,
+    # freed by backward and seen by saved-tensor hooks.
+    saved_names = ("condition",)  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, b, condition):
-        ctx.condition = condition
+        ctx.save_for_backward(condition)
         return np.where(condition, a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        c = ctx.condition
+        c = _value(ctx.saved_tensors[0])
         return keep_where(c, grad), zero_where(c, grad)  # (np.where, branch-free when large)
 
 

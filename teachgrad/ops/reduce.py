@@ -81,11 +81,17 @@ def _mean_dtype(a: np.ndarray):
     return None if a.dtype == np.float16 else a.dtype
 
 
+def _numel(node: Op) -> int:
+    """``grad_fn._saved_self_sym_numel``: how many elements the input had."""
+    return int(np.prod(node.shape))
+
+
 class SumBackward0(Op):
     """Sum of all elements."""
 
     formula = "∂(Σa)/∂aᵢ = 1"
 
+    saved_attributes = {"self_sym_sizes": "shape"}  # grad_fn._saved_...
     @staticmethod
     def forward(ctx, a, dtype=None):
         ctx.shape = a.shape
@@ -101,6 +107,7 @@ class SumBackward1(Op):
 
     formula = "∂(Σₖa)/∂aᵢ = 1"
 
+    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -116,6 +123,7 @@ class MeanBackward0(Op):
 
     formula = "∂(mean a)/∂aᵢ = 1/n"
 
+    saved_attributes = {"self_sym_numel": _numel, "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
@@ -135,6 +143,8 @@ class MeanBackward1(Op):
 
     formula = "∂(meanₖ a)/∂aᵢ = 1/n"
 
+    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_numel": _numel,
+                        "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
