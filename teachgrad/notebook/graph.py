@@ -32,7 +32,7 @@ from ..autograd.graph import Node
 from . import graph_model
 from .assets import css
 from .graph_model import MAX_NODES, GraphModel, count_names, node_name
-from .layout import LayoutUnavailable, layout_svg, tidy_svg
+from .layout import LayoutUnavailable, layout_svg, node_positions, tidy_svg
 from .naming import Names
 from .values import count, shape_text, short_value
 
@@ -54,6 +54,7 @@ ARROW = "#8c8c8c"
 NSLIMIT = "10"  # see to_digraph
 STRAIGHT_ARROWS_ABOVE = 100  # boxes; see to_digraph
 CHAIN_WEIGHT = "2"  # arrows between real boxes; see to_digraph
+KEEP_ROWS_UP_TO = 100  # boxes; see plain_rows
 
 _prefixes = itertools.count()
 
@@ -214,7 +215,10 @@ def draw(
     model = graph_model.build(out, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
     prefix = new_prefix("g")
     labels = Labels(Names(names), model.roots, show_data, show_grad, show_saved)
-    digraph = to_digraph(model, labels, prefix)
+    rows = None
+    if show_data or show_grad or show_saved:  # bigger boxes: keep the plain drawing's rows
+        rows = rows_or_none(model, Labels(labels.names, model.roots))
+    digraph = to_digraph(model, labels, prefix, rows=rows)
     return Drawing(digraph, model, prefix, labels.titles(model, prefix))
 
 
@@ -378,11 +382,13 @@ def to_digraph(
     prefix: str,
     extra_lines: dict | None = None,
     arrow_labels: dict | None = None,
+    rows: list[list[str]] | None = None,
 ):
     """Build the ``graphviz.Digraph``: one DOT node per box, one DOT edge per arrow.
 
     ``extra_lines`` adds ``(style, text)`` lines to boxes and ``arrow_labels`` text on
     arrows (the stepper shows gradients there). SVG ids are ``<prefix>_<box or arrow id>``.
+    ``rows`` (from :func:`plain_rows`) keeps the boxes in those rows, in that order.
     """
     try:
         import graphviz
@@ -444,7 +450,56 @@ def to_digraph(
         if text:
             attrs["label"] = html_label([("grad", text)], max_chars=28, pad=3)
         g.edge(arrow.tail, arrow.head, **attrs)
+    for row in rows or ():
+        _keep_in_order(g, row)
     return g
 
 
-__all__ = ["draw", "Drawing", "Labels", "to_digraph", "html_label", "new_prefix", "svg_html"]
+def plain_rows(model: GraphModel, labels: Labels) -> list[list[str]]:
+    """The box ids of each row of the plain drawing, top to bottom, left to right.
+
+    Graphviz orders the boxes of a row to avoid crossing arrows, but with ties it goes
+    by the boxes' sizes: the stepper's gradient lines and arrow labels, or
+    ``show_data=True``, could swap ``a`` and ``b`` between two pictures of one graph. So
+    every picture of a graph is laid out with the rows of its plain drawing (this
+    layout, without extras), and a learner finds each box where ``draw()`` put it.
+
+    That costs a second layout. Above ``KEEP_ROWS_UP_TO`` boxes it can take seconds (a
+    244-box graph: 7 s, nearly all of it Graphviz placing boxes sideways, after it has
+    ordered them); there each picture keeps Graphviz's own order.
+    """
+    if len(model.boxes) > KEEP_ROWS_UP_TO:
+        return []
+    positions = node_positions(to_digraph(model, labels, "plain").source)
+    by_height: dict[float, list] = {}
+    for box_id, (x, y) in positions.items():
+        by_height.setdefault(round(y, 1), []).append((x, box_id))
+    return [[box_id for _, box_id in sorted(row)]
+            for _, row in sorted(by_height.items(), reverse=True)]  # y grows upwards
+
+
+def rows_or_none(model: GraphModel, labels: Labels) -> list[list[str]] | None:
+    """:func:`plain_rows`, or None where Graphviz is missing (the picture says so later)."""
+    try:
+        return plain_rows(model, labels)
+    except LayoutUnavailable:
+        return None
+
+
+def _keep_in_order(g, row: list[str]) -> None:
+    """Pin ``row``: the same rank, left to right, by invisible arrows between neighbours.
+
+    Graphviz keeps an arrow between two boxes of one rank pointing left to right, so the
+    chain fixes the order. (Not with ``weight=0``: such arrows are dropped when boxes
+    are ordered.)
+    """
+    if len(row) < 2:
+        return
+    with g.subgraph() as same_rank:
+        same_rank.attr(rank="same")
+        for left, right in zip(row, row[1:]):
+            same_rank.edge(left, right, style="invis")
+
+
+__all__ = ["draw", "Drawing", "Labels", "to_digraph", "plain_rows", "rows_or_none", "html_label",
+           "new_prefix", "svg_html"]

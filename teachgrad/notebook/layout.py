@@ -41,9 +41,31 @@ def layout_svg(dot_source: str) -> str:
 
     Raises :class:`LayoutUnavailable` (with installation advice) when no Graphviz is found.
     """
+    return _layout(dot_source, "svg")
+
+
+def node_positions(dot_source: str) -> dict[str, tuple[float, float]]:
+    """Where ``dot`` puts the centre of each node: ``{name: (x, y)}``, in inches, y up.
+
+    Read from Graphviz's ``plain`` output, whose node lines are
+    ``node <name> <x> <y> <width> <height> ...`` (names with spaces come quoted; ours
+    never have any). Raises :class:`LayoutUnavailable` like :func:`layout_svg`.
+
+    >>> node_positions("digraph { a -> b }")  # a above b
+    {'a': (0.375, 1.25), 'b': (0.375, 0.25)}
+    """
+    positions = {}
+    for line in _layout(dot_source, "plain").splitlines():
+        fields = line.split()
+        if fields and fields[0] == "node":
+            positions[fields[1].strip('"')] = (float(fields[2]), float(fields[3]))
+    return positions
+
+
+def _layout(dot_source: str, format: str) -> str:
     problems = []
     try:
-        return _with_pygraphviz(dot_source)
+        return _with_pygraphviz(dot_source, format)
     except ImportError:
         problems.append("pygraphviz is not installed")
     except Exception as error:  # a broken install: try the next way rather than fail
@@ -53,18 +75,18 @@ def layout_svg(dot_source: str) -> str:
         problems.append("no `dot` program on PATH")
     else:
         try:
-            return _with_executable(executable, dot_source)
+            return _with_executable(executable, dot_source, format)
         except (OSError, subprocess.SubprocessError) as error:
             problems.append(f"`dot` failed ({error})")
     raise LayoutUnavailable(INSTALL_HINT + " [" + "; ".join(problems) + "]")
 
 
-def _with_pygraphviz(dot_source: str) -> str:
+def _with_pygraphviz(dot_source: str, format: str) -> str:
     import pygraphviz
 
     graph = pygraphviz.AGraph(string=dot_source)
     with _without_fontconfig_chatter():
-        return graph.draw(format="svg", prog="dot").decode("utf-8")
+        return graph.draw(format=format, prog="dot").decode("utf-8")
 
 
 @contextmanager
@@ -96,9 +118,9 @@ def _without_fontconfig_chatter() -> Iterator[None]:
                 sys.stderr.write("".join(rest))
 
 
-def _with_executable(executable: str, dot_source: str) -> str:
+def _with_executable(executable: str, dot_source: str, format: str) -> str:
     done = subprocess.run(
-        [executable, "-Tsvg"],
+        [executable, f"-T{format}"],
         input=dot_source.encode("utf-8"),
         capture_output=True,
         check=True,
@@ -165,4 +187,5 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     return svg.strip()
 
 
-__all__ = ["layout_svg", "tidy_svg", "width_px", "LayoutUnavailable", "INSTALL_HINT"]
+__all__ = ["layout_svg", "node_positions", "tidy_svg", "width_px", "LayoutUnavailable",
+           "INSTALL_HINT"]

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .follow import following
-from .graph import Labels, new_prefix, svg_html, to_digraph, unavailable_html
+from .graph import Labels, new_prefix, rows_or_none, svg_html, to_digraph, unavailable_html
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg, width_px
 from .naming import Names
@@ -143,7 +143,9 @@ class FramesView:
         self.panels = panels
         self.prefix = new_prefix("s")
         labels = Labels(names, model.roots)
-        self.digraph = to_digraph(model, labels, self.prefix, extra_lines, arrow_labels)
+        # The same rows as draw() of this graph, though the extra text makes boxes bigger.
+        rows = rows_or_none(model, labels)
+        self.digraph = to_digraph(model, labels, self.prefix, extra_lines, arrow_labels, rows)
         self._titles = labels.titles(model, self.prefix)
         self._svg: str | None = None
         self._static: dict = {}
