@@ -93,12 +93,20 @@ def test_errors():
         F.interpolate(x, scale_factor=2, align_corners=True)
     with pytest.raises(NotImplementedError, match="Got 4D input, but linear mode needs 3D"):
         F.interpolate(x, scale_factor=2, mode="linear")
-    with pytest.raises(NotImplementedError, match="lanczos"):
-        F.interpolate(x, scale_factor=2, mode="lanczos")
-    # the hint names only modes that work for the input's dimensions
-    with pytest.raises(NotImplementedError, match="Hint: use 'nearest', 'nearest-exact', "
-                                                  "'trilinear' or 'area'"):
+    with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+        F.interpolate(x, scale_factor=0.5, mode="lanczos")
+    with pytest.raises(ValueError, match="Lanczos mode does not support align_corners=True"):
+        F.interpolate(x, scale_factor=0.5, mode="lanczos", antialias=True, align_corners=True)
+    with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, "
+                                         "bicubic, and lanczos modes and requires a 4-D"):
+        F.interpolate(teachgrad.zeros(1, 1, 2, 2, 2), scale_factor=2, mode="lanczos",
+                      antialias=True)
+    with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D .* \(got lanczos\)"):
         F.interpolate(teachgrad.zeros(1, 1, 2, 2, 2), scale_factor=2, mode="lanczos")
+    with pytest.raises(NotImplementedError, match="\"compute_index_ranges_weights\" not "
+                                                  "implemented for 'Long'"):
+        F.interpolate(teachgrad.zeros(1, 1, 4, 4, dtype=teachgrad.int64), size=2,
+                      mode="bilinear", antialias=True)
 
 
 def test_modules():
@@ -175,6 +183,11 @@ def test_many_sizes_pick_the_same_pixels_as_pytorch(mode, d):
     ((1, 2, 4, 5), {"scale_factor": 2, "mode": "area", "align_corners": False}),
     ((1, 2, 4, 5), {"size": 3, "recompute_scale_factor": True}),
     ((1, 2, 4, 5), {"scale_factor": 2, "mode": "nearest", "antialias": True}),
+    ((1, 2, 4, 5), {"scale_factor": 0.5, "mode": "lanczos"}),
+    ((1, 2, 4, 5), {"scale_factor": 0.5, "mode": "lanczos", "antialias": True,
+                    "align_corners": True}),
+    ((1, 2, 4, 5, 6), {"scale_factor": 0.5, "mode": "lanczos"}),
+    ((1, 2, 6), {"scale_factor": 0.5, "mode": "linear", "antialias": True}),
     ((1, 2, 4, 5), {"scale_factor": 2, "mode": "linear"}),
     ((1, 2, 4), {"scale_factor": 2, "mode": "bilinear"}),
     ((1, 2, 4, 5), {"scale_factor": 2, "mode": "trilinear"}),
@@ -219,3 +232,89 @@ def test_docstring_examples_run():
 
     for module in (upsampling, upsampling_modules):
         assert doctest.testmod(module).failed == 0
+
+
+# ---------------------------------------------------------------------------------------
+# antialias=True: shrinking averages every input under a stretched filter
+# ---------------------------------------------------------------------------------------
+AA_MODES = ["bilinear", "bicubic", "lanczos"]
+
+
+def test_antialias_halving_a_ramp_by_hand():
+    # 6 -> 3 with the tent filter stretched to 2 steps each side. Output 1 is centred at
+    # 3: inputs 1..4 weigh 1/4, 3/4, 3/4, 1/4 (sum 2), i.e. 1/8 3/8 3/8 1/8 -> 2.5.
+    # Output 0 (centre 1) reads 0..2 with 3/4 3/4 1/4, normalised: 3/7 3/7 1/7 -> 5/7.
+    x = teachgrad.arange(6.0, dtype=teachgrad.float64).reshape(1, 1, 1, 6)
+    y = F.interpolate(x, size=(1, 3), mode="bilinear", antialias=True)
+    np.testing.assert_allclose(y.numpy().ravel(), [5 / 7, 2.5, 5 - 5 / 7], rtol=1e-14)
+    # plain bilinear samples between two pixels instead: 0.5, 2.5, 4.5
+    plain = F.interpolate(x, size=(1, 3), mode="bilinear")
+    np.testing.assert_allclose(plain.numpy().ravel(), [0.5, 2.5, 4.5])
+
+
+def test_antialias_cubic_and_lanczos_weights_by_hand():
+    # One output from 8 inputs (centre 4, shrink 8): weight of input i is
+    # filter((i + 0.5 - 4) / 8), normalised. Check against the filters written out here.
+    x = teachgrad.tensor(np.eye(8)).reshape(8, 1, 1, 8)   # sample k is the k-th one-hot
+    t = (np.arange(8) + 0.5 - 4) / 8
+    a = -0.5
+    near = ((a + 2) * abs(t) - (a + 3)) * t * t + 1            # |t| < 1 everywhere here
+    lanczos = np.sinc(t) * np.sinc(t / 3)
+    for mode, w in [("bicubic", near), ("lanczos", lanczos)]:
+        y = F.interpolate(x, size=(1, 1), mode=mode, antialias=True)
+        np.testing.assert_allclose(y.numpy().ravel(), w / w.sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", AA_MODES)
+def test_antialias_keeps_a_constant_image_constant(mode):
+    # The weights of every output add up to one, also where the filter is cut at a border.
+    x = teachgrad.full((1, 2, 13, 9), 3.25, dtype=teachgrad.float64)
+    for size in [(5, 4), (1, 1), (13, 9), (20, 17)]:
+        y = F.interpolate(x, size=size, mode=mode, antialias=True)
+        np.testing.assert_allclose(y.numpy(), 3.25, rtol=1e-14)
+
+
+@pytest.mark.parametrize("mode", AA_MODES)
+@pytest.mark.parametrize("size", [(3, 2), (7, 11)])
+def test_antialias_gradients(mode, size):
+    x = leaf((1, 2, 9, 6))
+    fn = lambda x: F.interpolate(x, size=size, mode=mode, antialias=True)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+    name = {"bilinear": "Bilinear", "bicubic": "Bicubic", "lanczos": "Lanczos"}[mode]
+    y = fn(x)
+    assert type(y.grad_fn).__name__ == f"Upsample{name}2DAaBackward0"
+    (g,) = teachgrad.autograd.grad(y, x, teachgrad.ones_like(y, requires_grad=True),
+                                   create_graph=True)
+    assert type(g.grad_fn).__name__ == f"Upsample{name}2DAaBackwardBackward0"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("mode", AA_MODES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,kwargs", [
+    ((2, 3, 13, 7), {"size": (3, 2)}),
+    ((1, 2, 32, 20), {"scale_factor": 0.37}),
+    ((1, 2, 5, 9), {"scale_factor": (0.5, 1.7)}),
+    ((1, 1, 6, 6), {"size": (1, 1)}),
+    ((1, 2, 10, 9), {"size": (20, 4)}),
+    ((1, 2, 10, 9), {"scale_factor": 0.5, "recompute_scale_factor": True}),
+    ((1, 2, 10, 9), {"size": (4, 3), "align_corners": True}),
+])
+def test_antialias_matches_pytorch(mode, dtype, shape, kwargs):
+    torch = pytest.importorskip("torch")
+    if mode == "lanczos" and kwargs.get("align_corners"):
+        pytest.skip("lanczos refuses align_corners (tested with the errors)")
+    x = np.random.default_rng(7).standard_normal(shape).astype(dtype)
+    ours_x = teachgrad.tensor(x, requires_grad=True)
+    theirs_x = torch.tensor(x, requires_grad=True)
+    ours = F.interpolate(ours_x, mode=mode, antialias=True, **kwargs)
+    theirs = torch.nn.functional.interpolate(theirs_x, mode=mode, antialias=True, **kwargs)
+    # float32 sums differ in the last bits (PyTorch's kernel fuses multiply-adds)
+    tol = {"float32": 2e-6, "float64": 1e-13}[dtype]
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=tol)
+    g = np.random.default_rng(8).standard_normal(tuple(theirs.shape)).astype(dtype)
+    ours.backward(teachgrad.tensor(g))
+    theirs.backward(torch.tensor(g))
+    np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), atol=tol * 4)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__

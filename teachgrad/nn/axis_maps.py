@@ -345,6 +345,15 @@ UpsampleBicubic2DBackward0, UpsampleBicubic2DBackwardBackward0 = op_pair(
     "UpsampleBicubic2D", "out[o] = Σ_{t=-1..2} cubic(λ - t)·x[i + t] per axis (4 neighbours)    "
     "∂L/∂x[i+t] += cubic(λ - t)·grad[o]")
 
+_ANTIALIAS_FORMULA = ("out[o] = Σ_i w(i, o)·x[i] per axis, over the inputs under the stretched "
+                      "filter    ∂L/∂x[i] += w(i, o)·grad[o]")
+UpsampleBilinear2DAaBackward0, UpsampleBilinear2DAaBackwardBackward0 = op_pair(
+    "UpsampleBilinear2DAa", _ANTIALIAS_FORMULA)
+UpsampleBicubic2DAaBackward0, UpsampleBicubic2DAaBackwardBackward0 = op_pair(
+    "UpsampleBicubic2DAa", _ANTIALIAS_FORMULA)
+UpsampleLanczos2DAaBackward0, UpsampleLanczos2DAaBackwardBackward0 = op_pair(
+    "UpsampleLanczos2DAa", _ANTIALIAS_FORMULA)
+
 
 __all__ = [
     "AxisMap", "GatherOp", "ScatterOp", "gather", "op_pair", "scatter",
@@ -354,5 +363,6 @@ __all__ = [
     "UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
     "UpsampleNearest3DBackward0", "UpsampleNearestExact3DBackward0",
     "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0",
-    "UpsampleBicubic2DBackward0",
+    "UpsampleBicubic2DBackward0", "UpsampleBilinear2DAaBackward0", "UpsampleBicubic2DAaBackward0",
+    "UpsampleLanczos2DAaBackward0",
 ]

@@ -53,6 +53,9 @@ _OPS = {
     ("trilinear", 3): axis_maps.UpsampleTrilinear3DBackward0,
     ("bicubic", 2): axis_maps.UpsampleBicubic2DBackward0,
 }
+_ANTIALIAS_OPS = {"bilinear": axis_maps.UpsampleBilinear2DAaBackward0,
+                  "bicubic": axis_maps.UpsampleBicubic2DAaBackward0,
+                  "lanczos": axis_maps.UpsampleLanczos2DAaBackward0}
 #: The cubic convolution kernel's free parameter: PyTorch's (and OpenCV's) -0.75.
 CUBIC_A = -0.75
 
@@ -155,6 +158,78 @@ def cubic_map(size: int, out: int, scale: float | None, align_corners: bool,
     return AxisMap(index=index, weights=cubic_weights(t), size=size)
 
 
+def triangle(x: np.ndarray) -> np.ndarray:
+    """The linear filter, a tent one step wide on each side: ``max(0, 1 - |x|)``."""
+    x = np.abs(x)
+    return np.where(x < 1, 1 - x, x.dtype.type(0))
+
+
+def keys_cubic(x: np.ndarray) -> np.ndarray:
+    """The cubic filter antialiasing uses: Keys' kernel with ``a = -0.5`` (PIL's choice;
+    plain bicubic keeps ``a = -0.75``), zero from two steps away."""
+    a = x.dtype.type(-0.5)
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, x.dtype.type(0)))
+
+
+def lanczos3(x: np.ndarray) -> np.ndarray:
+    """The Lanczos filter, three steps wide: ``sinc(x)·sinc(x/3)`` within 3, else 0."""
+    return np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), x.dtype.type(0))
+
+
+#: filter name -> (its reach in input steps on either side, the filter)
+ANTIALIAS_FILTERS = {"bilinear": (1.0, triangle), "bicubic": (2.0, keys_cubic),
+                     "lanczos": (3.0, lanczos3)}
+
+
+def antialias_map(size: int, out: int, scale: float | None, align_corners: bool, dtype,
+                  mode: str = "bilinear") -> AxisMap:
+    """Shrinking with ``antialias=True``: each output averages every input its filter covers.
+
+    Plain interpolation reads 2 (or 4) neighbours of the source point, so shrinking by 4
+    skips three pixels in four and fine detail turns into noise (aliasing). Here the
+    filter (``mode``: a tent, a cubic or Lanczos, reaching 1, 2 or 3 steps) is stretched
+    by the shrink factor ``s = in/out``: output ``o``, centred at ``c = s·(o + ½)``, reads
+    the inputs within ``reach·s`` of ``c`` with weights ``filter((i + ½ - c) / s)``,
+    divided by their sum so they add up to 1 (also at the borders, where the filter is
+    cut). Growing (``s < 1``) does not stretch it. PyTorch's (and PIL's) rule, in the
+    input's precision.
+
+    >>> m = antialias_map(6, 3, None, align_corners=False, dtype=np.float64)
+    >>> m.index[1].tolist(), m.weights[1].tolist()    # centre 3: a tent 2 wide each side
+    ([1, 2, 3, 4, -1], [0.125, 0.375, 0.375, 0.125, 0.0])
+    >>> m.weights[0].round(4).tolist()                # cut at the border: 3/7 3/7 1/7
+    [0.4286, 0.4286, 0.1429, 0.0, 0.0]
+    """
+    real = np.dtype(dtype).type  # PyTorch's scalar_t; some steps go through double
+    if align_corners:
+        step = real(size - 1) / real(out - 1) if out > 1 else real(0)
+    else:
+        step = real(1.0 / scale) if scale else real(size) / real(out)
+    reach, filter = ANTIALIAS_FILTERS[mode]
+    support = real(reach * float(step)) if step >= 1 else real(reach)
+    taps = math.ceil(support) * 2 + 1
+    centre = (float(step) * (np.arange(out) + 0.5)).astype(real)
+    inverse = real(1.0 / float(step)) if step >= 1 else real(1)
+    # C++ casts to int64 (toward zero), then clamps to the input
+    first = np.maximum(np.trunc((centre - support).astype(np.float64) + 0.5), 0).astype(np.int64)
+    end = np.minimum(np.trunc((centre + support).astype(np.float64) + 0.5), size).astype(np.int64)
+    count = np.clip(end - first, 0, taps)
+    position = first[:, None] + np.arange(taps)[None, :]
+    read = np.arange(taps)[None, :] < count[:, None]
+    x = (((position.astype(real) - centre[:, None]).astype(np.float64) + 0.5)
+         * float(inverse)).astype(real)
+    weights = np.where(read, filter(x), real(0))
+    total = np.zeros(out, real)
+    for t in range(taps):  # one tap at a time, as PyTorch adds them (float32 sums differ)
+        total = total + weights[:, t]
+    weights = np.where(total[:, None] != 0, weights / np.where(total != 0, total, 1)[:, None],
+                       weights).astype(real)
+    return AxisMap(index=np.where(read, position, -1), weights=weights, size=size)
+
+
 def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, mode):
     """The output sizes, and the scale factors the kernels use (None: in/out)."""
     shape = list(input.shape[2:])
@@ -207,7 +282,9 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
 
     ``mode``: ``'nearest'`` (default), ``'nearest-exact'``, ``'linear'`` (3-d input),
     ``'bilinear'`` or ``'bicubic'`` (4-d), ``'trilinear'`` (5-d) or ``'area'`` (adaptive
-    average pooling).
+    average pooling). ``antialias=True`` (bilinear, bicubic, and ``'lanczos'``, which
+    needs it; 4-d): when shrinking, each output averages all the inputs it covers (see
+    :func:`antialias_map`), as PIL does, instead of sampling a few and aliasing.
 
     >>> import teachgrad as torch
     >>> image = torch.arange(4.0).reshape(1, 1, 2, 2)
@@ -237,17 +314,15 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     if mode in _LINEAR and _LINEAR[mode] != d:
         wanted = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {wanted} input")
-    if mode == "bicubic" and d != 2:
+    if mode in ("bicubic", "lanczos") and d != 2:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             f"the modes: {_MODES} (got {mode})"
         )
-    if mode == "lanczos" or antialias:
-        raise NotImplementedError(
-            f"interpolate: mode={mode!r}{' with antialias' if antialias else ''} is not "
-            f"supported by teachgrad for {input.ndim}D input"
-            f"\nHint: use {_SUPPORTED_MODES[d]}."
-        )
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     if mode == "area":
         pools = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}
         return pools[d](input, out)
@@ -258,6 +333,14 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         glue = " and" if d == 1 else ""
         raise RuntimeError("Input and output sizes should be greater than 0, but got input "
                            f"({given}){glue} output ({wanted})")
+    if antialias:
+        if input._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f'"compute_index_ranges_weights" not implemented for \'{_type_name(input)}\''
+            )
+        maps = tuple(antialias_map(n, m, s, align_corners, input._data.dtype, mode)
+                     for n, m, s in zip(input.shape[2:], out, scales))
+        return _ANTIALIAS_OPS[mode].apply(input, maps=maps)
     if mode == "bicubic":
         if input._data.dtype.kind != "f":
             raise NotImplementedError(
@@ -276,12 +359,6 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         maps = tuple(nearest_map(n, m, s, exact=mode == "nearest-exact", shortcuts=d == 2)
                      for n, m, s in zip(input.shape[2:], out, scales))
     return _OPS[mode, d].apply(input, maps=maps)
-
-
-# What teachgrad can do for 1, 2 and 3 spatial dims (named by the hint above)
-_SUPPORTED_MODES = {1: "'nearest', 'nearest-exact', 'linear' or 'area'",
-                    2: "'nearest', 'nearest-exact', 'bilinear', 'bicubic' or 'area'",
-                    3: "'nearest', 'nearest-exact', 'trilinear' or 'area'"}
 
 
 def _type_name(t: Tensor) -> str:
@@ -311,4 +388,4 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-__all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
+__all__ = ["antialias_map", "interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
