@@ -99,6 +99,24 @@ def observe(callback: Callable[[Step], None]) -> Iterator[None]:
         _observers.remove(callback)
 
 
+class GraphRetention:
+    """Whether a backward pass must keep the graph for samples still to come.
+
+    ``vmap`` calls its function once per sample, where PyTorch's runs it once on the whole
+    batch; a backward inside the function (``autograd.grad(y, x, v)`` for each row ``v``
+    of a Jacobian) then runs once per sample through one graph, and must not free it
+    before the last. ``vmap`` sets ``more_samples`` while samples remain.
+    """
+
+    __slots__ = ("more_samples",)
+
+    def __init__(self) -> None:
+        self.more_samples = False
+
+
+retention = GraphRetention()
+
+
 # ----------------------------------------------------------------------------------------
 # Public entry points
 # ----------------------------------------------------------------------------------------
@@ -114,6 +132,8 @@ def backward(
     grads = _root_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
+    if retention.more_samples:  # inside vmap, before its last sample (see GraphRetention)
+        retain_graph = True
     if create_graph:
         warn_user(
             "Using backward() with create_graph=True will create a reference cycle between the "
@@ -157,15 +177,18 @@ def grad(
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by teachgrad")
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     grads = _root_grads(outputs, grad_outputs, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
+    if retention.more_samples:  # inside vmap, before its last sample (see GraphRetention)
+        retain_graph = True
     targets = [_target(t, i) for i, t in enumerate(inputs)]
     captured = _execute(outputs, grads, retain_graph, create_graph, targets, accumulate=False)
     result = []
@@ -183,6 +206,62 @@ def grad(
             result.append(None)
         else:
             result.append(g if isinstance(g, Tensor) else _make(_owned(g)))
+    return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads) -> tuple:
+    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per row of each
+    ``grad_outputs`` tensor (its first dimension is the batch), stacked.
+
+    PyTorch runs one batched backward (with vmap); teachgrad runs one backward per row,
+    keeping the graph until the last. An unused input gets ``None`` (or, with
+    ``materialize_grads``, zeros shaped like the input, unbatched, as PyTorch gives).
+    """
+    if grad_outputs is None:
+        _root_grads(outputs, None, create_graph)  # PyTorch's error for non-scalar outputs
+        raise RuntimeError(
+            "is_grads_batched=True needs grad_outputs: for each output, a batch of "
+            "gradients stacked along a new first dimension."
+        )
+    grad_outputs = _as_tuple(grad_outputs)
+    sizes = []
+    for k, (g, out) in enumerate(zip(grad_outputs, outputs)):
+        if g is None:
+            continue
+        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{k}] has a shape of {Size(g.shape[1:])} and "
+                f"output[{k}] has a shape of {Size(out.shape)}. If you only want some "
+                "tensors in `grad_output` to be considered batched, consider using vmap."
+            )
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+            f"sizes {sizes} for the mapped dimension"
+        )
+    if not sizes or sizes[0] == 0:
+        raise ValueError("is_grads_batched=True: grad_outputs hold an empty batch (size 0); "
+                         "teachgrad runs backward once per row, so it needs one row at least.")
+    rows = []
+    for row in range(sizes[0]):
+        last = row == sizes[0] - 1
+        row_grads = tuple(None if g is None else g[row] for g in grad_outputs)
+        rows.append(grad(outputs, inputs, row_grads, retain_graph=retain_graph if last else True,
+                         create_graph=create_graph, allow_unused=allow_unused))
+    from ..ops import stack  # (not at the top: the ops import this module)
+
+    result = []
+    for i, t in enumerate(inputs):
+        column = [r[i] for r in rows]
+        if column[0] is None:  # unused (allowed, or the first row would have raised)
+            result.append(_make(np.zeros_like(t._data)) if materialize_grads else None)
+        else:
+            result.append(stack(column))
     return tuple(result)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import _random
 from .._tensor import Tensor
+from ..autograd.engine import retention
 from ..ops import stack
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -68,13 +69,20 @@ def vmap(func: Callable, in_dims: int | tuple | None = 0, out_dims: int | tuple 
             )
         state = _random.default_generator.get_state() if randomness != "different" else None
         outputs = []
-        for i in range(size):
-            if randomness == "same":  # every sample draws the same numbers
-                _random.default_generator.set_state(state)
-            sample = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
-            outputs.append(func(*tree_unflatten(sample, spec), **kwargs))
-            if randomness == "error" and i == 0 and _changed(state):
-                raise RuntimeError(RANDOM_IN_ERROR_MODE)
+        # A backward inside func runs once per sample through one graph: keep the graph
+        # until the last sample (and the last of an outer vmap's samples too).
+        outer = retention.more_samples
+        try:
+            for i in range(size):
+                retention.more_samples = outer or i < size - 1
+                if randomness == "same":  # every sample draws the same numbers
+                    _random.default_generator.set_state(state)
+                sample = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
+                outputs.append(func(*tree_unflatten(sample, spec), **kwargs))
+                if randomness == "error" and i == 0 and _changed(state):
+                    raise RuntimeError(RANDOM_IN_ERROR_MODE)
+        finally:
+            retention.more_samples = outer
         return _stack_outputs(name, outputs, out_dims)
 
     return batched
