@@ -38,7 +38,7 @@ class Constraint:
     is_discrete = False
     event_dim = 0
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         """A bool tensor of shape ``value.shape[:len(value.shape) - event_dim]``."""
         raise NotImplementedError
 
@@ -151,13 +151,16 @@ class MixtureSameFamilyConstraint(Constraint):
 
     @property
     def is_discrete(self) -> bool:
+        """Whether the component distributions' support is discrete."""
         return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:
+        """The event dimensions of the component distributions' support."""
         return self.base_constraint.event_dim
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
+        """Whether ``value`` lies in the components' support, per batch element."""
         result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
