@@ -1333,7 +1333,7 @@ def where(condition: Tensor, input: Tensor | float | None = None,
 
 @tensor_method("where")
 def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
-    # ``x.where(condition, y)`` is ``torch.where(condition, x, y)``: self is the input.
+    """``x.where(condition, y)`` is ``torch.where(condition, x, y)``: ``x`` is the input."""
     return where(condition, self, other)
 
 
