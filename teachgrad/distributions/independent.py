@@ -97,7 +97,7 @@ class Independent(Distribution):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        """The log probability density at ``value``."""
+        """The log probability density (or mass, for a discrete base) at ``value``."""
         log_prob = self.base_dist.log_prob(value)
         return _sum_rightmost(log_prob, self.reinterpreted_batch_ndims)
 

@@ -121,7 +121,7 @@ class MixtureSameFamily(Distribution):
         return torch.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
 
     def log_prob(self, x: Tensor) -> Tensor:
-        """The log probability density at ``value``."""
+        """The log probability density (or mass) at ``value``: log of the weighted sum."""
         if self._validate_args:
             self._validate_sample(x)
         x = self._pad(x)

@@ -114,7 +114,7 @@ class TransformedDistribution(Distribution):
         return x
 
     def log_prob(self, value: Tensor) -> Tensor:
-        """The log probability density at ``value``."""
+        """The log probability density (or mass, for a discrete base) at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         event_dim = len(self.event_shape)
