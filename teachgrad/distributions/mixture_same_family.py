@@ -115,13 +115,13 @@ class MixtureSameFamily(Distribution):
         return mean_cond_var + var_cond_mean
 
     def cdf(self, x: Tensor) -> Tensor:
-        """The cumulative distribution function ``P(X <= value)``."""
+        """``P(X <= x)``: the components' cdfs weighted by the mixture probabilities."""
         x = self._pad(x)
         cdf_x = self.component_distribution.cdf(x)
         return torch.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
 
     def log_prob(self, x: Tensor) -> Tensor:
-        """The log probability density (or mass) at ``value``: log of the weighted sum."""
+        """The log probability density (or mass) at ``x``: the log of the weighted sum."""
         if self._validate_args:
             self._validate_sample(x)
         x = self._pad(x)
