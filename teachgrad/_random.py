@@ -56,6 +56,7 @@ class Generator:
         return new
 
     def initial_seed(self) -> int:
+        """The seed this generator started from."""
         return self._seed
 
     def get_state(self) -> Tensor:

@@ -143,12 +143,14 @@ def _conj_physical_(self: Tensor) -> Tensor:
 
 
 def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
+    """``F.hardshrink(self, lambd)``."""
     from .nn.functional import hardshrink
 
     return hardshrink(self, lambd)
 
 
 def _prelu(self: Tensor, weight: Tensor) -> Tensor:
+    """``F.prelu(self, weight)``."""
     from .nn.functional import prelu
 
     return prelu(self, weight)

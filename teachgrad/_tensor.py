@@ -301,6 +301,7 @@ class Tensor:
         return self._data.ndim
 
     def ndimension(self) -> int:
+        """``dim()``, by its older name: the number of dimensions."""
         return self._data.ndim
 
     def numel(self) -> int:
@@ -308,6 +309,7 @@ class Tensor:
         return self._data.size
 
     def nelement(self) -> int:
+        """``numel()``, by its older name: the number of elements."""
         return self._data.size
 
     def element_size(self) -> int:
@@ -321,6 +323,7 @@ class Tensor:
 
     @property
     def is_cuda(self) -> bool:
+        """Always ``False``: there is no GPU."""
         return False
 
     def is_floating_point(self) -> bool:

@@ -116,6 +116,8 @@ class dual_level:  # noqa: N801 - PyTorch's name
         exit_dual_level()
 
     def __call__(self, fn: Callable) -> Callable:
+        """Decorate ``fn`` so that each call runs inside its own ``dual_level()``."""
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with dual_level():

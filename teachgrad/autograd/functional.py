@@ -27,6 +27,9 @@ from . import engine
 from .grad_mode import enable_grad, set_grad_enabled
 from .grad_mode import state as _grad_state
 
+# One tensor or a tuple of them: what these functions take, and give back in the same form.
+TensorOrTensors = Tensor | tuple[Tensor, ...]
+
 # ----------------------------------------------------------------------------------------
 # Tuples in, tuples out
 # ----------------------------------------------------------------------------------------
@@ -177,7 +180,9 @@ _HESSIAN_INDEPENDENT = (
 # ----------------------------------------------------------------------------------------
 # The public functions
 # ----------------------------------------------------------------------------------------
-def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vjp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[TensorOrTensors, TensorOrTensors]:
     """``(func(inputs), vᵀ·J)``: the vector-Jacobian product at ``inputs``.
 
     >>> import teachgrad as torch
@@ -203,7 +208,9 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     )
 
 
-def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def jvp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[TensorOrTensors, TensorOrTensors]:
     """``(func(inputs), J·v)``: the Jacobian-vector product, by the double backward trick.
 
     >>> import teachgrad as torch
@@ -242,8 +249,9 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     )
 
 
-def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Tensor | tuple:
     """The Jacobian of ``func`` at ``inputs``: d(output)/d(input), shape ``out + in``.
 
     Tuples of inputs/outputs give tuples (of tuples) of Jacobians, as in PyTorch.
@@ -318,8 +326,9 @@ def _stack_rows(rows: list, out_shape: tuple, x: Tensor) -> Tensor:
     return block.reshape(shape)
 
 
-def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Tensor | tuple:
     """The Hessian of a scalar function: the Jacobian of its gradient.
 
     >>> import teachgrad as torch
@@ -351,12 +360,16 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
     return _unpack(result, (is_inputs_tuple, is_inputs_tuple))
 
 
-def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vhp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[Tensor, TensorOrTensors]:
     """``(func(inputs), vᵀ·H)``: vector times the Hessian of a scalar function."""
     return _hessian_product("vhp", func, inputs, v, create_graph, strict)
 
 
-def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def hvp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[Tensor, TensorOrTensors]:
     """``(func(inputs), H·v)``: the Hessian of a scalar function times a vector.
 
     >>> import teachgrad as torch

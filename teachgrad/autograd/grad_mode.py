@@ -126,6 +126,7 @@ class inference_mode(_Mode):
     """Like ``no_grad`` (teachgrad has no separate inference tensors): nothing is recorded."""
 
     def __new__(cls, mode: bool | Callable = True):
+        """The context manager; ``@inference_mode`` without parentheses decorates at once."""
         if callable(mode):  # ``@inference_mode`` without parentheses
             return cls()(mode)
         return super().__new__(cls)

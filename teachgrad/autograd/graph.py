@@ -185,6 +185,7 @@ class AccumulateGrad(Node):
         self._sequence_nr = _INF
 
     def name(self) -> str:
+        """PyTorch's name for this node: ``'torch::autograd::AccumulateGrad'``."""
         return "torch::autograd::AccumulateGrad"
 
     @property

@@ -32,6 +32,7 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = False,
                 volatile: bool = False) -> Tensor:  # type: ignore[misc]
+        """A detached tensor sharing ``data`` (a new empty one without it), not a Variable."""
         if volatile:
             warn_user(
                 "volatile was removed and now has no effect. Use `with torch.no_grad():` "

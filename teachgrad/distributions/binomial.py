@@ -36,32 +36,39 @@ class Binomial(_ProbsOrLogits, Distribution):
         batch_shape = self._set_probs_or_logits(probs, logits, total_count)
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Binomial | None = None) -> Binomial:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_probs_or_logits(Binomial, batch_shape, _instance,
                                             ("total_count", "probs", "logits"))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies."""
         return constraints.integer_interval(0, self.total_count)
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``total_count * probs``."""
         return self.total_count * self.probs
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value) of this Binomial."""
         return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``total_count * probs * (1 - probs)``."""
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
             return _sampling.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability mass at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         log_factorial_n = torch.lgamma(self.total_count + 1)
@@ -74,6 +81,7 @@ class Binomial(_ProbsOrLogits, Distribution):
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         total_count = int(self.total_count.max())
         if not self.total_count.min() == total_count:
             raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
@@ -81,6 +89,8 @@ class Binomial(_ProbsOrLogits, Distribution):
         return -(torch.exp(log_prob) * log_prob).sum(0)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
+        """Every value the distribution can take, along dimension 0 (over the batch if
+        ``expand``)."""
         total_count = int(self.total_count.max())
         if not self.total_count.min() == total_count:
             raise NotImplementedError(

@@ -25,10 +25,12 @@ class Chi2(Gamma):
         df = df if isinstance(df, Tensor) else float(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Chi2 | None = None) -> Chi2:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Chi2, _instance)
         return super().expand(batch_shape, new)
 
     @property
     def df(self) -> Tensor:
+        """The degrees of freedom: ``Chi2(df)`` is ``Gamma(df / 2, 1/2)``."""
         return self.concentration * 2

@@ -13,6 +13,7 @@ tensor([0.])
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Number
 
 from . import constraints, transforms
@@ -26,7 +27,8 @@ class ConstraintRegistry:
     def __init__(self) -> None:
         self._registry: dict = {}
 
-    def register(self, constraint, factory=None):
+    def register(self, constraint: type[constraints.Constraint] | constraints.Constraint,
+                 factory: Callable | None = None) -> Callable:
         """Register ``factory`` for a constraint class (or an instance's class); usable as a
         decorator."""
         if factory is None:
@@ -41,7 +43,13 @@ class ConstraintRegistry:
         self._registry[constraint] = factory
         return factory
 
-    def __call__(self, constraint):
+    def __call__(self, constraint: constraints.Constraint) -> transforms.Transform:
+        """The transform the factory registered for ``constraint``'s type makes for it.
+
+        >>> from teachgrad.distributions import constraints
+        >>> biject_to(constraints.simplex)
+        StickBreakingTransform()
+        """
         try:
             factory = self._registry[type(constraint)]
         except KeyError:

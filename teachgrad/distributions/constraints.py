@@ -38,7 +38,7 @@ class Constraint:
     is_discrete = False
     event_dim = 0
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         """A bool tensor of shape ``value.shape[:len(value.shape) - event_dim]``."""
         raise NotImplementedError
 
@@ -74,7 +74,7 @@ class _Dependent(Constraint):
             event_dim = self._event_dim
         return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
 
-    def check(self, x):
+    def check(self, x: torch.Tensor) -> torch.Tensor:
         raise ValueError("Cannot determine validity of dependent constraint")
 
 
@@ -122,7 +122,7 @@ class _IndependentConstraint(Constraint):
     def event_dim(self) -> int:
         return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         result = self.base_constraint.check(value)
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
@@ -151,13 +151,16 @@ class MixtureSameFamilyConstraint(Constraint):
 
     @property
     def is_discrete(self) -> bool:
+        """Whether the component distributions' support is discrete."""
         return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:
+        """The event dimensions of the component distributions' support."""
         return self.base_constraint.event_dim
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
+        """Whether ``value`` lies in the components' support, per batch element."""
         result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
@@ -174,7 +177,7 @@ class _Boolean(Constraint):
 
     is_discrete = True
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (value == 0) | (value == 1)
 
 
@@ -184,7 +187,7 @@ class _OneHot(Constraint):
     is_discrete = True
     event_dim = 1
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         is_boolean = (value == 0) | (value == 1)
         is_normalized = value.sum(-1).eq(1)
         return is_boolean.all(-1) & is_normalized
@@ -200,7 +203,7 @@ class _IntegerInterval(Constraint):
         self.upper_bound = upper_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
@@ -217,7 +220,7 @@ class _IntegerLessThan(Constraint):
         self.upper_bound = upper_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (value % 1 == 0) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
@@ -233,7 +236,7 @@ class _IntegerGreaterThan(Constraint):
         self.lower_bound = lower_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (value % 1 == 0) & (value >= self.lower_bound)
 
     def __repr__(self) -> str:
@@ -243,7 +246,7 @@ class _IntegerGreaterThan(Constraint):
 class _Real(Constraint):
     """Every real number (NaN is not one)."""
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return value == value  # False only for NaN
 
 
@@ -254,7 +257,7 @@ class _GreaterThan(Constraint):
         self.lower_bound = lower_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return self.lower_bound < value
 
     def __repr__(self) -> str:
@@ -268,7 +271,7 @@ class _GreaterThanEq(Constraint):
         self.lower_bound = lower_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return self.lower_bound <= value
 
     def __repr__(self) -> str:
@@ -282,7 +285,7 @@ class _LessThan(Constraint):
         self.upper_bound = upper_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return value < self.upper_bound
 
     def __repr__(self) -> str:
@@ -297,7 +300,7 @@ class _Interval(Constraint):
         self.upper_bound = upper_bound
         super().__init__()
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
@@ -308,7 +311,7 @@ class _Interval(Constraint):
 class _HalfOpenInterval(_Interval):
     """Numbers in ``[lower_bound, upper_bound)``."""
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return (self.lower_bound <= value) & (value < self.upper_bound)
 
 
@@ -317,7 +320,7 @@ class _Simplex(Constraint):
 
     event_dim = 1
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return torch.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
@@ -330,7 +333,7 @@ class _Multinomial(Constraint):
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
 
-    def check(self, x):
+    def check(self, x: torch.Tensor) -> torch.Tensor:
         return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
 
 
@@ -339,7 +342,7 @@ class _LowerTriangular(Constraint):
 
     event_dim = 2
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         value_tril = value.tril()
         return (value_tril == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
 
@@ -349,7 +352,7 @@ class _LowerCholesky(Constraint):
 
     event_dim = 2
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         value_tril = value.tril()
         lower = (value_tril == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
         positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
@@ -361,7 +364,7 @@ class _CorrCholesky(Constraint):
 
     event_dim = 2
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         tol = torch.finfo(value.dtype).eps * value.size(-1) * 10
         row_norm = torch.linalg.norm(value.detach(), dim=-1)
         unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
@@ -373,7 +376,7 @@ class _Square(Constraint):
 
     event_dim = 2
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         return torch.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
                           dtype=torch.bool)
 
@@ -381,7 +384,7 @@ class _Square(Constraint):
 class _Symmetric(_Square):
     """Symmetric matrices (within ``isclose``)."""
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         square_check = super().check(value)
         if not square_check.all():
             return square_check
@@ -391,7 +394,7 @@ class _Symmetric(_Square):
 class _PositiveSemidefinite(_Symmetric):
     """Symmetric matrices whose eigenvalues are all >= 0."""
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
@@ -401,7 +404,7 @@ class _PositiveSemidefinite(_Symmetric):
 class _PositiveDefinite(_Symmetric):
     """Symmetric matrices with a Cholesky factor (all eigenvalues > 0)."""
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
@@ -427,7 +430,7 @@ class _Cat(Constraint):
     def event_dim(self) -> int:
         return max(c.event_dim for c in self.cseq)
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         checks, start = [], 0
         for constraint, length in zip(self.cseq, self.lengths):
             checks.append(constraint.check(value.narrow(self.dim, start, length)))
@@ -452,7 +455,7 @@ class _Stack(Constraint):
         dim = max(c.event_dim for c in self.cseq)
         return dim + 1 if self.dim + dim < 0 else dim
 
-    def check(self, value):
+    def check(self, value: torch.Tensor) -> torch.Tensor:
         pieces = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return torch.stack([c.check(v) for v, c in zip(pieces, self.cseq)], self.dim)
 

@@ -59,7 +59,9 @@ class ContinuousBernoulli(ExponentialFamily):
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: ContinuousBernoulli | None = None) -> ContinuousBernoulli:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._expand_parameters(ContinuousBernoulli, batch_shape, _instance,
                                       ("probs", "logits"))
         new._lims = self._lims
@@ -90,6 +92,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
+        """The mean of this ContinuousBernoulli."""
         cut_probs = self._cut_probs()
         mus = (cut_probs / (2.0 * cut_probs - 1.0)
                + 1.0 / (torch.log1p(-cut_probs) - torch.log(cut_probs)))
@@ -99,10 +102,12 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: ``torch.sqrt(variance)``."""
         return torch.sqrt(self.variance)
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this ContinuousBernoulli."""
         cut_probs = self._cut_probs()
         variances = (cut_probs * (cut_probs - 1.0) / torch.pow(1.0 - 2.0 * cut_probs, 2)
                      + 1.0 / torch.pow(torch.log1p(-cut_probs) - torch.log(cut_probs), 2))
@@ -112,27 +117,33 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @lazy_property
     def logits(self) -> Tensor:
+        """The log-odds ``log(probs / (1 - probs))``."""
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
     def probs(self) -> Tensor:
+        """The shape parameter ``λ`` in (0, 1), clamped away from 0 and 1."""
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
 
     @property
     def param_shape(self) -> Size:
+        """The shape of the parameter given (``probs`` or ``logits``)."""
         return self._param.size()
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         u = _sampling.uniform(self._extended_shape(sample_shape), self.probs.dtype)
         with torch.no_grad():
             return self.icdf(u)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
         # The inverse CDF is a differentiable function of λ: reparameterised.
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         u = _sampling.uniform(self._extended_shape(sample_shape), self.probs.dtype)
         return self.icdf(u)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
@@ -140,6 +151,7 @@ class ContinuousBernoulli(ExponentialFamily):
                 + self._cont_bern_log_norm())
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         if self._validate_args:
             self._validate_sample(value)
         cut_probs = self._cut_probs()
@@ -151,6 +163,7 @@ class ContinuousBernoulli(ExponentialFamily):
                                        unbounded_cdfs))
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         cut_probs = self._cut_probs()
         return torch.where(
             self._outside_unstable_region(),
@@ -160,6 +173,7 @@ class ContinuousBernoulli(ExponentialFamily):
         )
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         log_probs0 = torch.log1p(-self.probs)
         log_probs1 = torch.log(self.probs)
         return self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm() - log_probs0

@@ -35,16 +35,19 @@ class Dirichlet(ExponentialFamily):
         batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Dirichlet | None = None) -> Dirichlet:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Dirichlet, batch_shape, _instance, ("concentration",),
                                        event_shape=self.event_shape)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = tuple(self._extended_shape(sample_shape))
         gammas = _sampling.standard_gamma(self.concentration.expand(shape))
         return gammas / gammas.sum(-1, keepdim=True)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         return (torch.xlogy(self.concentration - 1.0, value).sum(-1)
@@ -53,10 +56,12 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``concentration / concentration.sum(-1, True)``."""
         return self.concentration / self.concentration.sum(-1, True)
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value) of this Dirichlet."""
         concentrationm1 = (self.concentration - 1).clamp(min=0.0)
         mode = concentrationm1 / concentrationm1.sum(-1, True)
         # Where every α < 1 the density peaks at the corners: PyTorch picks one.
@@ -68,10 +73,12 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this Dirichlet."""
         con0 = self.concentration.sum(-1, True)
         return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
         return (torch.lgamma(self.concentration).sum(-1) - torch.lgamma(a0)

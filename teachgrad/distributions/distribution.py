@@ -82,7 +82,7 @@ class Distribution:
                         f"but found invalid values:\n{value}"
                     )
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Distribution | None = None) -> Distribution:
         """A new distribution whose parameters are ``expand``-ed to ``batch_shape`` (no copy)."""
         raise NotImplementedError
 
@@ -102,7 +102,7 @@ class Distribution:
         raise NotImplementedError
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         """The constraint every sample satisfies."""
         raise NotImplementedError
 
@@ -126,12 +126,12 @@ class Distribution:
         """The standard deviation: the square root of the variance."""
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
         """Draw a ``sample_shape + batch_shape + event_shape`` sample (no gradient)."""
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
         """Draw a reparameterised sample: differentiable in the parameters."""
         raise NotImplementedError
 
@@ -165,7 +165,7 @@ class Distribution:
         """``exp(entropy)``."""
         return torch.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=()) -> Size:
+    def _extended_shape(self, sample_shape: tuple = ()) -> Size:
         """``sample_shape + batch_shape + event_shape``: the shape of a sample."""
         return Size(tuple(_as_size(sample_shape)) + tuple(self._batch_shape)
                     + tuple(self._event_shape))

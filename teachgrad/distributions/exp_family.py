@@ -31,7 +31,7 @@ class ExponentialFamily(Distribution):
     def _mean_carrier_measure(self) -> float:
         raise NotImplementedError
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         """``F(θ) - ⟨θ, ∇F(θ)⟩ - E[k(x)]``, with ``∇F`` from ``autograd.grad``."""
         result = -self._mean_carrier_measure
         natural = [p.detach().requires_grad_() for p in self._natural_params]

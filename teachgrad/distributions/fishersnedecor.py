@@ -36,7 +36,8 @@ class FisherSnedecor(Distribution):
         scalar = isinstance(df1, Number) and isinstance(df2, Number)
         super().__init__(Size() if scalar else self.df1.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: FisherSnedecor | None = None) -> FisherSnedecor:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._expand_parameters(FisherSnedecor, batch_shape, _instance, ("df1", "df2"))
         new._gamma1 = self._gamma1.expand(batch_shape)
         new._gamma2 = self._gamma2.expand(batch_shape)
@@ -44,24 +45,28 @@ class FisherSnedecor(Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean ``df2 / (df2 - 2)``; ``nan`` where ``df2 <= 2``."""
         df2 = self.df2.clone()
         df2[df2 <= 2] = math.nan
         return df2 / (df2 - 2)
 
     @property
     def mode(self) -> Tensor:
+        """The mode ``(df1 - 2) / df1 * df2 / (df2 + 2)``; ``nan`` where ``df1 <= 2``."""
         mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
         mode[self.df1 <= 2] = math.nan
         return mode
 
     @property
     def variance(self) -> Tensor:
+        """The variance; ``nan`` where ``df2 <= 4``."""
         df2 = self.df2.clone()
         df2[df2 <= 4] = math.nan
         return (2 * df2.pow(2) * (self.df1 + df2 - 2)
                 / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = tuple(self._extended_shape(sample_shape))
         # X1 ~ Gamma(df1/2, df1) = chi²(df1)/df1, likewise X2: Y = X1 / X2 ~ F(df1, df2).
         x1 = self._gamma1.rsample(sample_shape).reshape(shape)
@@ -70,6 +75,7 @@ class FisherSnedecor(Distribution):
         return (x1 / x2.clamp(min=tiny)).clamp(min=tiny)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         ct1 = self.df1 * 0.5

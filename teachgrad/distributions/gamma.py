@@ -39,28 +39,34 @@ class Gamma(ExponentialFamily):
         batch_shape = Size() if scalar else self.concentration.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Gamma | None = None) -> Gamma:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Gamma, batch_shape, _instance, ("concentration", "rate"))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``concentration / rate``."""
         return self.concentration / self.rate
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``((concentration - 1) / rate).clamp(min=0)``."""
         return ((self.concentration - 1) / self.rate).clamp(min=0)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``concentration / rate.pow(2)``."""
         return self.concentration / self.rate.pow(2)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = tuple(self._extended_shape(sample_shape))
         value = _sampling.standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         value.detach().clamp_(min=torch.finfo(value.dtype).tiny)  # a rate can underflow it
         return value
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         value = torch.as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
@@ -69,11 +75,13 @@ class Gamma(ExponentialFamily):
                 - self.rate * value - torch.lgamma(self.concentration))
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         if self._validate_args:
             self._validate_sample(value)
         return _sampling.gammainc(self.concentration, self.rate * value)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
                 + (1.0 - self.concentration) * torch.digamma(self.concentration))
 

@@ -33,11 +33,14 @@ class GeneralizedPareto(Distribution):
         scalar = all(isinstance(v, Number) for v in (loc, scale, concentration))
         super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: GeneralizedPareto | None = None) -> GeneralizedPareto:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(GeneralizedPareto, batch_shape, _instance,
                                        ("loc", "scale", "concentration"))
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         u = _sampling.uniform(self._extended_shape(sample_shape), self.loc.dtype)
         return self.icdf(u)
 
@@ -48,6 +51,7 @@ class GeneralizedPareto(Distribution):
         return eq_zero, safe
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         z = self._z(value)
@@ -70,9 +74,11 @@ class GeneralizedPareto(Distribution):
         return torch.log1p(-torch.exp(self.log_survival_function(value)))
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         return torch.exp(self.log_cdf(value))
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         eq_zero, safe_conc = self._safe_concentration()
         logu = torch.log1p(-value)
         where_nonzero = self.loc + self.scale / safe_conc * torch.expm1(-safe_conc * logu)
@@ -84,6 +90,7 @@ class GeneralizedPareto(Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean ``loc + scale / (1 - concentration)``; ``nan`` where ``concentration >= 1``."""
         valid = self.concentration < 1
         safe_conc = torch.where(valid, self.concentration, 0.5)
         result = self.loc + self.scale / (1 - safe_conc)
@@ -91,21 +98,25 @@ class GeneralizedPareto(Distribution):
 
     @property
     def variance(self) -> Tensor:
+        """The variance; ``nan`` where ``concentration >= 1/2``."""
         valid = self.concentration < 0.5
         safe_conc = torch.where(valid, self.concentration, 0.25)
         result = self.scale**2 / ((1 - safe_conc) ** 2 * (1 - 2 * safe_conc))
         return torch.where(valid, result, math.nan)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         ans = torch.log(self.scale) + self.concentration + 1
         return torch.broadcast_to(ans, tuple(self._batch_shape))
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies."""
         lower = self.loc
         negative = self.concentration < 0
         # (ξ = 0 divides only in the branch not taken; keep it from dividing at all.)

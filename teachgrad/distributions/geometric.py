@@ -49,30 +49,37 @@ class Geometric(Distribution):
                     f"found invalid values:\n{invalid_value}"
                 )
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Geometric | None = None) -> Geometric:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``1.0 / probs - 1.0``."""
         return 1.0 / self.probs - 1.0
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``torch.zeros_like(probs)``."""
         return torch.zeros_like(self.probs)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``(1.0 / probs - 1.0) / probs``."""
         return (1.0 / self.probs - 1.0) / self.probs
 
     @lazy_property
     def logits(self) -> Tensor:
+        """The log-odds of success ``log(probs / (1 - probs))``."""
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
     def probs(self) -> Tensor:
+        """The probability of success of each trial."""
         return logits_to_probs(self.logits, is_binary=True)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny
         with torch.no_grad():
@@ -81,6 +88,7 @@ class Geometric(Distribution):
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability mass at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
@@ -89,5 +97,6 @@ class Geometric(Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         bce = binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
         return bce / self.probs

@@ -47,13 +47,15 @@ class Gumbel(TransformedDistribution):
                       AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Gumbel | None = None) -> Gumbel:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Gumbel, _instance)
         new.loc = self.loc.expand(tuple(Size(batch_shape)))
         new.scale = self.scale.expand(tuple(Size(batch_shape)))
         return super().expand(batch_shape, _instance=new)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         y = (self.loc - value) / self.scale
@@ -61,19 +63,24 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc + scale * _EULER_CONSTANT``."""
         return self.loc + self.scale * _EULER_CONSTANT
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: ``math.pi / math.sqrt(6) * scale``."""
         return math.pi / math.sqrt(6) * self.scale
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``stddev.pow(2)``."""
         return self.stddev.pow(2)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element: ``scale.log() + (1 + _EULER_CONSTANT)``."""
         return self.scale.log() + (1 + _EULER_CONSTANT)

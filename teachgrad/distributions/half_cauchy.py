@@ -29,16 +29,19 @@ class HalfCauchy(_HalfDistribution):
         base_dist = Cauchy(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: HalfCauchy | None = None) -> HalfCauchy:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self) -> Tensor:
+        """Infinite for a half-Cauchy distribution: ``inf`` everywhere."""
         return torch.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``base_dist.variance``."""
         return self.base_dist.variance
 
     def _as_value(self, value: Tensor) -> Tensor:

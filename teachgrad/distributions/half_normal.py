@@ -28,14 +28,17 @@ class HalfNormal(_HalfDistribution):
         base_dist = Normal(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: HalfNormal | None = None) -> HalfNormal:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(HalfNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``scale * math.sqrt(2 / math.pi)``."""
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``scale.pow(2) * (1 - 2 / math.pi)``."""
         return self.scale.pow(2) * (1 - 2 / math.pi)

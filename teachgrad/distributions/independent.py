@@ -41,7 +41,8 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Independent | None = None) -> Independent:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(
@@ -54,16 +55,19 @@ class Independent(Distribution):
 
     @property
     def has_rsample(self) -> bool:
+        """Whether the base distribution has ``rsample``."""
         return self.base_dist.has_rsample
 
     @property
     def has_enumerate_support(self) -> bool:
+        """Whether the support can be enumerated: only with no reinterpreted dimensions."""
         if self.reinterpreted_batch_ndims > 0:
             return False
         return self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies."""
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
@@ -71,31 +75,40 @@ class Independent(Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``base_dist.mean``."""
         return self.base_dist.mean
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``base_dist.mode``."""
         return self.base_dist.mode
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``base_dist.variance``."""
         return self.base_dist.variance
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density (or mass, for a discrete base) at ``value``."""
         log_prob = self.base_dist.log_prob(value)
         return _sum_rightmost(log_prob, self.reinterpreted_batch_ndims)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         entropy = self.base_dist.entropy()
         return _sum_rightmost(entropy, self.reinterpreted_batch_ndims)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
+        """Every value the distribution can take, along dimension 0 (over the batch if
+        ``expand``)."""
         if self.reinterpreted_batch_ndims > 0:
             raise NotImplementedError("Enumeration over cartesian product is not implemented")
         return self.base_dist.enumerate_support(expand=expand)

@@ -16,6 +16,7 @@ tensor(0.5000)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import total_ordering
 
 import teachgrad as torch
@@ -59,7 +60,7 @@ _KL_REGISTRY: dict = {}  # (type_p, type_q) -> function, as registered
 _KL_MEMOIZE: dict = {}  # (type(p), type(q)) -> the function dispatch chose
 
 
-def register_kl(type_p, type_q):
+def register_kl(type_p: type[Distribution], type_q: type[Distribution]) -> Callable:
     """Decorator: register ``fn(p, q)`` as ``KL(p ‖ q)`` for ``p: type_p``, ``q: type_q``.
 
     >>> class MyNormal(Normal): ...

@@ -49,7 +49,8 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Kumaraswamy | None = None) -> Kumaraswamy:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(tuple(batch_shape))
         new.concentration0 = self.concentration0.expand(tuple(batch_shape))
@@ -57,10 +58,12 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean of this Kumaraswamy."""
         return _moments(self.concentration1, self.concentration0, 1)
 
     @property
     def mode(self) -> Tensor:
+        """The mode; ``nan`` where either concentration is below 1."""
         log_mode = (self.concentration0.reciprocal() * (-self.concentration0).log1p()
                     - (-self.concentration0 * self.concentration1).log1p())
         log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = math.nan
@@ -68,10 +71,12 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this Kumaraswamy."""
         return (_moments(self.concentration1, self.concentration0, 2)
                 - torch.pow(self.mean, 2))
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         t1 = 1 - self.concentration1.reciprocal()
         t0 = 1 - self.concentration0.reciprocal()
         H0 = torch.digamma(self.concentration0 + 1) + _EULER_CONSTANT

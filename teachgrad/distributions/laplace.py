@@ -22,22 +22,27 @@ class Laplace(_LocScale, Distribution):
     tensor(2.)
     """
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Laplace | None = None) -> Laplace:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc``."""
         return self.loc
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``2 * scale.pow(2)``."""
         return 2 * self.scale.pow(2)
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: ``2**0.5 * scale``."""
         return 2**0.5 * self.scale
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         eps = torch.finfo(self.loc.dtype).eps
         # u uniform on (eps - 1, 1): the inverse CDF below stays finite.
@@ -45,11 +50,13 @@ class Laplace(_LocScale, Distribution):
         return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         return -torch.log(2 * self.scale) - torch.abs(value - self.loc) / self.scale
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 - 0.5 * (value - self.loc).sign() * torch.expm1(
@@ -57,8 +64,10 @@ class Laplace(_LocScale, Distribution):
         )
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         term = value - 0.5
         return self.loc - self.scale * term.sign() * torch.log1p(-2 * term.abs())
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element: ``1 + torch.log(2 * scale)``."""
         return 1 + torch.log(2 * self.scale)

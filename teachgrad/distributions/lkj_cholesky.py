@@ -49,7 +49,8 @@ class LKJCholesky(Distribution):
         self._beta = Beta(beta_conc1, beta_conc0)
         super().__init__(batch_shape, event_shape, validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: LKJCholesky | None = None) -> LKJCholesky:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(LKJCholesky, _instance)
         batch_shape = Size(batch_shape)
         new.dim = self.dim
@@ -59,7 +60,8 @@ class LKJCholesky(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         with torch.no_grad():
             y = self._beta.sample(sample_shape).unsqueeze(-1)
             u_normal = _sampling.standard_normal(self._extended_shape(sample_shape),
@@ -74,6 +76,7 @@ class LKJCholesky(Distribution):
             return w + torch.diag_embed(diag_elems)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]

@@ -33,14 +33,17 @@ class LogisticNormal(TransformedDistribution):
             base_dist = base_dist.expand([1])
         super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: LogisticNormal | None = None) -> LogisticNormal:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(LogisticNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
     def loc(self) -> Tensor:
+        """The mean of the underlying normal distribution."""
         return self.base_dist.base_dist.loc
 
     @property
     def scale(self) -> Tensor:
+        """The standard deviation of the underlying normal distribution."""
         return self.base_dist.base_dist.scale

@@ -96,7 +96,9 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: LowRankMultivariateNormal | None = None) -> LowRankMultivariateNormal:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
@@ -115,14 +117,17 @@ class LowRankMultivariateNormal(Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc``."""
         return self.loc
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:
+        """The variance of this LowRankMultivariateNormal."""
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1)
                 + self._unbroadcasted_cov_diag).expand(
                     tuple(self._batch_shape) + tuple(self._event_shape))
@@ -130,6 +135,7 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def scale_tril(self) -> Tensor:
         # Σ = D^½ (I + D^-½ W Wᵀ D^-½) D^½, so L = D^½ · cholesky(I + D^-½ W Wᵀ D^-½).
+        """The lower-triangular ``L`` with ``covariance_matrix = L @ L.mT`` (Cholesky factor)."""
         n = self._event_shape[0]
         cov_diag_sqrt_unsqueeze = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
         Dinvsqrt_W = self._unbroadcasted_cov_factor / cov_diag_sqrt_unsqueeze
@@ -139,6 +145,7 @@ class LowRankMultivariateNormal(Distribution):
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
+        """The covariance matrix (one per batch element)."""
         W = self._unbroadcasted_cov_factor
         covariance_matrix = torch.matmul(W, W.mT) + torch.diag_embed(self._unbroadcasted_cov_diag)
         return covariance_matrix.expand(self._matrix_shape())
@@ -146,12 +153,14 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self) -> Tensor:
         # Woodbury: (W Wᵀ + D)⁻¹ = D⁻¹ - D⁻¹ W C⁻¹ Wᵀ D⁻¹.
+        """The precision matrix: the inverse of the covariance matrix."""
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
         A = torch.linalg.solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
         precision_matrix = torch.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A
         return precision_matrix.expand(self._matrix_shape())
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = tuple(self._extended_shape(sample_shape))
         W_shape = shape[:-1] + tuple(self.cov_factor.shape[-1:])
         eps_W = _sampling.standard_normal(W_shape, self.loc.dtype)
@@ -160,6 +169,7 @@ class LowRankMultivariateNormal(Distribution):
                 + self._unbroadcasted_cov_diag.sqrt() * eps_D)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
@@ -170,6 +180,7 @@ class LowRankMultivariateNormal(Distribution):
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + log_det + M)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor,
                                         self._unbroadcasted_cov_diag, self._capacitance_tril)
         H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)

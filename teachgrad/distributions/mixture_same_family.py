@@ -66,7 +66,9 @@ class MixtureSameFamily(Distribution):
         self._event_ndims = len(event_shape)
         super().__init__(batch_shape=cdbs, event_shape=event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: MixtureSameFamily | None = None) -> MixtureSameFamily:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         batch_shape = Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(
@@ -80,25 +82,30 @@ class MixtureSameFamily(Distribution):
         return new
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies."""
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self) -> Categorical:
+        """The Categorical that picks a component."""
         return self._mixture_distribution
 
     @property
     def component_distribution(self) -> Distribution:
+        """The components: one distribution batched over the rightmost batch dimension."""
         return self._component_distribution
 
     @property
     def mean(self) -> Tensor:
+        """The mean of this MixtureSameFamily."""
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         return torch.sum(probs * self.component_distribution.mean, dim=-1 - self._event_ndims)
 
     @property
     def variance(self) -> Tensor:
         # The law of total variance: E[Var(X | k)] + Var(E[X | k]).
+        """The variance of this MixtureSameFamily."""
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         mean_cond_var = torch.sum(probs * self.component_distribution.variance,
                                   dim=-1 - self._event_ndims)
@@ -108,11 +115,13 @@ class MixtureSameFamily(Distribution):
         return mean_cond_var + var_cond_mean
 
     def cdf(self, x: Tensor) -> Tensor:
+        """``P(X <= x)``: the components' cdfs weighted by the mixture probabilities."""
         x = self._pad(x)
         cdf_x = self.component_distribution.cdf(x)
         return torch.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
 
     def log_prob(self, x: Tensor) -> Tensor:
+        """The log probability density (or mass) at ``x``: the log of the weighted sum."""
         if self._validate_args:
             self._validate_sample(x)
         x = self._pad(x)
@@ -120,7 +129,8 @@ class MixtureSameFamily(Distribution):
         log_mix_prob = torch.log_softmax(self.mixture_distribution.logits, dim=-1)
         return torch.logsumexp(log_prob_x + log_mix_prob, dim=-1)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         with torch.no_grad():
             sample_shape = Size(sample_shape)
             gather_dim = len(sample_shape) + len(self.batch_shape)

@@ -40,7 +40,8 @@ class Multinomial(Distribution):
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Multinomial | None = None) -> Multinomial:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Multinomial, _instance)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
@@ -49,30 +50,37 @@ class Multinomial(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies: ``constraints.multinomial(total_count)``."""
         return constraints.multinomial(self.total_count)
 
     @property
     def logits(self) -> Tensor:
+        """The normalised log-probabilities of the categories."""
         return self._categorical.logits
 
     @property
     def probs(self) -> Tensor:
+        """The probability of each category in one trial."""
         return self._categorical.probs
 
     @property
     def param_shape(self) -> Size:
+        """The shape of the parameter given (``probs`` or ``logits``)."""
         return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``probs * total_count``."""
         return self.probs * self.total_count
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``total_count * probs * (1 - probs)``."""
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         sample_shape = Size(sample_shape)
         # total_count categorical draws, then count how often each category came up.
         samples = self._categorical.sample(Size((self.total_count,) + tuple(sample_shape)))
@@ -86,6 +94,7 @@ class Multinomial(Distribution):
     def entropy(self) -> Tensor:
         # (PyTorch makes n an integer tensor, so its lgamma(n + 1) is rounded to float32;
         # here n takes the probabilities' dtype.)
+        """The entropy, one number per batch element."""
         n = torch.tensor(float(self.total_count), dtype=self.probs.dtype)
         cat_entropy = self._categorical.entropy()
         term1 = n * cat_entropy - torch.lgamma(n + 1)
@@ -96,6 +105,7 @@ class Multinomial(Distribution):
         return term1 + term2
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability mass at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)

@@ -105,7 +105,9 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: MultivariateNormal | None = None) -> MultivariateNormal:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
@@ -124,36 +126,44 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def scale_tril(self) -> Tensor:
+        """The lower-triangular ``L`` with ``covariance_matrix = L @ L.mT`` (Cholesky factor)."""
         return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
+        """The covariance matrix (one per batch element)."""
         L = self._unbroadcasted_scale_tril
         return torch.matmul(L, L.mT).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
+        """The precision matrix: the inverse of the covariance matrix."""
         return torch.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc``."""
         return self.loc
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this MultivariateNormal."""
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
             tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         eps = _sampling.standard_normal(shape, self.loc.dtype)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
@@ -162,6 +172,7 @@ class MultivariateNormal(Distribution):
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
         if len(self._batch_shape) == 0:

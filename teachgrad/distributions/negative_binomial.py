@@ -34,20 +34,25 @@ class NegativeBinomial(_ProbsOrLogits, Distribution):
         batch_shape = self._set_probs_or_logits(probs, logits, total_count)
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: NegativeBinomial | None = None) -> NegativeBinomial:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_probs_or_logits(NegativeBinomial, batch_shape, _instance,
                                             ("total_count", "probs", "logits"))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``total_count * torch.exp(logits)``."""
         return self.total_count * torch.exp(self.logits)
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value) of this NegativeBinomial."""
         return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``mean / torch.sigmoid(-logits)``."""
         return self.mean / torch.sigmoid(-self.logits)
 
     @lazy_property
@@ -56,12 +61,14 @@ class NegativeBinomial(_ProbsOrLogits, Distribution):
         return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits),
                      validate_args=False)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         with torch.no_grad():
             rate = self._gamma.sample(sample_shape=sample_shape)
             return _sampling.poisson(rate)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability mass at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         log_unnormalized_prob = (self.total_count * F.logsigmoid(-self.logits)

@@ -29,31 +29,38 @@ class Normal(_LocScale, ExponentialFamily):
 
     _mean_carrier_measure = 0
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Normal | None = None) -> Normal:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc``."""
         return self.loc
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: ``scale``."""
         return self.scale
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``stddev.pow(2)``."""
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         eps = _sampling.standard_normal(shape, self.loc.dtype)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale**2
@@ -61,14 +68,17 @@ class Normal(_LocScale, ExponentialFamily):
                 - math.log(math.sqrt(2 * math.pi)))
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
     @property

@@ -30,27 +30,33 @@ class Poisson(ExponentialFamily):
         batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Poisson | None = None) -> Poisson:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Poisson, batch_shape, _instance, ("rate",))
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``rate``."""
         return self.rate
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``rate.floor()``."""
         return self.rate.floor()
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``rate``."""
         return self.rate
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
             return _sampling.poisson(self.rate.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability mass at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)

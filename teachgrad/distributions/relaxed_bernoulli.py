@@ -31,12 +31,15 @@ class LogitRelaxedBernoulli(_ProbsOrLogits, Distribution):
         batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: LogitRelaxedBernoulli | None = None) -> LogitRelaxedBernoulli:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._expand_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
         return new
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(tuple(shape)))
         uniforms = clamp_probs(_sampling.uniform(shape, probs.dtype))
@@ -44,6 +47,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits, Distribution):
         return (logistic_noise + probs.log() - (-probs).log1p()) / self.temperature
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
@@ -70,18 +74,23 @@ class RelaxedBernoulli(TransformedDistribution):
         base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: RelaxedBernoulli | None = None) -> RelaxedBernoulli:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self) -> Tensor:
+        """The relaxation temperature: near 0, samples approach 0 or 1."""
         return self.base_dist.temperature
 
     @property
     def logits(self) -> Tensor:
+        """The log-odds ``log(probs / (1 - probs))``."""
         return self.base_dist.logits
 
     @property
     def probs(self) -> Tensor:
+        """The probability of 1 in the Bernoulli being relaxed."""
         return self.base_dist.probs

@@ -31,7 +31,9 @@ class ExpRelaxedCategorical(Distribution):
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: ExpRelaxedCategorical | None = None) -> ExpRelaxedCategorical:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
@@ -41,17 +43,21 @@ class ExpRelaxedCategorical(Distribution):
 
     @property
     def param_shape(self) -> Size:
+        """The shape of the parameter given (``probs`` or ``logits``)."""
         return self._categorical.param_shape
 
     @property
     def logits(self) -> Tensor:
+        """The normalised log-probabilities of the categories."""
         return self._categorical.logits
 
     @property
     def probs(self) -> Tensor:
+        """The probability of each category."""
         return self._categorical.probs
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         uniforms = clamp_probs(_sampling.uniform(shape, self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
@@ -59,6 +65,7 @@ class ExpRelaxedCategorical(Distribution):
         return scores - scores.logsumexp(dim=-1, keepdim=True)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         k = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
@@ -89,18 +96,23 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: RelaxedOneHotCategorical | None = None) -> RelaxedOneHotCategorical:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self) -> Tensor:
+        """The relaxation temperature: near 0, samples approach one-hot vectors."""
         return self.base_dist.temperature
 
     @property
     def logits(self) -> Tensor:
+        """The normalised log-probabilities of the categories."""
         return self.base_dist.logits
 
     @property
     def probs(self) -> Tensor:
+        """The probability of each category."""
         return self.base_dist.probs

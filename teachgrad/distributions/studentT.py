@@ -37,23 +37,27 @@ class StudentT(Distribution):
         self._chi2 = Chi2(self.df)
         super().__init__(self.df.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: StudentT | None = None) -> StudentT:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._expand_parameters(StudentT, batch_shape, _instance, ("df", "loc", "scale"))
         new._chi2 = self._chi2.expand(batch_shape)
         return new
 
     @property
     def mean(self) -> Tensor:
+        """The mean ``loc``; ``nan`` where ``df <= 1``."""
         m = self.loc.clone()
         m[self.df <= 1] = math.nan  # no mean for df <= 1
         return m
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @property
     def variance(self) -> Tensor:
+        """``scale² df / (df - 2)``; ``inf`` where ``1 < df <= 2``, ``nan`` where ``df <= 1``."""
         m = self.df.clone()
         big = self.df > 2
         m[big] = self.scale[big].pow(2) * self.df[big] / (self.df[big] - 2)
@@ -61,7 +65,8 @@ class StudentT(Distribution):
         m[self.df <= 1] = math.nan
         return m
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         x = _sampling.standard_normal(shape, self.df.dtype)
         z = self._chi2.rsample(sample_shape)
@@ -69,6 +74,7 @@ class StudentT(Distribution):
         return self.loc + self.scale * y
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
@@ -77,6 +83,7 @@ class StudentT(Distribution):
         return -0.5 * (self.df + 1.0) * torch.log1p(y**2.0 / self.df) - z
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         lbeta = (torch.lgamma(0.5 * self.df) + math.lgamma(0.5)
                  - torch.lgamma(0.5 * (self.df + 1)))
         return (self.scale.log()

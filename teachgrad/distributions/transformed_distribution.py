@@ -68,7 +68,9 @@ class TransformedDistribution(Distribution):
         super().__init__(tuple(forward_shape[:cut]), tuple(forward_shape[cut:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple,
+               _instance: TransformedDistribution | None = None) -> TransformedDistribution:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = Size(batch_shape)
         shape = Size(tuple(batch_shape) + tuple(self.event_shape))
@@ -82,7 +84,8 @@ class TransformedDistribution(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=False)
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies."""
         if not self.transforms:
             return self.base_dist.support
         support = self.transforms[-1].codomain
@@ -92,22 +95,26 @@ class TransformedDistribution(Distribution):
 
     @property
     def has_rsample(self) -> bool:
+        """Whether the base distribution has ``rsample``."""
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         with torch.no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)
             return x
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         x = self.base_dist.rsample(sample_shape)
         for transform in self.transforms:
             x = transform(x)
         return x
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density (or mass, for a discrete base) at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         event_dim = len(self.event_shape)
@@ -132,6 +139,7 @@ class TransformedDistribution(Distribution):
         return sign * (value - 0.5) + 0.5
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         for transform in self.transforms[::-1]:
             value = transform.inv(value)
         if self._validate_args:
@@ -140,6 +148,7 @@ class TransformedDistribution(Distribution):
         return self._monotonize_cdf(value)
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         value = self._monotonize_cdf(value)
         value = self.base_dist.icdf(value)
         for transform in self.transforms:

@@ -26,6 +26,7 @@ import teachgrad.nn.functional as F
 from teachgrad import Size, Tensor
 
 from . import constraints
+from .distribution import Distribution
 from .utils import (
     _sum_rightmost,
     broadcast_all,
@@ -65,6 +66,7 @@ class Transform:
 
     @property
     def event_dim(self) -> int:
+        """The number of rightmost dimensions that form one event (domain and codomain agree)."""
         if self.domain.event_dim == self.codomain.event_dim:
             return self.domain.event_dim
         raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
@@ -84,21 +86,23 @@ class Transform:
         raise NotImplementedError
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return self is other
 
-    def __ne__(self, other) -> bool:
+    def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
     __hash__ = object.__hash__
 
     def __call__(self, x: Tensor) -> Tensor:
+        """``y = f(x)`` (with ``cache_size=1``, the last ``x`` gives back its ``y``)."""
         if self._cache_size == 0:
             return self._call(x)
         x_old, y_old = self._cached_x_y
@@ -131,11 +135,11 @@ class Transform:
     def __repr__(self) -> str:
         return self.__class__.__name__ + "()"
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
         """The output shape for an input of ``shape``."""
         return shape
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
         """The input shape for an output of ``shape``."""
         return shape
 
@@ -148,11 +152,11 @@ class _InverseTransform(Transform):
         self._inv = transform
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
         return self._inv.codomain
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
         return self._inv.domain
 
     @property
@@ -170,7 +174,7 @@ class _InverseTransform(Transform):
     def with_cache(self, cache_size: int = 1) -> Transform:
         return self.inv.with_cache(cache_size).inv
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv
 
     __hash__ = object.__hash__
@@ -178,16 +182,16 @@ class _InverseTransform(Transform):
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({repr(self._inv)})"
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return self._inv._inv_call(x)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return -self._inv.log_abs_det_jacobian(y, x)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
         return self._inv.inverse_shape(shape)
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
         return self._inv.forward_shape(shape)
 
 
@@ -200,13 +204,14 @@ class ComposeTransform(Transform):
         super().__init__(cache_size=cache_size)
         self.parts = parts
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposeTransform) and self.parts == other.parts
 
     __hash__ = object.__hash__
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """The first part's domain, as an event over every dimension a later part needs."""
         if not self.parts:
             return constraints.real
         domain = self.parts[0].domain
@@ -220,7 +225,8 @@ class ComposeTransform(Transform):
         return domain
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """The last part's codomain, as an event over every dimension an earlier part needs."""
         if not self.parts:
             return constraints.real
         codomain = self.parts[-1].codomain
@@ -234,10 +240,12 @@ class ComposeTransform(Transform):
 
     @lazy_property
     def bijective(self) -> bool:
+        """Whether every part is bijective."""
         return all(p.bijective for p in self.parts)
 
     @lazy_property
     def sign(self) -> int:
+        """The product of the parts' signs."""
         sign = 1
         for p in self.parts:
             sign = sign * p.sign
@@ -245,6 +253,7 @@ class ComposeTransform(Transform):
 
     @property
     def inv(self) -> Transform:
+        """The parts' inverses in reverse order."""
         inv = self._inv
         if inv is None:
             inv = ComposeTransform([p.inv for p in reversed(self.parts)])
@@ -253,16 +262,19 @@ class ComposeTransform(Transform):
         return inv
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return ComposeTransform(self.parts, cache_size=cache_size)
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
+        """Apply the parts in order."""
         for part in self.parts:
             x = part(x)
         return x
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The sum of the parts' log-Jacobians (chain rule), each over the event dims."""
         if not self.parts:
             return torch.zeros_like(x)
         xs = [x]
@@ -277,12 +289,14 @@ class ComposeTransform(Transform):
             event_dim += part.codomain.event_dim - part.domain.event_dim
         return functools.reduce(operator.add, terms)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """The shape after every part, in order."""
         for part in self.parts:
             shape = part.forward_shape(shape)
         return shape
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """The shape before every part, undone in reverse order."""
         for part in reversed(self.parts):
             shape = part.inverse_shape(shape)
         return shape
@@ -306,27 +320,32 @@ class IndependentTransform(Transform):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
                                     cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """The base domain with ``reinterpreted_batch_ndims`` more event dimensions."""
         return constraints.independent(self.base_transform.domain,
                                        self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """The base codomain with ``reinterpreted_batch_ndims`` more event dimensions."""
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
     @property
     def bijective(self) -> bool:
+        """Whether the base transform is bijective."""
         return self.base_transform.bijective
 
     @property
     def sign(self) -> int:
+        """The base transform's sign."""
         return self.base_transform.sign
 
     def _call(self, x):
@@ -339,7 +358,8 @@ class IndependentTransform(Transform):
             raise ValueError("Too few dimensions on input")
         return self.base_transform.inv(y)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The base log-Jacobian summed over the reinterpreted dimensions."""
         result = self.base_transform.log_abs_det_jacobian(x, y)
         return _sum_rightmost(result, self.reinterpreted_batch_ndims)
 
@@ -347,10 +367,12 @@ class IndependentTransform(Transform):
         return (f"{self.__class__.__name__}({repr(self.base_transform)}, "
                 f"{self.reinterpreted_batch_ndims})")
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """The base transform's output shape."""
         return self.base_transform.forward_shape(shape)
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """The base transform's input shape."""
         return self.base_transform.inverse_shape(shape)
 
 
@@ -359,7 +381,7 @@ class ReshapeTransform(Transform):
 
     bijective = True
 
-    def __init__(self, in_shape, out_shape, cache_size: int = 0) -> None:
+    def __init__(self, in_shape: tuple, out_shape: tuple, cache_size: int = 0) -> None:
         self.in_shape = Size(in_shape)
         self.out_shape = Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
@@ -367,14 +389,17 @@ class ReshapeTransform(Transform):
         super().__init__(cache_size=cache_size)
 
     @constraints.dependent_property
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """Real numbers, with ``len(in_shape)`` event dimensions."""
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """Real numbers, with ``len(out_shape)`` event dimensions."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
@@ -387,11 +412,13 @@ class ReshapeTransform(Transform):
         batch_shape = tuple(y.shape[: y.dim() - len(self.out_shape)])
         return y.reshape(batch_shape + tuple(self.in_shape))
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """Zeros, one per batch element: reshaping does not stretch volume."""
         batch_shape = tuple(x.shape[: x.dim() - len(self.in_shape)])
         return x.new_zeros(batch_shape)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``shape`` with its trailing ``in_shape`` replaced by ``out_shape``."""
         if len(shape) < len(self.in_shape):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(self.in_shape)
@@ -399,7 +426,8 @@ class ReshapeTransform(Transform):
             raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.in_shape}")
         return Size(tuple(shape[:cut]) + tuple(self.out_shape))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``shape`` with its trailing ``out_shape`` replaced by ``in_shape``."""
         if len(shape) < len(self.out_shape):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(self.out_shape)
@@ -416,7 +444,7 @@ class ExpTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ExpTransform)
 
     __hash__ = object.__hash__
@@ -427,7 +455,8 @@ class ExpTransform(Transform):
     def _inverse(self, y):
         return y.log()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log|d exp(x)/dx| = x``."""
         return x
 
 
@@ -438,20 +467,22 @@ class PowerTransform(Transform):
     codomain = constraints.positive
     bijective = True
 
-    def __init__(self, exponent, cache_size: int = 0) -> None:
+    def __init__(self, exponent: Tensor | float, cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
         (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @lazy_property
-    def sign(self):
+    def sign(self) -> Tensor:
+        """The sign of ``exponent``, per element (+1: increasing, -1: decreasing)."""
         return self.exponent.sign()
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
 
     __hash__ = object.__hash__
@@ -462,13 +493,16 @@ class PowerTransform(Transform):
     def _inverse(self, y):
         return y.pow(1 / self.exponent)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log|exponent * y / x|``, as ``dy/dx = exponent * x ** (exponent - 1)``."""
         return (self.exponent * y / x).abs().log()
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``shape`` broadcast with ``exponent``'s shape."""
         return torch.broadcast_shapes(shape, tuple(self.exponent.shape))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``shape`` broadcast with ``exponent``'s shape."""
         return torch.broadcast_shapes(shape, tuple(self.exponent.shape))
 
 
@@ -486,7 +520,7 @@ class SigmoidTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, SigmoidTransform)
 
     __hash__ = object.__hash__
@@ -499,7 +533,8 @@ class SigmoidTransform(Transform):
         y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
         return y.log() - (-y).log1p()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log(sigmoid(x) * (1 - sigmoid(x)))``, as ``-softplus(-x) - softplus(x)``."""
         return -F.softplus(-x) - F.softplus(x)
 
 
@@ -511,7 +546,7 @@ class SoftplusTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, SoftplusTransform)
 
     __hash__ = object.__hash__
@@ -522,7 +557,8 @@ class SoftplusTransform(Transform):
     def _inverse(self, y):
         return (-y).expm1().neg().log() + y
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log(sigmoid(x))``, as ``-softplus(-x)``."""
         return -F.softplus(-x)
 
 
@@ -534,7 +570,7 @@ class TanhTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TanhTransform)
 
     __hash__ = object.__hash__
@@ -545,8 +581,9 @@ class TanhTransform(Transform):
     def _inverse(self, y):
         return torch.atanh(y)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         # log(1 - tanh(x)²), in a form that stays accurate for large |x|.
+        """``log(1 - tanh(x)²)``, as ``2 (log 2 - x - softplus(-2x))``."""
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
@@ -556,7 +593,7 @@ class AbsTransform(Transform):
     domain = constraints.real
     codomain = constraints.positive
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, AbsTransform)
 
     __hash__ = object.__hash__
@@ -574,7 +611,8 @@ class AffineTransform(Transform):
 
     bijective = True
 
-    def __init__(self, loc, scale, event_dim: int = 0, cache_size: int = 0) -> None:
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 event_dim: int = 0, cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
         self.loc = loc
         self.scale = scale
@@ -582,26 +620,30 @@ class AffineTransform(Transform):
 
     @property
     def event_dim(self) -> int:
+        """The number of rightmost dimensions that form one event."""
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """Real numbers, with ``event_dim`` event dimensions."""
         if self.event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """Real numbers, with ``event_dim`` event dimensions."""
         if self.event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, AffineTransform):
             return False
         for mine, theirs in ((self.loc, other.loc), (self.scale, other.scale)):
@@ -615,7 +657,8 @@ class AffineTransform(Transform):
     __hash__ = object.__hash__
 
     @property
-    def sign(self):
+    def sign(self) -> int | Tensor:
+        """The sign of ``scale``: an int for a number, a tensor for a tensor."""
         if isinstance(self.scale, Number):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()
@@ -626,7 +669,8 @@ class AffineTransform(Transform):
     def _inverse(self, y):
         return (y - self.loc) / self.scale
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log|scale|``, summed over the ``event_dim`` rightmost dimensions."""
         shape = tuple(x.shape)
         scale = self.scale
         if isinstance(scale, Number):
@@ -639,11 +683,13 @@ class AffineTransform(Transform):
             shape = shape[: -self.event_dim]
         return result.expand(shape)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``shape`` broadcast with the shapes of ``loc`` and ``scale``."""
         return torch.broadcast_shapes(shape, tuple(getattr(self.loc, "shape", ())),
                                       tuple(getattr(self.scale, "shape", ())))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``shape`` broadcast with the shapes of ``loc`` and ``scale``."""
         return self.forward_shape(shape)
 
 
@@ -654,7 +700,7 @@ class SoftmaxTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.simplex
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, SoftmaxTransform)
 
     __hash__ = object.__hash__
@@ -666,12 +712,14 @@ class SoftmaxTransform(Transform):
     def _inverse(self, y):
         return y.log()
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``shape`` itself (at least one dimension)."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``shape`` itself (at least one dimension)."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
@@ -685,7 +733,7 @@ class StickBreakingTransform(Transform):
     codomain = constraints.simplex
     bijective = True
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, StickBreakingTransform)
 
     __hash__ = object.__hash__
@@ -703,17 +751,20 @@ class StickBreakingTransform(Transform):
         sf = torch.clamp(sf, min=torch.finfo(y.dtype).tiny)
         return y_crop.log() - sf.log() + offset.log()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The log-Jacobian of the stick-breaking map, summed over the last dimension."""
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
         x = x - offset.log()
         return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``shape`` with its last size ``K - 1`` made ``K``."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``shape`` with its last size ``K`` made ``K - 1``."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
@@ -725,7 +776,7 @@ class LowerCholeskyTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, LowerCholeskyTransform)
 
     __hash__ = object.__hash__
@@ -744,7 +795,7 @@ class PositiveDefiniteTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, PositiveDefiniteTransform)
 
     __hash__ = object.__hash__
@@ -786,14 +837,16 @@ class CorrCholeskyTransform(Transform):
         t = y_vec / y_cumsum_vec.sqrt()
         return (t.log1p() - t.neg().log1p()) / 2  # atanh
 
-    def log_abs_det_jacobian(self, x, y, intermediates=None):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor, intermediates: None = None) -> Tensor:
+        """The log-Jacobian of the ``tanh`` step plus that of the stick-breaking step."""
         y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
         y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
         stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
         tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
         return stick_breaking_logdet + tanh_logdet
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: tuple) -> tuple:
+        """``(..., D(D-1)/2)`` to ``(..., D, D)``."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         N = shape[-1]
@@ -802,7 +855,8 @@ class CorrCholeskyTransform(Transform):
             raise ValueError("Input is not a flattened lower-diagonal number")
         return Size(tuple(shape[:-1]) + (D, D))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: tuple) -> tuple:
+        """``(..., D, D)`` to ``(..., D(D-1)/2)``."""
         if len(shape) < 2:
             raise ValueError("Too few dimensions on input")
         if shape[-2] != shape[-1]:
@@ -822,7 +876,7 @@ class _TransformPerPiece(Transform):
     """What :class:`CatTransform` and :class:`StackTransform` share: one transform per piece
     of dimension ``dim`` (cached alike when the whole is), bijective when every piece's is."""
 
-    def __init__(self, tseq, dim: int, cache_size: int) -> None:
+    def __init__(self, tseq: list, dim: int, cache_size: int) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
         if cache_size:
@@ -840,7 +894,8 @@ class CatTransform(_TransformPerPiece):
     """Different transforms on consecutive pieces (of ``lengths``) of dimension ``dim``,
     like :func:`teachgrad.cat`."""
 
-    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+    def __init__(self, tseq: list, dim: int = 0, lengths: list | None = None,
+                 cache_size: int = 0) -> None:
         super().__init__(tseq, dim, cache_size)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
@@ -850,13 +905,16 @@ class CatTransform(_TransformPerPiece):
 
     @lazy_property
     def event_dim(self) -> int:
+        """The largest ``event_dim`` among the transforms."""
         return max(t.event_dim for t in self.transforms)
 
     @lazy_property
     def length(self) -> int:
+        """The total size of dimension ``dim``: ``sum(lengths)``."""
         return sum(self.lengths)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
@@ -875,7 +933,8 @@ class CatTransform(_TransformPerPiece):
     def _inverse(self, y):
         return self._map_pieces(y, "tensor", lambda t: t.inv)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """Each piece's log-Jacobian, concatenated (or summed when ``dim`` is an event dim)."""
         _check_dim_and_size("x", x, self.dim, self.length, "length")
         _check_dim_and_size("y", y, self.dim, self.length, "length")
         logdetjacs, start = [], 0
@@ -895,21 +954,24 @@ class CatTransform(_TransformPerPiece):
         return sum(logdetjacs)
 
     @constraints.dependent_property
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """The pieces' domains, concatenated along ``dim``."""
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
 
     @constraints.dependent_property
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """The pieces' codomains, concatenated along ``dim``."""
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
 class StackTransform(_TransformPerPiece):
     """A different transform on each slice of dimension ``dim``, like :func:`teachgrad.stack`."""
 
-    def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
+    def __init__(self, tseq: list, dim: int = 0, cache_size: int = 0) -> None:
         super().__init__(tseq, dim, cache_size)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return StackTransform(self.transforms, self.dim, cache_size)
@@ -926,18 +988,21 @@ class StackTransform(_TransformPerPiece):
         return torch.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
                            dim=self.dim)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """Each slice's log-Jacobian, stacked along ``dim``."""
         _check_dim_and_size("x", x, self.dim, len(self.transforms), "len(transforms)")
         _check_dim_and_size("y", y, self.dim, len(self.transforms), "len(transforms)")
         return torch.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
                             zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
 
     @constraints.dependent_property
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """The slices' domains, stacked along ``dim``."""
         return constraints.stack([t.domain for t in self.transforms], self.dim)
 
     @constraints.dependent_property
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
+        """The slices' codomains, stacked along ``dim``."""
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
 
@@ -949,12 +1014,13 @@ class CumulativeDistributionTransform(Transform):
     codomain = constraints.unit_interval
     sign = +1
 
-    def __init__(self, distribution, cache_size: int = 0) -> None:
+    def __init__(self, distribution: Distribution, cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
         self.distribution = distribution
 
     @property
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
+        """The distribution's support."""
         return self.distribution.support
 
     def _call(self, x):
@@ -963,10 +1029,12 @@ class CumulativeDistributionTransform(Transform):
     def _inverse(self, y):
         return self.distribution.icdf(y)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """``log_prob(x)``: the derivative of a cdf is the density."""
         return self.distribution.log_prob(x)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """A copy with ``cache_size`` (0: no cache, 1: remember the last ``(x, y)``)."""
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

@@ -28,6 +28,7 @@ class Uniform(Distribution):
 
     @property
     def arg_constraints(self) -> dict:
+        """``low < high``: each bound is constrained by the other."""
         return {"low": constraints.less_than(self.high),
                 "high": constraints.greater_than(self.low)}
 
@@ -38,35 +39,43 @@ class Uniform(Distribution):
         batch_shape = Size() if scalar else self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Uniform | None = None) -> Uniform:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(Uniform, batch_shape, _instance, ("low", "high"))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
+        """The constraint every sample satisfies: ``constraints.interval(low, high)``."""
         return constraints.interval(self.low, self.high)
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``(high + low) / 2``."""
         return (self.high + self.low) / 2
 
     @property
     def mode(self) -> Tensor:
+        """Undefined (every point of the interval is a mode): ``nan`` everywhere."""
         return float("nan") * self.high  # every point of the interval is a mode
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: ``(high - low) / 12**0.5``."""
         return (self.high - self.low) / 12**0.5
 
     @property
     def variance(self) -> Tensor:
+        """The variance: ``(high - low).pow(2) / 12``."""
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def rsample(self, sample_shape: tuple = ()) -> Tensor:
+        """A sample as :meth:`sample` draws, reparameterised so gradients reach the parameters."""
         shape = self._extended_shape(sample_shape)
         rand = _sampling.uniform(shape, self.low.dtype)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
@@ -74,13 +83,16 @@ class Uniform(Distribution):
         return torch.log(lb.mul(ub)) - torch.log(self.high - self.low)
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The cumulative distribution function ``P(X <= value)``."""
         if self._validate_args:
             self._validate_sample(value)
         result = (value - self.low) / (self.high - self.low)
         return result.clamp(min=0, max=1)
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile function: the ``x`` whose ``cdf(x)`` is ``value``."""
         return value * (self.high - self.low) + self.low
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element: ``torch.log(high - low)``."""
         return torch.log(self.high - self.low)

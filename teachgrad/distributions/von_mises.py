@@ -46,16 +46,19 @@ class VonMises(Distribution):
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(self.loc.shape, (), validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: VonMises | None = None) -> VonMises:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         return self._expand_parameters(VonMises, batch_shape, _instance, ("loc", "concentration"))
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.concentration * torch.cos(value - self.loc)
         return log_prob - math.log(2 * math.pi) - _log_i0(self.concentration)
 
-    def sample(self, sample_shape=()) -> Tensor:
+    def sample(self, sample_shape: tuple = ()) -> Tensor:
+        """A ``sample_shape + batch_shape + event_shape`` sample, drawn without gradient."""
         shape = tuple(self._extended_shape(sample_shape))
         loc = np.broadcast_to(self.loc.detach().numpy().astype(np.float64), shape)
         kappa = np.broadcast_to(self.concentration.detach().numpy().astype(np.float64), shape)
@@ -66,10 +69,12 @@ class VonMises(Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean: ``loc``."""
         return self.loc
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value): ``loc``."""
         return self.loc
 
     @property

@@ -35,7 +35,8 @@ class Weibull(TransformedDistribution):
                       AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Weibull | None = None) -> Weibull:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(tuple(batch_shape))
         new.concentration = self.concentration.expand(tuple(batch_shape))
@@ -49,21 +50,25 @@ class Weibull(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
+        """The mean of this Weibull."""
         return self.scale * torch.exp(torch.lgamma(1 + self.concentration_reciprocal))
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value) of this Weibull."""
         return (self.scale * ((self.concentration - 1) / self.concentration)
                 ** self.concentration.reciprocal())
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this Weibull."""
         return self.scale.pow(2) * (
             torch.exp(torch.lgamma(1 + 2 * self.concentration_reciprocal))
             - torch.exp(2 * torch.lgamma(1 + self.concentration_reciprocal))
         )
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         return (_EULER_CONSTANT * (1 - self.concentration_reciprocal)
                 + torch.log(self.scale * self.concentration_reciprocal) + 1)
 

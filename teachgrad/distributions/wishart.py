@@ -53,6 +53,7 @@ class Wishart(ExponentialFamily):
 
     @property
     def arg_constraints(self) -> dict:
+        """The parameter constraints; ``df`` must exceed ``p - 1`` for ``p × p`` matrices."""
         return {
             "covariance_matrix": constraints.positive_definite,
             "precision_matrix": constraints.positive_definite,
@@ -112,7 +113,8 @@ class Wishart(ExponentialFamily):
         steps = torch.arange(self._event_shape[-1], dtype=self._unbroadcasted_scale_tril.dtype)
         return Chi2(df=self.df.unsqueeze(-1) - steps.expand(tuple(batch_shape) + (-1,)))
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: tuple, _instance: Wishart | None = None) -> Wishart:
+        """This distribution with batch shape ``batch_shape`` (parameters expanded, no copy)."""
         new = self._get_checked_instance(Wishart, _instance)
         batch_shape = Size(batch_shape)
         cov_shape = tuple(batch_shape) + tuple(self.event_shape)
@@ -132,15 +134,18 @@ class Wishart(ExponentialFamily):
 
     @lazy_property
     def scale_tril(self) -> Tensor:
+        """The lower-triangular ``L`` with ``covariance_matrix = L @ L.mT`` (Cholesky factor)."""
         return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
+        """The covariance matrix (one per batch element)."""
         L = self._unbroadcasted_scale_tril
         return (L @ L.transpose(-2, -1)).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
+        """The precision matrix: the inverse of the covariance matrix."""
         identity = torch.eye(self._event_shape[-1], dtype=self._unbroadcasted_scale_tril.dtype)
         return torch.cholesky_solve(identity, self._unbroadcasted_scale_tril).expand(
             self._matrix_shape())
@@ -150,22 +155,25 @@ class Wishart(ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
+        """The mean of this Wishart."""
         return self._df_as_matrix(self.df) * self.covariance_matrix
 
     @property
     def mode(self) -> Tensor:
+        """The mode ``(df - p - 1) * covariance_matrix``; ``nan`` where ``df <= p + 1``."""
         factor = self.df - self.covariance_matrix.shape[-1] - 1
         factor[factor <= 0] = math.nan
         return self._df_as_matrix(factor) * self.covariance_matrix
 
     @property
     def variance(self) -> Tensor:
+        """The variance of this Wishart."""
         V = self.covariance_matrix
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_as_matrix(self.df) * (
             V.pow(2) + torch.einsum("...i,...j->...ij", diag_V, diag_V))
 
-    def _bartlett_sampling(self, sample_shape=()) -> Tensor:
+    def _bartlett_sampling(self, sample_shape: tuple = ()) -> Tensor:
         p = self._event_shape[-1]
         noise = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(
             dim1=-2, dim2=-1)
@@ -176,7 +184,7 @@ class Wishart(ExponentialFamily):
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 
-    def rsample(self, sample_shape=(), max_try_correction=None) -> Tensor:
+    def rsample(self, sample_shape: tuple = (), max_try_correction=None) -> Tensor:
         """Bartlett samples; a numerically singular one is drawn again (up to
         ``max_try_correction`` times, 10 by default), with a warning, as in PyTorch."""
         max_try_correction = 10 if max_try_correction is None else max_try_correction
@@ -199,6 +207,7 @@ class Wishart(ExponentialFamily):
         return sample
 
     def log_prob(self, value: Tensor) -> Tensor:
+        """The log probability density at ``value``."""
         if self._validate_args:
             self._validate_sample(value)
         nu = self.df
@@ -211,6 +220,7 @@ class Wishart(ExponentialFamily):
                     dim1=-2, dim2=-1).sum(dim=-1) / 2)
 
     def entropy(self) -> Tensor:
+        """The entropy, one number per batch element."""
         nu = self.df
         p = self._event_shape[-1]
         half_log_det_scale = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)

@@ -31,6 +31,7 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        """A parameter sharing ``data``'s memory (an empty float tensor without it)."""
         if data is None:
             data = Tensor()  # PyTorch's default: an empty float tensor
         if not isinstance(data, Tensor):

@@ -162,7 +162,7 @@ def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, cei
 
 def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
-               return_indices: bool = False):
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of every ``kernel_size`` window (stride defaults to the kernel).
 
     The gradient flows only to each window's largest element (the first one on ties).
@@ -179,7 +179,7 @@ def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
 
 def max_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
-               return_indices: bool = False):
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of every ``kernel_size`` box of a volume ``(N, C, D, H, W)``;
     ``indices`` (with ``return_indices=True``) count into each ``D·H·W`` volume.
 
@@ -370,7 +370,7 @@ def _adaptive_max(input: Tensor, d: int, output_size, return_indices: bool, op: 
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
-                        return_indices: bool = False):
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of each cell of an ``output_size`` grid laid over the input
     (PyTorch's adaptive bins, which may overlap when the sizes do not divide).
 
@@ -383,7 +383,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: int | None | Sequence[int | None],
-                        return_indices: bool = False):
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of each cell of an ``output_size`` grid laid over a volume.
 
     >>> import teachgrad as torch
@@ -419,7 +419,7 @@ def _squeezed(result, return_indices: bool):
 def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
                stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
-               return_indices: bool = False):
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of every window of a ``(N, C, L)`` (or ``(C, L)``) input.
 
     >>> import teachgrad as torch
@@ -502,7 +502,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tens
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
-                        return_indices: bool = False):
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of each of ``output_size`` bins, whatever the input's length.
 
     >>> import teachgrad as torch
@@ -599,7 +599,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size: IntOrPair,
                           output_size: IntOrPair | None = None,
                           output_ratio: float | Sequence[float] | None = None,
                           return_indices: bool = False,
-                          _random_samples: Tensor | None = None):
+                          _random_samples: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling to ``output_size`` (or ``output_ratio`` of the input) with windows of
     ``kernel_size`` placed at pseudo-random, overlapping positions (Graham's fractional
     max pooling): a new placement per call unless ``_random_samples`` fixes it.
@@ -619,58 +619,74 @@ def fractional_max_pool3d(input: Tensor, kernel_size: IntOrPair,
                           output_size: IntOrPair | None = None,
                           output_ratio: float | Sequence[float] | None = None,
                           return_indices: bool = False,
-                          _random_samples: Tensor | None = None):
+                          _random_samples: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Fractional max pooling of volumes ``(N, C, T, H, W)``."""
     return _fractional(input, 3, kernel_size, output_size, output_ratio, return_indices,
                        _random_samples, FractionalMaxPool3DBackward0)
 
 
-def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples=None):
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: IntOrPair,
+                                       output_size: IntOrPair | None = None,
+                                       output_ratio: float | Sequence[float] | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None,
+                                       ) -> tuple[Tensor, Tensor]:
     """``fractional_max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
 
 
-def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples=None):
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: IntOrPair,
+                                       output_size: IntOrPair | None = None,
+                                       output_ratio: float | Sequence[float] | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None,
+                                       ) -> tuple[Tensor, Tensor]:
     """``fractional_max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
 
 
 # PyTorch's ``*_with_indices`` names: the max poolings that always return the indices too.
-def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode: bool = False, return_indices: bool = False):
+def max_pool1d_with_indices(input: Tensor, kernel_size: int | Sequence[int],
+                            stride: int | Sequence[int] | None = None,
+                            padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1,
+                            ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``max_pool1d(..., return_indices=True)``: ``(values, indices)``."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrPair,
+                            stride: IntOrPair | None = None, padding: IntOrPair = 0,
+                            dilation: IntOrPair = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode: bool = False, return_indices: bool = False):
+def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrPair,
+                            stride: IntOrPair | None = None, padding: IntOrPair = 0,
+                            dilation: IntOrPair = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: int | Sequence[int],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool1d(..., return_indices=True)``: ``(values, indices)``."""
     return adaptive_max_pool1d(input, output_size, True)
 
 
-def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: int | None | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool2d(..., return_indices=True)``: ``(values, indices)``."""
     return adaptive_max_pool2d(input, output_size, True)
 
 
-def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: int | None | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool3d(..., return_indices=True)``: ``(values, indices)``."""
     return adaptive_max_pool3d(input, output_size, True)
 

@@ -113,6 +113,7 @@ class PanelWriter:
         return panels
 
     def start_panel(self) -> Panel:
+        """The first panel: backward starts at the output with gradient 1."""
         out = self.new_panel()
         first = self.recording.steps[0] if self.recording.steps else None
         heading = f"Start: backward() from {self.outputs_text()}"
@@ -165,6 +166,7 @@ class PanelWriter:
                 f"product), so the chain rule starts at {', '.join(starts)}.")
 
     def step_panel(self, record: StepRecord) -> Panel:
+        """The panel for one step of the backward pass: what arrived, the local rule, what left."""
         node = record.node
         out = self.new_panel()
         title = f"Step {record.index + 1} of {self.n_steps}: {self.label(node)}"

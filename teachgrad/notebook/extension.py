@@ -67,6 +67,7 @@ class TensorDisplay:
         self.shell = shell
 
     def __call__(self, t: Tensor) -> str | None:
+        """The tensor's HTML view (with the names it has in the notebook), or None in plain mode."""
         if self.mode == "plain":
             return None
         namespace = getattr(self.shell, "user_ns", None)

@@ -80,6 +80,7 @@ class GraphModel:
     limit: int = MAX_NODES  # the max_nodes this drawing was built with
 
     def box(self, box_id: str) -> Box:
+        """The box whose id is ``box_id``."""
         return self._boxes_by_id[box_id]
 
     def __post_init__(self) -> None:

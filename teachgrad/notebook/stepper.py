@@ -153,6 +153,7 @@ class FramesView:
 
     @property
     def n_frames(self) -> int:
+        """How many frames (panels) there are."""
         return len(self.panels)
 
     def svg(self) -> str:

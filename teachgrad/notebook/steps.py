@@ -102,6 +102,7 @@ class Recording:
                     self._retained_before[id(tensor)] = _copy(tensor._grad)
 
     def __call__(self, step) -> None:
+        """Record one backward step: the gradients that arrived at its node and left it."""
         node = step.node
         n_out = max(len(step.grads_in), 1)
         arrivals = self._pending.pop(node, None) or [[] for _ in range(n_out)]

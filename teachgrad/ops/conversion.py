@@ -151,6 +151,7 @@ def cpu(input: Tensor, memory_format=None) -> Tensor:
 
 @tensor_method()
 def cuda(input: Tensor, *args, **kwargs) -> Tensor:
+    """There is no GPU: always a RuntimeError that says so."""
     raise RuntimeError(
         "teachgrad computes with NumPy on the CPU; there is no CUDA. Remove .cuda() / "
         ".to('cuda') (teachgrad.cuda.is_available() is False)."

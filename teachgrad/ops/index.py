@@ -999,7 +999,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 
 @tensor_method()
-def nonzero(input: Tensor, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or with
     ``as_tuple=True`` one vector per dimension (what ``x[...]`` accepts)."""
     if as_tuple:  # PyTorch returns the columns of the (n, ndim) result, as views of it
@@ -1076,7 +1076,8 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
 
 
 @tensor_method()
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None):
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool | None = None) -> return_types_sort:
     """``(values, indices)`` sorted along ``dim``; equal values keep their order.
 
     >>> import teachgrad as torch
@@ -1091,7 +1092,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
 
 
 @tensor_method()
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+def argsort(input: Tensor, dim: int = -1, descending: bool = False,
+            stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     return sort(input, dim, descending)[1]
 
@@ -1103,7 +1105,8 @@ def msort(input: Tensor) -> Tensor:
 
 
 @tensor_method()
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> return_types_topk:  # noqa: A002
     """The ``k`` largest values along ``dim`` (smallest with ``largest=False``) and their
     indices."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -1114,7 +1117,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 
 @tensor_method()
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(input: Tensor, k: int, dim: int = -1,
+             keepdim: bool = False) -> return_types_kthvalue:
     """The ``k``-th smallest value along ``dim`` (k counts from 1) and its index."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1

@@ -60,7 +60,8 @@ class NanmedianBackward1(_SelectAlongDim):
 
 
 @tensor_method()
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim: int | None = None,
+              keepdim: bool = False) -> Tensor | return_types_nanmedian:
     """The lower median of the values that are not NaN; with ``dim``, ``(values, indices)``.
 
     Only a slice of NaN gives NaN (``median`` gives NaN as soon as there is one).
@@ -101,7 +102,7 @@ class ModeBackward0(_SelectAlongDim):
 
 
 @tensor_method()
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> return_types_mode:
     """The most frequent value along ``dim`` (the smallest if several tie) and an index of it.
 
     >>> import teachgrad as torch

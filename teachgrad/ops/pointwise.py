@@ -1304,7 +1304,8 @@ class WhereBackward0(Op):
         return keep_where(c, grad), zero_where(c, grad)  # (np.where, branch-free when large)
 
 
-def where(condition: Tensor, input=None, other=None):
+def where(condition: Tensor, input: Tensor | float | None = None,
+          other: Tensor | float | None = None) -> Tensor | tuple[Tensor, ...]:
     """Pick ``input`` where ``condition`` holds, else ``other``.
 
     ``where(condition)`` alone returns the indices of the true elements, as PyTorch.
@@ -1332,7 +1333,7 @@ def where(condition: Tensor, input=None, other=None):
 
 @tensor_method("where")
 def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
-    # ``x.where(condition, y)`` is ``torch.where(condition, x, y)``: self is the input.
+    """``x.where(condition, y)`` is ``torch.where(condition, x, y)``: ``x`` is the input."""
     return where(condition, self, other)
 
 
@@ -1804,7 +1805,7 @@ class FrexpBackward0(Op):
 
 
 @tensor_method()
-def frexp(input: Tensor):
+def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
     """Split floats into ``mantissa`` (in ±[0.5, 1)) and int32 ``exponent``:
     ``input = mantissa * 2 ** exponent``.
 

@@ -579,7 +579,8 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
 
 
 @tensor_method()
-def max(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
+        keepdim: bool = False) -> Tensor | return_types_max:
     """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
 
     ``max(a, b)`` with a tensor ``b`` is the elementwise :func:`maximum`. Without ``dim``,
@@ -597,13 +598,15 @@ def max(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch
 
 
 @tensor_method()
-def min(input: Tensor, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
+        keepdim: bool = False) -> Tensor | return_types_min:
     """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
     return _extreme("min", MinBackward1, MinBackward0, input, dim, keepdim)
 
 
 @tensor_method()
-def median(input: Tensor, dim=None, keepdim: bool = False):
+def median(input: Tensor, dim: int | None = None,
+           keepdim: bool = False) -> Tensor | return_types_median:
     """The lower median; with ``dim``, ``(values, indices)`` along that dimension.
 
     NaN is the median of anything that contains a NaN (PyTorch's rule).
@@ -1110,7 +1113,7 @@ def _cumulative_extreme(op: type[Op], result: type, input: Tensor, dim: int):
 
 
 @tensor_method()
-def cummax(input: Tensor, dim: int):
+def cummax(input: Tensor, dim: int) -> return_types_cummax:
     """The running maximum along ``dim`` and the index where each was found.
 
     >>> import teachgrad as torch
@@ -1123,7 +1126,7 @@ def cummax(input: Tensor, dim: int):
 
 
 @tensor_method()
-def cummin(input: Tensor, dim: int):
+def cummin(input: Tensor, dim: int) -> return_types_cummin:
     """The running minimum along ``dim`` and the index where each was found."""
     return _cumulative_extreme(CumminBackward0, return_types_cummin, input, dim)
 
@@ -1216,7 +1219,8 @@ class AminmaxBackward0(Op):
 
 
 @tensor_method()
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+def aminmax(input: Tensor, *, dim: int | None = None,
+            keepdim: bool = False) -> return_types_aminmax:
     """``(min, max)`` of all elements, or along ``dim``, in one pass: a named tuple.
 
     >>> import teachgrad as torch

@@ -104,7 +104,7 @@ BincountBackward = type("NotImplemented", (_BincountNode,), {"__slots__": ()})
 # ----------------------------------------------------------------------------------------
 @tensor_method()
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
-           return_counts: bool = False, dim: int | None = None):
+           return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
     """The distinct values of ``input``, sorted (or, with ``dim``, its distinct slices).
 
     ``return_inverse`` adds where each element went (``values[inverse]`` is the input);
@@ -129,7 +129,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
 @tensor_method()
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       dim: int | None = None):
+                       dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
     """Collapse each run of equal neighbours to one element (the input need not be sorted).
 
     >>> import teachgrad as torch

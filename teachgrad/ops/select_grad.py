@@ -23,6 +23,10 @@ import numpy as np
 
 from .._tensor import Tensor
 
+# What a backward gets and returns: an array (a NumPy scalar for a 0-d tensor), or a Tensor
+# under create_graph=True.
+Grad = np.ndarray | np.generic | Tensor
+
 # ``np.where`` on a mask without a pattern (relu's, on random data) is slow: NumPy picks each
 # element with a branch the processor cannot predict, about 10× a multiplication on 256×512
 # floats. From this size on the select is done without branches, on the floats' bits: AND
@@ -37,7 +41,7 @@ _SAME_WIDTH_INTEGER = {
 }
 
 
-def keep_where(keep, grad):
+def keep_where(keep: np.ndarray | np.bool_, grad: Grad) -> Grad:
     """``grad`` where ``keep`` is true, 0 elsewhere: ``np.where(keep, grad, 0)``.
 
     >>> import numpy as np
@@ -53,7 +57,7 @@ def keep_where(keep, grad):
     return _masked(grad, bits)
 
 
-def zero_where(drop, grad):
+def zero_where(drop: np.ndarray | np.bool_, grad: Grad) -> Grad:
     """0 where ``drop`` is true, ``grad`` elsewhere: ``np.where(drop, 0, grad)``.
 
     >>> import numpy as np
@@ -69,7 +73,7 @@ def zero_where(drop, grad):
     return _masked(grad, bits)
 
 
-def masked_fill_zero(drop, grad):
+def masked_fill_zero(drop: np.ndarray | np.bool_, grad: Grad) -> Grad:
     """:func:`zero_where` for the backwards PyTorch writes as ``grad.masked_fill(drop, 0)``
     (masked_fill, maximum, xlogy...): the same values; under ``create_graph=True`` recorded
     as PyTorch's ``MaskedFillBackward0`` rather than ``WhereBackward0``.
@@ -105,7 +109,7 @@ def _masked(grad, bits):
     return bits.view(grad.dtype)
 
 
-def zero_grad_like(grad):
+def zero_grad_like(grad: Grad) -> Grad:
     """The gradient of an op that is flat everywhere (sign, floor, a random draw...): zeros.
 
     PyTorch returns ``zeros_like(grad)``, not ``grad * 0``, so an ``inf`` or ``nan``

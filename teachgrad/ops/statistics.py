@@ -7,6 +7,8 @@ variable i, and entry (i, j) of the result is how variables i and j vary togethe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .. import return_types
@@ -219,8 +221,9 @@ class HistogramNotImplemented(Op):
 HistogramNotImplemented.__name__ = HistogramNotImplemented.__qualname__ = "NotImplemented"
 
 
-def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
-              density: bool = False):
+def histogram(input: Tensor, bins: int | Tensor = 100, *,
+              range: tuple[float, float] | None = None,  # noqa: A002
+              weight: Tensor | None = None, density: bool = False) -> tuple[Tensor, Tensor]:
     """Count the values of ``input`` in bins: ``(hist, bin_edges)``.
 
     ``bins`` is a number of equal-width bins over ``range`` (the data's own range by
@@ -245,8 +248,10 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     return return_types.structseq("histogram", ("hist", "bin_edges"))(hist, edges)
 
 
-def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
-                density: bool = False):
+def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor] = 10, *,
+                range: Sequence[float] | None = None,  # noqa: A002
+                weight: Tensor | None = None,
+                density: bool = False) -> tuple[Tensor, tuple[Tensor, ...]]:
     """A D-dimensional histogram of the points in ``input``'s rows (shape ``(N, D)``):
     ``(hist, bin_edges)``, with one tensor of edges per dimension.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
 from .module import Module, _addindent
@@ -229,15 +229,15 @@ class ModuleDict(Module):
     def __contains__(self, key: str) -> bool:
         return key in self._modules
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         """The names of the modules, in order."""
         return self._modules.keys()
 
-    def values(self):
+    def values(self) -> ValuesView[Module]:
         """The modules, in order."""
         return self._modules.values()
 
-    def items(self):
+    def items(self) -> ItemsView[str, Module]:
         """``(name, module)`` pairs, in order."""
         return self._modules.items()
 

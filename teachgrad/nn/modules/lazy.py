@@ -91,6 +91,7 @@ class UninitializedParameter(_Uninitialized, Parameter):
 
     def __new__(cls, requires_grad: bool = True, device: Any = None,
                 dtype: Any = None) -> UninitializedParameter:
+        """An empty parameter that ``materialize(shape)`` fills in later."""
         _check_device(device)
         return super().__new__(cls, _empty(dtype), requires_grad)
 
@@ -106,6 +107,7 @@ class UninitializedBuffer(_Uninitialized, Tensor):
 
     def __new__(cls, requires_grad: bool = False, device: Any = None,
                 dtype: Any = None) -> UninitializedBuffer:
+        """An empty buffer that ``materialize(shape)`` fills in later."""
         _check_device(device)
         buffer = object.__new__(cls)
         _init(buffer, _empty(dtype)._data, requires_grad)

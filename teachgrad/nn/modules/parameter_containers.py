@@ -105,6 +105,7 @@ class ParameterList(Module):
                          for i, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Raise RuntimeError: a ParameterList holds parameters, it is not a layer."""
         raise RuntimeError("ParameterList should not be called.")
 
 
@@ -241,6 +242,7 @@ class ParameterDict(Module):
                          for k, p in self.items())
 
     def __call__(self, input: Any) -> Any:
+        """Raise RuntimeError: a ParameterDict holds parameters, it is not a layer."""
         raise RuntimeError("ParameterDict should not be called.")
 
     def __or__(self, other: Any) -> ParameterDict:

@@ -179,11 +179,13 @@ class RNNBase(Module):
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
                           msg: str = "Expected hidden size {}, got {}") -> None:
+        """Raise PyTorch's RuntimeError unless ``hx`` has shape ``expected_hidden_size``."""
         if tuple(hx.shape) != expected_hidden_size:
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.shape)))
 
     def check_forward_args(self, input: Tensor, hidden: Any,
                            batch_sizes: Tensor | list | None) -> None:
+        """Check the input's and the hidden state's shapes, with PyTorch's errors."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
@@ -341,6 +343,7 @@ class LSTM(RNNBase):
 
     def check_forward_args(self, input: Tensor, hidden: Any,
                            batch_sizes: Tensor | list | None) -> None:
+        """Check the input's, ``h_0``'s and ``c_0``'s shapes, with PyTorch's errors."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")

@@ -57,6 +57,7 @@ class PackedSequence(_PackedSequenceFields):
     def __new__(cls, data: Tensor, batch_sizes: Tensor | None = None,
                 sorted_indices: Tensor | None = None,
                 unsorted_indices: Tensor | None = None) -> PackedSequence:
+        """The four fields; ``unsorted_indices`` defaults to ``sorted_indices`` inverted."""
         if unsorted_indices is None:
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # PackedSequence((data, batch_sizes)), PyTorch's old form
@@ -77,27 +78,35 @@ class PackedSequence(_PackedSequenceFields):
         return self
 
     def double(self) -> PackedSequence:
+        """``to(dtype=torch.float64)``: ``data`` in float64."""
         return self.to(dtype=_dtypes.float64)
 
     def float(self) -> PackedSequence:
+        """``to(dtype=torch.float32)``: ``data`` in float32."""
         return self.to(dtype=_dtypes.float32)
 
     def half(self) -> PackedSequence:
+        """``to(dtype=torch.float16)``: ``data`` in float16."""
         return self.to(dtype=_dtypes.float16)
 
     def long(self) -> PackedSequence:
+        """``to(dtype=torch.int64)``: ``data`` in int64."""
         return self.to(dtype=_dtypes.int64)
 
     def int(self) -> PackedSequence:
+        """``to(dtype=torch.int32)``: ``data`` in int32."""
         return self.to(dtype=_dtypes.int32)
 
     def short(self) -> PackedSequence:
+        """``to(dtype=torch.int16)``: ``data`` in int16."""
         return self.to(dtype=_dtypes.int16)
 
     def char(self) -> PackedSequence:
+        """``to(dtype=torch.int8)``: ``data`` in int8."""
         return self.to(dtype=_dtypes.int8)
 
     def byte(self) -> PackedSequence:
+        """``to(dtype=torch.uint8)``: ``data`` in uint8."""
         return self.to(dtype=_dtypes.uint8)
 
     @property

@@ -49,6 +49,7 @@ class SpectralNorm:
         self.eps = eps
 
     def compute_weight(self, module: Module, do_power_iteration: bool) -> Tensor:
+        """``weight_orig / σ``, σ from ``u`` and ``v`` (refined by power iteration if asked)."""
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -64,6 +65,7 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module: Module) -> None:
+        """Undo :meth:`apply`: the current normalised weight becomes a plain parameter again."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
@@ -73,12 +75,14 @@ class SpectralNorm:
         module.register_parameter(self.name, Parameter(weight.detach()))
 
     def __call__(self, module: Module, inputs) -> None:
+        """The forward pre-hook: recompute ``module.<name>`` (iterating only in training)."""
         setattr(module, self.name,
                 self.compute_weight(module, do_power_iteration=module.training))
 
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> SpectralNorm:
+        """Split ``module.<name>`` into ``<name>_orig``, ``_u``, ``_v`` and register the hook."""
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(

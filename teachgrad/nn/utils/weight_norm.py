@@ -80,12 +80,14 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module: Module) -> Tensor:
+        """``g * v / ‖v‖``: the weight from its length ``<name>_g`` and direction ``<name>_v``."""
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
         return weight_norm_interface(v, g, self.dim)
 
     @staticmethod
     def apply(module: Module, name: str, dim: int | None) -> WeightNorm:
+        """Split ``module.<name>`` into ``<name>_g`` and ``<name>_v`` and register the hook."""
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(
@@ -102,6 +104,7 @@ class WeightNorm:
         return fn
 
     def remove(self, module: Module) -> None:
+        """Undo :meth:`apply`: the current weight becomes a plain parameter again."""
         with no_grad():
             weight = self.compute_weight(module)
         delattr(module, self.name)
@@ -110,6 +113,7 @@ class WeightNorm:
         setattr(module, self.name, Parameter(weight.detach()))
 
     def __call__(self, module: Module, inputs) -> None:
+        """The forward pre-hook: recompute ``module.<name>`` from ``g`` and ``v``."""
         setattr(module, self.name, self.compute_weight(module))
 
 

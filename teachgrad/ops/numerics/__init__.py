@@ -25,7 +25,7 @@ correctly rounded value, or one ulp away).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def in_float64(kernel: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     return wrapper
 
 
-def horner(coefficients, x):
+def horner(coefficients: Sequence[float], x: np.ndarray) -> np.ndarray:
     """The polynomial ``c[0] + c[1]·x + c[2]·x² + ...`` at ``x`` (lowest power first)."""
     result = np.full(np.shape(x), coefficients[-1], dtype=np.float64)
     for c in coefficients[-2::-1]:  # (in place: no new array per coefficient)

@@ -118,22 +118,22 @@ def _chebyshev(kind: str, x: np.ndarray, n: np.ndarray, closed_form_above: int) 
     return cases.out
 
 
-def chebyshev_t(x, n):
+def chebyshev_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Chebyshev polynomial of the first kind, ``Tₙ(cos θ) = cos nθ``."""
     return _chebyshev("t", x, n, 6)
 
 
-def chebyshev_u(x, n):
+def chebyshev_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Chebyshev polynomial of the second kind, ``Uₙ(cos θ) = sin((n+1)θ)/sin θ``."""
     return _chebyshev("u", x, n, 8)
 
 
-def chebyshev_v(x, n):
+def chebyshev_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Chebyshev polynomial of the third kind, ``Vₙ(cos θ) = cos((n+½)θ)/cos(θ/2)``."""
     return _chebyshev("v", x, n, 8)
 
 
-def chebyshev_w(x, n):
+def chebyshev_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Chebyshev polynomial of the fourth kind, ``Wₙ(cos θ) = sin((n+½)θ)/sin(θ/2)``."""
     return _chebyshev("w", x, n, 8)
 
@@ -142,22 +142,22 @@ def _shifted(x):
     return x + x - x.dtype.type(1)
 
 
-def shifted_chebyshev_t(x, n):
+def shifted_chebyshev_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``Tₙ(2x − 1)``: the Chebyshev polynomial of the first kind on [0, 1]."""
     return _chebyshev("t", _shifted(x), n, 6)
 
 
-def shifted_chebyshev_u(x, n):
+def shifted_chebyshev_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``Uₙ(2x − 1)``."""
     return _chebyshev("u", _shifted(x), n, 6)
 
 
-def shifted_chebyshev_v(x, n):
+def shifted_chebyshev_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``Vₙ(2x − 1)``."""
     return _chebyshev("v", _shifted(x), n, 6)
 
 
-def shifted_chebyshev_w(x, n):
+def shifted_chebyshev_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``Wₙ(2x − 1)``."""
     return _chebyshev("w", _shifted(x), n, 4)
 
@@ -173,17 +173,17 @@ def _hermite(x, n, first, step):
     return cases.out
 
 
-def hermite_h(x, n):
+def hermite_h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The physicists' Hermite polynomial Hₙ (orthogonal for the weight e^(−x²))."""
     return _hermite(x, n, x + x, lambda k, x, q, p: (x + x) * q - (k + k) * p)
 
 
-def hermite_he(x, n):
+def hermite_he(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The probabilists' Hermite polynomial Heₙ (orthogonal for the weight e^(−x²/2))."""
     return _hermite(x, n, x, lambda k, x, q, p: x * q - k * p)
 
 
-def laguerre_l(x, n):
+def laguerre_l(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Laguerre polynomial Lₙ (orthogonal on [0, ∞) for the weight e^(−x))."""
     m = _degree(n)
     one = x.dtype.type(1)
@@ -197,7 +197,7 @@ def laguerre_l(x, n):
     return cases.out
 
 
-def legendre_p(x, n):
+def legendre_p(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The Legendre polynomial Pₙ (orthogonal on [−1, 1])."""
     m = _degree(n)
     one = x.dtype.type(1)
