@@ -107,6 +107,9 @@ def test_errors():
                                                   "implemented for 'Long'"):
         F.interpolate(teachgrad.zeros(1, 1, 4, 4, dtype=teachgrad.int64), size=2,
                       mode="bilinear", antialias=True)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        F.interpolate(teachgrad.zeros(1, 1, 4, 4, dtype=teachgrad.float16), size=2,
+                      mode="bicubic", antialias=True)
 
 
 def test_modules():

@@ -334,7 +334,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         raise RuntimeError("Input and output sizes should be greater than 0, but got input "
                            f"({given}){glue} output ({wanted})")
     if antialias:
-        if input._data.dtype.kind != "f":
+        if input._data.dtype not in (np.float32, np.float64):  # (float16 too, as PyTorch)
             raise NotImplementedError(
                 f'"compute_index_ranges_weights" not implemented for \'{_type_name(input)}\''
             )
@@ -363,7 +363,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
 
 def _type_name(t: Tensor) -> str:
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(t._data.dtype.name, t._data.dtype.name)
+            "bool": "Bool", "float16": "Half"}.get(t._data.dtype.name, t._data.dtype.name)
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
