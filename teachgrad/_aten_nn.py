@@ -32,6 +32,8 @@ from .nn import functional as F
 from .nn import recurrent
 from .nn.feature_dropout import _check_float, _check_p, _keep_mask
 from .ops.op import Op
+from .ops.order_statistics import TransposeBackward1
+from .ops.shape import TransposeBackward0
 
 # Functions whose ATen form takes the same arguments as ``F``'s and computes the same thing.
 _SAME_AS_F = ("rms_norm", "bilinear")
@@ -284,7 +286,10 @@ def _run(mode: str, name: str, input: Tensor, batch_sizes: Tensor | None, hx: tu
     output, final = recurrent.recurrent_layers(mode, input, sizes, hx, weights, num_layers,
                                                dropout, train, bidirectional)
     if sizes is None and batch_first:
-        output = output.transpose(0, 1)
+        # As nn.RNN/GRU/LSTM: PyTorch's RNN and GRU kernels end in an in-place transpose_
+        # (TransposeBackward1), its LSTM in a plain transpose.
+        flip = TransposeBackward0 if mode == "LSTM" else TransposeBackward1
+        output = flip.apply(output, dim0=0, dim1=1)
     return output, final
 
 
