@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._tensor import Tensor, _make
+from .autograd.grad_mode import is_grad_enabled
 from .nn import functional as F
 from .nn import recurrent
 from .nn.feature_dropout import _check_float, _check_p, _keep_mask
@@ -144,6 +145,68 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     2 ``'sum'``)."""
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _REDUCTIONS[reduction], zero_infinity)
+
+
+# --- bags of embeddings ----------------------------------------------------------------------
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """``F.embedding_bag`` (weight first, ``mode`` 0 sum, 1 mean, 2 max) and the three
+    bookkeeping tensors of PyTorch's CPU kernel: ``(output, offset2bag, bag_size,
+    max_indices)``.
+
+    ``offset2bag[i]`` is the bag index ``i`` falls in; ``bag_size`` counts each bag's rows
+    (padding rows excluded); ``max_indices`` (max mode) is, per bag and column, the row the
+    maximum came from. PyTorch fills them only when its backward needs them: in sum mode
+    ``offset2bag`` is empty (full with a ``padding_idx``) and the others are zeros; in
+    mean mode ``max_indices`` repeats ``bag_size``. ``indices`` must be 1-D here, and with
+    ``include_last_offset`` the last offset must be ``len(indices)`` (as documented;
+    PyTorch's modes disagree with each other on other values).
+
+    >>> import teachgrad as torch
+    >>> table = torch.tensor([[1.0, 0.0], [0.0, 2.0], [4.0, 4.0]])
+    >>> torch.embedding_bag(table, torch.tensor([0, 1, 2]), torch.tensor([0, 2]), False, 1)
+    (tensor([[0.5000, 1.0000],
+            [4.0000, 4.0000]]), tensor([0, 0, 1]), tensor([2, 1]), tensor([2, 1]))
+    """
+    if indices.dim() != 1:
+        raise RuntimeError(
+            f"embedding_bag: expected 1-D indices with offsets, but got {indices.dim()}-D"
+            "\nHint: F.embedding_bag takes 2-D input (one bag per row); torch.embedding_bag "
+            "wants them flattened, with offsets."
+        )
+    output = F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq,
+                             _BAG_MODES[mode], sparse, per_sample_weights,
+                             include_last_offset, padding_idx)
+    idx, off = indices._data, offsets._data.astype(np.int64)
+    starts = off[:-1] if include_last_offset else off
+    bags = len(starts)
+    dtype = idx.dtype
+    offset2bag = (np.searchsorted(starts, np.arange(len(idx)), side="right") - 1).astype(dtype)
+    kept = np.ones(len(idx), bool) if padding_idx is None else idx != padding_idx
+    bag_size = np.bincount(offset2bag[kept], minlength=bags)[:bags].astype(dtype)
+    if mode == 0:
+        # PyTorch's float32 sum kernel does without offset2bag (its backward rebuilds it);
+        # with include_last_offset and no gradient recorded, its zeros have one entry
+        # per offset.
+        if weight._data.dtype == np.float32 and padding_idx is None:
+            offset2bag = offset2bag[:0]
+        recorded = weight.requires_grad and is_grad_enabled()
+        zeros = np.zeros(len(off) if include_last_offset and not recorded else bags, dtype)
+        return output, _make(offset2bag), _make(zeros), _make(zeros.copy())
+    if mode == 1:
+        return output, _make(offset2bag), _make(bag_size), _make(bag_size.copy())
+    max_indices = np.zeros((bags, weight.shape[1]), dtype)
+    rows = weight._data
+    for bag in range(bags):
+        members = idx[(offset2bag == bag) & kept]
+        if len(members):  # argmax: the first of equal maxima, as PyTorch's kernel
+            max_indices[bag] = members[np.argmax(rows[members], axis=0)]
+    return output, _make(offset2bag), _make(bag_size), _make(max_indices)
 
 
 # --- normalisation with its statistics -------------------------------------------------------
@@ -342,7 +405,7 @@ rnn_relu = _simple("RNN_RELU", "rnn_relu")
 
 __all__ = [
     *_SAME_AS_F, "max_pool3d", "max_pool1d_with_indices", "convolution",
-    "affine_grid_generator", "grid_sampler", "grid_sampler_2d", "ctc_loss",
+    "affine_grid_generator", "grid_sampler", "grid_sampler_2d", "ctc_loss", "embedding_bag",
     "native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
     "rnn_tanh_cell", "rnn_relu_cell", "gru_cell", "lstm_cell", "lstm", "gru", "rnn_tanh",
     "rnn_relu",

@@ -140,6 +140,24 @@ def test_ctc_loss_reduction_numbers():
         assert tg.allclose(tg.ctc_loss(*args, 0, number), F.ctc_loss(*args, reduction=name))
 
 
+def test_embedding_bag_bookkeeping_by_hand():
+    table = tg.tensor([[1.0, 0.0], [0.0, 2.0], [4.0, 4.0], [3.0, 9.0]])
+    indices, offsets = tg.tensor([0, 1, 2, 3, 2]), tg.tensor([0, 2, 2])  # bags 01 | - | 232
+    out, offset2bag, bag_size, max_indices = tg.embedding_bag(table, indices, offsets, False, 2)
+    assert out.tolist() == [[1.0, 2.0], [0.0, 0.0], [4.0, 9.0]]
+    assert offset2bag.tolist() == [0, 0, 2, 2, 2] and bag_size.tolist() == [2, 0, 3]
+    assert max_indices.tolist() == [[0, 1], [0, 0], [2, 3]]  # the rows the maxima came from
+    out, offset2bag, bag_size, max_indices = tg.embedding_bag(table, indices, offsets, False, 1,
+                                                              padding_idx=3)
+    assert bag_size.tolist() == [2, 0, 2] and max_indices.tolist() == [2, 0, 2]
+    assert out[2].tolist() == [4.0, 4.0]  # the mean of the two non-padding rows
+    out, offset2bag, bag_size, max_indices = tg.embedding_bag(table, indices, offsets)
+    assert offset2bag.tolist() == [] and bag_size.tolist() == [0, 0, 0]  # float32 sum
+    assert tg.equal(out, F.embedding_bag(indices, table, offsets, mode="sum"))
+    with pytest.raises(RuntimeError, match="expected 1-D indices with offsets"):
+        tg.embedding_bag(table, indices.view(1, 5), tg.tensor([], dtype=tg.int64))
+
+
 # --- against PyTorch -------------------------------------------------------------------------
 @pytest.mark.torch
 def test_values_and_gradients_match_torch():
@@ -229,3 +247,40 @@ def test_errors_match_torch():
         if lib is tg:
             ours, ours_gn = str(caught.value), str(caught_gn.value)
     assert ours == str(caught.value) and ours_gn == str(caught_gn.value)
+
+
+@pytest.mark.torch
+def test_embedding_bag_matches_torch():
+    torch = pytest.importorskip("torch")
+    names = ("output", "offset2bag", "bag_size", "max_indices")
+    indices = [1, 2, 4, 5, 4, 3, 2, 9]
+    count = 0
+    for dtype in ("float32", "float64"):
+        table = rng.standard_normal((10, 3)).astype(dtype)
+        weights = rng.random(8).astype(dtype)
+        for requires_grad in (False, True):
+            for offsets, last in (([0, 4, 4], False), ([0, 3, 8], True), ([0, 4, 4, 8], True)):
+                for mode in range(3):
+                    for per_sample in ((False, True) if mode == 0 else (False,)):
+                        for padding_idx in (None, 4):
+                            results = []
+                            for lib in (tg, torch):
+                                w = lib.tensor(table, requires_grad=requires_grad)
+                                psw = lib.tensor(weights) if per_sample else None
+                                got = lib.embedding_bag(w, lib.tensor(indices),
+                                                        lib.tensor(offsets), False, mode, False,
+                                                        psw, last, padding_idx)
+                                if requires_grad:
+                                    got[0].sum().backward()
+                                results.append(([x.detach().numpy() for x in got],
+                                                None if w.grad is None else w.grad.numpy()))
+                            case = (dtype, requires_grad, offsets, last, mode, per_sample,
+                                    padding_idx)
+                            for name, a, b in zip(names, results[0][0], results[1][0]):
+                                assert a.shape == b.shape and a.dtype == b.dtype, (name, case)
+                                assert np.allclose(a, b, atol=1e-6), (name, case)
+                            if requires_grad:
+                                assert np.allclose(results[0][1], results[1][1]), case
+                            count += 1
+    assert count == 2 * 2 * 3 * 4 * 2
+
