@@ -127,15 +127,24 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
                          _PADDING_MODES[padding_mode], align_corners)
 
 
-def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
-                    align_corners: bool) -> Tensor:
-    """:func:`grid_sampler` for 4-d inputs only."""
-    if input.dim() != 4 or grid.dim() != 4:
-        raise RuntimeError(
-            "grid_sampler(): expected 4D input and grid with same number of dimensions, but "
-            f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
-        )
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+def _grid_sampler_of(dims: int):
+    def sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                align_corners: bool) -> Tensor:
+        if input.dim() != dims or grid.dim() != dims:
+            raise RuntimeError(
+                f"grid_sampler(): expected {dims}D input and grid with same number of "
+                f"dimensions, but got input with sizes {list(input.shape)} and grid with "
+                f"sizes {list(grid.shape)}"
+            )
+        return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+    sampler.__name__ = sampler.__qualname__ = f"grid_sampler_{dims - 2}d"
+    sampler.__doc__ = f":func:`grid_sampler` for {dims}-d inputs only."
+    return sampler
+
+
+grid_sampler_2d = _grid_sampler_of(4)
+grid_sampler_3d = _grid_sampler_of(5)
 
 
 # --- losses --------------------------------------------------------------------------------
@@ -405,7 +414,8 @@ rnn_relu = _simple("RNN_RELU", "rnn_relu")
 
 __all__ = [
     *_SAME_AS_F, "max_pool3d", "max_pool1d_with_indices", "convolution",
-    "affine_grid_generator", "grid_sampler", "grid_sampler_2d", "ctc_loss", "embedding_bag",
+    "affine_grid_generator", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+    "ctc_loss", "embedding_bag",
     "native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
     "rnn_tanh_cell", "rnn_relu_cell", "gru_cell", "lstm_cell", "lstm", "gru", "rnn_tanh",
     "rnn_relu",

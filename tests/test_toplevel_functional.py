@@ -118,6 +118,8 @@ def test_grid_sampler_modes_by_number():
             assert tg.equal(tg.grid_sampler(x, grid, number, pad_number, False), expected)
     with pytest.raises(RuntimeError, match="grid_sampler\\(\\): expected 4D input"):
         tg.grid_sampler_2d(t(1, 1, 2, 2, 2), t(1, 2, 2, 2, 3), 0, 0, False)
+    with pytest.raises(RuntimeError, match="grid_sampler\\(\\): expected 5D input"):
+        tg.grid_sampler_3d(t(1, 1, 2, 2), t(1, 2, 2, 2), 0, 0, False)
 
 
 def test_affine_grid_generator_identity():
@@ -185,6 +187,8 @@ def test_values_and_gradients_match_torch():
          lambda lib, x, g: lib.grid_sampler(x, g * 0.9, 0, 1, False)),
         ("grid_sampler_2d", [(1, 2, 4, 4), (1, 3, 3, 2)],
          lambda lib, x, g: lib.grid_sampler_2d(x, g * 0.9, 2, 2, True)),
+        ("grid_sampler_3d", [(1, 2, 3, 3, 3), (1, 2, 2, 2, 3)],
+         lambda lib, x, g: lib.grid_sampler_3d(x, g * 0.9, 1, 0, False)),
         ("affine_grid_generator", [(2, 2, 3)],
          lambda lib, th: lib.affine_grid_generator(th, [2, 1, 3, 4], False)),
         ("max_pool3d", [(1, 2, 4, 4, 4)], lambda lib, x: lib.max_pool3d(x, [2], [], [1])),
