@@ -15,7 +15,9 @@ value towards 1 (to roughly 0.7-1.2: enough, and cheap). PyTorch's rule per 2-d 
 
 PyTorch runs the iteration in bfloat16, which NumPy lacks: :func:`_round_to_bfloat16`
 rounds each intermediate result to bfloat16's 8 significant bits exactly as PyTorch's
-kernels do, so the steps agree with PyTorch's bit for bit on small matrices.
+kernels do, so the steps agree with PyTorch's bit for bit on small matrices. On large ones
+the matrix products add in another order, and a sum can round to the neighbouring
+bfloat16 value: a difference of about ``lr · 2⁻⁸`` in some weights.
 """
 
 from __future__ import annotations
