@@ -139,6 +139,7 @@ conv1d, conv2d, conv3d = nn.functional.conv1d, nn.functional.conv2d, nn.function
 conv_transpose1d = nn.functional.conv_transpose1d
 conv_transpose2d = nn.functional.conv_transpose2d
 conv_transpose3d = nn.functional.conv_transpose3d
+from ._aten_nn import *  # noqa: E402, F403 - torch.convolution, torch.lstm_cell, native_* ...
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional
 
 # Last, once every function is in place: PyTorch's out= argument on the namespace functions

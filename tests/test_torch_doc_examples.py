@@ -50,7 +50,9 @@ MATCHING = [
     "torch.nn.ReLU", "torch.nn.GELU", "torch.nn.Tanh", "torch.nn.Sigmoid", "torch.nn.Softmax",
     "torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.MSELoss", "torch.nn.L1Loss",
     "torch.nn.BCELoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.RNN", "torch.nn.LSTM",
-    "torch.nn.GRU", "torch.nn.Upsample",
+    "torch.nn.GRU", "torch.nn.Upsample", "torch.nn.LinearCrossEntropyLoss",
+    # func
+    "torch.func.linearize", "torch.func.functionalize",
     # special, autograd, distributions
     "torch.special.expit", "torch.special.erf", "torch.special.logit", "torch.special.xlogy",
     "torch.special.softmax", "torch.special.log_softmax", "torch.autograd.functional.jacobian",

@@ -4,7 +4,11 @@
 * :func:`jvp`, :func:`jacfwd` — forward mode (:mod:`teachgrad.autograd.forward_ad`)
 * :func:`hessian` — ``jacfwd(jacrev(f))``
 * :func:`vmap` — one function call per sample, stacked (see :mod:`._vmap`)
-* :func:`functional_call` — a module as a function of its parameters
+* :func:`functional_call` — a module as a function of its parameters;
+  :func:`stack_module_state` — many models' parameters stacked, for ``vmap`` ensembles
+* :func:`linearize` — a function's value and its JVP at a point, as a function
+* :func:`functionalize` — runs the function as it is (PyTorch's removes mutations for its
+  compilers; teachgrad has none, see :mod:`._functionalize`)
 
 They compose: ``vmap(grad(f))`` gives per-sample gradients, ``grad(grad(f))`` a second
 derivative.
@@ -16,11 +20,13 @@ tensor([[2., 4.],
         [6., 8.]])
 """
 
-from ._functional_call import functional_call
+from ._functional_call import functional_call, stack_module_state
+from ._functionalize import functionalize
+from ._linearize import linearize
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from ._vmap import vmap
 
 __all__ = [
-    "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
-    "vmap",
+    "functional_call", "functionalize", "grad", "grad_and_value", "hessian", "jacfwd",
+    "jacrev", "jvp", "linearize", "stack_module_state", "vjp", "vmap",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops.shape import stack
 
 
 def functional_call(module, parameter_and_buffer_dicts: dict | tuple | list,
@@ -116,3 +117,44 @@ def _swap(module, name: str, value: Any) -> Any:
         raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}`")
     object.__setattr__(owner, leaf, value)
     return old
+
+
+def stack_module_state(models) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Prepares a list of ``nn.Module`` s for ensembling with :func:`vmap`: two dicts,
+    ``params`` and ``buffers``, holding each parameter (buffer) of the ``M`` models stacked
+    along a new first dimension, by ``state_dict`` name.
+
+    The stacked parameters are new leaves (they require grad if the models' did), unrelated
+    to the models' own: pass them to an optimizer, and run the ensemble with
+    ``vmap(lambda p, b, x: functional_call(models[0], (p, b), (x,)), (0, 0, None))``.
+
+    >>> import teachgrad as torch
+    >>> from teachgrad.func import stack_module_state
+    >>> params, buffers = stack_module_state([torch.nn.Linear(3, 2) for _ in range(5)])
+    >>> {name: tuple(p.shape) for name, p in params.items()}
+    {'weight': (5, 2, 3), 'bias': (5, 2)}
+    """
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode.")
+    first_type = type(models[0])
+    if not all(type(m) is first_type for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    all_params = [dict(model.named_parameters()) for model in models]
+    params = {name: _stacked_leaf([p[name] for p in all_params], name) for name in all_params[0]}
+    all_buffers = [dict(model.named_buffers()) for model in models]
+    buffers = {name: _stacked_leaf([b[name] for b in all_buffers], name)
+               for name in all_buffers[0]}
+    return params, buffers
+
+
+def _stacked_leaf(tensors: list[Tensor], name: str) -> Tensor:
+    """``stack(tensors)`` as a new leaf, requiring grad if every tensor did."""
+    all_require_grad = all(t.requires_grad for t in tensors)
+    if not all_require_grad and any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = stack([t.detach() for t in tensors])
+    return result.requires_grad_() if all_require_grad else result
+

@@ -2,7 +2,7 @@
 
 * :class:`Module` — the base class of layers and models (``parameters()``, ``train()``,
   ``state_dict()``, printing as a tree)
-* :class:`Parameter` — a tensor a module learns
+* :class:`Parameter` — a tensor a module learns; :class:`Buffer` — state it does not learn
 * layers — ``Linear``, activations (``ReLU``, ``Tanh`` ...), ``Dropout``, ``Flatten``,
   containers (``Sequential``, ``ModuleList``), losses (``MSELoss``, ``CrossEntropyLoss`` ...)
 * :mod:`teachgrad.nn.functional` — the same layers as functions (``F.relu``, ``F.cross_entropy``)
@@ -19,6 +19,6 @@
 from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+__all__ = ["Buffer", "Parameter", "functional", "init", "utils", *_modules_all]

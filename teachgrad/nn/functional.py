@@ -1090,3 +1090,6 @@ __all__ += [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
     "gumbel_softmax", "pdist",
 ]
+from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + cross entropy
+
+__all__ += ["linear_cross_entropy"]

@@ -1,9 +1,13 @@
-"""``Parameter``: a tensor that a :class:`~teachgrad.nn.Module` learns.
+"""``Parameter``: a tensor that a :class:`~teachgrad.nn.Module` learns; ``Buffer``: a tensor
+that is a module's state but is not learned.
 
 A parameter is an ordinary leaf tensor with ``requires_grad=True`` and one extra meaning:
 assigning it to a module attribute (``self.weight = nn.Parameter(...)``) registers it, so
 ``module.parameters()`` finds it and an optimizer can update it. Everything you compute
 from a parameter is a plain :class:`~teachgrad.Tensor`.
+
+A buffer (batch norm's running mean) is marked the same way: ``self.mean = nn.Buffer(t)``
+registers it as ``self.register_buffer('mean', t)`` would.
 """
 
 from __future__ import annotations
@@ -82,4 +86,60 @@ def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
     return Parameter(_make(data), requires_grad)
 
 
-__all__ = ["Parameter"]
+class _BufferMeta(type):
+    """Makes ``isinstance(t, Buffer)`` true for the tensors ``Buffer(...)`` marked, as PyTorch's
+    ``_BufferMeta`` does (a buffer is a plain ``Tensor`` carrying a mark, not a subclass)."""
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, Tensor) and _BUFFER_MARK in (instance._extra or ())
+
+
+# The key of the mark in a tensor's ``_extra`` dict; its value is ``persistent``.
+_BUFFER_MARK = "buffer_persistent"
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A kind of Tensor that should not be considered a model parameter, but is part of the
+    module's state (batch norm's ``running_mean``).
+
+    Assigning one as a module attribute registers it as a buffer (``module.buffers()`` finds
+    it; ``state_dict()`` saves it unless ``persistent=False``); assigning a plain tensor does
+    not. As in PyTorch, ``Buffer(data)`` returns a plain :class:`~teachgrad.Tensor`
+    (``data.detach()``, keeping ``requires_grad``) marked as a buffer, with a ``persistent``
+    attribute::
+
+        >>> import teachgrad as torch
+        >>> class Counter(torch.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.count = torch.nn.Buffer(torch.zeros(1))
+        >>> Counter().state_dict()
+        OrderedDict([('count', tensor([0.]))])
+        >>> torch.nn.Buffer(torch.ones(2), persistent=False).persistent
+        False
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        if data is None:
+            data = Tensor()  # PyTorch's default: an empty float tensor
+        if not isinstance(data, Tensor):
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        buffer = data.detach().requires_grad_(data.requires_grad)
+        _mark_as_buffer(buffer, persistent)
+        return buffer
+
+
+def _mark_as_buffer(tensor: Tensor, persistent: bool) -> None:
+    tensor._extras()[_BUFFER_MARK] = persistent
+
+
+def _persistent(self: Tensor) -> bool:
+    if _BUFFER_MARK not in (self._extra or ()):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'persistent'")
+    return self._extra[_BUFFER_MARK]
+
+
+# Only the tensors ``Buffer`` marked have this attribute (others raise, as in PyTorch).
+Tensor.persistent = property(_persistent, doc="Whether a buffer goes into ``state_dict``.")
+
+__all__ = ["Buffer", "Parameter"]

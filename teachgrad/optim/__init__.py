@@ -1,5 +1,5 @@
 """``teachgrad.optim``: the update rules that train a model (SGD, Adam, AdamW, RMSprop,
-Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, LBFGS, Rprop, Adafactor),
+Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, LBFGS, Rprop, Adafactor, Muon),
 :mod:`teachgrad.optim.lr_scheduler` to change the learning rate during training, and
 :mod:`teachgrad.optim.swa_utils` to average the weights (SWA, EMA).
 
@@ -20,6 +20,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -29,5 +30,6 @@ from .sgd import SGD
 
 __all__ = [
     "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-    "NAdam", "RAdam", "ASGD", "LBFGS", "Rprop", "Adafactor", "lr_scheduler", "swa_utils",
+    "NAdam", "RAdam", "ASGD", "LBFGS", "Rprop", "Adafactor", "Muon", "lr_scheduler",
+    "swa_utils",
 ]

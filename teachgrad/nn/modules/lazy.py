@@ -24,7 +24,7 @@ from ... import _dtypes
 from ..._creation import _check_device
 from ..._tensor import Tensor, _init
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, _mark_as_buffer
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
@@ -106,11 +106,12 @@ class UninitializedBuffer(_Uninitialized, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad: bool = False, device: Any = None,
-                dtype: Any = None) -> UninitializedBuffer:
+                dtype: Any = None, persistent: bool = True) -> UninitializedBuffer:
         """An empty buffer that ``materialize(shape)`` fills in later."""
         _check_device(device)
         buffer = object.__new__(cls)
         _init(buffer, _empty(dtype)._data, requires_grad)
+        _mark_as_buffer(buffer, persistent)  # isinstance(b, nn.Buffer), as in PyTorch
         return buffer
 
 

@@ -33,7 +33,7 @@ from ..._creation import _check_device
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 
 def _typename(obj: Any) -> str:
@@ -230,13 +230,18 @@ class Module:
                     "(torch.nn.Module or None expected)"
                 )
             self._modules[name] = value
-        elif name in self.__dict__.get("_buffers", ()):
+        elif isinstance(value, Buffer) or name in self.__dict__.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{_typename(value)}' as buffer '{name}' "
                     "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
-            self._buffers[name] = value
+            # An nn.Buffer says whether it is saved; a plain tensor keeps the old choice.
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 
