@@ -35,6 +35,9 @@ from .ops.decompositions import (
     svdvals,
 )
 from .ops.linalg import matmul, matrix_power
+from .ops.lu_decomposition import linalg_lu as lu
+from .ops.lu_decomposition import linalg_lu_solve as lu_solve
+from .ops.lu_decomposition import lu_factor, lu_factor_ex
 from .ops.matrix_functions import (
     cond,
     cross,
@@ -51,7 +54,8 @@ from .ops.reduce import vector_norm
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-    "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp",
+    "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+    "lu_solve", "matmul", "matrix_exp",
     "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
     "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
     "tensorsolve", "vander", "vecdot", "vector_norm",

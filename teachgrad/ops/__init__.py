@@ -27,6 +27,7 @@ linalg              matmul and its special cases (mm, bmm, mv, dot), outer
 decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matrix_exp
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
+lu_decomposition    lu_factor, lu, lu_unpack, lu_solve (a NumPy getrf, pivots as LAPACK's)
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
 calculus            diff, trapezoid/trapz, cumulative_trapezoid (composed)
@@ -69,6 +70,7 @@ from . import (  # noqa: F401
     linalg,
     linalg_aliases,
     loss,
+    lu_decomposition,
     matrix_functions,
     multiply_add,
     numerical_gradient,
@@ -105,6 +107,7 @@ from .legacy_linalg import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .linalg_aliases import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .lu_decomposition import *  # noqa: F403
 from .matrix_functions import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
 from .numerical_gradient import *  # noqa: F403
@@ -136,6 +139,7 @@ __all__ = [
     *linalg_aliases.__all__,
     *matrix_functions.__all__,
     *loss.__all__,
+    *lu_decomposition.__all__,
     *multiply_add.__all__,
     *order_statistics.__all__,
     *pointwise.__all__,
