@@ -27,6 +27,7 @@ linalg              matmul and its special cases (mm, bmm, mv, dot), outer
 decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matrix_exp
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
+householder         geqrf, householder_product (orgqr), ormqr: Householder reflectors
 lu_decomposition    lu_factor, lu, lu_unpack, lu_solve (a NumPy getrf, pivots as LAPACK's)
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
@@ -58,6 +59,7 @@ from . import (  # noqa: F401
     elementary,
     gamma,
     grid,
+    householder,
     incomplete_gamma,
     index,
     index_reduction,
@@ -97,6 +99,7 @@ from .conversion import *  # noqa: F403
 from .elementary import *  # noqa: F403
 from .gamma import *  # noqa: F403
 from .grid import *  # noqa: F403
+from .householder import *  # noqa: F403
 from .incomplete_gamma import *  # noqa: F403
 from .index import *  # noqa: F403
 from .index_reduction import *  # noqa: F403
@@ -150,6 +153,7 @@ __all__ = [
     *split_join.__all__,
     *view_scatter.__all__,
     *grid.__all__,
+    *householder.__all__,
     *info.__all__,
     *layout.__all__,
     *bitwise_shift.__all__,

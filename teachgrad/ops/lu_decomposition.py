@@ -338,8 +338,8 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     matrix is singular, which is not an error unless ``check_errors``.
 
     >>> import teachgrad as torch
-    >>> torch.linalg.lu_factor_ex(torch.tensor([[1., 2.], [3., 4.]])).pivots
-    tensor([2, 2], dtype=torch.int32)
+    >>> torch.linalg.lu_factor_ex(torch.tensor([[1., 2.], [3., 4.]])).pivots.tolist()
+    [2, 2]
     """
     _check_factor_input("torch.lu_factor", A, pivot)
     LU, pivots, info = LinalgLuFactorExBackward0.apply(A)
@@ -436,8 +436,8 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     >>> A = torch.tensor([[1., 2.], [3., 4.]])
     >>> LU, pivots = torch.linalg.lu_factor(A)
     >>> torch.linalg.lu_solve(LU, pivots, torch.tensor([[5.], [11.]]))
-    tensor([[1.0000],
-            [2.0000]])
+    tensor([[1.],
+            [2.]])
     """
     fn = "linalg.lu_solve"
     if LU._data.ndim < 2:
