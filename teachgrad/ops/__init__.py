@@ -28,6 +28,8 @@ decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matri
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
 householder         geqrf, householder_product (orgqr), ormqr: Householder reflectors
+ldl                 linalg.ldl_factor/ldl_solve: Bunch–Kaufman (LAPACK's sytrf/sytrs)
+triangular          the deprecated torch.triangular_solve (solution, cloned_coefficient)
 lu_decomposition    lu_factor, lu, lu_unpack, lu_solve (a NumPy getrf, pivots as LAPACK's)
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
@@ -68,6 +70,7 @@ from . import (  # noqa: F401
     inplace,
     inplace_more,
     layout,
+    ldl,
     legacy_linalg,
     linalg,
     linalg_aliases,
@@ -87,6 +90,7 @@ from . import (  # noqa: F401
     special,
     split_join,
     statistics,
+    triangular,
     untracked_split,
     view_scatter,
 )
@@ -124,6 +128,7 @@ from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .triangular import *  # noqa: F403
 from .untracked_split import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
@@ -163,5 +168,6 @@ __all__ = [
     *slice_norms.__all__,
     *numerical_gradient.__all__,
     *statistics.__all__,
+    *triangular.__all__,
     *untracked_split.__all__,
 ]
