@@ -46,6 +46,9 @@ predicates          isposinf, isneginf, isreal
 slice_norms         renorm: cap the p-norm of each slice
 statistics          cov, corrcoef, histogram, histogramdd
 untracked_split     unsafe_split/unsafe_chunk: split without view tracking
+strided             as_strided (any window on a tensor's storage), as_strided_scatter
+view_copies         select_copy, view_copy ...: a view op's result copied, grad_fn ``*_copy``
+not_implemented     the ``NotImplemented`` node of ops without a derivative
 inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
 ==================  =================================================================
 """
@@ -90,8 +93,10 @@ from . import (  # noqa: F401
     special,
     split_join,
     statistics,
+    strided,
     triangular,
     untracked_split,
+    view_copies,
     view_scatter,
 )
 from .activation import *  # noqa: F403
@@ -128,8 +133,10 @@ from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .strided import *  # noqa: F403
 from .triangular import *  # noqa: F403
 from .untracked_split import *  # noqa: F403
+from .view_copies import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
 __all__ = [
@@ -170,4 +177,6 @@ __all__ = [
     *statistics.__all__,
     *triangular.__all__,
     *untracked_split.__all__,
+    *strided.__all__,
+    *view_copies.__all__,
 ]

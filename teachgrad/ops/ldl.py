@@ -21,7 +21,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..return_types import structseq
 from . import decompositions as dec
-from .op import Op
+from .not_implemented import NotImplementedNode
 
 __all__: list[str] = []  # torch.linalg's names: teachgrad.linalg exports them
 
@@ -133,27 +133,6 @@ def sytrs(LD: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:  # n
     return b
 
 
-class _LdlNotImplemented(Op):
-    """The ``grad_fn`` PyTorch records for ldl_factor/ldl_solve: no derivative."""
-
-    formula = "no derivative in PyTorch"
-
-    def name(self) -> str:
-        return "torch::autograd::NotImplemented"
-
-    @staticmethod
-    def forward(ctx, *arrays, compute, aten_name):
-        ctx.aten_name = aten_name
-        return compute(*arrays)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(f"derivative for aten::{ctx.aten_name} is not implemented")
-
-
-_LdlNotImplemented.__name__ = _LdlNotImplemented.__qualname__ = "NotImplemented"
-
-
 def _factor_batch(A: np.ndarray) -> tuple:
     n = A.shape[-1]
     flat = A.reshape((-1, n, n))
@@ -174,7 +153,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
             [0.2500, 2.7500]])
     """
     dec.check_matrix("torch.linalg.ldl_factor_ex", A, square=True)
-    LD, pivots, info = _LdlNotImplemented.apply(A, compute=_factor_batch,
+    LD, pivots, info = NotImplementedNode.apply(A, compute=_factor_batch,
                                                aten_name="linalg_ldl_factor_ex")
     if check_errors and info._data.any():
         raise _zero_block_error("torch.linalg.ldl_factor_ex", info._data)
@@ -198,7 +177,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
     [-2, -2]
     """
     dec.check_matrix("torch.linalg.ldl_factor_ex", A, square=True)
-    LD, pivots, info = _LdlNotImplemented.apply(A, compute=_factor_batch,
+    LD, pivots, info = NotImplementedNode.apply(A, compute=_factor_batch,
                                                aten_name="linalg_ldl_factor_ex")
     if info._data.any():
         raise _zero_block_error("torch.linalg.ldl_factor", info._data)
@@ -243,5 +222,5 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
         raise RuntimeError(
             "torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, "
             f"but got pivots with shape {list(pivots._data.shape)} instead")
-    return _LdlNotImplemented.apply(LD, pivots, B, compute=_solve_batch,
+    return NotImplementedNode.apply(LD, pivots, B, compute=_solve_batch,
                                     aten_name="linalg_ldl_solve")
