@@ -90,9 +90,7 @@ def _check_geometry(size: tuple, stride: tuple, offset: int, storage_len: int,
 
 def strided_window(flat: np.ndarray, size: tuple, stride: tuple, offset: int) -> np.ndarray:
     """The view of ``flat`` with these (element) sizes, strides and offset."""
-    if 0 in size:
-        return np.empty(size, flat.dtype)
-    start = flat[offset:]
+    start = flat[offset:]  # (empty if a window of no elements starts past the end)
     return _np_as_strided(start, size, tuple(s * flat.itemsize for s in stride),
                           writeable=flat.flags.writeable)
 
