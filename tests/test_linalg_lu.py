@@ -56,6 +56,13 @@ def test_p_l_u_reconstruct_a(shape):
     assert np.array_equal(P2.numpy(), P.numpy()) and np.allclose(L2.numpy(), L.numpy())
 
 
+def test_lu_unpack_checks_the_number_of_pivots():
+    # (PyTorch reads past the end of a short pivots tensor: whether it raises depends on
+    # what memory follows, so this one is not compared with it.)
+    with pytest.raises(RuntimeError, match="pivots passed to lu_unpack must be between 1"):
+        teachgrad.lu_unpack(teachgrad.eye(3), teachgrad.tensor([1, 2], dtype=teachgrad.int32))
+
+
 def test_singular_matrix_info_and_error():
     A = teachgrad.tensor([[1., 2.], [2., 4.]])
     LU, pivots, info = teachgrad.linalg.lu_factor_ex(A)
@@ -224,7 +231,6 @@ ERROR_CASES = [
                                 T.ones(3, 3)),
     lambda T: T.linalg.lu_solve(T.ones(3), T.ones(3, dtype=T.int32), T.ones(3, 3)),
     lambda T: T.lu_unpack(T.eye(3), T.tensor([1, 2, 3])),
-    lambda T: T.lu_unpack(T.eye(3), T.tensor([1, 2], dtype=T.int32)),
     lambda T: T.lu_unpack(T.eye(3), T.tensor([1, 2, 5], dtype=T.int32)),
     lambda T: T.lu_unpack(T.ones(3), T.ones(3, dtype=T.int32)),
 ]

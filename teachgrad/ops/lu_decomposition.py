@@ -389,7 +389,6 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> tuple:
 linalg_lu.__name__ = "lu"
 
 
-@tensor_method()
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
               unpack_pivots: bool = True) -> tuple:
     """``(P, L, U)`` from the packed result of :func:`lu_factor`.
