@@ -87,8 +87,9 @@ def sytf2(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
                 d21 = t / d21
                 wk = d21 * (d11 * a[rest, k] - a[rest, k + 1])
                 wkp1 = d21 * (d22 * a[rest, k + 1] - a[rest, k])
-                update = np.outer(a[rest, k], wk) + np.outer(a[rest, k + 1], wkp1)
-                a[rest, rest] = _symmetric_from_lower(a[rest, rest] - update)
+                # (two subtractions, in LAPACK's order: the roundings then match)
+                a[rest, rest] = _symmetric_from_lower(
+                    a[rest, rest] - np.outer(a[rest, k], wk) - np.outer(a[rest, k + 1], wkp1))
                 a[rest, k], a[rest, k + 1] = wk, wkp1
             pivots[k] = pivots[k + 1] = -(kp + 1)
         k += step
