@@ -45,6 +45,7 @@ from ._tensor import Size, Tensor  # noqa: I001
 from . import ops  # noqa: F401 - registers the Tensor methods
 from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
+from ._range import range  # noqa: F401, A004 - torch.range (deprecated, inclusive)
 from ._random import *  # noqa: F403
 from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
 from ._legacy_types import *  # noqa: F403 - FloatTensor, LongTensor ...
@@ -52,6 +53,7 @@ from ._flags import *  # noqa: F403 - use_deterministic_algorithms & co.
 from ._windows import *  # noqa: F403 - hann_window & co.
 from ._torch_functions import *  # noqa: F403 - torch.relu_, torch.dropout, torch.kl_div ...
 from . import _tensor_extras  # noqa: F401 - data_ptr, storage_offset, new, apply_ ...
+from ._tensor_extras import is_inference  # noqa: F401
 from ._real_only import *  # noqa: F403 - conj, real, mH ... for real CPU tensors
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
@@ -62,7 +64,11 @@ from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
 from . import testing  # noqa: F401 - torch.testing.assert_close
 from .serialization import load, save  # noqa: F401
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd import engine as _engine  # noqa: F401 - loads the engine eagerly
 from .autograd.grad_mode import (  # noqa: F401
     enable_grad,

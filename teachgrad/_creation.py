@@ -21,7 +21,7 @@ from ._warn import warn_user
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
     "arange", "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like",
-    "scalar_tensor", "tril_indices", "triu_indices",
+    "scalar_tensor", "tril_indices", "triu_indices", "empty_strided",
 ]
 
 
@@ -251,6 +251,32 @@ def empty(*size, dtype: DType | None = None, device=None, requires_grad: bool = 
           memory_format=None) -> Tensor:
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, device=None,
+                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """An "uninitialised" (zero-filled) tensor laid out in memory with these strides.
+
+    ``stride`` counts elements: ``empty_strided((2, 3), (1, 2))`` is a 2×3 tensor stored
+    column by column, as ``empty(3, 2).t()`` would be.
+
+    >>> import teachgrad as torch
+    >>> torch.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    from .ops.strided import strided_window
+
+    _check_device(device)
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    d = to_dtype(dtype).numpy if dtype is not None else get_default_dtype().numpy
+    needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
 
 def full(size, fill_value, *, dtype: DType | None = None, device=None,

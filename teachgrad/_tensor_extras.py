@@ -1,5 +1,5 @@
 """Tensor methods about memory and Python callables: ``data_ptr``, ``storage_offset``,
-``is_cpu``, ``new``, ``apply_`` and ``map_``.
+``is_cpu``, ``new``, ``apply_`` and ``map_`` (and ``is_inference``).
 
 teachgrad keeps a tensor's numbers in a NumPy array; its memory address and its offset
 into the memory it shares with other views are the array's, so these answer what PyTorch
@@ -94,6 +94,20 @@ def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A
     return self
 
 
+def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether ``input`` is an *inference tensor*: always False here.
+
+    In PyTorch, tensors made inside ``inference_mode()`` are inference tensors, which may
+    never enter autograd later. teachgrad's ``inference_mode`` is ``no_grad`` (nothing is
+    recorded) and makes ordinary tensors, so none is an inference tensor.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return False
+
+
+Tensor.is_inference = is_inference
 Tensor.data_ptr = data_ptr
 Tensor.storage_offset = storage_offset
 Tensor.is_cpu = property(lambda self: True, doc="Always True: teachgrad computes on the CPU.")

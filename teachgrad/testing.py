@@ -1,4 +1,5 @@
-"""``teachgrad.testing.assert_close``: are two results the same, up to rounding?
+"""``teachgrad.testing``: ``assert_close`` (are two results the same, up to rounding?) and
+``make_tensor`` (a random tensor for a test, see :mod:`teachgrad._make_tensor`).
 
 Tutorials check a hand-written function against the library one with it:
 
@@ -20,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ._make_tensor import make_tensor
 from ._tensor import Tensor, _make
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
 
 # (rtol, atol) by dtype, PyTorch's defaults; exact comparison for everything else.
 _TOLERANCES = {

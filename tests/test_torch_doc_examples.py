@@ -35,6 +35,9 @@ MATCHING = [
     "torch.einsum",
     "torch.linalg.det", "torch.linalg.cross", "torch.linalg.vector_norm",
     "torch.linalg.matrix_norm", "torch.linalg.vander",
+    "torch.linalg.lu_factor", "torch.linalg.lu", "torch.linalg.lu_solve", "torch.lu_unpack",
+    "torch.triangular_solve", "torch.linalg.ldl_factor", "torch.linalg.ldl_factor_ex",
+    "torch.range", "torch.as_strided", "torch.as_strided_scatter", "torch.testing.make_tensor",
     # Tensor methods
     "torch.Tensor.expand", "torch.Tensor.repeat", "torch.Tensor.item", "torch.Tensor.tolist",
     "torch.Tensor.index_add_", "torch.Tensor.index_fill_", "torch.Tensor.scatter_add_",

@@ -27,6 +27,10 @@ linalg              matmul and its special cases (mm, bmm, mv, dot), outer
 decompositions      det, inv, solve, cholesky, qr, eigh, svd, pinv, lstsq, matrix_exp
 matrix_functions    matrix norms, cond, cross, multi_dot, kron, tensordot, dist, cdist
 linalg_aliases      torch.det, torch.svd, x.inverse() ...: the top-level names
+householder         geqrf, householder_product (orgqr), ormqr: Householder reflectors
+ldl                 linalg.ldl_factor/ldl_solve: Bunch–Kaufman (LAPACK's sytrf/sytrs)
+triangular          the deprecated torch.triangular_solve (solution, cloned_coefficient)
+lu_decomposition    lu_factor, lu, lu_unpack, lu_solve (a NumPy getrf, pivots as LAPACK's)
 multiply_add        addcmul/addcdiv, addmv, addr, baddbmm, addbmm (fused multiply-adds)
 numerical_gradient  torch.gradient: derivatives estimated from samples (composed)
 calculus            diff, trapezoid/trapz, cumulative_trapezoid (composed)
@@ -42,6 +46,9 @@ predicates          isposinf, isneginf, isreal
 slice_norms         renorm: cap the p-norm of each slice
 statistics          cov, corrcoef, histogram, histogramdd
 untracked_split     unsafe_split/unsafe_chunk: split without view tracking
+strided             as_strided (any window on a tensor's storage), as_strided_scatter
+view_copies         select_copy, view_copy ...: a view op's result copied, grad_fn ``*_copy``
+not_implemented     the ``NotImplemented`` node of ops without a derivative
 inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
 ==================  =================================================================
 """
@@ -57,6 +64,7 @@ from . import (  # noqa: F401
     elementary,
     gamma,
     grid,
+    householder,
     incomplete_gamma,
     index,
     index_reduction,
@@ -65,10 +73,12 @@ from . import (  # noqa: F401
     inplace,
     inplace_more,
     layout,
+    ldl,
     legacy_linalg,
     linalg,
     linalg_aliases,
     loss,
+    lu_decomposition,
     matrix_functions,
     multiply_add,
     numerical_gradient,
@@ -83,7 +93,10 @@ from . import (  # noqa: F401
     special,
     split_join,
     statistics,
+    strided,
+    triangular,
     untracked_split,
+    view_copies,
     view_scatter,
 )
 from .activation import *  # noqa: F403
@@ -95,6 +108,7 @@ from .conversion import *  # noqa: F403
 from .elementary import *  # noqa: F403
 from .gamma import *  # noqa: F403
 from .grid import *  # noqa: F403
+from .householder import *  # noqa: F403
 from .incomplete_gamma import *  # noqa: F403
 from .index import *  # noqa: F403
 from .index_reduction import *  # noqa: F403
@@ -105,6 +119,7 @@ from .legacy_linalg import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .linalg_aliases import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .lu_decomposition import *  # noqa: F403
 from .matrix_functions import *  # noqa: F403
 from .multiply_add import *  # noqa: F403
 from .numerical_gradient import *  # noqa: F403
@@ -118,7 +133,10 @@ from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .strided import *  # noqa: F403
+from .triangular import *  # noqa: F403
 from .untracked_split import *  # noqa: F403
+from .view_copies import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
 __all__ = [
@@ -136,6 +154,7 @@ __all__ = [
     *linalg_aliases.__all__,
     *matrix_functions.__all__,
     *loss.__all__,
+    *lu_decomposition.__all__,
     *multiply_add.__all__,
     *order_statistics.__all__,
     *pointwise.__all__,
@@ -146,6 +165,7 @@ __all__ = [
     *split_join.__all__,
     *view_scatter.__all__,
     *grid.__all__,
+    *householder.__all__,
     *info.__all__,
     *layout.__all__,
     *bitwise_shift.__all__,
@@ -155,5 +175,8 @@ __all__ = [
     *slice_norms.__all__,
     *numerical_gradient.__all__,
     *statistics.__all__,
+    *triangular.__all__,
     *untracked_split.__all__,
+    *strided.__all__,
+    *view_copies.__all__,
 ]

@@ -1076,9 +1076,8 @@ class LinalgLstsqBackward0(Op):
         if driver in ("gels",):
             rank = np.empty((0,), np.int64)
         values = S if driver in ("gelsd", "gelss") else np.empty((0,), a.dtype)
-        if vector:
+        if vector:  # (the residuals keep their last dimension of 1, as in PyTorch)
             X = X[..., 0]
-            residuals = residuals[..., 0] if residuals.size else residuals
         ctx.save_for_backward(A, B, X)
         return X, residuals, rank, values
 
@@ -1090,8 +1089,6 @@ class LinalgLstsqBackward0(Op):
             B, X = np.expand_dims(B, -1), np.expand_dims(X, -1)
             if grad_X is not None:
                 grad_X = np.expand_dims(grad_X, -1)
-            if grad_residuals is not None:
-                grad_residuals = np.expand_dims(grad_residuals, -1)
         grad_A = grad_B = None
         if grad_X is not None:
             pinvA = np.linalg.pinv(A)
@@ -1140,11 +1137,22 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None) -> tup
     if driver not in _DRIVERS:
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if not 0 <= A._data.ndim - B._data.ndim <= 1:
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1")
     vector = is_vector_rhs(A, B)
     rows = B._data.shape[-1] if vector else B._data.shape[-2]
     if rows != A._data.shape[-2]:
         which = "other.size(-1)" if vector else "other.size(-2)"
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match {which}")
+    if not vector and B._data.ndim == A._data.ndim - 1:
+        # PyTorch's rule for a matrix B with one dimension fewer than A: B.shape[:-1] is
+        # broadcast with A's batch shape (as if B were a batch of vectors), and each matrix
+        # of that batch is solved against the whole of B. A (1, 3, 3) with B (3, 2) gives
+        # a (3, 3, 2) solution: three copies.
+        batch = _broadcast_batches(A._data.shape[:-2], B._data.shape[:-1])
+        B = B.expand(batch + B._data.shape[-2:])
     m, n = A._data.shape[-2:]
     if rcond is None:
         rcond = np.finfo(A._data.dtype).eps * max(m, n)

@@ -94,6 +94,7 @@ INPLACE_GRAD_FN_NAMES = {
     "AtanhBackward0": "AtanhBackward1",
     # views made in place (inplace_more: ``x.t_()``, ``x.squeeze_(1)``...)
     "TBackward0": "TBackward1",
+    "AsStridedBackward0": "AsStridedBackward1",  # as_strided_()
     "TransposeBackward0": "TransposeBackward1",  # transpose_, swapaxes_, swapdims_
     "UnsqueezeBackward0": "UnsqueezeBackward1",
     "SqueezeBackward0": "SqueezeBackward3",  # squeeze_()

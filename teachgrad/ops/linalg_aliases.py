@@ -163,11 +163,19 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
     return matrix_functions.cross(input, other, dim=dim)
 
 
+def matrix_rank(*args, **kwargs):
+    """Removed from PyTorch (since 1.9): raises PyTorch's error naming ``linalg.matrix_rank``."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
 for _name in ("kron", "inner", "dist"):
     tensor_method(_name)(getattr(matrix_functions, _name))
 del _name
 
 __all__ = [
     "det", "slogdet", "logdet", "inverse", "pinverse", "matrix_exp", "svd", "qr", "cholesky",
-    "cholesky_solve", "cholesky_inverse", "cross",
+    "cholesky_solve", "cholesky_inverse", "cross", "matrix_rank",
 ]

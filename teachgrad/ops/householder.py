@@ -1,0 +1,271 @@
+"""Householder reflectors: ``torch.geqrf``, ``linalg.householder_product`` (``torch.orgqr``)
+and ``torch.ormqr``.
+
+A Householder reflector ``H = I − τ v vᵀ`` (``τ = 2 / vᵀv`` makes it a reflection) maps a
+vector onto a multiple of e₁. LAPACK's QR (``geqrf``) applies one per column: A becomes R,
+and ``Q = H₁ H₂ … H_k``. It does not form Q; it stores each ``v`` (whose first entry is
+taken to be 1) below R's diagonal and returns the ``τ`` separately. ``householder_product``
+multiplies the reflectors out (the first n columns of Q); ``ormqr`` multiplies a matrix by
+Q (or Qᵀ) without forming Q.
+
+Both are differentiable: each reflector is one step ``C ← C − τ v (vᵀ C)``, and the
+backward pass walks the steps in reverse, for ``ḡ = ∂L/∂C'`` (C' the step's result)::
+
+    ∂L/∂C = ḡ − τ v (vᵀ ḡ)          (Hᵀ ḡ: H is symmetric)
+    ∂L/∂τ = −(vᵀ ḡ) · (vᵀ C)ᵀ
+    ∂L/∂v = −τ (C ḡᵀ + ḡ Cᵀ) v
+
+written with NumPy functions, so they differentiate again under ``create_graph=True``.
+``geqrf`` itself has no derivative in PyTorch, and none here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, tensor_method
+from ..return_types import structseq
+from . import decompositions as dec
+from .decompositions import mT
+from .op import NoDerivative, Op
+from .pointwise import _value
+
+__all__ = ["geqrf", "orgqr", "ormqr"]
+
+GeqrfResult = structseq("geqrf", ("a", "tau"))
+
+
+# ----------------------------------------------------------------------------------------
+# geqrf: LAPACK's Householder QR
+# ----------------------------------------------------------------------------------------
+def householder_qr(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's ``geqrf`` on a batch (..., m, n): ``(a, tau)``, R and the reflectors packed.
+
+    Column j: with ``α = a[j, j]`` and x the entries below it, ``β = −sign(α)·‖(α, x)‖``,
+    ``τ = (β − α) / β`` and ``v = (1, x / (α − β))`` (LAPACK's ``dlarfg``); where x is
+    already zero nothing is reflected (``τ = 0``). Then ``H = I − τ v vᵀ`` is applied to the
+    columns on the right.
+    """
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    r = np.array(a, dtype=a.dtype).reshape((-1, m, n))
+    tau = np.zeros((r.shape[0], k), a.dtype)
+    for j in range(k):
+        alpha = r[:, j, j].copy()
+        xnorm = np.linalg.norm(r[:, j + 1:, j], axis=1)
+        reflect = xnorm != 0
+        beta = -np.copysign(np.hypot(alpha, xnorm), alpha)
+        safe_beta = np.where(reflect, beta, 1)
+        tau[:, j] = np.where(reflect, (beta - alpha) / safe_beta, 0)
+        scale = np.where(reflect, 1 / np.where(reflect, alpha - beta, 1), 0)
+        r[:, j + 1:, j] *= scale[:, None]
+        r[:, j, j] = np.where(reflect, beta, alpha)
+        v = np.concatenate([np.ones((r.shape[0], 1), a.dtype), r[:, j + 1:, j]], axis=1)
+        w = np.einsum("bi,bij->bj", v, r[:, j:, j + 1:])
+        r[:, j:, j + 1:] -= tau[:, j, None, None] * v[:, :, None] * w[:, None, :]
+    return r.reshape(a.shape), tau.reshape(a.shape[:-2] + (k,))
+
+
+class GeqrfBackward0(NoDerivative):
+    message = "the derivative for 'geqrf' is not implemented."
+
+    @staticmethod
+    def forward(ctx, a):
+        return householder_qr(a)
+
+
+@tensor_method()
+def geqrf(input: Tensor) -> tuple:  # noqa: A002 - PyTorch's name
+    """LAPACK's QR: ``(a, tau)`` with R on and above ``a``'s diagonal and the Householder
+    vectors below it. ``linalg.householder_product(a, tau)`` forms Q from them.
+
+    >>> import teachgrad as torch
+    >>> a, tau = torch.geqrf(torch.tensor([[3., 1.], [4., 2.]]))
+    >>> a
+    tensor([[-5.0000, -2.2000],
+            [ 0.5000,  0.4000]])
+    """
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{dec._scalar_name(input)}\'')
+    return GeqrfResult(*GeqrfBackward0.apply(input))
+
+
+# ----------------------------------------------------------------------------------------
+# Applying reflectors, forward and backward
+# ----------------------------------------------------------------------------------------
+def reflectors(A, k: int):
+    """The vectors v (as columns, m×k): A's strict lower triangle with 1 on the diagonal."""
+    m = _value(A).shape[-2]
+    return np.tril(A[..., :, :k], -1) + np.eye(m, k, dtype=_value(A).dtype)
+
+
+def _step_order(k: int, transpose: bool) -> range:
+    """Q C = H₁(H₂(…(H_k C))): the last reflector acts first; Qᵀ C: the first acts first."""
+    return range(k) if transpose else range(k - 1, -1, -1)
+
+
+def apply_reflectors(V, tau, C, transpose: bool) -> list:
+    """``Q C`` (``Qᵀ C`` if ``transpose``), Q = H₁ … H_k; every intermediate C, first to last."""
+    steps = [C]
+    for i in _step_order(_value(tau).shape[-1], transpose):
+        v, t = V[..., :, i:i + 1], np.expand_dims(tau[..., i:i + 1], -1)
+        C = C - t * np.matmul(v, np.matmul(mT(v), C))
+        steps.append(C)
+    return steps
+
+
+def apply_reflectors_backward(V, tau, steps: list, grad, transpose: bool) -> tuple:
+    """``(∂L/∂V, ∂L/∂τ, ∂L/∂C)`` of :func:`apply_reflectors`, the steps walked in reverse."""
+    k = _value(tau).shape[-1]
+    grad_v, grad_tau = [None] * k, [None] * k
+    order = list(_step_order(k, transpose))
+    for position in range(k - 1, -1, -1):
+        i = order[position]
+        C = steps[position]  # what step i multiplied
+        v, t = V[..., :, i:i + 1], np.expand_dims(tau[..., i:i + 1], -1)
+        vg, vC = np.matmul(mT(v), grad), np.matmul(mT(v), C)
+        grad_tau[i] = -np.sum(vg * vC, axis=(-2, -1))
+        grad_v[i] = -t * (np.matmul(C, np.matmul(mT(grad), v))
+                          + np.matmul(grad, np.matmul(mT(C), v)))
+        grad = grad - t * np.matmul(v, vg)
+    if k == 0:
+        return None, None, grad
+    return np.concatenate(grad_v, axis=-1), np.stack(grad_tau, axis=-1), grad
+
+
+def _grad_of_input(grad_V, A):
+    """∂L/∂A from ∂L/∂V: only the strict lower triangle of the first k columns is read."""
+    if grad_V is None:
+        return None
+    m, n = _value(A).shape[-2:]
+    k = _value(grad_V).shape[-1]
+    grad = np.tril(grad_V, -1)
+    if n > k:
+        zeros = np.zeros(_value(grad).shape[:-1] + (n - k,), _value(grad).dtype)
+        grad = np.concatenate([grad, zeros], axis=-1)
+    return grad
+
+
+# ----------------------------------------------------------------------------------------
+# householder_product / orgqr, ormqr
+# ----------------------------------------------------------------------------------------
+class LinalgHouseholderProductBackward0(Op):
+    formula = "Q = H₁…H_k I:  per step C' = C − τv(vᵀC):  ∂τ = −(vᵀḡ)(vᵀC)ᵀ, ∂v = −τ(Cḡᵀ + ḡCᵀ)v"
+
+    @staticmethod
+    def forward(ctx, A, tau):
+        ctx.save_for_backward(A, tau)
+        m, n = A.shape[-2:]
+        return apply_reflectors(reflectors(A, tau.shape[-1]), tau, np.eye(m, n, dtype=A.dtype),
+                                transpose=False)[-1]
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, tau = ctx.saved_tensors
+        m, n = _value(A).shape[-2:]
+        V = reflectors(A, _value(tau).shape[-1])
+        steps = apply_reflectors(V, tau, np.eye(m, n, dtype=_value(A).dtype), transpose=False)
+        grad_V, grad_tau, _ = apply_reflectors_backward(V, tau, steps, grad, transpose=False)
+        return _grad_of_input(grad_V, A), grad_tau
+
+
+class OrmqrBackward0(Op):
+    formula = "Q C with Q = H₁…H_k: the reflectors' steps, walked back (∂C, ∂τ, ∂v per step)"
+
+    @staticmethod
+    def forward(ctx, A, tau, C, left, transpose):
+        ctx.left, ctx.transpose = left, transpose
+        ctx.save_for_backward(A, tau, C)
+        return _ormqr_steps(A, tau, C, left, transpose)[-1] if left else mT(
+            _ormqr_steps(A, tau, C, left, transpose)[-1])
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, tau, C = ctx.saved_tensors
+        left, transpose = ctx.left, ctx.transpose
+        V = reflectors(A, _value(tau).shape[-1])
+        steps = _ormqr_steps(A, tau, C, left, transpose)
+        # C Q = (Qᵀ Cᵀ)ᵀ: the right-hand products are left-hand ones on the transposes.
+        grad_V, grad_tau, grad_C = apply_reflectors_backward(
+            V, tau, steps, grad if left else mT(grad), transpose if left else not transpose)
+        return _grad_of_input(grad_V, A), grad_tau, grad_C if left else mT(grad_C)
+
+
+def _ormqr_steps(A, tau, C, left: bool, transpose: bool) -> list:
+    V = reflectors(A, _value(tau).shape[-1])
+    if left:
+        return apply_reflectors(V, tau, C, transpose)
+    return apply_reflectors(V, tau, mT(C), not transpose)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of ``H₁ H₂ … H_k``, ``Hᵢ = I − τᵢ vᵢ vᵢᵀ`` with vᵢ below A's
+    diagonal (``vᵢ[i] = 1``): Q from the result of :func:`geqrf`.
+
+    >>> import teachgrad as torch
+    >>> A = torch.tensor([[3., 1.], [4., 2.]])
+    >>> Q = torch.linalg.householder_product(*torch.geqrf(A))
+    >>> Q
+    tensor([[-0.6000, -0.8000],
+            [-0.8000,  0.6000]])
+    """
+    fn = "torch.linalg.householder_product"
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if tau._data.ndim != A._data.ndim - 1:
+        raise RuntimeError(
+            f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal "
+            f"to {tau._data.ndim} and input.ndim is equal to {A._data.ndim}")
+    m, n = A._data.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau._data.shape[-1] > n:
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if A._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{dec._scalar_name(A)}\'')
+    if tau._data.dtype != A._data.dtype:
+        raise RuntimeError(f"{fn}: tau dtype {dec._scalar_name(tau)} does not match input "
+                           f"dtype {dec._scalar_name(A)}")
+    return LinalgHouseholderProductBackward0.apply(A, tau)
+
+
+@tensor_method()
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
+    """``torch.linalg.householder_product`` under LAPACK's name."""
+    return householder_product(input, tau)
+
+
+@tensor_method()
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa: A002
+          transpose: bool = False) -> Tensor:
+    """``Q @ other`` without forming Q = H₁…H_k (from :func:`geqrf`'s ``(input, tau)``);
+    ``Qᵀ`` if ``transpose``, and ``other @ Q`` if not ``left``.
+
+    >>> import teachgrad as torch
+    >>> a, tau = torch.geqrf(torch.tensor([[3., 1.], [4., 2.]]))
+    >>> torch.ormqr(a, tau, torch.eye(2))
+    tensor([[-0.6000, -0.8000],
+            [-0.8000,  0.6000]])
+    """
+    fn = "torch.ormqr"
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if other._data.ndim < 2:
+        raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other._data.shape[side] != input._data.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau._data.shape[-1] != min(other._data.shape[side], input._data.shape[-1]):
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           "input.shape[-1])")
+    if other._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but input "
+                           f"has dtype{dec._scalar_name(input)} and other has dtype "
+                           f"{dec._scalar_name(other)}")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f'"ormqr_cpu" not implemented for \'{dec._scalar_name(input)}\'')
+    return OrmqrBackward0.apply(input, tau, other, left=bool(left), transpose=bool(transpose))
