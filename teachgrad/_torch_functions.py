@@ -14,6 +14,8 @@ Two kinds, each defined once from what exists elsewhere:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._tensor import Tensor
 
 # Every in-place method that PyTorch also has as a top-level function.
@@ -29,8 +31,8 @@ _INPLACE_FUNCTIONS = (
 )
 
 
-def _function_of(name: str):
-    def function(input: Tensor, *args, **kwargs):
+def _function_of(name: str) -> Callable[..., Tensor]:
+    def function(input: Tensor, *args, **kwargs) -> Tensor:
         return getattr(input, name)(*args, **kwargs)
 
     function.__name__ = function.__qualname__ = name
@@ -387,7 +389,7 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     return norm(v, pow, dim)
 
 
-def compile(model=None, **options):  # noqa: A001 - PyTorch's name
+def compile(model: Callable | None = None, **options) -> Callable:  # noqa: A001
     """``torch.compile``: PyTorch turns the model into fused machine code; teachgrad runs
     Python and NumPy as written, so the model is returned unchanged (and works the same).
 

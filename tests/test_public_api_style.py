@@ -35,15 +35,7 @@ NAMESPACES = (
 # Functions allowed to lack a return annotation, by the module that defines them (None: all of
 # that module's functions). Keep this short, each entry with its reason, and delete an entry
 # once it is fixed (test_allow_list_is_not_stale fails when an entry is no longer needed).
-RETURN_ANNOTATION_ALLOWED = {
-    # The top-level in-place aliases (torch.abs_, torch.clamp_ ...) are made by one factory,
-    # ``_function_of``, whose inner function returns ``input`` but says so nowhere. The file
-    # was being edited in parallel when this test was written: the fix is ``-> Tensor`` there.
-    "teachgrad._torch_functions": None,
-    # Same situation (file edited in parallel): vjp returns ``(output, vjp_fn)`` or, with
-    # ``has_aux``, ``(output, vjp_fn, aux)``; jvp ``(output, jvp_out)`` (plus ``aux``).
-    "teachgrad.func._transforms": {"vjp", "jvp"},
-}
+RETURN_ANNOTATION_ALLOWED: dict = {}
 
 
 def public_objects(namespace: types.ModuleType) -> list[tuple[str, object]]:

@@ -213,7 +213,7 @@ def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fal
     return wrapper
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False):
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(func(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` gives ``cotangentsᵀ·J``.
 
     ``vjp_fn`` returns one gradient per primal (a tuple), and may be called many times.
@@ -320,7 +320,7 @@ def _stack(parts: list, dim: int, shape: tuple, like: Tensor, keep: bool) -> Ten
 # Forward mode: jvp, jacfwd; and hessian
 # ----------------------------------------------------------------------------------------
 def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False,
-        has_aux: bool = False):
+        has_aux: bool = False) -> tuple:
     """``(func(*primals), J·tangents)``: the Jacobian-vector product, by forward-mode AD.
 
     >>> import teachgrad as torch

@@ -9,6 +9,8 @@ as a ``Tensor`` method too.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
@@ -163,7 +165,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
     return matrix_functions.cross(input, other, dim=dim)
 
 
-def matrix_rank(*args, **kwargs):
+def matrix_rank(*args, **kwargs) -> NoReturn:
     """Removed from PyTorch (since 1.9): raises PyTorch's error naming ``linalg.matrix_rank``."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed.\nPlease use the "

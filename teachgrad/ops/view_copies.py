@@ -62,7 +62,7 @@ def as_copy(view: Tensor, source: Tensor) -> Tensor:
 
 
 def _copying(view_op, name: str, doc: str):
-    def copying(input: Tensor, *args, **kwargs):  # noqa: A002 - PyTorch's name
+    def copying(input: Tensor, *args, **kwargs) -> Tensor | tuple:  # noqa: A002
         result = view_op(input, *args, **kwargs)
         if isinstance(result, (tuple, list)):
             return type(result)(as_copy(piece, input) for piece in result)
