@@ -168,6 +168,9 @@ class Tensor:
         "_accumulator",     # weakref to the leaf's AccumulateGrad node, or None
         "_extra",           # dict | None: rarely used state (hooks, retains_grad, ...)
         "__weakref__",
+        # Attributes a user sets (``p.frozen = True``; nn.Buffer's mark), as PyTorch's
+        # tensors allow: the dict is made only when the first one is set.
+        "__dict__",
     )
 
     # NumPy must hand mixed expressions such as ``ndarray * tensor`` to us (see
@@ -430,6 +433,9 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
+        attributes = self.__dict__  # the user's attributes travel with the values
+        if attributes:
+            return (_rebuild, (self._data, self._requires_grad), attributes)
         return (_rebuild, (self._data, self._requires_grad))
 
     def __deepcopy__(self, memo):
@@ -445,6 +451,10 @@ class Tensor:
         if self._grad is not None:
             new._grad = _make(self._grad._data.copy())
         memo[id(self)] = new
+        if self.__dict__:  # the user's attributes, deep-copied as PyTorch does
+            import copy
+
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return new
 
     # ------------------------------------------------------------------------------------

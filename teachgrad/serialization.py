@@ -87,7 +87,10 @@ def _reduce_tensor(t: Tensor) -> tuple:
     rebuild = _rebuild_parameter if type(t) is Parameter else _rebuild_tensor
     # ascontiguousarray: a transposed or sliced tensor is written as its values in order.
     data = np.ascontiguousarray(array).tobytes()
-    return (rebuild, (data, array.dtype.str, tuple(array.shape), t._requires_grad))
+    arguments = (data, array.dtype.str, tuple(array.shape), t._requires_grad)
+    if t.__dict__:  # attributes a user set (an nn.Buffer's mark): restored after rebuilding
+        return (rebuild, arguments, dict(t.__dict__))
+    return (rebuild, arguments)
 
 
 class _Pickler(pickle.Pickler):

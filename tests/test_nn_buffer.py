@@ -118,3 +118,51 @@ def test_against_torch():
     assert list(ours.state_dict()) == list(theirs.state_dict())
     ours.scratch, theirs.scratch = nn.Buffer(tg.zeros(1)), torch.nn.Buffer(torch.zeros(1))
     assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+# ---------------------------------------------------------------------------------------
+# A buffer's mark is a plain attribute, and tensors take attributes as PyTorch's do
+# ---------------------------------------------------------------------------------------
+def test_a_tensor_takes_attributes_of_its_own():
+    x = tg.ones(2)
+    x.frozen = True
+    assert x.frozen is True
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'frozen'"):
+        tg.ones(2).frozen  # noqa: B018 - the attribute belongs to x alone
+    assert not hasattr(x * 2, "frozen")  # results of ops start bare
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+def test_the_mark_survives_copies_pickles_and_save(persistent):
+    import io
+    import pickle
+
+    b = nn.Buffer(tg.tensor([1.0, 2.0]), persistent=persistent)
+    b.note = "kept"
+    saved = io.BytesIO()
+    tg.save(b, saved)
+    saved.seek(0)
+    for again in (copy.deepcopy(b), pickle.loads(pickle.dumps(b)), tg.load(saved)):
+        assert isinstance(again, nn.Buffer) and again.persistent is persistent
+        assert again.note == "kept" and again.tolist() == [1.0, 2.0]
+        assert again is not b
+
+
+def test_deepcopy_copies_attribute_values():
+    x = tg.ones(1)
+    x.history = [1, 2]
+    y = copy.deepcopy(x)
+    y.history.append(3)
+    assert x.history == [1, 2]
+
+
+@pytest.mark.torch
+def test_attributes_travel_as_in_pytorch():
+    torch = pytest.importorskip("torch")
+    for lib in (tg, torch):
+        b = lib.nn.Buffer(lib.ones(2), persistent=False)
+        c = copy.deepcopy(b)
+        assert isinstance(c, lib.nn.Buffer) and c.persistent is False
+        x = lib.ones(1)
+        x.tag = "mine"
+        assert copy.deepcopy(x).tag == "mine"

@@ -91,11 +91,7 @@ class _BufferMeta(type):
     ``_BufferMeta`` does (a buffer is a plain ``Tensor`` carrying a mark, not a subclass)."""
 
     def __instancecheck__(cls, instance: object) -> bool:
-        return isinstance(instance, Tensor) and _BUFFER_MARK in (instance._extra or ())
-
-
-# The key of the mark in a tensor's ``_extra`` dict; its value is ``persistent``.
-_BUFFER_MARK = "buffer_persistent"
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False) is True
 
 
 class Buffer(metaclass=_BufferMeta):
@@ -130,16 +126,8 @@ class Buffer(metaclass=_BufferMeta):
 
 
 def _mark_as_buffer(tensor: Tensor, persistent: bool) -> None:
-    tensor._extras()[_BUFFER_MARK] = persistent
-
-
-def _persistent(self: Tensor) -> bool:
-    if _BUFFER_MARK not in (self._extra or ()):
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'persistent'")
-    return self._extra[_BUFFER_MARK]
-
-
-# Only the tensors ``Buffer`` marked have this attribute (others raise, as in PyTorch).
-Tensor.persistent = property(_persistent, doc="Whether a buffer goes into ``state_dict``.")
+    # Plain attributes, as PyTorch sets them: copies and pickles of the tensor keep them.
+    tensor.persistent = persistent
+    tensor._is_buffer = True
 
 __all__ = ["Buffer", "Parameter"]
