@@ -148,6 +148,16 @@ def test_the_mark_survives_copies_pickles_and_save(persistent):
         assert again is not b
 
 
+def test_a_parameter_keeps_its_attributes_too():
+    import pickle
+
+    p = nn.Parameter(tg.ones(2))
+    p.frozen = True
+    again = pickle.loads(pickle.dumps(p))
+    assert type(again) is nn.Parameter and again.frozen is True
+    assert not hasattr(copy.deepcopy(p), "frozen")  # PyTorch 2.13's Parameter drops them
+
+
 def test_deepcopy_copies_attribute_values():
     x = tg.ones(1)
     x.history = [1, 2]

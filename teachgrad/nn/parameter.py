@@ -68,6 +68,8 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
+        if self.__dict__:  # attributes a user set travel with it
+            return (_rebuild_parameter, (self._data, self._requires_grad), self.__dict__)
         return (_rebuild_parameter, (self._data, self._requires_grad))
 
     def __deepcopy__(self, memo) -> Parameter:
@@ -77,7 +79,7 @@ class Parameter(Tensor):
         if self._grad is not None:
             result._grad = self._grad.clone()
         memo[id(self)] = result
-        return result
+        return result  # (without the user's attributes: PyTorch's Parameter drops them here)
 
 
 def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
