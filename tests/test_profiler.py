@@ -149,12 +149,20 @@ def test_record_function_as_decorator_and_outside_a_profiler():
 
 
 def test_profile_memory_counts_the_bytes_results_allocate():
-    with profile(profile_memory=True) as prof:
+    with profile(profile_memory=True) as prof, record_function("block"):
         torch.ones(10, 10, dtype=torch.float64).exp()  # 800 bytes
+        torch.ones(4).view(2, 2)  # a view allocates nothing
     [event] = [e for e in prof.events() if e.name == "aten::exp"]
-    assert event.cpu_memory_usage == 800
-    table = prof.key_averages().table()
-    assert "CPU Mem" in table and "Self CPU Mem" in table
+    assert event.cpu_memory_usage == event.self_cpu_memory_usage == 800
+    [block] = [e for e in prof.events() if e.name == "block"]
+    assert block.self_cpu_memory_usage == 0
+    # (creating tensors is not an op: torch.ones is not recorded)
+    assert [c.name for c in block.cpu_children] == ["aten::exp", "aten::view"]
+    assert block.cpu_memory_usage == 800  # the exp; a view allocates nothing
+    table = prof.key_averages().table(sort_by="self_cpu_memory_usage")
+    header = split_columns(table.splitlines()[1])
+    assert header == HEADER[:-1] + ["CPU Mem", "Self CPU Mem", "# of Calls"]
+    assert "800 B" in table
 
 
 def test_with_stack_names_the_users_line():
@@ -234,7 +242,8 @@ def test_schedule_records_the_active_steps_and_hands_each_cycle_on():
     cycles = []
 
     def on_trace_ready(prof):
-        cycles.append(sorted({e.name for e in prof.events() if e.name.startswith("Prof")}))
+        steps = [e for e in prof.events() if e.name == "ProfilerStep*"]  # as tables group them
+        cycles.append(sorted(e.trace_name for e in steps))
 
     with profile(schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
                  on_trace_ready=on_trace_ready) as prof:
@@ -243,7 +252,7 @@ def test_schedule_records_the_active_steps_and_hands_each_cycle_on():
             prof.step()
     assert cycles == [["ProfilerStep#2", "ProfilerStep#3"],
                       ["ProfilerStep#6", "ProfilerStep#7"]]
-    [step] = [e for e in prof.events() if e.name == "ProfilerStep#7"]
+    [step] = [e for e in prof.events() if e.trace_name == "ProfilerStep#7"]
     assert [c.name for c in step.cpu_children] == ["aten::exp"]  # torch.ones is no op
 
 

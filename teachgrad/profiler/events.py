@@ -78,7 +78,10 @@ class FunctionEvent(_TimeStrings):
                  input_shapes: list | None = None, thread: int = 0, sequence_nr: int = -1,
                  is_user_annotation: bool = False) -> None:
         self.id = id
-        self.name = name
+        # Each step of a schedule is a range "ProfilerStep#3"; tables group them all as
+        # "ProfilerStep*", the trace keeps the numbers (PyTorch's ``trace_name``).
+        self.trace_name = name
+        self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.time_range = Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.thread = thread
@@ -86,7 +89,7 @@ class FunctionEvent(_TimeStrings):
         self.is_user_annotation = is_user_annotation
         self.cpu_parent: FunctionEvent | None = None
         self.cpu_children: list[FunctionEvent] = []
-        self.cpu_memory_usage = 0  # bytes the range allocated (profile_memory=True)
+        self.self_cpu_memory_usage = 0  # bytes this op's results hold (profile_memory=True)
         self.stack: list[str] = []
         self.count = 1
 
@@ -111,9 +114,9 @@ class FunctionEvent(_TimeStrings):
         return self.cpu_time_total - sum(child.cpu_time_total for child in self.cpu_children)
 
     @property
-    def self_cpu_memory_usage(self) -> int:
-        """Bytes allocated by this range itself (its children's not counted)."""
-        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
+    def cpu_memory_usage(self) -> int:
+        """Bytes allocated in this range, by itself and the ranges inside it."""
+        return self.self_cpu_memory_usage + sum(c.cpu_memory_usage for c in self.cpu_children)
 
     def __repr__(self) -> str:
         return (
@@ -263,7 +266,7 @@ def chrome_trace(events: Iterable[FunctionEvent]) -> dict:
         trace.append({
             "ph": "X",
             "cat": "user_annotation" if event.is_user_annotation else "cpu_op",
-            "name": event.name, "pid": pid, "tid": pid,
+            "name": event.trace_name, "pid": pid, "tid": pid,
             "ts": event.time_range.start, "dur": event.cpu_time_total, "args": args,
         })
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": trace,

@@ -125,7 +125,7 @@ def _timed_apply(plain_apply):
         finally:
             recorder.close(event)
         if recorder.profile_memory:
-            event.cpu_memory_usage = _new_bytes(out)
+            event.self_cpu_memory_usage = _new_bytes(out)
         return out
 
     apply.__doc__ = "``Op.apply`` while a profiler records (see teachgrad.profiler.recording)."

@@ -40,15 +40,17 @@ def format_time_share(time_us: float, total_us: float) -> str:
 
 
 def format_memory(nbytes: int) -> str:
-    """PyTorch's memory format: ``'4.00 Kb'``, ``'-1.50 Mb'``, ``'16 b'``."""
-    kb, mb, gb = 1024, 1024 * 1024, 1024 * 1024 * 1024
+    """PyTorch's memory format: ``'4.00 KB'``, ``'-1.50 MB'``, ``'16 B'``."""
+    kb = 1024
+    mb = 1024 * kb
+    gb = 1024 * mb
     if abs(nbytes) >= gb:
-        return f"{nbytes * 1.0 / gb:.2f} Gb"
+        return f"{nbytes * 1.0 / gb:.2f} GB"
     if abs(nbytes) >= mb:
-        return f"{nbytes * 1.0 / mb:.2f} Mb"
+        return f"{nbytes * 1.0 / mb:.2f} MB"
     if abs(nbytes) >= kb:
-        return f"{nbytes * 1.0 / kb:.2f} Kb"
-    return f"{nbytes} b"
+        return f"{nbytes * 1.0 / kb:.2f} KB"
+    return f"{nbytes} B"
 
 
 def _in_unit(time_us: float, time_unit: str | None) -> str:
