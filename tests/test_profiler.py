@@ -446,3 +446,34 @@ def test_table_header_matches_torch():
         # the same column widths, except the name column (it fits the longest name)
         assert mine_lines[0].split("  ")[1:] == their_lines[0].split("  ")[1:] or group
         assert mine_lines[-1].split(":")[0] == their_lines[-1].split(":")[0]
+
+
+def test_optimizer_steps_are_ranges_as_in_torch():
+    model = torch.nn.Linear(3, 2)
+    sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+    adam = torch.optim.Adam(model.parameters())
+    with profile() as prof:
+        model(torch.ones(1, 3)).sum().backward()
+        sgd.step()
+        adam.step()
+        sgd.zero_grad()
+    top = [e.name for e in prof.events() if e.cpu_parent is None and "Optimizer" in e.name]
+    assert top == ["Optimizer.step#SGD.step", "Optimizer.step#Adam.step",
+                   "Optimizer.zero_grad#SGD.zero_grad"]
+    assert torch.optim.SGD.__dict__["step"].__qualname__ == "SGD.step"  # put back
+
+
+@pytest.mark.torch
+def test_optimizer_range_names_match_torch():
+    real = pytest.importorskip("torch")
+
+    def run(lib):
+        model = lib.nn.Linear(3, 2)
+        sgd = lib.optim.SGD(model.parameters(), lr=0.1)
+        with lib.profiler.profile() as prof:
+            model(lib.ones(1, 3)).sum().backward()
+            sgd.step()
+            sgd.zero_grad()
+        return [e.name for e in prof.events() if e.name.startswith("Optimizer")]
+
+    assert run(torch) == run(real)

@@ -15,6 +15,8 @@ What each wrapper records (PyTorch's names, so tables read the same):
   has no ``aten::`` children, except under ``create_graph=True`` where the formula
   records ops);
 * a leaf's gradient: ``torch::autograd::AccumulateGrad`` inside its evaluate_function;
+* an optimizer's ``step()`` / ``zero_grad()``: ``Optimizer.step#SGD.step`` (the ops of
+  the update, if it uses any, inside);
 * a ``record_function("name")`` block: ``name``.
 
 Ranges nest as they run: an event opened while another is open is its child, which is
@@ -35,6 +37,7 @@ from .._tensor import Tensor
 from ..autograd import engine
 from ..autograd.graph import Node
 from ..ops.op import Op
+from ..optim.optimizer import Optimizer
 from .events import FunctionEvent, Interval
 from .naming import aten_name
 
@@ -175,12 +178,31 @@ def _timed_accumulate(plain_accumulate):
     return _accumulate
 
 
-def _node_classes_with_run_backward() -> list[type]:
-    """Every Node class that defines ``_run_backward`` itself (Op, custom Functions ...)."""
-    found, todo = [], [Node]
+def _timed_optimizer_method(plain_method, method_name: str):
+    """``Optimizer.step`` / ``zero_grad`` as PyTorch's ``Optimizer.step#SGD.step`` range."""
+
+    def method(optimizer, *args, **kwargs):
+        recorder = active
+        name = f"Optimizer.{method_name}#{type(optimizer).__name__}.{method_name}"
+        # (a subclass's step calling super().step() is one range, not two)
+        if recorder is None or (recorder.open_ranges and recorder.open_ranges[-1].name == name):
+            return plain_method(optimizer, *args, **kwargs)
+        event = recorder.open(name, is_user_annotation=True)
+        try:
+            return plain_method(optimizer, *args, **kwargs)
+        finally:
+            recorder.close(event)
+
+    method.__doc__ = plain_method.__doc__
+    return method
+
+
+def _classes_defining(root: type, attribute: str) -> list[type]:
+    """``root`` and its subclasses that define ``attribute`` themselves (not inherited)."""
+    found, todo = [], [root]
     while todo:
         cls = todo.pop()
-        if "_run_backward" in cls.__dict__:
+        if attribute in cls.__dict__ and cls not in found:
             found.append(cls)
         todo.extend(cls.__subclasses__())
     return found
@@ -205,8 +227,12 @@ def start(recorder: Recorder) -> None:
     active = recorder
     plain = Op.__dict__["apply"].__func__
     _swap(Op, "apply", classmethod(_timed_apply(plain)))
-    for cls in _node_classes_with_run_backward():
+    for cls in _classes_defining(Node, "_run_backward"):  # Op, custom Functions ...
         _swap(cls, "_run_backward", _timed_run_backward(cls.__dict__["_run_backward"]))
+    for method_name in ("step", "zero_grad"):
+        for cls in _classes_defining(Optimizer, method_name):
+            _swap(cls, method_name,
+                  _timed_optimizer_method(cls.__dict__[method_name], method_name))
     _swap(engine, "_accumulate", _timed_accumulate(engine.__dict__["_accumulate"]))
 
 
