@@ -4,10 +4,11 @@ Every teachgrad op is a class named after the ``grad_fn`` PyTorch gives its resu
 (``MulBackward0``, ``AddmmBackward0``). PyTorch's profiler lists the *operator* that ran,
 ``aten::mul``, ``aten::addmm``: the same word in snake case. So the name is derived::
 
-    >>> aten_name(MulBackward0)                # doctest: +SKIP
+    >>> from teachgrad.ops.pointwise import MulBackward0
+    >>> aten_name(MulBackward0)
     'aten::mul'
-    >>> aten_name(NativeLayerNormBackward0)    # doctest: +SKIP
-    'aten::native_layer_norm'
+    >>> snake_name("NativeLayerNormBackward0")
+    'native_layer_norm'
 
 A few ATen operators are private (their names start with ``_``) or split a dimension off
 with an underscore; :data:`EXCEPTIONS` lists those (checked against PyTorch's operator
