@@ -477,3 +477,48 @@ def test_optimizer_range_names_match_torch():
         return [e.name for e in prof.events() if e.name.startswith("Optimizer")]
 
     assert run(torch) == run(real)
+
+
+def square_function(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    return Square
+
+
+def custom_function_events(lib):
+    x = lib.ones(3, requires_grad=True)
+    square = square_function(lib)
+    with lib.profiler.profile() as prof:
+        square.apply(x).sum().backward()
+    return prof.events()
+
+
+def test_custom_function_forward_and_backward_ranges():
+    events = custom_function_events(torch)
+    [forward] = [e for e in events if e.name == "Square"]
+    assert [c.name for c in forward.cpu_children] == ["aten::mul"]
+    [backward] = [e for e in events if e.name == "SquareBackward"]
+    assert backward.cpu_parent.name == EVALUATE + "SquareBackward"
+    assert [c.name for c in backward.cpu_children] == ["aten::mul", "aten::mul"]
+    assert torch.autograd.Function.__dict__["apply"].__func__.__qualname__ == "Function.apply"
+
+
+@pytest.mark.torch
+def test_custom_function_ranges_match_torch():
+    real = pytest.importorskip("torch")
+
+    def outline(lib):  # the ranges that are not aten:: ops, with their parents
+        return [(e.name, e.cpu_parent.name if e.cpu_parent else None)
+                for e in custom_function_events(lib) if not e.name.startswith("aten::")
+                and e.name != "detach"]
+
+    assert outline(torch) == outline(real)

@@ -14,6 +14,7 @@ What each wrapper records (PyTorch's names, so tables read the same):
   ``MulBackward0`` (the node's own backward formula; NumPy runs it, so unlike PyTorch it
   has no ``aten::`` children, except under ``create_graph=True`` where the formula
   records ops);
+* a custom ``autograd.Function``'s forward: a range named after the class (``Square``);
 * a leaf's gradient: ``torch::autograd::AccumulateGrad`` inside its evaluate_function;
 * an optimizer's ``step()`` / ``zero_grad()``: ``Optimizer.step#SGD.step`` (the ops of
   the update, if it uses any, inside);
@@ -35,6 +36,7 @@ import time
 
 from .._tensor import Tensor
 from ..autograd import engine
+from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..ops.op import Op
 from ..optim.optimizer import Optimizer
@@ -178,6 +180,22 @@ def _timed_accumulate(plain_accumulate):
     return _accumulate
 
 
+def _timed_function_apply(plain_apply):
+    """``autograd.Function.apply``: the forward as a range named after the Function."""
+
+    def apply(cls, *args, **kwargs):
+        recorder = active
+        if recorder is None:
+            return plain_apply(cls, *args, **kwargs)
+        event = recorder.open(cls.__name__)
+        try:
+            return plain_apply(cls, *args, **kwargs)
+        finally:
+            recorder.close(event)
+
+    return apply
+
+
 def _timed_optimizer_method(plain_method, method_name: str):
     """``Optimizer.step`` / ``zero_grad`` as PyTorch's ``Optimizer.step#SGD.step`` range."""
 
@@ -229,6 +247,9 @@ def start(recorder: Recorder) -> None:
     _swap(Op, "apply", classmethod(_timed_apply(plain)))
     for cls in _classes_defining(Node, "_run_backward"):  # Op, custom Functions ...
         _swap(cls, "_run_backward", _timed_run_backward(cls.__dict__["_run_backward"]))
+    if isinstance(Function.__dict__.get("apply"), classmethod):
+        _swap(Function, "apply",
+              classmethod(_timed_function_apply(Function.__dict__["apply"].__func__)))
     for method_name in ("step", "zero_grad"):
         for cls in _classes_defining(Optimizer, method_name):
             _swap(cls, method_name,
