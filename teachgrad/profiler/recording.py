@@ -14,6 +14,10 @@ What each wrapper records (PyTorch's names, so tables read the same):
   ``MulBackward0`` (the node's own backward formula; NumPy runs it, so unlike PyTorch it
   has no ``aten::`` children, except under ``create_graph=True`` where the formula
   records ops);
+* an in-place method (``x.mul_(2)``) or a tensor factory called as ``torch.randn(...)``:
+  ``aten::mul_``, ``aten::randn`` (an in-place method runs the out-of-place op and writes
+  the result back: that inner ``aten::mul`` is folded into ``aten::mul_``, as PyTorch
+  shows one op);
 * a custom ``autograd.Function``'s forward: a range named after the class (``Square``);
 * a leaf's gradient: ``torch::autograd::AccumulateGrad`` inside its evaluate_function;
 * an optimizer's ``step()`` / ``zero_grad()``: ``Optimizer.step#SGD.step`` (the ops of
@@ -180,6 +184,54 @@ def _timed_accumulate(plain_accumulate):
     return _accumulate
 
 
+#: Tensor methods ending in "_" that are Python bookkeeping, not ATen operators
+_NOT_OPERATORS = frozenset({"requires_grad_", "apply_", "map_"})
+#: tensor factories PyTorch's profiler lists as aten::<name> (looked up on the module)
+FACTORIES = (
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+    "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
+    "rand_like", "randn_like", "randint_like",
+)
+
+
+def _timed_call(plain, name: str, allocates: bool = False):
+    """A plain function (factory or in-place method) recorded as the range ``name``.
+
+    ``allocates``: the result is new memory (a factory's), counted by ``profile_memory``.
+    """
+    folded = (name, name.rstrip("_"))  # aten::mul_ may run aten::mul inside
+
+    def call(*args, **kwargs):
+        recorder = active
+        if recorder is None:
+            return plain(*args, **kwargs)
+        event = recorder.open(name, _shapes(args) if recorder.record_shapes else None)
+        try:
+            out = plain(*args, **kwargs)
+        finally:
+            recorder.close(event)
+            children = event.cpu_children
+            if len(children) == 1 and children[0].name in folded and not children[0].cpu_children:
+                _fold(recorder, event, children[0])
+        if allocates and recorder.profile_memory:
+            event.self_cpu_memory_usage += _new_bytes(out)
+        return out
+
+    call.__name__ = getattr(plain, "__name__", name)
+    call.__doc__ = getattr(plain, "__doc__", None)
+    return call
+
+
+def _fold(recorder: Recorder, event: FunctionEvent, inner: FunctionEvent) -> None:
+    """Drop ``inner``, the one op that ``event`` ran, keeping what it allocated."""
+    event.cpu_children.remove(inner)
+    event.self_cpu_memory_usage += inner.self_cpu_memory_usage
+    if recorder.events[-1] is inner:
+        recorder.events.pop()
+    else:
+        recorder.events.remove(inner)
+
+
 def _timed_function_apply(plain_apply):
     """``autograd.Function.apply``: the forward as a range named after the Function."""
 
@@ -250,6 +302,16 @@ def start(recorder: Recorder) -> None:
     if isinstance(Function.__dict__.get("apply"), classmethod):
         _swap(Function, "apply",
               classmethod(_timed_function_apply(Function.__dict__["apply"].__func__)))
+    import teachgrad  # (the package: its namespace functions are what user code calls)
+
+    for name in FACTORIES:
+        if name in teachgrad.__dict__:
+            _swap(teachgrad, name, _timed_call(teachgrad.__dict__[name], "aten::" + name,
+                                               allocates=True))
+    for name, method in list(Tensor.__dict__.items()):
+        if (name.endswith("_") and not name.startswith("_") and name not in _NOT_OPERATORS
+                and callable(method)):
+            _swap(Tensor, name, _timed_call(method, "aten::" + name))
     for method_name in ("step", "zero_grad"):
         for cls in _classes_defining(Optimizer, method_name):
             _swap(cls, method_name,
