@@ -295,6 +295,15 @@ def start(recorder: Recorder) -> None:
             "\nHint: stop the other profiler (leave its `with` block) first."
         )
     active = recorder
+    try:
+        _swap_in_wrappers()
+    except BaseException:  # never leave half the functions swapped
+        stop()
+        raise
+
+
+def _swap_in_wrappers() -> None:
+    """Put a timing wrapper in place of each function listed in the module docstring."""
     plain = Op.__dict__["apply"].__func__
     _swap(Op, "apply", classmethod(_timed_apply(plain)))
     for cls in _classes_defining(Node, "_run_backward"):  # Op, custom Functions ...
