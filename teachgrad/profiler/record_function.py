@@ -30,7 +30,7 @@ class record_function:  # noqa: N801 - PyTorch's name
     ...     with torch.profiler.record_function("scale"):
     ...         y = torch.ones(3) * 2
     >>> [event.name for event in prof.events()]
-    ['scale', 'aten::mul']
+    ['scale', 'aten::ones', 'aten::mul']
     """
 
     def __init__(self, name: str, args: str | None = None) -> None:
