@@ -139,6 +139,7 @@ def unload_ipython_extension(ipython) -> None:
 from . import datasets, nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402 - torch.func (grad, jvp, vmap ...), built on autograd
 from .func import vmap  # noqa: E402, F401 - torch.vmap
+from . import profiler  # noqa: E402 - torch.profiler (swaps Op.apply only while it records)
 
 # torch.conv1d & co.: the convolutions are top-level functions too, as in PyTorch.
 conv1d, conv2d, conv3d = nn.functional.conv1d, nn.functional.conv2d, nn.functional.conv3d

@@ -21,6 +21,7 @@ _LAZY = {
     "function": ("function", None),
     "functional": ("functional", None),
     "forward_ad": ("forward_ad", None),
+    "profiler": ("profiler", None),
     "Variable": ("variable", "Variable"),
     "anomaly_mode": ("anomaly_mode", None),
     "gradcheck_module": ("gradcheck", None),
