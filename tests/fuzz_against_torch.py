@@ -98,7 +98,10 @@ def describe(value, lib) -> object:
     """A comparable description of a statement's result (tensors by value and metadata)."""
     if isinstance(value, lib.Tensor):
         fn = value.grad_fn
-        data = value.detach().numpy().copy() if value.dtype is not lib.float16 else None
+        data = None
+        if value.dtype is not lib.float16:
+            # PyTorch's ZeroTensor (an all-zero gradient it did not materialise) needs force.
+            data = value.detach().numpy(force=True).copy()
         return ("tensor", str(value.dtype).split(".")[-1], tuple(value.shape),
                 bool(value.requires_grad), None if fn is None else fn.name(), data)
     if isinstance(value, (tuple, list)):
@@ -114,18 +117,20 @@ def describe(value, lib) -> object:
 TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-12), "float16": (1e-2, 1e-3)}
 
 
-def _values_close(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
+def _values_close(a: np.ndarray, b: np.ndarray, dtype: str, loose: bool) -> bool:
     if a.shape != b.shape:
         return False
     if dtype not in TOLERANCE:
         return bool(np.array_equal(a, b))
-    rtol, atol = TOLERANCE[dtype]
+    # A float64 value computed from float32 ones (a float64 0-d tensor does not promote a
+    # float32 one, and its gradient is computed in float32) has float32's precision.
+    rtol, atol = TOLERANCE["float32" if loose and dtype == "float64" else dtype]
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     scale = max(1.0, float(np.max(np.abs(a64[np.isfinite(a64)]), initial=0.0)))
     return bool(np.allclose(a64, b64, rtol=rtol, atol=atol * scale, equal_nan=True))
 
 
-def difference(theirs, ours, what: str = "value") -> str | None:
+def difference(theirs, ours, what: str = "value", loose: bool = False) -> str | None:
     """The category of the first difference between two descriptions, or None."""
     if theirs[0] != ours[0]:
         return "kind"
@@ -138,7 +143,7 @@ def difference(theirs, ours, what: str = "value") -> str | None:
         if t_shape != o_shape:
             return "shape"
         if t_data is not None and o_data is not None and not _values_close(t_data, o_data,
-                                                                          t_dtype):
+                                                                          t_dtype, loose):
             return what
         if t_rg != o_rg:
             return "requires_grad"
@@ -149,7 +154,7 @@ def difference(theirs, ours, what: str = "value") -> str | None:
         if theirs[1] != ours[1] or len(theirs[2]) != len(ours[2]):
             return "kind"
         for t, o in zip(theirs[2], ours[2]):
-            d = difference(t, o, what)
+            d = difference(t, o, what, loose)
             if d:
                 return d
         return None
@@ -207,6 +212,7 @@ def compare(statements: list[Statement], torch, teachgrad) -> tuple[int, str, st
     """(statement index, category, detail) of the first difference, or None."""
     theirs = run_program(statements, torch)
     ours = run_program(statements, teachgrad)
+    loose = any("float32" in s.source for s in statements)
     for i, (t, o) in enumerate(zip(theirs, ours)):
         if t.kind == "exc" and o.kind == "exc":
             if t.payload[0] != o.payload[0]:
@@ -219,7 +225,7 @@ def compare(statements: list[Statement], torch, teachgrad) -> tuple[int, str, st
         if o.kind == "exc":
             return i, "teachgrad raised only", f"teachgrad {o.payload}"
         for name, td, od in zip(statements[i].describe, t.payload, o.payload):
-            d = difference(td, od, _category(statements[i]))
+            d = difference(td, od, _category(statements[i]), loose)
             if d:
                 return i, d, f"{name}:\n   torch     {_show(td)}\n   teachgrad {_show(od)}"
     if len(theirs) != len(ours):
@@ -436,8 +442,10 @@ class Generator:
             live = [k for k, g in enumerate(grads) if g is not None and g.requires_grad]
             if live:
                 total = " + ".join(f"(grads[{k}] * grads[{k}]).sum()" for k in live)
+                # retain_graph: loss.backward() below goes through the same first-order
+                # graph, which this call would otherwise free.
                 self.emit(f"second = torch.autograd.grad({total}, [{', '.join(leaves)}], "
-                          "allow_unused=True)", "backward2", ["second"])
+                          "allow_unused=True, retain_graph=True)", "backward2", ["second"])
                 if self.failed:
                     return
         self.emit("loss.backward()", "backward",

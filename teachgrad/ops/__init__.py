@@ -43,6 +43,7 @@ slice_norms         renorm: cap the p-norm of each slice
 statistics          cov, corrcoef, histogram, histogramdd
 untracked_split     unsafe_split/unsafe_chunk: split without view tracking
 inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
+tensor_arguments    maximum, atan2, isclose ...: refuse a number where PyTorch wants a tensor
 ==================  =================================================================
 """
 
@@ -83,6 +84,7 @@ from . import (  # noqa: F401
     special,
     split_join,
     statistics,
+    tensor_arguments,
     untracked_split,
     view_scatter,
 )
@@ -118,6 +120,7 @@ from .slice_norms import *  # noqa: F403
 from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .tensor_arguments import *  # noqa: F403 - after pointwise, special ...: wraps their names
 from .untracked_split import *  # noqa: F403
 from .view_scatter import *  # noqa: F403
 
@@ -156,4 +159,5 @@ __all__ = [
     *numerical_gradient.__all__,
     *statistics.__all__,
     *untracked_split.__all__,
+    *tensor_arguments.__all__,
 ]

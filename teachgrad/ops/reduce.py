@@ -965,7 +965,7 @@ class CumsumBackward0(Op):
             # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
             # round back, as PyTorch's CPU kernel does.
             return row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
-        return row_major(np.cumsum(a, axis=dim, dtype=dtype))
+        return row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
 
     @staticmethod
     def backward(ctx, grad):
@@ -983,18 +983,31 @@ class CumprodBackward0(Op):
         if a.ndim == 0:
             out = a.astype(dtype) if dtype is not None else a.copy()
         else:
-            out = row_major(np.cumprod(a, axis=dim, dtype=dtype))
+            # the ufunc's own accumulate: a warning (inf · 0) is then raised from this
+            # module, where teachgrad's filter silences it (np.cumprod's comes from NumPy's)
+            out = row_major(np.multiply.accumulate(a, axis=dim, dtype=dtype))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if np.ndim(a) == 0:
-            return grad
-        if not (_value(a) == 0).any():
+        if np.ndim(a) == 0 or np.shape(a)[ctx.dim] == 1:  # the identity (PyTorch's shortcut:
+            return grad  # dividing by an inf or nan input would give nan)
+        zero = _value(a) == 0
+        if not zero.any():
             return reverse_cumsum(grad * out, ctx.dim) / a
-        return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's O(n²) formula
+            return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        # A plain backward follows PyTorch's O(n) one, nan and inf included: before a
+        # slice's first zero, the division by aᵢ (so a slice without zeros gives what the
+        # zero-free formula gives); at the first zero, the product formula; after it, 0.
+        seen = np.cumsum(zero, axis=ctx.dim)
+        before = seen == 0
+        w = np.where(before, out * grad, 0)
+        divided = reverse_cumsum(w, ctx.dim) / np.where(before, a, 1)
+        at_zero = _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        return np.where(before, divided, np.where(zero & (seen == 1), at_zero, 0))
 
 
 def _cumprod_backward_at_zeros(grad, a, dim: int):
