@@ -244,6 +244,16 @@ class AsStridedScatterBackward0(EmbedOp):
     """Put a view's gradient back at the base positions it covers (zeros elsewhere)."""
 
 
+class _AsStridedScatterAdd(AsStridedScatterBackward0):
+    """The same for a view that shows one base element several times (``expand``):
+    the gradients of the copies add up, as ``expand``'s backward sums them."""
+
+    accumulate = True
+
+
+_AsStridedScatterAdd.__name__ = _AsStridedScatterAdd.__qualname__ = "AsStridedScatterBackward0"
+
+
 class CopySlices(Op):
     """The ``grad_fn`` of a tensor that was changed in place through one of its views.
 
@@ -300,12 +310,15 @@ class AsStridedBackward0(Op):
         node = _new_node(cls, (edge_of(base),), ((view._data.shape, view._data.dtype),))
         node.positions, node.base_shape = positions, base._data.shape
         node.view_version = view._vc[0]
+        # An expanded view repeats base positions: their gradients must add, not overwrite.
+        node.embed_op = (_AsStridedScatterAdd if np.unique(positions).size < positions.size
+                         else AsStridedScatterBackward0)
         return node
 
     @staticmethod
     def backward(ctx, grad):
         size = int(np.prod(ctx.base_shape))
-        placed = embed(grad, (size,), ctx.positions, AsStridedScatterBackward0)
+        placed = embed(grad, (size,), ctx.positions, ctx.embed_op)
         return np.reshape(placed, ctx.base_shape)
 
 

@@ -523,7 +523,7 @@ class PowBackward1(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = a**b
+        out = _integer_power(a, b) if b.dtype.kind in "iu" else a**b
         ctx.save_for_backward(b, a, out)
         return out
 
@@ -551,7 +551,10 @@ class PowBackward2(Op):
 
     @staticmethod
     def forward(ctx, exponent, base):
-        out = np.power(base, exponent)
+        if exponent.dtype.kind in "iu" and isinstance(base, (int, np.integer)):
+            out = _integer_power(np.asarray(base, exponent.dtype), exponent)
+        else:
+            out = np.power(base, exponent)
         ctx.save_for_backward(exponent, out)
         ctx.base = base
         return out
@@ -565,6 +568,20 @@ class PowBackward2(Op):
             flat = np.asarray(_value(out)) <= 1
             return grad * np.where(flat, 0, out * -np.inf)
         return grad * out * np.log(ctx.base)
+
+
+def _integer_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a ** b`` for integer arrays, with PyTorch's answer for negative exponents.
+
+    NumPy refuses them ("Integers to negative integer powers are not allowed"); PyTorch
+    gives 1/aᵇ rounded toward zero: 1 for a = 1, ±1 for a = −1 (by b's parity), else 0.
+    """
+    negative = b < 0
+    if not negative.any():
+        return a**b
+    out = a ** np.where(negative, 0, b)
+    reciprocal = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b % 2), 0))
+    return np.where(negative, reciprocal, out).astype(out.dtype, copy=False)
 
 
 def _value(x):

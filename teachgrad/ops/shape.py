@@ -765,7 +765,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    return split(input, max(-(-n // chunks), 1) if n else 1, dim)
+    if n == 0:  # PyTorch: `chunks` empty pieces (sizes ⌈0/chunks⌉ = 0 each)
+        return split(input, [0] * chunks, dim)
+    return split(input, max(-(-n // chunks), 1), dim)
 
 
 class UnbindBackward0(Op):
@@ -916,7 +918,7 @@ class CatBackward0(Op):
 
     @staticmethod
     def forward(ctx, *arrays, dim, dtype):
-        # PyTorch skips 1-d empty tensors in cat (a legacy rule); they get no gradient.
+        # PyTorch skips 1-d empty tensors in cat (a legacy rule); their gradient is empty.
         ctx.dim = dim
         ctx.pieces = [None if _legacy_empty(a) else a.shape[dim] for a in arrays]
         kept = [a for a in arrays if not _legacy_empty(a)]
@@ -926,8 +928,8 @@ class CatBackward0(Op):
     def backward(ctx, grad):
         grads, start = [], 0
         for size in ctx.pieces:
-            if size is None:
-                grads.append(None)
+            if size is None:  # a skipped 1-d empty input: an empty gradient, as PyTorch's
+                grads.append(np.reshape(grad[_along(ctx.dim, slice(0, 0))], (0,)))
                 continue
             grads.append(grad[_along(ctx.dim, slice(start, start + size))])
             start += size
