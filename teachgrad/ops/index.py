@@ -24,6 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
+from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
@@ -414,6 +415,7 @@ def _value_tensor(target: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)):
+        check_fill_value(value, target._data.dtype)
         return _make(np.asarray(value, dtype=target._data.dtype))
     kind = type(value)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
@@ -977,6 +979,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             f"{type(value).__name__}), but expected (Tensor mask, Tensor value) or "
             "(Tensor mask, Number value)"
         )
+    check_fill_value(value, input._data.dtype)
     return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
 
 

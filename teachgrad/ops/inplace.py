@@ -27,6 +27,7 @@ from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
+from .fill_value import check_fill_value
 from .op import Op  # methods must exist before _MATH_METHODS below gives them in-place twins
 from .shape import EmbedOp, embed
 
@@ -406,6 +407,7 @@ def _fill(self: Tensor, value) -> Tensor:
                 f"{value._data.ndim} dimensions."
             )
         return FillBackward3.apply(self, value)
+    check_fill_value(value, self._data.dtype)
     return FillBackward2.apply(self, value=value)
 
 
