@@ -486,6 +486,8 @@ def neg(input: Tensor) -> Tensor:
 @tensor_method("__pos__", "positive")
 def positive(input: Tensor) -> Tensor:
     """``+input``: the tensor itself, as in PyTorch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -1065,6 +1067,8 @@ def sigmoid(input: Tensor) -> Tensor:
 @tensor_method("abs", "__abs__", "absolute")
 def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
     """Absolute value (its gradient at 0 is 0, as PyTorch)."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _unary(AbsBackward0, input, floating=False)
 
 
@@ -1082,6 +1086,8 @@ def relu(input: Tensor) -> Tensor:
     >>> torch.tensor([-1., 2.]).relu()
     tensor([0., 2.])
     """
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(ReluBackward0, input, floating=False)
 
 
@@ -1542,6 +1548,11 @@ class TruncBackward0(_RoundingBackward):
 
 def _rounding(op: type[Op], fn, input: Tensor) -> Tensor:
     if input._data.dtype.kind != "f":  # integers are already round
+        if input._data.dtype == np.bool_:  # (PyTorch has no bool kernel)
+            raise NotImplementedError(
+                f"\"{fn.__name__ if fn.__name__ != '<lambda>' else 'round'}_vml_cpu\" not "
+                "implemented for 'Bool'"
+            )
         return _make(input._data.copy())
     return op.apply(input, fn=fn)
 

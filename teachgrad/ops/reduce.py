@@ -615,6 +615,7 @@ def median(input: Tensor, dim: int | None = None,
     >>> torch.tensor([4., 1., 3., 2.]).median()
     tensor(2.)
     """
+    refuse_bool_median(input, dim)
     if dim is None:
         return MedianBackward0.apply(input)
     d = _wrap_dim(dim, input._data.ndim)
@@ -651,8 +652,17 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
 
 
+def refuse_bool_median(input: Tensor, dim) -> None:
+    """PyTorch has no bool kernel for median and nanmedian (names as its errors do)."""
+    if input._data.dtype == np.bool_:
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
     data = input._data
+    if data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if data.size == 0:
             raise IndexError(
