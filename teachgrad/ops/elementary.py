@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from .number_factor import times_number
 from .op import Op
 from .pointwise import (
     TruncBackward0,
@@ -41,7 +42,7 @@ class Deg2RadBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (math.pi / 180)
+        return times_number(grad, math.pi / 180)  # MulBackward1 under create_graph
 
 
 class Rad2DegBackward0(Op):
@@ -53,7 +54,7 @@ class Rad2DegBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (180 / math.pi)
+        return times_number(grad, 180 / math.pi)  # MulBackward1 under create_graph
 
 
 @tensor_method()

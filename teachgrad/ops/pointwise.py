@@ -441,9 +441,32 @@ class RemainderBackward1(Op):
         if not ctx.needs_input_grad[1]:
             return grad, None
         a, b = ctx.saved_tensors
-        # The quotient is piecewise constant: computed from the values, it is a constant
-        # even under create_graph (PyTorch's rule too).
-        return grad, -grad * np.floor_divide(_value(a), _value(b))
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, whose (flat)
+            # rounded division is recorded, so the gradient requires grad as PyTorch's does
+            return grad, -grad * div(a, b, rounding_mode="floor")
+        return grad, -grad * np.floor_divide(_value(a), _value(b))  # the quotient is flat
+
+
+class RemainderNotImplemented(Op):
+    """The ``grad_fn`` of ``number % tensor``: PyTorch records a node with no derivative,
+    so a backward through it raises instead of silently giving the tensor no gradient."""
+
+    formula = "number % tensor has no derivative in PyTorch"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, _, a, b):  # (a and b: the operands, already in the result dtype)
+        return np.asarray(_python_mod(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+# PyTorch prints the node as ``<NotImplemented>`` (see elementary.HeavisideNotImplemented).
+RemainderNotImplemented.__name__ = RemainderNotImplemented.__qualname__ = "NotImplemented"
 
 
 @tensor_method("remainder", "__mod__")
@@ -458,8 +481,8 @@ def remainder(input, other) -> Tensor:
     """
     a, b = _operand(input), _operand(other)
     aa, bb = _division_operands(a, b, "remainder_cpu")  # the checks, and the result dtype
-    if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it either
-        return _make(np.asarray(_python_mod(aa, bb)))
+    if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it, and
+        return RemainderNotImplemented.apply(b, a=aa, b=bb)  # says so when asked for one
     if isinstance(b, Tensor):
         return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
     if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats
@@ -1606,7 +1629,8 @@ class FmaxBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         a_wins = (a >= b) | np.isnan(b)  # ties go to a, as in PyTorch (not shared)
-        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+        # PyTorch's grad.masked_fill(...): MaskedFillBackward0 under create_graph
+        return masked_fill_zero(~a_wins, grad), masked_fill_zero(a_wins, grad)
 
 
 class FminBackward0(Op):
@@ -1623,7 +1647,7 @@ class FminBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         a_wins = (a <= b) | np.isnan(b)
-        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+        return masked_fill_zero(~a_wins, grad), masked_fill_zero(a_wins, grad)  # (see fmax)
 
 
 @tensor_method()

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
-from . import numpy_protocol
+from . import numpy_protocol, pointwise
 from .layout import copy_keeping_layout
 from .number_factor import MulBackward1, times_number
 from .numerics import erf as _erf_kernels
@@ -945,8 +945,10 @@ class FmodBackward1(Op):
         if not ctx.needs_input_grad[1]:
             return grad, None
         a, b = ctx.saved_tensors
-        # The quotient is piecewise constant: computed from the values, even under create_graph.
-        return grad, -grad * np.trunc(_value(a) / _value(b))
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, whose (flat)
+            # rounded division is recorded, so the gradient requires grad as PyTorch's does
+            return grad, -grad * pointwise.div(a, b, rounding_mode="trunc")
+        return grad, -grad * np.trunc(_value(a) / _value(b))  # the quotient is flat
 
 
 @tensor_method()
