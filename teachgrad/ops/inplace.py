@@ -17,6 +17,7 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -463,6 +464,28 @@ def inplace_method(op: Callable, name: str) -> Callable:
     return method
 
 
+# PyTorch's clamp_ with number bounds names the integer type as C++ does ("long int").
+_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``op`` (clamp, clamp_min ...) for the in-place methods: a float number bound on an
+    integer tensor is refused in PyTorch's words for this kernel (see _CPP_TYPE_NAMES)."""
+
+    @functools.wraps(op)
+    def clamp(self: Tensor, *args, **kwargs) -> Tensor:
+        result = op(self, *args, **kwargs)
+        have, want = result._data.dtype, self._data.dtype
+        if (have != want and not np.can_cast(have, want, "same_kind")
+                and not any(isinstance(a, Tensor) for a in (*args, *kwargs.values()))):
+            raise RuntimeError(f"result type {_torch_name(have)} can't be cast to the desired "
+                               f"output type {_CPP_TYPE_NAMES[want.name]}")
+        return result
+
+    return clamp
+
+
 _INPLACE = {
     "add_": pointwise.add, "sub_": pointwise.sub, "mul_": pointwise.mul,
     "div_": pointwise.div, "pow_": pointwise.pow, "neg_": pointwise.neg,
@@ -471,8 +494,9 @@ _INPLACE = {
     "sqrt_": pointwise.sqrt, "rsqrt_": pointwise.rsqrt, "reciprocal_": pointwise.reciprocal,
     "sin_": pointwise.sin, "cos_": pointwise.cos, "tan_": pointwise.tan,
     "tanh_": pointwise.tanh, "sigmoid_": pointwise.sigmoid, "relu_": pointwise.relu,
-    "clamp_": pointwise.clamp, "clip_": pointwise.clamp, "clamp_min_": pointwise.clamp_min,
-    "clamp_max_": pointwise.clamp_max, "square_": pointwise.square,
+    "clamp_": _clamp_by_numbers(pointwise.clamp), "clip_": _clamp_by_numbers(pointwise.clamp),
+    "clamp_min_": _clamp_by_numbers(pointwise.clamp_min),
+    "clamp_max_": _clamp_by_numbers(pointwise.clamp_max), "square_": pointwise.square,
     "floor_": pointwise.floor, "ceil_": pointwise.ceil, "round_": pointwise.round,
     "trunc_": pointwise.trunc, "fill_": _fill, "zero_": _zero,
     "subtract_": pointwise.sub, "multiply_": pointwise.mul, "divide_": pointwise.div,

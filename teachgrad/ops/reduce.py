@@ -1014,11 +1014,20 @@ class CumprodBackward0(Op):
         # A plain backward follows PyTorch's O(n) one, nan and inf included: before a
         # slice's first zero, the division by aᵢ (so a slice without zeros gives what the
         # zero-free formula gives); at the first zero, the product formula; after it, 0.
-        seen = np.cumsum(zero, axis=ctx.dim)
+        dim = ctx.dim
+        seen = np.cumsum(zero, axis=dim)
         before = seen == 0
         w = np.where(before, out * grad, 0)
-        divided = reverse_cumsum(w, ctx.dim) / np.where(before, a, 1)
-        at_zero = _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        divided = reverse_cumsum(w, dim) / np.where(before, a, 1)
+        # At the first zero z: (Π_{j<z} aⱼ)·(grad_z + Σ_{z<k<z₂} grad_k·Π_{z<j≤k} aⱼ), in
+        # that order, as PyTorch (−∞·(g − 2.157g) is +∞, not nan), the sum stopping before
+        # the second zero z₂ (its terms are 0, and 0·∞ would be nan).
+        position = np.arange(a.shape[dim]).reshape([-1 if d == dim else 1
+                                                    for d in range(a.ndim)])
+        z = np.argmax(zero, axis=dim, keepdims=True)
+        head = np.prod(np.where(position < z, a, 1), axis=dim, keepdims=True)
+        tail = np.cumprod(np.where(position > z, a, 1), axis=dim)
+        at_zero = head * np.sum(np.where(seen == 1, grad * tail, 0), axis=dim, keepdims=True)
         return np.where(before, divided, np.where(zero & (seen == 1), at_zero, 0))
 
 

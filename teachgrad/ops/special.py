@@ -505,7 +505,11 @@ def _require_tensor(name: str, other) -> None:
 
 
 def _refuse_integers(kernel: str, a: Tensor, b) -> None:
-    """hypot, lerp and logaddexp have no integer kernel in PyTorch (no promotion to float)."""
+    """hypot, lerp and logaddexp have no integer kernel in PyTorch (no promotion to float).
+
+    PyTorch checks the shapes first, so a size mismatch is reported as one."""
+    if isinstance(b, Tensor):
+        _check_broadcast(a, b)
     dtype = result_type(a, b)
     if not dtype.is_floating_point:
         raise NotImplementedError(
