@@ -755,6 +755,13 @@ class _ScatterOp(Op):
         mask[key] = True
         return np.reshape(mask, np.shape(grad))
 
+    @classmethod
+    def cleared(cls, grad, key):
+        """The gradient with 0 at the positions ``key`` writes to (what ``self`` gets)."""
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad.scatter(dim, index, 0)
+            return ScatterBackward1.apply(grad, value=0, key=key)
+        return np.where(cls.written(grad, key), 0, grad)
+
     @staticmethod
     def picked(grad, key):
         """The gradient at the positions ``key`` writes to (what the source gets)."""
@@ -775,7 +782,7 @@ class ScatterBackward0(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
-        return np.where(cls.written(grad, ctx.key), 0, grad), cls.picked(grad, ctx.key)
+        return cls.cleared(grad, ctx.key), cls.picked(grad, ctx.key)
 
 
 class ScatterBackward1(_ScatterOp):
@@ -790,7 +797,7 @@ class ScatterBackward1(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
-        return np.where(cls.written(grad, ctx.key), 0, grad)
+        return cls.cleared(grad, ctx.key)
 
 
 class ScatterAddBackward0(_ScatterOp):

@@ -981,8 +981,8 @@ class CumsumBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if np.ndim(grad) == 0:
-            return grad
+        if np.ndim(grad) == 0 or np.shape(grad)[ctx.dim] == 1:  # PyTorch's trivial case:
+            return grad  # the gradient as it is (no flips recorded under create_graph)
         return reverse_cumsum(grad, ctx.dim)
 
 

@@ -300,10 +300,17 @@ class SqueezeBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
+        ctx.dims = tuple(d for d, n in enumerate(a.shape) if n == 1)  # the squeezed ones
         return np.squeeze(a)
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.dims:  # nothing was squeezed: the gradient as it is (as PyTorch)
+            return grad
+        if isinstance(grad, Tensor):  # create_graph: PyTorch unsqueezes each dimension
+            for d in ctx.dims:  # back (UnsqueezeBackward0 nodes, not a reshape's view)
+                grad = UnsqueezeBackward0.apply(grad, dim=d)
+            return grad
         return np.reshape(grad, ctx.shape)
 
 
@@ -313,7 +320,9 @@ class SqueezeBackward1(SqueezeBackward0):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.shape = a.shape
-        return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a.view()
+        squeezed = a.ndim and a.shape[dim] == 1
+        ctx.dims = (dim,) if squeezed else ()
+        return np.squeeze(a, dim) if squeezed else a.view()
 
 
 class SqueezeBackward2(SqueezeBackward0):
@@ -322,7 +331,8 @@ class SqueezeBackward2(SqueezeBackward0):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.shape = a.shape
-        return np.squeeze(a, tuple(d for d in dims if a.ndim and a.shape[d] == 1))
+        ctx.dims = squeezed = tuple(sorted(d for d in dims if a.ndim and a.shape[d] == 1))
+        return np.squeeze(a, squeezed)
 
 
 @tensor_method()
