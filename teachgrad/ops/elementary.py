@@ -316,7 +316,9 @@ class LogitBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        slope = grad / (a * (1 - a))
+        # A plain backward: + 0.0 turns a·(1 − a) = −0 at a = −0 into +0, so the slope is
+        # +inf there, as PyTorch's kernel gives (its create_graph formula gives −inf: so do we)
+        slope = grad / (a * (1 - a) + 0.0) if type(grad) is not Tensor else grad / (a * (1 - a))
         x = np.asarray(_value(a))
         if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
             outside = (x < 0) | (x > 1)

@@ -762,7 +762,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         raise RuntimeError(
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
         )
-    sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size else (0,)
+    # (an empty dimension gives one empty piece, as PyTorch's split, whatever the size)
+    sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size and n else (0,)
     return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
 
 
