@@ -140,6 +140,11 @@ loss = (torch.fmin(a1, a2) ** 2).sum() + torch.deg2rad(a1).square().sum() + (a1 
 loss = loss + a1.scatter(0, torch.tensor([1]), a2[:1]).square().sum()
 loss = loss + a1.unsqueeze(1).cumsum(1).square().sum() + a1[None].squeeze(0).square().sum()
 grads = torch.autograd.grad(loss, [a1, a2, a3], create_graph=True)""",
+    "atan2 at the origin": """
+a1 = torch.tensor([-0.0], dtype=torch.float64, requires_grad=True)
+a4 = torch.tensor([-1.012, 1.393, -inf], dtype=torch.float64, requires_grad=True)
+v6 = torch.atan2(torch.outer(a1, a4), a1)
+v6.sum().backward()""",
     "logit at -0": """
 a1 = torch.tensor([-0.0, 0.0, 0.107], dtype=torch.float32, requires_grad=True)
 torch.logit(a1).sum().backward()""",

@@ -134,6 +134,10 @@ def test_chunk_of_an_empty_dimension_gives_that_many_empty_pieces():
     assert [tuple(p.shape) for p in pieces] == [(0, 2)] * 3
 
 
+def test_split_of_an_empty_dimension_gives_one_empty_piece():
+    assert [tuple(p.shape) for p in torch.zeros(3, 0, 2).split(2, 1)] == [(3, 0, 2)]
+
+
 def test_cumsum_and_cumprod_warnings_come_from_teachgrad_where_its_filter_drops_them():
     # teachgrad ignores RuntimeWarnings raised from its own modules (the learner never sees
     # NumPy's "invalid value"); np.cumprod's were raised from NumPy's fromnumeric.py.
@@ -181,6 +185,20 @@ def test_acosh_gradient_at_minus_one_is_plus_inf():
     x = leaf([-1.0, 2.0])
     x.acosh().sum().backward()
     assert x.grad[0].item() == inf and x.grad[1].item() == pytest.approx(1 / math.sqrt(3))
+
+
+def test_logit_gradient_at_minus_zero_is_plus_inf():
+    # 1/(a(1 − a)) at a = −0: PyTorch's kernel divides by +0 (a(1 − a) = −0 gave −inf)
+    x = leaf([-0.0, 0.5])
+    torch.logit(x).sum().backward()
+    assert x.grad.tolist() == [inf, 4.0]
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    # b/(a² + b²) is 0/0 at a = b = 0; PyTorch's slopes are 0 there (teachgrad gave nan)
+    a, b = leaf([0.0, 1.0]), leaf([0.0, 1.0])
+    torch.atan2(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.5] and b.grad.tolist() == [0.0, -0.5]
 
 
 def test_a_constant_changed_in_place_after_use_is_not_needed_by_backward():
