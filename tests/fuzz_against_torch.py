@@ -251,13 +251,6 @@ SKIPS = [
      lambda st, cat, t, o: cat in ("grad", "grad2") and re.search(
          r"(digamma|lgamma|polygamma)\(", st.program) is not None
      and re.search(r"-1\.0\b|\b0\.0\b|-2\.0\b", st.program) is not None),
-    # A zero factor in PyTorch's BLAS-backed matrix products (outer, mm, matmul) drops a
-    # nan or inf on the other side (nan·0 = 0 inside the kernel); teachgrad's NumPy
-    # products propagate it.
-    ("PyTorch quirk: its BLAS products drop nan·0 terms",
-     lambda st, cat, t, o: cat in ("grad", "grad2", "value") and re.search(
-         r"outer\(|\bmm\(|bmm\(|matmul\(|\bmv\(|\bdot\(| @ ", st.program) is not None
-     and re.search(r"\b(nan|inf)\b", st.program) is not None),
     # logit's gradient at ±0 is ±inf; which sign PyTorch 2.13 gives for -0 depends on
     # whether its vectorised or scalar kernel ran (the tensor's size). teachgrad: the
     # scalar kernel's answer.
