@@ -17,6 +17,7 @@ from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._tensor import Tensor, _make
 from ._warn import warn_user
+from .ops.fill_value import check_fill_value
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
@@ -299,6 +300,7 @@ def full(size, fill_value, *, dtype: DType | None = None, device=None,
             d = get_default_dtype().numpy
     else:
         d = to_dtype(dtype).numpy
+    check_fill_value(fill_value, d)
     return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
 
 

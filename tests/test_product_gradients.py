@@ -94,9 +94,13 @@ def test_gradients_match_torch(name, nonfinite_inputs):
         np.testing.assert_allclose(g_g, g_t, rtol=1e-11, atol=1e-14)
 
 
-def test_cumprod_with_an_infinite_element_is_exact_where_torch_divides():
-    # [0.5, 1.5, inf, 0.5] with gradient 1: ∂/∂a2 = a0·a1 + a0·a1·a3 = 0.75 + 0.375. (PyTorch
-    # divides Σ grad·out by a2 here, inf / inf: nan.) A zero elsewhere in the tensor makes
-    # teachgrad take the product-of-the-others route for every row.
+def test_cumprod_rows_without_zeros_divide_as_pytorch_whatever_other_rows_hold():
+    # [0.5, 1.5, inf, 0.5] with gradient 1: PyTorch divides Σ_{k≥i} grad·out_k by a_i, so
+    # ∂/∂a2 is inf / inf = nan (the exact value would be a0·a1 + a0·a1·a3 = 1.125). A zero
+    # in another row used to switch teachgrad to the exact route for every row; a row's
+    # gradient now depends on that row only, as PyTorch's. The row with a zero:
+    # [2, 0, 1, 1] gives 1 before the zero, 2·(1 + 1 + 1) = 6 at it, 0 after.
     g = vjp(lambda x: x.cumprod(1), [[0.5, 1.5, INF, 0.5], [2.0, 0.0, 1.0, 1.0]], 1.0)
-    assert g[0, 2] == 1.125
+    alone = vjp(lambda x: x.cumprod(1), [[0.5, 1.5, INF, 0.5]], 1.0)
+    assert np.isnan(g[0, 2]) and np.array_equal(g[:1], alone, equal_nan=True)
+    assert g[1].tolist() == [1.0, 6.0, 0.0, 0.0]

@@ -613,7 +613,10 @@ def fit_gradient(g, meta: tuple, node: Node, index: int):
     shape, dtype = meta
     if isinstance(g, Tensor):
         if g._data.shape != shape:
-            g = g.sum_to_size(_check_broadcast(g._data.shape, shape, node, index))
+            _check_broadcast(g._data.shape, shape, node, index)
+            # PyTorch's sum_to: to a 0-d shape it is g.sum() (SumBackward0, as a learner sees
+            # in the gradient's grad_fn under create_graph), else a keepdim sum and a view
+            g = g.sum() if shape == () else g.sum_to_size(shape)
         if g._data.dtype != dtype:
             from .._dtypes import from_numpy_dtype
 

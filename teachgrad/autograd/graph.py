@@ -444,6 +444,10 @@ def _raise_modified(node: Node, value, source) -> None:
 
 
 def _short(name: str) -> str:
-    """'ExpBackward0' -> 'Exp', as PyTorch's in-place error message names ops."""
+    """'ExpBackward0' -> 'Exp', 'PowBackward1' -> 'Pow1', as PyTorch's in-place error
+    message names ops (an overload's number stays, except 0)."""
     cut = name.find("Backward")
-    return name[:cut] if cut > 0 else name
+    if cut <= 0:
+        return name
+    number = name[cut + len("Backward"):]
+    return name[:cut] + (number if number.isdigit() and number != "0" else "")

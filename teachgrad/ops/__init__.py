@@ -50,6 +50,7 @@ strided             as_strided (any window on a tensor's storage), as_strided_sc
 view_copies         select_copy, view_copy ...: a view op's result copied, grad_fn ``*_copy``
 not_implemented     the ``NotImplemented`` node of ops without a derivative
 inplace_more        ``t_``, ``squeeze_``, ``resize_``, ``lt_``, ``logical_not_``, ``fill_diagonal_``
+tensor_arguments    maximum, atan2, isclose ...: refuse a number where PyTorch wants a tensor
 ==================  =================================================================
 """
 
@@ -94,6 +95,7 @@ from . import (  # noqa: F401
     split_join,
     statistics,
     strided,
+    tensor_arguments,
     triangular,
     untracked_split,
     view_copies,
@@ -134,6 +136,7 @@ from .special import *  # noqa: F403
 from .split_join import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .strided import *  # noqa: F403
+from .tensor_arguments import *  # noqa: F403 - after pointwise, special ...: wraps their names
 from .triangular import *  # noqa: F403
 from .untracked_split import *  # noqa: F403
 from .view_copies import *  # noqa: F403
@@ -179,4 +182,5 @@ __all__ = [
     *untracked_split.__all__,
     *strided.__all__,
     *view_copies.__all__,
+    *tensor_arguments.__all__,
 ]

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from .number_factor import times_number
 from .op import Op
 from .pointwise import (
     TruncBackward0,
@@ -41,7 +42,7 @@ class Deg2RadBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (math.pi / 180)
+        return times_number(grad, math.pi / 180)  # MulBackward1 under create_graph
 
 
 class Rad2DegBackward0(Op):
@@ -53,7 +54,7 @@ class Rad2DegBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (180 / math.pi)
+        return times_number(grad, 180 / math.pi)  # MulBackward1 under create_graph
 
 
 @tensor_method()
@@ -315,7 +316,9 @@ class LogitBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        slope = grad / (a * (1 - a))
+        # A plain backward: + 0.0 turns a·(1 − a) = −0 at a = −0 into +0, so the slope is
+        # +inf there, as PyTorch's kernel gives (its create_graph formula gives −inf: so do we)
+        slope = grad / (a * (1 - a) + 0.0) if type(grad) is not Tensor else grad / (a * (1 - a))
         x = np.asarray(_value(a))
         if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
             outside = (x < 0) | (x > 1)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
+from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import Op
@@ -414,6 +415,7 @@ def _value_tensor(target: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)):
+        check_fill_value(value, target._data.dtype)
         return _make(np.asarray(value, dtype=target._data.dtype))
     kind = type(value)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
@@ -753,6 +755,13 @@ class _ScatterOp(Op):
         mask[key] = True
         return np.reshape(mask, np.shape(grad))
 
+    @classmethod
+    def cleared(cls, grad, key):
+        """The gradient with 0 at the positions ``key`` writes to (what ``self`` gets)."""
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad.scatter(dim, index, 0)
+            return ScatterBackward1.apply(grad, value=0, key=key)
+        return np.where(cls.written(grad, key), 0, grad)
+
     @staticmethod
     def picked(grad, key):
         """The gradient at the positions ``key`` writes to (what the source gets)."""
@@ -773,7 +782,7 @@ class ScatterBackward0(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
-        return np.where(cls.written(grad, ctx.key), 0, grad), cls.picked(grad, ctx.key)
+        return cls.cleared(grad, ctx.key), cls.picked(grad, ctx.key)
 
 
 class ScatterBackward1(_ScatterOp):
@@ -788,7 +797,7 @@ class ScatterBackward1(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
-        return np.where(cls.written(grad, ctx.key), 0, grad)
+        return cls.cleared(grad, ctx.key)
 
 
 class ScatterAddBackward0(_ScatterOp):
@@ -977,6 +986,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             f"{type(value).__name__}), but expected (Tensor mask, Tensor value) or "
             "(Tensor mask, Number value)"
         )
+    check_fill_value(value, input._data.dtype)
     return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
 
 

@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim, tensor_method
+from .fill_value import check_fill_value
 from .index import (
     IndexPutImplBackward0,
     ScatterBackward1,
@@ -239,6 +240,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             value = value.to(input.dtype)
         out = IndexFillBackward1.apply(source, value, key=key)
     elif isinstance(value, (numbers.Number, np.generic)):
+        check_fill_value(value, input._data.dtype)
         out = IndexFillBackward0.apply(source, key=key, value=value)
     else:
         raise TypeError(

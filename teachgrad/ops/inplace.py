@@ -17,6 +17,7 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +28,7 @@ from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
+from .fill_value import check_fill_value
 from .op import Op  # methods must exist before _MATH_METHODS below gives them in-place twins
 from .shape import EmbedOp, embed
 
@@ -245,6 +247,16 @@ class AsStridedScatterBackward0(EmbedOp):
     """Put a view's gradient back at the base positions it covers (zeros elsewhere)."""
 
 
+class _AsStridedScatterAdd(AsStridedScatterBackward0):
+    """The same for a view that shows one base element several times (``expand``):
+    the gradients of the copies add up, as ``expand``'s backward sums them."""
+
+    accumulate = True
+
+
+_AsStridedScatterAdd.__name__ = _AsStridedScatterAdd.__qualname__ = "AsStridedScatterBackward0"
+
+
 class CopySlices(Op):
     """The ``grad_fn`` of a tensor that was changed in place through one of its views.
 
@@ -301,12 +313,15 @@ class AsStridedBackward0(Op):
         node = _new_node(cls, (edge_of(base),), ((view._data.shape, view._data.dtype),))
         node.positions, node.base_shape = positions, base._data.shape
         node.view_version = view._vc[0]
+        # An expanded view repeats base positions: their gradients must add, not overwrite.
+        node.embed_op = (_AsStridedScatterAdd if np.unique(positions).size < positions.size
+                         else AsStridedScatterBackward0)
         return node
 
     @staticmethod
     def backward(ctx, grad):
         size = int(np.prod(ctx.base_shape))
-        placed = embed(grad, (size,), ctx.positions, AsStridedScatterBackward0)
+        placed = embed(grad, (size,), ctx.positions, ctx.embed_op)
         return np.reshape(placed, ctx.base_shape)
 
 
@@ -394,6 +409,7 @@ def _fill(self: Tensor, value) -> Tensor:
                 f"{value._data.ndim} dimensions."
             )
         return FillBackward3.apply(self, value)
+    check_fill_value(value, self._data.dtype)
     return FillBackward2.apply(self, value=value)
 
 
@@ -449,6 +465,28 @@ def inplace_method(op: Callable, name: str) -> Callable:
     return method
 
 
+# PyTorch's clamp_ with number bounds names the integer type as C++ does ("long int").
+_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``op`` (clamp, clamp_min ...) for the in-place methods: a float number bound on an
+    integer tensor is refused in PyTorch's words for this kernel (see _CPP_TYPE_NAMES)."""
+
+    @functools.wraps(op)
+    def clamp(self: Tensor, *args, **kwargs) -> Tensor:
+        result = op(self, *args, **kwargs)
+        have, want = result._data.dtype, self._data.dtype
+        if (have != want and not np.can_cast(have, want, "same_kind")
+                and not any(isinstance(a, Tensor) for a in (*args, *kwargs.values()))):
+            raise RuntimeError(f"result type {_torch_name(have)} can't be cast to the desired "
+                               f"output type {_CPP_TYPE_NAMES[want.name]}")
+        return result
+
+    return clamp
+
+
 _INPLACE = {
     "add_": pointwise.add, "sub_": pointwise.sub, "mul_": pointwise.mul,
     "div_": pointwise.div, "pow_": pointwise.pow, "neg_": pointwise.neg,
@@ -457,8 +495,9 @@ _INPLACE = {
     "sqrt_": pointwise.sqrt, "rsqrt_": pointwise.rsqrt, "reciprocal_": pointwise.reciprocal,
     "sin_": pointwise.sin, "cos_": pointwise.cos, "tan_": pointwise.tan,
     "tanh_": pointwise.tanh, "sigmoid_": pointwise.sigmoid, "relu_": pointwise.relu,
-    "clamp_": pointwise.clamp, "clip_": pointwise.clamp, "clamp_min_": pointwise.clamp_min,
-    "clamp_max_": pointwise.clamp_max, "square_": pointwise.square,
+    "clamp_": _clamp_by_numbers(pointwise.clamp), "clip_": _clamp_by_numbers(pointwise.clamp),
+    "clamp_min_": _clamp_by_numbers(pointwise.clamp_min),
+    "clamp_max_": _clamp_by_numbers(pointwise.clamp_max), "square_": pointwise.square,
     "floor_": pointwise.floor, "ceil_": pointwise.ceil, "round_": pointwise.round,
     "trunc_": pointwise.trunc, "fill_": _fill, "zero_": _zero,
     "subtract_": pointwise.sub, "multiply_": pointwise.mul, "divide_": pointwise.div,

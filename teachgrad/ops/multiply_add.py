@@ -47,7 +47,10 @@ class AddcmulBackward0(Op):
     def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002 - PyTorch's name
         # save the inputs' own arrays (not the cast copies): under create_graph they come
         # back as the input tensors, so the gradient stays differentiable
-        ctx.save_for_backward(t1, t2)
+        # only the factors the needed gradients use, as PyTorch saves: t1 * t2 keeps no t2
+        # when only t2 needs a gradient (changing it in place afterwards is then fine)
+        needs = ctx.needs_input_grad  # (four Falses when nothing is recorded)
+        ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] else None)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
         out = input + _scaled(t1 * t2, value)
@@ -67,7 +70,9 @@ class AddcdivBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002
-        ctx.save_for_backward(t1, t2)  # the inputs' own arrays, as in AddcmulBackward0
+        # the inputs' own arrays, as in AddcmulBackward0; t2 for either gradient, t1 for t2's
+        needs = ctx.needs_input_grad  # (four Falses when nothing is recorded)
+        ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] or needs[2] else None)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
         return (input + _scaled(t1 / t2, value)).astype(dtype, copy=False)

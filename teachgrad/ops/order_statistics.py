@@ -22,7 +22,7 @@ import numpy as np
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .index import gather, sort
 from .linalg import SqueezeBackward4
-from .reduce import _ExtremeAll, _return_type, _SelectAlongDim
+from .reduce import _ExtremeAll, _return_type, _SelectAlongDim, refuse_bool_median
 from .shape import TransposeBackward0, UnsqueezeBackward0, movedim, reshape
 from .special import lerp
 
@@ -70,6 +70,7 @@ def nanmedian(input: Tensor, dim: int | None = None,
     >>> torch.tensor([1., float('nan'), 3., 2.]).nanmedian()
     tensor(2.)
     """
+    refuse_bool_median(input, dim)
     if dim is None:
         return NanmedianBackward0.apply(input)
     d = _wrap_dim(dim, input._data.ndim)

@@ -441,9 +441,32 @@ class RemainderBackward1(Op):
         if not ctx.needs_input_grad[1]:
             return grad, None
         a, b = ctx.saved_tensors
-        # The quotient is piecewise constant: computed from the values, it is a constant
-        # even under create_graph (PyTorch's rule too).
-        return grad, -grad * np.floor_divide(_value(a), _value(b))
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, whose (flat)
+            # rounded division is recorded, so the gradient requires grad as PyTorch's does
+            return grad, -grad * div(a, b, rounding_mode="floor")
+        return grad, -grad * np.floor_divide(_value(a), _value(b))  # the quotient is flat
+
+
+class RemainderNotImplemented(Op):
+    """The ``grad_fn`` of ``number % tensor``: PyTorch records a node with no derivative,
+    so a backward through it raises instead of silently giving the tensor no gradient."""
+
+    formula = "number % tensor has no derivative in PyTorch"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, _, a, b):  # (a and b: the operands, already in the result dtype)
+        return np.asarray(_python_mod(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+# PyTorch prints the node as ``<NotImplemented>`` (see elementary.HeavisideNotImplemented).
+RemainderNotImplemented.__name__ = RemainderNotImplemented.__qualname__ = "NotImplemented"
 
 
 @tensor_method("remainder", "__mod__")
@@ -458,8 +481,8 @@ def remainder(input, other) -> Tensor:
     """
     a, b = _operand(input), _operand(other)
     aa, bb = _division_operands(a, b, "remainder_cpu")  # the checks, and the result dtype
-    if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it either
-        return _make(np.asarray(_python_mod(aa, bb)))
+    if not isinstance(a, Tensor):  # number % tensor: PyTorch has no derivative for it, and
+        return RemainderNotImplemented.apply(b, a=aa, b=bb)  # says so when asked for one
     if isinstance(b, Tensor):
         return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
     if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats
@@ -486,6 +509,8 @@ def neg(input: Tensor) -> Tensor:
 @tensor_method("__pos__", "positive")
 def positive(input: Tensor) -> Tensor:
     """``+input``: the tensor itself, as in PyTorch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -523,7 +548,7 @@ class PowBackward1(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = a**b
+        out = _integer_power(a, b) if b.dtype.kind in "iu" else a**b
         ctx.save_for_backward(b, a, out)
         return out
 
@@ -551,7 +576,10 @@ class PowBackward2(Op):
 
     @staticmethod
     def forward(ctx, exponent, base):
-        out = np.power(base, exponent)
+        if exponent.dtype.kind in "iu" and isinstance(base, (int, np.integer)):
+            out = _integer_power(np.asarray(base, exponent.dtype), exponent)
+        else:
+            out = np.power(base, exponent)
         ctx.save_for_backward(exponent, out)
         ctx.base = base
         return out
@@ -565,6 +593,20 @@ class PowBackward2(Op):
             flat = np.asarray(_value(out)) <= 1
             return grad * np.where(flat, 0, out * -np.inf)
         return grad * out * np.log(ctx.base)
+
+
+def _integer_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a ** b`` for integer arrays, with PyTorch's answer for negative exponents.
+
+    NumPy refuses them ("Integers to negative integer powers are not allowed"); PyTorch
+    gives 1/aᵇ rounded toward zero: 1 for a = 1, ±1 for a = −1 (by b's parity), else 0.
+    """
+    negative = b < 0
+    if not negative.any():
+        return a**b
+    out = a ** np.where(negative, 0, b)
+    reciprocal = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b % 2), 0))
+    return np.where(negative, reciprocal, out).astype(out.dtype, copy=False)
 
 
 def _value(x):
@@ -1048,6 +1090,8 @@ def sigmoid(input: Tensor) -> Tensor:
 @tensor_method("abs", "__abs__", "absolute")
 def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
     """Absolute value (its gradient at 0 is 0, as PyTorch)."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _unary(AbsBackward0, input, floating=False)
 
 
@@ -1065,6 +1109,8 @@ def relu(input: Tensor) -> Tensor:
     >>> torch.tensor([-1., 2.]).relu()
     tensor([0., 2.])
     """
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(ReluBackward0, input, floating=False)
 
 
@@ -1525,6 +1571,11 @@ class TruncBackward0(_RoundingBackward):
 
 def _rounding(op: type[Op], fn, input: Tensor) -> Tensor:
     if input._data.dtype.kind != "f":  # integers are already round
+        if input._data.dtype == np.bool_:  # (PyTorch has no bool kernel)
+            raise NotImplementedError(
+                f"\"{fn.__name__ if fn.__name__ != '<lambda>' else 'round'}_vml_cpu\" not "
+                "implemented for 'Bool'"
+            )
         return _make(input._data.copy())
     return op.apply(input, fn=fn)
 
@@ -1578,7 +1629,8 @@ class FmaxBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         a_wins = (a >= b) | np.isnan(b)  # ties go to a, as in PyTorch (not shared)
-        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+        # PyTorch's grad.masked_fill(...): MaskedFillBackward0 under create_graph
+        return masked_fill_zero(~a_wins, grad), masked_fill_zero(a_wins, grad)
 
 
 class FminBackward0(Op):
@@ -1595,7 +1647,7 @@ class FminBackward0(Op):
         a, b = ctx.saved_tensors
         a, b = _value(a), _value(b)
         a_wins = (a <= b) | np.isnan(b)
-        return np.where(a_wins, grad, 0), np.where(a_wins, 0, grad)
+        return masked_fill_zero(~a_wins, grad), masked_fill_zero(a_wins, grad)  # (see fmax)
 
 
 @tensor_method()

@@ -615,6 +615,7 @@ def median(input: Tensor, dim: int | None = None,
     >>> torch.tensor([4., 1., 3., 2.]).median()
     tensor(2.)
     """
+    refuse_bool_median(input, dim)
     if dim is None:
         return MedianBackward0.apply(input)
     d = _wrap_dim(dim, input._data.ndim)
@@ -651,8 +652,17 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
 
 
+def refuse_bool_median(input: Tensor, dim) -> None:
+    """PyTorch has no bool kernel for median and nanmedian (names as its errors do)."""
+    if input._data.dtype == np.bool_:
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
     data = input._data
+    if data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if data.size == 0:
             raise IndexError(
@@ -810,6 +820,8 @@ class LinalgVectorNormBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.ord == 0:  # counting nonzeros is flat: PyTorch sends no gradient at all
+            return None  # (x.grad stays None), not zeros
         a, out = ctx.saved_tensors
         return vector_norm_backward(grad, a, out, ctx.ord, ctx.dims, ctx.keepdim)
 
@@ -965,12 +977,12 @@ class CumsumBackward0(Op):
             # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
             # round back, as PyTorch's CPU kernel does.
             return row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
-        return row_major(np.cumsum(a, axis=dim, dtype=dtype))
+        return row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
 
     @staticmethod
     def backward(ctx, grad):
-        if np.ndim(grad) == 0:
-            return grad
+        if np.ndim(grad) == 0 or np.shape(grad)[ctx.dim] == 1:  # PyTorch's trivial case:
+            return grad  # the gradient as it is (no flips recorded under create_graph)
         return reverse_cumsum(grad, ctx.dim)
 
 
@@ -983,18 +995,40 @@ class CumprodBackward0(Op):
         if a.ndim == 0:
             out = a.astype(dtype) if dtype is not None else a.copy()
         else:
-            out = row_major(np.cumprod(a, axis=dim, dtype=dtype))
+            # the ufunc's own accumulate: a warning (inf · 0) is then raised from this
+            # module, where teachgrad's filter silences it (np.cumprod's comes from NumPy's)
+            out = row_major(np.multiply.accumulate(a, axis=dim, dtype=dtype))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if np.ndim(a) == 0:
-            return grad
-        if not (_value(a) == 0).any():
+        if np.ndim(a) == 0 or np.shape(a)[ctx.dim] == 1:  # the identity (PyTorch's shortcut:
+            return grad  # dividing by an inf or nan input would give nan)
+        zero = _value(a) == 0
+        if not zero.any():
             return reverse_cumsum(grad * out, ctx.dim) / a
-        return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's O(n²) formula
+            return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+        # A plain backward follows PyTorch's O(n) one, nan and inf included: before a
+        # slice's first zero, the division by aᵢ (so a slice without zeros gives what the
+        # zero-free formula gives); at the first zero, the product formula; after it, 0.
+        dim = ctx.dim
+        seen = np.cumsum(zero, axis=dim)
+        before = seen == 0
+        w = np.where(before, out * grad, 0)
+        divided = reverse_cumsum(w, dim) / np.where(before, a, 1)
+        # At the first zero z: (Π_{j<z} aⱼ)·(grad_z + Σ_{z<k<z₂} grad_k·Π_{z<j≤k} aⱼ), in
+        # that order, as PyTorch (−∞·(g − 2.157g) is +∞, not nan), the sum stopping before
+        # the second zero z₂ (its terms are 0, and 0·∞ would be nan).
+        position = np.arange(a.shape[dim]).reshape([-1 if d == dim else 1
+                                                    for d in range(a.ndim)])
+        z = np.argmax(zero, axis=dim, keepdims=True)
+        head = np.prod(np.where(position < z, a, 1), axis=dim, keepdims=True)
+        tail = np.cumprod(np.where(position > z, a, 1), axis=dim)
+        at_zero = head * np.sum(np.where(seen == 1, grad * tail, 0), axis=dim, keepdims=True)
+        return np.where(before, divided, np.where(zero & (seen == 1), at_zero, 0))
 
 
 def _cumprod_backward_at_zeros(grad, a, dim: int):

@@ -300,10 +300,17 @@ class SqueezeBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
+        ctx.dims = tuple(d for d, n in enumerate(a.shape) if n == 1)  # the squeezed ones
         return np.squeeze(a)
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.dims:  # nothing was squeezed: the gradient as it is (as PyTorch)
+            return grad
+        if isinstance(grad, Tensor):  # create_graph: PyTorch unsqueezes each dimension
+            for d in ctx.dims:  # back (UnsqueezeBackward0 nodes, not a reshape's view)
+                grad = UnsqueezeBackward0.apply(grad, dim=d)
+            return grad
         return np.reshape(grad, ctx.shape)
 
 
@@ -313,7 +320,9 @@ class SqueezeBackward1(SqueezeBackward0):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.shape = a.shape
-        return np.squeeze(a, dim) if a.ndim and a.shape[dim] == 1 else a.view()
+        squeezed = a.ndim and a.shape[dim] == 1
+        ctx.dims = (dim,) if squeezed else ()
+        return np.squeeze(a, dim) if squeezed else a.view()
 
 
 class SqueezeBackward2(SqueezeBackward0):
@@ -322,7 +331,8 @@ class SqueezeBackward2(SqueezeBackward0):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.shape = a.shape
-        return np.squeeze(a, tuple(d for d in dims if a.ndim and a.shape[d] == 1))
+        ctx.dims = squeezed = tuple(sorted(d for d in dims if a.ndim and a.shape[d] == 1))
+        return np.squeeze(a, squeezed)
 
 
 @tensor_method()
@@ -752,7 +762,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         raise RuntimeError(
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
         )
-    sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size else (0,)
+    # (an empty dimension gives one empty piece, as PyTorch's split, whatever the size)
+    sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size and n else (0,)
     return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
 
 
@@ -765,7 +776,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    return split(input, max(-(-n // chunks), 1) if n else 1, dim)
+    if n == 0:  # PyTorch: `chunks` empty pieces (sizes ⌈0/chunks⌉ = 0 each)
+        return split(input, [0] * chunks, dim)
+    return split(input, max(-(-n // chunks), 1), dim)
 
 
 class UnbindBackward0(Op):
@@ -916,7 +929,7 @@ class CatBackward0(Op):
 
     @staticmethod
     def forward(ctx, *arrays, dim, dtype):
-        # PyTorch skips 1-d empty tensors in cat (a legacy rule); they get no gradient.
+        # PyTorch skips 1-d empty tensors in cat (a legacy rule); their gradient is empty.
         ctx.dim = dim
         ctx.pieces = [None if _legacy_empty(a) else a.shape[dim] for a in arrays]
         kept = [a for a in arrays if not _legacy_empty(a)]
@@ -926,8 +939,8 @@ class CatBackward0(Op):
     def backward(ctx, grad):
         grads, start = [], 0
         for size in ctx.pieces:
-            if size is None:
-                grads.append(None)
+            if size is None:  # a skipped 1-d empty input: an empty gradient, as PyTorch's
+                grads.append(np.reshape(grad[_along(ctx.dim, slice(0, 0))], (0,)))
                 continue
             grads.append(grad[_along(ctx.dim, slice(start, start + size))])
             start += size

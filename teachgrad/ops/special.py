@@ -17,7 +17,7 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
-from . import numpy_protocol
+from . import numpy_protocol, pointwise
 from .layout import copy_keeping_layout
 from .number_factor import MulBackward1, times_number
 from .numerics import erf as _erf_kernels
@@ -205,10 +205,12 @@ class AcoshBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        # (a − 1)(a + 1) rather than a² − 1: no cancellation just above a = 1.
+        # (a − 1)(a + 1) rather than a² − 1: no cancellation just above a = 1. At a = −1
+        # that is (−2)·(+0) = −0, whose root is −0: + 0.0 makes it +0, so the gradient
+        # is +∞ as PyTorch's (a² − 1 = +0), not −∞.
         if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
-            return grad / np.sqrt((a - 1) * (a + 1))
-        return grad * ((a - 1) * (a + 1)).rsqrt()  # PyTorch's order: MulBackward0
+            return grad / np.sqrt((a - 1) * (a + 1) + 0.0)
+        return grad * ((a - 1) * (a + 1) + 0.0).rsqrt()  # PyTorch's order: MulBackward0
 
 
 class AtanhBackward0(Op):
@@ -503,7 +505,11 @@ def _require_tensor(name: str, other) -> None:
 
 
 def _refuse_integers(kernel: str, a: Tensor, b) -> None:
-    """hypot, lerp and logaddexp have no integer kernel in PyTorch (no promotion to float)."""
+    """hypot, lerp and logaddexp have no integer kernel in PyTorch (no promotion to float).
+
+    PyTorch checks the shapes first, so a size mismatch is reported as one."""
+    if isinstance(b, Tensor):
+        _check_broadcast(a, b)
     dtype = result_type(a, b)
     if not dtype.is_floating_point:
         raise NotImplementedError(
@@ -532,6 +538,10 @@ class Atan2Backward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         r2 = a * a + b * b
+        at_origin = np.asarray(_value(r2)) == 0
+        if at_origin.any():  # atan2(0, 0): PyTorch's slopes are 0 there, not 0/0 = nan
+            inverse = np.where(at_origin, 0, 1 / np.where(at_origin, 1, r2))
+            return grad * (b * inverse), grad * (-a * inverse)
         # grad times the slope last, as PyTorch: MulBackward0 under create_graph
         return grad * (b / r2), grad * (-a / r2)
 
@@ -558,13 +568,17 @@ class HypotBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         out = np.hypot(a, b)
-        ctx.save_for_backward(a, b, out)
+        # Only what the needed gradients use, as PyTorch saves: changing b in place after
+        # hypot(a, b) is fine when b needs no gradient.
+        needs = ctx.needs_input_grad  # (four Falses when nothing is recorded)
+        ctx.save_for_backward(a if needs[0] else None, b if needs[1] else None, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        return grad * a / out, grad * b / out
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * a / out if need_a else None), (grad * b / out if need_b else None)
 
 
 @tensor_method()
@@ -586,16 +600,14 @@ class LogaddexpBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.logaddexp(a, b)
-        ctx.save_for_backward(a, b, out)
-        return out
+        ctx.save_for_backward(a, b)  # the inputs, not the result (PyTorch's saves)
+        return np.logaddexp(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
-        if type(grad) is not Tensor:  # a plain backward: softmax of (a, b), one op fewer
-            return grad * np.exp(a - out), grad * np.exp(b - out)
-        # PyTorch's formula, grad / (1 + e^(b−a)): DivBackward0 under create_graph
+        a, b = ctx.saved_tensors
+        # PyTorch's formula, grad / (1 + e^(b−a)) (DivBackward0 under create_graph): at
+        # a = −∞ or b = +∞ it gives 0 and grad, where e^(a − out) gave e^(∞ − ∞) = nan.
         return grad / (1 + np.exp(b - a)), grad / (1 + np.exp(a - b))
 
 
@@ -605,14 +617,14 @@ class Logaddexp2Backward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.logaddexp2(a, b)
-        ctx.save_for_backward(a, b, out)
-        return out
+        ctx.save_for_backward(a, b)
+        return np.logaddexp2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
-        return grad * 2 ** (a - out), grad * 2 ** (b - out)
+        a, b = ctx.saved_tensors
+        # PyTorch's formula, as logaddexp's: no ∞ − ∞ when one input is infinite
+        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
 
 
 @tensor_method()
@@ -941,8 +953,10 @@ class FmodBackward1(Op):
         if not ctx.needs_input_grad[1]:
             return grad, None
         a, b = ctx.saved_tensors
-        # The quotient is piecewise constant: computed from the values, even under create_graph.
-        return grad, -grad * np.trunc(_value(a) / _value(b))
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, whose (flat)
+            # rounded division is recorded, so the gradient requires grad as PyTorch's does
+            return grad, -grad * pointwise.div(a, b, rounding_mode="trunc")
+        return grad, -grad * np.trunc(_value(a) / _value(b))  # the quotient is flat
 
 
 @tensor_method()

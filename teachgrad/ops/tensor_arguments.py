@@ -1,0 +1,69 @@
+"""Functions whose second argument must be a tensor, as PyTorch's signatures say.
+
+PyTorch's ``maximum(input, other)``, ``atan2``, ``logical_and``, ``isclose`` ... have no
+overload that takes a number: ``torch.maximum(x, 2)`` raises a TypeError naming the
+argument and its position -- 2 for the function, 1 for the method (``x.maximum(2)``
+does not count ``self``). teachgrad's kernels accept numbers, and must: the NumPy
+protocol routes ``np.maximum(t, 0)`` in a backward formula to them. So the public names
+are thin wrappers that check the argument first, one for the function and one for the
+method, and the kernels stay as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from .._tensor import Tensor
+from . import conversion, incomplete_gamma, matrix_functions, pointwise, special
+
+# name -> (the kernel, the argument's name in PyTorch's signature)
+_TENSOR_ONLY: dict[str, tuple[Callable, str]] = {
+    name: (getattr(module, name), "other")
+    for module, names in (
+        (pointwise, ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+                     "logical_xor", "gcd", "lcm", "ldexp", "nextafter")),
+        (special, ("atan2", "hypot", "logaddexp", "logaddexp2")),
+        (incomplete_gamma, ("igamma", "igammac")),
+        (conversion, ("isclose", "allclose", "equal")),
+        (matrix_functions, ("dist",)),
+    )
+    for name in names
+}
+
+
+def _refuse(name: str, argument: str, value, position: int, call: str) -> None:
+    raise TypeError(
+        f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
+        f"{type(value).__name__}\nHint: wrap the number in a tensor: {call}."
+    )
+
+
+def _function(name: str, kernel: Callable, argument: str) -> Callable:
+    @functools.wraps(kernel)
+    def function(input, other, *args, **kwargs):
+        if not isinstance(other, Tensor):
+            _refuse(name, argument, other, 2, f"torch.{name}(x, torch.tensor({other!r}))")
+        return kernel(input, other, *args, **kwargs)
+
+    return function
+
+
+def _method(name: str, kernel: Callable, argument: str) -> Callable:
+    @functools.wraps(kernel)
+    def method(self, other, *args, **kwargs):
+        if not isinstance(other, Tensor):
+            _refuse(name, argument, other, 1, f"x.{name}(torch.tensor({other!r}))")
+        return kernel(self, other, *args, **kwargs)
+
+    return method
+
+
+for _name, (_kernel, _argument) in _TENSOR_ONLY.items():
+    globals()[_name] = _function(_name, _kernel, _argument)
+    setattr(Tensor, _name, _method(_name, _kernel, _argument))
+del _name, _kernel, _argument
+arctan2 = atan2  # noqa: F821 - NumPy's name, the same function (and method) in PyTorch
+Tensor.arctan2 = Tensor.atan2
+
+__all__ = [*_TENSOR_ONLY, "arctan2"]

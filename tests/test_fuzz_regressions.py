@@ -1,0 +1,292 @@
+"""Regressions found by tests/fuzz_against_torch.py (differential testing against PyTorch).
+
+Each test pins one bug the fuzzer found, with expected values derived by hand or by
+finite differences (no PyTorch needed). PyTorch's behaviour, where it is the reference
+(an error's words, a node's name), is quoted in the test; the torch-marked programs in
+tests/test_fuzz_against_torch.py check the same cases against PyTorch itself.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import teachgrad as torch
+from teachgrad.autograd import gradcheck
+
+inf, nan = math.inf, math.nan
+
+
+def leaf(values, dtype=torch.float64):
+    return torch.tensor(values, dtype=dtype, requires_grad=True)
+
+
+# ---------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2",
+                                  "hypot", "logaddexp", "logical_and", "logical_xor",
+                                  "isclose", "dist", "equal"])
+def test_a_number_where_pytorch_wants_a_tensor_is_refused(name):
+    # PyTorch: "maximum(): argument 'other' (position 2) must be Tensor, not int" for the
+    # function; the method does not count self, so "(position 1)". (teachgrad computed.)
+    x = torch.tensor([1.0, 2.0])
+    shown = "atan2" if name == "arctan2" else name
+    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 2\) "
+                                        r"must be Tensor, not int"):
+        getattr(torch, name)(x, 2)
+    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 1\) "
+                                        r"must be Tensor, not float"):
+        getattr(x, name)(2.5)
+
+
+def test_backward_formulas_still_use_np_maximum_with_numbers():
+    # np.maximum(t, 0) inside a backward under create_graph goes to the kernel, which
+    # must keep taking numbers: relu's second derivative is 0.
+    x = leaf([1.0, -2.0])
+    (g,) = torch.autograd.grad((x.relu() ** 2).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    assert g.tolist() == [2.0, 0.0] and gg.tolist() == [2.0, 0.0]
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x.fill_(inf),
+    lambda x: x.masked_fill(torch.tensor([True, False]), -inf),
+    lambda x: x.index_fill(0, torch.tensor([0]), nan),
+    lambda x: x.__setitem__(0, 1e30),
+])
+def test_non_finite_floats_are_refused_by_integer_tensors(write):
+    # PyTorch's words; fill_ used to write -9223372036854775808 silently.
+    x = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                           "without overflow$"):
+        write(x)
+    assert x.tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="int64_t without overflow"):
+        torch.full((2,), inf, dtype=torch.int64)
+    assert torch.tensor([1, 2]).fill_(2.7).tolist() == [2, 2]  # truncated, as PyTorch
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda b: b.abs(), NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.relu(), RuntimeError, "Boolean inputs not supported for relu"),
+    (lambda b: b.relu_(), RuntimeError, "Boolean inputs not supported for relu"),
+    (lambda b: +b, RuntimeError, "The `+` operator, on a bool tensor is not supported."),
+    (lambda b: b.floor(), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.round(), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.argmax(), RuntimeError, "argmax(): does not support bool input"),
+    (lambda b: b.argmin(0), RuntimeError, "argmin(): does not support bool input"),
+    (lambda b: b.median(), NotImplementedError, "\"median_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.median(0), NotImplementedError, "\"median_out\" not implemented for 'Bool'"),
+])
+def test_bool_tensors_are_refused_where_pytorch_has_no_kernel(call, error, message):
+    with pytest.raises(error) as info:
+        call(torch.tensor([True, False]))
+    assert str(info.value) == message
+
+
+def test_clamp_in_place_names_integer_types_as_pytorch():
+    # PyTorch's clamp_ with number bounds says "long int" (add_ says "Long").
+    with pytest.raises(RuntimeError, match="desired output type long int$"):
+        torch.tensor([1, 2]).clamp_(-0.5, 0.5)
+    with pytest.raises(RuntimeError, match="desired output type bool$"):
+        torch.tensor([True]).clamp_min_(0.5)
+    with pytest.raises(RuntimeError, match="desired output type Long$"):
+        torch.tensor([1, 2]).add_(0.5)
+
+
+def test_shapes_are_checked_before_dtypes():
+    with pytest.raises(RuntimeError, match="The size of tensor a .2. must match"):
+        torch.logaddexp(torch.zeros(2, dtype=torch.bool), torch.zeros(3, dtype=torch.bool))
+
+
+def test_the_inplace_error_keeps_an_overloads_number():
+    # PyTorch names MaxBackward1's saved output "output 0 of Max1" (ExpBackward0: "Exp").
+    x = leaf([1.0, 3.0])
+    y = x.max()
+    y.mul_(0.5)
+    with pytest.raises(RuntimeError, match="which is output 0 of Max1, is at version 1"):
+        y.backward()
+
+
+def test_number_modulo_tensor_has_no_derivative():
+    # PyTorch records NotImplemented; teachgrad returned a constant (a silently lost path).
+    x = leaf([-0.5, 1.5])
+    y = -2.75 % x
+    assert y.requires_grad and y.grad_fn.name() == "torch::autograd::NotImplemented"
+    np.testing.assert_allclose(y.detach().numpy(), [-0.25, 0.25])
+    with pytest.raises(RuntimeError, match="^derivative for aten::remainder is not implemented"):
+        y.sum().backward()
+
+
+# ---------------------------------------------------------------------------- values
+def test_integer_pow_with_negative_tensor_exponents():
+    # 1/aᵇ rounded toward zero (PyTorch); NumPy raised "Integers to negative integer powers".
+    base = torch.tensor([2, -1, 1, 0, -1, 3])
+    assert (base ** torch.tensor([-1, -3, -2, -1, -2, 0])).tolist() == [0, -1, 1, 0, 1, 1]
+    assert (2 ** torch.tensor([-1, 2])).tolist() == [0, 4]
+    assert (torch.tensor([True, False]) ** torch.tensor([-1, -1])).tolist() == [1, 0]
+
+
+def test_chunk_of_an_empty_dimension_gives_that_many_empty_pieces():
+    pieces = torch.zeros(0, 2).chunk(3, 0)
+    assert [tuple(p.shape) for p in pieces] == [(0, 2)] * 3
+
+
+def test_split_of_an_empty_dimension_gives_one_empty_piece():
+    assert [tuple(p.shape) for p in torch.zeros(3, 0, 2).split(2, 1)] == [(3, 0, 2)]
+
+
+def test_cumsum_and_cumprod_warnings_come_from_teachgrad_where_its_filter_drops_them():
+    # teachgrad ignores RuntimeWarnings raised from its own modules (the learner never sees
+    # NumPy's "invalid value"); np.cumprod's were raised from NumPy's fromnumeric.py.
+    x = torch.tensor([[2.0, inf, 0.0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert x.cumprod(1)[0, 2].isnan()
+        assert torch.tensor([inf, -inf]).cumsum(0)[1].isnan()
+    assert all("teachgrad" in w.filename for w in caught), [w.filename for w in caught]
+
+
+# ---------------------------------------------------------------------------- gradients
+def test_cumprod_gradient_along_a_size_one_dim_is_the_identity():
+    # cumprod over one element is the identity: d/dx = 1 even at -inf (was inf/inf = nan)
+    x = leaf([[-inf], [2.0]])
+    x.cumprod(1).sum().backward()
+    assert x.grad.tolist() == [[1.0], [1.0]]
+
+
+def test_cumprod_gradient_with_inf_nan_and_zeros():
+    # a slice without zeros: Σ_{k≥i} out_k / x_i, so a nan anywhere makes the slice nan;
+    # at the first zero z: (Π_{j<z} x_j)·(1 + Σ_{k>z} Π_{z<j≤k} x_j) = -inf·(1 - 2.157)
+    x = leaf([[-0.43, nan, 1.334], [-inf, 0.0, -2.157]])
+    x.cumprod(1).sum().backward()
+    assert np.isnan(x.grad[0].numpy()).all()
+    assert x.grad[1, 0].isnan() and x.grad[1, 1].item() == inf and x.grad[1, 2].item() == 0
+
+
+def test_cumprod_gradient_with_zeros_matches_finite_differences():
+    x = leaf([[0.5, 0.0, 2.0, -1.5], [1.5, -0.5, 0.0, 0.0], [0.0, 3.0, 0.5, 2.0]])
+    assert gradcheck(lambda t: t.cumprod(1), (x,))
+
+
+@pytest.mark.parametrize("fn, base", [(torch.logaddexp, math.e), (torch.logaddexp2, 2.0)])
+def test_logaddexp_gradient_with_an_infinite_input(fn, base):
+    # ∂/∂a = 1/(1 + base^(b−a)): 0 at b = +inf or a = −inf, 1 for the other input
+    a, b = leaf([1.0, -inf, 2.0]), leaf([inf, 0.0, 3.0])
+    fn(a, b).sum().backward()
+    assert a.grad.tolist()[:2] == [0.0, 0.0] and b.grad.tolist()[:2] == [1.0, 1.0]
+    assert a.grad[2].item() == pytest.approx(1 / (1 + base))
+
+
+def test_acosh_gradient_at_minus_one_is_plus_inf():
+    # 1/√(a² − 1) at a = −1 is 1/√(+0) = +inf; (a−1)(a+1) is −0 there and gave −inf
+    x = leaf([-1.0, 2.0])
+    x.acosh().sum().backward()
+    assert x.grad[0].item() == inf and x.grad[1].item() == pytest.approx(1 / math.sqrt(3))
+
+
+def test_logit_gradient_at_minus_zero_is_plus_inf():
+    # 1/(a(1 − a)) at a = −0: PyTorch's kernel divides by +0 (a(1 − a) = −0 gave −inf)
+    x = leaf([-0.0, 0.5])
+    torch.logit(x).sum().backward()
+    assert x.grad.tolist() == [inf, 4.0]
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    # b/(a² + b²) is 0/0 at a = b = 0; PyTorch's slopes are 0 there (teachgrad gave nan)
+    a, b = leaf([0.0, 1.0]), leaf([0.0, 1.0])
+    torch.atan2(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.5] and b.grad.tolist() == [0.0, -0.5]
+
+
+def test_a_constant_changed_in_place_after_use_is_not_needed_by_backward():
+    # hypot(a, b)'s gradient for a is a/out; b needs no gradient, so it is not saved
+    # (PyTorch saves only what the needed gradients use): changing it in place is fine.
+    a, b = leaf([3.0]), torch.tensor([4.0], dtype=torch.float64)
+    out = torch.hypot(a, b)
+    b.mul_(10)
+    out.backward()
+    assert a.grad.tolist() == [0.6]
+    x, t1, t2 = leaf([1.0]), torch.tensor([2.0], dtype=torch.float64), torch.tensor([3.0])
+    y = torch.addcmul(x, t1, t2.double())
+    t1.fill_(0)
+    y.backward()
+    assert x.grad.tolist() == [1.0]
+
+
+def test_a_view_of_an_expanded_tensor_after_an_in_place_change_sums_its_copies():
+    # v = (a·1).expand(2, 3, 1) shows each element 3 times; after exp_ on the base,
+    # Σv = 3·Σexp(a), so the gradient is 3·exp(a) (the copies overwrote each other: 1·)
+    a = leaf([[[1.0]], [[2.0]]])
+    base = a * 1
+    view = base.expand(2, 3, 1)
+    base.exp_()
+    view.sum().backward()
+    np.testing.assert_allclose(a.grad.flatten().numpy(), 3 * np.exp([1.0, 2.0]))
+
+
+def test_cat_gives_a_skipped_empty_vector_an_empty_gradient():
+    # PyTorch skips 1-d empty tensors in cat but still gives them a (0,) gradient
+    a, empty = leaf([1.0, 2.0]), leaf([])
+    torch.cat([a, empty]).sum().backward()
+    assert empty.grad is not None and tuple(empty.grad.shape) == (0,)
+
+
+def test_norm_zero_sends_no_gradient():
+    # counting nonzeros is flat; PyTorch's backward gives no gradient at all (None)
+    x = leaf([[1.0, 0.0], [2.0, 3.0]])
+    torch.linalg.vector_norm(x, ord=0).backward()
+    assert x.grad is None
+    assert torch.autograd.grad(torch.norm(x, p=0, dim=0).sum(), x, allow_unused=True) == (None,)
+
+
+# ---------------------------------------------------------------------------- graphs
+def _first_order(f, *inputs):
+    return torch.autograd.grad(f(*inputs), inputs, create_graph=True, allow_unused=True)
+
+
+def test_fmod_and_remainder_divisor_gradients_are_differentiable():
+    # −grad·trunc(a/b) (fmod), −grad·floor(a/b) (remainder): PyTorch records the rounded
+    # division, so under create_graph the gradient requires grad (its derivative is 0)
+    a, b = leaf([[-1.5, 0.25], [4.5, -4.75]]), leaf([2.5, 1.0])
+    for f, quotient in ((torch.fmod, np.trunc), (torch.remainder, np.floor)):
+        _, gb = _first_order(lambda x, y, f=f: f(x, y).sum(), a, b)
+        assert gb.requires_grad
+        expected = -quotient(a.detach().numpy() / b.detach().numpy()).sum(0)
+        np.testing.assert_array_equal(gb.detach().numpy(), expected)
+        second = torch.autograd.grad(gb.sum(), [a, b], allow_unused=True)
+        assert all(g is None or not g.any() for g in second)
+
+
+@pytest.mark.parametrize("f, name", [
+    (lambda x, y: (torch.fmin(x, y) ** 2).sum(), "MaskedFillBackward0"),
+    (lambda x, y: (torch.fmax(x, y) ** 2).sum(), "MaskedFillBackward0"),
+    (lambda x, y: (x.scatter(0, torch.tensor([1]), y[:1]) ** 2).sum(), "ScatterBackward1"),
+])
+def test_double_backward_nodes_follow_pytorchs_formulas(f, name):
+    x, y = leaf([1.0, nan, 3.0]), leaf([2.0, 1.0, nan])
+    gx, _ = _first_order(f, x, y)
+    assert gx.grad_fn.name() == name
+
+
+def test_number_factors_and_shape_passthroughs_under_create_graph():
+    x = leaf([1.0, 2.0])
+    (g,) = _first_order(lambda t: (torch.deg2rad(t) ** 2).sum(), x)
+    assert g.grad_fn.name() == "MulBackward1"  # grad * (π/180), the scalar overload
+    y = leaf([[1.0], [2.0]])
+    (g,) = _first_order(lambda t: (t.cumsum(1) ** 2).sum(), y)
+    assert g.grad_fn.name() == "MulBackward0"  # a size-1 cumsum passes the gradient on
+    z = leaf([[[1.0, 2.0]]])
+    (g,) = _first_order(lambda t: (t.squeeze(0) ** 2).sum(), z)
+    assert g.grad_fn.name() == "UnsqueezeBackward0"
+    (g,) = _first_order(lambda t: (t.squeeze(-1) ** 2).sum(), z)  # nothing squeezed
+    assert g.grad_fn.name() == "MulBackward0"
+
+
+def test_a_broadcast_gradient_summed_to_a_0d_input_records_sum():
+    # PyTorch's sum_to(grad, []) is grad.sum(): SumBackward0 (was a keepdim sum + view)
+    s, v = leaf(2.0), leaf([1.0, 2.0, 3.0])
+    gs, _ = _first_order(lambda a, b: (a * b).sum(), s, v)
+    assert gs.grad_fn.name() == "SumBackward0" and gs.item() == 6.0
