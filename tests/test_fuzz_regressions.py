@@ -290,3 +290,15 @@ def test_a_broadcast_gradient_summed_to_a_0d_input_records_sum():
     s, v = leaf(2.0), leaf([1.0, 2.0, 3.0])
     gs, _ = _first_order(lambda a, b: (a * b).sum(), s, v)
     assert gs.grad_fn.name() == "SumBackward0" and gs.item() == 6.0
+
+
+def test_hardswish_records_its_double_backward_node():
+    # hardswish's slope: 0 for a ≤ −3, a/3 + ½ inside, 1 from 3; the slope's own
+    # derivative is 1/3 inside (−3, 3) and 0 outside (PyTorch's HardswishBackwardBackward0).
+    x = torch.tensor([-4.0, -1.0, 0.5, 2.0, 5.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.nn.functional.hardswish(x).sum(), x, create_graph=True)
+    assert type(g.grad_fn).__name__ == "HardswishBackwardBackward0"
+    np.testing.assert_allclose(g.detach().numpy(), [0, 1 / 6, 2 / 3, 7 / 6, 1], rtol=1e-15)
+    weights = torch.arange(5.0, dtype=torch.float64)
+    (h,) = torch.autograd.grad((g * weights).sum(), x)
+    np.testing.assert_allclose(h.numpy(), [0, 1 / 3, 2 / 3, 1, 0], rtol=1e-15)

@@ -311,10 +311,27 @@ class HardswishBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = _raw(a)
+        if type(grad) is Tensor:  # create_graph: PyTorch's node
+            return HardswishBackwardBackward0.record(ctx, grad, a)
         # PyTorch's hardswish_backward: 0 for a <= -3 (selected), 1 for a >= 3, else
         # a/3 + 1/2 (so a nan input gives nan, as in PyTorch's vectorised loop).
-        return zero_where(x <= -3, grad * np.where(x >= 3, 1, a / 3 + 0.5))
+        return zero_where(a <= -3, grad * np.where(a >= 3, 1, a / 3 + 0.5))
+
+
+class HardswishBackwardBackward0(RecordedBackward):
+    """hardswish's backward as one node: ``g·slope(a)``."""
+
+    formula = ("hardswish's backward g·(0 if a ≤ −3, a/3 + ½ if a < 3, else 1):  "
+               "∂/∂g = that slope    ∂/∂a = g/3 inside (−3, 3), else 0")
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, a = ctx.saved_tensors
+        x = _raw(a)
+        # PyTorch's derivatives: hardswish_backward(gg, a) for the gradient, and
+        # where(-3 < a < 3, gg·grad/3, 0) for a.
+        slope = zero_where(x <= -3, gg * np.where(x >= 3, 1, a / 3 + 0.5))
+        return slope, keep_where((x > -3) & (x < 3), gg * grad / 3)
 
 
 class HardsigmoidBackward0(Op):
