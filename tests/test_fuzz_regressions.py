@@ -302,3 +302,32 @@ def test_hardswish_records_its_double_backward_node():
     weights = torch.arange(5.0, dtype=torch.float64)
     (h,) = torch.autograd.grad((g * weights).sum(), x)
     np.testing.assert_allclose(h.numpy(), [0, 1 / 3, 2 / 3, 1, 0], rtol=1e-15)
+
+
+def test_elu_keeps_the_sign_of_zero_and_its_second_derivative_is_zero_there():
+    # PyTorch's kernel takes the exponential side for x <= 0: elu(-0) = α·(e^-0 − 1) = -0.
+    # The slope α·eˣ (x < 0) / 1 (x > 0) has a derivative only where x < 0: 0 at ±0.
+    for f in (torch.nn.functional.elu, torch.nn.functional.celu, torch.nn.functional.selu):
+        x = leaf([-0.0, 0.0, -1.0])
+        y = f(x)
+        assert math.copysign(1, y[0].item()) == -1
+        (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), x)
+        assert h[0].item() == 0 and h[1].item() == 0 and h[2].item() > 0
+
+
+def test_sigmoid_based_second_derivatives_at_zero():
+    # silu''(0) = σ'(0)·(1 + 0) + σ(0)·(1 − σ(0)) = 1/4 + 1/4; the sigmoid inside the
+    # recorded backward was written with |x|, whose slope at 0 made σ'(0) read 0.
+    x = leaf([0.0])
+    (g,) = torch.autograd.grad(torch.nn.functional.silu(x).sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    assert h.item() == 0.5
+    # binary cross entropy on logits: ∂²ℓ/∂x² = σ'(x) = 1/4 at x = 0, whatever the target
+    x = leaf([0.0, 0.0])
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(
+        x, torch.tensor([0.0, 1.0], dtype=torch.float64), reduction="sum")
+    (g,) = torch.autograd.grad(loss, x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_array_equal(h.numpy(), [0.25, 0.25])
+    assert gradcheck(torch.nn.functional.silu, (leaf([0.0, -0.3, 2.0]),))

@@ -108,8 +108,11 @@ class EluBackward0(Op):
     def forward(ctx, a, alpha=1.0, scale=1.0):
         ctx.save_for_backward(a)
         ctx.alpha, ctx.scale = alpha, scale
-        negative = alpha * np.expm1(np.minimum(a, 0))  # min(): no overflow for large a
-        return (scale * np.where(a > 0, a, negative)).astype(a.dtype, copy=False)
+        # PyTorch's kernel: the exponential side for a <= 0 (so -0 stays -0), a for the
+        # rest. where(): no overflow of e^a for large a.
+        negative = a <= 0
+        curve = alpha * np.expm1(np.where(negative, a, 0))
+        return (scale * np.where(negative, curve, a)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,9 +139,11 @@ class EluBackwardBackward0(RecordedBackward):
         # PyTorch's elu_backward: slope scale for a > 0, else c·s·e^(s·a) (c = α·scale,
         # s the input scale: 1, or 1/α for celu)
         c, s, scale = ctx.node.elu_coefficients()
-        positive = _raw(a) > 0
+        x = _raw(a)
         curve = c * s * np.exp(np.minimum(a, 0) * s)
-        return gg * np.where(positive, scale, curve), zero_where(positive, gg * grad * curve * s)
+        # The slope's own derivative exists only where a < 0: PyTorch's
+        # elu_double_backward multiplies by that mask (0 at ±0; nan stays nan).
+        return gg * np.where(x > 0, scale, curve), gg * grad * curve * s * (x < 0)
 
 
 class SoftplusBackward0(Op):
@@ -434,8 +439,9 @@ class CeluBackward0(Op):
     def forward(ctx, a, alpha):
         ctx.save_for_backward(a)
         ctx.alpha = alpha
-        negative = alpha * np.expm1(np.minimum(a, 0) / alpha)  # min(): no overflow
-        return np.where(a > 0, a, negative).astype(a.dtype, copy=False)
+        negative = a <= 0  # (as elu: -0 stays -0, a nan goes the other way)
+        curve = alpha * np.expm1(np.where(negative, a, 0) / alpha)
+        return np.where(negative, curve, a).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
