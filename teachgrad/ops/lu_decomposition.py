@@ -22,6 +22,8 @@ differentiable again under ``create_graph=True``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
@@ -55,7 +57,8 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     m, n = a.shape[-2:]
     k = min(m, n)
-    lu = np.array(a, dtype=a.dtype).reshape((-1, m, n))
+    # The batch count is spelled out: reshape's -1 cannot be inferred for empty matrices.
+    lu = np.array(a, dtype=a.dtype).reshape((math.prod(a.shape[:-2]), m, n))
     batch = np.arange(lu.shape[0])
     pivots = np.zeros((lu.shape[0], k), np.int32)
     info = np.zeros(lu.shape[0], np.int32)
@@ -77,7 +80,7 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
     """The row order the swaps make: ``(Pᵀ A)[i] = A[perm[i]]`` (0-based)."""
-    flat = pivots.reshape((-1, pivots.shape[-1])).astype(np.int64) - 1
+    flat = pivots.reshape((math.prod(pivots.shape[:-1]), pivots.shape[-1])).astype(np.int64) - 1
     perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
     batch = np.arange(flat.shape[0])
     for i in range(flat.shape[1]):
