@@ -374,10 +374,32 @@ def _layer_weights(params: Sequence[Tensor], has_biases: bool, has_projections: 
     return weights
 
 
+def _check_hidden(hx: tuple, input: Tensor, batch_sizes: Tensor | None, states: int,
+                  batch_first: bool) -> None:
+    """PyTorch's checks of the initial states: one per layer and direction, and (for a
+    batched input) as many samples as the input (recurrent_layers would broadcast them)."""
+    for h in hx:
+        if h.dim() == 0 or h.shape[0] != states:
+            raise RuntimeError(
+                "Expected more hidden states in stacked_rnn\nHint: each initial state is "
+                f"(num_layers * num_directions, N, H) = ({states}, N, H) here, but one has "
+                f"shape {list(h.shape)}.")
+        if batch_sizes is not None:
+            batch = int(batch_sizes[0]) if batch_sizes.numel() else 0
+        elif input.dim() == 3:
+            batch = input.shape[0] if batch_first else input.shape[1]
+        else:
+            continue
+        if h.dim() == 3 and h.shape[1] != batch:
+            raise RuntimeError(f"The size of tensor a ({h.shape[1]}) must match the size of "
+                               f"tensor b ({batch}) at non-singleton dimension 0")
+
+
 def _run(mode: str, name: str, input: Tensor, batch_sizes: Tensor | None, hx: tuple,
          params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
          train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, tuple]:
     directions = 2 if bidirectional else 1
+    _check_hidden(hx, input, batch_sizes, num_layers * directions, batch_first)
     projections = mode == "LSTM" and hx[0].shape[-1] != hx[1].shape[-1]
     weights = _layer_weights(params, has_biases, projections, num_layers, directions, name)
     sizes = None if batch_sizes is None else [int(s) for s in batch_sizes.tolist()]
