@@ -288,3 +288,15 @@ def test_empty_matrices_factor_and_solve(shape):
         B = teachgrad.ones(shape[:-1] + (2,), dtype=teachgrad.float64)
         assert teachgrad.linalg.lu_solve(LU, pivots, B).shape == shape[:-1] + (2,)
         assert teachgrad.linalg.lu_solve(LU, pivots, B, adjoint=True).shape == B.shape
+
+
+def test_lu_unpack_pivots_must_broadcast_to_lu_batch():
+    # PyTorch reads past the pivots' memory for these (garbage or an index error); the
+    # pivots may broadcast (one set for the whole batch), never add batch entries.
+    LU, pivots = teachgrad.linalg.lu_factor(teachgrad.tensor(RNG.standard_normal((2, 3, 3))))
+    P, L, U = teachgrad.lu_unpack(LU, pivots[:1])
+    assert P.shape == L.shape == U.shape == (2, 3, 3)
+    for lu_data, lu_pivots in ((LU[:1], pivots), (LU, teachgrad.stack([pivots, pivots])),
+                               (LU[0], pivots), (LU, pivots.expand(3, 2, 3)[:, 0][:3])):
+        with pytest.raises(RuntimeError, match="Expected the batch dimensions of LU_pivots"):
+            teachgrad.lu_unpack(lu_data, lu_pivots)
