@@ -31,7 +31,7 @@ from ._tensor import Tensor, _make
 from .autograd.grad_mode import is_grad_enabled
 from .nn import functional as F
 from .nn import recurrent
-from .nn.feature_dropout import _check_float, _check_p, _keep_mask
+from .nn.feature_dropout import _check_float, _keep_mask
 from .ops.op import Op
 from .ops.order_statistics import TransposeBackward1
 from .ops.shape import TransposeBackward0
@@ -333,8 +333,11 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     >>> torch.native_dropout(torch.ones(3), 0.0, True)
     (tensor([1., 1., 1.]), tensor([True, True, True]))
     """
-    _check_p(p)
     dtype = input._data.dtype
+    if train is not False and not 0.0 <= p <= 1.0:
+        # PyTorch's kernel draws bernoulli_(1 - p) unchecked, so that is the p it names.
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p:g}"
+                           "\nHint: p is the probability of dropping an element, in [0, 1].")
     if train is False:
         keep = np.ones(input._data.shape, dtype)
         scale = dtype.type(1)

@@ -106,7 +106,7 @@ def test_native_dropout_mask_and_gradient():
     assert same.tolist() == x.tolist() and all_true.all().item()
     zeros, none_kept = tg.native_dropout(tg.ones(3), 1.0, True)
     assert zeros.tolist() == [0.0] * 3 and not none_kept.any().item()
-    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+    with pytest.raises(RuntimeError, match="bernoulli_ expects p to be in"):  # as PyTorch
         tg.native_dropout(x, 1.5, True)
 
 
@@ -380,3 +380,14 @@ def test_embedding_bag_bookkeeping_dtype_and_ctc_default_reduction_match_torch()
     assert results[0][0] == results[1][0]
     for a, b in zip(results[0][1], results[1][1]):
         np.testing.assert_allclose(b, a, rtol=1e-10)
+
+
+@pytest.mark.parametrize("p, named", [(-0.1, "1.1"), (1.1, "-0.1"), (3.0, "-2")])
+def test_native_dropout_probability_error_as_pytorch(p, named):
+    # PyTorch's kernel draws bernoulli_(1 - p), so its message names 1 - p.
+    with pytest.raises(RuntimeError, match=rf"bernoulli_ expects p to be in \[0, 1\], but got "
+                       rf"p={named}\n"):
+        tg.native_dropout(tg.ones(3), p, True)
+    # Not training, nothing is drawn and nothing is checked.
+    out, mask = tg.native_dropout(tg.ones(3), p, False)
+    assert out.tolist() == [1.0] * 3 and mask.all()
