@@ -31,7 +31,7 @@ from ._tensor import Tensor, _make
 from .autograd.grad_mode import is_grad_enabled
 from .nn import functional as F
 from .nn import recurrent
-from .nn.feature_dropout import _check_float, _check_p, _keep_mask
+from .nn.feature_dropout import _check_float, _keep_mask
 from .ops.op import Op
 from .ops.order_statistics import TransposeBackward1
 from .ops.shape import TransposeBackward0
@@ -102,6 +102,11 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequ
         raise RuntimeError(
             f"convolution: expected weight to have 3, 4 or 5 dimensions (1, 2 or 3 spatial "
             f"ones), but got {weight.dim()}")
+    if input.dim() != weight.dim():  # no unbatched input here, unlike F.conv*d
+        raise RuntimeError(
+            f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
+            f"{list(weight.shape)}, but got {input.dim()}-dimensional input of size "
+            f"{list(input.shape)} instead")
     stride = _per_dim(stride, "stride", dims)
     padding = _per_dim(padding, "padding", dims)
     dilation = _per_dim(dilation, "dilation", dims)
@@ -123,6 +128,13 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     """``F.grid_sample`` with the modes as numbers: interpolation 0 ``'bilinear'``,
     1 ``'nearest'``, 2 ``'bicubic'``; padding 0 ``'zeros'``, 1 ``'border'``,
     2 ``'reflection'``."""
+    # PyTorch does not check the numbers (others give meaningless values); teachgrad does.
+    for name, value, modes in (("interpolation_mode", interpolation_mode, _INTERPOLATION_MODES),
+                               ("padding_mode", padding_mode, _PADDING_MODES)):
+        if value not in modes:
+            choices = ", ".join(f"{k} ({v})" for k, v in modes.items())
+            raise RuntimeError(f"grid_sampler(): expected {name} to be one of {choices}, but "
+                               f"got {value}")
     return F.grid_sample(input, grid, _INTERPOLATION_MODES[interpolation_mode],
                          _PADDING_MODES[padding_mode], align_corners)
 
@@ -149,11 +161,16 @@ grid_sampler_3d = _grid_sampler_of(5)
 
 # --- losses --------------------------------------------------------------------------------
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
-             blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+             blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
     """``F.ctc_loss`` with ``reduction`` as a number (0 ``'none'``, 1 ``'mean'``,
-    2 ``'sum'``)."""
+    2 ``'sum'``).
+
+    Left out, ``reduction`` is 0: PyTorch's signature shows ``reduction=Mean``, but
+    ``torch.ctc_loss(lp, t, il, tl)`` returns one loss per sample in PyTorch 2.13; any
+    number other than 1 or 2 means ``'none'`` there too.
+    """
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
-                      _REDUCTIONS[reduction], zero_infinity)
+                      _REDUCTIONS.get(reduction, "none"), zero_infinity)
 
 
 # --- bags of embeddings ----------------------------------------------------------------------
@@ -182,6 +199,8 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     (tensor([[0.5000, 1.0000],
             [4.0000, 4.0000]]), tensor([0, 0, 1]), tensor([2, 1]), tensor([2, 1]))
     """
+    if mode not in _BAG_MODES:
+        raise RuntimeError("`mode` must be sum, mean, or max.")
     if indices.dim() != 1:
         raise RuntimeError(
             f"embedding_bag: expected 1-D indices with offsets, but got {indices.dim()}-D"
@@ -194,7 +213,9 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     idx, off = indices._data, offsets._data.astype(np.int64)
     starts = off[:-1] if include_last_offset else off
     bags = len(starts)
-    dtype = idx.dtype
+    dtype = np.promote_types(idx.dtype, offsets._data.dtype)  # int32 with int64 -> int64
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]  # as F.embedding_bag counts it
     offset2bag = (np.searchsorted(starts, np.arange(len(idx)), side="right") - 1).astype(dtype)
     kept = np.ones(len(idx), bool) if padding_idx is None else idx != padding_idx
     bag_size = np.bincount(offset2bag[kept], minlength=bags)[:bags].astype(dtype)
@@ -224,9 +245,13 @@ def _statistics(values: np.ndarray, axes: tuple[int, ...], eps: float,
     """The mean and ``1/sqrt(biased variance + eps)`` over ``axes`` (kept as size 1): what
     PyTorch's normalisation kernels save for their backward. Not differentiable (PyTorch's
     are not either)."""
-    mean = values.mean(axis=axes, keepdims=True)
-    var = ((values - mean) ** 2).mean(axis=axes, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + eps)
+    count = int(np.prod([values.shape[a] for a in axes]))
+    # Sums over the count, as PyTorch's kernels: no elements give a mean of 0 (and a NaN
+    # rstd), without NumPy's empty-mean warning.
+    mean = values.sum(axis=axes, keepdims=True) / max(count, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = ((values - mean) ** 2).sum(axis=axes, keepdims=True) / count
+        rstd = 1.0 / np.sqrt(var + eps)
     return _make(mean.astype(dtype)), _make(rstd.astype(dtype))
 
 
@@ -251,6 +276,9 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if not training and (running_mean is None or running_var is None):
         name = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if training and input.numel() == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes "
+                           f"= {list(input.shape)}")
     output = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
                           eps)
     dtype = input._data.dtype
@@ -274,7 +302,7 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
     output = F.group_norm(input, group, weight, bias, eps)
-    grouped = input._data.astype(np.float64).reshape(N, group, -1)
+    grouped = input._data.astype(np.float64).reshape(N, group, C // group * HxW)
     mean, rstd = _statistics(grouped, (2,), eps, input._data.dtype)
     return output, mean.reshape(N, group), rstd.reshape(N, group)
 
@@ -305,8 +333,11 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     >>> torch.native_dropout(torch.ones(3), 0.0, True)
     (tensor([1., 1., 1.]), tensor([True, True, True]))
     """
-    _check_p(p)
     dtype = input._data.dtype
+    if train is not False and not 0.0 <= p <= 1.0:
+        # PyTorch's kernel draws bernoulli_(1 - p) unchecked, so that is the p it names.
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p:g}"
+                           "\nHint: p is the probability of dropping an element, in [0, 1].")
     if train is False:
         keep = np.ones(input._data.shape, dtype)
         scale = dtype.type(1)
@@ -346,10 +377,32 @@ def _layer_weights(params: Sequence[Tensor], has_biases: bool, has_projections: 
     return weights
 
 
+def _check_hidden(hx: tuple, input: Tensor, batch_sizes: Tensor | None, states: int,
+                  batch_first: bool) -> None:
+    """PyTorch's checks of the initial states: one per layer and direction, and (for a
+    batched input) as many samples as the input (recurrent_layers would broadcast them)."""
+    for h in hx:
+        if h.dim() == 0 or h.shape[0] != states:
+            raise RuntimeError(
+                "Expected more hidden states in stacked_rnn\nHint: each initial state is "
+                f"(num_layers * num_directions, N, H) = ({states}, N, H) here, but one has "
+                f"shape {list(h.shape)}.")
+        if batch_sizes is not None:
+            batch = int(batch_sizes[0]) if batch_sizes.numel() else 0
+        elif input.dim() == 3:
+            batch = input.shape[0] if batch_first else input.shape[1]
+        else:
+            continue
+        if h.dim() == 3 and h.shape[1] != batch:
+            raise RuntimeError(f"The size of tensor a ({h.shape[1]}) must match the size of "
+                               f"tensor b ({batch}) at non-singleton dimension 0")
+
+
 def _run(mode: str, name: str, input: Tensor, batch_sizes: Tensor | None, hx: tuple,
          params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
          train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, tuple]:
     directions = 2 if bidirectional else 1
+    _check_hidden(hx, input, batch_sizes, num_layers * directions, batch_first)
     projections = mode == "LSTM" and hx[0].shape[-1] != hx[1].shape[-1]
     weights = _layer_weights(params, has_biases, projections, num_layers, directions, name)
     sizes = None if batch_sizes is None else [int(s) for s in batch_sizes.tolist()]

@@ -137,3 +137,10 @@ def test_match_torch():
     theirs, _ = torch.func.stack_module_state([torch.nn.Linear(3, 2) for _ in range(2)])
     assert {k: tuple(p.shape) for k, p in ours.items()} == \
         {k: tuple(p.shape) for k, p in theirs.items()}
+
+
+def test_linearize_refuses_an_integer_point_at_once():
+    # As PyTorch (which traces the JVP when linearize is called): no jvp_fn of zeros later.
+    with pytest.raises(ValueError, match="Expected primal to be floating point or complex, "
+                       "but got: teachgrad.int64"):
+        linearize(lambda x: x * 2, tg.ones(3, dtype=tg.int64))

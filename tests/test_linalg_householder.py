@@ -146,6 +146,12 @@ ERROR_CASES = [
     lambda T, b, t, c: T.linalg.householder_product(b.long(), T.rand(2).long()),
     lambda T, b, t, c: T.geqrf(b[0]),
     lambda T, b, t, c: T.geqrf(b.long()),
+    # tau's and other's batches must equal input's (no broadcasting)
+    lambda T, b, t, c: T.linalg.householder_product(b.expand(2, 4, 3), t[:2].expand(3, 2)),
+    lambda T, b, t, c: T.ormqr(b.expand(2, 4, 3), t.expand(3, 3), c.expand(2, 4, 2)),
+    lambda T, b, t, c: T.ormqr(b.expand(2, 4, 3), t.expand(2, 3), c.expand(3, 4, 2)),
+    lambda T, b, t, c: T.ormqr(b.expand(2, 4, 3), t, c.expand(2, 4, 2)),
+    lambda T, b, t, c: T.ormqr(b, t, c.expand(2, 4, 2)),
 ]
 
 
@@ -160,3 +166,19 @@ def test_errors_match_torch(case):
             ERROR_CASES[case](T, T.tensor(b), T.tensor(t), T.tensor(c))
         messages.append((caught.type.__name__, str(caught.value).split("\nHint:")[0]))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3, 3), (3, 0), (2, 4, 3)])
+def test_empty_reflector_sets_keep_the_batch(shape):
+    # No reflector at all (tau of length 0) leaves Q = I, once per matrix of the batch;
+    # empty matrices and empty batches work too (they raised NumPy's reshape error).
+    A = teachgrad.tensor(RNG.standard_normal(shape), requires_grad=True)
+    tau = teachgrad.zeros(shape[:-2] + (0,), dtype=teachgrad.float64, requires_grad=True)
+    Q = teachgrad.linalg.householder_product(A, tau)
+    expected = np.broadcast_to(np.eye(*shape[-2:]), shape)
+    assert Q.shape == shape and np.array_equal(Q.detach().numpy(), expected)
+    Q.sum().backward()
+    a, tau2 = teachgrad.geqrf(A.detach())
+    assert a.shape == shape and tau2.shape == shape[:-2] + (min(shape[-2:]),)
+    C = teachgrad.ones(shape[:-1] + (2,), dtype=teachgrad.float64)
+    assert teachgrad.ormqr(a, tau2, C).shape == C.shape

@@ -266,3 +266,37 @@ def test_torch_lu_singular_does_not_raise_like_torch():
         ours = teachgrad.lu(teachgrad.zeros(2, 2), get_infos=True)
         theirs = torch.lu(torch.zeros(2, 2), get_infos=True)
     assert ours.pivots.tolist() == theirs.pivots.tolist() and ours.info.item() == theirs.info.item()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3, 3), (2, 0), (0, 2)])
+def test_empty_matrices_factor_and_solve(shape):
+    # Empty matrices or batches factor to empty results (a 0×0 matrix is trivially LU).
+    A = teachgrad.zeros(shape, dtype=teachgrad.float64, requires_grad=True)
+    m, n = shape[-2:]
+    k = min(m, n)
+    LU, pivots, info = teachgrad.linalg.lu_factor_ex(A)
+    assert LU.shape == shape and pivots.shape == shape[:-2] + (k,) and info.shape == shape[:-2]
+    assert pivots.dtype == teachgrad.int32
+    P, L, U = teachgrad.linalg.lu(A)
+    assert P.shape == shape[:-2] + (m, m) and L.shape == shape[:-2] + (m, k)
+    assert U.shape == shape[:-2] + (k, n)
+    P2, L2, U2 = teachgrad.lu_unpack(LU, pivots)
+    assert (P2.shape, L2.shape, U2.shape) == (P.shape, L.shape, U.shape)
+    (L.sum() + U.sum()).backward()
+    assert A.grad.shape == shape
+    if m == n:
+        B = teachgrad.ones(shape[:-1] + (2,), dtype=teachgrad.float64)
+        assert teachgrad.linalg.lu_solve(LU, pivots, B).shape == shape[:-1] + (2,)
+        assert teachgrad.linalg.lu_solve(LU, pivots, B, adjoint=True).shape == B.shape
+
+
+def test_lu_unpack_pivots_must_broadcast_to_lu_batch():
+    # PyTorch reads past the pivots' memory for these (garbage or an index error); the
+    # pivots may broadcast (one set for the whole batch), never add batch entries.
+    LU, pivots = teachgrad.linalg.lu_factor(teachgrad.tensor(RNG.standard_normal((2, 3, 3))))
+    P, L, U = teachgrad.lu_unpack(LU, pivots[:1])
+    assert P.shape == L.shape == U.shape == (2, 3, 3)
+    for lu_data, lu_pivots in ((LU[:1], pivots), (LU, teachgrad.stack([pivots, pivots])),
+                               (LU[0], pivots), (LU, pivots.expand(3, 2, 3)[:, 0][:3])):
+        with pytest.raises(RuntimeError, match="Expected the batch dimensions of LU_pivots"):
+            teachgrad.lu_unpack(lu_data, lu_pivots)

@@ -225,3 +225,20 @@ def test_triangular_solve_warning_matches_torch():
         teachgrad.triangular_solve(teachgrad.ones(2, 1), teachgrad.eye(2))
     assert [str(w.message) for w in caught] == theirs
     assert torch is not None
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3, 3)])
+def test_ldl_of_empty_matrices_and_batches(shape):
+    # Empty matrices factor to empty results (they raised NumPy's reshape error).
+    A = teachgrad.zeros(shape, dtype=teachgrad.float64)
+    LD, pivots, info = teachgrad.linalg.ldl_factor_ex(A)
+    assert LD.shape == shape and pivots.shape == shape[:-1] and info.shape == shape[:-2]
+    assert pivots.dtype == teachgrad.int32
+    B = teachgrad.ones(shape[:-1] + (2,), dtype=teachgrad.float64)
+    assert teachgrad.linalg.ldl_solve(LD, pivots, B).shape == B.shape
+
+
+def test_ldl_solve_with_no_right_hand_side_columns():
+    LD, pivots = teachgrad.linalg.ldl_factor(teachgrad.eye(3, dtype=teachgrad.float64))
+    B = teachgrad.ones(2, 3, 0, dtype=teachgrad.float64)
+    assert teachgrad.linalg.ldl_solve(LD, pivots, B).shape == (2, 3, 0)

@@ -64,6 +64,27 @@ def test_as_strided_gradchecks():
     assert gradcheck(scatter, (x, src)) and gradgradcheck(scatter, (x, src))
 
 
+def test_as_strided_scatter_counts_positions_in_the_inputs_layout():
+    # The result is laid out as input (PyTorch's clone): for a transposed 3×2 view of a
+    # row-major 2×3 block, storage positions 0, 1 are the first column, not the first row.
+    x = teachgrad.arange(6.).view(2, 3).t()
+    out = teachgrad.as_strided_scatter(x, teachgrad.tensor([10., 20.]), (2,), (1,))
+    assert out.tolist() == [[10., 3.], [20., 4.], [2., 5.]]
+    assert out.stride() == x.stride()
+    x = teachgrad.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+    src = teachgrad.tensor(RNG.standard_normal((2, 3)), requires_grad=True)
+
+    def scatter(x, src):
+        return teachgrad.as_strided_scatter(x.t(), src, (2, 3), (1, 4), 1)
+
+    assert gradcheck(scatter, (x, src)) and gradgradcheck(scatter, (x, src))
+
+
+def test_as_strided_scatter_refuses_a_window_writing_one_place_twice():
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        teachgrad.as_strided_scatter(teachgrad.zeros(6), teachgrad.ones(4), (4,), (0,), 2)
+
+
 def test_as_strided_in_place():
     y = teachgrad.arange(6., requires_grad=True) * 1
     assert y.as_strided_((2, 2), (1, 1)) is y

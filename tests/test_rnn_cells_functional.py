@@ -169,3 +169,31 @@ def test_layers_match_torch(name):
     assert len(results[0][0]) == len(results[1][0])
     for ours, theirs in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
         assert ours.shape == theirs.shape and np.allclose(ours, theirs)
+
+
+def _gru_weights(layers: int) -> list:
+    first = [tg.ones(12, 3), tg.ones(12, 4), tg.ones(12), tg.ones(12)]
+    return first + [tg.ones(12, 4), tg.ones(12, 4), tg.ones(12), tg.ones(12)] * (layers - 1)
+
+
+@pytest.mark.parametrize("hx, layers", [((2, 2, 4), 1), ((1, 2, 4), 2), ((2, 4), 1)])
+def test_layers_check_the_number_of_initial_states(hx, layers):
+    # One initial state per layer and direction: extra ones were ignored, missing ones
+    # raised an IndexError from deep inside.
+    with pytest.raises(RuntimeError, match="Expected more hidden states in stacked_rnn"):
+        tg.gru(tg.ones(5, 2, 3), tg.zeros(hx), _gru_weights(layers), True, layers, 0.0,
+               False, False, False)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_layers_refuse_initial_states_of_another_batch(batch_first):
+    # Three initial states for two sequences were broadcast into three outputs.
+    x = tg.ones(2, 5, 3) if batch_first else tg.ones(5, 2, 3)
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size "
+                       r"of tensor b \(2\) at non-singleton dimension 0"):
+        tg.gru(x, tg.zeros(1, 3, 4), _gru_weights(1), True, 1, 0.0, False, False, batch_first)
+
+
+def test_lstm_cell_wants_two_hidden_states():
+    with pytest.raises(RuntimeError, match="lstm_cell expects two hidden states"):
+        tg.lstm_cell(tg.ones(2, 3), [tg.zeros(2, 4)], tg.ones(16, 3), tg.ones(16, 4))

@@ -106,7 +106,7 @@ def test_native_dropout_mask_and_gradient():
     assert same.tolist() == x.tolist() and all_true.all().item()
     zeros, none_kept = tg.native_dropout(tg.ones(3), 1.0, True)
     assert zeros.tolist() == [0.0] * 3 and not none_kept.any().item()
-    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+    with pytest.raises(RuntimeError, match="bernoulli_ expects p to be in"):  # as PyTorch
         tg.native_dropout(x, 1.5, True)
 
 
@@ -288,3 +288,106 @@ def test_embedding_bag_matches_torch():
                             count += 1
     assert count == 2 * 2 * 3 * 4 * 2
 
+
+
+# --- edge cases found by review: empty batches, argument checks ----------------------------
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_convolution_of_an_empty_batch(dims, transposed):
+    # No sample: an empty output and all-zero gradients (NumPy's reshape error before).
+    x = tg.ones((0, 4) + (5,) * dims, requires_grad=True)
+    w = tg.ones(((4, 2) if transposed else (6, 2)) + (2,) * dims, requires_grad=True)
+    out = tg.convolution(x, w, None, [1], [0], [1], transposed, [0], 2)
+    channels = 4 if transposed else 6
+    size = 6 if transposed else 4
+    assert out.shape == (0, channels) + (size,) * dims
+    out.sum().backward()
+    assert x.grad.shape == x.shape and not w.grad.any()
+
+
+def test_convolution_wants_a_batched_input():
+    # torch.convolution, unlike F.conv2d, takes no unbatched (C, H, W) input.
+    with pytest.raises(RuntimeError, match=r"Expected 4-dimensional input for 4-dimensional "
+                       r"weight \[3, 4, 2, 3\], but got 3-dimensional input of size "
+                       r"\[4, 5, 6\] instead"):
+        tg.convolution(tg.ones(4, 5, 6), tg.ones(3, 4, 2, 3), None, [1], [0], [1], False,
+                       [0], 1)
+
+
+def test_group_norm_of_an_empty_batch():
+    x = tg.ones(0, 4, 3, requires_grad=True)
+    w = tg.ones(4, requires_grad=True)
+    out = F.group_norm(x, 2, w, None)
+    out.sum().backward()
+    assert out.shape == (0, 4, 3) and x.grad.shape == (0, 4, 3)
+    assert w.grad.tolist() == [0.0] * 4
+    _, mean, rstd = tg.native_group_norm(tg.ones(0, 4, 3), None, None, 0, 4, 3, 2, 1e-5)
+    assert mean.shape == rstd.shape == (0, 2)
+
+
+def test_native_layer_norm_over_no_elements():
+    # PyTorch's kernel sums over the (empty) slice: mean 0, and 1/sqrt(0/0 + eps) is NaN.
+    out, mean, rstd = tg.native_layer_norm(tg.ones(2, 3, 0), [0], None, None, 1e-5)
+    assert out.shape == (2, 3, 0) and mean.shape == rstd.shape == (2, 3, 1)
+    assert mean.tolist() == [[[0.0]] * 3] * 2 and tg.isnan(rstd).all()
+
+
+def test_native_batch_norm_of_an_empty_training_batch():
+    with pytest.raises(RuntimeError, match=r"input tensor must have at least one element, "
+                       r"but got input_sizes = \[0, 3, 4\]"):
+        tg.native_batch_norm(tg.ones(0, 3, 4), None, None, None, None, True, 0.1, 1e-5)
+    out, mean, invstd = tg.native_batch_norm(tg.ones(0, 3, 4), None, None, tg.zeros(3),
+                                             tg.ones(3), False, 0.1, 1e-5)
+    assert out.shape == (0, 3, 4) and mean.shape == invstd.shape == (0,)
+
+
+@pytest.mark.parametrize("modes", [(3, 0), (0, 3), (-1, 0)])
+def test_grid_sampler_refuses_unknown_mode_numbers(modes):
+    # PyTorch checks neither number (and returns meaningless values): teachgrad says so.
+    with pytest.raises(RuntimeError, match="grid_sampler\\(\\): expected"):
+        tg.grid_sampler(tg.ones(1, 1, 2, 2), tg.zeros(1, 1, 1, 2), *modes, False)
+
+
+def test_embedding_bag_mode_and_negative_padding_idx():
+    weight = tg.arange(12.).reshape(4, 3)
+    indices, offsets = tg.tensor([1, 3, 3, 2]), tg.tensor([0, 2])
+    with pytest.raises(RuntimeError, match="`mode` must be sum, mean, or max."):
+        tg.embedding_bag(weight, indices, offsets, False, 3)
+    # padding_idx -1 is row 3: bag 0 keeps row 1, bag 1 keeps row 2 (one row each).
+    out, _, bag_size, _ = tg.embedding_bag(weight, indices, offsets, False, 1, False, None,
+                                           False, -1)
+    assert bag_size.tolist() == [1, 1]
+    assert out.tolist() == [[3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]
+
+
+@pytest.mark.torch
+def test_embedding_bag_bookkeeping_dtype_and_ctc_default_reduction_match_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    log_probs = np.log(rng.dirichlet(np.ones(5), (6, 2)))
+    targets = np.array([[1, 2, 2], [3, 1, 0]])
+    results = []
+    for T in (torch, tg):
+        weight = T.tensor(np.arange(12.).reshape(4, 3))
+        bag = T.embedding_bag(weight, T.tensor([1, 3, 3, 2], dtype=T.int32), T.tensor([0, 2]),
+                              False, 1)
+        lp, tgt = T.tensor(log_probs), T.tensor(targets)
+        losses = [T.ctc_loss(lp, tgt, [6, 5], [3, 2]),
+                  T.ctc_loss(lp, tgt, T.tensor([6, 5]), T.tensor([3, 2])),
+                  T.ctc_loss(lp, tgt, [6, 5], [3, 2], 0, 1)]
+        results.append(([str(t.dtype).split(".")[-1] for t in bag],
+                        [t.detach().numpy() for t in losses]))
+    assert results[0][0] == results[1][0]
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(b, a, rtol=1e-10)
+
+
+@pytest.mark.parametrize("p, named", [(-0.1, "1.1"), (1.1, "-0.1"), (3.0, "-2")])
+def test_native_dropout_probability_error_as_pytorch(p, named):
+    # PyTorch's kernel draws bernoulli_(1 - p), so its message names 1 - p.
+    with pytest.raises(RuntimeError, match=rf"bernoulli_ expects p to be in \[0, 1\], but got "
+                       rf"p={named}\n"):
+        tg.native_dropout(tg.ones(3), p, True)
+    # Not training, nothing is drawn and nothing is checked.
+    out, mask = tg.native_dropout(tg.ones(3), p, False)
+    assert out.tolist() == [1.0] * 3 and mask.all()

@@ -33,6 +33,11 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..
     """
     output = func(*primals)
     flat_primals, primals_spec = tree_flatten(primals)
+    # PyTorch traces a JVP at once, so an integer point fails here, not at the first call.
+    for p in flat_primals:
+        if isinstance(p, Tensor) and p._data.dtype.kind not in "fc":
+            raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                             f"{p.dtype}")
     # The point is fixed now: later in-place changes to the primals do not move it.
     point = tuple(p.detach().clone() if isinstance(p, Tensor) else p for p in primals)
 

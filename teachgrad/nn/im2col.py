@@ -76,7 +76,9 @@ def _columns(x: np.ndarray, kernel: tuple[int, ...], stride, padding, dilation,
     p = p.reshape(n, groups, c // groups, *out_spatial, *kernel)
     # Move the group first and the channel next to the kernel: (g, N, *out, C/g, *kernel).
     order = (1, 0, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))
-    return p.transpose(order).reshape(groups, n * int(np.prod(out_spatial)), -1)
+    # Sizes spelled out: reshape cannot infer a -1 when the batch is empty.
+    return p.transpose(order).reshape(groups, n * int(np.prod(out_spatial)),
+                                      c // groups * int(np.prod(kernel)))
 
 
 def convolve(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: Pairs,
@@ -106,8 +108,9 @@ def convolve(x: np.ndarray, w: np.ndarray, stride: tuple[int, ...], padding: Pai
 def _grad_columns(grad: np.ndarray, groups: int) -> np.ndarray:
     """``grad`` (N, O, *out) as ``(g, O/g, N * L)``: one row per output channel."""
     n, o = grad.shape[:2]
-    g = grad.reshape(n, groups, o // groups, -1)      # (N, g, O/g, L)
-    return g.transpose(1, 2, 0, 3).reshape(groups, o // groups, -1)
+    positions = int(np.prod(grad.shape[2:]))  # spelled out: no -1 for an empty batch
+    g = grad.reshape(n, groups, o // groups, positions)      # (N, g, O/g, L)
+    return g.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * positions)
 
 
 def weight_grad(x: np.ndarray, grad: np.ndarray, weight_shape: tuple[int, ...],

@@ -29,6 +29,8 @@ derivative has to see how they depend on ``x``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -299,7 +301,8 @@ class NativeGroupNormBackward0(Op):
 
     @staticmethod
     def forward(ctx, x, weight, bias, groups, eps):
-        grouped = x.reshape(x.shape[0], groups, -1)  # one row per group of one sample
+        # One row per group of one sample (its length spelled out: no -1 for an empty batch).
+        grouped = x.reshape(x.shape[0], groups, math.prod(x.shape[1:]) // groups)
         mean, rstd = standardize_statistics(grouped, (2,), eps)
         ctx.groups, ctx.dims, ctx.eps, ctx.statistics = groups, (2,), eps, (mean, rstd)
         ctx.save_for_backward(x, weight)
@@ -313,7 +316,8 @@ class NativeGroupNormBackward0(Op):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_weight, need_bias = ctx.needs_input_grad
-        shape, grouped_shape = np.shape(x), (np.shape(x)[0], ctx.groups, -1)
+        shape = np.shape(x)
+        grouped_shape = (shape[0], ctx.groups, math.prod(shape[1:]) // ctx.groups)
         grouped = np.reshape(x, grouped_shape)
         mean, rstd = _statistics_for_backward(ctx, grouped)
         x_hat = np.reshape((grouped - mean) * rstd, shape)

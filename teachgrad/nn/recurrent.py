@@ -151,6 +151,8 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
               b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """One step of an LSTM (gates input, forget, cell, output); ``hx = (h, c)``, returns
     the new ``(h, c)``."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
     h, c = hx
     _check_cell_input(input, w_ih)
     _check_cell_hidden(input, h, w_hh.shape[1], 0)

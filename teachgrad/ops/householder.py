@@ -21,6 +21,8 @@ written with NumPy functions, so they differentiate again under ``create_graph=T
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, tensor_method
@@ -48,7 +50,8 @@ def householder_qr(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     m, n = a.shape[-2:]
     k = min(m, n)
-    r = np.array(a, dtype=a.dtype).reshape((-1, m, n))
+    # The batch count is spelled out: reshape's -1 cannot be inferred for empty matrices.
+    r = np.array(a, dtype=a.dtype).reshape((math.prod(a.shape[:-2]), m, n))
     tau = np.zeros((r.shape[0], k), a.dtype)
     for j in range(k):
         alpha = r[:, j, j].copy()
@@ -151,22 +154,27 @@ def _grad_of_input(grad_V, A):
 # ----------------------------------------------------------------------------------------
 # householder_product / orgqr, ormqr
 # ----------------------------------------------------------------------------------------
+def _batched_eye(A: np.ndarray) -> np.ndarray:
+    """The m×n identity, once per matrix of A's batch: with no reflector (τ of length 0) it
+    is the answer, and it must keep the batch."""
+    m, n = A.shape[-2:]
+    return np.broadcast_to(np.eye(m, n, dtype=A.dtype), A.shape).copy()
+
+
 class LinalgHouseholderProductBackward0(Op):
     formula = "Q = H₁…H_k I:  per step C' = C − τv(vᵀC):  ∂τ = −(vᵀḡ)(vᵀC)ᵀ, ∂v = −τ(Cḡᵀ + ḡCᵀ)v"
 
     @staticmethod
     def forward(ctx, A, tau):
         ctx.save_for_backward(A, tau)
-        m, n = A.shape[-2:]
-        return apply_reflectors(reflectors(A, tau.shape[-1]), tau, np.eye(m, n, dtype=A.dtype),
+        return apply_reflectors(reflectors(A, tau.shape[-1]), tau, _batched_eye(A),
                                 transpose=False)[-1]
 
     @staticmethod
     def backward(ctx, grad):
         A, tau = ctx.saved_tensors
-        m, n = _value(A).shape[-2:]
         V = reflectors(A, _value(tau).shape[-1])
-        steps = apply_reflectors(V, tau, np.eye(m, n, dtype=_value(A).dtype), transpose=False)
+        steps = apply_reflectors(V, tau, _batched_eye(_value(A)), transpose=False)
         grad_V, grad_tau, _ = apply_reflectors_backward(V, tau, steps, grad, transpose=False)
         return _grad_of_input(grad_V, A), grad_tau
 
@@ -200,6 +208,13 @@ def _ormqr_steps(A, tau, C, left: bool, transpose: bool) -> list:
     return apply_reflectors(V, tau, mT(C), not transpose)
 
 
+def _check_batch(fn: str, name: str, batch: tuple, A: Tensor) -> None:
+    """PyTorch does not broadcast the batches of tau and other: they must equal A's."""
+    if tuple(batch) != A._data.shape[:-2]:
+        raise RuntimeError(f"{fn}: Expected batch dimensions of {name} to be equal to "
+                           f"input.shape[:-2], but got {list(batch)}")
+
+
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of ``H₁ H₂ … H_k``, ``Hᵢ = I − τᵢ vᵢ vᵢᵀ`` with vᵢ below A's
     diagonal (``vᵢ[i] = 1``): Q from the result of :func:`geqrf`.
@@ -225,6 +240,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if tau._data.shape[-1] > n:
         raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
+    _check_batch(fn, "tau", tau._data.shape[:-1], A)
     if A._data.dtype not in (np.float32, np.float64):
         raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{dec._scalar_name(A)}\'')
     if tau._data.dtype != A._data.dtype:
@@ -256,12 +272,23 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     if other._data.ndim < 2:
         raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    if other._data.ndim != input._data.ndim:
+        raise RuntimeError(
+            f"{fn}: Expected other to have the same number of dimensions as input, but got "
+            f"other.ndim equal to {other._data.ndim} and input.ndim is equal to "
+            f"{input._data.ndim}")
+    if tau._data.ndim != input._data.ndim - 1:
+        raise RuntimeError(
+            f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal "
+            f"to {tau._data.ndim} and input.ndim is equal to {input._data.ndim}")
     side = -2 if left else -1
     if other._data.shape[side] != input._data.shape[-2]:
         raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
     if tau._data.shape[-1] != min(other._data.shape[side], input._data.shape[-1]):
         raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{side}], "
                            "input.shape[-1])")
+    _check_batch(fn, "tau", tau._data.shape[:-1], input)
+    _check_batch(fn, "other", other._data.shape[:-2], input)
     if other._data.dtype != input._data.dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but input "
                            f"has dtype{dec._scalar_name(input)} and other has dtype "

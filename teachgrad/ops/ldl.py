@@ -16,6 +16,8 @@ one matrix at a time. As in PyTorch, neither has a derivative.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -136,10 +138,11 @@ def sytrs(LD: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:  # n
 
 def _factor_batch(A: np.ndarray) -> tuple:
     n = A.shape[-1]
-    flat = A.reshape((-1, n, n))
+    count = math.prod(A.shape[:-2])  # spelled out: reshape's -1 fails on empty matrices
+    flat = A.reshape((count, n, n))
     results = [sytf2(m) for m in flat]
     LD = np.stack([r[0] for r in results]) if results else flat.copy()
-    pivots = np.array([r[1] for r in results], np.int32).reshape((-1, n))
+    pivots = np.array([r[1] for r in results], np.int32).reshape((count, n))
     info = np.array([r[2] for r in results], np.int32)
     return LD.reshape(A.shape), pivots.reshape(A.shape[:-1]), info.reshape(A.shape[:-2])
 
@@ -188,9 +191,10 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple:
 def _solve_batch(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray) -> np.ndarray:
     n = LD.shape[-1]
     batch = dec._broadcast_batches(B.shape[:-2], LD.shape[:-2])
-    LD = np.broadcast_to(LD, batch + (n, n)).reshape((-1, n, n))
-    pivots = np.broadcast_to(pivots, batch + (n,)).reshape((-1, n))
-    B_flat = np.broadcast_to(B, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
+    count = math.prod(batch)  # spelled out: reshape's -1 fails on empty matrices
+    LD = np.broadcast_to(LD, batch + (n, n)).reshape((count, n, n))
+    pivots = np.broadcast_to(pivots, batch + (n,)).reshape((count, n))
+    B_flat = np.broadcast_to(B, batch + B.shape[-2:]).reshape((count,) + B.shape[-2:])
     with np.errstate(divide="ignore", invalid="ignore"):
         X = [sytrs(LD[i], pivots[i], B_flat[i]) for i in range(len(B_flat))]
     out = np.stack(X) if X else B_flat.copy()

@@ -22,6 +22,8 @@ differentiable again under ``create_graph=True``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
@@ -55,7 +57,8 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     m, n = a.shape[-2:]
     k = min(m, n)
-    lu = np.array(a, dtype=a.dtype).reshape((-1, m, n))
+    # The batch count is spelled out: reshape's -1 cannot be inferred for empty matrices.
+    lu = np.array(a, dtype=a.dtype).reshape((math.prod(a.shape[:-2]), m, n))
     batch = np.arange(lu.shape[0])
     pivots = np.zeros((lu.shape[0], k), np.int32)
     info = np.zeros(lu.shape[0], np.int32)
@@ -77,7 +80,7 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
     """The row order the swaps make: ``(Pᵀ A)[i] = A[perm[i]]`` (0-based)."""
-    flat = pivots.reshape((-1, pivots.shape[-1])).astype(np.int64) - 1
+    flat = pivots.reshape((math.prod(pivots.shape[:-1]), pivots.shape[-1])).astype(np.int64) - 1
     perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
     batch = np.arange(flat.shape[0])
     for i in range(flat.shape[1]):
@@ -389,6 +392,13 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> tuple:
 linalg_lu.__name__ = "lu"
 
 
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
               unpack_pivots: bool = True) -> tuple:
     """``(P, L, U)`` from the packed result of :func:`lu_factor`.
@@ -413,9 +423,15 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
         raise RuntimeError(
             "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
             "properly pass the result of lu_factor?")
+    batch = LU_data._data.shape[:-2]
+    if not _broadcasts_to(pivots.shape[:-1], batch):
+        # PyTorch reads past the pivots' memory here (garbage or an index error): refuse.
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected the batch dimensions of LU_pivots "
+            f"{list(pivots.shape[:-1])} to broadcast to those of LU_data {list(batch)}"
+            "\nHint: pass the pivots lu_factor returned with this LU.")
     empty = _make(np.empty((0,), LU_data._data.dtype))
     if unpack_pivots:
-        batch = np.broadcast_shapes(LU_data._data.shape[:-2], pivots.shape[:-1])
         P = _make(np.broadcast_to(permutation_matrix(pivots, m, LU_data._data.dtype),
                                   batch + (m, m)).copy())
     else:

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from .._tensor import Tensor, _make, tensor_method
+from .layout import copy_keeping_layout
 from .op import Op
 from .pointwise import _value
 
@@ -178,11 +179,15 @@ class AsStridedScatterBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, src, size, stride, storage_offset):
-        out = np.array(a, order="C")  # a copy: the window is on its (contiguous) storage
-        flat = out.reshape(-1)
+        # A copy laid out as ``a`` is (PyTorch's clone): the window's positions count in
+        # that copy's storage, so a transposed ``a`` gets ``src`` along its columns.
+        out = copy_keeping_layout(a)
+        storage, _ = storage_of(out)
         where = positions(size, stride, storage_offset)
-        flat[where] = src
-        ctx.where, ctx.shape = where, a.shape
+        storage[where] = src
+        # For the backward pass: the window as flat (row-major) indices of the elements.
+        element_at = np.argsort(positions(a.shape, element_strides(out), 0).reshape(-1))
+        ctx.where, ctx.shape = element_at[where], a.shape
         return out
 
     @staticmethod
@@ -211,5 +216,11 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,  # noqa: A002
         raise RuntimeError(
             "expected src to have a size equal to the slice of self. src size = "
             f"{list(src._data.shape)}, slice size = {list(size)}")
+    if any(n > 1 and s == 0 for n, s in zip(size, stride)):
+        # PyTorch's overlap check: a stride-0 dim writes one place several times.
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation.")
     return AsStridedScatterBackward0.apply(input, src, size=size, stride=stride,
                                            storage_offset=offset)
