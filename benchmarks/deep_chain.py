@@ -38,7 +38,7 @@ def numpy_chain(x0: np.ndarray, steps: int):
 def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
     steps, size = (200, 100) if quick else (10_000, 1_000)
     x0 = np.random.default_rng(0).uniform(-1, 1, size).astype(np.float32)
-    impls = [_numpy(x0, steps), _teachgrad(x0, steps)]
+    impls = [_numpy(x0, steps), _teachgrad(x0, steps), _floor(x0, steps)]
     if peers.torch is not None:
         impls.append(_torch(peers.torch, x0, steps))
     if peers.autograd is not None:
@@ -52,7 +52,9 @@ def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
         ratio_targets={"numpy": 1.5},
         memory_target=1.5,
         repeats=3 if quick else 15,
-        notes=["memory: tracemalloc does not see PyTorch's allocator, so torch has no figure"],
+        notes=["memory: tracemalloc does not see PyTorch's allocator, so torch has no figure",
+               "floor: micrograd's engine on NumPy arrays (benchmarks/floor.py), the least "
+               "any Python autograd does per op; a reference, not a target"],
     )]
 
 
@@ -72,6 +74,21 @@ def _teachgrad(x0, steps) -> Implementation:
     import teachgrad
 
     return _torch_api(teachgrad, x0, steps)
+
+
+def _floor(x0, steps) -> Implementation:
+    from .floor import Value
+
+    def chain(x0, steps):
+        leaf = Value(x0)
+        x = leaf
+        for _ in range(steps):
+            x = (x * SCALE + SHIFT).tanh()
+        x.sum().backward()
+        return x.data, leaf.grad
+
+    return Implementation("floor", lambda _: chain(x0, steps),
+                          lambda: _checked(chain, x0, steps))
 
 
 def _torch(torch, x0, steps) -> Implementation:

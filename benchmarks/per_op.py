@@ -20,7 +20,7 @@ def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (2, 2)).astype(np.float32)
     b = rng.uniform(-1, 1, (2, 2)).astype(np.float32)
-    makers = [_numpy, _teachgrad]
+    makers = [_numpy, _teachgrad, _floor]
     if peers.torch is not None:
         makers.append(lambda a, b, backward: _torch(peers.torch, a, b, backward))
     if peers.autograd is not None:
@@ -40,6 +40,8 @@ def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
             rtol=1e-6, atol=1e-6,
             ratio_targets=targets,
             repeats=3 if quick else 25,
+            notes=["floor: micrograd's engine on NumPy arrays (benchmarks/floor.py), the "
+                   "least any Python autograd does per op; a reference, not a target"],
         ))
     return result
 
@@ -101,6 +103,30 @@ def _teachgrad(a, b, backward) -> Implementation:
 def _torch(torch, a, b, backward) -> Implementation:
     return _tensor_impl("torch", lambda v: torch.tensor(v, requires_grad=True), torch.ones,
                         a, b, backward, traced=False)
+
+
+def _floor(a, b, backward) -> Implementation:
+    from .floor import Value
+
+    va, vb = Value(a), Value(b)
+    g = np.ones_like(a)
+
+    def forward(_):
+        return va * vb
+
+    def forward_backward(_):
+        va.grad = vb.grad = None
+        y = va * vb
+        y.backward(g)
+        return y
+
+    def check():
+        if not backward:
+            return _named(forward(None).data)
+        y = forward_backward(None)
+        return _named(y.data, va.grad, vb.grad)
+
+    return Implementation("floor", forward_backward if backward else forward, check)
 
 
 def _autograd(autograd, anp, a, b, backward) -> Implementation:

@@ -109,7 +109,7 @@ def numpy_loss_and_grads(params, xs, ys) -> tuple[float, dict]:
 def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
     samples = 2 if quick else 30
     params, xs, ys = make_problem(samples)
-    impls = [_numpy(params, xs, ys), _teachgrad(params, xs, ys)]
+    impls = [_numpy(params, xs, ys), _teachgrad(params, xs, ys), _floor(params, xs, ys)]
     if peers.torch is not None:
         impls.append(_torch(peers.torch, params, xs, ys))
     if peers.autograd is not None:
@@ -126,7 +126,9 @@ def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
         ratio_targets={"torch": 1.0, "autograd": 1.0, "micrograd": 1.5},
         repeats=3 if quick else 15,
         notes=["numpy: the same math vectorised (float64); it is the reference for the "
-               "gradient check and shows the cost of not batching, not a target"],
+               "gradient check and shows the cost of not batching, not a target",
+               "floor: micrograd's engine on NumPy 0-d float32 arrays (benchmarks/floor.py), "
+               "the least any autograd on NumPy does per op; a reference, not a target"],
     )]
 
 
@@ -175,6 +177,20 @@ def _teachgrad(params, xs, ys) -> Implementation:
     return _scalar_impl(
         "teachgrad", lambda v: teachgrad.tensor(v, requires_grad=True), zero,
         lambda loss: loss.backward(), lambda v: v.grad.item(), lambda v: v.relu(),
+        params, xs, ys,
+    )
+
+
+def _floor(params, xs, ys) -> Implementation:
+    from .floor import Value
+
+    def zero(leaves):
+        for v in leaves:
+            v.grad = None
+
+    return _scalar_impl(
+        "floor", lambda v: Value(np.array(v, np.float32)), zero,
+        lambda loss: loss.backward(), lambda v: float(v.grad), lambda v: v.relu(),
         params, xs, ys,
     )
 
