@@ -69,8 +69,9 @@ def _numpy(a, b, backward) -> Implementation:
     return Implementation("numpy", forward_backward if backward else forward, check)
 
 
-def _tensor_impl(name, make, ones, a, b, backward, traced=True) -> Implementation:
-    """teachgrad and PyTorch: the same code, tensors made by ``make``."""
+def _tensor_impl(name, make, ones, a, b, backward, traced=True,
+                 as_array=lambda t: t.detach().numpy()) -> Implementation:
+    """teachgrad, PyTorch and the floor: the same code, tensors made by ``make``."""
     ta, tb = make(a), make(b)
     g = ones(2, 2)
 
@@ -85,9 +86,9 @@ def _tensor_impl(name, make, ones, a, b, backward, traced=True) -> Implementatio
 
     def check():
         if not backward:
-            return _named(forward(None).detach().numpy())
+            return _named(as_array(forward(None)))
         y = forward_backward(None)
-        return _named(y.detach().numpy(), ta.grad.numpy(), tb.grad.numpy())
+        return _named(as_array(y), as_array(ta.grad), as_array(tb.grad))
 
     return Implementation(name, forward_backward if backward else forward, check,
                           traced_memory=traced)
@@ -108,25 +109,9 @@ def _torch(torch, a, b, backward) -> Implementation:
 def _floor(a, b, backward) -> Implementation:
     from .floor import Value
 
-    va, vb = Value(a), Value(b)
-    g = np.ones_like(a)
-
-    def forward(_):
-        return va * vb
-
-    def forward_backward(_):
-        va.grad = vb.grad = None
-        y = va * vb
-        y.backward(g)
-        return y
-
-    def check():
-        if not backward:
-            return _named(forward(None).data)
-        y = forward_backward(None)
-        return _named(y.data, va.grad, vb.grad)
-
-    return Implementation("floor", forward_backward if backward else forward, check)
+    # A Value's value and its gradient are plain arrays already.
+    return _tensor_impl("floor", Value, lambda *shape: np.ones(shape, np.float32), a, b,
+                        backward, as_array=lambda v: v.data if isinstance(v, Value) else v)
 
 
 def _autograd(autograd, anp, a, b, backward) -> Implementation:
