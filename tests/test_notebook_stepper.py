@@ -230,6 +230,10 @@ def test_wrong_arguments_are_named_not_a_traceback_from_inside():
             function(3)
         with pytest.raises(TypeError, match=r"names= expects a dict such as locals\(\)"):
             function(x * 2, names=["x"])
+        # locals without its parentheses: the message says what to type
+        with pytest.raises(TypeError, match=r"got builtin_function_or_method\n"
+                                            r"Hint: call it: names=locals\(\) \(with the "):
+            function(x * 2, names=locals)
     assert x.grad is None
 
 
