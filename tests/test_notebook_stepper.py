@@ -6,6 +6,7 @@ gradients with values derived by hand for the seed lessons (or with real PyTorch
 installed). Nothing is compared with the stepper's own earlier output.
 """
 
+import html
 import re
 import shutil
 import sys
@@ -187,6 +188,55 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     leaf_panel = stepper.panels[-1]
     assert "x.grad: None → [[4.5000, 4.5000], [4.5000, 4.5000]]" in leaf_panel.text
     assert "backward() is finished" in leaf_panel.text
+
+
+def lesson3_graph():
+    """Lesson 3's graph: the student's tensors are called a, b, c, d, as the formulas'
+    inputs are."""
+    w1, w2, w3, w4 = (torch.tensor(v) for v in (1.0, 2.0, 3.0, 4.0))
+    a = torch.ones(1, requires_grad=True)
+    b = w1 * a
+    c = w2 * a
+    d = (w3 * b) + (w4 * c)
+    L = d ** 2
+    return L, {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "a": a, "b": b, "c": c, "d": d, "L": L}
+
+
+def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
+    # Lesson 3, step 6 (b = w1 * a): "b → AccumulateGrad (a) ... saved in forward: a = 1."
+    # read as if it spoke of the student's a and b; the formula's a is w1 here.
+    L, names = lesson3_graph()
+    panels = step_backward(L, names=names).panels
+    panel = panels[6]
+    assert panel.title == "Step 6 of 7: MulBackward0 (b)"
+    note = "In this formula a and b are MulBackward0's inputs, in order, not your tensors a and b."
+    assert note in panel.text
+    assert f'<p class="tg-sub">{html.escape(note)}</p>' in panel.html
+    # PowBackward0 (step 1) has one input
+    assert "In this formula a is PowBackward0's input, not your tensor a." in panels[1].text
+    # No clash, no note: lesson 5's x, u, v, L.
+    x = torch.tensor(1.5, requires_grad=True)
+    u = x ** 2
+    v = torch.sin(u)
+    L = v * 3
+    panels = step_backward(L, names={"x": x, "u": u, "v": v, "L": L}).panels
+    assert not [p.title for p in panels if "In this formula" in p.text]
+
+
+def test_a_value_noted_in_forward_is_named_as_the_formula_writes_it():
+    x = torch.tensor(1.5, requires_grad=True)
+    panel = step_backward(x ** 3, names={"x": x}).panels[1]
+    assert "local derivative: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in panel.text
+    assert "also noted in forward: exponent n = 3" in panel.text  # was "exponent = 3"
+
+
+def test_a_formula_wraps_only_between_its_parts():
+    out, v = seed001()
+    panel = step_backward(out, names=v).panels[2]
+    assert ('<code><span class="tg-part">∂(a·b)/∂a = b</span> '
+            '<span class="tg-part">∂(a·b)/∂b = a</span></code>') in panel.html
+    from teachgrad.notebook.assets import css
+    assert re.search(r"\.tg-formula \.tg-part \{[^}]*white-space: nowrap", css("stepper.css"))
 
 
 def test_retain_grad_under_stepping():

@@ -66,6 +66,7 @@ class PanelWriter:
         self.top = "ℓ" if len(roots) > 1 or any(g is not None for g in given) else self.root_name
         self.n_steps = len(recording.steps) if recording is not None else 0
         self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
+        self._tensor_names: set[str] | None = None
 
     # --- naming things -------------------------------------------------------------------
     def label(self, node) -> str:
@@ -94,6 +95,17 @@ class PanelWriter:
                 if len(node._meta) > 1:
                     what = f"(output {output_nr} of {node_name(node)})"
         return f"∂{self.top}/∂{what}"
+
+    def tensor_names(self) -> set[str]:
+        """The names the student gave the tensors of this graph (``{'a', 'b', 'L'}``)."""
+        if self._tensor_names is None:
+            nodes = [step.node for step in getattr(self.recording, "steps", [])]
+            nodes += [sent.target for step in getattr(self.recording, "steps", [])
+                      for sent in step.sent if sent.target is not None]
+            self._tensor_names = {
+                name for node in nodes for name in self.names.of_node(node).split(", ") if name
+            } | {self.root_name}
+        return self._tensor_names
 
     def _printed(self, value) -> str:
         if value is None:
@@ -238,6 +250,9 @@ class PanelWriter:
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
+        clashing = [letter for letter in symbols if letter in self.tensor_names()]
+        if formula and clashing:
+            out.sub(_letters_note(node_name(node), symbols, clashing))
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         rows = []
         for sent in record.sent:
@@ -269,7 +284,23 @@ class PanelWriter:
                 out.saved(labelled)
         notes = forward_notes(node)
         if notes:
-            out.para("also noted in forward: " + ", ".join(f"{k} = {v}" for k, v in notes))
+            formula = getattr(node, "formula", "") or ""
+            out.para("also noted in forward: "
+                     + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
+
+
+def _letters_note(op: str, symbols: list[str], clashing: list[str]) -> str:
+    """Say that the formula's letters name the op's inputs, when the student's tensors have
+    the same names (lesson 3's ``b = w1 * a``: the formula's ``a`` is ``w1``, its ``b``
+    is the student's ``a``)."""
+    def listed(letters: list[str]) -> str:
+        return letters[0] if len(letters) == 1 else f"{', '.join(letters[:-1])} and {letters[-1]}"
+
+    if len(symbols) == 1:
+        return f"In this formula {symbols[0]} is {op}'s input, not your tensor {symbols[0]}."
+    tensors = "tensors" if len(clashing) > 1 else "tensor"
+    return (f"In this formula {listed(symbols)} are {op}'s inputs, in order, not your "
+            f"{tensors} {listed(clashing)}.")
 
 
 def formula_parts(node) -> list[str]:
@@ -332,6 +363,19 @@ def saved_with_labels(node, values, sources) -> list:
             label = letters[none_slots[0]]
         labelled.append((label, value))
     return labelled
+
+
+# The letter a formula uses for a value the op noted in forward under a longer name:
+# PowBackward0 notes ``exponent`` and writes ``∂(aⁿ)/∂a = n·aⁿ⁻¹``.
+FORMULA_SYMBOLS = {"exponent": ("n", "ⁿ")}
+
+
+def _with_symbol(key: str, formula: str) -> str:
+    """``'exponent n'`` when the formula writes the noted value ``exponent`` as ``n``."""
+    symbol = FORMULA_SYMBOLS.get(key)
+    if symbol and re.search(rf"(?<![A-Za-z]){symbol[0]}(?![A-Za-z])|{symbol[1]}", formula):
+        return f"{key} {symbol[0]}"
+    return key
 
 
 def forward_notes(node, limit: int = 4) -> list:
@@ -425,10 +469,17 @@ class _Out:
         self.html.append(f"<p>{html.escape(sentence)}</p>")
         self.text.append("  " + sentence)
 
+    def sub(self, sentence: str) -> None:
+        """A side remark, in small print."""
+        self.html.append(f'<p class="tg-sub">{html.escape(sentence)}</p>')
+        self.text.append("  " + sentence)
+
     def formula(self, formula: str) -> None:
-        self.html.append(
-            f'<p class="tg-formula">local derivative: <code>{html.escape(formula)}</code></p>'
-        )
+        # One unbreakable piece per input's part: a narrow panel wraps between the parts,
+        # never inside one ("∂(a·b)/∂b" on one line and "= a" on the next).
+        parts = [part for part in re.split(r"\s{2,}", formula.strip()) if part] or [formula]
+        pieces = " ".join(f'<span class="tg-part">{html.escape(part)}</span>' for part in parts)
+        self.html.append(f'<p class="tg-formula">local derivative: <code>{pieces}</code></p>')
         self.text.append(f"  local derivative: {formula}")
 
     def value(self, what: str, value) -> None:

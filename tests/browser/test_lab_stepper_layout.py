@@ -108,3 +108,36 @@ def test_the_legend_entries_line_up_in_columns(laptop, index):
     columns = max(len(lefts) for lefts in rows.values())
     lefts = {left for row in rows.values() for left in row}
     assert len(lefts) == columns, f"rows (top: left edges): {rows}"
+
+
+def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots):
+    # Lesson 3 at 1280 pixels: the panel is ~300 pixels wide and "∂(a·b)/∂a = b
+    # ∂(a·b)/∂b = a" wrapped inside its second part, leaving "= a" alone on a line.
+    cell = laptop.cell(0)
+    view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+    for _ in range(3):  # step 3: a MulBackward0
+        view.locator('.widget-button[title="Next step"]').click()
+    panel = view.locator('.tg-panel-live[data-frame="3"]')
+    panel.wait_for(state="visible")
+    formula = panel.locator(".tg-formula code")
+    assert formula.inner_text().replace("\n", " ").split() == \
+        ["∂(a·b)/∂a", "=", "b", "∂(a·b)/∂b", "=", "a"]
+    # On how many lines each part is drawn, measured on the text itself (a Range over it).
+    lines_per_part = formula.evaluate("""(code, parts) => parts.map(part => {
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        const texts = [];
+        while (walker.nextNode()) texts.push(walker.currentNode);
+        const whole = texts.map(t => t.data).join('');
+        let start = whole.indexOf(part), end = start + part.length, seen = 0;
+        const range = document.createRange();
+        for (const t of texts) {
+            if (start >= seen && start <= seen + t.length) range.setStart(t, start - seen);
+            if (end >= seen && end <= seen + t.length) { range.setEnd(t, end - seen); break; }
+            seen += t.length;
+        }
+        return new Set([...range.getClientRects()].filter(r => r.width > 0)
+                       .map(r => Math.round(r.top))).size;
+    })""", ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"])
+    assert lines_per_part == [1, 1], lines_per_part
+    screenshots.take(panel, "stepper-formula-parts")
+
