@@ -209,11 +209,27 @@ def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops
     panels = step_backward(L, names=names).panels
     panel = panels[6]
     assert panel.title == "Step 6 of 7: MulBackward0 (b)"
-    note = "In this formula a and b are MulBackward0's inputs, in order, not your tensors a and b."
+    note = ("In this formula a and b are MulBackward0's inputs, not your a and b: its a is "
+            "a tensor that needs no gradient, its b is your a.")
     assert note in panel.text
     assert f'<p class="tg-sub">{html.escape(note)}</p>' in panel.html
-    # PowBackward0 (step 1) has one input
-    assert "In this formula a is PowBackward0's input, not your tensor a." in panels[1].text
+    # w3 * b: the formula's b is the student's b, only its a can be mixed up
+    assert panels[4].title == "Step 4 of 7: MulBackward0"
+    assert ("not your a: its a is a tensor that needs no gradient, its b is your b."
+            in panels[4].text)
+    # PowBackward0 (step 1) has one input, the student's d
+    assert "In this formula a is PowBackward0's input, not your a: it is your d." in \
+        panels[1].text
+    # Lesson 6: in p = a * b the letters are the student's a and b, in L = p + a they are not.
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(5.0, requires_grad=True)
+    p = a * b
+    L = p + a
+    panels = step_backward(L, names={"a": a, "b": b, "p": p, "L": L}).panels
+    assert ("In this formula a and b are AddBackward0's inputs, not your a and b: its a is "
+            "your p, its b is your a.") in panels[1].text
+    assert panels[2].title == "Step 2 of 4: MulBackward0 (p)"
+    assert "In this formula" not in panels[2].text
     # No clash, no note: lesson 5's x, u, v, L.
     x = torch.tensor(1.5, requires_grad=True)
     u = x ** 2

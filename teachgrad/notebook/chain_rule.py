@@ -96,6 +96,34 @@ class PanelWriter:
                     what = f"(output {output_nr} of {node_name(node)})"
         return f"∂{self.top}/∂{what}"
 
+    def _letters_note(self, node, record: StepRecord, symbols: list[str]) -> str:
+        """Say what the formula's letters are, when the student's tensors go by the same
+        letters for something else (lesson 3's ``b = w1 * a``: the formula's ``a`` is
+        ``w1``, its ``b`` the student's ``a``). Empty when nothing can be mixed up."""
+        what = {}  # input letter -> what the student calls that input
+        for sent in record.sent:
+            if sent.index < len(symbols):
+                what[symbols[sent.index]] = self._input_name(sent.target)
+        mixed = [letter for letter, name in what.items()
+                 if letter in self.tensor_names() and name != f"your {letter}"]
+        if not mixed:
+            return ""
+        op = node_name(node)
+        if len(symbols) == 1:
+            return (f"In this formula {symbols[0]} is {op}'s input, not your {symbols[0]}: "
+                    f"it is {what.get(symbols[0], 'an input')}.")
+        theirs = ", ".join(f"its {letter} is {name}" for letter, name in what.items())
+        return (f"In this formula {_listed(symbols)} are {op}'s inputs, not your "
+                f"{_listed(mixed)}: {theirs}.")
+
+    def _input_name(self, target) -> str:
+        """``'your a'``, ``'the output of MulBackward0'``, or ``'a constant'``: an input
+        as the student knows it, from the node its gradient goes to."""
+        if target is None:
+            return "a tensor that needs no gradient"
+        name = self.names.of_node(target)
+        return f"your {name}" if name else f"the output of {node_name(target)}"
+
     def tensor_names(self) -> set[str]:
         """The names the student gave the tensors of this graph (``{'a', 'b', 'L'}``)."""
         if self._tensor_names is None:
@@ -250,9 +278,10 @@ class PanelWriter:
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
-        clashing = [letter for letter in symbols if letter in self.tensor_names()]
-        if formula and clashing:
-            out.sub(_letters_note(node_name(node), symbols, clashing))
+        if getattr(node, "formula", ""):
+            note = self._letters_note(node, record, symbols)
+            if note:
+                out.sub(note)
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         rows = []
         for sent in record.sent:
@@ -289,18 +318,9 @@ class PanelWriter:
                      + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
 
 
-def _letters_note(op: str, symbols: list[str], clashing: list[str]) -> str:
-    """Say that the formula's letters name the op's inputs, when the student's tensors have
-    the same names (lesson 3's ``b = w1 * a``: the formula's ``a`` is ``w1``, its ``b``
-    is the student's ``a``)."""
-    def listed(letters: list[str]) -> str:
-        return letters[0] if len(letters) == 1 else f"{', '.join(letters[:-1])} and {letters[-1]}"
-
-    if len(symbols) == 1:
-        return f"In this formula {symbols[0]} is {op}'s input, not your tensor {symbols[0]}."
-    tensors = "tensors" if len(clashing) > 1 else "tensor"
-    return (f"In this formula {listed(symbols)} are {op}'s inputs, in order, not your "
-            f"{tensors} {listed(clashing)}.")
+def _listed(words: list[str]) -> str:
+    """``'a'``, ``'a and b'``, ``'a, b and c'``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def formula_parts(node) -> list[str]:
