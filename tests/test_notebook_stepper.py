@@ -6,7 +6,6 @@ gradients with values derived by hand for the seed lessons (or with real PyTorch
 installed). Nothing is compared with the stepper's own earlier output.
 """
 
-import html
 import re
 import shutil
 import sys
@@ -212,7 +211,9 @@ def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops
     note = ("In this formula a and b are MulBackward0's inputs, not your a and b: its a is "
             "a tensor that needs no gradient, its b is your a.")
     assert note in panel.text
-    assert f'<p class="tg-sub">{html.escape(note)}</p>' in panel.html
+    # the letters and names are set as code in the panel
+    assert ("not your <code>a</code> and <code>b</code>: its <code>a</code> is a tensor "
+            "that needs no gradient, its <code>b</code> is your <code>a</code>.</p>") in panel.html
     # w3 * b: the formula's b is the student's b, only its a can be mixed up
     assert panels[4].title == "Step 4 of 7: MulBackward0"
     assert ("not your a: its a is a tensor that needs no gradient, its b is your b."

@@ -99,30 +99,32 @@ class PanelWriter:
     def _letters_note(self, node, record: StepRecord, symbols: list[str]) -> str:
         """Say what the formula's letters are, when the student's tensors go by the same
         letters for something else (lesson 3's ``b = w1 * a``: the formula's ``a`` is
-        ``w1``, its ``b`` the student's ``a``). Empty when nothing can be mixed up."""
+        ``w1``, its ``b`` the student's ``a``). Empty when nothing can be mixed up.
+        Names are `quoted` (set as code in the panel)."""
         what = {}  # input letter -> what the student calls that input
         for sent in record.sent:
             if sent.index < len(symbols):
                 what[symbols[sent.index]] = self._input_name(sent.target)
         mixed = [letter for letter, name in what.items()
-                 if letter in self.tensor_names() and name != f"your {letter}"]
+                 if letter in self.tensor_names() and name != f"your `{letter}`"]
         if not mixed:
             return ""
-        op = node_name(node)
+        op, quoted = node_name(node), [f"`{letter}`" for letter in symbols]
         if len(symbols) == 1:
-            return (f"In this formula {symbols[0]} is {op}'s input, not your {symbols[0]}: "
+            return (f"In this formula {quoted[0]} is {op}'s input, not your {quoted[0]}: "
                     f"it is {what.get(symbols[0], 'an input')}.")
-        theirs = ", ".join(f"its {letter} is {name}" for letter, name in what.items())
-        return (f"In this formula {_listed(symbols)} are {op}'s inputs, not your "
-                f"{_listed(mixed)}: {theirs}.")
+        theirs = ", ".join(f"its `{letter}` is {name}" for letter, name in what.items())
+        return (f"In this formula {_listed(quoted)} are {op}'s inputs, not your "
+                f"{_listed([f'`{letter}`' for letter in mixed])}: {theirs}.")
 
     def _input_name(self, target) -> str:
-        """``'your a'``, ``'the output of MulBackward0'``, or ``'a constant'``: an input
-        as the student knows it, from the node its gradient goes to."""
+        """An input as the student knows it, from the node its gradient goes to: "your
+        `a`" (quoted for the panel), "the output of MulBackward0", or "a tensor that needs
+        no gradient"."""
         if target is None:
             return "a tensor that needs no gradient"
         name = self.names.of_node(target)
-        return f"your {name}" if name else f"the output of {node_name(target)}"
+        return f"your `{name}`" if name else f"the output of {node_name(target)}"
 
     def tensor_names(self) -> set[str]:
         """The names the student gave the tensors of this graph (``{'a', 'b', 'L'}``)."""
@@ -490,9 +492,12 @@ class _Out:
         self.text.append("  " + sentence)
 
     def sub(self, sentence: str) -> None:
-        """A side remark, in small print."""
-        self.html.append(f'<p class="tg-sub">{html.escape(sentence)}</p>')
-        self.text.append("  " + sentence)
+        """A side remark, in small print; `quoted` words (names) are set as code."""
+        pieces = sentence.split("`")
+        marked = "".join(f"<code>{html.escape(piece)}</code>" if k % 2 else html.escape(piece)
+                         for k, piece in enumerate(pieces))
+        self.html.append(f'<p class="tg-sub">{marked}</p>')
+        self.text.append("  " + "".join(pieces))
 
     def formula(self, formula: str) -> None:
         # One unbreakable piece per input's part: a narrow panel wraps between the parts,
