@@ -96,6 +96,13 @@ def test_a_list_that_is_not_all_numbers_says_which_item_is_wrong():
         check([[6, 8], [14, ...]], grad, "tensor.grad")
 
 
+def test_none_is_called_none():
+    # Lesson 12's exercise with a backward() that returns nothing: x.grad stays None, and
+    # the message said "got NoneType".
+    with pytest.raises(NotYet, match=r"expected a number or a tensor, got None\.$"):
+        check(lambda: None, [0.1, 0.2], "gradient of MySigmoid")
+
+
 def test_a_list_with_rows_of_different_lengths_says_so():
     with pytest.raises(NotYet, match=r"rows of equal length \(like \[\[1, 2\], \[3, 4\]\]\)"):
         check([[6, 8], [14]], [[6.0, 8.0], [14.0, 10.0]], "tensor.grad")

@@ -120,6 +120,8 @@ def _difference(answer: Any, expected: Any, rtol: float, atol: float) -> str | N
     if got is None:
         if isinstance(answer, (list, tuple)):
             return _what_is_wrong_in(answer)
+        if answer is None:  # typically a function or a backward() that returned nothing
+            return "expected a number or a tensor, got None"
         return f"expected a number or a tensor, got {type(answer).__name__}"
     if got.shape != want.shape:
         return f"its shape is {_shape(got)}, expected {_shape(want)}"
