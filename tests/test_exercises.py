@@ -84,6 +84,30 @@ def test_non_numbers_compare_by_equality():
         check("six", 6.0, "dy/dx")
 
 
+def test_a_list_that_is_not_all_numbers_says_which_item_is_wrong():
+    # Lesson 2 asks for "a nested list like [[1, 2], [3, 4]]"; a list holding a string was
+    # answered "expected a number or a tensor, got list", as if lists were not allowed.
+    grad = [[6.0, 8.0], [14.0, 10.0]]
+    with pytest.raises(NotYet, match="expected a list of numbers, but '6' in it is not a number"):
+        check([["6", 8], [14, 10]], grad, "tensor.grad")
+    with pytest.raises(NotYet, match="None in it is not a number"):
+        check([[6, 8], [None, 10]], grad, "tensor.grad")
+    with pytest.raises(NotYet, match=r"a \.\.\. placeholder is still in it"):
+        check([[6, 8], [14, ...]], grad, "tensor.grad")
+
+
+def test_none_is_called_none():
+    # Lesson 12's exercise with a backward() that returns nothing: x.grad stays None, and
+    # the message said "got NoneType".
+    with pytest.raises(NotYet, match=r"expected a number or a tensor, got None\.$"):
+        check(lambda: None, [0.1, 0.2], "gradient of MySigmoid")
+
+
+def test_a_list_with_rows_of_different_lengths_says_so():
+    with pytest.raises(NotYet, match=r"rows of equal length \(like \[\[1, 2\], \[3, 4\]\]\)"):
+        check([[6, 8], [14]], [[6.0, 8.0], [14.0, 10.0]], "tensor.grad")
+
+
 def test_other_errors_in_the_students_function_propagate():
     def answer():
         raise ZeroDivisionError("oops")

@@ -75,6 +75,18 @@ def test_a_cell_ending_with_a_variable_titles_the_table_with_its_name(ip):
     assert 'class="tg-name">Tensor</th>' in formats(ip, unnamed)["text/html"]
 
 
+def test_a_cell_ending_with_a_gradient_titles_the_table_with_whose_gradient_it_is(ip):
+    # Lesson 3 ends a cell with ``a.grad``: its table was titled "Tensor".
+    run(ip, "%load_ext teachgrad")
+    run(ip, "import teachgrad as torch\na = torch.ones(2, requires_grad=True)\n"
+            "h = a * 3\nh.retain_grad()\n(h * h).sum().backward()")
+    assert 'class="tg-name">a.grad</th>' in formats(ip, ip.user_ns["a"].grad)["text/html"]
+    assert 'class="tg-name">h.grad</th>' in formats(ip, ip.user_ns["h"].grad)["text/html"]
+    # A variable holding the gradient is that variable's name.
+    run(ip, "g = a.grad")
+    assert 'class="tg-name">g</th>' in formats(ip, ip.user_ns["g"])["text/html"]
+
+
 def test_subclasses_such_as_parameter_get_the_table_too(ip):
     class Parameter(torch.Tensor):  # stands in for nn.Parameter
         pass

@@ -16,7 +16,8 @@ from IPython.core.error import UsageError  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-FOLD = re.compile(r"\[\.\.\. (\d+) frames? inside teachgrad hidden; %teachgrad frames shows them\]")
+FOLD = re.compile(r"\[\.\.\. (\d+) frames? inside teachgrad hidden; %teachgrad frames shows "
+                  r"(?:them|it)\]")
 #: Files of teachgrad's core that the errors below go through (never shown folded).
 CORE_FILES = ("engine.py", "_tensor.py", "op.py", "graph.py", "module.py")
 
@@ -70,6 +71,20 @@ def test_backward_twice_shows_the_cell_line_one_fold_and_the_message(shell):
     assert "Hint: this graph was already used by a backward pass." in text
     assert_no_core_frames(text)
     assert len(text.splitlines()) < 15, text  # 40-50 lines before
+
+
+def test_one_folded_frame_is_spoken_of_in_the_singular():
+    # Lesson 12's gradcheck error read "[... 1 frame inside teachgrad hidden; %teachgrad
+    # frames shows them]".
+    from collections import namedtuple
+
+    from teachgrad.notebook.short_traceback import FoldedFrames
+
+    Record = namedtuple("Record", "filename lineno")
+    one = FoldedFrames([Record("teachgrad/autograd/gradcheck.py", 10)])
+    assert one.line() == "[... 1 frame inside teachgrad hidden; %teachgrad frames shows it]\n"
+    two = FoldedFrames([Record("teachgrad/a.py", 1), Record("teachgrad/b.py", 2)])
+    assert two.line() == "[... 2 frames inside teachgrad hidden; %teachgrad frames shows them]\n"
 
 
 @pytest.mark.parametrize("code, line, message", [

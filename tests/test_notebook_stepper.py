@@ -189,6 +189,73 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     assert "backward() is finished" in leaf_panel.text
 
 
+def lesson3_graph():
+    """Lesson 3's graph: the student's tensors are called a, b, c, d, as the formulas'
+    inputs are."""
+    w1, w2, w3, w4 = (torch.tensor(v) for v in (1.0, 2.0, 3.0, 4.0))
+    a = torch.ones(1, requires_grad=True)
+    b = w1 * a
+    c = w2 * a
+    d = (w3 * b) + (w4 * c)
+    L = d ** 2
+    return L, {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "a": a, "b": b, "c": c, "d": d, "L": L}
+
+
+def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
+    # Lesson 3, step 6 (b = w1 * a): "b → AccumulateGrad (a) ... saved in forward: a = 1."
+    # read as if it spoke of the student's a and b; the formula's a is w1 here.
+    L, names = lesson3_graph()
+    panels = step_backward(L, names=names).panels
+    panel = panels[6]
+    assert panel.title == "Step 6 of 7: MulBackward0 (b)"
+    note = ("In this formula a and b are MulBackward0's inputs, not your a and b: its a is "
+            "a tensor that needs no gradient, its b is your a.")
+    assert note in panel.text
+    # the letters and names are set as code in the panel
+    assert ("not your <code>a</code> and <code>b</code>: its <code>a</code> is a tensor "
+            "that needs no gradient, its <code>b</code> is your <code>a</code>.</p>") in panel.html
+    # w3 * b: the formula's b is the student's b, only its a can be mixed up
+    assert panels[4].title == "Step 4 of 7: MulBackward0"
+    assert ("not your a: its a is a tensor that needs no gradient, its b is your b."
+            in panels[4].text)
+    # PowBackward0 (step 1) has one input, the student's d
+    assert "In this formula a is PowBackward0's input, not your a: it is your d." in \
+        panels[1].text
+    # Lesson 6: in p = a * b the letters are the student's a and b, in L = p + a they are not.
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(5.0, requires_grad=True)
+    p = a * b
+    L = p + a
+    panels = step_backward(L, names={"a": a, "b": b, "p": p, "L": L}).panels
+    assert ("In this formula a and b are AddBackward0's inputs, not your a and b: its a is "
+            "your p, its b is your a.") in panels[1].text
+    assert panels[2].title == "Step 2 of 4: MulBackward0 (p)"
+    assert "In this formula" not in panels[2].text
+    # No clash, no note: lesson 5's x, u, v, L.
+    x = torch.tensor(1.5, requires_grad=True)
+    u = x ** 2
+    v = torch.sin(u)
+    L = v * 3
+    panels = step_backward(L, names={"x": x, "u": u, "v": v, "L": L}).panels
+    assert not [p.title for p in panels if "In this formula" in p.text]
+
+
+def test_a_value_noted_in_forward_is_named_as_the_formula_writes_it():
+    x = torch.tensor(1.5, requires_grad=True)
+    panel = step_backward(x ** 3, names={"x": x}).panels[1]
+    assert "local derivative: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in panel.text
+    assert "also noted in forward: exponent n = 3" in panel.text  # was "exponent = 3"
+
+
+def test_a_formula_wraps_only_between_its_parts():
+    out, v = seed001()
+    panel = step_backward(out, names=v).panels[2]
+    assert ('<code><span class="tg-part">∂(a·b)/∂a = b</span> '
+            '<span class="tg-part">∂(a·b)/∂b = a</span></code>') in panel.html
+    from teachgrad.notebook.assets import css
+    assert re.search(r"\.tg-formula \.tg-part \{[^}]*white-space: nowrap", css("stepper.css"))
+
+
 def test_retain_grad_under_stepping():
     out, v = retained()
     stepper = step_backward(out, names=v)
@@ -230,6 +297,10 @@ def test_wrong_arguments_are_named_not_a_traceback_from_inside():
             function(3)
         with pytest.raises(TypeError, match=r"names= expects a dict such as locals\(\)"):
             function(x * 2, names=["x"])
+        # locals without its parentheses: the message says what to type
+        with pytest.raises(TypeError, match=r"got builtin_function_or_method\n"
+                                            r"Hint: call it: names=locals\(\) \(with the "):
+            function(x * 2, names=locals)
     assert x.grad is None
 
 

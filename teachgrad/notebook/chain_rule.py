@@ -66,6 +66,7 @@ class PanelWriter:
         self.top = "ℓ" if len(roots) > 1 or any(g is not None for g in given) else self.root_name
         self.n_steps = len(recording.steps) if recording is not None else 0
         self._texts: dict = {}  # id(array) -> its printed text (arrays recur across panels)
+        self._tensor_names: set[str] | None = None
 
     # --- naming things -------------------------------------------------------------------
     def label(self, node) -> str:
@@ -94,6 +95,47 @@ class PanelWriter:
                 if len(node._meta) > 1:
                     what = f"(output {output_nr} of {node_name(node)})"
         return f"∂{self.top}/∂{what}"
+
+    def _letters_note(self, node, record: StepRecord, symbols: list[str]) -> str:
+        """Say what the formula's letters are, when the student's tensors go by the same
+        letters for something else (lesson 3's ``b = w1 * a``: the formula's ``a`` is
+        ``w1``, its ``b`` the student's ``a``). Empty when nothing can be mixed up.
+        Names are `quoted` (set as code in the panel)."""
+        what = {}  # input letter -> what the student calls that input
+        for sent in record.sent:
+            if sent.index < len(symbols):
+                what[symbols[sent.index]] = self._input_name(sent.target)
+        mixed = [letter for letter, name in what.items()
+                 if letter in self.tensor_names() and name != f"your `{letter}`"]
+        if not mixed:
+            return ""
+        op, quoted = node_name(node), [f"`{letter}`" for letter in symbols]
+        if len(symbols) == 1:
+            return (f"In this formula {quoted[0]} is {op}'s input, not your {quoted[0]}: "
+                    f"it is {what.get(symbols[0], 'an input')}.")
+        theirs = ", ".join(f"its `{letter}` is {name}" for letter, name in what.items())
+        return (f"In this formula {_listed(quoted)} are {op}'s inputs, not your "
+                f"{_listed([f'`{letter}`' for letter in mixed])}: {theirs}.")
+
+    def _input_name(self, target) -> str:
+        """An input as the student knows it, from the node its gradient goes to: "your
+        `a`" (quoted for the panel), "the output of MulBackward0", or "a tensor that needs
+        no gradient"."""
+        if target is None:
+            return "a tensor that needs no gradient"
+        name = self.names.of_node(target)
+        return f"your `{name}`" if name else f"the output of {node_name(target)}"
+
+    def tensor_names(self) -> set[str]:
+        """The names the student gave the tensors of this graph (``{'a', 'b', 'L'}``)."""
+        if self._tensor_names is None:
+            nodes = [step.node for step in getattr(self.recording, "steps", [])]
+            nodes += [sent.target for step in getattr(self.recording, "steps", [])
+                      for sent in step.sent if sent.target is not None]
+            self._tensor_names = {
+                name for node in nodes for name in self.names.of_node(node).split(", ") if name
+            } | {self.root_name}
+        return self._tensor_names
 
     def _printed(self, value) -> str:
         if value is None:
@@ -238,6 +280,10 @@ class PanelWriter:
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
+        if getattr(node, "formula", ""):
+            note = self._letters_note(node, record, symbols)
+            if note:
+                out.sub(note)
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         rows = []
         for sent in record.sent:
@@ -269,7 +315,14 @@ class PanelWriter:
                 out.saved(labelled)
         notes = forward_notes(node)
         if notes:
-            out.para("also noted in forward: " + ", ".join(f"{k} = {v}" for k, v in notes))
+            formula = getattr(node, "formula", "") or ""
+            out.para("also noted in forward: "
+                     + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
+
+
+def _listed(words: list[str]) -> str:
+    """``'a'``, ``'a and b'``, ``'a, b and c'``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def formula_parts(node) -> list[str]:
@@ -332,6 +385,19 @@ def saved_with_labels(node, values, sources) -> list:
             label = letters[none_slots[0]]
         labelled.append((label, value))
     return labelled
+
+
+# The letter a formula uses for a value the op noted in forward under a longer name:
+# PowBackward0 notes ``exponent`` and writes ``∂(aⁿ)/∂a = n·aⁿ⁻¹``.
+FORMULA_SYMBOLS = {"exponent": ("n", "ⁿ")}
+
+
+def _with_symbol(key: str, formula: str) -> str:
+    """``'exponent n'`` when the formula writes the noted value ``exponent`` as ``n``."""
+    symbol = FORMULA_SYMBOLS.get(key)
+    if symbol and re.search(rf"(?<![A-Za-z]){symbol[0]}(?![A-Za-z])|{symbol[1]}", formula):
+        return f"{key} {symbol[0]}"
+    return key
 
 
 def forward_notes(node, limit: int = 4) -> list:
@@ -425,10 +491,20 @@ class _Out:
         self.html.append(f"<p>{html.escape(sentence)}</p>")
         self.text.append("  " + sentence)
 
+    def sub(self, sentence: str) -> None:
+        """A side remark, in small print; `quoted` words (names) are set as code."""
+        pieces = sentence.split("`")
+        marked = "".join(f"<code>{html.escape(piece)}</code>" if k % 2 else html.escape(piece)
+                         for k, piece in enumerate(pieces))
+        self.html.append(f'<p class="tg-sub">{marked}</p>')
+        self.text.append("  " + "".join(pieces))
+
     def formula(self, formula: str) -> None:
-        self.html.append(
-            f'<p class="tg-formula">local derivative: <code>{html.escape(formula)}</code></p>'
-        )
+        # One unbreakable piece per input's part: a narrow panel wraps between the parts,
+        # never inside one ("∂(a·b)/∂b" on one line and "= a" on the next).
+        parts = [part for part in re.split(r"\s{2,}", formula.strip()) if part] or [formula]
+        pieces = " ".join(f'<span class="tg-part">{html.escape(part)}</span>' for part in parts)
+        self.html.append(f'<p class="tg-formula">local derivative: <code>{pieces}</code></p>')
         self.text.append(f"  local derivative: {formula}")
 
     def value(self, what: str, value) -> None:

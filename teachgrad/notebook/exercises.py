@@ -118,6 +118,10 @@ def _difference(answer: Any, expected: Any, rtol: float, atol: float) -> str | N
         return None if answer == expected else "that is not the expected answer"
     got = _as_array(answer)
     if got is None:
+        if isinstance(answer, (list, tuple)):
+            return _what_is_wrong_in(answer)
+        if answer is None:  # typically a function or a backward() that returned nothing
+            return "expected a number or a tensor, got None"
         return f"expected a number or a tensor, got {type(answer).__name__}"
     if got.shape != want.shape:
         return f"its shape is {_shape(got)}, expected {_shape(want)}"
@@ -130,6 +134,26 @@ def _difference(answer: Any, expected: Any, rtol: float, atol: float) -> str | N
         wrong = int(np.sum(~close))
         return f"{wrong} of its {want.size} values differ from the expected ones"
     return "the value differs from the expected one"
+
+
+def _what_is_wrong_in(answer: list | tuple) -> str:
+    """Why a list is not a list of numbers: an item that is not a number (``'6'``, ``None``),
+    or rows of different lengths (``[[6, 8], [14]]``)."""
+    for item in _items(answer):
+        if item is ...:
+            return "a ... placeholder is still in it: replace it with a number"
+        if _as_array(item) is None:
+            return f"expected a list of numbers, but {_show(item)} in it is not a number"
+    return "expected a list of numbers with rows of equal length (like [[1, 2], [3, 4]])"
+
+
+def _items(nested: Any):
+    """The innermost items of nested lists and tuples."""
+    for item in nested:
+        if isinstance(item, (list, tuple)):
+            yield from _items(item)
+        else:
+            yield item
 
 
 def _shape(array: np.ndarray) -> str:

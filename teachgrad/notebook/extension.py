@@ -71,7 +71,19 @@ class TensorDisplay:
         if self.mode == "plain":
             return None
         namespace = getattr(self.shell, "user_ns", None)
-        return tensor_html(t, names_in(t, namespace) if namespace is not None else None)
+        if namespace is None:
+            return tensor_html(t, None)
+        return tensor_html(t, names_in(t, namespace) or _grad_of(t, namespace))
+
+
+def _grad_of(t: Tensor, namespace) -> str | None:
+    """``"a.grad"`` when ``t`` is the gradient of the notebook's variable ``a`` (a cell
+    ending with ``a.grad`` showed a table titled "Tensor")."""
+    for name, value in list(namespace.items()):
+        # ._grad, not .grad: reading a non-leaf's .grad would print a warning here
+        if isinstance(value, Tensor) and value._grad is t and not str(name).startswith("_"):
+            return f"{name}.grad"
+    return None
 
 
 def _html_formatter(ipython):

@@ -30,10 +30,11 @@ class Names:
         self._by_output: dict[tuple[int, int], list[str]] = {}
         self._tensor_of_output: dict[tuple[int, int], Tensor] = {}
         if names is not None and not isinstance(names, Mapping):
-            raise ArgumentError(
-                "names= expects a dict such as locals() (name -> tensor) or {tensor: name}, "
-                f"got {type(names).__name__}"
-            )
+            message = ("names= expects a dict such as locals() (name -> tensor) or "
+                       f"{{tensor: name}}, got {type(names).__name__}")
+            if names is locals or names is globals:  # the usual slip: names=locals
+                message += f"\nHint: call it: names={names.__name__}() (with the parentheses)."
+            raise ArgumentError(message)
         if names:
             for name, value in _pairs(names):
                 self._add(name, value)

@@ -93,12 +93,12 @@ class FoldedFrames:
     def line(self, colors: Any = None, indent: str = "") -> str:
         """``[... 3 frames inside teachgrad hidden; %teachgrad frames shows them]``."""
         count = len(self.records)
-        frames = "frame" if count == 1 else "frames"
+        frames, them = ("frame", "it") if count == 1 else ("frames", "them")
         # (IPython 8's printer has a colour table; IPython 9 themes work otherwise, and
         # there the line is written without colour.)
         start, end = (getattr(colors, "excName", ""), getattr(colors, "Normal", ""))
         return (f"{indent}{start}[... {count} {frames} inside teachgrad hidden; "
-                f"%teachgrad frames shows them]{end}\n")
+                f"%teachgrad frames shows {them}]{end}\n")
 
 
 def fold(records: list[Any]) -> list[Any]:

@@ -111,9 +111,11 @@ def teachgrad_notebook(cells: list) -> nbformat.NotebookNode:
 
 
 @contextmanager
-def opened(chromium, server, name: str, timeout_ms: int = 15_000) -> Iterator[LabNotebook]:
-    """Open notebook ``name`` in a fresh laptop-sized window (1280 x 900); close it after."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+def opened(chromium, server, name: str, timeout_ms: int = 15_000,
+           width: int = 1280) -> Iterator[LabNotebook]:
+    """Open notebook ``name`` in a fresh window, laptop-sized by default (1280 x 900);
+    close it after."""
+    context = chromium.new_context(viewport={"width": width, "height": 900})
     try:
         page = context.new_page()
         page.set_default_timeout(timeout_ms)

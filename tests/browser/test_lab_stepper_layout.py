@@ -108,3 +108,65 @@ def test_the_legend_entries_line_up_in_columns(laptop, index):
     columns = max(len(lefts) for lefts in rows.values())
     lefts = {left for row in rows.values() for left in row}
     assert len(lefts) == columns, f"rows (top: left edges): {rows}"
+
+
+def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots):
+    # Lesson 3 at 1280 pixels: the panel is ~300 pixels wide and "∂(a·b)/∂a = b
+    # ∂(a·b)/∂b = a" wrapped inside its second part, leaving "= a" alone on a line.
+    cell = laptop.cell(0)
+    view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+    for _ in range(3):  # step 3: a MulBackward0
+        view.locator('.widget-button[title="Next step"]').click()
+    panel = view.locator('.tg-panel-live[data-frame="3"]')
+    panel.wait_for(state="visible")
+    formula = panel.locator(".tg-formula code")
+    assert formula.inner_text().replace("\n", " ").split() == \
+        ["∂(a·b)/∂a", "=", "b", "∂(a·b)/∂b", "=", "a"]
+    # On how many lines each part is drawn, measured on the text itself (a Range over it).
+    lines_per_part = formula.evaluate("""(code, parts) => parts.map(part => {
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        const texts = [];
+        while (walker.nextNode()) texts.push(walker.currentNode);
+        const whole = texts.map(t => t.data).join('');
+        let start = whole.indexOf(part), end = start + part.length, seen = 0;
+        const range = document.createRange();
+        for (const t of texts) {
+            if (start >= seen && start <= seen + t.length) range.setStart(t, start - seen);
+            if (end >= seen && end <= seen + t.length) { range.setEnd(t, end - seen); break; }
+            seen += t.length;
+        }
+        return new Set([...range.getClientRects()].filter(r => r.width > 0)
+                       .map(r => Math.round(r.top))).size;
+    })""", ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"])
+    assert lines_per_part == [1, 1], lines_per_part
+    screenshots.take(panel, "stepper-formula-parts")
+
+
+
+def test_in_a_narrow_window_the_graph_scrolls_in_its_box_and_the_legend_stays_in_view(
+        chromium, lab_server, lessons_copy, screenshots):
+    # At 800 pixels the output is ~370 pixels wide and lesson 3's graph keeps 424 (its
+    # readable minimum). The widget's box around the graph did not shrink, so the whole box
+    # scrolled sideways and the legend's third column ("complete, queued") was out of view.
+    name = "stepper_narrow.ipynb"
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(LESSON_THREE)]),
+                   lessons_copy / name)
+    with opened(chromium, lab_server, name, timeout_ms=30_000, width=800) as notebook:
+        assert notebook.run_all()
+        cell = notebook.cell(0)
+        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+        view.locator(".widget-button").first.wait_for(state="visible")
+        output = view.locator(".jp-OutputArea-output").first.bounding_box()
+        right = output["x"] + output["width"]
+        svg = view.locator(".tg-live svg").first.bounding_box()
+        assert svg["width"] > output["width"], "the graph fits: this window is not narrow enough"
+        graphbox = view.locator(".tg-graphbox").first
+        box = graphbox.bounding_box()
+        assert box["x"] + box["width"] <= right + 1, (box, right)
+        # the graph scrolls inside its own box
+        assert graphbox.evaluate("""box => [box, ...box.querySelectorAll('.tg-scroll')]
+                                    .some(e => e.scrollWidth > e.clientWidth)""")
+        items = [item.bounding_box() for item in view.locator(".tg-legend li").all()]
+        assert len(items) == 5
+        assert all(item["x"] + item["width"] <= right + 1 for item in items), (items, right)
+        screenshots.take(view, "stepper-narrow-window")
