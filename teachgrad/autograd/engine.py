@@ -510,6 +510,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
     """Call ``node``'s backward; outputs that got no gradient are given zeros."""
+    arrived = grads  # the node's post-hooks see None where nothing arrived, as PyTorch's
     if len(grads) == 1:
         if grads[0] is None:  # nothing arrived (e.g. a hook returned None path): send nothing
             return (None,) * len(node.next_functions)
@@ -525,7 +526,7 @@ def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
         outputs = anomaly_mode.run_backward(node, grads)
     else:
         outputs = node._run_backward(grads)
-    return _check_outputs(node, outputs, grads, create_graph)
+    return _check_outputs(node, outputs, arrived, create_graph)
 
 
 def _check_outputs(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
