@@ -636,6 +636,10 @@ class Module:
         """Convert floating-point parameters and buffers to float64."""
         return self._apply(_float_converter(np.dtype(np.float64)))
 
+    def half(self) -> Module:
+        """Convert floating-point parameters and buffers to float16."""
+        return self._apply(_float_converter(np.dtype(np.float16)))
+
     def cpu(self) -> Module:
         """Nothing to do: teachgrad lives on the CPU."""
         return self
