@@ -172,3 +172,82 @@ def _hook_trace(lib):
 def test_backward_hooks_see_what_pytorchs_see():
     real = pytest.importorskip("torch")
     assert _hook_trace(torch) == _hook_trace(real)
+
+
+# ------------------------------------------------------- register_backward_hook (the old one)
+def _shapes(grads):
+    return [None if g is None else tuple(g.shape) for g in grads]
+
+
+def test_old_backward_hook_sees_the_output_nodes_gradients():
+    seen = []
+    layer = nn.Linear(3, 2)
+    layer.register_backward_hook(lambda m, gi, go: seen.append((_shapes(gi), _shapes(go))))
+    x = torch.ones(4, 3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = layer(x)
+    # addmm(bias, x, weight.t()): its node's inputs, bias's gradient already summed to (2,)
+    assert type(out.grad_fn).__name__ == "AddmmBackward0"
+    out.sum().backward()
+    assert seen == [([(2,), (4, 3), (3, 2)], [(4, 2)])]
+    # its inputs are not the module's inputs (weight.t() is another node): PyTorch warns
+    assert caught[0].category is FutureWarning
+    assert str(caught[0].message).startswith(
+        "Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+        "deprecated and will be removed in future versions.")
+
+
+def test_old_hook_may_replace_the_gradients():
+    relu = nn.ReLU()
+    relu.register_backward_hook(lambda m, gi, go: (gi[0] * 0,))
+    x = torch.ones(3, requires_grad=True)
+    with pytest.warns(FutureWarning, match="non-full backward hook"):  # as PyTorch's
+        out = relu(x)
+    out.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_one_kind_of_backward_hook_per_module():
+    message = ("^Cannot use both regular backward hooks and full backward hooks on a single "
+               "Module. Please use only one of them.$")
+    old = nn.Linear(1, 1)
+    old.register_backward_hook(lambda *a: None)
+    with pytest.raises(RuntimeError, match=message):
+        old.register_full_backward_hook(lambda *a: None)
+    full = nn.Linear(1, 1)
+    full.register_full_backward_hook(lambda *a: None)
+    with pytest.raises(RuntimeError, match=message):
+        full.register_backward_hook(lambda *a: None)
+
+
+def test_node_hooks_see_broadcasting_undone():
+    # PyTorch's AddBackward0 hands the (2,) bias a (2,) gradient; its hook sees that shape
+    a = torch.ones(4, 2, requires_grad=True)
+    b = torch.ones(2, requires_grad=True)
+    y = a + b
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append([g.tolist() for g in gi]))
+    y.sum().backward()
+    assert seen == [[[[1.0, 1.0]] * 4, [4.0, 4.0]]]
+    assert b.grad.tolist() == [4.0, 4.0]
+
+
+def _old_hook_trace(lib):
+    trace = []
+    for layer in (lib.nn.Linear(3, 2), lib.nn.Linear(3, 2, bias=False), lib.nn.Tanh(),
+                  lib.nn.Conv2d(3, 2, 1), lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU())):
+        layer.register_backward_hook(lambda m, gi, go: trace.append(
+            (type(m).__name__, _shapes(gi), _shapes(go))))
+        x = lib.ones(4, 3, 1, 1) if isinstance(layer, lib.nn.Conv2d) else lib.ones(4, 3)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer(x.requires_grad_()).sum().backward()
+        trace.append([str(w.message) for w in caught])
+    return trace
+
+
+@pytest.mark.torch
+def test_old_backward_hooks_as_pytorchs():
+    real = pytest.importorskip("torch")
+    assert _old_hook_trace(torch) == _old_hook_trace(real)

@@ -824,6 +824,21 @@ def _run_node_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
     return grads
 
 
+def _fitted_to_inputs(node: Node, grads: tuple) -> tuple:
+    """The gradients ``node`` sends, broadcasting undone, as a hook on it sees them.
+
+    teachgrad sums a broadcast gradient back to its input's shape when it crosses the edge
+    (``fit_gradient``); PyTorch's nodes do it themselves, so their hooks see, e.g.,
+    shape (2,) for the bias of ``a + bias``. Only nodes with hooks pay for this.
+    """
+    fitted = []
+    for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads)):
+        if g is not None and nxt is not None:
+            g = fit_gradient(g, nxt._meta[nr], node, index)
+        fitted.append(g)
+    return tuple(fitted)
+
+
 def _retain(tensor: Tensor, g, create_graph: bool) -> None:
     old = tensor._grad
     if create_graph:
@@ -842,6 +857,7 @@ def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_g
     and the rest of the graph, get those.
     """
     outs = tuple(_as_tensor(g) if g is not None else None for g in grad_outputs)
+    grad_inputs = _fitted_to_inputs(node, grad_inputs)
     for hook in list(node._hooks.post.values()):
         ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
         result = hook(ins, outs)

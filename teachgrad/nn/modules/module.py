@@ -35,7 +35,7 @@ from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
 from ..parameter import Buffer, Parameter
-from .backward_hooks import BackwardHook
+from .backward_hooks import BackwardHook, attach_non_full_hooks
 
 
 def _typename(obj: Any) -> str:
@@ -70,6 +70,14 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def _choose_backward_hook_kind(module: Module, full: bool) -> None:
+    """A module has full backward hooks or old-style ones, never both (PyTorch's rule)."""
+    if module._is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                           "a single Module. Please use only one of them.")
+    object.__setattr__(module, "_is_full_backward_hook", full)
+
+
 def _register(module: Module, where: str, hook: Callable, prepend: bool,
               with_kwargs: bool = False) -> RemovableHandle:
     """File ``hook`` in ``module.<where>`` (first if ``prepend``), for a handle to remove;
@@ -99,6 +107,7 @@ class Module:
     # one always files it in the instance's own dictionary, see _register).
     _backward_pre_hooks: dict = {}  # noqa: RUF012 - never mutated
     _backward_hooks: dict = {}  # noqa: RUF012
+    _is_full_backward_hook: bool | None = None  # which kind _backward_hooks holds
     _hooks_with_kwargs: frozenset = frozenset()  # ids of hooks that take the kwargs too
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -152,8 +161,14 @@ class Module:
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
         backward_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+        full_hooks = non_full_hooks = []
+        if self._backward_hooks:  # (one kind or the other, see register_backward_hook)
+            if self._is_full_backward_hook:
+                full_hooks = list(self._backward_hooks.values())
+            else:
+                non_full_hooks = list(self._backward_hooks.values())
+        if full_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, full_hooks,
                                          list(self._backward_pre_hooks.values()))
             args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
@@ -169,6 +184,8 @@ class Module:
                 warn_user("For backward hooks to be called, module output should be a "
                           f"Tensor or a tuple of Tensors but received {type(output)}")
             output = backward_hook.setup_output_hook(output)
+        if non_full_hooks:
+            attach_non_full_hooks(self, non_full_hooks, args, output)
         return output
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
@@ -205,7 +222,16 @@ class Module:
         one that is not a tensor or got no gradient); ``grad_output`` one per output.
         Useful to watch gradients flow: print their norms layer by layer.
         """
+        _choose_backward_hook_kind(self, full=True)
         return _register(self, "_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """The old, deprecated backward hook: ``hook(module, grad_input, grad_output)`` on
+        the ``grad_fn`` of the module's output, so ``grad_input`` is the gradients of that
+        last op's inputs (PyTorch warns when they are not the module's inputs). Prefer
+        :meth:`register_full_backward_hook`."""
+        _choose_backward_hook_kind(self, full=False)
+        return _register(self, "_backward_hooks", hook, False)
 
     # ------------------------------------------------------------------------------------
     # Registration: where parameters, buffers and sub-modules are filed
