@@ -17,7 +17,8 @@ Printing a tensor takes four steps, and each has its own small function below:
 
 The options (:func:`set_printoptions`, :func:`get_printoptions`) are global, like PyTorch's.
 
-This module imports only NumPy: it reads a tensor through ``t._data``, ``t.dtype``,
+This module imports only NumPy (and the default float dtype from ``_dtypes``, which imports
+only NumPy too): it reads a tensor through ``t._data``, ``t.dtype``,
 ``t.requires_grad`` and ``t.grad_fn`` and nothing else, so it never depends on the core.
 """
 
@@ -30,6 +31,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+
+from ._dtypes import _Defaults
 
 __all__ = [
     "format_data",
@@ -282,9 +285,15 @@ def format_data(array: np.ndarray, indent: int = 0) -> str:
 # Step 4: tensor(...) and its suffixes
 # ---------------------------------------------------------------------------------------
 
-# dtypes PyTorch does not mention in the repr: the default float dtype, int64 (what
-# integer data gives) and bool. Compared as NumPy dtypes so we never import the core.
-_DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
+# dtypes PyTorch does not mention in the repr: the default float dtype (float32 unless
+# set_default_dtype changed it, see _unnamed_dtypes), int64 (what integer data gives) and
+# bool. Compared as NumPy dtypes so we never import the core.
+_DEFAULT_DTYPES = (np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def _default_float() -> np.dtype:
+    """The NumPy dtype of ``get_default_dtype()``: what ``tensor([1.5])`` would have."""
+    return _Defaults.floating.numpy
 
 
 def _grad_suffix(t: Any) -> str | None:
@@ -308,13 +317,13 @@ def _suffixes(t: Any) -> list[str]:
         # no value to guess it from, so every dtype except the default float is named.
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")
-        if array.dtype != np.float32:
+        if array.dtype != _default_float():
             suffixes.append(f"dtype={t.dtype!r}")
     else:
         if not _OPTIONS.edgeitems:
             # With edgeitems=0 a summary shows no entries at all, so give the shape.
             suffixes.append(f"size={tuple(array.shape)}")
-        if array.dtype not in _DEFAULT_DTYPES:
+        if array.dtype not in _DEFAULT_DTYPES and array.dtype != _default_float():
             suffixes.append(f"dtype={t.dtype!r}")
     grad = _grad_suffix(t)
     if grad is not None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._layout import strided
 from ._tensor import Tensor, _make
 from .autograd.grad_mode import state as _grad_state
 from .ops.inplace import write_into
@@ -110,6 +111,8 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
 Tensor.is_inference = is_inference
 Tensor.data_ptr = data_ptr
 Tensor.storage_offset = storage_offset
+Tensor.layout = property(lambda self: strided,
+                         doc="``teachgrad.strided``: every tensor here is dense.")
 Tensor.is_cpu = property(lambda self: True, doc="Always True: teachgrad computes on the CPU.")
 Tensor.new = new
 Tensor.apply_ = apply_

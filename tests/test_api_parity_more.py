@@ -391,6 +391,25 @@ def test_real_tensors_answer_complex_questions():
     assert y.set_(torch.ones(3)).tolist() == [1, 1, 1]
 
 
+def test_layout_is_strided_for_every_tensor():
+    """The tensors tutorial and the autograd notes print ``t.layout``: ``torch.strided``."""
+    import pickle
+
+    assert repr(torch.ones(2, 3).layout) == "teachgrad.strided"  # cf. torch.strided
+    assert torch.ones(2, 3).t().layout is torch.strided
+    assert isinstance(torch.strided, torch.layout)
+    assert torch.nn.Parameter(torch.ones(1)).layout == torch.strided
+    assert pickle.loads(pickle.dumps(torch.strided)) is torch.strided
+
+
+@pytest.mark.torch
+def test_layout_reads_as_pytorchs():
+    real = pytest.importorskip("torch")
+    assert repr(real.ones(2, 3).layout) == repr(torch.ones(2, 3).layout).replace(
+        "teachgrad", "torch")
+    assert isinstance(real.strided, real.layout)
+
+
 def test_tensor_memory_facts_and_python_callables():
     x = torch.arange(6.0).view(2, 3)
     assert x[1].data_ptr() - x.data_ptr() == 3 * 4

@@ -123,3 +123,45 @@ def test_function_is_reachable_from_the_public_namespace():
     assert teachgrad.autograd.Function is Function
     assert teachgrad.autograd.function.once_differentiable is once_differentiable
     assert issubclass(Softplus._backward_cls, teachgrad.autograd.graph.Node)
+
+
+class _PassThrough(Function):
+    """Returns its inputs as they are, the second marked non-differentiable (the pattern of
+    PyTorch's BackwardHookFunction behind module backward hooks)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.mark_non_differentiable(b)
+        return a, b
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga, gb
+
+
+def test_an_input_returned_as_is_and_marked_non_differentiable_has_no_grad_fn():
+    # PyTorch 2.13: y.requires_grad is False and y.grad_fn None, though b requires grad;
+    # backward gets zeros for it (materialised), so b.grad is zeros.
+    a = teachgrad.ones(2, requires_grad=True)
+    b = teachgrad.ones(2, requires_grad=True)
+    x, y = _PassThrough.apply(a, b)
+    assert x.requires_grad and type(x.grad_fn).__name__ == "_PassThroughBackward"
+    assert not y.requires_grad and y.grad_fn is None and y is not b
+    x.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.torch
+def test_non_differentiable_pass_through_as_pytorch():
+    real = pytest.importorskip("torch")
+
+    class PassThrough(real.autograd.Function):
+        forward = staticmethod(_PassThrough.forward)
+        backward = staticmethod(_PassThrough.backward)
+
+    a = real.ones(2, requires_grad=True)
+    b = real.ones(2, requires_grad=True)
+    x, y = PassThrough.apply(a, b)
+    assert x.requires_grad and not y.requires_grad and y.grad_fn is None
+    x.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [0.0, 0.0]

@@ -281,6 +281,16 @@ def test_double_and_float_convert_in_place():
     assert net.to("cpu") is net
 
 
+def test_half_converts_floating_parameters_and_buffers_to_float16():
+    # the blitz-era idiom model.half(); PyTorch 2.13 keeps integer buffers and requires_grad
+    net = nn.Linear(2, 2)
+    net.register_buffer("count", torch.tensor(3))
+    assert net.half() is net
+    assert net.weight.dtype == torch.float16 and net.weight.requires_grad
+    assert net.count.dtype == torch.int64
+    assert net(torch.ones(1, 2, dtype=torch.float16)).dtype == torch.float16
+
+
 def test_integer_buffers_are_not_converted():
     net = nn.Module()
     net.register_buffer("count", torch.tensor([1, 2]))

@@ -115,6 +115,26 @@ def test_default_dtypes_are_not_named():
     assert text == "tensor([1., 1.], dtype=teachgrad.float64)"
 
 
+def test_the_default_dtype_set_by_set_default_dtype_is_the_unnamed_one():
+    # PyTorch 2.13 after torch.set_default_dtype(torch.float64) (as the nn tutorials and
+    # many scripts do): float64 goes unnamed and float32 gets named, empty tensors too.
+    import teachgrad
+
+    teachgrad.set_default_dtype(teachgrad.float64)
+    try:
+        assert repr(teachgrad.tensor([1.0, 2.0])) == "tensor([1., 2.])"
+        assert repr(teachgrad.zeros(2, dtype=teachgrad.float32)) == (
+            "tensor([0., 0.], dtype=teachgrad.float32)")
+        assert repr(teachgrad.zeros(0, dtype=teachgrad.float32)) == (
+            "tensor([], dtype=teachgrad.float32)")
+        assert repr(teachgrad.zeros(0, 2)) == "tensor([], size=(0, 2))"
+        assert repr(teachgrad.tensor([1, 2])) == "tensor([1, 2])"
+    finally:
+        teachgrad.set_default_dtype(teachgrad.float32)
+    assert repr(teachgrad.zeros(2, dtype=teachgrad.float64)) == (
+        "tensor([0., 0.], dtype=teachgrad.float64)")
+
+
 def test_grad_fn_wins_over_requires_grad():
     t = fake_tensor(np.float32(2.0), requires_grad=True, grad_fn="MulBackward0")
     assert tensor_repr(t) == "tensor(2., grad_fn=<MulBackward0>)"

@@ -176,3 +176,79 @@ def test_mul_packs_in_pytorchs_order():
             a * b
         orders.append(values)
     assert orders[1] == orders[0]
+
+
+# ---------------------------------------------------------------- one saved tensor's hooks
+# The autograd notes: ``y.grad_fn._raw_saved_self.register_hooks(pack_hook, unpack_hook)``
+# gives just that saved tensor a pair of hooks. Messages are PyTorch 2.13's.
+
+
+def test_raw_saved_register_hooks_packs_now_and_unpacks_in_backward():
+    calls = []
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x.pow(2)
+    y.grad_fn._raw_saved_self.register_hooks(
+        lambda t: calls.append("pack") or t.tolist(),  # kept as a list: a compression
+        lambda packed: calls.append("unpack") or torch.tensor(packed))
+    assert calls == ["pack"]
+    y.sum().backward()
+    assert calls == ["pack", "unpack"]
+    assert x.grad.tolist() == [2.0, -4.0, 6.0]  # d(x²)/dx = 2x
+
+
+def test_raw_saved_hooks_leave_the_other_saved_tensors_checked_and_connected():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    z = a * b
+    z.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    ga, gb = torch.autograd.grad(z.sum(), (a, b), create_graph=True)
+    assert ga.tolist() == [3.0, 4.0] and gb.tolist() == [1.0, 2.0]
+    assert torch.autograd.grad(gb.sum(), a)[0].tolist() == [1.0, 1.0]  # d(Σa)/da
+    z = a * b
+    z.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    with torch.no_grad():
+        b.mul_(2)  # b is saved as "other", which has no hooks: still version-checked
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_raw_saved_register_hooks_errors():
+    x = torch.ones(3, requires_grad=True)
+    y = x.exp()
+    raw = y.grad_fn._raw_saved_result
+    raw.register_hooks(lambda t: t, lambda t: t)
+    with pytest.raises(RuntimeError, match=r"^Calling register_hooks on a saved tensor whose "
+                       r"hooks have already been set. Hint: only one pair of hooks is allowed"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = x.exp()
+    with pytest.raises(RuntimeError, match="whose hooks have already been set"):
+        y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+    y = x.exp()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match=r"^Calling register_hooks on a saved tensor after "
+                                           r"it has been freed. Saved intermediate values"):
+        y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+    y = x.exp()
+    with pytest.raises(TypeError, match=r"^register_hooks\(\): incompatible function"):
+        y.grad_fn._raw_saved_result.register_hooks(lambda t: t, 3)
+    y.grad_fn._raw_saved_result.register_hooks(lambda t: 3, lambda t: t)
+    with pytest.raises(TypeError, match="^Output of saved tensor unpack_hook expected to be a "
+                                        "Tensor but got result of type int"):
+        _ = y.grad_fn._saved_result
+
+
+@pytest.mark.torch
+def test_raw_saved_hooks_run_as_pytorchs():
+    real = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, real):
+        calls = []
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        y = x.sin()
+        y.grad_fn._raw_saved_self.register_hooks(
+            lambda t, calls=calls: calls.append(("pack", t.tolist())) or t * 2,
+            lambda t, calls=calls: calls.append(("unpack", t.tolist())) or t / 2)
+        y.sum().backward()
+        results.append((calls, x.grad.tolist(), hasattr(y.grad_fn, "_raw_saved_result")))
+    assert results[0] == results[1]

@@ -394,3 +394,69 @@ def test_datasets_samplers_and_loaders_take_a_type_parameter_as_in_pytorch():
     assert DataLoader[int] is not None
     with pytest.raises(TypeError, match="is not a generic class"):  # as in PyTorch
         TensorDataset[int]
+
+
+# PyTorch's DataLoader draws a seed for its worker processes from its generator (else the
+# default generator) each time iter() starts an epoch, workers or not; a shuffling
+# RandomSampler then draws its own seed at the first batch. The random numbers a program
+# draws after a loop over a loader depend on those draws, so teachgrad makes them too.
+
+def _draws_after(lib, make_loader, consume) -> list:
+    """``rand(3)`` after seeding 0 and running ``consume`` on a fresh loader."""
+    lib.manual_seed(0)
+    consume(make_loader(lib))
+    return lib.rand(3).tolist()
+
+
+def _int64_seed_draws(lib, count: int) -> list:
+    lib.manual_seed(0)
+    for _ in range(count):
+        lib.empty((), dtype=lib.int64).random_()
+    return lib.rand(3).tolist()
+
+
+LOADER_DRAWS = {
+    # name: (make loader, consume it, how many int64 seeds PyTorch draws meanwhile)
+    "iter() of a plain loader": (lambda lib: lib.utils.data.DataLoader(range(4)), iter, 1),
+    "a whole epoch": (lambda lib: lib.utils.data.DataLoader(range(4), batch_size=2), list, 1),
+    "two epochs": (lambda lib: lib.utils.data.DataLoader(range(4)),
+                   lambda dl: (list(dl), list(dl)), 2),
+    "a shuffled epoch": (lambda lib: lib.utils.data.DataLoader(range(4), shuffle=True),
+                         list, 2),
+    "iter() of a shuffled loader": (
+        lambda lib: lib.utils.data.DataLoader(range(4), shuffle=True), iter, 1),
+    "an iterable dataset": (
+        lambda lib: lib.utils.data.DataLoader(_Stream(lib)), list, 1),
+}
+
+
+def _Stream(lib):
+    """A three-sample IterableDataset of ``lib``."""
+    class Stream(lib.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+    return Stream()
+
+
+@pytest.mark.parametrize("name", LOADER_DRAWS)
+def test_each_epoch_draws_pytorchs_worker_seed(name):
+    make, consume, seeds = LOADER_DRAWS[name]
+    assert _draws_after(torch, make, consume) == _int64_seed_draws(torch, seeds)
+
+
+def test_the_worker_seed_comes_from_the_loaders_generator():
+    g = torch.Generator().manual_seed(5)
+    torch.manual_seed(0)
+    list(DataLoader(range(4), generator=g))
+    assert torch.rand(3).tolist() == _int64_seed_draws(torch, 0)  # default untouched
+    expected = torch.Generator().manual_seed(5)
+    torch.empty((), dtype=torch.int64).random_(generator=expected)
+    assert g.get_state().tolist() == expected.get_state().tolist()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", LOADER_DRAWS)
+def test_pytorch_draws_those_seeds(name):
+    real = pytest.importorskip("torch")
+    make, consume, seeds = LOADER_DRAWS[name]
+    assert _draws_after(real, make, consume) == _int64_seed_draws(real, seeds)

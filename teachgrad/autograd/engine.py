@@ -510,6 +510,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
     """Call ``node``'s backward; outputs that got no gradient are given zeros."""
+    arrived = grads  # the node's post-hooks see None where nothing arrived, as PyTorch's
     if len(grads) == 1:
         if grads[0] is None:  # nothing arrived (e.g. a hook returned None path): send nothing
             return (None,) * len(node.next_functions)
@@ -525,7 +526,7 @@ def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
         outputs = anomaly_mode.run_backward(node, grads)
     else:
         outputs = node._run_backward(grads)
-    return _check_outputs(node, outputs, grads, create_graph)
+    return _check_outputs(node, outputs, arrived, create_graph)
 
 
 def _check_outputs(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
@@ -823,6 +824,21 @@ def _run_node_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
     return grads
 
 
+def _fitted_to_inputs(node: Node, grads: tuple) -> tuple:
+    """The gradients ``node`` sends, broadcasting undone, as a hook on it sees them.
+
+    teachgrad sums a broadcast gradient back to its input's shape when it crosses the edge
+    (``fit_gradient``); PyTorch's nodes do it themselves, so their hooks see, e.g.,
+    shape (2,) for the bias of ``a + bias``. Only nodes with hooks pay for this.
+    """
+    fitted = []
+    for index, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads)):
+        if g is not None and nxt is not None:
+            g = fit_gradient(g, nxt._meta[nr], node, index)
+        fitted.append(g)
+    return tuple(fitted)
+
+
 def _retain(tensor: Tensor, g, create_graph: bool) -> None:
     old = tensor._grad
     if create_graph:
@@ -841,6 +857,7 @@ def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_g
     and the rest of the graph, get those.
     """
     outs = tuple(_as_tensor(g) if g is not None else None for g in grad_outputs)
+    grad_inputs = _fitted_to_inputs(node, grad_inputs)
     for hook in list(node._hooks.post.values()):
         ins = tuple(_as_tensor(g) if g is not None else None for g in grad_inputs)
         result = hook(ins, outs)

@@ -338,6 +338,8 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
         if not isinstance(out, Tensor):
             continue
         output_nr = len(tensor_outputs)
+        # (asked before an input returned as is is replaced by a view of it below)
+        differentiable = not _contains(non_differentiable, out)
         if _contains(dirty, out):
             if out._grad_fn is None and out._requires_grad:
                 raise RuntimeError(
@@ -353,7 +355,7 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
             view._vc = out._vc
             view._base = out._base if out._base is not None else out
             out = results[position] = view
-        if _contains(non_differentiable, out) or out._data.dtype.kind != "f":
+        if not differentiable or out._data.dtype.kind != "f":
             out._requires_grad = False
         else:
             out._grad_fn = ctx

@@ -353,9 +353,13 @@ def unpack_saved(node: Node) -> tuple:
             "backward(retain_graph=True) the first time, or rebuild the graph (run the "
             "forward computation again)."
         )
-    if type(saved) is PackedSaved:  # saved inside saved_tensors_hooks: no version checks
-        return saved.unpack(unpack_mode.as_tensors)
-    values, sources = saved
+    if type(saved) is PackedSaved:
+        # Packed values (by saved_tensors_hooks, or one tensor's own hooks) come back
+        # through their unpack hooks unchecked; any others are checked as usual below.
+        values = saved.unpack(unpack_mode.as_tensors)
+        sources = tuple(None if i in saved.packed else s for i, s in enumerate(saved.sources))
+    else:
+        values, sources = saved
     for source in sources:  # (every backward step runs this: no zip with the values here)
         if source is not None:
             cell = source[0]._vc if len(source) == 2 else source[0]  # a tensor's or the output's
@@ -384,6 +388,57 @@ def saved_value(node: Node, index: int):
         unpack_mode.as_tensors = previous
     value = values[index] if index < len(values) else None
     return _make(value) if isinstance(value, np.ndarray) else value
+
+
+class SavedTensor:
+    """One value a node saved, as PyTorch's ``grad_fn._raw_saved_<name>`` gives it.
+
+    Its ``register_hooks(pack_hook, unpack_hook)`` puts just this tensor through a pair of
+    hooks (the autograd notes' example): ``pack_hook`` runs at once and the node keeps
+    what it returns; ``unpack_hook`` gives the tensor back when backward (or
+    ``_saved_<name>``) needs it.
+    """
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node: Node, index: int) -> None:
+        self._node = node
+        self._index = index
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """Pack this saved tensor now with ``pack_hook``; unpack it with ``unpack_hook``."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None"
+            )
+        node, index = self._node, self._index
+        saved = node._saved
+        if saved is _FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward."
+            )
+        if type(saved) is PackedSaved and index in saved.packed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been "
+                "set. Hint: only one pair of hooks is allowed at a time."
+            )
+        tensor = saved_value(node, index)  # checks it was not modified in place meanwhile
+        if type(saved) is PackedSaved:
+            values, sources, packed = list(saved.values), saved.sources, dict(saved.packed)
+        else:
+            values, sources, packed = list(saved[0]), saved[1], {}
+        packed[index] = (pack_hook(tensor), unpack_hook)
+        values[index] = None
+        node._saved = PackedSaved(tuple(values), sources, packed)
+
+    def __repr__(self) -> str:
+        return f"<teachgrad.autograd.graph.SavedTensor of {type(self._node).__name__}>"
 
 
 def _as_tensor(node: Node, value, source):

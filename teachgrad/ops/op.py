@@ -97,6 +97,9 @@ class Op(Node):
             setattr(cls, f"_saved_{name}", property(
                 lambda node, index=index: graph.saved_value(node, index),
                 doc=f"What forward saved as PyTorch's ``{name}`` (see ``saved_names``)."))
+            setattr(cls, f"_raw_saved_{name}", property(
+                lambda node, index=index: graph.SavedTensor(node, index),
+                doc=f"``{name}`` as a SavedTensor, to give it its own hooks."))
         # Plain values are not freed by backward (in PyTorch neither): they are read as is.
         for name, where in cls.__dict__.get("saved_attributes", {}).items():
             read = where if callable(where) else (

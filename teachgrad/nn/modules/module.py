@@ -31,9 +31,11 @@ import numpy as np
 from ... import _dtypes
 from ..._creation import _check_device
 from ..._tensor import Tensor, _make
+from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
 from ..parameter import Buffer, Parameter
+from .backward_hooks import BackwardHook, attach_non_full_hooks
 
 
 def _typename(obj: Any) -> str:
@@ -68,6 +70,30 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def _choose_backward_hook_kind(module: Module, full: bool) -> None:
+    """A module has full backward hooks or old-style ones, never both (PyTorch's rule)."""
+    if module._is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                           "a single Module. Please use only one of them.")
+    object.__setattr__(module, "_is_full_backward_hook", full)
+
+
+def _register(module: Module, where: str, hook: Callable, prepend: bool,
+              with_kwargs: bool = False) -> RemovableHandle:
+    """File ``hook`` in ``module.<where>`` (first if ``prepend``), for a handle to remove;
+    ``with_kwargs``: note its id so that it is called with the keyword arguments too."""
+    hooks = module.__dict__.setdefault(where, {})  # (a module unpickled from before)
+    handle = RemovableHandle(hooks, hook)
+    if with_kwargs:
+        module.__dict__.setdefault("_hooks_with_kwargs", set()).add(handle.id)
+    if prepend:
+        rest = {k: v for k, v in hooks.items() if k != handle.id}
+        hooks.clear()
+        hooks[handle.id] = hook
+        hooks.update(rest)
+    return handle
+
+
 class Module:
     """Base class for all neural network modules (layers, losses, whole models).
 
@@ -77,6 +103,12 @@ class Module:
     """
 
     training: bool
+    # Read-only fallbacks for a module pickled before it had backward hooks (registering
+    # one always files it in the instance's own dictionary, see _register).
+    _backward_pre_hooks: dict = {}  # noqa: RUF012 - never mutated
+    _backward_hooks: dict = {}  # noqa: RUF012
+    _is_full_backward_hook: bool | None = None  # which kind _backward_hooks holds
+    _hooks_with_kwargs: frozenset = frozenset()  # ids of hooks that take the kwargs too
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -98,6 +130,8 @@ class Module:
         setattr_(self, "_modules", {})
         setattr_(self, "_forward_pre_hooks", {})
         setattr_(self, "_forward_hooks", {})
+        setattr_(self, "_backward_pre_hooks", {})
+        setattr_(self, "_backward_hooks", {})
 
     # ------------------------------------------------------------------------------------
     # Running the module
@@ -110,29 +144,94 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``model(x)``: run ``forward`` between the forward pre-hooks and hooks."""
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
+        with_kwargs = self._hooks_with_kwargs
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+                continue
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        full_hooks = non_full_hooks = []
+        if self._backward_hooks:  # (one kind or the other, see register_backward_hook)
+            if self._is_full_backward_hook:
+                full_hooks = list(self._backward_hooks.values())
+            else:
+                non_full_hooks = list(self._backward_hooks.values())
+        if full_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, full_hooks,
+                                         list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
+        for key, hook in list(self._forward_hooks.items()):
+            if key in with_kwargs:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warn_user("For backward hooks to be called, module output should be a "
+                          f"Tensor or a tuple of Tensors but received {type(output)}")
+            output = backward_hook.setup_output_hook(output)
+        if non_full_hooks:
+            attach_non_full_hooks(self, non_full_hooks, args, output)
         return output
 
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """Call ``hook(module, args)`` before ``forward``; it may return new args."""
-        return RemovableHandle(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; it may return new args.
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        ``with_kwargs=True``: ``hook(module, args, kwargs)``, returning ``None`` or a new
+        ``(args, kwargs)`` pair. ``prepend=True`` runs it before the hooks already there.
+        """
+        return _register(self, "_forward_pre_hooks", hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
 
         Handy for looking inside a model: record every layer's output while it runs.
+        ``with_kwargs=True``: ``hook(module, args, kwargs, output)``. ``prepend=True``
+        runs it before the hooks already there.
         """
-        return RemovableHandle(self._forward_hooks, hook)
+        return _register(self, "_forward_hooks", hook, prepend, with_kwargs)
+
+    def register_full_backward_pre_hook(self, hook: Callable,
+                                        prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the outputs are known,
+        before the module's own backward; it may return a new ``grad_output`` tuple."""
+        return _register(self, "_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable,
+                                    prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients with respect to
+        the module's inputs are computed; it may return a new ``grad_input`` tuple.
+
+        ``grad_input`` has one entry per positional argument of ``forward`` (``None`` for
+        one that is not a tensor or got no gradient); ``grad_output`` one per output.
+        Useful to watch gradients flow: print their norms layer by layer.
+        """
+        _choose_backward_hook_kind(self, full=True)
+        return _register(self, "_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """The old, deprecated backward hook: ``hook(module, grad_input, grad_output)`` on
+        the ``grad_fn`` of the module's output, so ``grad_input`` is the gradients of that
+        last op's inputs (PyTorch warns when they are not the module's inputs). Prefer
+        :meth:`register_full_backward_hook`."""
+        _choose_backward_hook_kind(self, full=False)
+        return _register(self, "_backward_hooks", hook, False)
 
     # ------------------------------------------------------------------------------------
     # Registration: where parameters, buffers and sub-modules are filed
@@ -562,6 +661,10 @@ class Module:
     def double(self) -> Module:
         """Convert floating-point parameters and buffers to float64."""
         return self._apply(_float_converter(np.dtype(np.float64)))
+
+    def half(self) -> Module:
+        """Convert floating-point parameters and buffers to float16."""
+        return self._apply(_float_converter(np.dtype(np.float16)))
 
     def cpu(self) -> Module:
         """Nothing to do: teachgrad lives on the CPU."""

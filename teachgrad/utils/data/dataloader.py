@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic
 
-from ..._random import Generator
+from ..._random import Generator, _rng
 from ..._warn import warn_user
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, T_co
@@ -119,9 +119,17 @@ class DataLoader(Generic[T_co]):
 
     def __iter__(self) -> Iterator[Any]:
         """One epoch: yields every batch once (in a new order if shuffled)."""
+        self._draw_base_seed()
         if self._iterable:
             return self._iterate_stream()
         return self._iterate_indices()
+
+    def _draw_base_seed(self) -> None:
+        # PyTorch draws a seed for its worker processes whenever an epoch starts, workers
+        # or not, from ``generator`` (else the default generator). teachgrad has no workers
+        # but draws it too, so that the random numbers after a loop over a loader (dropout,
+        # the next epoch's shuffle ...) come from where they do in PyTorch's stream.
+        _rng(self.generator).integers(2**63)
 
     def _iterate_indices(self) -> Iterator[Any]:
         if not self._auto_collation:
