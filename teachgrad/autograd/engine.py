@@ -554,10 +554,14 @@ def _count_dependencies(roots, within: set | None = None) -> dict:
         for nxt, _ in node.next_functions:
             if nxt is None or (within is not None and nxt not in within):
                 continue
-            count = dependencies.get(nxt, 0)
-            dependencies[nxt] = count + 1
-            if count == 0 and nxt not in starts:  # first edge to it: walk on from there
-                stack.append(nxt)
+            # (``in`` and ``+=`` rather than ``dependencies.get``: a method call costs more,
+            # and a graph of scalars has an edge for every op's every input)
+            if nxt in dependencies:
+                dependencies[nxt] += 1
+            else:
+                dependencies[nxt] = 1
+                if nxt not in starts:  # first edge to it: walk on from there
+                    stack.append(nxt)
     return dependencies
 
 

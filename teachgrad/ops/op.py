@@ -159,16 +159,34 @@ class Op(Node):
         helper calls, and nothing is done for autograd unless grad mode is on and an input
         requires grad. The rarer cases go to the helpers below.
         """
-        # One pass over the inputs: their arrays, and whether any of them requires grad.
+        # One pass over the inputs: their arrays, whether any of them requires grad, and
+        # (in grad mode) one (node, output_nr) edge per input: where its gradient goes.
         arrays = []
-        record = False
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    record = True
-            else:
-                arrays.append(x)
+        record = views = False
+        if _grad_state.enabled:
+            edges = []
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    arrays.append(x._data)
+                    if x._requires_grad:
+                        record = True
+                        fn = x._grad_fn
+                        if fn is None:  # a leaf: its AccumulateGrad (the live one, or new)
+                            ref = x._accumulator
+                            node = ref() if ref is not None else None
+                            edges.append((node if node is not None else accumulator_of(x), 0))
+                        elif x._base is None or not graph.is_stale_view(x):  # made by an op
+                            edges.append((fn, x._output_nr))
+                        else:  # a view whose base changed in place: see below
+                            edges.append(None)
+                            views = True
+                        continue
+                else:
+                    arrays.append(x)
+                edges.append(_NO_EDGE)  # a constant: no gradient goes there
+        else:  # no_grad: nothing is recorded
+            for x in inputs:
+                arrays.append(x._data if isinstance(x, Tensor) else x)
         if cls.promotes:  # binary pointwise: inputs go to NumPy in PyTorch's result dtype
             a, b = arrays[0], arrays[1]
             # The common cases, inline: a float tensor with a Python number (which becomes
@@ -180,7 +198,7 @@ class Op(Node):
             else:
                 _promote(inputs, arrays)
 
-        if not record or not _grad_state.enabled:
+        if not record:
             out = cls.forward(NO_CONTEXT, *arrays, **params)
             if type(out) is tuple:
                 view_of = inputs[0] if cls.is_view else None
@@ -200,24 +218,8 @@ class Op(Node):
         ctx = _new(cls)
         ctx._saved = ctx._hooks = None
         ctx._sequence_nr = next_sequence_nr()
-        # One (node, output_nr) edge per input: where its gradient has to go.
-        edges = []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                fn = x._grad_fn
-                if fn is not None:
-                    if x._base is None:  # made by an op
-                        edges.append((fn, x._output_nr))
-                    else:  # a view: its grad_fn may be stale (see _edge)
-                        edges.append(_edge(x))
-                elif x._requires_grad:  # a leaf: its AccumulateGrad (the live one, or new)
-                    ref = x._accumulator
-                    node = ref() if ref is not None else None
-                    edges.append((node if node is not None else accumulator_of(x), 0))
-                else:  # a constant: no gradient goes there
-                    edges.append(_NO_EDGE)
-            else:
-                edges.append(_NO_EDGE)
+        if views:  # a stale view's history is rebuilt (see _edge) after ctx, as in PyTorch
+            edges = [_edge(x) if e is None else e for x, e in zip(inputs, edges)]
         ctx.next_functions = tuple(edges)
         if _anomaly.enabled:  # detect_anomaly(): remember which line of user code this was
             ctx._forward_trace = forward_trace()
