@@ -38,7 +38,7 @@ def numpy_chain(x0: np.ndarray, steps: int):
 def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
     steps, size = (200, 100) if quick else (10_000, 1_000)
     x0 = np.random.default_rng(0).uniform(-1, 1, size).astype(np.float32)
-    impls = [_numpy(x0, steps), _teachgrad(x0, steps), _floor(x0, steps)]
+    impls = [_numpy(x0, steps), _teachgrad(x0, steps), _floor(x0, steps), _tape(x0, steps)]
     if peers.torch is not None:
         impls.append(_torch(peers.torch, x0, steps))
     if peers.autograd is not None:
@@ -54,7 +54,9 @@ def benchmarks(quick: bool, peers: Peers) -> list[Benchmark]:
         repeats=3 if quick else 15,
         notes=["memory: tracemalloc does not see PyTorch's allocator, so torch has no figure",
                "floor: micrograd's engine on NumPy arrays (benchmarks/floor.py), the least "
-               "any Python autograd does per op; a reference, not a target"],
+               "any Python autograd does per op; a reference, not a target",
+               "tape: the chain on a flat tape, one tuple per op and no object "
+               "(benchmarks/floor.py): the least reverse-mode bookkeeping; a reference"],
     )]
 
 
@@ -89,6 +91,15 @@ def _floor(x0, steps) -> Implementation:
 
     return Implementation("floor", lambda _: chain(x0, steps),
                           lambda: _checked(chain, x0, steps))
+
+
+def _tape(x0, steps) -> Implementation:
+    from .floor import tape_chain
+
+    def chain(x0, steps):
+        return tape_chain(x0, steps, SCALE, SHIFT)
+
+    return Implementation("tape", lambda _: chain(x0, steps), lambda: _checked(chain, x0, steps))
 
 
 def _torch(torch, x0, steps) -> Implementation:

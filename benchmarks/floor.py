@@ -118,3 +118,39 @@ class Value:
         for node in reversed(order):
             if node._backward is not None:
                 node._backward()
+
+
+def tape_chain(x0: np.ndarray, steps: int, scale: float, shift: float):
+    """deep_chain on a flat tape: the bare minimum of reverse-mode bookkeeping.
+
+    No object per op at all: forward appends each result to a list and one
+    ``(kind, input index, constant)`` tuple to the tape; backward walks the tape from the
+    end. Below this sits only hand-written NumPy (which knows the chain's shape and needs
+    no tape). A library whose users hold tensors with a ``grad_fn`` cannot be this lean:
+    it shows what remains of a target once even the per-op object is gone.
+    Returns ``(x, d sum(x)/d x0)``.
+    """
+    values, tape = [x0], []
+    x = 0  # index of the current value
+    for _ in range(steps):
+        values.append(values[x] * scale)
+        tape.append((0, x, scale))
+        values.append(values[-1] + shift)
+        tape.append((1, len(values) - 2, shift))
+        values.append(np.tanh(values[-1]))
+        tape.append((2, len(values) - 2, None))
+        x = len(values) - 1
+    grads = [None] * len(values)
+    grads[x] = np.ones_like(values[x])
+    for k in range(len(tape) - 1, -1, -1):
+        kind, i, constant = tape[k]
+        g = grads[k + 1]
+        grads[k + 1] = None  # freed as backward passes it
+        if kind == 0:
+            grads[i] = g * constant
+        elif kind == 1:
+            grads[i] = g
+        else:
+            y = values[k + 1]
+            grads[i] = g * (1 - y * y)
+    return values[x], grads[0]
