@@ -31,7 +31,14 @@ from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._warn import warn_user
 from .autograd import grad_mode
-from .autograd.graph import RemovableHandle, accumulator_of, is_stale_view, rebuild_view
+from .autograd.graph import (
+    RemovableHandle,
+    accumulator_of,
+    is_multi_output_view,
+    is_stale_view,
+    multi_output_view_error,
+    rebuild_view,
+)
 
 _grad_state = grad_mode.state
 
@@ -416,7 +423,8 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        # As PyTorch: the rows of unbind(0) (one node for them all, UnbindBackward0)
+        return iter(self.unbind(0))
 
     def __repr__(self) -> str:
         from ._printing import tensor_repr
@@ -568,13 +576,16 @@ class Tensor:
         """Refuse in-place changes autograd could not follow (PyTorch's errors)."""
         if not _grad_state.enabled:
             return
+        base = self._base
+        if base is not None and self._requires_grad and self._extra is not None and (
+                is_multi_output_view(self)):  # a piece of split & co. (before the leaf checks)
+            raise multi_output_view_error(self, indirect=False)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
                 "\nHint: wrap the update in `with teachgrad.no_grad():` (as optimizers do), "
                 "or work on a copy: y = x.clone()."
             )
-        base = self._base
         if base is not None and base._grad_fn is None and base._requires_grad:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
