@@ -257,10 +257,6 @@ SKIPS = [
     ("PyTorch quirk: logit's gradient at -0 depends on the tensor's size",
      lambda st, cat, t, o: cat == "grad" and "logit(" in st.program
      and re.search(r"-0\.0\b", st.program) is not None),
-    # atan2 at the origin: PyTorch's first derivatives are 0 (so are teachgrad's), its
-    # second derivatives there nan; teachgrad's are 0.
-    ("open: atan2's second derivative at the origin",
-     lambda st, cat, t, o: cat == "grad2" and "atan2(" in st.program),
     # copysign(True, nan): the result depends on the sign bit of a nan (log of a negative
     # number is −nan in PyTorch's kernel, +nan in NumPy's).
     ("PyTorch quirk: the sign bit of nan",
@@ -318,13 +314,6 @@ SKIPS = [
     # xlogy(x, number) under create_graph: PyTorch's node is XlogyBackward2.
     ("open: xlogy with a number, double-backward node name",
      lambda st, cat, t, o: cat == "grad_fn" and "xlogy(" in st.program),
-    # PyTorch refuses an in-place change of a view made by split/chunk/unbind (and views of
-    # those) with "Output 0 of Split is a view ... returns multiple views"; teachgrad
-    # tracks no view-creation kind, so it allows it or (on a leaf's view) raises its
-    # leaf-view error instead. Needs view metadata on Tensor: reported, not done.
-    ("open: in-place on a view from a multi-output op (split/chunk/unbind)",
-     lambda st, cat, t, o: cat in ("error message", "torch raised only")
-     and _torch_error(t, r"output of a function that returns multiple views")),
     # bmm/mm of a float tensor that requires grad with an integer one: PyTorch says
     # "Autograd not support dtype: Long"; teachgrad reports the dtype mismatch first.
     ("open: matmul with an integer operand and a grad-requiring one (message)",

@@ -201,6 +201,21 @@ def test_atan2_gradient_at_the_origin_is_zero():
     assert a.grad.tolist() == [0.0, 0.5] and b.grad.tolist() == [0.0, -0.5]
 
 
+def test_atan2_second_derivatives_at_the_origin_are_nan_elsewhere_finite():
+    # PyTorch 2.13 zeroes the slopes at the origin with a where() over 1/r² = inf, so its
+    # second derivatives there are nan (0 · inf); teachgrad gave 0. Away from the origin:
+    # ∂²/∂a² = −2ab/r⁴, ∂²/∂a∂b = (a² − b²)/r⁴, ∂²/∂b² = 2ab/r⁴ (a = 1, b = 2: r⁴ = 25).
+    a, b = leaf([0.0, 1.0]), leaf([0.0, 2.0])
+    da, db = torch.autograd.grad(torch.atan2(a, b).sum(), (a, b), create_graph=True)
+    assert da.tolist() == [0.0, 0.4] and db.tolist() == [0.0, -0.2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no NumPy warning about the 0 · inf
+        daa, dab = torch.autograd.grad(da.sum(), (a, b), retain_graph=True)
+        dba, dbb = torch.autograd.grad(db.sum(), (a, b))
+    for got, value in ((daa, -0.16), (dab, -0.12), (dba, -0.12), (dbb, 0.16)):
+        assert math.isnan(got[0].item()) and got[1].item() == pytest.approx(value)
+
+
 def test_a_constant_changed_in_place_after_use_is_not_needed_by_backward():
     # hypot(a, b)'s gradient for a is a/out; b needs no gradient, so it is not saved
     # (PyTorch saves only what the needed gradients use): changing it in place is fine.
@@ -331,3 +346,17 @@ def test_sigmoid_based_second_derivatives_at_zero():
     (h,) = torch.autograd.grad(g.sum(), x)
     np.testing.assert_array_equal(h.numpy(), [0.25, 0.25])
     assert gradcheck(torch.nn.functional.silu, (leaf([0.0, -0.3, 2.0]),))
+
+
+def test_cat_of_empty_vectors_only_is_an_empty_vector():
+    # PyTorch skips 1-d empty tensors in cat; with nothing left its result is an empty
+    # vector of the promoted dtype (teachgrad raised NumPy's "need at least one array"),
+    # which split/chunk's double backward of an empty tensor runs into.
+    a = torch.zeros(0, requires_grad=True)
+    out = torch.cat([a, torch.zeros(0, dtype=torch.float64)])
+    assert out.shape == (0,) and out.dtype is torch.float64
+    out.sum().backward()
+    assert a.grad.shape == (0,)
+    b = leaf([])
+    (grad,) = torch.autograd.grad(b.split(1)[0].square().sum(), b, create_graph=True)
+    assert grad.shape == (0,) and type(grad.grad_fn).__name__ == "CatBackward0"

@@ -540,7 +540,10 @@ class Atan2Backward0(Op):
         r2 = a * a + b * b
         at_origin = np.asarray(_value(r2)) == 0
         if at_origin.any():  # atan2(0, 0): PyTorch's slopes are 0 there, not 0/0 = nan
-            inverse = np.where(at_origin, 0, 1 / np.where(at_origin, 1, r2))
+            # ...chosen by a where() over 1/r² = inf, as in PyTorch: the second derivatives
+            # there come out nan (0 · inf, behind the where), as PyTorch's do.
+            with np.errstate(divide="ignore"):
+                inverse = np.where(at_origin, 0, 1 / r2)
             return grad * (b * inverse), grad * (-a * inverse)
         # grad times the slope last, as PyTorch: MulBackward0 under create_graph
         return grad * (b / r2), grad * (-a / r2)
