@@ -330,11 +330,6 @@ SKIPS = [
     ("open: mixed-dtype in-place op, order of sum and cast in the gradient's graph",
      lambda st, cat, t, o: cat == "grad_fn" and "ToCopyBackward0" in repr(t.payload)
      and re.search(r"\w_\(", st.program) is not None),
-    # x.std(unbiased=False, keepdim=True) without dim: PyTorch's argument parser has no
-    # such overload (TypeError); teachgrad accepts it.
-    ("open: std/var(unbiased=..., keepdim=...) without dim is accepted",
-     lambda st, cat, t, o: cat == "torch raised only"
-     and _torch_error(t, r"(std|var)\(\) received an invalid combination")),
 ]
 
 

@@ -9,6 +9,7 @@ tests/test_fuzz_against_torch.py check the same cases against PyTorch itself.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -360,3 +361,75 @@ def test_cat_of_empty_vectors_only_is_an_empty_vector():
     b = leaf([])
     (grad,) = torch.autograd.grad(b.split(1)[0].square().sum(), b, create_graph=True)
     assert grad.shape == (0,) and type(grad.grad_fn).__name__ == "CatBackward0"
+
+
+_STD_SIGNATURES = (
+    " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+    " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+    " * (bool unbiased = True)\n"
+)
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+def test_std_var_keywords_without_a_dim_fit_no_pytorch_signature(name):
+    # PyTorch's parser has (dim, unbiased, keepdim), (dim=None, *, correction, keepdim) and
+    # (unbiased): keepdim= with unbiased= needs a dim. Its words (keywords listed in reverse).
+    x = torch.ones(2, 3)
+    method = getattr(x, name)
+    with pytest.raises(TypeError) as caught:
+        method(unbiased=False, keepdim=True)
+    assert str(caught.value).split("\nHint:")[0] == (
+        f"{name}() received an invalid combination of arguments - got (keepdim=bool, "
+        "unbiased=bool, ), but expected one of:\n" + _STD_SIGNATURES)
+    with pytest.raises(TypeError, match=re.escape("got (bool, keepdim=bool), but")):
+        method(False, keepdim=True)
+    with pytest.raises(TypeError, match=re.escape("got (correction=int, unbiased=bool, ), ")):
+        method(unbiased=False, correction=1)  # two spellings of one thing
+    with pytest.raises(TypeError, match=re.escape(
+            "got (Tensor, keepdim=bool, unbiased=bool), but expected one of:\n * (Tensor input, "
+            "tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = "
+            "None)\n")):
+        getattr(torch, name)(x, unbiased=False, keepdim=True)
+    with pytest.raises(TypeError, match=re.escape(
+            f"{name}_mean() received an invalid combination of arguments - got (Tensor, "
+            "keepdim=bool, unbiased=bool), but expected one of:\n * (Tensor input, tuple of "
+            "ints dim, bool unbiased = True, bool keepdim = False)\n")):
+        getattr(torch, f"{name}_mean")(x, unbiased=False, keepdim=True)
+    # what fits a signature still works: the sample variance of [0, 2] is 2, std √2
+    y = torch.tensor([[0.0, 2.0]])
+    expected = 2.0 if name == "var" else math.sqrt(2.0)
+    for call in (lambda m: m(keepdim=True), lambda m: m(None, True, True),
+                 lambda m: m(dim=None, unbiased=True, keepdim=True),
+                 lambda m: m(1, keepdim=True), lambda m: m(correction=1, keepdim=True),
+                 lambda m: m(axis=1, unbiased=True, keepdim=True)):
+        assert call(getattr(y, name)).tolist() == [[pytest.approx(expected)]]
+    assert getattr(y, name)(False).item() == pytest.approx(expected / (2 if name == "var"
+                                                                        else math.sqrt(2)))
+
+
+STD_CALLS = [
+    "x.{n}(unbiased=False, keepdim=True)", "x.{n}(keepdim=True)", "x.{n}(unbiased=False)",
+    "x.{n}(False)", "x.{n}(False, keepdim=True)", "x.{n}(correction=0, keepdim=True)",
+    "x.{n}(None, keepdim=True)", "x.{n}(None, True, True)", "x.{n}(unbiased=False, correction=1)",
+    "x.{n}(keepdim=True, unbiased=True)", "x.{n}(False, True)", "x.{n}(0, True, True)",
+    "x.{n}(dim=1, correction=0)", "x.{n}(1, keepdim=True)", "torch.{n}(x, unbiased=False)",
+    "torch.{n}(x, unbiased=False, keepdim=True)", "torch.{n}(x, 0, True, True)",
+    "torch.{n}_mean(x, keepdim=True, unbiased=False)", "torch.{n}_mean(x, 1, True, True)",
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize("call", STD_CALLS)
+def test_std_var_signatures_as_pytorch(name, call):
+    real = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.arange(12.0).reshape(3, 4)
+        try:
+            out = eval(call.format(n=name), {"torch": lib, "x": x})
+        except TypeError as e:
+            return str(e).split("\nHint:")[0]
+        return [o.tolist() for o in out] if isinstance(out, tuple) else out.tolist()
+
+    assert run(torch) == run(real)
