@@ -222,7 +222,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        value = bool(value)
+        if type(value) is not bool:  # (PyTorch refuses 1, None, numpy.bool_ ...)
+            raise RuntimeError("requires_grad must be a bool\nHint: write True or False.")
         if self._grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to "
@@ -512,6 +513,12 @@ class Tensor:
         >>> torch.ones(2).requires_grad_()
         tensor([1., 1.], requires_grad=True)
         """
+        if type(requires_grad) is not bool:
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{python_type_name(requires_grad)}\nHint: write requires_grad_(True) or "
+                "requires_grad_(False)."
+            )
         self.requires_grad = requires_grad
         return self
 
@@ -640,6 +647,15 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return _make(data, requires_grad)
+
+
+def python_type_name(value) -> str:
+    """A value's type as PyTorch's argument parser names it: ``int``, ``Tensor``,
+    ``numpy.bool`` (the module too, outside Python's builtins)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 def _shape_list(shape) -> str:
