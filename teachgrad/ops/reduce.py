@@ -35,6 +35,7 @@ from .layout import row_major
 from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
+from .quiet_mean import mean_of
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -128,7 +129,7 @@ class MeanBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return np.mean(a, dtype=_mean_dtype(a))
+        return mean_of(a, dtype=_mean_dtype(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,7 +150,7 @@ class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return row_major(np.mean(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a)))
+        return row_major(mean_of(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -714,7 +715,7 @@ class VarBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
-        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
             return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
 
@@ -740,7 +741,7 @@ class StdBackward0(Op):
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
-        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
 
@@ -1360,7 +1361,7 @@ class VarMeanBackward0(Op):
     def forward(ctx, a, dims, correction, keepdim):
         variance = VarBackward0.forward(ctx, a, dims, correction, keepdim)
         ctx.shape = a.shape
-        return variance, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+        return variance, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -1374,7 +1375,7 @@ class StdMeanBackward0(Op):
     def forward(ctx, a, dims, correction, keepdim):
         deviation = StdBackward0.forward(ctx, a, dims, correction, keepdim)
         ctx.shape = a.shape
-        return deviation, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+        return deviation, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
