@@ -311,9 +311,6 @@ SKIPS = [
     # cumprod's second-order graph at zeros: PyTorch's O(n²) formula ends in CopySlices.
     ("open: cumprod's double-backward node at zeros",
      lambda st, cat, t, o: cat == "grad_fn" and "cumprod(" in st.program),
-    # xlogy(x, number) under create_graph: PyTorch's node is XlogyBackward2.
-    ("open: xlogy with a number, double-backward node name",
-     lambda st, cat, t, o: cat == "grad_fn" and "xlogy(" in st.program),
     # bmm/mm of a float tensor that requires grad with an integer one: PyTorch says
     # "Autograd not support dtype: Long"; teachgrad reports the dtype mismatch first.
     ("open: matmul with an integer operand and a grad-requiring one (message)",

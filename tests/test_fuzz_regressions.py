@@ -433,3 +433,21 @@ def test_std_var_signatures_as_pytorch(name, call):
         return [o.tolist() for o in out] if isinstance(out, tuple) else out.tolist()
 
     assert run(torch) == run(real)
+
+
+@pytest.mark.parametrize("op, edge", [(torch.xlogy, 0.0), (torch.special.xlog1py, -1.0)])
+def test_xlogy_with_a_number_gradient_graph_and_nan(op, edge):
+    # PyTorch 2.13's xlogy(tensor, number) backward: xlogy(grad, number), then zeros filled
+    # where input is 0 unless the number is > 0 (xlog1py: > −1). So a positive number's
+    # second-order graph ends in XlogyBackward2 (teachgrad's ended in MaskedFillBackward0),
+    # and a nan number is "not > 0": the slope at input 0 is 0 (teachgrad gave nan).
+    a = leaf([0.0, 2.0])
+    (grad,) = torch.autograd.grad(op(a, 0.5).square().sum(), a, create_graph=True)
+    assert type(grad.grad_fn).__name__ == type(op(a, 0.5).grad_fn).__name__
+    log = math.log(0.5) if op is torch.xlogy else math.log1p(0.5)
+    assert grad.tolist() == [0.0, pytest.approx(4 * log * log)]  # 2·(2 log c)·log c
+    for number in (nan, edge):
+        a = leaf([0.0, 2.0])
+        (grad,) = torch.autograd.grad(op(a, number).square().sum(), a, create_graph=True)
+        assert type(grad.grad_fn).__name__ == "MaskedFillBackward0"
+        assert grad[0].item() == 0.0

@@ -718,11 +718,16 @@ class XlogyBackward2(Op):
     @staticmethod
     def forward(ctx, a, y):
         ctx.y = y
-        ctx.flat = (a == 0) & (y <= 0)  # (a constant: where the slope is 0 by definition)
+        # where the slope is 0 by definition: PyTorch tests "not > 0", so a nan number too
+        ctx.flat = (a == 0) & np.logical_not(y > 0)
         return np.where(_xlogy_zeros(a, y), 0, a * np.log(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if isinstance(grad, Tensor) and ctx.y > 0:
+            # PyTorch fills no zeros for a positive number (nothing to fill): the recorded
+            # graph ends in XlogyBackward2, not MaskedFillBackward0
+            return xlogy(grad, ctx.y)
         return _times_log(grad, ctx.y, ctx.flat, np.log, xlogy)
 
 
@@ -794,11 +799,13 @@ class SpecialXlog1PyBackward2(Op):
     @staticmethod
     def forward(ctx, a, y):
         ctx.y = y
-        ctx.flat = (a == 0) & (y <= -1)  # (a constant: where the slope is 0 by definition)
+        ctx.flat = (a == 0) & np.logical_not(y > -1)  # (as xlogy's: nan too)
         return np.where(_xlog1py_zeros(a, y), 0, a * np.log1p(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if isinstance(grad, Tensor) and ctx.y > -1:  # (as xlogy's: no zeros to fill)
+            return xlog1py(grad, ctx.y)
         return _times_log(grad, ctx.y, ctx.flat, np.log1p, xlog1py)
 
 
