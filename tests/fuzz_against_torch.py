@@ -316,11 +316,6 @@ SKIPS = [
     ("open: matmul with an integer operand and a grad-requiring one (message)",
      lambda st, cat, t, o: cat == "error message"
      and _torch_error(t, r"Autograd not support dtype")),
-    # PyTorch folds matmul(3-d, (k, 1)) into mm and its second-order graph for the (1, 1)
-    # factor ends in TBackward0; teachgrad's ends in MmBackward0 (same values).
-    ("open: matmul/mm with a (1, 1) factor, double-backward node name",
-     lambda st, cat, t, o: cat == "grad_fn" and re.search(r"matmul\(|\bmm\(", st.program)
-     is not None and "TBackward0" in repr(t.payload)),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.

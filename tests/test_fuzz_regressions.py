@@ -451,3 +451,29 @@ def test_xlogy_with_a_number_gradient_graph_and_nan(op, edge):
         (grad,) = torch.autograd.grad(op(a, number).square().sum(), a, create_graph=True)
         assert type(grad.grad_fn).__name__ == "MaskedFillBackward0"
         assert grad[0].item() == 0.0
+
+
+def _node_names(grad):
+    return type(grad.grad_fn).__name__, [type(n).__name__ for n, _ in grad.grad_fn.next_functions]
+
+
+def test_mm_double_backward_graph_for_factors_stored_by_column():
+    # PyTorch 2.13's mm_mat1_backward/mm_mat2_backward compute the gradient of a factor
+    # stored column by column (strides (1, rows): weight.t(), and every 1×1 matrix)
+    # transposed, (b·gradᵀ)ᵀ, so under create_graph it ends in TBackward0 (teachgrad's
+    # ended in MmBackward0). Values: d/da Σ(a·b)² = 2(a·b)·bᵀ, by hand.
+    a, b = leaf([[0.5]]), leaf([[1.0, 2.0, 3.0]])
+    grad_a, grad_b = torch.autograd.grad(torch.mm(a, b).square().sum(), (a, b),
+                                         create_graph=True)
+    assert _node_names(grad_a) == ("TBackward0", ["MmBackward0"])
+    assert _node_names(grad_b) == ("MmBackward0", ["TBackward0", "MulBackward0"])
+    assert grad_a.tolist() == [[2 * 0.5 * (1 + 4 + 9)]]
+    assert grad_b.tolist() == [[0.5, 1.0, 1.5]]  # 2(a·b)·a = 2·0.25·b
+    x, w = leaf([[1.0, 2.0]]), leaf([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    grad_x, grad_w = torch.autograd.grad(torch.mm(x, w.t()).square().sum(), (x, w),
+                                         create_graph=True)
+    assert _node_names(grad_w) == ("TBackward0", ["TBackward0"])  # through w.t()
+    assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
+    y = [1.0, 2.0, 3.0]  # x·wᵀ, so grad_w = 2·yᵀ·x and grad_x = 2·y·w
+    assert grad_w.tolist() == [[2 * yi * 1.0, 2 * yi * 2.0] for yi in y]
+    assert grad_x.tolist() == [[2 * (1 + 3), 2 * (2 + 3)]]
