@@ -477,3 +477,21 @@ def test_mm_double_backward_graph_for_factors_stored_by_column():
     y = [1.0, 2.0, 3.0]  # x·wᵀ, so grad_w = 2·yᵀ·x and grad_x = 2·y·w
     assert grad_w.tolist() == [[2 * yi * 1.0, 2 * yi * 2.0] for yi in y]
     assert grad_x.tolist() == [[2 * (1 + 3), 2 * (2 + 3)]]
+
+
+def test_linear_double_backward_graph_as_pytorch():
+    # F.linear with a bias records addmm(bias, x, w.t()), whose gradients PyTorch computes
+    # with mm's rules: w.t() is stored by column, so w's gradient ends in TBackward0 →
+    # TBackward0 (teachgrad's: TBackward0 → MmBackward0). By hand: y = x·wᵀ + b = 3
+    # everywhere, ∂Σy²/∂y = 6, so ∂/∂w = Σ over the 4 rows of 6·x = 24, ∂/∂b = 24.
+    x = torch.ones(4, 2, dtype=torch.float64)
+    w, b = leaf([[1.0, 1.0]] * 3), leaf([1.0] * 3)
+    grad_w, grad_b = torch.autograd.grad(torch.nn.functional.linear(x, w, b).square().sum(),
+                                         (w, b), create_graph=True)
+    assert _node_names(grad_w) == ("TBackward0", ["TBackward0"])
+    assert grad_w.tolist() == [[24.0, 24.0]] * 3 and grad_b.tolist() == [24.0] * 3
+    x.requires_grad_()
+    (grad_x,) = torch.autograd.grad(torch.nn.functional.linear(x, w, b).square().sum(), x,
+                                    create_graph=True)
+    assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
+    assert grad_x.tolist() == [[18.0, 18.0]] * 4  # 6 · Σ over the 3 outputs of w

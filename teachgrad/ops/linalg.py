@@ -93,7 +93,7 @@ def _save_factors(ctx, left, right) -> None:
     ctx.save_for_backward(right if need_left else None, left if need_right else None)
     if need_right and not need_left:
         ctx.right_is_transposed = _is_transposed(right)
-        ctx.right_column_major = _column_major(right)
+        ctx.right_column_major = _column_major(right)  # (PyTorch's test, for create_graph)
     elif need_left and not need_right:  # (left is not kept: its layout, for create_graph)
         ctx.left_column_major = _column_major(left)
 
@@ -218,6 +218,12 @@ class AddmmBackward0(Op):
         need_input, need_1, need_2 = ctx.needs_input_grad
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
+        if type(grad) is Tensor:  # create_graph: mm's graph (PyTorch's), then times alpha
+            grad_1, grad_2 = _mm_recorded_grads(ctx, grad, mat1, mat2, need_1, need_2)
+            if ctx.alpha != 1:
+                grad_1 = None if grad_1 is None else grad_1 * ctx.alpha
+                grad_2 = None if grad_2 is None else grad_2 * ctx.alpha
+            return grad_input, grad_1, grad_2
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
         grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
