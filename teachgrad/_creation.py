@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
-from ._tensor import Tensor, _make
+from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
 from .ops.fill_value import check_fill_value
 
@@ -33,7 +33,17 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
             f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
             "dtype=teachgrad.float32."
         )
-    return _make(data, requires_grad)
+    return _make(data, bool(requires_grad))  # (None, the default of some, is False)
+
+
+def _check_flag(function: str, requires_grad) -> None:
+    """PyTorch's argument parser takes a bool for ``requires_grad``, not 1 (None is the
+    default, except for ``tensor()``)."""
+    if type(requires_grad) is not bool and not (requires_grad is None and function != "tensor"):
+        raise TypeError(
+            f"{function}(): argument 'requires_grad' must be bool, not "
+            f"{python_type_name(requires_grad)}\nHint: write requires_grad=True (or False)."
+        )
 
 
 def _check_device(device) -> None:
@@ -123,6 +133,7 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     >>> torch.tensor(1.0, requires_grad=True)
     tensor(1., requires_grad=True)
     """
+    _check_flag("tensor", requires_grad)
     _check_device(device)
     if isinstance(data, Tensor):
         warn_user(
@@ -142,6 +153,7 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
 def scalar_tensor(value, *, dtype: DType | None = None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``value`` (float32 by default)."""
+    _check_flag("scalar_tensor", requires_grad)
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
@@ -175,6 +187,7 @@ def asarray(obj, *, dtype: DType | None = None, device=None, copy: bool | None =
     >>> torch.asarray(a) is a, torch.asarray(a, copy=True) is a
     (True, False)
     """
+    _check_flag("asarray", requires_grad)
     _check_device(device)
     wanted = to_dtype(dtype) if dtype is not None else None
     if copy is False:
@@ -237,6 +250,7 @@ def _float_dtype(dtype) -> np.dtype:
 def zeros(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
           out=None) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``."""
+    _check_flag("zeros", requires_grad)
     _check_device(device)
     return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
 
@@ -244,6 +258,7 @@ def zeros(*size, dtype: DType | None = None, device=None, requires_grad: bool = 
 def ones(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
          out=None) -> Tensor:
     """A tensor of ones: ``ones(2, 2, requires_grad=True)``."""
+    _check_flag("ones", requires_grad)
     _check_device(device)
     return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
 
@@ -251,6 +266,7 @@ def ones(*size, dtype: DType | None = None, device=None, requires_grad: bool = F
 def empty(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
           memory_format=None) -> Tensor:
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
+    _check_flag("empty", requires_grad)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -265,6 +281,7 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     >>> torch.empty_strided((2, 3), (1, 2)).stride()
     (1, 2)
     """
+    _check_flag("empty_strided", requires_grad)
     from .ops.strided import strided_window
 
     _check_device(device)
@@ -283,6 +300,7 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
 def full(size, fill_value, *, dtype: DType | None = None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
+    _check_flag("full", requires_grad)
     _check_device(device)
     if isinstance(fill_value, (Tensor, np.generic)):  # a one-element tensor or NumPy scalar
         fill_value = fill_value.item()
@@ -363,24 +381,28 @@ def _like_dtype(t: Tensor, dtype) -> np.dtype:
 def zeros_like(input: Tensor, *, dtype: DType | None = None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
+    _check_flag("zeros_like", requires_grad)
     return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: DType | None = None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """Ones with the shape (and dtype) of ``input``: the usual ``gradient`` for backward."""
+    _check_flag("ones_like", requires_grad)
     return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: DType | None = None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Like :func:`zeros_like` (teachgrad never hands out uninitialised memory)."""
+    _check_flag("empty_like", requires_grad)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
+    _check_flag("full_like", requires_grad)
     data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
     return _finish(data, requires_grad)
 

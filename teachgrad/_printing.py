@@ -299,10 +299,14 @@ def _default_float() -> np.dtype:
 def _grad_suffix(t: Any) -> str | None:
     """``grad_fn=<MulBackward0>`` for a computed tensor, ``requires_grad=True`` for a leaf
     that requires grad (a grad_fn already implies it), otherwise nothing."""
-    if t.grad_fn is not None:
+    try:
+        grad_fn = t.grad_fn
+    except RuntimeError:  # a piece of split & co. whose base changed in place since
+        return "grad_fn=<Invalid>"  # (reading its grad_fn raises; PyTorch prints this)
+    if grad_fn is not None:
         # PyTorch prints the node's class name (``CopyBackwards``), not its ``name()``
         # (``torch::autograd::CopyBackwards``); the two differ for hand-written nodes.
-        return f"grad_fn=<{type(t.grad_fn).__name__}>"
+        return f"grad_fn=<{type(grad_fn).__name__}>"
     if t.requires_grad:
         return "requires_grad=True"
     return None

@@ -31,7 +31,14 @@ from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._warn import warn_user
 from .autograd import grad_mode
-from .autograd.graph import RemovableHandle, accumulator_of, is_stale_view, rebuild_view
+from .autograd.graph import (
+    RemovableHandle,
+    accumulator_of,
+    is_multi_output_view,
+    is_stale_view,
+    multi_output_view_error,
+    rebuild_view,
+)
 
 _grad_state = grad_mode.state
 
@@ -215,7 +222,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        value = bool(value)
+        if type(value) is not bool:  # (PyTorch refuses 1, None, numpy.bool_ ...)
+            raise RuntimeError("requires_grad must be a bool\nHint: write True or False.")
         if self._grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to "
@@ -416,7 +424,8 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        # As PyTorch: the rows of unbind(0) (one node for them all, UnbindBackward0)
+        return iter(self.unbind(0))
 
     def __repr__(self) -> str:
         from ._printing import tensor_repr
@@ -504,6 +513,12 @@ class Tensor:
         >>> torch.ones(2).requires_grad_()
         tensor([1., 1.], requires_grad=True)
         """
+        if type(requires_grad) is not bool:
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{python_type_name(requires_grad)}\nHint: write requires_grad_(True) or "
+                "requires_grad_(False)."
+            )
         self.requires_grad = requires_grad
         return self
 
@@ -568,13 +583,16 @@ class Tensor:
         """Refuse in-place changes autograd could not follow (PyTorch's errors)."""
         if not _grad_state.enabled:
             return
+        base = self._base
+        if base is not None and self._requires_grad and self._extra is not None and (
+                is_multi_output_view(self)):  # a piece of split & co. (before the leaf checks)
+            raise multi_output_view_error(self, indirect=False)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
                 "\nHint: wrap the update in `with teachgrad.no_grad():` (as optimizers do), "
                 "or work on a copy: y = x.clone()."
             )
-        base = self._base
         if base is not None and base._grad_fn is None and base._requires_grad:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
@@ -629,6 +647,15 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return _make(data, requires_grad)
+
+
+def python_type_name(value) -> str:
+    """A value's type as PyTorch's argument parser names it: ``int``, ``Tensor``,
+    ``numpy.bool`` (the module too, outside Python's builtins)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 def _shape_list(shape) -> str:

@@ -257,10 +257,6 @@ SKIPS = [
     ("PyTorch quirk: logit's gradient at -0 depends on the tensor's size",
      lambda st, cat, t, o: cat == "grad" and "logit(" in st.program
      and re.search(r"-0\.0\b", st.program) is not None),
-    # atan2 at the origin: PyTorch's first derivatives are 0 (so are teachgrad's), its
-    # second derivatives there nan; teachgrad's are 0.
-    ("open: atan2's second derivative at the origin",
-     lambda st, cat, t, o: cat == "grad2" and "atan2(" in st.program),
     # copysign(True, nan): the result depends on the sign bit of a nan (log of a negative
     # number is −nan in PyTorch's kernel, +nan in NumPy's).
     ("PyTorch quirk: the sign bit of nan",
@@ -315,37 +311,17 @@ SKIPS = [
     # cumprod's second-order graph at zeros: PyTorch's O(n²) formula ends in CopySlices.
     ("open: cumprod's double-backward node at zeros",
      lambda st, cat, t, o: cat == "grad_fn" and "cumprod(" in st.program),
-    # xlogy(x, number) under create_graph: PyTorch's node is XlogyBackward2.
-    ("open: xlogy with a number, double-backward node name",
-     lambda st, cat, t, o: cat == "grad_fn" and "xlogy(" in st.program),
-    # PyTorch refuses an in-place change of a view made by split/chunk/unbind (and views of
-    # those) with "Output 0 of Split is a view ... returns multiple views"; teachgrad
-    # tracks no view-creation kind, so it allows it or (on a leaf's view) raises its
-    # leaf-view error instead. Needs view metadata on Tensor: reported, not done.
-    ("open: in-place on a view from a multi-output op (split/chunk/unbind)",
-     lambda st, cat, t, o: cat in ("error message", "torch raised only")
-     and _torch_error(t, r"output of a function that returns multiple views")),
     # bmm/mm of a float tensor that requires grad with an integer one: PyTorch says
     # "Autograd not support dtype: Long"; teachgrad reports the dtype mismatch first.
     ("open: matmul with an integer operand and a grad-requiring one (message)",
      lambda st, cat, t, o: cat == "error message"
      and _torch_error(t, r"Autograd not support dtype")),
-    # PyTorch folds matmul(3-d, (k, 1)) into mm and its second-order graph for the (1, 1)
-    # factor ends in TBackward0; teachgrad's ends in MmBackward0 (same values).
-    ("open: matmul/mm with a (1, 1) factor, double-backward node name",
-     lambda st, cat, t, o: cat == "grad_fn" and re.search(r"matmul\(|\bmm\(", st.program)
-     is not None and "TBackward0" in repr(t.payload)),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
     ("open: mixed-dtype in-place op, order of sum and cast in the gradient's graph",
      lambda st, cat, t, o: cat == "grad_fn" and "ToCopyBackward0" in repr(t.payload)
      and re.search(r"\w_\(", st.program) is not None),
-    # x.std(unbiased=False, keepdim=True) without dim: PyTorch's argument parser has no
-    # such overload (TypeError); teachgrad accepts it.
-    ("open: std/var(unbiased=..., keepdim=...) without dim is accepted",
-     lambda st, cat, t, o: cat == "torch raised only"
-     and _torch_error(t, r"(std|var)\(\) received an invalid combination")),
 ]
 
 

@@ -9,6 +9,7 @@ tests/test_fuzz_against_torch.py check the same cases against PyTorch itself.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -201,6 +202,21 @@ def test_atan2_gradient_at_the_origin_is_zero():
     assert a.grad.tolist() == [0.0, 0.5] and b.grad.tolist() == [0.0, -0.5]
 
 
+def test_atan2_second_derivatives_at_the_origin_are_nan_elsewhere_finite():
+    # PyTorch 2.13 zeroes the slopes at the origin with a where() over 1/r² = inf, so its
+    # second derivatives there are nan (0 · inf); teachgrad gave 0. Away from the origin:
+    # ∂²/∂a² = −2ab/r⁴, ∂²/∂a∂b = (a² − b²)/r⁴, ∂²/∂b² = 2ab/r⁴ (a = 1, b = 2: r⁴ = 25).
+    a, b = leaf([0.0, 1.0]), leaf([0.0, 2.0])
+    da, db = torch.autograd.grad(torch.atan2(a, b).sum(), (a, b), create_graph=True)
+    assert da.tolist() == [0.0, 0.4] and db.tolist() == [0.0, -0.2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no NumPy warning about the 0 · inf
+        daa, dab = torch.autograd.grad(da.sum(), (a, b), retain_graph=True)
+        dba, dbb = torch.autograd.grad(db.sum(), (a, b))
+    for got, value in ((daa, -0.16), (dab, -0.12), (dba, -0.12), (dbb, 0.16)):
+        assert math.isnan(got[0].item()) and got[1].item() == pytest.approx(value)
+
+
 def test_a_constant_changed_in_place_after_use_is_not_needed_by_backward():
     # hypot(a, b)'s gradient for a is a/out; b needs no gradient, so it is not saved
     # (PyTorch saves only what the needed gradients use): changing it in place is fine.
@@ -331,3 +347,151 @@ def test_sigmoid_based_second_derivatives_at_zero():
     (h,) = torch.autograd.grad(g.sum(), x)
     np.testing.assert_array_equal(h.numpy(), [0.25, 0.25])
     assert gradcheck(torch.nn.functional.silu, (leaf([0.0, -0.3, 2.0]),))
+
+
+def test_cat_of_empty_vectors_only_is_an_empty_vector():
+    # PyTorch skips 1-d empty tensors in cat; with nothing left its result is an empty
+    # vector of the promoted dtype (teachgrad raised NumPy's "need at least one array"),
+    # which split/chunk's double backward of an empty tensor runs into.
+    a = torch.zeros(0, requires_grad=True)
+    out = torch.cat([a, torch.zeros(0, dtype=torch.float64)])
+    assert out.shape == (0,) and out.dtype is torch.float64
+    out.sum().backward()
+    assert a.grad.shape == (0,)
+    b = leaf([])
+    (grad,) = torch.autograd.grad(b.split(1)[0].square().sum(), b, create_graph=True)
+    assert grad.shape == (0,) and type(grad.grad_fn).__name__ == "CatBackward0"
+
+
+_STD_SIGNATURES = (
+    " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+    " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+    " * (bool unbiased = True)\n"
+)
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+def test_std_var_keywords_without_a_dim_fit_no_pytorch_signature(name):
+    # PyTorch's parser has (dim, unbiased, keepdim), (dim=None, *, correction, keepdim) and
+    # (unbiased): keepdim= with unbiased= needs a dim. Its words (keywords listed in reverse).
+    x = torch.ones(2, 3)
+    method = getattr(x, name)
+    with pytest.raises(TypeError) as caught:
+        method(unbiased=False, keepdim=True)
+    assert str(caught.value).split("\nHint:")[0] == (
+        f"{name}() received an invalid combination of arguments - got (keepdim=bool, "
+        "unbiased=bool, ), but expected one of:\n" + _STD_SIGNATURES)
+    with pytest.raises(TypeError, match=re.escape("got (bool, keepdim=bool), but")):
+        method(False, keepdim=True)
+    with pytest.raises(TypeError, match=re.escape("got (correction=int, unbiased=bool, ), ")):
+        method(unbiased=False, correction=1)  # two spellings of one thing
+    with pytest.raises(TypeError, match=re.escape(
+            "got (Tensor, keepdim=bool, unbiased=bool), but expected one of:\n * (Tensor input, "
+            "tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = "
+            "None)\n")):
+        getattr(torch, name)(x, unbiased=False, keepdim=True)
+    with pytest.raises(TypeError, match=re.escape(
+            f"{name}_mean() received an invalid combination of arguments - got (Tensor, "
+            "keepdim=bool, unbiased=bool), but expected one of:\n * (Tensor input, tuple of "
+            "ints dim, bool unbiased = True, bool keepdim = False)\n")):
+        getattr(torch, f"{name}_mean")(x, unbiased=False, keepdim=True)
+    # what fits a signature still works: the sample variance of [0, 2] is 2, std √2
+    y = torch.tensor([[0.0, 2.0]])
+    expected = 2.0 if name == "var" else math.sqrt(2.0)
+    for call in (lambda m: m(keepdim=True), lambda m: m(None, True, True),
+                 lambda m: m(dim=None, unbiased=True, keepdim=True),
+                 lambda m: m(1, keepdim=True), lambda m: m(correction=1, keepdim=True),
+                 lambda m: m(axis=1, unbiased=True, keepdim=True)):
+        assert call(getattr(y, name)).tolist() == [[pytest.approx(expected)]]
+    assert getattr(y, name)(False).item() == pytest.approx(expected / (2 if name == "var"
+                                                                        else math.sqrt(2)))
+
+
+STD_CALLS = [
+    "x.{n}(unbiased=False, keepdim=True)", "x.{n}(keepdim=True)", "x.{n}(unbiased=False)",
+    "x.{n}(False)", "x.{n}(False, keepdim=True)", "x.{n}(correction=0, keepdim=True)",
+    "x.{n}(None, keepdim=True)", "x.{n}(None, True, True)", "x.{n}(unbiased=False, correction=1)",
+    "x.{n}(keepdim=True, unbiased=True)", "x.{n}(False, True)", "x.{n}(0, True, True)",
+    "x.{n}(dim=1, correction=0)", "x.{n}(1, keepdim=True)", "torch.{n}(x, unbiased=False)",
+    "torch.{n}(x, unbiased=False, keepdim=True)", "torch.{n}(x, 0, True, True)",
+    "torch.{n}_mean(x, keepdim=True, unbiased=False)", "torch.{n}_mean(x, 1, True, True)",
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize("call", STD_CALLS)
+def test_std_var_signatures_as_pytorch(name, call):
+    real = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.arange(12.0).reshape(3, 4)
+        try:
+            out = eval(call.format(n=name), {"torch": lib, "x": x})
+        except TypeError as e:
+            return str(e).split("\nHint:")[0]
+        return [o.tolist() for o in out] if isinstance(out, tuple) else out.tolist()
+
+    assert run(torch) == run(real)
+
+
+@pytest.mark.parametrize("op, edge", [(torch.xlogy, 0.0), (torch.special.xlog1py, -1.0)])
+def test_xlogy_with_a_number_gradient_graph_and_nan(op, edge):
+    # PyTorch 2.13's xlogy(tensor, number) backward: xlogy(grad, number), then zeros filled
+    # where input is 0 unless the number is > 0 (xlog1py: > −1). So a positive number's
+    # second-order graph ends in XlogyBackward2 (teachgrad's ended in MaskedFillBackward0),
+    # and a nan number is "not > 0": the slope at input 0 is 0 (teachgrad gave nan).
+    a = leaf([0.0, 2.0])
+    (grad,) = torch.autograd.grad(op(a, 0.5).square().sum(), a, create_graph=True)
+    assert type(grad.grad_fn).__name__ == type(op(a, 0.5).grad_fn).__name__
+    log = math.log(0.5) if op is torch.xlogy else math.log1p(0.5)
+    assert grad.tolist() == [0.0, pytest.approx(4 * log * log)]  # 2·(2 log c)·log c
+    for number in (nan, edge):
+        a = leaf([0.0, 2.0])
+        (grad,) = torch.autograd.grad(op(a, number).square().sum(), a, create_graph=True)
+        assert type(grad.grad_fn).__name__ == "MaskedFillBackward0"
+        assert grad[0].item() == 0.0
+
+
+def _node_names(grad):
+    return type(grad.grad_fn).__name__, [type(n).__name__ for n, _ in grad.grad_fn.next_functions]
+
+
+def test_mm_double_backward_graph_for_factors_stored_by_column():
+    # PyTorch 2.13's mm_mat1_backward/mm_mat2_backward compute the gradient of a factor
+    # stored column by column (strides (1, rows): weight.t(), and every 1×1 matrix)
+    # transposed, (b·gradᵀ)ᵀ, so under create_graph it ends in TBackward0 (teachgrad's
+    # ended in MmBackward0). Values: d/da Σ(a·b)² = 2(a·b)·bᵀ, by hand.
+    a, b = leaf([[0.5]]), leaf([[1.0, 2.0, 3.0]])
+    grad_a, grad_b = torch.autograd.grad(torch.mm(a, b).square().sum(), (a, b),
+                                         create_graph=True)
+    assert _node_names(grad_a) == ("TBackward0", ["MmBackward0"])
+    assert _node_names(grad_b) == ("MmBackward0", ["TBackward0", "MulBackward0"])
+    assert grad_a.tolist() == [[2 * 0.5 * (1 + 4 + 9)]]
+    assert grad_b.tolist() == [[0.5, 1.0, 1.5]]  # 2(a·b)·a = 2·0.25·b
+    x, w = leaf([[1.0, 2.0]]), leaf([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    grad_x, grad_w = torch.autograd.grad(torch.mm(x, w.t()).square().sum(), (x, w),
+                                         create_graph=True)
+    assert _node_names(grad_w) == ("TBackward0", ["TBackward0"])  # through w.t()
+    assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
+    y = [1.0, 2.0, 3.0]  # x·wᵀ, so grad_w = 2·yᵀ·x and grad_x = 2·y·w
+    assert grad_w.tolist() == [[2 * yi * 1.0, 2 * yi * 2.0] for yi in y]
+    assert grad_x.tolist() == [[2 * (1 + 3), 2 * (2 + 3)]]
+
+
+def test_linear_double_backward_graph_as_pytorch():
+    # F.linear with a bias records addmm(bias, x, w.t()), whose gradients PyTorch computes
+    # with mm's rules: w.t() is stored by column, so w's gradient ends in TBackward0 →
+    # TBackward0 (teachgrad's: TBackward0 → MmBackward0). By hand: y = x·wᵀ + b = 3
+    # everywhere, ∂Σy²/∂y = 6, so ∂/∂w = Σ over the 4 rows of 6·x = 24, ∂/∂b = 24.
+    x = torch.ones(4, 2, dtype=torch.float64)
+    w, b = leaf([[1.0, 1.0]] * 3), leaf([1.0] * 3)
+    grad_w, grad_b = torch.autograd.grad(torch.nn.functional.linear(x, w, b).square().sum(),
+                                         (w, b), create_graph=True)
+    assert _node_names(grad_w) == ("TBackward0", ["TBackward0"])
+    assert grad_w.tolist() == [[24.0, 24.0]] * 3 and grad_b.tolist() == [24.0] * 3
+    x.requires_grad_()
+    (grad_x,) = torch.autograd.grad(torch.nn.functional.linear(x, w, b).square().sum(), x,
+                                    create_graph=True)
+    assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
+    assert grad_x.tolist() == [[18.0, 18.0]] * 4  # 6 · Σ over the 3 outputs of w

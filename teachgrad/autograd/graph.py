@@ -239,10 +239,50 @@ def is_stale_view(view) -> bool:
     return made_at is not None and made_at != view._vc[0]
 
 
+# ``split``, ``chunk``, ``unbind`` return several views of one tensor from one node. PyTorch
+# cannot rewrite that node's history when one of the pieces changes in place, so it forbids
+# it (CreationMeta::MULTI_OUTPUT_NODE): the pieces, and views taken of them, carry this mark
+# in ``_extra``: ``(name of the node that made the view, its output number)``.
+MULTI_OUTPUT_VIEW = "multi_output_view"
+
+
+def mark_multi_output_view(view, node_name: str, output_nr: int) -> None:
+    """Remember that ``view`` comes (maybe through further views) from ``split`` & co."""
+    # PyTorch's message names the view's node without "Backward0": "Output 0 of Split".
+    name = node_name.replace("Backward0", "").replace("Backward", "")
+    view._extras()[MULTI_OUTPUT_VIEW] = (name, output_nr)
+
+
+def is_multi_output_view(t) -> bool:
+    """Does ``t`` come from ``split``/``chunk``/``unbind`` (see ``mark_multi_output_view``)?"""
+    extra = t._extra
+    return extra is not None and MULTI_OUTPUT_VIEW in extra
+
+
+def multi_output_view_error(view, indirect: bool) -> RuntimeError:
+    """PyTorch's error for changing such a view in place (``indirect``: its base changed)."""
+    name, output_nr = view._extra[MULTI_OUTPUT_VIEW]
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if view._grad_fn is None:  # a view of a tensor that needs no gradient (no history)
+        head = (f"A view was created in no_grad mode and {modified} modified inplace with "
+                "grad mode enabled.")
+    else:
+        head = f"Output {output_nr} of {name} is a view and {modified} modified inplace."
+    return RuntimeError(
+        head + " This view is the output of a function that returns multiple views. Such "
+        "functions do not allow the output views to be modified inplace. You should replace "
+        "the inplace operation by an out-of-place one.\nHint: the pieces of split/chunk/"
+        "unbind share one backward node; change a copy (piece = piece.clone()) or compute "
+        "out of place (piece = piece * 2)."
+    )
+
+
 def rebuild_view(view) -> Node:
     """Give a stale view the history PyTorch gives it: ``AsStridedBackward0`` reading its
     elements out of the base's current history. (ops/inplace.py installs the builder: the
     graph does not know about ops.)"""
+    if is_multi_output_view(view):  # a piece of split & co.: PyTorch cannot, and refuses
+        raise multi_output_view_error(view, indirect=True)
     return _view_builder(view)
 
 

@@ -13,10 +13,13 @@ tensor([[-1.0000, -1.0000],
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
+from ..ops.quiet_mean import mean_of
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
@@ -33,7 +36,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     channels = input.shape[1] if input.ndim > 1 else 1
     dims = (0, *range(2, input.ndim))
     count = input.numel() // max(channels, 1)
-    if training and count <= 1:
+    # PyTorch's _verify_batch_size: exactly one value per channel is refused (an empty
+    # batch is not: its output is empty and the running statistics stay as they are)
+    if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
         raise ValueError(
             "Expected more than 1 value per channel when training, got input size "
             f"{input.shape}"
@@ -52,10 +57,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     data = input.float() if half else input
     x = data._data
     if training:
-        mean = np.mean(x, axis=dims, keepdims=True)
+        mean = mean_of(x, axis=dims, keepdims=True)
         centered = x - mean
-        var = np.mean(centered * centered, axis=dims, keepdims=True)  # biased: ÷ count
-        if running_mean is not None and momentum is not None:
+        var = mean_of(centered * centered, axis=dims, keepdims=True)  # biased: ÷ count
+        if running_mean is not None and momentum is not None and count:
             with no_grad():  # the running statistics are state, not part of the graph
                 # The running variance is the unbiased estimate (divides by count - 1).
                 batch_mean = _make(mean.reshape(channels))

@@ -36,6 +36,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.forward_formulas import sum_present
 from ..ops.op import Op
+from ..ops.quiet_mean import mean_of
 from ..ops.recorded_backward import RecordedBackward
 
 
@@ -66,16 +67,16 @@ def standardize_statistics(x, dims: tuple, eps: float):
     Written with NumPy functions, so it works on arrays and, under ``create_graph``, on
     tensors (then it records a graph).
     """
-    mean = np.mean(x, axis=dims, keepdims=True)
+    mean = mean_of(x, axis=dims, keepdims=True)
     centered = x - mean
-    variance = np.mean(centered * centered, axis=dims, keepdims=True)
+    variance = mean_of(centered * centered, axis=dims, keepdims=True)
     return mean, 1 / np.sqrt(variance + eps)
 
 
 def standardize_backward(grad_hat, x_hat, rstd, dims: tuple):
     """``∂L/∂x`` from ``∂L/∂x̂`` when ``x̂ = (x − mean(x)) · rstd(x)`` over ``dims``."""
-    return rstd * (grad_hat - np.mean(grad_hat, axis=dims, keepdims=True)
-                   - x_hat * np.mean(grad_hat * x_hat, axis=dims, keepdims=True))
+    return rstd * (grad_hat - mean_of(grad_hat, axis=dims, keepdims=True)
+                   - x_hat * mean_of(grad_hat * x_hat, axis=dims, keepdims=True))
 
 
 def _statistics_for_backward(ctx, x):
@@ -187,7 +188,7 @@ def standardize_double_backward(grad, x_hat, rstd, weight, dims: tuple, gg_x, gg
         return standardize_backward(v, x_hat, rstd, dims)
 
     def mean(v):
-        return np.mean(v, axis=dims, keepdims=True)
+        return mean_of(v, axis=dims, keepdims=True)
 
     need_grad, need_x, need_weight = needs
     projected = None if gg_x is None else project(gg_x)  # rstd·P(u)

@@ -57,6 +57,9 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     if not tracked:
         write_into(self, op(self, *args, **kwargs))
         return self
+    if not self._requires_grad and self._base is not None and graph.is_multi_output_view(self):
+        # a piece of split & co. of a constant, given a history by the values written
+        raise graph.multi_output_view_error(self, indirect=False)
     # Keep the old values for the op's backward: self is about to be overwritten.
     source = _make(self._data.copy(), self._requires_grad, self._grad_fn)
     source._output_nr = self._output_nr

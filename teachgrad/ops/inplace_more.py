@@ -195,7 +195,8 @@ for _stem_name, (_stem, _compare, _out, _aliases) in _COMPARISONS.items():
 # ----------------------------------------------------------------------------------------
 def _logical_method(op, name: str):
     def method(self: Tensor, *others) -> Tensor:
-        self._check_inplace()
+        # (no _check_inplace: nothing is recorded, so PyTorch allows it on a leaf that
+        # requires grad and on a piece of split as well)
         plain = [o.detach() if isinstance(o, Tensor) else o for o in others]
         write_into(self, op(self.detach(), *plain))
         return self

@@ -59,9 +59,9 @@ def _right_factor_grad(ctx, left, grad, right):
     When ``right`` is a transposed matrix (``weight.t()`` in ``nn.Linear``) this computes
     ``(gradᵀ @ left)ᵀ`` instead, as PyTorch's ``mm_mat2_backward`` does: the same numbers,
     already laid out as ``right`` is, so the gradient that reaches the weight through
-    ``t()`` is contiguous and becomes ``weight.grad`` without a copy. (Only for plain
-    arrays: under ``create_graph`` the formula stays the textbook one.) ``right`` itself is
-    often not saved (None: no gradient needs it), so forward notes its layout on ``ctx``,
+    ``t()`` is contiguous and becomes ``weight.grad`` without a copy. (For plain arrays;
+    mm under ``create_graph`` records PyTorch's graph: ``_mm_recorded_grads``.) ``right``
+    itself is often not saved (None: no gradient needs it), so forward notes its layout on ``ctx``,
     as PyTorch keeps ``_saved_mat2_sym_strides``.
     """
     if right is None:
@@ -93,6 +93,32 @@ def _save_factors(ctx, left, right) -> None:
     ctx.save_for_backward(right if need_left else None, left if need_right else None)
     if need_right and not need_left:
         ctx.right_is_transposed = _is_transposed(right)
+        ctx.right_column_major = _column_major(right)  # (PyTorch's test, for create_graph)
+    elif need_left and not need_right:  # (left is not kept: its layout, for create_graph)
+        ctx.left_column_major = _column_major(left)
+
+
+def _column_major(m) -> bool:
+    """PyTorch's test in mm's backward: strides ``(1, rows)`` in elements, a matrix stored
+    column by column (``weight.t()``; every 1×1 matrix passes too)."""
+    data = m._data if type(m) is Tensor else m
+    return (data.ndim == 2 and data.strides[0] == data.itemsize
+            and data.strides[1] == data.shape[0] * data.itemsize)
+
+
+def _mm_recorded_grads(ctx, grad, a, b, need_a: bool, need_b: bool) -> tuple:
+    """mm's gradients under ``create_graph``, as PyTorch's mm_mat1/mm_mat2_backward record
+    them: for a factor stored column by column the gradient is computed transposed,
+    ``(b·gradᵀ)ᵀ`` for ``a`` and ``(gradᵀ·a)ᵀ`` for ``b`` (same numbers, laid out as the
+    factor is), so its graph ends in ``TBackward0`` instead of ``MmBackward0``."""
+    grad_a = grad_b = None
+    if need_a:
+        column_major = ctx.left_column_major if a is None else _column_major(a)
+        grad_a = b.mm(grad.t()).t() if column_major else grad.mm(b.t())
+    if need_b:
+        column_major = ctx.right_column_major if b is None else _column_major(b)
+        grad_b = grad.t().mm(a).t() if column_major else a.t().mm(grad)
+    return grad_a, grad_b
 
 
 class DotBackward0(Op):
@@ -144,6 +170,8 @@ class MmBackward0(Op):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if type(grad) is Tensor:  # create_graph: the graph PyTorch records
+            return _mm_recorded_grads(ctx, grad, a, b, need_a, need_b)
         grad_a = np.matmul(grad, _transposed(b)) if need_a else None
         grad_b = _right_factor_grad(ctx, a, grad, b) if need_b else None
         return grad_a, grad_b
@@ -190,6 +218,12 @@ class AddmmBackward0(Op):
         need_input, need_1, need_2 = ctx.needs_input_grad
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
+        if type(grad) is Tensor:  # create_graph: mm's graph (PyTorch's), then times alpha
+            grad_1, grad_2 = _mm_recorded_grads(ctx, grad, mat1, mat2, need_1, need_2)
+            if ctx.alpha != 1:
+                grad_1 = None if grad_1 is None else grad_1 * ctx.alpha
+                grad_2 = None if grad_2 is None else grad_2 * ctx.alpha
+            return grad_input, grad_1, grad_2
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
         grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2

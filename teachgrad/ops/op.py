@@ -202,7 +202,10 @@ class Op(Node):
             out = cls.forward(NO_CONTEXT, *arrays, **params)
             if type(out) is tuple:
                 view_of = inputs[0] if cls.is_view else None
-                return tuple([_wrap(o, view_of) for o in out])
+                outputs = tuple([_wrap(o, view_of) for o in out])
+                if view_of is not None and _grad_state.enabled:  # split & co. (see below)
+                    _mark_pieces(outputs, cls.__name__)
+                return outputs
             if cls.is_view:
                 return _wrap(out, inputs[0])
             if type(out) is not _ndarray:
@@ -317,14 +320,25 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
     if type(out) is tuple:  # several outputs: output_nr tells them apart
         outputs = tuple([_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out)])
         ctx._meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+        if view_of is not None:  # split, chunk, unbind: pieces PyTorch won't change in place
+            _mark_pieces(outputs, type(ctx).__name__)
     else:
         outputs = _tracked(out, ctx, 0, view_of)
         ctx._meta = _meta_of(outputs._data)
+        if view_of is not None and view_of._extra is not None and graph.is_multi_output_view(
+                view_of):  # a view of such a piece is refused in place too
+            graph.mark_multi_output_view(outputs, type(ctx).__name__, 0)
     if ctx._saved is not None:
         ctx._saved = record_saved(
             ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
         )
     return outputs
+
+
+def _mark_pieces(outputs: tuple, node_name: str) -> None:
+    """Mark the views a multi-output op made (see ``graph.mark_multi_output_view``)."""
+    for nr, piece in enumerate(outputs):
+        graph.mark_multi_output_view(piece, node_name, nr)
 
 
 _NO_EDGE = (None, 0)

@@ -20,6 +20,7 @@ they are constants when the backward pass is itself recorded (``create_graph=Tru
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import warnings
 
@@ -34,6 +35,7 @@ from .layout import row_major
 from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
+from .quiet_mean import mean_of
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -127,7 +129,7 @@ class MeanBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return np.mean(a, dtype=_mean_dtype(a))
+        return mean_of(a, dtype=_mean_dtype(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -148,7 +150,7 @@ class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return row_major(np.mean(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a)))
+        return row_major(mean_of(a, axis=dims, keepdims=keepdim, dtype=_mean_dtype(a)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -713,7 +715,7 @@ class VarBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
-        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
             return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
 
@@ -739,7 +741,7 @@ class StdBackward0(Op):
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
-        centred = a - np.mean(a, axis=ctx.dims, keepdims=True)
+        centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
 
@@ -749,11 +751,8 @@ def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
     ``var(dim, *, correction, keepdim)``."""
     if isinstance(dim, bool):  # x.var(False): the bool is `unbiased`
         dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments: pass either unbiased or "
-            "correction, not both"
-        )
+    if unbiased is not None and correction is not None:  # (only reached from inside)
+        raise TypeError(f"{name}(): pass either unbiased or correction, not both")
     _require_floating(input, "std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None else int(unbiased)
@@ -767,7 +766,7 @@ def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
     return dims, correction, keepdim
 
 
-@tensor_method()
+@numpy_names
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction=None) -> Tensor:
     """Variance over ``dim`` (all elements by default), divided by ``N - correction``.
@@ -783,12 +782,87 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     return VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
-@tensor_method()
+@numpy_names
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var` (same arguments)."""
     dims, c, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
     return StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+# PyTorch's argument parser knows three signatures of std/var (and std_mean/var_mean), and
+# refuses a call that fits none, e.g. ``x.std(unbiased=False, keepdim=True)`` (keepdim
+# needs a dim there) or ``unbiased=`` with ``correction=``. teachgrad's single Python
+# signature would accept those, so the call is checked as PyTorch's parser checks it.
+_VAR_SIGNATURES = (
+    ("tuple of ints dim", "bool unbiased = True", "bool keepdim = False"),
+    ("tuple of ints dim = None", "*", "Number correction = None", "bool keepdim = False"),
+    ("bool unbiased = True",),
+)
+_NUMPY_SPELLING = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _fits_a_var_signature(args: tuple, keywords: set) -> bool:
+    """Does a call with these arguments (after ``input``) fit one of _VAR_SIGNATURES?"""
+    keywords = {_NUMPY_SPELLING.get(k, k) for k in keywords} - {"out"}
+    first_is_dim = bool(args) and not isinstance(args[0], bool) and (
+        args[0] is None or isinstance(args[0], (tuple, list)) or hasattr(args[0], "__index__"))
+    with_dim = (first_is_dim or "dim" in keywords) and (not args or first_is_dim)
+    if with_dim and len(args) <= 3 and keywords <= {"dim", "unbiased", "keepdim"}:
+        return True  # (dim, unbiased, keepdim)
+    if len(args) <= 1 and (not args or first_is_dim) and keywords <= {
+            "dim", "correction", "keepdim"}:
+        return True  # (dim=None, *, correction, keepdim)
+    return len(args) <= 1 and keywords <= {"unbiased"} and (
+        not args or isinstance(args[0], bool))  # (unbiased)
+
+
+def _pytorch_type_name(value) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def _no_var_signature_error(name: str, args: tuple, kwargs: dict, method: bool,
+                            has_out: bool) -> TypeError:
+    """PyTorch's message: what was given (keywords last, in reverse order), and the
+    signatures it expected."""
+    given = [_pytorch_type_name(a) for a in args]
+    named = [f"{k}={_pytorch_type_name(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(given + named) + (", " if named and not given else "")
+    signatures = []
+    for signature in _VAR_SIGNATURES:
+        parts = list(signature) if method else ["Tensor input", *signature]
+        if has_out and not method and len(signature) > 1:
+            parts += ["Tensor out = None"] if "*" in parts else ["*", "Tensor out = None"]
+        signatures.append(" * (" + ", ".join(parts) + ")\n")
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+        "one of:\n" + "".join(signatures)
+        + "\nHint: keepdim= and correction= go with a dim (dim=None for all elements); "
+        "unbiased= and correction= are two spellings of one thing: give one."
+    )
+
+
+def _parsed_like_pytorch(name: str, fn, has_out: bool):
+    """``fn`` as a function and as a Tensor method that check the call against
+    _VAR_SIGNATURES first (each names the form PyTorch would name)."""
+
+    @functools.wraps(fn)
+    def function(input, *args, **kwargs):
+        if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
+            raise _no_var_signature_error(name, (input, *args), kwargs, False, has_out)
+        return fn(input, *args, **kwargs)
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
+            raise _no_var_signature_error(name, args, kwargs, True, has_out)
+        return fn(self, *args, **kwargs)
+
+    return function, method
+
+
+var, Tensor.var = _parsed_like_pytorch("var", var, has_out=True)
+std, Tensor.std = _parsed_like_pytorch("std", std, has_out=True)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1287,7 +1361,7 @@ class VarMeanBackward0(Op):
     def forward(ctx, a, dims, correction, keepdim):
         variance = VarBackward0.forward(ctx, a, dims, correction, keepdim)
         ctx.shape = a.shape
-        return variance, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+        return variance, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -1301,7 +1375,7 @@ class StdMeanBackward0(Op):
     def forward(ctx, a, dims, correction, keepdim):
         deviation = StdBackward0.forward(ctx, a, dims, correction, keepdim)
         ctx.shape = a.shape
-        return deviation, np.asarray(np.mean(a, axis=dims, keepdims=keepdim))
+        return deviation, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
@@ -1335,6 +1409,10 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     _require_floating(input, "std_mean only support floating point and complex dtypes")
     dims, c, keepdim = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
     return StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+
+
+var_mean = _parsed_like_pytorch("var_mean", var_mean, has_out=False)[0]
+std_mean = _parsed_like_pytorch("std_mean", std_mean, has_out=False)[0]
 
 
 # ----------------------------------------------------------------------------------------

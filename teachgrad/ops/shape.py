@@ -933,6 +933,8 @@ class CatBackward0(Op):
         ctx.dim = dim
         ctx.pieces = [None if _legacy_empty(a) else a.shape[dim] for a in arrays]
         kept = [a for a in arrays if not _legacy_empty(a)]
+        if not kept:  # all of them skipped: an empty vector (PyTorch's result)
+            return np.zeros((0,), dtype)
         return row_major(np.concatenate(kept, axis=dim, dtype=dtype))
 
     @staticmethod

@@ -540,7 +540,10 @@ class Atan2Backward0(Op):
         r2 = a * a + b * b
         at_origin = np.asarray(_value(r2)) == 0
         if at_origin.any():  # atan2(0, 0): PyTorch's slopes are 0 there, not 0/0 = nan
-            inverse = np.where(at_origin, 0, 1 / np.where(at_origin, 1, r2))
+            # ...chosen by a where() over 1/r² = inf, as in PyTorch: the second derivatives
+            # there come out nan (0 · inf, behind the where), as PyTorch's do.
+            with np.errstate(divide="ignore"):
+                inverse = np.where(at_origin, 0, 1 / r2)
             return grad * (b * inverse), grad * (-a * inverse)
         # grad times the slope last, as PyTorch: MulBackward0 under create_graph
         return grad * (b / r2), grad * (-a / r2)
@@ -715,11 +718,16 @@ class XlogyBackward2(Op):
     @staticmethod
     def forward(ctx, a, y):
         ctx.y = y
-        ctx.flat = (a == 0) & (y <= 0)  # (a constant: where the slope is 0 by definition)
+        # where the slope is 0 by definition: PyTorch tests "not > 0", so a nan number too
+        ctx.flat = (a == 0) & np.logical_not(y > 0)
         return np.where(_xlogy_zeros(a, y), 0, a * np.log(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if isinstance(grad, Tensor) and ctx.y > 0:
+            # PyTorch fills no zeros for a positive number (nothing to fill): the recorded
+            # graph ends in XlogyBackward2, not MaskedFillBackward0
+            return xlogy(grad, ctx.y)
         return _times_log(grad, ctx.y, ctx.flat, np.log, xlogy)
 
 
@@ -791,11 +799,13 @@ class SpecialXlog1PyBackward2(Op):
     @staticmethod
     def forward(ctx, a, y):
         ctx.y = y
-        ctx.flat = (a == 0) & (y <= -1)  # (a constant: where the slope is 0 by definition)
+        ctx.flat = (a == 0) & np.logical_not(y > -1)  # (as xlogy's: nan too)
         return np.where(_xlog1py_zeros(a, y), 0, a * np.log1p(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if isinstance(grad, Tensor) and ctx.y > -1:  # (as xlogy's: no zeros to fill)
+            return xlog1py(grad, ctx.y)
         return _times_log(grad, ctx.y, ctx.flat, np.log1p, xlog1py)
 
 
