@@ -54,7 +54,9 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)  # NumPy data keeps its dtype (float64 stays float64)
-    data = _unwrap_tensors(data)
+    tensor_dtypes: list = []
+    number_types: set = set()
+    data = _unwrap_tensors(data, dtype, tensor_dtypes, number_types)
     try:
         array = np.array(data)
     except ValueError:
@@ -63,6 +65,9 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     if array.dtype == object:
         _raise_ragged(data)
         raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+    if tensor_dtypes and dtype is None:
+        promoted = _promoted_leaf_dtype(tensor_dtypes, number_types)
+        return array.astype(promoted.numpy, copy=False)
     if array.dtype.kind == "f":
         target = get_default_dtype() if dtype is None else to_dtype(dtype)
         return array.astype(target.numpy, copy=False)
@@ -86,13 +91,59 @@ def _unsupported_type_name(data) -> str:
     return type(data).__name__
 
 
-def _unwrap_tensors(data):
-    """Lists may hold tensors (``tensor([a, b])``): use their values."""
+def _unwrap_tensors(data, dtype: DType | None, tensor_dtypes: list, number_types: set):
+    """Lists may hold tensors (``tensor([a, b])``): each is one number, as in PyTorch.
+
+    PyTorch converts each with ``float(t)`` (or ``operator.index(t)`` for an integer
+    dtype), so a tensor of several elements is refused, a float tensor cannot fill an
+    integer tensor, and one that requires grad gets float's warning. Their dtypes go
+    go into ``tensor_dtypes`` (and the types of the plain numbers into ``number_types``)
+    for the result's dtype.
+    """
     if isinstance(data, Tensor):
-        return data._data.tolist()
+        if dtype is not None and not to_dtype(dtype).is_floating_point \
+                and data.dtype.is_floating_point:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        data._check_python_scalar()
+        tensor_dtypes.append(data.dtype)
+        return data._data.reshape(())[()]
     if isinstance(data, (list, tuple)):
-        return [_unwrap_tensors(d) for d in data]
+        return [_unwrap_tensors(d, dtype, tensor_dtypes, number_types) for d in data]
+    number_types.add(type(data))
     return data
+
+
+def list_of_tensors_values(source, dtype: DType) -> np.ndarray | None:
+    """``torch.Tensor([a, b])``, ``FloatTensor([a, b])``: the values of a list of tensors.
+
+    None when ``source`` is not a list holding tensors (the legacy constructors then
+    convert it themselves). Each tensor is one number, converted as ``torch.tensor`` does.
+    """
+    if not isinstance(source, (list, tuple)) or not _holds_tensor(source):
+        return None
+    return _infer_numpy(source, dtype).astype(dtype.numpy, copy=False)
+
+
+def _holds_tensor(data) -> bool:
+    if isinstance(data, Tensor):
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_tensor(d) for d in data)
+
+
+def _promoted_leaf_dtype(tensor_dtypes: list, number_types: set) -> DType:
+    """The dtype of ``tensor([...])`` mixing tensors and numbers: all of them promoted.
+
+    A Python float counts as the default dtype, an int as int64: ``tensor([f64, 1.5])``
+    is float64, ``tensor([f16, 1.0])`` float32, ``tensor([int32, 1])`` int64.
+    """
+    python_dtypes = {bool: _dtypes.bool, int: _dtypes.int64, float: get_default_dtype()}
+    result = tensor_dtypes[0]
+    for leaf in tensor_dtypes[1:]:
+        result = _dtypes.promote_types(result, leaf)
+    for kind in number_types:
+        if kind in python_dtypes:
+            result = _dtypes.promote_types(result, python_dtypes[kind])
+    return result
 
 
 def _raise_ragged(data, dim: int = 0) -> None:

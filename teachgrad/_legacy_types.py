@@ -65,7 +65,11 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the legacy types' typ
                 f"new() received an invalid combination of arguments - got "
                 f"({', '.join(type(a).__name__ for a in args)})"
             )
-        values = np.asarray(first.numpy() if hasattr(first, "numpy") else first)
+        from ._creation import list_of_tensors_values  # (imports this module)
+
+        values = list_of_tensors_values(first, cls.dtype)
+        if values is None:
+            values = np.asarray(first.numpy() if hasattr(first, "numpy") else first)
         return _make(np.array(values, dtype=numpy_dtype))
 
     def __repr__(cls) -> str:

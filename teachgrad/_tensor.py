@@ -184,7 +184,11 @@ class Tensor:
             source = args[0]
             if isinstance(source, Tensor):
                 source = source._data
-            data = np.array(source, dtype=np.float32)
+            from ._creation import list_of_tensors_values  # (imports this module)
+
+            data = list_of_tensors_values(source, _dtypes.float32)
+            if data is None:
+                data = np.array(source, dtype=np.float32)
         else:
             shape = args
             data = np.zeros(tuple(int(s) for s in shape), dtype=np.float32)
@@ -376,8 +380,11 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self) -> float:
-        if self._data.size != 1:
-            raise ValueError(_NOT_ONE_ELEMENT)
+        self._check_python_scalar()
+        return float(self.item())
+
+    def _check_python_scalar(self) -> None:
+        """What float(t) and complex(t) (and torch.tensor([a, b])) check before converting."""
         if self._requires_grad and _grad_state.enabled and not _float_warning["given"]:
             # PyTorch warns once per process (float(loss) is fine for printing; it is a
             # trap only when the number is meant to carry a gradient on), and not under
@@ -388,7 +395,8 @@ class Tensor:
                 "unexpected behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
             )
-        return float(self.item())
+        if self._data.size != 1:  # (after the warning, as PyTorch)
+            raise ValueError(_NOT_ONE_ELEMENT)
 
     def __int__(self) -> int:
         if self._data.size != 1:
@@ -408,6 +416,7 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __complex__(self) -> complex:
+        self._check_python_scalar()
         return complex(self.item())
 
     def __hash__(self) -> int:
