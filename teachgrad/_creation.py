@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
+from ._layout import check_layout
 from ._tensor import Tensor, _make
 from ._warn import warn_user
 from .ops.fill_value import check_fill_value
@@ -190,9 +191,10 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     return _finish(array, requires_grad)
 
 
-def scalar_tensor(value, *, dtype: DType | None = None, device=None,
+def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``value`` (float32 by default)."""
+    check_layout("scalar_tensor", layout)
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
@@ -285,23 +287,26 @@ def _float_dtype(dtype) -> np.dtype:
     return (to_dtype(dtype) if dtype is not None else get_default_dtype()).numpy
 
 
-def zeros(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           out=None) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``."""
+    check_layout("zeros", layout)
     _check_device(device)
     return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
          out=None) -> Tensor:
     """A tensor of ones: ``ones(2, 2, requires_grad=True)``."""
+    check_layout("ones", layout)
     _check_device(device)
     return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           memory_format=None) -> Tensor:
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
+    check_layout("empty", layout)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -316,6 +321,7 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     >>> torch.empty_strided((2, 3), (1, 2)).stride()
     (1, 2)
     """
+    check_layout("empty_strided", layout)
     from .ops.strided import strided_window
 
     _check_device(device)
@@ -331,9 +337,10 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
 
-def full(size, fill_value, *, dtype: DType | None = None, device=None,
+def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
+    check_layout("full", layout)
     _check_device(device)
     if isinstance(fill_value, (Tensor, np.generic)):  # a one-element tensor or NumPy scalar
         fill_value = fill_value.item()
@@ -355,9 +362,10 @@ def full(size, fill_value, *, dtype: DType | None = None, device=None,
     return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
+    check_layout("eye", layout)
     _check_device(device)
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
@@ -365,12 +373,13 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype: DType | None = None, device=None,
+def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Evenly spaced values in ``[start, end)``: ``arange(5)``, ``arange(0, 1, 0.25)``.
 
     Integer arguments give int64, any float gives the default float dtype.
     """
+    check_layout("arange", layout)
     _check_device(device)
     if end is None:
         start, end = 0, start
@@ -390,18 +399,20 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, device=None,
     return _finish(data, requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
+def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    check_layout("linspace", layout)
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
 
 
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None, layout=None,
              device=None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
+    check_layout("logspace", layout)
     _check_device(device)
     data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
     return _finish(data, requires_grad)
@@ -411,27 +422,31 @@ def _like_dtype(t: Tensor, dtype) -> np.dtype:
     return to_dtype(dtype).numpy if dtype is not None else t._data.dtype
 
 
-def zeros_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def zeros_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
+    check_layout("zeros_like", layout)
     return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def ones_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """Ones with the shape (and dtype) of ``input``: the usual ``gradient`` for backward."""
+    check_layout("ones_like", layout)
     return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def empty_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Like :func:`zeros_like` (teachgrad never hands out uninitialised memory)."""
+    check_layout("empty_like", layout)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, device=None,
+def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
+    check_layout("full_like", layout)
     data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
     return _finish(data, requires_grad)
 
@@ -454,7 +469,7 @@ def _triangle_indices(which: str, row: int, col: int, offset: int, dtype, device
     return _make(np.stack([rows, cols]).astype(d).reshape(2, -1))
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, layout=None,
                  device=None) -> Tensor:
     """The (row, column) indices of the lower triangle of a ``row × col`` matrix, as a
     ``2 × N`` tensor, in row-major order (``offset`` moves the diagonal up).
@@ -464,10 +479,12 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
     tensor([[0, 1, 1, 2, 2, 2],
             [0, 0, 1, 0, 1, 2]])
     """
+    check_layout("tril_indices", layout)
     return _triangle_indices("tril_indices", row, col, offset, dtype, device)
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, layout=None,
                  device=None) -> Tensor:
     """The indices of the upper triangle of a ``row × col`` matrix (see :func:`tril_indices`)."""
+    check_layout("triu_indices", layout)
     return _triangle_indices("triu_indices", row, col, offset, dtype, device)
