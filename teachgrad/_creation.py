@@ -32,7 +32,7 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
         raise RuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients"
             f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
-            "dtype=teachgrad.float32."
+            "dtype=torch.float32."
         )
     return _make(data, requires_grad)
 

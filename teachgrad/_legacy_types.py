@@ -53,7 +53,7 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the legacy types' typ
             if first.dtype is not cls.dtype:
                 raise TypeError(
                     f"expected {cls.dtype} (got {first.dtype})"
-                    "\nHint: convert first, e.g. x.to(teachgrad." + cls.dtype.name + ")."
+                    "\nHint: convert first, e.g. x.to(torch." + cls.dtype.name + ")."
                 )
             return first  # PyTorch's legacy constructor returns the same tensor
         if len(args) == 1 and isinstance(first, Size):

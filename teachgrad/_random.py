@@ -101,7 +101,7 @@ def _unpack_state(data: np.ndarray) -> tuple[dict, int]:
         raise RuntimeError(
             f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
             f"state size to be {data.size}"
-            "\nHint: pass a state returned by teachgrad.get_rng_state() (or "
+            "\nHint: pass a state returned by torch.get_rng_state() (or "
             "Generator.get_state()), unchanged."
         )
     raw = data.tobytes()

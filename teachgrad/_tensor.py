@@ -580,14 +580,16 @@ class Tensor:
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
-                "\nHint: wrap the update in `with teachgrad.no_grad():` (as optimizers do), "
-                "or work on a copy: y = x.clone()."
+                "\nHint: to update the tensor itself (as an optimizer step does), do it under "
+                "`with torch.no_grad():`; to compute a new tensor that stays in the graph, use "
+                "the out-of-place op (x + 1, not x.add_(1)) or change a copy: y = x.clone()."
             )
         base = self._base
         if base is not None and base._grad_fn is None and base._requires_grad:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation.\nHint: wrap the update in `with teachgrad.no_grad():`, or clone first."
+                "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "
+                "to compute a new tensor that stays in the graph, change a copy: x.clone()."
             )
 
     def _bump_version(self) -> None:

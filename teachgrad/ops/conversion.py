@@ -155,7 +155,7 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
     """There is no GPU: always a RuntimeError that says so."""
     raise RuntimeError(
         "teachgrad computes with NumPy on the CPU; there is no CUDA. Remove .cuda() / "
-        ".to('cuda') (teachgrad.cuda.is_available() is False)."
+        ".to('cuda') (torch.cuda.is_available() is False)."
     )
 
 
