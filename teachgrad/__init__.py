@@ -42,7 +42,15 @@ from ._dtypes import (  # noqa: F401 - PyTorch's dtype names
     uint8,
 )
 from ._tensor import Size, Tensor  # noqa: I001
-from ._layout import layout, strided  # noqa: F401 - torch.layout, torch.strided
+from ._layout import (  # noqa: F401 - torch.layout, torch.strided ...
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from . import ops  # noqa: F401 - registers the Tensor methods
 from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403

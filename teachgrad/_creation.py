@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
+from ._layout import check_layout
 from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
 from .ops.fill_value import check_fill_value
@@ -31,7 +32,7 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
         raise RuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients"
             f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
-            "dtype=teachgrad.float32."
+            "dtype=torch.float32."
         )
     return _make(data, bool(requires_grad))  # (None, the default of some, is False)
 
@@ -64,7 +65,9 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)  # NumPy data keeps its dtype (float64 stays float64)
-    data = _unwrap_tensors(data)
+    tensor_dtypes: list = []
+    number_types: set = set()
+    data = _unwrap_tensors(data, dtype, tensor_dtypes, number_types)
     try:
         array = np.array(data)
     except ValueError:
@@ -73,6 +76,9 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     if array.dtype == object:
         _raise_ragged(data)
         raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+    if tensor_dtypes and dtype is None:
+        promoted = _promoted_leaf_dtype(tensor_dtypes, number_types)
+        return array.astype(promoted.numpy, copy=False)
     if array.dtype.kind == "f":
         target = get_default_dtype() if dtype is None else to_dtype(dtype)
         return array.astype(target.numpy, copy=False)
@@ -96,13 +102,59 @@ def _unsupported_type_name(data) -> str:
     return type(data).__name__
 
 
-def _unwrap_tensors(data):
-    """Lists may hold tensors (``tensor([a, b])``): use their values."""
+def _unwrap_tensors(data, dtype: DType | None, tensor_dtypes: list, number_types: set):
+    """Lists may hold tensors (``tensor([a, b])``): each is one number, as in PyTorch.
+
+    PyTorch converts each with ``float(t)`` (or ``operator.index(t)`` for an integer
+    dtype), so a tensor of several elements is refused, a float tensor cannot fill an
+    integer tensor, and one that requires grad gets float's warning. Their dtypes go
+    go into ``tensor_dtypes`` (and the types of the plain numbers into ``number_types``)
+    for the result's dtype.
+    """
     if isinstance(data, Tensor):
-        return data._data.tolist()
+        if dtype is not None and not to_dtype(dtype).is_floating_point \
+                and data.dtype.is_floating_point:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        data._check_python_scalar()
+        tensor_dtypes.append(data.dtype)
+        return data._data.reshape(())[()]
     if isinstance(data, (list, tuple)):
-        return [_unwrap_tensors(d) for d in data]
+        return [_unwrap_tensors(d, dtype, tensor_dtypes, number_types) for d in data]
+    number_types.add(type(data))
     return data
+
+
+def list_of_tensors_values(source, dtype: DType) -> np.ndarray | None:
+    """``torch.Tensor([a, b])``, ``FloatTensor([a, b])``: the values of a list of tensors.
+
+    None when ``source`` is not a list holding tensors (the legacy constructors then
+    convert it themselves). Each tensor is one number, converted as ``torch.tensor`` does.
+    """
+    if not isinstance(source, (list, tuple)) or not _holds_tensor(source):
+        return None
+    return _infer_numpy(source, dtype).astype(dtype.numpy, copy=False)
+
+
+def _holds_tensor(data) -> bool:
+    if isinstance(data, Tensor):
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_tensor(d) for d in data)
+
+
+def _promoted_leaf_dtype(tensor_dtypes: list, number_types: set) -> DType:
+    """The dtype of ``tensor([...])`` mixing tensors and numbers: all of them promoted.
+
+    A Python float counts as the default dtype, an int as int64: ``tensor([f64, 1.5])``
+    is float64, ``tensor([f16, 1.0])`` float32, ``tensor([int32, 1])`` int64.
+    """
+    python_dtypes = {bool: _dtypes.bool, int: _dtypes.int64, float: get_default_dtype()}
+    result = tensor_dtypes[0]
+    for leaf in tensor_dtypes[1:]:
+        result = _dtypes.promote_types(result, leaf)
+    for kind in number_types:
+        if kind in python_dtypes:
+            result = _dtypes.promote_types(result, python_dtypes[kind])
+    return result
 
 
 def _raise_ragged(data, dim: int = 0) -> None:
@@ -150,10 +202,11 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     return _finish(array, requires_grad)
 
 
-def scalar_tensor(value, *, dtype: DType | None = None, device=None,
+def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``value`` (float32 by default)."""
     _check_flag("scalar_tensor", requires_grad)
+    check_layout("scalar_tensor", layout)
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
@@ -247,26 +300,29 @@ def _float_dtype(dtype) -> np.dtype:
     return (to_dtype(dtype) if dtype is not None else get_default_dtype()).numpy
 
 
-def zeros(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           out=None) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``."""
     _check_flag("zeros", requires_grad)
+    check_layout("zeros", layout)
     _check_device(device)
     return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
          out=None) -> Tensor:
     """A tensor of ones: ``ones(2, 2, requires_grad=True)``."""
     _check_flag("ones", requires_grad)
+    check_layout("ones", layout)
     _check_device(device)
     return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype: DType | None = None, device=None, requires_grad: bool = False,
+def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           memory_format=None) -> Tensor:
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
     _check_flag("empty", requires_grad)
+    check_layout("empty", layout)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -282,6 +338,7 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     (1, 2)
     """
     _check_flag("empty_strided", requires_grad)
+    check_layout("empty_strided", layout)
     from .ops.strided import strided_window
 
     _check_device(device)
@@ -297,10 +354,11 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
 
-def full(size, fill_value, *, dtype: DType | None = None, device=None,
+def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
     _check_flag("full", requires_grad)
+    check_layout("full", layout)
     _check_device(device)
     if isinstance(fill_value, (Tensor, np.generic)):  # a one-element tensor or NumPy scalar
         fill_value = fill_value.item()
@@ -322,9 +380,10 @@ def full(size, fill_value, *, dtype: DType | None = None, device=None,
     return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
+    check_layout("eye", layout)
     _check_device(device)
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
@@ -332,12 +391,13 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype: DType | None = None, device=None,
+def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Evenly spaced values in ``[start, end)``: ``arange(5)``, ``arange(0, 1, 0.25)``.
 
     Integer arguments give int64, any float gives the default float dtype.
     """
+    check_layout("arange", layout)
     _check_device(device)
     if end is None:
         start, end = 0, start
@@ -357,18 +417,20 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, device=None,
     return _finish(data, requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
+def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    check_layout("linspace", layout)
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
 
 
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None, layout=None,
              device=None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
+    check_layout("logspace", layout)
     _check_device(device)
     data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
     return _finish(data, requires_grad)
@@ -378,31 +440,35 @@ def _like_dtype(t: Tensor, dtype) -> np.dtype:
     return to_dtype(dtype).numpy if dtype is not None else t._data.dtype
 
 
-def zeros_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def zeros_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
     _check_flag("zeros_like", requires_grad)
+    check_layout("zeros_like", layout)
     return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def ones_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """Ones with the shape (and dtype) of ``input``: the usual ``gradient`` for backward."""
     _check_flag("ones_like", requires_grad)
+    check_layout("ones_like", layout)
     return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype: DType | None = None, device=None,
+def empty_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Like :func:`zeros_like` (teachgrad never hands out uninitialised memory)."""
     _check_flag("empty_like", requires_grad)
+    check_layout("empty_like", layout)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, device=None,
+def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
     _check_flag("full_like", requires_grad)
+    check_layout("full_like", layout)
     data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
     return _finish(data, requires_grad)
 
@@ -425,7 +491,7 @@ def _triangle_indices(which: str, row: int, col: int, offset: int, dtype, device
     return _make(np.stack([rows, cols]).astype(d).reshape(2, -1))
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, layout=None,
                  device=None) -> Tensor:
     """The (row, column) indices of the lower triangle of a ``row × col`` matrix, as a
     ``2 × N`` tensor, in row-major order (``offset`` moves the diagonal up).
@@ -435,10 +501,12 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
     tensor([[0, 1, 1, 2, 2, 2],
             [0, 0, 1, 0, 1, 2]])
     """
+    check_layout("tril_indices", layout)
     return _triangle_indices("tril_indices", row, col, offset, dtype, device)
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None,
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, layout=None,
                  device=None) -> Tensor:
     """The indices of the upper triangle of a ``row × col`` matrix (see :func:`tril_indices`)."""
+    check_layout("triu_indices", layout)
     return _triangle_indices("triu_indices", row, col, offset, dtype, device)

@@ -111,7 +111,7 @@ def to_dtype(d) -> dtype:
     try:
         return from_numpy_dtype(np.dtype(d))
     except TypeError:
-        raise TypeError(f"{d!r} is not a teachgrad dtype (try teachgrad.float32)") from None
+        raise TypeError(f"{d!r} is not a teachgrad dtype (try torch.float32)") from None
 
 
 # The builtins are shadowed above by PyTorch's names (float, int, bool), so keep them here.

@@ -100,7 +100,7 @@ def set_default_device(device) -> None:
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
             f"teachgrad has no device '{device}': it computes on the CPU only."
-            "\nHint: leave the default device as 'cpu' (teachgrad.cuda.is_available() is False)."
+            "\nHint: leave the default device as 'cpu' (torch.cuda.is_available() is False)."
         )
 
 

@@ -53,7 +53,7 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the legacy types' typ
             if first.dtype is not cls.dtype:
                 raise TypeError(
                     f"expected {cls.dtype} (got {first.dtype})"
-                    "\nHint: convert first, e.g. x.to(teachgrad." + cls.dtype.name + ")."
+                    "\nHint: convert first, e.g. x.to(torch." + cls.dtype.name + ")."
                 )
             return first  # PyTorch's legacy constructor returns the same tensor
         if len(args) == 1 and isinstance(first, Size):
@@ -65,7 +65,11 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the legacy types' typ
                 f"new() received an invalid combination of arguments - got "
                 f"({', '.join(type(a).__name__ for a in args)})"
             )
-        values = np.asarray(first.numpy() if hasattr(first, "numpy") else first)
+        from ._creation import list_of_tensors_values  # (imports this module)
+
+        values = list_of_tensors_values(first, cls.dtype)
+        if values is None:
+            values = np.asarray(first.numpy() if hasattr(first, "numpy") else first)
         return _make(np.array(values, dtype=numpy_dtype))
 
     def __repr__(cls) -> str:

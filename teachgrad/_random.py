@@ -13,6 +13,7 @@ from . import _device
 from ._creation import _check_device, _finish, _float_dtype, _shape
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
+from ._layout import check_layout
 from ._tensor import Tensor, _make
 from .ops.op import Op
 from .ops.select_grad import zero_grad_like
@@ -100,7 +101,7 @@ def _unpack_state(data: np.ndarray) -> tuple[dict, int]:
         raise RuntimeError(
             f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
             f"state size to be {data.size}"
-            "\nHint: pass a state returned by teachgrad.get_rng_state() (or "
+            "\nHint: pass a state returned by torch.get_rng_state() (or "
             "Generator.get_state()), unchanged."
         )
     raw = data.tobytes()
@@ -152,24 +153,28 @@ def initial_seed() -> int:
 
 
 def rand(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
-         requires_grad: bool = False) -> Tensor:
+         layout=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1): ``rand(2, 3)``."""
+    check_layout("rand", layout)
     _check_device(device)
     d = _float_dtype(dtype)
     return _finish(_rng(generator).random(_shape(size)).astype(d), requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
-          requires_grad: bool = False) -> Tensor:
+          layout=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples: ``randn(3, requires_grad=True)``."""
+    check_layout("randn", layout)
     _check_device(device)
     d = _float_dtype(dtype)
     return _finish(_rng(generator).standard_normal(_shape(size)).astype(d), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator: Generator | None = None,
-            dtype: DType | None = None, device=None, requires_grad: bool = False) -> Tensor:
+            dtype: DType | None = None, layout=None, device=None,
+            requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)``: ``randint(0, 10, (3,))`` or ``randint(10, (3,))``."""
+    check_layout("randint", layout)
     _check_device(device)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -182,28 +187,32 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
     return _finish(data, requires_grad)
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None,
+def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None, layout=None,
              device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    check_layout("randperm", layout)
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     return _finish(_rng(generator).permutation(n).astype(d), requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-              device=None, memory_format=None) -> Tensor:
+              layout=None, device=None, memory_format=None) -> Tensor:
     """Uniform samples shaped like ``input``."""
+    check_layout("rand_like", layout)
     return rand(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
-               device=None, memory_format=None) -> Tensor:
+               layout=None, device=None, memory_format=None) -> Tensor:
     """Normal samples shaped like ``input``."""
+    check_layout("randn_like", layout)
     return randn(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None,
+def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, layout=None,
                  requires_grad: bool = False, device=None) -> Tensor:
     """Random integers shaped like ``input``."""
+    check_layout("randint_like", layout)
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input._data.shape), dtype=dtype or input.dtype,

@@ -15,6 +15,7 @@ import numpy as np
 from ._creation import _check_device, _finish
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
+from ._layout import check_layout
 from ._tensor import Tensor
 from ._warn import warn_user
 
@@ -22,7 +23,7 @@ __all__ = ["range"]
 
 
 def range(start=0, end=None, step=1, *, dtype: DType | None = None, device=None,  # noqa: A001
-          requires_grad: bool = False) -> Tensor:
+          layout=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` *inclusive*, ``step`` apart (deprecated: use
     ``arange``, which stops before ``end``).
 
@@ -32,6 +33,7 @@ def range(start=0, end=None, step=1, *, dtype: DType | None = None, device=None,
     ...     torch.range(1, 4)
     tensor([1., 2., 3., 4.])
     """
+    check_layout("range", layout)
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     warn_user(

@@ -191,7 +191,11 @@ class Tensor:
             source = args[0]
             if isinstance(source, Tensor):
                 source = source._data
-            data = np.array(source, dtype=np.float32)
+            from ._creation import list_of_tensors_values  # (imports this module)
+
+            data = list_of_tensors_values(source, _dtypes.float32)
+            if data is None:
+                data = np.array(source, dtype=np.float32)
         else:
             shape = args
             data = np.zeros(tuple(int(s) for s in shape), dtype=np.float32)
@@ -384,8 +388,11 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self) -> float:
-        if self._data.size != 1:
-            raise ValueError(_NOT_ONE_ELEMENT)
+        self._check_python_scalar()
+        return float(self.item())
+
+    def _check_python_scalar(self) -> None:
+        """What float(t) and complex(t) (and torch.tensor([a, b])) check before converting."""
         if self._requires_grad and _grad_state.enabled and not _float_warning["given"]:
             # PyTorch warns once per process (float(loss) is fine for printing; it is a
             # trap only when the number is meant to carry a gradient on), and not under
@@ -396,7 +403,8 @@ class Tensor:
                 "unexpected behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
             )
-        return float(self.item())
+        if self._data.size != 1:  # (after the warning, as PyTorch)
+            raise ValueError(_NOT_ONE_ELEMENT)
 
     def __int__(self) -> int:
         if self._data.size != 1:
@@ -416,6 +424,7 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __complex__(self) -> complex:
+        self._check_python_scalar()
         return complex(self.item())
 
     def __hash__(self) -> int:
@@ -590,13 +599,15 @@ class Tensor:
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
-                "\nHint: wrap the update in `with teachgrad.no_grad():` (as optimizers do), "
-                "or work on a copy: y = x.clone()."
+                "\nHint: to update the tensor itself (as an optimizer step does), do it under "
+                "`with torch.no_grad():`; to compute a new tensor that stays in the graph, use "
+                "the out-of-place op (x + 1, not x.add_(1)) or change a copy: y = x.clone()."
             )
         if base is not None and base._grad_fn is None and base._requires_grad:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation.\nHint: wrap the update in `with teachgrad.no_grad():`, or clone first."
+                "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "
+                "to compute a new tensor that stays in the graph, change a copy: x.clone()."
             )
 
     def _bump_version(self) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 from ._creation import _check_device, _finish
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
+from ._layout import check_layout
 from ._tensor import Tensor
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
@@ -53,7 +54,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype, device, requir
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
-                   beta: float = 0.46, *, dtype: DType | None = None, device=None,
+                   beta: float = 0.46, *, dtype: DType | None = None, layout=None, device=None,
                    requires_grad: bool = False) -> Tensor:
     """``α − β·cos(2πn / (N − 1))``: the Hamming window.
 
@@ -61,6 +62,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
     >>> torch.hamming_window(4, periodic=False, alpha=0.5, beta=0.5)
     tensor([0.0000, 0.7500, 0.7500, 0.0000])
     """
+    check_layout("hamming_window", layout)
     def shape(k, n):
         step = k.dtype.type(2 * np.pi / (n - 1))
         return np.cos(k * step) * k.dtype.type(-beta) + k.dtype.type(alpha)
@@ -70,22 +72,24 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: DType | None = None,
-                device=None, requires_grad: bool = False) -> Tensor:
+                layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """``½ − ½·cos(2πn / (N − 1))``: the Hann window (Hamming with α = β = ½).
 
     >>> import teachgrad as torch
     >>> torch.hann_window(4)
     tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
+    check_layout("hann_window", layout)
     _checked_dtype("hann_window", window_length, dtype)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device,
                           requires_grad=requires_grad)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *,
-                    dtype: DType | None = None, device=None,
+                    dtype: DType | None = None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """``0.42 − 0.5·cos(2πn/(N−1)) + 0.08·cos(4πn/(N−1))``: the Blackman window."""
+    check_layout("blackman_window", layout)
     def shape(k, n):
         t = k * k.dtype.type(np.pi / (n - 1))
         c = k.dtype.type
@@ -96,9 +100,10 @@ def blackman_window(window_length: int, periodic: bool = True, *,
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *,
-                    dtype: DType | None = None, device=None,
+                    dtype: DType | None = None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """The triangle ``1 − |2n/(N−1) − 1|``: the Bartlett window."""
+    check_layout("bartlett_window", layout)
     def shape(k, n):
         w = k * k.dtype.type(2.0 / (n - 1))
         first_half = ((n - 1) >> 1) + 1
@@ -110,9 +115,10 @@ def bartlett_window(window_length: int, periodic: bool = True, *,
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
-                  dtype: DType | None = None, device=None,
+                  dtype: DType | None = None, layout=None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """``I₀(β·√(1 − (2n/(N−1) − 1)²)) / I₀(β)``: the Kaiser window (β sets the taper)."""
+    check_layout("kaiser_window", layout)
     def shape(k, n):
         alpha = (n - 1) / 2.0
         ratio = (k.astype(np.float64) - alpha) / alpha

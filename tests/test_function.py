@@ -165,3 +165,53 @@ def test_non_differentiable_pass_through_as_pytorch():
     assert x.requires_grad and not y.requires_grad and y.grad_fn is None
     x.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [0.0, 0.0]
+
+
+class _Opaque:
+    """A plain Python class: PyTorch names it without its module."""
+
+
+# What PyTorch 2.13 says when backward returns each of these instead of a tensor.
+_NOT_A_GRADIENT = [
+    (np.ones(2), "numpy.ndarray"),
+    (np.float64(1.0), "numpy.float64"),
+    ([1.0, 1.0], "list"),
+    (1.0, "float"),
+    (3, "int"),
+    (True, "bool"),
+    (_Opaque(), "_Opaque"),
+]
+
+
+def _returning(library, value):
+    class ReturnsValue(library.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, value  # y does not require grad: PyTorch still checks the type
+
+    return ReturnsValue
+
+
+@pytest.mark.parametrize(("value", "name"), _NOT_A_GRADIENT)
+def test_backward_returning_a_non_tensor_raises_as_pytorch(value, name):
+    x = teachgrad.ones(2, requires_grad=True)
+    out = _returning(teachgrad, value).apply(x, teachgrad.ones(2))
+    with pytest.raises(RuntimeError) as error:
+        out.sum().backward()
+    first, hint = str(error.value).split("\n")
+    assert first == f"expected Variable or None (got {name})"
+    assert hint.startswith("Hint:") and "torch.as_tensor" in hint
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("value", "name"), _NOT_A_GRADIENT)
+def test_non_tensor_gradient_message_is_pytorchs(value, name):
+    real = pytest.importorskip("torch")
+    x = real.ones(2, requires_grad=True)
+    out = _returning(real, value).apply(x, real.ones(2))
+    with pytest.raises(RuntimeError, match=f"^expected Variable or None \\(got {name}\\)$"):
+        out.sum().backward()

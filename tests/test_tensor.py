@@ -93,3 +93,61 @@ def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch):
         assert int(x) == 1 and x.item() == 1.5
     assert len(record) == 1
     assert record[0].filename == __file__  # points at the line that called float()
+
+
+_SCALAR_WARNING = "^Converting a tensor with requires_grad=True to a scalar may lead"
+
+
+@pytest.mark.parametrize("make", [
+    lambda a, b: teachgrad.tensor([a, b]),
+    lambda a, b: teachgrad.tensor([[a, 1.0], [2.0, b]]),
+    lambda a, b: teachgrad.as_tensor((a, b)),
+    lambda a, b: teachgrad.Tensor([a, b]),
+    lambda a, b: teachgrad.FloatTensor([a, b]),
+    lambda a, b: complex(a),
+])
+def test_numbers_taken_from_tensors_that_require_grad_warn_once(monkeypatch, make):
+    # PyTorch 2.13 converts each tensor in torch.tensor([a, b]) with float(t): the same
+    # once-per-process warning, and only once however many elements require grad.
+    import teachgrad._tensor as tensor_module
+
+    monkeypatch.setitem(tensor_module._float_warning, "given", False)
+    a = teachgrad.tensor(1.0, requires_grad=True)
+    b = teachgrad.tensor(2.0, requires_grad=True)
+    with pytest.warns(UserWarning, match=_SCALAR_WARNING) as record:
+        make(a, b)
+        make(a, b)
+    assert len(record) == 1 and record[0].filename == __file__
+
+
+def test_tensor_of_tensors_is_silent_without_grad_or_under_no_grad(monkeypatch, recwarn):
+    import teachgrad._tensor as tensor_module
+
+    monkeypatch.setitem(tensor_module._float_warning, "given", False)
+    a = teachgrad.tensor(1.0, requires_grad=True)
+    assert teachgrad.tensor([a.detach(), teachgrad.tensor(2.0)]).tolist() == [1.0, 2.0]
+    with teachgrad.no_grad():
+        assert teachgrad.tensor([a, a]).tolist() == [1.0, 1.0]
+    assert int(a) == 1 and a.item() == 1.0
+    assert not recwarn.list
+
+
+def test_tensor_of_tensors_takes_each_as_one_number():
+    # PyTorch 2.13: a one-element tensor is one number (tensor([ones(1), ones(1)]) has
+    # shape (2,)); the dtype promotes the tensors' dtypes with the plain numbers'.
+    one = teachgrad.ones(1)
+    assert teachgrad.tensor([one, one]).shape == (2,)
+    assert teachgrad.tensor([[one], [one]]).shape == (2, 1)
+    f64 = teachgrad.tensor(1.5, dtype=teachgrad.float64)
+    assert teachgrad.tensor([f64, 1.5]).dtype is teachgrad.float64
+    assert teachgrad.tensor([teachgrad.tensor(3), 1.5]).dtype is teachgrad.float32
+    int32 = teachgrad.tensor(2, dtype=teachgrad.int32)
+    assert teachgrad.tensor([int32, int32]).dtype is teachgrad.int32
+    assert teachgrad.tensor([int32, 1]).dtype is teachgrad.int64
+    half = teachgrad.tensor(1.0, dtype=teachgrad.float16)
+    assert teachgrad.tensor([half, 1.0]).dtype is teachgrad.float32
+    with pytest.raises(ValueError, match="^only one element tensors can be converted"):
+        teachgrad.tensor([teachgrad.ones(2), teachgrad.ones(2)])
+    with pytest.raises(TypeError, match="^only integer tensors of a single element can be "
+                                        "converted to an index$"):
+        teachgrad.tensor([teachgrad.tensor(1.5)], dtype=teachgrad.long)

@@ -815,7 +815,7 @@ def _check_hook_result(hook: Callable, grad, result) -> None:
         was, got = (from_numpy_dtype(d)._legacy for d in (before.dtype, after.dtype))
         raise RuntimeError(
             f"hook '{name}' has changed the type of value "
-            f"(was teachgrad.{was} got teachgrad.{got})"
+            f"(was torch.{was} got torch.{got})"
         )
 
 

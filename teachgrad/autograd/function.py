@@ -32,8 +32,6 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..ops.op import Op
@@ -164,11 +162,22 @@ class BackwardCFunction(FunctionCtx, Node):
                 grads.append(None)
             elif isinstance(g, Tensor):
                 grads.append(g if create_graph else g._data)
-            elif isinstance(g, np.ndarray):
-                grads.append(_make(g) if create_graph else g)
             else:
-                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+                raise RuntimeError(
+                    f"expected Variable or None (got {_c_type_name(g)})\n"
+                    "Hint: backward must return one tensor (or None) per forward input; "
+                    "turn an array or a number into one with torch.as_tensor(value)."
+                )
         return tuple(grads)
+
+
+def _c_type_name(value: Any) -> str:
+    """The type's name as C's ``tp_name`` spells it: ``numpy.ndarray``, ``float``, ``Foo``."""
+    cls = type(value)
+    is_python_class = cls.__flags__ & (1 << 9)  # Py_TPFLAGS_HEAPTYPE: tp_name is the bare name
+    if is_python_class or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 class FunctionMeta(type):

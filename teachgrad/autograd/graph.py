@@ -512,7 +512,7 @@ def _raise_modified(node: Node, value, source) -> None:
     from .._dtypes import from_numpy_dtype
 
     kind = from_numpy_dtype(value.dtype)._legacy
-    what = f"[teachgrad.{kind} {shape_str(value.shape)}]"
+    what = f"[torch.{kind} {shape_str(value.shape)}]"  # as x.type() and PyTorch
     if len(source) == 2:
         tensor, expected = source
         now = tensor._vc[0]

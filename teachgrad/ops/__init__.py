@@ -42,6 +42,7 @@ inplace             ``x += 1``, ``add_``, ``zero_``, ``copy_`` ...
 bitwise_shift       x << n, x >> n (PyTorch's rule for shifts past the width)
 index_reduction     index_reduce: scatter_reduce on whole slices
 legacy_linalg       vdot, chain_matmul, frobenius_norm, nuclear_norm
+removed_linalg      symeig, eig, lstsq, solve: removed from PyTorch, raise its message
 predicates          isposinf, isneginf, isreal
 slice_norms         renorm: cap the p-norm of each slice
 statistics          cov, corrcoef, histogram, histogramdd
@@ -88,6 +89,7 @@ from . import (  # noqa: F401
     pointwise,
     predicates,
     reduce,
+    removed_linalg,
     search,
     shape,
     slice_norms,
@@ -129,6 +131,7 @@ from .order_statistics import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .predicates import *  # noqa: F403
 from .reduce import *  # noqa: F403
+from .removed_linalg import *  # noqa: F403
 from .search import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .slice_norms import *  # noqa: F403
@@ -174,6 +177,7 @@ __all__ = [
     *bitwise_shift.__all__,
     *index_reduction.__all__,
     *legacy_linalg.__all__,
+    *removed_linalg.__all__,
     *predicates.__all__,
     *slice_norms.__all__,
     *numerical_gradient.__all__,

@@ -135,7 +135,7 @@ def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tenso
             f'"{kernel}{where}_kernel_impl" not implemented for '
             f"'{input.dtype._legacy.removesuffix('Tensor')}'"
             f"\nHint: {kernel} needs floating-point scores: x.float().{kernel}({dim}), or "
-            f"pass dtype=teachgrad.float32."
+            f"pass dtype=torch.float32."
         )
     return op.apply(input, dim=d if ndim else None)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _device, _dtypes
 from .._dtypes import to_dtype
+from .._layout import check_layout
 from .._tensor import Tensor, _make, tensor_method
 from .layout import (
     check_memory_format,
@@ -154,7 +155,7 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
     """There is no GPU: always a RuntimeError that says so."""
     raise RuntimeError(
         "teachgrad computes with NumPy on the CPU; there is no CUDA. Remove .cuda() / "
-        ".to('cuda') (teachgrad.cuda.is_available() is False)."
+        ".to('cuda') (torch.cuda.is_available() is False)."
     )
 
 
@@ -168,27 +169,30 @@ def new_tensor(input: Tensor, data, *, dtype=None, device=None,
 
 
 @tensor_method()
-def new_zeros(input: Tensor, *size, dtype=None, device=None,
+def new_zeros(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with ``input``'s dtype."""
+    check_layout("new_zeros", layout)
     from .._creation import zeros
 
     return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_ones(input: Tensor, *size, dtype=None, device=None,
+def new_ones(input: Tensor, *size, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with ``input``'s dtype."""
+    check_layout("new_ones", layout)
     from .._creation import ones
 
     return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
-def new_full(input: Tensor, size, fill_value, *, dtype=None, device=None,
+def new_full(input: Tensor, size, fill_value, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s dtype."""
+    check_layout("new_full", layout)
     from .._creation import full
 
     return full(size, fill_value, dtype=dtype or input.dtype, device=device,
@@ -196,9 +200,10 @@ def new_full(input: Tensor, size, fill_value, *, dtype=None, device=None,
 
 
 @tensor_method()
-def new_empty(input: Tensor, *size, dtype=None, device=None,
+def new_empty(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Like :meth:`new_zeros`."""
+    check_layout("new_empty", layout)
     return new_zeros(input, *size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

@@ -421,7 +421,7 @@ def _value_tensor(target: Tensor, value) -> Tensor:
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
     raise TypeError(
         f"can't assign a {name} to a torch.{target.dtype._legacy}"
-        "\nHint: make the value a tensor first, e.g. x[0] = teachgrad.tensor(value)."
+        "\nHint: make the value a tensor first, e.g. x[0] = torch.tensor(value)."
     )
 
 

@@ -313,7 +313,7 @@ class Module:
                     f"cannot assign '{_typename(value)}' as parameter '{name}' "
                     "(torch.nn.Parameter or None expected)"
                     "\nHint: wrap it, nn.Parameter(tensor), or change the values in place "
-                    "under teachgrad.no_grad()."
+                    "under torch.no_grad()."
                 )
             self.register_parameter(name, value)
         elif isinstance(value, Module):
