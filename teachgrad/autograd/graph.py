@@ -408,7 +408,30 @@ def unpack_saved(node: Node) -> tuple:
                 _raise_modified(node, value, source)
     if not unpack_mode.as_tensors:
         return values
+    if type(saved) is PackedSaved:  # unpacked tensors take the saved one's place in the graph
+        values = tuple(_reconnect(node, v, saved.sources[i]) if i in saved.packed else v
+                       for i, v in enumerate(values))
     return tuple(_as_tensor(node, v, source) for v, source in zip(values, sources))
+
+
+def _reconnect(node: Node, unpacked, source):
+    """What an unpack hook gave back, with the gradient edge of the tensor that was saved.
+
+    PyTorch does the same: a pack hook may copy or detach (``t.detach()``, ``t.cpu()``),
+    and backward of backward (``create_graph=True``) must still reach the saved tensor's
+    history, not the copy's.
+    """
+    from .._tensor import _make
+
+    if len(source) == 2:  # an input: the edge of the very tensor that was saved
+        original = source[0]
+        tensor = _make(unpacked._data, original._requires_grad, original._grad_fn)
+        if original._grad_fn is not None:
+            tensor._output_nr = original._output_nr
+        elif original._requires_grad:  # a leaf: gradients go on to its AccumulateGrad
+            tensor._accumulator = weakref.ref(accumulator_of(original))
+        return tensor
+    return _as_tensor(node, unpacked._data, source)  # the op's output: grad_fn is node
 
 
 def saved_value(node: Node, index: int):
@@ -468,7 +491,9 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been "
                 "set. Hint: only one pair of hooks is allowed at a time."
             )
-        tensor = saved_value(node, index)  # checks it was not modified in place meanwhile
+        # (checks it was not modified in place meanwhile; PyTorch hands the pack hook the
+        # saved data without its history, and gives that back on unpack, see _reconnect)
+        tensor = saved_value(node, index).detach()
         if type(saved) is PackedSaved:
             values, sources, packed = list(saved.values), saved.sources, dict(saved.packed)
         else:
