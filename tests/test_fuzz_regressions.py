@@ -495,3 +495,23 @@ def test_linear_double_backward_graph_as_pytorch():
                                     create_graph=True)
     assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
     assert grad_x.tolist() == [[18.0, 18.0]] * 4  # 6 · Σ over the 3 outputs of w
+
+
+def test_addmm_double_backward_scales_by_alpha_and_beta_as_pytorch():
+    # PyTorch's addmm backward multiplies by alpha and beta with maybe_multiply, a tensor
+    # times a number in C++: MulBackward1 (teachgrad's recorded MulBackward0); none for 1.
+    # By hand: y = 0.5·m + 2·a·b, ∂Σy²/∂y = 2y, so ∂/∂m = 0.5·2y = y, ∂/∂a = 2·(2y)·bᵀ.
+    m, a, b = leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([[1.0, 2.0], [3.0, 5.0]]), leaf(
+        [[2.0, 1.0], [0.0, 1.0]])
+    y = torch.addmm(m, a, b, beta=0.5, alpha=2.0)
+    grad_m, grad_a, grad_b = torch.autograd.grad(y.square().sum(), (m, a, b),
+                                                 create_graph=True)
+    for grad in (grad_m, grad_a, grad_b):
+        assert type(grad.grad_fn).__name__ == "MulBackward1"
+    yv = y.detach().numpy()
+    assert grad_m.tolist() == yv.tolist()
+    assert grad_a.tolist() == (4 * yv @ b.detach().numpy().T).tolist()
+    y1 = torch.addmm(m, a, b)  # alpha = beta = 1: mm's graph as it is
+    grad_m, grad_a = torch.autograd.grad(y1.square().sum(), (m, a), create_graph=True)
+    assert type(grad_m.grad_fn).__name__ == "MulBackward0"  # (the square's 2·y)
+    assert type(grad_a.grad_fn).__name__ == "MmBackward0"
