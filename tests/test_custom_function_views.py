@@ -145,3 +145,24 @@ def test_same_as_pytorch(code):
         except RuntimeError as error:
             outcomes.append(str(error).split("\n")[0])
     assert outcomes[1] == outcomes[0]
+
+
+def test_a_function_with_several_differentiable_outputs_gets_the_multiple_views_error():
+    # PyTorch: a view among several differentiable outputs gets MULTI_OUTPUT_NODE's message
+    # (a module with two tensor inputs under full backward hooks is such a Function)
+    class Pair(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, c):
+            return x * 2, c
+
+        @staticmethod
+        def backward(ctx, grad, grad_c):
+            return grad * 2, grad_c
+
+    a, b = _history()
+    _, same = Pair.apply(a, b)
+    with pytest.raises(RuntimeError, match=r"^Output 1 of Pair is a view and is being "
+                                           r"modified inplace\. This view is the output of a "
+                                           r"function that returns multiple views\."):
+        same.add_(1)
+    assert b.tolist() == [1.0, 2.0, 3.0, 4.0]

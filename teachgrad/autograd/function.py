@@ -372,6 +372,11 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
         tensor_outputs.append(out)
     if counters and all(vc is counters[0] for vc in counters):
         ctx.view_version = counters[0][0]
+    if counters and sum(o._grad_fn is ctx for o in tensor_outputs) > 1:
+        # several differentiable outputs: PyTorch's multiple-views error instead
+        for nr, out in enumerate(tensor_outputs):
+            if out._base is not None and graph.is_multi_output_view(out):
+                graph.mark_multi_output_view(out, type(ctx).__name__, nr, "multi")
     ctx._meta = tuple((o._data.shape, o._data.dtype) for o in tensor_outputs)
 
     to_save = ctx.__dict__.pop("to_save", None)
