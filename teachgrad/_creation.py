@@ -47,6 +47,22 @@ def _check_flag(function: str, requires_grad) -> None:
         )
 
 
+def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> None:
+    """:func:`_check_flag` for the factories PyTorch has several signatures of (randn,
+    arange, eye ...): its parser then says no signature matched. (The message lists the
+    positional arguments and ``requires_grad``; PyTorch also lists any other keywords
+    given, and then its signatures.)"""
+    if type(requires_grad) is not bool and requires_grad is not None:
+        got = [python_type_name(a) for a in positional] + [
+            f"requires_grad={python_type_name(requires_grad)}"]
+        raise TypeError(
+            f"{function}() received an invalid combination of arguments - got "
+            f"({', '.join(got)}), but expected one of:\nHint: (PyTorch lists its signatures "
+            f"of {function}() here) requires_grad must be a bool: write requires_grad=True "
+            "(or False)."
+        )
+
+
 def _check_device(device) -> None:
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
@@ -384,6 +400,7 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None
         requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
     check_layout("eye", layout)
+    check_flag_overloaded("eye", (n,) if m is None else (n, m), requires_grad)
     _check_device(device)
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
@@ -398,6 +415,8 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     Integer arguments give int64, any float gives the default float dtype.
     """
     check_layout("arange", layout)
+    given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    check_flag_overloaded("arange", given, requires_grad)
     _check_device(device)
     if end is None:
         start, end = 0, start
@@ -421,6 +440,7 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     check_layout("linspace", layout)
+    check_flag_overloaded("linspace", (start, end, steps), requires_grad)
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -431,6 +451,8 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None 
              device=None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     check_layout("logspace", layout)
+    given = (start, end, steps) if base == 10.0 else (start, end, steps, base)
+    check_flag_overloaded("logspace", given, requires_grad)
     _check_device(device)
     data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
     return _finish(data, requires_grad)

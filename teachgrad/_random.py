@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _device
-from ._creation import _check_device, _finish, _float_dtype, _shape
+from ._creation import _check_device, _finish, _float_dtype, _shape, check_flag_overloaded
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._layout import check_layout
@@ -156,6 +156,7 @@ def rand(*size, generator: Generator | None = None, dtype: DType | None = None, 
          layout=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1): ``rand(2, 3)``."""
     check_layout("rand", layout)
+    check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
     return _finish(_rng(generator).random(_shape(size)).astype(d), requires_grad)
@@ -165,6 +166,7 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
           layout=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples: ``randn(3, requires_grad=True)``."""
     check_layout("randn", layout)
+    check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
     return _finish(_rng(generator).standard_normal(_shape(size)).astype(d), requires_grad)
@@ -175,6 +177,8 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
             requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)``: ``randint(0, 10, (3,))`` or ``randint(10, (3,))``."""
     check_layout("randint", layout)
+    given = tuple(a for a in (low, high, size) if a is not None)  # (as PyTorch lists them)
+    check_flag_overloaded("randint", given, requires_grad)
     _check_device(device)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -191,6 +195,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
              device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
     check_layout("randperm", layout)
+    check_flag_overloaded("randperm", (n,), requires_grad)
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     return _finish(_rng(generator).permutation(n).astype(d), requires_grad)
 
@@ -199,6 +204,7 @@ def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool 
               layout=None, device=None, memory_format=None) -> Tensor:
     """Uniform samples shaped like ``input``."""
     check_layout("rand_like", layout)
+    check_flag_overloaded("rand_like", (input,), requires_grad)
     return rand(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -206,6 +212,7 @@ def randn_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool
                layout=None, device=None, memory_format=None) -> Tensor:
     """Normal samples shaped like ``input``."""
     check_layout("randn_like", layout)
+    check_flag_overloaded("randn_like", (input,), requires_grad)
     return randn(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -213,6 +220,8 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
                  requires_grad: bool = False, device=None) -> Tensor:
     """Random integers shaped like ``input``."""
     check_layout("randint_like", layout)
+    given = (input, low) if high is None else (input, low, high)  # (as PyTorch lists them)
+    check_flag_overloaded("randint_like", given, requires_grad)
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input._data.shape), dtype=dtype or input.dtype,
@@ -222,6 +231,8 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None,
            dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """Normal samples with the given mean and std (numbers or tensors)."""
+    given = tuple(a for a in (mean, std, size) if a is not None)  # (as PyTorch lists them)
+    check_flag_overloaded("normal", given, requires_grad)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))

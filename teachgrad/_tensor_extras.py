@@ -108,6 +108,16 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     return False
 
 
+def contains(self: Tensor, element) -> bool:
+    """``element in tensor``: whether any element equals it (a number or a tensor, which
+    is compared by broadcasting, as PyTorch's ``(element == self).any()``)."""
+    if not isinstance(element, (Tensor, bool, int, float, complex, np.number, np.bool_)):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+    return bool((element == self).any().item())
+
+
+Tensor.__contains__ = contains
 Tensor.is_inference = is_inference
 Tensor.data_ptr = data_ptr
 Tensor.storage_offset = storage_offset

@@ -72,6 +72,18 @@ def test_var_std_keep_pytorchs_own_warning_only():
                             for s in seen)
 
 
+
+def test_var_of_an_empty_tensor_warns_even_over_a_non_empty_dim():
+    # PyTorch's reduction factor is input numel / output numel: 0 for an empty input, so
+    # var/std of an empty tensor always warn, even over a dim of size 3 (teachgrad counted
+    # the reduced dim and stayed silent there). Checked against PyTorch 2.13.
+    for call in (lambda: empty(0, 3).std(1), lambda: empty(0, 3).var(1, correction=0),
+                 lambda: empty(2, 0).var(0), lambda: torch.std_mean(empty(0, 3), 1)):
+        _, seen = caught(call)
+        assert len(seen) == 1 and "degrees of freedom is <= 0" in seen[0]
+    assert caught(lambda: empty(0, 3).std(1))[0].shape == (0,)
+
+
 def test_batch_norm_of_an_empty_batch():
     # PyTorch 2.13: only exactly one value per channel is refused; an empty batch gives an
     # empty output and leaves the running statistics alone (teachgrad refused it).

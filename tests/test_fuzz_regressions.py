@@ -495,3 +495,48 @@ def test_linear_double_backward_graph_as_pytorch():
                                     create_graph=True)
     assert _node_names(grad_x) == ("MmBackward0", ["MulBackward0", "TBackward0"])
     assert grad_x.tolist() == [[18.0, 18.0]] * 4  # 6 · Σ over the 3 outputs of w
+
+
+def test_addmm_double_backward_scales_by_alpha_and_beta_as_pytorch():
+    # PyTorch's addmm backward multiplies by alpha and beta with maybe_multiply, a tensor
+    # times a number in C++: MulBackward1 (teachgrad's recorded MulBackward0); none for 1.
+    # By hand: y = 0.5·m + 2·a·b, ∂Σy²/∂y = 2y, so ∂/∂m = 0.5·2y = y, ∂/∂a = 2·(2y)·bᵀ.
+    m, a, b = leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([[1.0, 2.0], [3.0, 5.0]]), leaf(
+        [[2.0, 1.0], [0.0, 1.0]])
+    y = torch.addmm(m, a, b, beta=0.5, alpha=2.0)
+    grad_m, grad_a, grad_b = torch.autograd.grad(y.square().sum(), (m, a, b),
+                                                 create_graph=True)
+    for grad in (grad_m, grad_a, grad_b):
+        assert type(grad.grad_fn).__name__ == "MulBackward1"
+    yv = y.detach().numpy()
+    assert grad_m.tolist() == yv.tolist()
+    assert grad_a.tolist() == (4 * yv @ b.detach().numpy().T).tolist()
+    y1 = torch.addmm(m, a, b)  # alpha = beta = 1: mm's graph as it is
+    grad_m, grad_a = torch.autograd.grad(y1.square().sum(), (m, a), create_graph=True)
+    assert type(grad_m.grad_fn).__name__ == "MulBackward0"  # (the square's 2·y)
+    assert type(grad_a.grad_fn).__name__ == "MmBackward0"
+
+
+def test_addmv_addr_baddbmm_double_backward_scale_last_as_pytorch():
+    # PyTorch scales each gradient last, maybe_multiply(product, alpha) and
+    # maybe_multiply(grad, beta): under create_graph each ends in MulBackward1 (teachgrad
+    # scaled grad first, so vec's gradient ended in MvBackward0 and the rest in
+    # MulBackward0). Values by hand: y = β·m + α·A·v, ∂Σy/∂v = α·Aᵀ·1, ∂Σy/∂A = α·1·vᵀ.
+    m, a, v = leaf([1.0, 2.0]), leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([1.0, -1.0])
+    grads = torch.autograd.grad(torch.addmv(m, a, v, beta=3.0, alpha=2.0).sum(), (m, a, v),
+                                create_graph=True)
+    # (m's gradient, β·1, depends on no leaf: nothing recorded, in PyTorch neither)
+    assert [type(g.grad_fn).__name__ for g in grads] == ["NoneType"] + ["MulBackward1"] * 2
+    assert [g.tolist() for g in grads] == [[3.0, 3.0], [[2.0, -2.0], [2.0, -2.0]],
+                                           [8.0, 12.0]]
+    p, q = leaf([1.0, 2.0]), leaf([3.0, 5.0])
+    grads = torch.autograd.grad(torch.addr(torch.zeros(2, 2), p, q, alpha=0.5).sum(), (p, q),
+                                create_graph=True)
+    assert [type(g.grad_fn).__name__ for g in grads] == ["MulBackward1"] * 2
+    assert [g.tolist() for g in grads] == [[4.0, 4.0], [1.5, 1.5]]  # 0.5·Σq, 0.5·Σp
+    b1, b2 = leaf([[[1.0, 2.0]]]), leaf([[[3.0], [4.0]]])
+    m3 = leaf([[[1.0]]])
+    grads = torch.autograd.grad(torch.baddbmm(m3, b1, b2, beta=0.5, alpha=2.0).sum(),
+                                (m3, b1, b2), create_graph=True)
+    assert [type(g.grad_fn).__name__ for g in grads] == ["NoneType"] + ["MulBackward1"] * 2
+    assert [g.tolist() for g in grads] == [[[[0.5]]], [[[6.0, 8.0]]], [[[2.0], [4.0]]]]

@@ -251,3 +251,49 @@ def _old_hook_trace(lib):
 def test_old_backward_hooks_as_pytorchs():
     real = pytest.importorskip("torch")
     assert _old_hook_trace(torch) == _old_hook_trace(real)
+
+
+def test_forward_hook_always_call_runs_when_forward_raises():
+    # PyTorch 2.13: hooks registered with always_call=True run (with output None) when
+    # forward raises, the others don't; an error of such a hook then is only a warning
+    # (PyTorch's wording) and forward's error is the one raised.
+    class Failing(torch.nn.Module):
+        def forward(self, a):
+            raise ValueError("bad")
+
+    module, seen = Failing(), []
+    module.register_forward_hook(lambda m, args, out: seen.append(("plain", out)))
+    module.register_forward_hook(lambda m, args, out: seen.append(("always", out)),
+                                 always_call=True)
+    module.register_forward_hook(lambda m, args, kwargs, out: seen.append(("kw", kwargs)),
+                                 always_call=True, with_kwargs=True)
+
+    def broken(m, args, out):
+        raise KeyError("k")
+
+    module.register_forward_hook(broken, always_call=True)
+    warning = (r"^module forward hook with ``always_call=True`` raised an exception that was "
+               r"silenced as another error was raised in forward: 'k'")
+    with pytest.warns(UserWarning, match=warning), pytest.raises(ValueError, match="^bad$"):
+        module(torch.ones(1))
+    assert seen == [("always", None), ("kw", {})]
+
+
+def test_forward_hook_always_call_runs_once_when_a_hook_raises():
+    seen = []
+    module = torch.nn.Identity()
+    module.register_forward_hook(lambda m, args, out: seen.append("always"), always_call=True)
+
+    def broken(m, args, out):
+        raise KeyError("k")
+
+    module.register_forward_hook(broken)
+    with pytest.raises(KeyError):
+        module(torch.ones(1))
+    assert seen == ["always"]  # it ran before the broken hook, and not again
+    module2 = torch.nn.Identity()
+    module2.register_forward_hook(broken)
+    module2.register_forward_hook(lambda m, args, out: seen.append("after"), always_call=True)
+    with pytest.raises(KeyError):
+        module2(torch.ones(1))
+    assert seen == ["always", "after"]  # not reached normally: run after the error

@@ -94,3 +94,50 @@ def test_same_as_pytorch(name, flag):
             return str(e).split("\nHint:")[0]
 
     assert run(torch) == run(real)
+
+
+# The factories PyTorch has several signatures of: its parser says no signature matched
+# (the first line of its message, quoted from PyTorch 2.13; it then lists the signatures).
+OVERLOADED = {
+    "rand": (lambda flag: torch.rand(2, requires_grad=flag), "int"),
+    "randn": (lambda flag: torch.randn(2, 3, requires_grad=flag), "int, int"),
+    "randint": (lambda flag: torch.randint(3, (2,), requires_grad=flag), "int, tuple"),
+    "randperm": (lambda flag: torch.randperm(3, requires_grad=flag), "int"),
+    "arange": (lambda flag: torch.arange(3.0, requires_grad=flag), "float"),
+    "linspace": (lambda flag: torch.linspace(0, 1, 3, requires_grad=flag), "int, int, int"),
+    "logspace": (lambda flag: torch.logspace(0, 1, 3, requires_grad=flag), "int, int, int"),
+    "eye": (lambda flag: torch.eye(2, requires_grad=flag), "int"),
+    "rand_like": (lambda flag: torch.rand_like(ONE, requires_grad=flag), "Tensor"),
+    "randn_like": (lambda flag: torch.randn_like(ONE, requires_grad=flag), "Tensor"),
+    "randint_like": (lambda flag: torch.randint_like(ONE, 3, requires_grad=flag),
+                     "Tensor, int"),
+    "normal": (lambda flag: torch.normal(0.0, 1.0, (2,), requires_grad=flag),
+               "float, float, tuple"),
+}
+
+
+@pytest.mark.parametrize("name", OVERLOADED)
+@pytest.mark.parametrize("flag, shown", [(1, "int"), (np.bool_(True), "numpy.bool")])
+def test_overloaded_factories_refuse_a_flag_that_is_not_a_bool(name, flag, shown):
+    make, got = OVERLOADED[name]
+    with pytest.raises(TypeError) as caught:
+        make(flag)
+    assert str(caught.value).startswith(
+        f"{name}() received an invalid combination of arguments - got ({got}, "
+        f"requires_grad={shown}), but expected one of:\n")
+
+
+@pytest.mark.parametrize("name", OVERLOADED)
+def test_overloaded_factories_take_true_false_and_none(name):
+    make, _ = OVERLOADED[name]
+    assert make(False).requires_grad is False
+    assert make(None).requires_grad is False
+
+
+def test_parameter_refuses_a_flag_that_is_not_a_bool():
+    # PyTorch's message names the helper Parameter calls (_make_subclass) and its argument
+    for flag, shown in [(0, "int"), (None, "NoneType")]:
+        with pytest.raises(TypeError, match=r"^_make_subclass\(\): argument 'require_grad' "
+                                            rf"\(position 3\) must be bool, not {shown}\n"):
+            torch.nn.Parameter(torch.ones(2), requires_grad=flag)
+    assert torch.nn.Parameter(torch.ones(2), requires_grad=False).requires_grad is False

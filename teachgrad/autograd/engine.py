@@ -824,8 +824,32 @@ def _run_node_pre_hooks(node: Node, grads: list, create_graph: bool) -> list:
     for hook in list(node._hooks.pre.values()):
         result = hook(tuple(_as_tensor(g) if g is not None else None for g in grads))
         if result is not None:
+            _check_node_hook_result(hook, grads, result)
             grads = [_as_array(g) if not create_graph and g is not None else g for g in result]
     return grads
+
+
+def _check_node_hook_result(hook: Callable, grads, result) -> None:
+    """A node's hook returns a tuple with one gradient per slot: ``None``, or a tensor
+    shaped and typed like the gradient it replaces (PyTorch's ``check_result``)."""
+    if type(result) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'"
+                        "\nHint: return a tuple, e.g. (grad,) for a single gradient.")
+    if len(result) != len(grads):
+        raise RuntimeError(
+            f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+            f"of values (got {len(result)}, but expected {len(grads)})"
+            "\nHint: return one gradient per input of the node (None where there is "
+            "none), or return nothing to keep the gradients as they are."
+        )
+    for grad, new in zip(grads, result):
+        if new is None:
+            continue
+        if grad is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        _check_hook_result(hook, grad, new)
 
 
 def _fitted_to_inputs(node: Node, grads: tuple) -> tuple:
@@ -867,14 +891,7 @@ def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_g
         result = hook(ins, outs)
         if result is None:
             continue
-        result = (result,) if isinstance(result, Tensor) else tuple(result)
-        if len(result) != len(grad_inputs):
-            raise RuntimeError(
-                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
-                f"of values (got {len(result)}, but expected {len(grad_inputs)})"
-                "\nHint: return one gradient per input of the node (None where there is "
-                "none), or return nothing to keep the gradients as they are."
-            )
+        _check_node_hook_result(hook, grad_inputs, result)
         grad_inputs = tuple(
             g if g is None or create_graph else _as_array(g) for g in result
         )

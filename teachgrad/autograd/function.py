@@ -342,6 +342,7 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
     non_differentiable = ctx.__dict__.pop("non_differentiable", ())
 
     tensor_outputs = []
+    counters = []  # the version counters of the outputs that are views of inputs
     ctx._output_is_tensor = tuple(isinstance(o, Tensor) for o in results)
     for position, out in enumerate(results):
         if not isinstance(out, Tensor):
@@ -370,7 +371,21 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
             out._grad_fn = ctx
             out._output_nr = output_nr
             out._requires_grad = True
+            if out._base is not None and not _contains(dirty, out):
+                # a view of an input (or the input itself): PyTorch refuses to change it
+                # in place, its custom backward would be bypassed
+                graph.mark_multi_output_view(out, type(ctx).__name__, output_nr, "custom")
+                # and once its base changes in place, using it is refused (is_stale_view;
+                # one version per node: left out if the views have different bases)
+                counters.append(out._vc)
         tensor_outputs.append(out)
+    if counters and all(vc is counters[0] for vc in counters):
+        ctx.view_version = counters[0][0]
+    if counters and sum(o._grad_fn is ctx for o in tensor_outputs) > 1:
+        # several differentiable outputs: PyTorch's multiple-views error instead
+        for nr, out in enumerate(tensor_outputs):
+            if out._base is not None and graph.is_multi_output_view(out):
+                graph.mark_multi_output_view(out, type(ctx).__name__, nr, "multi")
     ctx._meta = tuple((o._data.shape, o._data.dtype) for o in tensor_outputs)
 
     to_save = ctx.__dict__.pop("to_save", None)

@@ -19,6 +19,7 @@ whose only job is to add incoming gradients into the leaf's ``.grad``.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -242,32 +243,53 @@ def is_stale_view(view) -> bool:
 # ``split``, ``chunk``, ``unbind`` return several views of one tensor from one node. PyTorch
 # cannot rewrite that node's history when one of the pieces changes in place, so it forbids
 # it (CreationMeta::MULTI_OUTPUT_NODE): the pieces, and views taken of them, carry this mark
-# in ``_extra``: ``(name of the node that made the view, its output number)``.
+# in ``_extra``: ``(name of the node that made the view, its output number, "multi")``.
+# A custom Function's outputs that are views of its inputs carry it too, with "custom"
+# (CreationMeta::IN_CUSTOM_FUNCTION): their in-place change would bypass its backward.
 MULTI_OUTPUT_VIEW = "multi_output_view"
 
 
-def mark_multi_output_view(view, node_name: str, output_nr: int) -> None:
-    """Remember that ``view`` comes (maybe through further views) from ``split`` & co."""
+def mark_multi_output_view(view, node_name: str, output_nr: int,
+                           made_by: str = "multi") -> None:
+    """Remember that ``view`` comes (maybe through further views) from ``split`` & co.
+    (``made_by="custom"``: from a custom Function, which PyTorch refuses in place too)."""
     # PyTorch's message names the view's node without "Backward0": "Output 0 of Split".
-    name = node_name.replace("Backward0", "").replace("Backward", "")
-    view._extras()[MULTI_OUTPUT_VIEW] = (name, output_nr)
+    # ("SqueezeBackward1" gives "Squeeze1"; a custom Function's "FBackward" gives "F")
+    name = re.sub(r"Backward(\d*)$", r"\1", node_name.replace("Backward0", ""))
+    view._extras()[MULTI_OUTPUT_VIEW] = (name, output_nr, made_by)
 
 
 def is_multi_output_view(t) -> bool:
-    """Does ``t`` come from ``split``/``chunk``/``unbind`` (see ``mark_multi_output_view``)?"""
+    """Does ``t`` come from ``split``/``chunk``/``unbind`` or a custom Function (see
+    ``mark_multi_output_view``)?"""
     extra = t._extra
     return extra is not None and MULTI_OUTPUT_VIEW in extra
 
 
+def view_made_by(t) -> str:
+    """``"multi"`` or ``"custom"``: what made the marked view ``t`` (or the one it views)."""
+    return t._extra[MULTI_OUTPUT_VIEW][2]
+
+
 def multi_output_view_error(view, indirect: bool) -> RuntimeError:
     """PyTorch's error for changing such a view in place (``indirect``: its base changed)."""
-    name, output_nr = view._extra[MULTI_OUTPUT_VIEW]
+    name, output_nr, made_by = view._extra[MULTI_OUTPUT_VIEW]
     modified = "its base or another view of its base has been" if indirect else "is being"
     if view._grad_fn is None:  # a view of a tensor that needs no gradient (no history)
         head = (f"A view was created in no_grad mode and {modified} modified inplace with "
                 "grad mode enabled.")
     else:
         head = f"Output {output_nr} of {name} is a view and {modified} modified inplace."
+    if made_by == "custom":
+        return RuntimeError(
+            head + " This view was created inside a custom Function (or because an input "
+            "was returned as-is) and the autograd logic to handle view+inplace would "
+            "override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning "
+            "the output of the custom Function.\nHint: y = y.clone() before changing it in "
+            "place (a module with full backward hooks hands out such outputs: use "
+            "inplace=False layers after it)."
+        )
     return RuntimeError(
         head + " This view is the output of a function that returns multiple views. Such "
         "functions do not allow the output views to be modified inplace. You should replace "
@@ -408,7 +430,30 @@ def unpack_saved(node: Node) -> tuple:
                 _raise_modified(node, value, source)
     if not unpack_mode.as_tensors:
         return values
+    if type(saved) is PackedSaved:  # unpacked tensors take the saved one's place in the graph
+        values = tuple(_reconnect(node, v, saved.sources[i]) if i in saved.packed else v
+                       for i, v in enumerate(values))
     return tuple(_as_tensor(node, v, source) for v, source in zip(values, sources))
+
+
+def _reconnect(node: Node, unpacked, source):
+    """What an unpack hook gave back, with the gradient edge of the tensor that was saved.
+
+    PyTorch does the same: a pack hook may copy or detach (``t.detach()``, ``t.cpu()``),
+    and backward of backward (``create_graph=True``) must still reach the saved tensor's
+    history, not the copy's.
+    """
+    from .._tensor import _make
+
+    if len(source) == 2:  # an input: the edge of the very tensor that was saved
+        original = source[0]
+        tensor = _make(unpacked._data, original._requires_grad, original._grad_fn)
+        if original._grad_fn is not None:
+            tensor._output_nr = original._output_nr
+        elif original._requires_grad:  # a leaf: gradients go on to its AccumulateGrad
+            tensor._accumulator = weakref.ref(accumulator_of(original))
+        return tensor
+    return _as_tensor(node, unpacked._data, source)  # the op's output: grad_fn is node
 
 
 def saved_value(node: Node, index: int):
@@ -468,7 +513,9 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been "
                 "set. Hint: only one pair of hooks is allowed at a time."
             )
-        tensor = saved_value(node, index)  # checks it was not modified in place meanwhile
+        # (checks it was not modified in place meanwhile; PyTorch hands the pack hook the
+        # saved data without its history, and gives that back on unpack, see _reconnect)
+        tensor = saved_value(node, index).detach()
         if type(saved) is PackedSaved:
             values, sources, packed = list(saved.values), saved.sources, dict(saved.packed)
         else:

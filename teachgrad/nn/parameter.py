@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _init
+from .._tensor import Tensor, _init, python_type_name
 
 
 class Parameter(Tensor):
@@ -41,6 +41,11 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
+            )
+        if type(requires_grad) is not bool:  # (PyTorch's message names its inner helper)
+            raise TypeError(
+                "_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                f"{python_type_name(requires_grad)}\nHint: write requires_grad=True (or False)."
             )
         param = object.__new__(cls)
         _init(param, data._data)

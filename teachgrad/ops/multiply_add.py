@@ -28,6 +28,7 @@ from .._tensor import Tensor, tensor_method
 from . import shape
 from .inplace import inplace_method
 from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
+from .number_factor import MulBackward1
 from .op import Op
 from .pointwise import _check_shapes_broadcast
 
@@ -35,6 +36,16 @@ from .pointwise import _check_shapes_broadcast
 def _scaled(x, factor):
     """``factor * x``, skipping the multiplication by 1 (the usual case)."""
     return x if factor == 1 else x * factor
+
+
+def _times(grad, factor):
+    """A gradient times ``factor`` (None stays None), last, as PyTorch's maybe_multiply:
+    under create_graph a tensor times a number in C++, recorded as MulBackward1."""
+    if grad is None or factor == 1:
+        return grad
+    if isinstance(grad, Tensor):
+        return MulBackward1.apply(grad, other=factor)
+    return grad * factor
 
 
 # ----------------------------------------------------------------------------------------
@@ -152,7 +163,9 @@ class _ScaledProductOp(Op):
 
     @staticmethod
     def input_grad(ctx, grad):
-        return grad * 0 if ctx.beta == 0 else _scaled(grad, ctx.beta)
+        if ctx.needs_input_grad[0] is False:
+            return None
+        return _times(grad, ctx.beta)  # (times 0 too: PyTorch's NaN-free zeros)
 
 
 class AddmvBackward0(_ScaledProductOp):
@@ -168,10 +181,9 @@ class AddmvBackward0(_ScaledProductOp):
     def backward(cls, ctx, grad):
         mat, vec = ctx.saved_tensors
         _, need_mat, need_vec = ctx.needs_input_grad
-        scaled = _scaled(grad, ctx.alpha)
         return (cls.input_grad(ctx, grad),
-                np.expand_dims(scaled, -1) * vec if need_mat else None,
-                np.matmul(np.transpose(mat), scaled) if need_vec else None)
+                _times(np.expand_dims(grad, -1) * vec if need_mat else None, ctx.alpha),
+                _times(np.matmul(np.transpose(mat), grad) if need_vec else None, ctx.alpha))
 
 
 class AddrBackward0(_ScaledProductOp):
@@ -190,10 +202,9 @@ class AddrBackward0(_ScaledProductOp):
     def backward(cls, ctx, grad):
         vec1, vec2 = ctx.saved_tensors
         _, need_1, need_2 = ctx.needs_input_grad
-        scaled = _scaled(grad, ctx.alpha)
         return (cls.input_grad(ctx, grad),
-                np.matmul(scaled, vec2) if need_1 else None,
-                np.matmul(np.transpose(scaled), vec1) if need_2 else None)
+                _times(np.matmul(grad, vec2) if need_1 else None, ctx.alpha),
+                _times(np.matmul(np.transpose(grad), vec1) if need_2 else None, ctx.alpha))
 
 
 class BaddbmmBackward0(_ScaledProductOp):
@@ -209,10 +220,9 @@ class BaddbmmBackward0(_ScaledProductOp):
     def backward(cls, ctx, grad):
         batch1, batch2 = ctx.saved_tensors
         _, need_1, need_2 = ctx.needs_input_grad
-        scaled = _scaled(grad, ctx.alpha)
-        return (cls.input_grad(ctx, grad),
-                np.matmul(scaled, np.swapaxes(batch2, -1, -2)) if need_1 else None,
-                np.matmul(np.swapaxes(batch1, -1, -2), scaled) if need_2 else None)
+        grad_1 = np.matmul(grad, np.swapaxes(batch2, -1, -2)) if need_1 else None
+        grad_2 = np.matmul(np.swapaxes(batch1, -1, -2), grad) if need_2 else None
+        return cls.input_grad(ctx, grad), _times(grad_1, ctx.alpha), _times(grad_2, ctx.alpha)
 
 
 class AddbmmBackward0(BaddbmmBackward0):

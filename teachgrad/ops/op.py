@@ -327,7 +327,8 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
         ctx._meta = _meta_of(outputs._data)
         if view_of is not None and view_of._extra is not None and graph.is_multi_output_view(
                 view_of):  # a view of such a piece is refused in place too
-            graph.mark_multi_output_view(outputs, type(ctx).__name__, 0)
+            graph.mark_multi_output_view(outputs, type(ctx).__name__, 0,
+                                         graph.view_made_by(view_of))
     if ctx._saved is not None:
         ctx._saved = record_saved(
             ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)

@@ -757,7 +757,10 @@ def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 1 if unbiased is None else int(unbiased)
     dims = normalize_dims(dim, input._data.ndim)
-    if _count(input._data.shape, dims) - correction <= 0:
+    # (PyTorch's reduction factor is input numel / output numel, 0 for an empty input
+    # even when the reduced dims are not empty: then it always warns)
+    factor = _count(input._data.shape, dims) if input._data.size else 0
+    if factor - correction <= 0:
         warn_user(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",

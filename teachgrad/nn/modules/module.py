@@ -109,6 +109,7 @@ class Module:
     _backward_hooks: dict = {}  # noqa: RUF012
     _is_full_backward_hook: bool | None = None  # which kind _backward_hooks holds
     _hooks_with_kwargs: frozenset = frozenset()  # ids of hooks that take the kwargs too
+    _hooks_always_called: frozenset = frozenset()  # ids of forward hooks run even on error
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -171,14 +172,21 @@ class Module:
             backward_hook = BackwardHook(self, full_hooks,
                                          list(self._backward_pre_hooks.values()))
             args = backward_hook.setup_input_hook(args)
-        output = self.forward(*args, **kwargs)
-        for key, hook in list(self._forward_hooks.items()):
-            if key in with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
+        output = None
+        called = set()  # the always_call hooks that ran
+        try:
+            output = self.forward(*args, **kwargs)
+            for key, hook in list(self._forward_hooks.items()):
+                called.add(key)
+                if key in with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+        except Exception:
+            self._call_always_hooks(args, kwargs, output, called)
+            raise
         if backward_hook is not None:
             if not isinstance(output, (Tensor, tuple)):
                 warn_user("For backward hooks to be called, module output should be a "
@@ -187,6 +195,23 @@ class Module:
         if non_full_hooks:
             attach_non_full_hooks(self, non_full_hooks, args, output)
         return output
+
+    def _call_always_hooks(self, args: tuple, kwargs: dict, output: Any, called: set) -> None:
+        # forward (or a hook) raised: the hooks registered with always_call=True that did
+        # not run yet still run, as in PyTorch; an error of theirs is only a warning then
+        for key, hook in list(self._forward_hooks.items()):
+            if key not in self._hooks_always_called or key in called:
+                continue
+            try:
+                if key in self._hooks_with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+            except Exception as error:
+                warn_user("module forward hook with ``always_call=True`` raised an exception "
+                          f"that was silenced as another error was raised in forward: {error}")
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
@@ -198,14 +223,19 @@ class Module:
         return _register(self, "_forward_pre_hooks", hook, prepend, with_kwargs)
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
-                              with_kwargs: bool = False) -> RemovableHandle:
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
         """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
 
         Handy for looking inside a model: record every layer's output while it runs.
         ``with_kwargs=True``: ``hook(module, args, kwargs, output)``. ``prepend=True``
-        runs it before the hooks already there.
+        runs it before the hooks already there. ``always_call=True``: it runs even when
+        ``forward`` raises (then with ``output=None``).
         """
-        return _register(self, "_forward_hooks", hook, prepend, with_kwargs)
+        handle = _register(self, "_forward_hooks", hook, prepend, with_kwargs)
+        if always_call:
+            self.__dict__.setdefault("_hooks_always_called", set()).add(handle.id)
+        return handle
 
     def register_full_backward_pre_hook(self, hook: Callable,
                                         prepend: bool = False) -> RemovableHandle:
