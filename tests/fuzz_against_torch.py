@@ -311,11 +311,6 @@ SKIPS = [
     # cumprod's second-order graph at zeros: PyTorch's O(n²) formula ends in CopySlices.
     ("open: cumprod's double-backward node at zeros",
      lambda st, cat, t, o: cat == "grad_fn" and "cumprod(" in st.program),
-    # bmm/mm of a float tensor that requires grad with an integer one: PyTorch says
-    # "Autograd not support dtype: Long"; teachgrad reports the dtype mismatch first.
-    ("open: matmul with an integer operand and a grad-requiring one (message)",
-     lambda st, cat, t, o: cat == "error message"
-     and _torch_error(t, r"Autograd not support dtype")),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.

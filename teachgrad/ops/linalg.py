@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .conversion import clone, contiguous
 from .op import Op
@@ -181,6 +182,13 @@ class BmmBackward0(MmBackward0):
     """``mm`` for each matrix of a batch: the same formulas, batch by batch."""
 
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad    (per batch)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _save_factors(ctx, a, b)
+        if a.dtype != b.dtype:  # an empty product (see _check_bmm): mat2's dtype, as PyTorch
+            return np.zeros(a.shape[:2] + b.shape[2:], b.dtype)
+        return a @ b
 
     @staticmethod
     def backward(ctx, grad):
@@ -374,6 +382,13 @@ def _check_bmm(a: Tensor, b: Tensor, operands: tuple | None = None) -> None:
                 f"shapes {_shapes(a, b)}."
             ),
         )
+    if a._data.size == 0 or b._data.size == 0:
+        # Nothing to compute (no matrices, no rows or columns, or k = 0: zeros): PyTorch's
+        # kernel returns before its dtype checks, in mat2's dtype.
+        if (a._data.dtype != b._data.dtype and _grad_state.enabled
+                and b._data.dtype.kind != "f" and (a._requires_grad or b._requires_grad)):
+            raise RuntimeError(f"Autograd not support dtype: {_scalar_name(b)}")
+        return
     if a._data.dtype != b._data.dtype:
         raise _fail(
             f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}", _DTYPE_HINT
