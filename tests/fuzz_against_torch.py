@@ -265,15 +265,6 @@ SKIPS = [
     # is inf/inf = nan at x = ±inf. teachgrad keeps ±1.
     ("PyTorch quirk: copysign's gradient at ±inf (and its second at 0) is nan",
      lambda st, cat, t, o: cat in ("grad", "grad2") and "copysign(" in st.program),
-    # var/std over dim 0 of a 0-d nan with keepdim=True: PyTorch 2.13's gradient is inf,
-    # nan in every other spelling (no keepdim, a 1-element vector); teachgrad gives nan.
-    # With no degrees of freedom left (N ≤ correction) PyTorch 2.13's var/std backward
-    # depends on the spelling: over all elements it gives +inf everywhere (or nan),
-    # with dim= it gives 2/(N − c)·(x − mean) (±inf at N = c, finite below). teachgrad
-    # uses 2/(N − c)·(x − mean) for every spelling.
-    ("PyTorch quirk: var/std backward without degrees of freedom",
-     lambda st, cat, t, o: cat == "grad" and re.search(r"\.(var|std)\(", st.program)
-     is not None and not np.isfinite(_arrays(t)).all()),
     # hardswish's and hardtanh's (relu6's) gradient at nan: PyTorch 2.13's vectorised
     # loop gives nan and 0, its scalar loop (tensors of fewer than 8 or 16 elements, and
     # a long tensor's last few) gives 1 -- its answer depends on the tensor's size.
@@ -318,23 +309,6 @@ SKIPS = [
      lambda st, cat, t, o: cat == "grad_fn" and "ToCopyBackward0" in repr(t.payload)
      and re.search(r"\w_\(", st.program) is not None),
 ]
-
-
-def _arrays(step) -> np.ndarray:
-    """Every float value a step described, flattened (for tests on the values)."""
-    found = []
-
-    def walk(d):
-        if d[0] == "tensor" and d[5] is not None and d[5].dtype.kind == "f":
-            found.append(d[5].ravel())
-        elif d[0] == "seq":
-            for x in d[2]:
-                walk(x)
-
-    if step is not None and step.kind == "ok":
-        for d in step.payload:
-            walk(d)
-    return np.concatenate(found) if found else np.zeros(0)
 
 
 def _program_text(statement: Statement) -> str:

@@ -715,6 +715,8 @@ class VarBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+            return grad * _no_dof_slope(a)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
             return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
@@ -741,9 +743,25 @@ class StdBackward0(Op):
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+            return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
+
+
+def _no_dof_slope(a) -> np.ndarray:
+    """var's slope without degrees of freedom (N ≤ correction), over all elements.
+
+    2·(aᵢ − mean)/(N − correction) divides by 0 (or less). PyTorch 2.13 then gives a
+    constant, recorded in no graph: +inf, or nan where aᵢ equals the mean (0/0: a 0-d
+    tensor, a constant one). Only over all elements (or a 0-d tensor): with ``dim`` given
+    it keeps the formula.
+    """
+    values = _value(a)
+    with np.errstate(invalid="ignore"):
+        equal = values == mean_of(values)
+    return np.where(equal, np.nan, np.inf).astype(values.dtype)
 
 
 def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
@@ -1363,9 +1381,12 @@ class VarMeanBackward0(Op):
         ctx.shape = a.shape
         return variance, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
+    materialize_grads = False  # an unused output adds nothing (no AddBackward0), as PyTorch
+
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
-        return VarBackward0.backward(ctx, grad_var) + _mean_grad(ctx, grad_mean)
+        return _sum_defined(VarBackward0.backward(ctx, grad_var) if grad_var is not None else None,
+                            _mean_grad(ctx, grad_mean) if grad_mean is not None else None)
 
 
 class StdMeanBackward0(Op):
@@ -1377,9 +1398,17 @@ class StdMeanBackward0(Op):
         ctx.shape = a.shape
         return deviation, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
+    materialize_grads = False  # an unused output adds nothing (no AddBackward0), as PyTorch
+
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
-        return StdBackward0.backward(ctx, grad_std) + _mean_grad(ctx, grad_mean)
+        return _sum_defined(StdBackward0.backward(ctx, grad_std) if grad_std is not None else None,
+                            _mean_grad(ctx, grad_mean) if grad_mean is not None else None)
+
+
+def _sum_defined(a, b):
+    """``a + b`` where both are gradients; the one that is, where the other is ``None``."""
+    return b if a is None else a if b is None else a + b
 
 
 def _mean_grad(ctx, grad):
