@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .conversion import clone, contiguous
+from .number_factor import times_number
 from .op import Op
 from .pointwise import mul
 from .shape import SqueezeBackward1, UnsafeViewBackward0
@@ -224,14 +225,17 @@ class AddmmBackward0(Op):
     def backward(ctx, grad):
         mat2, mat1 = ctx.saved_tensors
         need_input, need_1, need_2 = ctx.needs_input_grad
-        scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
-        grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
+        # (times_number: under create_graph, a tensor times a number is PyTorch's
+        # MulBackward1, not MulBackward0 with a constant operand)
+        grad_input = (grad if ctx.beta == 1 else times_number(grad, ctx.beta)
+                      ) if need_input else None
         if type(grad) is Tensor:  # create_graph: mm's graph (PyTorch's), then times alpha
             grad_1, grad_2 = _mm_recorded_grads(ctx, grad, mat1, mat2, need_1, need_2)
             if ctx.alpha != 1:
-                grad_1 = None if grad_1 is None else grad_1 * ctx.alpha
-                grad_2 = None if grad_2 is None else grad_2 * ctx.alpha
+                grad_1 = None if grad_1 is None else times_number(grad_1, ctx.alpha)
+                grad_2 = None if grad_2 is None else times_number(grad_2, ctx.alpha)
             return grad_input, grad_1, grad_2
+        scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
         grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
