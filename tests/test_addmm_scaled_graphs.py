@@ -35,8 +35,9 @@ def test_scaling_by_a_number_is_mulbackward1(beta, alpha):
     for g in (g_1, g_2):
         expected = "MulBackward1" if alpha != 1 else "MmBackward0"
         assert g.grad_fn.name() == expected
-    # the values: d/dinput of sum(y²) is 2·y·beta, y = beta + alpha·6 (every entry)
-    y = beta + alpha * 6
+    # the values: d/dinput of sum(y²) is 2·y·beta, y = beta + alpha·18 (every entry:
+    # 3 terms of 2·3)
+    y = beta + alpha * 18
     assert g_input.flatten().tolist() == pytest.approx([2 * y * beta] * 8)
 
 
