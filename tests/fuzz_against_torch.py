@@ -299,9 +299,6 @@ SKIPS = [
     ("open: empty-reduction message repeats the wrapped dim",
      lambda st, cat, t, o: cat == "error message"
      and _torch_error(t, r"Expected reduction dim -\d+ to have non-zero size")),
-    # cumprod's second-order graph at zeros: PyTorch's O(n²) formula ends in CopySlices.
-    ("open: cumprod's double-backward node at zeros",
-     lambda st, cat, t, o: cat == "grad_fn" and "cumprod(" in st.program),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
