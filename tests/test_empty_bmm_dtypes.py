@@ -64,7 +64,29 @@ def test_an_integer_result_from_an_input_requiring_grad_is_refused():
         assert torch.bmm(a, torch.ones(0, 3, 4, dtype=torch.long)).dtype == torch.int64
 
 
+def test_baddbmm_checks_input_against_batch1_and_leaves_batch2_to_bmm():
+    out = torch.baddbmm(torch.ones(2, 2, 4), torch.ones(2, 2, 0),
+                        torch.ones(2, 0, 4, dtype=torch.long), beta=2)
+    assert out.dtype == torch.int64 and out.tolist() == [[[2] * 4] * 2] * 2  # beta · input
+    with pytest.raises(RuntimeError, match="^Input dtypes must be the same, got: input long "
+                                           "int, batch1: float, batch2: float"):
+        torch.baddbmm(torch.ones(0, 2, 4, dtype=torch.long), torch.ones(0, 2, 3),
+                      torch.ones(0, 3, 4))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long"):
+        torch.baddbmm(torch.ones(1, 2, 4), torch.ones(1, 2, 3),
+                      torch.ones(1, 3, 4, dtype=torch.long))
+
+
 PROGRAMS = [
+    "torch.baddbmm(torch.ones(0, 2, 4), torch.ones(0, 2, 3), torch.ones(0, 3, 4, "
+    "dtype=torch.long))",
+    "torch.baddbmm(torch.ones(4), torch.ones(0, 2, 3), torch.ones(0, 3, 4, dtype=torch.long))",
+    "torch.baddbmm(torch.ones(2, 2, 4), torch.ones(2, 2, 0), torch.ones(2, 0, 4, "
+    "dtype=torch.float64), beta=2)",
+    "torch.baddbmm(torch.ones(0, 2, 4, requires_grad=True), torch.ones(0, 2, 3), "
+    "torch.ones(0, 3, 4, dtype=torch.long))",
+    "torch.baddbmm(torch.ones(0, 2, 4), torch.ones(0, 2, 3, dtype=torch.long), "
+    "torch.ones(0, 3, 4))",
     "torch.bmm(torch.ones(0, 2, 3), torch.ones(0, 3, 4, dtype=torch.long))",
     "torch.bmm(torch.ones(3, 2, 0, dtype=torch.long), torch.ones(3, 0, 4))",
     "torch.bmm(torch.ones(1, 2, 3), torch.ones(1, 3, 4, dtype=torch.long))",
