@@ -163,3 +163,4 @@ from . import distributions  # noqa: E402 - torch.distributions, built on nn.fun
 from . import _out  # noqa: E402
 
 _out.add_out_arguments(globals(), special.__dict__)
+_out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))

@@ -144,3 +144,94 @@ def add_out_arguments(namespace: dict, *also: dict) -> None:
         for name, value in list(names.items()):
             if callable(value) and id(value) in wrappers:
                 names[name] = wrappers[id(value)]
+
+
+# Functions returning several tensors (a named tuple) take ``out=`` as a tuple of tensors,
+# one per result, in PyTorch: ``torch.sort(x, out=(values, indices))``. (max and min
+# return one tensor without ``dim``: then ``out`` is one tensor, as above.)
+TUPLE_OUT_FUNCTIONS = (
+    "aminmax", "cummax", "cummin", "frexp", "geqrf", "histogram", "kthvalue", "lu_unpack",
+    "max", "median", "min", "mode", "nanmedian", "qr", "slogdet", "sort", "svd", "topk",
+    "triangular_solve",
+)
+LINALG_TUPLE_OUT_FUNCTIONS = (
+    "cholesky_ex", "eig", "eigh", "inv_ex", "ldl_factor", "ldl_factor_ex", "lstsq", "lu",
+    "lu_factor", "lu_factor_ex", "qr", "slogdet", "solve_ex", "svd",
+)
+
+# How PyTorch's C++ names dtypes in "Expected out tensor to have dtype ..."
+_CPP_NAMES = {
+    "float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+
+
+def _cpp_name(dtype: np.dtype) -> str:
+    return _CPP_NAMES.get(dtype.name, dtype.name)
+
+
+def write_tuple_out(name: str, result: tuple, out) -> tuple:
+    """Copy each tensor of ``result`` into the tensor of ``out`` at its place.
+
+    Every dtype must match exactly (PyTorch's kernels for these write the results as they
+    are); shapes are resized as for one tensor. The answer is PyTorch's ``<name>_out`` named
+    tuple of the ``out`` tensors themselves.
+    """
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for made, given in zip(result, out):
+        if not isinstance(given, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                            f"{type(given).__name__}")
+        if made._data.dtype != given._data.dtype:
+            raise RuntimeError(
+                f"Expected out tensor to have dtype {_cpp_name(made._data.dtype)}, but got "
+                f"{_cpp_name(given._data.dtype)} instead\nHint: make the out tensors with the "
+                "dtypes the function returns (indices are int64)."
+            )
+    for made, given in zip(result, out):
+        write_out(name, made, given)
+    fields = getattr(type(result), "_fields", None)
+    if not fields:  # (a plain tuple)
+        return tuple(out)
+    from .return_types import structseq
+
+    return structseq(f"{type(result).__name__}_out", fields)(*out)
+
+
+def accepts_tuple_out(function: Callable, name: str) -> Callable:
+    """``function`` (which returns a named tuple) with PyTorch's tuple ``out=`` added."""
+
+    @functools.wraps(function)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return function(*args, **kwargs)
+        if not isinstance(out, (tuple, list, Tensor)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                            f"{type(out).__name__}")
+        if is_grad_enabled() and (_requires_grad(args, kwargs) or any(
+                isinstance(o, Tensor) and o.requires_grad
+                for o in (out if isinstance(out, (tuple, list)) else (out,)))):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        result = function(*args, **kwargs)
+        if isinstance(result, Tensor):  # max(x), min(x), max(a, b): one tensor
+            return write_out(name, result, out)
+        if isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
+        return write_tuple_out(name, result, out)
+
+    return with_out
+
+
+def add_tuple_out_arguments(namespace: dict, linalg: dict) -> None:
+    """Wrap the functions of :data:`TUPLE_OUT_FUNCTIONS` (in ``namespace``, teachgrad's
+    globals) and :data:`LINALG_TUPLE_OUT_FUNCTIONS` (in ``linalg``, teachgrad.linalg's)."""
+    for names, wanted, prefix in ((namespace, TUPLE_OUT_FUNCTIONS, ""),
+                                  (linalg, LINALG_TUPLE_OUT_FUNCTIONS, "linalg_")):
+        for name in wanted:
+            if name in names:
+                names[name] = accepts_tuple_out(names[name], prefix + name)

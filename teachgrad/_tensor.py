@@ -35,8 +35,10 @@ from .autograd.graph import (
     RemovableHandle,
     accumulator_of,
     is_multi_output_view,
+    is_no_grad_view,
     is_stale_view,
     multi_output_view_error,
+    no_grad_view_error,
     rebuild_view,
 )
 
@@ -593,9 +595,11 @@ class Tensor:
         if not _grad_state.enabled:
             return
         base = self._base
-        if base is not None and self._requires_grad and self._extra is not None and (
-                is_multi_output_view(self)):  # a piece of split & co. (before the leaf checks)
-            raise multi_output_view_error(self, indirect=False)
+        if base is not None and self._extra is not None:  # (before the leaf checks)
+            if (self._requires_grad or base._requires_grad) and is_no_grad_view(self):
+                raise no_grad_view_error(self)  # made under no_grad, changed with grad on
+            if self._requires_grad and is_multi_output_view(self):  # a piece of split & co.
+                raise multi_output_view_error(self, indirect=False)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."

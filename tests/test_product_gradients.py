@@ -104,3 +104,43 @@ def test_cumprod_rows_without_zeros_divide_as_pytorch_whatever_other_rows_hold()
     alone = vjp(lambda x: x.cumprod(1), [[0.5, 1.5, INF, 0.5]], 1.0)
     assert np.isnan(g[0, 2]) and np.array_equal(g[:1], alone, equal_nan=True)
     assert g[1].tolist() == [1.0, 6.0, 0.0, 0.0]
+
+
+def test_cumprod_double_backward_at_zeros_by_hand_and_its_graph():
+    # L = x0² + (x0·x1)² + (x0·x1·x2)² at (1, 0, 3): ∂L/∂x = (2, 0, 0) and the gradient of
+    # Σ ∂L/∂x is (2, 2·x0² + 2·x0²·x2², 0) = (2, 20, 0).
+    x = teachgrad.tensor([1.0, 0.0, 3.0], dtype=teachgrad.float64, requires_grad=True)
+    (g,) = teachgrad.autograd.grad((x.cumprod(0) ** 2).sum(), x, create_graph=True)
+    (g2,) = teachgrad.autograd.grad(g.sum(), x)
+    assert g.tolist() == [2.0, 0.0, 0.0] and g2.tolist() == [2.0, 20.0, 0.0]
+    # PyTorch's O(n²) formula: each row k written into zeros in turn (a CopySlices each)
+    names, fn = [], g.grad_fn
+    while fn is not None:
+        names.append(fn.name())
+        fn = fn.next_functions[0][0]
+    assert names == ["torch::autograd::CopySlices"] * 3
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("values, dim", [
+    ([1.0, 0.0, 3.0], 0), ([0.0, 2.0, 0.0, 5.0], 0), ([[1.0, 0.0], [2.0, 3.0]], 0),
+    ([[1.0, 0.0, 2.0], [2.0, 3.0, 0.0]], 1), ([0.0, INF, 2.0], 0),
+])
+def test_cumprod_double_backward_graph_at_zeros_is_pytorchs(values, dim):
+    real = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad((x.cumprod(dim) * x.cumprod(dim)).sum(), x,
+                                 create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+
+        def walk(fn, depth=8):
+            if fn is None or depth == 0:
+                return None
+            return (fn.name(), tuple(walk(n, depth - 1) for n, _ in fn.next_functions))
+
+        return (str(walk(g.grad_fn)).replace("teachgrad", "torch"), str(g.tolist()),
+                str(g2.tolist()))  # (as text: nan == nan there)
+
+    assert run(teachgrad) == run(real)

@@ -299,6 +299,46 @@ def multi_output_view_error(view, indirect: bool) -> RuntimeError:
     )
 
 
+# A view made under ``no_grad`` (CreationMeta::NO_GRAD_MODE in PyTorch) may not be changed
+# in place once grad mode is back on and the change would be recorded: was the view meant
+# to be part of the graph or not? PyTorch refuses to guess. The mark in ``_extra`` holds
+# ``None`` for a view made under no_grad, or ``(name of the view node, output number)``
+# for a view taken of such a view in grad mode (PyTorch records that one when the base
+# requires grad, and its message names the node).
+NO_GRAD_VIEW = "no_grad_view"
+
+
+def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool) -> None:
+    """Mark ``view`` (just made from ``view_of`` by op ``node_name``) as PyTorch would."""
+    if not grad_enabled:
+        view._extras()[NO_GRAD_VIEW] = None
+    elif view_of._extra is not None and NO_GRAD_VIEW in view_of._extra:  # (inherited)
+        recorded = view._base._requires_grad  # PyTorch gives it a grad_fn then
+        name = node_name.replace("Backward0", "").replace("Backward", "")
+        view._extras()[NO_GRAD_VIEW] = (name, 0) if recorded else None
+
+
+def is_no_grad_view(t) -> bool:
+    """Was ``t`` made as a view under ``no_grad`` (or is it a view of such a view)?"""
+    extra = t._extra
+    return extra is not None and NO_GRAD_VIEW in extra
+
+
+def no_grad_view_error(view) -> RuntimeError:
+    """PyTorch's error for changing a view made under ``no_grad`` in place, recorded."""
+    node = view._extra[NO_GRAD_VIEW]
+    head = ("A view was created" if node is None
+            else f"Output {node[1]} of {node[0]} is a view of a view which was created")
+    return RuntimeError(
+        head + " in no_grad mode and is being modified inplace with grad mode enabled. "
+        "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+        "you want the inplace to be tracked).\nHint: make the view again outside no_grad, "
+        "or change a copy (view.clone())."
+    )
+
+
 def rebuild_view(view) -> Node:
     """Give a stale view the history PyTorch gives it: ``AsStridedBackward0`` reading its
     elements out of the base's current history. (ops/inplace.py installs the builder: the

@@ -84,6 +84,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     Otherwise the running statistics normalise every instance. This is PyTorch's rule, which
     runs batch norm on the input seen as one sample of ``N·C`` channels.
     """
+    if momentum is None:  # (the module turns its momentum=None into 0.0)
+        raise TypeError(
+            "instance_norm(): argument 'momentum' (position 7) must be float, not "
+            "NoneType\nHint: give a number; momentum=None (a cumulative "
+            "average) is something only the InstanceNorm modules accept."
+        )
     n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
     if use_input_stats and math.prod(input.shape[2:]) == 1:
         raise ValueError(
@@ -100,6 +106,14 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         if param is not None and param.numel() * n != n * c:
             raise RuntimeError(f"{name} should contain {n * c} elements not {param.numel() * n}")
 
+    if n * c == 0 and (weight is not None or bias is not None):
+        # PyTorch's kernel reads the first of the N·C repeated weights (or biases), and
+        # there are none: an empty batch (or no channels) with affine parameters fails.
+        raise IndexError(
+            "select(): index 0 out of range for tensor of size [0] at dimension 0\nHint: "
+            f"instance_norm with weight or bias needs a sample and a channel (input of shape "
+            f"{list(input.shape)}); skip the call for an empty batch."
+        )
     # As PyTorch: batch norm of the input seen as one sample with N·C channels (so the
     # per-channel tensors are repeated N times), viewed back to the input's shape.
     as_channels = input.reshape(1, n * c, *input.shape[2:])

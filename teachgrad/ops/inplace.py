@@ -57,6 +57,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     if not tracked:
         write_into(self, op(self, *args, **kwargs))
         return self
+    if self._base is not None and self._extra is not None and graph.is_no_grad_view(self):
+        raise graph.no_grad_view_error(self)  # (an argument requires grad: recorded)
     if not self._requires_grad and self._base is not None and graph.is_multi_output_view(self):
         # a piece of split & co. of a constant, given a history by the values written
         raise graph.multi_output_view_error(self, indirect=False)

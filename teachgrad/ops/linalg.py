@@ -27,9 +27,10 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .conversion import clone, contiguous
-from .number_factor import MulBackward1
+from .number_factor import times_number
 from .op import Op
 from .pointwise import mul
 from .shape import SqueezeBackward1, UnsafeViewBackward0
@@ -184,6 +185,13 @@ class BmmBackward0(MmBackward0):
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad    (per batch)"
 
     @staticmethod
+    def forward(ctx, a, b):
+        _save_factors(ctx, a, b)
+        if a.dtype != b.dtype:  # an empty product (see _check_bmm): mat2's dtype, as PyTorch
+            return np.zeros(a.shape[:2] + b.shape[2:], b.dtype)
+        return a @ b
+
+    @staticmethod
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return MmBackward0.backward(ctx, grad)
@@ -217,23 +225,20 @@ class AddmmBackward0(Op):
     def backward(ctx, grad):
         mat2, mat1 = ctx.saved_tensors
         need_input, need_1, need_2 = ctx.needs_input_grad
+        # (times_number: under create_graph, a tensor times a number is PyTorch's
+        # MulBackward1, not MulBackward0 with a constant operand)
+        grad_input = (grad if ctx.beta == 1 else times_number(grad, ctx.beta)
+                      ) if need_input else None
         if type(grad) is Tensor:  # create_graph: mm's graph (PyTorch's), then times alpha
             grad_1, grad_2 = _mm_recorded_grads(ctx, grad, mat1, mat2, need_1, need_2)
-            # (PyTorch's maybe_multiply: tensor times a number in C++, so MulBackward1)
-            return (_times(grad, ctx.beta) if need_input else None,
-                    _times(grad_1, ctx.alpha), _times(grad_2, ctx.alpha))
+            if ctx.alpha != 1:
+                grad_1 = None if grad_1 is None else times_number(grad_1, ctx.alpha)
+                grad_2 = None if grad_2 is None else times_number(grad_2, ctx.alpha)
+            return grad_input, grad_1, grad_2
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
-        grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
         grad_1 = np.matmul(scaled, _transposed(mat2)) if need_1 else None
         grad_2 = _right_factor_grad(ctx, mat1, scaled, mat2) if need_2 else None
         return grad_input, grad_1, grad_2
-
-
-def _times(grad: Tensor | None, number) -> Tensor | None:
-    """``grad * number`` as PyTorch's ``maybe_multiply`` records it (nothing for 1)."""
-    if grad is None or number == 1:
-        return grad
-    return MulBackward1.apply(grad, other=number)
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -381,6 +386,13 @@ def _check_bmm(a: Tensor, b: Tensor, operands: tuple | None = None) -> None:
                 f"shapes {_shapes(a, b)}."
             ),
         )
+    if a._data.size == 0 or b._data.size == 0:
+        # Nothing to compute (no matrices, no rows or columns, or k = 0: zeros): PyTorch's
+        # kernel returns before its dtype checks, in mat2's dtype.
+        if (a._data.dtype != b._data.dtype and _grad_state.enabled
+                and b._data.dtype.kind != "f" and (a._requires_grad or b._requires_grad)):
+            raise RuntimeError(f"Autograd not support dtype: {_scalar_name(b)}")
+        return
     if a._data.dtype != b._data.dtype:
         raise _fail(
             f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}", _DTYPE_HINT

@@ -25,10 +25,11 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._tensor import Tensor, tensor_method
+from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .inplace import inplace_method
 from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
-from .number_factor import MulBackward1
+from .number_factor import times_number
 from .op import Op
 from .pointwise import _check_shapes_broadcast
 
@@ -41,11 +42,7 @@ def _scaled(x, factor):
 def _times(grad, factor):
     """A gradient times ``factor`` (None stays None), last, as PyTorch's maybe_multiply:
     under create_graph a tensor times a number in C++, recorded as MulBackward1."""
-    if grad is None or factor == 1:
-        return grad
-    if isinstance(grad, Tensor):
-        return MulBackward1.apply(grad, other=factor)
-    return grad * factor
+    return grad if grad is None or factor == 1 else times_number(grad, factor)
 
 
 # ----------------------------------------------------------------------------------------
@@ -214,7 +211,10 @@ class BaddbmmBackward0(_ScaledProductOp):
     def forward(ctx, input, batch1, batch2, beta, alpha):  # noqa: A002
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(batch1, batch2)
-        return _combine(input, np.matmul(batch1, batch2), beta, alpha)
+        out = _combine(input, np.matmul(batch1, batch2), beta, alpha)
+        if batch1.dtype != batch2.dtype:  # an empty product (see baddbmm): batch2's dtype
+            out = out.astype(batch2.dtype)
+        return out
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -345,13 +345,18 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
     """
     _check_tensors("baddbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
     _check_batches(input, batch1, batch2)
-    if not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+    # PyTorch compares input's dtype with batch1's here; batch2's is bmm's check, which an
+    # empty product skips (the result then takes batch2's dtype, see _check_bmm).
+    if input._data.dtype != batch1._data.dtype:
         raise _fail(
             f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, "
             f"batch2: {_cpp(batch2)}",
             _DTYPE_HINT,
         )
     _check_bmm(batch1, batch2)
+    if (batch1._data.dtype != batch2._data.dtype and batch2._data.dtype.kind != "f"
+            and input._requires_grad and _grad_state.enabled):
+        raise RuntimeError(f"Autograd not support dtype: {_scalar_name(batch2)}")
     _check_integer_scalars(input, beta, alpha)
     b, n, _ = batch1._data.shape
     _check_input_expands(input, (b, n, batch2._data.shape[2]))

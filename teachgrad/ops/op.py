@@ -203,11 +203,21 @@ class Op(Node):
             if type(out) is tuple:
                 view_of = inputs[0] if cls.is_view else None
                 outputs = tuple([_wrap(o, view_of) for o in out])
-                if view_of is not None and _grad_state.enabled:  # split & co. (see below)
-                    _mark_pieces(outputs, cls.__name__)
+                if view_of is not None:
+                    if _grad_state.enabled:  # split & co. (see below)
+                        _mark_pieces(outputs, cls.__name__)
+                    else:  # views made under no_grad (see graph.NO_GRAD_VIEW)
+                        for piece in outputs:
+                            graph.mark_no_grad_view(piece, view_of, cls.__name__, False)
                 return outputs
             if cls.is_view:
-                return _wrap(out, inputs[0])
+                view = _wrap(out, inputs[0])
+                # Made under no_grad, or a view of such a view: PyTorch refuses to record
+                # an in-place change of it later (see graph.NO_GRAD_VIEW).
+                if not _grad_state.enabled or inputs[0]._extra is not None:
+                    graph.mark_no_grad_view(view, inputs[0], cls.__name__,
+                                            _grad_state.enabled)
+                return view
             if type(out) is not _ndarray:
                 out = _asarray(out)  # NumPy returns a 0-d result as a scalar
             t = _new(Tensor)

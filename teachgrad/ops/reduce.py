@@ -715,6 +715,8 @@ class VarBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+        if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+            return grad * _no_dof_slope(a)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
             return grad * (2 / ctx.dof if ctx.dof else math.inf) * centred
@@ -741,9 +743,25 @@ class StdBackward0(Op):
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+            return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
+
+
+def _no_dof_slope(a) -> np.ndarray:
+    """var's slope without degrees of freedom (N ≤ correction), over all elements.
+
+    2·(aᵢ − mean)/(N − correction) divides by 0 (or less). PyTorch 2.13 then gives a
+    constant, recorded in no graph: +inf, or nan where aᵢ equals the mean (0/0: a 0-d
+    tensor, a constant one). Only over all elements (or a 0-d tensor): with ``dim`` given
+    it keeps the formula.
+    """
+    values = _value(a)
+    with np.errstate(invalid="ignore"):
+        equal = values == mean_of(values)
+    return np.where(equal, np.nan, np.inf).astype(values.dtype)
 
 
 def _var_args(name: str, input: Tensor, dim, unbiased, keepdim, correction):
@@ -1087,7 +1105,7 @@ class CumprodBackward0(Op):
         if not zero.any():
             return reverse_cumsum(grad * out, ctx.dim) / a
         if isinstance(grad, Tensor):  # under create_graph: PyTorch's O(n²) formula
-            return _cumprod_backward_at_zeros(grad, a, ctx.dim)
+            return _cumprod_backward_recorded(grad, a, ctx.dim)
         # A plain backward follows PyTorch's O(n) one, nan and inf included: before a
         # slice's first zero, the division by aᵢ (so a slice without zeros gives what the
         # zero-free formula gives); at the first zero, the product formula; after it, 0.
@@ -1108,24 +1126,35 @@ class CumprodBackward0(Op):
         return np.where(before, divided, np.where(zero & (seen == 1), at_zero, 0))
 
 
-def _cumprod_backward_at_zeros(grad, a, dim: int):
-    """``gradᵢ = Σ_{k ≥ i} grad_k · Π_{j ≤ k, j ≠ i} aⱼ``, without dividing by a zero."""
-    a_last, grad_last = np.moveaxis(a, dim, -1), np.moveaxis(grad, dim, -1)
-    n = a_last.shape[-1]
-    # others[..., i, j] is a_j, except a_i replaced by 1: the factors without a_i
-    others = np.where(np.eye(n, dtype=bool), 1, np.expand_dims(a_last, -2))
-    partial = np.cumprod(others, axis=-1)  # [..., i, k] = Π_{j ≤ k, j ≠ i} a_j
-    used = np.triu(np.ones((n, n), dtype=bool))  # k ≥ i
-    if not isinstance(grad, Tensor):
-        # As PyTorch's plain backward: a term whose product has a zero factor is left out,
-        # not added as 0 · grad_k (nan for an infinite grad_k). So everything after the
-        # first zero gets exactly 0. (Under create_graph PyTorch multiplies: so do we.)
-        zero = np.moveaxis(_value(a), dim, -1) == 0
-        zeros_up_to_k = np.expand_dims(np.cumsum(zero, axis=-1), -2)
-        zero_at_i = np.expand_dims(zero, -1) & used
-        used = used & (zeros_up_to_k - zero_at_i == 0)  # no zero among j ≤ k, j ≠ i
-    terms = np.where(used, partial * np.expand_dims(grad_last, -2), 0)
-    return np.moveaxis(np.sum(terms, axis=-1), -1, dim)
+def _cumprod_backward_recorded(grad: Tensor, a: Tensor, dim: int) -> Tensor:
+    """cumprod's gradient at zeros under create_graph, PyTorch's loop step for step.
+
+    ``gradₖ = Σ_{m ≥ k} grad_m · Π_{j ≤ m, j ≠ k} aⱼ``: for each k, the products that omit
+    aₖ (those before it times the running products after it), written into row k of a
+    zero tensor. Its graph is PyTorch's: a CopySlices per k over SumBackward1 nodes.
+    """
+    from .. import _creation
+    from . import shape
+
+    n = a.shape[dim]
+    grad_input = _creation.zeros(a.shape, dtype=grad.dtype)
+    ones_size = list(a.shape)
+    ones_size[dim] = 1
+    ones = _creation.ones(1, dtype=grad.dtype).expand(ones_size)
+    for k in range(n):
+        after = shape.narrow(a, dim, k + 1, n - k - 1)
+        if k == 0:
+            omitted = shape.cat([ones, cumprod(after, dim)], dim)
+        elif k == n - 1:
+            omitted = prod(shape.narrow(a, dim, 0, k), dim, keepdim=True)
+        else:
+            until_k = prod(shape.narrow(a, dim, 0, k), dim, keepdim=True)
+            from_k_plus_1 = cumprod(after, dim)
+            omitted = shape.cat([until_k, until_k.expand_as(from_k_plus_1) * from_k_plus_1],
+                                  dim)
+        grad_slice = sum(shape.narrow(grad, dim, k, n - k) * omitted, dim)
+        grad_input.select(dim, k).copy_(grad_slice)
+    return grad_input
 
 
 def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
@@ -1366,9 +1395,12 @@ class VarMeanBackward0(Op):
         ctx.shape = a.shape
         return variance, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
+    materialize_grads = False  # an unused output adds nothing (no AddBackward0), as PyTorch
+
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
-        return VarBackward0.backward(ctx, grad_var) + _mean_grad(ctx, grad_mean)
+        return _sum_defined(VarBackward0.backward(ctx, grad_var) if grad_var is not None else None,
+                            _mean_grad(ctx, grad_mean) if grad_mean is not None else None)
 
 
 class StdMeanBackward0(Op):
@@ -1380,9 +1412,17 @@ class StdMeanBackward0(Op):
         ctx.shape = a.shape
         return deviation, np.asarray(mean_of(a, axis=dims, keepdims=keepdim))
 
+    materialize_grads = False  # an unused output adds nothing (no AddBackward0), as PyTorch
+
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
-        return StdBackward0.backward(ctx, grad_std) + _mean_grad(ctx, grad_mean)
+        return _sum_defined(StdBackward0.backward(ctx, grad_std) if grad_std is not None else None,
+                            _mean_grad(ctx, grad_mean) if grad_mean is not None else None)
+
+
+def _sum_defined(a, b):
+    """``a + b`` where both are gradients; the one that is, where the other is ``None``."""
+    return b if a is None else a if b is None else a + b
 
 
 def _mean_grad(ctx, grad):
