@@ -256,7 +256,11 @@ def mark_multi_output_view(view, node_name: str, output_nr: int,
     # PyTorch's message names the view's node without "Backward0": "Output 0 of Split".
     # ("SqueezeBackward1" gives "Squeeze1"; a custom Function's "FBackward" gives "F")
     name = re.sub(r"Backward(\d*)$", r"\1", node_name.replace("Backward0", ""))
-    view._extras()[MULTI_OUTPUT_VIEW] = (name, output_nr, made_by)
+    extras = view._extras()
+    extras[MULTI_OUTPUT_VIEW] = (name, output_nr, made_by)
+    # A view has one kind in PyTorch (its CreationMeta): a custom Function's forward runs
+    # under no_grad, so its views were marked as made there; being its output wins.
+    extras.pop(NO_GRAD_VIEW, None)
 
 
 def is_multi_output_view(t) -> bool:
