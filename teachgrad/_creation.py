@@ -63,6 +63,24 @@ def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> No
         )
 
 
+def _is_number_tensor(value) -> bool:
+    """Does PyTorch's argument parser take ``value`` where it wants a ``Number``? A tensor
+    only when it is 0-d and needs no gradient (read with ``.item()``, outside the graph)."""
+    return not isinstance(value, Tensor) or (
+        value._data.ndim == 0 and not value._requires_grad)
+
+
+def _number_argument(function: str, name: str, position: int, value):
+    """``value`` as a ``Number`` argument, or PyTorch's TypeError for a tensor it refuses."""
+    if not _is_number_tensor(value):
+        raise TypeError(
+            f"{function}(): argument '{name}' (position {position}) must be Number, not Tensor"
+            "\nHint: pass a plain number, e.g. value.item() (a tensor that needs a gradient "
+            "cannot take part in the graph from here)."
+        )
+    return value
+
+
 def _check_device(device) -> None:
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
@@ -376,7 +394,8 @@ def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=No
     _check_flag("full", requires_grad)
     check_layout("full", layout)
     _check_device(device)
-    if isinstance(fill_value, (Tensor, np.generic)):  # a one-element tensor or NumPy scalar
+    _number_argument("full", "fill_value", 2, fill_value)
+    if isinstance(fill_value, (Tensor, np.generic)):  # a 0-d tensor or a NumPy scalar
         fill_value = fill_value.item()
     if not isinstance(fill_value, numbers.Number):
         raise TypeError(
@@ -419,7 +438,16 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     check_flag_overloaded("arange", given, requires_grad)
     _check_device(device)
     if end is None:
+        _number_argument("arange", "end", 1, start)
         start, end = 0, start
+    elif not all(map(_is_number_tensor, (start, end, step))):
+        got = ", ".join(python_type_name(v) for v in given)
+        raise TypeError(
+            f"arange() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\nHint: (PyTorch lists its signatures of arange() here) pass "
+            "plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
+            "part in the graph from here."
+        )
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -491,6 +519,9 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=N
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
     _check_flag("full_like", requires_grad)
     check_layout("full_like", layout)
+    _number_argument("full_like", "fill_value", 2, fill_value)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
     return _finish(data, requires_grad)
 
