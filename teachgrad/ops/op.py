@@ -241,15 +241,20 @@ class Op(Node):
 
         if type(out) is tuple or cls.is_view:  # several outputs, or a view: the general way
             return _record_outputs(ctx, out, inputs, arrays)
-        scalar = None
+        saved = ctx._saved
+        scalar = False
         if type(out) is not _ndarray:
             # NumPy returns a 0-d result as a scalar (np.float32), not an array. Turn it into
             # the array the output tensor will hold, and use that same array where forward
             # saved the scalar: record_saved recognises the output by identity.
             scalar, out = out, _asarray(out)
-            saved = ctx._saved
-            if saved is not None and _holds(saved, scalar):
-                ctx._saved = tuple([out if v is scalar else v for v in saved])
+            if saved is not None:
+                for v in saved:  # (is the scalar among them? by identity: `in` uses ==)
+                    if v is scalar:
+                        saved = tuple([out if v is scalar else v for v in saved])
+                        break
+                # A scalar op: backward computes with NumPy scalars (see _ScalarValues).
+                saved = _ScalarValues(saved)
         t = _new(Tensor)
         t._data = out
         t._grad = t._base = t._accumulator = t._extra = None
@@ -263,10 +268,8 @@ class Op(Node):
             t._grad_fn = None
         meta = _METAS.get(out.shape)  # _meta_of, inline
         ctx._meta = meta if meta is not None and meta[0][1] is out.dtype else _meta_of(out)
-        if ctx._saved is not None:
-            ctx._saved = record_saved(ctx._saved, inputs, arrays, (t,))
-            if scalar is not None:  # a scalar op: backward computes with NumPy scalars
-                ctx._saved = _as_scalars(ctx._saved)
+        if saved is not None:
+            ctx._saved = record_saved(saved, inputs, arrays, (t,))
         return t
 
 
@@ -286,27 +289,16 @@ class NoDerivative(Op):
         raise NotImplementedError(cls.message)
 
 
-def _holds(values: tuple, x) -> bool:
-    """Is ``x`` one of ``values``? By identity: ``in`` would compare with ``==``."""
-    return id(x) in map(id, values)
-
-
-def _as_scalars(saved: tuple) -> tuple:
-    """Mark the saved values of an op on 0-d tensors: backward gets them as NumPy scalars.
+class _ScalarValues(tuple):
+    """The saved values of an op on 0-d tensors: ``saved_tensors`` hands out their 0-d
+    arrays as NumPy scalars.
 
     Its gradients arrive as NumPy scalars too, and NumPy computes scalar * scalar about
     ten times faster than scalar * 0-d array. The arrays themselves stay saved: the
     scalars are read when backward runs, so it sees what PyTorch's would (a change
-    through ``.data`` included).
+    through ``.data`` included). (Values packed by saved_tensors_hooks are unpacked as
+    they are.)
     """
-    if type(saved) is not tuple:  # packed by saved_tensors_hooks: unpacked as they are
-        return saved
-    values, sources = saved
-    return (_ScalarValues(values), sources)
-
-
-class _ScalarValues(tuple):
-    """Saved values whose 0-d arrays ``saved_tensors`` hands out as NumPy scalars."""
 
     __slots__ = ()
 
