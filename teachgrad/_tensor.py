@@ -34,12 +34,14 @@ from .autograd import grad_mode
 from .autograd.graph import (
     RemovableHandle,
     accumulator_of,
+    check_no_grad_view,
     is_multi_output_view,
     is_no_grad_view,
     is_stale_view,
     multi_output_view_error,
     no_grad_view_error,
     rebuild_view,
+    set_no_grad_view_requires_grad,
 )
 
 _grad_state = grad_mode.state
@@ -242,6 +244,9 @@ class Tensor:
                 f"Hint: this tensor is {self.dtype}; make it a float first, "
                 "e.g. x = x.float()."
             )
+        if self._base is not None and is_no_grad_view(self):  # (see graph.NO_GRAD_VIEW)
+            set_no_grad_view_requires_grad(self, value)
+            return
         self._requires_grad = value
 
     @property
@@ -280,13 +285,19 @@ class Tensor:
     @property
     def grad_fn(self):
         """The graph node that produced this tensor (``None`` for leaves)."""
-        if self._base is not None and self._grad_fn is not None and is_stale_view(self):
-            return rebuild_view(self)  # its base was changed in place since (see graph.py)
+        if self._base is not None:
+            if self._grad_fn is not None:
+                if is_stale_view(self):  # its base was changed in place since (graph.py)
+                    return rebuild_view(self)
+            elif self._extra is not None and is_no_grad_view(self):
+                check_no_grad_view(self)  # (a stale one has no history PyTorch can give)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (``grad_fn is None``)."""
+        if self._base is not None:
+            return self.grad_fn is None  # (a view's history may have to be rebuilt first)
         return self._grad_fn is None
 
     # ------------------------------------------------------------------------------------
@@ -512,6 +523,16 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cut this tensor off from the graph, in place: it becomes a leaf."""
+        if self._base is not None:  # (its history is its base's: PyTorch refuses)
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+                "\nHint: this tensor is a view (of a slice, a reshape...); write "
+                "v = v.detach() instead."
+            )
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False

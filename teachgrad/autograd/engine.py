@@ -302,6 +302,13 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
                 "no graph to go back through. Create the inputs with requires_grad=True "
                 "(and not inside `with no_grad():`)."
             )
+        if t._grad_fn is None and t._base is not None and edge_of(t)[0] is None:
+            raise RuntimeError(  # a view made under no_grad: it requires grad, has no edge
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+                "\nHint: this tensor is a view made under no_grad of a tensor that requires "
+                "grad. It requires grad as its base does, but it has no history to go back "
+                "through. Make the view outside no_grad."
+            )
         if g is None:
             if data.size != 1:
                 raise RuntimeError(

@@ -335,10 +335,12 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
     else:
         outputs = _tracked(out, ctx, 0, view_of)
         ctx._meta = _meta_of(outputs._data)
-        if view_of is not None and view_of._extra is not None and graph.is_multi_output_view(
-                view_of):  # a view of such a piece is refused in place too
-            graph.mark_multi_output_view(outputs, type(ctx).__name__, 0,
-                                         graph.view_made_by(view_of))
+        if view_of is not None and view_of._extra is not None:
+            if graph.is_multi_output_view(view_of):  # a view of such a piece is refused
+                graph.mark_multi_output_view(outputs, type(ctx).__name__, 0,  # in place too
+                                             graph.view_made_by(view_of))
+            elif graph.is_no_grad_view(view_of):  # and so is a view of a no_grad view
+                graph.mark_no_grad_view(outputs, view_of, type(ctx).__name__, True)
     if ctx._saved is not None:
         ctx._saved = record_saved(
             ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
