@@ -30,7 +30,7 @@ import numpy as np
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._warn import warn_user
-from .autograd import grad_mode
+from .autograd import grad_mode, inference
 from .autograd.graph import (
     RemovableHandle,
     accumulator_of,
@@ -215,7 +215,10 @@ class Tensor:
         Changing ``x.data`` in place changes ``x`` without autograd noticing (that is why
         PyTorch recommends ``detach()`` or ``no_grad()`` instead).
         """
-        return _make(self._data)
+        out = _make(self._data)
+        if type(self._vc) is not list:  # .data of an inference tensor is one too
+            out._vc = inference.new_version()
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -244,6 +247,8 @@ class Tensor:
                 f"Hint: this tensor is {self.dtype}; make it a float first, "
                 "e.g. x = x.float()."
             )
+        if type(self._vc) is not list:  # an inference tensor (autograd/inference.py)
+            inference.check_requires_grad(self, value)
         if self._base is not None and is_no_grad_view(self):  # (see graph.NO_GRAD_VIEW)
             set_no_grad_view_requires_grad(self, value)
             return
@@ -366,6 +371,8 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor (or a view of it) was changed in place."""
+        if type(self._vc) is not list:
+            raise RuntimeError(inference.NO_VERSION)  # (an inference tensor keeps none)
         return self._vc[0]
 
     # ------------------------------------------------------------------------------------
@@ -613,6 +620,11 @@ class Tensor:
     # ------------------------------------------------------------------------------------
     def _check_inplace(self) -> None:
         """Refuse in-place changes autograd could not follow (PyTorch's errors)."""
+        # An inference tensor (autograd/inference.py); PyTorch's autograd checks come first
+        # only for a leaf that requires grad.
+        if type(self._vc) is not list and not (
+                _grad_state.enabled and self._requires_grad and self._grad_fn is None):
+            inference.check_inplace(self)
         if not _grad_state.enabled:
             return
         base = self._base
@@ -662,7 +674,8 @@ def _make(data: np.ndarray, requires_grad: bool = False, grad_fn=None) -> Tensor
     t._grad = None
     t._grad_fn = grad_fn
     t._output_nr = 0
-    t._vc = [0]
+    # (made inside inference_mode: an inference tensor, see autograd/inference.py)
+    t._vc = inference.new_version() if _grad_state.inference else [0]
     t._base = None
     t._accumulator = None
     t._extra = None
@@ -675,7 +688,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
     t._grad = None
     t._grad_fn = None
     t._output_nr = 0
-    t._vc = [0]
+    t._vc = inference.new_version() if _grad_state.inference else [0]
     t._base = None
     t._accumulator = None
     t._extra = None

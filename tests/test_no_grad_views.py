@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from program_outcome import view_program_outcome
+from program_outcome import state_outcome, view_program_outcome
 
 import teachgrad as torch
 
@@ -287,20 +287,6 @@ STATE_PROGRAMS = [
      "with torch.no_grad():\n    v = x[1]\ny = F.apply(v)",
      "(y.requires_grad, y.grad_fn.next_functions[0][0] is None)"),
 ]
-
-
-def state_outcome(lib, program: str, expression: str):
-    """The value of ``expression`` after ``program``, or PyTorch's sentence of the error
-    either raised (``x`` is a 4x3 leaf that requires grad, not a view)."""
-    scope = {"torch": lib, "x": lib.arange(12.0).reshape(4, 3).clone().requires_grad_()}
-    try:
-        exec(program, scope)
-        value = eval(expression, scope)
-    except RuntimeError as e:
-        return "raised: " + str(e).split("\nHint:")[0]
-    if isinstance(value, lib.Tensor):
-        return ("tensor", value.tolist(), value.requires_grad)
-    return value
 
 
 @pytest.mark.torch

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._tensor import Size, Tensor, _make
 from .._warn import warn_user
-from . import anomaly_mode, graph
+from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
 from .grad_mode import state as _grad_state
 from .graph import _FREED, AccumulateGrad, Node, edge_of
@@ -305,9 +305,9 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
         if t._grad_fn is None and t._base is not None and edge_of(t)[0] is None:
             raise RuntimeError(  # a view made under no_grad: it requires grad, has no edge
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
-                "\nHint: this tensor is a view made under no_grad of a tensor that requires "
-                "grad. It requires grad as its base does, but it has no history to go back "
-                "through. Make the view outside no_grad."
+                "\nHint: this tensor is a view made under no_grad (or inference_mode) of a "
+                "tensor that requires grad. It requires grad as its base does, but it has no "
+                "history to go back through. Make the view outside that block."
             )
         if g is None:
             if data.size != 1:
@@ -701,6 +701,8 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         leaf._grad = _make(g if _unshared(g) else _owned(g))
     elif not old._data.flags.writeable:
         leaf._grad = _make(old._data + g)
+    elif type(old._vc) is not list:  # a .grad made in inference mode: PyTorch refuses
+        inference.check_inplace(old)
     else:
         # In place, as PyTorch: code holding ``x.grad`` sees the new value (and a grad
         # made by an earlier create_graph=True pass keeps its grad_fn).

@@ -319,29 +319,41 @@ def multi_output_view_error(view, indirect: bool) -> RuntimeError:
 # it is an input (so nothing reaches its base), and ``v.backward()`` has nothing to start
 # from. Once the view or its base is changed in place, any grad-mode use of it is refused.
 #
-# The mark in ``_extra`` is ``(node, made_at, own)``: ``node`` is ``None`` for a view made
-# under no_grad, or ``(name of the view node, output number)`` for a view taken of such a
-# view in grad mode (PyTorch records that one when the base requires grad, and its message
-# names the node); ``made_at`` is the version counter when the view was made; ``own`` is
-# True once the user called ``requires_grad_()`` on the view: it then gets an
-# AccumulateGrad of its own, and gradients reach ``v.grad`` (not the base), as in PyTorch.
+# A view of an ordinary tensor made inside ``inference_mode`` is the same kind of view
+# (CreationMeta::INFERENCE_MODE), with PyTorch's wording for that mode; so is any view
+# taken of it later.
+#
+# The mark in ``_extra`` is ``(node, made_at, own, in_inference)``: ``node`` is ``None``
+# for a view made under no_grad, or ``(name of the view node, output number)`` for a view
+# taken of such a view in grad mode (PyTorch records that one when the base requires grad,
+# and its message names the node); ``made_at`` is the version counter when the view was
+# made; ``own`` is True once the user called ``requires_grad_()`` on the view: it then gets
+# an AccumulateGrad of its own, and gradients reach ``v.grad`` (not the base), as in
+# PyTorch; ``in_inference``: made in inference mode (or from such a view).
 NO_GRAD_VIEW = "no_grad_view"
 
 
-def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool) -> None:
-    """Mark ``view`` (just made from ``view_of`` by op ``node_name``) as PyTorch would."""
+def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool,
+                      inference: bool = False) -> None:
+    """Mark ``view`` (just made from ``view_of`` by op ``node_name``) as PyTorch would
+    (``inference``: made inside ``inference_mode``)."""
+    if type(view._vc) is not list:  # a view of an inference tensor: one too, and no more
+        return
+    inherited = view_of._extra is not None and NO_GRAD_VIEW in view_of._extra
+    if inherited and view_of._extra[NO_GRAD_VIEW][3]:
+        inference = True  # PyTorch: inference mode's mark is never replaced
     if not grad_enabled:
         node = None
         # (a differentiable view: view(dtype) is not one, and a copy has no base)
         if view._base._requires_grad and view._data.dtype.kind in "fc":
             view._requires_grad = True  # as its base; but it has no edge (see above)
-    elif view_of._extra is not None and NO_GRAD_VIEW in view_of._extra:  # (inherited)
+    elif inherited:
         recorded = view._base._requires_grad  # PyTorch gives it a grad_fn then
         name = node_name.replace("Backward0", "").replace("Backward", "")
         node = (name, 0) if recorded else None
     else:
         return
-    view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False)
+    view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False, inference)
 
 
 def is_no_grad_view(t) -> bool:
@@ -385,31 +397,37 @@ def set_no_grad_view_requires_grad(view, value: bool) -> None:
     As in PyTorch, the view requires grad as long as its base does (``False`` changes
     nothing then); ``True`` gives it a gradient of its own (see ``NO_GRAD_VIEW``).
     """
-    node, made_at, _ = view._extra[NO_GRAD_VIEW]
-    view._extra[NO_GRAD_VIEW] = (node, made_at, value)
+    node, made_at, _, in_inference = view._extra[NO_GRAD_VIEW]
+    view._extra[NO_GRAD_VIEW] = (node, made_at, value, in_inference)
     view._requires_grad = value or view._base._requires_grad
 
 
 def no_grad_view_error(view, indirect: bool = False) -> RuntimeError:
     """PyTorch's error for changing a view made under ``no_grad`` in place, recorded
     (``indirect``: it or its base was changed before, and now it is used in grad mode)."""
-    node = view._extra[NO_GRAD_VIEW][0]
+    node, _, _, in_inference = view._extra[NO_GRAD_VIEW]
     head = ("A view was created" if node is None
             else f"Output {node[1]} of {node[0]} is a view of a view which was created")
+    # (PyTorch's two wordings: "in no_grad mode ... with grad mode enabled", "in inference
+    # mode ... in normal mode")
+    mode, block = ("inference mode", "inference_mode") if in_inference else (
+        "no_grad mode", "no_grad")
+    now = "in normal mode" if in_inference else "with grad mode enabled"
     if indirect:
         modified = "its base or another view of its base has been"
-        hint = ("\nHint: this view was made under no_grad and changed in place since (or its "
-                "base was): make the view again where you use it (outside no_grad to track "
+        hint = (f"\nHint: this view was made under {block} and changed in place since (or its "
+                f"base was): make the view again where you use it (outside {block} to track "
                 "it, inside to leave it out of the graph).")
     else:
         modified = "is being"
-        hint = "\nHint: make the view again outside no_grad, or change a copy (view.clone())."
+        hint = (f"\nHint: make the view again outside {block}, or change a copy "
+                "(view.clone()).")
     return RuntimeError(
-        head + f" in no_grad mode and {modified} modified inplace with grad mode enabled. "
-        "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-        "clarify your code by moving both the view and the inplace either both inside the "
-        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-        "want the inplace to be tracked)." + hint
+        head + f" in {mode} and {modified} modified inplace {now}. Given that this use case "
+        "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+        f"both the view and the inplace either both inside the {block} block (if you don't "
+        "want the inplace to be tracked) or both outside (if you want the inplace to be "
+        "tracked)." + hint
     )
 
 
