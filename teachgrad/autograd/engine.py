@@ -32,7 +32,7 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _make
+from .._tensor import Size, Tensor, _make, _make_gradient
 from .._warn import warn_user
 from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
@@ -698,7 +698,7 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         # As PyTorch: a new gradient nothing else refers to becomes ``.grad`` itself
         # ("stolen"); a shared one (AddBackward0 sends one array to both inputs), a
         # read-only broadcast view or a transposed one is copied.
-        leaf._grad = _make(g if _unshared(g) else _owned(g))
+        leaf._grad = _make_gradient(g if _unshared(g) else _owned(g))
     elif not old._data.flags.writeable:
         leaf._grad = _make(old._data + g)
     elif type(old._vc) is not list:  # a .grad made in inference mode: PyTorch refuses

@@ -60,10 +60,16 @@ class _Mode:
     _target: bool = True
 
     def __enter__(self) -> None:
-        self._previous = _set_grad_mode(self._target)
+        if state.inference:  # (_set_grad_mode, inline: optimizers enter no_grad each step)
+            self._previous, state.grad_in_inference = state.grad_in_inference, self._target
+        else:
+            self._previous, state.enabled = state.enabled, self._target
 
     def __exit__(self, *exc_info: Any) -> None:
-        _set_grad_mode(self._previous)
+        if state.inference:
+            state.grad_in_inference = self._previous
+        else:
+            state.enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
         """Use the mode as a decorator: the whole function runs inside it."""
