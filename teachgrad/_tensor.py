@@ -30,16 +30,18 @@ import numpy as np
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._warn import warn_user
-from .autograd import grad_mode
+from .autograd import grad_mode, inference
 from .autograd.graph import (
     RemovableHandle,
     accumulator_of,
+    check_no_grad_view,
     is_multi_output_view,
     is_no_grad_view,
     is_stale_view,
     multi_output_view_error,
     no_grad_view_error,
     rebuild_view,
+    set_no_grad_view_requires_grad,
 )
 
 _grad_state = grad_mode.state
@@ -213,7 +215,10 @@ class Tensor:
         Changing ``x.data`` in place changes ``x`` without autograd noticing (that is why
         PyTorch recommends ``detach()`` or ``no_grad()`` instead).
         """
-        return _make(self._data)
+        out = _make(self._data)
+        if type(self._vc) is not list:  # .data of an inference tensor is one too
+            out._vc = inference.new_version()
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -242,6 +247,11 @@ class Tensor:
                 f"Hint: this tensor is {self.dtype}; make it a float first, "
                 "e.g. x = x.float()."
             )
+        if type(self._vc) is not list:  # an inference tensor (autograd/inference.py)
+            inference.check_requires_grad(self, value)
+        if self._base is not None and is_no_grad_view(self):  # (see graph.NO_GRAD_VIEW)
+            set_no_grad_view_requires_grad(self, value)
+            return
         self._requires_grad = value
 
     @property
@@ -280,13 +290,19 @@ class Tensor:
     @property
     def grad_fn(self):
         """The graph node that produced this tensor (``None`` for leaves)."""
-        if self._base is not None and self._grad_fn is not None and is_stale_view(self):
-            return rebuild_view(self)  # its base was changed in place since (see graph.py)
+        if self._base is not None:
+            if self._grad_fn is not None:
+                if is_stale_view(self):  # its base was changed in place since (graph.py)
+                    return rebuild_view(self)
+            elif self._extra is not None and is_no_grad_view(self):
+                check_no_grad_view(self)  # (a stale one has no history PyTorch can give)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (``grad_fn is None``)."""
+        if self._base is not None:
+            return self.grad_fn is None  # (a view's history may have to be rebuilt first)
         return self._grad_fn is None
 
     # ------------------------------------------------------------------------------------
@@ -355,6 +371,8 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor (or a view of it) was changed in place."""
+        if type(self._vc) is not list:
+            raise RuntimeError(inference.NO_VERSION)  # (an inference tensor keeps none)
         return self._vc[0]
 
     # ------------------------------------------------------------------------------------
@@ -512,6 +530,16 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cut this tensor off from the graph, in place: it becomes a leaf."""
+        if self._base is not None:  # (its history is its base's: PyTorch refuses)
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+                "\nHint: this tensor is a view (of a slice, a reshape...); write "
+                "v = v.detach() instead."
+            )
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
@@ -592,6 +620,11 @@ class Tensor:
     # ------------------------------------------------------------------------------------
     def _check_inplace(self) -> None:
         """Refuse in-place changes autograd could not follow (PyTorch's errors)."""
+        # An inference tensor (autograd/inference.py); PyTorch's autograd checks come first
+        # only for a leaf that requires grad.
+        if type(self._vc) is not list and not (
+                _grad_state.enabled and self._requires_grad and self._grad_fn is None):
+            inference.check_inplace(self)
         if not _grad_state.enabled:
             return
         base = self._base
@@ -641,10 +674,25 @@ def _make(data: np.ndarray, requires_grad: bool = False, grad_fn=None) -> Tensor
     t._grad = None
     t._grad_fn = grad_fn
     t._output_nr = 0
-    t._vc = [0]
+    # (made inside inference_mode: an inference tensor, see autograd/inference.py)
+    t._vc = inference.new_version() if _grad_state.inference else [0]
     t._base = None
     t._accumulator = None
     t._extra = None
+    return t
+
+
+def _make_gradient(data: np.ndarray) -> Tensor:
+    """``_make(data)`` without asking whether inference mode is on: for the gradients the
+    engine hands to leaves on every backward pass, where that one question costs ~0.2 %
+    of a small op's forward and backward. (So a backward run inside ``inference_mode``
+    leaves ordinary gradients; PyTorch's would be inference tensors.)"""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = False
+    t._grad = t._grad_fn = t._base = t._accumulator = t._extra = None
+    t._output_nr = 0
+    t._vc = [0]
     return t
 
 
@@ -654,7 +702,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
     t._grad = None
     t._grad_fn = None
     t._output_nr = 0
-    t._vc = [0]
+    t._vc = inference.new_version() if _grad_state.inference else [0]
     t._base = None
     t._accumulator = None
     t._extra = None

@@ -15,6 +15,7 @@ import numpy as np
 from ._layout import strided
 from ._tensor import Tensor, _make
 from .autograd.grad_mode import state as _grad_state
+from .autograd.inference import is_inference_tensor
 from .ops.inplace import write_into
 
 __all__: list[str] = []
@@ -96,16 +97,19 @@ def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A
 
 
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
-    """Whether ``input`` is an *inference tensor*: always False here.
+    """Whether ``input`` is an *inference tensor*: made inside ``inference_mode()`` (or a
+    view of one). Autograd may never use it later (see ``autograd/inference.py``).
 
-    In PyTorch, tensors made inside ``inference_mode()`` are inference tensors, which may
-    never enter autograd later. teachgrad's ``inference_mode`` is ``no_grad`` (nothing is
-    recorded) and makes ordinary tensors, so none is an inference tensor.
+    >>> import teachgrad as torch
+    >>> with torch.inference_mode():
+    ...     made_inside = torch.ones(2)
+    >>> made_inside.is_inference(), torch.ones(2).is_inference()
+    (True, False)
     """
     if not isinstance(input, Tensor):
         raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    return False
+    return is_inference_tensor(input)
 
 
 def contains(self: Tensor, element) -> bool:

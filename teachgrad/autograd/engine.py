@@ -32,9 +32,9 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _make
+from .._tensor import Size, Tensor, _make, _make_gradient
 from .._warn import warn_user
-from . import anomaly_mode, graph
+from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
 from .grad_mode import state as _grad_state
 from .graph import _FREED, AccumulateGrad, Node, edge_of
@@ -301,6 +301,13 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
                 "\nHint: nothing that led to this tensor has requires_grad=True, so there is "
                 "no graph to go back through. Create the inputs with requires_grad=True "
                 "(and not inside `with no_grad():`)."
+            )
+        if t._grad_fn is None and t._base is not None and edge_of(t)[0] is None:
+            raise RuntimeError(  # a view made under no_grad: it requires grad, has no edge
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+                "\nHint: this tensor is a view made under no_grad (or inference_mode) of a "
+                "tensor that requires grad. It requires grad as its base does, but it has no "
+                "history to go back through. Make the view outside that block."
             )
         if g is None:
             if data.size != 1:
@@ -691,9 +698,11 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         # As PyTorch: a new gradient nothing else refers to becomes ``.grad`` itself
         # ("stolen"); a shared one (AddBackward0 sends one array to both inputs), a
         # read-only broadcast view or a transposed one is copied.
-        leaf._grad = _make(g if _unshared(g) else _owned(g))
+        leaf._grad = _make_gradient(g if _unshared(g) else _owned(g))
     elif not old._data.flags.writeable:
         leaf._grad = _make(old._data + g)
+    elif type(old._vc) is not list:  # a .grad made in inference mode: PyTorch refuses
+        inference.check_inplace(old)
     else:
         # In place, as PyTorch: code holding ``x.grad`` sees the new value (and a grad
         # made by an earlier create_graph=True pass keeps its grad_fn).

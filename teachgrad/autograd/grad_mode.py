@@ -19,11 +19,16 @@ from typing import Any
 
 
 class _GradModeState:
-    __slots__ = ("enabled", "inference")
+    """``enabled``: do ops record (what every op reads). ``inference``: inside
+    ``inference_mode()``, where nothing is recorded whatever the grad mode says; the grad
+    mode set in there (``enable_grad`` inside ``inference_mode``) is ``grad_in_inference``."""
+
+    __slots__ = ("enabled", "inference", "grad_in_inference")
 
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        self.grad_in_inference = False
 
 
 state = _GradModeState()
@@ -31,7 +36,17 @@ state = _GradModeState()
 
 def is_grad_enabled() -> bool:
     """True when ops record the graph for backward (the default)."""
-    return state.enabled
+    return state.grad_in_inference if state.inference else state.enabled
+
+
+def _set_grad_mode(mode: bool) -> bool:
+    """Set grad mode; return the one it replaces. Inside ``inference_mode`` this changes
+    what ``is_grad_enabled()`` says but not that nothing is recorded (as in PyTorch)."""
+    if state.inference:
+        previous, state.grad_in_inference = state.grad_in_inference, mode
+    else:
+        previous, state.enabled = state.enabled, mode
+    return previous
 
 
 def is_inference_mode_enabled() -> bool:
@@ -45,11 +60,16 @@ class _Mode:
     _target: bool = True
 
     def __enter__(self) -> None:
-        self._previous = state.enabled
-        state.enabled = self._target
+        if state.inference:  # (_set_grad_mode, inline: optimizers enter no_grad each step)
+            self._previous, state.grad_in_inference = state.grad_in_inference, self._target
+        else:
+            self._previous, state.enabled = state.enabled, self._target
 
     def __exit__(self, *exc_info: Any) -> None:
-        state.enabled = self._previous
+        if state.inference:
+            state.grad_in_inference = self._previous
+        else:
+            state.enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
         """Use the mode as a decorator: the whole function runs inside it."""
@@ -106,8 +126,8 @@ class set_grad_enabled(_Mode):
 
     def __init__(self, mode: bool) -> None:
         self._target = bool(mode)
-        self._previous = state.enabled
-        state.enabled = self._target  # takes effect at once, like torch.set_grad_enabled(False)
+        # takes effect at once, like torch.set_grad_enabled(False)
+        self._previous = _set_grad_mode(self._target)
 
     def __enter__(self) -> None:
         pass
@@ -118,12 +138,25 @@ class set_grad_enabled(_Mode):
 
     def __call__(self, func: Callable) -> Callable:
         """Decorate ``func`` so that it runs with grad mode set as this object says."""
-        state.enabled = self._previous  # used as a decorator: don't change the mode now
+        _set_grad_mode(self._previous)  # used as a decorator: don't change the mode now
         return super().__call__(func)
 
 
 class inference_mode(_Mode):
-    """Like ``no_grad`` (teachgrad has no separate inference tensors): nothing is recorded."""
+    """Run code without autograd, faster still than ``no_grad``: what it makes are
+    *inference tensors* (``t.is_inference()``), which autograd may never see later.
+
+    As in PyTorch, outside the block an inference tensor cannot be saved for backward,
+    changed in place, or made to require grad (see ``autograd/inference.py``); use
+    ``t.clone()`` to get an ordinary tensor. ``inference_mode(False)`` switches it off
+    inside an ``inference_mode`` block (grad mode on).
+
+    >>> import teachgrad as torch
+    >>> with torch.inference_mode():
+    ...     y = torch.ones(2) * 2
+    >>> y.is_inference(), y.requires_grad
+    (True, False)
+    """
 
     def __new__(cls, mode: bool | Callable = True):
         """The context manager; ``@inference_mode`` without parentheses decorates at once."""
@@ -132,17 +165,17 @@ class inference_mode(_Mode):
         return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
-        self._target = not mode
-        self._mode = mode
+        self._mode = bool(mode)
 
     def __enter__(self) -> None:
-        super().__enter__()
-        self._previous_inference = state.inference
+        self._previous_state = (state.enabled, state.inference, state.grad_in_inference)
+        # PyTorch's InferenceMode(mode) sets grad mode to ``not mode`` as well
+        state.enabled = not self._mode
         state.inference = self._mode
+        state.grad_in_inference = False
 
     def __exit__(self, *exc_info: Any) -> None:
-        super().__exit__()
-        state.inference = self._previous_inference
+        state.enabled, state.inference, state.grad_in_inference = self._previous_state
 
     def clone(self) -> inference_mode:
         """A fresh copy of this context manager (PyTorch's API for decorators)."""

@@ -204,11 +204,17 @@ class AccumulateGrad(Node):
         return ()
 
 
-def accumulator_of(leaf) -> AccumulateGrad:
-    """The (unique while alive) AccumulateGrad node of a leaf that requires grad."""
+def accumulator_of(leaf) -> AccumulateGrad | None:
+    """The (unique while alive) AccumulateGrad node of a leaf that requires grad.
+
+    ``None`` for a view made under ``no_grad``: it requires grad but has no edge (see
+    ``NO_GRAD_VIEW``).
+    """
     ref = leaf._accumulator
     node = ref() if ref is not None else None
     if node is None:
+        if leaf._base is not None and leaf._extra is not None and NO_GRAD_VIEW in leaf._extra:
+            return no_grad_view_accumulator(leaf)
         node = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(node)
     return node
@@ -305,21 +311,49 @@ def multi_output_view_error(view, indirect: bool) -> RuntimeError:
 
 # A view made under ``no_grad`` (CreationMeta::NO_GRAD_MODE in PyTorch) may not be changed
 # in place once grad mode is back on and the change would be recorded: was the view meant
-# to be part of the graph or not? PyTorch refuses to guess. The mark in ``_extra`` holds
-# ``None`` for a view made under no_grad, or ``(name of the view node, output number)``
-# for a view taken of such a view in grad mode (PyTorch records that one when the base
-# requires grad, and its message names the node).
+# to be part of the graph or not? PyTorch refuses to guess.
+#
+# Such a view of a tensor that requires grad requires grad too (a view does when its base
+# does), but it has no history: its grad_fn is None and it is a leaf, yet no gradient flows
+# through it. Ops on it in grad mode are recorded with an empty edge ``(None, 0)`` where
+# it is an input (so nothing reaches its base), and ``v.backward()`` has nothing to start
+# from. Once the view or its base is changed in place, any grad-mode use of it is refused.
+#
+# A view of an ordinary tensor made inside ``inference_mode`` is the same kind of view
+# (CreationMeta::INFERENCE_MODE), with PyTorch's wording for that mode; so is any view
+# taken of it later.
+#
+# The mark in ``_extra`` is ``(node, made_at, own, in_inference)``: ``node`` is ``None``
+# for a view made under no_grad, or ``(name of the view node, output number)`` for a view
+# taken of such a view in grad mode (PyTorch records that one when the base requires grad,
+# and its message names the node); ``made_at`` is the version counter when the view was
+# made; ``own`` is True once the user called ``requires_grad_()`` on the view: it then gets
+# an AccumulateGrad of its own, and gradients reach ``v.grad`` (not the base), as in
+# PyTorch; ``in_inference``: made in inference mode (or from such a view).
 NO_GRAD_VIEW = "no_grad_view"
 
 
-def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool) -> None:
-    """Mark ``view`` (just made from ``view_of`` by op ``node_name``) as PyTorch would."""
+def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool,
+                      inference: bool = False) -> None:
+    """Mark ``view`` (just made from ``view_of`` by op ``node_name``) as PyTorch would
+    (``inference``: made inside ``inference_mode``)."""
+    if type(view._vc) is not list:  # a view of an inference tensor: one too, and no more
+        return
+    inherited = view_of._extra is not None and NO_GRAD_VIEW in view_of._extra
+    if inherited and view_of._extra[NO_GRAD_VIEW][3]:
+        inference = True  # PyTorch: inference mode's mark is never replaced
     if not grad_enabled:
-        view._extras()[NO_GRAD_VIEW] = None
-    elif view_of._extra is not None and NO_GRAD_VIEW in view_of._extra:  # (inherited)
+        node = None
+        # (a differentiable view: view(dtype) is not one, and a copy has no base)
+        if view._base._requires_grad and view._data.dtype.kind in "fc":
+            view._requires_grad = True  # as its base; but it has no edge (see above)
+    elif inherited:
         recorded = view._base._requires_grad  # PyTorch gives it a grad_fn then
         name = node_name.replace("Backward0", "").replace("Backward", "")
-        view._extras()[NO_GRAD_VIEW] = (name, 0) if recorded else None
+        node = (name, 0) if recorded else None
+    else:
+        return
+    view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False, inference)
 
 
 def is_no_grad_view(t) -> bool:
@@ -328,18 +362,72 @@ def is_no_grad_view(t) -> bool:
     return extra is not None and NO_GRAD_VIEW in extra
 
 
-def no_grad_view_error(view) -> RuntimeError:
-    """PyTorch's error for changing a view made under ``no_grad`` in place, recorded."""
-    node = view._extra[NO_GRAD_VIEW]
+def no_grad_view_accumulator(view) -> AccumulateGrad | None:
+    """Where a gradient for the no_grad view ``view`` goes: nowhere (``None``), or its own
+    AccumulateGrad after ``view.requires_grad_()``. Refused (PyTorch's error) once the
+    view or its base was changed in place since the view was made."""
+    check_no_grad_view(view)
+    if not view._extra[NO_GRAD_VIEW][2]:
+        return None
+    # Its own AccumulateGrad is kept aside, not in ``_accumulator``: each op then comes
+    # back here, and the check above runs every time, as PyTorch's does.
+    ref = view._extra.get(_OWN_ACCUMULATOR)
+    accumulator = ref() if ref is not None else None
+    if accumulator is None:
+        accumulator = AccumulateGrad(view)
+        view._extra[_OWN_ACCUMULATOR] = weakref.ref(accumulator)
+    return accumulator
+
+
+_OWN_ACCUMULATOR = "no_grad_view_accumulator"
+
+
+def check_no_grad_view(view) -> None:
+    """Raise PyTorch's error if the no_grad view ``view`` is stale (it or its base was
+    changed in place since it was made): its history cannot be read then (``grad_fn``,
+    ``is_leaf``, an op in grad mode all ask)."""
+    made_at = view._extra[NO_GRAD_VIEW][1]
+    if made_at != view._vc[0] and view._base._requires_grad:
+        raise no_grad_view_error(view, indirect=True)
+
+
+def set_no_grad_view_requires_grad(view, value: bool) -> None:
+    """``view.requires_grad = value`` for a view marked as made under no_grad.
+
+    As in PyTorch, the view requires grad as long as its base does (``False`` changes
+    nothing then); ``True`` gives it a gradient of its own (see ``NO_GRAD_VIEW``).
+    """
+    node, made_at, _, in_inference = view._extra[NO_GRAD_VIEW]
+    view._extra[NO_GRAD_VIEW] = (node, made_at, value, in_inference)
+    view._requires_grad = value or view._base._requires_grad
+
+
+def no_grad_view_error(view, indirect: bool = False) -> RuntimeError:
+    """PyTorch's error for changing a view made under ``no_grad`` in place, recorded
+    (``indirect``: it or its base was changed before, and now it is used in grad mode)."""
+    node, _, _, in_inference = view._extra[NO_GRAD_VIEW]
     head = ("A view was created" if node is None
             else f"Output {node[1]} of {node[0]} is a view of a view which was created")
+    # (PyTorch's two wordings: "in no_grad mode ... with grad mode enabled", "in inference
+    # mode ... in normal mode")
+    mode, block = ("inference mode", "inference_mode") if in_inference else (
+        "no_grad mode", "no_grad")
+    now = "in normal mode" if in_inference else "with grad mode enabled"
+    if indirect:
+        modified = "its base or another view of its base has been"
+        hint = (f"\nHint: this view was made under {block} and changed in place since (or its "
+                f"base was): make the view again where you use it (outside {block} to track "
+                "it, inside to leave it out of the graph).")
+    else:
+        modified = "is being"
+        hint = (f"\nHint: make the view again outside {block}, or change a copy "
+                "(view.clone()).")
     return RuntimeError(
-        head + " in no_grad mode and is being modified inplace with grad mode enabled. "
-        "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-        "clarify your code by moving both the view and the inplace either both inside the "
-        "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-        "you want the inplace to be tracked).\nHint: make the view again outside no_grad, "
-        "or change a copy (view.clone())."
+        head + f" in {mode} and {modified} modified inplace {now}. Given that this use case "
+        "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+        f"both the view and the inplace either both inside the {block} block (if you don't "
+        "want the inplace to be tracked) or both outside (if you want the inplace to be "
+        "tracked)." + hint
     )
 
 
@@ -349,6 +437,8 @@ def rebuild_view(view) -> Node:
     graph does not know about ops.)"""
     if is_multi_output_view(view):  # a piece of split & co.: PyTorch cannot, and refuses
         raise multi_output_view_error(view, indirect=True)
+    if is_no_grad_view(view):  # a view of a no_grad view: PyTorch refuses too
+        raise no_grad_view_error(view, indirect=True)
     return _view_builder(view)
 
 
@@ -495,7 +585,11 @@ def _reconnect(node: Node, unpacked, source):
         if original._grad_fn is not None:
             tensor._output_nr = original._output_nr
         elif original._requires_grad:  # a leaf: gradients go on to its AccumulateGrad
-            tensor._accumulator = weakref.ref(accumulator_of(original))
+            accumulator = accumulator_of(original)
+            if accumulator is None:  # a view made under no_grad: no gradient goes there
+                tensor._requires_grad = False
+            else:
+                tensor._accumulator = weakref.ref(accumulator)
         return tensor
     return _as_tensor(node, unpacked._data, source)  # the op's output: grad_fn is node
 

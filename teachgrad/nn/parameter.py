@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _init, python_type_name
+from ..autograd import inference
+from ..autograd.grad_mode import is_inference_mode_enabled
 
 
 class Parameter(Tensor):
@@ -51,7 +53,10 @@ class Parameter(Tensor):
         _init(param, data._data)
         # Same memory, same version counter: an in-place change to one is seen by both,
         # exactly as in PyTorch (a parameter is ``data.detach().requires_grad_()``).
-        param._vc = data._vc
+        if type(data._vc) is list or is_inference_mode_enabled():
+            param._vc = data._vc
+        elif requires_grad:  # an inference tensor, outside inference_mode
+            inference.check_requires_grad(data, True)
         if requires_grad:
             if data._data.dtype.kind != "f":
                 raise RuntimeError(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd import inference
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from . import pointwise, shape
@@ -109,6 +110,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     new_shape = _resize_shape(sizes)
     data = self._data
+    if type(self._vc) is not list:  # an inference tensor: only a no-op resize is allowed
+        if new_shape == data.shape:
+            return self
+        inference.check_inplace(self)
     count = int(np.prod(new_shape))
     if count <= data.size and data.flags.c_contiguous:
         self._data = data.reshape(-1)[:count].reshape(new_shape)
@@ -196,7 +201,9 @@ for _stem_name, (_stem, _compare, _out, _aliases) in _COMPARISONS.items():
 def _logical_method(op, name: str):
     def method(self: Tensor, *others) -> Tensor:
         # (no _check_inplace: nothing is recorded, so PyTorch allows it on a leaf that
-        # requires grad and on a piece of split as well)
+        # requires grad and on a piece of split as well; not on an inference tensor)
+        if type(self._vc) is not list:
+            inference.check_inplace(self)
         plain = [o.detach() if isinstance(o, Tensor) else o for o in others]
         write_into(self, op(self.detach(), *plain))
         return self

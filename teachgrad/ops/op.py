@@ -44,6 +44,7 @@ from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
 from ..autograd.graph import unpack_mode as _unpack_mode
+from ..autograd.inference import new_version as new_inference_version
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -187,6 +188,8 @@ class Op(Node):
         else:  # no_grad: nothing is recorded
             for x in inputs:
                 arrays.append(x._data if isinstance(x, Tensor) else x)
+            if _grad_state.inference:  # inside inference_mode(): inference tensors come out
+                return _apply_in_inference_mode(cls, inputs, arrays, params)
         if cls.promotes:  # binary pointwise: inputs go to NumPy in PyTorch's result dtype
             a, b = arrays[0], arrays[1]
             # The common cases, inline: a float tensor with a Python number (which becomes
@@ -318,6 +321,8 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
         if ctx._saved is not None:
             ctx._saved = tuple([out if v is scalar else v for v in ctx._saved])
     if view_of is not None:  # a view: if its base changes in place, it goes stale
+        if type(view_of._vc) is not list:  # of an inference tensor: PyTorch records none
+            return _untracked_outputs(out, view_of)
         ctx.view_version = view_of._vc[0]
     if type(out) is tuple:  # several outputs: output_nr tells them apart
         outputs = tuple([_tracked(o, ctx, nr, view_of) for nr, o in enumerate(out)])
@@ -327,15 +332,42 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
     else:
         outputs = _tracked(out, ctx, 0, view_of)
         ctx._meta = _meta_of(outputs._data)
-        if view_of is not None and view_of._extra is not None and graph.is_multi_output_view(
-                view_of):  # a view of such a piece is refused in place too
-            graph.mark_multi_output_view(outputs, type(ctx).__name__, 0,
-                                         graph.view_made_by(view_of))
+        if view_of is not None and view_of._extra is not None:
+            if graph.is_multi_output_view(view_of):  # a view of such a piece is refused
+                graph.mark_multi_output_view(outputs, type(ctx).__name__, 0,  # in place too
+                                             graph.view_made_by(view_of))
+            elif graph.is_no_grad_view(view_of):  # and so is a view of a no_grad view
+                graph.mark_no_grad_view(outputs, view_of, type(ctx).__name__, True)
     if ctx._saved is not None:
         ctx._saved = record_saved(
             ctx._saved, inputs, arrays, outputs if type(outputs) is tuple else (outputs,)
         )
     return outputs
+
+
+def _apply_in_inference_mode(cls: type[Op], inputs: tuple, arrays: list, params: dict):
+    """``Op.apply`` inside ``inference_mode()``: nothing is recorded, and what the op makes
+    is an inference tensor. A view takes its base's kind; a view of an ordinary tensor is
+    marked as made in inference mode (see ``autograd/inference.py``)."""
+    if cls.promotes:
+        _promote(inputs, arrays)
+    out = cls.forward(NO_CONTEXT, *arrays, **params)
+    view_of = inputs[0] if cls.is_view else None
+    outputs = _untracked_outputs(out, view_of)
+    if view_of is None:
+        for t in outputs if type(outputs) is tuple else (outputs,):
+            t._vc = new_inference_version()
+    elif type(view_of._vc) is list:  # a view of an ordinary tensor
+        for t in outputs if type(outputs) is tuple else (outputs,):
+            graph.mark_no_grad_view(t, view_of, cls.__name__, False, inference=True)
+    return outputs
+
+
+def _untracked_outputs(out, view_of: Tensor | None):
+    """The forward result(s) as tensors with no history (views of ``view_of``, if given)."""
+    if type(out) is tuple:
+        return tuple([_wrap(o, view_of) for o in out])
+    return _wrap(out, view_of)
 
 
 def _mark_pieces(outputs: tuple, node_name: str) -> None:

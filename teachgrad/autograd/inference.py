@@ -1,0 +1,91 @@
+"""Inference tensors: what ``inference_mode()`` makes, and the rules PyTorch gives them.
+
+Inside ``inference_mode()`` nothing is recorded (as under ``no_grad``), and every tensor
+an op or a factory makes there is an *inference tensor*: PyTorch keeps no autograd state
+and no version counter for it, which is what makes the mode fast. In exchange, outside
+the block such a tensor may never take part in autograd:
+
+* saving it for backward is refused (an op that needs its values for a gradient):
+  "Inference tensors cannot be saved for backward ...";
+* changing it in place is refused, even under ``no_grad``: its version is not counted,
+  so a change could not be noticed ("Inplace update to inference tensor outside
+  InferenceMode is not allowed ...");
+* ``requires_grad_()`` on it is refused; ``t._version`` raises, in and out of the block.
+
+Ops that only read it are fine, and make ordinary tensors (``t.clone()`` is the usual way
+out). A view of an inference tensor is one too. A view of an *ordinary* tensor made in
+the block is ordinary, but marked like a view made under ``no_grad`` (see
+``graph.NO_GRAD_VIEW``), with PyTorch's own wording for inference mode.
+
+An inference tensor is recognised by its version counter, an :class:`InferenceVersion`
+instead of a plain list, so ordinary tensors pay nothing for any of this: the checks
+test ``type(t._vc) is not list`` where a check is needed at all, and saving needs none
+(see :class:`InferenceVersion`).
+"""
+
+from __future__ import annotations
+
+from .grad_mode import state as _grad_state
+
+CANNOT_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make "
+    "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+    "instead of `torch.inference_mode()`."
+    "\nHint: this tensor was made inside `with torch.inference_mode():`, and the op needs "
+    "its values to compute a gradient. Use t.clone() here, or make it under no_grad."
+)
+INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+    "\nHint: this tensor was made inside `with torch.inference_mode():`; change a copy "
+    "(t = t.clone()) or make it under no_grad instead."
+)
+REQUIRES_GRAD = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+    "\nHint: t.clone().requires_grad_() gives an ordinary tensor that can require grad."
+)
+NO_VERSION = "Inference tensors do not track version counter."
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor, which PyTorch does not keep.
+
+    It still holds a number, so in-place changes inside ``inference_mode`` run the same
+    code as for any tensor. Outside the block, reading it is refused with PyTorch's
+    error for saving: recording an op reads the version of each tensor it saves (to
+    catch a later in-place change, ``graph.record_saved``), and that is the one read
+    that can happen there. (The other readers, the in-place ops and ``_version``, check
+    for inference tensors first and raise their own errors.) So ordinary tensors, whose
+    counter is a plain list, pay nothing for the check.
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        if not _grad_state.inference:
+            raise RuntimeError(CANNOT_SAVE)
+        return list.__getitem__(self, index)
+
+
+def new_version() -> InferenceVersion:
+    """The version counter a tensor made inside ``inference_mode`` gets."""
+    return InferenceVersion((0,))
+
+
+def is_inference_tensor(t) -> bool:
+    """Was ``t`` made inside ``inference_mode`` (or is it a view of such a tensor)?"""
+    return type(t._vc) is InferenceVersion
+
+
+def check_inplace(t) -> None:
+    """Refuse an in-place change of the inference tensor ``t`` outside inference mode."""
+    if not _grad_state.inference:
+        raise RuntimeError(INPLACE)
+
+
+def check_requires_grad(t, value: bool) -> None:
+    """Refuse ``requires_grad=True`` on an inference tensor outside inference mode."""
+    if value and type(t._vc) is InferenceVersion and not _grad_state.inference:
+        raise RuntimeError(REQUIRES_GRAD)
