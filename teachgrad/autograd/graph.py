@@ -506,16 +506,29 @@ def saved_value(node: Node, index: int):
     An input comes back as the very tensor, the op's output as a tensor whose ``grad_fn``
     is ``node``, a constant array as a plain tensor; ``None`` if it was not saved (PyTorch
     skips what no gradient needs). After backward has freed the graph: PyTorch's error.
+    As in PyTorch, only this value is looked at: one unpack hook runs (not one per saved
+    tensor), and only this value's version is checked.
     """
     from .._tensor import _make
 
-    previous = unpack_mode.as_tensors
-    unpack_mode.as_tensors = True  # the connected tensors, not bare arrays
-    try:
-        values = unpack_saved(node)
-    finally:
-        unpack_mode.as_tensors = previous
-    value = values[index] if index < len(values) else None
+    saved = node._saved
+    if saved is None or saved is _FREED:
+        unpack_saved(node)  # raises PyTorch's error once freed
+        return None
+    values, sources = (saved.values, saved.sources) if type(saved) is PackedSaved else saved
+    if index >= len(values):
+        return None
+    source = sources[index]
+    if type(saved) is PackedSaved and index in saved.packed:
+        # (unchecked, as in unpack_saved: a packed tensor has no version check)
+        value = _reconnect(node, saved.unpack_one(index), source)
+    else:
+        value = values[index]
+        if source is not None:
+            cell = source[0]._vc if len(source) == 2 else source[0]
+            if cell[0] != source[1]:
+                _raise_modified(node, value, source)
+        value = _as_tensor(node, value, source)
     return _make(value) if isinstance(value, np.ndarray) else value
 
 
