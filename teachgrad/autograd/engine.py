@@ -435,10 +435,15 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 
             # 1. This node's backward: one gradient per edge (or none to send).
             if is_leaf:
-                if accumulate and grads[0] is not None and (
-                    targets is None or node in target_leaves
-                ):
-                    _accumulate(node, grads[0], create_graph, step)
+                if accumulate and (targets is None or node in target_leaves):
+                    if grads[0] is not None:
+                        _accumulate(node, grads[0], create_graph, step)
+                    elif node.variable._extra:  # (PyTorch runs them even when None arrived)
+                        _run_post_accumulate_hooks(node.variable)
+                    if node._hooks is not None and node._hooks.post:
+                        # hook(grad_inputs=(), grad_outputs=(g,)), after the leaf's .grad
+                        # and its post-accumulate hooks; what it returns must be () or None
+                        _run_post_hooks(node, (), grads, create_graph)
                 continue_edges = False
             elif needed is not None and not _leads_on(node, needed):
                 continue_edges = False  # a non-leaf target: its gradient is captured
@@ -701,9 +706,15 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         old._vc[0] += 1
     if step is not None:
         step.grad_after = leaf._grad
-    extra = leaf._extra
-    if extra and extra.get("post_accumulate_hooks"):
-        for hook in list(extra["post_accumulate_hooks"].values()):
+    if leaf._extra:
+        _run_post_accumulate_hooks(leaf)
+
+
+def _run_post_accumulate_hooks(leaf: Tensor) -> None:
+    """``leaf.register_post_accumulate_grad_hook`` hooks: ``hook(leaf)``, in order."""
+    hooks = leaf._extra.get("post_accumulate_hooks")
+    if hooks:
+        for hook in list(hooks.values()):
             hook(leaf)
 
 

@@ -22,7 +22,7 @@ import itertools
 import re
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -650,3 +650,35 @@ def _short(name: str) -> str:
         return name
     number = name[cut + len("Backward"):]
     return name[:cut] + (number if number.isdigit() and number != "0" else "")
+
+
+# ----------------------------------------------------------------------------------------
+# Gradient edges
+# ----------------------------------------------------------------------------------------
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed: ``(node, output_nr)``, as PyTorch's
+    ``torch.autograd.graph.GradientEdge``. For a leaf the node is its AccumulateGrad, the
+    usual way to reach that node to give it hooks."""
+
+    node: Node
+    output_nr: int
+    # PyTorch keeps a C++ graph alive through it; a teachgrad node holds its graph itself
+    ownership_token: Node | None = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The gradient edge of ``tensor``: its ``grad_fn`` (or, for a leaf, its
+    AccumulateGrad) and which output of that node it is.
+
+        >>> import teachgrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> torch.autograd.graph.get_gradient_edge(x).node.name()
+        'torch::autograd::AccumulateGrad'
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, output_nr = edge_of(tensor)
+    return GradientEdge(node, output_nr)
