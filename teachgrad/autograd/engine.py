@@ -36,6 +36,7 @@ from .._tensor import Size, Tensor, _make
 from .._warn import warn_user
 from . import anomaly_mode, graph
 from .anomaly_mode import state as _anomaly
+from .function import BackwardCFunction
 from .grad_mode import state as _grad_state
 from .graph import _FREED, AccumulateGrad, Node, edge_of
 
@@ -516,17 +517,17 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
     """Call ``node``'s backward; outputs that got no gradient are given zeros."""
     arrived = grads  # the node's post-hooks see None where nothing arrived, as PyTorch's
-    if len(grads) == 1:
-        if grads[0] is None:  # nothing arrived (e.g. a hook returned None path): send nothing
-            return (None,) * len(node.next_functions)
-    else:
-        if all(g is None for g in grads):
-            return (None,) * len(node.next_functions)
-        if node.materialize_grads:
-            grads = [
-                g if g is not None else _zeros(node, nr, create_graph)
-                for nr, g in enumerate(grads)
-            ]
+    if all(g is None for g in grads) and not isinstance(node, BackwardCFunction):
+        # Nothing arrived (a custom backward returned None for this path): PyTorch's
+        # built-in nodes then give None for every input, and its engine still calls the
+        # node's post-hooks and sends the Nones on. A custom Function's backward does run
+        # (on zeros, unless it turned materialize_grads off), as in PyTorch.
+        return _check_outputs(node, (None,) * len(node.next_functions), arrived, create_graph)
+    if node.materialize_grads and any(g is None for g in grads):
+        grads = [
+            g if g is not None else _zeros(node, nr, create_graph)
+            for nr, g in enumerate(grads)
+        ]
     if _anomaly.enabled:  # records forward tracebacks and checks for NaN (slow, opt-in)
         outputs = anomaly_mode.run_backward(node, grads)
     else:
@@ -782,31 +783,39 @@ def _owned(g: np.ndarray) -> np.ndarray:
 def _run_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
     """The hooks of the tensors this node produced, then their retain_grad (PyTorch's order).
 
+    As PyTorch's engine: the tensors in the order their first hook was registered, each
+    tensor's hooks in order; a hook is called even when no gradient arrived (with None).
     (The node's own pre-hooks come after these: see ``_run_node_pre_hooks``.)
     """
     grads = list(grads)
     hooks = node._hooks
-    leaf_hooks = None
-    if type(node) is AccumulateGrad and node.variable._extra:
-        leaf_hooks = node.variable._extra.get("hooks")
-    for nr in range(len(grads)):
-        tensor_hooks = []
-        if hooks is not None and nr in hooks.tensor:
-            tensor_hooks = list(hooks.tensor[nr].values())
-        if leaf_hooks and nr == 0:
-            tensor_hooks = list(leaf_hooks.values())
-        for hook in tensor_hooks:
-            if grads[nr] is None:
-                break
-            result = hook(_as_tensor(grads[nr]))
-            if result is not None:
-                _check_hook_result(hook, grads[nr], result)
-                grads[nr] = result if create_graph else _as_array(result)
-        if hooks is not None and nr in hooks.retained and grads[nr] is not None:
-            tensor = hooks.retained[nr]()
-            if tensor is not None:
+    if type(node) is AccumulateGrad:
+        leaf_hooks = node.variable._extra and node.variable._extra.get("hooks")
+        groups = ((0, leaf_hooks),) if leaf_hooks else ()
+    else:
+        groups = tuple(hooks.tensor.items()) if hooks is not None else ()
+    for nr, tensor_hooks in groups:
+        for hook in list(tensor_hooks.values()):
+            grads[nr] = _call_tensor_hook(hook, grads[nr], create_graph)
+    if hooks is not None and hooks.retained:
+        for nr, ref in hooks.retained.items():
+            tensor = ref()
+            if tensor is not None and grads[nr] is not None:
                 _retain(tensor, grads[nr], create_graph)
     return grads
+
+
+def _call_tensor_hook(hook: Callable, grad, create_graph: bool):
+    """``hook(grad)``; what it returns (if not None) replaces the gradient."""
+    if grad is None:  # nothing arrived for this tensor: PyTorch still calls the hook
+        if hook(None) is not None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        return None
+    result = hook(_as_tensor(grad))
+    if result is None:
+        return grad
+    _check_hook_result(hook, grad, result)
+    return result if create_graph else _as_array(result)
 
 
 def _check_hook_result(hook: Callable, grad, result) -> None:
@@ -847,11 +856,12 @@ def _check_node_hook_result(hook: Callable, grads, result) -> None:
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'"
                         "\nHint: return a tuple, e.g. (grad,) for a single gradient.")
     if len(result) != len(grads):
+        hint = ("return one gradient per input of the node (None where there is none), or "
+                "return nothing to keep the gradients as they are." if grads else
+                "this node has no inputs (a leaf's AccumulateGrad): return None or ().")
         raise RuntimeError(
             f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
-            f"of values (got {len(result)}, but expected {len(grads)})"
-            "\nHint: return one gradient per input of the node (None where there is "
-            "none), or return nothing to keep the gradients as they are."
+            f"of values (got {len(result)}, but expected {len(grads)})\nHint: {hint}"
         )
     for grad, new in zip(grads, result):
         if new is None:
