@@ -24,6 +24,7 @@ is what really ran. When nobody observes, none of that is collected.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -512,6 +513,79 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
         _grad_state.enabled = previous_mode
         graph.unpack_mode.as_tensors = previous_unpack
     return captured
+
+
+# ----------------------------------------------------------------------------------------
+# Which backward pass is running (for register_multi_grad_hook)
+# ----------------------------------------------------------------------------------------
+class _Passes:
+    """The backward pass running now, as ``(number, roots, targets, accumulate)``: the
+    arguments ``_execute`` got. A hook may run a pass inside another; the outer one is put
+    back when the inner one ends."""
+
+    __slots__ = ("current",)
+
+    def __init__(self) -> None:
+        self.current: tuple | None = None
+
+
+_passes = _Passes()
+_pass_numbers = itertools.count()
+_execute_untold = _execute
+
+
+def _execute_and_tell(roots, root_grads, retain_graph, create_graph, targets,
+                      accumulate) -> dict:
+    """``_execute``, saying while it runs which pass it is (see :func:`current_pass`)."""
+    outer = _passes.current
+    _passes.current = (next(_pass_numbers), roots, targets, accumulate)
+    try:
+        return _execute_untold(roots, root_grads, retain_graph, create_graph, targets,
+                               accumulate)
+    finally:
+        _passes.current = outer
+
+
+def track_passes() -> None:
+    """From now on every backward pass says which it is (``register_multi_grad_hook``
+    calls this). Swapped in rather than tested for, so that programs without such hooks
+    run the same instructions as before (as the profiler and forward AD do)."""
+    global _execute
+    _execute = _execute_and_tell
+
+
+class BackwardPass:
+    """A backward pass in progress, as ``register_multi_grad_hook`` asks about it
+    (PyTorch's ``_current_graph_task_id`` and ``_will_engine_execute_node``)."""
+
+    def __init__(self, state: tuple) -> None:
+        self.number, roots, self._targets, self._accumulate = state
+        self._roots = [edge_of(r)[0] for r in roots]
+        self._reached: set | None = None  # worked out on the first question
+        self._needed: set | None = None
+
+    def will_execute(self, node: Node) -> bool:
+        """Does this pass run ``node`` (reach it, and need it for the ``inputs`` asked)?"""
+        targets = self._targets
+        if targets and not self._accumulate and type(node) is AccumulateGrad and any(
+                node is t[0] for t in targets):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+        if self._reached is None:
+            self._reached = set(_count_dependencies(self._roots)).union(self._roots)
+            if targets:
+                self._needed = _nodes_leading_to({t[0] for t in targets}, self._roots)
+        # (a node reached on a path that leads to a target is needed all along that path)
+        return node in self._reached and (self._needed is None or node in self._needed)
+
+
+def current_pass() -> BackwardPass | None:
+    """The innermost backward pass running now, or None outside backward (or before
+    :func:`track_passes`)."""
+    state = _passes.current
+    return BackwardPass(state) if state is not None else None
 
 
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:

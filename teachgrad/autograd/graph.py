@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import saved_hooks
+from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
     disable_saved_tensors_hooks,
