@@ -255,3 +255,79 @@ def test_raw_saved_hooks_run_as_pytorchs():
         y.sum().backward()
         results.append((calls, x.grad.tolist(), hasattr(y.grad_fn, "_raw_saved_result")))
     assert results[0] == results[1]
+
+
+def _counting_hooks(log: list):
+    """A (pack, unpack) pair that records the shape of each tensor it sees."""
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t
+
+    def unpack(t):
+        log.append(("unpack", tuple(t.shape)))
+        return t
+
+    return pack, unpack
+
+
+def _reads_and_backward(lib) -> list:
+    """Read saved values one at a time, then backward: which tensors get unpacked when."""
+    log, steps = [], []
+    a = lib.ones(2, requires_grad=True)
+    b = lib.ones(3, 1, requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(*_counting_hooks(log)):
+        y = a * b
+    steps.append(("forward", log[:]))
+    for name in ("self", "other", "self"):
+        log.clear()
+        getattr(y.grad_fn, f"_saved_{name}")
+        steps.append((name, log[:]))
+    log.clear()
+    y.sum().backward()
+    steps.append(("backward", log[:]))
+    return steps
+
+
+def test_reading_one_saved_tensor_unpacks_only_that_one():
+    # a (shape (2,)) is saved as self, b (shape (3, 1)) as other
+    steps = dict((what, log) for what, log in _reads_and_backward(torch)[1:3])
+    assert steps == {"self": [("unpack", (2,))], "other": [("unpack", (3, 1))]}
+    # backward needs both
+    assert _reads_and_backward(torch)[-1] == ("backward", [("unpack", (3, 1)), ("unpack", (2,))])
+
+
+def test_reading_a_saved_value_checks_only_its_own_version():
+    a = torch.ones(2, requires_grad=True) * 1
+    b = torch.ones(2, requires_grad=True) * 3
+    y = a * b
+    b.add_(1)
+    assert y.grad_fn._saved_self.tolist() == [1.0, 1.0]  # a is unchanged
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch."
+                                           r"FloatTensor \[2\]\], which is output 0 of Add"):
+        _ = y.grad_fn._saved_other
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()  # backward needs b's old value
+
+
+def test_a_failing_unpack_hook_fails_only_the_read_of_its_tensor():
+    def pack(t):
+        return "lost" if t.shape == (3,) else t
+
+    def unpack(packed):
+        if isinstance(packed, str):
+            raise ValueError("cannot unpack")
+        return packed
+
+    x = torch.ones(3, requires_grad=True)
+    w = torch.full((3,), 2.0, requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        y = x.sum() * w  # saves x.sum() (shape ()) and w (shape (3,))
+    assert y.grad_fn._saved_self.tolist() == 3.0  # x.sum() unpacks
+    with pytest.raises(ValueError, match="cannot unpack"):
+        _ = y.grad_fn._saved_other
+
+
+@pytest.mark.torch
+def test_unpack_calls_per_read_and_per_backward_match_pytorch():
+    real = pytest.importorskip("torch")
+    assert _reads_and_backward(torch) == _reads_and_backward(real)

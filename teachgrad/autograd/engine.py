@@ -24,6 +24,7 @@ is what really ran. When nobody observes, none of that is collected.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -36,6 +37,7 @@ from .._tensor import Size, Tensor, _make, _make_gradient
 from .._warn import warn_user
 from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
+from .function import BackwardCFunction
 from .grad_mode import state as _grad_state
 from .graph import _FREED, AccumulateGrad, Node, edge_of
 
@@ -442,10 +444,15 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
 
             # 1. This node's backward: one gradient per edge (or none to send).
             if is_leaf:
-                if accumulate and grads[0] is not None and (
-                    targets is None or node in target_leaves
-                ):
-                    _accumulate(node, grads[0], create_graph, step)
+                if accumulate and (targets is None or node in target_leaves):
+                    if grads[0] is not None:
+                        _accumulate(node, grads[0], create_graph, step)
+                    elif node.variable._extra:  # (PyTorch runs them even when None arrived)
+                        _run_post_accumulate_hooks(node.variable)
+                    if node._hooks is not None and node._hooks.post:
+                        # hook(grad_inputs=(), grad_outputs=(g,)), after the leaf's .grad
+                        # and its post-accumulate hooks; what it returns must be () or None
+                        _run_post_hooks(node, (), grads, create_graph)
                 continue_edges = False
             elif needed is not None and not _leads_on(node, needed):
                 continue_edges = False  # a non-leaf target: its gradient is captured
@@ -515,20 +522,93 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
     return captured
 
 
+# ----------------------------------------------------------------------------------------
+# Which backward pass is running (for register_multi_grad_hook)
+# ----------------------------------------------------------------------------------------
+class _Passes:
+    """The backward pass running now, as ``(number, roots, targets, accumulate)``: the
+    arguments ``_execute`` got. A hook may run a pass inside another; the outer one is put
+    back when the inner one ends."""
+
+    __slots__ = ("current",)
+
+    def __init__(self) -> None:
+        self.current: tuple | None = None
+
+
+_passes = _Passes()
+_pass_numbers = itertools.count()
+_execute_untold = _execute
+
+
+def _execute_and_tell(roots, root_grads, retain_graph, create_graph, targets,
+                      accumulate) -> dict:
+    """``_execute``, saying while it runs which pass it is (see :func:`current_pass`)."""
+    outer = _passes.current
+    _passes.current = (next(_pass_numbers), roots, targets, accumulate)
+    try:
+        return _execute_untold(roots, root_grads, retain_graph, create_graph, targets,
+                               accumulate)
+    finally:
+        _passes.current = outer
+
+
+def track_passes() -> None:
+    """From now on every backward pass says which it is (``register_multi_grad_hook``
+    calls this). Swapped in rather than tested for, so that programs without such hooks
+    run the same instructions as before (as the profiler and forward AD do)."""
+    global _execute
+    _execute = _execute_and_tell
+
+
+class BackwardPass:
+    """A backward pass in progress, as ``register_multi_grad_hook`` asks about it
+    (PyTorch's ``_current_graph_task_id`` and ``_will_engine_execute_node``)."""
+
+    def __init__(self, state: tuple) -> None:
+        self.number, roots, self._targets, self._accumulate = state
+        self._roots = [edge_of(r)[0] for r in roots]
+        self._reached: set | None = None  # worked out on the first question
+        self._needed: set | None = None
+
+    def will_execute(self, node: Node) -> bool:
+        """Does this pass run ``node`` (reach it, and need it for the ``inputs`` asked)?"""
+        targets = self._targets
+        if targets and not self._accumulate and type(node) is AccumulateGrad and any(
+                node is t[0] for t in targets):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+        if self._reached is None:
+            self._reached = set(_count_dependencies(self._roots)).union(self._roots)
+            if targets:
+                self._needed = _nodes_leading_to({t[0] for t in targets}, self._roots)
+        # (a node reached on a path that leads to a target is needed all along that path)
+        return node in self._reached and (self._needed is None or node in self._needed)
+
+
+def current_pass() -> BackwardPass | None:
+    """The innermost backward pass running now, or None outside backward (or before
+    :func:`track_passes`)."""
+    state = _passes.current
+    return BackwardPass(state) if state is not None else None
+
+
 def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
     """Call ``node``'s backward; outputs that got no gradient are given zeros."""
     arrived = grads  # the node's post-hooks see None where nothing arrived, as PyTorch's
-    if len(grads) == 1:
-        if grads[0] is None:  # nothing arrived (e.g. a hook returned None path): send nothing
-            return (None,) * len(node.next_functions)
-    else:
-        if all(g is None for g in grads):
-            return (None,) * len(node.next_functions)
-        if node.materialize_grads:
-            grads = [
-                g if g is not None else _zeros(node, nr, create_graph)
-                for nr, g in enumerate(grads)
-            ]
+    if all(g is None for g in grads) and not isinstance(node, BackwardCFunction):
+        # Nothing arrived (a custom backward returned None for this path): PyTorch's
+        # built-in nodes then give None for every input, and its engine still calls the
+        # node's post-hooks and sends the Nones on. A custom Function's backward does run
+        # (on zeros, unless it turned materialize_grads off), as in PyTorch.
+        return _check_outputs(node, (None,) * len(node.next_functions), arrived, create_graph)
+    if node.materialize_grads and any(g is None for g in grads):
+        grads = [
+            g if g is not None else _zeros(node, nr, create_graph)
+            for nr, g in enumerate(grads)
+        ]
     if _anomaly.enabled:  # records forward tracebacks and checks for NaN (slow, opt-in)
         outputs = anomaly_mode.run_backward(node, grads)
     else:
@@ -710,9 +790,15 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         old._vc[0] += 1
     if step is not None:
         step.grad_after = leaf._grad
-    extra = leaf._extra
-    if extra and extra.get("post_accumulate_hooks"):
-        for hook in list(extra["post_accumulate_hooks"].values()):
+    if leaf._extra:
+        _run_post_accumulate_hooks(leaf)
+
+
+def _run_post_accumulate_hooks(leaf: Tensor) -> None:
+    """``leaf.register_post_accumulate_grad_hook`` hooks: ``hook(leaf)``, in order."""
+    hooks = leaf._extra.get("post_accumulate_hooks")
+    if hooks:
+        for hook in list(hooks.values()):
             hook(leaf)
 
 
@@ -780,31 +866,39 @@ def _owned(g: np.ndarray) -> np.ndarray:
 def _run_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
     """The hooks of the tensors this node produced, then their retain_grad (PyTorch's order).
 
+    As PyTorch's engine: the tensors in the order their first hook was registered, each
+    tensor's hooks in order; a hook is called even when no gradient arrived (with None).
     (The node's own pre-hooks come after these: see ``_run_node_pre_hooks``.)
     """
     grads = list(grads)
     hooks = node._hooks
-    leaf_hooks = None
-    if type(node) is AccumulateGrad and node.variable._extra:
-        leaf_hooks = node.variable._extra.get("hooks")
-    for nr in range(len(grads)):
-        tensor_hooks = []
-        if hooks is not None and nr in hooks.tensor:
-            tensor_hooks = list(hooks.tensor[nr].values())
-        if leaf_hooks and nr == 0:
-            tensor_hooks = list(leaf_hooks.values())
-        for hook in tensor_hooks:
-            if grads[nr] is None:
-                break
-            result = hook(_as_tensor(grads[nr]))
-            if result is not None:
-                _check_hook_result(hook, grads[nr], result)
-                grads[nr] = result if create_graph else _as_array(result)
-        if hooks is not None and nr in hooks.retained and grads[nr] is not None:
-            tensor = hooks.retained[nr]()
-            if tensor is not None:
+    if type(node) is AccumulateGrad:
+        leaf_hooks = node.variable._extra and node.variable._extra.get("hooks")
+        groups = ((0, leaf_hooks),) if leaf_hooks else ()
+    else:
+        groups = tuple(hooks.tensor.items()) if hooks is not None else ()
+    for nr, tensor_hooks in groups:
+        for hook in list(tensor_hooks.values()):
+            grads[nr] = _call_tensor_hook(hook, grads[nr], create_graph)
+    if hooks is not None and hooks.retained:
+        for nr, ref in hooks.retained.items():
+            tensor = ref()
+            if tensor is not None and grads[nr] is not None:
                 _retain(tensor, grads[nr], create_graph)
     return grads
+
+
+def _call_tensor_hook(hook: Callable, grad, create_graph: bool):
+    """``hook(grad)``; what it returns (if not None) replaces the gradient."""
+    if grad is None:  # nothing arrived for this tensor: PyTorch still calls the hook
+        if hook(None) is not None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        return None
+    result = hook(_as_tensor(grad))
+    if result is None:
+        return grad
+    _check_hook_result(hook, grad, result)
+    return result if create_graph else _as_array(result)
 
 
 def _check_hook_result(hook: Callable, grad, result) -> None:
@@ -845,11 +939,12 @@ def _check_node_hook_result(hook: Callable, grads, result) -> None:
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'"
                         "\nHint: return a tuple, e.g. (grad,) for a single gradient.")
     if len(result) != len(grads):
+        hint = ("return one gradient per input of the node (None where there is none), or "
+                "return nothing to keep the gradients as they are." if grads else
+                "this node has no inputs (a leaf's AccumulateGrad): return None or ().")
         raise RuntimeError(
             f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
-            f"of values (got {len(result)}, but expected {len(grads)})"
-            "\nHint: return one gradient per input of the node (None where there is "
-            "none), or return nothing to keep the gradients as they are."
+            f"of values (got {len(result)}, but expected {len(grads)})\nHint: {hint}"
         )
     for grad, new in zip(grads, result):
         if new is None:

@@ -22,11 +22,12 @@ import itertools
 import re
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import saved_hooks
+from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
     disable_saved_tensors_hooks,
@@ -600,16 +601,29 @@ def saved_value(node: Node, index: int):
     An input comes back as the very tensor, the op's output as a tensor whose ``grad_fn``
     is ``node``, a constant array as a plain tensor; ``None`` if it was not saved (PyTorch
     skips what no gradient needs). After backward has freed the graph: PyTorch's error.
+    As in PyTorch, only this value is looked at: one unpack hook runs (not one per saved
+    tensor), and only this value's version is checked.
     """
     from .._tensor import _make
 
-    previous = unpack_mode.as_tensors
-    unpack_mode.as_tensors = True  # the connected tensors, not bare arrays
-    try:
-        values = unpack_saved(node)
-    finally:
-        unpack_mode.as_tensors = previous
-    value = values[index] if index < len(values) else None
+    saved = node._saved
+    if saved is None or saved is _FREED:
+        unpack_saved(node)  # raises PyTorch's error once freed
+        return None
+    values, sources = (saved.values, saved.sources) if type(saved) is PackedSaved else saved
+    if index >= len(values):
+        return None
+    source = sources[index]
+    if type(saved) is PackedSaved and index in saved.packed:
+        # (unchecked, as in unpack_saved: a packed tensor has no version check)
+        value = _reconnect(node, saved.unpack_one(index), source)
+    else:
+        value = values[index]
+        if source is not None:
+            cell = source[0]._vc if len(source) == 2 else source[0]
+            if cell[0] != source[1]:
+                _raise_modified(node, value, source)
+        value = _as_tensor(node, value, source)
     return _make(value) if isinstance(value, np.ndarray) else value
 
 
@@ -731,3 +745,35 @@ def _short(name: str) -> str:
         return name
     number = name[cut + len("Backward"):]
     return name[:cut] + (number if number.isdigit() and number != "0" else "")
+
+
+# ----------------------------------------------------------------------------------------
+# Gradient edges
+# ----------------------------------------------------------------------------------------
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed: ``(node, output_nr)``, as PyTorch's
+    ``torch.autograd.graph.GradientEdge``. For a leaf the node is its AccumulateGrad, the
+    usual way to reach that node to give it hooks."""
+
+    node: Node
+    output_nr: int
+    # PyTorch keeps a C++ graph alive through it; a teachgrad node holds its graph itself
+    ownership_token: Node | None = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The gradient edge of ``tensor``: its ``grad_fn`` (or, for a leaf, its
+    AccumulateGrad) and which output of that node it is.
+
+        >>> import teachgrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> torch.autograd.graph.get_gradient_edge(x).node.name()
+        'torch::autograd::AccumulateGrad'
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, output_nr = edge_of(tensor)
+    return GradientEdge(node, output_nr)

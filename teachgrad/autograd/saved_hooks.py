@@ -105,19 +105,26 @@ class PackedSaved:
         self.packed = packed
 
     def unpack(self, as_tensors: bool) -> tuple:
-        """The saved values, each packed tensor through its unpack hook."""
-        from .._tensor import Tensor
-
+        """The saved values, each packed tensor through its unpack hook (backward's read)."""
         values = list(self.values)
-        for i, (packed, unpack_hook) in self.packed.items():
-            tensor = unpack_hook(packed)
-            if not isinstance(tensor, Tensor):
-                raise TypeError(
-                    "Output of saved tensor unpack_hook expected to be a Tensor but got "
-                    f"result of type {type(tensor).__name__}"
-                )
+        for i in self.packed:
+            tensor = self.unpack_one(i)
             values[i] = tensor if as_tensors else tensor._data
         return tuple(values)
+
+    def unpack_one(self, index: int):
+        """The packed tensor at ``index``, through its unpack hook: reading one
+        ``grad_fn._saved_<name>`` unpacks that tensor only, as in PyTorch."""
+        from .._tensor import Tensor
+
+        packed, unpack_hook = self.packed[index]
+        tensor = unpack_hook(packed)
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got "
+                f"result of type {type(tensor).__name__}"
+            )
+        return tensor
 
 
 def pack(values: tuple, sources: tuple, inputs: tuple, outputs: tuple) -> PackedSaved:

@@ -16,6 +16,7 @@ Subclasses only write ``step()``: a plain loop over the parameters that have a g
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
@@ -24,6 +25,7 @@ from typing import Any
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.graph import RemovableHandle
 from ..nn.modules.module import _reset_grad
 
 
@@ -47,6 +49,48 @@ def _typename(obj: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+# Step hooks for every optimizer (register_optimizer_step_pre_hook / _post_hook), PyTorch's
+# names: the pre-hooks run before each optimizer's own, the post-hooks after.
+_global_optimizer_pre_hooks: dict = {}
+_global_optimizer_post_hooks: dict = {}
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``; it may
+    return new ``(args, kwargs)`` (``args`` starts with the optimizer itself)."""
+    return RemovableHandle(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    return RemovableHandle(_global_optimizer_post_hooks, hook)
+
+
+def _with_step_hooks(step: Callable) -> Callable:
+    """``step`` between the step pre-hooks and post-hooks (PyTorch's ``profile_hook_step``):
+    every optimizer's pre-hooks, then this one's; this one's post-hooks, then every one's."""
+
+    @functools.wraps(step)
+    def hooked_step(*args: Any, **kwargs: Any) -> Any:
+        optimizer = args[0]
+        for hook in [*_global_optimizer_pre_hooks.values(),
+                     *optimizer._optimizer_step_pre_hooks.values()]:
+            result = hook(optimizer, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in [*optimizer._optimizer_step_post_hooks.values(),
+                     *_global_optimizer_post_hooks.values()]:
+            hook(optimizer, args, kwargs)
+        return out
+
+    hooked_step.hooked = True  # type: ignore[attr-defined]
+    return hooked_step
+
+
 class Optimizer:
     """Base class of all optimizers.
 
@@ -65,6 +109,9 @@ class Optimizer:
             )
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
+        self._optimizer_step_pre_hooks: dict = {}
+        self._optimizer_step_post_hooks: dict = {}
+        self._patch_step_function()
 
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -139,6 +186,21 @@ class Optimizer:
         if not seen.isdisjoint(tensors):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def _patch_step_function(self) -> None:
+        # As PyTorch: the first optimizer of a class wraps the step its class uses, once.
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _with_step_hooks(cls.step)
+
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return new
+        ``(args, kwargs)``. Returns a handle with ``.remove()``."""
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``."""
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients of the previous step: set every ``.grad`` to ``None``
@@ -227,6 +289,9 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})  # (hooks are not saved)
+        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        self._patch_step_function()
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
@@ -266,4 +331,5 @@ def check_unsupported(differentiable: bool) -> None:
         )
 
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]

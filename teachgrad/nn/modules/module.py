@@ -94,6 +94,116 @@ def _register(module: Module, where: str, hook: Callable, prepend: bool,
     return handle
 
 
+# ----------------------------------------------------------------------------------------
+# Hooks for every module (torch.nn.modules.module.register_module_*): debugging aids, as in
+# PyTorch. Each runs before the module's own hooks of the same kind. The names of these
+# dictionaries are PyTorch's (some tools read them).
+# ----------------------------------------------------------------------------------------
+_global_forward_pre_hooks: dict = {}
+_global_forward_hooks: dict = {}
+_global_forward_hooks_with_kwargs: dict = {}  # id -> True
+_global_forward_hooks_always_called: dict = {}  # id -> True
+_global_backward_pre_hooks: dict = {}
+_global_backward_hooks: dict = {}
+_global_is_full_backward_hook: bool | None = None  # which kind _global_backward_hooks holds
+_global_buffer_registration_hooks: dict = {}
+_global_parameter_registration_hooks: dict = {}
+_global_module_registration_hooks: dict = {}
+
+# Module.__call__'s fast path asks this one flag instead of four dictionaries. It is set
+# when a forward or backward hook for every module is registered; a handle's remove() does
+# not know about it, so the first call that finds those dictionaries empty clears it.
+_global_call_hooks_on = False
+
+
+def _register_global(hooks: dict, hook: Callable) -> RemovableHandle:
+    global _global_call_hooks_on
+    if hooks is not _global_buffer_registration_hooks and \
+            hooks is not _global_parameter_registration_hooks and \
+            hooks is not _global_module_registration_hooks:
+        _global_call_hooks_on = True
+    return RemovableHandle(hooks, hook)
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, args)`` before every module's ``forward``, before the module's
+    own pre-hooks; it may return new args (one value is wrapped in a tuple). For debugging:
+    it changes every model in the program until its handle's ``remove()``."""
+    return _register_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Call ``hook(module, args, output)`` after every module's ``forward``, before the
+    module's own forward hooks; it may return a new output.
+
+    ``with_kwargs=True``: ``hook(module, args, kwargs, output)``. ``always_call=True``: it
+    runs even when the call raises; then, as in PyTorch, without the kwargs.
+    """
+    handle = _register_global(_global_forward_hooks, hook)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _choose_global_backward_hook_kind(full: bool) -> None:
+    """Every module's backward hooks are all full ones or all old-style ones (PyTorch)."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as "
+                           "a global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``Module.register_full_backward_pre_hook`` for every module: ``hook(module,
+    grad_output)``, called before the module's own backward pre-hooks."""
+    return _register_global(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """``Module.register_full_backward_hook`` for every module: ``hook(module, grad_input,
+    grad_output)``, called before the module's own backward hooks."""
+    _choose_global_backward_hook_kind(full=True)
+    return _register_global(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """The old, deprecated ``register_backward_hook`` for every module (prefer
+    :func:`register_module_full_backward_hook`)."""
+    _choose_global_backward_hook_kind(full=False)
+    return _register_global(_global_backward_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, buffer)`` whenever any module registers a buffer; it may
+    return the buffer to register instead."""
+    return _register_global(_global_buffer_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, param)`` whenever any module registers a parameter (not
+    ``None``); it may return the parameter to register instead."""
+    return _register_global(_global_parameter_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, submodule)`` whenever any module registers a sub-module;
+    it may return the sub-module to register instead."""
+    return _register_global(_global_module_registration_hooks, hook)
+
+
+def _registered(hooks: dict, module: Module, name: str, value: Any) -> Any:
+    """``value`` after the registration hooks for every module (each may replace it)."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 class Module:
     """Base class for all neural network modules (layers, losses, whole models).
 
@@ -146,59 +256,89 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``model(x)``: run ``forward`` between the forward pre-hooks and hooks."""
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_call_hooks_on):
             return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """PyTorch's ``_call_impl``: the hooks for every module first, then the module's."""
+        global _global_call_hooks_on
+        if not (_global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks):
+            _global_call_hooks_on = False  # all were removed: back to the fast path
         with_kwargs = self._hooks_with_kwargs
-        for key, hook in list(self._forward_pre_hooks.items()):
-            if key in with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
-                continue
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        backward_hook = None
-        full_hooks = non_full_hooks = []
-        if self._backward_hooks:  # (one kind or the other, see register_backward_hook)
-            if self._is_full_backward_hook:
-                full_hooks = list(self._backward_hooks.values())
-            else:
-                non_full_hooks = list(self._backward_hooks.values())
-        if full_hooks or self._backward_pre_hooks:
-            backward_hook = BackwardHook(self, full_hooks,
-                                         list(self._backward_pre_hooks.values()))
-            args = backward_hook.setup_input_hook(args)
         output = None
-        called = set()  # the always_call hooks that ran
+        called = set()  # the forward hooks that ran (always_call ones do not run twice)
         try:
-            output = self.forward(*args, **kwargs)
-            for key, hook in list(self._forward_hooks.items()):
-                called.add(key)
+            # (the backward hooks are read before the pre-hooks run, as PyTorch does)
+            backward_pre_hooks = [*_global_backward_pre_hooks.values(),
+                                  *self._backward_pre_hooks.values()]
+            full_hooks, non_full_hooks = self._backward_hook_lists()
+            for key, hook in (*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()):
                 if key in with_kwargs:
+                    result = hook(self, args, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {result}.")
+                        args, kwargs = result
+                    continue
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+            backward_hook = None
+            if full_hooks or backward_pre_hooks:
+                backward_hook = BackwardHook(self, full_hooks, backward_pre_hooks)
+                args = backward_hook.setup_input_hook(args)
+            output = self.forward(*args, **kwargs)
+            for key, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                called.add(key)
+                if key in with_kwargs or key in _global_forward_hooks_with_kwargs:
                     result = hook(self, args, kwargs, output)
                 else:
                     result = hook(self, args, output)
                 if result is not None:
                     output = result
+            if backward_hook is not None:
+                if not isinstance(output, (Tensor, tuple)):
+                    warn_user("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(output)}")
+                output = backward_hook.setup_output_hook(output)
+            if non_full_hooks:
+                attach_non_full_hooks(self, non_full_hooks, args, output)
         except Exception:
             self._call_always_hooks(args, kwargs, output, called)
             raise
-        if backward_hook is not None:
-            if not isinstance(output, (Tensor, tuple)):
-                warn_user("For backward hooks to be called, module output should be a "
-                          f"Tensor or a tuple of Tensors but received {type(output)}")
-            output = backward_hook.setup_output_hook(output)
-        if non_full_hooks:
-            attach_non_full_hooks(self, non_full_hooks, args, output)
         return output
 
+    def _backward_hook_lists(self) -> tuple[list, list]:
+        """(full backward hooks, old-style ones): every module's first, then this one's."""
+        full: list = []
+        non_full: list = []
+        if _global_backward_hooks:
+            (full if _global_is_full_backward_hook else non_full).extend(
+                _global_backward_hooks.values())
+        if self._backward_hooks:
+            (full if self._is_full_backward_hook else non_full).extend(
+                self._backward_hooks.values())
+        return full, non_full
+
     def _call_always_hooks(self, args: tuple, kwargs: dict, output: Any, called: set) -> None:
-        # forward (or a hook) raised: the hooks registered with always_call=True that did
-        # not run yet still run, as in PyTorch; an error of theirs is only a warning then
+        # The call raised: the hooks registered with always_call=True that did not run yet
+        # still run, as in PyTorch (every module's first, and those without the kwargs even
+        # when registered with_kwargs: PyTorch's own quirk); an error of theirs only warns.
+        for key, hook in list(_global_forward_hooks.items()):
+            if key not in _global_forward_hooks_always_called or key in called:
+                continue
+            try:
+                result = hook(self, args, output)
+                if result is not None:
+                    output = result
+            except Exception as error:
+                warn_user("global module forward hook with ``always_call=True`` raised an "
+                          "exception that was silenced as another error was raised in "
+                          f"forward: {error}")
         for key, hook in list(self._forward_hooks.items()):
             if key not in self._hooks_always_called or key in called:
                 continue
@@ -289,6 +429,8 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method."
             )
+        if param is not None and _global_parameter_registration_hooks:
+            param = _registered(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -308,6 +450,8 @@ class Module:
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
+        if _global_buffer_registration_hooks:
+            tensor = _registered(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -326,6 +470,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _global_module_registration_hooks:
+            module = _registered(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -351,6 +497,8 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._forget(name, self.__dict__, self._parameters, self._buffers)
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             modules[name] = value
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
@@ -358,6 +506,8 @@ class Module:
                     f"cannot assign '{_typename(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             self._modules[name] = value
         elif isinstance(value, Buffer) or name in self.__dict__.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
@@ -770,4 +920,10 @@ def _detached(tensor: Tensor) -> Tensor:
     return tensor if hasattr(tensor, "materialize") else tensor.detach()
 
 
-__all__ = ["Module"]
+__all__ = [
+    "register_module_forward_pre_hook", "register_module_forward_hook",
+    "register_module_full_backward_pre_hook", "register_module_backward_hook",
+    "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+    "register_module_module_registration_hook", "register_module_parameter_registration_hook",
+    "Module",
+]
