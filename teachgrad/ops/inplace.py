@@ -18,6 +18,7 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -155,10 +156,16 @@ def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
     values, sources = saved
     mine = [s is not None and len(s) == 3 and s[0] is result._vc for s in sources]
     if any(mine):
+        now = (self._vc, self._vc[0])
+        if self._base is not None:
+            # Written through a view: PyTorch's saved output remembers (weakly) the view's
+            # new grad_fn, and its in-place error names that node while it lives ("output
+            # 0 of AsStrided"); see graph._raise_modified.
+            now += (weakref.ref(self._grad_fn),)
         # (values may be a tuple subclass that marks 0-d saves: keep its type)
         fn._saved = (
             type(values)(self._data if m else v for v, m in zip(values, mine)),
-            tuple((self._vc, self._vc[0], s[2]) if m else s for s, m in zip(sources, mine)),
+            tuple(now[:2] + (s[2],) + now[2:] if m else s for s, m in zip(sources, mine)),
         )
 
 
