@@ -566,17 +566,36 @@ class IndexSelectBackward0(PickOp):
         return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
 
 
-class GatherBackward0(PickOp):
+class _KeepsInput(PickOp):
+    """gather and take: PyTorch keeps the input too (its backward formula takes it), so a
+    later in-place change of the input makes backward refuse. The gradient itself needs
+    only its shape; backward reads the input back for that check."""
+
+    saved_names = ("self",)  # grad_fn._saved_...
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.save_for_backward(a)
+        return PickOp.forward(ctx, a, key)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
+        return PickOp.backward(ctx, grad)
+
+
+class GatherBackward0(_KeepsInput):
     """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
         return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
-class TakeBackward0(PickOp):
+class TakeBackward0(_KeepsInput):
     """``take(index)``: elements of the flattened input."""
 
 

@@ -1739,17 +1739,25 @@ def exp2(input: Tensor) -> Tensor:
 
 
 class SgnBackward0(Op):
+    # PyTorch's formula is written for complex numbers and needs both; for real ones it is
+    # 0, but the two are still saved, so changing either in place makes backward refuse.
+    saved_names = ("result", "self")  # grad_fn._saved_...
     formula = "∂sgn(a)/∂a = 0"
 
     @staticmethod
     def forward(ctx, a):
         if a.dtype == np.bool_:
-            return a.copy()
-        out = np.sign(a)
-        return np.where(np.isnan(a), 0, out).astype(a.dtype) if a.dtype.kind == "f" else out
+            out = a.copy()
+        else:
+            out = np.sign(a)
+            if a.dtype.kind == "f":
+                out = np.where(np.isnan(a), 0, out).astype(a.dtype)
+        ctx.save_for_backward(out, a)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check: neither was changed in place
         return zero_grad_like(grad)
 
 

@@ -1210,6 +1210,7 @@ class _CumulativeExtreme(Op):
     """cummax / cummin: each output is one input element, so the gradient goes back to the
     index it came from (an element that stays the max for k steps collects k gradients)."""
 
+    saved_names = ("self", "indices")  # grad_fn._saved_...
     formula = "∂(cummax a)ₖ/∂aᵢ = 1 if i is the index of the running max at k, else 0"
     ufunc = np.maximum
 
@@ -1222,7 +1223,9 @@ class _CumulativeExtreme(Op):
             values, indices = _running_extreme(a, dim, cls.ufunc)
             # fresh row-major results, as PyTorch's cumulative ops allocate
             values, indices = row_major(values), row_major(indices)
-        ctx.save_for_backward(indices)
+        # (the input too, as PyTorch keeps it: a later in-place change of it makes
+        # backward refuse, though the gradient needs only its shape)
+        ctx.save_for_backward(a, indices)
         return values, indices
 
     @staticmethod
@@ -1230,7 +1233,7 @@ class _CumulativeExtreme(Op):
         from .index import IndexPutImplBackward0, key_along  # (index imports this module)
         from .shape import embed
 
-        (indices,) = ctx.saved_tensors
+        _, indices = ctx.saved_tensors
         if not ctx.shape:
             return grad
         # scatter_add: out[indices[k]] += grad[k] along dim (repeats add up)
