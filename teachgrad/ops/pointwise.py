@@ -967,7 +967,7 @@ class ReluBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.maximum(a, 0)
+        out = np.maximum(0, a)  # (a tie keeps a: relu(-0.0) is -0.0, see _TIES)
         ctx.save_for_backward(out)
         return out
 
@@ -1127,6 +1127,10 @@ class _ClampByNumbers(Op):
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - PyTorch's argument names
         ctx.save_for_backward(a)
         ctx.bounds = (min, max)
+        if a.dtype.kind == "f" and (min is not None or max is not None):
+            # (np.clip gives the bound at a tie; PyTorch gives a: see _TIES)
+            out = a if min is None else np.maximum(min, a)
+            return out if max is None else np.minimum(max, out)
         return np.clip(a, min, max)
 
     @staticmethod
@@ -1177,8 +1181,8 @@ class ClampBackward0(Op):
         dtype = result_type(*[x for x in (a, low, high) if x is not None]).numpy
         a, low, high = [None if x is None else np.asarray(x, dtype) for x in (a, low, high)]
         ctx.save_for_backward(high, low, a)
-        out = a if low is None else np.maximum(a, low)
-        return out if high is None else np.minimum(out, high)
+        out = a if low is None else np.maximum(low, a)  # (a tie keeps a: see _TIES)
+        return out if high is None else np.minimum(high, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1274,6 +1278,19 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     return _clamp_by_numbers(ClampMaxBackward0, input, None, max)
 
 
+# _TIES: where the two values compare equal but differ, -0.0 and 0.0, PyTorch's kernels
+# return the first operand (``maximum(0.0, -0.0)`` is 0.0, ``maximum(-0.0, 0.0)`` is -0.0;
+# clamp and relu keep the input: ``relu(-0.0)`` is -0.0), as C++'s ``a < b ? b : a`` does.
+# NumPy's maximum and minimum return the second, and its fmax/fmin depend on the array's
+# length (their SIMD loops): so the operands go to NumPy swapped, and fmax/fmin choose with
+# a comparison. The sign of a zero matters downstream (1/x, atan2, log's derivative).
+
+
+def _tie_keeps_first(a, b, a_wins):
+    """fmax/fmin: ``a`` where ``a_wins`` (ties included) or ``b`` is nan, else ``b``."""
+    return np.where(a_wins | np.isnan(b), a, b)
+
+
 class MaximumBackward0(Op):
     formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
     promotes = True
@@ -1282,7 +1299,7 @@ class MaximumBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
-        return np.maximum(a, b)
+        return np.maximum(b, a)  # (a tie gives a: see _TIES)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1302,7 +1319,7 @@ class MinimumBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
-        return np.minimum(a, b)
+        return np.minimum(b, a)  # (a tie gives a: see _TIES)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1622,7 +1639,7 @@ class FmaxBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmax(a, b)
+        return _tie_keeps_first(a, b, a >= b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1640,7 +1657,7 @@ class FminBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmin(a, b)
+        return _tie_keeps_first(a, b, a <= b)
 
     @staticmethod
     def backward(ctx, grad):

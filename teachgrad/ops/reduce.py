@@ -1071,8 +1071,15 @@ class CumsumBackward0(Op):
         if dtype is None and a.dtype == np.float16:
             # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
             # round back, as PyTorch's CPU kernel does.
-            return row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
-        return row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
+            out = row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
+        else:
+            out = row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
+        if out.dtype.kind == "f":
+            # PyTorch's running sum starts from +0.0, so no partial sum is -0.0 (+0.0 +
+            # -0.0 is +0.0); NumPy's starts from the first element and keeps a leading
+            # -0.0. Adding +0.0 changes exactly those zeros (1/x and atan2 tell them apart).
+            out += 0.0
+        return out
 
     @staticmethod
     def backward(ctx, grad):
