@@ -304,6 +304,8 @@ class CopySlices(Op):
         flat = np.reshape(grad, (-1,))
         # The in-place op's backward, run on the view's part of the gradient.
         grads = ctx.fn._run_backward((flat[positions],))
+        if type(grad) is Tensor:  # create_graph: the graph PyTorch records
+            return (_copy_slices_recorded(ctx, grad, grads[0]), *grads[1:])
         kept = np.ones(flat.shape, bool)
         kept[positions] = False
         base_grad = np.where(np.reshape(kept, shape), grad, 0)
@@ -312,6 +314,19 @@ class CopySlices(Op):
             placed = embed(old_view_grad, flat.shape, positions, AsStridedScatterBackward0)
             base_grad = base_grad + np.reshape(placed, shape)
         return (base_grad, *grads[1:])
+
+
+def _copy_slices_recorded(ctx, grad: Tensor, view_grad) -> Tensor:
+    """CopySlices' gradient for the base under ``create_graph``, recorded as PyTorch does
+    it: a copy of ``grad`` with the in-place op's gradient for the view written over the
+    view's region through a view of the copy, so that its ``grad_fn`` is CopySlices too."""
+    from ..autograd.engine import fit_gradient
+
+    result = grad.clone()
+    # (None: the in-place op sends nothing back to the view's old values)
+    written = 0.0 if view_grad is None else fit_gradient(view_grad, ctx.view_meta, ctx.fn, 0)
+    result.view(-1)[_make(ctx.positions)] = written
+    return result
 
 
 class AsStridedBackward0(Op):

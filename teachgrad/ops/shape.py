@@ -942,9 +942,14 @@ class CatBackward0(Op):
         grads, start = [], 0
         for size in ctx.pieces:
             if size is None:  # a skipped 1-d empty input: an empty gradient, as PyTorch's
-                grads.append(np.reshape(grad[_along(ctx.dim, slice(0, 0))], (0,)))
+                # (new zeros, with no history even under create_graph, as PyTorch's)
+                grads.append(np.zeros((0,), grad.dtype if type(grad) is not Tensor
+                                      else grad._data.dtype))
                 continue
-            grads.append(grad[_along(ctx.dim, slice(start, start + size))])
+            if type(grad) is Tensor:  # create_graph: PyTorch narrows (SliceBackward0 even
+                grads.append(grad.narrow(ctx.dim, start, size))  # when it is the whole)
+            else:
+                grads.append(grad[_along(ctx.dim, slice(start, start + size))])
             start += size
         return tuple(grads)
 
