@@ -243,6 +243,22 @@ def test_programs_the_fuzzer_found_now_agree(name):
     assert fuzz.compare(statements, torch, teachgrad) is None
 
 
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2",
+                                  "hypot", "logaddexp", "logical_and", "isclose", "dist",
+                                  "equal", "nextafter", "ldexp"])
+def test_a_number_where_a_tensor_is_wanted_is_refused_in_pytorchs_words(name):
+    def message(lib, call):
+        x = lib.tensor([1.0, 2.0])
+        with pytest.raises(TypeError) as caught:
+            call(lib, x)
+        return str(caught.value).split("\nHint:")[0]
+
+    for call in (lambda lib, x: getattr(lib, name)(2.5, x),
+                 lambda lib, x: getattr(lib, name)(x, 2),
+                 lambda lib, x: getattr(x, name)(2.5)):
+        assert message(teachgrad, call) == message(torch, call)
+
+
 def _statements(source: str) -> list[str]:
     """The source's statements (an indented line continues the one before)."""
     out: list[str] = []

@@ -31,15 +31,18 @@ def leaf(values, dtype=torch.float64):
                                   "isclose", "dist", "equal"])
 def test_a_number_where_pytorch_wants_a_tensor_is_refused(name):
     # PyTorch: "maximum(): argument 'other' (position 2) must be Tensor, not int" for the
-    # function; the method does not count self, so "(position 1)". (teachgrad computed.)
+    # function; the method does not count self, so "(position 1)"; a number first is
+    # "argument 'input' (position 1)"; arctan2 is named as called. (teachgrad computed.)
     x = torch.tensor([1.0, 2.0])
-    shown = "atan2" if name == "arctan2" else name
-    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 2\) "
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) "
                                         r"must be Tensor, not int"):
         getattr(torch, name)(x, 2)
-    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 1\) "
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) "
                                         r"must be Tensor, not float"):
         getattr(x, name)(2.5)
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) "
+                                        r"must be Tensor, not float"):
+        getattr(torch, name)(2.5, x)
 
 
 def test_backward_formulas_still_use_np_maximum_with_numbers():
