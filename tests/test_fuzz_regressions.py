@@ -739,3 +739,24 @@ def test_an_empty_matrix_has_pytorchs_strides_and_mm_gradient_graph():
                                 allow_unused=True)
     assert [g.grad_fn.name() for g in grads] == ["TBackward0", "TBackward0"]
     assert grads[0].tolist() == [[0.0]] and grads[1].shape == (1, 0)
+
+
+@pytest.mark.parametrize("make, changed, expected", [
+    # (what is changed in place after the op; the gradient of x, by hand)
+    (lambda c, x: torch.dot(c, x), "x", [1.0, 2.0, -1.0]),  # ∂(c·x)/∂x = c: x not kept
+    (lambda c, x: torch.cross(c, x, dim=0), "x", [-3.0, 2.0, 1.0]),  # Σ c × x: 1 × c
+    (lambda c, x: torch.ldexp(c, x), "x",  # ∂(c·2ˣ)/∂x = result·ln 2: x not kept
+     [math.log(2) * v * 2 ** 0.5 for v in (1.0, 2.0, -1.0)]),
+    (lambda c, x: torch.addmv(x, torch.stack([c, c, c]), c), "c", [1.0, 1.0, 1.0]),
+])
+def test_a_tensor_no_needed_gradient_uses_may_change_in_place(make, changed, expected):
+    # dot and cross keep each factor for the other one's gradient only, ldexp its
+    # exponent for the mantissa's gradient only, addmv its factors for each other's
+    # (PyTorch's rule): with only x needing a gradient, changing a tensor that gradient
+    # does not use after the op does not stop backward (teachgrad refused).
+    c, x = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64), leaf([0.5, 0.5, 0.5])
+    x_now = x * 1  # (a leaf may not change in place)
+    y = make(c, x_now)
+    (c if changed == "c" else x_now).add_(1)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.tolist(), expected)

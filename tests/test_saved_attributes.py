@@ -243,13 +243,15 @@ def test_maximum_mse_and_reductions_keep_what_pytorch_shows():
 
 
 # --- an in-place change of what a node kept: refused exactly where PyTorch refuses ------
-# (found by differential fuzzing: sgn, nan_to_num, gather... kept nothing, lerp and
-# copysign kept inputs no needed gradient uses)
+# (found by differential fuzzing: sgn, nan_to_num, gather... kept nothing, lerp,
+# copysign, dot, cross, ldexp, addmv kept inputs no needed gradient uses)
 _KEPT_CASES = [
     "x.sgn()", "x.nan_to_num()", "torch.xlogy(x, 2.0)", "x.gather(0, torch.tensor([1, 0]))",
     "x.take(torch.tensor([2]))", "x.cummax(0)[0]", "x.cummin(0)[0]", "torch.lerp(x, w, u)",
     "torch.lerp(x, w, 0.3)", "torch.copysign(x, w)", "torch.copysign(x, 2.0)", "x.exp()",
-    "torch.maximum(x, w)", "x.clamp(w, u)",
+    "torch.maximum(x, w)", "x.clamp(w, u)", "torch.dot(x, w)", "torch.cross(x, w, dim=0)",
+    "torch.ldexp(x, w)", "torch.nextafter(x, w)", "torch.addcdiv(x, w, u, value=0.5)",
+    "torch.addcmul(x, w, u, value=0.5)", "torch.addmv(x, torch.stack([w, u, w]), u)",
 ]
 
 

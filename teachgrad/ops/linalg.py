@@ -135,7 +135,8 @@ class DotBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each for the other one's gradient only
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return np.asarray(np.dot(a, b))
 
     @staticmethod

@@ -1807,13 +1807,15 @@ class NextafterBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        # both for a's gradient only (b's is 0), as PyTorch keeps them
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[0] else (None, None)))
         return np.nextafter(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return np.where(_value(a) != _value(b), grad, 0), zero_grad_like(grad)
+        grad_a = np.where(_value(a) != _value(b), grad, 0) if ctx.needs_input_grad[0] else None
+        return grad_a, zero_grad_like(grad)
 
 
 @tensor_method()
@@ -1834,18 +1836,23 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LdexpBackward0(Op):
-    formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2"
+    formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2 = result·ln 2"
+    saved_names = ("other", "result")  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a * np.exp2(b)
+        # PyTorch's formulas, and what they keep: b for a's gradient, the result always
+        out = a * np.exp2(b)
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        scale = np.power(2.0, b)  # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
-        return grad * scale, grad * a * scale * _LN2
+        b, out = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
+        return (grad * np.power(2.0, b) if need_a else None,
+                grad * out * _LN2 if need_b else None)
 
 
 @tensor_method()
