@@ -167,6 +167,27 @@ v7 = v3[1:]
 v7.abs_()
 loss = v7.mean()
 loss.backward()""",
+    "in-place error: a view's old history released with CopySlices' op": """
+a1 = torch.tensor([[0.781, -0.43], [0.077, -0.02], [-0.744, -0.007]], dtype=torch.float32,
+                  requires_grad=True)
+v2 = a1 * 1
+v3 = v2[..., :1]
+v3.relu_()
+v4 = v3[:, 0]
+v4.relu_()
+loss = v3.sum()
+loss.backward()""",
+    "in-place error: a view's old history kept under create_graph": """
+a1 = torch.tensor([[-0.804, 0.516, -1.864], [0.0, 2.846, -1.16]], dtype=torch.float64,
+                  requires_grad=True)
+v3 = a1.log1p()
+v5 = v3[1:]
+v5.relu_()
+v7 = v5[..., :1]
+v7.neg_()
+v5.grad_fn
+loss = v3.mean()
+grads = torch.autograd.grad(loss, [a1], create_graph=True)""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

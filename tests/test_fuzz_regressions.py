@@ -609,6 +609,29 @@ def test_the_inplace_error_names_a_view_written_in_place_by_its_new_history(refr
     assert _modified_message(run) == f"[torch.DoubleTensor [2]], which is output 0 of {name},"
 
 
+@pytest.mark.parametrize("create_graph, name", [(False, "Relu"), (True, "AsStrided")])
+def test_a_backward_without_retain_graph_releases_copy_slices_op(create_graph, name):
+    # A view of a view changed in place holds, through its CopySlices' op, the first
+    # view's old history. PyTorch's CopySlices releases that op when backward runs without
+    # retain_graph, so by the time the first in-place op's saved output is checked its
+    # view's old node is gone ("output 0 of Relu"); under create_graph everything is
+    # kept ("output 0 of AsStrided"). teachgrad kept the op in both cases.
+    def run():
+        a = leaf([[0.8, -0.4], [0.1, -0.2]])
+        base = a * 1
+        v = base[..., :1]
+        v.relu_()
+        w = v[:, 0]
+        w.neg_()
+        v.grad_fn  # noqa: B018 - rebuilds v's history: only w's op still holds the old node
+        if create_graph:
+            torch.autograd.grad(base.sum(), a, create_graph=True)
+        else:
+            base.sum().backward()
+
+    assert _modified_message(run) == f"[torch.DoubleTensor [2, 1]], which is output 0 of {name},"
+
+
 # -------------------------------------------------------- what a node keeps for backward
 @pytest.mark.parametrize("make, changed", [
     (lambda x: x.sgn(), "input"), (lambda x: x.sgn(), "output"),

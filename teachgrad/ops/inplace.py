@@ -290,10 +290,21 @@ class CopySlices(Op):
         node = _new_node(
             cls, (edge_of(base),) + fn.next_functions[1:], ((base._data.shape, base._data.dtype),)
         )
-        node.fn, node.positions = fn, positions
+        node.positions = positions
         node.view_meta = (view._data.shape, view._data.dtype)
-        node._saved = ((), ())  # nothing to save; the engine marks it freed after backward
+        # fn is kept as a saved value, so that a backward without retain_graph releases it
+        # as PyTorch's CopySlices does (and with it the view's old history, which fn's
+        # first edge leads to: PyTorch's in-place error names a saved view output by that
+        # history's node only while it lives)
+        node._saved = ((fn,), (None,))
         return node
+
+    @property
+    def fn(self) -> Node:
+        """The in-place op's own node (its backward runs on the view's region); after a
+        backward without retain_graph, PyTorch's "backward through the graph a second
+        time" error."""
+        return unpack_saved(self)[0]
 
     @staticmethod
     def backward(ctx, grad):
