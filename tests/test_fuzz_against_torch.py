@@ -188,6 +188,29 @@ v7.neg_()
 v5.grad_fn
 loss = v3.mean()
 grads = torch.autograd.grad(loss, [a1], create_graph=True)""",
+    "0-d transpose under create_graph": """
+a1 = torch.tensor(2.344, dtype=torch.float64, requires_grad=True)
+v2 = a1.transpose(0, -1)
+loss = v2.prod().square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "0-d min(dim) under create_graph": """
+a1 = torch.tensor(1.806, dtype=torch.float64, requires_grad=True)
+v2 = a1.min(-1)
+loss = v2[0].square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "in-place error: max's indices have no node": """
+a2 = torch.tensor([[nan, -0.624, -0.921], [-1.472, 1.101, 2.357]], dtype=torch.float32,
+                  requires_grad=True)
+v3 = a2.max(0, keepdim=True)
+v5 = v3[1]
+v5.mul_(2)
+loss = v3[0].sum()
+grads = torch.autograd.grad(loss, [a2], create_graph=True, allow_unused=True)""",
+    "index_put_ of a value sharing memory": """
+a1 = torch.tensor(-0.832, dtype=torch.float32, requires_grad=True)
+v2 = torch.digamma(a1)
+v3 = v2.unsqueeze(0)
+v3[torch.tensor([0], dtype=torch.int64)] = v2""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

@@ -783,3 +783,42 @@ def test_a_tensor_no_needed_gradient_uses_may_change_in_place(make, changed, exp
     (c if changed == "c" else x_now).add_(1)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.tolist(), expected)
+
+
+def test_zero_dim_transpose_and_min_record_their_nodes_under_create_graph():
+    # PyTorch records transpose's backward even for a 0-d tensor (TransposeBackward0) and
+    # min/max along a dim scatter the gradient into zeros even for a 0-d input
+    # (ScatterBackward0); teachgrad passed the gradient through (MulBackward0 showed).
+    # Values: d(x²)/dx = 2x, its derivative 2.
+    for pick, name in [(lambda a: a.transpose(0, -1), "TransposeBackward0"),
+                       (lambda a: a.min(-1)[0], "ScatterBackward0"),
+                       (lambda a: a.max(0, keepdim=True)[0], "ScatterBackward0")]:
+        a = leaf(1.5)
+        (g,) = torch.autograd.grad(pick(a).square().sum(), a, create_graph=True)
+        assert g.grad_fn.name() == name and g.item() == 3.0
+        assert torch.autograd.grad(g, a)[0].item() == 2.0
+
+
+def test_the_inplace_error_names_no_node_for_an_integer_output():
+    # max(dim)'s indices have no history in PyTorch: changed in place, its error reads
+    # "[torch.LongTensor [2]] is at version 1" with no "which is output 1 of Max".
+    def run():
+        values, indices = (leaf([[1.0, 3.0], [2.0, 0.5]]) * 1).max(0)
+        indices.add_(0)
+        values.sum().backward()
+
+    assert _modified_message(run) == "[torch.LongTensor [2]]"
+
+
+def test_index_put_refuses_values_sharing_memory_with_the_target():
+    # PyTorch's index_put_ (x[int_index] = v) refuses a v that shares memory with x, even
+    # a 0-d one; a boolean mask alone is let through. teachgrad wrote on.
+    x = torch.zeros(3)
+    words = "some elements of the input tensor and the written-to tensor refer to a single"
+    with pytest.raises(RuntimeError, match=words):
+        x[torch.tensor([0])] = x[1]
+    with pytest.raises(RuntimeError, match=words):
+        x.index_put_((torch.tensor([0, 1]),), x[1:])
+    x[torch.tensor([True, False, False])] = x[1:2]  # (a mask: allowed, as in PyTorch)
+    x[torch.tensor([0])] = x[1].clone()
+    assert x.tolist() == [0.0, 0.0, 0.0]

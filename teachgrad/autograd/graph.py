@@ -627,7 +627,9 @@ def _raise_modified(node: Node, value, source) -> None:
         # An in-place op's output written through a view also holds the view's grad_fn
         # weakly (ops/inplace.py, _saved_output_is_now): PyTorch names it while it lives.
         view_fn = source[3]() if len(source) == 4 else None
-        what += f", which is output {output_nr} of {_short((view_fn or node).name())},"
+        if value.dtype.kind in "fc":  # (an integer output, max's indices, has no history
+            # in PyTorch, so its message names no node)
+            what += f", which is output {output_nr} of {_short((view_fn or node).name())},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: {what} is at version {now}; expected version {expected} "

@@ -510,6 +510,7 @@ def setitem(self: Tensor, index, value) -> None:
     if advanced:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
         value = _checked_values(target, key, value)
+        _check_no_overlap(target, value, advanced)
         apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False)
     else:
         copy_to(target, value)
@@ -517,7 +518,19 @@ def setitem(self: Tensor, index, value) -> None:
         refresh_view(self)  # self is itself a view: its history now goes through the base
 
 
-def _put_key(input: Tensor, indices) -> tuple:
+def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
+    """PyTorch's index_put_ refuses values that share memory with the tensor written to
+    (``x[idx] = x[1]``), when an index is an integer tensor (a mask alone is let through)."""
+    if any(arr.dtype != np.bool_ for _, arr in advanced) and np.may_share_memory(
+            target._data, value._data):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+def _put_advanced(input: Tensor, indices) -> list:
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     advanced, dim = [], 0
@@ -526,7 +539,11 @@ def _put_key(input: Tensor, indices) -> tuple:
             dim += 1
         else:
             dim = _record(advanced, dim, _index_array(index))
-    return advanced_key(input._data.shape, advanced, check_bounds=False)
+    return advanced
+
+
+def _put_key(input: Tensor, indices) -> tuple:
+    return advanced_key(input._data.shape, _put_advanced(input, indices), check_bounds=False)
 
 
 @tensor_method()
@@ -546,8 +563,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
 @tensor_method()
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-    key = _put_key(input, indices)
+    advanced = _put_advanced(input, indices)
+    key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
+    _check_no_overlap(input, values, advanced)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate)
 
 

@@ -431,6 +431,11 @@ def scale_grad_by_count(grad, winners, dims: tuple | None, keepdim: bool):
 def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
     """The gradient of "pick one element along ``dim``": it goes to the picked index only."""
     if not shape:  # a 0-d input: the element picked itself
+        if type(grad) is Tensor:  # create_graph: PyTorch still scatters (ScatterBackward0)
+            from .index import ScatterBackward0  # (index imports this module)
+
+            zeros = _make(np.zeros((), _value(grad).dtype))
+            return ScatterBackward0.apply(zeros, grad, key=(np.zeros(1, np.int64),))
         return grad
     index = _value(indices)
     if not keepdim:

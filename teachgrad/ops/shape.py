@@ -369,6 +369,8 @@ class TransposeBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor:  # create_graph: recorded, even for a 0-d tensor (PyTorch's)
+            return transpose(grad, *ctx.dims)
         return np.swapaxes(grad, *ctx.dims) if np.ndim(grad) else grad
 
 
