@@ -211,6 +211,13 @@ a1 = torch.tensor(-0.832, dtype=torch.float32, requires_grad=True)
 v2 = torch.digamma(a1)
 v3 = v2.unsqueeze(0)
 v3[torch.tensor([0], dtype=torch.int64)] = v2""",
+    "an empty view changed in place, under create_graph": """
+a1 = torch.tensor([-inf, 0.181], dtype=torch.float64, requires_grad=True)
+v3 = torch.take_along_dim(a1, torch.tensor([1]), dim=0)
+v4 = v3[1:]
+v4.sub_(1)
+loss = v4.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

@@ -822,3 +822,14 @@ def test_index_put_refuses_values_sharing_memory_with_the_target():
     x[torch.tensor([True, False, False])] = x[1:2]  # (a mask: allowed, as in PyTorch)
     x[torch.tensor([0])] = x[1].clone()
     assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_an_empty_view_changed_in_place_sends_back_zeros_with_no_history():
+    # PyTorch's as_strided_backward gives an empty view's base new zeros, so under
+    # create_graph the gradient through it requires no grad (teachgrad recorded
+    # ScatterAddBackward0 and required grad). The loss is an empty sum: 0, slope 0.
+    a = leaf([-1.0, 0.181])
+    v = (a[1:2] * 1)[1:]
+    v.sub_(1)
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and not g.requires_grad and g.grad_fn is None
