@@ -218,6 +218,13 @@ v4 = v3[1:]
 v4.sub_(1)
 loss = v4.square().sum()
 grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "sort's indices changed in place": """
+a1 = torch.tensor([[1.0, 3.0], [2.0, 0.5]], dtype=torch.float64, requires_grad=True)
+v2 = (a1 * 1).sort(0)
+v3 = v2[1]
+v3.add_(0)
+loss = v2[0].sum()
+loss.backward()""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

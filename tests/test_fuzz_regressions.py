@@ -833,3 +833,21 @@ def test_an_empty_view_changed_in_place_sends_back_zeros_with_no_history():
     v.sub_(1)
     (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
     assert g.tolist() == [0.0, 0.0] and not g.requires_grad and g.grad_fn is None
+
+
+@pytest.mark.parametrize("pick", [lambda x: x.sort(0), lambda x: x.topk(1, 0),
+                                  lambda x: x.kthvalue(1, 0), lambda x: x[0, 0].sort(0)])
+def test_sort_topk_kthvalue_keep_their_indices_for_backward(pick):
+    # PyTorch keeps the indices output: changed in place, backward refuses (naming no
+    # node: it is an integer tensor), and a second backward finds it freed. teachgrad
+    # kept nothing: both went through.
+    x = leaf([[1.0, 3.0], [2.0, 0.5]])
+    values, indices = pick(x * 1)
+    indices.add_(0)
+    with pytest.raises(RuntimeError, match=r"\[torch.LongTensor \[[\d, ]*\]\] is at version 1"):
+        values.sum().backward()
+    values, _ = pick(x * 1)
+    loss = values.sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        loss.backward()

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
+from ..autograd.graph import unpack_saved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
@@ -1071,9 +1072,21 @@ class _PickAlongDim(PickOp):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._saved is not None:  # the indices (see _keep_indices): read for the check
+            unpack_saved(ctx)
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
         return _written_back(ScatterBackward0, ctx, grad)
+
+
+def _keep_indices(values: Tensor, indices: Tensor) -> None:
+    """PyTorch's sort/topk/kthvalue keep their indices output for backward: changed in
+    place, backward refuses ("[torch.LongTensor [3]] is at version 1"), and a second
+    backward without retain_graph finds them freed. The gradient itself uses the key the
+    node already holds, so the indices are kept for that check only."""
+    node = values._grad_fn
+    if node is not None and isinstance(node, _PickAlongDim):
+        node._saved = ((indices._data,), ((indices._vc, indices._vc[0], 1),))
 
 
 class SortBackward0(_PickAlongDim):
@@ -1110,7 +1123,11 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
     """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices)."""
     a = input._data
     if a.ndim == 0:  # one element: itself, at index 0
-        return op.apply(input, key=(np.zeros((), np.intp),)), _make(np.zeros((), np.int64))
+        order = np.zeros((), np.int64)
+        values = op.apply(input, key=(np.zeros((), np.intp),))
+        indices = _make(order)
+        _keep_indices(values, indices)
+        return values, indices
     order = _order(a, dim, descending)
     if k is not None:
         order = order[_along(dim, slice(0, k))]
@@ -1120,7 +1137,9 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
     if not keepdim:  # every key array has size 1 along dim: drop it there
         key = tuple(np.squeeze(k, dim) for k in key)
         order = np.squeeze(order, dim)
-    return op.apply(input, key=key), _make(order.astype(np.int64))
+    values, indices = op.apply(input, key=key), _make(order.astype(np.int64))
+    _keep_indices(values, indices)
+    return values, indices
 
 
 @tensor_method()
