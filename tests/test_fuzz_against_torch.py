@@ -225,6 +225,11 @@ v3 = v2[1]
 v3.add_(0)
 loss = v2[0].sum()
 loss.backward()""",
+    "0-d expand under create_graph": """
+a1 = torch.tensor(-inf, dtype=torch.float32, requires_grad=True)
+v3 = a1.expand(())
+loss = v3.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

@@ -851,3 +851,12 @@ def test_sort_topk_kthvalue_keep_their_indices_for_backward(pick):
     loss.backward()
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
         loss.backward()
+
+
+def test_a_zero_dim_expand_records_a_sum_under_create_graph():
+    # PyTorch's expand backward is sum_to(grad, ()), which sums even a 0-d gradient
+    # (SumBackward0); teachgrad passed it through (MulBackward0). d(x²)/dx = 2x, then 2.
+    a = leaf(1.5)
+    (g,) = torch.autograd.grad(a.expand(()).square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "SumBackward0" and g.item() == 3.0
+    assert torch.autograd.grad(g, a)[0].item() == 2.0

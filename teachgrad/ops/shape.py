@@ -524,6 +524,10 @@ class ExpandBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor and grad._data.ndim == 0:
+            # create_graph, a 0-d tensor expanded to 0-d: PyTorch's sum_to(grad, ()) still
+            # sums (SumBackward0), where the engine has nothing to sum
+            return grad.sum()
         return grad  # the engine sums it back to the input's shape
 
 
