@@ -230,6 +230,12 @@ a1 = torch.tensor(-inf, dtype=torch.float32, requires_grad=True)
 v3 = a1.expand(())
 loss = v3.square().sum()
 grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "prod with zeros and nan under create_graph": """
+a2 = torch.tensor([[[-0.027, 2.382], [-1.132, -0.0]], [[nan, -inf], [0.0, 0.96]]],
+                  dtype=torch.float64, requires_grad=True)
+v5 = a2.prod()
+loss = v5.sum()
+grads = torch.autograd.grad(loss, [a2], create_graph=True, allow_unused=True)""",
     "in-place error: CopyBackwards named whole": """
 a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
 v3 = torch.erfc(a2)

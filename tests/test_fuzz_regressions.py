@@ -860,3 +860,14 @@ def test_a_zero_dim_expand_records_a_sum_under_create_graph():
     (g,) = torch.autograd.grad(a.expand(()).square().sum(), a, create_graph=True)
     assert g.grad_fn.name() == "SumBackward0" and g.item() == 3.0
     assert torch.autograd.grad(g, a)[0].item() == 2.0
+
+
+def test_prod_with_a_zero_records_a_view_under_create_graph():
+    # PyTorch's prod() backward with a zero in the input multiplies the flattened products
+    # of the others, then view_as(input): ViewBackward0 (teachgrad's ended in MulBackward0).
+    # By hand for (Πa)² with a = [[2, 0], [3, 4]]: the gradient is 2·Πa·Π(others) = 0, and
+    # its derivative summed over a is nonzero only at the zero: 2·(2·3·4)² = 1152.
+    a = leaf([[2.0, 0.0], [3.0, 4.0]])
+    (g,) = torch.autograd.grad(a.prod().square(), a, create_graph=True)
+    assert g.grad_fn.name() == "ViewBackward0" and g.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 1152.0], [0.0, 0.0]]

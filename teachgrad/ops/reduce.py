@@ -338,7 +338,9 @@ class ProdBackward0(Op):
             # zeros here (outside create_graph), so an inf gradient gives 0, not nan.
             return np.zeros(np.shape(a), np.result_type(_value(grad)))
         flat = np.reshape(a, (-1,))
-        return grad * np.reshape(product_of_others(flat, 0), np.shape(a))
+        # (multiplied flat, then shaped: PyTorch's prod_safe_zeros_backward(...).view_as(a),
+        # so under create_graph the gradient ends in ViewBackward0)
+        return np.reshape(grad * product_of_others(flat, 0), np.shape(a))
 
 
 class ProdBackward1(Op):
