@@ -961,13 +961,21 @@ class SigmoidBackwardBackward0(RecordedBackward):
         return gg * out * (1 - out), gg * grad * (1 - 2 * out)
 
 
+# A 0-d zero per dtype for relu: a Python 0 would make NumPy work out its dtype on every
+# call (see the design notes), and relu runs in every layer of a network.
+_ZEROS: dict = {}
+
+
 class ReluBackward0(Op):
     saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂relu(a)/∂a = 1 if a > 0 else 0"
 
     @staticmethod
     def forward(ctx, a):
-        out = np.maximum(0, a)  # (a tie keeps a: relu(-0.0) is -0.0, see _TIES)
+        zero = _ZEROS.get(a.dtype)
+        if zero is None:
+            zero = _ZEROS[a.dtype] = np.zeros((), a.dtype)
+        out = np.maximum(zero, a)  # (a tie keeps a: relu(-0.0) is -0.0, see _TIES)
         ctx.save_for_backward(out)
         return out
 
