@@ -148,6 +148,156 @@ v6.sum().backward()""",
     "logit at -0": """
 a1 = torch.tensor([-0.0, 0.0, 0.107], dtype=torch.float32, requires_grad=True)
 torch.logit(a1).sum().backward()""",
+    # seeds 8127..15681 (fuzzed against PyTorch 2.13: seeds 10000-16000 and these five)
+    "in-place error: a promoted input's own dtype": """
+a1 = torch.tensor([[-1.489, 0.599, 1.988], [0.033, 0.021, -2.14]], dtype=torch.float64,
+                  requires_grad=True)
+a3 = torch.tensor([-4.635, 1.221, 0.638], dtype=torch.float32)
+v4 = a1.xlogy(a3)
+v5 = a3[1:]
+v5.neg_()
+loss = v4.mean()
+loss.backward()""",
+    "in-place error: a view's new history (AsStrided)": """
+a2 = torch.tensor([0.709, 0.2], dtype=torch.float64, requires_grad=True)
+v3 = a2.lgamma()
+v6 = v3[1:]
+v6.sigmoid_()
+v7 = v3[1:]
+v7.abs_()
+loss = v7.mean()
+loss.backward()""",
+    "in-place error: a view's old history released with CopySlices' op": """
+a1 = torch.tensor([[0.781, -0.43], [0.077, -0.02], [-0.744, -0.007]], dtype=torch.float32,
+                  requires_grad=True)
+v2 = a1 * 1
+v3 = v2[..., :1]
+v3.relu_()
+v4 = v3[:, 0]
+v4.relu_()
+loss = v3.sum()
+loss.backward()""",
+    "in-place error: a view's old history kept under create_graph": """
+a1 = torch.tensor([[-0.804, 0.516, -1.864], [0.0, 2.846, -1.16]], dtype=torch.float64,
+                  requires_grad=True)
+v3 = a1.log1p()
+v5 = v3[1:]
+v5.relu_()
+v7 = v5[..., :1]
+v7.neg_()
+v5.grad_fn
+loss = v3.mean()
+grads = torch.autograd.grad(loss, [a1], create_graph=True)""",
+    "0-d transpose under create_graph": """
+a1 = torch.tensor(2.344, dtype=torch.float64, requires_grad=True)
+v2 = a1.transpose(0, -1)
+loss = v2.prod().square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "0-d min(dim) under create_graph": """
+a1 = torch.tensor(1.806, dtype=torch.float64, requires_grad=True)
+v2 = a1.min(-1)
+loss = v2[0].square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "in-place error: max's indices have no node": """
+a2 = torch.tensor([[nan, -0.624, -0.921], [-1.472, 1.101, 2.357]], dtype=torch.float32,
+                  requires_grad=True)
+v3 = a2.max(0, keepdim=True)
+v5 = v3[1]
+v5.mul_(2)
+loss = v3[0].sum()
+grads = torch.autograd.grad(loss, [a2], create_graph=True, allow_unused=True)""",
+    "index_put_ of a value sharing memory": """
+a1 = torch.tensor(-0.832, dtype=torch.float32, requires_grad=True)
+v2 = torch.digamma(a1)
+v3 = v2.unsqueeze(0)
+v3[torch.tensor([0], dtype=torch.int64)] = v2""",
+    "an empty view changed in place, under create_graph": """
+a1 = torch.tensor([-inf, 0.181], dtype=torch.float64, requires_grad=True)
+v3 = torch.take_along_dim(a1, torch.tensor([1]), dim=0)
+v4 = v3[1:]
+v4.sub_(1)
+loss = v4.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "sort's indices changed in place": """
+a1 = torch.tensor([[1.0, 3.0], [2.0, 0.5]], dtype=torch.float64, requires_grad=True)
+v2 = (a1 * 1).sort(0)
+v3 = v2[1]
+v3.add_(0)
+loss = v2[0].sum()
+loss.backward()""",
+    "0-d expand under create_graph": """
+a1 = torch.tensor(-inf, dtype=torch.float32, requires_grad=True)
+v3 = a1.expand(())
+loss = v3.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "prod with zeros and nan under create_graph": """
+a2 = torch.tensor([[[-0.027, 2.382], [-1.132, -0.0]], [[nan, -inf], [0.0, 0.96]]],
+                  dtype=torch.float64, requires_grad=True)
+v5 = a2.prod()
+loss = v5.sum()
+grads = torch.autograd.grad(loss, [a2], create_graph=True, allow_unused=True)""",
+    "in-place error: CopyBackwards named whole": """
+a2 = torch.tensor(-0.638, dtype=torch.float64, requires_grad=True)
+v3 = torch.erfc(a2)
+v4 = v3.pow(0.5)
+v3[...] = -1
+loss = v4.square().sum()
+loss.backward()""",
+    "sgn keeps its input and output": """
+a1 = torch.tensor([-0.075, -0.793, -1.0, -0.66], dtype=torch.float64, requires_grad=True)
+v3 = a1.sgn()
+v3.abs_()
+loss = v3.sum()
+loss.backward()""",
+    "lerp keeps no start its gradients do not need": """
+a1 = torch.tensor(-0.0, dtype=torch.float32)
+a3 = torch.tensor([-0.201, inf], dtype=torch.float32, requires_grad=True)
+a4 = torch.tensor(0.0, dtype=torch.float32)
+v5 = torch.lerp(a1, a3, a4)
+a1.exp_()
+loss = v5.mean()
+loss.backward()""",
+    "copysign keeps no integer input": """
+a1 = torch.zeros((2, 2, 0, 3), dtype=torch.int64)
+a2 = torch.tensor(0.272, dtype=torch.float64, requires_grad=True)
+v3 = torch.copysign(a1, a2)
+a1.relu_()
+loss = v3.sum()
+grads = torch.autograd.grad(loss, [a2], create_graph=True, allow_unused=True)""",
+    "maximum of +0 and -0": """
+a2 = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+a3 = torch.tensor(-0.0, dtype=torch.float64, requires_grad=True)
+v4 = torch.maximum(a2, a3)
+v8 = torch.log10(v4)
+loss = v8.square().sum() + (1 / torch.minimum(a3, a2)).sum() + (1 / a3.clamp(min=0.0)).sum()
+loss = loss + (1 / a3.relu()).sum() + (1 / torch.fmax(a3, a2)).sum()
+grads = torch.autograd.grad(loss, [a2, a3], create_graph=True, allow_unused=True)""",
+    "cumsum of -0": """
+a1 = torch.tensor([[[-0.0, -0.509]], [[-0.137, 0.176]]], dtype=torch.float32)
+v4 = a1.cumsum(2)
+v7 = torch.trunc(v4).atan2(v4)""",
+    "CopySlices under create_graph": """
+a1 = torch.tensor([-1.488, -2.991], dtype=torch.float32, requires_grad=True)
+v2 = torch.clone(a1)
+v3 = v2[1:]
+v3.exp_()
+loss = v3.sum() + v2.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)
+second = torch.autograd.grad(grads[0].square().sum(), [a1])""",
+    "cat's gradients narrowed under create_graph": """
+a1 = torch.tensor([[[0.398, -1.0]], [[-1.161, -0.041]]], dtype=torch.float64,
+                  requires_grad=True)
+a2 = torch.zeros((0, 1, 2), dtype=torch.float64, requires_grad=True)
+v3 = torch.cat([a1, a2], dim=0)
+v4 = v3[1:]
+loss = v4.square().sum()
+grads = torch.autograd.grad(loss, [a1, a2], create_graph=True, allow_unused=True)""",
+    "mm with an empty factor stored by column": """
+a3 = torch.tensor([[-1.981]], dtype=torch.float64, requires_grad=True)
+a4 = torch.zeros((1, 0), dtype=torch.float64, requires_grad=True)
+v5 = torch.matmul(a3, a4)
+loss = v5.sum()
+grads = torch.autograd.grad(loss, [a3, a4], create_graph=True, allow_unused=True)""",
 }
 
 
@@ -160,6 +310,22 @@ def test_programs_the_fuzzer_found_now_agree(name):
                                      [n for s in statements for n in s.describe]
                                      + _leaf_grads(source)))
     assert fuzz.compare(statements, torch, teachgrad) is None
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2",
+                                  "hypot", "logaddexp", "logical_and", "isclose", "dist",
+                                  "equal", "nextafter", "ldexp"])
+def test_a_number_where_a_tensor_is_wanted_is_refused_in_pytorchs_words(name):
+    def message(lib, call):
+        x = lib.tensor([1.0, 2.0])
+        with pytest.raises(TypeError) as caught:
+            call(lib, x)
+        return str(caught.value).split("\nHint:")[0]
+
+    for call in (lambda lib, x: getattr(lib, name)(2.5, x),
+                 lambda lib, x: getattr(lib, name)(x, 2),
+                 lambda lib, x: getattr(x, name)(2.5)):
+        assert message(teachgrad, call) == message(torch, call)
 
 
 def _statements(source: str) -> list[str]:

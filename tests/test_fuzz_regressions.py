@@ -31,15 +31,18 @@ def leaf(values, dtype=torch.float64):
                                   "isclose", "dist", "equal"])
 def test_a_number_where_pytorch_wants_a_tensor_is_refused(name):
     # PyTorch: "maximum(): argument 'other' (position 2) must be Tensor, not int" for the
-    # function; the method does not count self, so "(position 1)". (teachgrad computed.)
+    # function; the method does not count self, so "(position 1)"; a number first is
+    # "argument 'input' (position 1)"; arctan2 is named as called. (teachgrad computed.)
     x = torch.tensor([1.0, 2.0])
-    shown = "atan2" if name == "arctan2" else name
-    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 2\) "
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) "
                                         r"must be Tensor, not int"):
         getattr(torch, name)(x, 2)
-    with pytest.raises(TypeError, match=rf"^{shown}\(\): argument 'other' \(position 1\) "
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) "
                                         r"must be Tensor, not float"):
         getattr(x, name)(2.5)
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) "
+                                        r"must be Tensor, not float"):
+        getattr(torch, name)(2.5, x)
 
 
 def test_backward_formulas_still_use_np_maximum_with_numbers():
@@ -540,3 +543,331 @@ def test_addmv_addr_baddbmm_double_backward_scale_last_as_pytorch():
                                 (m3, b1, b2), create_graph=True)
     assert [type(g.grad_fn).__name__ for g in grads] == ["NoneType"] + ["MulBackward1"] * 2
     assert [g.tolist() for g in grads] == [[[[0.5]]], [[[6.0, 8.0]]], [[[2.0], [4.0]]]]
+
+
+# ----------------------------------------------- the "modified by an inplace operation" error
+def _modified_message(run) -> str:
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as caught:
+        run()
+    return str(caught.value).split("inplace operation: ")[1].split(" is at version")[0]
+
+
+def test_the_inplace_error_names_a_promoted_input_by_its_own_dtype():
+    # a64.xlogy(b32) promotes b to float64 before NumPy runs; PyTorch, which promotes in
+    # its kernels, keeps b itself and names its type: "[torch.FloatTensor [3]]" (teachgrad
+    # said DoubleTensor). Likewise an integer input: "[torch.LongTensor [2]]".
+    a, b = leaf([1.0, 2.0, 3.0]), torch.tensor([0.5, 1.5, 2.5], dtype=torch.float32)
+
+    def run():
+        y = a.xlogy(b)
+        b[1:].neg_()
+        y.sum().backward()
+
+    assert _modified_message(run) == "[torch.FloatTensor [3]]"
+    n = torch.tensor([3, 4])
+
+    def run_int():
+        y = leaf([1.0, 2.0]).fmod(n) * 1 + leaf([1.0, 1.0]) ** n
+        n.add_(1)
+        y.sum().backward()
+
+    assert _modified_message(run_int) == "[torch.LongTensor [2]]"
+
+
+def test_the_inplace_error_keeps_copy_backwards_whole():
+    # PyTorch drops "Backward0" ("output 0 of Exp") but names copy_'s node in full:
+    # "output 0 of torch::autograd::CopyBackwards" (teachgrad cut it to "...::Copy").
+    x = leaf([1.0, 2.0])
+
+    def run():
+        y = x * 1
+        z = y.sin()  # saves y; copy_ then changes it, and its grad_fn is copy_'s node
+        y.copy_(torch.tensor([3.0, 4.0]))
+        z.sum().backward()
+
+    assert _modified_message(run) == ("[torch.DoubleTensor [2]], which is output 0 of "
+                                      "torch::autograd::CopyBackwards,")
+
+
+@pytest.mark.parametrize("refresh, name", [(False, "AsStrided"), (True, "Sigmoid")])
+def test_the_inplace_error_names_a_view_written_in_place_by_its_new_history(refresh, name):
+    # sigmoid_ through a view saves its output; changed again in place, PyTorch's error
+    # names the view's new grad_fn (AsStridedBackward0) while that node lives, and the
+    # node that saved it (SigmoidBackward0) once the view's history was rebuilt again
+    # (reading v.grad_fn after the second change drops the old node). teachgrad always
+    # said "Sigmoid".
+    def run():
+        base = leaf([0.7, 0.3, 0.2]).exp()
+        v = base[1:]
+        v.sigmoid_()
+        w = base[1:]
+        w.mul_(2)
+        if refresh:
+            v.grad_fn  # noqa: B018 - rebuilds v's history: the first AsStrided node is gone
+        w.sum().backward()
+
+    assert _modified_message(run) == f"[torch.DoubleTensor [2]], which is output 0 of {name},"
+
+
+@pytest.mark.parametrize("create_graph, name", [(False, "Relu"), (True, "AsStrided")])
+def test_a_backward_without_retain_graph_releases_copy_slices_op(create_graph, name):
+    # A view of a view changed in place holds, through its CopySlices' op, the first
+    # view's old history. PyTorch's CopySlices releases that op when backward runs without
+    # retain_graph, so by the time the first in-place op's saved output is checked its
+    # view's old node is gone ("output 0 of Relu"); under create_graph everything is
+    # kept ("output 0 of AsStrided"). teachgrad kept the op in both cases.
+    def run():
+        a = leaf([[0.8, -0.4], [0.1, -0.2]])
+        base = a * 1
+        v = base[..., :1]
+        v.relu_()
+        w = v[:, 0]
+        w.neg_()
+        v.grad_fn  # noqa: B018 - rebuilds v's history: only w's op still holds the old node
+        if create_graph:
+            torch.autograd.grad(base.sum(), a, create_graph=True)
+        else:
+            base.sum().backward()
+
+    assert _modified_message(run) == f"[torch.DoubleTensor [2, 1]], which is output 0 of {name},"
+
+
+# -------------------------------------------------------- what a node keeps for backward
+@pytest.mark.parametrize("make, changed", [
+    (lambda x: x.sgn(), "input"), (lambda x: x.sgn(), "output"),
+    (lambda x: x.nan_to_num(), "input"), (lambda x: x.xlogy(2.0), "input"),
+    (lambda x: x.gather(0, torch.tensor([1, 0])), "input"),
+    (lambda x: x.take(torch.tensor([2])), "input"), (lambda x: x.cummax(0)[0], "input"),
+    (lambda x: x.cummin(0)[0], "input"),
+])
+def test_ops_keep_their_input_as_pytorch_so_an_in_place_change_is_caught(make, changed):
+    # PyTorch saves these (grad_fn._saved_self / _saved_result), though the gradient needs
+    # at most their shape: changing one in place makes backward refuse. teachgrad kept
+    # nothing and computed on.
+    x = leaf([0.5, -1.5, 2.0]) * 1
+    y = make(x)
+    (x if changed == "input" else y).add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_lerp_and_copysign_keep_only_what_a_needed_gradient_uses():
+    # lerp keeps start and end for the weight's gradient only, copysign its first input
+    # for that input's gradient only (as PyTorch): with those gradients not needed, an
+    # in-place change of start/end/a does not stop backward (teachgrad refused).
+    start, end = torch.tensor([0.0, 1.0], dtype=torch.float64), leaf([2.0, 3.0])
+    weight = torch.tensor([0.25, 0.5], dtype=torch.float64)
+    y = torch.lerp(start, end, weight)
+    start.add_(1)
+    y.sum().backward()
+    assert end.grad.tolist() == [0.25, 0.5]  # ∂lerp/∂end = weight
+    a, b = torch.tensor([1.0, -2.0]), leaf([-1.0, 1.0])
+    y = torch.copysign(a, b)
+    a.add_(1)
+    y.sum().backward()
+    assert b.grad.tolist() == [0.0, 0.0]
+    w = leaf([0.25, 0.5]) * 1  # but the weight's gradient needs start and end
+    y = torch.lerp(start, end, w)
+    start.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+# ------------------------------------------------------------------------ signed zeros
+def _signs(t) -> list[bool]:
+    return np.signbit(t.detach().numpy()).reshape(-1).tolist()
+
+
+def test_ties_of_signed_zeros_give_the_first_operand_as_pytorch():
+    # PyTorch's maximum/minimum/fmax/fmin return self where the two compare equal, clamp
+    # and relu return the input (C++'s a < b ? b : a): maximum(0.0, -0.0) is 0.0,
+    # relu(-0.0) is -0.0. NumPy's maximum returns the second, its fmax depends on the
+    # array's length.
+    pos, neg = torch.tensor([0.0] * 9), torch.tensor([-0.0] * 9)
+    for op in (torch.maximum, torch.minimum, torch.fmax, torch.fmin):
+        assert _signs(op(pos, neg)) == [False] * 9 and _signs(op(neg, pos)) == [True] * 9
+    assert _signs(neg.clamp(min=0.0)) == [True] * 9
+    assert _signs(pos.clamp(max=-0.0)) == [False] * 9
+    assert _signs(neg.clamp(min=pos, max=pos)) == [True] * 9
+    assert _signs(neg.relu()) == [True] * 9
+    assert torch.fmax(torch.tensor([nan, 1.0]), torch.tensor([2.0, nan])).tolist() == [2.0, 1.0]
+    assert torch.tensor([1.0, 5.0]).clamp(3.0, 2.0).tolist() == [2.0, 2.0]  # max wins
+
+
+def test_the_sign_of_a_zero_reaches_a_gradient():
+    # log10(maximum(0.0, -0.0))²: the maximum is +0.0, log10 is -inf there and its slope
+    # 1/(x·ln 10) is +inf, so the gradient 2·log10(x)·slope·½ (a tie shares) is -inf for
+    # both inputs. With teachgrad's -0.0 the slope was -inf and the gradient +inf.
+    a, b = leaf(0.0), leaf(-0.0)
+    loss = torch.log10(torch.maximum(a, b)).square()
+    grads = torch.autograd.grad(loss, (a, b))
+    assert [g.item() for g in grads] == [-inf, -inf]
+
+
+def test_cumsum_has_no_negative_zero():
+    # PyTorch's running sum starts from +0.0, so cumsum([-0.0, -0.0]) is [0.0, 0.0] (NumPy
+    # keeps the leading -0.0); atan2(0.0, -0.0) = π would then differ from atan2(0, 0) = 0.
+    assert _signs(torch.tensor([-0.0, -0.0]).cumsum(0)) == [False, False]
+    assert _signs(torch.tensor([[-0.0, 1.0]], dtype=torch.float16).cumsum(0)) == [False] * 2
+    assert _signs(torch.tensor(-0.0).cumsum(0)) == [True]  # a 0-d tensor: copied as it is
+    assert torch.atan2(torch.tensor([-0.0]).cumsum(0), torch.tensor([-0.0]).cumsum(0)).item() == 0
+
+
+# --------------------------------------------------- graphs recorded under create_graph
+def test_copy_slices_records_copy_slices_under_create_graph():
+    # PyTorch's CopySlices backward copies the gradient and writes the in-place op's
+    # gradient into the view's region of the copy, so under create_graph the base's
+    # gradient has grad_fn CopySlices (teachgrad's: AddBackward0). Values by hand for
+    # y = x (a clone), y[1:] exp'd in place, loss = Σ y³: ∂/∂x₀ = 3x₀², ∂/∂x₁ = 3e^(3x₁);
+    # the second derivative is checked by gradcheck.
+    x = leaf([0.5, -0.3])
+    y = x.clone()
+    y[1:].exp_()
+    (g,) = torch.autograd.grad(y.pow(3).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "torch::autograd::CopySlices"
+    np.testing.assert_allclose(g.tolist(), [3 * 0.25, 3 * math.exp(-0.9)])
+
+    def first_derivative(x):
+        y = x.clone()
+        y[1:].exp_()
+        return torch.autograd.grad(y.pow(3).sum(), x, create_graph=True)[0]
+
+    assert gradcheck(first_derivative, (leaf([0.5, -0.3]),))
+
+
+def test_cat_gradients_are_narrowed_under_create_graph():
+    # PyTorch narrows cat's gradient (SliceBackward0 even for a piece that is the whole
+    # gradient, next to an empty one); a skipped 1-d empty input gets new zeros with no
+    # history. teachgrad's indexing gave AliasBackward0 and ViewBackward0.
+    a, empty = leaf([[1.0, 2.0]]), torch.zeros((0, 2), dtype=torch.float64, requires_grad=True)
+    vector = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+    grads = torch.autograd.grad(torch.cat([a, empty]).square().sum(), (a, empty),
+                                create_graph=True)
+    assert [g.grad_fn.name() for g in grads] == ["SliceBackward0"] * 2
+    assert grads[0].tolist() == [[2.0, 4.0]]
+    grads = torch.autograd.grad(torch.cat([a.view(-1), vector]).square().sum(), (a, vector),
+                                create_graph=True)
+    assert grads[1].grad_fn is None and not grads[1].requires_grad and grads[1].shape == (0,)
+
+
+def test_an_empty_matrix_has_pytorchs_strides_and_mm_gradient_graph():
+    # PyTorch gives an empty tensor the strides of a contiguous one, counting a size-0
+    # dimension as 1: zeros(1, 0) has strides (1, 1), which passes mm's "stored by column"
+    # test (strides (1, rows)), so the gradient of a (1, 0) right factor ends in
+    # TBackward0. NumPy's strides of an empty array are 0 (teachgrad reported (0, 0)).
+    assert torch.zeros(1, 0).stride() == (1, 1) and torch.zeros(0, 3).stride() == (3, 1)
+    assert torch.zeros(2, 0, 3).stride() == (3, 3, 1) and torch.zeros(2, 0).stride(0) == 1
+    a, b = leaf([[-2.0]]), torch.zeros((1, 0), dtype=torch.float64, requires_grad=True)
+    grads = torch.autograd.grad(torch.matmul(a, b).sum(), (a, b), create_graph=True,
+                                allow_unused=True)
+    assert [g.grad_fn.name() for g in grads] == ["TBackward0", "TBackward0"]
+    assert grads[0].tolist() == [[0.0]] and grads[1].shape == (1, 0)
+
+
+@pytest.mark.parametrize("make, changed, expected", [
+    # (what is changed in place after the op; the gradient of x, by hand)
+    (lambda c, x: torch.dot(c, x), "x", [1.0, 2.0, -1.0]),  # ∂(c·x)/∂x = c: x not kept
+    (lambda c, x: torch.cross(c, x, dim=0), "x", [-3.0, 2.0, 1.0]),  # Σ c × x: 1 × c
+    (lambda c, x: torch.ldexp(c, x), "x",  # ∂(c·2ˣ)/∂x = result·ln 2: x not kept
+     [math.log(2) * v * 2 ** 0.5 for v in (1.0, 2.0, -1.0)]),
+    (lambda c, x: torch.addmv(x, torch.stack([c, c, c]), c), "c", [1.0, 1.0, 1.0]),
+])
+def test_a_tensor_no_needed_gradient_uses_may_change_in_place(make, changed, expected):
+    # dot and cross keep each factor for the other one's gradient only, ldexp its
+    # exponent for the mantissa's gradient only, addmv its factors for each other's
+    # (PyTorch's rule): with only x needing a gradient, changing a tensor that gradient
+    # does not use after the op does not stop backward (teachgrad refused).
+    c, x = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64), leaf([0.5, 0.5, 0.5])
+    x_now = x * 1  # (a leaf may not change in place)
+    y = make(c, x_now)
+    (c if changed == "c" else x_now).add_(1)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.tolist(), expected)
+
+
+def test_zero_dim_transpose_and_min_record_their_nodes_under_create_graph():
+    # PyTorch records transpose's backward even for a 0-d tensor (TransposeBackward0) and
+    # min/max along a dim scatter the gradient into zeros even for a 0-d input
+    # (ScatterBackward0); teachgrad passed the gradient through (MulBackward0 showed).
+    # Values: d(x²)/dx = 2x, its derivative 2.
+    for pick, name in [(lambda a: a.transpose(0, -1), "TransposeBackward0"),
+                       (lambda a: a.min(-1)[0], "ScatterBackward0"),
+                       (lambda a: a.max(0, keepdim=True)[0], "ScatterBackward0")]:
+        a = leaf(1.5)
+        (g,) = torch.autograd.grad(pick(a).square().sum(), a, create_graph=True)
+        assert g.grad_fn.name() == name and g.item() == 3.0
+        assert torch.autograd.grad(g, a)[0].item() == 2.0
+
+
+def test_the_inplace_error_names_no_node_for_an_integer_output():
+    # max(dim)'s indices have no history in PyTorch: changed in place, its error reads
+    # "[torch.LongTensor [2]] is at version 1" with no "which is output 1 of Max".
+    def run():
+        values, indices = (leaf([[1.0, 3.0], [2.0, 0.5]]) * 1).max(0)
+        indices.add_(0)
+        values.sum().backward()
+
+    assert _modified_message(run) == "[torch.LongTensor [2]]"
+
+
+def test_index_put_refuses_values_sharing_memory_with_the_target():
+    # PyTorch's index_put_ (x[int_index] = v) refuses a v that shares memory with x, even
+    # a 0-d one; a boolean mask alone is let through. teachgrad wrote on.
+    x = torch.zeros(3)
+    words = "some elements of the input tensor and the written-to tensor refer to a single"
+    with pytest.raises(RuntimeError, match=words):
+        x[torch.tensor([0])] = x[1]
+    with pytest.raises(RuntimeError, match=words):
+        x.index_put_((torch.tensor([0, 1]),), x[1:])
+    x[torch.tensor([True, False, False])] = x[1:2]  # (a mask: allowed, as in PyTorch)
+    x[torch.tensor([0])] = x[1].clone()
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_an_empty_view_changed_in_place_sends_back_zeros_with_no_history():
+    # PyTorch's as_strided_backward gives an empty view's base new zeros, so under
+    # create_graph the gradient through it requires no grad (teachgrad recorded
+    # ScatterAddBackward0 and required grad). The loss is an empty sum: 0, slope 0.
+    a = leaf([-1.0, 0.181])
+    v = (a[1:2] * 1)[1:]
+    v.sub_(1)
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and not g.requires_grad and g.grad_fn is None
+
+
+@pytest.mark.parametrize("pick", [lambda x: x.sort(0), lambda x: x.topk(1, 0),
+                                  lambda x: x.kthvalue(1, 0), lambda x: x[0, 0].sort(0)])
+def test_sort_topk_kthvalue_keep_their_indices_for_backward(pick):
+    # PyTorch keeps the indices output: changed in place, backward refuses (naming no
+    # node: it is an integer tensor), and a second backward finds it freed. teachgrad
+    # kept nothing: both went through.
+    x = leaf([[1.0, 3.0], [2.0, 0.5]])
+    values, indices = pick(x * 1)
+    indices.add_(0)
+    with pytest.raises(RuntimeError, match=r"\[torch.LongTensor \[[\d, ]*\]\] is at version 1"):
+        values.sum().backward()
+    values, _ = pick(x * 1)
+    loss = values.sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        loss.backward()
+
+
+def test_a_zero_dim_expand_records_a_sum_under_create_graph():
+    # PyTorch's expand backward is sum_to(grad, ()), which sums even a 0-d gradient
+    # (SumBackward0); teachgrad passed it through (MulBackward0). d(x²)/dx = 2x, then 2.
+    a = leaf(1.5)
+    (g,) = torch.autograd.grad(a.expand(()).square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "SumBackward0" and g.item() == 3.0
+    assert torch.autograd.grad(g, a)[0].item() == 2.0
+
+
+def test_prod_with_a_zero_records_a_view_under_create_graph():
+    # PyTorch's prod() backward with a zero in the input multiplies the flattened products
+    # of the others, then view_as(input): ViewBackward0 (teachgrad's ended in MulBackward0).
+    # By hand for (Πa)² with a = [[2, 0], [3, 4]]: the gradient is 2·Πa·Π(others) = 0, and
+    # its derivative summed over a is nonzero only at the zero: 2·(2·3·4)² = 1152.
+    a = leaf([[2.0, 0.0], [3.0, 4.0]])
+    (g,) = torch.autograd.grad(a.prod().square(), a, create_graph=True)
+    assert g.grad_fn.name() == "ViewBackward0" and g.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 1152.0], [0.0, 0.0]]

@@ -240,3 +240,42 @@ def test_maximum_mse_and_reductions_keep_what_pytorch_shows():
     assert m.sum().grad_fn._saved_self_sym_sizes == (2, 3)
     node = m.mean(1, keepdim=True).grad_fn
     assert (node._saved_dim, node._saved_keepdim, node._saved_self_sym_numel) == ((1,), True, 6)
+
+
+# --- an in-place change of what a node kept: refused exactly where PyTorch refuses ------
+# (found by differential fuzzing: sgn, nan_to_num, gather... kept nothing, lerp,
+# copysign, dot, cross, ldexp, addmv kept inputs no needed gradient uses)
+_KEPT_CASES = [
+    "x.sgn()", "x.nan_to_num()", "torch.xlogy(x, 2.0)", "x.gather(0, torch.tensor([1, 0]))",
+    "x.take(torch.tensor([2]))", "x.cummax(0)[0]", "x.cummin(0)[0]", "torch.lerp(x, w, u)",
+    "torch.lerp(x, w, 0.3)", "torch.copysign(x, w)", "torch.copysign(x, 2.0)", "x.exp()",
+    "torch.maximum(x, w)", "x.clamp(w, u)", "torch.dot(x, w)", "torch.cross(x, w, dim=0)",
+    "torch.ldexp(x, w)", "torch.nextafter(x, w)", "torch.addcdiv(x, w, u, value=0.5)",
+    "torch.addcmul(x, w, u, value=0.5)", "torch.addmv(x, torch.stack([w, u, w]), u)",
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expression", _KEPT_CASES)
+@pytest.mark.parametrize("needs", ["x", "w", "u", "xw", "xwu"])
+@pytest.mark.parametrize("changed", ["x", "w", "u", "out"])
+def test_an_in_place_change_is_refused_where_pytorch_refuses(expression, needs, changed):
+    real = pytest.importorskip("torch")
+
+    def outcome(lib):
+        values = {"x": [0.5, 1.5, -2.0], "w": [2.0, -1.0, 0.25], "u": [0.3, 0.6, -0.2]}
+        env = {}
+        for name, vals in values.items():
+            t = lib.tensor(vals, dtype=lib.float64, requires_grad=name in needs)
+            env[name] = t * 1 if name in needs else t  # (a leaf may not change in place)
+        out = eval(expression, {**env, "torch": lib})
+        if out.grad_fn is None:
+            return "no graph"
+        {**env, "out": out}[changed].add_(1)
+        try:
+            out.sum().backward()
+        except RuntimeError as e:
+            return str(e).split(" Hint:")[0].replace("teachgrad", "torch")
+        return "ok"
+
+    assert outcome(torch) == outcome(real)

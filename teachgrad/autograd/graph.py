@@ -505,7 +505,8 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
     shape...). Inputs and outputs are checked against their version counter at backward
     time, and under ``create_graph`` they are handed back as the connected tensors.
     Returns ``(values, sources)``; a source is ``None`` (constant), ``(tensor, version)``
-    (an input) or ``(version_cell, version, output_nr)`` (an output).
+    (an input) or ``(version_cell, version, output_nr)`` (an output; an in-place op written
+    through a view adds a weak reference to the view's new grad_fn, for the error message).
     """
     sources = []
     for v in values:
@@ -710,6 +711,11 @@ def _dtype_of(np_dtype):
 def _raise_modified(node: Node, value, source) -> None:
     from .._dtypes import from_numpy_dtype
 
+    if len(source) == 2:
+        # (an input is described as the tensor itself, not the array the op saved: an op
+        # may have promoted it, ``a64.xlogy(b32)`` saves b as float64, and PyTorch, which
+        # promotes inside its kernels, names b's own type, FloatTensor)
+        value = source[0]._data
     kind = from_numpy_dtype(value.dtype)._legacy
     what = f"[torch.{kind} {shape_str(value.shape)}]"  # as x.type() and PyTorch
     if len(source) == 2:
@@ -724,9 +730,14 @@ def _raise_modified(node: Node, value, source) -> None:
         elif fn is not None:
             what += f", which is output {tensor._output_nr} of {_short(fn.name())},"
     else:
-        cell, expected, output_nr = source
+        cell, expected, output_nr = source[:3]
         now = cell[0]
-        what += f", which is output {output_nr} of {_short(node.name())},"
+        # An in-place op's output written through a view also holds the view's grad_fn
+        # weakly (ops/inplace.py, _saved_output_is_now): PyTorch names it while it lives.
+        view_fn = source[3]() if len(source) == 4 else None
+        if value.dtype.kind in "fc":  # (an integer output, max's indices, has no history
+            # in PyTorch, so its message names no node)
+            what += f", which is output {output_nr} of {_short((view_fn or node).name())},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: {what} is at version {now}; expected version {expected} "
@@ -739,12 +750,17 @@ def _raise_modified(node: Node, value, source) -> None:
 
 def _short(name: str) -> str:
     """'ExpBackward0' -> 'Exp', 'PowBackward1' -> 'Pow1', as PyTorch's in-place error
-    message names ops (an overload's number stays, except 0)."""
-    cut = name.find("Backward")
-    if cut <= 0:
+    message names ops (an overload's number stays, except 0; a custom Function's
+    'ExpBackward' gives 'Exp'). A name that does not end so is kept whole
+    ('torch::autograd::CopyBackwards')."""
+    match = _BACKWARD_SUFFIX.fullmatch(name)
+    if match is None:
         return name
-    number = name[cut + len("Backward"):]
-    return name[:cut] + (number if number.isdigit() and number != "0" else "")
+    op, number = match.groups()
+    return op + (number if number != "0" else "")
+
+
+_BACKWARD_SUFFIX = re.compile(r"(.+)Backward(\d*)")
 
 
 # ----------------------------------------------------------------------------------------

@@ -88,13 +88,16 @@ class CopysignBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         out = np.copysign(a, b)
-        ctx.save_for_backward(a, out)
+        # only a's gradient needs a (b's is 0): PyTorch keeps a only then, so a later
+        # in-place change of a does not stop backward; the result it keeps always
+        ctx.save_for_backward(a if ctx.needs_input_grad[0] else None, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return grad * _flip_or_keep(a, out), np.zeros_like(grad)
+        grad_a = grad * _flip_or_keep(a, out) if ctx.needs_input_grad[0] else None
+        return grad_a, np.zeros_like(grad)
 
 
 class CopysignBackward1(Op):

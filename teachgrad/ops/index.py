@@ -24,6 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
+from ..autograd.graph import unpack_saved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
@@ -510,6 +511,7 @@ def setitem(self: Tensor, index, value) -> None:
     if advanced:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
         value = _checked_values(target, key, value)
+        _check_no_overlap(target, value, advanced)
         apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False)
     else:
         copy_to(target, value)
@@ -517,7 +519,19 @@ def setitem(self: Tensor, index, value) -> None:
         refresh_view(self)  # self is itself a view: its history now goes through the base
 
 
-def _put_key(input: Tensor, indices) -> tuple:
+def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
+    """PyTorch's index_put_ refuses values that share memory with the tensor written to
+    (``x[idx] = x[1]``), when an index is an integer tensor (a mask alone is let through)."""
+    if any(arr.dtype != np.bool_ for _, arr in advanced) and np.may_share_memory(
+            target._data, value._data):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+def _put_advanced(input: Tensor, indices) -> list:
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     advanced, dim = [], 0
@@ -526,7 +540,11 @@ def _put_key(input: Tensor, indices) -> tuple:
             dim += 1
         else:
             dim = _record(advanced, dim, _index_array(index))
-    return advanced_key(input._data.shape, advanced, check_bounds=False)
+    return advanced
+
+
+def _put_key(input: Tensor, indices) -> tuple:
+    return advanced_key(input._data.shape, _put_advanced(input, indices), check_bounds=False)
 
 
 @tensor_method()
@@ -546,8 +564,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
 @tensor_method()
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-    key = _put_key(input, indices)
+    advanced = _put_advanced(input, indices)
+    key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
+    _check_no_overlap(input, values, advanced)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate)
 
 
@@ -566,17 +586,36 @@ class IndexSelectBackward0(PickOp):
         return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
 
 
-class GatherBackward0(PickOp):
+class _KeepsInput(PickOp):
+    """gather and take: PyTorch keeps the input too (its backward formula takes it), so a
+    later in-place change of the input makes backward refuse. The gradient itself needs
+    only its shape; backward reads the input back for that check."""
+
+    saved_names = ("self",)  # grad_fn._saved_...
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.save_for_backward(a)
+        return PickOp.forward(ctx, a, key)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
+        return PickOp.backward(ctx, grad)
+
+
+class GatherBackward0(_KeepsInput):
     """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
         return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
-class TakeBackward0(PickOp):
+class TakeBackward0(_KeepsInput):
     """``take(index)``: elements of the flattened input."""
 
 
@@ -1033,9 +1072,21 @@ class _PickAlongDim(PickOp):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._saved is not None:  # the indices (see _keep_indices): read for the check
+            unpack_saved(ctx)
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
         return _written_back(ScatterBackward0, ctx, grad)
+
+
+def _keep_indices(values: Tensor, indices: Tensor) -> None:
+    """PyTorch's sort/topk/kthvalue keep their indices output for backward: changed in
+    place, backward refuses ("[torch.LongTensor [3]] is at version 1"), and a second
+    backward without retain_graph finds them freed. The gradient itself uses the key the
+    node already holds, so the indices are kept for that check only."""
+    node = values._grad_fn
+    if node is not None and isinstance(node, _PickAlongDim):
+        node._saved = ((indices._data,), ((indices._vc, indices._vc[0], 1),))
 
 
 class SortBackward0(_PickAlongDim):
@@ -1072,7 +1123,11 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
     """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices)."""
     a = input._data
     if a.ndim == 0:  # one element: itself, at index 0
-        return op.apply(input, key=(np.zeros((), np.intp),)), _make(np.zeros((), np.int64))
+        order = np.zeros((), np.int64)
+        values = op.apply(input, key=(np.zeros((), np.intp),))
+        indices = _make(order)
+        _keep_indices(values, indices)
+        return values, indices
     order = _order(a, dim, descending)
     if k is not None:
         order = order[_along(dim, slice(0, k))]
@@ -1082,7 +1137,9 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
     if not keepdim:  # every key array has size 1 along dim: drop it there
         key = tuple(np.squeeze(k, dim) for k in key)
         order = np.squeeze(order, dim)
-    return op.apply(input, key=key), _make(order.astype(np.int64))
+    values, indices = op.apply(input, key=key), _make(order.astype(np.int64))
+    _keep_indices(values, indices)
+    return values, indices
 
 
 @tensor_method()

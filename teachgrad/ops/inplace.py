@@ -18,6 +18,7 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -155,10 +156,16 @@ def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
     values, sources = saved
     mine = [s is not None and len(s) == 3 and s[0] is result._vc for s in sources]
     if any(mine):
+        now = (self._vc, self._vc[0])
+        if self._base is not None:
+            # Written through a view: PyTorch's saved output remembers (weakly) the view's
+            # new grad_fn, and its in-place error names that node while it lives ("output
+            # 0 of AsStrided"); see graph._raise_modified.
+            now += (weakref.ref(self._grad_fn),)
         # (values may be a tuple subclass that marks 0-d saves: keep its type)
         fn._saved = (
             type(values)(self._data if m else v for v, m in zip(values, mine)),
-            tuple((self._vc, self._vc[0], s[2]) if m else s for s, m in zip(sources, mine)),
+            tuple(now[:2] + (s[2],) + now[2:] if m else s for s, m in zip(sources, mine)),
         )
 
 
@@ -283,10 +290,21 @@ class CopySlices(Op):
         node = _new_node(
             cls, (edge_of(base),) + fn.next_functions[1:], ((base._data.shape, base._data.dtype),)
         )
-        node.fn, node.positions = fn, positions
+        node.positions = positions
         node.view_meta = (view._data.shape, view._data.dtype)
-        node._saved = ((), ())  # nothing to save; the engine marks it freed after backward
+        # fn is kept as a saved value, so that a backward without retain_graph releases it
+        # as PyTorch's CopySlices does (and with it the view's old history, which fn's
+        # first edge leads to: PyTorch's in-place error names a saved view output by that
+        # history's node only while it lives)
+        node._saved = ((fn,), (None,))
         return node
+
+    @property
+    def fn(self) -> Node:
+        """The in-place op's own node (its backward runs on the view's region); after a
+        backward without retain_graph, PyTorch's "backward through the graph a second
+        time" error."""
+        return unpack_saved(self)[0]
 
     @staticmethod
     def backward(ctx, grad):
@@ -297,6 +315,8 @@ class CopySlices(Op):
         flat = np.reshape(grad, (-1,))
         # The in-place op's backward, run on the view's part of the gradient.
         grads = ctx.fn._run_backward((flat[positions],))
+        if type(grad) is Tensor:  # create_graph: the graph PyTorch records
+            return (_copy_slices_recorded(ctx, grad, grads[0]), *grads[1:])
         kept = np.ones(flat.shape, bool)
         kept[positions] = False
         base_grad = np.where(np.reshape(kept, shape), grad, 0)
@@ -305,6 +325,19 @@ class CopySlices(Op):
             placed = embed(old_view_grad, flat.shape, positions, AsStridedScatterBackward0)
             base_grad = base_grad + np.reshape(placed, shape)
         return (base_grad, *grads[1:])
+
+
+def _copy_slices_recorded(ctx, grad: Tensor, view_grad) -> Tensor:
+    """CopySlices' gradient for the base under ``create_graph``, recorded as PyTorch does
+    it: a copy of ``grad`` with the in-place op's gradient for the view written over the
+    view's region through a view of the copy, so that its ``grad_fn`` is CopySlices too."""
+    from ..autograd.engine import fit_gradient
+
+    result = grad.clone()
+    # (None: the in-place op sends nothing back to the view's old values)
+    written = 0.0 if view_grad is None else fit_gradient(view_grad, ctx.view_meta, ctx.fn, 0)
+    result.view(-1)[_make(ctx.positions)] = written
+    return result
 
 
 class AsStridedBackward0(Op):
@@ -325,6 +358,10 @@ class AsStridedBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor and ctx.positions.size == 0:
+            # an empty view: PyTorch's as_strided_backward returns new zeros, with no
+            # history even under create_graph
+            return _make(np.zeros(ctx.base_shape, grad._data.dtype))
         size = int(np.prod(ctx.base_shape))
         placed = embed(grad, (size,), ctx.positions, ctx.embed_op)
         return np.reshape(placed, ctx.base_shape)

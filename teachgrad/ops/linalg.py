@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .conversion import clone, contiguous
+from .info import element_strides
 from .number_factor import times_number
 from .op import Op
 from .pointwise import mul
@@ -104,7 +105,12 @@ def _column_major(m) -> bool:
     """PyTorch's test in mm's backward: strides ``(1, rows)`` in elements, a matrix stored
     column by column (``weight.t()``; every 1×1 matrix passes too)."""
     data = m._data if type(m) is Tensor else m
-    return (data.ndim == 2 and data.strides[0] == data.itemsize
+    if data.ndim != 2:
+        return False
+    if data.size == 0:  # (NumPy's strides of an empty array are 0: PyTorch's, see info.py)
+        strides = element_strides(data)
+        return strides[0] == 1 and strides[1] == data.shape[0]
+    return (data.strides[0] == data.itemsize
             and data.strides[1] == data.shape[0] * data.itemsize)
 
 
@@ -129,7 +135,8 @@ class DotBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each for the other one's gradient only
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return np.asarray(np.dot(a, b))
 
     @staticmethod

@@ -190,7 +190,8 @@ class LinalgCrossBackward0(Op):
     @staticmethod
     def forward(ctx, a, b, dim):
         ctx.dim = dim
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each for the other one's gradient only
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return np.cross(a, b, axis=dim)
 
     @staticmethod

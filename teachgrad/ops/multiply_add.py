@@ -78,9 +78,10 @@ class AddcdivBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, t1, t2, value, dtype):  # noqa: A002
-        # the inputs' own arrays, as in AddcmulBackward0; t2 for either gradient, t1 for t2's
+        # the inputs' own arrays, as in AddcmulBackward0; t1 for t2's gradient, and t2
+        # always, as PyTorch keeps it (even for input's gradient alone, which needs none)
         needs = ctx.needs_input_grad  # (four Falses when nothing is recorded)
-        ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] or needs[2] else None)
+        ctx.save_for_backward(t1 if needs[2] else None, t2)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
         return (input + _scaled(t1 / t2, value)).astype(dtype, copy=False)
@@ -171,7 +172,9 @@ class AddmvBackward0(_ScaledProductOp):
     @staticmethod
     def forward(ctx, input, mat, vec, beta, alpha):  # noqa: A002
         ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(mat, vec)
+        # (each factor for the other one's gradient only, as PyTorch keeps them)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(mat if needs[2] else None, vec if needs[1] else None)
         return _combine(input, mat @ vec, beta, alpha)
 
     @classmethod

@@ -612,7 +612,7 @@ def _integer_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def zero_of_dtype(dtype: np.dtype) -> np.ndarray:
     """A 0-d zero of ``dtype``, made once per dtype (read-only: it is shared).
 
-    ``np.maximum(a, zero_of_dtype(a.dtype))`` is ``np.maximum(a, 0)``, a third faster on
+    ``np.maximum(zero_of_dtype(a.dtype), a)`` is ``np.maximum(0, a)``, a third faster on
     small arrays: NumPy must work out which dtype a Python ``0`` takes on every call.
 
     >>> zero_of_dtype(np.dtype(np.float32))
@@ -986,7 +986,7 @@ class ReluBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.maximum(a, zero_of_dtype(a.dtype))
+        out = np.maximum(zero_of_dtype(a.dtype), a)  # (a tie keeps a: relu(-0.) is -0., see _TIES)
         ctx.save_for_backward(out)
         return out
 
@@ -1146,6 +1146,10 @@ class _ClampByNumbers(Op):
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - PyTorch's argument names
         ctx.save_for_backward(a)
         ctx.bounds = (min, max)
+        if a.dtype.kind == "f" and (min is not None or max is not None):
+            # (np.clip gives the bound at a tie; PyTorch gives a: see _TIES)
+            out = a if min is None else np.maximum(min, a)
+            return out if max is None else np.minimum(max, out)
         return np.clip(a, min, max)
 
     @staticmethod
@@ -1196,8 +1200,8 @@ class ClampBackward0(Op):
         dtype = result_type(*[x for x in (a, low, high) if x is not None]).numpy
         a, low, high = [None if x is None else np.asarray(x, dtype) for x in (a, low, high)]
         ctx.save_for_backward(high, low, a)
-        out = a if low is None else np.maximum(a, low)
-        return out if high is None else np.minimum(out, high)
+        out = a if low is None else np.maximum(low, a)  # (a tie keeps a: see _TIES)
+        return out if high is None else np.minimum(high, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1293,6 +1297,19 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     return _clamp_by_numbers(ClampMaxBackward0, input, None, max)
 
 
+# _TIES: where the two values compare equal but differ, -0.0 and 0.0, PyTorch's kernels
+# return the first operand (``maximum(0.0, -0.0)`` is 0.0, ``maximum(-0.0, 0.0)`` is -0.0;
+# clamp and relu keep the input: ``relu(-0.0)`` is -0.0), as C++'s ``a < b ? b : a`` does.
+# NumPy's maximum and minimum return the second, and its fmax/fmin depend on the array's
+# length (their SIMD loops): so the operands go to NumPy swapped, and fmax/fmin choose with
+# a comparison. The sign of a zero matters downstream (1/x, atan2, log's derivative).
+
+
+def _tie_keeps_first(a, b, a_wins):
+    """fmax/fmin: ``a`` where ``a_wins`` (ties included) or ``b`` is nan, else ``b``."""
+    return np.where(a_wins | np.isnan(b), a, b)
+
+
 class MaximumBackward0(Op):
     formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
     promotes = True
@@ -1301,7 +1318,7 @@ class MaximumBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
-        return np.maximum(a, b)
+        return np.maximum(b, a)  # (a tie gives a: see _TIES)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1321,7 +1338,7 @@ class MinimumBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
-        return np.minimum(a, b)
+        return np.minimum(b, a)  # (a tie gives a: see _TIES)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1641,7 +1658,7 @@ class FmaxBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmax(a, b)
+        return _tie_keeps_first(a, b, a >= b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1659,7 +1676,7 @@ class FminBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmin(a, b)
+        return _tie_keeps_first(a, b, a <= b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1758,17 +1775,25 @@ def exp2(input: Tensor) -> Tensor:
 
 
 class SgnBackward0(Op):
+    # PyTorch's formula is written for complex numbers and needs both; for real ones it is
+    # 0, but the two are still saved, so changing either in place makes backward refuse.
+    saved_names = ("result", "self")  # grad_fn._saved_...
     formula = "∂sgn(a)/∂a = 0"
 
     @staticmethod
     def forward(ctx, a):
         if a.dtype == np.bool_:
-            return a.copy()
-        out = np.sign(a)
-        return np.where(np.isnan(a), 0, out).astype(a.dtype) if a.dtype.kind == "f" else out
+            out = a.copy()
+        else:
+            out = np.sign(a)
+            if a.dtype.kind == "f":
+                out = np.where(np.isnan(a), 0, out).astype(a.dtype)
+        ctx.save_for_backward(out, a)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check: neither was changed in place
         return zero_grad_like(grad)
 
 
@@ -1801,13 +1826,15 @@ class NextafterBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        # both for a's gradient only (b's is 0), as PyTorch keeps them
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[0] else (None, None)))
         return np.nextafter(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return np.where(_value(a) != _value(b), grad, 0), zero_grad_like(grad)
+        grad_a = np.where(_value(a) != _value(b), grad, 0) if ctx.needs_input_grad[0] else None
+        return grad_a, zero_grad_like(grad)
 
 
 @tensor_method()
@@ -1828,18 +1855,23 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LdexpBackward0(Op):
-    formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2"
+    formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2 = result·ln 2"
+    saved_names = ("other", "result")  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a * np.exp2(b)
+        # PyTorch's formulas, and what they keep: b for a's gradient, the result always
+        out = a * np.exp2(b)
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        scale = np.power(2.0, b)  # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
-        return grad * scale, grad * a * scale * _LN2
+        b, out = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
+        return (grad * np.power(2.0, b) if need_a else None,
+                grad * out * _LN2 if need_b else None)
 
 
 @tensor_method()

@@ -338,7 +338,9 @@ class ProdBackward0(Op):
             # zeros here (outside create_graph), so an inf gradient gives 0, not nan.
             return np.zeros(np.shape(a), np.result_type(_value(grad)))
         flat = np.reshape(a, (-1,))
-        return grad * np.reshape(product_of_others(flat, 0), np.shape(a))
+        # (multiplied flat, then shaped: PyTorch's prod_safe_zeros_backward(...).view_as(a),
+        # so under create_graph the gradient ends in ViewBackward0)
+        return np.reshape(grad * product_of_others(flat, 0), np.shape(a))
 
 
 class ProdBackward1(Op):
@@ -431,6 +433,11 @@ def scale_grad_by_count(grad, winners, dims: tuple | None, keepdim: bool):
 def select_backward(grad, indices, shape: tuple, dim: int, keepdim: bool):
     """The gradient of "pick one element along ``dim``": it goes to the picked index only."""
     if not shape:  # a 0-d input: the element picked itself
+        if type(grad) is Tensor:  # create_graph: PyTorch still scatters (ScatterBackward0)
+            from .index import ScatterBackward0  # (index imports this module)
+
+            zeros = _make(np.zeros((), _value(grad).dtype))
+            return ScatterBackward0.apply(zeros, grad, key=(np.zeros(1, np.int64),))
         return grad
     index = _value(indices)
     if not keepdim:
@@ -1071,8 +1078,15 @@ class CumsumBackward0(Op):
         if dtype is None and a.dtype == np.float16:
             # Added up in float16, 1 + 1 + ... stalls at 2048: accumulate in float32 and
             # round back, as PyTorch's CPU kernel does.
-            return row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
-        return row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
+            out = row_major(np.cumsum(a, axis=dim, dtype=np.float32).astype(np.float16))
+        else:
+            out = row_major(np.add.accumulate(a, axis=dim, dtype=dtype))  # (see cumprod)
+        if out.dtype.kind == "f":
+            # PyTorch's running sum starts from +0.0, so no partial sum is -0.0 (+0.0 +
+            # -0.0 is +0.0); NumPy's starts from the first element and keeps a leading
+            # -0.0. Adding +0.0 changes exactly those zeros (1/x and atan2 tell them apart).
+            out += 0.0
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -1210,6 +1224,7 @@ class _CumulativeExtreme(Op):
     """cummax / cummin: each output is one input element, so the gradient goes back to the
     index it came from (an element that stays the max for k steps collects k gradients)."""
 
+    saved_names = ("self", "indices")  # grad_fn._saved_...
     formula = "∂(cummax a)ₖ/∂aᵢ = 1 if i is the index of the running max at k, else 0"
     ufunc = np.maximum
 
@@ -1222,7 +1237,9 @@ class _CumulativeExtreme(Op):
             values, indices = _running_extreme(a, dim, cls.ufunc)
             # fresh row-major results, as PyTorch's cumulative ops allocate
             values, indices = row_major(values), row_major(indices)
-        ctx.save_for_backward(indices)
+        # (the input too, as PyTorch keeps it: a later in-place change of it makes
+        # backward refuse, though the gradient needs only its shape)
+        ctx.save_for_backward(a, indices)
         return values, indices
 
     @staticmethod
@@ -1230,7 +1247,7 @@ class _CumulativeExtreme(Op):
         from .index import IndexPutImplBackward0, key_along  # (index imports this module)
         from .shape import embed
 
-        (indices,) = ctx.saved_tensors
+        _, indices = ctx.saved_tensors
         if not ctx.shape:
             return grad
         # scatter_add: out[indices[k]] += grad[k] along dim (repeats add up)

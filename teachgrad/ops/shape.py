@@ -369,6 +369,8 @@ class TransposeBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor:  # create_graph: recorded, even for a 0-d tensor (PyTorch's)
+            return transpose(grad, *ctx.dims)
         return np.swapaxes(grad, *ctx.dims) if np.ndim(grad) else grad
 
 
@@ -522,6 +524,10 @@ class ExpandBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is Tensor and grad._data.ndim == 0:
+            # create_graph, a 0-d tensor expanded to 0-d: PyTorch's sum_to(grad, ()) still
+            # sums (SumBackward0), where the engine has nothing to sum
+            return grad.sum()
         return grad  # the engine sums it back to the input's shape
 
 
@@ -942,9 +948,14 @@ class CatBackward0(Op):
         grads, start = [], 0
         for size in ctx.pieces:
             if size is None:  # a skipped 1-d empty input: an empty gradient, as PyTorch's
-                grads.append(np.reshape(grad[_along(ctx.dim, slice(0, 0))], (0,)))
+                # (new zeros, with no history even under create_graph, as PyTorch's)
+                grads.append(np.zeros((0,), grad.dtype if type(grad) is not Tensor
+                                      else grad._data.dtype))
                 continue
-            grads.append(grad[_along(ctx.dim, slice(start, start + size))])
+            if type(grad) is Tensor:  # create_graph: PyTorch narrows (SliceBackward0 even
+                grads.append(grad.narrow(ctx.dim, start, size))  # when it is the whole)
+            else:
+                grads.append(grad[_along(ctx.dim, slice(start, start + size))])
             start += size
         return tuple(grads)
 

@@ -713,17 +713,22 @@ class XlogyBackward1(Op):
 class XlogyBackward2(Op):
     """``xlogy(tensor, number)``: the number is a constant."""
 
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(a·ln c)/∂a = ln c"
 
     @staticmethod
     def forward(ctx, a, y):
         ctx.y = y
+        # PyTorch keeps a (its formula masks where a == 0): a later in-place change of a
+        # makes backward refuse, here too (backward reads it back for the check)
+        ctx.save_for_backward(a)
         # where the slope is 0 by definition: PyTorch tests "not > 0", so a nan number too
         ctx.flat = (a == 0) & np.logical_not(y > 0)
         return np.where(_xlogy_zeros(a, y), 0, a * np.log(y)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only (ctx.flat was kept)
         if isinstance(grad, Tensor) and ctx.y > 0:
             # PyTorch fills no zeros for a positive number (nothing to fill): the recorded
             # graph ends in XlogyBackward2, not MaskedFillBackward0
@@ -881,13 +886,20 @@ class LerpBackward1(Op):
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        ctx.save_for_backward(start, end, weight)
+        # Keep start and end only for the weight's gradient, as PyTorch does (the weight
+        # it keeps always): a later in-place change of a tensor no gradient needs must not
+        # stop backward.
+        need_weight = ctx.needs_input_grad[2]
+        ctx.save_for_backward(start if need_weight else None, end if need_weight else None,
+                              weight)
         return _lerp(start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
         start, end, w = ctx.saved_tensors
-        return grad * (1 - w), grad * w, grad * (end - start)
+        need_start, need_end, need_weight = ctx.needs_input_grad
+        return (grad * (1 - w) if need_start else None, grad * w if need_end else None,
+                grad * (end - start) if need_weight else None)
 
 
 def _lerp(start, end, weight):
@@ -989,17 +1001,22 @@ def fmod(input: Tensor, other) -> Tensor:
 
 
 class NanToNumBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂nan_to_num(a)/∂a = 1 where a is finite, else 0"
 
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.finite = np.isfinite(a)
+        # PyTorch saves the input (its formula reads isfinite(self) in backward): a later
+        # in-place change of it makes backward refuse, here too (see backward)
+        ctx.save_for_backward(a)
         if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
             a = copy_keeping_layout(a)
         return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only (ctx.finite was kept)
         return grad * ctx.finite
 
 

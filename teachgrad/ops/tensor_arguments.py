@@ -3,8 +3,9 @@
 PyTorch's ``maximum(input, other)``, ``atan2``, ``logical_and``, ``isclose`` ... have no
 overload that takes a number: ``torch.maximum(x, 2)`` raises a TypeError naming the
 argument and its position -- 2 for the function, 1 for the method (``x.maximum(2)``
-does not count ``self``). teachgrad's kernels accept numbers, and must: the NumPy
-protocol routes ``np.maximum(t, 0)`` in a backward formula to them. So the public names
+does not count ``self``); ``torch.maximum(2, x)`` names ``input`` at position 1.
+teachgrad's kernels accept numbers, and must: the NumPy protocol routes
+``np.maximum(t, 0)`` in a backward formula to them. So the public names
 are thin wrappers that check the argument first, one for the function and one for the
 method, and the kernels stay as they are.
 """
@@ -42,6 +43,8 @@ def _refuse(name: str, argument: str, value, position: int, call: str) -> None:
 def _function(name: str, kernel: Callable, argument: str) -> Callable:
     @functools.wraps(kernel)
     def function(input, other, *args, **kwargs):
+        if not isinstance(input, Tensor):  # (a number first: PyTorch names 'input')
+            _refuse(name, "input", input, 1, f"torch.{name}(torch.tensor({input!r}), y)")
         if not isinstance(other, Tensor):
             _refuse(name, argument, other, 2, f"torch.{name}(x, torch.tensor({other!r}))")
         return kernel(input, other, *args, **kwargs)
@@ -63,7 +66,8 @@ for _name, (_kernel, _argument) in _TENSOR_ONLY.items():
     globals()[_name] = _function(_name, _kernel, _argument)
     setattr(Tensor, _name, _method(_name, _kernel, _argument))
 del _name, _kernel, _argument
-arctan2 = atan2  # noqa: F821 - NumPy's name, the same function (and method) in PyTorch
-Tensor.arctan2 = Tensor.atan2
+# NumPy's name, the same function (and method) in PyTorch, which names it in its errors
+arctan2 = _function("arctan2", special.atan2, "other")
+Tensor.arctan2 = _method("arctan2", special.atan2, "other")
 
 __all__ = [*_TENSOR_ONLY, "arctan2"]
