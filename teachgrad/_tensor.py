@@ -98,9 +98,11 @@ def tensor_method(*names: str) -> Callable:
     """
 
     def register(fn: Callable) -> Callable:
+        # (an op whose messages differ as a method, see _arguments.checks_types)
+        method = numpy_names(getattr(fn, "method_form", fn))
         fn = numpy_names(fn)
         for name in names or (fn.__name__,):
-            setattr(Tensor, name, fn)
+            setattr(Tensor, name, method)
         return fn
 
     return register
@@ -677,8 +679,21 @@ def _shape_list(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def _dim_as_int(dim) -> int:
+    """A dim given as a NumPy integer or a 0-d integer tensor, as an int (PyTorch takes
+    both); a bool, a float, a string ... is a TypeError (ops that declare their signatures
+    turn it into PyTorch's message, see ``_arguments.checks_types``)."""
+    if isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in "iu":
+        return int(dim._data)
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, (bool, np.bool_)):
+        return int(dim)
+    raise TypeError(f"argument 'dim' must be int, not {python_type_name(dim)}")
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """Turn a possibly negative ``dim`` into an index, with PyTorch's error when out of range."""
+    if dim.__class__ is not int:
+        dim = _dim_as_int(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .._warn import warn_user
@@ -46,10 +47,11 @@ def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     """
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)  # (np.int64 too)
+    one = isinstance(dim, (int, np.integer)) or isinstance(dim, Tensor) and not dim._data.ndim
+    dims = (dim,) if one else tuple(dim)  # (np.int64 and a 0-d integer tensor are ints too)
     if not dims:
         return tuple(range(ndim))
-    wrapped = [_wrap_dim(int(d), ndim) for d in dims]
+    wrapped = [_wrap_dim(d, ndim) for d in dims]  # (refuses a bool, a float ...)
     seen = set()
     for d in wrapped:
         if d in seen:
@@ -176,6 +178,12 @@ def _sum_dtype(input: Tensor, dtype):
 
 
 @tensor_method()
+@checks_types("sum", "(*, torch.dtype dtype = None)",
+              "(tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=(
+    "(Tensor input, *, torch.dtype dtype = None)",
+    "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"))
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
     """Sum of all elements, or over ``dim`` (an int or a tuple), keeping it if ``keepdim``.
 
@@ -194,6 +202,12 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 
 
 @tensor_method()
+@checks_types("mean", "(*, torch.dtype dtype = None)",
+              "(tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=(
+    "(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+    "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"))
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean of all elements, or over ``dim``.
 
@@ -366,6 +380,10 @@ class ProdBackward1(Op):
 
 
 @tensor_method()
+@checks_types("prod", "(*, torch.dtype dtype = None)",
+              "(int dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              hint="prod reduces over one dimension at a time (or over all of them, without "
+                   "dim).")
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements, or along one dimension ``dim``.
 
@@ -378,14 +396,6 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     d = _sum_dtype(input, dtype)
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
-    if isinstance(dim, np.integer):  # e.g. from np.argmax: PyTorch takes it as an int
-        dim = int(dim)
-    if not isinstance(dim, int):
-        raise TypeError(
-            "prod(): argument 'dim' must be int, not "
-            f"{type(dim).__name__}\nHint: prod reduces over one dimension at a time "
-            "(or over all of them, without dim)."
-        )
     n = input._data.ndim
     dim = _wrap_dim(dim, n)
     if n == 0:
@@ -581,6 +591,7 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
 
 
 @tensor_method()
+@checks_types("max", "()", "(Tensor other)", "(int dim, bool keepdim = False)")
 def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_max:
     """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
@@ -600,6 +611,7 @@ def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch'
 
 
 @tensor_method()
+@checks_types("min", "()", "(Tensor other)", "(int dim, bool keepdim = False)")
 def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_min:
     """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
@@ -680,6 +692,7 @@ def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
 
 
 @tensor_method()
+@checks_types("argmax", "(int? dim = None, bool keepdim = False)")
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor without ``dim``). Not differentiable.
 
@@ -691,6 +704,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 @tensor_method()
+@checks_types("argmin", "(int? dim = None, bool keepdim = False)")
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (see :func:`argmax`)."""
     return _arg_extreme("argmin", np.argmin, input, dim, keepdim)
@@ -1039,6 +1053,7 @@ class LogsumexpBackward0(Op):
 
 
 @tensor_method()
+@checks_types("logsumexp", "(tuple of ints[1] dim, bool keepdim = False)")
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))``, computed without overflow.
 
@@ -1163,6 +1178,7 @@ def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
 
 
 @tensor_method()
+@checks_types("cumsum", "(int dim, *, torch.dtype dtype = None)")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``.
 
@@ -1174,6 +1190,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 @tensor_method()
+@checks_types("cumprod", "(int dim, *, torch.dtype dtype = None)")
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running product along ``dim`` (gradient exact at zeros).
 
