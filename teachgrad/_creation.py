@@ -6,13 +6,16 @@ leaf whose gradient ``backward()`` should compute.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import _dtypes
+from ._arguments import Signatures
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
@@ -317,11 +320,28 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
-def _shape(size) -> tuple:
-    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])``."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    shape = tuple(int(s) for s in size)
+@functools.cache
+def _size_signature(function: str, signature: str) -> Signatures:
+    return Signatures(function, signature)
+
+
+def _shape(size, function: str = "zeros", signature: str | None = None) -> tuple:
+    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])``: ``size`` is the
+    positional arguments of ``function``.
+
+    With a ``signature`` (``full(size, fill_value)``), ``size`` is one argument, which must
+    be a tuple or a list. A size that is not ints gets PyTorch's TypeError.
+    """
+    if signature is None:
+        items = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    else:
+        items = size if isinstance(size, (tuple, list)) else None
+    try:
+        shape = tuple(map(operator.index, items))  # (an int: 2.5 is not a size)
+    except TypeError:  # (None, or an element that is not an int)
+        given = size if signature is None else (size,)
+        _size_signature(function, signature or "(tuple of ints size)").check(given)
+        raise
     for s in shape:
         if s < 0:
             raise RuntimeError(
@@ -340,7 +360,7 @@ def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_
     _check_flag("zeros", requires_grad)
     check_layout("zeros", layout)
     _check_device(device)
-    return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_shape(size, "zeros"), _float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
@@ -349,7 +369,7 @@ def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_g
     _check_flag("ones", requires_grad)
     check_layout("ones", layout)
     _check_device(device)
-    return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.ones(_shape(size, "ones"), _float_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
@@ -357,6 +377,7 @@ def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
     _check_flag("empty", requires_grad)
     check_layout("empty", layout)
+    _shape(size, "empty")  # (errors name empty)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -388,6 +409,9 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
 
+FULL_SIGNATURE = "(tuple of ints size, Number fill_value)"
+
+
 def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
@@ -412,7 +436,7 @@ def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=No
     else:
         d = to_dtype(dtype).numpy
     check_fill_value(fill_value, d)
-    return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
+    return _finish(np.full(_shape(size, "full", FULL_SIGNATURE), fill_value, d), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None, device=None,
