@@ -250,12 +250,24 @@ class Signatures:
 
     @staticmethod
     def _marked(signature: Signature, args: tuple, kwargs: dict) -> str:
-        """The given types, each that does not fit its parameter between ``!``."""
+        """The given types, each that does not fit its parameter between ``!`` (a list
+        shows its elements' types: ``list of [int]``)."""
+        given = [("", a) for a in args] + [(f"{k}=", v) for k, v in kwargs.items()]
         shown = []
-        for piece, value in zip(signature.pieces, [*args, *kwargs.values()]):
-            text = python_type_name(value)
+        for piece, (keyword, value) in zip(signature.pieces, given):
+            text = keyword + _described(value)
             shown.append(text if _shown_matching(piece, value) else f"!{text}!")
         return "(" + ", ".join(shown) + ")"
+
+
+def _described(value) -> str:
+    """A value's type as PyTorch's message shows it: ``int``, ``tuple of (int, str)``."""
+    if not isinstance(value, (tuple, list)):
+        return python_type_name(value)
+    inner = ", ".join(map(python_type_name, value))
+    if isinstance(value, list):
+        return f"list of [{inner}]"
+    return f"tuple of ({inner}{',' if len(value) == 1 else ''})"
 
 
 def checks_types(name: str, *signatures: str, function: tuple[str, ...] | None = None,

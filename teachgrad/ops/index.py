@@ -22,6 +22,7 @@ import operator
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
 from .fill_value import check_fill_value
@@ -627,6 +628,7 @@ def _check_scatter_sizes(index: np.ndarray, shape: tuple, dim: int, src: tuple |
 
 
 @tensor_method()
+@checks_types("index_select", "(int dim, Tensor index)")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices ``index`` (a vector) along ``dim``; repeats allowed.
 
@@ -635,6 +637,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     tensor([[3, 4],
             [3, 4]])
     """
+    if not isinstance(index, Tensor):  # (a list would pass: PyTorch's TypeError instead)
+        raise TypeError("index must be a Tensor")
     idx = _integer_index(index, "index_select(): Expected dtype int32 or int64 for index")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -654,6 +658,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("gather", "(int dim, Tensor index, *, bool sparse_grad = False)")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (each position picks along ``dim``).
 
@@ -662,6 +667,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     tensor([[1, 1],
             [4, 3]])
     """
+    if not isinstance(index, Tensor):  # (a list would pass: PyTorch's TypeError instead)
+        raise TypeError("index must be a Tensor")
     idx = _integer_index(index, "gather(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, input._data.ndim)
     shape = input._data.shape or (1,)  # a 0-d tensor is read as a vector of one element
@@ -1086,6 +1093,11 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
 
 
 @tensor_method()
+@checks_types("sort", "(*, bool stable, int dim = -1, bool descending = False)",
+              "(int dim = -1, bool descending = False)", function=(
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+    "tuple of Tensors out = None)",
+    "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)"))
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
          stable: bool | None = None) -> return_types_sort:
     """``(values, indices)`` sorted along ``dim``; equal values keep their order.
@@ -1115,13 +1127,14 @@ def msort(input: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("topk", "(int k, int dim = -1, bool largest = True, bool sorted = True)")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> return_types_topk:  # noqa: A002
     """The ``k`` largest values along ``dim`` (smallest with ``largest=False``) and their
     indices."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
-    if not 0 <= k <= size:
+    if not 0 <= operator.index(k) <= size:  # (k=1.5: PyTorch's TypeError)
         raise RuntimeError("selected index k out of range")
     return return_types_topk(*_sorted(TopkBackward0, input, d, largest, k=k))
 

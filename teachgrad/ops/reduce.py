@@ -877,21 +877,36 @@ def _no_var_signature_error(name: str, args: tuple, kwargs: dict, method: bool,
     )
 
 
+def _var_signature_text(signature: tuple, function: bool, has_out: bool) -> str:
+    """One of _VAR_SIGNATURES as _arguments reads it (``dim`` is ``int[1]?``: an int, or
+    None, is taken for it)."""
+    parts = [p.replace("tuple of ints dim", "tuple of ints[1]? dim") for p in signature]
+    if function:
+        parts.insert(0, "Tensor input")
+        if has_out and len(signature) > 1:
+            parts += ["Tensor out = None"] if "*" in parts else ["*", "Tensor out = None"]
+    return "(" + ", ".join(parts) + ")"
+
+
 def _parsed_like_pytorch(name: str, fn, has_out: bool):
     """``fn`` as a function and as a Tensor method that check the call against
-    _VAR_SIGNATURES first (each names the form PyTorch would name)."""
+    _VAR_SIGNATURES first (each names the form PyTorch would name); a call that fails
+    with arguments of the wrong types (``x.std('a')``) gets PyTorch's TypeError."""
+    by_type = checks_types(
+        name, *(_var_signature_text(s, False, has_out) for s in _VAR_SIGNATURES),
+        function=tuple(_var_signature_text(s, True, has_out) for s in _VAR_SIGNATURES))(fn)
 
     @functools.wraps(fn)
     def function(input, *args, **kwargs):
         if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
             raise _no_var_signature_error(name, (input, *args), kwargs, False, has_out)
-        return fn(input, *args, **kwargs)
+        return by_type(input, *args, **kwargs)
 
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
         if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
             raise _no_var_signature_error(name, args, kwargs, True, has_out)
-        return fn(self, *args, **kwargs)
+        return by_type.method_form(self, *args, **kwargs)
 
     return function, method
 
