@@ -277,7 +277,8 @@ def checks_types(name: str, *signatures: str, function: tuple[str, ...] | None =
 
     ``signatures`` are those of the method ``x.op(...)`` (after ``self``); ``function``
     those of ``torch.op(x, ...)`` when they differ from the method's with ``Tensor input``
-    in front (``out=``, for example). The decorated function carries ``method_form`` for
+    in front (``out=``, for example), or ``()`` to leave the function as it is (a hot one
+    whose own checks are right). The decorated function carries ``method_form`` for
     ``tensor_method`` to register. A correct call pays one call frame, nothing more.
     ``hint`` (for learners) goes after PyTorch's message, on a line of its own.
     """
@@ -285,10 +286,10 @@ def checks_types(name: str, *signatures: str, function: tuple[str, ...] | None =
     if function is None:
         function = tuple("(Tensor input" + (", " + s[1:] if s != "()" else ")")
                          for s in signatures)
-    as_function = Signatures(name, *function, hint=hint)
+    as_function = Signatures(name, *function, hint=hint) if function else None
 
     def decorate(fn: Callable) -> Callable:
-        checked_function = _checked(fn, as_function, 0)
+        checked_function = _checked(fn, as_function, 0) if as_function else fn
         checked_function.method_form = _checked(fn, method, 1)
         return checked_function
 
