@@ -92,21 +92,23 @@ def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _is_number(value) -> bool:
+def is_number(value) -> bool:
+    """Does PyTorch's parser take ``value`` as a ``Number``? (A tensor: when it is 0-d and
+    needs no gradient.)"""
     if isinstance(value, Tensor):
         return value._data.ndim == 0 and not value._requires_grad
     return isinstance(value, (numbers.Number, np.number, np.bool_))
 
 
 def _is_float(value) -> bool:
-    return _is_number(value) and not isinstance(value, complex) and not (
+    return is_number(value) and not isinstance(value, complex) and not (
         isinstance(value, Tensor) and value._data.dtype.kind == "c")
 
 
 _ACCEPTS: dict[str, Callable] = {
     "int": _is_int,
     "float": _is_float,
-    "Number": _is_number,
+    "Number": is_number,
     "bool": lambda v: isinstance(v, (bool, np.bool_)),
     "Tensor": lambda v: isinstance(v, Tensor),
     "str": lambda v: isinstance(v, str),

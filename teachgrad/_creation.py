@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtypes
-from ._arguments import Signatures
+from ._arguments import Signatures, is_number
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
@@ -74,7 +74,11 @@ def _is_number_tensor(value) -> bool:
 
 
 def _number_argument(function: str, name: str, position: int, value):
-    """``value`` as a ``Number`` argument, or PyTorch's TypeError for a tensor it refuses."""
+    """``value`` as a ``Number`` argument, or PyTorch's TypeError for a tensor it refuses
+    (or for a string, a list ...)."""
+    if not isinstance(value, (numbers.Number, np.generic, Tensor)):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Number, "
+                        f"not {python_type_name(value)}")
     if not _is_number_tensor(value):
         raise TypeError(
             f"{function}(): argument '{name}' (position {position}) must be Number, not Tensor"
@@ -451,6 +455,17 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
+_FACTORY_KEYWORDS = ("torch.dtype dtype = None, torch.layout layout = None, "
+                     "torch.device device = None, bool pin_memory = False, "
+                     "bool requires_grad = False")
+_ARANGE = Signatures(
+    "arange", f"(Number end, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, *, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+    hint="pass plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
+         "part in the graph from here.")
+
+
 def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Evenly spaced values in ``[start, end)``: ``arange(5)``, ``arange(0, 1, 0.25)``.
@@ -464,14 +479,8 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     if end is None:
         _number_argument("arange", "end", 1, start)
         start, end = 0, start
-    elif not all(map(_is_number_tensor, (start, end, step))):
-        got = ", ".join(python_type_name(v) for v in given)
-        raise TypeError(
-            f"arange() received an invalid combination of arguments - got ({got}), but "
-            "expected one of:\nHint: (PyTorch lists its signatures of arange() here) pass "
-            "plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
-            "part in the graph from here."
-        )
+    elif not all(map(is_number, (start, end, step))):
+        _ARANGE.check(given)
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")

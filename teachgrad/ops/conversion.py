@@ -197,9 +197,10 @@ def new_full(input: Tensor, size, fill_value, *, dtype=None, layout=None, device
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s dtype."""
     check_layout("new_full", layout)
-    from .._creation import FULL_SIGNATURE, _shape, full
+    from .._creation import FULL_SIGNATURE, _number_argument, _shape, full
 
     _shape(size, "new_full", FULL_SIGNATURE)  # (errors name new_full)
+    _number_argument("new_full", "fill_value", 2, fill_value)
 
     return full(size, fill_value, dtype=dtype or input.dtype, device=device,
                 requires_grad=requires_grad)

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from .._arguments import checks_types
+from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
 from .fill_value import check_fill_value
@@ -967,6 +967,10 @@ def _broadcast_shape(a: tuple, b: tuple) -> tuple:
         ) from None
 
 
+_MASKED_FILL = Signatures("masked_fill", "(Tensor mask, Tensor value)",
+                          "(Tensor mask, Number value)")
+
+
 @tensor_method()
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` (a bool tensor, broadcast) is true.
@@ -988,11 +992,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return MaskedFillBackward1.apply(input, value, mask=mask_arr)
     if not isinstance(value, (numbers.Number, np.generic)):
-        raise TypeError(
-            f"masked_fill() received an invalid combination of arguments - got (Tensor, "
-            f"{type(value).__name__}), but expected (Tensor mask, Tensor value) or "
-            "(Tensor mask, Number value)"
-        )
+        _MASKED_FILL.check((mask, value))
     check_fill_value(value, input._data.dtype)
     return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
 
