@@ -179,15 +179,26 @@ def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict) -> str
         if wrong is not None:
             where = f" (position {index + 1})" if by_position else ""
             return f"{name}(): argument '{parameter.name}'{where} must be {wrong}"
-        unpacking = _unpack_failure(name, parameter, value)
-        if unpacking is not None:
-            return unpacking
     names = {p.name for p in signature.parameters}
     for keyword in kwargs:
         if keyword not in names:
             return f"{name}() got an unexpected keyword argument '{keyword}'"
         if any(p.name == keyword for p in positional[:len(args)]):
             return f"{name}() got multiple values for argument '{keyword}'"
+    return None
+
+
+def _unpacking(name: str, signature: Signature, args: tuple, kwargs: dict) -> str | None:
+    """For a call that fits ``signature``: PyTorch's message for a tuple of ints with an
+    element that is not an int after the first (its parser looks at the first only, so
+    the signature matched and the unpacking fails), or None."""
+    if signature.varargs and args and _is_int(args[0]):
+        args = (tuple(args),)
+    for index, parameter in enumerate(signature.parameters):
+        value = args[index] if index < len(args) else kwargs.get(parameter.name)
+        failure = _unpack_failure(name, parameter, value)
+        if failure is not None:
+            return failure
     return None
 
 
@@ -216,8 +227,10 @@ class Signatures:
         or None when they fit one of the signatures."""
         kwargs = kwargs or {}
         reasons = [_mismatch(self.name, s, args, kwargs) for s in self.signatures]
-        if None in reasons:
-            return None
+        if None in reasons:  # (the first signature that fits is the one PyTorch takes)
+            fitting = self.signatures[reasons.index(None)]
+            failure = _unpacking(self.name, fitting, args, kwargs)
+            return None if failure is None else TypeError(failure)
         count = len(args) + len(kwargs)
         plausible = [r for s, r in zip(self.signatures, reasons)
                      if s.min_args <= count <= s.max_args]

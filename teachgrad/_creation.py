@@ -56,6 +56,9 @@ def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> No
     positional arguments and ``requires_grad``; PyTorch also lists any other keywords
     given, and then its signatures.)"""
     if type(requires_grad) is not bool and requires_grad is not None:
+        signatures = _OVERLOADS.get(function)
+        if signatures is not None:  # (PyTorch's whole message, signatures listed)
+            signatures.check(positional, {"requires_grad": requires_grad})
         got = [python_type_name(a) for a in positional] + [
             f"requires_grad={python_type_name(requires_grad)}"]
         raise TypeError(
@@ -64,6 +67,31 @@ def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> No
             f"of {function}() here) requires_grad must be a bool: write requires_grad=True "
             "(or False)."
         )
+
+
+_FACTORY_KEYWORDS = ("torch.dtype dtype = None, torch.layout layout = None, "
+                     "torch.device device = None, bool pin_memory = False, "
+                     "bool requires_grad = False")
+_ARANGE_SIGNATURES = (
+    f"(Number end, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, *, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+)
+_ARANGE = Signatures(
+    "arange", *_ARANGE_SIGNATURES,
+    hint="pass plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
+         "part in the graph from here.")
+_SIZE_THEN = "(tuple of ints size, *, {}Tensor out = None, " + _FACTORY_KEYWORDS + ")"
+_HINT_FLAG = "requires_grad must be a bool: write requires_grad=True (or False)."
+# (the factories whose signatures are listed in full when requires_grad is not a bool)
+_OVERLOADS = {
+    "arange": Signatures("arange", *_ARANGE_SIGNATURES, hint=_HINT_FLAG),
+    **{name: Signatures(name, _SIZE_THEN.format("torch.Generator generator, "),
+                        _SIZE_THEN.format(""), hint=_HINT_FLAG) for name in ("rand", "randn")},
+    "eye": Signatures("eye", f"(int n, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+                      f"(int n, int m, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+                      hint=_HINT_FLAG),
+}
 
 
 def _is_number_tensor(value) -> bool:
@@ -453,17 +481,6 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
-
-
-_FACTORY_KEYWORDS = ("torch.dtype dtype = None, torch.layout layout = None, "
-                     "torch.device device = None, bool pin_memory = False, "
-                     "bool requires_grad = False")
-_ARANGE = Signatures(
-    "arange", f"(Number end, *, Tensor out = None, {_FACTORY_KEYWORDS})",
-    f"(Number start, Number end, *, {_FACTORY_KEYWORDS})",
-    f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY_KEYWORDS})",
-    hint="pass plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
-         "part in the graph from here.")
 
 
 def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, device=None,

@@ -701,7 +701,9 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements ``start .. start+length-1`` along ``dim`` (a view: ``SliceBackward0``)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    start, length = int(start), int(length)
+    # (ints: a float is PyTorch's TypeError; start may also be a tensor)
+    start = int(start) if isinstance(start, Tensor) else operator.index(start)
+    length = operator.index(length)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input._data.ndim)
