@@ -147,8 +147,9 @@ def test_what_counts_as_an_int_and_a_number():
 def test_keywords_count_and_are_named():
     sort = Signatures("sort", "(*, bool stable, int dim = -1)", "(int dim = -1)")
     message = str(sort.error((), {"dim": "a"}))
-    assert message.startswith("sort() received an invalid combination of arguments - got "
-                              "(dim=str, ), but expected one of:\n * (*, bool stable, int dim = -1)")
+    assert message.startswith(
+        "sort() received an invalid combination of arguments - got (dim=str, ), but expected "
+        "one of:\n * (*, bool stable, int dim = -1)")
     one = Signatures("f", "(int dim)")
     assert str(one.error((), {"dim": 1, "other": 2})) == (
         "f() got an unexpected keyword argument 'other'")

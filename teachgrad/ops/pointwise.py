@@ -45,12 +45,12 @@ def _operand(x):
         return _make(x)
     if isinstance(x, numbers.Number):
         return complex(x) if isinstance(x, complex) else float(x)
-    if isinstance(x, (list, tuple)):
-        from .._creation import tensor
-
-        return tensor(x)
+    hint = ""
+    if isinstance(x, (list, tuple)):  # (PyTorch refuses them too: x * [1, 2] is no product)
+        hint = "\nHint: make the list a tensor first: torch.tensor([...])."
     raise TypeError(
         f"unsupported operand type: expected a Tensor or a number, got {type(x).__name__}"
+        + hint
     )
 
 
