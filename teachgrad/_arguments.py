@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._dtypes import dtype as DType
-from ._tensor import Tensor, python_type_name
+from ._tensor import Tensor, has_numpy_names, python_type_name, use_pytorch_names
 
 
 @dataclass(frozen=True)
@@ -313,10 +313,16 @@ def checks_types(name: str, *signatures: str, function: tuple[str, ...] | None =
 
 def _checked(fn: Callable, signatures: Signatures, skip: int) -> Callable:
     """``fn``, whose failures are PyTorch's TypeError when the types fit no signature
-    (the first ``skip`` arguments, ``self``, are not in the signatures)."""
+    (the first ``skip`` arguments, ``self``, are not in the signatures).
+
+    It also takes NumPy's ``axis=``/``keepdims=`` when ``fn`` has a ``dim``/``keepdim``,
+    so that ``numpy_names`` needs no second wrapper (and a call, no second frame)."""
+    renames = has_numpy_names(fn)
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if renames and kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            use_pytorch_names(fn.__name__, kwargs)
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, RuntimeError, IndexError, OverflowError):
@@ -325,4 +331,5 @@ def _checked(fn: Callable, signatures: Signatures, skip: int) -> Callable:
                 raise
         raise error  # (outside the except: no "during handling" chain)
 
+    checked.takes_numpy_names = renames
     return checked

@@ -122,26 +122,36 @@ def numpy_names(fn: Callable) -> Callable:
     >>> torch.ones(2, 3).sum(axis=0, keepdims=True)
     tensor([[2., 2., 2.]])
     """
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # (a builtin without a signature)
+    if getattr(fn, "takes_numpy_names", False):  # (_arguments.checks_types does it too)
         return fn
-    if not any(new in parameters for new in _NUMPY_NAMES.values()):
+    if not has_numpy_names(fn):
         return fn
 
     @functools.wraps(fn)
     def with_numpy_names(*args, **kwargs):
         if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            for old, new in _NUMPY_NAMES.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(
-                            f"{fn.__name__}() got both '{new}' and its alias '{old}'"
-                        )
-                    kwargs[new] = kwargs.pop(old)
+            use_pytorch_names(fn.__name__, kwargs)
         return fn(*args, **kwargs)
 
     return with_numpy_names
+
+
+def has_numpy_names(fn: Callable) -> bool:
+    """Does ``fn`` have a ``dim`` or ``keepdim`` (which NumPy calls ``axis``, ``keepdims``)?"""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # (a builtin without a signature)
+        return False
+    return any(new in parameters for new in _NUMPY_NAMES.values())
+
+
+def use_pytorch_names(name: str, kwargs: dict) -> None:
+    """Rename NumPy's ``axis=`` and ``keepdims=`` in ``kwargs`` to ``dim=`` and ``keepdim=``."""
+    for old, new in _NUMPY_NAMES.items():
+        if old in kwargs:
+            if new in kwargs:
+                raise TypeError(f"{name}() got both '{new}' and its alias '{old}'")
+            kwargs[new] = kwargs.pop(old)
 
 
 # How PyTorch's C++ core spells element types in some messages ('double', 'long int').
