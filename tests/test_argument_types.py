@@ -23,7 +23,8 @@ CASES = [
     "x.sum('a')", "x.mean(dim='a')", "torch.sum(x, 'a')", "x.sum(True)",
     "x.max('a')", "x.prod('a')", "x.argmax('a')", "x.argmax(1.0)", "x.cumsum('a')",
     "x.cumsum(1.0)", "x.logsumexp('a')", "x.std('a')", "torch.var(x, 1.5)",
-    "x.sum(dim=0, keepdim=1, dtype=1)",
+    "x.sum(dim=0, keepdim=1, dtype=1)", "torch.max(x, 'a')", "torch.min(x, 'a')",
+    "torch.prod(x, 'a')", "torch.cumsum(x, 'a')", "x.all('a')", "x.amax('a')",
     # shapes
     "x.reshape('a')", "x.reshape((2, 'a'))", "x.reshape([2, 3.0])", "x.view(2.5, 2)",
     "x.view(2, 3.0)", "x.permute(0, 'a')", "x.transpose(0, 'a')", "x.transpose(0, True)",
@@ -31,6 +32,7 @@ CASES = [
     "x.unsqueeze(dim='a')", "x.unsqueeze(True)", "x.squeeze('a')", "x.expand('a')",
     "x.expand(2, 3.0)", "x.repeat('a')", "x.repeat(2, 1.0)", "x.narrow(0, 'a', 1)",
     "x.narrow(0, 0, 1.5)", "x.split('a')", "x.split(1.5)", "x.chunk(2.0)",
+    "torch.transpose(x, 0, 'a')", "torch.reshape(x, 'a')", "torch.clamp(x, 'a')",
     "x.chunk(chunks=2.0)", "x.flip('a')", "x.roll('a')",
     # indexing and sorting
     "x.gather(0, 'a')", "x.gather(0, [[0]])", "x.index_select(0, [0])",

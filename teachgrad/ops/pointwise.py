@@ -1260,7 +1260,9 @@ class ClampMaxBackward1(Op):
 
 @tensor_method("clamp", "clip")
 @checks_types("clamp", "(Tensor min = None, Tensor max = None)",
-              "(Number min = None, Number max = None)")
+              "(Number min = None, Number max = None)", function=(
+    "(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+    "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"))
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """Limit every element to ``[min, max]`` (either bound may be omitted, or be a tensor).
 

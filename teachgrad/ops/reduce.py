@@ -381,7 +381,10 @@ class ProdBackward1(Op):
 
 @tensor_method()
 @checks_types("prod", "(*, torch.dtype dtype = None)",
-              "(int dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              "(int dim, bool keepdim = False, *, torch.dtype dtype = None)", function=(
+    "(Tensor input, *, torch.dtype dtype = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"),
               hint="prod reduces over one dimension at a time (or over all of them, without "
                    "dim).")
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -590,8 +593,14 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
     return {"max": return_types_max, "min": return_types_min}[name](values, indices)
 
 
+_MAX_MIN_FUNCTION = (
+    "(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+
+
 @tensor_method()
-@checks_types("max", "()", "(Tensor other)", "(int dim, bool keepdim = False)")
+@checks_types("max", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
+              function=_MAX_MIN_FUNCTION)
 def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_max:
     """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
@@ -611,7 +620,8 @@ def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch'
 
 
 @tensor_method()
-@checks_types("min", "()", "(Tensor other)", "(int dim, bool keepdim = False)")
+@checks_types("min", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
+              function=_MAX_MIN_FUNCTION)
 def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_min:
     """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
@@ -648,6 +658,7 @@ def _amax_dims(input: Tensor, dim, name: str) -> tuple:
 
 
 @tensor_method()
+@checks_types("amax", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The maximum over ``dim`` (an int or a tuple; all dimensions by default).
 
@@ -661,6 +672,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 
 @tensor_method()
+@checks_types("amin", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (see :func:`amax`)."""
     return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
@@ -1563,6 +1575,8 @@ def _logical_reduction(np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
 
 
 @tensor_method()
+@checks_types("all", "()", "(tuple of ints? dim = None, bool keepdim = False)",
+              "(int dim, bool keepdim = False)")
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True if every element (over ``dim``) is non-zero; a bool tensor.
 
@@ -1574,6 +1588,8 @@ def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
 
 
 @tensor_method()
+@checks_types("any", "()", "(tuple of ints? dim = None, bool keepdim = False)",
+              "(int dim, bool keepdim = False)")
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True if some element (over ``dim``) is non-zero; a bool tensor."""
     return _logical_reduction(np.any, input, dim, keepdim)
