@@ -6,13 +6,16 @@ leaf whose gradient ``backward()`` should compute.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import _dtypes
+from ._arguments import Signatures, is_number
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
@@ -53,6 +56,9 @@ def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> No
     positional arguments and ``requires_grad``; PyTorch also lists any other keywords
     given, and then its signatures.)"""
     if type(requires_grad) is not bool and requires_grad is not None:
+        signatures = _OVERLOADS.get(function)
+        if signatures is not None:  # (PyTorch's whole message, signatures listed)
+            signatures.check(positional, {"requires_grad": requires_grad})
         got = [python_type_name(a) for a in positional] + [
             f"requires_grad={python_type_name(requires_grad)}"]
         raise TypeError(
@@ -63,6 +69,31 @@ def check_flag_overloaded(function: str, positional: tuple, requires_grad) -> No
         )
 
 
+_FACTORY_KEYWORDS = ("torch.dtype dtype = None, torch.layout layout = None, "
+                     "torch.device device = None, bool pin_memory = False, "
+                     "bool requires_grad = False")
+_ARANGE_SIGNATURES = (
+    f"(Number end, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, *, {_FACTORY_KEYWORDS})",
+    f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+)
+_ARANGE = Signatures(
+    "arange", *_ARANGE_SIGNATURES,
+    hint="pass plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
+         "part in the graph from here.")
+_SIZE_THEN = "(tuple of ints size, *, {}Tensor out = None, " + _FACTORY_KEYWORDS + ")"
+_HINT_FLAG = "requires_grad must be a bool: write requires_grad=True (or False)."
+# (the factories whose signatures are listed in full when requires_grad is not a bool)
+_OVERLOADS = {
+    "arange": Signatures("arange", *_ARANGE_SIGNATURES, hint=_HINT_FLAG),
+    **{name: Signatures(name, _SIZE_THEN.format("torch.Generator generator, "),
+                        _SIZE_THEN.format(""), hint=_HINT_FLAG) for name in ("rand", "randn")},
+    "eye": Signatures("eye", f"(int n, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+                      f"(int n, int m, *, Tensor out = None, {_FACTORY_KEYWORDS})",
+                      hint=_HINT_FLAG),
+}
+
+
 def _is_number_tensor(value) -> bool:
     """Does PyTorch's argument parser take ``value`` where it wants a ``Number``? A tensor
     only when it is 0-d and needs no gradient (read with ``.item()``, outside the graph)."""
@@ -71,7 +102,11 @@ def _is_number_tensor(value) -> bool:
 
 
 def _number_argument(function: str, name: str, position: int, value):
-    """``value`` as a ``Number`` argument, or PyTorch's TypeError for a tensor it refuses."""
+    """``value`` as a ``Number`` argument, or PyTorch's TypeError for a tensor it refuses
+    (or for a string, a list ...)."""
+    if not isinstance(value, (numbers.Number, np.generic, Tensor)):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Number, "
+                        f"not {python_type_name(value)}")
     if not _is_number_tensor(value):
         raise TypeError(
             f"{function}(): argument '{name}' (position {position}) must be Number, not Tensor"
@@ -317,11 +352,28 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
-def _shape(size) -> tuple:
-    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])``."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    shape = tuple(int(s) for s in size)
+@functools.cache
+def _size_signature(function: str, signature: str) -> Signatures:
+    return Signatures(function, signature)
+
+
+def _shape(size, function: str = "zeros", signature: str | None = None) -> tuple:
+    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])``: ``size`` is the
+    positional arguments of ``function``.
+
+    With a ``signature`` (``full(size, fill_value)``), ``size`` is one argument, which must
+    be a tuple or a list. A size that is not ints gets PyTorch's TypeError.
+    """
+    if signature is None:
+        items = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    else:
+        items = size if isinstance(size, (tuple, list)) else None
+    try:
+        shape = tuple(map(operator.index, items))  # (an int: 2.5 is not a size)
+    except TypeError:  # (None, or an element that is not an int)
+        given = size if signature is None else (size,)
+        _size_signature(function, signature or "(tuple of ints size)").check(given)
+        raise
     for s in shape:
         if s < 0:
             raise RuntimeError(
@@ -340,7 +392,7 @@ def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_
     _check_flag("zeros", requires_grad)
     check_layout("zeros", layout)
     _check_device(device)
-    return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_shape(size, "zeros"), _float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
@@ -349,7 +401,7 @@ def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_g
     _check_flag("ones", requires_grad)
     check_layout("ones", layout)
     _check_device(device)
-    return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.ones(_shape(size, "ones"), _float_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
@@ -357,6 +409,7 @@ def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
     _check_flag("empty", requires_grad)
     check_layout("empty", layout)
+    _shape(size, "empty")  # (errors name empty)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -388,6 +441,9 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
 
+FULL_SIGNATURE = "(tuple of ints size, Number fill_value)"
+
+
 def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value, as PyTorch)."""
@@ -412,7 +468,7 @@ def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=No
     else:
         d = to_dtype(dtype).numpy
     check_fill_value(fill_value, d)
-    return _finish(np.full(_shape((size,)), fill_value, d), requires_grad)
+    return _finish(np.full(_shape(size, "full", FULL_SIGNATURE), fill_value, d), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None, device=None,
@@ -440,14 +496,8 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     if end is None:
         _number_argument("arange", "end", 1, start)
         start, end = 0, start
-    elif not all(map(_is_number_tensor, (start, end, step))):
-        got = ", ".join(python_type_name(v) for v in given)
-        raise TypeError(
-            f"arange() received an invalid combination of arguments - got ({got}), but "
-            "expected one of:\nHint: (PyTorch lists its signatures of arange() here) pass "
-            "plain numbers, e.g. value.item(): a tensor that needs a gradient cannot take "
-            "part in the graph from here."
-        )
+    elif not all(map(is_number, (start, end, step))):
+        _ARANGE.check(given)
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")

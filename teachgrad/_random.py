@@ -159,7 +159,7 @@ def rand(*size, generator: Generator | None = None, dtype: DType | None = None, 
     check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
-    return _finish(_rng(generator).random(_shape(size)).astype(d), requires_grad)
+    return _finish(_rng(generator).random(_shape(size, "rand")).astype(d), requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
@@ -169,7 +169,8 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
     check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
-    return _finish(_rng(generator).standard_normal(_shape(size)).astype(d), requires_grad)
+    return _finish(_rng(generator).standard_normal(_shape(size, "randn")).astype(d),
+                   requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator: Generator | None = None,

@@ -100,9 +100,11 @@ def tensor_method(*names: str) -> Callable:
     """
 
     def register(fn: Callable) -> Callable:
+        # (an op whose messages differ as a method, see _arguments.checks_types)
+        method = numpy_names(getattr(fn, "method_form", fn))
         fn = numpy_names(fn)
         for name in names or (fn.__name__,):
-            setattr(Tensor, name, fn)
+            setattr(Tensor, name, method)
         return fn
 
     return register
@@ -122,26 +124,36 @@ def numpy_names(fn: Callable) -> Callable:
     >>> torch.ones(2, 3).sum(axis=0, keepdims=True)
     tensor([[2., 2., 2.]])
     """
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # (a builtin without a signature)
+    if getattr(fn, "takes_numpy_names", False):  # (_arguments.checks_types does it too)
         return fn
-    if not any(new in parameters for new in _NUMPY_NAMES.values()):
+    if not has_numpy_names(fn):
         return fn
 
     @functools.wraps(fn)
     def with_numpy_names(*args, **kwargs):
         if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            for old, new in _NUMPY_NAMES.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(
-                            f"{fn.__name__}() got both '{new}' and its alias '{old}'"
-                        )
-                    kwargs[new] = kwargs.pop(old)
+            use_pytorch_names(fn.__name__, kwargs)
         return fn(*args, **kwargs)
 
     return with_numpy_names
+
+
+def has_numpy_names(fn: Callable) -> bool:
+    """Does ``fn`` have a ``dim`` or ``keepdim`` (which NumPy calls ``axis``, ``keepdims``)?"""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # (a builtin without a signature)
+        return False
+    return any(new in parameters for new in _NUMPY_NAMES.values())
+
+
+def use_pytorch_names(name: str, kwargs: dict) -> None:
+    """Rename NumPy's ``axis=`` and ``keepdims=`` in ``kwargs`` to ``dim=`` and ``keepdim=``."""
+    for old, new in _NUMPY_NAMES.items():
+        if old in kwargs:
+            if new in kwargs:
+                raise TypeError(f"{name}() got both '{new}' and its alias '{old}'")
+            kwargs[new] = kwargs.pop(old)
 
 
 # How PyTorch's C++ core spells element types in some messages ('double', 'long int').
@@ -725,8 +737,21 @@ def _shape_list(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def _dim_as_int(dim) -> int:
+    """A dim given as a NumPy integer or a 0-d integer tensor, as an int (PyTorch takes
+    both); a bool, a float, a string ... is a TypeError (ops that declare their signatures
+    turn it into PyTorch's message, see ``_arguments.checks_types``)."""
+    if isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in "iu":
+        return int(dim._data)
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, (bool, np.bool_)):
+        return int(dim)
+    raise TypeError(f"argument 'dim' must be int, not {python_type_name(dim)}")
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """Turn a possibly negative ``dim`` into an index, with PyTorch's error when out of range."""
+    if dim.__class__ is not int:
+        dim = _dim_as_int(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .. import _dtypes, _random
+from .._arguments import Signatures
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from ..ops import activation as _activation
@@ -188,6 +189,9 @@ def _maybe_inplace(input: Tensor, inplace: bool, fn, *args, **kwargs) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Activations
 # ----------------------------------------------------------------------------------------
+_RELU = Signatures("relu", "(Tensor input)")
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)`` elementwise.
 
@@ -195,6 +199,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
+    if not isinstance(input, Tensor):  # (pointwise.relu takes a number: PyTorch does not)
+        _RELU.check((input,))
     return _maybe_inplace(input, inplace, pointwise.relu)
 
 
@@ -482,7 +488,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim = _softmax_dim("softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return _activation.softmax(input, dim)
+    return input.softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
 @numpy_names
@@ -493,7 +499,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return _activation.log_softmax(input, dim)
+    return input.log_softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
 # ----------------------------------------------------------------------------------------
@@ -732,6 +738,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return loss.view(n, *rest) if reduction == "none" else loss
 
 
+# (what PyTorch's F.cross_entropy calls, and names in its errors)
+_CROSS_ENTROPY = Signatures(
+    "cross_entropy_loss", "(Tensor input, Tensor target, Tensor weight = None, "
+    "int reduction = Mean, int ignore_index = -100, float label_smoothing = 0.0)")
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -747,7 +759,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     >>> torch.nn.functional.cross_entropy(logits, torch.tensor([1]))
     tensor(2000.)
     """
-    input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
+        _CROSS_ENTROPY.check((input, target))
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._tensor import Tensor, _wrap_dim, tensor_method
 from .layout import row_major
 from .op import Op
@@ -141,6 +142,7 @@ def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tenso
 
 
 @tensor_method()
+@checks_types("softmax", "(int dim, torch.dtype dtype = None)")
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``exp(input) / sum(exp(input))`` along ``dim``: positive values that sum to 1.
 
@@ -154,6 +156,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 
 
 @tensor_method()
+@checks_types("log_softmax", "(int dim, torch.dtype dtype = None)")
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``log(softmax(input, dim))``, computed directly (accurate for very negative scores).
 

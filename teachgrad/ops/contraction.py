@@ -21,6 +21,7 @@ import string
 
 import numpy as np
 
+from .._arguments import Signatures
 from .._tensor import Tensor, _make
 from . import numpy_protocol
 from .op import Op
@@ -87,6 +88,11 @@ def _array(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+# (what PyTorch's einsum hands the equation and the operands to)
+_EINSUM = Signatures("einsum",
+                     "(str equation, tuple of Tensors tensors, *, tuple of ints path = None)")
+
+
 def einsum(equation: str, *operands) -> Tensor:
     """Sum of products over the indices of ``equation`` (NumPy's and PyTorch's notation).
 
@@ -103,8 +109,10 @@ def einsum(equation: str, *operands) -> Tensor:
 
     PyTorch's sublist form also works: ``torch.einsum(a, [0, 1], a, [1, 2], [0, 2])``.
     """
-    if not isinstance(equation, str):  # the sublist form: operand, sublist, operand, ...
+    if isinstance(equation, Tensor):  # the sublist form: operand, sublist, operand, ...
         equation, operands = _from_sublists((equation, *operands))
+    elif not isinstance(equation, str):
+        _EINSUM.check((equation, operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operands = tuple(x if isinstance(x, Tensor) else _make(np.asarray(x)) for x in operands)

@@ -173,7 +173,9 @@ def new_zeros(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with ``input``'s dtype."""
     check_layout("new_zeros", layout)
-    from .._creation import zeros
+    from .._creation import _shape, zeros
+
+    _shape(size, "new_zeros")  # (errors name new_zeros)
 
     return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
@@ -183,7 +185,9 @@ def new_ones(input: Tensor, *size, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with ``input``'s dtype."""
     check_layout("new_ones", layout)
-    from .._creation import ones
+    from .._creation import _shape, ones
+
+    _shape(size, "new_ones")  # (errors name new_ones)
 
     return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
@@ -193,7 +197,10 @@ def new_full(input: Tensor, size, fill_value, *, dtype=None, layout=None, device
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s dtype."""
     check_layout("new_full", layout)
-    from .._creation import full
+    from .._creation import FULL_SIGNATURE, _number_argument, _shape, full
+
+    _shape(size, "new_full", FULL_SIGNATURE)  # (errors name new_full)
+    _number_argument("new_full", "fill_value", 2, fill_value)
 
     return full(size, fill_value, dtype=dtype or input.dtype, device=device,
                 requires_grad=requires_grad)
@@ -204,6 +211,9 @@ def new_empty(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Like :meth:`new_zeros`."""
     check_layout("new_empty", layout)
+    from .._creation import _shape
+
+    _shape(size, "new_empty")  # (errors name new_empty)
     return new_zeros(input, *size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

@@ -22,6 +22,7 @@ import operator
 
 import numpy as np
 
+from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import unpack_saved
@@ -666,6 +667,7 @@ def _check_scatter_sizes(index: np.ndarray, shape: tuple, dim: int, src: tuple |
 
 
 @tensor_method()
+@checks_types("index_select", "(int dim, Tensor index)")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices ``index`` (a vector) along ``dim``; repeats allowed.
 
@@ -674,6 +676,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     tensor([[3, 4],
             [3, 4]])
     """
+    if not isinstance(index, Tensor):  # (a list would pass: PyTorch's TypeError instead)
+        raise TypeError("index must be a Tensor")
     idx = _integer_index(index, "index_select(): Expected dtype int32 or int64 for index")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -693,6 +697,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("gather", "(int dim, Tensor index, *, bool sparse_grad = False)")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (each position picks along ``dim``).
 
@@ -701,6 +706,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     tensor([[1, 1],
             [4, 3]])
     """
+    if not isinstance(index, Tensor):  # (a list would pass: PyTorch's TypeError instead)
+        raise TypeError("index must be a Tensor")
     idx = _integer_index(index, "gather(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, input._data.ndim)
     shape = input._data.shape or (1,)  # a 0-d tensor is read as a vector of one element
@@ -999,6 +1006,10 @@ def _broadcast_shape(a: tuple, b: tuple) -> tuple:
         ) from None
 
 
+_MASKED_FILL = Signatures("masked_fill", "(Tensor mask, Tensor value)",
+                          "(Tensor mask, Number value)")
+
+
 @tensor_method()
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` (a bool tensor, broadcast) is true.
@@ -1020,11 +1031,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return MaskedFillBackward1.apply(input, value, mask=mask_arr)
     if not isinstance(value, (numbers.Number, np.generic)):
-        raise TypeError(
-            f"masked_fill() received an invalid combination of arguments - got (Tensor, "
-            f"{type(value).__name__}), but expected (Tensor mask, Tensor value) or "
-            "(Tensor mask, Number value)"
-        )
+        _MASKED_FILL.check((mask, value))
     check_fill_value(value, input._data.dtype)
     return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
 
@@ -1143,6 +1150,11 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
 
 
 @tensor_method()
+@checks_types("sort", "(*, bool stable, int dim = -1, bool descending = False)",
+              "(int dim = -1, bool descending = False)", function=(
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+    "tuple of Tensors out = None)",
+    "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)"))
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
          stable: bool | None = None) -> return_types_sort:
     """``(values, indices)`` sorted along ``dim``; equal values keep their order.
@@ -1172,13 +1184,14 @@ def msort(input: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("topk", "(int k, int dim = -1, bool largest = True, bool sorted = True)")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> return_types_topk:  # noqa: A002
     """The ``k`` largest values along ``dim`` (smallest with ``largest=False``) and their
     indices."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
-    if not 0 <= k <= size:
+    if not 0 <= operator.index(k) <= size:  # (k=1.5: PyTorch's TypeError)
         raise RuntimeError("selected index k out of range")
     return return_types_topk(*_sorted(TopkBackward0, input, d, largest, k=k))
 

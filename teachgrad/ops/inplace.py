@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._arguments import Signatures, is_number
 from .._tensor import Tensor, _make
 from ..autograd import graph
 from ..autograd.dual_state import state as _dual
@@ -443,6 +444,9 @@ class CopyBackwards(Op):
         return np.zeros_like(grad), grad  # the engine sums and casts the second to src's
 
 
+_FILL = Signatures("fill_", "(Tensor value)", "(Number value)")
+
+
 def _fill(self: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -451,6 +455,8 @@ def _fill(self: Tensor, value) -> Tensor:
                 f"{value._data.ndim} dimensions."
             )
         return FillBackward3.apply(self, value)
+    if not is_number(value):  # (a string would reach NumPy)
+        _FILL.check((value,))
     check_fill_value(value, self._data.dtype)
     return FillBackward2.apply(self, value=value)
 

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
@@ -576,6 +577,7 @@ def _matmul(a: Tensor, b: Tensor, operands: tuple) -> Tensor:
 
 
 @tensor_method()
+@checks_types("matmul", "(Tensor other)", function=())  # (the function's own check is right)
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules for every combination of ranks (the ``@`` operator).
 

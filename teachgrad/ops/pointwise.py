@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 
+from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
@@ -44,12 +45,12 @@ def _operand(x):
         return _make(x)
     if isinstance(x, numbers.Number):
         return complex(x) if isinstance(x, complex) else float(x)
-    if isinstance(x, (list, tuple)):
-        from .._creation import tensor
-
-        return tensor(x)
+    hint = ""
+    if isinstance(x, (list, tuple)):  # (PyTorch refuses them too: x * [1, 2] is no product)
+        hint = "\nHint: make the list a tensor first: torch.tensor([...])."
     raise TypeError(
         f"unsupported operand type: expected a Tensor or a number, got {type(x).__name__}"
+        + hint
     )
 
 
@@ -210,6 +211,7 @@ def add(input, other, *, alpha=1) -> Tensor:
     """
     if alpha == 1:
         return _binary(AddBackward0, input, other)
+    _check_alpha("add", alpha)
     return _binary(AddBackward0, input, other, alpha=alpha)
 
 
@@ -217,7 +219,15 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other``, with broadcasting."""
     _check_bool_subtraction(input, other)
+    if alpha.__class__ is not int:  # (the usual alpha=1 costs one check)
+        _check_alpha("sub", alpha)
     return _binary(SubBackward0, input, other, alpha=alpha)
+
+
+def _check_alpha(name: str, alpha) -> None:
+    """PyTorch's TypeError for an ``alpha`` that is not a number (NumPy's would follow)."""
+    if not is_number(alpha):
+        Signatures(name, "(*, Number alpha = 1)").check((), {"alpha": alpha})
 
 
 def _check_bool_subtraction(a, b) -> None:
@@ -1253,6 +1263,10 @@ class ClampMaxBackward1(Op):
 
 
 @tensor_method("clamp", "clip")
+@checks_types("clamp", "(Tensor min = None, Tensor max = None)",
+              "(Number min = None, Number max = None)", function=(
+    "(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+    "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"))
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """Limit every element to ``[min, max]`` (either bound may be omitted, or be a tensor).
 
@@ -1414,6 +1428,8 @@ def where(condition: Tensor, input: Tensor | float | None = None,
 
 
 @tensor_method("where")
+@checks_types("where", "(Tensor condition, Tensor other)", "(Tensor condition, Number other)",
+              function=())  # (torch.where: its own checks)
 def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
     """``x.where(condition, y)`` is ``torch.where(condition, x, y)``: ``x`` is the input."""
     return where(condition, self, other)

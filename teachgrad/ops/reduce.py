@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .._warn import warn_user
@@ -46,10 +47,11 @@ def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     """
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)  # (np.int64 too)
+    one = isinstance(dim, (int, np.integer)) or isinstance(dim, Tensor) and not dim._data.ndim
+    dims = (dim,) if one else tuple(dim)  # (np.int64 and a 0-d integer tensor are ints too)
     if not dims:
         return tuple(range(ndim))
-    wrapped = [_wrap_dim(int(d), ndim) for d in dims]
+    wrapped = [_wrap_dim(d, ndim) for d in dims]  # (refuses a bool, a float ...)
     seen = set()
     for d in wrapped:
         if d in seen:
@@ -176,6 +178,12 @@ def _sum_dtype(input: Tensor, dtype):
 
 
 @tensor_method()
+@checks_types("sum", "(*, torch.dtype dtype = None)",
+              "(tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=(
+    "(Tensor input, *, torch.dtype dtype = None)",
+    "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"))
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
     """Sum of all elements, or over ``dim`` (an int or a tuple), keeping it if ``keepdim``.
 
@@ -194,6 +202,12 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 
 
 @tensor_method()
+@checks_types("mean", "(*, torch.dtype dtype = None)",
+              "(tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=(
+    "(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+    "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"))
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean of all elements, or over ``dim``.
 
@@ -368,6 +382,13 @@ class ProdBackward1(Op):
 
 
 @tensor_method()
+@checks_types("prod", "(*, torch.dtype dtype = None)",
+              "(int dim, bool keepdim = False, *, torch.dtype dtype = None)", function=(
+    "(Tensor input, *, torch.dtype dtype = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None)"),
+              hint="prod reduces over one dimension at a time (or over all of them, without "
+                   "dim).")
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements, or along one dimension ``dim``.
 
@@ -380,14 +401,6 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     d = _sum_dtype(input, dtype)
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
-    if isinstance(dim, np.integer):  # e.g. from np.argmax: PyTorch takes it as an int
-        dim = int(dim)
-    if not isinstance(dim, int):
-        raise TypeError(
-            "prod(): argument 'dim' must be int, not "
-            f"{type(dim).__name__}\nHint: prod reduces over one dimension at a time "
-            "(or over all of them, without dim)."
-        )
     n = input._data.ndim
     dim = _wrap_dim(dim, n)
     if n == 0:
@@ -587,7 +600,14 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
     return {"max": return_types_max, "min": return_types_min}[name](values, indices)
 
 
+_MAX_MIN_FUNCTION = (
+    "(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+
+
 @tensor_method()
+@checks_types("max", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
+              function=_MAX_MIN_FUNCTION)
 def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_max:
     """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
@@ -607,6 +627,8 @@ def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch'
 
 
 @tensor_method()
+@checks_types("min", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
+              function=_MAX_MIN_FUNCTION)
 def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_min:
     """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
@@ -643,6 +665,7 @@ def _amax_dims(input: Tensor, dim, name: str) -> tuple:
 
 
 @tensor_method()
+@checks_types("amax", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The maximum over ``dim`` (an int or a tuple; all dimensions by default).
 
@@ -656,6 +679,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 
 @tensor_method()
+@checks_types("amin", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (see :func:`amax`)."""
     return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
@@ -687,6 +711,7 @@ def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
 
 
 @tensor_method()
+@checks_types("argmax", "(int? dim = None, bool keepdim = False)")
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor without ``dim``). Not differentiable.
 
@@ -698,6 +723,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 @tensor_method()
+@checks_types("argmin", "(int? dim = None, bool keepdim = False)")
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (see :func:`argmax`)."""
     return _arg_extreme("argmin", np.argmin, input, dim, keepdim)
@@ -870,21 +896,36 @@ def _no_var_signature_error(name: str, args: tuple, kwargs: dict, method: bool,
     )
 
 
+def _var_signature_text(signature: tuple, function: bool, has_out: bool) -> str:
+    """One of _VAR_SIGNATURES as _arguments reads it (``dim`` is ``int[1]?``: an int, or
+    None, is taken for it)."""
+    parts = [p.replace("tuple of ints dim", "tuple of ints[1]? dim") for p in signature]
+    if function:
+        parts.insert(0, "Tensor input")
+        if has_out and len(signature) > 1:
+            parts += ["Tensor out = None"] if "*" in parts else ["*", "Tensor out = None"]
+    return "(" + ", ".join(parts) + ")"
+
+
 def _parsed_like_pytorch(name: str, fn, has_out: bool):
     """``fn`` as a function and as a Tensor method that check the call against
-    _VAR_SIGNATURES first (each names the form PyTorch would name)."""
+    _VAR_SIGNATURES first (each names the form PyTorch would name); a call that fails
+    with arguments of the wrong types (``x.std('a')``) gets PyTorch's TypeError."""
+    by_type = checks_types(
+        name, *(_var_signature_text(s, False, has_out) for s in _VAR_SIGNATURES),
+        function=tuple(_var_signature_text(s, True, has_out) for s in _VAR_SIGNATURES))(fn)
 
     @functools.wraps(fn)
     def function(input, *args, **kwargs):
         if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
             raise _no_var_signature_error(name, (input, *args), kwargs, False, has_out)
-        return fn(input, *args, **kwargs)
+        return by_type(input, *args, **kwargs)
 
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
         if (kwargs or len(args) > 1) and not _fits_a_var_signature(args, set(kwargs)):
             raise _no_var_signature_error(name, args, kwargs, True, has_out)
-        return fn(self, *args, **kwargs)
+        return by_type.method_form(self, *args, **kwargs)
 
     return function, method
 
@@ -1046,6 +1087,7 @@ class LogsumexpBackward0(Op):
 
 
 @tensor_method()
+@checks_types("logsumexp", "(tuple of ints[1] dim, bool keepdim = False)")
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))``, computed without overflow.
 
@@ -1177,6 +1219,7 @@ def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
 
 
 @tensor_method()
+@checks_types("cumsum", "(int dim, *, torch.dtype dtype = None)")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``.
 
@@ -1188,6 +1231,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 @tensor_method()
+@checks_types("cumprod", "(int dim, *, torch.dtype dtype = None)")
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running product along ``dim`` (gradient exact at zeros).
 
@@ -1548,6 +1592,8 @@ def _logical_reduction(np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
 
 
 @tensor_method()
+@checks_types("all", "()", "(tuple of ints? dim = None, bool keepdim = False)",
+              "(int dim, bool keepdim = False)")
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True if every element (over ``dim``) is non-zero; a bool tensor.
 
@@ -1559,6 +1605,8 @@ def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
 
 
 @tensor_method()
+@checks_types("any", "()", "(tuple of ints? dim = None, bool keepdim = False)",
+              "(int dim, bool keepdim = False)")
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True if some element (over ``dim``) is non-zero; a bool tensor."""
     return _logical_reduction(np.any, input, dim, keepdim)

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
 from .._tensor import Size, Tensor, _wrap_dim, numpy_names, tensor_method
 from .._warn import warn_user
@@ -39,14 +41,14 @@ def _size_args(size) -> tuple:
     """Accept ``view(2, 3)``, ``view((2, 3))`` and ``view([2, 3])``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
-    return tuple(int(s) for s in size)
+    return tuple(map(operator.index, size))  # (an int, not a float: PyTorch's TypeError)
 
 
 def _dim_list(dims, ndim: int) -> tuple:
     """Wrapped dims of ``flip(0, 1)`` / ``flip((0, 1))``, refusing repeats (PyTorch's error)."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
-    wrapped = tuple(_wrap_dim(int(d), ndim) for d in dims)
+    wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -138,6 +140,7 @@ def _viewable(a: np.ndarray, shape: tuple) -> bool:
 
 
 @tensor_method()
+@checks_types("view", "(torch.dtype dtype)", "(tuple of ints size)")
 def view(input: Tensor, *shape) -> Tensor:
     """The same data seen with another shape (no copy; errors if impossible).
 
@@ -192,6 +195,7 @@ def _view_as_dtype(input: Tensor, dtype) -> Tensor:
 
 
 @tensor_method()
+@checks_types("reshape", "(tuple of ints shape)")
 def reshape(input: Tensor, *shape) -> Tensor:
     """Like :func:`view`, but copies when the data cannot be viewed in the new shape.
 
@@ -221,6 +225,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("flatten", "(int start_dim = 0, int end_dim = -1)")
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one (nothing to merge: ``input`` itself).
 
@@ -281,6 +286,7 @@ class UnsqueezeBackward0(Op):
 
 
 @tensor_method()
+@checks_types("unsqueeze", "(int dim)")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``.
 
@@ -336,6 +342,7 @@ class SqueezeBackward2(SqueezeBackward0):
 
 
 @tensor_method()
+@checks_types("squeeze", "()", "(int dim)", "(tuple of ints dim)")
 def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
     """Remove size-1 dimensions: all of them, or those among ``dim`` (an int or a tuple).
 
@@ -375,6 +382,7 @@ class TransposeBackward0(Op):
 
 
 @tensor_method("transpose", "swapaxes", "swapdims")
+@checks_types("transpose", "(int dim0, int dim1)")
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap dimensions ``dim0`` and ``dim1``.
 
@@ -426,6 +434,7 @@ class PermuteBackward0(Op):
 
 
 @tensor_method()
+@checks_types("permute", "(tuple of ints dims)")
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
     dims = _size_args(dims)
@@ -532,6 +541,7 @@ class ExpandBackward0(Op):
 
 
 @tensor_method("expand", "broadcast_to")
+@checks_types("expand", "(tuple of ints size, *, bool implicit = False)")
 def expand(input: Tensor, *sizes) -> Tensor:
     """Repeat size-1 dimensions (without copying) to ``sizes``; -1 keeps a size.
 
@@ -692,11 +702,14 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 @tensor_method()
+@checks_types("narrow", "(int dim, Tensor start, int length)", "(int dim, int start, int length)")
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements ``start .. start+length-1`` along ``dim`` (a view: ``SliceBackward0``)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    start, length = int(start), int(length)
+    # (ints: a float is PyTorch's TypeError; start may also be a tensor)
+    start = int(start) if isinstance(start, Tensor) else operator.index(start)
+    length = operator.index(length)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input._data.ndim)
@@ -736,6 +749,11 @@ class SplitWithSizesBackward0(_SplitOp):
     """Pieces of the given sizes: ``split([sizes])``."""
 
 
+# (PyTorch's Tensor.split passes sizes that are not an int on to split_with_sizes)
+_SPLIT_WITH_SIZES = Signatures("split_with_sizes",
+                               "(Tensor input, tuple of ints split_sizes, int dim = 0)")
+
+
 @tensor_method()
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Cut ``tensor`` along ``dim`` into pieces of ``split_size`` (an int) or of the given sizes.
@@ -744,12 +762,14 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     >>> [p.tolist() for p in torch.arange(5).split(2)]
     [[0, 1], [2, 3], [4]]
     """
+    if not isinstance(split_size_or_sections, (int, np.integer, list, tuple)):
+        _SPLIT_WITH_SIZES.check((tensor, split_size_or_sections, dim))
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor._data.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = tuple(int(s) for s in split_size_or_sections)
+        sizes = tuple(map(operator.index, split_size_or_sections))
         if any(s < 0 for s in sizes):
             raise RuntimeError(
                 "split_with_sizes expects split_sizes have only non-negative entries, but got "
@@ -774,11 +794,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 @tensor_method()
+@checks_types("chunk", "(int chunks, int dim = 0)")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Cut into ``chunks`` pieces of equal size (the last may be smaller, and there may be
     fewer pieces), e.g. 10 elements in 4 chunks: 3, 3, 3, 1."""
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = operator.index(chunks)  # (2.0 is a TypeError, as in PyTorch)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
@@ -1119,6 +1141,7 @@ class FlipBackward0(Op):
 
 
 @tensor_method()
+@checks_types("flip", "(tuple of ints dims)")
 def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, unlike NumPy's view)."""
     if not dims:
@@ -1165,6 +1188,7 @@ class RepeatBackward0(Op):
 
 
 @tensor_method()
+@checks_types("repeat", "(tuple of ints repeats)")
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Repeat the whole tensor ``sizes[i]`` times along each dimension (a copy).
 
@@ -1212,10 +1236,11 @@ class RollBackward0(Op):
 
 
 @tensor_method()
+@checks_types("roll", "(tuple of ints[1] shifts, tuple of ints[1] dims = [])")
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Shift elements along ``dims`` (those falling off one end come back at the other);
     without ``dims``, over the flattened tensor."""
-    shift_t = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    shift_t = (shifts,) if isinstance(shifts, int) else tuple(map(operator.index, shifts))
     if dims is None:
         if len(shift_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift_t)}, dims:0")

@@ -47,7 +47,8 @@ class Linear(Module):
         _check_device(device)
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
+        # (a tuple: a size that is not an int gets PyTorch's message, which names empty())
+        self.weight = Parameter(empty((out_features, in_features), dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, dtype=dtype))
         else:
