@@ -11,23 +11,9 @@ by tensor, in the order each tensor got its first hook.
 from __future__ import annotations
 
 import pytest
+from hook_fixtures import drop_second
 
 import teachgrad as torch
-
-
-def _drop_second(lib):
-    """A custom Function ``a * b`` whose backward returns None for ``b``."""
-
-    class DropSecond(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, a, b):
-            return a * b
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad, None
-
-    return DropSecond
 
 
 def _shown(g):
@@ -46,7 +32,7 @@ def _none_path_program(lib) -> list:
     h.grad_fn.register_prehook(lambda go: log.append(("pre", [_shown(g) for g in go])))
     h.grad_fn.register_hook(
         lambda gi, go: log.append(("post", [_shown(g) for g in gi], [_shown(g) for g in go])))
-    _drop_second(lib).apply(w, h).sum().backward()
+    drop_second(lib).apply(w, h).sum().backward()
     log.append(("grads", _shown(h.grad), _shown(x.grad), _shown(w.grad)))
     return log
 
@@ -109,7 +95,7 @@ def _custom_downstream_program(lib, materialize: bool) -> list:
 
     x = lib.ones(2, requires_grad=True)
     w = lib.ones(2, requires_grad=True)
-    _drop_second(lib).apply(w, Identity.apply(x)).sum().backward()
+    drop_second(lib).apply(w, Identity.apply(x)).sum().backward()
     log.append(("x.grad", _shown(x.grad)))
     return log
 

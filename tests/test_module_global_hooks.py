@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from hook_fixtures import known_linear
 
 import teachgrad as torch
 from teachgrad.nn.modules import module as module_mod
@@ -40,12 +41,6 @@ def registered():
     _reset(real)
 
 
-def _linear(lib):
-    layer = lib.nn.Linear(2, 3)
-    with lib.no_grad():
-        layer.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
-        layer.bias.zero_()
-    return layer
 
 
 def _name(module) -> str:
@@ -60,7 +55,7 @@ def _order_program(lib, handles: list) -> tuple[list, list]:
     """Global and per-module hooks of every kind on Sequential(Linear, ReLU)."""
     M = lib.nn.modules.module
     log: list = []
-    layer = _linear(lib)
+    layer = known_linear(lib)
     model = lib.nn.Sequential(layer, lib.nn.ReLU())
     handles += [
         M.register_module_forward_pre_hook(lambda m, a: log.append(("all pre", _name(m)))),
@@ -125,7 +120,7 @@ def test_what_the_hooks_may_return(registered):
     registered.append(M.register_module_full_backward_pre_hook(
         lambda m, go: (go[0] * 10,)))
     x = torch.ones(1, 2, requires_grad=True)
-    _linear(torch)(x).sum().backward()
+    known_linear(torch)(x).sum().backward()
     # the input was doubled by the pre-hook, the gradient scaled by 10: (ones @ W) * 10 * 2
     assert x.grad.tolist() == [[180.0, 240.0]]
 
@@ -194,7 +189,7 @@ def test_old_style_global_backward_hook_sees_the_last_nodes_gradients(registered
         lambda m, gi, go: seen.append((_name(m), _grads(go)))))
     x = torch.ones(1, 2, requires_grad=True)
     with pytest.warns(FutureWarning):  # as PyTorch: Linear is more than one node's worth
-        y = torch.nn.Sequential(_linear(torch))(x)
+        y = torch.nn.Sequential(known_linear(torch))(x)
     y.sum().backward()
     assert ("Linear", [[[1.0, 1.0, 1.0]]]) in seen
 

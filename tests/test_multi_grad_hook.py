@@ -9,6 +9,7 @@ PyTorch and compare.
 from __future__ import annotations
 
 import pytest
+from hook_fixtures import drop_second
 
 import teachgrad as torch
 
@@ -89,15 +90,7 @@ def test_a_backward_inside_a_hook_is_a_pass_of_its_own():
 
 
 def test_a_gradient_that_never_comes_is_none_and_still_counts():
-    class DropSecond(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a, b):
-            return a * b
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad, None
-
+    DropSecond = drop_second(torch)
     log = []
     a = torch.ones(2, requires_grad=True)
     b = torch.ones(2, requires_grad=True) * 3

@@ -11,21 +11,14 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from hook_fixtures import known_linear
 
 import teachgrad as torch
 from teachgrad import nn
 
 
-def _linear(lib):
-    layer = lib.nn.Linear(2, 3)
-    with lib.no_grad():
-        layer.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
-        layer.bias.zero_()
-    return layer
-
-
 def test_full_backward_hook_sees_the_gradients_of_inputs_and_outputs():
-    layer, seen = _linear(torch), []
+    layer, seen = known_linear(torch), []
     layer.register_full_backward_hook(
         lambda m, gi, go: seen.append((m, [g.tolist() for g in gi], [g.tolist() for g in go])))
     x = torch.ones(1, 2, requires_grad=True)
@@ -40,7 +33,7 @@ def test_full_backward_hook_sees_the_gradients_of_inputs_and_outputs():
 
 
 def test_hooks_may_replace_grad_input_and_grad_output():
-    layer = _linear(torch)
+    layer = known_linear(torch)
     handle = layer.register_full_backward_hook(lambda m, gi, go: tuple(2 * g for g in gi))
     x = torch.ones(1, 2, requires_grad=True)
     layer(x).sum().backward()
@@ -85,7 +78,7 @@ def test_non_tensor_arguments_and_unused_outputs_are_none():
 
 
 def test_no_input_requiring_grad_fires_at_the_outputs_with_a_warning():
-    layer, seen = _linear(torch), []
+    layer, seen = known_linear(torch), []
     layer.register_full_backward_hook(lambda m, gi, go: seen.append(gi))
     out = layer(torch.ones(1, 2))
     with warnings.catch_warnings(record=True) as caught:
@@ -99,12 +92,12 @@ def test_no_input_requiring_grad_fires_at_the_outputs_with_a_warning():
 
 
 def test_backward_hook_errors():
-    layer = _linear(torch)
+    layer = known_linear(torch)
     layer.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
     with pytest.raises(RuntimeError, match="^Backward hook returned an invalid number of "
                                            "grad_input, got 2, but expected 1"):
         layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
-    layer = _linear(torch)
+    layer = known_linear(torch)
     layer.register_full_backward_pre_hook(lambda m, go: (go[0], go[0]))
     with pytest.raises(RuntimeError, match="^Backward pre hook returned an invalid number "
                                            "of grad_output, got 2, but expected 1"):
@@ -113,7 +106,7 @@ def test_backward_hook_errors():
 
 def test_prepend_and_no_grad():
     order = []
-    layer = _linear(torch)
+    layer = known_linear(torch)
     layer.register_full_backward_hook(lambda *a: order.append("registered first"))
     layer.register_full_backward_hook(lambda *a: order.append("prepended"), prepend=True)
     layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
