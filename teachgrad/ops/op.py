@@ -245,7 +245,6 @@ class Op(Node):
         if type(out) is tuple or cls.is_view:  # several outputs, or a view: the general way
             return _record_outputs(ctx, out, inputs, arrays)
         saved = ctx._saved
-        scalar = False
         if type(out) is not _ndarray:
             # NumPy returns a 0-d result as a scalar (np.float32), not an array. Turn it into
             # the array the output tensor will hold, and use that same array where forward
