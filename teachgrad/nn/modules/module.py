@@ -328,30 +328,25 @@ class Module:
         # The call raised: the hooks registered with always_call=True that did not run yet
         # still run, as in PyTorch (every module's first, and those without the kwargs even
         # when registered with_kwargs: PyTorch's own quirk); an error of theirs only warns.
-        for key, hook in list(_global_forward_hooks.items()):
-            if key not in _global_forward_hooks_always_called or key in called:
-                continue
-            try:
-                result = hook(self, args, output)
-                if result is not None:
-                    output = result
-            except Exception as error:
-                warn_user("global module forward hook with ``always_call=True`` raised an "
-                          "exception that was silenced as another error was raised in "
-                          f"forward: {error}")
-        for key, hook in list(self._forward_hooks.items()):
-            if key not in self._hooks_always_called or key in called:
-                continue
-            try:
-                if key in self._hooks_with_kwargs:
-                    result = hook(self, args, kwargs, output)
-                else:
-                    result = hook(self, args, output)
-                if result is not None:
-                    output = result
-            except Exception as error:
-                warn_user("module forward hook with ``always_call=True`` raised an exception "
-                          f"that was silenced as another error was raised in forward: {error}")
+        groups = (
+            (_global_forward_hooks, _global_forward_hooks_always_called, (), "global module"),
+            (self._forward_hooks, self._hooks_always_called, self._hooks_with_kwargs, "module"),
+        )
+        for hooks, always_called, with_kwargs, kind in groups:
+            for key, hook in list(hooks.items()):
+                if key not in always_called or key in called:
+                    continue
+                try:
+                    if key in with_kwargs:
+                        result = hook(self, args, kwargs, output)
+                    else:
+                        result = hook(self, args, output)
+                    if result is not None:
+                        output = result
+                except Exception as error:
+                    warn_user(f"{kind} forward hook with ``always_call=True`` raised an "
+                              "exception that was silenced as another error was raised in "
+                              f"forward: {error}")
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
