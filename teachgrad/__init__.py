@@ -164,3 +164,11 @@ from . import _out  # noqa: E402
 
 _out.add_out_arguments(globals(), special.__dict__)
 _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))
+
+# `import torch` meaning teachgrad, on request (teachgrad.install_as_torch()); without it,
+# a failed `from torch import nn` says why (see _as_torch.py: this only adds a finder
+# that runs after every other one has failed to find PyTorch).
+from ._as_torch import add_missing_torch_hint as _add_missing_torch_hint  # noqa: E402
+from ._as_torch import install_as_torch  # noqa: E402, F401
+
+_add_missing_torch_hint()

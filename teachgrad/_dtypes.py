@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._package_name import qualified
+
 __all__ = [
     "dtype", "float16", "float32", "float64", "half", "float", "double",
     "uint8", "int8", "int16", "int32", "int64", "short", "int", "long", "bool",
@@ -43,7 +45,7 @@ class dtype:
         self._legacy = legacy  # PyTorch's old type name, used in some error messages
 
     def __repr__(self) -> str:
-        return f"teachgrad.{self.name}"
+        return qualified(self.name)
 
     def __reduce__(self):  # pickle as the module-level singleton
         return (_by_name, (self.name,))

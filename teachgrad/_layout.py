@@ -9,6 +9,8 @@ a clear refusal from the creation functions (see :func:`check_layout`).
 
 from __future__ import annotations
 
+from ._package_name import qualified
+
 __all__ = ["layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
            "sparse_bsc", "check_layout"]
 
@@ -29,7 +31,7 @@ class layout:  # noqa: N801 - PyTorch's name
         self.name = name
 
     def __repr__(self) -> str:
-        return f"teachgrad.{self.name}"  # as the dtypes: teachgrad.float32
+        return qualified(self.name)  # as the dtypes: teachgrad.float32
 
     def __reduce__(self):  # pickled by name, so torch.save/load keep the singleton
         return (_by_name, (self.name,))

@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
+from ._package_name import qualified
 from ._warn import warn_user
 from .autograd import grad_mode, inference
 from .autograd.graph import (
@@ -58,7 +59,7 @@ class Size(tuple):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"teachgrad.Size([{', '.join(str(int(s)) for s in self)}])"
+        return qualified(f"Size([{', '.join(str(int(s)) for s in self)}])")
 
     __str__ = __repr__
 

@@ -15,6 +15,8 @@ attributes of this module (``teachgrad.return_types.max``).
 
 from __future__ import annotations
 
+from ._package_name import qualified
+
 
 class _StructSeq(tuple):
     """Base of the named tuples: a tuple whose fields print by name, as PyTorch prints them."""
@@ -26,14 +28,14 @@ class _StructSeq(tuple):
     def __new__(cls, *items):
         if len(items) != len(cls._fields):
             raise TypeError(
-                f"teachgrad.return_types.{cls._name}() takes a {len(cls._fields)}-sequence "
+                f"{qualified('return_types.' + cls._name)}() takes a {len(cls._fields)}-sequence "
                 f"({len(items)}-sequence given)"
             )
         return tuple.__new__(cls, items)
 
     def __repr__(self) -> str:
         fields = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
-        return f"teachgrad.return_types.{self._name}(\n{fields})"
+        return qualified(f"return_types.{self._name}(\n{fields})")
 
     def __reduce__(self):  # pickles as PyTorch's do: the type and the items
         return (type(self), tuple(self))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._package_name import qualified
 from .._tensor import Tensor, _make
 from ..autograd.dual_state import needs_derivative
 from . import numpy_protocol
@@ -57,7 +58,7 @@ def named_result(name: str, fields: tuple[str, ...]) -> type:
 
     def __repr__(self) -> str:
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"teachgrad.return_types.{name}(\n{body})"
+        return qualified(f"return_types.{name}(\n{body})")
 
     namespace = {"__slots__": (), "__new__": __new__, "__repr__": __repr__, "_fields": fields,
                  "__doc__": f"The result of {name}: a tuple ({', '.join(fields)})."}
