@@ -331,3 +331,30 @@ def test_a_failing_unpack_hook_fails_only_the_read_of_its_tensor():
 def test_unpack_calls_per_read_and_per_backward_match_pytorch():
     real = pytest.importorskip("torch")
     assert _reads_and_backward(torch) == _reads_and_backward(real)
+
+
+def test_what_a_pack_hook_does_not_keep_is_freed():
+    """The autograd notes' point of the hooks: memory. A pack hook that keeps only a copy
+    on disk (here: a dict) leaves no reference to the saved input's data in the graph."""
+    import gc
+    import weakref
+
+    store = {}
+
+    def pack(x):
+        store[len(store)] = x.detach().numpy().copy()
+        return len(store) - 1
+
+    def unpack(key):
+        return torch.from_numpy(store[key])
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        middle = x * 3
+        y = middle * middle  # saves middle (twice)
+    data = weakref.ref(middle._data)
+    del middle
+    gc.collect()
+    assert data() is None
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [18.0, 36.0])  # d(9x²)/dx = 18x

@@ -531,8 +531,37 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
                     break
         sources.append(source)
     if _saved_hooks.stack:  # inside saved_tensors_hooks: keep what the pack hook returns
-        return pack_saved(values, tuple(sources), inputs, outputs)
+        saved = pack_saved(values, tuple(sources), inputs, outputs)
+        saved.sources = _without_packed_data(saved.sources, saved.packed)
+        return saved
     return (values, tuple(sources))
+
+
+class SavedInput(NamedTuple):
+    """What a node keeps of an input tensor whose saved value a pack hook took over: its
+    place in the graph, for :func:`_reconnect`, and not the tensor (nor its data).
+
+    The pack hook alone decides what of the data survives (nothing, for checkpointing;
+    a compressed copy...): keeping the tensor here would keep its memory alive too.
+    """
+
+    requires_grad: bool
+    grad_fn: Any
+    output_nr: int
+    accumulator: Any  # a leaf's AccumulateGrad (None for other tensors)
+
+
+def _without_packed_data(sources: tuple, packed: dict) -> tuple:
+    """``sources`` with each packed input's ``(tensor, version)`` made a :class:`SavedInput`."""
+    result = list(sources)
+    for i in packed:
+        source = sources[i]
+        if source is not None and len(source) == 2:
+            tensor = source[0]
+            leaf = tensor._grad_fn is None and tensor._requires_grad
+            result[i] = SavedInput(tensor._requires_grad, tensor._grad_fn, tensor._output_nr,
+                                   accumulator_of(tensor) if leaf else None)
+    return tuple(result)
 
 
 _ndarray = np.ndarray
@@ -581,17 +610,15 @@ def _reconnect(node: Node, unpacked, source):
     """
     from .._tensor import _make
 
-    if len(source) == 2:  # an input: the edge of the very tensor that was saved
-        original = source[0]
-        tensor = _make(unpacked._data, original._requires_grad, original._grad_fn)
-        if original._grad_fn is not None:
-            tensor._output_nr = original._output_nr
-        elif original._requires_grad:  # a leaf: gradients go on to its AccumulateGrad
-            accumulator = accumulator_of(original)
-            if accumulator is None:  # a view made under no_grad: no gradient goes there
+    if type(source) is SavedInput:  # an input: the edge of the very tensor that was saved
+        tensor = _make(unpacked._data, source.requires_grad, source.grad_fn)
+        if source.grad_fn is not None:
+            tensor._output_nr = source.output_nr
+        elif source.requires_grad:  # a leaf: gradients go on to its AccumulateGrad
+            if source.accumulator is None:  # a view made under no_grad: no gradient goes there
                 tensor._requires_grad = False
             else:
-                tensor._accumulator = weakref.ref(accumulator)
+                tensor._accumulator = weakref.ref(source.accumulator)
         return tensor
     return _as_tensor(node, unpacked._data, source)  # the op's output: grad_fn is node
 
@@ -675,7 +702,7 @@ class SavedTensor:
             values, sources, packed = list(saved[0]), saved[1], {}
         packed[index] = (pack_hook(tensor), unpack_hook)
         values[index] = None
-        node._saved = PackedSaved(tuple(values), sources, packed)
+        node._saved = PackedSaved(tuple(values), _without_packed_data(sources, packed), packed)
 
     def __repr__(self) -> str:
         return f"<teachgrad.autograd.graph.SavedTensor of {type(self._node).__name__}>"

@@ -1,6 +1,7 @@
 """``teachgrad.utils``: as in PyTorch, home of :mod:`teachgrad.utils.data`
-(``Dataset``, ``DataLoader`` ...)."""
+(``Dataset``, ``DataLoader`` ...) and :mod:`teachgrad.utils.checkpoint` (gradient
+checkpointing)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
