@@ -56,7 +56,9 @@ def test_submodule_imports_are_teachgrads():
         from torch.cuda import is_available
         from torch.func import grad, vmap
         from torch.optim.lr_scheduler import StepLR
+        from torch.utils.checkpoint import checkpoint
         from torch.utils.data import DataLoader, TensorDataset
+        from torch.utils.hooks import RemovableHandle
 
         assert torch is teachgrad and nn is teachgrad.nn and optim is teachgrad.optim
         assert F is teachgrad.nn.functional and fwAD is teachgrad.autograd.forward_ad
@@ -64,6 +66,9 @@ def test_submodule_imports_are_teachgrads():
         assert vmap is teachgrad.func.vmap and StepLR is teachgrad.optim.lr_scheduler.StepLR
         assert DataLoader is teachgrad.utils.data.DataLoader
         assert TensorDataset is teachgrad.utils.data.TensorDataset
+        assert checkpoint is teachgrad.utils.checkpoint.checkpoint
+        assert isinstance(torch.ones(1, requires_grad=True).register_hook(print),
+                          RemovableHandle)
         assert is_available() is False
         # one module object per module: the aliases did not load a second copy
         assert sys.modules["torch.nn.functional"] is teachgrad.nn.functional
