@@ -16,9 +16,9 @@
 82
 """
 
-from . import functional, init, utils  # noqa: F401
+from . import functional, grad, init, utils  # noqa: F401 - (grad: a convolution's gradients)
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "utils", *_modules_all]
+__all__ = ["Buffer", "Parameter", "functional", "grad", "init", "utils", *_modules_all]

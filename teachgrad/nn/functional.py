@@ -1106,3 +1106,4 @@ __all__ += [
 from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + cross entropy
 
 __all__ += ["linear_cross_entropy"]
+from . import grad  # noqa: E402, F401 - F.grad is torch.nn.grad, as in PyTorch
