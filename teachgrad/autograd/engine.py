@@ -1002,6 +1002,40 @@ def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list, create_g
     return grad_inputs
 
 
+def call_node(node: Node, grads: tuple):
+    """``grad_fn(grad)``: run one node by hand, as PyTorch lets a learner do.
+
+    The node's backward formula runs on tensors (its saved values unpacked as tensors), so
+    in grad mode what it computes is recorded, as under ``create_graph``. Its results come
+    back as the formula gives them: a broadcast gradient is not yet summed to the input's
+    shape (the engine does that between nodes), and None where no gradient is needed. One
+    result comes back bare, several as a tuple. An ``AccumulateGrad`` adds its gradient
+    into ``.grad`` and gives back ``()``.
+
+    >>> import teachgrad as torch
+    >>> a = torch.tensor([2.0, 3.0], requires_grad=True)
+    >>> (a * 3).grad_fn(torch.ones(2))
+    (tensor([3., 3.]), None)
+    """
+    expected = len(node._meta)
+    if len(grads) != expected:
+        raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
+    for i, g in enumerate(grads):
+        if not isinstance(g, Tensor):
+            raise TypeError(f"argument {i} is not a Variable")
+    if type(node) is AccumulateGrad:
+        _accumulate(node, grads[0], _grad_state.enabled, None)
+        return ()
+    previous = graph.unpack_mode.as_tensors
+    graph.unpack_mode.as_tensors = True
+    try:
+        outputs = node._run_backward(grads)
+    finally:
+        graph.unpack_mode.as_tensors = previous
+    outputs = tuple(None if g is None else _as_tensor(g) for g in outputs)
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
 def _as_tensor(g) -> Tensor:
     return g if isinstance(g, Tensor) else _make(np.asarray(g))
 

@@ -85,8 +85,11 @@ class Node:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def __call__(self, *grads):
-        """Apply the node by hand (as ``grad_fn(grad)`` in PyTorch): run its backward."""
-        return self.backward(*grads)
+        """Apply the node by hand (as ``grad_fn(grad)`` in PyTorch): run its backward
+        formula on tensors (see ``engine.call_node``)."""
+        from .engine import call_node  # (the engine sits above the graph)
+
+        return call_node(self, grads)
 
     @property
     def metadata(self) -> dict:
@@ -820,3 +823,22 @@ def get_gradient_edge(tensor) -> GradientEdge:
         )
     node, output_nr = edge_of(tensor)
     return GradientEdge(node, output_nr)
+
+
+def increment_version(tensor) -> None:
+    """Count one more in-place change of ``tensor`` (or of each tensor in a list), for
+    code that changed its memory where autograd could not see it (through ``.numpy()``, for
+    instance): saved copies of it are then refused in backward, as after ``add_``.
+
+        >>> import teachgrad as torch
+        >>> x = torch.ones(2)
+        >>> x.numpy()[0] = 5.0                  # autograd did not see this ...
+        >>> torch.autograd.graph.increment_version(x)
+        >>> x._version                          # ... now it knows
+        1
+
+    An inference tensor has no version counter: it is left as it is, as in PyTorch.
+    """
+    for t in (tensor,) if hasattr(tensor, "_vc") else tuple(tensor):
+        if type(t._vc) is list:  # (an inference tensor's counter is not a list)
+            t._vc[0] += 1
