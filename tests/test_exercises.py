@@ -140,6 +140,8 @@ TEMPTING = {
     "07_": "answer = [4.0, 6.0]",
     # A backward without grad_output passes any check whose upstream gradient is all ones.
     "12_": WRONG_SIGMOID,
+    # Recomputing once for all backward passes: but each pass frees what it recomputed.
+    "15_": "answer = 2",
 }
 
 
