@@ -194,6 +194,33 @@ def normal_one_at_a_time(engine: MT19937Engine, n: int, mean: float = 0.0,
     return np.array(samples, dtype=_F64) * std + mean
 
 
+def _horner32(x: np.ndarray, coefficients: tuple) -> np.ndarray:
+    """The float32 polynomial ``((c0·x + c1)·x + c2)·x + ...``, each step one fused
+    multiply-add (as GCC compiles the intrinsics' mul-then-add for AVX2)."""
+    x64 = x.astype(_F64)
+    y = np.full(x.shape, _F32(coefficients[0]))
+    for coefficient in coefficients[1:]:
+        y = (y.astype(_F64) * x64 + _F64(_F32(coefficient))).astype(_F32)
+    return y
+
+
+def _all_ones_where(mask: np.ndarray) -> np.ndarray:
+    """The SIMD way to keep or drop lanes: 32 one-bits where ``mask`` is true, else 0
+    (bitwise selection is exact and, unlike np.where on a random mask, fast)."""
+    return np.negative(mask.astype(np.int32)).view(np.uint32)
+
+
+def _select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a`` where ``mask`` is true, else ``b`` (float32, bit by bit)."""
+    keep = _all_ones_where(mask)
+    return ((a.view(np.uint32) & keep) | (b.view(np.uint32) & ~keep)).view(_F32)
+
+
+def _flip_sign(mask: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``-x`` where ``mask`` is true, else ``x`` (the sign bit xor-ed, as the SIMD code does)."""
+    return (x.view(np.uint32) ^ (mask.astype(np.uint32) << np.uint32(31))).view(_F32)
+
+
 def _log256_ps(x: np.ndarray) -> np.ndarray:
     """avx_mathfun's ``log256_ps`` (Cephes' logf) on float32 in (0, 1], step by step,
     with the multiply-adds GCC fuses when it compiles the intrinsics for AVX2."""
@@ -202,13 +229,13 @@ def _log256_ps(x: np.ndarray) -> np.ndarray:
     x = ((bits & np.uint32(0x807FFFFF)) | np.uint32(0x3F000000)).view(_F32)  # mantissa in [0.5, 1)
     e = exponent.astype(_F32) + _F32(1)
     small = x < _F32(0.707106781186547524)
-    x = (x - _F32(1)) + np.where(small, x, _F32(0))  # (x < √½: use 2x − 1 and e − 1)
+    kept = (x.view(np.uint32) & _all_ones_where(small)).view(_F32)
+    x = (x - _F32(1)) + kept  # (x < √½: use 2x − 1 and e − 1)
     e = e - small.astype(_F32)
     z = x * x
-    y = _fma32(_F32(7.0376836292e-2), x, _F32(-1.1514610310e-1))
-    for coefficient in (1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
-                        2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1):
-        y = _fma32(y, x, _F32(coefficient))
+    y = _horner32(x, (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                      1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                      3.3333331174e-1))
     y = y * x
     y = _fma32(y, z, e * _F32(-2.12194440e-4))
     y = y - z * _F32(0.5)
@@ -225,15 +252,14 @@ def _sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     flip_cos = (~(octant - 2) & 4) != 0
     sine_polynomial = (octant & 2) == 0
     z = x * x
-    cos_part = _fma32(_F32(2.443315711809948e-005), z, _F32(-1.388731625493765e-003))
-    cos_part = _fma32(cos_part, z, _F32(4.166664568298827e-002))
+    cos_part = _horner32(z, (2.443315711809948e-005, -1.388731625493765e-003,
+                             4.166664568298827e-002))
     cos_part = _fma32(cos_part * z, z, -(z * _F32(0.5))) + _F32(1)
-    sin_part = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
-    sin_part = _fma32(sin_part, z, _F32(-1.6666654611e-1))
+    sin_part = _horner32(z, (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
     sin_part = _fma32(sin_part * z, x, x)
-    sine = np.where(sine_polynomial, sin_part, cos_part)
-    cosine = np.where(sine_polynomial, cos_part, sin_part)
-    return np.where(flip_sin, -sine, sine), np.where(flip_cos, -cosine, cosine)
+    sine = _select(sine_polynomial, sin_part, cos_part)
+    cosine = _select(sine_polynomial, cos_part, sin_part)
+    return _flip_sign(flip_sin, sine), _flip_sign(flip_cos, cosine)
 
 
 def _normal_fill_16_avx2(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
@@ -382,3 +408,85 @@ def bernoulli_scalar(engine: MT19937Engine, n: int, p: float) -> np.ndarray:
     draw these from MKL's own generator, a stream teachgrad does not reproduce.
     """
     return unit_float64(engine, n) < p
+
+
+def _fused(a: float, b: float, c: float) -> float:
+    """``a*b + c`` as ATen's generic files (Distributions.cpp: poisson, gamma) compute it:
+    built for the baseline CPU, with no fused multiply-add on x86, fused on ARM."""
+    return _exact_fma(a, b, c) if CAPABILITY == "arm" else a * b + c
+
+
+def _poisson_one(engine: MT19937Engine, rate: float) -> int:
+    """ATen's ``sample_poisson`` (after NumPy's): multiply uniforms until the product
+    drops to ``e^−λ`` for a small rate; Hörmann's transformed rejection (PTRS) from 10 up."""
+    if rate == 0:
+        return 0
+    if rate < 10:
+        limit, count, product = math.exp(-rate), 0, 1.0
+        while True:
+            product *= float(unit_float64(engine, 1)[0])
+            if product <= limit:
+                return count
+            count += 1
+    root, log_rate = math.sqrt(rate), math.log(rate)
+    b = _fused(2.53, root, 0.931)
+    a = _fused(0.02483, b, -0.059)
+    inverse_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u, v = (float(x) for x in unit_float64(engine, 2))
+        u -= 0.5
+        u_s = 0.5 - abs(u)
+        k = math.floor(_fused(2 * a / u_s + b, u, rate) + 0.43)
+        if u_s >= 0.07 and v <= v_r:
+            return k
+        if k < 0 or (u_s < 0.013 and v > u_s):
+            continue
+        accept = _fused(k, log_rate, -rate) - math.lgamma(k + 1.0)
+        if (_safe_log(v) + math.log(inverse_alpha) - math.log(a / (u_s * u_s) + b)) <= accept:
+            return k
+
+
+def poisson(engine: MT19937Engine, rates: np.ndarray) -> np.ndarray:
+    """``torch.poisson(rates)``: one count per rate, in order (float64 counts)."""
+    counts = [_poisson_one(engine, rate) for rate in np.ravel(rates).astype(_F64).tolist()]
+    return np.array(counts, dtype=_F64).reshape(np.shape(rates))
+
+
+def _gamma_one(engine: MT19937Engine, alpha: float, single: bool) -> float:
+    """ATen's ``sample_gamma`` (Marsaglia and Tsang, after NumPy): ``alpha`` is handled in
+    the tensor's precision (float32 when ``single``), the rest in float64, the normals
+    from the generator's one-at-a-time Box–Muller (which shares its cached sample)."""
+    as_tensor_type = (lambda v: float(_F32(v))) if single else float
+    alpha = as_tensor_type(alpha)
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        u = float(unit_float64(engine, 1)[0])
+        scale *= math.pow(1 - u, as_tensor_type(1.0 / alpha) if single else 1.0 / alpha)
+        alpha = as_tensor_type(alpha + 1.0)
+    d = as_tensor_type(alpha - float(_F32(1.0 / 3.0)))  # (1.0f / 3.0f: a float constant)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = float(normal_one_at_a_time(engine, 1)[0])
+            y = _fused(c, x, 1.0)
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - float(unit_float64(engine, 1)[0])
+        xx = x * x
+        if u < _fused(-float(_F32(0.0331)) * xx, xx, 1.0):
+            return scale * d * v
+        if _safe_log(u) < _fused(0.5, xx, d * (1.0 - v + math.log(v))):
+            return scale * d * v
+
+
+def standard_gamma(engine: MT19937Engine, alphas: np.ndarray) -> np.ndarray:
+    """``torch._standard_gamma(alphas)``: one Gamma(α, 1) draw per element, in order,
+    floored at the dtype's smallest normal number (as PyTorch does)."""
+    single = alphas.dtype != _F64
+    draws = [_gamma_one(engine, a, single) for a in np.ravel(alphas).astype(_F64).tolist()]
+    out = np.array(draws, dtype=_F64).astype(alphas.dtype)
+    return np.maximum(out, np.finfo(alphas.dtype).tiny).reshape(alphas.shape)

@@ -9,9 +9,10 @@ through the general in-place mechanism (:func:`teachgrad.ops.inplace.apply_inpla
 
 The draws are PyTorch's: the same generator and the same arithmetic per distribution
 (teachgrad/_aten_random.py), in the order PyTorch visits the elements (memory order).
-``bernoulli_`` with a number ``p`` follows PyTorch's kernel for builds without Intel MKL
-(x86 builds of PyTorch use MKL's generator there); ``poisson`` and ``binomial`` draw with
-NumPy's algorithms from the same Mersenne Twister, reproducible but not PyTorch's numbers.
+``poisson`` is PyTorch's too (ATen's ``sample_poisson``). ``bernoulli_`` with a number ``p``
+follows PyTorch's kernel for builds without Intel MKL (x86 builds of PyTorch use MKL's
+generator there), and ``binomial`` draws with NumPy's algorithm from the same Mersenne
+Twister: reproducible, but not PyTorch's numbers.
 """
 
 from __future__ import annotations
@@ -208,9 +209,8 @@ class PoissonBackward0(Op):
     formula = "∂poisson(λ)/∂λ = 0 (a draw does not move when λ moves a little)"
 
     @staticmethod
-    def forward(ctx, rates, rng):
-        # (np.asarray: NumPy draws a plain int for a 0-d array of rates)
-        return np.asarray(rng.poisson(rates)).astype(rates.dtype)
+    def forward(ctx, rates, engine):
+        return kernels.poisson(engine, rates).astype(rates.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -230,7 +230,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         )
     if (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return PoissonBackward0.apply(input, rng=_rng(generator))
+    return PoissonBackward0.apply(input, engine=_engine(generator))
 
 
 class BinomialNotImplemented(Op):

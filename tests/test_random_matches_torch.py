@@ -334,3 +334,28 @@ def test_each_cpu_capability(torch, capability):
     far, equal_share = result.stdout.split()
     assert int(far) == 0
     assert float(equal_share) == 1.0 if capability == "avx2" else float(equal_share) > 0.95
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_poisson_and_gamma_draws(torch, dtype):
+    rates = np.array([0, 0.5, 3, 9.9, 10, 12.5, 50, 1000, 1e5], dtype=dtype)
+    shapes = np.array([1e-3, 0.1, 0.5, 0.99, 1.0, 1.5, 3.7, 10.0, 100.0], dtype=dtype)
+    for seed in SEEDS[:4]:
+        both(torch, seed)
+        same(teachgrad.poisson(teachgrad.tensor(rates)), torch.poisson(torch.from_numpy(rates)))
+        ours = teachgrad.distributions.Gamma(teachgrad.tensor(shapes), teachgrad.tensor(2.0))
+        theirs = torch.distributions.Gamma(torch.from_numpy(shapes), torch.tensor(2.0))
+        same(ours.sample(), theirs.sample())
+        same(teachgrad.get_rng_state(), torch.get_rng_state())
+
+
+def test_gamma_based_distributions(torch):
+    def draws(lib):
+        lib.manual_seed(23)
+        d = lib.distributions
+        return [d.Poisson(lib.tensor([0.5, 3.0, 20.0])).sample((3,)),
+                d.Chi2(lib.tensor([0.5, 3.0])).sample((3,)),
+                d.StudentT(lib.tensor([2.5, 3.0])).sample((3,))]
+
+    for a, b in zip(draws(teachgrad), draws(torch)):
+        same(a, b)

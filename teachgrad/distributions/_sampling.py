@@ -88,9 +88,8 @@ class StandardGammaBackward0(Op):
 
     @staticmethod
     def forward(ctx, concentration):
-        x = np.asarray(_rng().standard_gamma(concentration), dtype=concentration.dtype)
-        # A draw can round to 0 in float32; PyTorch clamps it to the smallest normal float.
-        x = np.asarray(np.maximum(x, np.finfo(x.dtype).tiny))
+        # ATen's sample_gamma; a draw that rounds to 0 becomes the smallest normal float.
+        x = _kernels.standard_gamma(_random._engine(None), np.asarray(concentration))
         ctx.save_for_backward(concentration, x)
         return x
 
