@@ -302,12 +302,16 @@ _ROWS_AT_ONCE = 4096
 def normal_fill(engine: MT19937Engine, n: int, mean: float, std: float,
                 dtype: np.dtype) -> np.ndarray:
     """``normal_fill``: ``n ≥ 16`` uniforms, turned into normals 16 at a time; when ``n``
-    is not a multiple of 16, 16 fresh uniforms remake the last 16 values."""
+    is not a multiple of 16, 16 fresh uniforms remake the last 16 values.
+
+    float32 and float64 draw all ``n`` uniforms first (the ones past the last whole block
+    are thrown away); float16 draws only the whole blocks' (it works block by block)."""
     dtype = np.dtype(dtype)
     double = dtype == _F64
     draw = unit_float64 if double else unit_float32
     fill = _normal_fill_16_scalar if double or not AVX2_NORMAL_FILL else _normal_fill_16_avx2
-    blocks = draw(engine, n)[:n // 16 * 16].reshape(-1, 16)
+    whole = n // 16 * 16
+    blocks = draw(engine, n if dtype in (_F32, _F64) else whole)[:whole].reshape(-1, 16)
     out = np.empty(n, dtype=_F64 if double else _F32)
     rows = out[:blocks.size].reshape(-1, 16)
     for start in range(0, len(blocks), _ROWS_AT_ONCE):  # (small pieces stay in the cache)

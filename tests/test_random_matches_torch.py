@@ -89,7 +89,7 @@ def both(torch, seed: int):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_rand_and_randn_equal_pytorchs(torch, seed, dtype):
     for size in [(), *[(n,) for n in SIZES], (3, 5), (4, 4), (2, 3, 7)]:
         both(torch, seed)
