@@ -497,3 +497,87 @@ def standard_gamma(engine: MT19937Engine, alphas: np.ndarray) -> np.ndarray:
     draws = [_gamma_one(engine, a, single) for a in np.ravel(alphas).astype(_F64).tolist()]
     out = np.array(draws, dtype=_F64).astype(alphas.dtype)
     return np.maximum(out, np.finfo(alphas.dtype).tiny).reshape(alphas.shape)
+
+
+_STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                   0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                   0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k < len(_STIRLING_TAILS):
+        return _STIRLING_TAILS[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
+
+
+def _binomial_inversion(engine: MT19937Engine, count: float, prob: float, kind) -> float:
+    """Count geometric waiting times until they pass ``count`` (small ``count · prob``)."""
+    log_q = kind(math.log1p(-prob))
+    total, successes = 0.0, 0.0
+    while True:
+        total += math.ceil(_safe_log(float(unit_float64(engine, 1)[0])) / log_q)
+        if total > count:
+            return successes
+        successes = kind(successes + 1)
+
+
+def _btrs(engine: MT19937Engine, count: float, prob: float, kind) -> float:
+    """Hörmann's transformed rejection with squeeze (BTRS), as ATen writes it; ``kind``
+    rounds what ATen computes in the tensor's type (float32 for float tensors)."""
+    stddev = kind(math.sqrt(kind(kind(count * prob) * kind(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = kind(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = kind(prob / kind(1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(kind(kind(count + 1) * prob))
+    while True:
+        u, v = (float(x) for x in unit_float64(engine, 2))
+        u -= 0.5
+        u_s = 0.5 - abs(u)
+        k = kind(math.floor((2 * a / u_s + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if u_s >= 0.07 and v <= v_r:
+            return k
+        v = _safe_log(v * alpha / (a / (u_s * u_s) + b))
+        count_minus_k = kind(count - k)
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + kind(count + 1) * math.log((count - m + 1) / kind(count_minus_k + 1))
+                 + (k + 0.5) * math.log(r * kind(count_minus_k + 1) / kind(k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(count_minus_k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(engine: MT19937Engine, count: float, prob: float, kind) -> float:
+    """ATen's ``sample_binomial``: inversion for a small mean, else BTRS (on 1 − p
+    above one half)."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if kind(count * prob) >= 10.0:
+            return _btrs(engine, count, prob, kind)
+        return _binomial_inversion(engine, count, prob, kind)
+    if prob > 0.5:
+        q = kind(1.0 - prob)
+        if kind(count * q) >= 10.0:
+            return kind(count - _btrs(engine, count, q, kind))
+        return kind(count - _binomial_inversion(engine, count, q, kind))
+    return math.nan
+
+
+def binomial(engine: MT19937Engine, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``torch.binomial(counts, probs)``: one draw per element, in order, in their dtype."""
+    dtype = np.result_type(counts, probs)
+    kind = float if dtype == _F64 else (lambda v: float(_F32(v)))
+    counts, probs = np.broadcast_arrays(counts, probs)
+    draws = [_binomial_one(engine, kind(n), kind(p), kind)
+             for n, p in zip(np.ravel(counts).tolist(), np.ravel(probs).tolist())]
+    return np.array(draws, dtype=_F64).astype(dtype).reshape(counts.shape)

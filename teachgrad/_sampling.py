@@ -9,10 +9,9 @@ through the general in-place mechanism (:func:`teachgrad.ops.inplace.apply_inpla
 
 The draws are PyTorch's: the same generator and the same arithmetic per distribution
 (teachgrad/_aten_random.py), in the order PyTorch visits the elements (memory order).
-``poisson`` is PyTorch's too (ATen's ``sample_poisson``). ``bernoulli_`` with a number ``p``
-follows PyTorch's kernel for builds without Intel MKL (x86 builds of PyTorch use MKL's
-generator there), and ``binomial`` draws with NumPy's algorithm from the same Mersenne
-Twister: reproducible, but not PyTorch's numbers.
+``poisson`` and ``binomial`` are PyTorch's too (ATen's ``sample_poisson`` and
+``sample_binomial``). ``bernoulli_`` with a number ``p`` follows PyTorch's kernel for builds
+without Intel MKL; x86 builds of PyTorch draw those from MKL's own generator instead.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _aten_random as kernels
-from ._random import Generator, _check_probabilities, _engine, _rng
+from ._random import Generator, _check_probabilities, _engine
 from ._tensor import Tensor
 from .ops.inplace import apply_inplace
 from .ops.op import Op
@@ -242,8 +241,8 @@ class BinomialNotImplemented(Op):
         return "torch::autograd::NotImplemented"
 
     @staticmethod
-    def forward(ctx, count, prob, rng):
-        return np.asarray(rng.binomial(count.astype(np.int64), prob)).astype(count.dtype)
+    def forward(ctx, count, prob, engine):
+        return kernels.binomial(engine, count, prob).astype(count.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -267,6 +266,6 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
                 f"binomial only supports floating-point dtypes for {name}, got: "
                 f"{t.dtype._legacy.removesuffix('Tensor')}"
             )
-    return BinomialNotImplemented.apply(count, prob, rng=_rng(generator))
+    return BinomialNotImplemented.apply(count, prob, engine=_engine(generator))
 
 

@@ -359,3 +359,14 @@ def test_gamma_based_distributions(torch):
 
     for a, b in zip(draws(teachgrad), draws(torch)):
         same(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial_draws(torch, dtype):
+    counts = np.array([0, 5, 10, 10, 20, 50, 100, 1000, 1e4, 7, 30, 200, 1e6], dtype=dtype)
+    probs = np.array([0.5, 0.3, 0.5, 0.9, 0.6, 0.2, 0.05, 0.5, 0.99, 1, 0, 0.75, 0.3], dtype=dtype)
+    for seed in SEEDS[:5]:  # (inversion, BTRS, and both on 1 - p)
+        both(torch, seed)
+        same(teachgrad.binomial(teachgrad.tensor(counts), teachgrad.tensor(probs)),
+             torch.binomial(torch.from_numpy(counts), torch.from_numpy(probs)))
+        same(teachgrad.get_rng_state(), torch.get_rng_state())
