@@ -409,11 +409,9 @@ def bernoulli(engine: MT19937Engine, probabilities: np.ndarray) -> np.ndarray:
 
 
 def bernoulli_scalar(engine: MT19937Engine, n: int, p: float) -> np.ndarray:
-    """``bernoulli_(p)`` with a number ``p``: a 53-bit uniform below ``p`` per element.
-
-    This is PyTorch's kernel in builds without Intel MKL (e.g. on ARM Macs); its x86 builds
-    draw these from MKL's own generator, a stream teachgrad does not reproduce.
-    """
+    """``bernoulli_(p)`` with a number ``p``: a 53-bit uniform below ``p`` per element
+    (also dropout's mask). PyTorch once drew these from Intel MKL on x86; 2.13 uses this
+    plain kernel (checked on an Intel CPU with an MKL build)."""
     return unit_float64(engine, n) < p
 
 
@@ -581,3 +579,21 @@ def binomial(engine: MT19937Engine, counts: np.ndarray, probs: np.ndarray) -> np
     draws = [_binomial_one(engine, kind(n), kind(p), kind)
              for n, p in zip(np.ravel(counts).tolist(), np.ravel(probs).tolist())]
     return np.array(draws, dtype=_F64).astype(dtype).reshape(counts.shape)
+
+
+def rrelu_slopes(engine: MT19937Engine, values: np.ndarray, lower: float,
+                 upper: float) -> np.ndarray:
+    """RReLU's training noise (ATen's ``_rrelu_with_noise_train``): a float64 uniform slope
+    in [lower, upper) for each element ≤ 0, in order; 1 for the others. The bounds are
+    first rounded to the tensor's type. (Compiled for the baseline CPU: no fused
+    multiply-add on x86.)"""
+    if values.dtype != _F64:
+        lower, upper = float(_F32(lower)), float(_F32(upper))
+    slopes = np.ones(values.shape, dtype=_F64)
+    negative = values <= 0
+    draws = unit_float64(engine, int(negative.sum()))
+    if CAPABILITY == "arm":
+        slopes[negative] = _fma64(draws, upper - lower, lower)
+    else:
+        slopes[negative] = draws * (upper - lower) + lower
+    return slopes

@@ -7,10 +7,10 @@ Twister seeded the same way (teachgrad/_mt19937.py) and the same sampling arithm
 give the numbers PyTorch (CPU) gives, and so do the weights of a freshly made
 ``nn.Linear``: a lesson can print them as PyTorch would.
 
-Not PyTorch's numbers: ``bernoulli`` with a number ``p`` and dropout, for which PyTorch's
-x86 builds call Intel MKL's own generator (teachgrad uses the algorithm PyTorch uses
-without MKL), and the few samplers still drawn with NumPy from the same Mersenne Twister
-(``_rng``). They are reproducible with ``manual_seed`` all the same.
+Also PyTorch's: ``bernoulli``, ``multinomial``, ``poisson``, ``binomial``, the Gamma
+family, dropout and RReLU. Not PyTorch's numbers: the few samplers still drawn with NumPy
+from the same Mersenne Twister (``_rng``: e.g. the von Mises distribution and
+``torch.testing.make_tensor``); they are reproducible with ``manual_seed`` all the same.
 
 One difference on purpose: PyTorch seeds its default generator from the operating
 system at start-up; teachgrad starts it at PyTorch's default seed, 67280421310721, so

@@ -10,8 +10,7 @@ through the general in-place mechanism (:func:`teachgrad.ops.inplace.apply_inpla
 The draws are PyTorch's: the same generator and the same arithmetic per distribution
 (teachgrad/_aten_random.py), in the order PyTorch visits the elements (memory order).
 ``poisson`` and ``binomial`` are PyTorch's too (ATen's ``sample_poisson`` and
-``sample_binomial``). ``bernoulli_`` with a number ``p`` follows PyTorch's kernel for builds
-without Intel MKL; x86 builds of PyTorch draw those from MKL's own generator instead.
+``sample_binomial``).
 """
 
 from __future__ import annotations

@@ -370,3 +370,22 @@ def test_binomial_draws(torch, dtype):
         same(teachgrad.binomial(teachgrad.tensor(counts), teachgrad.tensor(probs)),
              torch.binomial(torch.from_numpy(counts), torch.from_numpy(probs)))
         same(teachgrad.get_rng_state(), torch.get_rng_state())
+
+
+def test_dropout_rrelu_and_bernoulli_with_a_number(torch):
+    """PyTorch 2.13's CPU ``bernoulli_(p)`` (a number) is its plain kernel, a 53-bit uniform
+    below p, which dropout uses too; RReLU draws a slope for each element ≤ 0 only."""
+    x = np.linspace(-3, 3, 60).astype(np.float32).reshape(3, 4, 5)
+
+    def draws(lib):
+        lib.manual_seed(9)
+        f, data = lib.nn.functional, lib.tensor(x)
+        return [f.dropout(data, 0.3), lib.nn.Dropout(0.5)(data),
+                f.dropout2d(data.reshape(3, 4, 5, 1), 0.4), f.alpha_dropout(data, 0.2, True),
+                f.feature_alpha_dropout(data, 0.2, True), f.rrelu(data, training=True),
+                f.rrelu(data.double(), 0.1, 0.6, training=True), lib.nn.RReLU()(data),
+                lib.bernoulli(lib.zeros(30), 0.25),
+                lib.empty(40, dtype=lib.float64).bernoulli_(0.5), lib.rand(2)]
+
+    for a, b in zip(draws(teachgrad), draws(torch)):
+        same(a, b)
