@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
-from fractions import Fraction
 
 import numpy as np
 
@@ -47,7 +45,9 @@ _F64 = np.float64
 # ----------------------------------------------------------------------------------------
 def _cpu_capability() -> str:
     """``default``, ``avx2`` or ``avx512`` on x86 (as ``torch.backends.cpu``), else ``arm``."""
-    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+    machine = os.uname().machine if hasattr(os, "uname") else os.environ.get(
+        "PROCESSOR_ARCHITECTURE", "AMD64")  # (Windows has no uname)
+    if machine.lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
         return "arm"
     chosen = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
     if chosen in ("default", "avx2", "avx512"):
@@ -110,6 +110,8 @@ def _mul_add(x: np.ndarray, a, b) -> np.ndarray:
 
 def _exact_fma(a: float, b: float, c: float) -> float:
     """One-rounding ``a*b + c`` for single numbers (exactly, with fractions)."""
+    from fractions import Fraction  # (imported when needed: it costs ~10 ms)
+
     if not all(math.isfinite(v) for v in (a, b, c)):
         return a * b + c
     return float(Fraction(a) * Fraction(b) + Fraction(c))
