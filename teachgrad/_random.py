@@ -1,19 +1,36 @@
 """Random tensors and seeding (``manual_seed``, ``rand``, ``randn``, ``randint`` ...).
 
-teachgrad draws from one NumPy generator. ``manual_seed(42)`` makes every later draw
-reproducible, which is what lessons need; the numbers differ from PyTorch's (its
-generator is a different algorithm), so lessons never print raw random values as facts.
+teachgrad's generator is PyTorch's CPU generator, rebuilt with NumPy: the same Mersenne
+Twister seeded the same way (teachgrad/_mt19937.py) and the same sampling arithmetic
+(teachgrad/_aten_random.py). So after ``manual_seed(42)``, ``randn``, ``rand``,
+``randint``, ``randperm``, ``normal`` and the in-place fills (``uniform_``, ``normal_``...)
+give the numbers PyTorch (CPU) gives, and so do the weights of a freshly made
+``nn.Linear``: a lesson can print them as PyTorch would.
+
+Also PyTorch's: ``bernoulli``, ``multinomial``, ``poisson``, ``binomial``, the Gamma
+family, dropout and RReLU. Not PyTorch's numbers: the few samplers still drawn with NumPy
+from the same Mersenne Twister (``_rng``: e.g. the von Mises distribution and
+``torch.testing.make_tensor``); they are reproducible with ``manual_seed`` all the same.
+
+One difference on purpose: PyTorch seeds its default generator from the operating
+system at start-up; teachgrad starts it at PyTorch's default seed, 67280421310721, so
+that a program that never calls ``manual_seed`` still prints the same numbers each run.
 """
 
 from __future__ import annotations
 
+import math
+import os
+
 import numpy as np
 
+from . import _aten_random as kernels
 from . import _device
 from ._creation import _check_device, _finish, _float_dtype, _shape, check_flag_overloaded
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._layout import check_layout
+from ._mt19937 import DEFAULT_SEED, MT19937Engine
 from ._tensor import Tensor, _make
 from .ops.op import Op
 from .ops.select_grad import zero_grad_like
@@ -26,18 +43,22 @@ __all__ = [
 
 
 class Generator:
-    """A source of random numbers (wraps ``numpy.random.Generator``).
+    """A source of random numbers: PyTorch's CPU generator (a Mersenne Twister, mt19937).
+
+    Seeded alike, it gives PyTorch's numbers:
 
     >>> import teachgrad as torch
     >>> g = torch.Generator().manual_seed(0)
-    >>> torch.rand(2, generator=g).shape
-    teachgrad.Size([2])
+    >>> torch.rand(2, generator=g)
+    tensor([0.4963, 0.7682])
     """
 
     def __init__(self, device: str = "cpu") -> None:
         _check_device(device)
-        self._seed = 67280421310721  # PyTorch's default initial seed
-        self._numpy = np.random.default_rng(self._seed)
+        self._engine = MT19937Engine(DEFAULT_SEED)
+        # The few samplers that are not PyTorch's algorithm draw with NumPy from the same
+        # Mersenne Twister, so manual_seed makes them reproducible too.
+        self._numpy = np.random.Generator(self._engine.bits)
 
     @property
     def device(self) -> _device.device:
@@ -45,74 +66,42 @@ class Generator:
         return _device.CPU
 
     def manual_seed(self, seed: int) -> Generator:
-        """Restart the sequence from ``seed``."""
-        self._seed = int(seed)
-        self._numpy = np.random.default_rng(self._seed)
+        """Restart the sequence from ``seed`` (any integer that fits in 64 bits)."""
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError(
+                "Overflow when unpacking long long"
+                "\nHint: a seed must fit in 64 bits (between -2**63 and 2**64 - 1)."
+            )
+        self._engine.seed(seed % 2**64)
         return self
 
     def seed(self) -> int:
         """Re-seed from fresh entropy and return the seed used."""
-        new = int(np.random.SeedSequence().entropy % (2**63))
+        new = int.from_bytes(os.urandom(8), "little") % 2**63
         self.manual_seed(new)
         return new
 
     def initial_seed(self) -> int:
         """The seed this generator started from."""
-        return self._seed
+        return self._engine.initial_seed
 
     def get_state(self) -> Tensor:
-        """The generator's state as a uint8 tensor (a ByteTensor, as in PyTorch).
-
-        Hand it back to :meth:`set_state` to replay the same numbers. The bytes are
-        teachgrad's own (NumPy's PCG64 counter and increment, and the seed), so a state
-        from PyTorch does not fit here, nor one from here in PyTorch.
+        """The generator's state as a uint8 tensor of 5056 bytes, laid out as PyTorch's
+        (``CPUGeneratorImplState``; see teachgrad/_mt19937.py), so states move between
+        teachgrad and PyTorch. Hand it back to :meth:`set_state` to replay the numbers.
         """
-        return _make(_pack_state(self._numpy.bit_generator.state, self._seed))
+        return _make(self._engine.get_state())
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Go back to a state returned by :meth:`get_state`."""
+        """Go back to a state returned by :meth:`get_state` (or by PyTorch)."""
         if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        state, seed = _unpack_state(new_state._data)
-        self._numpy.bit_generator.state = state
-        self._seed = seed
+        self._engine.set_state(new_state._data)
         return self
 
 
 default_generator = Generator()
-
-# A state is PCG64's 128-bit counter and 128-bit increment, its cached half-word (a flag
-# and 32 bits), then the 64-bit seed: 16 + 16 + 1 + 4 + 8 bytes, little-endian.
-_STATE_BYTES = 45
-
-
-def _pack_state(state: dict, seed: int) -> np.ndarray:
-    pcg = state["state"]
-    raw = (
-        pcg["state"].to_bytes(16, "little") + pcg["inc"].to_bytes(16, "little")
-        + bytes([state["has_uint32"]]) + state["uinteger"].to_bytes(4, "little")
-        + (seed % 2**64).to_bytes(8, "little")
-    )
-    return np.frombuffer(raw, dtype=np.uint8).copy()
-
-
-def _unpack_state(data: np.ndarray) -> tuple[dict, int]:
-    if data.ndim != 1 or data.size != _STATE_BYTES:
-        raise RuntimeError(
-            f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
-            f"state size to be {data.size}"
-            "\nHint: pass a state returned by torch.get_rng_state() (or "
-            "Generator.get_state()), unchanged."
-        )
-    raw = data.tobytes()
-    state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int.from_bytes(raw[0:16], "little"),
-                  "inc": int.from_bytes(raw[16:32], "little")},
-        "has_uint32": raw[32],
-        "uinteger": int.from_bytes(raw[33:37], "little"),
-    }
-    return state, int.from_bytes(raw[37:45], "little")
 
 
 def get_rng_state() -> Tensor:
@@ -134,7 +123,32 @@ def set_rng_state(new_state: Tensor) -> None:
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
+    """A NumPy generator drawing from ``generator``'s stream (for non-PyTorch samplers)."""
     return (generator or default_generator)._numpy
+
+
+def _engine(generator: Generator | None) -> MT19937Engine:
+    return (generator or default_generator)._engine
+
+
+def _random_int64(generator: Generator | None) -> int:
+    """``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``: how
+    PyTorch's data loading draws seeds (a 64-bit draw modulo 2⁶³)."""
+    return int(kernels.random_full_range(_engine(generator), 1, np.dtype(np.int64))[0])
+
+
+def _uniform_values(generator: Generator | None, shape: tuple, low: float, high: float,
+                    dtype: np.dtype) -> np.ndarray:
+    """``empty(shape).uniform_(low, high)``'s values, as PyTorch draws them."""
+    n = math.prod(shape)
+    return kernels.uniform(_engine(generator), n, low, high, dtype).reshape(shape)
+
+
+def _normal_values(generator: Generator | None, shape: tuple, mean: float, std: float,
+                   dtype: np.dtype) -> np.ndarray:
+    """``empty(shape).normal_(mean, std)``'s values, as PyTorch draws them."""
+    n = math.prod(shape)
+    return kernels.normal(_engine(generator), n, mean, std, dtype).reshape(shape)
 
 
 def manual_seed(seed: int) -> Generator:
@@ -159,7 +173,7 @@ def rand(*size, generator: Generator | None = None, dtype: DType | None = None, 
     check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
-    return _finish(_rng(generator).random(_shape(size, "rand")).astype(d), requires_grad)
+    return _finish(_uniform_values(generator, _shape(size, "rand"), 0.0, 1.0, d), requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
@@ -169,8 +183,14 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
     check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
     d = _float_dtype(dtype)
-    return _finish(_rng(generator).standard_normal(_shape(size, "randn")).astype(d),
-                   requires_grad)
+    return _finish(_normal_values(generator, _shape(size, "randn"), 0.0, 1.0, d), requires_grad)
+
+
+def _check_range(low: int, high: int) -> None:
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
 
 
 def randint(low, high=None, size=None, *, generator: Generator | None = None,
@@ -188,8 +208,11 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
     elif high is None:
         low, high = 0, low
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
-    data = _rng(generator).integers(low, high, size=_shape((size,))).astype(d)
-    return _finish(data, requires_grad)
+    shape = _shape((size,))
+    low, high = int(low), int(high)
+    _check_range(low, high)
+    data = kernels.random_from_to(_engine(generator), math.prod(shape), low, high, d)
+    return _finish(data.reshape(shape), requires_grad)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None, layout=None,
@@ -198,7 +221,9 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     check_layout("randperm", layout)
     check_flag_overloaded("randperm", (n,), requires_grad)
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
-    return _finish(_rng(generator).permutation(n).astype(d), requires_grad)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    return _finish(kernels.randperm(_engine(generator), int(n)).astype(d), requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
@@ -243,8 +268,29 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None,
         d = std._data.dtype
     else:
         d = _float_dtype(dtype)
-    data = _rng(generator).normal(m, s, size=shape).astype(d)
-    return _finish(data, requires_grad)
+    _check_std(s)
+    return _finish(_normal_overload(generator, mean, std, m, s, shape, d), requires_grad)
+
+
+def _check_std(std) -> None:
+    if isinstance(std, np.ndarray):
+        if not (std >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def _normal_overload(generator, mean, std, m, s, shape, d) -> np.ndarray:
+    """ATen's steps for each ``normal`` overload: with tensors, standard draws are scaled
+    and shifted afterwards (``output.normal_(0, std).add_(mean)`` for a number std,
+    ``output.normal_(0, 1).mul_(std).add_(mean)`` for a tensor std), one rounding each."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        return _normal_values(generator, shape, float(mean), float(std), d)
+    if isinstance(std, Tensor):
+        data = _normal_values(generator, shape, 0.0, 1.0, d) * s.astype(d, copy=False)
+    else:
+        data = _normal_values(generator, shape, 0.0, float(std), d)
+    return (data + np.asarray(m, dtype=d)).astype(d, copy=False)
 
 
 class BernoulliBackward0(Op):
@@ -254,8 +300,8 @@ class BernoulliBackward0(Op):
     formula = "∂bernoulli(p)/∂p = 0 (a draw does not move when p moves a little)"
 
     @staticmethod
-    def forward(ctx, probabilities, rng):
-        return (rng.random(probabilities.shape) < probabilities).astype(probabilities.dtype)
+    def forward(ctx, probabilities, engine):
+        return kernels.bernoulli(engine, probabilities).astype(probabilities.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -286,11 +332,11 @@ def bernoulli(input: Tensor, p: float | None = None, *,
             f"\"bernoulli_tensor_cpu_p_\" not implemented for "
             f"'{input.dtype._legacy.removesuffix('Tensor')}'"
         )
-    rng = _rng(generator)
     if p is not None:
-        return _make((rng.random(data.shape) < p).astype(data.dtype))
+        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
+                     .astype(data.dtype))
     _check_probabilities(data)
-    return BernoulliBackward0.apply(input, rng=rng)
+    return BernoulliBackward0.apply(input, engine=_engine(generator))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
@@ -320,27 +366,38 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
-    weights = np.atleast_2d(data).astype(np.float64)
+    weights = np.atleast_2d(data)
     if not (np.isfinite(weights) & (weights >= 0)).all():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (weights.sum(axis=1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng(generator)
-    if replacement:
-        # Inverse transform: where a uniform number falls in the running sum of weights.
-        cumulative = np.cumsum(weights, axis=1)
-        cumulative /= cumulative[:, -1:]
-        u = rng.random((weights.shape[0], num_samples))
-        draws = np.stack([np.searchsorted(c, row, side="right") for c, row in zip(cumulative, u)])
-        draws = np.minimum(draws, categories - 1)
+    engine, rows = _engine(generator), weights
+    if replacement and num_samples > 1:
+        draws = _multinomial_with_replacement(engine, rows, num_samples)
     else:
         # A race: category i finishes at time Exp(1) / wᵢ; the first num_samples to finish
-        # are a draw without replacement with the weights (the exponential-race method).
+        # are a draw without replacement with the weights (the exponential-race method;
+        # PyTorch draws the exponentials in the weights' dtype and divides in it).
+        waits = kernels.exponential(engine, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
         with np.errstate(divide="ignore"):
-            keys = weights / rng.exponential(size=weights.shape)
+            keys = rows / waits
         draws = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     out = draws.astype(np.int64)
     return _make(out if data.ndim == 2 else out[0])
+
+
+def _multinomial_with_replacement(engine: MT19937Engine, rows: np.ndarray,
+                                  num_samples: int) -> np.ndarray:
+    """PyTorch's CPU kernel: per row, the running sum of the weights (in their dtype)
+    divided by the total, then for each sample a 53-bit uniform ``u`` and the first
+    category whose cumulative share is ``≥ u`` (a binary search)."""
+    cumulative = np.cumsum(rows, axis=1, dtype=rows.dtype)
+    cumulative /= cumulative[:, -1:]
+    cumulative[:, -1] = 1
+    uniforms = kernels.unit_float64(engine, rows.shape[0] * num_samples)
+    uniforms = uniforms.reshape(rows.shape[0], num_samples)
+    return np.stack([np.searchsorted(c.astype(np.float64), u, side="left")
+                     for c, u in zip(cumulative, uniforms)])
 
 
 Tensor.bernoulli = bernoulli

@@ -7,15 +7,18 @@ distribution (``UniformBackward0``, ``ExponentialBackward0``...) whose gradient 
 new values do not depend on the old ones. Here every fill is one op of that kind, run
 through the general in-place mechanism (:func:`teachgrad.ops.inplace.apply_inplace`).
 
-The draws come from teachgrad's generator (``teachgrad.manual_seed``), so they are
-reproducible, but not PyTorch's numbers.
+The draws are PyTorch's: the same generator and the same arithmetic per distribution
+(teachgrad/_aten_random.py), in the order PyTorch visits the elements (memory order).
+``poisson`` and ``binomial`` are PyTorch's too (ATen's ``sample_poisson`` and
+``sample_binomial``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._random import Generator, _check_probabilities, _rng
+from . import _aten_random as kernels
+from ._random import Generator, _check_probabilities, _engine
 from ._tensor import Tensor
 from .ops.inplace import apply_inplace
 from .ops.op import Op
@@ -61,6 +64,23 @@ def _fill(self: Tensor, node: type, values: np.ndarray) -> Tensor:
     return apply_inplace(self, lambda source: node.apply(source, values=values))
 
 
+def _in_memory_order(array: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """Lay values drawn one after another into ``array``'s shape in the order PyTorch
+    fills a tensor: its memory order (the same as row-major for a contiguous tensor, but
+    column by column for a transposed one)."""
+    if array.flags.c_contiguous or array.ndim < 2:
+        return flat.reshape(array.shape)
+    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    return flat.reshape([array.shape[d] for d in order]).transpose(np.argsort(order))
+
+
+def _draw(self: Tensor, sample, *args) -> np.ndarray:
+    """``sample(engine, n, *args)`` for every element of ``self``, laid out in its shape."""
+    generator = args[-1]
+    flat = sample(_engine(generator), self._data.size, *args[:-1])
+    return _in_memory_order(self._data, np.asarray(flat))
+
+
 def _need_float(self: Tensor, distribution: str, cpp: bool = False) -> None:
     if self._data.dtype.kind != "f":
         name = self.dtype._legacy.removesuffix("Tensor")
@@ -88,7 +108,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_:g} > to={to:g}")
-    return _fill(self, UniformBackward0, _rng(generator).uniform(from_, to, self._data.shape))
+    values = _draw(self, kernels.uniform, from_, to, self._data.dtype, generator)
+    return _fill(self, UniformBackward0, values)
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
@@ -97,19 +118,23 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     _need_floating_kernel(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    return _fill(self, NormalBackward0, _rng(generator).normal(mean, std, self._data.shape))
+    contiguous = self._data.flags.c_contiguous
+    values = _draw(self, kernels.normal, mean, std, self._data.dtype, contiguous, generator)
+    return _fill(self, NormalBackward0, values)
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor that broadcasts) or 0."""
     if isinstance(p, Tensor):
         _check_probabilities(p._data)
-        probabilities, node = np.broadcast_to(p._data, self._data.shape), BernoulliBackward1
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        probabilities, node = p, BernoulliBackward2
-    return _fill(self, node, _rng(generator).random(self._data.shape) < probabilities)
+        probabilities = np.broadcast_to(p._data, self._data.shape)
+        values = _draw(self, lambda engine, n: kernels.bernoulli(engine, probabilities).ravel(),
+                       generator)
+        return _fill(self, BernoulliBackward1, values)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    values = _draw(self, kernels.bernoulli_scalar, p, generator)
+    return _fill(self, BernoulliBackward2, values)
 
 
 def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
@@ -117,24 +142,14 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
     """Fill with random integers in ``[from_, to)`` (``random_(to)`` means ``[0, to)``;
     ``random_()``: ``[0, 2^mantissa]`` for floats, the type's range for integers)."""
     if from_ is None:
-        node, low, high = RandomBackward2, 0, _default_high(self._data.dtype)
-    elif to is None:
-        node, low, high = RandomBackward1, 0, from_
-    else:
-        node, low, high = RandomBackward0, from_, to
+        values = _draw(self, kernels.random_full_range, self._data.dtype, generator)
+        return _fill(self, RandomBackward2, values)
+    node, low, high = (RandomBackward1, 0, from_) if to is None else (RandomBackward0, from_, to)
+    low, high = int(low), int(high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    return _fill(self, node, _rng(generator).integers(low, high, self._data.shape))
-
-
-def _default_high(dtype: np.dtype) -> int:
-    """PyTorch's upper end for ``random_()``: every integer the dtype holds exactly."""
-    if dtype.kind == "f":
-        return 2 ** (np.finfo(dtype).nmant + 1) + 1
-    if dtype.kind == "b":
-        return 2
-    return int(np.iinfo(dtype).max) + 1 if dtype.itemsize < 8 else int(np.iinfo(dtype).max)
+    return _fill(self, node, _draw(self, kernels.random_from_to, low, high, np.int64, generator))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *,
@@ -143,8 +158,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _need_float(self, "Exponential")
-    draws = _rng(generator).exponential(1.0 / lambd, self._data.shape)
-    return _fill(self, ExponentialBackward0, draws)
+    return _fill(self, ExponentialBackward0, _draw(self, kernels.exponential, lambd, generator))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
@@ -153,7 +167,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     _need_float(self, "Cauchy", cpp=True)
-    draws = median + sigma * _rng(generator).standard_cauchy(self._data.shape)
+    draws = _draw(self, kernels.cauchy, median, sigma, generator)
     return _fill(self, CauchyBackward0, draws)
 
 
@@ -166,8 +180,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
         raise NotImplementedError(
             f"\"log_normal_cpu\" not implemented for '{self.dtype._legacy.removesuffix('Tensor')}'"
         )
-    draws = _rng(generator).lognormal(mean, std, self._data.shape)
-    return _fill(self, LogNormalBackward0, draws)
+    return _fill(self, LogNormalBackward0, _draw(self, kernels.log_normal, mean, std, generator))
 
 
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
@@ -175,7 +188,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     probability ``p`` (values 1, 2, 3 ...)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    return _fill(self, GeometricBackward0, _rng(generator).geometric(p, self._data.shape))
+    return _fill(self, GeometricBackward0, _draw(self, kernels.geometric, p, generator))
 
 
 for _method in (uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, log_normal_,
@@ -194,9 +207,8 @@ class PoissonBackward0(Op):
     formula = "∂poisson(λ)/∂λ = 0 (a draw does not move when λ moves a little)"
 
     @staticmethod
-    def forward(ctx, rates, rng):
-        # (np.asarray: NumPy draws a plain int for a 0-d array of rates)
-        return np.asarray(rng.poisson(rates)).astype(rates.dtype)
+    def forward(ctx, rates, engine):
+        return kernels.poisson(engine, rates).astype(rates.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -216,7 +228,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         )
     if (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return PoissonBackward0.apply(input, rng=_rng(generator))
+    return PoissonBackward0.apply(input, engine=_engine(generator))
 
 
 class BinomialNotImplemented(Op):
@@ -228,8 +240,8 @@ class BinomialNotImplemented(Op):
         return "torch::autograd::NotImplemented"
 
     @staticmethod
-    def forward(ctx, count, prob, rng):
-        return np.asarray(rng.binomial(count.astype(np.int64), prob)).astype(count.dtype)
+    def forward(ctx, count, prob, engine):
+        return kernels.binomial(engine, count, prob).astype(count.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -253,6 +265,6 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
                 f"binomial only supports floating-point dtypes for {name}, got: "
                 f"{t.dtype._legacy.removesuffix('Tensor')}"
             )
-    return BinomialNotImplemented.apply(count, prob, rng=_rng(generator))
+    return BinomialNotImplemented.apply(count, prob, engine=_engine(generator))
 
 

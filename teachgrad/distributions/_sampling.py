@@ -10,8 +10,11 @@ reparameterisation* gradient ``dx/da = -(∂P/∂a)/pdf(x)`` (see
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import _aten_random as _kernels
 from .. import _random
 from .._sampling import binomial as _binomial
 from .._sampling import poisson as _poisson
@@ -30,24 +33,30 @@ def _wrap(values, dtype) -> Tensor:
     return _make(np.array(values, dtype=dtype.numpy))
 
 
+# These four are PyTorch's draws (``empty(shape).normal_()``, ``rand``, ``exponential_()``,
+# ``cauchy_()``, as torch.distributions makes them), so a seeded sample is PyTorch's.
 def standard_normal(shape, dtype) -> Tensor:
     """N(0, 1) draws of ``shape`` (a constant: the reparameterisation's noise)."""
-    return _wrap(_rng().standard_normal(tuple(shape)), dtype)
+    return _wrap(_random._normal_values(None, tuple(shape), 0.0, 1.0, dtype.numpy), dtype)
 
 
 def uniform(shape, dtype) -> Tensor:
     """U[0, 1) draws of ``shape``."""
-    return _wrap(_rng().random(tuple(shape)), dtype)
+    return _wrap(_random._uniform_values(None, tuple(shape), 0.0, 1.0, dtype.numpy), dtype)
+
+
+def _flat_draws(sample, shape, *args) -> np.ndarray:
+    return sample(_random._engine(None), math.prod(shape), *args).reshape(tuple(shape))
 
 
 def standard_exponential(shape, dtype) -> Tensor:
     """Exp(1) draws of ``shape``."""
-    return _wrap(_rng().standard_exponential(tuple(shape)), dtype)
+    return _wrap(_flat_draws(_kernels.exponential, shape, 1.0), dtype)
 
 
 def standard_cauchy(shape, dtype) -> Tensor:
     """Cauchy(0, 1) draws of ``shape``."""
-    return _wrap(_rng().standard_cauchy(tuple(shape)), dtype)
+    return _wrap(_flat_draws(_kernels.cauchy, shape, 0.0, 1.0), dtype)
 
 
 def poisson(rate: Tensor) -> Tensor:
@@ -79,9 +88,8 @@ class StandardGammaBackward0(Op):
 
     @staticmethod
     def forward(ctx, concentration):
-        x = np.asarray(_rng().standard_gamma(concentration), dtype=concentration.dtype)
-        # A draw can round to 0 in float32; PyTorch clamps it to the smallest normal float.
-        x = np.asarray(np.maximum(x, np.finfo(x.dtype).tiny))
+        # ATen's sample_gamma; a draw that rounds to 0 becomes the smallest normal float.
+        x = _kernels.standard_gamma(_random._engine(None), np.asarray(concentration))
         ctx.save_for_backward(concentration, x)
         return x
 

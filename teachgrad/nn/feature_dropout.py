@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .. import _random
+from .. import _aten_random, _random
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 
@@ -34,7 +34,8 @@ def _check_p(p: float) -> None:
 
 def _keep_mask(shape: tuple, p: float, dtype: np.dtype) -> np.ndarray:
     """1.0 with probability ``1 - p``, else 0.0 (PyTorch's ``bernoulli_(1 - p)``)."""
-    return (_random.default_generator._numpy.random(shape) < (1 - p)).astype(dtype)
+    keep = _aten_random.bernoulli_scalar(_random._engine(None), math.prod(shape), 1 - p)
+    return keep.reshape(shape).astype(dtype)
 
 
 def _noise_shape(input: Tensor, feature: bool) -> tuple:

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .. import _dtypes, _random
+from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
@@ -448,7 +448,7 @@ _RRELU_LOWER, _RRELU_UPPER = 1.0 / 8.0, 1.0 / 3.0
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     data = input._data
     if training:  # a random slope for each negative element
-        slopes = _random.default_generator._numpy.uniform(lower, upper, data.shape)
+        slopes = _aten_random.rrelu_slopes(_random._engine(None), data, lower, upper)
     else:  # the mean slope, the same for all (deterministic)
         slopes = np.full(data.shape, (lower + upper) / 2)
     noise = np.where(data > 0, 1, slopes).astype(data.dtype)
@@ -574,8 +574,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = _make(np.zeros((), dtype))
     else:
-        keep = _random.default_generator._numpy.random(input._data.shape) < (1 - p)
-        noise = _make(keep.astype(dtype) / dtype.type(1 - p))
+        keep = _aten_random.bernoulli_scalar(_random._engine(None), input._data.size, 1 - p)
+        noise = _make(keep.reshape(input._data.shape).astype(dtype) / dtype.type(1 - p))
     return input.mul_(noise) if inplace else pointwise.mul(input, noise)
 
 

@@ -16,8 +16,10 @@ not part of the computation to differentiate) and returns it::
             [0.5000, 0.5000, 0.5000, 0.5000, 0.5000],
             [0.5000, 0.5000, 0.5000, 0.5000, 0.5000]], requires_grad=True)
 
-Random values come from teachgrad's generator: ``teachgrad.manual_seed`` makes them
-reproducible (they differ from PyTorch's numbers, whose generator is another algorithm).
+Random values come from teachgrad's generator, which is PyTorch's: after the same
+``manual_seed`` they are the values PyTorch gives (``manual_seed(0); nn.Linear(3, 2)``
+has PyTorch's weights). Like PyTorch's, every random initialiser is a call to the
+tensor's ``uniform_`` or ``normal_``.
 """
 
 from __future__ import annotations
@@ -39,8 +41,16 @@ def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
     return tensor
 
 
-def _rng(generator: _random.Generator | None) -> np.random.Generator:
-    return (generator or _random.default_generator)._numpy
+def _uniform_values(tensor: Tensor, a: float, b: float,
+                    generator: _random.Generator | None) -> np.ndarray:
+    """What ``tensor.uniform_(a, b)`` draws (PyTorch's numbers)."""
+    return _random._uniform_values(generator, tuple(tensor.shape), a, b, tensor._data.dtype)
+
+
+def _normal_values(tensor: Tensor, mean: float, std: float,
+                   generator: _random.Generator | None) -> np.ndarray:
+    """What ``tensor.normal_(mean, std)`` draws (PyTorch's numbers)."""
+    return _random._normal_values(generator, tuple(tensor.shape), mean, std, tensor._data.dtype)
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -93,13 +103,13 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
              generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the uniform distribution on ``[a, b)``."""
-    return _write(tensor, _rng(generator).uniform(a, b, tensor.shape))
+    return _write(tensor, _uniform_values(tensor, a, b, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std²)``."""
-    return _write(tensor, _rng(generator).normal(mean, std, tensor.shape))
+    return _write(tensor, _normal_values(tensor, mean, std, generator))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -45,30 +45,53 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
             "The distribution of values may be incorrect.", UserWarning,
         )
-    rng = init._rng(generator)
-    shape = tuple(tensor.shape)
-    low, high = (np.asarray(v, tensor._data.dtype).item() for v in (a, b))
+    dtype = tensor._data.dtype
     if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
-        # Most normal draws land in [a, b]: draw again only the ones that do not.
-        values = rng.normal(mean, std, shape).astype(tensor._data.dtype)
-        outside = (values < low) | (values > high)
-        while outside.any():
-            values[outside] = rng.normal(mean, std, int(outside.sum()))
-            outside = (values < low) | (values > high)
+        values = _trunc_normal_by_redrawing(tensor, mean, std, a, b, generator)
     else:
-        # A narrow window: propose uniformly in [a, b], accept with the normal's density
-        # relative to its highest point in the window.
-        mode = max(a, min(mean, b))
-        log_peak = -0.5 * ((mode - mean) / std) ** 2
-        values = rng.uniform(a, b, shape)
-        pending = np.log(rng.random(shape)) > -0.5 * ((values - mean) / std) ** 2 - log_peak
-        while pending.any():
-            fresh = rng.uniform(a, b, int(pending.sum()))
-            keep = np.log(rng.random(fresh.shape)) <= -0.5 * ((fresh - mean) / std) ** 2 - log_peak
-            idx = np.flatnonzero(pending)[keep]
-            values.reshape(-1)[idx] = fresh[keep]
-            pending.reshape(-1)[idx] = False
-    return init._write(tensor, values)
+        values = _trunc_normal_by_rejection(tensor, mean, std, a, b, generator)
+    return init._write(tensor, values.astype(dtype, copy=False))
+
+
+def _trunc_normal_by_redrawing(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                               generator: _random.Generator | None) -> np.ndarray:
+    """Most normal draws land in [a, b]: draw the whole tensor again and keep the new
+    values only where the old ones fell outside, until none does (PyTorch's steps, so
+    its draws)."""
+    low, high = (np.asarray(v, tensor._data.dtype).item() for v in (a, b))
+    values = init._normal_values(tensor, mean, std, generator)
+    outside = (values < low) | (values > high)
+    while outside.any():
+        values = np.where(outside, init._normal_values(tensor, mean, std, generator), values)
+        outside = (values < low) | (values > high)
+    return values
+
+
+def _trunc_normal_by_rejection(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                               generator: _random.Generator | None) -> np.ndarray:
+    """A narrow window: propose uniformly in [a, b] and accept a proposal with the
+    normal's density relative to its highest point in the window (whole-tensor draws,
+    pending elements only take the new proposals, as in PyTorch)."""
+    dtype = tensor._data.dtype.type
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_density(x: np.ndarray) -> np.ndarray:  # (each step rounded in the dtype)
+        centred = (x - dtype(mean)) / dtype(std)
+        return centred * centred * dtype(-0.5) - dtype(log_peak)
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(init._uniform_values(tensor, 0.0, 1.0, generator)) > log_density(
+                candidates)
+
+    values = init._uniform_values(tensor, a, b, generator)
+    pending = rejected(values)
+    while pending.any():
+        candidates = init._uniform_values(tensor, a, b, generator)
+        values = np.where(pending, candidates, values)
+        pending = np.where(pending, rejected(candidates), pending)
+    return values
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0,
@@ -83,7 +106,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0,
         return tensor  # no-op
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flattened = init._rng(generator).normal(0.0, 1.0, (rows, cols))
+    flattened = _random._normal_values(generator, (rows, cols), 0.0, 1.0, tensor._data.dtype)
     if rows < cols:
         flattened = flattened.T
     q, r = np.linalg.qr(flattened)
@@ -129,10 +152,9 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))
-    rng = init._rng(generator)
-    values = rng.normal(0.0, std, (rows, cols))
-    for col in range(cols):
-        values[rng.permutation(rows)[:num_zeros], col] = 0
+    values = init._normal_values(tensor, 0.0, std, generator)
+    for col in range(cols):  # (PyTorch's randperm here ignores `generator`: the default one)
+        values[_random.randperm(rows)._data[:num_zeros], col] = 0
     return init._write(tensor, values)
 
 

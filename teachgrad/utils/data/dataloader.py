@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic
 
-from ..._random import Generator, _rng
+from ..._random import Generator, _random_int64
 from ..._warn import warn_user
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, T_co
@@ -129,7 +129,7 @@ class DataLoader(Generic[T_co]):
         # or not, from ``generator`` (else the default generator). teachgrad has no workers
         # but draws it too, so that the random numbers after a loop over a loader (dropout,
         # the next epoch's shuffle ...) come from where they do in PyTorch's stream.
-        _rng(self.generator).integers(2**63)
+        _random_int64(self.generator)
 
     def _iterate_indices(self) -> Iterator[Any]:
         if not self._auto_collation:

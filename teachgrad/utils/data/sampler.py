@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
-from ..._random import Generator, _rng, randint, randperm
+from ..._random import Generator, _random_int64, randint, randperm
 
 # The type of what a sampler yields: ``class BySize(Sampler[int])`` (typing only).
 T_co = TypeVar("T_co", covariant=True)
@@ -99,7 +99,7 @@ class RandomSampler(Sampler):
         if generator is None:
             # A private generator seeded from the default one, as PyTorch does: one draw
             # per epoch from the global stream, whatever the length of the dataset.
-            generator = Generator().manual_seed(int(_rng(None).integers(2**63)))
+            generator = Generator().manual_seed(_random_int64(None))
         if self.replacement:
             yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
         else:
