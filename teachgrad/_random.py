@@ -288,7 +288,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         )
     rng = _rng(generator)
     if p is not None:
-        return _make((rng.random(data.shape) < p).astype(data.dtype))
+        return _make(np.asarray(rng.random(data.shape) < p).astype(data.dtype))
     _check_probabilities(data)
     return BernoulliBackward0.apply(input, rng=rng)
 

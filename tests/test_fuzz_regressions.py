@@ -871,3 +871,81 @@ def test_prod_with_a_zero_records_a_view_under_create_graph():
     (g,) = torch.autograd.grad(a.prod().square(), a, create_graph=True)
     assert g.grad_fn.name() == "ViewBackward0" and g.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 1152.0], [0.0, 0.0]]
+
+
+# ------------------------------------------------------------ the thirteenth session's finds
+def test_lerp_names_the_dim_where_the_weight_meets_start_and_end_broadcast():
+    # PyTorch broadcasts start with end first, then that shape with the weight: (2, 2, 2)
+    # and (2, 2, 2, 2) give (2, 2, 2, 2), whose dim 3 (2) meets the weight's 3. teachgrad
+    # compared start with the weight alone and named dim 2.
+    start, end = torch.zeros(2, 2, 2), torch.zeros(2, 2, 2, 2)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size "
+                                           r"of tensor b \(3\) at non-singleton dimension 3"):
+        torch.lerp(start, end, torch.zeros(3, 3, 3))
+    with pytest.raises(RuntimeError, match=r"tensor a \(3\) must match the size of tensor b "
+                                           r"\(4\) at non-singleton dimension 1"):
+        torch.zeros(3).lerp(torch.zeros(2, 1), torch.zeros(4))
+
+
+@pytest.mark.parametrize("x", [torch.tensor([True]), torch.tensor(3),
+                               torch.zeros(0, dtype=torch.bool)])
+def test_integers_and_bools_to_a_negative_integer_power_raise_runtime_error(x):
+    # PyTorch: RuntimeError for bools too (teachgrad let NumPy's ValueError through).
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not "
+                                           "allowed.$"):
+        x ** -3
+    assert (torch.tensor([True, False]) ** 2).tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("op", [torch.remainder, torch.fmod, torch.floor_divide,
+                                lambda a, b: torch.div(a, b, rounding_mode="trunc")])
+def test_an_empty_integer_tensor_divided_by_zero_is_empty(op):
+    # PyTorch's kernel checks the divisors of the elements it computes: none here.
+    out = op(torch.zeros((2, 0), dtype=torch.int64), torch.tensor(False))
+    assert out.shape == (2, 0) and out.dtype == torch.int64
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError"):
+        op(torch.tensor([1, 2]), torch.tensor([0, 1]))
+
+
+def test_cumprod_of_an_empty_tensor_passes_the_gradient_through():
+    # PyTorch's cumprod_backward returns the gradient as it is when numel <= 1: under
+    # create_graph it then has no history (teachgrad divided by the input: DivBackward0).
+    a = torch.zeros(0, 3, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(a.cumprod(1).mean(), a, create_graph=True)
+    assert g.shape == (0, 3) and not g.requires_grad and g.grad_fn is None
+
+
+@pytest.mark.parametrize("predicate", ["isfinite", "isnan", "isinf", "isposinf", "isneginf",
+                                       "logical_not"])
+def test_a_zero_dim_predicate_result_can_be_written_in_place(predicate):
+    # NumPy returns a 0-d result as a (read-only) scalar: writing to it was refused as an
+    # expanded tensor ("more than one element ... refers to a single memory location").
+    v = getattr(torch, predicate)(torch.tensor(0.3))
+    v[...] = 0.5
+    assert v.dtype == torch.bool and v.item() is True
+    b = ~torch.tensor(True)
+    b.fill_(True)
+    assert b.item() is True
+
+
+def test_a_vector_times_a_matrix_is_not_a_view():
+    # PyTorch squeezes the (1, n) product in place (SqueezeBackward4): an in-place op on the
+    # result records its own node (NegBackward0), not a view's rebase (AsStridedBackward0).
+    a, b = leaf([2.0]), leaf([[1.0, -2.0, 3.0]])
+    v = torch.matmul(a, b)
+    assert v.grad_fn.name() == "SqueezeBackward4" and v._base is None
+    v.neg_()
+    assert v.grad_fn.name() == "NegBackward0"
+    assert v.grad_fn.next_functions[0][0].name() == "SqueezeBackward4"
+    v.sum().backward()
+    assert a.grad.tolist() == [-2.0] and b.grad.tolist() == [[-2.0, -2.0, -2.0]]
+
+
+def test_acosh_second_derivative_at_one_is_minus_infinity():
+    # acosh'' = −a/(a² − 1)^(3/2) → −∞ at a = 1. With create_graph teachgrad differentiated
+    # (a − 1)(a + 1), whose product rule sends −∞·(a − 1) = −∞·0 = nan; PyTorch's a² − 1
+    # gives −∞. Elsewhere: d/da (acosh′)² = −2a/(a² − 1)² (1.5: −3/1.5625 = −1.92).
+    a = leaf([1.0, 1.5])
+    (g,) = torch.autograd.grad(torch.acosh(a).sum(), a, create_graph=True)
+    (gg,) = torch.autograd.grad((g * g).sum(), a)
+    assert gg[0].item() == -inf and gg[1].item() == pytest.approx(-1.92)

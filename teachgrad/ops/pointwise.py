@@ -382,7 +382,8 @@ def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     if dtype == np.bool_:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     aa, bb = _cast(a, dtype), _cast(b, dtype)
-    if dtype.kind != "f" and not bb.all():
+    # (PyTorch's kernel checks each element it computes: an empty result raises nothing.)
+    if dtype.kind != "f" and not bb.all() and np.broadcast(aa, bb).size:
         raise RuntimeError(
             "ZeroDivisionError"
             "\nHint: an integer divisor is 0. Integer // and % by 0 have no result; with "
@@ -678,14 +679,14 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
+    if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input._data.dtype == np.bool_ and not isinstance(exponent, float):
         # Not differentiable; PyTorch keeps bool only for a bool exponent (NumPy gives int8).
-        out = input._data.astype(np.int64) ** int(exponent)
+        out = np.asarray(input._data.astype(np.int64) ** int(exponent))  # (0-d: an array)
         return _make(out.astype(np.bool_) if isinstance(exponent, bool) else out)
     if isinstance(exponent, float) and input._data.dtype.kind != "f":
         input = _floating(input)
-    elif isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return PowBackward0.apply(input, exponent=exponent)
 
 
@@ -1517,7 +1518,7 @@ def logical_xor(input: Tensor, other) -> Tensor:
 @tensor_method()
 def logical_not(input: Tensor) -> Tensor:
     """Elementwise "is zero" (a bool tensor)."""
-    return _make(np.logical_not(input._data))
+    return _make(np.asarray(np.logical_not(input._data)))  # (0-d: an array, not a scalar)
 
 
 def _bitwise(kernel: str, on_bools, on_integers, a: Tensor, b) -> Tensor:
@@ -1560,7 +1561,7 @@ def bitwise_not(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "f":
         name = input.dtype._legacy.removesuffix("Tensor")
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{name}'")
-    return _make(np.invert(input._data))  # (np.invert of a bool array is logical not)
+    return _make(np.asarray(np.invert(input._data)))  # (of a bool array: logical not)
 
 
 @tensor_method("__invert__")
@@ -1576,19 +1577,19 @@ def _invert(input: Tensor) -> Tensor:
 @tensor_method()
 def isnan(input: Tensor) -> Tensor:
     """Which elements are NaN."""
-    return _make(np.isnan(input._data))
+    return _make(np.asarray(np.isnan(input._data)))  # (0-d: an array, not a scalar)
 
 
 @tensor_method()
 def isinf(input: Tensor) -> Tensor:
     """Which elements are ±inf."""
-    return _make(np.isinf(input._data))
+    return _make(np.asarray(np.isinf(input._data)))
 
 
 @tensor_method()
 def isfinite(input: Tensor) -> Tensor:
     """Which elements are finite."""
-    return _make(np.isfinite(input._data))
+    return _make(np.asarray(np.isfinite(input._data)))
 
 
 class _RoundingBackward(Op):

@@ -1155,8 +1155,9 @@ class CumprodBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if np.ndim(a) == 0 or np.shape(a)[ctx.dim] == 1:  # the identity (PyTorch's shortcut:
-            return grad  # dividing by an inf or nan input would give nan)
+        shape = np.shape(a)
+        if not shape or shape[ctx.dim] == 1 or 0 in shape:  # the identity (PyTorch's
+            return grad  # shortcut: dividing by an inf or nan input would give nan)
         zero = _value(a) == 0
         if not zero.any():
             return reverse_cumsum(grad * out, ctx.dim) / a
