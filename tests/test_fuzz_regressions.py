@@ -949,3 +949,16 @@ def test_acosh_second_derivative_at_one_is_minus_infinity():
     (g,) = torch.autograd.grad(torch.acosh(a).sum(), a, create_graph=True)
     (gg,) = torch.autograd.grad((g * g).sum(), a)
     assert gg[0].item() == -inf and gg[1].item() == pytest.approx(-1.92)
+
+
+def test_index_put_records_index_put_under_create_graph():
+    # PyTorch's gradient of index_put for self is grad.index_put(indices, 0): an
+    # IndexPutBackward0 over the incoming gradient (teachgrad's was a where: WhereBackward0).
+    # By hand: v = a with the positives set to 1; d(Σv²)/da = 2a where a ≤ 0, else 0; again: 2.
+    a = leaf([[0.5, -1.0], [2.0, -3.0]])
+    v = a.clone()
+    v[v > 0] = 1.0
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "IndexPutBackward0" and g.tolist() == [[0.0, -2.0], [0.0, -6.0]]
+    assert [fn is None for fn, _ in g.grad_fn.next_functions] == [False, True]
+    assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 2.0], [0.0, 2.0]]

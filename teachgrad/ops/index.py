@@ -118,6 +118,9 @@ class IndexPutBackward0(Op):
         values_grad = grad[ctx.key]  # the engine sums it down to the values' shape
         if ctx.accumulate:
             return grad, values_grad
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, so its node
+            zero = np.zeros((), grad._data.dtype)  # (grad.index_put(key, 0): IndexPutBackward0)
+            return IndexPutBackward0.apply(grad, zero, key=ctx.key, accumulate=False), values_grad
         overwritten = np.zeros(np.shape(grad), bool)
         overwritten[ctx.key] = True
         return np.where(overwritten, 0, grad), values_grad
