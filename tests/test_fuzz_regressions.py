@@ -962,3 +962,35 @@ def test_index_put_records_index_put_under_create_graph():
     assert g.grad_fn.name() == "IndexPutBackward0" and g.tolist() == [[0.0, -2.0], [0.0, -6.0]]
     assert [fn is None for fn, _ in g.grad_fn.next_functions] == [False, True]
     assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 2.0], [0.0, 2.0]]
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_an_empty_integer_or_bool_tensor_is_nan_cast(name):
+    # PyTorch returns nan cast to the dtype before it looks for a kernel: True for bool,
+    # x86's "integer indefinite" for int64 and int32 (0 once narrowed to int8); teachgrad
+    # refused bool ("median_cpu" not implemented) and let NumPy's ValueError out for int64.
+    assert getattr(torch.zeros(0, 3, dtype=torch.bool), name)().item() is True
+    assert getattr(torch.zeros(0, dtype=torch.int64), name)().item() == -2**63
+    assert getattr(torch.zeros(0, dtype=torch.int32), name)().item() == -2**31
+    assert getattr(torch.zeros(0, dtype=torch.int8), name)().item() == 0
+    # with a dim, the empty dim is refused first (in PyTorch's words: "median()" for both)
+    with pytest.raises(IndexError, match=r"^median\(\): Expected reduction dim 0 to have "
+                                         r"non-zero size.$"):
+        getattr(torch.zeros(0, 3, dtype=torch.bool), name)(dim=0)
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        getattr(torch.zeros(2, 0, dtype=torch.bool), name)(dim=0)
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        getattr(torch.zeros(3, dtype=torch.bool), name)()
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+def test_a_zero_dim_amax_over_dim_zero_records_a_sum_under_create_graph(name):
+    # PyTorch gives the gradient of a 0-d input reduced over an explicit dim its dim back
+    # (shape (1,)), summed to () by the engine: SumBackward0 (teachgrad's ended in
+    # MulBackward0). Without a dim, or with keepdim, there is nothing to sum. d(e^a)/da = e^a.
+    a = leaf(0.3)
+    for kwargs, node in (({"dim": -1}, "SumBackward0"), ({"dim": (0,)}, "SumBackward0"),
+                         ({}, "MulBackward0"), ({"dim": 0, "keepdim": True}, "MulBackward0")):
+        (g,) = torch.autograd.grad(getattr(a, name)(**kwargs).exp(), a, create_graph=True)
+        assert g.grad_fn.name() == node and g.item() == pytest.approx(math.exp(0.3))
+        assert torch.autograd.grad(g, a)[0].item() == pytest.approx(math.exp(0.3))
