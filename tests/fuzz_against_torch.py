@@ -312,11 +312,6 @@ SKIPS = [
     ("PyTorch quirk: fill_ gives an integer tensor a history",
      lambda st, cat, t, o: cat in ("requires_grad", "grad_fn") and t.kind == "ok" and any(
          d[0] == "tensor" and d[1] in ("bool", "int64") and d[3] for d in t.payload)),
-    # amin/amax/argmax on an empty dim: PyTorch's message repeats the dim as given (-1),
-    # teachgrad's as wrapped (3).
-    ("open: empty-reduction message repeats the wrapped dim",
-     lambda st, cat, t, o: cat == "error message"
-     and _torch_error(t, r"Expected reduction dim -\d+ to have non-zero size")),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.

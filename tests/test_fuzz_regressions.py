@@ -994,3 +994,42 @@ def test_a_zero_dim_amax_over_dim_zero_records_a_sum_under_create_graph(name):
         (g,) = torch.autograd.grad(getattr(a, name)(**kwargs).exp(), a, create_graph=True)
         assert g.grad_fn.name() == node and g.item() == pytest.approx(math.exp(0.3))
         assert torch.autograd.grad(g, a)[0].item() == pytest.approx(math.exp(0.3))
+
+
+def test_the_inplace_error_names_a_bool_tensor_as_pytorchs_core_does():
+    # PyTorch names a saved bool tensor "CPUBoolType" (its legacy name, torch.BoolTensor,
+    # is not used there); other dtypes keep torch.XTensor.
+    a = leaf([1.0, 2.0])
+    for dtype, name in ((torch.bool, r"CPUBoolType"), (torch.int64, r"torch\.LongTensor")):
+        mask = torch.tensor([1, 1], dtype=dtype)
+        out = a.div(mask)
+        mask.zero_()
+        with pytest.raises(RuntimeError, match=rf"inplace operation: \[{name} \[2\]\] is at "
+                                               r"version 1; expected version 0 instead"):
+            out.sum().backward()
+
+
+def test_a_power_false_is_differentiated_by_the_general_formula():
+    # PyTorch's shortcut for exponent 0 asks exponent.equal(0.0), false for a bool: for
+    # a ** False it computes grad·0·a⁻¹, recorded under create_graph, nan at a = 0 (0·inf);
+    # a ** 0 gives untracked zeros. teachgrad took the shortcut for False too.
+    a = leaf([-0.2, 1.7])
+    (g,) = torch.autograd.grad(a.pow(False).sum(), a, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == "MulBackward0" and g.tolist() == [0.0, 0.0]
+    (g,) = torch.autograd.grad(a.pow(0).sum(), a, create_graph=True)
+    assert not g.requires_grad and g.tolist() == [0.0, 0.0]
+    z = leaf([0.0, 2.0])
+    z.pow(False).sum().backward()
+    assert math.isnan(z.grad[0].item()) and z.grad[1].item() == 0.0
+
+
+@pytest.mark.parametrize("call, given", [
+    (lambda x: torch.linalg.vector_norm(x, float("inf"), dim=-2), "-2"),
+    (lambda x: torch.norm(x, p=-float("inf"), dim=(0, -2)), "-2"),
+    (lambda x: x.amax(dim=-2), "-2"),
+    (lambda x: x.amin(dim=(1, 0)), "1"),
+])
+def test_an_empty_reduction_dim_is_named_as_given(call, given):
+    # PyTorch's vector_norm, amax and amin name the dim as the caller wrote it (-2, not 1).
+    with pytest.raises((RuntimeError, IndexError), match=rf"dim(ension)? {given}(?!\d)"):
+        call(torch.zeros(2, 0, 3))

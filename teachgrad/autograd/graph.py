@@ -717,7 +717,9 @@ def _raise_modified(node: Node, value, source) -> None:
         # promotes inside its kernels, names b's own type, FloatTensor)
         value = source[0]._data
     kind = from_numpy_dtype(value.dtype)._legacy
-    what = f"[torch.{kind} {shape_str(value.shape)}]"  # as x.type() and PyTorch
+    # as x.type() and PyTorch; bool is the exception, named as its C++ core does
+    kind = "CPUBoolType" if kind == "BoolTensor" else f"torch.{kind}"
+    what = f"[{kind} {shape_str(value.shape)}]"
     if len(source) == 2:
         tensor, expected = source
         now = tensor._vc[0]

@@ -545,8 +545,11 @@ class PowBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         n = ctx.exponent
-        if n == 0:
+        if n == 0 and type(n) is not bool:
             return zero_grad_like(grad)
+        # (PyTorch's shortcut for 0 asks exponent.equal(0.0), which a bool never is: for
+        # a ** False its formula runs, 0·a⁻¹, so the gradient is recorded under
+        # create_graph, and is nan at a = 0)
         return grad * n * a ** (n - 1)
 
 

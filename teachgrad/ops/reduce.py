@@ -675,7 +675,11 @@ def _amax_dims(input: Tensor, dim, name: str) -> tuple:
         _require_nonempty(input, None, name)
         return tuple(range(input._data.ndim))
     dims = normalize_dims(dim, input._data.ndim)
-    _require_nonempty(input, dims, name)
+    if input._data.ndim:  # (PyTorch's message names a dim as given: -1 stays -1)
+        for given in dim if isinstance(dim, (tuple, list)) else (dim,):
+            if input._data.shape[_wrap_dim(given, input._data.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero "
+                                 "size.")
     return dims
 
 
@@ -1054,8 +1058,9 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
                 f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
                 "the operation does not have an identity"
             )
-        for d in dims or ():
-            if shape[d] == 0:
+        given = () if dims is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        for d in given:  # (named as given: -1 stays -1)
+            if shape[_wrap_dim(d, input._data.ndim)] == 0:
                 raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
                     f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
                     "because this dimension is empty and the operation does not have an "
