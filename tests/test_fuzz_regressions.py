@@ -1033,3 +1033,16 @@ def test_an_empty_reduction_dim_is_named_as_given(call, given):
     # PyTorch's vector_norm, amax and amin name the dim as the caller wrote it (-2, not 1).
     with pytest.raises((RuntimeError, IndexError), match=rf"dim(ension)? {given}(?!\d)"):
         call(torch.zeros(2, 0, 3))
+
+
+def test_a_zero_norm_checks_its_saved_result_before_sending_no_gradient():
+    # PyTorch unpacks what LinalgVectorNormBackward0 saved before its p = 0 formula (no
+    # gradient): the result changed in place is refused, as for any other p. teachgrad
+    # returned early and reported the input unused.
+    a = leaf([[1.0, 2.0], [0.0, -3.0]])
+    v = torch.norm(a, p=0, dim=0)
+    v.div_(2)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of LinalgVectorNorm, is at version 1"):
+        torch.autograd.grad(v.sum(), a)
+    assert torch.autograd.grad(torch.norm(a, p=0, dim=0).sum(), a, allow_unused=True) == (None,)

@@ -1000,9 +1000,9 @@ class LinalgVectorNormBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        a, out = ctx.saved_tensors  # (first: PyTorch unpacks them, and checks, for p = 0 too)
         if ctx.ord == 0:  # counting nonzeros is flat: PyTorch sends no gradient at all
             return None  # (x.grad stays None), not zeros
-        a, out = ctx.saved_tensors
         return vector_norm_backward(grad, a, out, ctx.ord, ctx.dims, ctx.keepdim)
 
 
