@@ -1046,3 +1046,47 @@ def test_a_zero_norm_checks_its_saved_result_before_sending_no_gradient():
                                            r"of LinalgVectorNorm, is at version 1"):
         torch.autograd.grad(v.sum(), a)
     assert torch.autograd.grad(torch.norm(a, p=0, dim=0).sum(), a, allow_unused=True) == (None,)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, m: x.masked_fill(m, 0.0),
+    lambda x, m: x.masked_fill(m, torch.tensor(0.5, requires_grad=True)),
+    lambda x, m: torch.where(m, x, 0.0),
+])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_mask_changed_in_place_after_use_is_refused_by_backward(make, create_graph):
+    # PyTorch saves masked_fill's mask and where's condition, so backward refuses one
+    # changed in place since (naming the mask by its own shape); teachgrad kept a plain
+    # array and silently used the new mask. Unchanged, the gradient is 1 where the input
+    # was kept.
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    mask = torch.tensor([[True, False, True]])
+    out = make(x, mask)
+    (g,) = torch.autograd.grad(out.sum(), x, create_graph=create_graph, retain_graph=True)
+    where = out.grad_fn.name() == "WhereBackward0"
+    kept = [1.0, 0.0, 1.0] if where else [0.0, 1.0, 0.0]
+    assert g.tolist() == [kept, kept]
+    saved = out.grad_fn._saved_condition if where else out.grad_fn._saved_mask
+    assert saved.shape == (1, 3)  # as PyTorch keeps it: not broadcast
+    mask.logical_not_()
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[CPUBoolType "
+                                           r"\[1, 3\]\] is at version 1; expected version 0"):
+        torch.autograd.grad(out.sum(), x, create_graph=create_graph)
+
+
+def test_a_mask_saved_under_saved_tensor_hooks_goes_through_them():
+    # PyTorch packs the mask as any saved tensor: what the unpack hook gives back is used,
+    # unchecked (here the mask as it was, kept by the pack hook).
+    x = leaf([1.0, 2.0])
+    mask = torch.tensor([True, False])
+    packed = []
+
+    def pack(t):
+        packed.append(t.clone())
+        return packed[-1]
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = x.masked_fill(mask, 0.0)
+    mask.fill_(False)
+    assert [t.dtype for t in packed] == [torch.bool]
+    assert torch.autograd.grad(out.sum(), x)[0].tolist() == [0.0, 1.0]

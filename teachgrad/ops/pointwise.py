@@ -19,6 +19,7 @@ from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
+from ..autograd.graph import check_saved_constant
 from .number_factor import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
@@ -1426,9 +1427,10 @@ def where(condition: Tensor, input: Tensor | float | None = None,
     _check_shapes_broadcast(cond.shape, input._data.shape)
     partial_shape = np.broadcast_shapes(cond.shape, input._data.shape)
     _check_shapes_broadcast(partial_shape, other._data.shape)
-    out_shape = np.broadcast_shapes(partial_shape, other._data.shape)
-    cond = np.broadcast_to(cond, out_shape)
-    return WhereBackward0.apply(input, other, condition=cond)
+    out = WhereBackward0.apply(input, other, condition=cond)  # (np.where broadcasts cond)
+    if isinstance(condition, Tensor):  # backward refuses a condition changed in place since
+        check_saved_constant(out, 0, condition)
+    return out
 
 
 @tensor_method("where")
