@@ -1090,3 +1090,44 @@ def test_a_mask_saved_under_saved_tensor_hooks_goes_through_them():
     mask.fill_(False)
     assert [t.dtype for t in packed] == [torch.bool]
     assert torch.autograd.grad(out.sum(), x)[0].tolist() == [0.0, 1.0]
+
+
+def test_power_minus_one_half_is_a_reciprocal_square_root_as_pytorchs_kernel():
+    # PyTorch computes a ** -0.5 as 1/√a: nan at −inf, −inf at −0 (C's pow: 0 and +inf);
+    # the derivative of a ** 0.5 is 0.5·a ** -0.5, so it follows: nan at −inf, −inf at −0.
+    a = leaf([-inf, -0.0, 4.0])
+    assert [str(v) for v in (a.detach() ** -0.5).tolist()] == ["nan", "-inf", "0.5"]
+    (g,) = torch.autograd.grad((a ** 0.5).sum(), a)
+    assert [str(v) for v in g.tolist()] == ["nan", "-inf", "0.25"]
+    (g,) = torch.autograd.grad((a ** 0.5).sum(), a, create_graph=True)
+    assert [str(v) for v in g.tolist()] == ["nan", "-inf", "0.25"]
+
+
+def test_addcdiv_gradients_group_as_pytorchs_formulas():
+    # PyTorch: grad·(value / t2) and −grad·(value·t1 / t2²), a product last (MulBackward0;
+    # teachgrad's ended in DivBackward0 for value = 1). Grouped so, an empty broadcast
+    # result sends back a zero gradient that meets t2 = nan at t2's own shape: nan second
+    # derivatives, as PyTorch's.
+    t1, t2 = leaf([3.0, -1.0]), leaf([2.0, 4.0])
+    g1, g2 = torch.autograd.grad(torch.addcdiv(torch.zeros(2), t1, t2).sum(), [t1, t2],
+                                 create_graph=True)
+    assert [g1.grad_fn.name(), g2.grad_fn.name()] == ["MulBackward0", "MulBackward0"]
+    assert g1.tolist() == [0.5, 0.25] and g2.tolist() == [-0.75, 0.0625]  # 1/t2, −t1/t2²
+    t1, t2 = leaf([[-0.0]]), leaf([nan])
+    out = torch.addcdiv(torch.zeros(0, 2), t1, t2, value=0.5)
+    g1, g2 = torch.autograd.grad(out.sum(), [t1, t2], create_graph=True)
+    assert g1.tolist() == [[0.0]] and g2.tolist() == [0.0]  # sums over nothing
+    second = torch.autograd.grad((g1 * g1).sum() + (g2 * g2).sum(), [t1, t2])
+    assert all(math.isnan(s.item()) for s in second)
+
+
+def test_the_two_norms_second_derivative_at_a_zero_norm_is_nan_as_pytorchs():
+    # PyTorch's gradient of ‖a‖ is (a / ‖a‖).masked_fill_(‖a‖ == 0, 0): differentiated again
+    # at a zero norm, 0/0 comes back as nan. teachgrad divided by 1 there (0 again).
+    a = leaf([[0.0, 3.0], [0.0, 4.0]])
+    (g,) = torch.autograd.grad(torch.norm(a, dim=0).sum(), a, create_graph=True)
+    assert g.tolist() == [[0.0, 0.6], [0.0, 0.8]]
+    (gg,) = torch.autograd.grad(g.sum(), a)
+    # column 1 by hand: d/da (a₁ + a₂)/‖a‖ = 1/‖a‖ − (a₁ + a₂)·a/‖a‖³
+    assert math.isnan(gg[0, 0].item()) and math.isnan(gg[1, 0].item())
+    assert gg[:, 1].tolist() == pytest.approx([0.2 - 7 * 3 / 125, 0.2 - 7 * 4 / 125])

@@ -540,7 +540,7 @@ class PowBackward0(Op):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a**exponent
+        return _power(a, exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -551,7 +551,19 @@ class PowBackward0(Op):
         # (PyTorch's shortcut for 0 asks exponent.equal(0.0), which a bool never is: for
         # a ** False its formula runs, 0·a⁻¹, so the gradient is recorded under
         # create_graph, and is nan at a = 0)
-        return grad * n * a ** (n - 1)
+        return grad * n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1))
+
+
+def _power(a, exponent):
+    """``a ** exponent`` (a number) as PyTorch's kernel computes it.
+
+    NumPy, like PyTorch, takes a square root for 0.5 (nan at −inf, −0 at −0, where C's
+    pow gives +inf and +0); for −0.5 PyTorch takes 1/√a too (nan at −inf, −inf at −0),
+    where NumPy's pow gives 0 and +inf.
+    """
+    if exponent == -0.5 and type(exponent) is float:
+        return np.reciprocal(np.sqrt(a))
+    return a**exponent
 
 
 class PowBackward1(Op):

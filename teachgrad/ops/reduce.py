@@ -37,6 +37,7 @@ from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
+from .select_grad import masked_fill_zero
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -1023,6 +1024,9 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)
     if p == 2:  # PyTorch's grad · (a / norm, 0 where the norm is 0): an inf grad gives nan
+        if isinstance(a, Tensor):  # create_graph: PyTorch's (a / norm).masked_fill_(...),
+            # whose derivative at a zero norm is nan (0/0), as PyTorch's
+            return grad * masked_fill_zero(zero_norm, a / out)
         return grad * np.where(zero_norm, 0, a / safe_out)
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
