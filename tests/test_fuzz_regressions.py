@@ -1131,3 +1131,9 @@ def test_the_two_norms_second_derivative_at_a_zero_norm_is_nan_as_pytorchs():
     # column 1 by hand: d/da (a₁ + a₂)/‖a‖ = 1/‖a‖ − (a₁ + a₂)·a/‖a‖³
     assert math.isnan(gg[0, 0].item()) and math.isnan(gg[1, 0].item())
     assert gg[:, 1].tolist() == pytest.approx([0.2 - 7 * 3 / 125, 0.2 - 7 * 4 / 125])
+
+
+def test_an_inf_norm_of_a_zero_dim_tensor_over_dim_minus_one():
+    # the check of empty dims (named as given) must skip a 0-d tensor (fuzz seed 26509)
+    a = leaf(-0.468)
+    assert torch.norm(a, p=float("inf"), dim=-1, keepdim=True).item() == 0.468

@@ -1062,7 +1062,8 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
                 f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
                 "the operation does not have an identity"
             )
-        given = () if dims is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        given = () if dims is None or not shape else (
+            tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
         for d in given:  # (named as given: -1 stays -1)
             if shape[_wrap_dim(d, input._data.ndim)] == 0:
                 raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
