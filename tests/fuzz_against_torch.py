@@ -238,6 +238,24 @@ SKIPS = [
     ("deliberate: sinc's second derivative at 0 (README)",
      lambda st, cat, t, o: cat == "grad2" and re.search(r"\bsinc\(", st.program) is not None
      and _differs_only_where_torch_is_nan(t, o)),
+    # ... and its first derivative near 0 is a power series, where PyTorch's closed form
+    # (cos(πa)·πa − sin(πa))/(πa²) cancels: in float32 at a = −0.001 it is 1.5 % off.
+    ("deliberate: sinc's first derivative near 0 (README)",
+     lambda st, cat, t, o: cat == "grad" and "sinc(" in st.program and "float32" in st.program),
+    # PyTorch's derivative of pow in the exponent is where(base == 0 & exponent >= 0, 0,
+    # result·log(base)): differentiated again, the branch not taken gets a zero gradient,
+    # and 0·log(0) = nan comes back (seed 24823: False ** -0.0). teachgrad's second
+    # derivative there is 0 (0 ** b is constant for b > 0).
+    ("PyTorch quirk: pow's second derivative in the exponent at base 0 is nan",
+     lambda st, cat, t, o: cat == "grad2" and re.search(r"\*\*|\bpow\(", st.program) is not None
+     and _differs_only_where_torch_is_nan(t, o)),
+    # nan_to_num turns ±inf into ±3.4e38 (±1.8e308); a sum of several of them overflows or
+    # cancels depending on the order of the additions, and PyTorch's vectorised sum adds in
+    # another order than NumPy's pairwise one (seeds 25711, 43586). Not reproducible short
+    # of copying PyTorch's reduction order.
+    ("open: the order of a sum of values near the float's max (nan_to_num of ±inf)",
+     lambda st, cat, t, o: cat == "value" and "nan_to_num(" in st.program
+     and _nonfinite_program(st)),
     # PyTorch 2.13's backward of logaddexp/pow with a bool tensor argument subtracts the
     # bool tensor and raises; teachgrad differentiates (the bool input gets no gradient).
     ("PyTorch quirk: backward with a bool operand raises",
@@ -312,11 +330,6 @@ SKIPS = [
     ("PyTorch quirk: fill_ gives an integer tensor a history",
      lambda st, cat, t, o: cat in ("requires_grad", "grad_fn") and t.kind == "ok" and any(
          d[0] == "tensor" and d[1] in ("bool", "int64") and d[3] for d in t.payload)),
-    # amin/amax/argmax on an empty dim: PyTorch's message repeats the dim as given (-1),
-    # teachgrad's as wrapped (3).
-    ("open: empty-reduction message repeats the wrapped dim",
-     lambda st, cat, t, o: cat == "error message"
-     and _torch_error(t, r"Expected reduction dim -\d+ to have non-zero size")),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.

@@ -871,3 +871,269 @@ def test_prod_with_a_zero_records_a_view_under_create_graph():
     (g,) = torch.autograd.grad(a.prod().square(), a, create_graph=True)
     assert g.grad_fn.name() == "ViewBackward0" and g.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 1152.0], [0.0, 0.0]]
+
+
+# ------------------------------------------------------------ the thirteenth session's finds
+def test_lerp_names_the_dim_where_the_weight_meets_start_and_end_broadcast():
+    # PyTorch broadcasts start with end first, then that shape with the weight: (2, 2, 2)
+    # and (2, 2, 2, 2) give (2, 2, 2, 2), whose dim 3 (2) meets the weight's 3. teachgrad
+    # compared start with the weight alone and named dim 2.
+    start, end = torch.zeros(2, 2, 2), torch.zeros(2, 2, 2, 2)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size "
+                                           r"of tensor b \(3\) at non-singleton dimension 3"):
+        torch.lerp(start, end, torch.zeros(3, 3, 3))
+    with pytest.raises(RuntimeError, match=r"tensor a \(3\) must match the size of tensor b "
+                                           r"\(4\) at non-singleton dimension 1"):
+        torch.zeros(3).lerp(torch.zeros(2, 1), torch.zeros(4))
+
+
+@pytest.mark.parametrize("x", [torch.tensor([True]), torch.tensor(3),
+                               torch.zeros(0, dtype=torch.bool)])
+def test_integers_and_bools_to_a_negative_integer_power_raise_runtime_error(x):
+    # PyTorch: RuntimeError for bools too (teachgrad let NumPy's ValueError through).
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not "
+                                           "allowed.$"):
+        x ** -3
+    assert (torch.tensor([True, False]) ** 2).tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("op", [torch.remainder, torch.fmod, torch.floor_divide,
+                                lambda a, b: torch.div(a, b, rounding_mode="trunc")])
+def test_an_empty_integer_tensor_divided_by_zero_is_empty(op):
+    # PyTorch's kernel checks the divisors of the elements it computes: none here.
+    out = op(torch.zeros((2, 0), dtype=torch.int64), torch.tensor(False))
+    assert out.shape == (2, 0) and out.dtype == torch.int64
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError"):
+        op(torch.tensor([1, 2]), torch.tensor([0, 1]))
+
+
+def test_cumprod_of_an_empty_tensor_passes_the_gradient_through():
+    # PyTorch's cumprod_backward returns the gradient as it is when numel <= 1: under
+    # create_graph it then has no history (teachgrad divided by the input: DivBackward0).
+    a = torch.zeros(0, 3, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(a.cumprod(1).mean(), a, create_graph=True)
+    assert g.shape == (0, 3) and not g.requires_grad and g.grad_fn is None
+
+
+@pytest.mark.parametrize("predicate", ["isfinite", "isnan", "isinf", "isposinf", "isneginf",
+                                       "logical_not"])
+def test_a_zero_dim_predicate_result_can_be_written_in_place(predicate):
+    # NumPy returns a 0-d result as a (read-only) scalar: writing to it was refused as an
+    # expanded tensor ("more than one element ... refers to a single memory location").
+    v = getattr(torch, predicate)(torch.tensor(0.3))
+    v[...] = 0.5
+    assert v.dtype == torch.bool and v.item() is True
+    b = ~torch.tensor(True)
+    b.fill_(True)
+    assert b.item() is True
+
+
+def test_a_vector_times_a_matrix_is_not_a_view():
+    # PyTorch squeezes the (1, n) product in place (SqueezeBackward4): an in-place op on the
+    # result records its own node (NegBackward0), not a view's rebase (AsStridedBackward0).
+    a, b = leaf([2.0]), leaf([[1.0, -2.0, 3.0]])
+    v = torch.matmul(a, b)
+    assert v.grad_fn.name() == "SqueezeBackward4" and v._base is None
+    v.neg_()
+    assert v.grad_fn.name() == "NegBackward0"
+    assert v.grad_fn.next_functions[0][0].name() == "SqueezeBackward4"
+    v.sum().backward()
+    assert a.grad.tolist() == [-2.0] and b.grad.tolist() == [[-2.0, -2.0, -2.0]]
+
+
+def test_acosh_second_derivative_at_one_is_minus_infinity():
+    # acosh'' = −a/(a² − 1)^(3/2) → −∞ at a = 1. With create_graph teachgrad differentiated
+    # (a − 1)(a + 1), whose product rule sends −∞·(a − 1) = −∞·0 = nan; PyTorch's a² − 1
+    # gives −∞. Elsewhere: d/da (acosh′)² = −2a/(a² − 1)² (1.5: −3/1.5625 = −1.92).
+    a = leaf([1.0, 1.5])
+    (g,) = torch.autograd.grad(torch.acosh(a).sum(), a, create_graph=True)
+    (gg,) = torch.autograd.grad((g * g).sum(), a)
+    assert gg[0].item() == -inf and gg[1].item() == pytest.approx(-1.92)
+
+
+def test_index_put_records_index_put_under_create_graph():
+    # PyTorch's gradient of index_put for self is grad.index_put(indices, 0): an
+    # IndexPutBackward0 over the incoming gradient (teachgrad's was a where: WhereBackward0).
+    # By hand: v = a with the positives set to 1; d(Σv²)/da = 2a where a ≤ 0, else 0; again: 2.
+    a = leaf([[0.5, -1.0], [2.0, -3.0]])
+    v = a.clone()
+    v[v > 0] = 1.0
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "IndexPutBackward0" and g.tolist() == [[0.0, -2.0], [0.0, -6.0]]
+    assert [fn is None for fn, _ in g.grad_fn.next_functions] == [False, True]
+    assert torch.autograd.grad(g.sum(), a)[0].tolist() == [[0.0, 2.0], [0.0, 2.0]]
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_an_empty_integer_or_bool_tensor_is_nan_cast(name):
+    # PyTorch returns nan cast to the dtype before it looks for a kernel: True for bool,
+    # x86's "integer indefinite" for int64 and int32 (0 once narrowed to int8); teachgrad
+    # refused bool ("median_cpu" not implemented) and let NumPy's ValueError out for int64.
+    assert getattr(torch.zeros(0, 3, dtype=torch.bool), name)().item() is True
+    assert getattr(torch.zeros(0, dtype=torch.int64), name)().item() == -2**63
+    assert getattr(torch.zeros(0, dtype=torch.int32), name)().item() == -2**31
+    assert getattr(torch.zeros(0, dtype=torch.int8), name)().item() == 0
+    # with a dim, the empty dim is refused first (in PyTorch's words: "median()" for both)
+    with pytest.raises(IndexError, match=r"^median\(\): Expected reduction dim 0 to have "
+                                         r"non-zero size.$"):
+        getattr(torch.zeros(0, 3, dtype=torch.bool), name)(dim=0)
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        getattr(torch.zeros(2, 0, dtype=torch.bool), name)(dim=0)
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        getattr(torch.zeros(3, dtype=torch.bool), name)()
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+def test_a_zero_dim_amax_over_dim_zero_records_a_sum_under_create_graph(name):
+    # PyTorch gives the gradient of a 0-d input reduced over an explicit dim its dim back
+    # (shape (1,)), summed to () by the engine: SumBackward0 (teachgrad's ended in
+    # MulBackward0). Without a dim, or with keepdim, there is nothing to sum. d(e^a)/da = e^a.
+    a = leaf(0.3)
+    for kwargs, node in (({"dim": -1}, "SumBackward0"), ({"dim": (0,)}, "SumBackward0"),
+                         ({}, "MulBackward0"), ({"dim": 0, "keepdim": True}, "MulBackward0")):
+        (g,) = torch.autograd.grad(getattr(a, name)(**kwargs).exp(), a, create_graph=True)
+        assert g.grad_fn.name() == node and g.item() == pytest.approx(math.exp(0.3))
+        assert torch.autograd.grad(g, a)[0].item() == pytest.approx(math.exp(0.3))
+
+
+def test_the_inplace_error_names_a_bool_tensor_as_pytorchs_core_does():
+    # PyTorch names a saved bool tensor "CPUBoolType" (its legacy name, torch.BoolTensor,
+    # is not used there); other dtypes keep torch.XTensor.
+    a = leaf([1.0, 2.0])
+    for dtype, name in ((torch.bool, r"CPUBoolType"), (torch.int64, r"torch\.LongTensor")):
+        mask = torch.tensor([1, 1], dtype=dtype)
+        out = a.div(mask)
+        mask.zero_()
+        with pytest.raises(RuntimeError, match=rf"inplace operation: \[{name} \[2\]\] is at "
+                                               r"version 1; expected version 0 instead"):
+            out.sum().backward()
+
+
+def test_a_power_false_is_differentiated_by_the_general_formula():
+    # PyTorch's shortcut for exponent 0 asks exponent.equal(0.0), false for a bool: for
+    # a ** False it computes grad·0·a⁻¹, recorded under create_graph, nan at a = 0 (0·inf);
+    # a ** 0 gives untracked zeros. teachgrad took the shortcut for False too.
+    a = leaf([-0.2, 1.7])
+    (g,) = torch.autograd.grad(a.pow(False).sum(), a, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == "MulBackward0" and g.tolist() == [0.0, 0.0]
+    (g,) = torch.autograd.grad(a.pow(0).sum(), a, create_graph=True)
+    assert not g.requires_grad and g.tolist() == [0.0, 0.0]
+    z = leaf([0.0, 2.0])
+    z.pow(False).sum().backward()
+    assert math.isnan(z.grad[0].item()) and z.grad[1].item() == 0.0
+
+
+@pytest.mark.parametrize("call, given", [
+    (lambda x: torch.linalg.vector_norm(x, float("inf"), dim=-2), "-2"),
+    (lambda x: torch.norm(x, p=-float("inf"), dim=(0, -2)), "-2"),
+    (lambda x: x.amax(dim=-2), "-2"),
+    (lambda x: x.amin(dim=(1, 0)), "1"),
+])
+def test_an_empty_reduction_dim_is_named_as_given(call, given):
+    # PyTorch's vector_norm, amax and amin name the dim as the caller wrote it (-2, not 1).
+    with pytest.raises((RuntimeError, IndexError), match=rf"dim(ension)? {given}(?!\d)"):
+        call(torch.zeros(2, 0, 3))
+
+
+def test_a_zero_norm_checks_its_saved_result_before_sending_no_gradient():
+    # PyTorch unpacks what LinalgVectorNormBackward0 saved before its p = 0 formula (no
+    # gradient): the result changed in place is refused, as for any other p. teachgrad
+    # returned early and reported the input unused.
+    a = leaf([[1.0, 2.0], [0.0, -3.0]])
+    v = torch.norm(a, p=0, dim=0)
+    v.div_(2)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of LinalgVectorNorm, is at version 1"):
+        torch.autograd.grad(v.sum(), a)
+    assert torch.autograd.grad(torch.norm(a, p=0, dim=0).sum(), a, allow_unused=True) == (None,)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, m: x.masked_fill(m, 0.0),
+    lambda x, m: x.masked_fill(m, torch.tensor(0.5, requires_grad=True)),
+    lambda x, m: torch.where(m, x, 0.0),
+])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_mask_changed_in_place_after_use_is_refused_by_backward(make, create_graph):
+    # PyTorch saves masked_fill's mask and where's condition, so backward refuses one
+    # changed in place since (naming the mask by its own shape); teachgrad kept a plain
+    # array and silently used the new mask. Unchanged, the gradient is 1 where the input
+    # was kept.
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    mask = torch.tensor([[True, False, True]])
+    out = make(x, mask)
+    (g,) = torch.autograd.grad(out.sum(), x, create_graph=create_graph, retain_graph=True)
+    where = out.grad_fn.name() == "WhereBackward0"
+    kept = [1.0, 0.0, 1.0] if where else [0.0, 1.0, 0.0]
+    assert g.tolist() == [kept, kept]
+    saved = out.grad_fn._saved_condition if where else out.grad_fn._saved_mask
+    assert saved.shape == (1, 3)  # as PyTorch keeps it: not broadcast
+    mask.logical_not_()
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[CPUBoolType "
+                                           r"\[1, 3\]\] is at version 1; expected version 0"):
+        torch.autograd.grad(out.sum(), x, create_graph=create_graph)
+
+
+def test_a_mask_saved_under_saved_tensor_hooks_goes_through_them():
+    # PyTorch packs the mask as any saved tensor: what the unpack hook gives back is used,
+    # unchecked (here the mask as it was, kept by the pack hook).
+    x = leaf([1.0, 2.0])
+    mask = torch.tensor([True, False])
+    packed = []
+
+    def pack(t):
+        packed.append(t.clone())
+        return packed[-1]
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = x.masked_fill(mask, 0.0)
+    mask.fill_(False)
+    assert [t.dtype for t in packed] == [torch.bool]
+    assert torch.autograd.grad(out.sum(), x)[0].tolist() == [0.0, 1.0]
+
+
+def test_power_minus_one_half_is_a_reciprocal_square_root_as_pytorchs_kernel():
+    # PyTorch computes a ** -0.5 as 1/√a: nan at −inf, −inf at −0 (C's pow: 0 and +inf);
+    # the derivative of a ** 0.5 is 0.5·a ** -0.5, so it follows: nan at −inf, −inf at −0.
+    a = leaf([-inf, -0.0, 4.0])
+    assert [str(v) for v in (a.detach() ** -0.5).tolist()] == ["nan", "-inf", "0.5"]
+    (g,) = torch.autograd.grad((a ** 0.5).sum(), a)
+    assert [str(v) for v in g.tolist()] == ["nan", "-inf", "0.25"]
+    (g,) = torch.autograd.grad((a ** 0.5).sum(), a, create_graph=True)
+    assert [str(v) for v in g.tolist()] == ["nan", "-inf", "0.25"]
+
+
+def test_addcdiv_gradients_group_as_pytorchs_formulas():
+    # PyTorch: grad·(value / t2) and −grad·(value·t1 / t2²), a product last (MulBackward0;
+    # teachgrad's ended in DivBackward0 for value = 1). Grouped so, an empty broadcast
+    # result sends back a zero gradient that meets t2 = nan at t2's own shape: nan second
+    # derivatives, as PyTorch's.
+    t1, t2 = leaf([3.0, -1.0]), leaf([2.0, 4.0])
+    g1, g2 = torch.autograd.grad(torch.addcdiv(torch.zeros(2), t1, t2).sum(), [t1, t2],
+                                 create_graph=True)
+    assert [g1.grad_fn.name(), g2.grad_fn.name()] == ["MulBackward0", "MulBackward0"]
+    assert g1.tolist() == [0.5, 0.25] and g2.tolist() == [-0.75, 0.0625]  # 1/t2, −t1/t2²
+    t1, t2 = leaf([[-0.0]]), leaf([nan])
+    out = torch.addcdiv(torch.zeros(0, 2), t1, t2, value=0.5)
+    g1, g2 = torch.autograd.grad(out.sum(), [t1, t2], create_graph=True)
+    assert g1.tolist() == [[0.0]] and g2.tolist() == [0.0]  # sums over nothing
+    second = torch.autograd.grad((g1 * g1).sum() + (g2 * g2).sum(), [t1, t2])
+    assert all(math.isnan(s.item()) for s in second)
+
+
+def test_the_two_norms_second_derivative_at_a_zero_norm_is_nan_as_pytorchs():
+    # PyTorch's gradient of ‖a‖ is (a / ‖a‖).masked_fill_(‖a‖ == 0, 0): differentiated again
+    # at a zero norm, 0/0 comes back as nan. teachgrad divided by 1 there (0 again).
+    a = leaf([[0.0, 3.0], [0.0, 4.0]])
+    (g,) = torch.autograd.grad(torch.norm(a, dim=0).sum(), a, create_graph=True)
+    assert g.tolist() == [[0.0, 0.6], [0.0, 0.8]]
+    (gg,) = torch.autograd.grad(g.sum(), a)
+    # column 1 by hand: d/da (a₁ + a₂)/‖a‖ = 1/‖a‖ − (a₁ + a₂)·a/‖a‖³
+    assert math.isnan(gg[0, 0].item()) and math.isnan(gg[1, 0].item())
+    assert gg[:, 1].tolist() == pytest.approx([0.2 - 7 * 3 / 125, 0.2 - 7 * 4 / 125])
+
+
+def test_an_inf_norm_of_a_zero_dim_tensor_over_dim_minus_one():
+    # the check of empty dims (named as given) must skip a 0-d tensor (fuzz seed 26509)
+    a = leaf(-0.468)
+    assert torch.norm(a, p=float("inf"), dim=-1, keepdim=True).item() == 0.468

@@ -572,6 +572,42 @@ _saved_hooks = saved_hooks.state
 _CONSTANTS = frozenset({np.ndarray, int, float, bool, complex})
 
 
+class ConstantSource(tuple):
+    """The source of a saved constant the op read from a tensor that is not one of its
+    inputs (a mask, an index): ``(tensor, version)``, checked like an input's at backward,
+    but handed back as the array the op saved (it is no part of the graph)."""
+
+    __slots__ = ()
+
+
+def check_saved_constant(result, position: int, tensor) -> None:
+    """Have ``result``'s node check that ``tensor`` was not changed in place before backward.
+
+    ``tensor`` (a mask or an index tensor) is what the op saved at ``position`` as a plain
+    array. PyTorch saves such a tensor like any other, so a backward after
+    ``mask.fill_(...)`` fails with its "modified by an inplace operation" error rather than
+    use the new mask; teachgrad's record_saved sees only an array and cannot know.
+    """
+    node = result._grad_fn
+    if node is None or type(getattr(tensor, "_vc", None)) is not list:  # (inference tensor)
+        return
+    saved = node._saved
+    if type(saved) is PackedSaved:  # made inside saved_tensors_hooks
+        sources = list(saved.sources)
+        sources[position] = ConstantSource((tensor, tensor._vc[0]))
+        saved.sources = tuple(sources)
+        if _saved_hooks.stack:  # PyTorch packs it too (its unpack hook's result is unchecked)
+            pack_hook, unpack_hook = _saved_hooks.stack[-1]
+            saved.packed[position] = (pack_hook(tensor), unpack_hook)
+            saved.values = tuple(None if i == position else v
+                                 for i, v in enumerate(saved.values))
+    elif type(saved) is tuple:
+        values, sources = saved
+        sources = list(sources)
+        sources[position] = ConstantSource((tensor, tensor._vc[0]))
+        node._saved = (values, tuple(sources))
+
+
 def unpack_saved(node: Node) -> tuple:
     """The values ``node`` saved, after checking none was modified in place since."""
     saved = node._saved
@@ -714,7 +750,7 @@ class SavedTensor:
 def _as_tensor(node: Node, value, source):
     from .._tensor import _make  # graph.py sits below the Tensor class
 
-    if source is None:
+    if source is None or type(source) is ConstantSource:
         return value
     if len(source) == 2:  # an input: the very tensor, so the new graph connects to it
         tensor = source[0]
@@ -747,7 +783,9 @@ def _raise_modified(node: Node, value, source) -> None:
         # promotes inside its kernels, names b's own type, FloatTensor)
         value = source[0]._data
     kind = from_numpy_dtype(value.dtype)._legacy
-    what = f"[torch.{kind} {shape_str(value.shape)}]"  # as x.type() and PyTorch
+    # as x.type() and PyTorch; bool is the exception, named as its C++ core does
+    kind = "CPUBoolType" if kind == "BoolTensor" else f"torch.{kind}"
+    what = f"[{kind} {shape_str(value.shape)}]"
     if len(source) == 2:
         tensor, expected = source
         now = tensor._vc[0]

@@ -234,7 +234,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness (a bool tensor)."""
-    return _make(np.isclose(input._data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _make(np.asarray(np.isclose(input._data, _data(other), rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan)))
 
 
 def _data(x):

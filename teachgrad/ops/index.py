@@ -25,7 +25,7 @@ import numpy as np
 from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
-from ..autograd.graph import unpack_saved
+from ..autograd.graph import check_saved_constant, unpack_saved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
@@ -118,6 +118,9 @@ class IndexPutBackward0(Op):
         values_grad = grad[ctx.key]  # the engine sums it down to the values' shape
         if ctx.accumulate:
             return grad, values_grad
+        if isinstance(grad, Tensor):  # under create_graph: PyTorch's formula, so its node
+            zero = np.zeros((), grad._data.dtype)  # (grad.index_put(key, 0): IndexPutBackward0)
+            return IndexPutBackward0.apply(grad, zero, key=ctx.key, accumulate=False), values_grad
         overwritten = np.zeros(np.shape(grad), bool)
         overwritten[ctx.key] = True
         return np.where(overwritten, 0, grad), values_grad
@@ -956,28 +959,34 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------------------
 class MaskedFillBackward0(Op):
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1"
+    # The mask is saved (PyTorch's _saved_mask): masked_fill then has backward check it
+    # was not changed in place since (see graph.check_saved_constant).
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask = mask
+        ctx.save_for_backward(mask)
         return row_major(np.where(mask, np.asarray(value, a.dtype), a))
 
     @staticmethod
     def backward(ctx, grad):
-        return masked_fill_zero(ctx.mask, grad)
+        (mask,) = ctx.saved_tensors
+        return masked_fill_zero(mask, grad)
 
 
 class MaskedFillBackward1(Op):
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1; ∂/∂value = Σ over the mask"
+    saved_names = ("mask",)  # (as MaskedFillBackward0's)
 
     @staticmethod
     def forward(ctx, a, value, mask):
-        ctx.mask = mask
+        ctx.save_for_backward(mask)
         return row_major(np.where(mask, value.astype(a.dtype), a))
 
     @staticmethod
     def backward(ctx, grad):
-        return masked_fill_zero(ctx.mask, grad), keep_where(ctx.mask, grad)
+        (mask,) = ctx.saved_tensors
+        return masked_fill_zero(mask, grad), keep_where(mask, grad)
 
 
 _CPP_TYPE_NAMES = {  # how PyTorch's C++ spells dtypes in some messages
@@ -1021,19 +1030,22 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """
     mask_arr = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with "
                                 "dtype {dtype}")
-    shape = _broadcast_shape(mask_arr.shape, input._data.shape)
-    mask_arr = np.broadcast_to(mask_arr, shape)
-    if isinstance(value, Tensor):
+    _broadcast_shape(mask_arr.shape, input._data.shape)  # (PyTorch's error if they do not)
+    if isinstance(value, Tensor):  # (the mask is saved as it is: np.where broadcasts it)
         if value._data.ndim:
             raise RuntimeError(
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
-        return MaskedFillBackward1.apply(input, value, mask=mask_arr)
-    if not isinstance(value, (numbers.Number, np.generic)):
-        _MASKED_FILL.check((mask, value))
-    check_fill_value(value, input._data.dtype)
-    return MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
+        out = MaskedFillBackward1.apply(input, value, mask=mask_arr)
+    else:
+        if not isinstance(value, (numbers.Number, np.generic)):
+            _MASKED_FILL.check((mask, value))
+        check_fill_value(value, input._data.dtype)
+        out = MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
+    if isinstance(mask, Tensor):  # backward refuses a mask changed in place since
+        check_saved_constant(out, 0, mask)
+    return out
 
 
 class MaskedSelectBackward0(PickOp):

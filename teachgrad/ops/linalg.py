@@ -250,7 +250,13 @@ class AddmmBackward0(Op):
 
 
 class SqueezeBackward4(SqueezeBackward1):
-    """PyTorch's name for an in-place ``squeeze_(dim)``; matmul uses one for 1-D @ 2-D."""
+    """PyTorch's name for an in-place ``squeeze_(dim)``; matmul uses one for 1-D @ 2-D.
+
+    In place on the product, which no one else sees: the result is not a view (an
+    in-place op on it records its own node, not a rebase of a view).
+    """
+
+    is_view = False
 
 
 # ----------------------------------------------------------------------------------------

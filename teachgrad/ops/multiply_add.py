@@ -90,9 +90,14 @@ class AddcdivBackward0(Op):
     def backward(ctx, grad):
         t1, t2 = ctx.saved_tensors
         _, need_1, need_2 = ctx.needs_input_grad
+        value = ctx.value
+        # PyTorch's formulas, grouped as it groups them: value / t2 and value·t1 / t2² are
+        # computed at t2's (and t1's) own shape, before grad broadcasts them (under
+        # create_graph a zero gradient summed back to those shapes then meets t2's nan or
+        # zero, as in PyTorch), and the last step is a product (MulBackward0).
         return (grad,
-                _scaled(grad / t2, ctx.value) if need_1 else None,
-                _scaled(-grad * t1 / (t2 * t2), ctx.value) if need_2 else None)
+                grad * (value / t2) if need_1 else None,
+                -grad * (value * t1 / (t2 * t2)) if need_2 else None)
 
 
 def _pointwise_operands(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor):

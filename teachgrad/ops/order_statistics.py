@@ -22,7 +22,13 @@ import numpy as np
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .index import gather, sort
 from .linalg import SqueezeBackward4
-from .reduce import _ExtremeAll, _return_type, _SelectAlongDim, refuse_bool_median
+from .reduce import (
+    _ExtremeAll,
+    _return_type,
+    _SelectAlongDim,
+    empty_median,
+    refuse_bool_median,
+)
 from .shape import TransposeBackward0, UnsqueezeBackward0, movedim, reshape
 from .special import lerp
 
@@ -70,12 +76,16 @@ def nanmedian(input: Tensor, dim: int | None = None,
     >>> torch.tensor([1., float('nan'), 3., 2.]).nanmedian()
     tensor(2.)
     """
-    refuse_bool_median(input, dim)
     if dim is None:
+        empty = empty_median(input)
+        if empty is not None:
+            return empty
+        refuse_bool_median(input, dim)
         return NanmedianBackward0.apply(input)
     d = _wrap_dim(dim, input._data.ndim)
-    if input._data.ndim and input._data.shape[d] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    if input._data.ndim and input._data.shape[d] == 0:  # (PyTorch's words name median)
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    refuse_bool_median(input, dim)  # (after the checks of dim: PyTorch's order)
     values, indices = NanmedianBackward1.apply(input, dim=d, keepdim=keepdim)
     return return_types_nanmedian(values, indices)
 

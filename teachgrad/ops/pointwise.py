@@ -19,6 +19,7 @@ from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
+from ..autograd.graph import check_saved_constant
 from .number_factor import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
@@ -382,7 +383,8 @@ def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     if dtype == np.bool_:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     aa, bb = _cast(a, dtype), _cast(b, dtype)
-    if dtype.kind != "f" and not bb.all():
+    # (PyTorch's kernel checks each element it computes: an empty result raises nothing.)
+    if dtype.kind != "f" and not bb.all() and np.broadcast(aa, bb).size:
         raise RuntimeError(
             "ZeroDivisionError"
             "\nHint: an integer divisor is 0. Integer // and % by 0 have no result; with "
@@ -538,15 +540,30 @@ class PowBackward0(Op):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a**exponent
+        return _power(a, exponent)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         n = ctx.exponent
-        if n == 0:
+        if n == 0 and type(n) is not bool:
             return zero_grad_like(grad)
-        return grad * n * a ** (n - 1)
+        # (PyTorch's shortcut for 0 asks exponent.equal(0.0), which a bool never is: for
+        # a ** False its formula runs, 0·a⁻¹, so the gradient is recorded under
+        # create_graph, and is nan at a = 0)
+        return grad * n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1))
+
+
+def _power(a, exponent):
+    """``a ** exponent`` (a number) as PyTorch's kernel computes it.
+
+    NumPy, like PyTorch, takes a square root for 0.5 (nan at −inf, −0 at −0, where C's
+    pow gives +inf and +0); for −0.5 PyTorch takes 1/√a too (nan at −inf, −inf at −0),
+    where NumPy's pow gives 0 and +inf.
+    """
+    if exponent == -0.5 and type(exponent) is float:
+        return np.reciprocal(np.sqrt(a))
+    return a**exponent
 
 
 class PowBackward1(Op):
@@ -678,14 +695,14 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
+    if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input._data.dtype == np.bool_ and not isinstance(exponent, float):
         # Not differentiable; PyTorch keeps bool only for a bool exponent (NumPy gives int8).
-        out = input._data.astype(np.int64) ** int(exponent)
+        out = np.asarray(input._data.astype(np.int64) ** int(exponent))  # (0-d: an array)
         return _make(out.astype(np.bool_) if isinstance(exponent, bool) else out)
     if isinstance(exponent, float) and input._data.dtype.kind != "f":
         input = _floating(input)
-    elif isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return PowBackward0.apply(input, exponent=exponent)
 
 
@@ -1422,9 +1439,10 @@ def where(condition: Tensor, input: Tensor | float | None = None,
     _check_shapes_broadcast(cond.shape, input._data.shape)
     partial_shape = np.broadcast_shapes(cond.shape, input._data.shape)
     _check_shapes_broadcast(partial_shape, other._data.shape)
-    out_shape = np.broadcast_shapes(partial_shape, other._data.shape)
-    cond = np.broadcast_to(cond, out_shape)
-    return WhereBackward0.apply(input, other, condition=cond)
+    out = WhereBackward0.apply(input, other, condition=cond)  # (np.where broadcasts cond)
+    if isinstance(condition, Tensor):  # backward refuses a condition changed in place since
+        check_saved_constant(out, 0, condition)
+    return out
 
 
 @tensor_method("where")
@@ -1517,7 +1535,7 @@ def logical_xor(input: Tensor, other) -> Tensor:
 @tensor_method()
 def logical_not(input: Tensor) -> Tensor:
     """Elementwise "is zero" (a bool tensor)."""
-    return _make(np.logical_not(input._data))
+    return _make(np.asarray(np.logical_not(input._data)))  # (0-d: an array, not a scalar)
 
 
 def _bitwise(kernel: str, on_bools, on_integers, a: Tensor, b) -> Tensor:
@@ -1560,7 +1578,7 @@ def bitwise_not(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "f":
         name = input.dtype._legacy.removesuffix("Tensor")
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{name}'")
-    return _make(np.invert(input._data))  # (np.invert of a bool array is logical not)
+    return _make(np.asarray(np.invert(input._data)))  # (of a bool array: logical not)
 
 
 @tensor_method("__invert__")
@@ -1576,19 +1594,19 @@ def _invert(input: Tensor) -> Tensor:
 @tensor_method()
 def isnan(input: Tensor) -> Tensor:
     """Which elements are NaN."""
-    return _make(np.isnan(input._data))
+    return _make(np.asarray(np.isnan(input._data)))  # (0-d: an array, not a scalar)
 
 
 @tensor_method()
 def isinf(input: Tensor) -> Tensor:
     """Which elements are ±inf."""
-    return _make(np.isinf(input._data))
+    return _make(np.asarray(np.isinf(input._data)))
 
 
 @tensor_method()
 def isfinite(input: Tensor) -> Tensor:
     """Which elements are finite."""
-    return _make(np.isfinite(input._data))
+    return _make(np.asarray(np.isfinite(input._data)))
 
 
 class _RoundingBackward(Op):

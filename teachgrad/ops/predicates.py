@@ -20,14 +20,14 @@ def isposinf(input: Tensor) -> Tensor:
     >>> torch.tensor([1., float('inf'), -float('inf')]).isposinf()
     tensor([False,  True, False])
     """
-    return _make(np.isposinf(input._data) if input._data.dtype.kind == "f"
+    return _make(np.asarray(np.isposinf(input._data)) if input._data.dtype.kind == "f"
                  else np.zeros(input._data.shape, bool))
 
 
 @tensor_method()
 def isneginf(input: Tensor) -> Tensor:
     """True where ``input`` is −∞ (never for integer tensors)."""
-    return _make(np.isneginf(input._data) if input._data.dtype.kind == "f"
+    return _make(np.asarray(np.isneginf(input._data)) if input._data.dtype.kind == "f"
                  else np.zeros(input._data.shape, bool))
 
 

@@ -37,6 +37,7 @@ from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
+from .select_grad import masked_fill_zero
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -558,8 +559,8 @@ class _ExtremeOverDims(Op):
     """amax/amin over some dimensions (the winners share the gradient)."""
 
     @classmethod
-    def forward(cls, ctx, a, dims, keepdim):
-        ctx.dims, ctx.keepdim = dims, keepdim
+    def forward(cls, ctx, a, dims, keepdim, sums_back=False):
+        ctx.dims, ctx.keepdim, ctx.sums_back = dims, keepdim, sums_back
         out = row_major(np.asarray(cls.numpy_fn(a, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
@@ -567,8 +568,13 @@ class _ExtremeOverDims(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return scale_grad_by_count(grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim),
-                                   ctx.dims, ctx.keepdim)
+        result = scale_grad_by_count(grad, _equal_to_reduced(a, out, ctx.dims, ctx.keepdim),
+                                     ctx.dims, ctx.keepdim)
+        if ctx.sums_back and type(result) is Tensor:
+            # create_graph: PyTorch gives the gradient of a 0-d input reduced over dim 0
+            # its dim back (shape (1,)), and summing it to () records SumBackward0
+            result = result.sum()
+        return result
 
 
 def _equal_to_reduced(a, out, dims: tuple | None, keepdim: bool):
@@ -646,13 +652,23 @@ def median(input: Tensor, dim: int | None = None,
     >>> torch.tensor([4., 1., 3., 2.]).median()
     tensor(2.)
     """
-    refuse_bool_median(input, dim)
     if dim is None:
+        empty = empty_median(input)
+        if empty is not None:
+            return empty
+        refuse_bool_median(input, dim)
         return MedianBackward0.apply(input)
     d = _wrap_dim(dim, input._data.ndim)
     _require_nonempty(input, (d,) if input._data.ndim else (), "median")
+    refuse_bool_median(input, dim)  # (after the checks of dim: PyTorch's order)
     values, indices = MedianBackward1.apply(input, dim=d, keepdim=keepdim)
     return return_types_median(values, indices)
+
+
+def _sums_back(input: Tensor, dim, keepdim: bool) -> bool:
+    """A 0-d input reduced over an explicit dim 0 (see _ExtremeOverDims.backward)."""
+    return input._data.ndim == 0 and not keepdim and dim is not None and (
+        not isinstance(dim, (tuple, list)) or len(dim) > 0)
 
 
 def _amax_dims(input: Tensor, dim, name: str) -> tuple:
@@ -660,7 +676,11 @@ def _amax_dims(input: Tensor, dim, name: str) -> tuple:
         _require_nonempty(input, None, name)
         return tuple(range(input._data.ndim))
     dims = normalize_dims(dim, input._data.ndim)
-    _require_nonempty(input, dims, name)
+    if input._data.ndim:  # (PyTorch's message names a dim as given: -1 stays -1)
+        for given in dim if isinstance(dim, (tuple, list)) else (dim,):
+            if input._data.shape[_wrap_dim(given, input._data.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero "
+                                 "size.")
     return dims
 
 
@@ -675,14 +695,16 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     >>> torch.tensor([[1., 5.], [7., 2.]]).amax(0)
     tensor([7., 5.])
     """
-    return AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim)
+    return AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim,
+                              sums_back=_sums_back(input, dim, keepdim))
 
 
 @tensor_method()
 @checks_types("amin", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (see :func:`amax`)."""
-    return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim)
+    return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim,
+                              sums_back=_sums_back(input, dim, keepdim))
 
 
 def refuse_bool_median(input: Tensor, dim) -> None:
@@ -690,6 +712,22 @@ def refuse_bool_median(input: Tensor, dim) -> None:
     if input._data.dtype == np.bool_:
         kernel = "median_cpu" if dim is None else "median_out"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def empty_median(input: Tensor) -> Tensor | None:
+    """median() and nanmedian() of an empty integer or bool tensor, else None.
+
+    PyTorch gives nan cast to the dtype, before it looks for a kernel: True for bool and,
+    as x86 converts nan to an integer, the most negative int32 (int64 for 8-byte types),
+    narrowed to smaller types (0). (Float tensors give nan through the usual op.)
+    """
+    data = input._data
+    if data.size or data.dtype.kind == "f":
+        return None
+    if data.dtype == np.bool_:
+        return _make(np.array(True))
+    indefinite = np.iinfo(np.int64 if data.dtype.itemsize == 8 else np.int32).min
+    return _make(np.array(indefinite).astype(data.dtype))  # (wraps to 0 for int8, int16)
 
 
 def _arg_extreme(name: str, np_fn, input: Tensor, dim, keepdim: bool) -> Tensor:
@@ -963,9 +1001,9 @@ class LinalgVectorNormBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        a, out = ctx.saved_tensors  # (first: PyTorch unpacks them, and checks, for p = 0 too)
         if ctx.ord == 0:  # counting nonzeros is flat: PyTorch sends no gradient at all
             return None  # (x.grad stays None), not zeros
-        a, out = ctx.saved_tensors
         return vector_norm_backward(grad, a, out, ctx.ord, ctx.dims, ctx.keepdim)
 
 
@@ -986,6 +1024,9 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)
     if p == 2:  # PyTorch's grad · (a / norm, 0 where the norm is 0): an inf grad gives nan
+        if isinstance(a, Tensor):  # create_graph: PyTorch's (a / norm).masked_fill_(...),
+            # whose derivative at a zero norm is nan (0/0), as PyTorch's
+            return grad * masked_fill_zero(zero_norm, a / out)
         return grad * np.where(zero_norm, 0, a / safe_out)
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
@@ -1021,8 +1062,10 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
                 f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
                 "the operation does not have an identity"
             )
-        for d in dims or ():
-            if shape[d] == 0:
+        given = () if dims is None or not shape else (
+            tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+        for d in given:  # (named as given: -1 stays -1)
+            if shape[_wrap_dim(d, input._data.ndim)] == 0:
                 raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
                     f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
                     "because this dimension is empty and the operation does not have an "
@@ -1155,8 +1198,9 @@ class CumprodBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if np.ndim(a) == 0 or np.shape(a)[ctx.dim] == 1:  # the identity (PyTorch's shortcut:
-            return grad  # dividing by an inf or nan input would give nan)
+        shape = np.shape(a)
+        if not shape or shape[ctx.dim] == 1 or 0 in shape:  # the identity (PyTorch's
+            return grad  # shortcut: dividing by an inf or nan input would give nan)
         zero = _value(a) == 0
         if not zero.any():
             return reverse_cumsum(grad * out, ctx.dim) / a

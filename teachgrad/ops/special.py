@@ -26,6 +26,7 @@ from .op import Op
 from .pointwise import (
     _binary,
     _check_broadcast,
+    _check_shapes_broadcast,
     _division_operands,
     _floating,
     _operand,
@@ -210,7 +211,10 @@ class AcoshBackward0(Op):
         # is +∞ as PyTorch's (a² − 1 = +0), not −∞.
         if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
             return grad / np.sqrt((a - 1) * (a + 1) + 0.0)
-        return grad * ((a - 1) * (a + 1) + 0.0).rsqrt()  # PyTorch's order: MulBackward0
+        # Under create_graph, PyTorch's formula itself: differentiated again at a = 1, the
+        # product (a − 1)(a + 1) would send −∞·(a − 1) = −∞·0 = nan back, where the true
+        # second derivative −a/(a² − 1)^(3/2) is −∞ (as a² − 1 gives).
+        return grad * (a.pow(2) - 1).rsqrt()  # PyTorch's order: MulBackward0
 
 
 class AtanhBackward0(Op):
@@ -938,7 +942,9 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
         return LerpBackward0.apply(input, end, weight=weight)
     if weight._data.ndim or weight._data.dtype.kind != "f":
         _check_same_dtype(input, weight, "weight")
-    _check_broadcast(input, weight)
+    # PyTorch broadcasts the operands in turn: the weight meets start's and end's shape.
+    _check_shapes_broadcast(np.broadcast_shapes(input._data.shape, end._data.shape),
+                            weight._data.shape)
     if weight._data.dtype != input._data.dtype:  # a 0-d float weight adapts, as in PyTorch
         weight = weight.to(input.dtype)
     return LerpBackward1.apply(input, end, weight)
