@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_common, check_unsupported
+from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupported
 
 
 class Adam(Optimizer):
@@ -33,6 +33,7 @@ class Adam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        check_tensor_lr(lr)
         check_common(lr, 0.0, eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")

@@ -116,11 +116,11 @@ class Muon(Optimizer):
                  adjust_lr_fn: str | None = None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not lr >= 0.0:
+        if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not momentum >= 0.0:
+        if not 0.0 <= momentum:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
         if adjust_lr_fn is not None and adjust_lr_fn not in ("original", "match_rms_adamw"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_common, check_unsupported
+from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupported
 
 
 class RMSprop(Optimizer):
@@ -26,11 +26,12 @@ class RMSprop(Optimizer):
                  centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        check_tensor_lr(lr)
         check_common(lr, 0.0, eps)
-        if not momentum >= 0.0:
+        if not 0.0 <= momentum:
             raise ValueError(f"Invalid momentum value: {momentum}")
         check_common(lr, weight_decay)
-        if not alpha >= 0.0:
+        if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         check_unsupported(differentiable)
         defaults = {
