@@ -235,6 +235,12 @@ class LBFGS(Optimizer):
 
     def step(self, closure: Callable[[], Any]) -> Any:  # type: ignore[override]
         """Run up to ``max_iter`` L-BFGS iterations; returns the first loss computed."""
+        if len(self.param_groups) != 1:  # (a group added by add_param_group)
+            raise AssertionError(
+                f"Expected exactly one param_group, but got {len(self.param_groups)}"
+                "\nHint: LBFGS optimizes one group of parameters; give them all to its "
+                "constructor."
+            )
         if closure is None:
             raise RuntimeError(
                 "LBFGS.step() needs a closure that recomputes the loss"

@@ -49,6 +49,36 @@ def _typename(obj: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _split_names(param_group: dict[str, Any]) -> None:
+    """Named parameters, as model.named_parameters() gives them: keep the tensors in
+    ``'params'`` and the names in ``'param_names'``."""
+    names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p
+                             for p in param_group["params"]]
+    if names:
+        if len(names) != len(param_group["params"]):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are "
+                "missing"
+            )
+        param_group["param_names"] = names
+
+
+def _check_optimizable(param: Any) -> None:
+    if not isinstance(param, Tensor):
+        raise TypeError(
+            "optimizer can only optimize Tensors, but one of the params is "
+            + _typename(param)
+        )
+    if not (param.is_leaf or param.retains_grad):
+        raise ValueError(
+            "can't optimize a non-leaf Tensor"
+            "\nHint: optimize the tensor you created (the leaf), e.g. "
+            "w = torch.randn(3, requires_grad=True), not a result computed from it "
+            "such as w * 2."
+        )
+
+
 # Step hooks for every optimizer (register_optimizer_step_pre_hook / _post_hook), PyTorch's
 # names: the pre-hooks run before each optimizer's own, the post-hooks after.
 _global_optimizer_pre_hooks: dict = {}
@@ -128,12 +158,16 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """Add a group of parameters (with its own settings) to optimize from now on."""
+        """Add a group of parameters (with its own settings) to optimize from now on.
+
+        As in PyTorch, the dict given becomes the group: its ``'params'`` is made a list
+        and the settings it does not give are filled in from the defaults.
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
-            params = [params]
+            param_group["params"] = [params]
         elif isinstance(params, set):
             raise TypeError(
                 "optimizer parameters need to be organized in ordered collections, but the "
@@ -141,40 +175,20 @@ class Optimizer:
                 "instead."
             )
         else:
-            params = list(params)
-        # Named parameters, as given by model.named_parameters(): keep the names too.
-        names = [p[0] for p in params if isinstance(p, tuple)]
-        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
-        if names and len(names) != len(tensors):
-            raise ValueError(
-                "all optimizer params should be with/without names. Some param names are "
-                "missing"
-            )
-        for param in tensors:
-            if not isinstance(param, Tensor):
-                raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(param)
-                )
-            if not (param.is_leaf or param.retains_grad):
-                raise ValueError(
-                    "can't optimize a non-leaf Tensor"
-                    "\nHint: optimize the tensor you created (the leaf), e.g. "
-                    "w = torch.randn(3, requires_grad=True), not a result computed from it "
-                    "such as w * 2."
-                )
+            param_group["params"] = list(params)
+        _split_names(param_group)
+        for param in param_group["params"]:
+            _check_optimizable(param)
 
-        group = {**param_group, "params": tensors}
-        if names:
-            group["param_names"] = names
         for name, default in self.defaults.items():
-            if default is required and name not in group:
+            if default is required and name not in param_group:
                 raise ValueError(
                     "parameter group didn't specify a value of required optimization "
                     f"parameter {name}"
                 )
-            group.setdefault(name, default)
+            param_group.setdefault(name, default)
 
+        tensors = param_group["params"]
         if len(tensors) != len(set(tensors)):
             warn_user(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
@@ -184,9 +198,15 @@ class Optimizer:
         seen: set[Tensor] = set()
         for existing in self.param_groups:
             seen.update(existing["params"])
+            if ("param_names" in param_group) != ("param_names" in existing):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add "
+                    f"param group {which} to the optimizer"
+                )
         if not seen.isdisjoint(tensors):
             raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(group)
+        self.param_groups.append(param_group)
 
     def _patch_step_function(self) -> None:
         # As PyTorch: the first optimizer of a class wraps the step its class uses, once.
