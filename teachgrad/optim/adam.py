@@ -70,8 +70,8 @@ class Adam(Optimizer):
             else:
                 grad = grad.add(param, alpha=weight_decay)  # Adam: an L2 term in the gradient
 
-        # m = β1·m + (1−β1)·g, written as m + (1−β1)·(g − m): PyTorch's lerp_, same rounding.
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+        # m = β1·m + (1−β1)·g, as PyTorch: lerp_ (which rounds from the nearer end)
+        exp_avg.lerp_(grad, 1 - beta1)
         # v = β2·v + (1−β2)·g²
         exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
 

@@ -75,7 +75,7 @@ class Adamax(Optimizer):
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
 
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # PyTorch's lerp_
+        exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
         exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
 
         clr = lr / (1 - beta1 ** state["step"].item())

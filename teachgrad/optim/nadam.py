@@ -87,7 +87,7 @@ class NAdam(Optimizer):
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         mu_product.mul_(mu)
 
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # PyTorch's lerp_
+        exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
         exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
         denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
 

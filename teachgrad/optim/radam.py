@@ -74,7 +74,7 @@ class RAdam(Optimizer):
             else:
                 grad = grad.add(param, alpha=weight_decay)
 
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # PyTorch's lerp_
+        exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
         exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
 
         bias_correction1 = 1 - beta1**step

@@ -64,7 +64,7 @@ class RMSprop(Optimizer):
 
         if group["centered"]:
             grad_avg = state["grad_avg"]
-            grad_avg.add_(grad - grad_avg, alpha=1 - alpha)  # PyTorch's lerp_
+            grad_avg.lerp_(grad, 1 - alpha)  # as PyTorch (rounding from the nearer end)
             avg = (square_avg - grad_avg * grad_avg).sqrt_()
         else:
             avg = square_avg.sqrt()
