@@ -264,13 +264,18 @@ class Generator:
     # -- the program -----------------------------------------------------------------
     def constructor(self, groups: list[list[str]], kw: dict[str, str],
                     overrides: list[dict[str, str]] | None = None) -> str:
+        named = self.chance(0.15)  # (name, tensor) pairs, as model.named_parameters()
+
+        def names_of(group):
+            return ", ".join(f"({n!r}, {n})" if named else n for n in group)
+
         if len(groups) == 1 and not (overrides and overrides[0]) and self.chance(0.5):
-            params = "[" + ", ".join(groups[0]) + "]"
+            params = "[" + names_of(groups[0]) + "]"
         else:
             parts = []
             for i, names in enumerate(groups):
                 extra = "".join(f", {k!r}: {v}" for k, v in (overrides or [{}] * 9)[i].items())
-                parts.append("{'params': [" + ", ".join(names) + "]" + extra + "}")
+                parts.append("{'params': [" + names_of(names) + "]" + extra + "}")
             params = "[" + ", ".join(parts) + "]"
         args = "".join(f", {k}={v}" for k, v in kw.items())
         return f"torch.optim.{self.name}({params}{args})"
@@ -295,14 +300,15 @@ class Generator:
         if self.name == "LBFGS":
             self.emit("def closure():\n    opt.zero_grad()\n    loss = "
                       f"{self.loss_source}\n    loss.backward()\n    return loss", "closure")
-        for _ in range(r.randint(1, 5)):
+        # (LBFGS: three steps of up to three iterations, which stay clear of the minimum)
+        for _ in range(r.randint(1, 3 if self.name == "LBFGS" else 5)):
             self.train_step()
             roll = r.random()
             if roll < 0.12 and self.name != "LBFGS":
                 self.add_group()
             elif roll < 0.3:
                 self.round_trip()
-            elif roll < 0.36:
+            elif roll < 0.5:
                 self.bad_call()
         return self.statements
 
@@ -369,10 +375,31 @@ class Generator:
             "opt.load_state_dict({'state': {}, 'param_groups': [{'params': [0, 1, 2, 3, 4, "
             "5, 6]}] * len(opt.param_groups)})",
         ]
+        first = self.params[0][0]
+        choices += [
+            f"opt.add_param_group({{'params': {{{first}}}}})",
+            "opt.add_param_group({'params': [torch.tensor([1.0])]})",
+            "opt.add_param_group({'params': [torch.tensor([1, 2])]})",
+            "opt.add_param_group({'params': []})",
+            "opt.add_param_group({'params': [1.0]})",
+            f"opt.add_param_group({{'params': [('a', {first}), {first}]}})",
+            "opt.step()",  # the gradients of the last step again (or none)
+            "opt.zero_grad()\nopt.step()",
+            "opt.state_dict()['param_groups'][0]['lr']",
+            "opt.param_groups[0]['lr'] = 0.5",
+            f"torch.optim.{self.name}({first})",
+            f"torch.optim.{self.name}([])",
+            f"torch.optim.{self.name}([{{'params': [{first}]}}, {{'params': [{first}]}}])",
+        ]
         if self.name == "LBFGS":
             choices.append("opt.step()")
+        if self.sched:
+            choices += ["sched.get_lr()", "sched.state_dict()['last_epoch']",
+                        "sched2 = sched\nsched2.load_state_dict(sched.state_dict())"]
         if self.sched and self.sched not in ("ReduceLROnPlateau",):
-            choices.append("sched.step(3)")
+            choices.append(f"sched.step({self.rng.randint(0, 6)})")
+        if self.sched == "ReduceLROnPlateau":
+            choices += ["sched.step()", "sched.step('x')", "sched.step(float('nan'))"]
         if self.sched == "OneCycleLR":
             choices.append("for _ in range(30):\n    sched.step()")
         self.emit(r.choice(choices), "bad_call")
@@ -460,7 +487,7 @@ class Generator:
                   "min_lr": repr(r.choice([0, 1e-3, [1e-4] * ngroups]))}
         if name in ("SequentialLR", "ChainedScheduler"):  # as an inner one: plain
             name, kw = "StepLR", {"step_size": "2"}
-        if self.chance(0.08):
+        if self.chance(0.15):
             kw.update(self.invalid_schedule(name))
         if resume and name not in ("ReduceLROnPlateau",) and self.chance(0.15):
             if self.chance(0.6):

@@ -113,6 +113,37 @@ opt.add_param_group({'params': [p1]})""",
 p0 = torch.tensor([1.0], requires_grad=True)
 p1 = torch.tensor([2.0], requires_grad=True)
 opt = torch.optim.SGD([{'params': [p0, p0]}, {'params': [p1]}], lr=0.1)""",
+    "add_param_group: mixing named and unnamed groups": """
+p0 = torch.tensor([1.0, 2.0], requires_grad=True)
+p1 = torch.tensor([3.0], requires_grad=True)
+opt = torch.optim.SGD([('p0', p0)], lr=0.1)
+opt.add_param_group({'params': [p1]})""",
+    "add_param_group fills in the dict it is given (and keeps it)": """
+p0 = torch.tensor([1.0, 2.0], requires_grad=True)
+p1 = torch.tensor([3.0], requires_grad=True)
+opt = torch.optim.Adam([p0], lr=0.1)
+extra = {'params': (p for p in [p1]), 'lr': 0.5}
+opt.add_param_group(extra)
+same = [sorted(extra), extra is opt.param_groups[1], extra['params'][0] is p1]""",
+    "LBFGS refuses to step with a second group": """
+p0 = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+opt = torch.optim.LBFGS([p0], lr=0.5, max_iter=2)
+def closure():
+    opt.zero_grad()
+    loss = p0.cosh().sum()
+    loss.backward()
+    return loss
+opt.add_param_group({'params': [torch.tensor([1.0], dtype=torch.float64)]})
+loss = opt.step(closure)""",
+    "Muon makes a group's momentum buffers before a 1-d parameter fails": """
+p0 = torch.tensor([[-0.063, 1.058], [0.857, 0.312]], dtype=torch.float64, requires_grad=True)
+p1 = torch.tensor([-0.6], requires_grad=True)
+p2 = torch.tensor([[0.5]], requires_grad=True)
+opt = torch.optim.Muon([p0], momentum=0.698)
+opt.add_param_group({'params': [p1, p2]})
+loss = p0.tanh().mean() + (p1 ** 2).sum() + p2.sum()
+loss.backward()
+opt.step()""",
 }
 
 
@@ -132,6 +163,45 @@ def _statements(source: str) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+def _bits(lib, run) -> list:
+    return [t.detach().numpy().tobytes() for t in run(lib)]
+
+
+def test_lerp_rounds_a_number_weight_to_the_tensors_dtype_first():
+    # PyTorch's kernel computes 1 - w in float32 for float32 tensors: float32(1 - 0.973)
+    # and 1 - float32(0.973) differ in the last bit, and so do the results.
+    def run(lib):
+        start, end = lib.zeros(3), lib.tensor([0.897, -1.3, 2.5])
+        return [lib.lerp(start, end, w) for w in (0.973, 0.3, 0.5, 0.61)]
+
+    assert _bits(teachgrad, run) == _bits(torch, run)
+
+
+@pytest.mark.parametrize("name,kwargs,average", [
+    ("Adam", dict(betas=(0.3, 0.999)), "exp_avg"), ("NAdam", dict(betas=(0.2, 0.9)), "exp_avg"),
+    ("RAdam", dict(betas=(0.4, 0.99)), "exp_avg"), ("Adamax", dict(betas=(0.1, 0.9)), "exp_avg"),
+    ("RMSprop", dict(alpha=0.027, centered=True), "grad_avg"),
+])
+def test_moving_averages_round_as_pytorchs_lerp(name, kwargs, average):
+    # A weight 1 - beta above 0.5 takes lerp's other branch (end - (end - start)(1 - w)),
+    # and the average agrees with PyTorch's to the bit. (The gradient, the constant c, is
+    # exact in both: the parameters' own updates may round differently, by fused
+    # multiply-adds, and are not compared here.)
+    def run(lib):
+        p = lib.tensor([0.403, -0.549, -0.229], requires_grad=True)
+        c = lib.tensor([0.897, -1.3, 2.5])
+        opt = getattr(lib.optim, name)([p], lr=0.01, **kwargs)
+        averages = []
+        for _ in range(3):
+            opt.zero_grad()
+            (p * c).sum().backward()
+            opt.step()
+            averages.append(opt.state[p][average].clone())
+        return averages
+
+    assert _bits(teachgrad, run) == _bits(torch, run)
 
 
 # ----------------------------------------------------------------- state-dict hooks
