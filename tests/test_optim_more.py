@@ -4,6 +4,7 @@ argument checks with PyTorch's messages, state and state_dict, and (with torch i
 
 from __future__ import annotations
 
+import copy
 import doctest
 import math
 
@@ -297,7 +298,9 @@ def test_state_dict_round_trip_continues_identically(name):
     twin = nn.Linear(3, 2)
     twin.load_state_dict(model.state_dict())
     twin_opt = getattr(optim, name)(twin.parameters(), lr=1.0)
-    twin_opt.load_state_dict(saved)
+    # a copy, as torch.save/torch.load give: load_state_dict keeps the tensors it is given
+    # (PyTorch's semantics), and `opt` goes on changing its own in place
+    twin_opt.load_state_dict(copy.deepcopy(saved))
     assert twin_opt.param_groups[0]["lr"] == 0.05
     train(model, opt, 2)
     train(twin, twin_opt, 2)

@@ -908,10 +908,19 @@ class LerpBackward1(Op):
 
 def _lerp(start, end, weight):
     # PyTorch's formula: from whichever end is nearer, so that weight 1 gives exactly end.
+    # A number weight is first rounded to the tensors' dtype, as PyTorch's kernel does
+    # (1 - w is then float32's, which an optimizer's lerp_(grad, 1 - beta) shows).
+    dtype = np.result_type(start, end)
+    weight = np.asarray(weight).astype(dtype, copy=False)
     diff = end - start
+    if dtype == np.float32:
+        # PyTorch's kernel fuses the multiply and the add (fmadd: one rounding). The
+        # product of two float32 numbers is exact in float64, so float64 arithmetic
+        # rounded once to float32 gives the same bits.
+        weight, diff = weight.astype(np.float64), diff.astype(np.float64)
     near_start = np.abs(weight) < 0.5
     out = np.where(near_start, start + weight * diff, end - diff * (1 - weight))
-    return out.astype(np.result_type(start, end), copy=False)
+    return out.astype(dtype, copy=False)
 
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}

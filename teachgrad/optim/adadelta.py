@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 class Adadelta(Optimizer):
@@ -35,13 +35,14 @@ class Adadelta(Optimizer):
                  eps: float = 1e-6, weight_decay: float = 0, foreach: bool | None = None,
                  *, capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not eps >= 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         check_unsupported(differentiable)
         defaults = {

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr
 
 
 class Adafactor(Optimizer):
@@ -36,17 +36,18 @@ class Adafactor(Optimizer):
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
                  weight_decay: float = 0.0, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not beta2_decay <= 0.0:
+        if not 0.0 >= beta2_decay:
             raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
-        if eps[0] is not None and not eps[0] >= 0.0:
+        if eps[0] is not None and not 0.0 <= eps[0]:
             raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
-        if not eps[1] >= 0.0:
+        if not 0.0 <= eps[1]:
             raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
-        if not d >= 1.0:
+        if not 1.0 <= d:
             raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
         defaults = {
             "lr": lr, "beta2_decay": beta2_decay, "eps": eps, "d": d,

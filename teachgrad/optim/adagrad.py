@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import full_like, tensor
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 class Adagrad(Optimizer):
@@ -40,17 +40,18 @@ class Adagrad(Optimizer):
                  eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  fused: bool | None = None) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not lr_decay >= 0.0:
+        if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not initial_accumulator_value >= 0.0:
+        if not 0.0 <= initial_accumulator_value:
             raise ValueError(
                 f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
             )
-        if not eps >= 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         check_unsupported(differentiable)
         defaults = {

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_common, check_unsupported
+from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupported
 
 
 class Adam(Optimizer):
@@ -33,6 +33,7 @@ class Adam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        check_tensor_lr(lr)
         check_common(lr, 0.0, eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
@@ -69,8 +70,8 @@ class Adam(Optimizer):
             else:
                 grad = grad.add(param, alpha=weight_decay)  # Adam: an L2 term in the gradient
 
-        # m = β1·m + (1−β1)·g, written as m + (1−β1)·(g − m): PyTorch's lerp_, same rounding.
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+        # m = β1·m + (1−β1)·g, as PyTorch: lerp_ (which rounds from the nearer end)
+        exp_avg.lerp_(grad, 1 - beta1)
         # v = β2·v + (1−β2)·g²
         exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 def check_betas(betas: tuple[float, float]) -> None:
@@ -43,12 +43,13 @@ class Adamax(Optimizer):
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         check_betas(betas)
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         check_unsupported(differentiable)
         defaults = {
@@ -74,7 +75,7 @@ class Adamax(Optimizer):
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
 
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # PyTorch's lerp_
+        exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
         exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
 
         clr = lr / (1 - beta1 ** state["step"].item())

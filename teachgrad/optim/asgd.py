@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 class ASGD(Optimizer):
@@ -37,9 +37,10 @@ class ASGD(Optimizer):
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         check_unsupported(differentiable)
         defaults = {

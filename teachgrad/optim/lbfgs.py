@@ -32,7 +32,7 @@ from .. import _creation
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.shape import cat
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -182,7 +182,8 @@ class LBFGS(Optimizer):
                  max_eval: int | None = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -234,6 +235,12 @@ class LBFGS(Optimizer):
 
     def step(self, closure: Callable[[], Any]) -> Any:  # type: ignore[override]
         """Run up to ``max_iter`` L-BFGS iterations; returns the first loss computed."""
+        if len(self.param_groups) != 1:  # (a group added by add_param_group)
+            raise AssertionError(
+                f"Expected exactly one param_group, but got {len(self.param_groups)}"
+                "\nHint: LBFGS optimizes one group of parameters; give them all to its "
+                "constructor."
+            )
         if closure is None:
             raise RuntimeError(
                 "LBFGS.step() needs a closure that recomputes the loss"

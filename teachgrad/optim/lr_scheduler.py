@@ -199,7 +199,7 @@ class LRScheduler:
                 values = closed_form() if closed_form is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_lr(group, lr)
         self._last_lr: list[Any] = _lrs(self.optimizer)
 
@@ -290,7 +290,7 @@ class LambdaLR(_LambdaScheduler):
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
         self._warn_if_called_outside_step()
         return [base_lr * lmbda(self.last_epoch)
-                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaScheduler):
@@ -309,7 +309,8 @@ class MultiplicativeLR(_LambdaScheduler):
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * lmbda(self.last_epoch)
-                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups,
+                                         strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -435,12 +436,12 @@ class CosineAnnealingLR(LRScheduler):
             return _lrs(self.optimizer)
         if self._step_count == 1 and t > 0:  # resumed at epoch t: use the closed form
             return [eta_min + (base_lr - eta_min) * (1 + math.cos(t * math.pi / T)) / 2
-                    for base_lr in self.base_lrs]
+                    for base_lr, _ in zip(self.base_lrs, groups, strict=True)]
         if (t - 1 - T) % (2 * T) == 0:
             # Just past the bottom (lr = eta_min): the ratio below would be 0/0, so step
             # up by the first increment of the rising half instead.
             return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / T)) / 2
-                    for base_lr, group in zip(self.base_lrs, groups)]
+                    for base_lr, group in zip(self.base_lrs, groups, strict=True)]
         return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
                 * (group["lr"] - eta_min) + eta_min
                 for group in groups]
@@ -945,7 +946,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_lr(group, lr)
         self._last_lr = _lrs(self.optimizer)
 
@@ -982,7 +983,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _set_lr(group, lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
 
@@ -1007,7 +1008,8 @@ class CyclicLR(LRScheduler):
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
                 for m_momentum, b_momentum, group in zip(
-                        self.max_momentums, self.base_momentums, optimizer.param_groups):
+                        self.max_momentums, self.base_momentums, optimizer.param_groups,
+                        strict=True):
                     _set_momentum(group, m_momentum, self.use_beta1)
                     group["max_momentum"] = m_momentum
                     group["base_momentum"] = b_momentum
@@ -1057,13 +1059,14 @@ class CyclicLR(LRScheduler):
         where = cycle if self.scale_mode == "cycle" else self.last_epoch
 
         lrs = []
-        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs):
+        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True):
             base_height = (max_lr - base_lr) * scale_factor
             lrs.append(base_lr + base_height * self.scale_fn(where))
 
         if self.cycle_momentum:
             for group, base_momentum, max_momentum in zip(
-                    self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                    self.optimizer.param_groups, self.base_momentums, self.max_momentums,
+                    strict=True):
                 base_height = (max_momentum - base_momentum) * scale_factor
                 _set_momentum(group, max_momentum - base_height * self.scale_fn(where),
                               self.use_beta1)
@@ -1185,7 +1188,7 @@ class OneCycleLR(LRScheduler):
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
                 for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
-                                                         optimizer.param_groups):
+                                                         optimizer.param_groups, strict=True):
                     _set_momentum(group, m_momentum, self.use_beta1)
                     group["max_momentum"] = m_momentum
                     group["base_momentum"] = b_momentum

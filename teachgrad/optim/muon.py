@@ -23,12 +23,14 @@ bfloat16 value: a difference of about ``lr · 2⁻⁸`` in some weights.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from .._creation import zeros_like
 from .._tensor import Tensor, _make
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
 # Keller Jordan's constants (https://kellerjordan.github.io/posts/muon/), as PyTorch's.
@@ -116,11 +118,11 @@ class Muon(Optimizer):
                  adjust_lr_fn: str | None = None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not lr >= 0.0:
+        if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not momentum >= 0.0:
+        if not 0.0 <= momentum:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
         if adjust_lr_fn is not None and adjust_lr_fn not in ("original", "match_rms_adamw"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
@@ -135,6 +137,21 @@ class Muon(Optimizer):
                 if p.ndim != 2:
                     raise ValueError("Muon only supports 2D parameters whereas we found a "
                                      f"parameter with size: {p.size()}")
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every 2-D parameter that has a gradient; returns ``closure()`` if given."""
+        loss = self._evaluate(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params = [p for p in group["params"] if p.grad is not None]
+                # As PyTorch: every momentum buffer of the group exists before the first
+                # update (a parameter that is not 2-D fails after that, not before).
+                for p in params:
+                    if "momentum_buffer" not in self.state[p]:
+                        self.state[p]["momentum_buffer"] = zeros_like(p.grad)
+                for p in params:
+                    self._update(p, group)
+        return loss
 
     def _update(self, param, group: dict) -> None:
         lr = float(group["lr"])

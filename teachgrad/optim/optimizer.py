@@ -17,7 +17,7 @@ Subclasses only write ``step()``: a plain loop over the parameters that have a g
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
@@ -47,6 +47,36 @@ def _typename(obj: Any) -> str:
     if cls.__module__ == "builtins":
         return cls.__qualname__
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _split_names(param_group: dict[str, Any]) -> None:
+    """Named parameters, as model.named_parameters() gives them: keep the tensors in
+    ``'params'`` and the names in ``'param_names'``."""
+    names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p
+                             for p in param_group["params"]]
+    if names:
+        if len(names) != len(param_group["params"]):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are "
+                "missing"
+            )
+        param_group["param_names"] = names
+
+
+def _check_optimizable(param: Any) -> None:
+    if not isinstance(param, Tensor):
+        raise TypeError(
+            "optimizer can only optimize Tensors, but one of the params is "
+            + _typename(param)
+        )
+    if not (param.is_leaf or param.retains_grad):
+        raise ValueError(
+            "can't optimize a non-leaf Tensor"
+            "\nHint: optimize the tensor you created (the leaf), e.g. "
+            "w = torch.randn(3, requires_grad=True), not a result computed from it "
+            "such as w * 2."
+        )
 
 
 # Step hooks for every optimizer (register_optimizer_step_pre_hook / _post_hook), PyTorch's
@@ -111,6 +141,7 @@ class Optimizer:
         self.param_groups: list[dict[str, Any]] = []
         self._optimizer_step_pre_hooks: dict = {}
         self._optimizer_step_post_hooks: dict = {}
+        self._add_state_dict_hook_tables()
         self._patch_step_function()
 
         param_groups = list(params)
@@ -127,12 +158,16 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """Add a group of parameters (with its own settings) to optimize from now on."""
+        """Add a group of parameters (with its own settings) to optimize from now on.
+
+        As in PyTorch, the dict given becomes the group: its ``'params'`` is made a list
+        and the settings it does not give are filled in from the defaults.
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
-            params = [params]
+            param_group["params"] = [params]
         elif isinstance(params, set):
             raise TypeError(
                 "optimizer parameters need to be organized in ordered collections, but the "
@@ -140,40 +175,20 @@ class Optimizer:
                 "instead."
             )
         else:
-            params = list(params)
-        # Named parameters, as given by model.named_parameters(): keep the names too.
-        names = [p[0] for p in params if isinstance(p, tuple)]
-        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
-        if names and len(names) != len(tensors):
-            raise ValueError(
-                "all optimizer params should be with/without names. Some param names are "
-                "missing"
-            )
-        for param in tensors:
-            if not isinstance(param, Tensor):
-                raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(param)
-                )
-            if not (param.is_leaf or param.retains_grad):
-                raise ValueError(
-                    "can't optimize a non-leaf Tensor"
-                    "\nHint: optimize the tensor you created (the leaf), e.g. "
-                    "w = torch.randn(3, requires_grad=True), not a result computed from it "
-                    "such as w * 2."
-                )
+            param_group["params"] = list(params)
+        _split_names(param_group)
+        for param in param_group["params"]:
+            _check_optimizable(param)
 
-        group = {**param_group, "params": tensors}
-        if names:
-            group["param_names"] = names
         for name, default in self.defaults.items():
-            if default is required and name not in group:
+            if default is required and name not in param_group:
                 raise ValueError(
                     "parameter group didn't specify a value of required optimization "
                     f"parameter {name}"
                 )
-            group.setdefault(name, default)
+            param_group.setdefault(name, default)
 
+        tensors = param_group["params"]
         if len(tensors) != len(set(tensors)):
             warn_user(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
@@ -183,15 +198,58 @@ class Optimizer:
         seen: set[Tensor] = set()
         for existing in self.param_groups:
             seen.update(existing["params"])
+            if ("param_names" in param_group) != ("param_names" in existing):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add "
+                    f"param group {which} to the optimizer"
+                )
         if not seen.isdisjoint(tensors):
             raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(group)
+        self.param_groups.append(param_group)
 
     def _patch_step_function(self) -> None:
         # As PyTorch: the first optimizer of a class wraps the step its class uses, once.
         cls = type(self)
         if not getattr(cls.step, "hooked", False):
             cls.step = _with_step_hooks(cls.step)
+
+    def _add_state_dict_hook_tables(self) -> None:
+        # Ordered: a hook registered with prepend=True moves to the front.
+        for name in _STATE_DICT_HOOK_TABLES:
+            self.__dict__.setdefault(name, OrderedDict())
+
+    def _register(self, table: str, hook: Callable, prepend: bool) -> RemovableHandle:
+        hooks = getattr(self, table)
+        handle = RemovableHandle(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook: Callable,
+                                     prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(optimizer)`` at the start of each :meth:`state_dict`
+        (``prepend=True``: before the hooks already registered). Returns a handle with
+        ``.remove()``."""
+        return self._register("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable,
+                                      prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(optimizer, state_dict)`` at the end of each :meth:`state_dict`; it
+        may change the dict in place or return a new one, which is returned instead."""
+        return self._register("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable,
+                                          prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(optimizer, state_dict)`` at the start of each
+        :meth:`load_state_dict` (with a shallow copy of the dict given); it may change
+        that copy or return another dict, which is loaded instead."""
+        return self._register("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable,
+                                           prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(optimizer)`` at the end of each :meth:`load_state_dict`."""
+        return self._register("_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return new
@@ -241,23 +299,43 @@ class Optimizer:
         """The optimizer's state: ``{'state': {index: {...}}, 'param_groups': [...]}``.
 
         Parameters are replaced by their position (0, 1, 2 ... across all groups), so the
-        dict can be loaded into an optimizer for another copy of the same model.
+        dict can be loaded into an optimizer for another copy of the same model. The state
+        tensors are the optimizer's own (not copies), as in PyTorch.
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index: dict[int, int] = {}
+        start = 0  # each group's first position
         groups = []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
+            # PyTorch's numbering: a parameter repeated in a group gets its last position
+            index.update({id(p): i for i, p in enumerate(group["params"], start)
+                          if id(p) not in index})
             packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
             groups.append(packed)
         state = {
             (index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
         }
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore a state saved by :meth:`state_dict` (same model layout required)."""
+        """Restore a state saved by :meth:`state_dict` (same model layout required).
+
+        As in PyTorch, a state tensor that already has its parameter's dtype is used as it
+        is, not copied: loading ``other.state_dict()`` makes the two optimizers share it.
+        """
+        state_dict = state_dict.copy()  # shallow: a pre-hook may change the copy
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -276,13 +354,16 @@ class Optimizer:
         for key, value in state_dict["state"].items():
             if key in by_index:
                 param = by_index[key]
-                state[param] = {k: _copy_state(v, param, k) for k, v in value.items()}
+                state[param] = _cast_state(value, param)
             else:
                 state[key] = value
         for s, g in zip(saved_groups, self.param_groups):
             s["params"] = g["params"]
-        self.state = state
-        self.param_groups = saved_groups
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -291,7 +372,11 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", {})  # (hooks are not saved)
         self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        self._add_state_dict_hook_tables()
         self._patch_step_function()
+        # As PyTorch (load_state_dict comes through here too): groups added from now on
+        # say differentiable=False even for an optimizer without that keyword.
+        self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
@@ -303,23 +388,40 @@ class Optimizer:
         return text + ")"
 
 
-def _copy_state(value: Any, param: Tensor, key: str) -> Any:
-    """A private copy of one saved state value (tensors cast to the parameter's dtype)."""
+_STATE_DICT_HOOK_TABLES = (
+    "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+    "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks",
+)
+
+
+def _cast_state(value: Any, param: Tensor, key: Any = None) -> Any:
+    """A saved state value made ready for ``param`` (PyTorch's ``_cast``): a tensor takes
+    the parameter's floating dtype -- the same tensor if it has it already -- except the
+    step counter, which is kept; dicts and lists are rebuilt around their elements."""
     if isinstance(value, Tensor):
-        data = value._data.copy()
-        if key != "step" and param.is_floating_point():
-            data = data.astype(param._data.dtype)
-        return _make(data)
-    return deepcopy(value)
+        if key == "step" or not param.is_floating_point() or value.dtype == param.dtype:
+            return value
+        return _make(value._data.astype(param._data.dtype))
+    if isinstance(value, dict):
+        return {k: _cast_state(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(v, param) for v in value)
+    return value
+
+
+def check_tensor_lr(lr: Any) -> None:
+    """A learning rate given as a tensor must hold one number (PyTorch's check)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
 
 
 def check_common(lr: float, weight_decay: float, eps: float | None = None) -> None:
     """The argument checks most optimizers share, with PyTorch's messages."""
-    if not lr >= 0.0:
+    if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
-    if eps is not None and not eps >= 0.0:
+    if eps is not None and not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
-    if not weight_decay >= 0.0:
+    if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 

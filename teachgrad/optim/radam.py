@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
 from .adamax import check_betas
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 class RAdam(Optimizer):
@@ -37,12 +37,13 @@ class RAdam(Optimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         check_betas(betas)
-        if not weight_decay >= 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         check_unsupported(differentiable)
         defaults = {
@@ -73,7 +74,7 @@ class RAdam(Optimizer):
             else:
                 grad = grad.add(param, alpha=weight_decay)
 
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # PyTorch's lerp_
+        exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
         exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
 
         bias_correction1 = 1 - beta1**step

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, check_common, check_unsupported
+from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupported
 
 
 class RMSprop(Optimizer):
@@ -26,11 +26,12 @@ class RMSprop(Optimizer):
                  centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        check_tensor_lr(lr)
         check_common(lr, 0.0, eps)
-        if not momentum >= 0.0:
+        if not 0.0 <= momentum:
             raise ValueError(f"Invalid momentum value: {momentum}")
         check_common(lr, weight_decay)
-        if not alpha >= 0.0:
+        if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         check_unsupported(differentiable)
         defaults = {
@@ -63,7 +64,7 @@ class RMSprop(Optimizer):
 
         if group["centered"]:
             grad_avg = state["grad_avg"]
-            grad_avg.add_(grad - grad_avg, alpha=1 - alpha)  # PyTorch's lerp_
+            grad_avg.lerp_(grad, 1 - alpha)  # as PyTorch (rounding from the nearer end)
             avg = (square_avg - grad_avg * grad_avg).sqrt_()
         else:
             avg = square_avg.sqrt()

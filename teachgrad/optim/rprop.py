@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._creation import full_like, tensor, zeros_like
-from .optimizer import Optimizer, check_unsupported
+from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
 class Rprop(Optimizer):
@@ -30,7 +30,8 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not lr >= 0.0:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")

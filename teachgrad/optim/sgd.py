@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, check_common, check_unsupported
+from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupported
 
 
 class SGD(Optimizer):
@@ -34,6 +34,7 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
+        check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
