@@ -109,7 +109,7 @@ _ACCEPTS: dict[str, Callable] = {
     "int": _is_int,
     "float": _is_float,
     "Number": is_number,
-    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "bool": lambda v: isinstance(v, bool),  # (not numpy.bool, not 1: PyTorch refuses both)
     "Tensor": lambda v: isinstance(v, Tensor),
     "str": lambda v: isinstance(v, str),
     "torch.dtype": lambda v: isinstance(v, DType),

@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import _device
-from ._creation import _check_device, _finish, _float_dtype, _shape, check_flag_overloaded
+from ._arguments import Signatures
+from ._creation import (
+    _FACTORY_KEYWORDS,
+    _check_device,
+    _finish,
+    _float_dtype,
+    _shape,
+    check_flag_overloaded,
+)
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._layout import check_layout
@@ -152,13 +160,27 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def _sample_dtype(dtype, kernel: str) -> np.dtype:
+    """The NumPy dtype to draw floats in (the default dtype if None); an integer or bool
+    dtype is PyTorch's NotImplementedError, named after its sampling kernel."""
+    d = _float_dtype(dtype)
+    if d.kind != "f":
+        name = to_dtype(d)._legacy.removesuffix("Tensor")
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{name}\'\nHint: random samples of this kind '
+            "are floats: pass a floating-point dtype (e.g. dtype=torch.float32), or use "
+            "torch.randint for integers."
+        )
+    return d
+
+
 def rand(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
          layout=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1): ``rand(2, 3)``."""
     check_layout("rand", layout)
     check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
-    d = _float_dtype(dtype)
+    d = _sample_dtype(dtype, "check_uniform_bounds")
     return _finish(_rng(generator).random(_shape(size, "rand")).astype(d), requires_grad)
 
 
@@ -168,7 +190,7 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
     check_layout("randn", layout)
     check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
-    d = _float_dtype(dtype)
+    d = _sample_dtype(dtype, "normal_kernel_cpu")
     return _finish(_rng(generator).standard_normal(_shape(size, "randn")).astype(d),
                    requires_grad)
 
@@ -229,22 +251,39 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
                    requires_grad=requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None,
-           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    """Normal samples with the given mean and std (numbers or tensors)."""
+_GENERATOR_OUT = "*, torch.Generator generator = None, Tensor out = None"
+_NORMAL = Signatures(
+    "normal",
+    f"(Tensor mean, Tensor std, {_GENERATOR_OUT})",
+    f"(Tensor mean, float std = 1, {_GENERATOR_OUT})",
+    f"(float mean, Tensor std, {_GENERATOR_OUT})",
+    f"(float mean, float std, tuple of ints size, {_GENERATOR_OUT}, {_FACTORY_KEYWORDS})",
+    hint="with a tensor mean or std the samples take its shape and dtype (no size, dtype or "
+         "requires_grad); with numbers, give the size: normal(0.0, 1.0, (2, 3)).")
+
+
+def normal(mean=None, std=None, size=None, *, generator: Generator | None = None,
+           dtype: DType | None = None, requires_grad: bool | None = None) -> Tensor:
+    """Normal samples: ``normal(0.0, 1.0, (2, 3))``, or shaped like a tensor mean / std
+    (``normal(means, 1.0)``)."""
     given = tuple(a for a in (mean, std, size) if a is not None)  # (as PyTorch lists them)
-    check_flag_overloaded("normal", given, requires_grad)
+    keywords = {name: value for name, value in (("dtype", dtype),
+                                                ("requires_grad", requires_grad))
+                if value is not None}
+    _NORMAL.check(given, keywords)  # (which of PyTorch's four forms this call is)
+    if std is None:
+        std = 1.0
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
-    shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     if isinstance(mean, Tensor):
-        d = mean._data.dtype
+        d = _sample_dtype(mean.dtype, "normal_kernel_cpu")
     elif isinstance(std, Tensor):
-        d = std._data.dtype
+        d = _sample_dtype(std.dtype, "normal_kernel_cpu")
     else:
-        d = _float_dtype(dtype)
+        d = _sample_dtype(dtype, "normal_kernel_cpu")
+    shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     data = _rng(generator).normal(m, s, size=shape).astype(d)
-    return _finish(data, requires_grad)
+    return _finish(data, bool(requires_grad))
 
 
 class BernoulliBackward0(Op):

@@ -730,7 +730,14 @@ def python_type_name(value) -> str:
     if isinstance(value, Tensor):
         return "Tensor"
     kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    if kind.__name__ in _TORCH_TYPES and kind.__module__.startswith("teachgrad."):
+        return "torch." + kind.__name__  # (teachgrad's dtype is PyTorch's torch.dtype)
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+_TORCH_TYPES = frozenset({"dtype", "device", "layout", "memory_format", "Generator", "Size"})
 
 
 def _shape_list(shape) -> str:
