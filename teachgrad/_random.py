@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _device
-from ._arguments import Signatures
+from ._arguments import Signatures, is_int
 from ._creation import (
     _FACTORY_KEYWORDS,
     _check_device,
@@ -18,6 +18,7 @@ from ._creation import (
     _float_dtype,
     _shape,
     check_flag_overloaded,
+    int_argument,
 )
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
@@ -195,6 +196,16 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
                    requires_grad)
 
 
+_RANDINT_KEYWORDS = "Tensor out = None, " + _FACTORY_KEYWORDS
+_RANDINT = Signatures(
+    "randint",
+    f"(int high, tuple of ints size, *, torch.Generator generator, {_RANDINT_KEYWORDS})",
+    f"(int high, tuple of ints size, *, {_RANDINT_KEYWORDS})",
+    f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_RANDINT_KEYWORDS})",
+    f"(int low, int high, tuple of ints size, *, {_RANDINT_KEYWORDS})",
+    hint="the bounds are ints: randint(0, 10, (3,)) draws from 0 .. 9.")
+
+
 def randint(low, high=None, size=None, *, generator: Generator | None = None,
             dtype: DType | None = None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
@@ -203,6 +214,8 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
     given = tuple(a for a in (low, high, size) if a is not None)  # (as PyTorch lists them)
     check_flag_overloaded("randint", given, requires_grad)
     _check_device(device)
+    if not all(is_int(bound) for bound in given[:-1]):  # (randint(True, (2,)), 2.5 ...)
+        _RANDINT.check(given)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint() missing required argument 'size'")
@@ -219,6 +232,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     """A random permutation of ``0 .. n-1``."""
     check_layout("randperm", layout)
     check_flag_overloaded("randperm", (n,), requires_grad)
+    n = int_argument("randperm", "n", 1, n)
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     return _finish(_rng(generator).permutation(n).astype(d), requires_grad)
 
@@ -344,6 +358,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     >>> torch.multinomial(torch.tensor([0., 0., 5.]), 2, replacement=True)
     tensor([2, 2])
     """
+    num_samples = int_argument("multinomial", "num_samples", 2, num_samples)
     data = input._data
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

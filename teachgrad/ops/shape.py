@@ -1283,6 +1283,8 @@ class TriuBackward0(Op):
 
 
 @tensor_method()
+@checks_types("tril", "(int diagonal = 0)", function=(
+    "(Tensor input, int diagonal = 0, *, Tensor out = None)",))
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of a matrix (of each matrix in a batch); zeros above ``diagonal``."""
     if input._data.ndim < 2:
@@ -1291,6 +1293,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 @tensor_method()
+@checks_types("triu", "(int diagonal = 0)", function=(
+    "(Tensor input, int diagonal = 0, *, Tensor out = None)",))
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of a matrix (of each matrix in a batch); zeros below ``diagonal``."""
     if input._data.ndim < 2:
