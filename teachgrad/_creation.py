@@ -21,6 +21,7 @@ from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
 from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
+from .autograd.inference import set_requires_grad
 from .ops.fill_value import check_fill_value
 
 __all__ = [
@@ -37,7 +38,10 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
             f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
             "dtype=torch.float32."
         )
-    return _make(data, bool(requires_grad))  # (None, the default of some, is False)
+    t = _make(data, bool(requires_grad))  # (None, the default of some, is False)
+    if requires_grad and type(t._vc) is not list:  # made in inference_mode: see
+        set_requires_grad(t, True)  # inference.InferenceRequiringGrad
+    return t
 
 
 def _check_flag(function: str, requires_grad) -> None:
