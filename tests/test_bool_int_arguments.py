@@ -60,6 +60,15 @@ CALLS = {
     "triu_function": lambda lib, x: lib.triu(x, True),
     "round_decimals": lambda lib, x: x.round(decimals=True),
     "chunk": lambda lib, x: x.chunk(True),
+    "cat": lambda lib, x: lib.cat([x, x], True),
+    "cat_keyword": lambda lib, x: lib.cat([x, x], dim=True),
+    "stack": lambda lib, x: lib.stack([x, x], True),
+    "select": lambda lib, x: x.select(True, 0),
+    "select_function": lambda lib, x: lib.select(x, True, 0),
+    "diff": lambda lib, x: x.diff(True),
+    "diff_function": lambda lib, x: lib.diff(x, True),
+    "movedim": lambda lib, x: x.movedim(True, 0),
+    "count_nonzero": lambda lib, x: x.count_nonzero(True),
     "repeat": lambda lib, x: x.repeat(True, 1),
     "reshape": lambda lib, x: x.reshape(True, 6),
     "permute": lambda lib, x: x.permute(True, 0),
@@ -79,6 +88,9 @@ CALLS = {
     "fine_zeros_later_bool": lambda lib, x: lib.zeros(2, True),
     "fine_topk": lambda lib, x: x.topk(1, 0, False, True),
     "fine_numpy_int_dim": lambda lib, x: x.sum(np.int64(0)),
+    "fine_cat_axis": lambda lib, x: lib.cat([x, x], axis=1),
+    "fine_movedim_tuples": lambda lib, x: x.movedim((0, 1), (1, 0)),
+    "fine_count_nonzero_tuple": lambda lib, x: x.count_nonzero((0, 1)),
 }
 
 

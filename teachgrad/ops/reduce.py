@@ -1632,6 +1632,7 @@ def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
 
 
 @tensor_method()
+@checks_types("count_nonzero", "(int? dim = None)", "(tuple of ints dim)")
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements (over ``dim``) are non-zero, as int64.
 
