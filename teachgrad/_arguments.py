@@ -86,7 +86,9 @@ class Signature:
 # --- which values each printed type takes ----------------------------------------------
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
+    """Does PyTorch's parser take ``value`` as an ``int``? (Not a bool, not a float; a 0-d
+    integer tensor, yes.)"""
     if isinstance(value, Tensor):
         return value._data.ndim == 0 and value._data.dtype.kind in "iu"
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
@@ -106,10 +108,10 @@ def _is_float(value) -> bool:
 
 
 _ACCEPTS: dict[str, Callable] = {
-    "int": _is_int,
+    "int": is_int,
     "float": _is_float,
     "Number": is_number,
-    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "bool": lambda v: isinstance(v, bool),  # (not numpy.bool, not 1: PyTorch refuses both)
     "Tensor": lambda v: isinstance(v, Tensor),
     "str": lambda v: isinstance(v, str),
     "torch.dtype": lambda v: isinstance(v, DType),
@@ -124,11 +126,11 @@ def _type_mismatch(parameter: Parameter, value) -> str | None:
     if parameter.kind == "tuple of ints":
         if isinstance(value, (tuple, list)):
             # (PyTorch looks at the first element only; the others fail when unpacked)
-            if value and not _is_int(value[0]):
+            if value and not is_int(value[0]):
                 return (f"tuple of ints, but found element of type "
                         f"{python_type_name(value[0])} at pos 0")
             return None
-        if parameter.one_int_for_tuple and _is_int(value):
+        if parameter.one_int_for_tuple and is_int(value):
             return None
         return f"tuple of ints, not {python_type_name(value)}"
     accepts = _ACCEPTS.get(parameter.kind)
@@ -142,7 +144,7 @@ def _unpack_failure(name: str, parameter: Parameter, value) -> str | None:
     if parameter.kind != "tuple of ints" or not isinstance(value, (tuple, list)):
         return None
     for position, element in enumerate(value):
-        if not _is_int(element):
+        if not is_int(element):
             return (f"{name}(): argument '{parameter.name}' failed to unpack the object at pos "
                     f"{position + 1} with error \"type must be tuple of ints,but got "
                     f"{python_type_name(element)}\"")
@@ -156,7 +158,7 @@ def _plural(n: int) -> str:
 def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict) -> str | None:
     """PyTorch's message for why the call does not fit ``signature``, or None if it does."""
     positional = signature.positional
-    if signature.varargs and args and _is_int(args[0]):
+    if signature.varargs and args and is_int(args[0]):
         args = (tuple(args),)
     if len(args) > len(positional):
         low, high = signature.min_args, len(positional)
@@ -192,7 +194,7 @@ def _unpacking(name: str, signature: Signature, args: tuple, kwargs: dict) -> st
     """For a call that fits ``signature``: PyTorch's message for a tuple of ints with an
     element that is not an int after the first (its parser looks at the first only, so
     the signature matched and the unpacking fails), or None."""
-    if signature.varargs and args and _is_int(args[0]):
+    if signature.varargs and args and is_int(args[0]):
         args = (tuple(args),)
     for index, parameter in enumerate(signature.parameters):
         value = args[index] if index < len(args) else kwargs.get(parameter.name)
@@ -315,14 +317,24 @@ def _checked(fn: Callable, signatures: Signatures, skip: int) -> Callable:
     """``fn``, whose failures are PyTorch's TypeError when the types fit no signature
     (the first ``skip`` arguments, ``self``, are not in the signatures).
 
+    A bool where only ints are taken (``x.topk(True)``), or anything but a bool where
+    only a bool is (``x.sum(0, keepdim=1)``), would pass silently (Python's bool is an
+    int): such a call is checked before it runs, as PyTorch's parser refuses it.
+
     It also takes NumPy's ``axis=``/``keepdims=`` when ``fn`` has a ``dim``/``keepdim``,
     so that ``numpy_names`` needs no second wrapper (and a call, no second frame)."""
     renames = has_numpy_names(fn)
+    positions, keywords = _bool_spots(signatures)
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         if renames and kwargs and ("axis" in kwargs or "keepdims" in kwargs):
             use_pytorch_names(fn.__name__, kwargs)
+        if (kwargs or len(args) > skip) and _bool_confused(args, skip, kwargs, positions,
+                                                            keywords):
+            error = signatures.error(args[skip:], kwargs)
+            if error is not None:
+                raise error
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, RuntimeError, IndexError, OverflowError):
@@ -333,3 +345,42 @@ def _checked(fn: Callable, signatures: Signatures, skip: int) -> Callable:
 
     checked.takes_numpy_names = renames
     return checked
+
+
+_INT_KINDS = frozenset({"int", "tuple of ints"})
+
+
+def _bool_spots(signatures: Signatures) -> tuple[dict, dict]:
+    """Where a call may confuse a bool and an int, by position and by keyword: ``True``
+    where every signature wants a bool, ``False`` where they all want ints (and so refuse
+    a bool). Other places (a Number, a Tensor, a bool in one signature and an int in
+    another) are left to the signatures."""
+    by_position: dict[int, set] = {}
+    by_keyword: dict[str, set] = {}
+    for signature in signatures.signatures:
+        for index, parameter in enumerate(signature.positional):
+            kinds = {"tuple of ints"} if signature.varargs else {parameter.kind}
+            by_position.setdefault(index, set()).update(kinds)
+        for parameter in signature.parameters:
+            by_keyword.setdefault(parameter.name, set()).add(parameter.kind)
+
+    def spots(kinds_at: dict) -> dict:
+        return {at: kinds == {"bool"} for at, kinds in kinds_at.items()
+                if kinds == {"bool"} or kinds <= _INT_KINDS}
+
+    return spots(by_position), spots(by_keyword)
+
+
+def _bool_confused(args: tuple, skip: int, kwargs: dict, positions: dict,
+                   keywords: dict) -> bool:
+    """Is an argument a bool where only ints are taken, or not a bool where only a bool
+    is? (Cheap: a few dictionary lookups; the signatures then say what is wrong.)"""
+    for index in range(skip, len(args)):
+        wants_bool = positions.get(index - skip)
+        if wants_bool is not None and (args[index].__class__ is bool) is not wants_bool:
+            return True
+    for name, value in kwargs.items():
+        wants_bool = keywords.get(name)
+        if wants_bool is not None and (value.__class__ is bool) is not wants_bool:
+            return True
+    return False

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtypes
-from ._arguments import Signatures, is_number
+from ._arguments import Signatures, is_int, is_number
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
 from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
+from .autograd.inference import set_requires_grad
 from .ops.fill_value import check_fill_value
 
 __all__ = [
@@ -37,7 +38,10 @@ def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
             f"\nHint: the data is {data.dtype.name}; write floats (1.0, not 1) or pass "
             "dtype=torch.float32."
         )
-    return _make(data, bool(requires_grad))  # (None, the default of some, is False)
+    t = _make(data, bool(requires_grad))  # (None, the default of some, is False)
+    if requires_grad and type(t._vc) is not list:  # made in inference_mode: see
+        set_requires_grad(t, True)  # inference.InferenceRequiringGrad
+    return t
 
 
 def _check_flag(function: str, requires_grad) -> None:
@@ -92,6 +96,15 @@ _OVERLOADS = {
                       f"(int n, int m, *, Tensor out = None, {_FACTORY_KEYWORDS})",
                       hint=_HINT_FLAG),
 }
+
+
+def int_argument(function: str, name: str, position: int, value) -> int:
+    """``value`` as an ``int`` argument, or PyTorch's TypeError (a bool is not one, nor a
+    float: ``randperm(True)``, ``randperm(2.0)``)."""
+    if not is_int(value):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be int, "
+                        f"not {python_type_name(value)}")
+    return int(value)
 
 
 def _is_number_tensor(value) -> bool:
@@ -370,6 +383,8 @@ def _shape(size, function: str = "zeros", signature: str | None = None) -> tuple
         items = size if isinstance(size, (tuple, list)) else None
     try:
         shape = tuple(map(operator.index, items))  # (an int: 2.5 is not a size)
+        if shape and items[0].__class__ is bool:  # (PyTorch looks at the first only)
+            raise TypeError
     except TypeError:  # (None, or an element that is not an int)
         given = size if signature is None else (size,)
         _size_signature(function, signature or "(tuple of ints size)").check(given)
@@ -477,6 +492,10 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, layout=None
     check_layout("eye", layout)
     check_flag_overloaded("eye", (n,) if m is None else (n, m), requires_grad)
     _check_device(device)
+    if m is None:
+        int_argument("eye", "n", 1, n)
+    elif not (is_int(n) and is_int(m)):
+        _OVERLOADS["eye"].check((n, m))
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")

@@ -26,7 +26,16 @@ import numpy as np
 
 from . import _aten_random as kernels
 from . import _device
-from ._creation import _check_device, _finish, _float_dtype, _shape, check_flag_overloaded
+from ._arguments import Signatures, is_int
+from ._creation import (
+    _FACTORY_KEYWORDS,
+    _check_device,
+    _finish,
+    _float_dtype,
+    _shape,
+    check_flag_overloaded,
+    int_argument,
+)
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._layout import check_layout
@@ -166,13 +175,27 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def _sample_dtype(dtype, kernel: str) -> np.dtype:
+    """The NumPy dtype to draw floats in (the default dtype if None); an integer or bool
+    dtype is PyTorch's NotImplementedError, named after its sampling kernel."""
+    d = _float_dtype(dtype)
+    if d.kind != "f":
+        name = to_dtype(d)._legacy.removesuffix("Tensor")
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{name}\'\nHint: random samples of this kind '
+            "are floats: pass a floating-point dtype (e.g. dtype=torch.float32), or use "
+            "torch.randint for integers."
+        )
+    return d
+
+
 def rand(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
          layout=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1): ``rand(2, 3)``."""
     check_layout("rand", layout)
     check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
-    d = _float_dtype(dtype)
+    d = _sample_dtype(dtype, "check_uniform_bounds")
     return _finish(_uniform_values(generator, _shape(size, "rand"), 0.0, 1.0, d), requires_grad)
 
 
@@ -182,7 +205,7 @@ def randn(*size, generator: Generator | None = None, dtype: DType | None = None,
     check_layout("randn", layout)
     check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
-    d = _float_dtype(dtype)
+    d = _sample_dtype(dtype, "normal_kernel_cpu")
     return _finish(_normal_values(generator, _shape(size, "randn"), 0.0, 1.0, d), requires_grad)
 
 
@@ -193,6 +216,16 @@ def _check_range(low: int, high: int) -> None:
         )
 
 
+_RANDINT_KEYWORDS = "Tensor out = None, " + _FACTORY_KEYWORDS
+_RANDINT = Signatures(
+    "randint",
+    f"(int high, tuple of ints size, *, torch.Generator generator, {_RANDINT_KEYWORDS})",
+    f"(int high, tuple of ints size, *, {_RANDINT_KEYWORDS})",
+    f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_RANDINT_KEYWORDS})",
+    f"(int low, int high, tuple of ints size, *, {_RANDINT_KEYWORDS})",
+    hint="the bounds are ints: randint(0, 10, (3,)) draws from 0 .. 9.")
+
+
 def randint(low, high=None, size=None, *, generator: Generator | None = None,
             dtype: DType | None = None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
@@ -201,6 +234,8 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
     given = tuple(a for a in (low, high, size) if a is not None)  # (as PyTorch lists them)
     check_flag_overloaded("randint", given, requires_grad)
     _check_device(device)
+    if not all(is_int(bound) for bound in given[:-1]):  # (randint(True, (2,)), 2.5 ...)
+        _RANDINT.check(given)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint() missing required argument 'size'")
@@ -220,6 +255,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     """A random permutation of ``0 .. n-1``."""
     check_layout("randperm", layout)
     check_flag_overloaded("randperm", (n,), requires_grad)
+    n = int_argument("randperm", "n", 1, n)
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -254,22 +290,39 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
                    requires_grad=requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None,
-           dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    """Normal samples with the given mean and std (numbers or tensors)."""
+_GENERATOR_OUT = "*, torch.Generator generator = None, Tensor out = None"
+_NORMAL = Signatures(
+    "normal",
+    f"(Tensor mean, Tensor std, {_GENERATOR_OUT})",
+    f"(Tensor mean, float std = 1, {_GENERATOR_OUT})",
+    f"(float mean, Tensor std, {_GENERATOR_OUT})",
+    f"(float mean, float std, tuple of ints size, {_GENERATOR_OUT}, {_FACTORY_KEYWORDS})",
+    hint="with a tensor mean or std the samples take its shape and dtype (no size, dtype or "
+         "requires_grad); with numbers, give the size: normal(0.0, 1.0, (2, 3)).")
+
+
+def normal(mean=None, std=None, size=None, *, generator: Generator | None = None,
+           dtype: DType | None = None, requires_grad: bool | None = None) -> Tensor:
+    """Normal samples: ``normal(0.0, 1.0, (2, 3))``, or shaped like a tensor mean / std
+    (``normal(means, 1.0)``)."""
     given = tuple(a for a in (mean, std, size) if a is not None)  # (as PyTorch lists them)
-    check_flag_overloaded("normal", given, requires_grad)
+    keywords = {name: value for name, value in (("dtype", dtype),
+                                                ("requires_grad", requires_grad))
+                if value is not None}
+    _NORMAL.check(given, keywords)  # (which of PyTorch's four forms this call is)
+    if std is None:
+        std = 1.0
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
-    shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     if isinstance(mean, Tensor):
-        d = mean._data.dtype
+        d = _sample_dtype(mean.dtype, "normal_kernel_cpu")
     elif isinstance(std, Tensor):
-        d = std._data.dtype
+        d = _sample_dtype(std.dtype, "normal_kernel_cpu")
     else:
-        d = _float_dtype(dtype)
+        d = _sample_dtype(dtype, "normal_kernel_cpu")
+    shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     _check_std(s)
-    return _finish(_normal_overload(generator, mean, std, m, s, shape, d), requires_grad)
+    return _finish(_normal_overload(generator, mean, std, m, s, shape, d), bool(requires_grad))
 
 
 def _check_std(std) -> None:
@@ -351,6 +404,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     >>> torch.multinomial(torch.tensor([0., 0., 5.]), 2, replacement=True)
     tensor([2, 2])
     """
+    num_samples = int_argument("multinomial", "num_samples", 2, num_samples)
     data = input._data
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

@@ -230,7 +230,7 @@ class Tensor:
         """
         out = _make(self._data)
         if type(self._vc) is not list:  # .data of an inference tensor is one too
-            out._vc = inference.new_version()
+            out._vc = inference.detached_version(self)
         return out
 
     @data.setter
@@ -242,7 +242,9 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded so gradients can flow to it."""
-        return self._requires_grad
+        # (an inference tensor may say True and still be recorded by nothing, as PyTorch's)
+        return self._requires_grad or (type(self._vc) is not list and
+                                       inference.requires_grad(self))
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -262,6 +264,8 @@ class Tensor:
             )
         if type(self._vc) is not list:  # an inference tensor (autograd/inference.py)
             inference.check_requires_grad(self, value)
+            inference.set_requires_grad(self, value)
+            return
         if self._base is not None and is_no_grad_view(self):  # (see graph.NO_GRAD_VIEW)
             set_no_grad_view_requires_grad(self, value)
             return
@@ -384,7 +388,7 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor (or a view of it) was changed in place."""
-        if type(self._vc) is not list:
+        if type(self._vc) is not list and not inference.counts_versions(self):
             raise RuntimeError(inference.NO_VERSION)  # (an inference tensor keeps none)
         return self._vc[0]
 
@@ -538,7 +542,10 @@ class Tensor:
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage, cut off from the graph."""
         out = _make(self._data)
-        out._vc = self._vc  # shares memory: in-place changes show up in both, and count
+        if type(self._vc) is list:
+            out._vc = self._vc  # shares memory: in-place changes show up in both, and count
+        else:  # of an inference tensor: one too, which counts its own versions (as PyTorch)
+            out._vc = inference.detached_version(self)
         return out
 
     def detach_(self) -> Tensor:
@@ -731,7 +738,14 @@ def python_type_name(value) -> str:
     if isinstance(value, Tensor):
         return "Tensor"
     kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    if kind.__name__ in _TORCH_TYPES and kind.__module__.startswith("teachgrad."):
+        return "torch." + kind.__name__  # (teachgrad's dtype is PyTorch's torch.dtype)
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+_TORCH_TYPES = frozenset({"dtype", "device", "layout", "memory_format", "Generator", "Size"})
 
 
 def _shape_list(shape) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import sys
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from heapq import heappop, heappush
 
@@ -39,7 +39,7 @@ from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
 from .function import BackwardCFunction
 from .grad_mode import state as _grad_state
-from .graph import _FREED, AccumulateGrad, Node, edge_of
+from .graph import _FREED, AccumulateGrad, GradientEdge, Node, edge_of
 
 # ----------------------------------------------------------------------------------------
 # Observers
@@ -130,7 +130,9 @@ def backward(
     inputs=None,
 ) -> None:
     """Accumulate d(tensors)/d(leaf) into ``.grad`` of every leaf (``autograd.backward``)."""
-    tensors = _as_tuple(tensors)
+    tensors = _as_roots(tensors)
+    if _grad_state.inference:  # inside inference_mode(): see _in_inference_mode
+        retain_graph, create_graph = _in_inference_mode(retain_graph, create_graph)
     grads = _root_grads(tensors, grad_tensors, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
@@ -151,11 +153,17 @@ def backward(
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = [_target(t, i) for i, t in enumerate(inputs)]
-    captured = _execute(tensors, grads, retain_graph, create_graph, targets, accumulate=True)
+    if _grad_state.inference:
+        captured = _execute_making_inference_gradients(tensors, grads, retain_graph, targets)
+    else:
+        captured = _execute(tensors, grads, retain_graph, create_graph, targets,
+                            accumulate=True)
     # Leaves got theirs at their AccumulateGrad; a non-leaf in ``inputs`` gets its gradient
     # accumulated into its .grad too, as in PyTorch.
     done = set()
     for node, _nr, tensor, i in targets or ():
+        if tensor is None:  # a GradientEdge: no tensor to give the gradient to
+            continue
         if type(node) is not AccumulateGrad and i in captured and id(tensor) not in done:
             done.add(id(tensor))  # (inputs=[v, v] accumulates once)
             if not tensor.retains_grad:  # (retain_grad() already wrote it)
@@ -179,10 +187,35 @@ def grad(
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
-    outputs = _as_tuple(outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    outputs = _as_roots(outputs)
+    names = None
+    if type(inputs) is dict:  # {name: input} gives {name: gradient}
+        names, inputs = list(inputs), tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    result = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                   is_grads_batched, materialize_grads)
+    return result if names is None else dict(zip(names, result))
+
+
+def _grad(outputs: tuple, inputs: tuple, grad_outputs, retain_graph, create_graph,
+          allow_unused, is_grads_batched, materialize_grads) -> tuple:
+    """:func:`grad` once its arguments are tuples (and any output edge a stand-in)."""
     if allow_unused is None:
         allow_unused = materialize_grads
+    if _grad_state.inference:  # inside inference_mode(): see _in_inference_mode
+        retain_graph, create_graph = _in_inference_mode(retain_graph, create_graph)
     if is_grads_batched:
         return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)
@@ -198,6 +231,10 @@ def grad(
         g = captured.get(i)
         if g is None:
             if materialize_grads:
+                if type(t) is GradientEdge:
+                    raise RuntimeError(
+                        "materialize_grads cannot be used when the given input is a "
+                        "GradientEdge")
                 result.append(_make(np.zeros_like(t._data)))
                 continue
             if not allow_unused:
@@ -267,6 +304,26 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     return tuple(result)
 
 
+def _in_inference_mode(retain_graph: bool | None, create_graph: bool) -> tuple:
+    """``(retain_graph, create_graph)`` for a backward pass inside ``inference_mode``: grad
+    mode is off there, so no graph of the backward pass is recorded (PyTorch's gradients
+    come out as inference tensors that do not require grad), though the graph is kept
+    as asked."""
+    return (create_graph if retain_graph is None else retain_graph), False
+
+
+def _execute_making_inference_gradients(roots, root_grads, retain_graph, targets) -> dict:
+    """``_execute`` for ``backward()`` inside ``inference_mode``: a leaf's new ``.grad`` is
+    an inference tensor, as PyTorch's (outside, ``_make_gradient`` skips asking)."""
+    global _make_gradient
+    ordinary = _make_gradient
+    _make_gradient = _make
+    try:
+        return _execute(roots, root_grads, retain_graph, False, targets, accumulate=True)
+    finally:
+        _make_gradient = ordinary
+
+
 # ----------------------------------------------------------------------------------------
 # Set-up: roots and targets
 # ----------------------------------------------------------------------------------------
@@ -275,7 +332,38 @@ def _as_tuple(x) -> tuple:
         return (x,)
     if x is None:
         return ()
+    if type(x) is GradientEdge:  # (a named tuple, but one edge)
+        return (x,)
     return tuple(x)
+
+
+def _as_roots(x) -> tuple:
+    """The tensors (or GradientEdges) to run backward from, as tensors (see _stand_in)."""
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return ()
+    if type(x) is GradientEdge:
+        return (_stand_in(x),)
+    roots = tuple(x)
+    for root in roots:
+        if type(root) is GradientEdge:
+            return tuple(map(_stand_in, roots))
+    return roots
+
+
+def _stand_in(output):
+    """An output as ``_execute`` takes it: a GradientEdge becomes a tensor that stands for
+    that output of its node (its shape and dtype, no values), which the graph is then run
+    back from as from the real one (PyTorch takes edges as outputs too)."""
+    if type(output) is not GradientEdge:
+        return output
+    node, nr = output.node, output.output_nr
+    shape, dtype = node._meta[nr]
+    stand_in = _make(np.broadcast_to(np.zeros((), dtype), shape), requires_grad=True,
+                     grad_fn=node)
+    stand_in._output_nr = nr
+    return stand_in
 
 
 def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
@@ -349,6 +437,8 @@ _array = np.array
 def _target(t: Tensor, i: int) -> tuple:
     """The graph position of an input we differentiate with respect to."""
     if not isinstance(t, Tensor):
+        if type(t) is GradientEdge:  # the gradient that arrives at this node's output
+            return t.node, t.output_nr, None, i
         raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
     if not t._requires_grad:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -781,9 +871,9 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
         leaf._grad = _make_gradient(g if _unshared(g) else _owned(g))
     elif not old._data.flags.writeable:
         leaf._grad = _make(old._data + g)
-    elif type(old._vc) is not list:  # a .grad made in inference mode: PyTorch refuses
-        inference.check_inplace(old)
     else:
+        if type(old._vc) is not list:  # a .grad made in inference mode: PyTorch refuses
+            inference.check_inplace(old)  # to add to it, except in inference mode again
         # In place, as PyTorch: code holding ``x.grad`` sees the new value (and a grad
         # made by an earlier create_graph=True pass keeps its grad_fn).
         np.add(old._data, g, out=old._data, casting="unsafe")

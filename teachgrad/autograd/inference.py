@@ -69,23 +69,76 @@ class InferenceVersion(list):
         return list.__getitem__(self, index)
 
 
+class InferenceRequiringGrad(InferenceVersion):
+    """The version counter of an inference tensor made to require grad (``ones(2,
+    requires_grad=True)`` inside ``inference_mode``).
+
+    PyTorch reports ``requires_grad=True`` for it, but records no op whose only tensor
+    inputs are inference tensors: it keeps no autograd state for them. teachgrad gets that
+    for free by keeping the tensor's own ``_requires_grad`` False (so ``Op.apply`` records
+    nothing for it) and letting the public ``requires_grad`` read this class instead.
+    """
+
+    __slots__ = ()
+
+
+class DetachedInferenceVersion(InferenceVersion):
+    """The version counter of ``t.detach()`` or ``t.data`` of an inference tensor, made
+    outside ``inference_mode``: still an inference tensor, but PyTorch gives it a version
+    counter of its own, so it may be changed in place (which changes ``t``, whose storage
+    it shares) and ``_version`` can be read."""
+
+    __slots__ = ()
+    __getitem__ = list.__getitem__
+
+
 def new_version() -> InferenceVersion:
     """The version counter a tensor made inside ``inference_mode`` gets."""
     return InferenceVersion((0,))
 
 
+def detached_version(t) -> InferenceVersion:
+    """The version counter of ``t.detach()`` / ``t.data`` for the inference tensor ``t``:
+    a new inference one inside ``inference_mode``, one that counts outside it."""
+    return new_version() if _grad_state.inference else DetachedInferenceVersion((0,))
+
+
 def is_inference_tensor(t) -> bool:
     """Was ``t`` made inside ``inference_mode`` (or is it a view of such a tensor)?"""
-    return type(t._vc) is InferenceVersion
+    return isinstance(t._vc, InferenceVersion)
 
 
 def check_inplace(t) -> None:
-    """Refuse an in-place change of the inference tensor ``t`` outside inference mode."""
-    if not _grad_state.inference:
+    """Refuse an in-place change of the inference tensor ``t`` outside inference mode
+    (a detached one may be changed: it counts its versions)."""
+    if not _grad_state.inference and not counts_versions(t):
         raise RuntimeError(INPLACE)
 
 
 def check_requires_grad(t, value: bool) -> None:
     """Refuse ``requires_grad=True`` on an inference tensor outside inference mode."""
-    if value and type(t._vc) is InferenceVersion and not _grad_state.inference:
+    if value and isinstance(t._vc, InferenceVersion) and not _grad_state.inference:
         raise RuntimeError(REQUIRES_GRAD)
+
+
+def set_requires_grad(t, value: bool) -> None:
+    """``t.requires_grad = value`` for an inference tensor (inside ``inference_mode``, or
+    ``False`` outside): see :class:`InferenceRequiringGrad`."""
+    t._requires_grad = False
+    if value:
+        if type(t._vc) is not InferenceRequiringGrad:
+            t._vc = InferenceRequiringGrad(t._vc)
+    elif type(t._vc) is InferenceRequiringGrad:
+        t._vc = InferenceVersion(t._vc)
+
+
+def counts_versions(t) -> bool:
+    """Does the inference tensor ``t`` keep a version counter? A detached one does (not
+    a view of it, which shares its counter here but has none in PyTorch)."""
+    return type(t._vc) is DetachedInferenceVersion and t._base is None
+
+
+def requires_grad(t) -> bool:
+    """The public ``requires_grad`` of a tensor whose ``_requires_grad`` is False (a view
+    shares its base's counter, but does not require grad: PyTorch's says False)."""
+    return type(t._vc) is InferenceRequiringGrad and t._base is None

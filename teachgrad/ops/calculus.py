@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .number_factor import DivBackward1, MulBackward1
@@ -34,6 +35,9 @@ def _neighbour_difference(x: Tensor, dim: int) -> Tensor:
 
 
 @tensor_method()
+@checks_types("diff", "(int n = 1, int dim = -1, Tensor? prepend = None, Tensor? append = None)",
+              function=("(Tensor input, int n = 1, int dim = -1, Tensor? prepend = None, "
+                        "Tensor? append = None, *, Tensor out = None)",))
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None) -> Tensor:
     """The ``n``-th difference along ``dim``: ``out[i] = input[i+1] - input[i]``, ``n`` times.

@@ -1183,6 +1183,10 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
 
 
 @tensor_method()
+@checks_types("argsort", "(*, bool stable, int dim = -1, bool descending = False)",
+              "(int dim = -1, bool descending = False)", function=(
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)",
+    "(Tensor input, int dim = -1, bool descending = False)"))
 def argsort(input: Tensor, dim: int = -1, descending: bool = False,
             stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
@@ -1209,6 +1213,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
 
 
 @tensor_method()
+@checks_types("kthvalue", "(int k, int dim = -1, bool keepdim = False)", function=(
+    "(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)",))
 def kthvalue(input: Tensor, k: int, dim: int = -1,
              keepdim: bool = False) -> return_types_kthvalue:
     """The ``k``-th smallest value along ``dim`` (k counts from 1) and its index."""

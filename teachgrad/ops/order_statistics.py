@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .index import gather, sort
 from .linalg import SqueezeBackward4
@@ -66,6 +67,9 @@ class NanmedianBackward1(_SelectAlongDim):
 
 
 @tensor_method()
+@checks_types("nanmedian", "()", "(int dim, bool keepdim = False)", function=(
+    "(Tensor input)",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"))
 def nanmedian(input: Tensor, dim: int | None = None,
               keepdim: bool = False) -> Tensor | return_types_nanmedian:
     """The lower median of the values that are not NaN; with ``dim``, ``(values, indices)``.
@@ -113,6 +117,8 @@ class ModeBackward0(_SelectAlongDim):
 
 
 @tensor_method()
+@checks_types("mode", "(int dim = -1, bool keepdim = False)", function=(
+    "(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)",))
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> return_types_mode:
     """The most frequent value along ``dim`` (the smallest if several tie) and an index of it.
 

@@ -1663,6 +1663,8 @@ def ceil(input: Tensor) -> Tensor:
 
 
 @tensor_method()
+@checks_types("round", "()", "(*, int decimals)", function=(
+    "(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"))
 def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
     """Round half to even (zero gradient)."""
     return _rounding(RoundBackward0, lambda a: np.round(a, decimals), input)

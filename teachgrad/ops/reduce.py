@@ -642,6 +642,9 @@ def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch'
 
 
 @tensor_method()
+@checks_types("median", "()", "(int dim, bool keepdim = False)", function=(
+    "(Tensor input)",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"))
 def median(input: Tensor, dim: int | None = None,
            keepdim: bool = False) -> Tensor | return_types_median:
     """The lower median; with ``dim``, ``(values, indices)`` along that dimension.
@@ -1358,6 +1361,8 @@ def _cumulative_extreme(op: type[Op], result: type, input: Tensor, dim: int):
 
 
 @tensor_method()
+@checks_types("cummax", "(int dim)", function=(
+    "(Tensor input, int dim, *, tuple of Tensors out = None)",))
 def cummax(input: Tensor, dim: int) -> return_types_cummax:
     """The running maximum along ``dim`` and the index where each was found.
 
@@ -1371,6 +1376,8 @@ def cummax(input: Tensor, dim: int) -> return_types_cummax:
 
 
 @tensor_method()
+@checks_types("cummin", "(int dim)", function=(
+    "(Tensor input, int dim, *, tuple of Tensors out = None)",))
 def cummin(input: Tensor, dim: int) -> return_types_cummin:
     """The running minimum along ``dim`` and the index where each was found."""
     return _cumulative_extreme(CumminBackward0, return_types_cummin, input, dim)
@@ -1417,6 +1424,8 @@ class LogcumsumexpBackward0(Op):
 
 
 @tensor_method()
+@checks_types("logcumsumexp", "(int dim)", function=(
+    "(Tensor input, int dim, *, Tensor out = None)",))
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input), dim))``, computed without overflow.
 
@@ -1464,6 +1473,8 @@ class AminmaxBackward0(Op):
 
 
 @tensor_method()
+@checks_types("aminmax", "(*, int? dim = None, bool keepdim = False)", function=(
+    "(Tensor input, *, int? dim = None, bool keepdim = False, tuple of Tensors out = None)",))
 def aminmax(input: Tensor, *, dim: int | None = None,
             keepdim: bool = False) -> return_types_aminmax:
     """``(min, max)`` of all elements, or along ``dim``, in one pass: a named tuple.
@@ -1589,6 +1600,10 @@ class NansumBackward0(Op):
 
 
 @tensor_method()
+@checks_types("nansum",
+              "(tuple of ints[1]? dim = None, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+                        "torch.dtype dtype = None, Tensor out = None)",))
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements by default), counting NaN as zero.
 
@@ -1604,6 +1619,10 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 
 @tensor_method()
+@checks_types("nanmean",
+              "(tuple of ints[1]? dim = None, bool keepdim = False, *, torch.dtype dtype = None)",
+              function=("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+                        "torch.dtype dtype = None, Tensor out = None)",))
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean over ``dim`` of the elements that are not NaN (NaN if there are none).
 
@@ -1657,6 +1676,7 @@ def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
 
 
 @tensor_method()
+@checks_types("count_nonzero", "(int? dim = None)", "(tuple of ints dim)")
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements (over ``dim``) are non-zero, as int64.
 

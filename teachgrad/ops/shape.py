@@ -27,7 +27,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
-from .._tensor import Size, Tensor, _wrap_dim, numpy_names, tensor_method
+from .._tensor import Size, Tensor, _wrap_dim, tensor_method
 from .._warn import warn_user
 from . import numpy_protocol
 from .layout import contiguous_format, copy_keeping_layout, row_major
@@ -452,6 +452,8 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 
 @tensor_method("movedim", "moveaxis")
+@checks_types("movedim", "(int source, int destination)",
+              "(tuple of ints source, tuple of ints destination)")
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Move dimension(s) ``source`` to position(s) ``destination`` (a permute)."""
     n = input._data.ndim
@@ -686,6 +688,7 @@ def _no_0d(input: Tensor, name: str) -> None:
 
 
 @tensor_method()
+@checks_types("select", "(int dim, int index)")
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim``, without that dimension (``x[:, 2]`` is
     ``x.select(1, 2)``)."""
@@ -986,6 +989,8 @@ def _legacy_empty(a: np.ndarray) -> bool:
     return a.ndim == 1 and a.shape[0] == 0
 
 
+@checks_types("cat", "(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)", function=(
+    "(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)",))
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
     """Join tensors along an existing dimension ``dim``.
 
@@ -1044,7 +1049,8 @@ class StackBackward0(Op):
         return tuple(grad[_along(ctx.dim, i)] for i in range(ctx.count))
 
 
-@numpy_names
+@checks_types("stack", "(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)", function=(
+    "(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)",))
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``.
 
@@ -1283,6 +1289,8 @@ class TriuBackward0(Op):
 
 
 @tensor_method()
+@checks_types("tril", "(int diagonal = 0)", function=(
+    "(Tensor input, int diagonal = 0, *, Tensor out = None)",))
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of a matrix (of each matrix in a batch); zeros above ``diagonal``."""
     if input._data.ndim < 2:
@@ -1291,6 +1299,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 @tensor_method()
+@checks_types("triu", "(int diagonal = 0)", function=(
+    "(Tensor input, int diagonal = 0, *, Tensor out = None)",))
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of a matrix (of each matrix in a batch); zeros below ``diagonal``."""
     if input._data.ndim < 2:

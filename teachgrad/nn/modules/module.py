@@ -22,8 +22,9 @@ Subclasses implement ``forward``; calling the module (``model(x)``) runs it::
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -220,6 +221,13 @@ class Module:
     _is_full_backward_hook: bool | None = None  # which kind _backward_hooks holds
     _hooks_with_kwargs: frozenset = frozenset()  # ids of hooks that take the kwargs too
     _hooks_always_called: frozenset = frozenset()  # ids of forward hooks run even on error
+    _state_dict_pre_hooks: dict = {}  # noqa: RUF012
+    _state_dict_hooks: dict = {}  # noqa: RUF012
+    _load_state_dict_pre_hooks: dict = {}  # noqa: RUF012
+    _load_state_dict_post_hooks: dict = {}  # noqa: RUF012
+    # The format version saved in state_dict()._metadata (a layer whose saved layout
+    # changed would raise it, and read it back in _load_from_state_dict).
+    _version: int = 1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -243,6 +251,10 @@ class Module:
         setattr_(self, "_forward_hooks", {})
         setattr_(self, "_backward_pre_hooks", {})
         setattr_(self, "_backward_hooks", {})
+        setattr_(self, "_state_dict_pre_hooks", {})
+        setattr_(self, "_state_dict_hooks", {})
+        setattr_(self, "_load_state_dict_pre_hooks", {})
+        setattr_(self, "_load_state_dict_post_hooks", {})
 
     # ------------------------------------------------------------------------------------
     # Running the module
@@ -699,95 +711,152 @@ class Module:
     # ------------------------------------------------------------------------------------
     # Saving and loading
     # ------------------------------------------------------------------------------------
+    # Both walk the tree recursively, one module at a time, as PyTorch does: every module
+    # runs its own hooks around its own tensors (pre-hooks on the way down, parents first;
+    # post-hooks on the way back up, children first).
     def state_dict(self, *, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
         """Every parameter and persistent buffer by dotted name, in registration order.
 
         The tensors share memory with the model but are detached (unless ``keep_vars``).
+        A new dictionary carries ``_metadata``: each module's ``{'version': ...}`` by path.
         """
         if destination is None:
             destination = OrderedDict()
-        for name, module in self.named_modules(prefix=prefix.rstrip("."),
-                                               remove_duplicate=False):
-            path = name + "." if name else ""
-            for key, param in module._parameters.items():
-                if param is not None:
-                    destination[path + key] = param if keep_vars else _detached(param)
-            for key, buf in module._buffers.items():
-                if buf is not None and key not in module._non_persistent_buffers_set:
-                    destination[path + key] = buf if keep_vars else _detached(buf)
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                # The old private hooks may return a new dictionary; only the root's
+                # counts (a parent ignores what its children's state_dict returns).
+                destination = result
         return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """Put this module's own parameters and persistent buffers (not its children's) in
+        ``destination``, under ``prefix + name``."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else _detached(param)
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else _detached(buf)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module
+        (its return value is ignored)."""
+        return RemovableHandle(_own_hooks(self, "_state_dict_pre_hooks"), hook)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved
+        this module and its children. It may change ``state_dict`` in place; returning
+        anything but ``None`` is an error."""
+        hook._from_public_api = True  # (PyTorch marks the function itself)
+        return RemovableHandle(_own_hooks(self, "_state_dict_hooks"), hook)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The older post-hook: like :meth:`register_state_dict_post_hook`, but a returned
+        dictionary replaces the state dict (only the root module's return value counts)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook"
+            )
+        return RemovableHandle(_own_hooks(self, "_state_dict_hooks"), hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before ``load_state_dict`` loads this module. It may
+        change ``state_dict`` (this module's copy) and the three lists in place."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:
+        """As :meth:`register_load_state_dict_pre_hook`; without ``with_module`` the hook is
+        called without the module as its first argument."""
+        wrapped = _WrappedHook(hook, self if with_module else None)
+        return RemovableHandle(_own_hooks(self, "_load_state_dict_pre_hooks"), wrapped)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Run ``hook(module, incompatible_keys)`` after ``load_state_dict`` loaded this module
+        and its children. It may change ``incompatible_keys.missing_keys`` and
+        ``.unexpected_keys`` in place (which decides a strict load); it must return None."""
+        return RemovableHandle(_own_hooks(self, "_load_state_dict_post_hooks"), hook)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:
         """Copy the tensors of ``state_dict`` into this tree's parameters and buffers.
 
-        With ``strict=True`` every key must match. Unlike PyTorch, nothing is copied unless
-        everything can be: a failed load leaves the model as it was.
+        With ``strict=True`` every key must match. Unlike PyTorch, a failed load leaves the
+        model as it was: what was copied before the failure was found is put back.
         """
-        if not isinstance(state_dict, dict):
+        if not isinstance(state_dict, Mapping):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict)}."
             )
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        plan = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            source = state_dict[key]
-            if not isinstance(source, Tensor):
-                errors.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or '
-                    f"Tensor-like object from checkpoint but received {type(source)}"
+        load = _Load(state_dict, assign)
+        try:
+            load.module(self, load.state_dict, "")
+            errors = load.errors
+            if strict:
+                if load.unexpected:
+                    errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in load.unexpected)))
+                if load.missing:
+                    errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in load.missing)))
+            if errors:
+                raise RuntimeError(
+                    "Error(s) in loading state_dict for {}:\n\t{}".format(
+                        type(self).__name__, "\n\t".join(errors)
+                    )
                 )
-                continue
-            if hasattr(target, "materialize"):
-                # A lazy module's parameter (no shape yet) takes the checkpoint's, as in
-                # PyTorch: an empty source (another lazy module's) leaves it waiting.
-                if source.numel() != 0:
-                    plan.append((key, target, source))
-                continue
-            if target.ndim == 0 and source.shape == (1,):
-                source = _make(source._data.reshape(()))
-            if source.shape != target.shape:
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {source.shape} "
-                    f"from checkpoint, the shape in current model is {target.shape}."
-                )
-                continue
-            plan.append((key, target, source))
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError(
-                "Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(errors)
-                )
-            )
-        with no_grad():
-            for key, target, source in plan:
-                if hasattr(target, "materialize"):
-                    target.materialize(source.shape)
-                if assign:
-                    self._assign(key, target, source)
-                else:
-                    target.copy_(source)
-        return _IncompatibleKeys(missing, unexpected)
+        except BaseException:
+            load.undo()
+            raise
+        return _IncompatibleKeys(load.missing, load.unexpected)
 
-    def _assign(self, key: str, target: Tensor, source: Tensor) -> None:
-        module_path, _, name = key.rpartition(".")
-        module = self.get_submodule(module_path)
-        if isinstance(target, Parameter) and not isinstance(source, Parameter):
-            source = Parameter(source, target.requires_grad)
-        setattr(module, name, source)
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
+        """Copy this module's own tensors (not its children's) from ``state_dict``, noting
+        missing and unexpected keys and errors in the lists (after the pre-hooks ran)."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        journal = _active_loads[-1] if _active_loads else None
+        for name, target in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            error = _load_one(self, name, key, target, state_dict[key], assign, journal)
+            if error:
+                error_msgs.append(error)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    head, *rest = key[len(prefix):].split(".", 1)
+                    if head not in (self._modules if rest else local_state):
+                        unexpected_keys.append(key)
 
     # ------------------------------------------------------------------------------------
     # dtype conversion
@@ -883,6 +952,153 @@ class Module:
 
     def __getstate__(self) -> dict:
         return self.__dict__.copy()
+
+
+
+def _own_hooks(module: Module, where: str) -> dict:
+    """The module's own dictionary of hooks ``where`` (made for a module unpickled from a
+    version that did not have it)."""
+    return module.__dict__.setdefault(where, {})
+
+
+class _WrappedHook:
+    """A load_state_dict pre-hook, called with its module first (``with_module``) or not.
+
+    The module is held weakly (a hook must not keep its module alive), and pickling and
+    ``deepcopy`` carry it along, so that a copied module's hook gets the copy.
+    """
+
+    def __init__(self, hook: Callable, module: Module | None = None) -> None:
+        self.hook = hook
+        self.with_module = module is not None
+        if module is not None:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.with_module:
+            return self.hook(*args, **kwargs)
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
+
+    def __getstate__(self) -> dict:
+        state = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            state["module"] = self.module()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
+
+
+# The loads under way (innermost last): where _load_from_state_dict notes what it changed,
+# so that a failed load can put it back.
+_active_loads: list = []
+
+
+class _Load:
+    """One ``load_state_dict`` call: PyTorch's recursive walk, plus a journal of every
+    tensor changed so that ``undo`` restores the model when the load fails."""
+
+    def __init__(self, state_dict: Mapping, assign: bool) -> None:
+        # A copy, which the pre-hooks may change (keeping the saved metadata).
+        self.metadata = getattr(state_dict, "_metadata", None)
+        self.state_dict = OrderedDict(state_dict)
+        if self.metadata is not None:
+            self.state_dict._metadata = self.metadata
+        self.assign = assign
+        self.missing: list[str] = []
+        self.unexpected: list[str] = []
+        self.errors: list[str] = []
+        self.changes: list[Callable[[], None]] = []  # each puts one tensor back
+
+    def module(self, module: Module, state_dict: dict, prefix: str) -> None:
+        """Load ``module`` (pre-hooks, its tensors), its children, then its post-hooks."""
+        saved = {} if self.metadata is None else self.metadata.get(prefix[:-1], {})
+        local_metadata = dict(saved)  # (PyTorch writes 'assign' into the caller's metadata)
+        if self.assign:
+            local_metadata["assign_to_params_buffers"] = True
+        _active_loads.append(self)
+        try:
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
+                                         self.missing, self.unexpected, self.errors)
+        finally:
+            _active_loads.pop()
+        for name, child in module._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + "."
+                child_state = {k: v for k, v in state_dict.items()
+                               if k.startswith(child_prefix)}
+                self.module(child, child_state, child_prefix)
+        incompatible = _IncompatibleKeys(self.missing, self.unexpected)
+        for hook in list(module._load_state_dict_post_hooks.values()):
+            if hook(module, incompatible) is not None:
+                raise AssertionError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be modified, "
+                    "it should be done inplace."
+                )
+
+    def undo(self) -> None:
+        """Put back every tensor this load changed, last change first."""
+        with no_grad():
+            for put_back in reversed(self.changes):
+                put_back()
+        self.changes.clear()
+
+
+def _load_one(module: Module, name: str, key: str, target: Tensor, source: Any,
+              assign: bool, journal: _Load | None) -> str | None:
+    """Load ``source`` into ``module.<name>`` (``target``); PyTorch's message if it can't."""
+    if not isinstance(source, Tensor):
+        return (f'While copying the parameter named "{key}", expected torch.Tensor or '
+                f"Tensor-like object from checkpoint but received {type(source)}")
+    lazy = hasattr(target, "materialize")
+    if lazy and source.numel() == 0:
+        return None  # another lazy module's parameter: this one keeps waiting (as PyTorch)
+    if not lazy:
+        if target.ndim == 0 and source.shape == (1,):
+            source = _make(source._data.reshape(()))
+        if source.shape != target.shape:
+            return (f"size mismatch for {key}: copying a param with shape {source.shape} "
+                    f"from checkpoint, the shape in current model is {target.shape}.")
+    with no_grad():
+        if assign:
+            if isinstance(target, Parameter) and not isinstance(source, Parameter):
+                source = Parameter(source, target.requires_grad)
+            elif isinstance(target, Parameter):
+                source.requires_grad_(target.requires_grad)
+            if journal is not None:
+                journal.changes.append(lambda: setattr(module, name, target))
+            setattr(module, name, source)
+            return None
+        if lazy:
+            old_data, old_class = target._data, type(target)
+            target.materialize(source.shape)
+            if journal is not None:
+                journal.changes.append(lambda: _unmaterialize(target, old_data, old_class))
+        elif journal is not None:
+            old = _make(target._data.copy())
+            journal.changes.append(lambda: target.copy_(old))
+        try:
+            target.copy_(source)
+        except Exception as error:  # (e.g. a complex checkpoint into a real parameter)
+            return (f'While copying the parameter named "{key}", whose dimensions in the '
+                    f"model are {target.size()} and whose dimensions in the checkpoint are "
+                    f"{source.size()}, an exception occurred : {error.args}.")
+    return None
+
+
+def _unmaterialize(target: Tensor, data: np.ndarray, cls: type) -> None:
+    """Make a lazy parameter that a failed load materialized uninitialized again."""
+    target._data = data
+    target.__class__ = cls
 
 
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:

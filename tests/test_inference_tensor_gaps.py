@@ -1,0 +1,156 @@
+"""Inference tensors (made inside ``inference_mode``) in three corners PyTorch 2.13 defines:
+
+(a) one made to require grad (``ones(2, requires_grad=True)`` in the block) says
+    ``requires_grad=True``, yet an op whose only tensor inputs are inference tensors is
+    not recorded (PyTorch keeps no autograd state for them);
+(b) its ``detach()`` / ``.data`` is an inference tensor with a version counter of its own:
+    it may be changed in place outside the block, which changes the original;
+(c) ``backward()`` / ``autograd.grad`` run inside the block record no graph, and a new
+    ``.grad`` is an inference tensor.
+
+The expectations follow from those rules; the torch-marked test runs the same programs
+with PyTorch and compares.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import teachgrad
+
+
+def _made_requiring_grad(lib):
+    with lib.inference_mode():
+        return lib.ones(2, requires_grad=True)
+
+
+def _inference_ones(lib):
+    with lib.inference_mode():
+        return lib.ones(3)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except RuntimeError as error:
+        return "RuntimeError", str(error).split("\nHint:")[0]
+
+
+def _recorded(t):
+    return t.requires_grad, None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def _version(t):
+    try:
+        return t._version
+    except RuntimeError:
+        return "no version"
+
+
+def _not_recorded_ops(lib):
+    a = _made_requiring_grad(lib)
+    return {
+        "flag": (a.requires_grad, a.is_leaf, a.is_inference(), a.grad_fn),
+        "exp": _recorded(a.exp()),
+        "sum": _recorded(a.sum()),
+        "mul_self": _recorded(a * a),
+        "view": _recorded(a[0:1]),
+        "backward": _outcome(lambda: a.sum().backward()),
+        "grad": a.grad,
+        "mixed_saves_it": _outcome(lambda: a * lib.ones(2, requires_grad=True)),
+        "set_true_outside": _outcome(lambda: a.requires_grad_()),
+        "set_false_outside": a.requires_grad_(False).requires_grad,
+    }
+
+
+def _detached_changes(lib):
+    results = {}
+    for how in ("detach", "data"):
+        t = _inference_ones(lib)
+        d = t.detach() if how == "detach" else t.data
+        d.add_(1)
+        d.mul_(2)
+        results[how] = (t.tolist(), d.is_inference(), _version(d), _version(t))
+    t = _inference_ones(lib)
+    results["original_still_refused"] = _outcome(lambda: t.add_(1))
+    results["detached_may_not_require_grad"] = _outcome(lambda: t.detach().requires_grad_())
+    results["view_of_detached_has_no_version"] = _version(t.detach()[0:2])
+    # (a fresh one: PyTorch's refused t.add_(1) above has changed t before refusing, which
+    # teachgrad does not do: a refused change changes nothing)
+    t = _inference_ones(lib)
+    v = t[0:2].detach()
+    v.fill_(5.0)
+    results["detached_view"] = t.tolist()
+    d = t.detach()
+    with teachgrad.no_grad() if lib is teachgrad else lib.no_grad():
+        d.zero_()
+    results["under_no_grad"] = t.tolist()
+    return results
+
+
+def _backward_inside(lib):
+    w = lib.ones(2, requires_grad=True)
+    y = (w * w).sum()
+    with lib.inference_mode():
+        y.backward(retain_graph=True)
+    first = (w.grad.tolist(), w.grad.is_inference(), w.grad.requires_grad)
+    with lib.inference_mode():
+        y.backward(retain_graph=True)  # adds to the inference .grad, inside the block
+    second = w.grad.tolist()
+    outside = _outcome(lambda: y.backward())  # but not outside it
+    v = lib.ones(2, requires_grad=True)
+    z = (v * v).sum()
+    with lib.inference_mode():
+        (g,) = lib.autograd.grad(z, v, create_graph=True)
+    return first, second, outside, (g.tolist(), g.is_inference(), g.requires_grad)
+
+
+PROGRAMS = [_not_recorded_ops, _detached_changes, _backward_inside]
+
+
+def _comparable(value):
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_comparable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return ("tensor", value.tolist())
+    return value
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_inference_tensors_as_pytorch(program):
+    real = pytest.importorskip("torch")
+    assert _comparable(program(teachgrad)) == _comparable(program(real))
+
+
+def test_ops_on_inference_tensors_that_require_grad_are_not_recorded():
+    seen = _not_recorded_ops(teachgrad)
+    assert seen["flag"] == (True, True, True, None)
+    for op in ("exp", "sum", "mul_self", "view"):
+        assert seen[op] == (False, None), op
+    assert seen["backward"][1].startswith("element 0 of tensors does not require grad")
+    assert seen["grad"] is None
+    assert seen["mixed_saves_it"][1].startswith("Inference tensors cannot be saved")
+    assert seen["set_true_outside"][1].startswith("Setting requires_grad=True on inference")
+    assert seen["set_false_outside"] is False
+    assert "requires_grad=True" in repr(_made_requiring_grad(teachgrad))
+
+
+def test_detach_and_data_of_an_inference_tensor_may_change_it():
+    seen = _detached_changes(teachgrad)
+    for how in ("detach", "data"):
+        assert seen[how] == ([4.0, 4.0, 4.0], True, 2, "no version"), how
+    assert seen["original_still_refused"][1].startswith("Inplace update to inference tensor")
+    assert seen["detached_may_not_require_grad"][1].startswith("Setting requires_grad=True")
+    assert seen["view_of_detached_has_no_version"] == "no version"
+    assert seen["detached_view"] == [5.0, 5.0, 1.0]
+    assert seen["under_no_grad"] == [0.0, 0.0, 0.0]
+
+
+def test_backward_inside_inference_mode():
+    first, second, outside, from_grad = _backward_inside(teachgrad)
+    assert first == ([2.0, 2.0], True, False)  # d(sum w²)/dw = 2w
+    assert second == [4.0, 4.0]
+    assert outside[1].startswith("Inplace update to inference tensor")
+    assert from_grad == ([2.0, 2.0], True, False)  # no graph: grad mode is off in the block
