@@ -43,6 +43,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             "Expected more than 1 value per channel when training, got input size "
             f"{input.shape}"
         )
+    if momentum is None:  # (nn.BatchNorm's momentum=None is resolved by the module)
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        "NoneType")
+    if input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
         if stat is None and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
@@ -74,6 +82,18 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     out = NativeBatchNormBackward0.apply(data, weight, bias, mean=mean, rstd=rstd,
                                          training=training, eps=eps)
     return out.to(input.dtype) if half else out
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """PyTorch's answer for an empty input: nothing is checked or updated, and the output
+    is a copy (not a view, not a new empty tensor) so that the graph reaches the input,
+    and the weight and bias too, through their first elements."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
 
 
 __all__ = ["batch_norm"]

@@ -138,10 +138,17 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
             f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
             f"values to match the convolution dimensions, but got stride={_shape(stride_t)}"
         )
+    if not isinstance(padding, str):  # PyTorch checks a padding's length and sign first
+        _padding(padding, tuple(weight.shape[2:]), stride_t, dilation_t)
     if any(s <= 0 for s in stride_t):
         raise RuntimeError("non-positive stride is not supported")
-    if any(dil <= 0 for dil in dilation_t):
-        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(dilation_t)}")
+    if any(dil < 0 for dil in dilation_t):  # PyTorch's shape check: no values named
+        raise RuntimeError("dilation should be greater than zero")
+    if any(dil == 0 for dil in dilation_t):
+        # (the message of PyTorch's kernel for a batch of one, which runs conv1d as a
+        # conv2d of height 1; a bigger batch goes to oneDNN, which words it otherwise)
+        shown = (1, *dilation_t) if d == 1 else dilation_t
+        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(shown)}")
     kernel = tuple(weight.shape[2:])
     pads = _padding(padding, kernel, stride_t, dilation_t)
     # An unbatched input is a batch of one, squeezed again afterwards (as in PyTorch).

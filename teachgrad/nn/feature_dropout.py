@@ -60,12 +60,12 @@ def _dropout_impl(input: Tensor, p: float, training: bool, inplace: bool, *, fea
     """PyTorch's ``_dropout_impl``: the one kernel behind every dropout flavour."""
     if p == 0 or not training or input.numel() == 0:
         return input
-    shape = _noise_shape(input, feature)
-    _check_float(input)
     dtype = input._data.dtype
-    if p == 1:
+    if p == 1:  # before any check, as in PyTorch: a 1-d or an integer input is zeroed
         zero = _make(np.zeros((), dtype))
         return input.mul_(zero) if inplace else input * zero
+    shape = _noise_shape(input, feature)
+    _check_float(input)
     keep = _keep_mask(shape, p, dtype)
     if not alpha:
         noise = _make(keep / dtype.type(1 - p))

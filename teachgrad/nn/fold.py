@@ -22,6 +22,7 @@ tensor([[[[ 0.,  2.,  2.],
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +40,8 @@ def _unfold(x: np.ndarray, kernel, stride, padding, dilation) -> np.ndarray:
     n, c = x.shape[:2]
     blocks = im2col.patches(x, kernel, stride, padding, dilation)   # (N, C, oh, ow, kh, kw)
     blocks = blocks.transpose(0, 1, 4, 5, 2, 3)                     # (N, C, kh, kw, oh, ow)
-    return blocks.reshape(n, c * kernel[0] * kernel[1], -1)
+    # (the block count written out: -1 cannot be inferred for an empty batch)
+    return blocks.reshape(n, c * kernel[0] * kernel[1], math.prod(blocks.shape[-2:]))
 
 
 def _fold(cols: np.ndarray, output_size, kernel, stride, padding, dilation) -> np.ndarray:

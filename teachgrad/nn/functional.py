@@ -40,7 +40,9 @@ from ..ops.number_factor import DivBackward1, MulBackward1
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
 from . import activation_ops as _ops
+from . import feature_dropout as _feature_dropout
 from . import normalization_ops as _normalization
+from . import rms_norm as _rms_norm
 from .attention_functional import (  # attention: its own module
     multi_head_attention_forward,
     scaled_dot_product_attention,
@@ -432,6 +434,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         )
     count = weight.numel()
     if count != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
         channels = input.shape[1] if input.ndim >= 2 else 1
         if count != channels:
             raise RuntimeError(
@@ -574,6 +578,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = _make(np.zeros((), dtype))
     else:
+        _feature_dropout._check_float(input)  # (the scaled mask is not an integer)
         keep = _aten_random.bernoulli_scalar(_random._engine(None), input._data.size, 1 - p)
         noise = _make(keep.reshape(input._data.shape).astype(dtype) / dtype.type(1 - p))
     return input.mul_(noise) if inplace else pointwise.mul(input, noise)
@@ -1003,8 +1008,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     >>> F.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
-        normalized_shape)
+    shape = _rms_norm._normalized_shape(normalized_shape, "layer_norm")
     n = len(shape)
     if n == 0:
         raise RuntimeError(
@@ -1046,6 +1050,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if classes.size and classes.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
+        if not classes.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(classes.max()) + 1 if classes.size else 0
     elif classes.size and classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")

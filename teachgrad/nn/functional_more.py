@@ -12,6 +12,9 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from .._warn import warn_user
+from ..ops.op import Op
+from ..ops.recorded_backward import RecordedBackward
+from ..ops.reduce import vector_norm, vector_norm_backward
 from . import functional as F
 
 __all__ = [
@@ -97,6 +100,41 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    first, second = np.triu_indices(input._data.shape[0], 1)
-    difference = input[_make(first)] - input[_make(second)]
-    return difference.norm(p, dim=1)
+    return PdistBackward0.apply(input, p=float(p))
+
+
+class PdistBackward0(Op):
+    """``pdist``'s one node (PyTorch's): the distances of every pair of rows ``i < j``."""
+
+    formula = ("out[k] = ‖x[i] − x[j]‖ₚ for the k-th pair i < j    ∂/∂x[i] += the p-norm's "
+               "gradient at x[i] − x[j], ∂/∂x[j] −= it")
+
+    @staticmethod
+    def forward(ctx, x, p):
+        first, second = np.triu_indices(x.shape[0], 1)
+        out = vector_norm(_make(x[first] - x[second]), p, -1)._data
+        ctx.p = p
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        if type(grad) is not np.ndarray:  # create_graph: PyTorch has no formula for it
+            return PdistBackwardBackward0.record(ctx, grad, x, out)
+        first, second = np.triu_indices(x.shape[0], 1)
+        g = vector_norm_backward(grad, x[first] - x[second], out, ctx.p, (1,), False)
+        rows = np.zeros_like(x)
+        np.add.at(rows, first, g)  # each row takes its share from every pair it is in
+        np.add.at(rows, second, -g)
+        return rows
+
+
+class PdistBackwardBackward0(RecordedBackward):
+    """PyTorch has no derivative for pdist's backward: differentiating it again raises."""
+
+    formula = "not differentiable: PyTorch has no derivative for it either"
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")

@@ -224,14 +224,16 @@ class MultilabelMarginLossBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, targets=None, reduction="mean", scalar_output=False):
-        """``targets``: a boolean ``(N, C)`` table of each sample's target classes."""
+        """``targets``: an ``(N, C)`` table of how often each class is listed for each
+        sample (PyTorch's loop counts a class listed twice twice)."""
         x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
         n, c = x.shape
-        # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i.
-        pairs = targets[:, :, None] & ~targets[:, None, :]
+        # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i, each pair
+        # counted as often as j is listed.
+        pairs = targets[:, :, None] * (targets == 0)[:, None, :]
         margins = 1 - x[:, :, None] + x[:, None, :]
-        active = pairs & (margins > 0)
-        losses = (np.sum(np.where(active, margins, 0), axis=(1, 2)) / c).astype(x.dtype)
+        active = np.where(margins > 0, pairs, 0)
+        losses = (np.sum(active * margins, axis=(1, 2)) / c).astype(x.dtype)
         # The constant gradient of each sample's loss.
         slope = (active.sum(axis=1) - active.sum(axis=2)).astype(x.dtype) / c
         ctx.slope, ctx.input_shape = slope, input.shape

@@ -458,11 +458,12 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
     if classes.size and (classes.min() < -1 or classes.max() >= c):
         raise RuntimeError("argument #2 'target' is out of range")
     F._require_floating(input, "multilabel_margin_loss_forward_out_frame")
-    # Each sample's targets: the listed classes before the first -1.
+    # Each sample's targets: the listed classes before the first -1, counted (a class
+    # listed twice counts twice, as in PyTorch's loop).
     listed = np.cumprod(classes != -1, axis=1).astype(bool)
-    targets = np.zeros(classes.shape, bool)
+    targets = np.zeros(classes.shape, np.int64)
     rows = np.broadcast_to(np.arange(len(classes))[:, None], classes.shape)
-    targets[rows[listed], classes[listed]] = True
+    np.add.at(targets, (rows[listed], classes[listed]), 1)
     return MultilabelMarginLossBackward0.apply(
         input, targets=targets, reduction=reduction, scalar_output=ndims <= 1)
 

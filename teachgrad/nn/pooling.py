@@ -191,8 +191,12 @@ def max_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
                      return_indices, MaxPool3DWithIndicesBackward0)
 
 
-def _check_avg_input(input: Tensor, d: int) -> None:
+def _check_avg_input(input: Tensor, d: int, divisor_override) -> None:
+    # PyTorch refuses a zero divisor first (avg_pool3d after the number of dimensions)
+    zero_divisor = divisor_override is not None and divisor_override == 0
     if d == 2:
+        if zero_divisor:
+            raise RuntimeError("divisor must be not zero")
         if input.ndim not in (3, 4):
             n = max(input.ndim, 1)
             raise IndexError(
@@ -203,6 +207,8 @@ def _check_avg_input(input: Tensor, d: int) -> None:
     if input.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input"
                            "\nHint: pooling wants (N, C, D, H, W) or (C, D, H, W).")
+    if zero_divisor:
+        raise RuntimeError("divisor must be not zero")
     _check_non_batch_sizes(input, 3, "avg_pool3d")
 
 
@@ -210,10 +216,8 @@ def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
               count_include_pad, divisor_override, op: type) -> Tensor:
     """Average pooling over the last ``d`` axes: one average map per axis."""
     name = f"avg_pool{d}d"
-    _check_avg_input(input, d)
+    _check_avg_input(input, d, divisor_override)
     kernel, stride, pad, _ = _arguments(name, kernel_size, stride, padding, d=d, average=True)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
     sizes = input.shape[-d:]
     if d == 2 and 0 in input.shape[-3:]:  # only a batch may be empty
         raise RuntimeError(

@@ -177,8 +177,10 @@ class MaxPool2DWithIndicesBackward0(Op):
         ctx.input_shape = x.shape
         ctx.outs, ctx.dtype = tuple(w.shape[-2] for w in windows), x.dtype
         shape = (*lead, *outs)
-        if math.prod(outs) == 0:  # an empty output (adaptive pooling to size 0)
-            ctx.indices, ctx.constant = np.zeros((planes.shape[0], 0), np.int64), None
+        if math.prod(outs) == 0 or planes.shape[0] == 0:  # an empty output (adaptive
+            # pooling to size 0, or an empty batch)
+            ctx.indices = np.zeros((planes.shape[0], math.prod(outs)), np.int64)
+            ctx.constant = None
             return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
         # (P, *out, *kernel): every window's values, by fancy indexing along each axis.
         plane = np.arange(planes.shape[0]).reshape(-1, *[1] * (2 * d))
@@ -230,7 +232,8 @@ def _scatter_to_winners(pool: Op, grad: np.ndarray) -> np.ndarray:
         grad = grad * ~pool.constant.reshape(grad.shape)
     key = (np.arange(planes)[:, None], pool.indices)
     # Scatter-add into zeros (windows can overlap: one element may win twice).
-    flat = embed(grad.reshape(planes, -1), pool.plane_shape, key, IndexPutImplBackward0)
+    per_plane = pool.indices.shape[1]  # (written out: -1 fails for an empty batch)
+    flat = embed(grad.reshape(planes, per_plane), pool.plane_shape, key, IndexPutImplBackward0)
     return flat.reshape(pool.input_shape)
 
 

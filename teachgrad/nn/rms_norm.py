@@ -38,14 +38,23 @@ def _shape_list(shape) -> str:
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
-def _normalized_shape(normalized_shape) -> tuple[int, ...]:
+def _normalized_shape(normalized_shape, function: str = "rms_norm") -> tuple[int, ...]:
+    """``normalized_shape`` as a tuple, refused in PyTorch's words unless a tuple of ints
+    (shared by ``layer_norm``: PyTorch's argument parser takes no bare int there)."""
     if isinstance(normalized_shape, numbers.Integral) or not isinstance(
             normalized_shape, (tuple, list)):
         raise TypeError(
-            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
-            f"{type(normalized_shape).__name__}"
-            "\nHint: pass a tuple, e.g. (x.shape[-1],); nn.RMSNorm(4) also accepts an int."
+            f"{function}(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+            f"not {type(normalized_shape).__name__}"
+            "\nHint: pass a tuple, e.g. (x.shape[-1],); the module (nn.LayerNorm(4), "
+            "nn.RMSNorm(4)) also accepts an int."
         )
+    for position, n in enumerate(normalized_shape):
+        if not isinstance(n, numbers.Integral):
+            raise TypeError(
+                f"{function}(): argument 'normalized_shape' (position 2) must be tuple of "
+                f"ints, but found element of type {type(n).__name__} at pos {position}"
+            )
     return tuple(int(n) for n in normalized_shape)
 
 

@@ -114,7 +114,9 @@ def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], d: int,
     flat = indices._data.reshape(math.prod(input.shape[:-d]), -1)
     bad = (flat < 0) | (flat >= volume)
     if bad.any():
-        raise RuntimeError(f"Found an invalid max index: {int(flat[bad][0])} (output volumes "
+        # PyTorch's loop does not stop at a bad index: it names the last one it met (on
+        # one thread; with several, the last one met by whichever thread wrote last)
+        raise RuntimeError(f"Found an invalid max index: {int(flat[bad][-1])} (output volumes "
                            f"are of size {'x'.join(map(str, size))})"
                            "\nHint: the indices must come from the pooling being undone.")
     key = (np.arange(flat.shape[0])[:, None], flat)
