@@ -38,7 +38,7 @@ EXCEPTIONS: dict[str, str] = {
 PRIVATE: frozenset[str] = frozenset({
     "to_copy", "unsafe_view", "reshape_alias", "safe_softmax", "standard_gamma",
     "standard_gamma_grad", "trilinear", "unique2", "weight_norm_interface", "prelu_kernel",
-    "prelu_kernel_backward", "log_softmax_backward_data", "softmax_backward_data",
+    "prelu_kernel_backward", "pdist_backward", "log_softmax_backward_data", "softmax_backward_data",
     "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward",
     "upsample_bicubic2d_aa", "upsample_bilinear2d_aa",
     "upsample_bicubic2d_aa_backward", "upsample_bilinear2d_aa_backward",
