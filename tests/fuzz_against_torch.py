@@ -92,6 +92,18 @@ def program_source(statements: list[Statement], library: str = "torch",
 # --------------------------------------------------------------------------- describing
 
 
+def statements_of(source: str) -> list[str]:
+    """A program's statements from its source (an indented line continues the one before):
+    how the tests read back the shrunk programs the fuzzers printed."""
+    out: list[str] = []
+    for line in source.splitlines():
+        if line.startswith((" ", "\t")):
+            out[-1] += "\n" + line
+        else:
+            out.append(line)
+    return out
+
+
 def _normalise_message(message: str) -> str:
     """Hide what differs by design: teachgrad's own name, its one trailing Hint line."""
     message = re.sub(r"\nHint: .*\Z", "", message, flags=re.S)

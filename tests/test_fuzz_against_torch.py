@@ -305,7 +305,7 @@ grads = torch.autograd.grad(loss, [a3, a4], create_graph=True, allow_unused=True
 def test_programs_the_fuzzer_found_now_agree(name):
     source = FOUND[name].strip()
     statements = [fuzz.Statement(line, "program", _assigned(line)) for line in
-                  _statements(source)]
+                  fuzz.statements_of(source)]
     statements.append(fuzz.Statement("pass", "program",
                                      [n for s in statements for n in s.describe]
                                      + _leaf_grads(source)))
@@ -328,16 +328,6 @@ def test_a_number_where_a_tensor_is_wanted_is_refused_in_pytorchs_words(name):
         assert message(teachgrad, call) == message(torch, call)
 
 
-def _statements(source: str) -> list[str]:
-    """The source's statements (an indented line continues the one before)."""
-    out: list[str] = []
-    for line in source.splitlines():
-        if line.startswith((" ", "\t")):
-            out[-1] += "\n" + line
-        else:
-            out.append(line)
-    return out
-
 
 def _assigned(line: str) -> list[str]:
     head = line.split("\n")[-1] if line.startswith("with ") else line
@@ -348,7 +338,7 @@ def _assigned(line: str) -> list[str]:
 def _leaf_grads(source: str) -> list[str]:
     if "backward()" not in source:
         return []
-    return [f"{statement.split(' = ')[0]}.grad" for statement in _statements(source)
+    return [f"{statement.split(' = ')[0]}.grad" for statement in fuzz.statements_of(source)
             if "requires_grad=True" in statement and " = " in statement]
 
 

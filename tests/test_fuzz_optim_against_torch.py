@@ -150,19 +150,9 @@ opt.step()""",
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_programs_the_fuzzer_found_now_agree(name):
     statements = [fuzz.Statement(line, "program") for line in
-                  _statements(FOUND[name].strip())]
+                  fuzz._core.statements_of(FOUND[name].strip())]
     assert fuzz.compare(statements, torch, teachgrad) is None
 
-
-def _statements(source: str) -> list[str]:
-    """The source's statements (an indented line continues the one before)."""
-    out: list[str] = []
-    for line in source.splitlines():
-        if line.startswith((" ", "\t")):
-            out[-1] += "\n" + line
-        else:
-            out.append(line)
-    return out
 
 
 def _bits(lib, run) -> list:
