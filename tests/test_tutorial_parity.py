@@ -95,3 +95,93 @@ def test_linspace_and_logspace_match_pytorch_bit_for_bit():
             theirs = real.logspace(start / 100, end / 100, steps, base=base,
                                    dtype=getattr(real, name)).numpy()
             assert mine.tobytes() == theirs.tobytes(), (start, end, steps, base, name)
+
+
+# ---------------------------------------------------------------------------------------
+# Forward-mode AD tutorial: gradcheck(check_forward_ad=True), ReLU's tangent, func.jvp
+# ---------------------------------------------------------------------------------------
+def _exp_function(jvp_factor: float):
+    """A custom exp whose jvp multiplies the tangent by ``jvp_factor · exp(x)`` (1 is right)."""
+
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = torch.exp(x)
+            ctx.result = result
+            return result
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return tangent * ctx.result * jvp_factor
+
+    return Exp
+
+
+def test_gradcheck_checks_a_custom_jvp_with_forward_mode_only():
+    x = torch.tensor([0.3, -1.2], dtype=torch.float64, requires_grad=True)
+    only_forward = dict(check_forward_ad=True, check_backward_ad=False,
+                        check_undefined_grad=False, check_batched_grad=False)
+    # The tutorial's Function has a jvp and no backward: forward mode alone passes.
+    assert torch.autograd.gradcheck(_exp_function(1.0).apply, (x,), **only_forward)
+    wrong = _exp_function(2.0).apply
+    assert torch.autograd.gradcheck(wrong, (x,), raise_exception=False, **only_forward) is False
+    with pytest.raises(torch.autograd.GradcheckError) as caught:
+        torch.autograd.gradcheck(wrong, (x,), **only_forward)
+    message = str(caught.value)
+    assert message.startswith("Jacobian computed with forward mode mismatch for output 0 "
+                              "with respect to input 0,\nnumerical:tensor([[")
+    assert "analytical:tensor([[" in message and "float64)" in message
+    # ... and the backward check still runs by default, and needs a backward.
+    with pytest.raises(NotImplementedError, match="implement either the backward or vjp"):
+        torch.autograd.gradcheck(_exp_function(1.0).apply, (x,), check_forward_ad=True)
+
+
+def test_gradcheck_needs_one_of_the_two_checks():
+    x = torch.tensor([0.3], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(AssertionError, match="Expected at least one of check_forward_ad or "
+                                             "check_backward_ad to be True"):
+        torch.autograd.gradcheck(torch.sin, (x,), check_backward_ad=False)
+
+
+def test_forward_mode_catches_a_wrong_jvp_of_a_function_with_a_right_backward():
+    class Half(torch.autograd.Function):  # y = x / 2, jvp forgets the 1/2
+        @staticmethod
+        def forward(ctx, x):
+            return x / 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad / 2
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return tangent
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(Half.apply, (x,))
+    assert not torch.autograd.gradcheck(Half.apply, (x,), check_forward_ad=True,
+                                        raise_exception=False)
+
+
+def test_relu_tangent_is_plus_zero_where_the_output_is_zero():
+    # PyTorch's threshold_backward puts 0, not tangent·0: a negative tangent would give -0.
+    import teachgrad.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(torch.tensor([-1.0, 2.0, 0.0]), torch.tensor([-1.0, -3.0, -2.0]))
+        tangent = fwAD.unpack_dual(torch.relu(dual)).tangent
+    assert tangent.tolist() == [0.0, -3.0, 0.0]
+    assert not np.signbit(tangent.numpy()[[0, 2]]).any()
+    assert "-0." not in repr(tangent)
+
+
+def test_func_jvp_returns_a_tracked_primal_output_as_an_alias():
+    from teachgrad.func import jvp
+
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    out, tangent = jvp(torch.sin, (x,), (torch.ones(2),))
+    assert type(out.grad_fn).__name__ == "AliasBackward0"
+    out.sum().backward()  # ... still leading back to x: d/dx Σ sin x = cos x
+    assert np.allclose(x.grad.numpy(), np.cos([0.5, 1.0]))
+    untracked, _ = jvp(torch.sin, (x.detach(),), (torch.ones(2),))
+    assert untracked.grad_fn is None

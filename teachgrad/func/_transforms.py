@@ -30,6 +30,7 @@ from ..autograd import engine, forward_ad
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import state as _grad_state
+from ..ops.shape import AliasBackward0
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import RANDOM_IN_ERROR_MODE, _changed
 
@@ -111,6 +112,12 @@ def _ensure_floating(leaves: list) -> None:
 def _plain(x: Any, keep: bool) -> Any:
     """Cut a result off this transform's private graph unless an outer one needs it."""
     return x.detach() if isinstance(x, Tensor) and not keep else x
+
+
+def _alias_if_tracked(x: Any) -> Any:
+    if isinstance(x, Tensor) and x._requires_grad:
+        return AliasBackward0.apply(x)
+    return x
 
 
 def _grads(outputs: list, inputs: list, grad_outputs: list, create_graph: bool) -> list:
@@ -368,7 +375,9 @@ def _jvp_forward_mode(func, p_leaves, t_leaves, p_spec, has_aux, api):
     # (Leaving the level drops the tangents from the outputs: they are plain tensors again.)
     # A function that differentiates inside (jvp(grad(f)) ...) leaves a graph on its
     # results; cut it off unless the caller's own graph goes through the inputs.
-    out_leaves = [_plain(o, keep) for o in out_leaves]
+    # PyTorch hands back a primal output that is in the caller's graph as an alias of the
+    # one computed inside (grad_fn=<AliasBackward0>), as this does.
+    out_leaves = [_alias_if_tracked(_plain(o, keep)) for o in out_leaves]
     tangents = [_plain(t, keep) for t in tangents]
     result = (tree_unflatten(out_leaves, out_spec), tree_unflatten(tangents, out_spec))
     return (*result, aux) if has_aux else result
