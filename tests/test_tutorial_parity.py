@@ -185,3 +185,15 @@ def test_func_jvp_returns_a_tracked_primal_output_as_an_alias():
     assert np.allclose(x.grad.numpy(), np.cos([0.5, 1.0]))
     untracked, _ = jvp(torch.sin, (x.detach(),), (torch.ones(2),))
     assert untracked.grad_fn is None
+
+
+# ---------------------------------------------------------------------------------------
+# Saved-tensors-hooks tutorial and the autograd notes: "the attributes starting with _saved"
+# ---------------------------------------------------------------------------------------
+def test_a_nodes_saved_attributes_are_the_ones_listed_by_dir():
+    a = torch.randn(5, requires_grad=True)
+    b = torch.ones(5, requires_grad=True)
+    product = (a * b).grad_fn
+    assert [n for n in dir(product) if n.startswith("_saved")] == ["_saved_other", "_saved_self"]
+    assert [n for n in dir(a.exp().grad_fn) if n.startswith("_saved")] == ["_saved_result"]
+    assert product._saved_self is a  # (the attributes themselves are unchanged)

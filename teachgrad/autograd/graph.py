@@ -84,6 +84,11 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
+    def __dir__(self) -> list:
+        # The autograd notes list a node's saved values as "the attributes starting with
+        # _saved"; the internal slot named just that is not one of them.
+        return [name for name in super().__dir__() if name != "_saved"]
+
     def __call__(self, *grads):
         """Apply the node by hand (as ``grad_fn(grad)`` in PyTorch): run its backward
         formula on tensors (see ``engine.call_node``)."""
