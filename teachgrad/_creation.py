@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _dtypes
+from . import _device, _dtypes
 from ._arguments import Signatures, is_int, is_number
 from ._aten_random import _mul_add
 from ._dtypes import dtype as DType
@@ -131,6 +131,8 @@ def _number_argument(function: str, name: str, position: int, value):
 
 
 def _check_device(device) -> None:
+    if isinstance(device, str):
+        _device.device(device)  # a malformed name ('gpu') gets PyTorch's parse error first
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
             f"teachgrad runs on the CPU only (with NumPy); got device={device!r}"

@@ -728,6 +728,11 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
     t._extra = None
 
 
+# ``type(x)`` prints the public name, <class 'teachgrad.Tensor'> (and, once
+# install_as_torch() has run, <class 'torch.Tensor'>, as PyTorch prints it).
+Tensor.__module__ = "teachgrad"
+
+
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return _make(data, requires_grad)
 

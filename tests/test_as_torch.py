@@ -77,6 +77,7 @@ def test_submodule_imports_are_teachgrads():
         assert "torch._C" not in sys.modules
         print(torch.float32, torch.ones(2, 3).shape, torch.ones(2).max(0).values)
         print(F.relu(torch.tensor([-1.0, 2.0])))
+        print(type(torch.ones(1)), type(nn.Parameter(torch.ones(1))))
         teachgrad.install_as_torch()  # a second call changes nothing
         assert sys.modules["torch"] is teachgrad
     """)
@@ -84,6 +85,7 @@ def test_submodule_imports_are_teachgrads():
     assert result.stdout.splitlines() == [
         "torch.float32 torch.Size([2, 3]) tensor(1.)",  # PyTorch's reprs, word for word
         "tensor([0., 2.])",
+        "<class 'torch.Tensor'> <class 'torch.nn.parameter.Parameter'>",
     ]
 
 

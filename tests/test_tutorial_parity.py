@@ -197,3 +197,77 @@ def test_a_nodes_saved_attributes_are_the_ones_listed_by_dir():
     assert [n for n in dir(product) if n.startswith("_saved")] == ["_saved_other", "_saved_self"]
     assert [n for n in dir(a.exp().grad_fn) if n.startswith("_saved")] == ["_saved_result"]
     assert product._saved_self is a  # (the attributes themselves are unchanged)
+
+
+# ---------------------------------------------------------------------------------------
+# Tensors tutorial: type(x), out= dtypes
+# ---------------------------------------------------------------------------------------
+def test_type_of_a_tensor_prints_its_public_name():
+    assert repr(type(torch.ones(1))) == "<class 'teachgrad.Tensor'>"
+    assert repr(type(torch.nn.Parameter(torch.ones(1)))) == (
+        "<class 'teachgrad.nn.parameter.Parameter'>")
+    # (as torch: <class 'torch.Tensor'>, see test_as_torch; pickling is unchanged)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(torch.ones(2))).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda a, out: torch.matmul(a, a, out=out),
+     "Expected out tensor to have dtype float, but got long int instead"),
+    (lambda a, out: torch.mm(a, a, out=out),
+     "Expected out tensor to have dtype float, but got long int instead"),
+    (lambda a, out: torch.dot(a[0], a[0], out=out),
+     "result dtype Long does not match input dtype Float"),
+    (lambda a, out: torch.cat([a, a], out=out),
+     "torch.cat(): input types can't be cast to the desired output type Long"),
+    (lambda a, out: torch.where(a > 0, a, a, out=out),
+     "Expected out type to be Float but got Long"),
+    (lambda a, out: torch.clamp(a, 0, 1, out=out), "Found dtype Long but expected Float"),
+    (lambda a, out: torch.add(a, a, out=out),
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda a, out: torch.rand(2, dtype=torch.float32, out=out),
+     "dtype Float does not match dtype of out parameter (Long)"),
+])
+def test_out_of_another_dtype_is_refused_in_pytorchs_words(call, message):
+    with pytest.raises(RuntimeError) as caught:
+        call(torch.ones(2, 2), torch.zeros(0, dtype=torch.int64))
+    assert str(caught.value).split("\nHint:")[0] == message
+
+
+def test_matmul_refuses_even_a_wider_float_out_but_add_casts_into_it():
+    a = torch.ones(2, 2)
+    with pytest.raises(RuntimeError, match="dtype float, but got double instead"):
+        torch.matmul(a, a, out=torch.zeros(2, 2, dtype=torch.float64))
+    out = torch.zeros(2, 2, dtype=torch.float64)
+    assert torch.add(a, a, out=out) is out and out.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_sum_into_an_integer_out_converts_the_input_first():
+    # As sum(x, dtype=torch.int64): 0.6 → 0 before adding, so the sum is 0, not int(1.2).
+    out = torch.zeros(0, dtype=torch.int64)
+    torch.sum(torch.tensor([0.6, 0.6]), 0, out=out)
+    assert out.tolist() == 0 and out.dtype == torch.int64
+    out = torch.zeros(0, dtype=torch.int64)
+    torch.cumprod(torch.tensor([1.6, 1.6]), 0, out=out)
+    assert out.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("gpu", "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+            "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
+            "of device string: gpu"),
+    ("cuda:x", "Invalid device string: 'cuda:x'"),
+    ("cpu1", "Invalid device string: 'cpu1'"),
+    ("", "Device string must not be empty"),
+])
+def test_a_malformed_device_name_gets_pytorchs_parse_error_everywhere(name, message):
+    # The tensors tutorial's "device='gpu'" mistake: PyTorch complains about the name
+    # before it asks whether such a device exists.
+    for attempt in (lambda: torch.device(name), lambda: torch.rand(2, device=name),
+                    lambda: torch.ones(1).to(name)):
+        with pytest.raises(RuntimeError) as caught:
+            attempt()
+        assert str(caught.value) == message
+    with pytest.raises(RuntimeError, match="CPU only"):  # a real device, just not here
+        torch.ones(1).to("cuda")
