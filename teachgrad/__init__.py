@@ -164,6 +164,7 @@ from . import _out  # noqa: E402
 
 _out.add_out_arguments(globals(), special.__dict__)
 _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))
+from . import functional  # noqa: E402 - torch.functional: some namespace functions again
 
 # `import torch` meaning teachgrad, on request (teachgrad.install_as_torch()); without it,
 # a failed `from torch import nn` says why (see _as_torch.py: this only adds a finder

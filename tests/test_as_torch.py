@@ -51,6 +51,7 @@ def test_submodule_imports_are_teachgrads():
         import torch.nn as nn
         import torch.nn.functional as F
         import torch.autograd.forward_ad as fwAD
+        import torch.functional
         from torch import optim
         from torch.autograd import Function
         from torch.cuda import is_available
@@ -62,6 +63,7 @@ def test_submodule_imports_are_teachgrads():
 
         assert torch is teachgrad and nn is teachgrad.nn and optim is teachgrad.optim
         assert F is teachgrad.nn.functional and fwAD is teachgrad.autograd.forward_ad
+        assert torch.functional is teachgrad.functional
         assert Function is teachgrad.autograd.Function and grad is teachgrad.func.grad
         assert vmap is teachgrad.func.vmap and StepLR is teachgrad.optim.lr_scheduler.StepLR
         assert DataLoader is teachgrad.utils.data.DataLoader

@@ -271,3 +271,17 @@ def test_a_malformed_device_name_gets_pytorchs_parse_error_everywhere(name, mess
         assert str(caught.value) == message
     with pytest.raises(RuntimeError, match="CPU only"):  # a real device, just not here
         torch.ones(1).to("cuda")
+
+
+# ---------------------------------------------------------------------------------------
+# Building-models tutorial: import torch.functional
+# ---------------------------------------------------------------------------------------
+def test_torch_functional_holds_the_namespace_functions():
+    import teachgrad.functional as functional
+
+    assert torch.functional is functional
+    assert functional.einsum is torch.einsum and functional.split is torch.split
+    for name in functional.__all__:
+        assert getattr(functional, name) is getattr(torch, name)
+    assert functional.norm(torch.tensor([3.0, 4.0])).item() == 5.0
+    assert not hasattr(functional, "max_pool2d")  # that one is torch.nn.functional's
