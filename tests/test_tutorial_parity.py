@@ -285,3 +285,24 @@ def test_torch_functional_holds_the_namespace_functions():
         assert getattr(functional, name) is getattr(torch, name)
     assert functional.norm(torch.tensor([3.0, 4.0])).item() == 5.0
     assert not hasattr(functional, "max_pool2d")  # that one is torch.nn.functional's
+
+
+# ---------------------------------------------------------------------------------------
+# Saving and loading (the recipes): a state dict without num_batches_tracked
+# ---------------------------------------------------------------------------------------
+def test_batchnorm_keeps_its_count_when_an_old_or_plain_state_dict_lacks_it():
+    bn = torch.nn.BatchNorm1d(2)
+    saved = bn.state_dict()
+    assert saved._metadata[""] == {"version": 2}  # the format with num_batches_tracked
+    del saved["num_batches_tracked"]
+    with pytest.raises(RuntimeError, match='in state_dict: "num_batches_tracked"'):
+        torch.nn.BatchNorm1d(2).load_state_dict(saved)  # format 2 says it should be there
+    plain = {"weight": torch.ones(2), "bias": torch.zeros(2), "running_mean": torch.zeros(2),
+             "running_var": torch.ones(2)}  # no format recorded: taken as an old one
+    fresh = torch.nn.BatchNorm1d(2)
+    fresh.num_batches_tracked.fill_(7)
+    result = fresh.load_state_dict(plain)
+    assert result.missing_keys == [] and fresh.num_batches_tracked.item() == 7
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+    keys = model.load_state_dict({"0.weight": torch.zeros(2, 2)}, strict=False).missing_keys
+    assert "1.num_batches_tracked" not in keys and "1.running_var" in keys
