@@ -306,3 +306,15 @@ def test_batchnorm_keeps_its_count_when_an_old_or_plain_state_dict_lacks_it():
     model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
     keys = model.load_state_dict({"0.weight": torch.zeros(2, 2)}, strict=False).missing_keys
     assert "1.num_batches_tracked" not in keys and "1.running_var" in keys
+
+
+def test_module_hook_registries_print_as_pytorchs():
+    from collections import OrderedDict
+
+    layer = torch.nn.Linear(2, 2)
+    assert repr(layer._forward_hooks) == "OrderedDict()"  # (debugging code prints them)
+    handle = layer.register_forward_hook(lambda m, i, o: None)
+    assert type(layer._forward_hooks) is OrderedDict and list(layer._forward_hooks) == [handle.id]
+    for name in ("_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                 "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+        assert type(getattr(layer, name)) is OrderedDict
