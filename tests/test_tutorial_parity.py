@@ -318,3 +318,37 @@ def test_module_hook_registries_print_as_pytorchs():
     for name in ("_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                  "_state_dict_hooks", "_load_state_dict_pre_hooks"):
         assert type(getattr(layer, name)) is OrderedDict
+
+
+# ---------------------------------------------------------------------------------------
+# torch.autograd.functional docs: jacobian/hessian with strategy="forward-mode"
+# ---------------------------------------------------------------------------------------
+def test_forward_mode_jacobian_needs_vectorize_and_returns_lists():
+    from teachgrad.autograd.functional import hessian, jacobian
+
+    def adder(x, y):
+        return 2 * x.exp() + 3 * y
+
+    x, y = torch.tensor([0.0, 1.0]), torch.tensor([2.0, 3.0])
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(adder, (x, y), strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and "):
+        jacobian(adder, (x, y), strategy="forward-mode", vectorize=True, create_graph=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and "):
+        jacobian(adder, (x, y), strategy="forward-mode", vectorize=True, strict=True)
+    jac = jacobian(adder, (x, y), strategy="forward-mode", vectorize=True)
+    assert type(jac) is list  # (reverse mode: a tuple)
+    assert np.allclose(jac[0].numpy(), [[2.0, 0.0], [0.0, 2 * math.e]])  # d(2eˣ)/dx = 2eˣ
+    assert jac[1].tolist() == [[3.0, 0.0], [0.0, 3.0]]
+    assert type(jacobian(adder, (x, y), vectorize=True)) is tuple
+    both = jacobian(lambda a, b: (a, b), (x, y), strategy="forward-mode", vectorize=True)
+    assert type(both) is list and type(both[0]) is list
+    one_input = jacobian(lambda a: (a, a), x, strategy="forward-mode", vectorize=True)
+    assert type(one_input) is tuple
+    h = hessian(lambda a, b: (a * b).sum(), (x, y), vectorize=True,
+                outer_jacobian_strategy="forward-mode")
+    assert type(h) is list and type(h[0]) is list
+    assert h[0][1].tolist() == [[1.0, 0.0], [0.0, 1.0]] and h[0][0].tolist() == [[0.0, 0.0],
+                                                                                   [0.0, 0.0]]
+    with pytest.raises(NotImplementedError, match="forward-over-reverse Hessian"):
+        hessian(lambda a: (a * a).sum(), x, outer_jacobian_strategy="forward-mode")

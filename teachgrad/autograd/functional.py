@@ -254,8 +254,9 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
              strategy: str = "reverse-mode") -> Tensor | tuple:
     """The Jacobian of ``func`` at ``inputs``: d(output)/d(input), shape ``out + in``.
 
-    Tuples of inputs/outputs give tuples (of tuples) of Jacobians, as in PyTorch.
-    ``vectorize`` is accepted and ignored (rows are computed one backward pass each).
+    Tuples of inputs/outputs give tuples (of tuples) of Jacobians, as in PyTorch (lists of
+    lists with ``strategy="forward-mode"``, as there). ``vectorize`` changes nothing else
+    here: rows are computed one backward pass each, whatever the strategy.
 
     >>> import teachgrad as torch
     >>> from teachgrad.autograd.functional import jacobian
@@ -269,8 +270,16 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
             'function has more outputs than inputs, "forward-mode" tends to be more '
             'performant. Otherwise, prefer to use "reverse-mode".'
         )
+    forward_mode = strategy == "forward-mode"
+    if forward_mode:
+        _check_forward_mode(create_graph, strict)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        if forward_mode and not vectorize:
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."  # (PyTorch's words, space missing)
+            )
         inputs = _prepare_inputs(inputs, create_graph, need_graph=True)
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jacobian"
@@ -305,7 +314,25 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
                 _stack_rows(rows[j], out.shape, x) for j, x in enumerate(inputs)
             ))
     result = _finish(tuple(jacobians), create_graph)
+    if forward_mode:  # PyTorch's forward-mode path builds lists (per output, per input)
+        result = [list(per_input) for per_input in result]
     return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _check_forward_mode(create_graph: bool, strict: bool) -> None:
+    """What PyTorch's forward-mode ``jacobian`` does not support (yet)."""
+    if create_graph:
+        raise NotImplementedError(
+            "torch.autograd.functional.jacobian: `create_graph=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`strict=False` or `strategy="reverse-mode"`.'
+        )
 
 
 def _stack_rows(rows: list, out_shape: tuple, x: Tensor) -> Tensor:
@@ -356,7 +383,8 @@ def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
                     raise RuntimeError(_HESSIAN_INDEPENDENT.format(i=i))
         return jac
 
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _unpack(result, (is_inputs_tuple, is_inputs_tuple))
 
 
