@@ -352,3 +352,23 @@ def test_forward_mode_jacobian_needs_vectorize_and_returns_lists():
                                                                                    [0.0, 0.0]]
     with pytest.raises(NotImplementedError, match="forward-over-reverse Hessian"):
         hessian(lambda a: (a * a).sum(), x, outer_jacobian_strategy="forward-mode")
+
+
+# ---------------------------------------------------------------------------------------
+# The tensor-views notes: t.storage().data_ptr() tells views apart from copies
+# ---------------------------------------------------------------------------------------
+def test_views_share_their_storage_and_copies_do_not():
+    t = torch.arange(6.0)
+    view, copy = t.view(2, 3)[1:], t.clone()
+    assert view.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    assert copy.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+    assert view.untyped_storage().nbytes() == 6 * 4  # the whole base, not the view's part
+    torch.storage._warned_typed_storage = False  # (PyTorch warns once per process)
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        typed = view.storage()
+    assert (typed.size(), typed.element_size(), typed.dtype) == (6, 4, torch.float32)
+    assert typed.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and typed[4] == 4.0
+    assert repr(typed).splitlines()[-1] == (
+        "[teachgrad.storage.TypedStorage(dtype=teachgrad.float32, device=cpu) of size 6]")
+    assert isinstance(typed, torch.TypedStorage)
+    assert isinstance(t.untyped_storage(), torch.UntypedStorage)
