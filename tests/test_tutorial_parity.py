@@ -372,3 +372,20 @@ def test_views_share_their_storage_and_copies_do_not():
         "[teachgrad.storage.TypedStorage(dtype=teachgrad.float32, device=cpu) of size 6]")
     assert isinstance(typed, torch.TypedStorage)
     assert isinstance(t.untyped_storage(), torch.UntypedStorage)
+
+
+# ---------------------------------------------------------------------------------------
+# The leaf vs non-leaf tutorial: requires_grad_() on a computed tensor is a no-op
+# ---------------------------------------------------------------------------------------
+def test_requires_grad_on_a_computed_tensor():
+    z = torch.ones(2, requires_grad=True) * 2
+    assert z.requires_grad_(True) is z and z.requires_grad_() is z  # already requires grad
+    assert type(z.grad_fn).__name__ == "MulBackward0"
+    with pytest.raises(RuntimeError) as caught:  # setting the attribute is refused, though
+        z.requires_grad = True
+    assert str(caught.value) == "you can only change requires_grad flags of leaf variables."
+    with pytest.raises(RuntimeError, match="leaf variables. If you want to use a computed "
+                                           "variable in a subgraph"):
+        z.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="use var_no_grad = var.detach\\(\\)."):
+        z.requires_grad = False
