@@ -389,3 +389,17 @@ def test_requires_grad_on_a_computed_tensor():
         z.requires_grad_(False)
     with pytest.raises(RuntimeError, match="use var_no_grad = var.detach\\(\\)."):
         z.requires_grad = False
+
+
+# ---------------------------------------------------------------------------------------
+# The WGAN-GP gradient penalty, as often written: autograd.grad(..., only_inputs=True)
+# ---------------------------------------------------------------------------------------
+def test_autograd_grad_takes_the_old_only_inputs_argument():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = torch.autograd.grad((x ** 2).sum(), x, only_inputs=True, create_graph=True)
+    assert g.tolist() == [2.0, 4.0]
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        torch.autograd.grad((x ** 2).sum(), x, None, None, False, False)  # (6th: only_inputs)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        torch.autograd.grad((x * 1).sum(), [x, torch.ones(1, requires_grad=True)], None, None,
+                            False, True)  # allow_unused is the 7th argument, as PyTorch's

@@ -176,17 +176,27 @@ def grad(
     grad_outputs=None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple:
     """Return d(outputs)/d(inputs) without touching any ``.grad`` (``autograd.grad``).
 
+    ``only_inputs`` is PyTorch's old argument, ignored (with its warning when False).
+
     >>> import teachgrad as torch
     >>> x = torch.tensor(3.0, requires_grad=True)
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
+    if not only_inputs:
+        warn_user(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+        )
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
