@@ -403,3 +403,103 @@ def test_autograd_grad_takes_the_old_only_inputs_argument():
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         torch.autograd.grad((x * 1).sum(), [x, torch.ones(1, requires_grad=True)], None, None,
                             False, True)  # allow_unused is the 7th argument, as PyTorch's
+
+
+# ---------------------------------------------------------------------------------------
+# torch.autograd docs: allow_mutation_on_saved_tensors, backward(inputs=...), and custom
+# Functions / saved-tensor hooks inside torch.func transforms
+# ---------------------------------------------------------------------------------------
+def test_mutation_of_a_saved_tensor_is_allowed_inside_the_block():
+    from teachgrad.autograd.graph import allow_mutation_on_saved_tensors
+
+    with allow_mutation_on_saved_tensors() as ctx:
+        a = torch.ones(2, 3, requires_grad=True)
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.sin_()  # b was saved by the power: backward must still see ones
+        out.backward()
+        assert a.grad.tolist() == [[2.0] * 3] * 2  # d(Σ b²)/da = 2b = 2
+        c = a.clone()
+        late = (c * c).sum()
+        c.mul_(2)
+    assert type(ctx).__name__ == "_AllowMutationOnSavedContext"
+    with pytest.raises(RuntimeError, match="Trying to backward outside of the "
+                                           "'allow_mutation_on_saved_tensors' context"):
+        late.backward()
+    with pytest.raises(RuntimeError, match="contexts cannot be nested"), \
+            allow_mutation_on_saved_tensors(), allow_mutation_on_saved_tensors():
+        pass
+    b = torch.ones(2, requires_grad=True).clone()  # and outside it, the usual error
+    out = (b ** 2).sum()
+    b.sin_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+
+
+def test_backward_inputs_are_checked_as_pytorch_checks_them():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^all inputs have to be Tensors or GradientEdges, "
+                                           "but got str$"):
+        (x * 2).sum().backward(inputs=["a", torch.ones(1)])  # types first
+    with pytest.raises(RuntimeError, match="^can't retain_grad on Tensor that has "
+                                           "requires_grad=False$"):
+        (x * 2).sum().backward(inputs=[torch.ones(1)])
+    with pytest.raises(RuntimeError, match="but got int"):
+        torch.autograd.grad((x * 2).sum(), [x, 3])
+
+
+class _OldStyleDouble(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class _NewStyleDouble(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def test_a_function_inside_torch_func_transforms_needs_setup_context():
+    from teachgrad.func import grad, vmap
+
+    x = torch.ones(2)
+    assert _OldStyleDouble.apply(x).tolist() == [2.0, 2.0]  # fine outside a transform
+    for transform in (lambda f: grad(lambda t: f(t).sum()), vmap):
+        with pytest.raises(RuntimeError, match="it must override the setup_context "
+                                               "staticmethod"):
+            transform(_OldStyleDouble.apply)(x)
+        transform(_NewStyleDouble.apply)(x)  # the setup_context form is accepted
+    assert grad(lambda t: _NewStyleDouble.apply(t).sum())(x).tolist() == [2.0, 2.0]
+    assert _OldStyleDouble.apply(x).tolist() == [2.0, 2.0]  # (the refusal did not stick)
+
+
+def test_grad_vjp_and_jacrev_refuse_saved_tensor_hooks_inside():
+    from teachgrad.autograd.graph import saved_tensors_hooks
+    from teachgrad.func import grad, jacrev, jvp, vjp, vmap
+
+    def with_hooks(t):
+        with saved_tensors_hooks(lambda s: s, lambda s: s):
+            return t.sin().sum()
+
+    x = torch.ones(2)
+    for call in (lambda: grad(with_hooks)(x), lambda: vjp(with_hooks, x),
+                 lambda: jacrev(with_hooks)(x)):
+        with pytest.raises(RuntimeError, match="don't yet support saved tensor hooks"):
+            call()
+    assert vmap(with_hooks)(torch.ones(2, 2)).shape == (2,)  # vmap and jvp allow them
+    assert jvp(with_hooks, (x,), (x,))[1].item() == pytest.approx(2 * np.cos(1.0))

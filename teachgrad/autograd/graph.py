@@ -30,6 +30,7 @@ from . import saved_hooks
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
+    allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
     save_on_cpu,
     saved_tensors_hooks,
