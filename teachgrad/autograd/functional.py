@@ -285,6 +285,9 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_outputs(outputs, strict)
+        if forward_mode:  # columns by forward AD; PyTorch's lists (per output, per input)
+            result = _forward_mode_jacobian(func, inputs, outputs)
+            return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
 
         jacobians = []
         for i, out in enumerate(outputs):
@@ -314,9 +317,33 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
                 _stack_rows(rows[j], out.shape, x) for j, x in enumerate(inputs)
             ))
     result = _finish(tuple(jacobians), create_graph)
-    if forward_mode:  # PyTorch's forward-mode path builds lists (per output, per input)
-        result = [list(per_input) for per_input in result]
     return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _forward_mode_jacobian(func: Callable, inputs: tuple, outputs: tuple) -> list:
+    """The Jacobian column by column: column k of block (i, j) is output i's tangent when
+    element k of input j has tangent 1 and every other input element tangent 0 (every
+    input is dual, as in PyTorch: its zero tangents decide the signs of zeros)."""
+    from . import forward_ad  # (forward AD is built on the ops; loaded when first needed)
+
+    blocks = [[None] * len(inputs) for _ in outputs]
+    for j, x in enumerate(inputs):
+        columns: list[list] = [[] for _ in outputs]
+        for k in range(x._data.size):
+            tangents = [np.zeros_like(t._data) for t in inputs]
+            tangents[j].reshape(-1)[k] = 1
+            with forward_ad.dual_level():
+                duals = [forward_ad.make_dual(t, _make(d)) for t, d in zip(inputs, tangents)]
+                outs = _as_tuple(func(*duals), "outputs", "jacobian")[1]
+                for i, o in enumerate(outs):
+                    tangent = forward_ad.unpack_dual(o).tangent
+                    columns[i].append(np.zeros_like(o._data) if tangent is None
+                                      else tangent._data.copy())
+        for i, out in enumerate(outputs):
+            stacked = np.stack(columns[i], axis=-1) if columns[i] else np.zeros(
+                (*out._data.shape, 0), out._data.dtype)
+            blocks[i][j] = _make(stacked.reshape(tuple(out.shape) + tuple(x.shape)))
+    return blocks
 
 
 def _check_forward_mode(create_graph: bool, strict: bool) -> None:
@@ -376,6 +403,9 @@ def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
         return out.reshape(())
 
     def gradient(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            # (so the inner jacobian keeps the dual inputs, not detached copies: PyTorch's)
+            xs = tuple(t.requires_grad_(True) for t in xs)
         jac = jacobian(scalar_function, xs, create_graph=True)
         if strict:
             for i, g in enumerate(jac if isinstance(jac, tuple) else (jac,)):
