@@ -4,9 +4,10 @@ Each program in ``fixtures/tutorial_programs`` is plain PyTorch code (``import t
 ``import torch.nn.utils.prune as prune`` ...) redoing what a PyTorch tutorial shows: the
 fundamentals of autograd, forward-mode AD and hooks, pruning, a training loop. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
-and must print exactly what the real PyTorch printed for it: the ``.out`` files next to the programs are
-PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``. Random
-numbers are seeded (teachgrad draws PyTorch's), so the printed values agree to the digit.
+and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
+the programs are PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``.
+Random numbers are seeded (teachgrad draws PyTorch's), so the printed values agree to the
+digit.
 """
 
 from __future__ import annotations
