@@ -63,6 +63,8 @@ from ._windows import *  # noqa: F403 - hann_window & co.
 from ._torch_functions import *  # noqa: F403 - torch.relu_, torch.dropout, torch.kl_div ...
 from . import _tensor_extras  # noqa: F401 - data_ptr, storage_offset, new, apply_ ...
 from ._tensor_extras import is_inference  # noqa: F401
+from . import storage  # noqa: F401 - tensor.storage(), tensor.untyped_storage()
+from .storage import TypedStorage, UntypedStorage  # noqa: F401
 from ._real_only import *  # noqa: F403 - conj, real, mH ... for real CPU tensors
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
@@ -164,6 +166,7 @@ from . import _out  # noqa: E402
 
 _out.add_out_arguments(globals(), special.__dict__)
 _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))
+from . import functional  # noqa: E402 - torch.functional: some namespace functions again
 
 # `import torch` meaning teachgrad, on request (teachgrad.install_as_torch()); without it,
 # a failed `from torch import nn` says why (see _as_torch.py: this only adds a finder

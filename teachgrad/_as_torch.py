@@ -74,6 +74,14 @@ def install_as_torch() -> None:
     sys.meta_path.insert(0, _TeachgradAsTorch())
     sys.modules[TORCH] = teachgrad
     _package_name.printed = TORCH  # reprs now say torch.float32, torch.Size([2]), as PyTorch's
+    _name_classes_as_pytorch(teachgrad)
+
+
+def _name_classes_as_pytorch(teachgrad: types.ModuleType) -> None:
+    """``type(x)`` prints <class 'torch.Tensor'> and <class 'torch.nn.parameter.Parameter'>,
+    as PyTorch's (pickle finds them under those names too: ``torch`` is teachgrad now)."""
+    teachgrad.Tensor.__module__ = TORCH
+    teachgrad.nn.Parameter.__module__ = f"{TORCH}.nn.parameter"
 
 
 def _is_torch_name(name: str) -> bool:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _dtypes
+from . import _device, _dtypes
 from ._arguments import Signatures, is_int, is_number
+from ._aten_random import _mul_add
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
@@ -130,6 +131,8 @@ def _number_argument(function: str, name: str, position: int, value):
 
 
 def _check_device(device) -> None:
+    if isinstance(device, str):
+        _device.device(device)  # a malformed name ('gpu') gets PyTorch's parse error first
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
             f"teachgrad runs on the CPU only (with NumPy); got device={device!r}"
@@ -541,7 +544,50 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None,
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+    return _finish(_even_steps(start, end, steps, _float_dtype(dtype)), requires_grad)
+
+
+def _even_steps(start, end, steps: int, dtype: np.dtype) -> np.ndarray:
+    """``linspace``'s values as PyTorch's CPU kernel computes them, to the last bit.
+
+    The first half counts up from ``start`` (``start + step·i``), the second half counts
+    down from ``end`` (``end - step·(steps-1-i)``), so both ends come out exact. Float32
+    and float64 do the arithmetic in their own precision, with the multiply-add fused as
+    PyTorch's compiled kernel fuses it (NumPy's ``linspace`` works in float64 and differs
+    in the last bit, e.g. at ``linspace(0, 2π, 25)[7]``); float16 rounds after each
+    operation (c10::Half's arithmetic); integer dtypes step in float64 and truncate.
+    """
+    if dtype == np.float16:
+        return _half_steps(start, end, steps)
+    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    first, last = work.type(start), work.type(end)
+    if dtype.kind in "iub":  # PyTorch converts an integer dtype's ends before stepping
+        first, last = work.type(dtype.type(start)), work.type(dtype.type(end))
+    if steps == 1:
+        return np.full(1, first, work).astype(dtype)
+    step = (last - first) / work.type(steps - 1)
+    index = np.arange(steps)
+    from_start = _mul_add(index.astype(work), step, first)
+    from_end = _mul_add((steps - 1 - index).astype(work), -step, last)
+    return np.where(index < steps // 2, from_start, from_end).astype(dtype)
+
+
+def _half_steps(start, end, steps: int) -> np.ndarray:
+    """float16 ``linspace``: each operation computed in float32 and rounded to float16."""
+    half, single = np.float16, np.float32
+    first, last = half(start), half(end)
+    if steps <= 1:
+        return np.full(steps, first, half)
+    step = half(single(half(single(last) - single(first))) / single(half(steps - 1)))
+    index = np.arange(steps)
+
+    def counted(origin, sign, count):  # origin ± half(step · half(count)), rounded twice
+        offset = (single(step) * count.astype(half).astype(single)).astype(half)
+        return (single(origin) + sign * offset.astype(single)).astype(half)
+
+    from_start = counted(first, 1, index)
+    from_end = counted(last, -1, steps - 1 - index)
+    return np.where(index < steps // 2, from_start, from_end)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None = None, layout=None,
@@ -551,8 +597,36 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None 
     given = (start, end, steps) if base == 10.0 else (start, end, steps, base)
     check_flag_overloaded("logspace", given, requires_grad)
     _check_device(device)
-    data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(_powers_of_even_steps(start, end, steps, base, _float_dtype(dtype)),
+                   requires_grad)
+
+
+def _powers_of_even_steps(start, end, steps: int, base, dtype: np.dtype) -> np.ndarray:
+    """``logspace``'s values as PyTorch's CPU code computes them: the exponents step in
+    float64 from the ends converted to ``dtype`` (up from ``start`` in the first half,
+    down from ``end`` in the second), and the C library's ``pow`` raises ``base`` to
+    them (NumPy's ``power`` differs from it in the last bit of float64)."""
+    base = float(base)
+    if steps == 1:
+        return np.array([math.pow(base, float(start))]).astype(dtype)
+    first, last = dtype.type(start), dtype.type(end)
+    with np.errstate(over="ignore"):  # an integer dtype's difference wraps, as in C++
+        step = float(last - first) / (steps - 1) if steps > 1 else 0.0
+    exponents = [float(first) + step * i if i < steps // 2
+                 else float(last) - step * (steps - 1 - i) for i in range(steps)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array([_pow(base, e) for e in exponents], dtype=np.float64).astype(dtype)
+
+
+def _pow(base: float, exponent: float) -> float:
+    """The C library's ``pow`` (``math.pow``), with its inf and nan instead of Python's
+    OverflowError and ValueError."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
 
 
 def _like_dtype(t: Tensor, dtype) -> np.dtype:

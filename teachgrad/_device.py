@@ -17,6 +17,7 @@ tutorial); moving a tensor there is the error.
 from __future__ import annotations
 
 import builtins
+import re
 
 # The device types PyTorch's parser knows, in the order of its error message.
 _DEVICE_TYPES = (
@@ -27,17 +28,20 @@ _DEVICE_TYPES = (
 
 def _parse(name: str) -> tuple[str, int | None]:
     """``'cuda:1'`` -> ``('cuda', 1)``, with PyTorch's errors for anything else."""
-    kind, colon, number = name.partition(":")
+    if not name:
+        raise RuntimeError("Device string must not be empty")
+    # PyTorch's pattern: letters or underscores, then optionally ":" and an index without
+    # leading zeros; only then is the type looked up.
+    match = re.fullmatch(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?", name)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{name}'")
+    kind, number = match.groups()
     if kind not in _DEVICE_TYPES:
         raise RuntimeError(
             f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
-            f"string: {name}"
+            f"string: {kind}"
         )
-    if not colon:
-        return kind, None
-    if not number.isdigit() or (len(number) > 1 and number[0] == "0"):
-        raise RuntimeError(f"Invalid device string: '{name}'")
-    return kind, int(number)
+    return kind, None if number is None else int(number)
 
 
 class device:

@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._dtypes import to_dtype
 from ._tensor import Tensor
 from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -75,17 +76,70 @@ def _requires_grad(args: tuple, kwargs: dict) -> bool:
     return False
 
 
+# Functions whose ``out`` must have the result's dtype exactly, each with PyTorch's words
+# (``{result}``/``{out}``: the dtypes as "Float", ``{result_cpp}``/``{out_cpp}``: as C++'s
+# "float", "long int"). Functions not listed cast by the same-kind rule (float into long
+# refused, long into float allowed) or, as the reductions below, compute in out's dtype.
+_EXACT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
+_SAME_DTYPE_MESSAGES = {
+    **dict.fromkeys(("mm", "matmul", "bmm", "addmm", "mv", "addmv", "baddbmm", "cross",
+                     "diag", "tril", "triu", "gather", "take_along_dim"), _EXACT),
+    "dot": "result dtype {out} does not match input dtype {result}",
+    "vdot": "result dtype {out} does not match input dtype {result}",
+    "addbmm": "self and mat2 must have the same dtype, but got {out} and {result}",
+    "inner": "tensordot: Expected the output tensor to have dtype {result}, but got an output "
+             "tensor with dtype {out}",
+    "index_select": "index_select(): self and result must have the same scalar type",
+    "masked_select": "masked_select(): self and result must have the same scalar type",
+    "where": "Expected out type to be {result} but got {out}",
+    "amax": "Expected the dtype for input and out to match, but got {result} for input's dtype "
+            "and {out} for out's dtype.",
+    "amin": "Expected the dtype for input and out to match, but got {result} for input's dtype "
+            "and {out} for out's dtype.",
+    "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {result}",
+    "logcumsumexp": "expected scalar_type {result} but found {out}",
+    **dict.fromkeys(("round", "clamp", "clip"), "Found dtype {out} but expected {result}"),
+}
+# The concatenations check the same-kind rule with their own words.
+_CAT_FUNCTIONS = ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack")
+# Reductions that compute in out's dtype (the input converted first), as with dtype=.
+_REDUCE_IN_OUT_DTYPE = ("sum", "prod", "cumsum", "cumprod")
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
+    """PyTorch's message when ``result`` may not be written into ``out``, else None."""
+    names = {"result": _short(result), "out": _short(out),
+             "result_cpp": _CPP_NAMES[result._data.dtype.name],
+             "out_cpp": _CPP_NAMES[out._data.dtype.name]}
+    same = result._data.dtype == out._data.dtype
+    if name in _SAME_DTYPE_MESSAGES:
+        return None if same else _SAME_DTYPE_MESSAGES[name].format(**names)
+    if name == "logsumexp" and out._data.dtype.kind != "f":
+        return ("logsumexp(): Expected floating point type for result tensor, but got: "
+                f"{names['out']}")
+    if np.can_cast(result._data.dtype, out._data.dtype, "same_kind"):
+        return None
+    if name in _CAT_FUNCTIONS:
+        return f"torch.cat(): input types can't be cast to the desired output type {names['out']}"
+    return f"result type {names['result']} can't be cast to the desired output type {names['out']}"
+
+
+def _short(t: Tensor) -> str:
+    return t.dtype._legacy.removesuffix("Tensor")
+
+
 def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
     """Copy ``result`` into ``out`` (resized if needed) and return ``out``."""
     if not isinstance(out, Tensor):
         raise TypeError(
             f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}"
         )
-    if not np.can_cast(result._data.dtype, out._data.dtype, "same_kind"):
-        raise RuntimeError(
-            f"result type {result.dtype._legacy.removesuffix('Tensor')} can't be cast to the "
-            f"desired output type {out.dtype._legacy.removesuffix('Tensor')}"
-        )
+    refusal = _dtype_refusal(name, result, out)
+    if refusal is not None:
+        raise RuntimeError(refusal)
     if out.shape != result.shape:
         if out.numel():
             warn_user(
@@ -115,6 +169,13 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
         if out is None:
             return function(*args, **kwargs)
         if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        elif creates and isinstance(out, Tensor) and to_dtype(kwargs["dtype"]) != out.dtype:
+            raise RuntimeError(
+                f"dtype {to_dtype(kwargs['dtype'])._legacy.removesuffix('Tensor')} does not "
+                f"match dtype of out parameter ({_short(out)})"
+            )
+        if name in _REDUCE_IN_OUT_DTYPE and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         if is_grad_enabled() and (
             _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)

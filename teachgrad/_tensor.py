@@ -252,9 +252,9 @@ class Tensor:
             raise RuntimeError("requires_grad must be a bool\nHint: write True or False.")
         if self._grad_fn is not None:
             raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to "
-                "use a computed variable in a subgraph that doesn't require differentiation "
-                "use var_no_grad = var.detach()."
+                "you can only change requires_grad flags of leaf variables." + (
+                    "" if value else " If you want to use a computed variable in a subgraph "
+                    "that doesn't require differentiation use var_no_grad = var.detach().")
             )
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
@@ -578,6 +578,8 @@ class Tensor:
                 f"{python_type_name(requires_grad)}\nHint: write requires_grad_(True) or "
                 "requires_grad_(False)."
             )
+        if requires_grad and self._grad_fn is not None:
+            return self  # a computed tensor requires grad already (PyTorch: no error, no-op)
         self.requires_grad = requires_grad
         return self
 
@@ -726,6 +728,11 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
     t._base = None
     t._accumulator = None
     t._extra = None
+
+
+# ``type(x)`` prints the public name, <class 'teachgrad.Tensor'> (and, once
+# install_as_torch() has run, <class 'torch.Tensor'>, as PyTorch prints it).
+Tensor.__module__ = "teachgrad"
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -93,11 +93,16 @@ def _reduce_tensor(t: Tensor) -> tuple:
     return (rebuild, arguments)
 
 
+_OWN_PACKAGES = ("teachgrad", "torch")
+
+
 class _Pickler(pickle.Pickler):
     """A pickler that writes teachgrad tensors with ``_reduce_tensor``."""
 
     def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, Tensor) and type(obj).__module__.startswith("teachgrad."):
+        # (teachgrad's own classes: Tensor's module prints as "teachgrad", or "torch"
+        # once install_as_torch() has run; a user's subclass is pickled its usual way)
+        if isinstance(obj, Tensor) and type(obj).__module__.split(".")[0] in _OWN_PACKAGES:
             return _reduce_tensor(obj)
         return NotImplemented  # everything else: pickle's usual way
 

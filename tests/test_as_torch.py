@@ -51,6 +51,7 @@ def test_submodule_imports_are_teachgrads():
         import torch.nn as nn
         import torch.nn.functional as F
         import torch.autograd.forward_ad as fwAD
+        import torch.functional
         from torch import optim
         from torch.autograd import Function
         from torch.cuda import is_available
@@ -62,6 +63,7 @@ def test_submodule_imports_are_teachgrads():
 
         assert torch is teachgrad and nn is teachgrad.nn and optim is teachgrad.optim
         assert F is teachgrad.nn.functional and fwAD is teachgrad.autograd.forward_ad
+        assert torch.functional is teachgrad.functional
         assert Function is teachgrad.autograd.Function and grad is teachgrad.func.grad
         assert vmap is teachgrad.func.vmap and StepLR is teachgrad.optim.lr_scheduler.StepLR
         assert DataLoader is teachgrad.utils.data.DataLoader
@@ -77,6 +79,7 @@ def test_submodule_imports_are_teachgrads():
         assert "torch._C" not in sys.modules
         print(torch.float32, torch.ones(2, 3).shape, torch.ones(2).max(0).values)
         print(F.relu(torch.tensor([-1.0, 2.0])))
+        print(type(torch.ones(1)), type(nn.Parameter(torch.ones(1))))
         teachgrad.install_as_torch()  # a second call changes nothing
         assert sys.modules["torch"] is teachgrad
     """)
@@ -84,6 +87,7 @@ def test_submodule_imports_are_teachgrads():
     assert result.stdout.splitlines() == [
         "torch.float32 torch.Size([2, 3]) tensor(1.)",  # PyTorch's reprs, word for word
         "tensor([0., 2.])",
+        "<class 'torch.Tensor'> <class 'torch.nn.parameter.Parameter'>",
     ]
 
 

@@ -152,6 +152,11 @@ def backward(
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            _check_input_type(t)
+        for t in inputs:  # (PyTorch retains the inputs' gradients first, and says so)
+            if isinstance(t, Tensor) and not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         targets = [_target(t, i) for i, t in enumerate(inputs)]
     if _grad_state.inference:
         captured = _execute_making_inference_gradients(tensors, grads, retain_graph, targets)
@@ -176,17 +181,27 @@ def grad(
     grad_outputs=None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple:
     """Return d(outputs)/d(inputs) without touching any ``.grad`` (``autograd.grad``).
 
+    ``only_inputs`` is PyTorch's old argument, ignored (with its warning when False).
+
     >>> import teachgrad as torch
     >>> x = torch.tensor(3.0, requires_grad=True)
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
+    if not only_inputs:
+        warn_user(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+        )
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -434,12 +449,18 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
 _array = np.array
 
 
+def _check_input_type(t) -> None:
+    if not isinstance(t, Tensor) and type(t) is not GradientEdge:
+        raise RuntimeError(
+            f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+        )
+
+
 def _target(t: Tensor, i: int) -> tuple:
     """The graph position of an input we differentiate with respect to."""
     if not isinstance(t, Tensor):
-        if type(t) is GradientEdge:  # the gradient that arrives at this node's output
-            return t.node, t.output_nr, None, i
-        raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
+        _check_input_type(t)
+        return t.node, t.output_nr, None, i  # a GradientEdge: the gradient arriving there
     if not t._requires_grad:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     node, nr = edge_of(t)

@@ -107,13 +107,19 @@ _DERIVATIVES = {
     pointwise.CosBackward0: lambda a, out: -a.sin(),
     pointwise.LogBackward0: lambda a, out: 1 / a,
     pointwise.SqrtBackward0: lambda a, out: 0.5 / out,
-    pointwise.ReluBackward0: lambda a, out: (out.detach() > 0).to(out.dtype),
 }
 
 
 @rule(*_DERIVATIVES)
 def _chain_rule(cls, inputs, output, tangents, params):
     return tangents[0] * _DERIVATIVES[cls](inputs[0], output)
+
+
+@rule(pointwise.ReluBackward0)
+def _relu(cls, inputs, output, tangents, params):
+    # PyTorch's threshold_backward: the tangent where the output is positive, else 0. Not
+    # tangent·mask: a negative tangent times 0 is -0, and prints as "-0." in a tensor.
+    return tangents[0].masked_fill(output.detach() <= 0, 0.0)
 
 
 # --- rules the double backward trick cannot give -----------------------------------------

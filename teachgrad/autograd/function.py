@@ -274,6 +274,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             raise NotImplementedError(
                 "You must implement the forward function for custom autograd.Function."
             )
+        if transform_state.depth and not _uses_setup_context(cls):
+            raise RuntimeError(_NEEDS_SETUP_CONTEXT)
         if kwargs:  # PyTorch binds keyword arguments to forward's parameters
             args = _bind(cls, args, kwargs)
         ctx = cls._backward_cls()  # numbered now, like any node, before forward runs
@@ -314,6 +316,31 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if dual:
             _forward_ad().function_jvp(cls, ctx, args, outputs)
         return outputs
+
+
+class _TransformState:
+    """How many torch.func transforms (grad, vmap, jvp ...) are running their function."""
+
+    depth = 0
+
+
+transform_state = _TransformState()
+
+_NEEDS_SETUP_CONTEXT = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+    "jacrev, ...), it must override the setup_context staticmethod. For more details, please "
+    "see https://pytorch.org/docs/main/notes/extending.func.html"
+)
+
+
+def run_transformed(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` as a torch.func transform runs it: a custom Function used
+    inside must have the ``forward(*args)`` + ``setup_context`` form, as in PyTorch."""
+    transform_state.depth += 1
+    try:
+        return func(*args, **kwargs)
+    finally:
+        transform_state.depth -= 1
 
 
 def _forward_ad():

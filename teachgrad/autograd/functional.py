@@ -254,8 +254,9 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
              strategy: str = "reverse-mode") -> Tensor | tuple:
     """The Jacobian of ``func`` at ``inputs``: d(output)/d(input), shape ``out + in``.
 
-    Tuples of inputs/outputs give tuples (of tuples) of Jacobians, as in PyTorch.
-    ``vectorize`` is accepted and ignored (rows are computed one backward pass each).
+    Tuples of inputs/outputs give tuples (of tuples) of Jacobians, as in PyTorch (lists of
+    lists with ``strategy="forward-mode"``, as there). ``vectorize`` changes nothing else
+    here: rows are computed one backward pass each, whatever the strategy.
 
     >>> import teachgrad as torch
     >>> from teachgrad.autograd.functional import jacobian
@@ -269,13 +270,24 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
             'function has more outputs than inputs, "forward-mode" tends to be more '
             'performant. Otherwise, prefer to use "reverse-mode".'
         )
+    forward_mode = strategy == "forward-mode"
+    if forward_mode:
+        _check_forward_mode(create_graph, strict)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        if forward_mode and not vectorize:
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."  # (PyTorch's words, space missing)
+            )
         inputs = _prepare_inputs(inputs, create_graph, need_graph=True)
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_outputs(outputs, strict)
+        if forward_mode:  # columns by forward AD; PyTorch's lists (per output, per input)
+            result = _forward_mode_jacobian(func, inputs, outputs)
+            return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
 
         jacobians = []
         for i, out in enumerate(outputs):
@@ -306,6 +318,48 @@ def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False
             ))
     result = _finish(tuple(jacobians), create_graph)
     return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _forward_mode_jacobian(func: Callable, inputs: tuple, outputs: tuple) -> list:
+    """The Jacobian column by column: column k of block (i, j) is output i's tangent when
+    element k of input j has tangent 1 and every other input element tangent 0 (every
+    input is dual, as in PyTorch: its zero tangents decide the signs of zeros)."""
+    from . import forward_ad  # (forward AD is built on the ops; loaded when first needed)
+
+    blocks = [[None] * len(inputs) for _ in outputs]
+    for j, x in enumerate(inputs):
+        columns: list[list] = [[] for _ in outputs]
+        for k in range(x._data.size):
+            tangents = [np.zeros_like(t._data) for t in inputs]
+            tangents[j].reshape(-1)[k] = 1
+            with forward_ad.dual_level():
+                duals = [forward_ad.make_dual(t, _make(d)) for t, d in zip(inputs, tangents)]
+                outs = _as_tuple(func(*duals), "outputs", "jacobian")[1]
+                for i, o in enumerate(outs):
+                    tangent = forward_ad.unpack_dual(o).tangent
+                    columns[i].append(np.zeros_like(o._data) if tangent is None
+                                      else tangent._data.copy())
+        for i, out in enumerate(outputs):
+            stacked = np.stack(columns[i], axis=-1) if columns[i] else np.zeros(
+                (*out._data.shape, 0), out._data.dtype)
+            blocks[i][j] = _make(stacked.reshape(tuple(out.shape) + tuple(x.shape)))
+    return blocks
+
+
+def _check_forward_mode(create_graph: bool, strict: bool) -> None:
+    """What PyTorch's forward-mode ``jacobian`` does not support (yet)."""
+    if create_graph:
+        raise NotImplementedError(
+            "torch.autograd.functional.jacobian: `create_graph=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`strict=False` or `strategy="reverse-mode"`.'
+        )
 
 
 def _stack_rows(rows: list, out_shape: tuple, x: Tensor) -> Tensor:
@@ -349,6 +403,9 @@ def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
         return out.reshape(())
 
     def gradient(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            # (so the inner jacobian keeps the dual inputs, not detached copies: PyTorch's)
+            xs = tuple(t.requires_grad_(True) for t in xs)
         jac = jacobian(scalar_function, xs, create_graph=True)
         if strict:
             for i, g in enumerate(jac if isinstance(jac, tuple) else (jac,)):
@@ -356,7 +413,8 @@ def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
                     raise RuntimeError(_HESSIAN_INDEPENDENT.format(i=i))
         return jac
 
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _unpack(result, (is_inputs_tuple, is_inputs_tuple))
 
 

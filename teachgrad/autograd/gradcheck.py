@@ -88,15 +88,26 @@ def gradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
     **_ignored,
 ) -> bool:
     """True if ``func``'s gradients match finite differences at ``inputs``.
+
+    ``check_backward_ad`` checks the Jacobian that backward computes (one
+    vector-Jacobian product per output element), ``check_forward_ad`` the one that
+    forward-mode AD computes (one Jacobian-vector product per input element, with dual
+    tensors): a custom Function's ``jvp`` is checked this way.
 
     >>> import teachgrad as torch
     >>> x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
     >>> torch.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,))
     True
     """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
     inputs = _as_tuple(inputs)
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad and x._data.dtype != np.float64:
@@ -109,19 +120,50 @@ def gradcheck(
             )
             break
     numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
-    for i, (num, ana) in enumerate(zip(numerical, analytical)):
-        if num is None:
-            continue
-        for j, (n, a) in enumerate(zip(num, ana)):
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                    f"numerical:{n}\nanalytical:{a}\n"
-                )
+    checks = []  # (analytical Jacobians, the words PyTorch's message uses for the mode)
+    if check_backward_ad:
+        checks.append((analytical_jacobian(func, inputs), ""))
+    if check_forward_ad:
+        checks.append((forward_jacobian(func, inputs), "computed with forward mode "))
+    for analytical, mode in checks:
+        for i, (num, ana) in enumerate(zip(numerical, analytical)):
+            if num is None:
+                continue
+            for j, (n, a) in enumerate(zip(num, ana)):
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"Jacobian {mode}mismatch for output {j} with respect to input {i},\n"
+                        f"numerical:{_make(n)}\nanalytical:{_make(a)}\n"
+                    )
     return True
+
+
+def forward_jacobian(fn: Callable, inputs: tuple) -> list[list[np.ndarray]]:
+    """The Jacobian by forward-mode AD: row ``k`` for input ``i`` is the outputs' tangent
+    when element ``k`` of input ``i`` gets tangent 1 and everything else tangent 0."""
+    from . import forward_ad  # (forward_ad imports the engine, as this module does)
+
+    outputs = _as_tuple(fn(*inputs))
+    result = []
+    for i, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x._requires_grad):
+            result.append(None)
+            continue
+        per_output = [np.zeros((x._data.size, o._data.size)) for o in outputs]
+        for k in range(x._data.size):
+            onehot = np.zeros(x._data.size, dtype=x._data.dtype)
+            onehot[k] = 1
+            with forward_ad.dual_level():
+                dual = forward_ad.make_dual(x, _make(onehot.reshape(x._data.shape)))
+                duals = (*inputs[:i], dual, *inputs[i + 1:])
+                for j, out in enumerate(_as_tuple(fn(*duals))):
+                    tangent = forward_ad.unpack_dual(out).tangent
+                    if tangent is not None:
+                        per_output[j][k] = tangent._data.astype(np.float64).ravel()
+        result.append(per_output)
+    return result
 
 
 def gradgradcheck(

@@ -30,6 +30,7 @@ from . import saved_hooks
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
+    allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
     save_on_cpu,
     saved_tensors_hooks,
@@ -83,6 +84,11 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __dir__(self) -> list:
+        # The autograd notes list a node's saved values as "the attributes starting with
+        # _saved"; the internal slot named just that is not one of them.
+        return [name for name in super().__dir__() if name != "_saved"]
 
     def __call__(self, *grads):
         """Apply the node by hand (as ``grad_fn(grad)`` in PyTorch): run its backward

@@ -75,6 +75,71 @@ def _keep(tensor):
     return tensor
 
 
+class _AllowMutationOnSavedContext:
+    """One ``allow_mutation_on_saved_tensors`` block (what ``with ... as ctx`` gives)."""
+
+    def __init__(self) -> None:
+        self.open = True
+
+    def clear(self) -> None:
+        """End the block: the graph recorded in it can no longer run backward."""
+        self.open = False
+
+
+_mutation_block_open = False
+
+
+class allow_mutation_on_saved_tensors:
+    """Let code change a saved tensor in place; backward still sees the saved values.
+
+    Without it, ``b = a.clone(); out = (b ** 2).sum(); b.sin_()`` makes ``out.backward()``
+    fail (``b`` was saved for the power's gradient, and it changed). Inside this block every
+    saved tensor is packed with a copy of its values, and backward uses the copy when the
+    tensor has changed since. (PyTorch copies at the moment of the change instead; the
+    values backward sees are the same.) Backward must run inside the same block::
+
+        >>> import teachgrad as torch
+        >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     a = torch.ones(3, requires_grad=True)
+        ...     b = a.clone()
+        ...     out = (b ** 2).sum()
+        ...     _ = b.sin_()
+        ...     out.backward()
+        >>> a.grad
+        tensor([2., 2., 2.])
+    """
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        global _mutation_block_open
+        self.context = _AllowMutationOnSavedContext()
+        self.hooks = saved_tensors_hooks(self._pack, self._unpack)
+        self.hooks.__enter__()
+        if _mutation_block_open:
+            self.hooks.__exit__()
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _mutation_block_open = True
+        return self.context
+
+    def __exit__(self, *exc_info) -> None:
+        global _mutation_block_open
+        self.hooks.__exit__()
+        self.context.clear()
+        _mutation_block_open = False
+
+    def _pack(self, tensor) -> tuple:
+        return (self.context, tensor, tensor._version, tensor.detach().clone())
+
+    @staticmethod
+    def _unpack(packed: tuple):
+        context, tensor, version, copy = packed
+        if not context.open:
+            raise RuntimeError(
+                "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded."  # (PyTorch's words, as written)
+            )
+        return tensor if tensor._version == version else copy
+
+
 class disable_saved_tensors_hooks:
     """Refuse ``saved_tensors_hooks`` inside this block with ``error_message``."""
 
@@ -141,4 +206,5 @@ def pack(values: tuple, sources: tuple, inputs: tuple, outputs: tuple) -> Packed
     return PackedSaved(tuple(values), sources, packed)
 
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors"]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
+from ..autograd.function import run_transformed
 from ._pytree import tree_flatten
 from ._transforms import jvp
 
@@ -31,7 +32,7 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..
     >>> jvp_fn(torch.tensor([1.0, 2.0, 3.0]))  # cos(0) · v
     tensor([1., 2., 3.])
     """
-    output = func(*primals)
+    output = run_transformed(func, *primals)
     flat_primals, primals_spec = tree_flatten(primals)
     # PyTorch traces a JVP at once, so an integer point fails here, not at the first call.
     for p in flat_primals:

@@ -28,8 +28,11 @@ from .. import _random
 from .._tensor import Tensor, _make
 from ..autograd import engine, forward_ad
 from ..autograd.dual_state import state as _dual
+from ..autograd.function import run_transformed
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.saved_hooks import disable_saved_tensors_hooks
+from ..ops.shape import AliasBackward0
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import RANDOM_IN_ERROR_MODE, _changed
 
@@ -113,6 +116,12 @@ def _plain(x: Any, keep: bool) -> Any:
     return x.detach() if isinstance(x, Tensor) and not keep else x
 
 
+def _alias_if_tracked(x: Any) -> Any:
+    if isinstance(x, Tensor) and x._requires_grad:
+        return AliasBackward0.apply(x)
+    return x
+
+
 def _grads(outputs: list, inputs: list, grad_outputs: list, create_graph: bool) -> list:
     """``autograd.grad`` that skips outputs needing no grad; zeros where there is none."""
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o._requires_grad]
@@ -156,6 +165,17 @@ class _Tracked:
 # ----------------------------------------------------------------------------------------
 # Reverse mode: grad, grad_and_value, vjp, jacrev
 # ----------------------------------------------------------------------------------------
+_NO_SAVED_HOOKS = ("torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor "
+                   "hooks. Please open an issue with your use case.")
+
+
+def _run_reverse(func: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Run ``func`` for grad, vjp or jacrev: as PyTorch's, these refuse saved-tensor hooks
+    inside (``saved_tensors_hooks``, non-reentrant checkpointing)."""
+    with disable_saved_tensors_hooks(_NO_SAVED_HOOKS):
+        return run_transformed(func, *args, **kwargs)
+
+
 def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
                    has_aux: bool = False) -> Callable:
     """Like :func:`grad`, but the new function returns ``(gradient, value of func)``.
@@ -169,7 +189,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
         api = "grad_and_value(f)(*args)"
         with enable_grad():
             tracked = _Tracked(args, argnums)
-            output, aux = _split_aux(func(*tracked.args, **kwargs), has_aux, api)
+            output, aux = _split_aux(_run_reverse(func, *tracked.args, **kwargs), has_aux, api)
             if not isinstance(output, Tensor):
                 raise RuntimeError(
                     f"{api}: Expected f(*args) to return a Tensor, got {type(output)}"
@@ -229,7 +249,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         leaves, spec = tree_flatten(primals)
         tracked = [_track(x) for x in leaves]
         nested = any(_outer_needs(x) for x in leaves)
-        output, aux = _split_aux(func(*tree_unflatten(tracked, spec)), has_aux, api)
+        output, aux = _split_aux(_run_reverse(func, *tree_unflatten(tracked, spec)), has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
         _ensure_floating(out_leaves)
@@ -279,7 +299,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
         api = "vjp(f, *primals)"  # (PyTorch's jacrev is built on vjp and speaks as it)
         with enable_grad():
             tracked = _Tracked(args, argnums)
-            output, aux = _split_aux(func(*tracked.args, **kwargs), has_aux, api)
+            output, aux = _split_aux(_run_reverse(func, *tracked.args, **kwargs), has_aux, api)
             out_leaves, out_spec = tree_flatten(output)
             _ensure_tensors(out_leaves, api, "f(*primals)")
             _ensure_floating(out_leaves)
@@ -358,7 +378,8 @@ def _jvp_forward_mode(func, p_leaves, t_leaves, p_spec, has_aux, api):
     keep = any(_outer_needs(x) for x in (*p_leaves, *t_leaves))
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output, aux = _split_aux(func(*tree_unflatten(duals, p_spec)), has_aux, api)
+        output, aux = _split_aux(run_transformed(func, *tree_unflatten(duals, p_spec)),
+                                 has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
         tangents = []
@@ -368,7 +389,9 @@ def _jvp_forward_mode(func, p_leaves, t_leaves, p_spec, has_aux, api):
     # (Leaving the level drops the tangents from the outputs: they are plain tensors again.)
     # A function that differentiates inside (jvp(grad(f)) ...) leaves a graph on its
     # results; cut it off unless the caller's own graph goes through the inputs.
-    out_leaves = [_plain(o, keep) for o in out_leaves]
+    # PyTorch hands back a primal output that is in the caller's graph as an alias of the
+    # one computed inside (grad_fn=<AliasBackward0>), as this does.
+    out_leaves = [_alias_if_tracked(_plain(o, keep)) for o in out_leaves]
     tangents = [_plain(t, keep) for t in tangents]
     result = (tree_unflatten(out_leaves, out_spec), tree_unflatten(tangents, out_spec))
     return (*result, aux) if has_aux else result
@@ -383,7 +406,8 @@ def _jvp_double_backward(func, p_leaves, t_leaves, p_spec, has_aux, api):
     """
     with enable_grad():
         tracked = [_track(p) for p in p_leaves]
-        output, aux = _split_aux(func(*tree_unflatten(tracked, p_spec)), has_aux, api)
+        output, aux = _split_aux(run_transformed(func, *tree_unflatten(tracked, p_spec)),
+                                 has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _ensure_tensors(out_leaves, api, "f(*primals)")
         # u = 1, not 0: a backward that works in log space (logcumsumexp's log|u|) has no
@@ -440,7 +464,7 @@ def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = F
             for p, spec in zip(positions, specs):
                 call_args[p] = tree_unflatten(list(xs[start:start + spec.num_leaves]), spec)
                 start += spec.num_leaves
-            return func(*call_args, **kwargs)
+            return run_transformed(func, *call_args, **kwargs)
 
         columns: list[list] = [[] for _ in flat]  # per input: one output tangent per element
         output = aux = None

@@ -21,6 +21,7 @@ from typing import Any
 from .. import _random
 from .._tensor import Tensor
 from ..autograd.engine import retention
+from ..autograd.function import run_transformed
 from ..ops import stack
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -78,7 +79,7 @@ def vmap(func: Callable, in_dims: int | tuple | None = 0, out_dims: int | tuple 
                 if randomness == "same":  # every sample draws the same numbers
                     _random.default_generator.set_state(state)
                 sample = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
-                outputs.append(func(*tree_unflatten(sample, spec), **kwargs))
+                outputs.append(run_transformed(func, *tree_unflatten(sample, spec), **kwargs))
                 if randomness == "error" and i == 0 and _changed(state):
                     raise RuntimeError(RANDOM_IN_ERROR_MODE)
         finally:

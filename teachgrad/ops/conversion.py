@@ -75,6 +75,8 @@ def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False,
             device = arg
         else:
             dtype = arg
+    if isinstance(device, str):
+        _device.device(device)  # a malformed name ('gpu') gets PyTorch's parse error first
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(
             f"teachgrad runs on the CPU only (with NumPy); cannot move a tensor to {device!r}"

@@ -236,10 +236,15 @@ class _SaveInputs(Function):
     recomputation would give wrong gradients)."""
 
     @staticmethod
-    def forward(ctx, anchor, *tensors):
-        """Save the inputs; the output only anchors this node in the graph."""
-        ctx.save_for_backward(*tensors)
+    def forward(anchor, *tensors):
+        """The output only anchors this node in the graph."""
         return anchor.new_empty((0,))
+
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output) -> None:
+        """Save the inputs. (The setup_context form, usable inside torch.func transforms:
+        there the checkpoint then refuses saved-tensor hooks, in PyTorch's words.)"""
+        ctx.save_for_backward(*inputs[1:])
 
     @staticmethod
     def backward(ctx, grad):

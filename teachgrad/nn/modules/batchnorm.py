@@ -16,6 +16,9 @@ from .module import Module
 class _BatchNorm(Module):
     """What BatchNorm1d and BatchNorm2d share; they differ only in the input they accept."""
 
+    # Format 2 added the num_batches_tracked buffer (saved in state_dict()._metadata).
+    _version = 2
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
@@ -45,6 +48,21 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
+        """As any module's, except that a state dict from before format 2 (or one with no
+        format recorded, e.g. a plain dict) may lack ``num_batches_tracked``: the current
+        count is kept then, not reported missing (PyTorch's rule)."""
+        version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and (
+                key not in state_dict):
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else _creation.tensor(0, dtype=_dtypes.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def reset_running_stats(self) -> None:
         """Running mean back to 0, variance to 1, the batch count to 0."""

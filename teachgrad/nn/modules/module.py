@@ -83,7 +83,7 @@ def _register(module: Module, where: str, hook: Callable, prepend: bool,
               with_kwargs: bool = False) -> RemovableHandle:
     """File ``hook`` in ``module.<where>`` (first if ``prepend``), for a handle to remove;
     ``with_kwargs``: note its id so that it is called with the keyword arguments too."""
-    hooks = module.__dict__.setdefault(where, {})  # (a module unpickled from before)
+    hooks = module.__dict__.setdefault(where, OrderedDict())  # (a module unpickled from before)
     handle = RemovableHandle(hooks, hook)
     if with_kwargs:
         module.__dict__.setdefault("_hooks_with_kwargs", set()).add(handle.id)
@@ -240,21 +240,22 @@ class Module:
                 f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
             )
-        # object.__setattr__: our own __setattr__ needs these dictionaries to exist.
+        # object.__setattr__: our own __setattr__ needs these dictionaries to exist. The
+        # hook registries are OrderedDicts, as PyTorch's (print(model._forward_hooks)).
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
-        setattr_(self, "_forward_pre_hooks", {})
-        setattr_(self, "_forward_hooks", {})
-        setattr_(self, "_backward_pre_hooks", {})
-        setattr_(self, "_backward_hooks", {})
-        setattr_(self, "_state_dict_pre_hooks", {})
-        setattr_(self, "_state_dict_hooks", {})
-        setattr_(self, "_load_state_dict_pre_hooks", {})
-        setattr_(self, "_load_state_dict_post_hooks", {})
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     # ------------------------------------------------------------------------------------
     # Running the module
@@ -958,7 +959,7 @@ class Module:
 def _own_hooks(module: Module, where: str) -> dict:
     """The module's own dictionary of hooks ``where`` (made for a module unpickled from a
     version that did not have it)."""
-    return module.__dict__.setdefault(where, {})
+    return module.__dict__.setdefault(where, OrderedDict())
 
 
 class _WrappedHook:

@@ -8,6 +8,7 @@
   a weight as a function of other tensors (orthogonal, weight_norm, spectral_norm); the
   older :func:`weight_norm` and :func:`spectral_norm` hooks
 * :func:`fuse_conv_bn_eval`, :func:`fuse_linear_bn_eval` — fold an eval BatchNorm into a layer
+* :mod:`~teachgrad.nn.utils.prune` — zero chosen weights with a mask (pruning)
 * :mod:`~teachgrad.nn.utils.stateless` (``functional_call``), :func:`skip_init`
 
 >>> import teachgrad as torch
@@ -16,7 +17,7 @@
 teachgrad.Size([4])
 """
 
-from . import parametrizations, parametrize, rnn, stateless
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -38,7 +39,8 @@ from .weight_norm import remove_weight_norm, weight_norm
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
     "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
-    "parametrize", "parametrizations", "stateless", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
+    "parametrize", "parametrizations", "prune", "stateless", "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
     "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "spectral_norm",
     "remove_spectral_norm", "weight_norm", "remove_weight_norm",
 ]

@@ -1,0 +1,38 @@
+"""PyTorch tutorials, rewritten small, run with ``import torch`` meaning teachgrad.
+
+Each program in ``fixtures/tutorial_programs`` is plain PyTorch code (``import torch``,
+``import torch.nn.utils.prune as prune`` ...) redoing what a PyTorch tutorial shows: the
+fundamentals of autograd, forward-mode AD and hooks, pruning, a training loop. It runs in
+a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
+and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
+the programs are PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``.
+Random numbers are seeded (teachgrad draws PyTorch's), so the printed values agree to the
+digit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_as_torch import run_python
+
+PROGRAMS = Path(__file__).resolve().parent / "fixtures" / "tutorial_programs"
+NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tutorial_program_prints_what_pytorch_printed(name):
+    program = PROGRAMS / f"{name}.py"
+    result = run_python(f"""
+        import runpy
+        import teachgrad
+        teachgrad.install_as_torch()
+        runpy.run_path({str(program)!r}, run_name="__main__")
+    """, without_pytorch=True)
+    assert result.returncode == 0, result.stderr
+    expected = (PROGRAMS / f"{name}.out").read_text().splitlines()
+    got = result.stdout.splitlines()
+    for number, (line, want) in enumerate(zip(got, expected), start=1):
+        assert line == want, f"{name}.py, output line {number}:\n got: {line!r}\nwant: {want!r}"
+    assert len(got) == len(expected), f"{name}.py printed {len(got)} lines, PyTorch {len(expected)}"
