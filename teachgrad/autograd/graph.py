@@ -603,9 +603,38 @@ def check_saved_constant(result, position: int, tensor) -> None:
                                  for i, v in enumerate(saved.values))
     elif type(saved) is tuple:
         values, sources = saved
-        sources = list(sources)
-        sources[position] = ConstantSource((tensor, tensor._vc[0]))
-        node._saved = (values, tuple(sources))
+        source = ConstantSource((tensor, tensor._vc[0]))
+        if len(sources) == 1:  # (the usual case: nll_loss's target, an index)
+            node._saved = (values, (source,))
+        else:
+            sources = list(sources)
+            sources[position] = source
+            node._saved = (values, tuple(sources))
+
+
+def save_constants(result, values: tuple, tensors: tuple) -> None:
+    """Have ``result``'s node save ``values`` (arrays the op read from ``tensors``: a
+    target, a weight) and check at backward that each tensor was not changed in place.
+
+    For an op whose forward saved nothing (nll_loss's): the same as saving ``values`` in
+    forward and calling :func:`check_saved_constant` for each tensor, in one short step
+    (cross_entropy runs it every training step). ``tensors`` may hold None (or be longer
+    than ``values``: the extra ones are ignored).
+    """
+    node = result._grad_fn
+    if node is None:
+        return
+    if _saved_hooks.stack:  # inside saved_tensors_hooks: packed as PyTorch packs them
+        node._saved = record_saved(values, (), [], (result,))
+        for position in range(len(values)):
+            check_saved_constant(result, position, tensors[position])
+        return
+    sources = []
+    for position in range(len(values)):
+        tensor = tensors[position]
+        version = getattr(tensor, "_vc", None)  # (None for an inference tensor: unchecked)
+        sources.append(ConstantSource((tensor, version[0])) if type(version) is list else None)
+    node._saved = (values, tuple(sources))
 
 
 def unpack_saved(node: Node) -> tuple:

@@ -111,6 +111,9 @@ class NllLossBackward0(Op):
     """
 
     formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
+    # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
+    # in place since makes backward refuse (nll_loss saves them: graph.save_constants).
+    saved_names = ("target", "weight")
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
@@ -152,6 +155,7 @@ class NllLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         shape, dtype = ctx.input_meta
         if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
             pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
