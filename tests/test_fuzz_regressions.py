@@ -45,6 +45,33 @@ def test_a_number_where_pytorch_wants_a_tensor_is_refused(name):
         getattr(torch, name)(2.5, x)
 
 
+@pytest.mark.parametrize("name", ["copysign", "fmod"])
+@pytest.mark.parametrize("first", [2.0, 3, True])
+def test_a_number_first_where_pytorch_has_no_such_signature_is_refused(name, first):
+    # PyTorch 2.13: torch.fmod(2.0, t) fits neither "(Tensor input, Tensor other, ...)" nor
+    # "(Tensor input, Number other, ...)", so it lists them (no "didn't match" lines: the
+    # signatures have an out= too); teachgrad computed fmod(2, t). (torch.remainder and
+    # torch.pow take a number first: their Scalar overloads.)
+    x = torch.tensor([1.0, -2.0])
+    expected = (f"{name}() received an invalid combination of arguments - got "
+                f"({type(first).__name__}, Tensor), but expected one of:\n"
+                " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                " * (Tensor input, Number other, *, Tensor out = None)\n")
+    with pytest.raises(TypeError) as caught:
+        getattr(torch, name)(first, x)
+    assert str(caught.value).split("Hint:")[0] == expected
+    assert getattr(x, name)(first).shape == (2,)  # the method takes the number second
+    assert torch.remainder(2.0, x).tolist() == [0.0, 0.0]
+
+
+def test_heaviside_with_a_number_first_names_its_input():
+    # PyTorch: "heaviside(): argument 'input' (position 1) must be Tensor, not float";
+    # teachgrad failed inside with "'float' object has no attribute '_data'".
+    with pytest.raises(TypeError, match=r"^heaviside\(\): argument 'input' \(position 1\) "
+                                        r"must be Tensor, not float\nHint: "):
+        torch.heaviside(2.0, torch.tensor([0.5]))
+
+
 def test_backward_formulas_still_use_np_maximum_with_numbers():
     # np.maximum(t, 0) inside a backward under create_graph goes to the kernel, which
     # must keep taking numbers: relu's second derivative is 0.
