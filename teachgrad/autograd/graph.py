@@ -356,6 +356,9 @@ def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool,
         name = node_name.replace("Backward0", "").replace("Backward", "")
         node = (name, 0) if recorded else None
     else:
+        if is_multi_output_view(view_of):  # (a view of a piece of split & co.: one too,
+            # as Op.apply's recorded views are; here the piece needs no gradient)
+            mark_multi_output_view(view, node_name, 0, view_made_by(view_of))
         return
     view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False, inference)
 
@@ -821,8 +824,11 @@ def _raise_modified(node: Node, value, source) -> None:
         # PyTorch names the saved input's grad_fn as it is *now*: the in-place op that
         # changed it (``y.add_(1)`` -> "output 0 of Add"). A view changed in place, or
         # whose base was, has its history rebuilt as AsStridedBackward0 (ops/inplace.py).
+        # A view made before its base had a history has none of its own, but PyTorch
+        # gives it one (AsStrided) once an in-place op recorded on the base.
         fn = tensor._grad_fn
-        if fn is not None and tensor._base is not None:
+        base = tensor._base
+        if base is not None and (fn is not None or base._grad_fn is not None):
             what += ", which is output 0 of AsStrided,"
         elif fn is not None:
             what += f", which is output {tensor._output_nr} of {_short(fn.name())},"
