@@ -12,6 +12,9 @@ A few ops do not check: ``take_along_dim`` with a ``dim`` gathers with a broadca
 of the indices (the gradient uses the old ones), an index given as a 0-d tensor is read
 as a number, and ``repeat_interleave`` builds its own index.
 
+The same holds for the float tensors some ops save without differentiating them: class
+weights, ``pos_weight``, batch norm's running statistics.
+
 The hand-written expectations below run without PyTorch; the ``torch``-marked tests run
 each case with PyTorch 2.13 too and compare the messages word for word.
 """
@@ -145,14 +148,28 @@ CASES = {
     "ctc_loss": ([[1]], LONG, _ctc, "torch.LongTensor [1, 1]"),
 }
 
-# A weight saved the same way (a float tensor that requires no gradient).
+# A weight (a float tensor that requires no gradient, here [1., 2., 3.]) saved the same
+# way, and how PyTorch names it: binary_cross_entropy expands it to the input's shape.
 WEIGHT_CASES = {
-    "nll_loss_weight": lambda lib, x, w: lib.nn.functional.nll_loss(
-        x, lib.tensor([2, 0]), weight=w),
-    "cross_entropy_weight": lambda lib, x, w: lib.nn.functional.cross_entropy(
-        x, lib.tensor([2, 0]), weight=w),
-    "multi_margin_loss_weight": lambda lib, x, w: lib.nn.functional.multi_margin_loss(
-        x, lib.tensor([2, 0]), weight=w),
+    "nll_loss_weight": (lambda lib, x, w: lib.nn.functional.nll_loss(
+        x, lib.tensor([2, 0]), weight=w), "torch.DoubleTensor [3]"),
+    "cross_entropy_weight": (lambda lib, x, w: lib.nn.functional.cross_entropy(
+        x, lib.tensor([2, 0]), weight=w), "torch.DoubleTensor [3]"),
+    "multi_margin_loss_weight": (lambda lib, x, w: lib.nn.functional.multi_margin_loss(
+        x, lib.tensor([2, 0]), weight=w), "torch.DoubleTensor [3]"),
+    "binary_cross_entropy_weight": (lambda lib, x, w: lib.nn.functional.binary_cross_entropy(
+        x.sigmoid(), lib.ones(2, 3, dtype=x.dtype), weight=w), "torch.DoubleTensor [2, 3]"),
+    "bce_with_logits_weight": (
+        lambda lib, x, w: lib.nn.functional.binary_cross_entropy_with_logits(
+            x, lib.ones(2, 3, dtype=x.dtype), weight=w), "torch.DoubleTensor [3]"),
+    "bce_with_logits_pos_weight": (
+        lambda lib, x, w: lib.nn.functional.binary_cross_entropy_with_logits(
+            x, lib.ones(2, 3, dtype=x.dtype), pos_weight=w), "torch.DoubleTensor [3]"),
+    # the running statistics: used in evaluation, and saved in training too
+    "batch_norm_eval_running_var": (lambda lib, x, w: lib.nn.functional.batch_norm(
+        x, lib.zeros(3, dtype=x.dtype), w, training=False), "torch.DoubleTensor [3]"),
+    "batch_norm_train_running_mean": (lambda lib, x, w: lib.nn.functional.batch_norm(
+        x, w, lib.ones(3, dtype=x.dtype), training=True), "torch.DoubleTensor [3]"),
 }
 
 
@@ -214,11 +231,30 @@ def test_an_index_changed_through_a_view_or_by_item_assignment_is_refused_too():
 def test_a_class_weight_changed_in_place_after_use_is_refused_by_backward(name):
     x = _x(teachgrad)
     weight = teachgrad.tensor([1.0, 2.0, 3.0], dtype=teachgrad.float64)
-    out = WEIGHT_CASES[name](teachgrad, x, weight)
+    make, what = WEIGHT_CASES[name]
+    out = make(teachgrad, x, weight)
+    _backward(teachgrad, out, x, retain_graph=True)  # unchanged: backward runs
     weight.mul_(2)
     with pytest.raises(RuntimeError) as caught:
         _backward(teachgrad, out, x)
-    assert _message(caught.value) == _modified_error("torch.DoubleTensor [3]")
+    assert _message(caught.value) == _modified_error(what)
+
+
+def test_batch_norm_updates_its_running_statistics_without_a_new_version():
+    # As PyTorch's kernel: the update in training is no in-place op of the user's, so
+    # the versions stay (and a module's buffers start at version 1, after its resets).
+    mean = teachgrad.zeros(3)
+    x = teachgrad.tensor([[0.0, 1.0, 2.0], [2.0, 3.0, 6.0]])
+    teachgrad.nn.functional.batch_norm(x, mean, teachgrad.ones(3), training=True)
+    assert mean.tolist() == pytest.approx([0.1, 0.2, 0.4]) and mean._version == 0
+    bn = teachgrad.nn.BatchNorm1d(3)
+    assert [t._version for t in (*bn.parameters(), *bn.buffers())] == [1] * 5
+    out = bn(x)
+    assert bn.running_mean._version == 1 and bn.num_batches_tracked._version == 2
+    bn.running_var.mul_(2)
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\] is at version 2; "
+                                           r"expected version 1"):
+        out.sum().backward()
 
 
 def test_gather_no_longer_uses_the_new_index():
@@ -346,7 +382,7 @@ def test_a_changed_weight_is_refused_as_pytorch_refuses_it(real_torch, name):
     def outcome(lib):
         x = _x(lib)
         weight = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
-        out = WEIGHT_CASES[name](lib, x, weight)
+        out = WEIGHT_CASES[name][0](lib, x, weight)
         weight.mul_(2)
         try:
             return _backward(lib, out, x).tolist()

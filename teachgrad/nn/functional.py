@@ -896,8 +896,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     t = target._data
     if not np.all((t >= 0) & (t <= 1)):
         raise RuntimeError("all elements of target should be between 0 and 1")
-    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight_data,
+    loss = BinaryCrossEntropyBackward0.apply(input, target, weight=weight_data,
                                              reduction=reduction)
+    # a weight changed in place since: backward refuses, naming it expanded as PyTorch's
+    return loss if weight is None else saving_indices(loss, (weight.expand_as(input),), 2)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
@@ -929,8 +931,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             _not_differentiable("binary_cross_entropy_with_logits", name, value)
             pointwise._check_broadcast(input, value)
             constants[name] = value._data
-    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
+    loss = BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
                                                        **constants)
+    # (the weights changed in place since: backward refuses, as PyTorch's)
+    return saving_indices(loss, tuple(w for w in (weight, pos_weight) if w is not None), 2)
 
 
 # ----------------------------------------------------------------------------------------
