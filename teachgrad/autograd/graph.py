@@ -632,10 +632,16 @@ def save_constants(result, values: tuple, tensors: tuple) -> None:
         for position in range(len(values)):
             check_saved_constant(result, position, tensors[position])
         return
+    if len(values) == 1:  # the usual case (no weight), spelled out: it costs less
+        tensor = tensors[0]
+        version = getattr(tensor, "_vc", None)  # (None for an inference tensor: unchecked)
+        node._saved = (values, (ConstantSource((tensor, version[0]))
+                                if type(version) is list else None,))
+        return
     sources = []
     for position in range(len(values)):
         tensor = tensors[position]
-        version = getattr(tensor, "_vc", None)  # (None for an inference tensor: unchecked)
+        version = getattr(tensor, "_vc", None)
         sources.append(ConstantSource((tensor, version[0])) if type(version) is list else None)
     node._saved = (values, tuple(sources))
 
