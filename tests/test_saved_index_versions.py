@@ -165,6 +165,8 @@ WEIGHT_CASES = {
     "bce_with_logits_pos_weight": (
         lambda lib, x, w: lib.nn.functional.binary_cross_entropy_with_logits(
             x, lib.ones(2, 3, dtype=x.dtype), pos_weight=w), "torch.DoubleTensor [3]"),
+    "soft_margin_loss_target": (lambda lib, x, w: lib.nn.functional.soft_margin_loss(
+        x, w), "torch.DoubleTensor [3]"),
     # the running statistics: used in evaluation, and saved in training too
     "batch_norm_eval_running_var": (lambda lib, x, w: lib.nn.functional.batch_norm(
         x, lib.zeros(3, dtype=x.dtype), w, training=False), "torch.DoubleTensor [3]"),

@@ -123,8 +123,10 @@ class SoftMarginLossBackward0(Op):
     formula = "∂ℓ/∂x = −y·σ(−y·x)"
 
     @staticmethod
-    def forward(ctx, input, target=None, reduction="mean"):
-        ctx.save_for_backward(input)
+    def forward(ctx, input, target=None, reduction="mean", given=None):
+        # (``given``: the target array as given, saved as PyTorch saves it, for its version
+        # check: see ops.index.saving_indices)
+        ctx.save_for_backward(input, given)
         ctx.target, ctx.reduction = target, reduction
         z = -input * target
         with np.errstate(over="ignore"):
@@ -134,7 +136,7 @@ class SoftMarginLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        (input,) = ctx.saved_tensors
+        input = ctx.saved_tensors[0]
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return SoftMarginLossBackwardBackward0.record(ctx, grad, input)
         y = ctx.target

@@ -363,7 +363,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
         )
     F._require_floating(input, "soft_margin_loss")
     labels = np.broadcast_to(target._data, shape).astype(input._data.dtype)
-    return SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction)
+    loss = SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction,
+                                         given=target._data)
+    return saving_indices(loss, (target,), first=1)  # (checked at backward)
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
