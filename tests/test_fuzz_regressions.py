@@ -45,6 +45,33 @@ def test_a_number_where_pytorch_wants_a_tensor_is_refused(name):
         getattr(torch, name)(2.5, x)
 
 
+@pytest.mark.parametrize("name", ["copysign", "fmod"])
+@pytest.mark.parametrize("first", [2.0, 3, True])
+def test_a_number_first_where_pytorch_has_no_such_signature_is_refused(name, first):
+    # PyTorch 2.13: torch.fmod(2.0, t) fits neither "(Tensor input, Tensor other, ...)" nor
+    # "(Tensor input, Number other, ...)", so it lists them (no "didn't match" lines: the
+    # signatures have an out= too); teachgrad computed fmod(2, t). (torch.remainder and
+    # torch.pow take a number first: their Scalar overloads.)
+    x = torch.tensor([1.0, -2.0])
+    expected = (f"{name}() received an invalid combination of arguments - got "
+                f"({type(first).__name__}, Tensor), but expected one of:\n"
+                " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                " * (Tensor input, Number other, *, Tensor out = None)\n")
+    with pytest.raises(TypeError) as caught:
+        getattr(torch, name)(first, x)
+    assert str(caught.value).split("Hint:")[0] == expected
+    assert getattr(x, name)(first).shape == (2,)  # the method takes the number second
+    assert torch.remainder(2.0, x).tolist() == [0.0, 0.0]
+
+
+def test_heaviside_with_a_number_first_names_its_input():
+    # PyTorch: "heaviside(): argument 'input' (position 1) must be Tensor, not float";
+    # teachgrad failed inside with "'float' object has no attribute '_data'".
+    with pytest.raises(TypeError, match=r"^heaviside\(\): argument 'input' \(position 1\) "
+                                        r"must be Tensor, not float\nHint: "):
+        torch.heaviside(2.0, torch.tensor([0.5]))
+
+
 def test_backward_formulas_still_use_np_maximum_with_numbers():
     # np.maximum(t, 0) inside a backward under create_graph goes to the kernel, which
     # must keep taking numbers: relu's second derivative is 0.
@@ -1137,3 +1164,69 @@ def test_an_inf_norm_of_a_zero_dim_tensor_over_dim_minus_one():
     # the check of empty dims (named as given) must skip a 0-d tensor (fuzz seed 26509)
     a = leaf(-0.468)
     assert torch.norm(a, p=float("inf"), dim=-1, keepdim=True).item() == 0.468
+
+
+# ------------------------------------------------------------- fuzz round: seeds 48000-60000
+def test_a_view_saved_before_its_base_had_a_history_is_named_as_pytorchs_as_strided():
+    # Fuzz seed 49832. outer(a, b) saves a viewed as [1, 1]; a then changes in place
+    # through another view, by an op with a history: PyTorch gives the saved view one too,
+    # "output 0 of AsStrided", and names it so. teachgrad's view had no grad_fn: unnamed.
+    a = torch.tensor([2.0, 3.0], dtype=torch.float64)
+    w = leaf([3.0])
+    y = a.view(2, 1) * w
+    a[0:1].mul_(w)
+    with pytest.raises(RuntimeError, match=r"inplace operation: \[torch.DoubleTensor \[2, 1\]\], "
+                                           r"which is output 0 of AsStrided, is at version 1"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("repeats", [(1, 1), (1, 1, 1)])
+def test_repeat_by_ones_passes_the_gradient_through_as_pytorch(repeats):
+    # Fuzz seeds 50455, 56669: PyTorch's repeat_backward adds nothing up when every
+    # repeat is 1 (and none is added in front): under create_graph the gradient of
+    # x.repeat(1, 1).square().sum() is square's own, 2·x (MulBackward0), not a sum of it.
+    x = leaf([[1.0, -2.0], [3.0, 0.5]])
+    x = x if len(repeats) == 2 else x[None].detach().requires_grad_()
+    (g,) = torch.autograd.grad(x.repeat(*repeats).square().sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0"
+    assert g.flatten().tolist() == [2.0, -4.0, 6.0, 1.0]
+    (g,) = torch.autograd.grad(x.repeat(*(2,) + repeats[1:]).square().sum(), x,
+                               create_graph=True)
+    assert g.grad_fn.name() == "SumBackward1"  # repeated: the copies' gradients add up
+    assert g.flatten().tolist() == [4.0, -8.0, 12.0, 2.0]
+
+
+@pytest.mark.parametrize("shape", [(1, 0), (0,), (1,)])
+def test_cumsum_of_at_most_one_element_passes_the_gradient_through(shape):
+    # Fuzz seed 53638: PyTorch's cumsum_backward returns the gradient as it is when it
+    # has at most one element (or the dim has size 1): no flips recorded (FlipBackward0).
+    a = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(a.cumsum(-1).square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0" and g.shape == shape
+
+
+def test_polygamma_of_order_two_and_more_at_infinity_is_pytorchs():
+    # Fuzz seed 57433: PyTorch computes polygamma(n ≥ 2, x) through its zeta, which gives
+    # nan at x = inf and ±inf at x = -inf ((-1)^(n+1)·n!·inf); n = 1 has its own kernel
+    # (0 at inf, nan at -inf). So digamma's second derivative at inf, 2·ψ′·ψ″, is nan.
+    x = torch.tensor([inf, -inf], dtype=torch.float64)
+    assert str(torch.polygamma(1, x).tolist()) == "[0.0, nan]"
+    assert str(torch.polygamma(2, x).tolist()) == "[nan, -inf]"
+    assert str(torch.polygamma(3, x).tolist()) == "[nan, inf]"
+    a = leaf([inf, 2.0])
+    (g,) = torch.autograd.grad(torch.digamma(a).sum(), a, create_graph=True)
+    (gg,) = torch.autograd.grad((g * g).sum(), a)
+    assert math.isnan(gg[0].item())
+    assert gg[1].item() == pytest.approx(2 * (math.pi ** 2 / 6 - 1) * -0.4041138063191885)
+
+
+def test_a_view_of_a_piece_of_split_is_refused_in_place_before_the_dtype_check():
+    # Fuzz seed 58881: v = t.split(2)[0][1:] (t bool, no gradient) is still a view of a
+    # piece of split. PyTorch's autograd refuses v.add_(x requiring grad) before the
+    # kernel would complain about casting double to bool; teachgrad did not mark v.
+    piece = torch.tensor([True]).split(2, dim=-1)[0]
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is "
+                                           "being modified inplace with grad mode enabled. "
+                                           "This view is the output of a function that "
+                                           "returns multiple views."):
+        piece[1:].add_(leaf([1.0]))

@@ -362,6 +362,9 @@ def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool,
         name = node_name.replace("Backward0", "").replace("Backward", "")
         node = (name, 0) if recorded else None
     else:
+        if is_multi_output_view(view_of):  # (a view of a piece of split & co.: one too,
+            # as Op.apply's recorded views are; here the piece needs no gradient)
+            mark_multi_output_view(view, node_name, 0, view_made_by(view_of))
         return
     view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False, inference)
 
@@ -609,9 +612,44 @@ def check_saved_constant(result, position: int, tensor) -> None:
                                  for i, v in enumerate(saved.values))
     elif type(saved) is tuple:
         values, sources = saved
-        sources = list(sources)
-        sources[position] = ConstantSource((tensor, tensor._vc[0]))
-        node._saved = (values, tuple(sources))
+        source = ConstantSource((tensor, tensor._vc[0]))
+        if len(sources) == 1:  # (the usual case: nll_loss's target, an index)
+            node._saved = (values, (source,))
+        else:
+            sources = list(sources)
+            sources[position] = source
+            node._saved = (values, tuple(sources))
+
+
+def save_constants(result, values: tuple, tensors: tuple) -> None:
+    """Have ``result``'s node save ``values`` (arrays the op read from ``tensors``: a
+    target, a weight) and check at backward that each tensor was not changed in place.
+
+    For an op whose forward saved nothing (nll_loss's): the same as saving ``values`` in
+    forward and calling :func:`check_saved_constant` for each tensor, in one short step
+    (cross_entropy runs it every training step). ``tensors`` may hold None (or be longer
+    than ``values``: the extra ones are ignored).
+    """
+    node = result._grad_fn
+    if node is None:
+        return
+    if _saved_hooks.stack:  # inside saved_tensors_hooks: packed as PyTorch packs them
+        node._saved = record_saved(values, (), [], (result,))
+        for position in range(len(values)):
+            check_saved_constant(result, position, tensors[position])
+        return
+    if len(values) == 1:  # the usual case (no weight), spelled out: it costs less
+        tensor = tensors[0]
+        version = getattr(tensor, "_vc", None)  # (None for an inference tensor: unchecked)
+        node._saved = (values, (ConstantSource((tensor, version[0]))
+                                if type(version) is list else None,))
+        return
+    sources = []
+    for position in range(len(values)):
+        tensor = tensors[position]
+        version = getattr(tensor, "_vc", None)
+        sources.append(ConstantSource((tensor, version[0])) if type(version) is list else None)
+    node._saved = (values, tuple(sources))
 
 
 def unpack_saved(node: Node) -> tuple:
@@ -798,8 +836,11 @@ def _raise_modified(node: Node, value, source) -> None:
         # PyTorch names the saved input's grad_fn as it is *now*: the in-place op that
         # changed it (``y.add_(1)`` -> "output 0 of Add"). A view changed in place, or
         # whose base was, has its history rebuilt as AsStridedBackward0 (ops/inplace.py).
+        # A view made before its base had a history has none of its own, but PyTorch
+        # gives it one (AsStrided) once an in-place op recorded on the base.
         fn = tensor._grad_fn
-        if fn is not None and tensor._base is not None:
+        base = tensor._base
+        if base is not None and (fn is not None or base._grad_fn is not None):
             what += ", which is output 0 of AsStrided,"
         elif fn is not None:
             what += f", which is output {tensor._output_nr} of {_short(fn.name())},"

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
+from ..ops.index import saving_indices
 from ..ops.quiet_mean import mean_of
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
@@ -73,14 +74,21 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 # The running variance is the unbiased estimate (divides by count - 1).
                 batch_mean = _make(mean.reshape(channels))
                 unbiased = _make(var.reshape(channels) * (count / (count - 1)))
-                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
-                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+                # Written as PyTorch's kernel writes them: their versions do not change
+                # (a later in-place change is what backward looks for, below).
+                new_mean = running_mean * (1 - momentum) + batch_mean * momentum
+                new_var = running_var * (1 - momentum) + unbiased * momentum
+                running_mean._data[...] = new_mean._data
+                running_var._data[...] = new_var._data
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         var = running_var._data.reshape(shape).astype(x.dtype, copy=False)
     rstd = 1 / np.sqrt(var + eps)
+    running = (running_mean, running_var) if running_mean is not None else ()
     out = NativeBatchNormBackward0.apply(data, weight, bias, mean=mean, rstd=rstd,
-                                         training=training, eps=eps)
+                                         training=training, eps=eps,
+                                         running=tuple(t._data for t in running))
+    saving_indices(out, running, first=2)  # (backward refuses them changed since)
     return out.to(input.dtype) if half else out
 
 

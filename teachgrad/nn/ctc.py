@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..ops.index import saving_indices
 from ..ops.op import Op
 from ..ops.pointwise import where
 from .no_derivative import NotImplementedBackward
@@ -100,8 +101,11 @@ class CtcLossBackward0(Op):
                "α_t(s)·β_t(s) / (y_t(k)·p)")
 
     @staticmethod
-    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
-        """``log_probs`` ``(T, N, C)``; ``targets``: one array of labels per sample."""
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity,
+                given=None):
+        """``log_probs`` ``(T, N, C)``; ``targets``: one array of labels per sample;
+        ``given``: the targets array as given, saved (as PyTorch saves it) for its version
+        check at backward (see ops.index.saving_indices)."""
         steps, batch, classes = log_probs.shape
         lp = log_probs.astype(np.float64)
         losses = np.zeros(batch)
@@ -127,13 +131,13 @@ class CtcLossBackward0(Op):
         if zero_infinity:  # the losses themselves are zeroed after this node (a where)
             grads[:, np.isinf(losses)] = 0.0
         ctx.grads = grads.astype(log_probs.dtype)
-        ctx.save_for_backward(log_probs)
+        ctx.save_for_backward(log_probs, given)
         return losses.astype(log_probs.dtype)
 
     @staticmethod
     def backward(ctx, grad):
+        log_probs = ctx.saved_tensors[0]
         if isinstance(grad, Tensor):  # create_graph: the gradient is only numbers here
-            (log_probs,) = ctx.saved_tensors
             values = ctx.grads * grad.detach().numpy()[None, :, None]
             return NotImplementedBackward.apply(
                 grad, log_probs, values=values, derivative="_ctc_loss_backward",
@@ -207,7 +211,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
                 f"\nHint: labels must be in [0, {classes - 1}] (and differ from blank={blank}).")
     losses = CtcLossBackward0.apply(lp, targets=rows, input_lengths=in_lengths,
                                     target_lengths=tg_lengths, blank=blank,
-                                    zero_infinity=zero_infinity)
+                                    zero_infinity=zero_infinity, given=targets._data)
+    saving_indices(losses, (None, targets))  # (backward refuses targets changed since)
     if zero_infinity:  # as PyTorch: where(loss == inf, 0, loss), after the loss node
         losses = where(_make(np.isinf(losses._data)), _make(np.zeros((), losses._data.dtype)),
                        losses)

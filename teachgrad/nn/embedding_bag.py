@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.index import IndexPutImplBackward0
+from ..ops.index import IndexPutImplBackward0, saving_indices
 from ..ops.op import Op
 from ..ops.shape import embed
 
@@ -33,13 +33,16 @@ class EmbeddingBagBackward0(Op):
                "largest entry of each column")
 
     @staticmethod
-    def forward(ctx, weight, psw, indices, bags, count, mode, keep, scale_grad_by_freq):
-        """``bags[i]``: the bag of index ``i``; ``keep[i]``: False for padding."""
+    def forward(ctx, weight, psw, indices, bags, count, mode, keep, scale_grad_by_freq,
+                given=(None, None)):
+        """``bags[i]``: the bag of index ``i``; ``keep[i]``: False for padding; ``given``:
+        the indices and offsets arrays as given, saved for their version check (as PyTorch
+        saves them: see embedding_bag)."""
         dim = weight.shape[1]
         rows = weight[indices]                                   # (L, dim)
         ctx.weight_shape, ctx.mode = weight.shape, mode
         ctx.indices, ctx.bags, ctx.keep = indices, bags, keep
-        ctx.save_for_backward(weight, psw)
+        ctx.save_for_backward(weight, psw, *given)
         if mode == "max":
             kept = np.flatnonzero(keep)
             low = -np.inf if weight.dtype.kind == "f" else np.iinfo(weight.dtype).min
@@ -70,7 +73,7 @@ class EmbeddingBagBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        weight, psw = ctx.saved_tensors
+        weight, psw = ctx.saved_tensors[:2]
         need_weight, need_psw = ctx.needs_input_grad
         g_weight = g_psw = None
         if ctx.mode == "max":
@@ -200,9 +203,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     keep = bags >= 0
     if padding_idx is not None:
         keep &= indices != padding_idx
-    return EmbeddingBagBackward0.apply(
+    # PyTorch saves the indices (a 2-D input flattened: a view) and the offsets it was
+    # given: changed in place since, backward refuses (see saving_indices).
+    given = (input.reshape(-1) if input.ndim == 2 else input, offsets)
+    out = EmbeddingBagBackward0.apply(
         weight, psw, indices=indices, bags=np.maximum(bags, 0), count=count, mode=mode,
-        keep=keep, scale_grad_by_freq=scale_grad_by_freq)
+        keep=keep, scale_grad_by_freq=scale_grad_by_freq,
+        given=tuple(None if t is None else t._data for t in given))
+    return saving_indices(out, given, first=2)
 
 
 __all__ = ["EmbeddingBagBackward0", "embedding_bag"]

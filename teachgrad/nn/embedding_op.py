@@ -27,8 +27,13 @@ class EmbeddingBackward0(Op):
         "was read from (repeats add up; none for padding_idx)"
     )
 
+    # The indices as given (PyTorch's _saved_indices): backward reads them back, so that
+    # indices changed in place since make it refuse, as PyTorch's (ops.index.saving_indices).
+    saved_names = ("indices",)
+
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, given=None):
+        ctx.save_for_backward(given)
         ctx.shape, ctx.indices = weight.shape, indices
         # How much of its gradient each lookup passes back: 1, but 0 for the padding
         # row and 1/count with scale_grad_by_freq. None when all are 1 (the usual case).
@@ -44,6 +49,7 @@ class EmbeddingBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return EmbeddingDenseBackwardBackward0.record(ctx, grad)
         if ctx.scale is not None:

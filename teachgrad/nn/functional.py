@@ -25,10 +25,12 @@ from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
+from ..autograd.graph import save_constants
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
 from ..ops import linalg as _linalg
 from ..ops import pointwise
+from ..ops.index import saving_indices
 from ..ops.loss import (
     BinaryCrossEntropyBackward0,
     BinaryCrossEntropyWithLogitsBackward0,
@@ -732,14 +734,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                 f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
             )
     options = dict(weight=weight_data, reduction=reduction, ignore_index=ignore_index)
+    # The target and weight are saved as PyTorch saves them: backward refuses one changed
+    # in place since (save_constants; kept short: cross_entropy runs this every step).
+    saved = (classes,) if weight is None else (classes, weight_data)
     if ndim <= 2:
-        return NllLossBackward0.apply(input, target=classes, **options)
+        loss = NllLossBackward0.apply(input, target=classes, **options)
+        save_constants(loss, saved, (target, weight))
+        return loss
     if ndim == 4:
-        return NllLoss2DBackward0.apply(input, target=classes, **options)
+        loss = NllLoss2DBackward0.apply(input, target=classes, **options)
+        save_constants(loss, saved, (target, weight))
+        return loss
     # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
     n, c, *rest = input.shape
     flat = input.reshape(n, c, 1, math.prod(rest))
     loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, -1), **options)
+    save_constants(loss, saved, (target.reshape(n, 1, -1), weight))  # (named reshaped)
     return loss.view(n, *rest) if reduction == "none" else loss
 
 
@@ -886,8 +896,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     t = target._data
     if not np.all((t >= 0) & (t <= 1)):
         raise RuntimeError("all elements of target should be between 0 and 1")
-    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight_data,
+    loss = BinaryCrossEntropyBackward0.apply(input, target, weight=weight_data,
                                              reduction=reduction)
+    # a weight changed in place since: backward refuses, naming it expanded as PyTorch's
+    return loss if weight is None else saving_indices(loss, (weight.expand_as(input),), 2)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
@@ -919,8 +931,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             _not_differentiable("binary_cross_entropy_with_logits", name, value)
             pointwise._check_broadcast(input, value)
             constants[name] = value._data
-    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
+    loss = BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
                                                        **constants)
+    # (the weights changed in place since: backward refuses, as PyTorch's)
+    return saving_indices(loss, tuple(w for w in (weight, pos_weight) if w is not None), 2)
 
 
 # ----------------------------------------------------------------------------------------
@@ -971,8 +985,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         )
     if max_norm is not None:
         _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
-    return EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
-                                    scale_grad_by_freq=scale_grad_by_freq)
+    out = EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
+                                   scale_grad_by_freq=scale_grad_by_freq, given=input._data)
+    return saving_indices(out, (input,))  # (backward refuses indices changed since)
 
 
 def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,

@@ -123,8 +123,10 @@ class SoftMarginLossBackward0(Op):
     formula = "∂ℓ/∂x = −y·σ(−y·x)"
 
     @staticmethod
-    def forward(ctx, input, target=None, reduction="mean"):
-        ctx.save_for_backward(input)
+    def forward(ctx, input, target=None, reduction="mean", given=None):
+        # (``given``: the target array as given, saved as PyTorch saves it, for its version
+        # check: see ops.index.saving_indices)
+        ctx.save_for_backward(input, given)
         ctx.target, ctx.reduction = target, reduction
         z = -input * target
         with np.errstate(over="ignore"):
@@ -134,7 +136,7 @@ class SoftMarginLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        (input,) = ctx.saved_tensors
+        input = ctx.saved_tensors[0]
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return SoftMarginLossBackwardBackward0.record(ctx, grad, input)
         y = ctx.target
@@ -168,12 +170,14 @@ class MultiMarginLossBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, target=None, p=1, margin=1.0, weight=None, reduction="mean",
-                scalar_output=False):
+                scalar_output=False, given=()):
         x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
         n, c = x.shape
         one_hot = np.zeros_like(x)
         one_hot[np.arange(n), target.reshape(n)] = 1
-        ctx.save_for_backward(input)
+        # (``given``: the target and weight arrays, saved as PyTorch saves them, for their
+        # version check: see ops.index.saving_indices)
+        ctx.save_for_backward(input, *given)
         ctx.one_hot, ctx.p, ctx.margin = one_hot, p, margin
         ctx.reduction, ctx.scalar_output = reduction, scalar_output
         # The right class's weight, per sample (the loss of a sample is scaled by it).
@@ -191,7 +195,7 @@ class MultiMarginLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        (input,) = ctx.saved_tensors
+        input = ctx.saved_tensors[0]
         shape = np.shape(input)
         one_hot = ctx.one_hot
         n, c = one_hot.shape
@@ -223,9 +227,11 @@ class MultilabelMarginLossBackward0(Op):
                "  ∂ℓ/∂x[j] = −(active pairs)/C")
 
     @staticmethod
-    def forward(ctx, input, targets=None, reduction="mean", scalar_output=False):
+    def forward(ctx, input, targets=None, reduction="mean", scalar_output=False, given=None):
         """``targets``: an ``(N, C)`` table of how often each class is listed for each
-        sample (PyTorch's loop counts a class listed twice twice)."""
+        sample (PyTorch's loop counts a class listed twice twice); ``given``: the target
+        array as given, saved for its version check (see ops.index.saving_indices)."""
+        ctx.save_for_backward(given)
         x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
         n, c = x.shape
         # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i, each pair
@@ -245,6 +251,7 @@ class MultilabelMarginLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         n = ctx.slope.shape[0]
         if ctx.reduction == "none" and not ctx.scalar_output:
             grad = np.reshape(grad, (n, 1))

@@ -26,6 +26,7 @@ from .._tensor import Tensor
 from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..ops import pointwise
+from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
@@ -362,7 +363,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
         )
     F._require_floating(input, "soft_margin_loss")
     labels = np.broadcast_to(target._data, shape).astype(input._data.dtype)
-    return SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction)
+    loss = SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction,
+                                         given=target._data)
+    return saving_indices(loss, (target,), first=1)  # (checked at backward)
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
@@ -416,9 +419,10 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
             f"\nHint: class indices must be in [0, {n_classes - 1}] for {n_classes} classes."
         )
     F._require_floating(input, "multi_margin_loss_cpu")
-    return MultiMarginLossBackward0.apply(
+    loss = MultiMarginLossBackward0.apply(
         input, target=classes, p=p, margin=margin, weight=weight_data, reduction=reduction,
-        scalar_output=target.dim() == 0)
+        scalar_output=target.dim() == 0, given=(classes, weight_data))
+    return saving_indices(loss, (target, weight), first=1)  # (checked at backward)
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -464,8 +468,10 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
     targets = np.zeros(classes.shape, np.int64)
     rows = np.broadcast_to(np.arange(len(classes))[:, None], classes.shape)
     np.add.at(targets, (rows[listed], classes[listed]), 1)
-    return MultilabelMarginLossBackward0.apply(
-        input, targets=targets, reduction=reduction, scalar_output=ndims <= 1)
+    loss = MultilabelMarginLossBackward0.apply(
+        input, targets=targets, reduction=reduction, scalar_output=ndims <= 1,
+        given=target._data)
+    return saving_indices(loss, (target,))  # (checked at backward)
 
 
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,

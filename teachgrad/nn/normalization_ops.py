@@ -227,11 +227,13 @@ class NativeBatchNormBackward0(Op):
                "ĝ = g·w;  ∂L/∂w = Σ g·x̂;  ∂L/∂b = Σ g")
 
     @staticmethod
-    def forward(ctx, x, weight, bias, mean, rstd, training, eps):
+    def forward(ctx, x, weight, bias, mean, rstd, training, eps, running=()):
         dims = (0, *range(2, x.ndim))  # every dimension but the channels
         shape = mean.shape  # (1, C, 1, ...): weight and bias broadcast like this
         ctx.dims, ctx.eps, ctx.training, ctx.statistics = dims, eps, training, (mean, rstd)
-        ctx.save_for_backward(x, weight)
+        # (``running``: the running statistics' arrays, saved as PyTorch saves them, so
+        # that backward refuses them changed in place since: see batch_norm)
+        ctx.save_for_backward(x, weight, *running)
         out = (x - mean) * rstd
         if weight is not None:
             out = out * weight.reshape(shape)
@@ -239,7 +241,7 @@ class NativeBatchNormBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx.saved_tensors[:2]
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return NativeBatchNormBackwardBackward0.record(ctx, grad, x, weight)
         need_x, need_weight, need_bias = ctx.needs_input_grad

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.index import saving_indices
 from ..ops.op import Op
 
 IntOrTuple = int | Sequence[int]
@@ -38,8 +39,13 @@ class MaxUnpool2DBackward0(Op):
     formula = ("out[indices[i]] = x[i], 0 elsewhere    ∂L/∂x[i] = grad[indices[i]] "
                "(the gradient read back where each value was put)")
 
+    # The indices (PyTorch's _saved_indices): backward reads them back, so that indices
+    # changed in place since make it refuse, as PyTorch's (ops.index.saving_indices).
+    saved_names = ("indices",)
+
     @staticmethod
-    def forward(ctx, x, key, shape):
+    def forward(ctx, x, key, shape, indices=None):
+        ctx.save_for_backward(indices)
         lead = x.shape[:-len(shape)]  # (N, C) or (C,): one plane each
         ctx.key, ctx.input_shape = key, x.shape
         out = np.zeros((math.prod(lead), math.prod(shape)), x.dtype)
@@ -48,6 +54,7 @@ class MaxUnpool2DBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         # Works on arrays and (under create_graph) on tensors alike: a reshape and a pick.
         planes = ctx.key[0].shape[0]
         return grad.reshape(planes, -1)[ctx.key].reshape(ctx.input_shape)
@@ -120,7 +127,8 @@ def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], d: int,
                            f"are of size {'x'.join(map(str, size))})"
                            "\nHint: the indices must come from the pooling being undone.")
     key = (np.arange(flat.shape[0])[:, None], flat)
-    return op.apply(input, key=key, shape=tuple(size))
+    out = op.apply(input, key=key, shape=tuple(size), indices=indices._data)
+    return saving_indices(out, (indices,))
 
 
 def _sizes(shape) -> str:

@@ -25,7 +25,7 @@ from .pointwise import (
     _value,
 )
 from .select_grad import zero_where
-from .special import _float_operands, float_tensor
+from .special import _float_operands, float_tensor, number_first_error
 
 
 def _opmath(a: np.ndarray) -> np.ndarray:
@@ -134,6 +134,8 @@ def copysign(input: Tensor, other) -> Tensor:
     >>> torch.tensor([1., -2.]).copysign(torch.tensor([-0., 3.]))
     tensor([-1.,  2.])
     """
+    if not isinstance(input, Tensor):  # a number first: no signature of PyTorch's fits
+        raise number_first_error("copysign", input, other)
     other = _operand(other)
     if isinstance(other, Tensor):
         return _binary(CopysignBackward0, *_float_operands(input, other))
@@ -214,6 +216,12 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     >>> torch.heaviside(torch.tensor([-2., 0., 3.]), torch.tensor([0.5]))
     tensor([0.0000, 0.5000, 1.0000])
     """
+    if not isinstance(input, Tensor):  # (a number first: PyTorch names 'input')
+        raise TypeError(
+            f"heaviside(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}\nHint: wrap the number in a tensor: "
+            f"torch.heaviside(torch.tensor({input!r}), values)."
+        )
     _require_values_tensor(values, position=2)
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(

@@ -68,7 +68,11 @@ class PickOp(Op):
     formula = "each picked element's gradient goes back where it was picked (repeats add up)"
 
     @staticmethod
-    def forward(ctx, a, key):
+    def forward(ctx, a, key, index=()):
+        # ``index``: the index arrays, saved as PyTorch saves its index tensors (backward
+        # checks them, see saving_indices, and a second backward is refused).
+        if index:
+            ctx.save_for_backward(*index)
         a = _at_least_1d(a)  # the engine sums the (1,)-shaped gradient back to a 0-d input
         ctx.shape, ctx.key = a.shape, key
         out = a[key]
@@ -78,7 +82,25 @@ class PickOp(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._saved is not None:
+            ctx.saved_tensors  # noqa: B018 - read for its check (an index changed since?)
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+def saving_indices(out: Tensor, tensors: tuple, first: int = 0) -> Tensor:
+    """``out``, its backward made to refuse an index tensor changed in place since.
+
+    PyTorch saves the index (or mask) tensors an op reads, and checks their versions like
+    any saved tensor: after ``idx.fill_(0)``, backward fails with its "modified by an
+    inplace operation" error instead of using the new (or the old) indices. The op saved
+    the arrays of ``tensors`` from position ``first`` on; an item that is not a tensor (a
+    list index, None) is skipped. See graph.check_saved_constant.
+    """
+    if out._grad_fn is not None:
+        for position, t in enumerate(tensors, first):
+            if isinstance(t, Tensor):
+                check_saved_constant(out, position, t)
+    return out
 
 
 def _written_back(node: type[Op], ctx, grad: Tensor, **params) -> Tensor:
@@ -104,7 +126,9 @@ class IndexPutBackward0(Op):
     )
 
     @staticmethod
-    def forward(ctx, a, values, key, accumulate):
+    def forward(ctx, a, values, key, accumulate, index=()):
+        if index:  # the index arrays (see PickOp.forward)
+            ctx.save_for_backward(*index)
         ctx.key, ctx.accumulate = key, accumulate
         out = a.copy()
         if accumulate:
@@ -115,6 +139,8 @@ class IndexPutBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._saved is not None:
+            ctx.saved_tensors  # noqa: B018 - read for its check (an index changed since?)
         values_grad = grad[ctx.key]  # the engine sums it down to the values' shape
         if ctx.accumulate:
             return grad, values_grad
@@ -406,10 +432,20 @@ def getitem(self: Tensor, index) -> Tensor:
     if index is Ellipsis:
         return AliasBackward0.apply(self)
 
-    sliced, advanced = apply_basic(self, _index_items(index))
+    items = _index_items(index)
+    sliced, advanced = apply_basic(self, items)
     if not advanced:
         return AliasBackward0.apply(sliced) if sliced is self else sliced
-    return IndexBackward0.apply(sliced, key=advanced_key(sliced._data.shape, advanced))
+    out = IndexBackward0.apply(sliced, key=advanced_key(sliced._data.shape, advanced),
+                               index=tuple(arr for _, arr in advanced))
+    return saving_indices(out, _index_tensors(items, advanced))
+
+
+def _index_tensors(items, advanced: list) -> tuple:
+    """The tensor each index array of ``advanced`` is the data of (None for an array made
+    from a list or a bool): the ones whose versions backward checks."""
+    tensors = {id(obj._data): obj for obj in items if isinstance(obj, Tensor)}
+    return tuple(tensors.get(id(arr)) for _, arr in advanced)
 
 
 # ----------------------------------------------------------------------------------------
@@ -480,8 +516,13 @@ def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
     return values
 
 
-def _put(t: Tensor, values: Tensor, key: tuple, accumulate: bool) -> Tensor:
-    return IndexPutBackward0.apply(t, values, key=key, accumulate=accumulate)
+def _put(t: Tensor, values: Tensor, key: tuple, accumulate: bool, advanced: list = (),
+         tensors: tuple = ()) -> Tensor:
+    """``t`` with ``values`` put at ``key``; ``advanced`` and ``tensors``: the index arrays
+    to save and the tensors they came from (see _index_tensors)."""
+    out = IndexPutBackward0.apply(t, values, key=key, accumulate=accumulate,
+                                  index=tuple(arr for _, arr in advanced))
+    return saving_indices(out, tensors)
 
 
 @tensor_method("__setitem__")
@@ -511,12 +552,14 @@ def setitem(self: Tensor, index, value) -> None:
     elif isinstance(index, slice):
         target, advanced = _slice(self, 0, index, skip_whole=True), []
     else:
-        target, advanced = apply_basic(self, _index_items(index))
+        items = _index_items(index)
+        target, advanced = apply_basic(self, items)
     if advanced:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
         value = _checked_values(target, key, value)
         _check_no_overlap(target, value, advanced)
-        apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False)
+        apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False,
+                      advanced, _index_tensors(items, advanced))
     else:
         copy_to(target, value)
     if target is not self and self._base is not None and target._grad_fn is not None:
@@ -547,10 +590,6 @@ def _put_advanced(input: Tensor, indices) -> list:
     return advanced
 
 
-def _put_key(input: Tensor, indices) -> tuple:
-    return advanced_key(input._data.shape, _put_advanced(input, indices), check_bounds=False)
-
-
 @tensor_method()
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` put at ``indices`` (a tuple of index tensors, one
@@ -560,9 +599,11 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)
     tensor([2., 0., 0.])
     """
-    key = _put_key(input, indices)
+    advanced = _put_advanced(input, indices)
+    key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
-    return _put(input, values, checked_bounds(input._data.shape, key), accumulate)
+    return _put(input, values, checked_bounds(input._data.shape, key), accumulate, advanced,
+                _index_tensors(indices, advanced))
 
 
 @tensor_method()
@@ -572,7 +613,8 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
     _check_no_overlap(input, values, advanced)
-    return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate)
+    return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate,
+                         advanced, _index_tensors(indices, advanced))
 
 
 # ----------------------------------------------------------------------------------------
@@ -581,10 +623,13 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 class IndexSelectBackward0(PickOp):
     """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
 
+    saved_names = ("index",)
+
     @staticmethod
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
+        ctx.saved_tensors  # noqa: B018 - read for its check (the index changed since?)
         from .index_update import IndexAddBackward0  # (index_update imports this module)
 
         return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
@@ -595,17 +640,12 @@ class _KeepsInput(PickOp):
     later in-place change of the input makes backward refuse. The gradient itself needs
     only its shape; backward reads the input back for that check."""
 
-    saved_names = ("self",)  # grad_fn._saved_...
+    saved_names = ("self", "index")  # grad_fn._saved_...
 
     @staticmethod
-    def forward(ctx, a, key):
-        ctx.save_for_backward(a)
+    def forward(ctx, a, key, index=()):
+        ctx.save_for_backward(a, *index)
         return PickOp.forward(ctx, a, key)
-
-    @staticmethod
-    def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 - read for its check only
-        return PickOp.backward(ctx, grad)
 
 
 class GatherBackward0(_KeepsInput):
@@ -613,9 +653,9 @@ class GatherBackward0(_KeepsInput):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 - read for its check only
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
@@ -696,7 +736,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = input._data.shape[d] if input._data.ndim else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    return IndexSelectBackward0.apply(input, key=_along(d, idx))
+    out = IndexSelectBackward0.apply(input, key=_along(d, idx), index=(index._data,))
+    return saving_indices(out, (index,))
 
 
 @tensor_method()
@@ -718,7 +759,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     _check_gather_sizes(idx, shape, d)
     _check_bounds(idx, shape[d], d)
-    return GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,))
+    out = GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,),
+                                index=(index._data,))
+    return saving_indices(out, (index,), first=1)
 
 
 @tensor_method()
@@ -737,7 +780,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         )
     flat = idx % max(n, 1)
     key = (flat,) if input._data.ndim == 0 else np.unravel_index(flat, input._data.shape)
-    return TakeBackward0.apply(input, key=key)
+    return saving_indices(TakeBackward0.apply(input, key=key, index=(idx,)), (index,), first=1)
 
 
 def _value_of_index(index) -> np.ndarray:
@@ -753,8 +796,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             "torch.take_along_dim(): dtype of indices should be Long but got "
             f"{_type_name(_make(idx))}"
         )
-    if dim is None:
-        return gather(view(input, -1), 0, _make(idx.reshape(-1)))
+    if dim is None:  # (the flat index is a view: backward checks the indices' version)
+        flat = view(indices, -1) if isinstance(indices, Tensor) else _make(idx.reshape(-1))
+        return gather(view(input, -1), 0, flat)
     if idx.ndim != input._data.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of "
@@ -767,7 +811,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     common = list(_broadcast_shape(tuple(shape), idx.shape))
     index_shape = list(common)
     common[d] = input._data.shape[d]
-    return gather(expand(input, tuple(common)), d, _make(np.broadcast_to(idx, index_shape)))
+    # PyTorch gathers with a broadcast copy of the indices here: changing them afterwards
+    # changes nothing (backward neither checks them nor sees the new values).
+    index = _make(np.broadcast_to(idx.copy(), index_shape))
+    return gather(expand(input, tuple(common)), d, index)
 
 
 def unravel_index(indices, shape) -> tuple:
@@ -795,7 +842,12 @@ def unravel_index(indices, shape) -> tuple:
 # Writing along a dimension: scatter, scatter_add, index_put
 # ----------------------------------------------------------------------------------------
 class _ScatterOp(Op):
-    """What scatter and scatter_add share: ``key`` indexes the input read as at least 1-d."""
+    """What scatter and scatter_add share: ``key`` indexes the input read as at least 1-d.
+
+    Each forward saves ``index`` (the index array, when the op's user gave a tensor; see
+    PickOp.forward) and each backward reads it back, for its version check."""
+
+    saved_names = ("index",)
 
     @staticmethod
     def written(grad, key) -> np.ndarray:
@@ -823,7 +875,8 @@ class ScatterBackward0(_ScatterOp):
     formula = "scatter: ∂/∂self = 0 where src was written, else 1; ∂/∂src = the gradient there"
 
     @staticmethod
-    def forward(ctx, a, src, key):
+    def forward(ctx, a, src, key, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = _at_least_1d(a.copy())
         out[key] = _region(src, key)
@@ -831,6 +884,7 @@ class ScatterBackward0(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         return cls.cleared(grad, ctx.key), cls.picked(grad, ctx.key)
 
 
@@ -838,7 +892,8 @@ class ScatterBackward1(_ScatterOp):
     formula = "scatter of a number: ∂/∂self = 0 where it was written, else 1"
 
     @staticmethod
-    def forward(ctx, a, value, key):
+    def forward(ctx, a, value, key, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = _at_least_1d(a.copy())
         out[key] = value
@@ -846,6 +901,7 @@ class ScatterBackward1(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         return cls.cleared(grad, ctx.key)
 
 
@@ -853,7 +909,8 @@ class ScatterAddBackward0(_ScatterOp):
     formula = "scatter_add: ∂/∂self = 1, ∂/∂src = the gradient where each element was added"
 
     @staticmethod
-    def forward(ctx, a, src, key):
+    def forward(ctx, a, src, key, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = _at_least_1d(a.copy())
         np.add.at(out, key, _region(src, key))
@@ -861,6 +918,7 @@ class ScatterAddBackward0(_ScatterOp):
 
     @classmethod
     def backward(cls, ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         return grad, cls.picked(grad, ctx.key)
 
 
@@ -905,9 +963,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
     if reduce is not None:
         return _scatter_with_reduce(input, dim, index, src, reduce)
     key = _scatter_key(input, dim, index, src)
+    saved = (_value_of_index(index),)
     if isinstance(src, Tensor):
-        return ScatterBackward0.apply(input, src, key=key)
-    return ScatterBackward1.apply(input, value=src, key=key)
+        return saving_indices(ScatterBackward0.apply(input, src, key=key, index=saved), (index,))
+    return saving_indices(ScatterBackward1.apply(input, value=src, key=key, index=saved), (index,))
 
 
 def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: str) -> Tensor:
@@ -951,7 +1010,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         raise TypeError(
             f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}"
         )
-    return ScatterAddBackward0.apply(input, src, key=_scatter_key(input, dim, index, src))
+    out = ScatterAddBackward0.apply(input, src, key=_scatter_key(input, dim, index, src),
+                                    index=(_value_of_index(index),))
+    return saving_indices(out, (index,))
 
 
 # ----------------------------------------------------------------------------------------
@@ -1051,8 +1112,11 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 class MaskedSelectBackward0(PickOp):
     """``masked_select(mask)``: the elements where the (broadcast) mask is true, as a vector."""
 
+    saved_names = ("mask",)
+
     @staticmethod
-    def forward(ctx, a, shape, key):
+    def forward(ctx, a, shape, key, mask):
+        ctx.save_for_backward(mask)  # (read back by PickOp.backward, for its check)
         ctx.shape, ctx.key = shape, key
         return np.broadcast_to(a, shape)[key]
 
@@ -1063,7 +1127,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     mask_arr = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
     shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     key = np.nonzero(np.broadcast_to(mask_arr, shape))
-    return MaskedSelectBackward0.apply(input, shape=shape, key=key)
+    out = MaskedSelectBackward0.apply(input, shape=shape, key=key, mask=mask_arr)
+    return saving_indices(out, (mask,))
 
 
 @tensor_method()

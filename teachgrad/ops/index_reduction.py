@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim, tensor_method
-from .index import key_along
+from .index import key_along, saving_indices
 from .index_update import ScatterReduceBackward0, _check_source, _slice_key
 from .inplace import inplace_method
 
@@ -59,8 +59,9 @@ def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce
     along = np.broadcast_to(idx.reshape([-1 if k == d else 1 for k in range(source._data.ndim)]),
                             source._data.shape)
     key = key_along(along, d)
-    return IndexReduceBackward0.apply(input, source, key=key, reduce=reduce,
-                                      include_self=include_self)
+    out = IndexReduceBackward0.apply(input, source, key=key, reduce=reduce,
+                                     include_self=include_self, index=(index._data,))
+    return saving_indices(out, (index,), first=3)
 
 
 @tensor_method()

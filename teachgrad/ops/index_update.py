@@ -13,7 +13,9 @@ follow from what happened at each position:
   derivative of that combination (PyTorch's formulas, ties in amax/amin shared)
 
 The masks and positions are constants computed from the indices, so the backward is made
-of gathers (``grad[key]``) and ``np.where`` and is itself differentiable.
+of gathers (``grad[key]``) and ``np.where`` and is itself differentiable. Each op also saves
+the index (or mask) array it was given, ``index`` (PyTorch's ``_saved_index``), and its
+backward reads it back: changed in place since, backward refuses (index.saving_indices).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .index import (
     _region,
     _type_name,
     key_along,
+    saving_indices,
 )
 from .inplace import inplace_method
 from .op import NO_CONTEXT, Op
@@ -54,8 +57,11 @@ def _positions(shape: tuple, key: tuple) -> np.ndarray:
 class IndexAddBackward0(Op):
     formula = "∂/∂input = 1    ∂/∂source = α · the gradient at the slice it was added to"
 
+    saved_names = ("index",)
+
     @staticmethod
-    def forward(ctx, a, source, key, alpha):
+    def forward(ctx, a, source, key, alpha, index=()):
+        ctx.save_for_backward(*index)
         ctx.key, ctx.alpha = key, alpha
         out = a.copy()
         np.add.at(out, key, source if alpha == 1 else alpha * source)
@@ -63,6 +69,7 @@ class IndexAddBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         picked = grad[ctx.key]
         return grad, picked if ctx.alpha == 1 else picked * ctx.alpha
 
@@ -70,8 +77,11 @@ class IndexAddBackward0(Op):
 class IndexCopyBackward0(Op):
     formula = "∂/∂input = 0 at the copied slices, else 1    ∂/∂source = the gradient there"
 
+    saved_names = ("index",)
+
     @staticmethod
-    def forward(ctx, a, source, key):
+    def forward(ctx, a, source, key, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = a.copy()
         out[key] = source  # a repeated index: the last copy wins, as in PyTorch
@@ -79,6 +89,7 @@ class IndexCopyBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         written = _positions(np.shape(grad), ctx.key)
         return np.where(written, 0, grad), grad[ctx.key]
 
@@ -86,8 +97,11 @@ class IndexCopyBackward0(Op):
 class IndexFillBackward0(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1"
 
+    saved_names = ("index",)
+
     @staticmethod
-    def forward(ctx, a, key, value):
+    def forward(ctx, a, key, value, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = a.copy()
         out[key] = value
@@ -95,14 +109,18 @@ class IndexFillBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         return np.where(_positions(np.shape(grad), ctx.key), 0, grad)
 
 
 class IndexFillBackward1(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1    ∂/∂value = Σ the gradient there"
 
+    saved_names = ("index",)
+
     @staticmethod
-    def forward(ctx, a, value, key):
+    def forward(ctx, a, value, key, index=()):
+        ctx.save_for_backward(*index)
         ctx.key = key
         out = a.copy()
         out[key] = value
@@ -110,6 +128,7 @@ class IndexFillBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         written = _positions(np.shape(grad), ctx.key)  # (a repeated index counts once)
         return np.where(written, 0, grad), np.sum(np.where(written, grad, 0))
 
@@ -177,7 +196,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
             "have the same scalar type"
         )
     _check_source(input, source, d, idx.size, "index_add_")
-    return IndexAddBackward0.apply(input, source, key=key, alpha=alpha)
+    out = IndexAddBackward0.apply(input, source, key=key, alpha=alpha, index=(index._data,))
+    return saving_indices(out, (index,))
 
 
 @tensor_method()
@@ -203,7 +223,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{_type_name(input)} and (source) {_type_name(source)}"
         )
-    return IndexCopyBackward0.apply(input, source, key=key)
+    out = IndexCopyBackward0.apply(input, source, key=key, index=(index._data,))
+    return saving_indices(out, (index,))
 
 
 @tensor_method()
@@ -238,14 +259,15 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             )
         if value._data.dtype != input._data.dtype:
             value = value.to(input.dtype)
-        out = IndexFillBackward1.apply(source, value, key=key)
+        out = IndexFillBackward1.apply(source, value, key=key, index=(index._data,))
     elif isinstance(value, (numbers.Number, np.generic)):
         check_fill_value(value, input._data.dtype)
-        out = IndexFillBackward0.apply(source, key=key, value=value)
+        out = IndexFillBackward0.apply(source, key=key, value=value, index=(index._data,))
     else:
         raise TypeError(
             f"index_fill(): argument 'value' must be Number, not {type(value).__name__}"
         )
+    saving_indices(out, (index,))
     return out if input._data.ndim else out.reshape(())
 
 
@@ -275,7 +297,7 @@ class ScatterReduceBackward0(Op):
     )
 
     @staticmethod
-    def forward(ctx, a, src, key, reduce, include_self):
+    def forward(ctx, a, src, key, reduce, include_self, index=()):
         ctx.key, ctx.reduce, ctx.include_self = key, reduce, include_self
         ctx.src_shape = src.shape  # src may be larger than the index: the rest is unused
         full_src, src = src, _region(src, key)
@@ -294,12 +316,13 @@ class ScatterReduceBackward0(Op):
             count = np.maximum(count, 1)
             out = out // count if a.dtype.kind in "iu" else (out / count).astype(a.dtype)
         # the input array itself, so that changing src in place afterwards is detected
-        ctx.save_for_backward(a, full_src, out)
+        # (and the index array after them, if given: see the module docstring)
+        ctx.save_for_backward(a, full_src, out, *index)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, src, out = ctx.saved_tensors
+        a, src, out = ctx.saved_tensors[:3]
         src = _region(src, ctx.key)  # (a tensor under create_graph: prod differentiates it)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
@@ -412,10 +435,12 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     key = key_along(idx, d) if idx.ndim else (idx,)
     if not shape:  # 0-d: read as vectors of one element
         one = ScatterReduceBackward0.apply(input.reshape(1), src.reshape(1), key=key,
-                                           reduce=reduce, include_self=include_self)
-        return one.reshape(())
-    return ScatterReduceBackward0.apply(input, src, key=key, reduce=reduce,
-                                        include_self=include_self)
+                                           reduce=reduce, include_self=include_self,
+                                           index=(index._data,))
+        return saving_indices(one, (index,), first=3).reshape(())
+    out = ScatterReduceBackward0.apply(input, src, key=key, reduce=reduce,
+                                       include_self=include_self, index=(index._data,))
+    return saving_indices(out, (index,), first=3)
 
 
 # ----------------------------------------------------------------------------------------
@@ -424,8 +449,12 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 class MaskedScatterBackward0(Op):
     formula = "∂/∂input = 0 where the mask is true, else 1    ∂/∂source = the gradient there"
 
+    saved_names = ("mask",)
+
     @staticmethod
-    def forward(ctx, a, source, mask):
+    def forward(ctx, a, source, mask, given_mask=None):
+        if given_mask is not None:  # the mask as given, unbroadcast (PyTorch's _saved_mask)
+            ctx.save_for_backward(given_mask)
         ctx.mask = mask
         ctx.source_shape = source.shape
         out = a.copy()
@@ -435,6 +464,8 @@ class MaskedScatterBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx._saved is not None:
+            ctx.saved_tensors  # noqa: B018 - read for its check (the mask changed since?)
         picked = grad[ctx.mask]  # (differentiable: an index with a mask)
         size = int(np.prod(ctx.source_shape))
         placed = embed(picked, (size,), (np.arange(np.shape(picked)[0]),), IndexPutImplBackward0)
@@ -451,7 +482,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     ...                               torch.tensor([1., 2., 3.]))
     tensor([1., 0., 2., 0.])
     """
-    mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    given = mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask_arr.dtype != np.bool_:
         raise RuntimeError(
             "masked_scatter_ only supports boolean masks, but got mask with dtype "
@@ -468,7 +499,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if input._data.shape != shape:  # input broadcasts to the mask's shape too
         input = input.expand(shape)
-    return MaskedScatterBackward0.apply(input, source, mask=mask_arr)
+    out = MaskedScatterBackward0.apply(input, source, mask=mask_arr, given_mask=given)
+    return saving_indices(out, (mask,))
 
 
 class PutBackward0(Op):
@@ -477,8 +509,11 @@ class PutBackward0(Op):
         "gradient at its flat position"
     )
 
+    saved_names = ("index",)
+
     @staticmethod
-    def forward(ctx, a, source, flat, accumulate):
+    def forward(ctx, a, source, flat, accumulate, index=()):
+        ctx.save_for_backward(*index)
         ctx.flat, ctx.accumulate, ctx.shape = flat, accumulate, a.shape
         ctx.source_shape = source.shape
         out = a.copy().reshape(-1)
@@ -491,6 +526,7 @@ class PutBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         flat_grad = np.reshape(grad, (-1,))
         source_grad = np.reshape(flat_grad[ctx.flat], ctx.source_shape)
         if ctx.accumulate:
@@ -529,7 +565,9 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         raise IndexError(
             f"out of range: tried to access index {flat[bad][0]} on a tensor of {n} elements."
         )
-    return PutBackward0.apply(input, source, flat=flat % max(n, 1), accumulate=accumulate)
+    out = PutBackward0.apply(input, source, flat=flat % max(n, 1), accumulate=accumulate,
+                             index=(idx,))
+    return saving_indices(out, (index,))
 
 
 __all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter", "put"]

@@ -111,6 +111,9 @@ class NllLossBackward0(Op):
     """
 
     formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
+    # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
+    # in place since makes backward refuse (nll_loss saves them: graph.save_constants).
+    saved_names = ("target", "weight")
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
@@ -152,6 +155,7 @@ class NllLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only
         shape, dtype = ctx.input_meta
         if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
             pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
@@ -203,7 +207,8 @@ class BinaryCrossEntropyBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean"):
-        ctx.save_for_backward(input, target)
+        # (and the weight, as PyTorch saves it: binary_cross_entropy has backward check it)
+        ctx.save_for_backward(input, target, *(() if weight is None else (weight,)))
         ctx.weight, ctx.reduction = weight, reduction
         with np.errstate(divide="ignore"):
             log_p = np.maximum(np.log(input), -100)
@@ -215,7 +220,7 @@ class BinaryCrossEntropyBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        p, t = ctx.saved_tensors
+        p, t = ctx.saved_tensors[:2]
         if type(grad) is Tensor:  # create_graph: as PyTorch records them
             return _bce_gradients_recorded(ctx, grad, p, t)
         scale = _scale(ctx.reduction, int(np.prod(np.shape(p))))
@@ -295,7 +300,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     @staticmethod
     def forward(ctx, input, target, weight=None, pos_weight=None, reduction="mean"):
-        ctx.save_for_backward(input, target)
+        # (and the weights given, as PyTorch saves them: checked at backward, see
+        # binary_cross_entropy_with_logits)
+        weights = tuple(w for w in (weight, pos_weight) if w is not None)
+        ctx.save_for_backward(input, target, *weights)
         ctx.weight, ctx.pos_weight, ctx.reduction = weight, pos_weight, reduction
         log_sig = stable_log_sigmoid(input)
         if pos_weight is not None:
@@ -307,7 +315,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx.saved_tensors[:2]
         numel = int(np.prod(np.shape(x)))
         # Under create_graph a mean divides last, as PyTorch's (DivBackward1); a plain
         # backward scales the one incoming number instead of dividing whole arrays.

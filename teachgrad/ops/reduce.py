@@ -1178,8 +1178,9 @@ class CumsumBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if np.ndim(grad) == 0 or np.shape(grad)[ctx.dim] == 1:  # PyTorch's trivial case:
-            return grad  # the gradient as it is (no flips recorded under create_graph)
+        shape = np.shape(grad)
+        if math.prod(shape) <= 1 or shape[ctx.dim] == 1:  # PyTorch's trivial cases (one
+            return grad  # element, or none): the gradient as it is (no flips recorded)
         return reverse_cumsum(grad, ctx.dim)
 
 

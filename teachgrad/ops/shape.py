@@ -1185,6 +1185,8 @@ class RepeatBackward0(Op):
         # drops the leading size-1 s axes of dimensions repeat added, so it comes out in the
         # input's shape with the sum last, as PyTorch's (SumBackward1 under create_graph).
         added = len(ctx.repeats) - len(ctx.shape)
+        if not added and all(r == 1 for r in ctx.repeats):  # as PyTorch: nothing to add up,
+            return grad  # the gradient as it is (no sum recorded under create_graph)
         shape = (1,) * added + tuple(ctx.shape)
         interleaved = tuple(x for pair in zip(ctx.repeats, shape) for x in pair)
         axes = tuple(range(0, len(interleaved), 2)) + tuple(range(1, 2 * added, 2))

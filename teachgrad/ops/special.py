@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._arguments import Signatures
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol, pointwise
@@ -1006,6 +1007,8 @@ def fmod(input: Tensor, other) -> Tensor:
     >>> torch.fmod(torch.tensor([-7., 7.]), 3)
     tensor([-1.,  1.])
     """
+    if not isinstance(input, Tensor):  # a number first: no signature of PyTorch's fits
+        raise number_first_error("fmod", input, other)
     other = _operand(other)
     aa, bb = _division_operands(input, other, "fmod_cpu")  # the checks and the result dtype
     if isinstance(other, Tensor):
@@ -1013,6 +1016,16 @@ def fmod(input: Tensor, other) -> Tensor:
     if aa.dtype != input._data.dtype:  # an integer tensor with a float number: in floats
         input = _make(aa)
     return FmodBackward0.apply(input, other=other)
+
+
+def number_first_error(name: str, input, other) -> TypeError:
+    """PyTorch's TypeError for ``torch.fmod(2.0, t)``, ``torch.copysign(2.0, t)``: its
+    signatures take a tensor first and a tensor or a number second, and no other order."""
+    signatures = Signatures(
+        name, "(Tensor input, Tensor other, *, Tensor out = None)",
+        "(Tensor input, Number other, *, Tensor out = None)",
+        hint=f"the first argument must be a tensor: torch.{name}(torch.tensor({input!r}), y).")
+    return signatures.error((input, other))
 
 
 class NanToNumBackward0(Op):

@@ -48,6 +48,10 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        # As PyTorch's: the values are already right, but its in-place resets leave every
+        # tensor here at version 1, which backward's "modified by an inplace operation"
+        # error reports (a running statistic changed after use: "is at version 2").
+        self.reset_parameters()
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list, unexpected_keys: list,

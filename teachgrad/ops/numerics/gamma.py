@@ -200,4 +200,8 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     if n == 0:
         return digamma(x)
     sign = -1.0 if n % 2 == 0 else 1.0
-    return sign * math.factorial(n) * zeta(np.full_like(x, n + 1.0), x)
+    result = sign * math.factorial(n) * zeta(np.full_like(x, n + 1.0), x)
+    if n >= 2:  # PyTorch's kernel is then its zeta's (n = 1 has its own, trigamma), which
+        # gives nan at q = inf and inf at q = -inf, not the limits 0 and nan
+        result = np.where(x == np.inf, np.nan, np.where(x == -np.inf, sign * np.inf, result))
+    return result
