@@ -1,5 +1,5 @@
 """The fused multiply-add (``teachgrad/ops/fused.py``) and the ops that use it as PyTorch's
-kernels do: ``lerp``, ``addcmul``, ``add``/``sub`` with an ``alpha`` (and ``add_``).
+kernels do: ``lerp`` and ``addcmul`` (and ``addcdiv``'s order of operations).
 
 The emulation is checked against exact rational arithmetic (``fractions``); the ops are
 checked bit for bit against PyTorch where it is installed.
@@ -43,6 +43,37 @@ def test_one_rounding_of_the_exact_result(dtype):
     assert (a * b + c != fused).any()  # (the two-rounding formula does differ)
 
 
+def test_a_float64_sum_halfway_between_two_float32_numbers_is_rounded_from_the_exact_one():
+    # a·b = 2⁻²⁴ − 2⁻⁶⁴ and c = 1 + 2⁻²³: the float64 sum drops the 2⁻⁶⁴ and is exactly
+    # halfway between c and the next float32, a tie that goes up (to the even one); the
+    # exact sum is just below halfway, so the right answer is c.
+    a = np.float32(2.0**-12 * (1 + 2.0**-20))
+    b = np.float32(2.0**-12 * (1 - 2.0**-20))
+    c = np.float32(1 + 2.0**-23)
+    assert multiply_add(a, b, c) == c == _correctly_rounded(a, b, c, np.float32)
+    assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != c
+
+
+def test_float32_results_in_the_subnormal_range_round_once_too():
+    # products and sums below float32's smallest normal number (1.2e-38), where it keeps
+    # fewer digits and the float64 sum's rounding to float32 is no longer the only one
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal(2000).astype(np.float32) * np.float32(1e-20) for _ in range(2))
+    c = (rng.standard_normal(2000) * 1e-40).astype(np.float32)
+    fused = multiply_add(a, b, c)
+    assert (np.abs(fused) < 1.2e-38).mean() > 0.9
+    expected = [_correctly_rounded(x, y, z, np.float32) for x, y, z in zip(a, b, c)]
+    assert fused.tolist() == [float(e) for e in expected]
+    # a case made to go wrong with two roundings: a·b = 2⁻¹⁵⁰ − 2⁻¹⁹⁰ and c = (2²² + 1)·2⁻¹⁴⁹
+    # (odd). The float64 sum drops the 2⁻¹⁹⁰ and lands halfway between two float32
+    # neighbours, a tie that goes up to the even one; the exact sum is just below it.
+    a = np.float32(2.0**-75 * (1 + 2.0**-20))
+    b = np.float32(2.0**-75 * (1 - 2.0**-20))
+    c = np.float32((2**22 + 1) * 2.0**-149)
+    assert multiply_add(a, b, c) == c == _correctly_rounded(a, b, c, np.float32)
+    assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != c
+
+
 def test_special_values_follow_ieee():
     inf, nan = np.inf, np.nan
     got = multiply_add(np.array([inf, 2.0, nan, 1e300, inf]), np.array([2.0, 3.0, 1.0, 1e10, 0.0]),
@@ -59,9 +90,6 @@ def test_other_dtypes_compute_the_plain_formula():
 
 
 OPS = {
-    "add alpha": lambda L, a, b, c: L.add(a, b, alpha=0.3),
-    "sub alpha": lambda L, a, b, c: L.sub(a, b, alpha=-0.017),
-    "add_ alpha": lambda L, a, b, c: a.add_(b, alpha=-0.017),
     "addcmul": lambda L, a, b, c: L.addcmul(a, b, c, value=0.3),
     "addcmul value 1": lambda L, a, b, c: L.addcmul(a, b, c),
     "addcmul_ value -1": lambda L, a, b, c: a.addcmul_(b, c, value=-1),

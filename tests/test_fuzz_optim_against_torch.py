@@ -196,11 +196,8 @@ def test_moving_averages_round_as_pytorchs_lerp(name, kwargs, average):
 
 
 _FUSED_RUNS = [
-    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01), []),
-    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.3), []),
-    ("ASGD", dict(lr=0.01, t0=2), []),
     ("Rprop", dict(lr=0.01), []),
-    ("Adam", dict(lr=0.01, weight_decay=0.1), ["exp_avg_sq"]),
+    ("Adam", dict(lr=0.01), ["exp_avg_sq"]),
     ("NAdam", dict(lr=0.01), ["exp_avg_sq"]),
     ("RAdam", dict(lr=0.01), ["exp_avg_sq"]),
     ("RMSprop", dict(lr=0.01, centered=True), ["square_avg", "grad_avg"]),
@@ -212,10 +209,11 @@ _FUSED_RUNS = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name,kwargs,averages", _FUSED_RUNS)
 def test_updates_fuse_their_multiply_adds_as_pytorch(name, kwargs, averages, dtype):
-    # PyTorch's add_(x, alpha=a), addcmul_ and lerp_ round once (fused multiply-adds); so
-    # do teachgrad's. Optimizers without a square root then agree to the bit, parameters
-    # included; the others' squared-gradient averages do (their parameters go through
-    # sqrt, which PyTorch rounds differently in about 0.7 % of cases).
+    # PyTorch's addcmul_ and lerp_ round once (fused multiply-adds); so do teachgrad's.
+    # Rprop (addcmul_ and no square root) then agrees to the bit, parameters included; the
+    # others' squared-gradient averages do (their parameters go through sqrt, which PyTorch
+    # rounds differently in about 0.7 % of cases, or add_(x, alpha=a), which PyTorch fuses
+    # and teachgrad keeps plain for speed: see ops/fused.py).
     def run(lib):
         rng = np.random.default_rng(0)
         p = lib.tensor(rng.standard_normal((5, 7)), dtype=getattr(lib, dtype),

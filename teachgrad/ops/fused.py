@@ -1,10 +1,10 @@
 """A fused multiply-add on NumPy: ``a * b + c`` rounded once, as PyTorch's kernels compute it.
 
-PyTorch's CPU kernels for ``lerp``, ``addcmul`` and ``add``/``sub`` with an ``alpha`` use
-the processor's fused multiply-add instruction (``fmadd``): the product is not rounded before
-it is added, only the sum is. NumPy has no such function, and ``a * b + c`` rounds twice, so
-the last bit sometimes differs (and where the sum cancels, as in a variance ``E[g²] − E[g]²``,
-the difference is no longer in the last bit only). Both are emulated exactly here:
+PyTorch's CPU kernels for ``lerp`` and ``addcmul`` use the processor's fused multiply-add
+instruction (``fmadd``): the product is not rounded before it is added, only the sum is.
+NumPy has no such function, and ``a * b + c`` rounds twice, so the last bit sometimes
+differs (and where the sum cancels, as in a variance ``E[g²] − E[g]²``, the difference is
+no longer in the last bit only). Both are emulated exactly here:
 
 * float32: the product of two float32 numbers is exact in float64. The float64 sum is
   rounded *to odd* (a sum that is not exact keeps its last bit set), which makes the final
@@ -14,6 +14,12 @@ the difference is no longer in the last bit only). Both are emulated exactly her
   and the result rounded once (the same paper's emulated FMA).
 
 Other dtypes (integers, complex, half precision) compute ``a * b + c`` as it stands.
+
+The emulation costs about ten passes over the data where the plain formula takes two, so
+it is used where exactness shows (optimizer averages) and not everywhere PyTorch fuses:
+``add``/``sub``/``add_`` with an ``alpha`` are fused in PyTorch too, but SGD's
+``p.add_(g, alpha=-lr)`` runs for every parameter at every step and stays the plain formula
+(it may differ from PyTorch's in the last bit).
 """
 
 from __future__ import annotations
@@ -28,14 +34,33 @@ def multiply_add(a, b, c) -> np.ndarray:
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
-        with np.errstate(over="ignore", invalid="ignore"):
-            exact_product = a.astype(np.float64) * b.astype(np.float64)
-            total = _sum_rounded_to_odd(exact_product, c.astype(np.float64))
-        return total.astype(np.float32)
+        return _multiply_add_float32(a, b, c)
     if dtype == np.float64:
         return _multiply_add_float64(a.astype(dtype, copy=False), b.astype(dtype, copy=False),
                                      c.astype(dtype, copy=False))
     return a * b + c
+
+
+# A float64 whose low 29 bits (those float32 lacks) are 1000...0 lies halfway between two
+# float32 numbers: rounding it to float32 is then a tie, decided by a digit it lost.
+_LOW_29_BITS = (1 << 29) - 1
+_HALFWAY = 1 << 28
+_SMALLEST_NORMAL_FLOAT32 = 2.0**-126
+
+
+def _multiply_add_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        exact_product = a.astype(np.float64) * b.astype(np.float64)
+        c64 = c.astype(np.float64)
+        total = exact_product + c64
+        # Rounding the float64 sum to float32 is already the one correct rounding, except
+        # when that sum sits exactly halfway between two float32 numbers (or in float32's
+        # subnormal range): then it is redone from the sum rounded to odd (rare).
+        halfway = (np.atleast_1d(total).view(np.int64) & _LOW_29_BITS) == _HALFWAY
+        tiny = np.abs(total) < _SMALLEST_NORMAL_FLOAT32
+        if halfway.any() or (tiny.any() and np.asarray(total)[tiny].any()):
+            total = _sum_rounded_to_odd(exact_product, c64)
+    return total.astype(np.float32)
 
 
 def _multiply_add_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

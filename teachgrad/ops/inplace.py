@@ -31,7 +31,6 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
 from .fill_value import check_fill_value
-from .fused import multiply_add
 from .op import Op  # methods must exist before _MATH_METHODS below gives them in-place twins
 from .shape import EmbedOp, embed
 
@@ -601,10 +600,7 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         and _dual.level is None  # (under forward AD the tangent has to be added too)
     ):
         self._check_inplace()
-        if alpha == 1:
-            np.add(data, other._data, out=data)
-        else:  # PyTorch's kernel fuses the multiply and the add (see fused.py)
-            data[...] = multiply_add(np.asarray(alpha, data.dtype), other._data, data)
+        np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self
     return apply_inplace(self, pointwise.add, other, alpha=alpha)

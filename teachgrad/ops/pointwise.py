@@ -20,7 +20,6 @@ from .._dtypes import get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
-from .fused import multiply_add
 from .number_factor import times_number
 from .op import Op
 from .recorded_backward import RecordedBackward
@@ -113,20 +112,11 @@ class AddBackward0(Op):
     def forward(ctx, a, b, alpha=1):
         if alpha != 1:  # (the class says 1: most nodes then need no attribute dict)
             ctx.alpha = alpha
-        return a + b if alpha == 1 else _plus_scaled(a, b, alpha)
+        return a + b if alpha == 1 else a + alpha * b
 
     @staticmethod
     def backward(ctx, grad):
         return grad, grad if ctx.alpha == 1 else grad * ctx.alpha
-
-
-def _plus_scaled(a, b, alpha):
-    """``a + alpha * b`` as PyTorch's add kernel computes it: one fused multiply-add when
-    both are float tensors of one dtype (see fused.py), the plain formula otherwise."""
-    if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
-            and a.dtype.kind == "f"):
-        return multiply_add(np.asarray(alpha, a.dtype), b, a)
-    return a + alpha * b
 
 
 class SubBackward0(Op):
@@ -139,7 +129,7 @@ class SubBackward0(Op):
     def forward(ctx, a, b, alpha=1):
         if alpha != 1:  # (the class says 1: most nodes then need no attribute dict)
             ctx.alpha = alpha
-        return a - b if alpha == 1 else _plus_scaled(a, b, -alpha)
+        return a - b if alpha == 1 else a - alpha * b
 
     @staticmethod
     def backward(ctx, grad):
