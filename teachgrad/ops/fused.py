@@ -50,17 +50,23 @@ _SMALLEST_NORMAL_FLOAT32 = 2.0**-126
 
 def _multiply_add_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
-        exact_product = a.astype(np.float64) * b.astype(np.float64)
-        c64 = c.astype(np.float64)
-        total = exact_product + c64
+        # (the ufuncs convert to float64 as they go: no float64 copies of b and c)
+        exact_product = np.multiply(a, b, dtype=np.float64)
+        total = np.atleast_1d(np.add(exact_product, c, dtype=np.float64))
         # Rounding the float64 sum to float32 is already the one correct rounding, except
         # when that sum sits exactly halfway between two float32 numbers (or in float32's
-        # subnormal range): then it is redone from the sum rounded to odd (rare).
-        halfway = (np.atleast_1d(total).view(np.int64) & _LOW_29_BITS) == _HALFWAY
+        # subnormal range): those few are redone from the sum rounded to odd.
+        redo = (total.view(np.int64) & _LOW_29_BITS) == _HALFWAY
         tiny = np.abs(total) < _SMALLEST_NORMAL_FLOAT32
-        if halfway.any() or (tiny.any() and np.asarray(total)[tiny].any()):
-            total = _sum_rounded_to_odd(exact_product, c64)
-    return total.astype(np.float32)
+        if tiny.any():
+            redo |= tiny & (total != 0)
+        if redo.any():
+            where = np.flatnonzero(redo)  # (few: index them, no pass over whole arrays)
+            product_there, c_there = (np.broadcast_to(x, total.shape).reshape(-1)[where]
+                                      for x in (exact_product, c))
+            total.reshape(-1)[where] = _sum_rounded_to_odd(product_there,
+                                                           c_there.astype(np.float64))
+    return total.astype(np.float32).reshape(np.broadcast_shapes(a.shape, b.shape, c.shape))
 
 
 def _multiply_add_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

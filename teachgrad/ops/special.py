@@ -915,10 +915,14 @@ def _lerp(start, end, weight):
     dtype = np.result_type(start, end)
     weight = np.asarray(weight).astype(dtype, copy=False)
     diff = end - start
-    near_start = np.abs(weight) < 0.5
-    out = np.where(near_start, multiply_add(weight, diff, start),
-                   multiply_add(weight - 1, diff, end))
-    return out.astype(dtype, copy=False)
+    if weight.ndim == 0:  # one number: one of the two formulas for every element
+        out = (multiply_add(weight, diff, start) if abs(weight) < 0.5
+               else multiply_add(weight - 1, diff, end))
+    else:
+        near_start = np.abs(weight) < 0.5
+        out = np.where(near_start, multiply_add(weight, diff, start),
+                       multiply_add(weight - 1, diff, end))
+    return np.asarray(out).astype(dtype, copy=False)
 
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
