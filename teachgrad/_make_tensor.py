@@ -57,8 +57,8 @@ def make_tensor(*shape, dtype: DType, device, low: float | None = None,
     >>> x.shape, bool(((x >= -1) & (x < 1)).all())
     (teachgrad.Size([2, 3]), True)
     """
-    from ._creation import _check_device
-    from ._random import _rng
+    from ._creation import _check_device, empty
+    from ._random import randint
 
     _check_device(device)
     if len(shape) == 1 and isinstance(shape[0], Sequence):
@@ -76,24 +76,28 @@ def make_tensor(*shape, dtype: DType, device, low: float | None = None,
                          f"but got dtype={dtype}")
     noncontiguous = noncontiguous and math.prod(shape) > 1
     drawn = (*shape[:-1], 2 * shape[-1]) if noncontiguous else shape
-    rng = _rng(None)
+    # PyTorch's own draws (randint, uniform_ on an empty tensor), so a seed gives its numbers
     if d.kind == "b":
         low, high = _low_high(low, high, dtype, 0, 2, 0, 2, True)
-        data = rng.integers(low, high, drawn).astype(bool)
+        data = randint(low, high, drawn, dtype=dtype)._data
     elif integral:
         info = np.iinfo(d)
         default_low = 0 if d.kind == "u" else -9
         low, high = _low_high(low, high, dtype, info.min, info.max, default_low, 10, True)
-        data = rng.integers(low, high, drawn, dtype=np.int64).astype(d)
+        data = randint(low, high, drawn, dtype=dtype)._data
     else:
         info = np.finfo(d)
         low, high = _low_high(low, high, dtype, float(info.min), float(info.max), -9, 9, False)
-        u = rng.random(drawn)
-        data = (u * high + (1 - u) * low).astype(d)  # no overflow even for the full range
-    if exclude_zero:
-        data[data == 0] = 1 if integral else np.finfo(d).tiny
+        data = empty(drawn, dtype=dtype)
+        if high - low >= float(info.max):  # uniform_ refuses a range wider than the dtype's
+            data.uniform_(low / 2, high / 2).mul_(2)
+        else:
+            data.uniform_(low, high)
+        data = data._data
     if noncontiguous:
         data = data[..., 1::2]  # every other element (offset by one: catches offset mistakes)
+    if exclude_zero:
+        data[data == 0] = 1 if integral else np.finfo(d).tiny
     result = _make(data)
     if not integral:
         result.requires_grad_(requires_grad)

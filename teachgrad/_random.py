@@ -69,6 +69,10 @@ class Generator:
         # Mersenne Twister, so manual_seed makes them reproducible too.
         self._numpy = np.random.Generator(self._engine.bits)
 
+    def __repr__(self) -> str:
+        # PyTorch's Generator is a C++ class, torch._C.Generator: printed as such
+        return f"<teachgrad._C.Generator object at {id(self):#x}>"
+
     @property
     def device(self) -> _device.device:
         """``device(type='cpu')``: where this generator's numbers are made."""

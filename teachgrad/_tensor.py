@@ -585,7 +585,7 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
-        if not self._requires_grad:
+        if not self.requires_grad:  # (the property: an inference tensor may say True)
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self.retains_grad:
             return
@@ -610,7 +610,7 @@ class Tensor:
         >>> x.grad
         tensor([6., 6.])
         """
-        if not self._requires_grad:
+        if not self.requires_grad:  # (the property: an inference tensor may say True)
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient"
             )
@@ -626,7 +626,7 @@ class Tensor:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
-        if not self._requires_grad:
+        if not self.requires_grad:  # (the property: an inference tensor may say True)
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient"
             )

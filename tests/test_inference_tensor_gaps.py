@@ -59,6 +59,12 @@ def _not_recorded_ops(lib):
         "grad": a.grad,
         "mixed_saves_it": _outcome(lambda: a * lib.ones(2, requires_grad=True)),
         "set_true_outside": _outcome(lambda: a.requires_grad_()),
+        # it says it requires grad, so hooks may be registered and retain_grad() is the
+        # no-op it is for any leaf (nothing recorded here ever calls them)
+        "retain_grad": (_outcome(a.retain_grad), a.retains_grad),
+        "hook": type(_outcome(lambda: a.register_hook(lambda g: g))).__name__,
+        "post_accumulate_hook": type(_outcome(
+            lambda: a.register_post_accumulate_grad_hook(lambda t: None))).__name__,
         "set_false_outside": a.requires_grad_(False).requires_grad,
     }
 
@@ -134,6 +140,8 @@ def test_ops_on_inference_tensors_that_require_grad_are_not_recorded():
     assert seen["mixed_saves_it"][1].startswith("Inference tensors cannot be saved")
     assert seen["set_true_outside"][1].startswith("Setting requires_grad=True on inference")
     assert seen["set_false_outside"] is False
+    assert seen["retain_grad"] == (None, False)
+    assert seen["hook"] == seen["post_accumulate_hook"] == "RemovableHandle"
     assert "requires_grad=True" in repr(_made_requiring_grad(teachgrad))
 
 

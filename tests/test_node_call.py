@@ -98,3 +98,49 @@ def test_same_as_pytorch():
         return out
 
     assert program(torch) == program(real)
+
+
+# --- the sequence number and input metadata, read as PyTorch reads them --------------------
+def _order_of_two_branches(lib, renumber_first: bool) -> list[str]:
+    """Which of two independent branches backward runs first (node hooks log it)."""
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    first, second = a * 2, a.exp()  # made in this order: MulBackward0, then ExpBackward0
+    if renumber_first:  # give the older node the newest number: it now runs first
+        first.grad_fn._set_sequence_nr(second.grad_fn._sequence_nr() + 10)
+    ran: list[str] = []
+    for t in (first, second):
+        t.grad_fn.register_prehook(lambda grads, node=t.grad_fn: ran.append(node.name()))
+    (first + second).sum().backward()
+    return ran
+
+
+@pytest.mark.parametrize("renumber_first", [False, True])
+def test_the_engine_runs_the_newest_node_first_by_its_sequence_number(renumber_first):
+    expected = (["MulBackward0", "ExpBackward0"] if renumber_first
+                else ["ExpBackward0", "MulBackward0"])
+    assert _order_of_two_branches(torch, renumber_first) == expected
+    real = pytest.importorskip("torch")
+    assert _order_of_two_branches(real, renumber_first) == expected
+
+
+def test_sequence_numbers_count_up_and_a_leafs_node_has_the_largest():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    c = b.exp()
+    numbers = [b.grad_fn._sequence_nr(), c.grad_fn._sequence_nr()]
+    assert all(type(n) is int for n in numbers) and numbers[0] < numbers[1]
+    accumulate = b.grad_fn.next_functions[0][0]
+    assert accumulate._sequence_nr() == 2**64 - 1  # PyTorch's UINT64_MAX
+
+
+def test_input_metadata_describes_each_gradient_the_node_receives():
+    a = torch.ones(3, 3, dtype=torch.float64, requires_grad=True)
+    first, _ = a.split([1, 2])
+    (meta,) = a.sum(0).grad_fn._input_metadata
+    assert (meta.shape, meta.dtype, meta.device) == ([3], torch.float64, "cpu")
+    assert [m.shape for m in first.grad_fn._input_metadata] == [[1, 3], [2, 3]]
+    real = pytest.importorskip("torch")
+    r = real.ones(3, 3, dtype=real.float64, requires_grad=True)
+    (real_meta,) = r.sum(0).grad_fn._input_metadata
+    assert (list(real_meta.shape), str(real_meta.dtype)) == ([3], "torch.float64")
+    assert [list(m.shape) for m in r.split([1, 2])[0].grad_fn._input_metadata] == [[1, 3], [2, 3]]

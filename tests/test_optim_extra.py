@@ -327,3 +327,45 @@ def test_constructor_errors_as_torch():
         warnings.simplefilter("ignore")
         for case in cases:
             assert message(torch, case) == message(real, case)
+
+
+# --- checkpoints of older PyTorch versions ------------------------------------------------
+def _load_old_checkpoint(lib, name: str):
+    """Save after one step, drop the group settings older versions did not save and make
+    the step counters plain numbers (as they were), then load into a fresh optimizer."""
+    p = lib.tensor([1.0, -2.0], requires_grad=True)
+    opt = getattr(lib.optim, name)([p], lr=0.1)
+    (p * p).sum().backward()
+    opt.step()
+    saved = opt.state_dict()
+    for group in saved["param_groups"]:
+        for key in ("foreach", "maximize", "capturable", "differentiable", "fused", "nesterov",
+                    "amsgrad", "decoupled_weight_decay", "centered", "momentum"):
+            group.pop(key, None)
+    for entry in saved["state"].values():
+        for key in ("step", "mu_product", "eta", "mu"):
+            if key in entry:
+                entry[key] = entry[key].item()
+    fresh = getattr(lib.optim, name)([p], lr=0.1)
+    fresh.load_state_dict(saved)
+    settings = {k: v for k, v in fresh.param_groups[0].items() if k != "params"}
+    counters = {k: (v.dim(), str(v.dtype).split(".")[-1], v.item())
+                for k, v in fresh.state[p].items() if k in ("step", "mu_product", "eta", "mu")}
+    return settings, counters
+
+
+def test_an_old_adam_checkpoint_gets_todays_settings_and_tensor_steps():
+    settings, counters = _load_old_checkpoint(torch, "Adam")
+    assert {k: settings[k] for k in ("amsgrad", "maximize", "foreach", "capturable",
+                                     "differentiable", "decoupled_weight_decay", "fused")} == {
+        "amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+        "differentiable": False, "decoupled_weight_decay": False, "fused": None}
+    assert counters == {"step": (0, "float32", 1.0)}
+    assert _load_old_checkpoint(torch, "AdamW")[0]["decoupled_weight_decay"] is True
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor"])
+def test_old_checkpoints_load_as_in_pytorch(name):
+    real = pytest.importorskip("torch")
+    assert _load_old_checkpoint(torch, name) == _load_old_checkpoint(real, name)

@@ -389,3 +389,29 @@ def test_dropout_rrelu_and_bernoulli_with_a_number(torch):
 
     for a, b in zip(draws(teachgrad), draws(torch)):
         same(a, b)
+
+
+def test_a_generator_prints_as_pytorchs_c_class():
+    # manual_seed returns the generator, so `torch.manual_seed(0)` in a notebook shows it
+    shown = repr(teachgrad.manual_seed(0))
+    assert shown.startswith("<teachgrad._C.Generator object at 0x")
+    real = pytest.importorskip("torch")
+    assert repr(real.manual_seed(0)).split(" at ")[0] == shown.split(" at ")[0].replace(
+        "teachgrad", "torch")
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(dtype="float32", low=-1, high=1), dict(dtype="float64"), dict(dtype="int64"),
+    dict(dtype="uint8"), dict(dtype="bool"), dict(dtype="float32", noncontiguous=True),
+    dict(dtype="int32", exclude_zero=True, low=-2, high=2), dict(dtype="int8", low=-100),
+])
+def test_make_tensor_draws_pytorchs_numbers(kwargs):
+    real = pytest.importorskip("torch")
+
+    def made(lib):
+        lib.manual_seed(0)
+        options = dict(kwargs, dtype=getattr(lib, kwargs["dtype"]))
+        t = lib.testing.make_tensor(3, 4, device="cpu", **options)
+        return t.tolist(), t.is_contiguous()
+
+    assert made(teachgrad) == made(real)

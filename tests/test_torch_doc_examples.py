@@ -3,7 +3,8 @@
 ``tests/torch_doc_examples.py`` runs every docstring example of every name both libraries
 have; this test runs it over a fixed list of common functions, modules and methods whose
 examples were verified to match (the same text, statement by statement, random numbers
-replayed from PyTorch), so a regression in values, dtypes or printing shows up here.
+included: both start from one seed and teachgrad draws PyTorch's stream), so a regression
+in values, dtypes, printing or random numbers shows up here.
 """
 
 from __future__ import annotations
@@ -51,9 +52,11 @@ MATCHING = [
     "torch.nn.Conv2d", "torch.nn.MaxPool2d", "torch.nn.AvgPool2d", "torch.nn.AdaptiveAvgPool2d",
     "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.Embedding", "torch.nn.Flatten",
     "torch.nn.ReLU", "torch.nn.GELU", "torch.nn.Tanh", "torch.nn.Sigmoid", "torch.nn.Softmax",
-    "torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.MSELoss", "torch.nn.L1Loss",
+    "torch.nn.NLLLoss", "torch.nn.MSELoss", "torch.nn.L1Loss",
     "torch.nn.BCELoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.RNN", "torch.nn.LSTM",
     "torch.nn.GRU", "torch.nn.Upsample", "torch.nn.LinearCrossEntropyLoss",
+    # (not nn.CrossEntropyLoss: its example prints a float32 loss and softmax sums whose last
+    # digits differ, PyTorch's vectorised exp rounding differently from NumPy's)
     # func
     "torch.func.linearize", "torch.func.functionalize",
     # special, autograd, distributions
@@ -64,7 +67,7 @@ MATCHING = [
     "torch.distributions.Categorical", "torch.distributions.Normal",
 ]
 
-GOOD = ("same", "replayed same", "random ok")
+GOOD = ("same", "random same")
 
 
 def test_pytorchs_docstring_examples_print_the_same():

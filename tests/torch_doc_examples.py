@@ -8,18 +8,18 @@ fresh namespaces -- once with ``torch`` the real PyTorch, once with ``torch`` bo
 teachgrad (``import torch`` inside an example resolves to teachgrad too) -- and compares
 what each statement displays, the way doctest would show it.
 
-Examples that draw random numbers are made comparable: the two libraries run in lockstep
-and teachgrad is handed the numbers PyTorch drew (see "replaying" below). Each example
-lands in one category:
+Both libraries start every example from the same seed, and teachgrad's random numbers are
+PyTorch's own stream, so examples that draw random numbers are compared like the others.
+Each example lands in one category:
 
 * ``same``: every statement displayed the same text (PyTorch's formatting is the spec).
-* ``replayed same``: the same, for an example whose random numbers were replayed.
-* ``random ok``: teachgrad drew random numbers of its own (dropout, sampling ...), so the
-  statements PyTorch itself prints differently under two seeds are compared by the shapes
-  and dtypes of the tensors they display only; those matched (else ``random differ``).
+* ``random same``: the same, for an example with statements PyTorch itself prints
+  differently under two seeds (its random numbers).
 * ``rounding``: texts differ only in numbers within float rounding (rtol 1e-3, atol 1e-5
   of the largest magnitude): another summation order or LAPACK routine.
-* ``differ`` / ``replayed differ``: some statement displayed different text.
+* ``differ``: some statement displayed different text.
+* ``random differ``: a random statement displayed different text: teachgrad's random
+  numbers are not PyTorch's there.
 * ``teachgrad raised``: teachgrad raised where PyTorch did not.
 * ``torch-only``: every statement uses a feature teachgrad deliberately lacks (CUDA,
   sparse or complex tensors, quantization, named tensors, TorchScript ...), or a variable
@@ -370,149 +370,18 @@ def run_example(example: Example, lib, lib_name: str, seed: int = 0,
     return session.outcome
 
 
-# --------------------------------------------------------------------------- replaying
-# To compare examples that draw random numbers, teachgrad is handed PyTorch's numbers: the
-# two libraries run in lockstep, every draw of PyTorch's public random functions is
-# recorded, and the same call in teachgrad (still called, so its arguments are checked)
-# gets the recorded values instead of its own. A module PyTorch initialised randomly has
-# its parameters copied into teachgrad's module of the same name. Any draw teachgrad makes
-# on its own (dropout, sampling inside a distribution ...) is noticed from its generator's
-# state: from then on the example's random statements are compared by shape and dtype only.
-
-RANDOM_FUNCTIONS = ("rand", "randn", "randint", "randperm", "rand_like", "randn_like",
-                    "randint_like", "normal", "bernoulli", "multinomial", "poisson")
-RANDOM_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "exponential_",
-                  "geometric_", "cauchy_", "log_normal_")
-
-
-class _Draws:
-    """The random values PyTorch drew during one statement, in order."""
-
-    def __init__(self) -> None:
-        self.values: list[tuple[str, object]] = []
-        self.matched = True
-
-    def record(self, name: str, result) -> None:
-        self.values.append((name, result.detach().numpy().copy()))
-
-    def replay(self, name: str, result) -> None:
-        """Overwrite teachgrad's ``result`` with PyTorch's next draw, if it is the same call."""
-        if not self.values or self.values[0][0] != name:
-            self.matched = False
-            return
-        _, values = self.values.pop(0)
-        if tuple(result.shape) != values.shape:
-            self.matched = False
-            return
-        result._data[...] = values.astype(result._data.dtype)
-
-
-@contextlib.contextmanager
-def _patched(owner, names, wrap):
-    saved = {n: owner.__dict__[n] for n in names if n in owner.__dict__}
-    originals = {n: getattr(owner, n) for n in names if hasattr(owner, n)}
-    try:
-        for n, f in originals.items():
-            setattr(owner, n, wrap(n, f))
-        yield
-    finally:
-        for n in originals:
-            if n in saved:
-                setattr(owner, n, saved[n])
-            else:
-                delattr(owner, n)
-
-
-def _generator_state(teachgrad):
-    import numpy as np
-
-    gen = teachgrad.default_generator._numpy
-    return id(gen), repr(gen.bit_generator.state), repr(np.random.get_state()[1][:4])
+# --------------------------------------------------------------------------- pairing
+# Both libraries start each example from the same seed. teachgrad's generator draws
+# PyTorch's own numbers (the same Mersenne Twister / Philox streams, turned into floats
+# the same way), so an example that draws random numbers prints the same text in both;
+# where it does not, teachgrad's draws are not PyTorch's there ("random differ").
 
 
 def run_paired(example: Example, torch, teachgrad,
-               skip: dict[int, str] | None = None) -> tuple[Outcome, Outcome, list[bool]]:
-    """Run ``example`` with both libraries in lockstep, teachgrad replaying PyTorch's draws.
-
-    Returns both outcomes and, per statement, whether teachgrad had by then drawn any
-    random number of its own (so its random values may differ from PyTorch's).
-    """
-    theirs = _Session(example, torch, "torch", 0)
-    ours = _Session(example, teachgrad, "teachgrad", 0)
-    own_draws: list[bool] = []
-    drew = False
-    draws = _Draws()
-
-    def record(name, f):
-        def recorded(*args, **kwargs):
-            result = f(*args, **kwargs)
-            if isinstance(result, torch.Tensor):
-                draws.record(name, result)
-            return result
-        return recorded
-
-    def replay(name, f):
-        def replayed(*args, **kwargs):
-            state = teachgrad.get_rng_state()
-            result = f(*args, **kwargs)
-            teachgrad.set_rng_state(state)  # the draw did not happen...
-            if isinstance(result, teachgrad.Tensor):
-                draws.replay(name, result)  # ...PyTorch's values stand in for it
-            return result
-        return replayed
-
-    skip = skip or {}
-    try:
-        for i, statement in enumerate(example.statements):
-            if i in skip:
-                theirs.run(statement, skip[i])
-                ours.run(statement, skip[i])
-                own_draws.append(drew)
-                continue
-            draws.values.clear()
-            draws.matched = True
-            before = dict(theirs.namespace)
-            with _patched(torch, RANDOM_FUNCTIONS, record), \
-                    _patched(torch.Tensor, RANDOM_METHODS, record):
-                theirs.run(statement)
-            state = _generator_state(teachgrad)
-            with _patched(teachgrad, RANDOM_FUNCTIONS, replay), \
-                    _patched(teachgrad.Tensor, RANDOM_METHODS, replay):
-                ours.run(statement)
-            copied = _copy_new_modules(before, theirs.namespace, ours.namespace, torch, teachgrad)
-            own = _generator_state(teachgrad) != state or not draws.matched or bool(draws.values)
-            if own and not (copied and draws.matched):
-                drew = True
-            own_draws.append(drew)
-    finally:
-        theirs.close()
-        ours.close()
-    return theirs.outcome, ours.outcome, own_draws
-
-
-def _copy_new_modules(before: dict, theirs: dict, ours: dict, torch, teachgrad) -> bool:
-    """Copy the parameters and buffers of the modules this statement made in PyTorch into
-    teachgrad's modules of the same names; True if there were some and all were copied."""
-    made = [name for name, value in theirs.items()
-            if isinstance(value, torch.nn.Module) and before.get(name) is not value]
-    if not made:
-        return False
-    complete = True
-    for name in made:
-        target = ours.get(name)
-        if not isinstance(target, teachgrad.nn.Module):
-            complete = False
-            continue
-        mine = dict(target.named_parameters())
-        mine.update(target.named_buffers())
-        source = dict(theirs[name].named_parameters())
-        source.update(theirs[name].named_buffers())
-        for key, value in source.items():
-            if key in mine and mine[key] is not None and tuple(mine[key].shape) == value.shape:
-                mine[key]._data[...] = value.detach().numpy()
-            else:
-                complete = False
-    return complete
+               skip: dict[int, str] | None = None) -> tuple[Outcome, Outcome]:
+    """Run ``example`` with both libraries, each from seed 0; returns both outcomes."""
+    return (run_example(example, torch, "torch", skip=skip),
+            run_example(example, teachgrad, "teachgrad", skip=skip))
 
 
 # --------------------------------------------------------------------------- comparing
@@ -588,14 +457,14 @@ def _expects_exception(statement: doctest.Example) -> bool:
 def compare(example: Example, torch, teachgrad) -> Result:
     """Classify one example (see the module docstring for the categories).
 
-    A statement whose text PyTorch prints differently under two seeds is random: only the
-    shapes and dtypes of what it displays are compared. Every other statement must display
-    the same text.
+    Every statement must display the same text. One whose text PyTorch itself prints
+    differently under two seeds is random: a difference there means teachgrad drew other
+    numbers than PyTorch ("random differ").
     """
     skip = torch_only_statements(example)
     if len(skip) == len(example.statements):
         return Result(example, "torch-only", sorted(set(skip.values()))[0])
-    theirs, ours, own_draws = run_paired(example, torch, teachgrad, skip)
+    theirs, ours = run_paired(example, torch, teachgrad, skip)
     bad = theirs.first_error()
     if bad is not None and not _expects_exception(example.statements[bad]):
         kind, name, msg = theirs.steps[bad]
@@ -605,13 +474,7 @@ def compare(example: Example, torch, teachgrad) -> Result:
              for s in ((1, 2) if draws else (1,))]
     random = [any(run.steps[i][:2] != step[:2] for run in seeds)
               for i, step in enumerate(theirs.steps)]
-    # After the example seeds the generator itself, PyTorch prints the same numbers under
-    # every seed of ours, but teachgrad's generator draws different ones.
-    seeded = [i for i, st in enumerate(example.statements) if "manual_seed(" in st.source]
-    if seeded:
-        random[seeded[0]:] = [True] * (len(random) - seeded[0])
     problems: list[tuple[str, str]] = []
-    by_shape_only = False
     for i, (t, o) in enumerate(zip(theirs.steps, ours.steps)):
         src = example.statements[i].source.strip()
         if t[0] == "skip":
@@ -625,22 +488,15 @@ def compare(example: Example, torch, teachgrad) -> Result:
                 problems.append(("differ", f"{src}\n    torch raised {t[1]}, teachgrad: {got}"))
         elif t[1] == o[1] or re.sub(r"\s*\n\s*", " ", t[1]) == o[1]:
             continue
-        elif random[i] and own_draws[i]:  # teachgrad's own random numbers: shapes only
-            by_shape_only = True
-            if t[2] != o[2]:
-                problems.append(("random differ",
-                                 f"{src}\n    torch:     {t[2]}\n    teachgrad: {o[2]}"))
         elif _only_rounding(t[1], o[1]):
             problems.append(("rounding", f"{src}\n{_diff(t[1], o[1])}"))
         else:
-            category = "replayed differ" if random[i] else "differ"
+            category = "random differ" if random[i] else "differ"
             problems.append((category, f"{src}\n{_diff(t[1], o[1])}"))
     partly = f"{len(skip)} torch-only statements skipped" if skip else ""
     if not problems:
-        if by_shape_only:
-            return Result(example, "random ok", partly)
-        return Result(example, "replayed same" if any(random) else "same", partly)
-    order = ("teachgrad raised", "differ", "replayed differ", "random differ", "rounding")
+        return Result(example, "random same" if any(random) else "same", partly)
+    order = ("teachgrad raised", "differ", "random differ", "rounding")
     category = min((p[0] for p in problems), key=order.index)
     return Result(example, category, "\n  ".join(p[1] for p in problems[:4]))
 
@@ -701,8 +557,8 @@ def sweep(only: list[str] | None = None) -> list[Result]:
             os.chdir(here)
 
 
-CATEGORIES = ("same", "replayed same", "random ok", "rounding", "differ", "replayed differ",
-              "random differ", "teachgrad raised", "torch-only", "torch raised")
+CATEGORIES = ("same", "random same", "rounding", "differ", "random differ",
+              "teachgrad raised", "torch-only", "torch raised")
 
 
 def report(results: list[Result], verbose: bool = False) -> str:
@@ -719,7 +575,7 @@ def report(results: list[Result], verbose: bool = False) -> str:
     partly = [r for r in results if "torch-only statements skipped" in r.detail]
     if partly:
         lines.append(f"examples compared without their torch-only statements: {len(partly)}")
-    shown = ("differ", "replayed differ", "random differ", "teachgrad raised")
+    shown = ("differ", "random differ", "teachgrad raised")
     if verbose:
         shown += ("rounding", "torch raised")
     for cat in shown:

@@ -510,7 +510,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
             if type(node) is AccumulateGrad:
                 leaves.append(node)
             else:
-                heappush(ready, (-node._sequence_nr, node))
+                heappush(ready, (-node._seq_nr, node))
 
     observers = list(_observers)
     previous_mode = _grad_state.enabled
@@ -614,9 +614,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                             following = nxt
                         else:
                             if following is not None:  # two are ready now: use the heap
-                                heappush(ready, (-following._sequence_nr, following))
+                                heappush(ready, (-following._seq_nr, following))
                                 following = None
-                            heappush(ready, (-nxt._sequence_nr, nxt))
+                            heappush(ready, (-nxt._seq_nr, nxt))
                 if step is not None:
                     step.grads_out = tuple(sent)
 

@@ -43,6 +43,7 @@ _sequence = itertools.count()
 next_sequence_nr = _sequence.__next__
 
 _INF = float("inf")
+_UINT64_MAX = 2**64 - 1  # PyTorch's sequence number of an AccumulateGrad node
 _FREED = "freed"  # marks a node whose saved tensors were released by a backward pass
 
 
@@ -56,7 +57,7 @@ class Node:
 
     __slots__ = (
         "next_functions",  # one (node, output_nr) edge per input
-        "_sequence_nr",    # creation order: the engine runs newest first
+        "_seq_nr",         # creation order: the engine runs newest first (see _sequence_nr)
         "_meta",           # ((shape, dtype),) per output: what gradients must look like
         "_saved",          # what forward saved (see record_saved), or _FREED
         "_hooks",          # None, or NodeHooks when any hook / retain_grad is attached
@@ -72,7 +73,7 @@ class Node:
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
-        self._sequence_nr = next_sequence_nr()
+        self._seq_nr = next_sequence_nr()
         self._meta: tuple = ()
         self._saved = None
         self._hooks = None
@@ -105,6 +106,27 @@ class Node:
             md = self.__dict__["_metadata"] = {}
         return md
 
+    # PyTorch reads the sequence number through a method; the engine reads the plain
+    # field ``_seq_nr`` (no call per node). A leaf's AccumulateGrad holds infinity, which
+    # PyTorch spells as the largest unsigned 64-bit number.
+    def _sequence_nr(self) -> int:
+        """The node's creation number: the engine runs ready nodes with the largest first."""
+        nr = self._seq_nr
+        return _UINT64_MAX if nr == _INF else nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Change the number the engine orders this node by (PyTorch's escape hatch)."""
+        self._seq_nr = _INF if sequence_nr == _UINT64_MAX else int(sequence_nr)
+
+    @property
+    def _input_metadata(self) -> tuple:
+        """What each gradient arriving at this node must look like, one per forward output.
+
+        (PyTorch calls the node's incoming gradients its "inputs", so this describes the
+        forward op's *outputs*.)
+        """
+        return tuple(InputMetadata(list(shape), _dtype_of(dtype)) for shape, dtype in self._meta)
+
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs in backward.
 
@@ -136,6 +158,16 @@ class Node:
     def num_outputs(self) -> int:
         """How many outputs the forward op had (one gradient arrives for each)."""
         return len(self._meta)
+
+
+class InputMetadata(NamedTuple):
+    """The shape and dtype a gradient arriving at a node must have (``node._input_metadata``)."""
+
+    shape: list
+    dtype: Any
+    device: str = "cpu"
+    is_nested_tensor: bool = False
+    is_cpp_nested_tensor: bool = False
 
 
 class NodeHooks:
@@ -193,7 +225,7 @@ class AccumulateGrad(Node):
         self.variable = variable
         # PyTorch gives AccumulateGrad the largest sequence number: as soon as a leaf's
         # gradient is complete it is written, before any other ready node runs.
-        self._sequence_nr = _INF
+        self._seq_nr = _INF
 
     def name(self) -> str:
         """PyTorch's name for this node: ``'torch::autograd::AccumulateGrad'``."""

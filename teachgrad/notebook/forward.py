@@ -56,7 +56,7 @@ class ForwardReplay(FramesView):
         #: the ops in the order the forward pass created them
         self.ops = sorted(
             (n for n in model.index_of if type(n) is not AccumulateGrad),
-            key=lambda n: n._sequence_nr,
+            key=lambda n: n._seq_nr,
         )
         writer = _ForwardPanels(names, model.roots, snapshot_saved(self.ops))
         super().__init__(

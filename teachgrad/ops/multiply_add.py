@@ -27,6 +27,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
+from .fused import multiply_add
 from .inplace import inplace_method
 from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
 from .number_factor import times_number
@@ -37,6 +38,12 @@ from .pointwise import _check_shapes_broadcast
 def _scaled(x, factor):
     """``factor * x``, skipping the multiplication by 1 (the usual case)."""
     return x if factor == 1 else x * factor
+
+
+def _value_in(dtype: np.dtype, value):
+    """``value`` rounded to a float dtype first, as PyTorch's kernels take it (other dtypes
+    keep the number as it is)."""
+    return np.asarray(value, dtype) if dtype.kind == "f" else value
 
 
 def _times(grad, factor):
@@ -61,7 +68,9 @@ class AddcmulBackward0(Op):
         ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] else None)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
-        out = input + _scaled(t1 * t2, value)
+        # PyTorch's kernel: (value·t1)·t2 + input, the last multiply and the add fused
+        # (one rounding, see fused.py), value first rounded to the dtype
+        out = multiply_add(_scaled(t1, _value_in(dtype, value)), t2, input)
         return out.astype(dtype, copy=False)
 
     @staticmethod
@@ -84,7 +93,8 @@ class AddcdivBackward0(Op):
         ctx.save_for_backward(t1 if needs[2] else None, t2)
         input, t1, t2 = (a.astype(dtype, copy=False) for a in (input, t1, t2))
         ctx.value = value
-        return (input + _scaled(t1 / t2, value)).astype(dtype, copy=False)
+        # (value·t1) / t2 in that order, as PyTorch's kernel computes it
+        return (input + _scaled(t1, _value_in(dtype, value)) / t2).astype(dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

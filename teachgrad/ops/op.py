@@ -233,7 +233,7 @@ class Op(Node):
 
         ctx = _new(cls)
         ctx._saved = ctx._hooks = None
-        ctx._sequence_nr = next_sequence_nr()
+        ctx._seq_nr = next_sequence_nr()
         if views:  # a stale view's history is rebuilt (see _edge) after ctx, as in PyTorch
             edges = [_edge(x) if e is None else e for x, e in zip(inputs, edges)]
         ctx.next_functions = tuple(edges)

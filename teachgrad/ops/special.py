@@ -19,6 +19,7 @@ from .._arguments import Signatures
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol, pointwise
+from .fused import multiply_add
 from .layout import copy_keeping_layout
 from .number_factor import MulBackward1, times_number
 from .numerics import erf as _erf_kernels
@@ -908,20 +909,21 @@ class LerpBackward1(Op):
 
 
 def _lerp(start, end, weight):
-    # PyTorch's formula: from whichever end is nearer, so that weight 1 gives exactly end.
-    # A number weight is first rounded to the tensors' dtype, as PyTorch's kernel does
-    # (1 - w is then float32's, which an optimizer's lerp_(grad, 1 - beta) shows).
+    # PyTorch's formula: from whichever end is nearer, so that weight 1 gives exactly end,
+    # with the multiply and the add fused (fmadd, one rounding; see fused.py). A number
+    # weight is first rounded to the tensors' dtype, as PyTorch's kernel does (1 - w is then
+    # float32's, which an optimizer's lerp_(grad, 1 - beta) shows).
     dtype = np.result_type(start, end)
     weight = np.asarray(weight).astype(dtype, copy=False)
     diff = end - start
-    if dtype == np.float32:
-        # PyTorch's kernel fuses the multiply and the add (fmadd: one rounding). The
-        # product of two float32 numbers is exact in float64, so float64 arithmetic
-        # rounded once to float32 gives the same bits.
-        weight, diff = weight.astype(np.float64), diff.astype(np.float64)
-    near_start = np.abs(weight) < 0.5
-    out = np.where(near_start, start + weight * diff, end - diff * (1 - weight))
-    return out.astype(dtype, copy=False)
+    if weight.ndim == 0:  # one number: one of the two formulas for every element
+        out = (multiply_add(weight, diff, start) if abs(weight) < 0.5
+               else multiply_add(weight - 1, diff, end))
+    else:
+        near_start = np.abs(weight) < 0.5
+        out = np.where(near_start, multiply_add(weight, diff, start),
+                       multiply_add(weight - 1, diff, end))
+    return np.asarray(out).astype(dtype, copy=False)
 
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}

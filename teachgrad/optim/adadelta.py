@@ -31,6 +31,11 @@ class Adadelta(Optimizer):
     ['acc_delta', 'square_avg', 'step']
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "capturable": False}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1.0, rho: float = 0.9,
                  eps: float = 1e-6, weight_decay: float = 0, foreach: bool | None = None,
                  *, capturable: bool = False, maximize: bool = False,
@@ -67,10 +72,10 @@ class Adadelta(Optimizer):
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
 
-        square_avg.mul_(rho).add_((1 - rho) * grad * grad)
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
         delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
-        acc_delta.mul_(rho).add_((1 - rho) * delta * delta)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-lr)
 
 

@@ -32,6 +32,10 @@ class Adafactor(Optimizer):
     bounds the variance estimate from below, eps2 the weight scale; ``d`` clips the
     update's RMS; ``beta2_decay`` sets how fast the averages' memory grows."""
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
                  weight_decay: float = 0.0, *, foreach: bool | None = None,

@@ -35,6 +35,11 @@ class Adagrad(Optimizer):
     tensor([ 0.5000, -1.5000], requires_grad=True)
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "fused": None}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *,
@@ -83,7 +88,7 @@ class Adagrad(Optimizer):
             grad = grad.add(param, alpha=group["weight_decay"])
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
 
-        state_sum.add_(1 * grad * grad)  # PyTorch's addcmul_(grad, grad, value=1)
+        state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(group["eps"])
         param.add_(-clr * grad / std)  # addcdiv_(grad, std, value=-clr)
 

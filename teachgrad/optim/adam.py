@@ -27,6 +27,12 @@ class Adam(Optimizer):
     safe. ``decoupled_weight_decay=True`` is AdamW (see :class:`~teachgrad.optim.AdamW`).
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"amsgrad": False, "maximize": False, "foreach": None,
+                                "capturable": False, "differentiable": False,
+                                "decoupled_weight_decay": False, "fused": None}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *,
@@ -73,7 +79,7 @@ class Adam(Optimizer):
         # m = β1·m + (1−β1)·g, as PyTorch: lerp_ (which rounds from the nearer end)
         exp_avg.lerp_(grad, 1 - beta1)
         # v = β2·v + (1−β2)·g²
-        exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
         step = state["step"].item()
         bias_correction1 = 1 - beta1**step

@@ -38,6 +38,11 @@ class Adamax(Optimizer):
     tensor([ 0.9000, -2.9000], requires_grad=True)
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "capturable": False}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *,

@@ -26,5 +26,11 @@ class AdamW(Adam):
                          differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
 
+    def __setstate__(self, state: dict) -> None:
+        """Load a pickled optimizer; every group is AdamW's, whatever the checkpoint says."""
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True  # (as PyTorch: set, not defaulted)
+
 
 __all__ = ["AdamW"]

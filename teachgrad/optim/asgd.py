@@ -33,6 +33,11 @@ class ASGD(Optimizer):
     ['ax', 'eta', 'mu', 'step']
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "capturable": False}
+    _TENSOR_STATE = ("step", "eta", "mu")
+
     def __init__(self, params: Iterable, lr: float = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,

@@ -33,6 +33,11 @@ class NAdam(Optimizer):
     ['exp_avg', 'exp_avg_sq', 'mu_product', 'step']
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"maximize": False, "foreach": None, "capturable": False,
+                                "differentiable": False, "decoupled_weight_decay": False}
+    _TENSOR_STATE = ("step", "mu_product")
+
     def __init__(self, params: Iterable, lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
@@ -88,7 +93,7 @@ class NAdam(Optimizer):
         mu_product.mul_(mu)
 
         exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
-        exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
 
         product = mu_product.item()

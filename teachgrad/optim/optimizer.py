@@ -368,6 +368,13 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    #: Group settings an older checkpoint may lack, filled in when it is loaded (by pickle
+    #: or load_state_dict), as each PyTorch optimizer's ``__setstate__`` fills them.
+    _OLD_CHECKPOINT_DEFAULTS: dict[str, Any] = {}
+    #: Per-parameter state entries older PyTorch versions saved as plain numbers; they are
+    #: made 0-d tensors again on loading.
+    _TENSOR_STATE: tuple[str, ...] = ()
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", {})  # (hooks are not saved)
@@ -377,6 +384,18 @@ class Optimizer:
         # As PyTorch (load_state_dict comes through here too): groups added from now on
         # say differentiable=False even for an optimizer without that keyword.
         self.defaults.setdefault("differentiable", False)
+        self._upgrade_old_checkpoint()
+
+    def _upgrade_old_checkpoint(self) -> None:
+        """Fill in what a checkpoint of an older PyTorch lacks (see the two tables above)."""
+        for group in self.param_groups:
+            for key, value in self._OLD_CHECKPOINT_DEFAULTS.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p)
+                for key in self._TENSOR_STATE if p_state else ():
+                    if key in p_state and not isinstance(p_state[key], Tensor):
+                        p_state[key] = _scalar_state(p_state[key])
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
@@ -386,6 +405,15 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _scalar_state(value) -> Tensor:
+    """A number an old checkpoint saved (``step``), as the 0-d tensor PyTorch now keeps:
+    float32, or float64 when that is the default dtype."""
+    from .._creation import tensor
+    from .._dtypes import float32, float64, get_default_dtype
+
+    return tensor(float(value), dtype=float64 if get_default_dtype() == float64 else float32)
 
 
 _STATE_DICT_HOOK_TABLES = (

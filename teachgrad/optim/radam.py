@@ -32,6 +32,11 @@ class RAdam(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "decoupled_weight_decay": False, "capturable": False}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
@@ -75,7 +80,7 @@ class RAdam(Optimizer):
                 grad = grad.add(param, alpha=weight_decay)
 
         exp_avg.lerp_(grad, 1 - beta1)  # m = β1·m + (1−β1)·g, as PyTorch
-        exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step

@@ -21,6 +21,11 @@ from .optimizer import Optimizer, check_common, check_tensor_lr, check_unsupport
 class RMSprop(Optimizer):
     """RMSprop (Hinton's lecture notes), with optional momentum and centering."""
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"momentum": 0, "centered": False, "foreach": None,
+                                "maximize": False, "differentiable": False, "capturable": False}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False,
@@ -60,12 +65,12 @@ class RMSprop(Optimizer):
         if weight_decay != 0:
             grad = grad.add(param, alpha=weight_decay)
 
-        square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
 
         if group["centered"]:
             grad_avg = state["grad_avg"]
             grad_avg.lerp_(grad, 1 - alpha)  # as PyTorch (rounding from the nearer end)
-            avg = (square_avg - grad_avg * grad_avg).sqrt_()
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
         avg = avg.add_(eps)

@@ -25,6 +25,11 @@ class Rprop(Optimizer):
     """Rprop. ``lr`` is the initial step size of every weight; ``etas`` = (η−, η+) the
     factors that shrink and grow it; ``step_sizes`` = (min, max) its bounds."""
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                                "capturable": False}
+    _TENSOR_STATE = ("step",)
+
     def __init__(self, params: Iterable, lr: float = 1e-2,
                  etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,

@@ -30,6 +30,10 @@ class SGD(Optimizer):
     tensor([0.8000, 1.6000], requires_grad=True)
     """
 
+    # what PyTorch's __setstate__ fills in for a checkpoint of an older version
+    _OLD_CHECKPOINT_DEFAULTS = {"nesterov": False, "maximize": False, "foreach": None,
+                                "differentiable": False, "fused": False}
+
     def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,

@@ -157,8 +157,8 @@ def _timed_run_backward(plain_run_backward):
         name = node.name()
         shapes = ([list(getattr(g, "shape", ())) for g in grads]
                   if recorder.record_shapes else None)
-        outer = recorder.open(_EVALUATE + name, sequence_nr=node._sequence_nr)
-        recorder.open(name, shapes, sequence_nr=node._sequence_nr)
+        outer = recorder.open(_EVALUATE + name, sequence_nr=node._sequence_nr())
+        recorder.open(name, shapes, sequence_nr=node._sequence_nr())
         try:
             return plain_run_backward(node, grads)
         finally:
