@@ -718,7 +718,8 @@ def _pair_loss(d: Draw, name: str) -> None:
         d.maybe(kwargs, "eps", d.pick([1e-8, 0.1]), p=0.3)
         if kwargs.get("log_input") is False:
             args[0] = d.leaf(shape, kind="positive")
-            d.case.grads.remove(x)
+            if x in d.case.grads:  # (a strided x is a view: its base leaf just gets no grad)
+                d.case.grads.remove(x)
     elif name == "kl_div":
         d.maybe(kwargs, "log_target", d.chance(0.5), p=0.6)
         if kwargs.get("reduction") == "mean" or d.chance(0.2):

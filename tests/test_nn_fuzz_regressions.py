@@ -24,6 +24,60 @@ def test_multilabel_margin_loss_counts_a_class_listed_twice():
     np.testing.assert_allclose(x.grad.numpy(), [[1.0, -0.25, -0.5, -0.25]], rtol=1e-6)
 
 
+F = teachgrad.nn.functional
+
+
+# ------------------------------------------------- the fourteenth session's finds (2000-6000)
+def test_rms_norm_of_a_transposed_input_copies_its_result_into_order():
+    # PyTorch lays the product out as its (transposed) input, then copies it into order:
+    # CloneBackward0. A slice is stored in order already: no copy, MulBackward0.
+    x = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=teachgrad.float64, requires_grad=True)
+    y = F.rms_norm(x.t(), (2,))  # rows [1, 3] and [2, 4]: rms √5 and √10
+    assert y.grad_fn.name() == "CloneBackward0" and y.is_contiguous()
+    np.testing.assert_allclose(y.detach().numpy(), [[1 / 5 ** 0.5, 3 / 5 ** 0.5],
+                                                    [2 / 10 ** 0.5, 4 / 10 ** 0.5]], rtol=1e-12)
+    assert teachgrad.autograd.gradcheck(lambda t: F.rms_norm(t.t(), (2,), eps=0.0), (x,))
+    assert F.rms_norm(teachgrad.ones(2, 4)[:, ::2], (2,)).grad_fn is None
+    assert F.rms_norm(teachgrad.ones(2, 4, requires_grad=True)[:, ::2], (2,)
+                      ).grad_fn.name() == "MulBackward0"
+
+
+def test_adaptive_max_pool1d_names_its_own_empty_input():
+    with pytest.raises(RuntimeError, match=r"^adaptive_max_pool1d\(\): Expected input to have "
+                       r"non-zero size for non-batch dimensions, but input has sizes \[2, 1, 0\] "
+                       r"with dimension 2 being empty"):
+        F.adaptive_max_pool1d(teachgrad.zeros(2, 1, 0), 1)
+
+
+def test_adaptive_pools_refuse_a_negative_output_size_in_pytorchs_words():
+    x = teachgrad.zeros(2, 3, 3)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension "
+                                           r"-1: \[2, 3, 1, -1\]$"):
+        F.adaptive_max_pool1d(x, -1)
+    with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d: elements of output_size must "
+                       r"be greater than or equal to 0 but received \{1, -2\}$"):
+        F.adaptive_avg_pool1d(teachgrad.zeros(2, 3, 0), -2)  # (before the empty input)
+    with pytest.raises(RuntimeError, match=r"received \{2, 2,-3\}$"):  # (3-d: no space)
+        F.adaptive_avg_pool3d(teachgrad.zeros(1, 3, 3, 3), (2, 2, -3))
+    with pytest.raises(ValueError, match="^Input dimension should be at least 3$"):
+        F.adaptive_avg_pool2d(teachgrad.zeros(3, 3), (1, 1))
+
+
+@pytest.mark.parametrize("pool, kernel", [(F.adaptive_avg_pool1d, "avg_pool2d"),
+                                          (F.adaptive_max_pool1d, "max_pool2d")])
+def test_adaptive_pool_backward_refuses_an_empty_gradient(pool, kernel):
+    # The forward gives an empty output; PyTorch's backward kernel then refuses it.
+    x = teachgrad.zeros(2, 3, 3, requires_grad=True)
+    out = pool(x, 0)
+    assert tuple(out.shape) == (2, 3, 0)
+    with pytest.raises(RuntimeError, match=rf"^adaptive_{kernel}_backward\(\): Expected "
+                       r"grad_output to have non-zero size for non-batch dimensions, but "
+                       r"grad_output has sizes \[2, 3, 1, 0\] with dimension 3 being empty"):
+        out.sum().backward()
+    y = F.adaptive_avg_pool2d(teachgrad.zeros(0, 2, 3, 3, requires_grad=True), (2, 1))
+    y.sum().backward()  # an empty batch alone is fine
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -54,6 +108,21 @@ CALLS = {
                                                   (2, 4), 2, padding=(1, 1)),
     "adaptive_max_pool1d of an empty batch": lambda t, F: F.adaptive_max_pool1d(
         t.zeros(0, 1, 1, requires_grad=True), 2),
+    "adaptive_max_pool1d of an empty length": lambda t, F: F.adaptive_max_pool1d(
+        t.zeros(3, 2, 0, requires_grad=True), 2),
+    "adaptive_max_pool1d of a negative size": lambda t, F: F.adaptive_max_pool1d(
+        t.zeros(2, 3, 3, requires_grad=True), -1),
+    "adaptive_avg_pool1d of a negative size": lambda t, F: F.adaptive_avg_pool1d(
+        t.zeros(2, 1, 0, requires_grad=True), -1),
+    "adaptive_avg_pool3d of a negative size": lambda t, F: F.adaptive_avg_pool3d(
+        t.zeros(2, 3, 3, 3), (-1, 1, 2)),
+    "adaptive_max_pool3d of a negative size": lambda t, F: F.adaptive_max_pool3d(
+        t.zeros(2, 3, 3, 3), (2, 2, -3)),
+    "adaptive_avg_pool2d of a 2-d input and a pair": lambda t, F: F.adaptive_avg_pool2d(
+        t.zeros(3, 3), (1, 1)),
+    "rms_norm of a transposed input": lambda t, F: F.rms_norm(
+        t.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True).t(), (2,),
+        t.tensor([0.5, 2.0], requires_grad=True)),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }

@@ -300,15 +300,24 @@ def _integer_means(input: Tensor, axes: list[tuple]) -> Tensor:
 def _adaptive_avg(input: Tensor, d: int, output_size, op: type) -> Tensor:
     """Adaptive average pooling over the last ``d`` axes."""
     name = f"adaptive_avg_pool{d}d"
-    sizes = (output_size,) * d if output_size is None or isinstance(output_size, int) else (
-        tuple(output_size))
+    if output_size is None or isinstance(output_size, int):
+        sizes = (output_size,) * d
+    else:
+        sizes = tuple(output_size)
+        if len(sizes) >= input.ndim:  # PyTorch's _list_with_default
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
     if len(sizes) != d:
         raise RuntimeError(f"{name}: output_size must be {d}")
+    spatial = input.shape[-d:] if input.ndim >= d else (None,) * d
+    out = tuple(n if m is None else m for n, m in zip(spatial, sizes))
+    if any(m is not None and m < 0 for m in out):
+        # (PyTorch's words; its 3-d message has no space before the last size)
+        shown = ", ".join(str(m) for m in out[:2]) + "".join(f",{m}" for m in out[2:])
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                           f"to 0 but received {{{shown}}}")
     if input.ndim not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got "
                            f"{_shape_text(input)}")
-    spatial = input.shape[-d:]
-    out = tuple(n if m is None else m for n, m in zip(spatial, sizes))
     if out == (1,) * d:  # PyTorch's shortcut, before its checks
         return input.mean(tuple(range(-1, -d - 1, -1)), keepdim=True)
     for dim in range(input.ndim - d, input.ndim):
@@ -366,6 +375,10 @@ def _adaptive_max(input: Tensor, d: int, output_size, return_indices: bool, op: 
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {_shape_text(input)} with dimension {dim} being empty"
             )
+    if any(m < 0 for m in sizes):  # (no check of its own in PyTorch: the output's shape)
+        shape = [*input.shape[:-d], *sizes]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(m for m in sizes if m < 0)}: {shape}")
     if input._data.dtype.kind != "f":
         _check_average_dtype(input, name if d == 2 else f"{name}_cpu")
     windows = tuple(adaptive_positions(n, m) for n, m in zip(input.shape[-d:], sizes))
@@ -514,6 +527,13 @@ def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
     tensor([[3., 6.]])
     """
     size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    for dim in range(1, input.ndim):  # (checked here too, in the 1-d input's words)
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {_shape_text(input)} with dimension {dim} "
+                "being empty"
+            )
     return _squeezed(adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True), return_indices)
 
 
