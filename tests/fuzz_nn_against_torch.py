@@ -1014,6 +1014,17 @@ SKIPS: list = [
     ("PyTorch quirk: pixel_shuffle backward on an empty batch",
      lambda case, cat, t, o: cat == "torch raised only" and case.op == "pixel_shuffle"
      and core._torch_error(t, "returned an invalid gradient")),
+    # PyTorch 2.13's multi_margin_loss of an empty batch (mean or sum) returns whatever
+    # its uninitialised output held (1e-19, 7e33 ... one run to the next); teachgrad
+    # reduces nothing to nan (mean) or 0 (sum), as PyTorch's other losses do.
+    ("PyTorch quirk: multi_margin_loss of an empty batch is uninitialised memory",
+     lambda case, cat, t, o: cat == "value" and case.op == "multi_margin_loss"
+     and _has_empty_leaf(case)),
+    # nn.Conv*d's message lists its padding modes as a Python set, whose order depends on
+    # the process's string hashing and on how the set was built: PyTorch's and
+    # teachgrad's sets hold the same words but may print them in another order.
+    ("Python quirk: a set's printed order (Conv's list of padding modes)",
+     lambda case, cat, t, o: cat == "error message" and _same_set_message(t, o)),
     # A normalisation over groups of one element (or of equal values): the output is 0
     # and its gradient 0 up to PyTorch's float32 rounding, which 1/sqrt(eps) magnifies to
     # 1e-4; teachgrad's zeros are exact.
@@ -1021,6 +1032,26 @@ SKIPS: list = [
      lambda case, cat, t, o: cat == "grad" and case.family == "norm"
      and _close(t, o, 1e-3)),
 ]
+
+
+def _has_empty_leaf(case: Case) -> bool:
+    """Does one of the case's leaves have a dimension of size 0?"""
+    return any(re.search(r"\.reshape\(\(([^)]*\b)?0\b", st.source) for st in case.setup)
+
+
+_SET = re.compile(r"\{([^{}]*)\}")
+
+
+def _same_set_message(theirs, ours) -> bool:
+    """Do two error messages differ only in the order of a printed set's elements?"""
+    if theirs.kind != "exc" or ours.kind != "exc":
+        return False
+    t, o = theirs.payload[1], ours.payload[1].split("\nHint:")[0]
+
+    def elements(match):
+        return "{" + ", ".join(sorted(match.group(1).split(", "))) + "}"
+
+    return "{" in t and _SET.sub(elements, t) == _SET.sub(elements, o)
 
 
 def _close(theirs, ours, atol: float) -> bool:

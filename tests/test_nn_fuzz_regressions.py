@@ -78,6 +78,61 @@ def test_adaptive_pool_backward_refuses_an_empty_gradient(pool, kernel):
     y.sum().backward()  # an empty batch alone is fine
 
 
+@pytest.mark.parametrize("call, message", [
+    # a bad padding string is named first, then a weight of fewer than three dims
+    (lambda: F.conv1d(teachgrad.ones(1, 4), teachgrad.ones(2, 1), stride=0, padding="full"),
+     "Invalid padding string: 'full'"),
+    (lambda: F.conv1d(teachgrad.ones(1, 4), teachgrad.ones(2, 1)),
+     "weight should have at least three dimensions"),
+    (lambda: F.conv3d(teachgrad.ones(1, 1, 2, 2, 2), teachgrad.ones(1, 1, 1, 1, 2), stride=0,
+                      padding="same"),
+     "padding='same' is not supported for strided convolutions"),
+    # padding='same' with an even kernel: PyTorch pads by the extra 1 first, and its
+    # message shows the padded input (3 x 4 -> 4 x 5)
+    (lambda: F.conv2d(teachgrad.ones(2, 4, 3, 4), teachgrad.ones(6, 1, 2, 2), padding="same"),
+     "Given groups=1, weight of size [6, 1, 2, 2], expected input[2, 4, 4, 5] to have 1 "
+     "channels, but got 4 channels instead"),
+    # the pools check the padding (sizing the output) before stride and dilation; C's
+    # division: (2·-1 + 1) / 2 is 0, so padding 0 passes and the dilation is named
+    (lambda: F.max_pool2d(teachgrad.ones(1, 4, 4), (1, 2), padding=-1, dilation=0),
+     "pad must be non-negative, but got pad: -1"),
+    (lambda: F.avg_pool2d(teachgrad.ones(1, 4, 4), 2, stride=-1, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and "
+     "dilation=1"),
+    (lambda: F.max_pool2d(teachgrad.ones(1, 4, 4), 3, dilation=-1),
+     "dilation should be greater than zero, but got dilationH: -1 dilationW: -1"),
+    (lambda: F.grid_sample(teachgrad.ones(2, 1, 3, 1), teachgrad.ones(3, 1, 3, 3),
+                           align_corners=False),
+     "grid_sampler(): expected grid and input to have same batch size, but got input with "
+     "sizes [2, 1, 3, 1] and grid with sizes [3, 1, 3, 3]"),
+    (lambda: F.one_hot(teachgrad.zeros(1, 0, dtype=teachgrad.int64), 0),
+     "Can not infer total number of classes from empty tensor."),
+    # an empty 3-d input with no classes: PyTorch's 4-d kernel sees (2, 0, 0, 0)
+    (lambda: F.nll_loss(teachgrad.zeros(2, 0, 3), teachgrad.zeros(2, 3, dtype=teachgrad.int64)),
+     "size mismatch (got input: [2, 0, 0, 0] , target: [2, 1, 3]"),
+    # a 5-d transposed input: PyTorch's view of its squares as (N, 1, C, H, rest) fails
+    (lambda: F.local_response_norm(teachgrad.ones(2, 5, 2, 3, 3).transpose(-1, -2), 3),
+     "view size is not compatible with input tensor's size and stride (at least one "
+     "dimension spans across two contiguous subspaces). Use .reshape(...) instead."),
+])
+def test_argument_checks_fire_in_pytorchs_order(call, message):
+    with pytest.raises(RuntimeError) as error:
+        call()
+    assert str(error.value).split("\nHint:")[0] == message
+
+
+def test_nll_loss_of_an_empty_batch_of_3d_inputs():
+    # Nothing to average: nan (mean), 0 (sum), an empty (0, 3) loss (none); no gradient.
+    x = teachgrad.zeros(0, 2, 3, requires_grad=True)
+    target = teachgrad.zeros(0, 3, dtype=teachgrad.int64)
+    assert F.nll_loss(x, target).isnan().item()
+    assert F.nll_loss(x, target, reduction="sum").item() == 0.0
+    none = F.nll_loss(x, target, reduction="none")
+    assert tuple(none.shape) == (0, 3) and none.grad_fn.name() == "ViewBackward0"
+    F.cross_entropy(x, target, reduction="sum").backward()
+    assert tuple(x.grad.shape) == (0, 2, 3)
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -123,6 +178,21 @@ CALLS = {
     "rms_norm of a transposed input": lambda t, F: F.rms_norm(
         t.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True).t(), (2,),
         t.tensor([0.5, 2.0], requires_grad=True)),
+    "conv1d of a 2-d weight": lambda t, F: F.conv1d(t.ones(1, 4), t.ones(2, 1)),
+    "conv2d same with an even kernel": lambda t, F: F.conv2d(
+        t.ones(2, 4, 3, 4), t.ones(6, 1, 2, 2), padding="same"),
+    "max_pool2d padding before dilation": lambda t, F: F.max_pool2d(
+        t.ones(1, 4, 4), (1, 2), padding=-1, dilation=0),
+    "grid_sample batch before last size": lambda t, F: F.grid_sample(
+        t.ones(2, 1, 3, 1), t.ones(3, 1, 3, 3), align_corners=False),
+    "one_hot of an empty tensor, 0 classes": lambda t, F: F.one_hot(
+        t.zeros(1, 0, dtype=t.int64), 0),
+    "nll_loss of an empty 3-d batch": lambda t, F: F.nll_loss(
+        t.zeros(0, 2, 3, requires_grad=True), t.zeros(0, 3, dtype=t.int64), reduction="none"),
+    "nll_loss of no classes": lambda t, F: F.nll_loss(
+        t.zeros(2, 0, 3), t.zeros(2, 3, dtype=t.int64)),
+    "local_response_norm of a transposed 5-d input": lambda t, F: F.local_response_norm(
+        t.ones(2, 5, 2, 3, 3).transpose(-1, -2), 3),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }
@@ -157,6 +227,7 @@ def _leaves(fn):
 
 
 @pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")  # (PyTorch's)
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_agrees_with_pytorch(name):
     torch = pytest.importorskip("torch")

@@ -719,6 +719,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                 f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
             )
         weight_data = weight._data
+    if (ndim == 3 or ndim > 4) and input.numel() == 0 and target.numel() > 0:
+        # (PyTorch views an empty input as (N, C, 0, 0) for its 4-D kernel, which then
+        # finds that the target does not fit: no classes, C = 0)
+        rest = math.prod(shape[2:])
+        raise RuntimeError(f"size mismatch (got input: [{shape[0]}, {shape[1]}, 0, 0] , "
+                           f"target: [{shape[0]}, 1, {rest}]")
     classes = target._data.astype(np.int64)  # a copy: changing target later changes nothing
     if ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
         classes = classes.reshape(())
@@ -739,7 +745,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
     n, c, *rest = input.shape
     flat = input.reshape(n, c, 1, math.prod(rest))
-    loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, -1), **options)
+    loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, math.prod(rest)),
+                                    **options)
     return loss.view(n, *rest) if reduction == "none" else loss
 
 
@@ -1049,10 +1056,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     classes = tensor._data
     if classes.size and classes.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
+    if not classes.size and num_classes <= 0:  # (PyTorch: 0 classes for nothing is refused)
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if not classes.size:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(classes.max()) + 1 if classes.size else 0
+        num_classes = int(classes.max()) + 1
     elif classes.size and classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((classes[..., None] == np.arange(num_classes)).astype(np.int64))

@@ -149,6 +149,10 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     if input.numel() == 0:
         return input
     squares = input.mul(input)
+    if dim > 4:
+        # PyTorch views the squares as (N, 1, C, H, rest), which a transposed input's
+        # layout may not allow: the same view here gives its error.
+        squares.view(squares.shape[0], 1, squares.shape[1], squares.shape[2], -1)
     channels = squares.shape[1]
     # Zero channels before and after, then the mean over each window of `size` channels.
     before, after = size // 2, (size - 1) // 2

@@ -59,12 +59,25 @@ def _letters(prefix: str, values: tuple, d: int) -> str:
     return " ".join(f"{prefix}{axis}: {v}" for axis, v in zip(_AXIS_LETTERS[d], values))
 
 
+def _check_padding(kernel, pad, dil) -> None:
+    """Each axis's padding: not negative, at most half the (dilated) kernel."""
+    for k, p, x in zip(kernel, pad, dil):
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > int(((k - 1) * x + 1) / 2):  # (C's division, toward zero: a bad dilation)
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={x}"
+            )
+
+
 def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int = 2,
                average: bool = False):
     """Kernel, stride, padding, dilation as one value per axis, checked as PyTorch does.
 
     PyTorch words the tuple errors of ``avg_pool3d`` a little differently ("must be",
-    not "must either be"): ``average`` with ``d = 3`` says so.
+    not "must either be"): ``average`` with ``d = 3`` says so. The padding is checked
+    first (PyTorch does so while sizing the output), then the kernel, stride and dilation.
     """
     either = "" if average and d == 3 else "either "
     kernel = _per_axis(kernel_size, d, function, "kernel_size",
@@ -78,6 +91,7 @@ def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int =
     dil = _per_axis(dilation, d, function, "dilation", "be either a single int, or a tuple of")
     if any(s == 0 for s in strides):  # PyTorch checks this first (stride=kernel=0)
         raise RuntimeError("stride should not be zero")
+    _check_padding(kernel, pad, dil)
     if any(k <= 0 for k in kernel):
         raise RuntimeError(
             f"kernel size should be greater than zero, but got {_letters('k', kernel, d)}")
@@ -87,15 +101,6 @@ def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int =
     if any(x <= 0 for x in dil):
         raise RuntimeError(
             f"dilation should be greater than zero, but got {_letters('dilation', dil, d)}")
-    for p in pad:
-        if p < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-    for k, p, x in zip(kernel, pad, dil):
-        if p > ((k - 1) * x + 1) // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={x}"
-            )
     return kernel, strides, pad, dil
 
 
