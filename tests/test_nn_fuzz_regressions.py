@@ -133,6 +133,24 @@ def test_nll_loss_of_an_empty_batch_of_3d_inputs():
     assert tuple(x.grad.shape) == (0, 2, 3)
 
 
+def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
+    # PyTorch's fused CPU kernel (4-d inputs of one E, no dropout) takes both; its math
+    # kernel refuses them together. Both together are the mask and-ed with the causal one.
+    q, k, v = (teachgrad.randn(1, 2, 3, 4) for _ in range(3))
+    mask = teachgrad.tensor([[True, False, True], [True, True, False], [False, True, True]])
+    both = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+    causal = teachgrad.ones(3, 3, dtype=teachgrad.bool).tril()
+    one = F.scaled_dot_product_attention(q, k, v, attn_mask=mask & causal)
+    np.testing.assert_allclose(both.numpy(), one.numpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when "
+                                           "is_causal=True"):
+        F.scaled_dot_product_attention(q, k, v[..., :3], attn_mask=mask, is_causal=True)
+    # its mask check reads mask.size(-2) unchecked: a 1-d mask is an IndexError
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range "
+                                         r"of \[-1, 0\], but got -2\)$"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=teachgrad.ones(3), is_causal=True)
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -193,6 +211,14 @@ CALLS = {
         t.zeros(2, 0, 3), t.zeros(2, 3, dtype=t.int64)),
     "local_response_norm of a transposed 5-d input": lambda t, F: F.local_response_norm(
         t.ones(2, 5, 2, 3, 3).transpose(-1, -2), 3),
+    "sdpa takes the fused kernel": lambda t, F: F.scaled_dot_product_attention(
+        t.tensor([[[[0.5, -1.0], [2.0, 0.25]]]], requires_grad=True),
+        t.tensor([[[[1.0, 0.5], [-0.5, 1.5], [0.0, 1.0]]]], requires_grad=True),
+        t.tensor([[[[0.25, 1.0], [1.0, -2.0], [0.5, 0.5]]]], requires_grad=True),
+        attn_mask=t.tensor([[True, False, True], [False, True, True]]), is_causal=True),
+    "sdpa with a 1-d mask": lambda t, F: F.scaled_dot_product_attention(
+        t.ones(1, 2, 4, 2), t.ones(1, 2, 2, 2), t.ones(1, 2, 2, 1), attn_mask=t.ones(2),
+        is_causal=True),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }
