@@ -1014,11 +1014,12 @@ SKIPS: list = [
     ("PyTorch quirk: pixel_shuffle backward on an empty batch",
      lambda case, cat, t, o: cat == "torch raised only" and case.op == "pixel_shuffle"
      and core._torch_error(t, "returned an invalid gradient")),
-    # PyTorch 2.13's multi_margin_loss of an empty batch (mean or sum) returns whatever
+    # PyTorch 2.13's multi(label)_margin_loss of an empty batch (mean or sum) returns whatever
     # its uninitialised output held (1e-19, 7e33 ... one run to the next); teachgrad
     # reduces nothing to nan (mean) or 0 (sum), as PyTorch's other losses do.
-    ("PyTorch quirk: multi_margin_loss of an empty batch is uninitialised memory",
-     lambda case, cat, t, o: cat == "value" and case.op == "multi_margin_loss"
+    ("PyTorch quirk: multi(label)_margin_loss of an empty batch is uninitialised memory",
+     lambda case, cat, t, o: cat == "value" and case.op in ("multi_margin_loss",
+                                                             "multilabel_margin_loss")
      and _has_empty_leaf(case)),
     # nn.Conv*d's message lists its padding modes as a Python set, whose order depends on
     # the process's string hashing and on how the set was built: PyTorch's and

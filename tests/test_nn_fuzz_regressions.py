@@ -121,6 +121,82 @@ def test_argument_checks_fire_in_pytorchs_order(call, message):
     assert str(error.value).split("\nHint:")[0] == message
 
 
+def _classes(*shape):
+    return teachgrad.zeros(*shape, dtype=teachgrad.int64)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: F.group_norm(teachgrad.ones(2, 3, 2), 0), ZeroDivisionError,
+     "integer division or modulo by zero"),
+    # binary_cross_entropy: the reduction first, then the target's size, then the weight
+    (lambda: F.binary_cross_entropy(teachgrad.full((3, 2), 0.5), teachgrad.full((3, 2, 2), 0.5),
+                                    reduction="avg"), ValueError,
+     "avg is not a valid value for reduction"),
+    (lambda: F.binary_cross_entropy(teachgrad.full((3,), 0.5), teachgrad.full((3,), 0.5),
+                                    weight=teachgrad.ones(7)), RuntimeError,
+     "Attempting to broadcast a dimension of length 7 at -1! Mismatching argument at index 1 "
+     "had teachgrad.Size([7]); but expected shape should be broadcastable to [3]"),
+    (lambda: F.binary_cross_entropy(teachgrad.full((3,), 0.5), teachgrad.full((3,), 0.5),
+                                    weight=teachgrad.ones(2, 3)), RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    # with logits: (pos_weight - 1) * target, then in place: the loss may not widen
+    (lambda: F.binary_cross_entropy_with_logits(teachgrad.tensor(0.5), teachgrad.tensor(1.0),
+                                                weight=teachgrad.ones(7)), RuntimeError,
+     "output with shape [] doesn't match the broadcast shape [7]"),
+    (lambda: F.binary_cross_entropy_with_logits(teachgrad.zeros(3, 2), teachgrad.zeros(3, 2),
+                                                pos_weight=teachgrad.ones(7)), RuntimeError,
+     "The size of tensor a (7) must match the size of tensor b (2) at non-singleton "
+     "dimension 1"),
+    (lambda: F.normalize(teachgrad.zeros(3, 2, 0), p=float("inf"), dim=-1), RuntimeError,
+     "linalg.vector_norm cannot compute the inf norm on the dimension -1because this "
+     "dimension is empty and the operation does not have an identity"),
+    # a 4-d input goes to PyTorch's 4-d kernel as it is: its own checks and words
+    (lambda: F.cross_entropy(teachgrad.zeros(3, 2, 3, 2), teachgrad.zeros(3, 3, 3, 2)),
+     RuntimeError, "only batches of spatial targets supported (3D tensors) but got targets "
+                   "of dimension: 4"),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(4, 3, 2)),
+     ValueError, "Expected input batch_size (3) to match target batch_size (4)."),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(3, 3, 3),
+                        weight=teachgrad.ones(3)),
+     RuntimeError, "weight tensor should be defined either for all or no classes"),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(3, 3, 3)),
+     RuntimeError, "size mismatch (got input: [3, 2, 3, 2] , target: [3, 3, 3]"),
+])
+def test_loss_and_norm_checks_in_pytorchs_words(call, error, message):
+    with pytest.raises(error) as raised:
+        call()
+    assert str(raised.value).split("\nHint:")[0] == message
+
+
+def test_cross_entropy_of_no_probabilities_is_a_nan_filled_sum():
+    # PyTorch: -(log_softmax(x) * target).sum().fill_(nan): NegBackward0 over FillBackward2,
+    # zero gradients; label smoothing over no classes (share 0.1 / 0) adds to nothing.
+    for shape in [(0, 2), (2, 0), (3, 0, 2)]:
+        for kwargs in [{}, {"label_smoothing": 0.1}]:
+            x = teachgrad.zeros(*shape, requires_grad=True)
+            loss = F.cross_entropy(x, teachgrad.zeros(*shape), **kwargs)
+            assert loss.isnan().item() and loss.grad_fn.name() == "NegBackward0"
+            assert loss.grad_fn.next_functions[0][0].name() == "FillBackward2"
+            loss.backward()
+            assert tuple(x.grad.shape) == shape
+
+
+def test_reflection_pad_to_an_empty_output_sends_back_zeros():
+    x = teachgrad.arange(72.0).reshape(3, 4, 2, 3).requires_grad_()
+    out = F.pad(x, (0, 1, -1, -1), mode="reflect")
+    assert tuple(out.shape) == (3, 4, 0, 4)
+    out.sum().backward()
+    assert x.grad.abs().sum().item() == 0.0 and tuple(x.grad.shape) == (3, 4, 2, 3)
+
+
+def test_bilinear_of_a_transposed_input_views_its_row_major_result():
+    # y[b, o] = Σ x1[b, i] A[o, i, j] x2[b, j]; with A = 1 that is (Σ x1)(Σ x2)
+    x1 = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).t()
+    out = F.bilinear(x1, teachgrad.tensor([[1.0], [2.0]]), teachgrad.ones(3, 2, 1))
+    assert out.grad_fn.name() == "ViewBackward0"
+    assert out.tolist() == [[4.0] * 3, [12.0] * 3]
+
+
 def test_nll_loss_of_an_empty_batch_of_3d_inputs():
     # Nothing to average: nan (mean), 0 (sum), an empty (0, 3) loss (none); no gradient.
     x = teachgrad.zeros(0, 2, 3, requires_grad=True)
@@ -219,6 +295,28 @@ CALLS = {
     "sdpa with a 1-d mask": lambda t, F: F.scaled_dot_product_attention(
         t.ones(1, 2, 4, 2), t.ones(1, 2, 2, 2), t.ones(1, 2, 2, 1), attn_mask=t.ones(2),
         is_causal=True),
+    "group_norm of 0 groups": lambda t, F: F.group_norm(t.ones(2, 3, 2), 0),
+    "bce weight that does not broadcast": lambda t, F: F.binary_cross_entropy(
+        t.full((3,), 0.5), t.full((3,), 0.5), weight=t.ones(7)),
+    "bce weight that widens": lambda t, F: F.binary_cross_entropy(
+        t.full((3,), 0.5), t.full((3,), 0.5), weight=t.ones(2, 3)),
+    "bce with logits, a weight that widens": lambda t, F: F.binary_cross_entropy_with_logits(
+        t.tensor(0.5), t.tensor(1.0), weight=t.ones(7)),
+    "bce with logits, a pos_weight that does not broadcast":
+        lambda t, F: F.binary_cross_entropy_with_logits(t.zeros(3, 2), t.zeros(3, 2),
+                                                        pos_weight=t.ones(7)),
+    "normalize inf over an empty dim": lambda t, F: F.normalize(
+        t.zeros(3, 2, 0, requires_grad=True), p=float("inf"), dim=-1),
+    "cross_entropy of no probabilities": lambda t, F: F.cross_entropy(
+        t.zeros(0, 2, requires_grad=True), t.zeros(0, 2, requires_grad=True)),
+    "cross_entropy 4-d with a 4-d class target": lambda t, F: F.cross_entropy(
+        t.zeros(3, 2, 3, 2), t.zeros(3, 3, 3, 2)),
+    "nll_loss 4-d weight before size": lambda t, F: F.nll_loss(
+        t.zeros(3, 2, 3, 2), t.zeros(3, 3, 3, dtype=t.int64), weight=t.ones(3)),
+    "bilinear of a transposed input": lambda t, F: F.bilinear(
+        t.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]], requires_grad=True).t(),
+        t.tensor([[1.0], [2.0]], requires_grad=True),
+        t.tensor([[[0.5], [1.0]], [[-1.0], [2.0]], [[0.0], [1.5]]], requires_grad=True)),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }

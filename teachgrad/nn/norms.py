@@ -48,6 +48,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     n, c, *spatial = input.shape
+    if num_groups == 0:  # (PyTorch's _verify_batch_size divides by it first)
+        raise ZeroDivisionError("integer division or modulo by zero")
     if c % num_groups != 0:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got "
