@@ -197,6 +197,19 @@ def test_bilinear_of_a_transposed_input_views_its_row_major_result():
     assert out.tolist() == [[4.0] * 3, [12.0] * 3]
 
 
+def test_a_leaf_made_from_a_view_is_refused_as_a_view_of_a_leaf():
+    # reshape gives a view of the new tensor; requires_grad_() makes that view a leaf.
+    # PyTorch asks "is it a view of a leaf?" first, whether the base requires grad or not.
+    x = teachgrad.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()
+    for change in (lambda: F.relu_(x), lambda: x.add_(1)):
+        with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad "
+                                               "is being used in an in-place operation"):
+            change()
+    assert x.tolist() == [1.0, -2.0]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad"):
+        F.elu_(teachgrad.tensor([1.0, -2.0], requires_grad=True))
+
+
 def test_nll_loss_of_an_empty_batch_of_3d_inputs():
     # Nothing to average: nan (mean), 0 (sum), an empty (0, 3) loss (none); no gradient.
     x = teachgrad.zeros(0, 2, 3, requires_grad=True)
@@ -317,6 +330,8 @@ CALLS = {
         t.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]], requires_grad=True).t(),
         t.tensor([[1.0], [2.0]], requires_grad=True),
         t.tensor([[[0.5], [1.0]], [[-1.0], [2.0]], [[0.0], [1.5]]], requires_grad=True)),
+    "relu_ of a leaf made from a view": lambda t, F: F.relu_(
+        t.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }
