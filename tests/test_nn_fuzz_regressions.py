@@ -210,6 +210,22 @@ def test_a_leaf_made_from_a_view_is_refused_as_a_view_of_a_leaf():
         F.elu_(teachgrad.tensor([1.0, -2.0], requires_grad=True))
 
 
+def test_in_place_leaky_relu_with_a_negative_slope_has_no_backward():
+    # PyTorch's in-place derivative reads the sign from the result, which a negative slope
+    # flips: its backward refuses. A slope of 0 or more works: 1 where x > 0, else slope.
+    x = teachgrad.tensor([1.0, -2.0], requires_grad=True)
+    h = x * 1
+    F.leaky_relu_(h, -0.5)
+    assert h.grad_fn.name() == "LeakyReluBackward1" and h.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^In-place leakyReLu backward calculation is "
+                                           "triggered with a negative slope"):
+        h.sum().backward()
+    h = x * 1
+    F.leaky_relu_(h, 0.25)
+    h.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.25]
+
+
 def test_nll_loss_of_an_empty_batch_of_3d_inputs():
     # Nothing to average: nan (mean), 0 (sum), an empty (0, 3) loss (none); no gradient.
     x = teachgrad.zeros(0, 2, 3, requires_grad=True)
