@@ -655,18 +655,20 @@ class Tensor:
                 raise no_grad_view_error(self)  # made under no_grad, changed with grad on
             if self._requires_grad and is_multi_output_view(self):  # a piece of split & co.
                 raise multi_output_view_error(self, indirect=False)
+        # A view of a leaf (PyTorch asks first): also a leaf made by requires_grad_() on a
+        # view, e.g. torch.tensor([...]).reshape(2, 2).requires_grad_()
+        if base is not None and base._grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "
+                "to compute a new tensor that stays in the graph, change a copy: x.clone()."
+            )
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
                 "\nHint: to update the tensor itself (as an optimizer step does), do it under "
                 "`with torch.no_grad():`; to compute a new tensor that stays in the graph, use "
                 "the out-of-place op (x + 1, not x.add_(1)) or change a copy: y = x.clone()."
-            )
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "
-                "to compute a new tensor that stays in the graph, change a copy: x.clone()."
             )
 
     def _bump_version(self) -> None:

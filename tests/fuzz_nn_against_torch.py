@@ -30,6 +30,9 @@ printed as a Python script.
 Run ``python tests/fuzz_nn_against_torch.py --seeds 0:2000 [--ops conv2d,mse_loss]
 [--verbose]``. The summary counts the cases per op and the mismatches by op, by family
 and by category. Known, explained differences are in ``SKIPS``, each with its reason.
+The ops added last (the in-place activations ``relu_`` ..., ``upsample*``,
+``fractional_max_pool*``) are drawn only when named with ``--ops``, so that every seed
+still draws the case it drew before (``EXTRA``).
 """
 
 from __future__ import annotations
@@ -228,10 +231,18 @@ class Draw:
 OPS: dict[str, tuple[str, object]] = {}  # name -> (family, draw function)
 
 
-def op(family: str, *names):
+EXTRA: set[str] = set()  # ops drawn only when named with --ops (see ``op``)
+
+
+def op(family: str, *names, extra: bool = False):
+    """Register a drawing function for ``names``. ``extra`` ops (added after seeds 0-10000
+    were cleaned) are left out of the default draw, so that a seed keeps drawing the case
+    it always drew; run them with ``--ops``."""
     def register(fn):
         for n in names:
             OPS[n] = (family, fn)
+            if extra:
+                EXTRA.add(n)
         return fn
     return register
 
@@ -426,6 +437,48 @@ def _interpolate(d: Draw, name: str) -> None:
     if mode in ("bilinear", "bicubic") or (d.invalid and d.chance(0.05)):
         d.maybe(kwargs, "antialias", True, p=0.3)
     d.call("F.interpolate", x, **kwargs)
+
+
+@op("resample", "upsample", "upsample_nearest", "upsample_bilinear", extra=True)
+def _upsample(d: Draw, name: str) -> None:
+    """The old names of interpolate (each warns that it is deprecated)."""
+    ndim = 4 if name == "upsample_bilinear" else d.pick([3, 4, 5])
+    nd = ndim - 2
+    x = d.leaf([d.int(1, 2), d.int(1, 2)] + [d.int(1, 4 if nd < 3 else 3) for _ in range(nd)])
+    kwargs: dict = {}
+    if d.chance(0.5):
+        kwargs["size"] = d.bad(d.spatial(nd, 1, 6), (2,) * (nd + 1))
+    else:
+        kwargs["scale_factor"] = d.pick([0.5, 1.5, 2.0, 2.5])
+    if d.invalid and d.chance(0.15):
+        kwargs["size"], kwargs["scale_factor"] = 2, 2.0
+    if name == "upsample":
+        kwargs["mode"] = d.pick(MODES_BY_NDIM[ndim])
+        if kwargs["mode"] in ("linear", "bilinear", "bicubic", "trilinear"):
+            d.maybe(kwargs, "align_corners", d.chance(0.5), p=0.6)
+    d.call(f"F.{name}", x, **kwargs)
+
+
+@op("pool", "fractional_max_pool2d", "fractional_max_pool3d", extra=True)
+def _fractional_max_pool(d: Draw, name: str) -> None:
+    """Deterministic through ``_random_samples`` (one pair/triple in [0, 1) per plane)."""
+    nd = _nd(name)
+    batch = d.batch()
+    channels = d.int(1, 2)
+    x = d.leaf(batch + [channels] + [d.int(2, 6 if nd < 3 else 4) for _ in range(nd)])
+    kernel = d.spatial(nd, 1, 2)
+    kwargs: dict = {}
+    if d.chance(0.5):
+        kwargs["output_size"] = d.bad(d.spatial(nd, 1, 3), 0, 9)
+    else:
+        ratio = d.pick([0.5, 0.7]) if d.chance(0.5) else tuple(
+            d.pick([0.5, 0.8]) for _ in range(nd))
+        kwargs["output_ratio"] = d.bad(ratio, 1.5)
+    d.maybe(kwargs, "return_indices", True, p=0.4)
+    planes = batch[0] if batch else 1
+    samples = d.leaf([planes, channels, nd], kind="prob", grad=False)
+    kwargs["_random_samples"] = samples
+    d.call(f"F.{name}", x, d.bad(kernel, 0), **kwargs)
 
 
 @op("resample", "grid_sample")
@@ -718,7 +771,8 @@ def _pair_loss(d: Draw, name: str) -> None:
         d.maybe(kwargs, "eps", d.pick([1e-8, 0.1]), p=0.3)
         if kwargs.get("log_input") is False:
             args[0] = d.leaf(shape, kind="positive")
-            d.case.grads.remove(x)
+            if x in d.case.grads:  # (a strided x is a view: its base leaf just gets no grad)
+                d.case.grads.remove(x)
     elif name == "kl_div":
         d.maybe(kwargs, "log_target", d.chance(0.5), p=0.6)
         if kwargs.get("reduction") == "mean" or d.chance(0.2):
@@ -860,6 +914,36 @@ def _activation(d: Draw, name: str) -> None:
     d.call(f"F.{name}", *args, **kwargs)
 
 
+INPLACE_ACTIVATIONS = {
+    "relu_": {}, "selu_": {}, "elu_": {"alpha": [0.5, 1.0, 2.0]}, "celu_": {"alpha": [0.5, 2.0]},
+    "leaky_relu_": {"negative_slope": [0.01, 0.2, -0.5]},
+    "hardtanh_": {"min_val": [-1.0, 0.0], "max_val": [1.0, 3.0]},
+    "threshold_": {}, "rrelu_": {"lower": [0.1, 0.3], "upper": [0.3, 0.5]},
+}
+
+
+@op("activation", *INPLACE_ACTIVATIONS, extra=True)
+def _inplace_activation(d: Draw, name: str) -> None:
+    """The in-place forms, on a tensor made by an op (or, now and then, on a leaf that
+    requires grad, which they refuse) or on a view of one."""
+    x = d.leaf([d.int(0 if d.chance(0.05) else 1, 4) for _ in range(d.int(0, 3))],
+               kind=d.pick(["normal", "kinks"]))
+    target = x
+    if d.bad(True, False, p=0.4):
+        target = Name(d.fresh("h"))
+        d.line(f"{target} = {x} * 1")
+        if d.chance(0.2):
+            d.line(f"{target} = {target}.unsqueeze(0)[0]")  # a view: its base is rebased
+        d.case.after.append(str(x))
+    kwargs = {k: d.pick(v) for k, v in INPLACE_ACTIVATIONS[name].items() if d.chance(0.6)}
+    args = [target]
+    if name == "threshold_":
+        args += [d.pick([0.0, 0.5, -1.0]), d.pick([0.0, -2.0, 3.0])]
+    if name == "rrelu_":
+        kwargs["training"] = False
+    d.call(f"F.{name}", *args, **kwargs)
+
+
 @op("activation", "prelu", "glu")
 def _prelu_glu(d: Draw, name: str) -> None:
     shape = [d.int(1, 4) for _ in range(d.int(1 if name == "glu" else 0, 3))]
@@ -963,7 +1047,7 @@ def _linear(d: Draw, name: str) -> None:
 
 def draw(seed: int, ops: list[str] | None = None) -> Case:
     """The case of ``seed`` (reproducible: the same seed and ops give the same source)."""
-    names = sorted(ops or OPS)
+    names = sorted(ops or set(OPS) - EXTRA)
     name = random.Random(seed).choice(names)
     family, fn = OPS[name]
     d = Draw(seed, name)
@@ -1013,6 +1097,23 @@ SKIPS: list = [
     ("PyTorch quirk: pixel_shuffle backward on an empty batch",
      lambda case, cat, t, o: cat == "torch raised only" and case.op == "pixel_shuffle"
      and core._torch_error(t, "returned an invalid gradient")),
+    # PyTorch 2.13's multi(label)_margin_loss of an empty batch (mean or sum) returns whatever
+    # its uninitialised output held (1e-19, 7e33 ... one run to the next); teachgrad
+    # reduces nothing to nan (mean) or 0 (sum), as PyTorch's other losses do.
+    ("PyTorch quirk: multi(label)_margin_loss of an empty batch is uninitialised memory",
+     lambda case, cat, t, o: cat == "value" and case.op in ("multi_margin_loss",
+                                                             "multilabel_margin_loss")
+     and _has_empty_leaf(case)),
+    # nn.Conv*d's message lists its padding modes as a Python set, whose order depends on
+    # the process's string hashing and on how the set was built: PyTorch's and
+    # teachgrad's sets hold the same words but may print them in another order.
+    ("Python quirk: a set's printed order (Conv's list of padding modes)",
+     lambda case, cat, t, o: cat == "error message" and _same_set_message(t, o)),
+    # PyTorch 2.13's fractional_max_pool2d with a float output_ratio and _random_samples
+    # fails in its own Python ("object of type 'float' has no len()"); teachgrad pools.
+    ("PyTorch bug: fractional_max_pool2d(output_ratio=<float>) with _random_samples",
+     lambda case, cat, t, o: cat == "torch raised only" and case.op == "fractional_max_pool2d"
+     and core._torch_error(t, "object of type 'float' has no len")),
     # A normalisation over groups of one element (or of equal values): the output is 0
     # and its gradient 0 up to PyTorch's float32 rounding, which 1/sqrt(eps) magnifies to
     # 1e-4; teachgrad's zeros are exact.
@@ -1020,6 +1121,26 @@ SKIPS: list = [
      lambda case, cat, t, o: cat == "grad" and case.family == "norm"
      and _close(t, o, 1e-3)),
 ]
+
+
+def _has_empty_leaf(case: Case) -> bool:
+    """Does one of the case's leaves have a dimension of size 0?"""
+    return any(re.search(r"\.reshape\(\(([^)]*\b)?0\b", st.source) for st in case.setup)
+
+
+_SET = re.compile(r"\{([^{}]*)\}")
+
+
+def _same_set_message(theirs, ours) -> bool:
+    """Do two error messages differ only in the order of a printed set's elements?"""
+    if theirs.kind != "exc" or ours.kind != "exc":
+        return False
+    t, o = theirs.payload[1], ours.payload[1].split("\nHint:")[0]
+
+    def elements(match):
+        return "{" + ", ".join(sorted(match.group(1).split(", "))) + "}"
+
+    return "{" in t and _SET.sub(elements, t) == _SET.sub(elements, o)
 
 
 def _close(theirs, ours, atol: float) -> bool:

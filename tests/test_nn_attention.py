@@ -127,6 +127,7 @@ def test_sdpa_dropout_one_zeroes_everything_and_zero_keeps_values():
     assert np.isfinite(half).all() and not np.allclose(half, plain)
 
 
+@pytest.mark.usefixtures("math_kernel")  # (the fused kernel has no second derivative)
 @pytest.mark.parametrize("case", ["plain", "causal", "bool_mask", "float_mask", "scale",
                                   "gqa", "masked_row", "broadcast"])
 def test_sdpa_gradcheck_and_gradgradcheck(case):
@@ -179,6 +180,7 @@ def small_mha(**kwargs):
     return nn.MultiheadAttention(4, 2, dtype=teachgrad.float64, **kwargs)
 
 
+@pytest.mark.usefixtures("math_kernel")  # (the fused kernel has no second derivative)
 @pytest.mark.parametrize("kwargs,forward", [
     ({}, {}),
     ({}, {"need_weights": False}),
@@ -251,6 +253,7 @@ def small_layer(kind, **kwargs):
     return layer_class(4, 2, dim_feedforward=6, dropout=0.0, dtype=teachgrad.float64, **kwargs)
 
 
+@pytest.mark.usefixtures("math_kernel")  # (the fused kernel has no second derivative)
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 @pytest.mark.parametrize("kwargs", [{}, {"norm_first": True, "activation": "gelu"}],
                          ids=["post_norm", "pre_norm_gelu"])
@@ -415,9 +418,18 @@ SDPA_CASES = {
 }
 
 
+@pytest.fixture
+def math_kernel():
+    """teachgrad's sdpa_kernel(MATH) for the test, as the PyTorch side's own block: the
+    graphs compared are then the math composition's, node by node."""
+    from teachgrad.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel(SDPBackend.MATH):
+        yield
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("case", SDPA_CASES)
-def test_sdpa_matches_pytorch_math_path(case):
+def test_sdpa_matches_pytorch_math_path(case, math_kernel):
     torch = pytest.importorskip("torch")
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -472,7 +484,7 @@ MHA_CALLS = [
 @pytest.mark.parametrize("call", MHA_CALLS, ids=lambda c: "-".join(f"{k}={v}"
                                                                   for k, v in c.items()))
 @pytest.mark.parametrize("module", MHA_MODULES, ids=lambda c: "-".join(c) or "default")
-def test_mha_matches_pytorch(module, call):
+def test_mha_matches_pytorch(module, call, math_kernel):
     torch = pytest.importorskip("torch")
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -549,7 +561,7 @@ def build(lib, kind, options, dtype):
                          ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()) or "default")
 @pytest.mark.parametrize("kind", ["encoder_layer", "decoder_layer", "encoder", "decoder",
                                   "transformer"])
-def test_transformers_match_pytorch(kind, options, masks):
+def test_transformers_match_pytorch(kind, options, masks, math_kernel):
     torch = pytest.importorskip("torch")
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -766,7 +778,7 @@ def test_warnings_match_pytorch():
             "type for both instead."]
 
 
-def test_sdpa_kernel_is_accepted_and_changes_nothing():
+def test_sdpa_kernel_chooses_the_graph_not_the_values():
     from teachgrad.nn import attention
 
     q, k, v = leaf((2, 3, 4), 1), leaf((2, 5, 4), 2), leaf((2, 5, 3), 3)
@@ -775,7 +787,34 @@ def test_sdpa_kernel_is_accepted_and_changes_nothing():
         with attention.sdpa_kernel(backend):
             chosen = F.scaled_dot_product_attention(q, k, v).detach().numpy()
         np.testing.assert_array_equal(chosen, plain)
+    # 4-d inputs of one E: the fused kernel's one node, unless sdpa_kernel leaves it out
+    q, k, v = (t.reshape(1, *t.shape) for t in (q, k, leaf((2, 5, 4), 3)))
+    fused = F.scaled_dot_product_attention(q, k, v)
+    with attention.sdpa_kernel(attention.SDPBackend.MATH):
+        math_out = F.scaled_dot_product_attention(q, k, v)
+    assert fused.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert math_out.grad_fn.name() == "UnsafeViewBackward0"
+    np.testing.assert_allclose(fused.detach().numpy(), math_out.detach().numpy(), rtol=1e-12)
+    for ours, theirs in zip(weighted_grads(fused, (q, k, v)), weighted_grads(math_out, (q, k, v))):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    assert gradcheck(lambda *qkv: F.scaled_dot_product_attention(*qkv, is_causal=True),
+                     (q, k, v))
+    grouped = (leaf((1, 4, 3, 2), 4), leaf((1, 2, 5, 2), 5), leaf((1, 2, 5, 2), 6))
+    assert gradcheck(lambda *qkv: F.scaled_dot_product_attention(*qkv, enable_gqa=True),
+                     grouped)
+    # PyTorch's fused backward has no derivative of its own
+    fused = F.scaled_dot_product_attention(q, k, v)
+    (dq,) = teachgrad.autograd.grad(fused.sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError, match="^derivative for aten::_scaled_dot_product_flash_"
+                                           "attention_for_cpu_backward is not implemented"):
+        dq.sum().backward()
     assert doctest.testmod(attention).failed == 0
+
+
+def weighted_grads(out, leaves):
+    """The gradients of an uneven weighting of ``out``, as arrays."""
+    weights = teachgrad.arange(out.numel(), dtype=out.dtype).reshape(out.shape).mul(0.37).sin()
+    return [g.numpy() for g in teachgrad.autograd.grad((out * weights).sum(), list(leaves))]
 
 
 @pytest.mark.torch
@@ -793,7 +832,7 @@ def test_sdp_backend_names_match_pytorch():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("need_weights", [True, False])
-def test_unbatched_mha_and_transformer_match_pytorch(need_weights):
+def test_unbatched_mha_and_transformer_match_pytorch(need_weights, math_kernel):
     torch = pytest.importorskip("torch")
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -829,7 +868,7 @@ def test_unbatched_mha_and_transformer_match_pytorch(need_weights):
 
 @pytest.mark.torch
 @pytest.mark.parametrize("need_weights", [True, False])
-def test_mha_dropout_graph_matches_pytorch(need_weights):
+def test_mha_dropout_graph_matches_pytorch(need_weights, math_kernel):
     torch = pytest.importorskip("torch")
     from torch.nn.attention import SDPBackend, sdpa_kernel
 

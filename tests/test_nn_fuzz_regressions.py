@@ -24,6 +24,238 @@ def test_multilabel_margin_loss_counts_a_class_listed_twice():
     np.testing.assert_allclose(x.grad.numpy(), [[1.0, -0.25, -0.5, -0.25]], rtol=1e-6)
 
 
+F = teachgrad.nn.functional
+
+
+# ------------------------------------------------- the fourteenth session's finds (2000-6000)
+def test_rms_norm_of_a_transposed_input_copies_its_result_into_order():
+    # PyTorch lays the product out as its (transposed) input, then copies it into order:
+    # CloneBackward0. A slice is stored in order already: no copy, MulBackward0.
+    x = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=teachgrad.float64, requires_grad=True)
+    y = F.rms_norm(x.t(), (2,))  # rows [1, 3] and [2, 4]: rms √5 and √10
+    assert y.grad_fn.name() == "CloneBackward0" and y.is_contiguous()
+    np.testing.assert_allclose(y.detach().numpy(), [[1 / 5 ** 0.5, 3 / 5 ** 0.5],
+                                                    [2 / 10 ** 0.5, 4 / 10 ** 0.5]], rtol=1e-12)
+    assert teachgrad.autograd.gradcheck(lambda t: F.rms_norm(t.t(), (2,), eps=0.0), (x,))
+    assert F.rms_norm(teachgrad.ones(2, 4)[:, ::2], (2,)).grad_fn is None
+    assert F.rms_norm(teachgrad.ones(2, 4, requires_grad=True)[:, ::2], (2,)
+                      ).grad_fn.name() == "MulBackward0"
+
+
+def test_adaptive_max_pool1d_names_its_own_empty_input():
+    with pytest.raises(RuntimeError, match=r"^adaptive_max_pool1d\(\): Expected input to have "
+                       r"non-zero size for non-batch dimensions, but input has sizes \[2, 1, 0\] "
+                       r"with dimension 2 being empty"):
+        F.adaptive_max_pool1d(teachgrad.zeros(2, 1, 0), 1)
+
+
+def test_adaptive_pools_refuse_a_negative_output_size_in_pytorchs_words():
+    x = teachgrad.zeros(2, 3, 3)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension "
+                                           r"-1: \[2, 3, 1, -1\]$"):
+        F.adaptive_max_pool1d(x, -1)
+    with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d: elements of output_size must "
+                       r"be greater than or equal to 0 but received \{1, -2\}$"):
+        F.adaptive_avg_pool1d(teachgrad.zeros(2, 3, 0), -2)  # (before the empty input)
+    with pytest.raises(RuntimeError, match=r"received \{2, 2,-3\}$"):  # (3-d: no space)
+        F.adaptive_avg_pool3d(teachgrad.zeros(1, 3, 3, 3), (2, 2, -3))
+    with pytest.raises(ValueError, match="^Input dimension should be at least 3$"):
+        F.adaptive_avg_pool2d(teachgrad.zeros(3, 3), (1, 1))
+
+
+@pytest.mark.parametrize("pool, kernel", [(F.adaptive_avg_pool1d, "avg_pool2d"),
+                                          (F.adaptive_max_pool1d, "max_pool2d")])
+def test_adaptive_pool_backward_refuses_an_empty_gradient(pool, kernel):
+    # The forward gives an empty output; PyTorch's backward kernel then refuses it.
+    x = teachgrad.zeros(2, 3, 3, requires_grad=True)
+    out = pool(x, 0)
+    assert tuple(out.shape) == (2, 3, 0)
+    with pytest.raises(RuntimeError, match=rf"^adaptive_{kernel}_backward\(\): Expected "
+                       r"grad_output to have non-zero size for non-batch dimensions, but "
+                       r"grad_output has sizes \[2, 3, 1, 0\] with dimension 3 being empty"):
+        out.sum().backward()
+    y = F.adaptive_avg_pool2d(teachgrad.zeros(0, 2, 3, 3, requires_grad=True), (2, 1))
+    y.sum().backward()  # an empty batch alone is fine
+
+
+@pytest.mark.parametrize("call, message", [
+    # a bad padding string is named first, then a weight of fewer than three dims
+    (lambda: F.conv1d(teachgrad.ones(1, 4), teachgrad.ones(2, 1), stride=0, padding="full"),
+     "Invalid padding string: 'full'"),
+    (lambda: F.conv1d(teachgrad.ones(1, 4), teachgrad.ones(2, 1)),
+     "weight should have at least three dimensions"),
+    (lambda: F.conv3d(teachgrad.ones(1, 1, 2, 2, 2), teachgrad.ones(1, 1, 1, 1, 2), stride=0,
+                      padding="same"),
+     "padding='same' is not supported for strided convolutions"),
+    # padding='same' with an even kernel: PyTorch pads by the extra 1 first, and its
+    # message shows the padded input (3 x 4 -> 4 x 5)
+    (lambda: F.conv2d(teachgrad.ones(2, 4, 3, 4), teachgrad.ones(6, 1, 2, 2), padding="same"),
+     "Given groups=1, weight of size [6, 1, 2, 2], expected input[2, 4, 4, 5] to have 1 "
+     "channels, but got 4 channels instead"),
+    # the pools check the padding (sizing the output) before stride and dilation; C's
+    # division: (2·-1 + 1) / 2 is 0, so padding 0 passes and the dilation is named
+    (lambda: F.max_pool2d(teachgrad.ones(1, 4, 4), (1, 2), padding=-1, dilation=0),
+     "pad must be non-negative, but got pad: -1"),
+    (lambda: F.avg_pool2d(teachgrad.ones(1, 4, 4), 2, stride=-1, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and "
+     "dilation=1"),
+    (lambda: F.max_pool2d(teachgrad.ones(1, 4, 4), 3, dilation=-1),
+     "dilation should be greater than zero, but got dilationH: -1 dilationW: -1"),
+    (lambda: F.grid_sample(teachgrad.ones(2, 1, 3, 1), teachgrad.ones(3, 1, 3, 3),
+                           align_corners=False),
+     "grid_sampler(): expected grid and input to have same batch size, but got input with "
+     "sizes [2, 1, 3, 1] and grid with sizes [3, 1, 3, 3]"),
+    (lambda: F.one_hot(teachgrad.zeros(1, 0, dtype=teachgrad.int64), 0),
+     "Can not infer total number of classes from empty tensor."),
+    # an empty 3-d input with no classes: PyTorch's 4-d kernel sees (2, 0, 0, 0)
+    (lambda: F.nll_loss(teachgrad.zeros(2, 0, 3), teachgrad.zeros(2, 3, dtype=teachgrad.int64)),
+     "size mismatch (got input: [2, 0, 0, 0] , target: [2, 1, 3]"),
+    # a 5-d transposed input: PyTorch's view of its squares as (N, 1, C, H, rest) fails
+    (lambda: F.local_response_norm(teachgrad.ones(2, 5, 2, 3, 3).transpose(-1, -2), 3),
+     "view size is not compatible with input tensor's size and stride (at least one "
+     "dimension spans across two contiguous subspaces). Use .reshape(...) instead."),
+])
+def test_argument_checks_fire_in_pytorchs_order(call, message):
+    with pytest.raises(RuntimeError) as error:
+        call()
+    assert str(error.value).split("\nHint:")[0] == message
+
+
+def _classes(*shape):
+    return teachgrad.zeros(*shape, dtype=teachgrad.int64)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: F.group_norm(teachgrad.ones(2, 3, 2), 0), ZeroDivisionError,
+     "integer division or modulo by zero"),
+    # binary_cross_entropy: the reduction first, then the target's size, then the weight
+    (lambda: F.binary_cross_entropy(teachgrad.full((3, 2), 0.5), teachgrad.full((3, 2, 2), 0.5),
+                                    reduction="avg"), ValueError,
+     "avg is not a valid value for reduction"),
+    (lambda: F.binary_cross_entropy(teachgrad.full((3,), 0.5), teachgrad.full((3,), 0.5),
+                                    weight=teachgrad.ones(7)), RuntimeError,
+     "Attempting to broadcast a dimension of length 7 at -1! Mismatching argument at index 1 "
+     "had teachgrad.Size([7]); but expected shape should be broadcastable to [3]"),
+    (lambda: F.binary_cross_entropy(teachgrad.full((3,), 0.5), teachgrad.full((3,), 0.5),
+                                    weight=teachgrad.ones(2, 3)), RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    # with logits: (pos_weight - 1) * target, then in place: the loss may not widen
+    (lambda: F.binary_cross_entropy_with_logits(teachgrad.tensor(0.5), teachgrad.tensor(1.0),
+                                                weight=teachgrad.ones(7)), RuntimeError,
+     "output with shape [] doesn't match the broadcast shape [7]"),
+    (lambda: F.binary_cross_entropy_with_logits(teachgrad.zeros(3, 2), teachgrad.zeros(3, 2),
+                                                pos_weight=teachgrad.ones(7)), RuntimeError,
+     "The size of tensor a (7) must match the size of tensor b (2) at non-singleton "
+     "dimension 1"),
+    (lambda: F.normalize(teachgrad.zeros(3, 2, 0), p=float("inf"), dim=-1), RuntimeError,
+     "linalg.vector_norm cannot compute the inf norm on the dimension -1because this "
+     "dimension is empty and the operation does not have an identity"),
+    # a 4-d input goes to PyTorch's 4-d kernel as it is: its own checks and words
+    (lambda: F.cross_entropy(teachgrad.zeros(3, 2, 3, 2), teachgrad.zeros(3, 3, 3, 2)),
+     RuntimeError, "only batches of spatial targets supported (3D tensors) but got targets "
+                   "of dimension: 4"),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(4, 3, 2)),
+     ValueError, "Expected input batch_size (3) to match target batch_size (4)."),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(3, 3, 3),
+                        weight=teachgrad.ones(3)),
+     RuntimeError, "weight tensor should be defined either for all or no classes"),
+    (lambda: F.nll_loss(teachgrad.zeros(3, 2, 3, 2), _classes(3, 3, 3)),
+     RuntimeError, "size mismatch (got input: [3, 2, 3, 2] , target: [3, 3, 3]"),
+])
+def test_loss_and_norm_checks_in_pytorchs_words(call, error, message):
+    with pytest.raises(error) as raised:
+        call()
+    assert str(raised.value).split("\nHint:")[0] == message
+
+
+def test_cross_entropy_of_no_probabilities_is_a_nan_filled_sum():
+    # PyTorch: -(log_softmax(x) * target).sum().fill_(nan): NegBackward0 over FillBackward2,
+    # zero gradients; label smoothing over no classes (share 0.1 / 0) adds to nothing.
+    for shape in [(0, 2), (2, 0), (3, 0, 2)]:
+        for kwargs in [{}, {"label_smoothing": 0.1}]:
+            x = teachgrad.zeros(*shape, requires_grad=True)
+            loss = F.cross_entropy(x, teachgrad.zeros(*shape), **kwargs)
+            assert loss.isnan().item() and loss.grad_fn.name() == "NegBackward0"
+            assert loss.grad_fn.next_functions[0][0].name() == "FillBackward2"
+            loss.backward()
+            assert tuple(x.grad.shape) == shape
+
+
+def test_reflection_pad_to_an_empty_output_sends_back_zeros():
+    x = teachgrad.arange(72.0).reshape(3, 4, 2, 3).requires_grad_()
+    out = F.pad(x, (0, 1, -1, -1), mode="reflect")
+    assert tuple(out.shape) == (3, 4, 0, 4)
+    out.sum().backward()
+    assert x.grad.abs().sum().item() == 0.0 and tuple(x.grad.shape) == (3, 4, 2, 3)
+
+
+def test_bilinear_of_a_transposed_input_views_its_row_major_result():
+    # y[b, o] = Σ x1[b, i] A[o, i, j] x2[b, j]; with A = 1 that is (Σ x1)(Σ x2)
+    x1 = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).t()
+    out = F.bilinear(x1, teachgrad.tensor([[1.0], [2.0]]), teachgrad.ones(3, 2, 1))
+    assert out.grad_fn.name() == "ViewBackward0"
+    assert out.tolist() == [[4.0] * 3, [12.0] * 3]
+
+
+def test_a_leaf_made_from_a_view_is_refused_as_a_view_of_a_leaf():
+    # reshape gives a view of the new tensor; requires_grad_() makes that view a leaf.
+    # PyTorch asks "is it a view of a leaf?" first, whether the base requires grad or not.
+    x = teachgrad.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()
+    for change in (lambda: F.relu_(x), lambda: x.add_(1)):
+        with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad "
+                                               "is being used in an in-place operation"):
+            change()
+    assert x.tolist() == [1.0, -2.0]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad"):
+        F.elu_(teachgrad.tensor([1.0, -2.0], requires_grad=True))
+
+
+def test_in_place_leaky_relu_with_a_negative_slope_has_no_backward():
+    # PyTorch's in-place derivative reads the sign from the result, which a negative slope
+    # flips: its backward refuses. A slope of 0 or more works: 1 where x > 0, else slope.
+    x = teachgrad.tensor([1.0, -2.0], requires_grad=True)
+    h = x * 1
+    F.leaky_relu_(h, -0.5)
+    assert h.grad_fn.name() == "LeakyReluBackward1" and h.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^In-place leakyReLu backward calculation is "
+                                           "triggered with a negative slope"):
+        h.sum().backward()
+    h = x * 1
+    F.leaky_relu_(h, 0.25)
+    h.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.25]
+
+
+def test_nll_loss_of_an_empty_batch_of_3d_inputs():
+    # Nothing to average: nan (mean), 0 (sum), an empty (0, 3) loss (none); no gradient.
+    x = teachgrad.zeros(0, 2, 3, requires_grad=True)
+    target = teachgrad.zeros(0, 3, dtype=teachgrad.int64)
+    assert F.nll_loss(x, target).isnan().item()
+    assert F.nll_loss(x, target, reduction="sum").item() == 0.0
+    none = F.nll_loss(x, target, reduction="none")
+    assert tuple(none.shape) == (0, 3) and none.grad_fn.name() == "ViewBackward0"
+    F.cross_entropy(x, target, reduction="sum").backward()
+    assert tuple(x.grad.shape) == (0, 2, 3)
+
+
+def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
+    # PyTorch's fused CPU kernel (4-d inputs of one E, no dropout) takes both; its math
+    # kernel refuses them together. Both together are the mask and-ed with the causal one.
+    q, k, v = (teachgrad.randn(1, 2, 3, 4) for _ in range(3))
+    mask = teachgrad.tensor([[True, False, True], [True, True, False], [False, True, True]])
+    both = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+    causal = teachgrad.ones(3, 3, dtype=teachgrad.bool).tril()
+    one = F.scaled_dot_product_attention(q, k, v, attn_mask=mask & causal)
+    np.testing.assert_allclose(both.numpy(), one.numpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when "
+                                           "is_causal=True"):
+        F.scaled_dot_product_attention(q, k, v[..., :3], attn_mask=mask, is_causal=True)
+    # its mask check reads mask.size(-2) unchecked: a 1-d mask is an IndexError
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range "
+                                         r"of \[-1, 0\], but got -2\)$"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=teachgrad.ones(3), is_causal=True)
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -54,6 +286,68 @@ CALLS = {
                                                   (2, 4), 2, padding=(1, 1)),
     "adaptive_max_pool1d of an empty batch": lambda t, F: F.adaptive_max_pool1d(
         t.zeros(0, 1, 1, requires_grad=True), 2),
+    "adaptive_max_pool1d of an empty length": lambda t, F: F.adaptive_max_pool1d(
+        t.zeros(3, 2, 0, requires_grad=True), 2),
+    "adaptive_max_pool1d of a negative size": lambda t, F: F.adaptive_max_pool1d(
+        t.zeros(2, 3, 3, requires_grad=True), -1),
+    "adaptive_avg_pool1d of a negative size": lambda t, F: F.adaptive_avg_pool1d(
+        t.zeros(2, 1, 0, requires_grad=True), -1),
+    "adaptive_avg_pool3d of a negative size": lambda t, F: F.adaptive_avg_pool3d(
+        t.zeros(2, 3, 3, 3), (-1, 1, 2)),
+    "adaptive_max_pool3d of a negative size": lambda t, F: F.adaptive_max_pool3d(
+        t.zeros(2, 3, 3, 3), (2, 2, -3)),
+    "adaptive_avg_pool2d of a 2-d input and a pair": lambda t, F: F.adaptive_avg_pool2d(
+        t.zeros(3, 3), (1, 1)),
+    "rms_norm of a transposed input": lambda t, F: F.rms_norm(
+        t.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True).t(), (2,),
+        t.tensor([0.5, 2.0], requires_grad=True)),
+    "conv1d of a 2-d weight": lambda t, F: F.conv1d(t.ones(1, 4), t.ones(2, 1)),
+    "conv2d same with an even kernel": lambda t, F: F.conv2d(
+        t.ones(2, 4, 3, 4), t.ones(6, 1, 2, 2), padding="same"),
+    "max_pool2d padding before dilation": lambda t, F: F.max_pool2d(
+        t.ones(1, 4, 4), (1, 2), padding=-1, dilation=0),
+    "grid_sample batch before last size": lambda t, F: F.grid_sample(
+        t.ones(2, 1, 3, 1), t.ones(3, 1, 3, 3), align_corners=False),
+    "one_hot of an empty tensor, 0 classes": lambda t, F: F.one_hot(
+        t.zeros(1, 0, dtype=t.int64), 0),
+    "nll_loss of an empty 3-d batch": lambda t, F: F.nll_loss(
+        t.zeros(0, 2, 3, requires_grad=True), t.zeros(0, 3, dtype=t.int64), reduction="none"),
+    "nll_loss of no classes": lambda t, F: F.nll_loss(
+        t.zeros(2, 0, 3), t.zeros(2, 3, dtype=t.int64)),
+    "local_response_norm of a transposed 5-d input": lambda t, F: F.local_response_norm(
+        t.ones(2, 5, 2, 3, 3).transpose(-1, -2), 3),
+    "sdpa takes the fused kernel": lambda t, F: F.scaled_dot_product_attention(
+        t.tensor([[[[0.5, -1.0], [2.0, 0.25]]]], requires_grad=True),
+        t.tensor([[[[1.0, 0.5], [-0.5, 1.5], [0.0, 1.0]]]], requires_grad=True),
+        t.tensor([[[[0.25, 1.0], [1.0, -2.0], [0.5, 0.5]]]], requires_grad=True),
+        attn_mask=t.tensor([[True, False, True], [False, True, True]]), is_causal=True),
+    "sdpa with a 1-d mask": lambda t, F: F.scaled_dot_product_attention(
+        t.ones(1, 2, 4, 2), t.ones(1, 2, 2, 2), t.ones(1, 2, 2, 1), attn_mask=t.ones(2),
+        is_causal=True),
+    "group_norm of 0 groups": lambda t, F: F.group_norm(t.ones(2, 3, 2), 0),
+    "bce weight that does not broadcast": lambda t, F: F.binary_cross_entropy(
+        t.full((3,), 0.5), t.full((3,), 0.5), weight=t.ones(7)),
+    "bce weight that widens": lambda t, F: F.binary_cross_entropy(
+        t.full((3,), 0.5), t.full((3,), 0.5), weight=t.ones(2, 3)),
+    "bce with logits, a weight that widens": lambda t, F: F.binary_cross_entropy_with_logits(
+        t.tensor(0.5), t.tensor(1.0), weight=t.ones(7)),
+    "bce with logits, a pos_weight that does not broadcast":
+        lambda t, F: F.binary_cross_entropy_with_logits(t.zeros(3, 2), t.zeros(3, 2),
+                                                        pos_weight=t.ones(7)),
+    "normalize inf over an empty dim": lambda t, F: F.normalize(
+        t.zeros(3, 2, 0, requires_grad=True), p=float("inf"), dim=-1),
+    "cross_entropy of no probabilities": lambda t, F: F.cross_entropy(
+        t.zeros(0, 2, requires_grad=True), t.zeros(0, 2, requires_grad=True)),
+    "cross_entropy 4-d with a 4-d class target": lambda t, F: F.cross_entropy(
+        t.zeros(3, 2, 3, 2), t.zeros(3, 3, 3, 2)),
+    "nll_loss 4-d weight before size": lambda t, F: F.nll_loss(
+        t.zeros(3, 2, 3, 2), t.zeros(3, 3, 3, dtype=t.int64), weight=t.ones(3)),
+    "bilinear of a transposed input": lambda t, F: F.bilinear(
+        t.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]], requires_grad=True).t(),
+        t.tensor([[1.0], [2.0]], requires_grad=True),
+        t.tensor([[[0.5], [1.0]], [[-1.0], [2.0]], [[0.0], [1.5]]], requires_grad=True)),
+    "relu_ of a leaf made from a view": lambda t, F: F.relu_(
+        t.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
 }
@@ -88,6 +382,7 @@ def _leaves(fn):
 
 
 @pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")  # (PyTorch's)
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_agrees_with_pytorch(name):
     torch = pytest.importorskip("torch")

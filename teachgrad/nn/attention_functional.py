@@ -11,8 +11,11 @@ look like me?"; the answer is a weighted mean of the value rows::
 Everything here is *composed* from ordinary differentiable ops (``mul``, ``matmul``,
 ``add``, ``softmax``, ``dropout``, ``linear``, views), in the order PyTorch's reference
 ("math") kernel uses, so the graph shows PyTorch's ``grad_fn`` names and gradients of any
-order come for free. The one new node is ``SafeSoftmaxBackward0``: a softmax that gives 0
-(not NaN) to a row whose every score is masked out, as PyTorch's attention does.
+order come for free. The new nodes are ``SafeSoftmaxBackward0``, a softmax that gives 0
+(not NaN) to a row whose every score is masked out, as PyTorch's attention does, and the
+node of the fused kernel PyTorch takes on a CPU when the arguments allow it (4-d inputs,
+no dropout ...), ``ScaledDotProductFlashAttentionForCpuBackward0``, which has a backward
+but no second derivative, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -28,8 +31,11 @@ from ..ops import linalg as _linalg
 from ..ops.activation import SoftmaxBackward0
 from ..ops.linalg import _cpp_name as _cpp  # PyTorch's C++ names: float, double ...
 from ..ops.multiply_add import baddbmm
+from ..ops.not_implemented import NotImplementedNode
 from ..ops.number_factor import MulBackward1
+from ..ops.op import NO_CONTEXT, Op
 from ..ops.split_join import cat
+from . import attention
 from . import functional as F  # (a circular import: F's names are looked up at call time)
 from .padding import pad
 
@@ -90,12 +96,6 @@ def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
                 f"got attn_mask.dtype: {_cpp(attn_mask)} and  query.dtype: {_cpp(query)} "
                 "instead."
             )
-        if is_causal:
-            raise RuntimeError(
-                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                "is_causal=True"
-                "\nHint: is_causal=True builds the causal mask itself; pass one or the other."
-            )
     if not 0.0 <= dropout_p <= 1.0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if query._data.dtype.kind != "f":
@@ -103,6 +103,134 @@ def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
             f"expected scalar type Float but found {query.dtype._legacy.removesuffix('Tensor')}"
             "\nHint: attention needs floating-point query, key and value, e.g. q.float()."
         )
+
+
+def _check_no_mask_with_is_causal(attn_mask: Tensor | None, is_causal: bool) -> None:
+    """The reference ("math") kernel takes a mask or ``is_causal``, not both (the fused one
+    applies both: see :func:`_runs_fused_kernel`)."""
+    if attn_mask is not None and is_causal:
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+            "is_causal=True"
+            "\nHint: is_causal=True builds the causal mask itself; pass one or the other."
+        )
+
+
+# ----------------------------------------------------------------------------------------
+# The fused CPU kernel PyTorch picks when it can ("flash attention")
+# ----------------------------------------------------------------------------------------
+def _mask_fits_fused_kernel(mask: Tensor, query: Tensor, key: Tensor) -> bool:
+    """PyTorch's ``check_attn_mask_shape``: a mask without gradient, 2-d or 4-d, each
+    dimension its full size or 1. (It reads ``mask.size(-2)`` unchecked: a 0-d or 1-d mask
+    fails there, with an IndexError.)"""
+    if mask.requires_grad:
+        return False
+    if mask.ndim == 0:
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+    if mask.ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    (batch, heads, length, _), source = query.shape, key.shape[-2]
+    if mask.shape[-2] not in (length, 1) or mask.shape[-1] not in (source, 1):
+        return False
+    if mask.ndim == 2:
+        return True
+    return mask.ndim == 4 and mask.shape[0] in (1, batch) and mask.shape[1] in (1, heads)
+
+
+def _runs_fused_kernel(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                       dropout_p: float, enable_gqa: bool) -> bool:
+    """Does PyTorch 2.13 on a CPU take its fused kernel for these arguments?
+
+    Its checks, in its order (``use_flash_attention_cpp``): no dropout; query, key and value
+    4-d ``(batch, heads, length, E)`` with one batch size and one head count (or head
+    counts that group, with ``enable_gqa``); a mask that fits; one ``E`` for all three;
+    nothing empty; each stored with its last dimension contiguous. Anything else goes to
+    the reference kernel, composed of ordinary ops (below).
+    """
+    if attention.SDPBackend.FLASH_ATTENTION not in attention.enabled_backends:
+        return False  # (sdpa_kernel left it out)
+    if dropout_p > 0.0 or not query.ndim == key.ndim == value.ndim == 4:
+        return False
+    if not query.shape[0] == key.shape[0] == value.shape[0]:
+        return False
+    heads, key_heads, value_heads = query.shape[1], key.shape[1], value.shape[1]
+    if not (heads == key_heads == value_heads or (
+            enable_gqa and key_heads and value_heads and key_heads == value_heads
+            and heads % key_heads == 0)):
+        return False
+    if attn_mask is not None and not _mask_fits_fused_kernel(attn_mask, query, key):
+        return False
+    if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        return False
+    if 0 in (query.numel(), key.numel(), value.numel()):
+        return False
+    return all(t.stride(-1) == 1 for t in (query, key, value))
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Op):
+    """PyTorch's fused attention on a CPU: one node for the whole of
+    ``softmax(q·kᵀ·scale + mask) @ v``, whose backward works the three gradients out
+    from the saved weights (and has no derivative of its own: a second one fails).
+
+    It applies ``is_causal`` and an explicit mask together; a row with every key masked
+    out gets weights 0, so an output of 0 and no gradient.
+    """
+
+    formula = ("P = softmax(S), S = q·kᵀ·scale + mask, out = P·v    ∂v = Pᵀ·g, "
+               "∂S = P ⊙ (g·vᵀ − rowsum(P ⊙ g·vᵀ)), ∂q = ∂S·k·scale, ∂k = ∂Sᵀ·q·scale")
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale, is_causal):
+        groups = q.shape[1] // k.shape[1]
+        if groups > 1:  # grouped-query attention: each key/value head serves a group
+            k, v = np.repeat(k, groups, axis=1), np.repeat(v, groups, axis=1)
+        scores = (q @ np.swapaxes(k, -1, -2)) * q.dtype.type(scale)
+        if is_causal:  # query i sees keys 0..i
+            causal = np.tril(np.ones(scores.shape[-2:], dtype=bool))
+            scores = np.where(causal, scores, -np.inf).astype(q.dtype, copy=False)
+        if mask is not None:
+            scores = scores + mask
+        weights = SafeSoftmaxBackward0.forward(NO_CONTEXT, scores, dim=-1)
+        ctx.scale, ctx.groups = scale, groups
+        ctx.save_for_backward(q, k, v, weights)
+        return weights @ v
+
+    @staticmethod
+    def backward(ctx, grad):
+        q, k, v, weights = ctx.saved_tensors
+        if isinstance(grad, Tensor):  # create_graph: PyTorch records a node with no formula
+            return NotImplementedNode.apply(
+                grad, q, k, v, weights,
+                compute=lambda *arrays: _fused_gradients(*arrays, ctx.scale, ctx.groups),
+                aten_name="_scaled_dot_product_flash_attention_for_cpu_backward")
+        return _fused_gradients(grad, q, k, v, weights, ctx.scale, ctx.groups)
+
+
+def _fused_gradients(grad, q, k, v, weights, scale, groups):
+    """The fused kernel's backward: the gradients of q, k, v (k and v: of their own heads)."""
+    scale = q.dtype.type(scale)
+    d_value = np.swapaxes(weights, -1, -2) @ grad
+    d_weights = grad @ np.swapaxes(v, -1, -2)
+    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))
+    d_query = (d_scores @ k) * scale
+    d_key = (np.swapaxes(d_scores, -1, -2) @ q) * scale
+    if groups > 1:  # a shared head gathers the gradients of its group
+        def gather(g):
+            return g.reshape(g.shape[0], -1, groups, *g.shape[2:]).sum(axis=2)
+        d_key, d_value = gather(d_key), gather(d_value)
+    return d_query, d_key, d_value
+
+
+def _fused_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                     is_causal: bool, scale: float | None) -> Tensor:
+    mask = None
+    if attn_mask is not None:
+        mask = (np.where(attn_mask._data, 0.0, -np.inf) if attn_mask._data.dtype == np.bool_
+                else attn_mask._data).astype(query._data.dtype, copy=False)
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    return ScaledDotProductFlashAttentionForCpuBackward0.apply(
+        query, key, value, mask=mask, scale=scale, is_causal=is_causal)
 
 
 def _boolean_mask_as_float(mask: Tensor, dtype) -> Tensor:
@@ -146,7 +274,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     * ``scale``: defaults to ``1/√E``. ``enable_gqa``: key/value may have fewer heads
       (dimension -3) than the query; each is shared by a group of query heads.
 
-    As PyTorch's reference kernel, both operands are scaled by ``√scale`` before the
+    Where PyTorch 2.13 takes its fused CPU kernel (4-d inputs of one ``E``, no dropout, a
+    mask that fits: see ``_runs_fused_kernel``) the result is one node,
+    ``ScaledDotProductFlashAttentionForCpuBackward0``, as there. Otherwise it is composed
+    as PyTorch's reference kernel: both operands are scaled by ``√scale`` before the
     product; the graph is ``MulBackward1``, ``BmmBackward0``, ``SafeSoftmaxBackward0`` ...
 
     >>> import teachgrad as torch
@@ -158,6 +289,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     tensor([[0.6698, 0.3302]])
     """
     _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal)
+    if _runs_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _fused_attention(query, key, value, attn_mask, is_causal, scale)
+    _check_no_mask_with_is_causal(attn_mask, is_causal)
     if attn_mask is not None and attn_mask._data.dtype == np.bool_:
         attn_mask = _boolean_mask_as_float(attn_mask, query.dtype)
     # Scale both operands by √scale (better conditioned than scaling the product).

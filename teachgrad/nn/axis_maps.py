@@ -152,6 +152,10 @@ def _read(x: np.ndarray, positions: np.ndarray, run, axis: int) -> np.ndarray:
         picked = np.zeros(shape, x.dtype)
         picked[before + (slice(first, end),)] = x[before + (source,)]
         return picked
+    if x.shape[axis] == 0:  # nothing to read (an empty output's gradient): all holes
+        shape = list(x.shape)
+        shape[axis] = len(positions)
+        return np.zeros(shape, x.dtype)
     picked = np.take(x, positions, axis=axis)  # -1 reads the last position: zeroed below
     holes = positions < 0
     if holes.any():

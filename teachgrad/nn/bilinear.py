@@ -23,7 +23,8 @@ class TrilinearBackward0(Op):
     @staticmethod
     def forward(ctx, x1, weight, x2):
         ctx.save_for_backward(x1, weight, x2)
-        return np.einsum("bi,oij,bj->bo", x1, weight, x2)
+        # (einsum may hand back a transposed layout; PyTorch's result is row-major)
+        return np.ascontiguousarray(np.einsum("bi,oij,bj->bo", x1, weight, x2))
 
     @staticmethod
     def backward(ctx, grad):

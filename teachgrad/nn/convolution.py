@@ -82,7 +82,9 @@ def _check_at_least_groups(weight: Tensor, groups: int) -> None:
 
 
 def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
-                   name: str) -> None:
+                   name: str, shown: tuple[int, ...] | None = None) -> None:
+    """PyTorch's checks of the tensors' shapes and dtypes (``shown``: the input's shape as
+    PyTorch's message gives it, if not ``input``'s own)."""
     o, c_per_group = weight.shape[0], weight.shape[1]
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -95,8 +97,8 @@ def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: i
     if input.shape[1] != c_per_group * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {_shape(weight.shape)}, expected "
-            f"input{_shape(input.shape)} to have {c_per_group * groups} channels, but got "
-            f"{input.shape[1]} channels instead"
+            f"input{_shape(shown or input.shape)} to have {c_per_group * groups} channels, "
+            f"but got {input.shape[1]} channels instead"
         )
     _check_dtypes(input, weight, bias, name)
     if bias is not None and bias.shape != (o,):
@@ -131,8 +133,14 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
             f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got "
             f"input of size: {_shape(input.shape)}"
         )
+    if isinstance(padding, str) and padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     stride_t = as_tuple(stride, d, "stride")
     dilation_t = as_tuple(dilation, d, "dilation")
+    if padding == "same" and any(s != 1 for s in stride_t):  # (before the stride's sign)
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight, hence this wording
         raise RuntimeError(
             f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
@@ -154,7 +162,10 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
     # An unbatched input is a batch of one, squeezed again afterwards (as in PyTorch).
     batched = input.ndim == d + 2
     x = input if batched else input.unsqueeze(0)
-    _check_tensors(x, weight, bias, groups, name)
+    # padding='same' with an odd total: PyTorch pads the input by the extra 1 at the end
+    # first, and its messages then show that padded input.
+    shown = (*x.shape[:2], *(n + after - before for n, (before, after) in zip(x.shape[2:], pads)))
+    _check_tensors(x, weight, bias, groups, name, shown)
     padded = tuple(size + p[0] + p[1] for size, p in zip(x.shape[2:], pads))
     spans = tuple(dil * (k - 1) + 1 for k, dil in zip(kernel, dilation_t))
     if any(span > size for span, size in zip(spans, padded)):

@@ -19,7 +19,12 @@ from .._dtypes import result_type
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import pointwise
-from ..ops.reduce import LinalgVectorNormBackward0, normalize_dims, vector_norm
+from ..ops.reduce import (
+    LinalgVectorNormBackward0,
+    check_norm_of_nothing,
+    normalize_dims,
+    vector_norm,
+)
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -30,6 +35,7 @@ class NormBackward1(LinalgVectorNormBackward0):
 def _norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
     """``input.norm(p, dim, keepdim)`` recorded as PyTorch records it (``NormBackward1``)."""
     dims = normalize_dims(dim, input.ndim)
+    check_norm_of_nothing(input, float(p), dim, dims)
     return NormBackward1.apply(input, ord=float(p), dims=dims, keepdim=keepdim)
 
 

@@ -41,6 +41,7 @@ from ..ops.loss import (
 from ..ops.number_factor import DivBackward1, MulBackward1
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
+from ..ops.split_join import broadcast_shapes as _broadcast_shapes
 from . import activation_ops as _ops
 from . import feature_dropout as _feature_dropout
 from . import normalization_ops as _normalization
@@ -699,6 +700,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                 "For 1D input, 1D target must have size 1, but got target size: "
                 f"{target_shape[0]}"
             )
+    elif ndim == 4:  # (PyTorch's 4-d kernel's own checks)
+        if target_ndim != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target_ndim}")
     else:
         expected = (shape[0], *shape[2:])
         if target_shape != expected:
@@ -713,6 +718,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         _not_differentiable("nll_loss_forward", "weight", weight)
         if weight.numel() != n_classes:
             raise RuntimeError(
+                "weight tensor should be defined either for all or no classes" if ndim > 2 else
                 f"weight tensor should be defined either for all {n_classes} classes or no "
                 f"classes but got weight tensor of shape: {list(weight.shape)}"
             )
@@ -721,6 +727,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                 f"expected scalar type {_type_name(input)} but found {_type_name(weight)}"
             )
         weight_data = weight._data
+    if ndim == 4 and target_shape != (shape[0], *shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: "
+                           f"{list(target_shape)}")
+    if (ndim == 3 or ndim > 4) and input.numel() == 0 and target.numel() > 0:
+        # (PyTorch views an empty input as (N, C, 0, 0) for its 4-D kernel, which then
+        # finds that the target does not fit: no classes, C = 0)
+        rest = math.prod(shape[2:])
+        raise RuntimeError(f"size mismatch (got input: [{shape[0]}, {shape[1]}, 0, 0] , "
+                           f"target: [{shape[0]}, 1, {rest}]")
     classes = target._data.astype(np.int64)  # a copy: changing target later changes nothing
     if ndim == 1 and classes.ndim == 1:  # a single sample given as [class]
         classes = classes.reshape(())
@@ -748,8 +763,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
     n, c, *rest = input.shape
     flat = input.reshape(n, c, 1, math.prod(rest))
-    loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, -1), **options)
-    save_constants(loss, saved, (target.reshape(n, 1, -1), weight))  # (named reshaped)
+    loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, math.prod(rest)),
+                                    **options)
+    save_constants(loss, saved, (target.reshape(n, 1, math.prod(rest)), weight))  # (named reshaped)
     return loss.view(n, *rest) if reduction == "none" else loss
 
 
@@ -814,8 +830,9 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
         raise RuntimeError("ignore_index is not supported for floating point target")
     n_classes = input.shape[class_dim]
     log_probs = log_softmax(input, class_dim)
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    if label_smoothing > 0:  # (no classes: C's division by 0 is inf, added to nothing)
+        share = label_smoothing / n_classes if n_classes else math.inf
+        target = target * (1 - label_smoothing) + share
     terms = log_probs * target
     if weight is not None:
         terms = terms * _class_weight_view(weight, input.ndim, class_dim)
@@ -824,6 +841,8 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
     total = -_sum(terms)
     if reduction == "sum":
         return total
+    if input.numel() == 0:  # PyTorch: the sum of nothing, filled with nan, then negated
+        return -_sum(terms).fill_(math.nan)
     return DivBackward1.apply(total, other=input.numel() // n_classes)
 
 
@@ -860,25 +879,19 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     :func:`binary_cross_entropy_with_logits` (more stable).
     """
     input, target = _as_tensor(input, "input"), _as_tensor(target, "target")
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.size()}) that is different to the input size "
             f"({input.size()}) is deprecated. Please ensure they have the same size."
         )
-    _check_reduction(reduction)
     weight_data = None
     if weight is not None:
         _not_differentiable("binary_cross_entropy", "weight", weight)
-        try:
-            shape = np.broadcast_shapes(weight.shape, target.shape)
-        except ValueError:
-            shape = None
-        if shape != tuple(target.shape):
-            raise RuntimeError(
-                f"The size of tensor a ({target.shape[-1]}) must match the size of tensor b "
-                f"({weight.shape[-1]}) at non-singleton dimension {target.ndim - 1}"
-            )
+        shape = _broadcast_shapes(target.size(), weight.size())  # (PyTorch's words if not)
+        if shape != tuple(target.shape):  # (the weight would widen the loss: refused)
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
         weight_data = weight._data
     if target.dtype != input.dtype:
         raise RuntimeError(
@@ -926,10 +939,19 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             "\nHint: the target must be a float tensor of 0s and 1s, e.g. y = y.float()."
         )
     constants = {}
-    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+    # PyTorch's kernel: log_sigmoid(x) *= (pos_weight - 1) * target + 1, then
+    # loss *= weight, both in place: a factor that would widen the loss is refused.
+    for name, value in (("pos_weight", pos_weight), ("weight", weight)):
         if value is not None:
             _not_differentiable("binary_cross_entropy_with_logits", name, value)
-            pointwise._check_broadcast(input, value)
+            if name == "pos_weight":
+                pointwise._check_broadcast(value, target)
+            else:
+                pointwise._check_broadcast(input, value)
+            shape = np.broadcast_shapes(input.shape, value.shape)
+            if shape != tuple(input.shape):
+                raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                                   f"broadcast shape {list(shape)}")
             constants[name] = value._data
     loss = BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction,
                                                        **constants)
@@ -1064,10 +1086,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     classes = tensor._data
     if classes.size and classes.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
+    if not classes.size and num_classes <= 0:  # (PyTorch: 0 classes for nothing is refused)
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if not classes.size:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(classes.max()) + 1 if classes.size else 0
+        num_classes = int(classes.max()) + 1
     elif classes.size and classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((classes[..., None] == np.arange(num_classes)).astype(np.int64))

@@ -402,14 +402,14 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
             f"found {_TYPE_NAMES.get(grid.dtype.name, grid.dtype.name)}"
         )
     d = input.ndim - 2
-    if grid.shape[-1] != d:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, "
-                           f"but got grid with sizes {_sizes(grid)}")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid and input to have same batch size, but got input "
             f"with sizes {_sizes(input)} and grid with sizes {_sizes(grid)}"
         )
+    if grid.shape[-1] != d:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, "
+                           f"but got grid with sizes {_sizes(grid)}")
     for dim in range(2, input.ndim):
         if input.shape[dim] == 0:
             raise RuntimeError(

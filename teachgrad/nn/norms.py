@@ -48,6 +48,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     n, c, *spatial = input.shape
+    if num_groups == 0:  # (PyTorch's _verify_batch_size divides by it first)
+        raise ZeroDivisionError("integer division or modulo by zero")
     if c % num_groups != 0:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got "
@@ -149,6 +151,10 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     if input.numel() == 0:
         return input
     squares = input.mul(input)
+    if dim > 4:
+        # PyTorch views the squares as (N, 1, C, H, rest), which a transposed input's
+        # layout may not allow: the same view here gives its error.
+        squares.view(squares.shape[0], 1, squares.shape[1], squares.shape[2], -1)
     channels = squares.shape[1]
     # Zero channels before and after, then the mean over each window of `size` channels.
     before, after = size // 2, (size - 1) // 2

@@ -59,12 +59,25 @@ def _letters(prefix: str, values: tuple, d: int) -> str:
     return " ".join(f"{prefix}{axis}: {v}" for axis, v in zip(_AXIS_LETTERS[d], values))
 
 
+def _check_padding(kernel, pad, dil) -> None:
+    """Each axis's padding: not negative, at most half the (dilated) kernel."""
+    for k, p, x in zip(kernel, pad, dil):
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > int(((k - 1) * x + 1) / 2):  # (C's division, toward zero: a bad dilation)
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={x}"
+            )
+
+
 def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int = 2,
                average: bool = False):
     """Kernel, stride, padding, dilation as one value per axis, checked as PyTorch does.
 
     PyTorch words the tuple errors of ``avg_pool3d`` a little differently ("must be",
-    not "must either be"): ``average`` with ``d = 3`` says so.
+    not "must either be"): ``average`` with ``d = 3`` says so. The padding is checked
+    first (PyTorch does so while sizing the output), then the kernel, stride and dilation.
     """
     either = "" if average and d == 3 else "either "
     kernel = _per_axis(kernel_size, d, function, "kernel_size",
@@ -78,6 +91,7 @@ def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int =
     dil = _per_axis(dilation, d, function, "dilation", "be either a single int, or a tuple of")
     if any(s == 0 for s in strides):  # PyTorch checks this first (stride=kernel=0)
         raise RuntimeError("stride should not be zero")
+    _check_padding(kernel, pad, dil)
     if any(k <= 0 for k in kernel):
         raise RuntimeError(
             f"kernel size should be greater than zero, but got {_letters('k', kernel, d)}")
@@ -87,15 +101,6 @@ def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int =
     if any(x <= 0 for x in dil):
         raise RuntimeError(
             f"dilation should be greater than zero, but got {_letters('dilation', dil, d)}")
-    for p in pad:
-        if p < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-    for k, p, x in zip(kernel, pad, dil):
-        if p > ((k - 1) * x + 1) // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={x}"
-            )
     return kernel, strides, pad, dil
 
 
@@ -300,15 +305,24 @@ def _integer_means(input: Tensor, axes: list[tuple]) -> Tensor:
 def _adaptive_avg(input: Tensor, d: int, output_size, op: type) -> Tensor:
     """Adaptive average pooling over the last ``d`` axes."""
     name = f"adaptive_avg_pool{d}d"
-    sizes = (output_size,) * d if output_size is None or isinstance(output_size, int) else (
-        tuple(output_size))
+    if output_size is None or isinstance(output_size, int):
+        sizes = (output_size,) * d
+    else:
+        sizes = tuple(output_size)
+        if len(sizes) >= input.ndim:  # PyTorch's _list_with_default
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
     if len(sizes) != d:
         raise RuntimeError(f"{name}: output_size must be {d}")
+    spatial = input.shape[-d:] if input.ndim >= d else (None,) * d
+    out = tuple(n if m is None else m for n, m in zip(spatial, sizes))
+    if any(m is not None and m < 0 for m in out):
+        # (PyTorch's words; its 3-d message has no space before the last size)
+        shown = ", ".join(str(m) for m in out[:2]) + "".join(f",{m}" for m in out[2:])
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                           f"to 0 but received {{{shown}}}")
     if input.ndim not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got "
                            f"{_shape_text(input)}")
-    spatial = input.shape[-d:]
-    out = tuple(n if m is None else m for n, m in zip(spatial, sizes))
     if out == (1,) * d:  # PyTorch's shortcut, before its checks
         return input.mean(tuple(range(-1, -d - 1, -1)), keepdim=True)
     for dim in range(input.ndim - d, input.ndim):
@@ -366,6 +380,10 @@ def _adaptive_max(input: Tensor, d: int, output_size, return_indices: bool, op: 
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {_shape_text(input)} with dimension {dim} being empty"
             )
+    if any(m < 0 for m in sizes):  # (no check of its own in PyTorch: the output's shape)
+        shape = [*input.shape[:-d], *sizes]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(m for m in sizes if m < 0)}: {shape}")
     if input._data.dtype.kind != "f":
         _check_average_dtype(input, name if d == 2 else f"{name}_cpu")
     windows = tuple(adaptive_positions(n, m) for n, m in zip(input.shape[-d:], sizes))
@@ -514,6 +532,13 @@ def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
     tensor([[3., 6.]])
     """
     size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    for dim in range(1, input.ndim):  # (checked here too, in the 1-d input's words)
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {_shape_text(input)} with dimension {dim} "
+                "being empty"
+            )
     return _squeezed(adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True), return_indices)
 
 

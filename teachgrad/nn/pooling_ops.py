@@ -34,7 +34,7 @@ from .._tensor import Tensor
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.shape import embed
-from .axis_maps import AxisMap, op_pair
+from .axis_maps import AxisMap, GatherOp, op_pair
 
 
 def window_divisors(size: int, out: int, kernel: int, stride: int, pad: int,
@@ -99,12 +99,40 @@ _AVERAGE_FORMULA = ("out = Σ window / count (along the rows, then the columns) 
                     "∂L/∂x[i] = Σ over the windows that hold i of grad/count")
 AvgPool2DBackward0, AvgPool2DBackwardBackward0 = op_pair(
     "AvgPool2D", _AVERAGE_FORMULA, backward_takes_input=True)
-AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = op_pair(
-    "AdaptiveAvgPool2D", _AVERAGE_FORMULA.replace("window", "bin"), backward_takes_input=True)
 AvgPool3DBackward0, AvgPool3DBackwardBackward0 = op_pair(
     "AvgPool3D", _AVERAGE_FORMULA, backward_takes_input=True)
-AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0 = op_pair(
-    "AdaptiveAvgPool3D", _AVERAGE_FORMULA.replace("window", "bin"), backward_takes_input=True)
+
+
+def refuse_an_empty_gradient(kernel: str, grad) -> None:
+    """PyTorch's adaptive pooling backward kernels refuse a gradient with an empty dim
+    other than the first (an output size of 0, or no channels): the forward gives an empty
+    result, its backward fails, in these words."""
+    shape = tuple(grad.shape)
+    for dim in range(1, len(shape)):
+        if shape[dim] == 0:
+            sizes = "[" + ", ".join(str(n) for n in shape) + "]"
+            raise RuntimeError(
+                f"{kernel}(): Expected grad_output to have non-zero size for non-batch "
+                f"dimensions, but grad_output has sizes {sizes} with dimension {dim} being empty"
+            )
+
+
+def _adaptive_average_pair(d: int) -> tuple[type, type]:
+    """Adaptive average pooling's two nodes; its backward first refuses an empty gradient."""
+    gather_op, scatter_op = op_pair(f"AdaptiveAvgPool{d}D", _AVERAGE_FORMULA.replace(
+        "window", "bin"), backward_takes_input=True)
+    kernel = f"adaptive_avg_pool{d}d_backward"
+
+    def backward(ctx, grad):
+        refuse_an_empty_gradient(kernel, grad)
+        return GatherOp.backward(ctx, grad)
+
+    gather_op.backward = staticmethod(backward)
+    return gather_op, scatter_op
+
+
+AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = _adaptive_average_pair(2)
+AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0 = _adaptive_average_pair(3)
 
 
 def window_positions(size: int, out: int, kernel: int, stride: int, pad: int,
@@ -268,13 +296,22 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     """Max pooling into a fixed output size: the same op, with adaptive windows."""
 
+    @classmethod
+    def backward(cls, ctx, grad, grad_indices):
+        refuse_an_empty_gradient(cls.kernel, grad)
+        return MaxPool2DWithIndicesBackward0.backward(ctx, grad, grad_indices)
+
+    kernel = "adaptive_max_pool2d_backward"
+
 
 class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
     """3-d max pooling: the same op over three axes."""
 
 
-class AdaptiveMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
     """3-d adaptive max pooling: the same op over three axes, with adaptive windows."""
+
+    kernel = "adaptive_max_pool3d_backward"
 
 
 class FractionalMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):

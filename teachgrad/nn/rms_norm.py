@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops import pointwise
+from ..ops.layout import contiguous_format
 from ..ops.op import Op
 from ..ops.reduce import mean
 
@@ -56,6 +57,20 @@ def _normalized_shape(normalized_shape, function: str = "rms_norm") -> tuple[int
                 f"ints, but found element of type {type(n).__name__} at pos {position}"
             )
     return tuple(int(n) for n in normalized_shape)
+
+
+def _strides_out_of_order(t: Tensor) -> bool:
+    """Are ``t``'s elements stored in another order than its dims (a transposed view)?
+
+    PyTorch's elementwise ops lay their output out as their first input is laid out
+    (dims of size 1 and broadcast dims, stride 0, decide nothing), so the product in
+    ``rms_norm`` of a transposed input is transposed too, and PyTorch then copies it into
+    order (recording ``CloneBackward0``). A slice (``x[:, ::2]``) is in order: no copy.
+    """
+    if t.numel() == 0:
+        return False  # an empty tensor counts as contiguous
+    strides = [s for n, s in zip(t.shape, t.stride()) if n > 1 and s != 0]
+    return any(a < b for i, a in enumerate(strides) for b in strides[i + 1:])
 
 
 def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
@@ -103,11 +118,13 @@ def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
     out = pointwise.mul(x, pointwise.rsqrt(AddBackward1.apply(mean_square, other=eps)))
     if x is not input:
         out = out.to(input.dtype)
-    if weight is None:
-        return out
-    out = pointwise.mul(out, weight)
-    # A weight of another dtype promotes the product; PyTorch returns the input's dtype.
-    return out if out.dtype == input.dtype else out.to(input.dtype)
+    if weight is not None:
+        out = pointwise.mul(out, weight)
+        # A weight of another dtype promotes the product; PyTorch returns the input's dtype.
+        out = out if out.dtype == input.dtype else out.to(input.dtype)
+    if _strides_out_of_order(input):
+        out = out.clone(memory_format=contiguous_format)
+    return out
 
 
 __all__ = ["rms_norm"]

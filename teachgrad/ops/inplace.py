@@ -127,8 +127,28 @@ def inplace_twin(cls: type) -> type:
                      "__doc__": f"``{cls.__name__}`` run in place (PyTorch's name for it)."}
         if name in NO_INPLACE_DERIVATIVE:
             namespace["backward"] = staticmethod(_no_inplace_derivative(name))
+        if name == "LeakyReluBackward1":
+            namespace["backward"] = staticmethod(_leaky_relu_inplace_backward(cls.backward))
         twin = _TWINS[cls] = type(name, (cls,), namespace)
     return twin
+
+
+def _leaky_relu_inplace_backward(backward):
+    """PyTorch's in-place leaky_relu derivative reads the sign from the result, which a
+    negative slope flips: it refuses to run then (its words)."""
+
+    def checked(ctx, grad):
+        if ctx.negative_slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope "
+                "which is not supported. This is caused by calling in-place forward function "
+                "with a negative slope, please call out-of-place version instead. File an "
+                "issue at https://github.com/pytorch/pytorch if you do require supporting "
+                "in-place leakRelu backward calculation with negative slope"
+            )
+        return backward(ctx, grad)
+
+    return checked
 
 
 def _no_inplace_derivative(name: str):

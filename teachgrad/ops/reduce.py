@@ -1058,27 +1058,34 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
         )
     ord = float(ord)  # noqa: A001
     dims = normalize_dims(dim, input._data.ndim)
-    if ord < 0 or ord == math.inf:  # these norms of nothing are undefined (no identity)
-        shape = input._data.shape
-        if dims is None and input._data.size == 0:
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
-                "the operation does not have an identity"
-            )
-        given = () if dims is None or not shape else (
-            tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
-        for d in given:  # (named as given: -1 stays -1)
-            if shape[_wrap_dim(d, input._data.ndim)] == 0:
-                raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
-                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
-                    "because this dimension is empty and the operation does not have an "
-                    "identity"
-                )
+    check_norm_of_nothing(input, ord, dim, dims)
     if dtype is not None:
         from .._dtypes import to_dtype
 
         dtype = to_dtype(dtype).numpy
     return LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim, dtype=dtype)
+
+
+def check_norm_of_nothing(input: Tensor, ord: float, dim, dims) -> None:  # noqa: A002
+    """A negative or infinite norm over an empty dimension is undefined (a max or a
+    reciprocal sum of nothing has no identity): PyTorch's error, the dim named as given."""
+    if not (ord < 0 or ord == math.inf):
+        return
+    shape = input._data.shape
+    if dims is None and input._data.size == 0:
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
+            "the operation does not have an identity"
+        )
+    given = () if dims is None or not shape else (
+        tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+    for d in given:  # (named as given: -1 stays -1)
+        if shape[_wrap_dim(d, input._data.ndim)] == 0:
+            raise RuntimeError(  # (PyTorch's sentence lacks the space after {d})
+                f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}"
+                "because this dimension is empty and the operation does not have an "
+                "identity"
+            )
 
 
 @tensor_method()

@@ -287,10 +287,16 @@ def broadcast_shapes(*shapes) -> Size:
             elif size not in (1, result[-k]):
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {size} at -{k}! Mismatching "
-                    f"argument at index {i} had {shape}; but expected shape should be "
+                    f"argument at index {i} had {_as_given(shapes[i], shape)}; but expected "
+                    "shape should be "
                     f"broadcastable to {list(result)}"
                 )
     return Size(result)
+
+
+def _as_given(given, shape: tuple):
+    """A shape as PyTorch's message shows it: a Size as a Size, anything else as a tuple."""
+    return given if isinstance(given, Size) else shape
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:

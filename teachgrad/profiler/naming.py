@@ -40,7 +40,7 @@ PRIVATE: frozenset[str] = frozenset({
     "standard_gamma_grad", "trilinear", "unique2", "weight_norm_interface", "prelu_kernel",
     "prelu_kernel_backward", "pdist_backward", "log_softmax_backward_data", "softmax_backward_data",
     "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d_backward",
-    "upsample_bicubic2d_aa", "upsample_bilinear2d_aa",
+    "upsample_bicubic2d_aa", "upsample_bilinear2d_aa", "scaled_dot_product_flash_attention_for_cpu",
     "upsample_bicubic2d_aa_backward", "upsample_bilinear2d_aa_backward",
     "upsample_lanczos2d_aa", "upsample_lanczos2d_aa_backward",
     "upsample_nearest_exact1d", "upsample_nearest_exact2d", "upsample_nearest_exact3d",
