@@ -9,6 +9,7 @@ hook's argument or the stepper's record. These tests pin the cases where it must
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import teachgrad as torch
 from teachgrad.autograd import engine
@@ -77,6 +78,10 @@ def test_grad_is_writable_even_when_the_gradient_was_a_broadcast_view():
     np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
 
 
+@pytest.mark.skipif(
+    not engine._COUNTS_ARE_RELIABLE,
+    reason="this interpreter counts references differently from the engine's check "
+           "(CPython 3.10): every gradient is copied there, slower and never wrong")
 def test_fresh_gradients_become_grad_without_a_copy(monkeypatch):
     copies = []
     original = engine._owned

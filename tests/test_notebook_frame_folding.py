@@ -249,9 +249,9 @@ def test_the_traceback_itself_stays_whole_for_the_debugger(shell):
 
 
 def test_a_syntax_error_is_shown_as_before(shell):
-    with_folding = shown(shell, "x = (1 +")
+    with_folding = shown(shell, "x = 1 +")
     shell.run_line_magic("unload_ext", "teachgrad")
-    assert shown(shell, "x = (1 +") == with_folding
+    assert shown(shell, "x = 1 +") == with_folding
     assert "SyntaxError" in with_folding
 
 

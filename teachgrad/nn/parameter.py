@@ -121,8 +121,8 @@ class Buffer(metaclass=_BufferMeta):
         ...     def __init__(self):
         ...         super().__init__()
         ...         self.count = torch.nn.Buffer(torch.zeros(1))
-        >>> Counter().state_dict()
-        OrderedDict([('count', tensor([0.]))])
+        >>> list(Counter().state_dict().items())
+        [('count', tensor([0.]))]
         >>> torch.nn.Buffer(torch.ones(2), persistent=False).persistent
         False
     """
