@@ -238,6 +238,25 @@ def test_nll_loss_of_an_empty_batch_of_3d_inputs():
     assert tuple(x.grad.shape) == (0, 2, 3)
 
 
+@pytest.mark.parametrize("d, kernel", [(2, 0), (2, (0, 2)), (3, (1, 0, 1))])
+def test_fractional_max_pool_refuses_a_kernel_size_of_zero(d, kernel):
+    # A window of no element has no largest one. PyTorch 2.13 returns -inf (and fails an
+    # internal assert in backward); NumPy's argmax raised "of an empty sequence" here.
+    x = teachgrad.ones(1, 1, *[4] * d, requires_grad=True)
+    pool = getattr(F, f"fractional_max_pool{d}d")
+    with pytest.raises(RuntimeError, match="kernel_size must be greater than zero"):
+        pool(x, kernel, output_size=2)
+
+
+def test_fractional_max_pool3d_checks_the_width_before_the_height():
+    # PyTorch's 3-d kernel checks time, width, height (fuzz seed 30, --ops
+    # fractional_max_pool3d): here both the height (3 + 1 - 1 = 3) and the width
+    # (2 + 1 - 1 = 2) leave no room; the width is named.
+    x = teachgrad.ones(1, 1, 2, 3, 2)
+    with pytest.raises(RuntimeError, match="pool width 1 too large relative to input width 2"):
+        F.fractional_max_pool3d(x, 1, output_size=(1, 3, 2))
+
+
 def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
     # PyTorch's fused CPU kernel (4-d inputs of one E, no dropout) takes both; its math
     # kernel refuses them together. Both together are the mask and-ed with the causal one.

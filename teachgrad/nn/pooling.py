@@ -601,11 +601,21 @@ def _fractional(input: Tensor, d: int, kernel_size, output_size, output_ratio,
                 f"{where}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"got{_shape_text(input)} with dimension {dim} being empty.")
     names = ("height", "width") if d == 2 else ("time", "height", "width")
-    for n, k, m, axis in zip(input.shape[-d:], kernel, sizes, names):
+    checks = list(zip(input.shape[-d:], kernel, sizes, names))
+    if d == 3:  # PyTorch's 3-d kernel checks time, then width, then height
+        checks = [checks[0], checks[2], checks[1]]
+    for n, k, m, axis in checks:
         # PyTorch's 3-d check is strict (a window may not end at the last position).
         if m + k - 1 > n or (d == 3 and m + k - 1 == n):
             raise RuntimeError(f"{where}(): pool {axis} {k} too large relative to input {axis} "
                                f"{n}")
+    if min(kernel) <= 0:
+        # PyTorch 2.13 has no check here: it returns -inf with made-up indices, and its
+        # backward then fails an internal assert. max_pool's words, and a hint.
+        raise RuntimeError(
+            f"{name}(): kernel_size must be greater than zero, but got {tuple(kernel)}"
+            "\nHint: every window needs at least one element to take the largest of "
+            "(PyTorch 2.13 returns -inf here and fails in backward).")
     batch = 1 if input.ndim == d + 1 else input.shape[0]
     channels = input.shape[-d - 1]
     if samples.shape[0] < batch:
