@@ -17,10 +17,13 @@ None, dtypes and ``Size`` are accepted; any other global is refused with PyTorch
 Pass ``weights_only=False`` for files you trust (a whole pickled model, say), or allow
 your own classes with :func:`add_safe_globals`.
 
-What is *not* kept, as in PyTorch: ``.grad`` and the graph (a saved non-leaf tensor loads
-as a leaf). Unlike PyTorch, shared memory is not kept either: two views of one tensor
-load as two independent tensors. The format is teachgrad's own; it does not read
-PyTorch's ``.pt`` files, nor does PyTorch read teachgrad's.
+Shared memory is kept, as in PyTorch: tensors that are views of one array are written
+with that array's bytes once (a *storage*) plus where each reads it (offset, shape,
+strides), so after loading they share memory again, and a tensor that is a slice of a big
+one saves the whole of it (``.clone()`` it first to save only the slice). What is *not*
+kept, as in PyTorch: ``.grad`` and the graph (a saved non-leaf tensor loads as a leaf).
+The format is teachgrad's own; it does not read PyTorch's ``.pt`` files, nor does PyTorch
+read teachgrad's.
 """
 
 from __future__ import annotations
@@ -73,21 +76,102 @@ def _array_from_bytes(data: bytes, dtype: str, shape: tuple) -> np.ndarray:
     return np.frombuffer(data, dtype=item).reshape(shape).copy()
 
 
+def _rebuild_storage(data: bytes) -> np.ndarray:
+    """The bytes of an array several saved tensors read (one object: pickle's memo shares it)."""
+    if not isinstance(data, bytes):
+        raise pickle.UnpicklingError("malformed storage record in file")
+    return np.frombuffer(data, dtype=np.uint8).copy()  # (copied: the tensors may change)
+
+
+def _rebuild_tensor_in_storage(storage: np.ndarray, dtype: str, offset: int, shape: tuple,
+                               strides: tuple, requires_grad: bool, parameter: bool):
+    """A tensor reading ``storage`` from ``offset`` (bytes) with ``shape`` and ``strides``."""
+    if dtype not in _TENSOR_DTYPES:
+        raise pickle.UnpicklingError(f"unsupported tensor dtype in file: {dtype!r}")
+    numbers = (offset, *shape, *strides)
+    if not (type(storage) is np.ndarray and storage.dtype == np.uint8 and storage.ndim == 1
+            and isinstance(shape, tuple) and isinstance(strides, tuple)
+            and len(shape) == len(strides) and all(type(n) is int for n in numbers)
+            and all(n > 0 for n in shape) and offset >= 0):
+        raise pickle.UnpicklingError("malformed tensor record in file")
+    low, high = _byte_extent(offset, shape, strides, np.dtype(dtype).itemsize)
+    if low < 0 or high > storage.nbytes:
+        raise pickle.UnpicklingError(
+            f"tensor of shape {shape} at offset {offset} reads outside its storage of "
+            f"{storage.nbytes} bytes")
+    array = np.ndarray(shape, dtype=np.dtype(dtype), buffer=storage, offset=offset,
+                       strides=strides)
+    if parameter:
+        from .nn.parameter import Parameter
+
+        return Parameter(_make(array), bool(requires_grad))
+    return _make(array, bool(requires_grad))
+
+
+def _byte_extent(offset: int, shape: tuple, strides: tuple, itemsize: int) -> tuple:
+    """The first byte and one past the last byte that an array's elements occupy."""
+    low = high = offset
+    for n, stride in zip(shape, strides):
+        reach = (n - 1) * stride
+        low, high = (low + reach, high) if reach < 0 else (low, high + reach)
+    return low, high + itemsize
+
+
+def _memory_owner(array: np.ndarray) -> np.ndarray | None:
+    """The array that owns ``array``'s memory, when it is an ordinary contiguous one.
+
+    Views (slices, transposes, ``expand``) keep a ``base`` chain to it. Memory owned by
+    something else (a buffer, a memory map) or laid out unusually gives None: the tensor is
+    then written as its own values.
+    """
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.base is not None or not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return None
+    if owner.dtype.byteorder == ">" or array.dtype.byteorder == ">":
+        return None
+    return owner
+
+
+class _Storage:
+    """What the pickler writes once for all the tensors reading one array's memory."""
+
+    def __init__(self, owner: np.ndarray) -> None:
+        self.owner = owner
+
+    def __reduce__(self) -> tuple:
+        raw = self.owner.reshape(-1, order="A").view(np.uint8)  # memory order, no copy
+        return (_rebuild_storage, (raw.tobytes(),))
+
+
 # Little-endian names as ``dtype.str`` gives them ("<f4"); "|" for one-byte types.
 _TENSOR_DTYPES = {np.dtype(d.numpy).newbyteorder("<").str for d in _dtypes._ALL}
 
 
-def _reduce_tensor(t: Tensor) -> tuple:
-    """How the pickler writes a tensor: its bytes, dtype, shape and requires_grad."""
+def _reduce_tensor(t: Tensor, storages: dict | None = None) -> tuple:
+    """How the pickler writes a tensor: its bytes (or its place in a storage that
+    ``storages``, one per file, writes once), dtype, shape and requires_grad."""
     from .nn.parameter import Parameter
 
     array = t._data
     if array.dtype.byteorder == ">":  # files are little-endian, whatever the machine
         array = array.astype(array.dtype.newbyteorder("<"))
-    rebuild = _rebuild_parameter if type(t) is Parameter else _rebuild_tensor
-    # ascontiguousarray: a transposed or sliced tensor is written as its values in order.
-    data = np.ascontiguousarray(array).tobytes()
-    arguments = (data, array.dtype.str, tuple(array.shape), t._requires_grad)
+    owner = _memory_owner(array) if storages is not None and array.size else None
+    if owner is not None:  # where it sits in its owner's memory, written once per owner
+        storage = storages.get(id(owner))
+        if storage is None:
+            storage = storages[id(owner)] = _Storage(owner)
+        offset = (array.__array_interface__["data"][0]
+                  - owner.__array_interface__["data"][0])
+        arguments = (storage, array.dtype.str, offset, tuple(array.shape),
+                     tuple(array.strides), t._requires_grad, type(t) is Parameter)
+        rebuild = _rebuild_tensor_in_storage
+    else:
+        rebuild = _rebuild_parameter if type(t) is Parameter else _rebuild_tensor
+        # ascontiguousarray: a transposed or sliced tensor is written as its values in order.
+        data = np.ascontiguousarray(array).tobytes()
+        arguments = (data, array.dtype.str, tuple(array.shape), t._requires_grad)
     if t.__dict__:  # attributes a user set (an nn.Buffer's mark): restored after rebuilding
         return (rebuild, arguments, dict(t.__dict__))
     return (rebuild, arguments)
@@ -99,11 +183,15 @@ _OWN_PACKAGES = ("teachgrad", "torch")
 class _Pickler(pickle.Pickler):
     """A pickler that writes teachgrad tensors with ``_reduce_tensor``."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.storages: dict = {}  # id(memory owner) -> _Storage, so each is written once
+
     def reducer_override(self, obj: Any) -> Any:
         # (teachgrad's own classes: Tensor's module prints as "teachgrad", or "torch"
         # once install_as_torch() has run; a user's subclass is pickled its usual way)
         if isinstance(obj, Tensor) and type(obj).__module__.split(".")[0] in _OWN_PACKAGES:
-            return _reduce_tensor(obj)
+            return _reduce_tensor(obj, self.storages)
         return NotImplemented  # everything else: pickle's usual way
 
 
@@ -143,6 +231,8 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle
 _SAFE_GLOBALS: dict[tuple[str, str], Any] = {
     (__name__, "_rebuild_tensor"): _rebuild_tensor,
     (__name__, "_rebuild_parameter"): _rebuild_parameter,
+    (__name__, "_rebuild_storage"): _rebuild_storage,
+    (__name__, "_rebuild_tensor_in_storage"): _rebuild_tensor_in_storage,
     ("collections", "OrderedDict"): collections.OrderedDict,
     ("builtins", "complex"): complex,
     ("builtins", "set"): set,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import teachgrad as torch
-from teachgrad import nn
+from teachgrad import nn, serialization
 
 
 def round_trip(obj, **load_args):
@@ -54,11 +54,59 @@ def test_views_and_zero_dim_tensors():
     assert empty.shape == (0, 3)
 
 
-def test_loaded_tensor_is_writable_and_independent_of_shared_storage():
+def test_views_saved_together_share_memory_after_loading():
+    # PyTorch's serialization notes: numbers = arange(1, 10); evens = numbers[1::2];
+    # save both, load, double the evens: the loaded numbers see it.
+    numbers = torch.arange(1, 10)
+    a, b = round_trip([numbers, numbers[1::2]])
+    b *= 2
+    assert a.tolist() == [1, 4, 3, 8, 5, 12, 7, 16, 9]
+    assert b.tolist() == [4, 8, 12, 16]
+
+
+def test_each_storage_is_written_once():
+    base = torch.zeros(1000)
+    one, three = io.BytesIO(), io.BytesIO()
+    torch.save(base, one)
+    torch.save([base, base[10:], base.view(10, 100).t()], three)
+    assert len(three.getvalue()) < len(one.getvalue()) + 500  # not three copies of 8 kB
+    x, y, z = torch.load(io.BytesIO(three.getvalue()))
+    z[0, 1] = 5.0  # z[0, 1] is base.view(10, 100)[1, 0]: element 100
+    assert x[100].item() == 5.0 and y[90].item() == 5.0
+
+
+def test_a_slice_saved_alone_is_its_values_with_its_whole_storage():
+    big = torch.arange(100.0)
+    (piece,) = round_trip([big[40:43]])
+    assert piece.tolist() == [40.0, 41.0, 42.0]
+    piece[0] = -1.0  # writable, and not big's memory
+    assert big[40].item() == 40.0
+
+
+def test_loaded_tensor_is_writable_and_independent_of_what_was_saved():
     base = torch.zeros(4)
     a, b = round_trip([base, base[:2]])
-    a[0] = 7.0  # shared memory is not kept: b does not see it (documented)
-    assert b[0].item() == 0.0 and a[0].item() == 7.0
+    a[0] = 7.0
+    assert base[0].item() == 0.0 and b[0].item() == 7.0
+
+
+def test_flipped_expanded_and_reinterpreted_views_round_trip():
+    base = torch.arange(12.0).reshape(3, 4)
+    flipped, expanded, ints = round_trip(
+        [base.flip(0), torch.tensor([1.0, 2.0]).expand(3, 2), base.view(torch.int32)])
+    np.testing.assert_array_equal(flipped.numpy(), base.numpy()[::-1])
+    np.testing.assert_array_equal(expanded.numpy(), [[1.0, 2.0]] * 3)
+    np.testing.assert_array_equal(ints.numpy(), base.numpy().view(np.int32))
+
+
+def test_a_tensor_record_reading_outside_its_storage_is_refused():
+    storage = serialization._rebuild_storage(bytes(16))
+    with pytest.raises(pickle.UnpicklingError, match="reads outside its storage"):
+        serialization._rebuild_tensor_in_storage(storage, "<f4", 8, (3,), (4,), False, False)
+    with pytest.raises(pickle.UnpicklingError, match="reads outside its storage"):
+        serialization._rebuild_tensor_in_storage(storage, "<f4", 0, (2,), (-4,), False, False)
+    ok = serialization._rebuild_tensor_in_storage(storage, "<f4", 8, (2,), (4,), True, False)
+    assert ok.tolist() == [0.0, 0.0] and ok.requires_grad
 
 
 def test_parameter_round_trip():
