@@ -257,6 +257,18 @@ def test_fractional_max_pool3d_checks_the_width_before_the_height():
         F.fractional_max_pool3d(x, 1, output_size=(1, 3, 2))
 
 
+@pytest.mark.parametrize("options", [{"mode": "max"}, {"mode": "sum", "padding_idx": 0}])
+def test_embedding_bag_out_of_range_in_the_per_bag_kernel(options):
+    # nn fuzz seed 10242: with mode='max' or a padding_idx PyTorch's per-bag loop finds the
+    # bad index (its words); sum/mean without padding go through index_select's check.
+    weight = teachgrad.ones(3, 2)
+    with pytest.raises(RuntimeError, match="^embedding_bag: Expected idx >= 0 && idx < "
+                                           "num_embeddings but found idx to be 3$"):
+        F.embedding_bag(teachgrad.tensor([[2, 3], [1, 0]]), weight, **options)
+    with pytest.raises(RuntimeError, match="Index 1 of input takes value 3"):
+        F.embedding_bag(teachgrad.tensor([[2, 3], [1, 0]]), weight, mode="sum")
+
+
 def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
     # PyTorch's fused CPU kernel (4-d inputs of one E, no dropout) takes both; its math
     # kernel refuses them together. Both together are the mask and-ed with the causal one.

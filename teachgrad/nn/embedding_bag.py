@@ -196,6 +196,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     outside = (indices < 0) | (indices >= rows)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
+        if mode == "max" or padding_idx is not None:  # PyTorch's per-bag loop checks these
+            raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
+                               f"found idx to be {indices[i]}")
         raise RuntimeError(f"Index {i} of input takes value {indices[i]} which is not in the "
                            f"valid range [0, {rows})")
     if max_norm is not None:
