@@ -175,3 +175,21 @@ from ._as_torch import add_missing_torch_hint as _add_missing_torch_hint  # noqa
 from ._as_torch import install_as_torch  # noqa: E402, F401
 
 _add_missing_torch_hint()
+
+# PyTorch names that exist only for complex numbers, which teachgrad does not have: asking
+# for one says so, where Python alone would only say "no attribute".
+_COMPLEX_ONLY = frozenset({
+    "complex32", "complex64", "complex128", "chalf", "cfloat", "cdouble", "complex", "polar",
+    "view_as_complex", "view_as_real", "fft", "is_complex_dtype",
+})
+
+
+def __getattr__(name: str):
+    """Module attributes that are not there: complex-only names get a hint (see above)."""
+    message = f"module {__name__!r} has no attribute {name!r}"
+    if name in _COMPLEX_ONLY:
+        message += (
+            "\nHint: teachgrad has no complex dtypes (its tensors are real: floating point, "
+            "integer or bool), so it has no complex numbers, complex functions or torch.fft."
+        )
+    raise AttributeError(message)

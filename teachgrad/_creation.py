@@ -17,13 +17,13 @@ import numpy as np
 from . import _device, _dtypes
 from ._arguments import Signatures, is_int, is_number
 from ._aten_random import _mul_add
+from ._dtypes import complex_refused, get_default_dtype, to_dtype
 from ._dtypes import dtype as DType
-from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
 from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
 from .autograd.inference import set_requires_grad
-from .ops.fill_value import check_fill_value
+from .ops.fill_value import check_fill_value, check_real_value
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
@@ -149,6 +149,8 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
+        if data.dtype.kind == "c":
+            raise complex_refused(f"an array of dtype {data.dtype}")
         return np.array(data)  # NumPy data keeps its dtype (float64 stays float64)
     tensor_dtypes: list = []
     number_types: set = set()
@@ -171,11 +173,24 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
         return array.astype(np.int64, copy=False)
     if array.dtype.kind == "b":
         return array
+    if array.dtype.kind == "c":
+        raise complex_refused(f"the number {_complex_in(data)!r}")
     if array.dtype.kind in "US":
         if array.ndim:
             raise ValueError("too many dimensions 'str'")
         raise TypeError("new(): invalid data type 'str'")
     raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+
+
+def _complex_in(data):
+    """The first complex number in nested lists (what PyTorch would make complex)."""
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            found = _complex_in(item)
+            if found is not None:
+                return found
+        return None
+    return data if isinstance(data, (complex, np.complexfloating)) else None
 
 
 def _unsupported_type_name(data) -> str:
@@ -293,6 +308,7 @@ def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None
     _check_flag("scalar_tensor", requires_grad)
     check_layout("scalar_tensor", layout)
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    check_fill_value(value, d.numpy)
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
 
@@ -477,6 +493,8 @@ def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=No
             f"{type(fill_value).__name__}"
         )
     if dtype is None:
+        if isinstance(fill_value, complex):  # PyTorch's result would be complex
+            raise complex_refused(f"the fill value {fill_value!r}")
         if isinstance(fill_value, bool):
             d = np.dtype(np.bool_)
         elif isinstance(fill_value, int):
@@ -521,6 +539,8 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     elif not all(map(is_number, (start, end, step))):
         _ARANGE.check(given)
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for v in values:  # (PyTorch reads each as a double first)
+        check_real_value(v, np.dtype(np.float64))
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is not None:
@@ -544,7 +564,24 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None,
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    _check_real_ends("linspace", start, end, dtype)
     return _finish(_even_steps(start, end, steps, _float_dtype(dtype)), requires_grad)
+
+
+def _check_real_ends(name: str, start, end, dtype) -> None:
+    """A complex end would make PyTorch's result complex: teachgrad refuses it."""
+    for value in (start, end):
+        if isinstance(value, Tensor):
+            value = value._data
+        if isinstance(value, (complex, np.complexfloating)) or (
+                isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+            if dtype is None:
+                raise complex_refused(f"the end point {value!r}")
+            inferred = "double" if get_default_dtype().numpy == np.float64 else "float"
+            raise RuntimeError(
+                f"torch.{name}(): inferred dtype c10::complex<{inferred}> can't be safely "
+                f"cast to passed dtype {to_dtype(dtype)._legacy.removesuffix('Tensor')}"
+            )
 
 
 def _even_steps(start, end, steps: int, dtype: np.dtype) -> np.ndarray:
@@ -597,6 +634,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None 
     given = (start, end, steps) if base == 10.0 else (start, end, steps, base)
     check_flag_overloaded("logspace", given, requires_grad)
     _check_device(device)
+    _check_real_ends("logspace", start, end, dtype)
     return _finish(_powers_of_even_steps(start, end, steps, base, _float_dtype(dtype)),
                    requires_grad)
 
@@ -665,7 +703,9 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=N
     _number_argument("full_like", "fill_value", 2, fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    data = np.full(input._data.shape, fill_value, _like_dtype(input, dtype))
+    d = _like_dtype(input, dtype)
+    check_fill_value(fill_value, d)
+    data = np.full(input._data.shape, fill_value, d)
     return _finish(data, requires_grad)
 
 

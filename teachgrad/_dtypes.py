@@ -94,6 +94,8 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     try:
         return _FROM_NUMPY[np_dtype]
     except KeyError:
+        if np_dtype.kind == "c":
+            raise complex_refused(f"an array of dtype {np_dtype}") from None
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
@@ -191,5 +193,30 @@ def _operand_key(x) -> tuple:
     if isinstance(x, np.ndarray):
         return (0 if x.ndim else 1, from_numpy_dtype(x.dtype))
     if isinstance(x, np.generic):
+        if x.dtype.kind == "c":
+            raise complex_refused(f"the number {x!r}")
         return (2, _Defaults.floating if x.dtype.kind == "f" else int64)
+    if isinstance(x, complex):
+        raise complex_refused(f"the number {x!r}")
     raise TypeError(f"unsupported operand of type {type(x).__name__}")
+
+
+def complex_refused(what: str) -> RuntimeError:
+    """teachgrad's error where PyTorch would make a complex tensor: teachgrad has none.
+
+    One message for every way a complex number gets in (a Python ``1j``, a NumPy complex
+    array, a result that would be complex), so that it never turns into a NumPy
+    traceback, a half-made tensor or a silently dropped imaginary part.
+
+    >>> raise complex_refused("the number 1j")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    RuntimeError: teachgrad has no complex dtypes, and the number 1j would make a complex tensor
+    Hint: teachgrad's tensors are real (floating point, integer or bool). ...
+    """
+    return RuntimeError(
+        f"teachgrad has no complex dtypes, and {what} would make a complex tensor"
+        "\nHint: teachgrad's tensors are real (floating point, integer or bool). Keep the "
+        "real and imaginary parts as two real tensors, or run code that needs complex "
+        "numbers with PyTorch."
+    )

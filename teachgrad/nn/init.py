@@ -32,6 +32,7 @@ from .. import _random
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
+from ..ops.fill_value import check_fill_value
 
 
 def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
@@ -114,6 +115,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
+    check_fill_value(val, tensor._data.dtype)  # (PyTorch fills: its checks, its words)
     return _write(tensor, np.full(tensor.shape, val))
 
 

@@ -236,6 +236,9 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness (a bool tensor)."""
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, complex):  # (NumPy would compare with |1j| quietly)
+            raise TypeError(f"isclose(): argument '{name}' must be float, not complex")
     return _make(np.asarray(np.isclose(input._data, _data(other), rtol=rtol, atol=atol,
                                    equal_nan=equal_nan)))
 

@@ -261,6 +261,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             value = value.to(input.dtype)
         out = IndexFillBackward1.apply(source, value, key=key, index=(index._data,))
     elif isinstance(value, (numbers.Number, np.generic)):
+        if isinstance(value, (complex, np.complexfloating)) and input._data.dtype.kind != "c":
+            raise RuntimeError(
+                "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+            )
         check_fill_value(value, input._data.dtype)
         out = IndexFillBackward0.apply(source, key=key, value=value, index=(index._data,))
     else:

@@ -27,6 +27,7 @@ from .._dtypes import result_type
 from .._tensor import Tensor, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
+from .fill_value import check_real_value
 from .fused import multiply_add
 from .inplace import inplace_method
 from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
@@ -131,6 +132,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     tensor([2.5000, 5.0000])
     """
     dtype = _pointwise_operands("addcmul", input, tensor1, tensor2)
+    check_real_value(value, np.dtype(dtype))
     return AddcmulBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)
 
 
@@ -155,6 +157,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     tensor([1.5000, 2.0000])
     """
     dtype = _pointwise_operands("addcdiv", input, tensor1, tensor2)
+    check_real_value(value, np.dtype(dtype))
     if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
         raise RuntimeError(_INTEGER_ADDCDIV)
     return AddcdivBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)

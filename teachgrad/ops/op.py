@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._dtypes import result_type
+from .._dtypes import complex_refused, result_type
 from .._tensor import Tensor
 from ..autograd import graph
 from ..autograd.anomaly_mode import forward_trace
@@ -45,6 +45,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
 from ..autograd.graph import unpack_mode as _unpack_mode
 from ..autograd.inference import new_version as new_inference_version
+from .fill_value import check_real_value
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -160,6 +161,10 @@ class Op(Node):
         helper calls, and nothing is done for autograd unless grad mode is on and an input
         requires grad. The rarer cases go to the helpers below.
         """
+        if params:  # a complex number among them would be dropped to its real part
+            for value in params.values():
+                if type(value) is complex:
+                    _refuse_complex_parameter(inputs, value)
         # One pass over the inputs: their arrays, whether any of them requires grad, and
         # (in grad mode) one (node, output_nr) edge per input: where its gradient goes.
         arrays = []
@@ -223,6 +228,8 @@ class Op(Node):
                 return view
             if type(out) is not _ndarray:
                 out = _asarray(out)  # NumPy returns a 0-d result as a scalar
+            if out.dtype.kind == "c":  # a complex number got in (see _dtypes.complex_refused)
+                raise complex_refused(f"{cls.__name__}'s result")
             t = _new(Tensor)
             t._data = out
             t._requires_grad = False
@@ -266,6 +273,8 @@ class Op(Node):
             t._requires_grad = True
             t._grad_fn = ctx
         else:  # integer and bool results are never differentiable
+            if out.dtype.kind == "c":  # a complex number got in (see _dtypes.complex_refused)
+                raise complex_refused(f"{cls.__name__}'s result")
             t._requires_grad = False
             t._grad_fn = None
         meta = _METAS.get(out.shape)  # _meta_of, inline
@@ -344,6 +353,14 @@ def _record_outputs(ctx: Op, out, inputs: tuple, arrays: list):
     return outputs
 
 
+def _refuse_complex_parameter(inputs: tuple, value: complex) -> None:
+    """PyTorch's error for a complex number argument (a slope, a threshold, a fill value)
+    of an op on real tensors; teachgrad has no complex tensors at all."""
+    dtype = next((x._data.dtype for x in inputs if isinstance(x, Tensor)), np.dtype(np.float64))
+    if dtype.kind != "b":  # (a bool takes any number: nonzero is True)
+        check_real_value(value, dtype)
+
+
 def _apply_in_inference_mode(cls: type[Op], inputs: tuple, arrays: list, params: dict):
     """``Op.apply`` inside ``inference_mode()``: nothing is recorded, and what the op makes
     is an inference tensor. A view takes its base's kind; a view of an ordinary tensor is
@@ -411,6 +428,8 @@ def _wrap(out, view_of: Tensor | None) -> Tensor:
     """A plain (untracked) tensor around a forward result."""
     if type(out) is not _ndarray:
         out = _asarray(out)  # NumPy returns scalars for 0-d results
+    if out.dtype.kind == "c":
+        raise complex_refused("the result")
     t = _new(Tensor)
     t._data = out
     t._requires_grad = False
@@ -446,6 +465,8 @@ def _tracked(out, ctx: Op, output_nr: int, view_of: Tensor | None) -> Tensor:
         t._grad_fn = ctx
         t._output_nr = output_nr
     else:  # integer and bool results are never differentiable
+        if out.dtype.kind == "c":
+            raise complex_refused(f"{type(ctx).__name__}'s result")
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from .._arguments import Signatures, checks_types, is_number
-from .._dtypes import get_default_dtype, result_type
+from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
@@ -39,13 +39,18 @@ def _operand(x):
     ``float``, so it is checked before the Python types.)
     """
     if isinstance(x, np.generic):
+        if x.dtype.kind == "c":
+            raise complex_refused(f"the number {x!r}")
         return x.item()
     if isinstance(x, (Tensor, int, float)):
         return x
     if isinstance(x, np.ndarray):
+        from_numpy_dtype(x.dtype)  # (refuses the dtypes teachgrad has not: complex...)
         return _make(x)
     if isinstance(x, numbers.Number):
-        return complex(x) if isinstance(x, complex) else float(x)
+        if isinstance(x, complex):
+            raise complex_refused(f"the number {x!r}")
+        return float(x)
     hint = ""
     if isinstance(x, (list, tuple)):  # (PyTorch refuses them too: x * [1, 2] is no product)
         hint = "\nHint: make the list a tensor first: torch.tensor([...])."
@@ -112,7 +117,11 @@ class AddBackward0(Op):
     def forward(ctx, a, b, alpha=1):
         if alpha != 1:  # (the class says 1: most nodes then need no attribute dict)
             ctx.alpha = alpha
-        return a + b if alpha == 1 else a + alpha * b
+        if alpha == 1:
+            return a + b
+        if a.dtype.kind == "b":  # bool + alpha·bool stays bool ("or"), as in PyTorch
+            return a | b if alpha else a.copy()
+        return a + alpha * b
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,9 +219,9 @@ def add(input, other, *, alpha=1) -> Tensor:
     >>> torch.tensor([1., 2.]) + 1
     tensor([2., 3.])
     """
-    if alpha == 1:
+    if alpha is _ONE:  # the usual alpha=1, in one check (see _ONE)
         return _binary(AddBackward0, input, other)
-    _check_alpha("add", alpha)
+    alpha = _checked_alpha("add", alpha, input, other)
     return _binary(AddBackward0, input, other, alpha=alpha)
 
 
@@ -220,15 +229,41 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other``, with broadcasting."""
     _check_bool_subtraction(input, other)
-    if alpha.__class__ is not int:  # (the usual alpha=1 costs one check)
-        _check_alpha("sub", alpha)
+    if alpha is not _ONE:  # (the usual alpha=1 costs one check, see _ONE)
+        alpha = _checked_alpha("sub", alpha, input, other)
     return _binary(SubBackward0, input, other, alpha=alpha)
 
 
-def _check_alpha(name: str, alpha) -> None:
-    """PyTorch's TypeError for an ``alpha`` that is not a number (NumPy's would follow)."""
+# CPython keeps one object for the int 1: the default alpha, and any 1 computed, is this one.
+# (Where it were not, alpha=1 would only take the checked path below, which accepts it.)
+_ONE = 1
+
+
+def _checked_alpha(name: str, alpha, input, other):
+    """``alpha`` as a Python number, after PyTorch's checks (its ``alpha_check``).
+
+    The result's dtype decides what alpha may be: a float only for floating results
+    (``int_tensor.add(x, alpha=0.5)`` would otherwise quietly make floats), a bool only
+    for bool results, and never a complex number (teachgrad has no complex results).
+    """
     if not is_number(alpha):
         Signatures(name, "(*, Number alpha = 1)").check((), {"alpha": alpha})
+    if isinstance(alpha, (Tensor, np.generic)):
+        alpha = alpha.item()
+    result = result_type(_operand(input), _operand(other)).numpy
+    if isinstance(alpha, bool) and result.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if result.kind != "f" and not isinstance(alpha, int):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+            "\nHint: an integer tensor stays integer; convert it first (x.float()) to scale "
+            "by a fraction."
+        )
+    if isinstance(alpha, complex):
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+    return alpha
 
 
 def _check_bool_subtraction(a, b) -> None:
@@ -256,6 +291,8 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     _check_bool_subtraction(other, input)
+    if alpha is not _ONE:
+        alpha = _checked_alpha("rsub", alpha, input, other)
     other = _operand(other)
     if isinstance(other, float) and input._data.dtype.kind != "f":
         input = _floating(input)
@@ -1474,11 +1511,16 @@ def _compare(ufunc, a, b) -> Tensor:
     return _make(np.asarray(ufunc(a._data, b)))
 
 
+_COMPLEX_NUMBER = (complex, np.complexfloating)  # equal to a real number only if .imag is 0
+
+
 @tensor_method("eq", "__eq__")
 def eq(input: Tensor, other) -> Tensor:
     """Elementwise ``==`` (a bool tensor)."""
     if other is None:
         return False
+    if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
+        return _make(np.asarray(np.equal(input._data, other)))
     return _compare(np.equal, input, other)
 
 
@@ -1487,6 +1529,8 @@ def ne(input: Tensor, other) -> Tensor:
     """Elementwise ``!=``."""
     if other is None:
         return True
+    if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
+        return _make(np.asarray(np.not_equal(input._data, other)))
     return _compare(np.not_equal, input, other)
 
 

@@ -19,6 +19,7 @@ from .._arguments import Signatures
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
 from . import numpy_protocol, pointwise
+from .fill_value import check_real_value
 from .fused import multiply_add
 from .layout import copy_keeping_layout
 from .number_factor import MulBackward1, times_number
@@ -949,6 +950,7 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     _refuse_integers("lerp_kernel_scalar", input, end)
     _check_same_dtype(input, end, "end")
     _check_broadcast(input, end)
+    check_real_value(weight, input._data.dtype)  # (PyTorch's words for a complex weight)
     weight = _operand(weight)
     if not isinstance(weight, Tensor):
         return LerpBackward0.apply(input, end, weight=weight)

@@ -1,0 +1,230 @@
+"""teachgrad has no complex dtypes: every way a complex number gets in gives a clear error.
+
+Before, ``torch.full((2,), 1j)`` and ``x.fill_(1j)`` quietly dropped the imaginary part,
+``torch.tensor(np.array([1j]))`` made a tensor that could not even print, and ``x * 1j``
+failed with an AttributeError from deep inside ``Op.apply``. Now:
+
+* where PyTorch would make a complex tensor, teachgrad says it has no complex dtypes (its
+  own message: PyTorch has none to copy);
+* where PyTorch refuses too (a complex value written into a real tensor, a complex
+  ``alpha``), teachgrad raises PyTorch's error, word for word;
+* comparisons that PyTorch answers (``x == 1j``) are answered.
+
+The expected messages are written out here; where PyTorch is installed, its message is
+checked to be the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad
+
+REFUSED = "teachgrad has no complex dtypes, and {} would make a complex tensor"
+
+
+def _run(code: str, torch):
+    x = torch.ones(2)
+    xi = torch.ones(2, dtype=torch.int64)
+    return eval(code, {"torch": torch, "np": np, "x": x, "xi": xi})  # noqa: S307
+
+
+# PyTorch makes a complex tensor here; teachgrad refuses, naming what was complex.
+PYTORCH_WOULD_MAKE_COMPLEX = [
+    ("torch.tensor(1+2j)", "the number (1+2j)"),
+    ("torch.tensor([[1.0, 2.0], [3.0, 1j]])", "the number 1j"),
+    ("torch.as_tensor([1j])", "the number 1j"),
+    ("torch.tensor(np.array([1j]))", "an array of dtype complex128"),
+    ("torch.from_numpy(np.array([1j], dtype=np.complex64))", "an array of dtype complex64"),
+    ("torch.as_tensor(np.array([1j]))", "an array of dtype complex128"),
+    ("x * 1j", "the number 1j"),
+    ("1j * x", "the number 1j"),
+    ("x + (1+1j)", "the number (1+1j)"),
+    ("1j - x", "the number 1j"),
+    ("x / 1j", "the number 1j"),
+    ("x ** 1j", "the number 1j"),
+    ("2j ** x", "the number 2j"),
+    ("xi * 1j", "the number 1j"),
+    ("x * np.complex64(1j)", "the number np.complex64(1j)"),
+    ("x + np.array([1j, 2])", "an array of dtype complex128"),
+    ("torch.where(x > 0, x, 1j)", "the number 1j"),
+    ("torch.full((2,), 1j)", "the fill value 1j"),
+    ("torch.linspace(0, 1j, 3)", "the end point 1j"),
+]
+
+
+@pytest.mark.parametrize(("code", "what"), PYTORCH_WOULD_MAKE_COMPLEX)
+def test_what_pytorch_makes_complex_is_refused_with_a_hint(code, what):
+    with pytest.raises(RuntimeError) as error:
+        _run(code, teachgrad)
+    sentence, hint = str(error.value).split("\n")
+    assert sentence == REFUSED.format(what)
+    assert hint.startswith("Hint: teachgrad's tensors are real")
+
+
+@pytest.mark.parametrize(("code", "what"), PYTORCH_WOULD_MAKE_COMPLEX[:6])
+def test_pytorch_does_make_a_complex_tensor_there(code, what):
+    torch = pytest.importorskip("torch")
+    assert _run(code, torch).is_complex()
+
+
+# PyTorch refuses these too (the result would be real): its words.
+PYTORCH_REFUSES = [
+    ("x.fill_(1j)", RuntimeError, "value cannot be converted to type float without overflow"),
+    ("x.double().fill_(1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    ("x.masked_fill(x > 0, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("x.__setitem__(0, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.full_like(x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("x.new_full((2,), 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.full((2,), 1j, dtype=torch.float64)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    ("torch.scalar_tensor(1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.scalar_tensor(1j, dtype=torch.int32)", RuntimeError,
+     "value cannot be converted to type int without overflow"),
+    ("torch.ones(2, dtype=torch.int32).fill_(float('inf'))", RuntimeError,
+     "value cannot be converted to type int without overflow"),
+    ("torch.arange(1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    ("torch.arange(0, 3, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    ("torch.lerp(x, x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.addcmul(x, x, x, value=1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.addcdiv(x, x, x, value=1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("x.index_fill(0, torch.tensor([0]), 1j)", RuntimeError,
+     "index_fill_(): Converting complex Scalar to non-complex type is not supported"),
+    ("torch.isclose(x, x, rtol=1j)", TypeError,
+     "isclose(): argument 'rtol' must be float, not complex"),
+    ("torch.linspace(0, 1j, 3, dtype=torch.float64)", RuntimeError,
+     "torch.linspace(): inferred dtype c10::complex<float> can't be safely cast to passed "
+     "dtype Double"),
+    ("torch.logspace(0, 1j, 3, dtype=torch.float32)", RuntimeError,
+     "torch.logspace(): inferred dtype c10::complex<float> can't be safely cast to passed "
+     "dtype Float"),
+    ("x.add(x, alpha=1j)", RuntimeError,
+     "For non-complex input tensors, argument alpha must not be a complex number."),
+    # a complex number argument of an op (Op.apply checks them all: one mechanism)
+    ("torch.nn.functional.threshold(x, 1j, 2.)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.nn.functional.leaky_relu(x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.nn.functional.elu(x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.nn.functional.softplus(x, beta=1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.nn.functional.hardshrink(x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    ("torch.nn.init.constant_(x, 1j)", RuntimeError,
+     "value cannot be converted to type float without overflow"),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), PYTORCH_REFUSES)
+def test_pytorch_errors_are_pytorch_words(code, kind, message):
+    with pytest.raises(kind) as error:
+        _run(code, teachgrad)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), PYTORCH_REFUSES)
+def test_pytorch_says_the_same(code, kind, message):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(kind) as error:
+        _run(code, torch)
+    assert str(error.value).split("\n")[0] == message
+
+
+def test_a_refused_fill_changes_nothing():
+    x = teachgrad.tensor([1.0, 2.0])
+    version = x._version
+    for fill in (lambda: x.fill_(1j), lambda: x.masked_fill_(x > 0, 1j),
+                 lambda: x.__setitem__(0, 1j)):
+        with pytest.raises(RuntimeError):
+            fill()
+    assert x.tolist() == [1.0, 2.0]
+    assert x._version == version
+
+
+def test_a_bool_tensor_takes_a_complex_fill_as_true():
+    # As in PyTorch: any nonzero number is True.
+    assert teachgrad.zeros(2, dtype=teachgrad.bool).fill_(1j).tolist() == [True, True]
+    assert teachgrad.full((2,), 1j, dtype=teachgrad.bool).tolist() == [True, True]
+
+
+def test_equality_with_a_complex_number_is_answered():
+    x = teachgrad.tensor([2.0, 3.0])
+    assert (x == 1j).tolist() == [False, False]
+    assert (x == 2 + 0j).tolist() == [True, False]
+    assert (x != 2 + 0j).tolist() == [False, True]
+    assert teachgrad.ne(x, 1j).tolist() == [True, True]
+
+
+def test_complex_only_names_say_why_they_are_missing():
+    for name in ("complex64", "cfloat", "view_as_complex", "fft"):
+        with pytest.raises(AttributeError, match="teachgrad has no complex dtypes"):
+            getattr(teachgrad, name)
+        assert not hasattr(teachgrad, name)
+    with pytest.raises(AttributeError) as error:
+        teachgrad.no_such_function  # noqa: B018
+    assert str(error.value) == "module 'teachgrad' has no attribute 'no_such_function'"
+
+
+# --- add/sub's alpha: PyTorch's alpha_check ----------------------------------------------
+ALPHA_ERRORS = [
+    ("xi.add(xi, alpha=1.5)",
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    ("xi.sub(xi, alpha=1.5)",
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    ("torch.add(xi, 2, alpha=0.5)",
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    ("torch.rsub(xi, 2, alpha=0.5)",
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    ("xi.add(1, alpha=1.0)",
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    ("x.add(x, alpha=True)", "Boolean alpha only supported for Boolean results."),
+]
+
+
+@pytest.mark.parametrize(("code", "message"), ALPHA_ERRORS)
+def test_alpha_is_checked_against_the_result_dtype(code, message):
+    with pytest.raises(RuntimeError) as error:
+        _run(code, teachgrad)
+    assert str(error.value).split("\n")[0] == message
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as error:
+        _run(code, torch)
+    assert str(error.value) == message
+
+
+def test_alphas_pytorch_accepts():
+    x = teachgrad.tensor([1.0, 2.0])
+    i = teachgrad.tensor([1, 2])
+    assert x.add(x, alpha=0.5).tolist() == [1.5, 3.0]
+    assert x.sub(x, alpha=2).tolist() == [-1.0, -2.0]
+    assert i.add(i, alpha=3).tolist() == [4, 8]
+    assert i.add(i, alpha=3).dtype is teachgrad.int64
+    assert i.add(x, alpha=0.5).tolist() == [1.5, 3.0]  # the result is float: a float alpha
+    assert x.add(x, alpha=teachgrad.tensor(2.0)).tolist() == [3.0, 6.0]
+    # bool + alpha·bool stays bool: "or", where alpha is nonzero
+    t, f = teachgrad.tensor([True, False]), teachgrad.tensor([False, False])
+    assert f.add(t, alpha=2).tolist() == [True, False]
+    assert f.add(t, alpha=2).dtype is teachgrad.bool
+    assert f.add(t, alpha=0).tolist() == [False, False]
+    assert t.add(t, alpha=True).tolist() == [True, False]
+
+
+def test_alpha_gradients_are_scaled():
+    a = teachgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = teachgrad.tensor([3.0, 4.0], requires_grad=True)
+    a.sub(b, alpha=0.5).sum().backward()  # d/db of a - 0.5 b is -0.5
+    assert a.grad.tolist() == [1.0, 1.0]
+    assert b.grad.tolist() == [-0.5, -0.5]
