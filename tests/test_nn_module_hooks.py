@@ -161,10 +161,22 @@ def _hook_trace(lib):
     return trace
 
 
+def _same_trace(mine, theirs) -> bool:
+    """Equal traces: the same entries, numbers within float32's rounding (PyTorch's and
+    NumPy's matrix kernels round differently on different processors)."""
+    if isinstance(mine, (list, tuple)) and isinstance(theirs, (list, tuple)):
+        return len(mine) == len(theirs) and all(map(_same_trace, mine, theirs))
+    if isinstance(mine, float) and isinstance(theirs, float):
+        return abs(mine - theirs) <= 1e-5 * max(1.0, abs(theirs))
+    return mine == theirs
+
+
 @pytest.mark.torch
 def test_backward_hooks_see_what_pytorchs_see():
     real = pytest.importorskip("torch")
-    assert _hook_trace(torch) == _hook_trace(real)
+    mine, theirs = _hook_trace(torch), _hook_trace(real)
+    assert _same_trace(mine, theirs), (mine, theirs)
+    assert not _same_trace(mine, theirs[:-1])  # (the comparison can fail)
 
 
 # ------------------------------------------------------- register_backward_hook (the old one)

@@ -36,7 +36,10 @@ MATCHING = [
     "torch.einsum",
     "torch.linalg.det", "torch.linalg.cross", "torch.linalg.vector_norm",
     "torch.linalg.matrix_norm", "torch.linalg.vander",
-    "torch.linalg.lu_factor", "torch.linalg.lu", "torch.linalg.lu_solve", "torch.lu_unpack",
+    # (not lu_solve: on this AMD EPYC machine PyTorch 2.13 itself prints False for its
+    # example's allclose(X @ A, B), a float32 rounding of its random matrix; teachgrad prints
+    # the documented True. lu_solve is tested in test_linalg_lu.py.)
+    "torch.linalg.lu_factor", "torch.linalg.lu", "torch.lu_unpack",
     "torch.triangular_solve", "torch.linalg.ldl_factor", "torch.linalg.ldl_factor_ex",
     "torch.range", "torch.as_strided", "torch.as_strided_scatter", "torch.testing.make_tensor",
     # Tensor methods
