@@ -149,8 +149,7 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
-        if data.dtype.kind == "c":
-            raise complex_refused(f"an array of dtype {data.dtype}")
+        _dtypes.from_numpy_dtype(data.dtype)  # (refuses what teachgrad has not, in PyTorch's words)
         return np.array(data)  # NumPy data keeps its dtype (float64 stays float64)
     tensor_dtypes: list = []
     number_types: set = set()
@@ -162,7 +161,11 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
         raise
     if array.dtype == object:
         _raise_ragged(data)
+        if _all_ints(data):  # ints beyond int64 (NumPy keeps them as Python objects)
+            return _big_ints(data, dtype)
         raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+    if array.dtype.kind == "u":  # ints from 2**63 to 2**64 - 1: NumPy made them uint64
+        return _big_ints(data, dtype)
     if tensor_dtypes and dtype is None:
         promoted = _promoted_leaf_dtype(tensor_dtypes, number_types)
         return array.astype(promoted.numpy, copy=False)
@@ -176,10 +179,33 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     if array.dtype.kind == "c":
         raise complex_refused(f"the number {_complex_in(data)!r}")
     if array.dtype.kind in "US":
-        if array.ndim:
+        # PyTorch reads the shape down the first elements: a string there is a sequence one
+        # dimension too many; a string met later is a value it cannot store.
+        first = data
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        if array.ndim and isinstance(first, str):
             raise ValueError("too many dimensions 'str'")
         raise TypeError("new(): invalid data type 'str'")
     raise RuntimeError(f"Could not infer dtype of {_unsupported_type_name(data)}")
+
+
+def _all_ints(data) -> bool:
+    if isinstance(data, (list, tuple)):
+        return all(_all_ints(item) for item in data)
+    return isinstance(data, int) and not isinstance(data, bool)
+
+
+def _big_ints(data, dtype: DType | None) -> np.ndarray:
+    """Python ints too big for int64: a floating dtype takes them (rounded), as PyTorch's;
+    otherwise PyTorch's error (NumPy would wrap them around to negative numbers)."""
+    if dtype is not None and to_dtype(dtype).is_floating_point:
+        return np.array(data, dtype=np.float64)
+    raise ValueError(
+        "Overflow when unpacking long long"
+        "\nHint: int64, teachgrad's integer type, holds numbers up to 2**63 - 1; give a "
+        "floating dtype (dtype=torch.float64) for larger ones."
+    )
 
 
 def _complex_in(data):
@@ -308,7 +334,7 @@ def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None
     _check_flag("scalar_tensor", requires_grad)
     check_layout("scalar_tensor", layout)
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
-    check_fill_value(value, d.numpy)
+    value = check_fill_value(value, d.numpy)
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
 
@@ -503,7 +529,7 @@ def full(size, fill_value, *, dtype: DType | None = None, layout=None, device=No
             d = get_default_dtype().numpy
     else:
         d = to_dtype(dtype).numpy
-    check_fill_value(fill_value, d)
+    fill_value = check_fill_value(fill_value, d)
     return _finish(np.full(_shape(size, "full", FULL_SIGNATURE), fill_value, d), requires_grad)
 
 
@@ -704,7 +730,7 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=N
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _like_dtype(input, dtype)
-    check_fill_value(fill_value, d)
+    fill_value = check_fill_value(fill_value, d)
     data = np.full(input._data.shape, fill_value, d)
     return _finish(data, requires_grad)
 

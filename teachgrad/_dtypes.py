@@ -96,9 +96,20 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     except KeyError:
         if np_dtype.kind == "c":
             raise complex_refused(f"an array of dtype {np_dtype}") from None
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        if not np_dtype.isnative:  # big-endian data (from a file): PyTorch's refusal
+            raise ValueError(
+                "given numpy array has byte order different from the native byte order. "
+                "Conversion between byte orders is currently not supported."
+                "\nHint: convert it first, e.g. array.astype(array.dtype.newbyteorder('='))."
+            ) from None
+        hint = ""
+        if np_dtype.kind in "uif":  # (uint16/32/64 are PyTorch's, with few ops; not here)
+            hint = (f"\nHint: teachgrad has no {np_dtype.name}; convert the array first, "
+                    f"e.g. array.astype(np.{'float64' if np_dtype.kind == 'f' else 'int64'}).")
+        raise TypeError(  # (named as PyTorch names it: numpy.longdouble, numpy.str_ ...)
+            f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
+            "supported types are: float64, float32, float16, int64, int32, int16, int8, "
+            "uint8, and bool." + hint
         ) from None
 
 

@@ -115,7 +115,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
-    check_fill_value(val, tensor._data.dtype)  # (PyTorch fills: its checks, its words)
+    val = check_fill_value(val, tensor._data.dtype)  # (PyTorch fills: its checks, its words)
     return _write(tensor, np.full(tensor.shape, val))
 
 

@@ -14,11 +14,17 @@ import math
 import numpy as np
 
 
-def check_fill_value(value, dtype: np.dtype) -> None:
+def check_fill_value(value, dtype: np.dtype):
     """Refuse a ``value`` that ``dtype`` cannot hold: a float that an integer dtype cannot
     (inf, nan, too large), a complex number in any real dtype but bool.
 
-    >>> check_fill_value(2.5, np.dtype(np.int64))  # truncated to 2, as in PyTorch
+    Returns the value to write: ``value`` itself, except a negative int for an unsigned
+    dtype, which wraps around (``-1`` is ``255`` for uint8) as PyTorch's cast does.
+
+    >>> check_fill_value(2.5, np.dtype(np.int64))  # truncated to 2 when written, as in PyTorch
+    2.5
+    >>> check_fill_value(-1, np.dtype(np.uint8))
+    255
     >>> check_fill_value(float("inf"), np.dtype(np.int64))
     Traceback (most recent call last):
     ...
@@ -31,14 +37,26 @@ def check_fill_value(value, dtype: np.dtype) -> None:
     if isinstance(value, (complex, np.complexfloating)):
         if dtype.kind != "b":  # (a bool takes any number: nonzero is True)
             check_real_value(value, dtype)
-        return
-    if dtype.kind not in "iu" or not isinstance(value, (float, np.floating)):
-        return
+        return value
+    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        return value
     info = np.iinfo(dtype)
+    if isinstance(value, (int, np.integer)):
+        # An int must fit, but an unsigned dtype also takes down to -max (it wraps: uint8
+        # takes -1 as 255), as PyTorch's c10::overflows allows.
+        low = -info.max if dtype.kind == "u" else info.min
+        if not low <= value <= info.max:
+            raise RuntimeError(
+                f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"
+            )
+        return int(value) + info.max + 1 if value < 0 and dtype.kind == "u" else value
+    if not isinstance(value, (float, np.floating)):
+        return value
     if not math.isfinite(value) or not info.min <= value <= info.max:
         raise RuntimeError(
             f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"
         )
+    return value
 
 
 # How PyTorch's C++ names each dtype in this message (int32 is plain ``int``).

@@ -456,7 +456,7 @@ def _value_tensor(target: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)):
-        check_fill_value(value, target._data.dtype)
+        value = check_fill_value(value, target._data.dtype)
         return _make(np.asarray(value, dtype=target._data.dtype))
     kind = type(value)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
@@ -1102,7 +1102,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     else:
         if not isinstance(value, (numbers.Number, np.generic)):
             _MASKED_FILL.check((mask, value))
-        check_fill_value(value, input._data.dtype)
+        value = check_fill_value(value, input._data.dtype)
         out = MaskedFillBackward0.apply(input, mask=mask_arr, value=value)
     if isinstance(mask, Tensor):  # backward refuses a mask changed in place since
         check_saved_constant(out, 0, mask)

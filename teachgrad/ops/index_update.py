@@ -265,7 +265,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             raise RuntimeError(
                 "index_fill_(): Converting complex Scalar to non-complex type is not supported"
             )
-        check_fill_value(value, input._data.dtype)
+        value = check_fill_value(value, input._data.dtype)
         out = IndexFillBackward0.apply(source, key=key, value=value, index=(index._data,))
     else:
         raise TypeError(

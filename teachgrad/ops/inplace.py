@@ -477,7 +477,7 @@ def _fill(self: Tensor, value) -> Tensor:
         return FillBackward3.apply(self, value)
     if not is_number(value):  # (a string would reach NumPy)
         _FILL.check((value,))
-    check_fill_value(value, self._data.dtype)
+    value = check_fill_value(value, self._data.dtype)
     return FillBackward2.apply(self, value=value)
 
 

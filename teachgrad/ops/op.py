@@ -501,7 +501,24 @@ def _promote(inputs: tuple, arrays: list) -> None:
     for i, x in enumerate(arrays):
         if isinstance(x, _ndarray) and x.dtype != target:
             arrays[i] = x.astype(target)
+        elif type(x) is int and target.kind in "iu":
+            bounds = _INT_BOUNDS[target]
+            if not bounds[0] <= x <= bounds[1]:  # NumPy refuses it; PyTorch wraps it around
+                arrays[i] = _wrapped_int(x, target)
 
 
 _array = np.array
 _PY_NUMBER = (int, float, bool)  # type() checks: bool is not caught by int
+_INT_BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+
+
+def _wrapped_int(x: int, dtype: np.dtype) -> np.ndarray:
+    """A Python int outside ``dtype``'s range, as PyTorch's cast makes it: wrapped around
+    (``int8_tensor + 300`` adds 44). PyTorch takes ints from -2**63 to 2**64 - 1."""
+    if not -(2**63) <= x < 2**64:
+        raise OverflowError(
+            "int too big to convert"
+            "\nHint: teachgrad's integers are at most 64 bits; use a float for this number."
+        )
+    return _array(x % 2**64, np.uint64).astype(dtype)

@@ -39,9 +39,11 @@ def _operand(x):
     ``float``, so it is checked before the Python types.)
     """
     if isinstance(x, np.generic):
-        if x.dtype.kind == "c":
+        kind = x.dtype.kind
+        if kind == "c":
             raise complex_refused(f"the number {x!r}")
-        return x.item()
+        # (a Python number: .item() would keep an np.longdouble as it is)
+        return float(x) if kind == "f" else bool(x) if kind == "b" else int(x)
     if isinstance(x, (Tensor, int, float)):
         return x
     if isinstance(x, np.ndarray):
