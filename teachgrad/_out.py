@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._dtypes import to_dtype
+from ._input_check import refuse_non_tensor_input, takes_input_first
 from ._tensor import Tensor
 from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -163,11 +164,17 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
     ``name`` is the one errors show (default: the function's own); ``creates``: a creation
     function, whose values take ``out``'s dtype unless ``dtype=`` is given."""
     name = name or function.__name__
+    input_first = takes_input_first(function)
 
     @functools.wraps(function)
     def with_out(*args, out: Tensor | None = None, **kwargs) -> Tensor:
         if out is None:
-            return function(*args, **kwargs)
+            try:
+                return function(*args, **kwargs)
+            except (AttributeError, TypeError):  # torch.sum([1, 2]): PyTorch's TypeError
+                if input_first:
+                    refuse_non_tensor_input(name, args, kwargs)
+                raise
         if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         elif creates and isinstance(out, Tensor) and to_dtype(kwargs["dtype"]) != out.dtype:
@@ -186,6 +193,7 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             )
         return write_out(name, function(*args, **kwargs), out)
 
+    with_out.checks_input = True  # (see _input_check: not to be wrapped again)
     return with_out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._input_check import refuse_non_tensor_input
 from ._tensor import Tensor, _make
 from ._warn import warn_user
 from .ops.op import Op
@@ -23,21 +24,25 @@ __all__ = ["is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_
 
 def is_complex(input: Tensor) -> bool:
     """False: teachgrad has no complex dtypes."""
+    refuse_non_tensor_input("is_complex", (input,), {})  # (a list would come back as it is)
     return False
 
 
 def is_conj(input: Tensor) -> bool:
     """False: a real tensor is never a lazily conjugated view."""
+    refuse_non_tensor_input("is_conj", (input,), {})  # (a list would come back as it is)
     return False
 
 
 def is_neg(input: Tensor) -> bool:
     """False: a real tensor is never a lazily negated view."""
+    refuse_non_tensor_input("is_neg", (input,), {})  # (a list would come back as it is)
     return False
 
 
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate: ``input`` itself for a real tensor."""
+    refuse_non_tensor_input("conj", (input,), {})  # (a list would come back as it is)
     return input
 
 
@@ -46,11 +51,13 @@ conj_physical = resolve_conj = resolve_neg = conj
 
 def real(input: Tensor) -> Tensor:
     """The real part: ``input`` itself for a real tensor."""
+    refuse_non_tensor_input("real", (input,), {})  # (a list would come back as it is)
     return input
 
 
 def imag(input: Tensor) -> Tensor:
     """The imaginary part: an error for real tensors, as in PyTorch."""
+    refuse_non_tensor_input("imag", (input,), {})
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._input_check import refuse_non_tensor_input
 from ._tensor import Tensor
 
 # Every in-place method that PyTorch also has as a top-level function.
@@ -379,6 +380,7 @@ newaxis = None  # ``x[:, torch.newaxis]``, as NumPy's np.newaxis
 
 def get_device(input: Tensor) -> int:
     """-1: the tensor is on the CPU."""
+    refuse_non_tensor_input("get_device", (input,), {})
     return -1
 
 

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from .._input_check import refuse_non_tensor_input
 from .._tensor import Tensor, _make, tensor_method
 from .._warn import warn_user
 from . import decompositions as dec
@@ -65,6 +66,7 @@ def inverse(input: Tensor) -> Tensor:  # noqa: A002
 @tensor_method()
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
     """The pseudo-inverse, with singular values below ``rcond · σ_max`` treated as zero."""
+    refuse_non_tensor_input("pinverse", (input,), {})  # (linalg.pinv's own check reads it)
     return dec.pinv(input, rtol=rcond)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._input_check import refuse_non_tensor_input
 from .._tensor import Tensor, _make
 from . import shape, strided
 from .not_implemented import NotImplementedNode
@@ -123,5 +124,6 @@ view_copy = _copying(shape.view, "view_copy", "``view(input, size)`` (or a dtype
 def detach_copy(input: Tensor) -> Tensor:  # noqa: A002
     """``input.detach()`` in new memory. As in PyTorch, the result of a tensor that requires
     grad still requires grad, under a ``NotImplemented`` node: a backward through it fails."""
+    refuse_non_tensor_input("detach_copy", (input,), {})
     return NotImplementedNode.apply(input, compute=np.copy, aten_name="detach_copy")
 

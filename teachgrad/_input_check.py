@@ -1,0 +1,88 @@
+"""``torch.sum([1, 2])``: PyTorch's TypeError when a function's ``input`` is no tensor.
+
+Most of teachgrad's functions are written for tensors and read ``input._data`` straight
+away: given a list they failed with ``AttributeError: 'list' object has no attribute
+'_data'``, a message from teachgrad's inside. PyTorch's argument parser says instead::
+
+    TypeError: sum(): argument 'input' (position 1) must be Tensor, not list
+
+Checking every call up front would cost every call; this checks *after the fact*, as
+``_arguments.checks_types`` does: the namespace function runs as it is, and only when it
+fails with an ``AttributeError`` or ``TypeError`` while its ``input`` is not a tensor is
+the error replaced by PyTorch's. (A ``try`` costs nothing until something is raised.)
+Numbers and NumPy arrays that a function accepts keep working: only failures are
+translated. The Tensor methods are not wrapped (their ``self`` is always a tensor).
+
+>>> import teachgrad as torch
+>>> torch.sum([1, 2])
+Traceback (most recent call last):
+...
+TypeError: sum(): argument 'input' (position 1) must be Tensor, not list
+Hint: make it a tensor first, e.g. torch.tensor(...).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+from ._tensor import Tensor, python_type_name
+
+
+def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict) -> None:
+    """Raise PyTorch's TypeError if the ``input`` argument (first, or by keyword) is not a
+    tensor; return otherwise (the caller then re-raises its own error)."""
+    value = args[0] if args else kwargs.get("input", _MISSING)
+    if value is _MISSING or isinstance(value, Tensor):
+        return
+    raise TypeError(
+        f"{name}(): argument 'input' (position 1) must be Tensor, not "
+        f"{python_type_name(value)}"
+        "\nHint: make it a tensor first, e.g. torch.tensor(...)."
+    ) from None
+
+
+_MISSING = object()
+
+
+def checks_input(function: Callable, name: str) -> Callable:
+    """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError."""
+
+    @functools.wraps(function)
+    def with_input_check(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (AttributeError, TypeError):
+            refuse_non_tensor_input(name, args, kwargs)
+            raise
+
+    with_input_check.checks_input = True
+    return with_input_check
+
+
+def takes_input_first(function: Callable) -> bool:
+    """Is ``function``'s first parameter PyTorch's ``input`` (a tensor)?"""
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # (a builtin or a class without a signature)
+        return False
+    return bool(parameters) and parameters[0] == "input"
+
+
+def add_input_checks(namespace: dict, skip: frozenset[str] = frozenset()) -> None:
+    """Wrap every public function of ``namespace`` whose first parameter is ``input``
+    (aliases stay one function: ``torch.arcsin is torch.asin``)."""
+    wrappers: dict[int, Callable] = {}
+    for name, value in list(namespace.items()):
+        if name.startswith("_") or name in skip or not inspect.isfunction(value):
+            continue
+        if getattr(value, "checks_input", False):  # (out= functions check it themselves)
+            continue
+        if getattr(value, "__module__", "").split(".")[0] != "teachgrad":
+            continue
+        if not takes_input_first(value):
+            continue
+        if id(value) not in wrappers:
+            wrappers[id(value)] = checks_input(value, value.__name__.lstrip("_"))
+        namespace[name] = wrappers[id(value)]

@@ -1,0 +1,116 @@
+"""A namespace function given a list (or None, or a string) where its ``input`` tensor goes
+says so in PyTorch's words, instead of ``'list' object has no attribute '_data'``.
+
+The expected message is PyTorch's argument-parser sentence, written out here; with PyTorch
+installed, every namespace function that PyTorch refuses a list for is checked to give
+teachgrad's the same first line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import teachgrad
+
+
+@pytest.mark.parametrize("name", ["sum", "exp", "argmax", "amax", "cumsum", "flatten",
+                                  "sigmoid", "relu", "transpose", "clamp", "softmax"])
+def test_a_list_is_refused_in_pytorchs_words(name):
+    with pytest.raises(TypeError) as error:
+        getattr(teachgrad, name)([1.0, 2.0])
+    sentence = str(error.value).split("\n")[0]
+    assert sentence == f"{name}(): argument 'input' (position 1) must be Tensor, not list"
+    assert "Hint: make it a tensor first" in str(error.value)
+
+
+def test_other_types_and_keywords_are_named():
+    with pytest.raises(TypeError, match=r"argmax\(\): argument 'input' \(position 1\) must "
+                                        r"be Tensor, not NoneType"):
+        teachgrad.argmax(None)
+    with pytest.raises(TypeError, match="must be Tensor, not list"):
+        teachgrad.amax(input=[1.0])
+    with pytest.raises(TypeError, match="must be Tensor, not str"):
+        teachgrad.special.expit("a")
+
+
+def test_what_works_keeps_working():
+    x = teachgrad.tensor([1.0, 2.0])
+    assert teachgrad.exp(x).tolist() == pytest.approx(np.exp([1.0, 2.0]).tolist())
+    assert teachgrad.sum(input=x).item() == 3.0
+    assert teachgrad.pow(2, x).tolist() == [2.0, 4.0]  # a number first: PyTorch takes it
+    assert teachgrad.arcsin is teachgrad.asin  # aliases stay one function
+
+
+def test_other_errors_pass_through_unchanged():
+    x = teachgrad.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+        teachgrad.sum(x, dim="a")
+    with pytest.raises(TypeError, match="zeros\\(\\): argument 'size'"):
+        teachgrad.zeros("a")
+    with pytest.raises(TypeError, match="cat\\(\\): argument 'tensors'"):
+        teachgrad.cat(5)
+
+
+def _namespace_functions():
+    for name in sorted(dir(teachgrad)):
+        value = getattr(teachgrad, name)
+        if not name.startswith("_") and inspect.isfunction(value):
+            yield name, value
+
+
+def test_every_input_function_gets_the_message_for_a_list():
+    """Every namespace function whose first parameter is ``input`` and that fails on a list
+    fails with PyTorch's sentence (not an AttributeError from inside)."""
+    checked = 0
+    for name, function in _namespace_functions():
+        parameters = list(inspect.signature(function).parameters)
+        if not parameters or parameters[0] != "input":
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                function([1.0, 2.0])
+            except TypeError as error:
+                if "missing" in str(error) and "required" in str(error):
+                    continue  # (called with too few arguments: Python's own message)
+                assert "must be Tensor, not list" in str(error), (name, error)
+                checked += 1
+            except AttributeError as error:
+                pytest.fail(f"{name}: {error!r}")
+            except Exception:  # noqa: S110 - other refusals (RuntimeError ...) are their own
+                pass
+    assert checked > 100
+
+
+def test_pytorch_refuses_a_list_with_the_same_sentence():
+    torch = pytest.importorskip("torch")
+    compared = 0
+    for name, function in _namespace_functions():
+        real = getattr(torch, name, None)
+        if real is None or not callable(real):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                real([1.0, 2.0])
+                continue
+            except TypeError as error:
+                expected = str(error).split("\n")[0]
+            except Exception:
+                continue
+            if (f"{name}(): argument 'input' (position 1) must be Tensor, not list" != expected
+                    or list(inspect.signature(function).parameters)[:1] != ["input"]):
+                continue
+            if function.__name__ != name:  # an alias (torch.absolute): teachgrad keeps one
+                continue  # function for both and names it by its main name (abs)
+            with pytest.raises(TypeError) as error:
+                function([1.0, 2.0])
+            if "required positional argument" in str(error.value):
+                continue  # (PyTorch checks types before counting arguments; Python first)
+            assert str(error.value).split("\n")[0] == expected
+            compared += 1
+    assert compared > 100
