@@ -114,3 +114,16 @@ def test_pytorch_refuses_a_list_with_the_same_sentence():
             assert str(error.value).split("\n")[0] == expected
             compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize("name", ["elu", "gelu", "softmax", "log_softmax", "cross_entropy",
+                                  "mse_loss", "dropout", "layer_norm", "relu", "linear"])
+def test_nn_functional_refuses_a_list_too(name):
+    F = teachgrad.nn.functional
+    args = {"softmax": (0,), "log_softmax": (0,), "cross_entropy": (teachgrad.tensor([0]),),
+            "mse_loss": (teachgrad.ones(2),), "layer_norm": ((2,),),
+            "linear": (teachgrad.ones(2, 2),)}.get(name, ())
+    with pytest.raises(TypeError) as error:
+        getattr(F, name)([1.0, 2.0], *args)
+    assert str(error.value).split("\n")[0] == (
+        f"{name}(): argument 'input' (position 1) must be Tensor, not list")

@@ -1149,4 +1149,10 @@ __all__ += [
 from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + cross entropy
 
 __all__ += ["linear_cross_entropy"]
+# F.elu([1., 2.]): PyTorch's "argument 'input' (position 1) must be Tensor, not list"
+# (see _input_check; checked only after a failure, so a correct call pays one frame).
+# linear and relu check their arguments themselves, and every layer calls them.
+from .._input_check import add_input_checks  # noqa: E402
 from . import grad  # noqa: E402, F401 - F.grad is torch.nn.grad, as in PyTorch
+
+add_input_checks(globals(), skip=frozenset({"linear", "relu", "relu_"}))
