@@ -139,6 +139,14 @@ def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots)
                        .map(r => Math.round(r.top))).size;
     })""", ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"])
     assert lines_per_part == [1, 1], lines_per_part
+    # The local derivative's value, under its formula: w4 = 4 (22 × 4 = 88), drawn inside
+    # the panel, so "upstream × local = contribution" can be checked with numbers.
+    local = panel.locator(".tg-edge figure:has(code.tg-local)")
+    assert local.locator("pre.tg-v").inner_text() == "4."
+    formula_box, number_box = (local.locator(s).bounding_box() for s in ("code", "pre"))
+    assert number_box["y"] >= formula_box["y"] + formula_box["height"] - 1
+    edge = panel.bounding_box()
+    assert number_box["x"] + number_box["width"] <= edge["x"] + edge["width"] + 1
     screenshots.take(panel, "stepper-formula-parts")
 
 
