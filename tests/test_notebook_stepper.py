@@ -910,3 +910,25 @@ def test_custom_function_and_multi_output_nodes_step():
     assert_same(x.grad._data, [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]])
     (unbind,) = [r for r in stepper.steps if r.node.name() == "UnbindBackward0"]
     assert len(unbind.grads_in) == 2
+
+
+def test_the_start_panel_says_what_every_step_will_do():
+    out, v = seed001()
+    start = step_backward(out, names=v).panels[0].text
+    assert "∂out/∂out = 1." in start
+    # multiply along a path, add where paths meet (lesson 1's y gets two contributions)
+    assert "multiplies the gradient its node receives by the node's local derivative" in start
+    assert "where paths meet, the contributions are added" in start
+    assert "below" not in start  # the steps come one after the other, in place
+
+
+def test_accumulate_grad_says_store_for_none_and_add_for_a_tensor():
+    out, v = seed003()
+    first = step_backward(out, names=v).panels[-1].text
+    assert "AccumulateGrad stores the gradient in a.grad, which held None" in first
+    assert "a.grad: None → [242.]" in first
+    out, v = seed003()
+    v["a"].grad = torch.tensor([10.0])
+    second = step_backward(out, names=v).panels[-1].text
+    assert "AccumulateGrad adds the gradient to what a.grad already holds." in second
+    assert "a.grad: [10.] + [242.] = [252.]" in second

@@ -167,9 +167,12 @@ class PanelWriter:
             start = f"The chain rule starts at the output: ∂{self.top}/∂{self.top} = 1."
         else:
             start = self.loss_text()
+        # (It said "every step below": the steps come one after the other, not below, and
+        # it left out what happens where two paths meet.)
         out.para(
-            f"{start} Every step below multiplies it by one local derivative on the way back "
-            "to the leaves."
+            f"{start} Each step multiplies the gradient its node receives by the node's "
+            "local derivative and sends the product on, towards the leaves; where paths "
+            "meet, the contributions are added."
         )
         if first is not None:
             for arrivals in first.arrivals:
@@ -261,10 +264,17 @@ class PanelWriter:
     def _accumulated(self, out: _Out, record: StepRecord) -> None:
         name = self.names.of_tensor(record.node.variable)
         grad = f"{name}.grad" if name else f"the .grad of the leaf {_shape(record.node.variable)}"
-        out.para(f"AccumulateGrad adds the gradient into {grad}.")
         if record.variable is None:
-            out.para("Not written: this leaf is not among the inputs= of this backward().")
+            out.para(f"AccumulateGrad would add the gradient into {grad}. Not written: this "
+                     "leaf is not among the inputs= of this backward().")
             return
+        # Say which of the two it is (lesson 6: None means "store", a tensor means "add"):
+        # "adds into x.grad" beside "None → 6." read as if None were added to.
+        if record.grad_before is None:
+            out.para(f"AccumulateGrad stores the gradient in {grad}, which held None: "
+                     "nothing to add to yet.")
+        else:
+            out.para(f"AccumulateGrad adds the gradient to what {grad} already holds.")
         out.change(grad, record.grad_before, record.grad_after,
                    added=record.grads_in[0] if record.grads_in else None)
 
