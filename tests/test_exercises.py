@@ -61,8 +61,10 @@ def test_wrong_value_says_so_without_giving_the_answer():
 def test_wrong_shape_is_named():
     with pytest.raises(NotYet, match=r"its shape is \(3,\), expected \(2, 2\)"):
         check(torch.ones(3), torch.ones(2, 2), "x.grad")
-    with pytest.raises(NotYet, match="a single number"):
-        check(torch.tensor(1.0), [1.0], "x.grad")
+    with pytest.raises(NotYet, match=r"its shape is \(1,\), expected a single number"):
+        check([1.0], torch.tensor(1.0), "x.grad")
+    with pytest.raises(NotYet, match=r": it is a single number, expected shape \(2,\)"):
+        check(7.0, [7.0, 10.0], "x.grad")
 
 
 def test_wrong_elements_are_counted():

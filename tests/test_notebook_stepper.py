@@ -6,6 +6,7 @@ gradients with values derived by hand for the seed lessons (or with real PyTorch
 installed). Nothing is compared with the stepper's own earlier output.
 """
 
+import math
 import re
 import shutil
 import sys
@@ -189,6 +190,37 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     assert "backward() is finished" in leaf_panel.text
 
 
+def test_a_one_number_step_shows_the_local_derivative_as_a_number():
+    # Lesson 5: L = 3 sin(x²) at x = 1.5. The panel wrote "3. × (cos a) = -1.8845" and
+    # left cos(2.25) to the student; the lesson's table says it is -0.6282.
+    x = torch.tensor(1.5, requires_grad=True)
+    u = x ** 2
+    v = torch.sin(u)
+    L = v * 3
+    panels = step_backward(L, names={"x": x, "u": u, "v": v, "L": L}).panels
+    assert "3. × (∂(sin a)/∂a = cos a = -0.6282) = -1.8845" in panels[2].text
+    assert f"{math.cos(2.25):.4f}" == "-0.6282"                  # by hand
+    assert "= n·aⁿ⁻¹ = 3.) = -5.6536" in panels[3].text        # 2 · 1.5, not 2.9999998
+    assert "(∂(a·b)/∂a = b = 3.) = 3." in panels[1].text
+    # In the HTML the number sits in the local's figure, under its formula.
+    assert ('<code class="tg-local">∂(sin a)/∂a = cos a</code><pre class="tg-v">-0.6282</pre>'
+            '<figcaption>local</figcaption>') in panels[2].html
+
+
+def test_no_local_number_where_the_step_is_not_one_number_to_one_number():
+    from teachgrad.notebook.chain_rule import local_number
+
+    out, v = seed001()  # z = y * y * 3 on [2, 2]: a local per element, not one number
+    panel = step_backward(out, names=v).panels[2]
+    assert re.search(r"× \(∂\(a·b\)/∂a = b\) = ", panel.text)
+    assert local_number(np.float32(0.0), np.float32(1.0)) is None   # nothing to divide by
+    assert local_number(np.float32(2.0), np.float32(np.inf)) is None
+    assert local_number(np.ones(1), np.ones(3)) is None              # broadcast: a sum
+    assert local_number(None, np.ones(1)) is None                    # several outputs
+    assert float(local_number(np.float32(-1.8845), np.float32(-5.6535))) == \
+        pytest.approx(5.6535 / 1.8845, rel=1e-5)
+
+
 def lesson3_graph():
     """Lesson 3's graph: the student's tensors are called a, b, c, d, as the formulas'
     inputs are."""
@@ -199,6 +231,23 @@ def lesson3_graph():
     d = (w3 * b) + (w4 * c)
     L = d ** 2
     return L, {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "a": a, "b": b, "c": c, "d": d, "L": L}
+
+
+def test_lesson_3s_local_numbers_are_the_hand_derived_factors():
+    # d = w3·w1·a + w4·w2·a = 11 at a = 1: the factors are 2d = 22 (the square), 1 (the
+    # sum: its formula says so, no "= 1." after it), w3 = 3 and w4 = 4, then w1 = 1 and
+    # w2 = 2. (A cache keyed by id() once printed w4's step as "= 1.": 22 × 1 = 88.)
+    L, names = lesson3_graph()
+    lines = [line.strip() for line in step_backward(L, names=names).log().splitlines()
+             if "×" in line and "→" in line]
+    found = [re.search(r"\[(\d+)\.\] × \((.*)\) = \[(\d+)\.\]", line).groups()
+             for line in lines]
+    assert found == [
+        ("1", "∂(aⁿ)/∂a = n·aⁿ⁻¹ = 22.", "22"),
+        ("22", "∂(a+b)/∂a = 1", "22"), ("22", "∂(a+b)/∂b = 1", "22"),
+        ("22", "∂(a·b)/∂b = a = 4.", "88"), ("22", "∂(a·b)/∂b = a = 3.", "66"),
+        ("88", "∂(a·b)/∂b = a = 2.", "176"), ("66", "∂(a·b)/∂b = a = 1.", "66"),
+    ]
 
 
 def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
@@ -861,3 +910,25 @@ def test_custom_function_and_multi_output_nodes_step():
     assert_same(x.grad._data, [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]])
     (unbind,) = [r for r in stepper.steps if r.node.name() == "UnbindBackward0"]
     assert len(unbind.grads_in) == 2
+
+
+def test_the_start_panel_says_what_every_step_will_do():
+    out, v = seed001()
+    start = step_backward(out, names=v).panels[0].text
+    assert "∂out/∂out = 1." in start
+    # multiply along a path, add where paths meet (lesson 1's y gets two contributions)
+    assert "multiplies the gradient its node receives by the node's local derivative" in start
+    assert "where paths meet, the contributions are added" in start
+    assert "below" not in start  # the steps come one after the other, in place
+
+
+def test_accumulate_grad_says_store_for_none_and_add_for_a_tensor():
+    out, v = seed003()
+    first = step_backward(out, names=v).panels[-1].text
+    assert "AccumulateGrad stores the gradient in a.grad, which held None" in first
+    assert "a.grad: None → [242.]" in first
+    out, v = seed003()
+    v["a"].grad = torch.tensor([10.0])
+    second = step_backward(out, names=v).panels[-1].text
+    assert "AccumulateGrad adds the gradient to what a.grad already holds." in second
+    assert "a.grad: [10.] + [242.] = [252.]" in second

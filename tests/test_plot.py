@@ -145,11 +145,14 @@ def test_figure_displays_in_jupyter_as_an_img_that_survives_sanitising():
     # <img> with a data: URI is kept. So the HTML is one <img>, holding the very SVG.
     fig = line_plot([1.0, 2.0], title='loss <"x">')
     page = fig._repr_html_()
-    match = re.fullmatch(r'<img class="tg-plot" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" '
-                         r'alt="([^"]*)" style="[^"<>]*"/>', page)
+    match = re.fullmatch(r'<div class="tg-plotbox" style="overflow-x:auto">'
+                         r'<img class="tg-plot" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" '
+                         r'alt="([^"]*)" style="([^"<>]*)"/></div>', page)
     assert match, page[:200]
     assert base64.b64decode(match.group(1)).decode("utf-8") == fig.svg
     assert match.group(2) == "loss &lt;&quot;x&quot;&gt;"
+    # shrinks with a narrow cell, but not below 80 % (448 of 560 px): then its box scrolls
+    assert match.group(3) == "max-width:100%;min-width:448px;height:auto"
     assert "<svg" not in page and "<style" not in page
     assert repr(fig) == "<teachgrad plot: loss <\"x\">>"
 

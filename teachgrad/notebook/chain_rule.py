@@ -15,7 +15,10 @@ first time, ``old + new`` after that.
 
 Every number is one the engine reported (see :mod:`.steps`); nothing is recomputed here,
 except the sum of arrivals when a hook changed the gradient (we then show both:
-what the hook received and what it returned).
+what the hook received and what it returned), and the local derivative's value where
+the step is one number to one number: contribution ÷ upstream, which is then exactly
+the 1×1 Jacobian (``cos a`` is worth -0.6282 at a = 2.25; the formula alone left the
+student to work that out before the product could be checked).
 """
 
 from __future__ import annotations
@@ -164,9 +167,12 @@ class PanelWriter:
             start = f"The chain rule starts at the output: ∂{self.top}/∂{self.top} = 1."
         else:
             start = self.loss_text()
+        # (It said "every step below": the steps come one after the other, not below, and
+        # it left out what happens where two paths meet.)
         out.para(
-            f"{start} Every step below multiplies it by one local derivative on the way back "
-            "to the leaves."
+            f"{start} Each step multiplies the gradient its node receives by the node's "
+            "local derivative and sends the product on, towards the leaves; where paths "
+            "meet, the contributions are added."
         )
         if first is not None:
             for arrivals in first.arrivals:
@@ -258,10 +264,17 @@ class PanelWriter:
     def _accumulated(self, out: _Out, record: StepRecord) -> None:
         name = self.names.of_tensor(record.node.variable)
         grad = f"{name}.grad" if name else f"the .grad of the leaf {_shape(record.node.variable)}"
-        out.para(f"AccumulateGrad adds the gradient into {grad}.")
         if record.variable is None:
-            out.para("Not written: this leaf is not among the inputs= of this backward().")
+            out.para(f"AccumulateGrad would add the gradient into {grad}. Not written: this "
+                     "leaf is not among the inputs= of this backward().")
             return
+        # Say which of the two it is (lesson 6: None means "store", a tensor means "add"):
+        # "adds into x.grad" beside "None → 6." read as if None were added to.
+        if record.grad_before is None:
+            out.para(f"AccumulateGrad stores the gradient in {grad}, which held None: "
+                     "nothing to add to yet.")
+        else:
+            out.para(f"AccumulateGrad adds the gradient to what {grad} already holds.")
         out.change(grad, record.grad_before, record.grad_after,
                    added=record.grads_in[0] if record.grads_in else None)
 
@@ -290,7 +303,7 @@ class PanelWriter:
             letter = symbols[sent.index]
             local = parts[sent.index] if len(parts) == len(record.sent) else formula
             if sent.target is None:
-                rows.append((letter, "None", None, local, None, "no gradient needed"))
+                rows.append((letter, "None", None, local, None, "no gradient needed", None))
                 continue
             note = ""
             if getattr(node, "promotes", False) and sent.value is not None and (
@@ -300,7 +313,11 @@ class PanelWriter:
                 note = "summed over the broadcast dimensions to the input's shape"
             if sent.value is None:
                 note = "nothing sent"
-            rows.append((letter, self.label(sent.target), upstream, local, sent.value, note))
+            # A formula that is already a number ("∂(a+b)/∂a = 1") needs no "= 1." after it.
+            number = None if _ENDS_WITH_A_NUMBER.search(local) else local_number(
+                upstream, sent.value)
+            rows.append((letter, self.label(sent.target), upstream, local, sent.value, note,
+                         number))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
 
     def new_panel(self) -> _Out:
@@ -318,6 +335,35 @@ class PanelWriter:
             formula = getattr(node, "formula", "") or ""
             out.para("also noted in forward: "
                      + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
+
+
+_ENDS_WITH_A_NUMBER = re.compile(r"=\s*[-+−]?\d+(\.\d*)?\s*$")
+
+
+def local_number(upstream, contribution) -> np.ndarray | None:
+    """The local derivative's value of a one-number-to-one-number step, or None.
+
+    When the gradient arriving and the one sent on are single numbers, the chain rule
+    ``contribution = upstream × local`` has a 1×1 Jacobian, so ``local`` is
+    ``contribution / upstream`` exactly (up to float rounding, hence the 6 significant
+    digits: float32's 3 × 0.6282 / 3 must read 0.6282, not 0.62819999). Anything larger
+    (a sum, a matrix product, broadcasting) has no single local number: None. So has an
+    upstream of 0 (nothing to divide by) or a value that is not finite.
+    """
+    if upstream is None or contribution is None:
+        return None
+    up, sent = as_array(upstream), as_array(contribution)
+    if up.size != 1 or sent.size != 1 or sent.dtype.kind not in "fc":
+        return None
+    up_value, sent_value = up.reshape(-1)[0].item(), sent.reshape(-1)[0].item()
+    if up_value == 0 or not np.isfinite(up_value) or not np.isfinite(sent_value):
+        return None
+    value = sent_value / up_value
+    if isinstance(value, complex):
+        value = complex(float(f"{value.real:.6g}"), float(f"{value.imag:.6g}"))
+    else:
+        value = float(f"{value:.6g}")
+    return np.asarray(value, dtype=sent.dtype)
 
 
 def _listed(words: list[str]) -> str:
@@ -522,7 +568,7 @@ class _Out:
         rule = "along each input: upstream × local = contribution"
         self.html.append(f'<p class="tg-sub">{rule}</p>')
         self.text.append("  " + rule)
-        for letter, target, upstream, local, value, note in rows:
+        for letter, target, upstream, local, value, note, number in rows:
             head = f"{letter} → {target}"
             if value is None and target == "None":
                 self._row(head, f"<span>{html.escape(note)}</span>", "tg-row tg-faded")
@@ -533,8 +579,14 @@ class _Out:
             else:
                 up = ('<figure><span class="tg-faded">(the gradients of all outputs)</span>'
                       "<figcaption>upstream</figcaption></figure>")
+            # The formula, and under it its value when it is one number (local_number):
+            # "3. × -0.6282 = -1.8845" can be checked at a glance, "3. × cos a" cannot.
+            # (printed afresh: the writer's cache is keyed by id(), and this array is a
+            # temporary whose id a later one reuses)
+            shown = (f'<pre class="tg-v">{escape_text(long_value(number))}</pre>'
+                     if number is not None else "")
             local_html = (f'<figure><code class="tg-local">{html.escape(local)}</code>'
-                          "<figcaption>local</figcaption></figure>")
+                          f"{shown}<figcaption>local</figcaption></figure>")
             cells = (up + self._op("×") + local_html + self._op("=")
                      + self._fig(value, f"to {target}"))
             extra = f'<p class="tg-note">{html.escape(note)}</p>' if note else ""
@@ -543,8 +595,9 @@ class _Out:
                 f'<div class="tg-eq">{cells}</div>{extra}</div>'
             )
             up_text = self._t(upstream) if upstream is not None else "(all outputs)"
+            local_text = local if number is None else f"{local} = {_inline(long_value(number))}"
             self.text.append(
-                f"    {head}: {up_text} × ({local}) = {self._t(value)}"
+                f"    {head}: {up_text} × ({local_text}) = {self._t(value)}"
                 + (f"  [{note}]" if note else "")
             )
 

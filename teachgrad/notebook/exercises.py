@@ -124,7 +124,7 @@ def _difference(answer: Any, expected: Any, rtol: float, atol: float) -> str | N
             return "expected a number or a tensor, got None"
         return f"expected a number or a tensor, got {type(answer).__name__}"
     if got.shape != want.shape:
-        return f"its shape is {_shape(got)}, expected {_shape(want)}"
+        return _shape_difference(got, want)
     if want.dtype.kind == "b" and got.dtype.kind != "b":
         return "expected True or False"
     close = np.isclose(got.astype(float), want.astype(float), rtol=rtol, atol=atol)
@@ -154,6 +154,14 @@ def _items(nested: Any):
             yield from _items(item)
         else:
             yield item
+
+
+def _shape_difference(got: np.ndarray, want: np.ndarray) -> str:
+    """``'it is a single number, expected shape (2,)'``, ``'its shape is (3,), expected
+    (2, 2)'`` ("its shape is a single number" did not read as English)."""
+    if got.ndim == 0:
+        return f"it is a single number, expected shape {_shape(want)}"
+    return f"its shape is {_shape(got)}, expected {_shape(want)}"
 
 
 def _shape(array: np.ndarray) -> str:

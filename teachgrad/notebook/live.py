@@ -101,8 +101,9 @@ class LiveView:
                     layout=w.Layout(**row, flex_flow="row wrap", margin="0 0 0 12px"))],
             layout=w.Layout(flex_flow="row wrap", **row),
         )
-        self.box = w.VBox([controls, w.HBox([graph, right],
-                                            layout=w.Layout(flex_flow="row wrap"))])
+        row = w.HBox([graph, right], layout=w.Layout(flex_flow="row wrap"))
+        row.add_class("tg-steprow")  # stepper.css: a narrow row keeps the panel in view
+        self.box = w.VBox([controls, row])
 
     def _button(self, w, which: str, name: str, target):
         """A step button. Its glyph (|◀ ◀ ▶ ▶|) is drawn by stepper.css with ``name`` as

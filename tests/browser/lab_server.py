@@ -32,9 +32,13 @@ START_TIMEOUT_S = 60
 def jupyter_env(root: Path) -> dict[str, str]:
     """Environment variables for a private Jupyter under ``root`` (made here).
 
-    The teachgrad kernel is installed under ``root/kernel-prefix`` with this Python, so
-    the lesson runs against the teachgrad being tested, whatever is installed elsewhere.
+    The teachgrad kernel is installed under ``root/kernel-prefix`` with this Python, and
+    the folder holding the teachgrad being tested goes first on its ``PYTHONPATH``, so
+    the lesson runs against that teachgrad, whatever is installed elsewhere. (Without it a
+    kernel started in the lessons' folder imported the pip-installed teachgrad: tests run
+    from a second clone drove the first clone's code.)
     """
+    import teachgrad
     from teachgrad.notebook.kernelspec import install_kernel_spec
 
     folders = {name: root / name.lower() for name in (
@@ -50,6 +54,8 @@ def jupyter_env(root: Path) -> dict[str, str]:
     env = dict(os.environ, **{k: str(v) for k, v in folders.items()})
     kernels_path = str(prefix / "share" / "jupyter")
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [kernels_path, env.get("JUPYTER_PATH")]))
+    tested = str(Path(teachgrad.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tested, env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

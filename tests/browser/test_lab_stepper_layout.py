@@ -139,6 +139,14 @@ def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots)
                        .map(r => Math.round(r.top))).size;
     })""", ["∂(a·b)/∂a = b", "∂(a·b)/∂b = a"])
     assert lines_per_part == [1, 1], lines_per_part
+    # The local derivative's value, under its formula: w4 = 4 (22 × 4 = 88), drawn inside
+    # the panel, so "upstream × local = contribution" can be checked with numbers.
+    local = panel.locator(".tg-edge figure:has(code.tg-local)")
+    assert local.locator("pre.tg-v").inner_text() == "4."
+    formula_box, number_box = (local.locator(s).bounding_box() for s in ("code", "pre"))
+    assert number_box["y"] >= formula_box["y"] + formula_box["height"] - 1
+    edge = panel.bounding_box()
+    assert number_box["x"] + number_box["width"] <= edge["x"] + edge["width"] + 1
     screenshots.take(panel, "stepper-formula-parts")
 
 
@@ -170,3 +178,31 @@ def test_in_a_narrow_window_the_graph_scrolls_in_its_box_and_the_legend_stays_in
         assert len(items) == 5
         assert all(item["x"] + item["width"] <= right + 1 for item in items), (items, right)
         screenshots.take(view, "stepper-narrow-window")
+
+
+def test_in_a_narrow_window_the_panel_under_a_tall_graph_stays_in_view(
+        chromium, lab_server, lessons_copy, screenshots):
+    # At 800 pixels the panel wraps under the graph. Under the 40-layer loop's graph (its
+    # box 70% of the window tall) the panel started ~800 pixels below the step buttons:
+    # every ▶ meant scrolling down to read the step, and back up for the next one. A
+    # narrow row now keeps the graph's box to 40% of the window (it follows the running
+    # node), so buttons and panel fit in one window.
+    name = "stepper_narrow_tall.ipynb"
+    code = LESSON_THREE.split("\n\n")[0] + "\n" + LONG_LOOP  # the imports, the loop
+    nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(code)]), lessons_copy / name)
+    with opened(chromium, lab_server, name, timeout_ms=30_000, width=800) as notebook:
+        assert notebook.run_all()
+        cell = notebook.cell(0)
+        view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+        view.locator('.widget-button[title="Next step"]').click()
+        panel = view.locator('.tg-panel-live[data-frame="1"]')
+        panel.wait_for(state="visible")
+        graph, shown = view.locator(".tg-live").first.bounding_box(), panel.bounding_box()
+        assert shown["y"] >= graph["y"] + graph["height"] - 1, "the panel is not under the graph"
+        buttons = view.locator(".widget-button").first.bounding_box()
+        window = cell.page.viewport_size["height"]
+        assert shown["y"] + 40 - buttons["y"] <= 0.75 * window, (buttons, shown, window)
+        # the graph still scrolls in its box, and the running node is in view in it
+        scroll = view.locator(".tg-scroll").first
+        assert scroll.evaluate("e => e.scrollHeight > e.clientHeight")
+        screenshots.take(view, "stepper-narrow-tall-graph")
