@@ -287,6 +287,19 @@ def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
         F.scaled_dot_product_attention(q, k, v, attn_mask=teachgrad.ones(3), is_causal=True)
 
 
+def test_cross_entropy_smoothing_refuses_a_target_that_widens_the_loss():
+    # nn fuzz seed 11063: an unbatched input (C,) with a class target of shape (1,). nll_loss
+    # takes it; label smoothing zeroes the ignored targets of its loss in place, as PyTorch
+    # does, and a (1,) mask cannot be written into the 0-d loss.
+    x = teachgrad.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[\] doesn't match the "
+                                           r"broadcast shape \[1\]"):
+        F.cross_entropy(x, teachgrad.tensor([0]), label_smoothing=0.1)
+    # the 0-d target of an unbatched input: (1 - 0.1)·nll + 0.1·mean over classes of -log p
+    log_p = np.log(np.exp([0.25, 0.5, -1.5, 2.0]) / np.exp([0.25, 0.5, -1.5, 2.0]).sum())
+    loss = F.cross_entropy(x, teachgrad.tensor(0), label_smoothing=0.1)
+    assert loss.item() == pytest.approx(-0.9 * log_p[0] - 0.1 * log_p.mean(), rel=1e-6)
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -381,6 +394,9 @@ CALLS = {
         t.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
+    "cross_entropy label_smoothing, unbatched input, target of shape (1,)":
+        lambda t, F: F.cross_entropy(t.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True),
+                                     t.tensor([0]), label_smoothing=0.1),
 }
 
 
