@@ -1120,6 +1120,19 @@ SKIPS: list = [
      lambda case, cat, t, o: cat == "teachgrad raised only"
      and case.op.startswith("fractional_max_pool")
      and "kernel_size must be greater than zero" in o.payload[1]),
+    # PyTorch 2.13's group_norm names the *weight's* shape in its message about a bias of
+    # the wrong size ("bias of shape [0]" when no weight is given); teachgrad names the
+    # bias's shape.
+    ("PyTorch bug: group_norm's bias message shows the weight's shape",
+     lambda case, cat, t, o: cat == "error message" and case.op == "group_norm"
+     and core._torch_error(t, "^Expected bias to be a vector of size equal")
+     and re.sub(r"bias of shape \[[\d, ]*\]", "", t.payload[1])
+     == re.sub(r"bias of shape \[[\d, ]*\]", "", o.payload[1].split("\nHint:")[0])),
+    # PyTorch 2.13's nll_loss backward of a 4-d (or more) non-contiguous input fails
+    # ("grad_input must be contiguous"); teachgrad differentiates.
+    ("PyTorch bug: nll_loss2d backward of a non-contiguous input",
+     lambda case, cat, t, o: cat == "torch raised only" and case.op == "nll_loss"
+     and core._torch_error(t, "^grad_input must be contiguous$")),
     # interpolate(antialias=True, scale_factor=s) where a spatial size n stays n (n=2,
     # s=1.3): PyTorch 2.13's forward copies that dimension unchanged, but its backward
     # differentiates the resampling with step 1/s, so its gradient is not the gradient of
@@ -1134,6 +1147,50 @@ SKIPS: list = [
     ("float32 rounding magnified by 1/sqrt(eps) in a normalisation of constant groups",
      lambda case, cat, t, o: cat == "grad" and case.family == "norm"
      and _close(t, o, 1e-3)),
+]
+
+
+def _spatial_tuple(value, nd: int) -> tuple:
+    return tuple(value) if isinstance(value, tuple | list) else (value,) * nd
+
+
+def _max_pool_window_in_padding(case: Case) -> bool:
+    """Does a max_pool output window lie wholly in the padding (a dilated window, e.g.
+    height 1, padding 1, kernel 2, dilation 2: rows -1 and 1)?"""
+    if not case.op.startswith("max_pool") or len(case.args) < 2:
+        return False
+    shape = _leaf_shape(case, str(case.args[0]))
+    nd = int(case.op[-2])
+    kw = case.kwargs
+    try:
+        kernel = _spatial_tuple(case.args[1], nd)
+        stride = _spatial_tuple(kw.get("stride") or case.args[1], nd)
+        padding = _spatial_tuple(kw.get("padding", 0), nd)
+        dilation = _spatial_tuple(kw.get("dilation", 1), nd)
+        if shape is None or min(kernel + stride + dilation) <= 0 or min(padding) < 0:
+            return False
+        for n, k, st, p, dil in zip(shape[-nd:], kernel, stride, padding, dilation):
+            extra = st - 1 if kw.get("ceil_mode") else 0
+            outs = (n + 2 * p - dil * (k - 1) - 1 + extra) // st + 1
+            if kw.get("ceil_mode") and (outs - 1) * st >= n + p:
+                outs -= 1
+            for o in range(outs):
+                if all(not 0 <= o * st - p + j * dil < n for j in range(k)):
+                    return True
+    except (TypeError, ValueError, IndexError):
+        return False
+    return False
+
+
+# Cases that are not run at all: PyTorch 2.13 corrupts its heap on them (the process dies
+# later, in "free(): invalid next size" or "munmap_chunk(): invalid pointer").
+NOT_RUN: list = [
+    # A max_pool window wholly in the padding: PyTorch's output is -inf and its index
+    # points outside the input's plane (height 1: index 7 of 6 values); backward adds the
+    # gradient there, into other memory. teachgrad's index stays inside the plane, and
+    # no gradient flows from such a window.
+    ("PyTorch bug: max_pool window wholly in the padding writes outside the input in "
+     "backward", _max_pool_window_in_padding),
 ]
 
 
@@ -1267,7 +1324,9 @@ def fuzz(seeds, torch, teachgrad, ops=None, verbose=False, out=sys.stdout):
     for seed in seeds:
         case = draw(seed, ops)
         cases[case.op] += 1
-        found = compare(case, torch, teachgrad)
+        crash = next((reason for reason, test in NOT_RUN if test(case)), None)
+        found = (0, f"skipped: not run: {crash}", "") if crash else compare(case, torch,
+                                                                           teachgrad)
         if verbose:
             print(f"# seed {seed} {case.op}: {'ok' if not found else found[1]}", file=out)
         if not found:
