@@ -335,6 +335,21 @@ def test_batch_norm_checks_a_statistics_size_before_the_pair():
     with pytest.raises(RuntimeError, match="^running_mean should contain 2 elements not 3$"):
         F.batch_norm(teachgrad.ones(1, 2, 2), teachgrad.ones(3), None, training=True)
 
+def test_embedding_bag_out_of_range_message_follows_pytorchs_kernel():
+    # PyTorch's fast kernel (float32 or float16 table with contiguous rows, sum or mean, no
+    # padding_idx) names the position; its loop over the indices (float64, a transposed
+    # table ...) names the value only.
+    indices, offsets = teachgrad.tensor([0, 1, 7]), teachgrad.tensor([0, 2])
+    with pytest.raises(RuntimeError, match=r"^Index 2 of input takes value 7 which is not in "
+                                           r"the valid range \[0, 5\)$"):
+        F.embedding_bag(indices, teachgrad.ones(5, 3), offsets, mode="sum")
+    loop = "^embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be 7$"
+    with pytest.raises(RuntimeError, match=loop):
+        F.embedding_bag(indices, teachgrad.ones(5, 3, dtype=teachgrad.float64), offsets,
+                        mode="sum")
+    with pytest.raises(RuntimeError, match=loop):
+        F.embedding_bag(indices, teachgrad.ones(3, 5).t(), offsets, mode="mean")
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -465,6 +480,13 @@ CALLS = {
         t.ones(1, 2, 2, 1, 1), t.ones(3), None, training=True),
     "batch_norm running_var's size before the pair": lambda t, F: F.batch_norm(
         t.ones(1, 2, 2, 1, 1), None, t.ones(3), training=True),
+    "embedding_bag float64, index out of range": lambda t, F: F.embedding_bag(
+        t.tensor([0, 7, 1]), t.ones(5, 3, dtype=t.float64), t.tensor([0, 2]), mode="sum"),
+    "embedding_bag float32, transposed table, index out of range": lambda t, F: F.embedding_bag(
+        t.tensor([[0, 7]]), t.ones(3, 5).t(), mode="mean"),
+    "embedding_bag float32, index out of range in the second bag": lambda t, F: F.embedding_bag(
+        t.tensor([0, 1, 7]), t.ones(5, 3), t.tensor([0, 2]), mode="sum",
+        per_sample_weights=t.ones(3)),
     "cross_entropy label_smoothing, unbatched input, target of shape (1,)":
         lambda t, F: F.cross_entropy(t.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True),
                                      t.tensor([0]), label_smoothing=0.1),
