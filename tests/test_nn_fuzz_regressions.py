@@ -476,6 +476,10 @@ CALLS = {
         t.ones(1, 4, 6), t.ones(4, 1, 2), stride=0, groups=0),
     "conv_transpose1d of a 2-d weight": lambda t, F: F.conv_transpose1d(
         t.ones(1, 4, 6), t.ones(4, 2)),
+    "conv3d channels before a zero dilation": lambda t, F: F.conv3d(
+        t.ones(1, 3, 4, 4, 1), t.ones(2, 2, 3, 3, 1), dilation=0),
+    "conv2d a zero dilation before dtypes": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 4), t.ones(2, 2, 3, 3, dtype=t.float64), dilation=0),
     "batch_norm running_mean's size before the pair": lambda t, F: F.batch_norm(
         t.ones(1, 2, 2, 1, 1), t.ones(3), None, training=True),
     "batch_norm running_var's size before the pair": lambda t, F: F.batch_norm(

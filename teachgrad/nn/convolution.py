@@ -197,11 +197,6 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
         raise RuntimeError("non-positive stride is not supported")
     if any(dil < 0 for dil in dilation_t):  # PyTorch's shape check: no values named
         raise RuntimeError("dilation should be greater than zero")
-    if any(dil == 0 for dil in dilation_t):
-        # (the message of PyTorch's kernel for a batch of one, which runs conv1d as a
-        # conv2d of height 1; a bigger batch goes to oneDNN, which words it otherwise)
-        shown = (1, *dilation_t) if d == 1 else dilation_t
-        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(shown)}")
     kernel = tuple(weight.shape[2:])
     pads = _padding(padding, kernel, stride_t, dilation_t)
     # An unbatched input is a batch of one, squeezed again afterwards (as in PyTorch).
@@ -219,6 +214,12 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
             f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater "
             "than actual input size"
         )
+    if any(dil == 0 for dil in dilation_t):
+        # The kernel's check, after the sizes' (the message of PyTorch's own loops, which
+        # run conv1d as a conv2d of height 1; oneDNN words it otherwise). PyTorch runs no
+        # kernel for an empty batch and returns an empty result; teachgrad refuses it too.
+        shown = (1, *dilation_t) if d == 1 else dilation_t
+        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(shown)}")
     if not _is_empty(x):
         _check_dtypes(x, weight, bias, name, _uses_onednn(x, weight, stride_t, dilation_t, groups))
         if bias is not None and bias.dtype != x.dtype:  # (padding='same'/'valid', own loops)
