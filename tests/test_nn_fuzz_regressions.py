@@ -480,6 +480,14 @@ CALLS = {
         t.ones(1, 3, 4, 4, 1), t.ones(2, 2, 3, 3, 1), dilation=0),
     "conv2d a zero dilation before dtypes": lambda t, F: F.conv2d(
         t.ones(1, 2, 4, 4), t.ones(2, 2, 3, 3, dtype=t.float64), dilation=0),
+    "conv3d padding='same' with a 4-d weight": lambda t, F: F.conv3d(
+        t.ones(1, 1, 4, 1, 1), t.ones(2, 1, 2, 1), padding="same"),
+    "conv2d padding='same', unbatched, a 3-d weight": lambda t, F: F.conv2d(
+        t.ones(1, 3, 3), t.ones(1, 1, 2), padding="same"),
+    "conv1d padding='same' with two strides": lambda t, F: F.conv1d(
+        t.ones(1, 1, 4), t.ones(1, 1, 2), stride=(1, 1), padding="same"),
+    "conv2d padding='same' with three dilations": lambda t, F: F.conv2d(
+        t.ones(1, 1, 4, 4), t.ones(1, 1, 2, 2), dilation=(1, 1, 1), padding="same"),
     "batch_norm running_mean's size before the pair": lambda t, F: F.batch_norm(
         t.ones(1, 2, 2, 1, 1), t.ones(3), None, training=True),
     "batch_norm running_var's size before the pair": lambda t, F: F.batch_norm(

@@ -107,6 +107,26 @@ def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: i
         )
 
 
+def _check_same(x: Tensor, weight: Tensor, stride: IntOrTuple, dilation: IntOrTuple) -> None:
+    """PyTorch's own checks of ``padding='same'`` (its batched input ``x``), made before the
+    convolution's: the weight's dimensions, then stride and dilation lengths, then a
+    stride of 1."""
+    if weight.ndim != x.ndim:
+        raise RuntimeError(
+            f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+            f"{_shape(weight.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{_shape(x.shape)} instead"
+        )
+    dims = weight.ndim - 2
+    strides = (stride,) if isinstance(stride, int) else tuple(stride)
+    for name, values in (("stride", strides),
+                         ("dilation", (dilation,) if isinstance(dilation, int) else dilation)):
+        if len(values) not in (dims, 1):
+            raise RuntimeError(f"{name} cannot broadcast to {dims} dimensions")
+    if any(s != 1 for s in strides):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+
+
 def _uses_onednn(x: Tensor, weight: Tensor, stride: tuple, dilation: tuple, groups: int,
                  output_padding: tuple | None = None) -> bool:
     """Would PyTorch 2.13 (on one thread) run this convolution with oneDNN?
@@ -182,10 +202,11 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:  # (before any stride, padding or dilation check)
         raise RuntimeError("non-positive groups is not supported")
+    if padding == "same":
+        _check_same(input if input.ndim == d + 2 else input.unsqueeze(0), weight, stride,
+                    dilation)
     stride_t = as_tuple(stride, d, "stride")
     dilation_t = as_tuple(dilation, d, "dilation")
-    if padding == "same" and any(s != 1 for s in stride_t):  # (before the stride's sign)
-        raise RuntimeError("padding='same' is not supported for strided convolutions")
     if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight, hence this wording
         raise RuntimeError(
             f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
