@@ -1164,10 +1164,11 @@ SKIPS: list = [
      and _antialias_keeps_a_size(case)),
     # A normalisation over groups of one element (or of equal values): the output is 0
     # and its gradient 0 up to PyTorch's float32 rounding, which 1/sqrt(eps) magnifies to
-    # 1e-4; teachgrad's zeros are exact.
+    # 1e-4 (the gradient) or 3e-5 (the output: its rounding error times 1/sqrt(1e-5) and
+    # the weight); teachgrad's zeros are exact.
     ("float32 rounding magnified by 1/sqrt(eps) in a normalisation of constant groups",
-     lambda case, cat, t, o: cat == "grad" and case.family == "norm"
-     and _close(t, o, 1e-3)),
+     lambda case, cat, t, o: case.family == "norm" and (
+         (cat == "grad" and _close(t, o, 1e-3)) or (cat == "value" and _close(t, o, 1e-4)))),
 ]
 
 
