@@ -350,6 +350,29 @@ def test_embedding_bag_out_of_range_message_follows_pytorchs_kernel():
     with pytest.raises(RuntimeError, match=loop):
         F.embedding_bag(indices, teachgrad.ones(3, 5).t(), offsets, mode="mean")
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialiased_interpolate_resamples_a_size_it_keeps(mode):
+    # nn fuzz seed 12019: height 2 stays 2 at scale_factor 1.3. PyTorch 2.13's forward
+    # copies that dimension, its backward differentiates the resampling by 1/1.3: teachgrad
+    # resamples in both (its output is not PyTorch's; its gradient is, when torch is here).
+    x = teachgrad.tensor([[[[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0]]]],
+                         dtype=teachgrad.float64, requires_grad=True)
+    def resize(t):
+        return F.interpolate(t, scale_factor=1.3, mode=mode, antialias=True)
+    assert teachgrad.autograd.gradcheck(resize, (x,))
+    weights = teachgrad.arange(10, dtype=teachgrad.float64).reshape(1, 1, 2, 5).mul(0.37).sin()
+    (grad,) = teachgrad.autograd.grad((resize(x) * weights).sum(), x)
+    # the kept height still mixes the two rows: not the copy that size=(2, 5) gives
+    copied = F.interpolate(x, size=(2, 5), mode=mode, antialias=True)
+    assert not np.allclose(resize(x).detach().numpy()[..., 1, :],
+                           copied.detach().numpy()[..., 1, :])
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    tw = torch.tensor(weights.numpy())
+    out = torch.nn.functional.interpolate(tx, scale_factor=1.3, mode=mode, antialias=True)
+    (theirs,) = torch.autograd.grad((out * tw).sum(), tx)
+    np.testing.assert_allclose(grad.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
