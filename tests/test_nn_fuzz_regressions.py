@@ -287,6 +287,92 @@ def test_sdpa_fused_kernel_applies_a_mask_and_is_causal_together():
         F.scaled_dot_product_attention(q, k, v, attn_mask=teachgrad.ones(3), is_causal=True)
 
 
+def test_cross_entropy_smoothing_refuses_a_target_that_widens_the_loss():
+    # nn fuzz seed 11063: an unbatched input (C,) with a class target of shape (1,). nll_loss
+    # takes it; label smoothing zeroes the ignored targets of its loss in place, as PyTorch
+    # does, and a (1,) mask cannot be written into the 0-d loss.
+    x = teachgrad.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[\] doesn't match the "
+                                           r"broadcast shape \[1\]"):
+        F.cross_entropy(x, teachgrad.tensor([0]), label_smoothing=0.1)
+    # the 0-d target of an unbatched input: (1 - 0.1)·nll + 0.1·mean over classes of -log p
+    log_p = np.log(np.exp([0.25, 0.5, -1.5, 2.0]) / np.exp([0.25, 0.5, -1.5, 2.0]).sum())
+    loss = F.cross_entropy(x, teachgrad.tensor(0), label_smoothing=0.1)
+    assert loss.item() == pytest.approx(-0.9 * log_p[0] - 0.1 * log_p.mean(), rel=1e-6)
+
+def test_conv_dtype_mismatch_is_worded_by_the_kernel_pytorch_would_pick():
+    # nn fuzz seeds 12590 and 12992: PyTorch checks the sizes, then lets the kernel check
+    # the dtypes; oneDNN (a float32 batch of more than one ...) names both types.
+    with pytest.raises(RuntimeError, match=r"^Input type \(torch.FloatTensor\) and weight type "
+                       r"\(torch.DoubleTensor\) should be the same or input should be a MKLDNN "
+                       r"tensor and weight is a dense tensor"):
+        F.conv2d(teachgrad.ones(2, 1, 4, 4), teachgrad.ones(1, 1, 3, 3, dtype=teachgrad.float64))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double"):
+        F.conv2d(teachgrad.ones(1, 1, 4, 4), teachgrad.ones(1, 1, 3, 3, dtype=teachgrad.float64))
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater than actual input"):
+        F.conv3d(teachgrad.ones(3, 1, 4, 3, 2, dtype=teachgrad.float64),
+                 teachgrad.ones(1, 1, 3, 2, 3))
+    # an empty batch runs no kernel: no dtype check, the input's dtype, zero gradients
+    x = teachgrad.ones(0, 1, 4, 4, requires_grad=True)
+    w = teachgrad.ones(1, 1, 3, 3, dtype=teachgrad.float64, requires_grad=True)
+    out = F.conv2d(x, w)
+    assert out.dtype == teachgrad.float32 and tuple(out.shape) == (0, 1, 2, 2)
+    out.sum().backward()
+    assert w.grad.dtype == teachgrad.float64 and not w.grad.numpy().any()
+
+
+def test_conv_checks_groups_before_stride_and_padding():
+    # nn fuzz seed 15288
+    with pytest.raises(RuntimeError, match="^non-positive groups is not supported$"):
+        F.conv1d(teachgrad.ones(1, 4, 6), teachgrad.ones(2, 2, 2), stride=2, padding="same",
+                 groups=0)
+    with pytest.raises(RuntimeError, match="^non-positive groups is not supported$"):
+        F.conv_transpose1d(teachgrad.ones(1, 4, 6), teachgrad.ones(4, 1, 2), stride=0, groups=0)
+
+
+def test_batch_norm_checks_a_statistics_size_before_the_pair():
+    # nn fuzz seed 12884
+    with pytest.raises(RuntimeError, match="^running_mean should contain 2 elements not 3$"):
+        F.batch_norm(teachgrad.ones(1, 2, 2), teachgrad.ones(3), None, training=True)
+
+def test_embedding_bag_out_of_range_message_follows_pytorchs_kernel():
+    # PyTorch's fast kernel (float32 or float16 table with contiguous rows, sum or mean, no
+    # padding_idx) names the position; its loop over the indices (float64, a transposed
+    # table ...) names the value only.
+    indices, offsets = teachgrad.tensor([0, 1, 7]), teachgrad.tensor([0, 2])
+    with pytest.raises(RuntimeError, match=r"^Index 2 of input takes value 7 which is not in "
+                                           r"the valid range \[0, 5\)$"):
+        F.embedding_bag(indices, teachgrad.ones(5, 3), offsets, mode="sum")
+    loop = "^embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be 7$"
+    with pytest.raises(RuntimeError, match=loop):
+        F.embedding_bag(indices, teachgrad.ones(5, 3, dtype=teachgrad.float64), offsets,
+                        mode="sum")
+    with pytest.raises(RuntimeError, match=loop):
+        F.embedding_bag(indices, teachgrad.ones(3, 5).t(), offsets, mode="mean")
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialiased_interpolate_resamples_a_size_it_keeps(mode):
+    # nn fuzz seed 12019: height 2 stays 2 at scale_factor 1.3. PyTorch 2.13's forward
+    # copies that dimension, its backward differentiates the resampling by 1/1.3: teachgrad
+    # resamples in both (its output is not PyTorch's; its gradient is, when torch is here).
+    x = teachgrad.tensor([[[[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0]]]],
+                         dtype=teachgrad.float64, requires_grad=True)
+    def resize(t):
+        return F.interpolate(t, scale_factor=1.3, mode=mode, antialias=True)
+    assert teachgrad.autograd.gradcheck(resize, (x,))
+    weights = teachgrad.arange(10, dtype=teachgrad.float64).reshape(1, 1, 2, 5).mul(0.37).sin()
+    (grad,) = teachgrad.autograd.grad((resize(x) * weights).sum(), x)
+    # the kept height still mixes the two rows: not the copy that size=(2, 5) gives
+    copied = F.interpolate(x, size=(2, 5), mode=mode, antialias=True)
+    assert not np.allclose(resize(x).detach().numpy()[..., 1, :],
+                           copied.detach().numpy()[..., 1, :])
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    tw = torch.tensor(weights.numpy())
+    out = torch.nn.functional.interpolate(tx, scale_factor=1.3, mode=mode, antialias=True)
+    (theirs,) = torch.autograd.grad((out * tw).sum(), tx)
+    np.testing.assert_allclose(grad.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -381,6 +467,64 @@ CALLS = {
         t.tensor([1.0, -2.0]).reshape((2,)).requires_grad_()),
     "max_unpool2d names the last bad index": lambda t, F: F.max_unpool2d(
         *F.max_pool2d(t.arange(40.).reshape(2, 1, 4, 5), 2, return_indices=True), 2),
+    "conv2d dtypes, oneDNN (a batch of 2)": lambda t, F: F.conv2d(
+        t.ones(2, 1, 2, 6).transpose(-1, -2), t.ones(1, 1, 1, 3, dtype=t.float64)),
+    "conv2d dtypes, own loops (a batch of 1)": lambda t, F: F.conv2d(
+        t.ones(1, 1, 4, 4), t.ones(1, 1, 3, 3, dtype=t.float64)),
+    "conv2d dtypes, 1x1 kernel on one thread": lambda t, F: F.conv2d(
+        t.ones(2, 1, 4, 4), t.ones(1, 1, 1, 1, dtype=t.float64)),
+    "conv1d dtypes, groups": lambda t, F: F.conv1d(
+        t.ones(1, 2, 4), t.ones(2, 1, 3, dtype=t.float64), groups=2),
+    "conv3d kernel size before dtypes": lambda t, F: F.conv3d(
+        t.ones(3, 1, 4, 3, 2, dtype=t.float64), t.ones(1, 1, 3, 2, 3)),
+    "conv2d bias dtype first": lambda t, F: F.conv2d(
+        t.ones(2, 2, 4, 4), t.ones(1, 1, 3, 3), t.ones(1, dtype=t.float64)),
+    "conv2d padding='valid', a bias of another dtype (oneDNN)": lambda t, F: F.conv2d(
+        t.ones(2, 1, 4, 4), t.ones(1, 1, 3, 3), t.ones(1, dtype=t.float64), padding="valid"),
+    "conv2d padding='same', a bias of another dtype (own loops)": lambda t, F: F.conv2d(
+        t.ones(1, 1, 4, 4, requires_grad=True), t.ones(1, 1, 3, 3, requires_grad=True),
+        t.ones(1, dtype=t.float64, requires_grad=True), padding="same"),
+    "conv2d of an empty batch, weight of another dtype": lambda t, F: F.conv2d(
+        t.ones(0, 1, 4, 4, requires_grad=True),
+        t.ones(1, 1, 3, 3, dtype=t.float64, requires_grad=True)),
+    "conv_transpose2d dtypes, oneDNN": lambda t, F: F.conv_transpose2d(
+        t.ones(2, 1, 4, 4), t.ones(1, 1, 3, 3), t.ones(1, dtype=t.float64)),
+    "conv_transpose2d dtypes before sizes in oneDNN": lambda t, F: F.conv_transpose2d(
+        t.ones(2, 1, 1, 1), t.ones(1, 1, 3, 3, dtype=t.float64), padding=3),
+    "conv_transpose2d sizes before dtypes in its own loops": lambda t, F: F.conv_transpose2d(
+        t.ones(1, 1, 1, 1), t.ones(1, 1, 3, 3, dtype=t.float64), padding=3),
+    "conv1d 'same' with a stride and groups=0": lambda t, F: F.conv1d(
+        t.ones(1, 4, 6), t.ones(2, 2, 2), stride=2, padding="same", groups=0),
+    "conv_transpose1d groups=0 before the stride": lambda t, F: F.conv_transpose1d(
+        t.ones(1, 4, 6), t.ones(4, 1, 2), stride=0, groups=0),
+    "conv_transpose1d of a 2-d weight": lambda t, F: F.conv_transpose1d(
+        t.ones(1, 4, 6), t.ones(4, 2)),
+    "conv3d channels before a zero dilation": lambda t, F: F.conv3d(
+        t.ones(1, 3, 4, 4, 1), t.ones(2, 2, 3, 3, 1), dilation=0),
+    "conv2d a zero dilation before dtypes": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 4), t.ones(2, 2, 3, 3, dtype=t.float64), dilation=0),
+    "conv3d padding='same' with a 4-d weight": lambda t, F: F.conv3d(
+        t.ones(1, 1, 4, 1, 1), t.ones(2, 1, 2, 1), padding="same"),
+    "conv2d padding='same', unbatched, a 3-d weight": lambda t, F: F.conv2d(
+        t.ones(1, 3, 3), t.ones(1, 1, 2), padding="same"),
+    "conv1d padding='same' with two strides": lambda t, F: F.conv1d(
+        t.ones(1, 1, 4), t.ones(1, 1, 2), stride=(1, 1), padding="same"),
+    "conv2d padding='same' with three dilations": lambda t, F: F.conv2d(
+        t.ones(1, 1, 4, 4), t.ones(1, 1, 2, 2), dilation=(1, 1, 1), padding="same"),
+    "batch_norm running_mean's size before the pair": lambda t, F: F.batch_norm(
+        t.ones(1, 2, 2, 1, 1), t.ones(3), None, training=True),
+    "batch_norm running_var's size before the pair": lambda t, F: F.batch_norm(
+        t.ones(1, 2, 2, 1, 1), None, t.ones(3), training=True),
+    "embedding_bag float64, index out of range": lambda t, F: F.embedding_bag(
+        t.tensor([0, 7, 1]), t.ones(5, 3, dtype=t.float64), t.tensor([0, 2]), mode="sum"),
+    "embedding_bag float32, transposed table, index out of range": lambda t, F: F.embedding_bag(
+        t.tensor([[0, 7]]), t.ones(3, 5).t(), mode="mean"),
+    "embedding_bag float32, index out of range in the second bag": lambda t, F: F.embedding_bag(
+        t.tensor([0, 1, 7]), t.ones(5, 3), t.tensor([0, 2]), mode="sum",
+        per_sample_weights=t.ones(3)),
+    "cross_entropy label_smoothing, unbatched input, target of shape (1,)":
+        lambda t, F: F.cross_entropy(t.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True),
+                                     t.tensor([0]), label_smoothing=0.1),
 }
 
 

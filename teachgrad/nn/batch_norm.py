@@ -49,14 +49,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                         "NoneType")
     if input.numel() == 0:
         return _empty_batch_norm(input, weight, bias)
-    if training and (running_mean is None) != (running_var is None):
-        raise ValueError("running_mean and running_var must either both be None or neither "
-                         "be None")
+    # PyTorch checks each statistic's size first, then that both or neither are given
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
         if stat is None and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if stat is not None and stat.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {stat.numel()}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
     check_parameter_dtypes(input, weight, bias, *((running_mean, running_var) if not training
                                                  else ()))
     shape = (1, channels, *(1,) * (input.ndim - 2))  # broadcast over all but the channel

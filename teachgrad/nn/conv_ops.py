@@ -92,6 +92,8 @@ class ConvolutionBackward0(Op):
         ctx.params = (stride, padding, dilation, groups, transposed)
         ctx.has_bias = b is not None
         out = _apply(x, w, stride, padding, dilation, groups, transposed, size)
+        if x.shape[1] != 0:  # (an empty batch of another dtype than w: x's dtype, as PyTorch)
+            out = out.astype(x.dtype, copy=False)
         if b is not None:
             # Bias per output channel: shape (O, 1, 1) broadcasts over the positions.
             out += b.reshape(-1, *(1,) * (x.ndim - 2))

@@ -100,7 +100,6 @@ def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: i
             f"input{_shape(shown or input.shape)} to have {c_per_group * groups} channels, "
             f"but got {input.shape[1]} channels instead"
         )
-    _check_dtypes(input, weight, bias, name)
     if bias is not None and bias.shape != (o,):
         raise RuntimeError(
             f"Given weight of size {_shape(weight.shape)}, expected bias to be 1-dimensional "
@@ -108,17 +107,76 @@ def _check_tensors(input: Tensor, weight: Tensor, bias: Tensor | None, groups: i
         )
 
 
-def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None, name: str) -> None:
-    if input.dtype != weight.dtype:
+def _check_same(x: Tensor, weight: Tensor, stride: IntOrTuple, dilation: IntOrTuple) -> None:
+    """PyTorch's own checks of ``padding='same'`` (its batched input ``x``), made before the
+    convolution's: the weight's dimensions, then stride and dilation lengths, then a
+    stride of 1."""
+    if weight.ndim != x.ndim:
+        raise RuntimeError(
+            f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+            f"{_shape(weight.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{_shape(x.shape)} instead"
+        )
+    dims = weight.ndim - 2
+    strides = (stride,) if isinstance(stride, int) else tuple(stride)
+    for name, values in (("stride", strides),
+                         ("dilation", (dilation,) if isinstance(dilation, int) else dilation)):
+        if len(values) not in (dims, 1):
+            raise RuntimeError(f"{name} cannot broadcast to {dims} dimensions")
+    if any(s != 1 for s in strides):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+
+
+def _uses_onednn(x: Tensor, weight: Tensor, stride: tuple, dilation: tuple, groups: int,
+                 output_padding: tuple | None = None) -> bool:
+    """Would PyTorch 2.13 (on one thread) run this convolution with oneDNN?
+
+    It picks a kernel by the arguments (``use_mkldnn`` in ATen's Convolution.cpp): oneDNN
+    for a float32 input with a batch of more than one, groups, a kernel larger than 3x3 or
+    a large input -- unless the kernel is 1x1 with no stride or dilation -- and its own
+    loops otherwise. The two word a dtype mismatch differently. A 1-d convolution runs as
+    a 2-d one of height 1; a transposed one whose output_padding reaches its stride never
+    goes to oneDNN."""
+    if x.dtype.name != "float32":
+        return False
+    if output_padding is not None and any(e >= s for e, s in zip(output_padding, stride)):
+        return False
+    kernel = tuple(weight.shape[2:])
+    if len(kernel) == 1:
+        kernel = (1, *kernel)
+    sizes = tuple(x.shape) if x.ndim > 3 else (x.shape[0], x.shape[1], 1, x.shape[2])
+    batch, last, second = sizes[0], kernel[-1], kernel[-2]
+    strided, dilated = any(s != 1 for s in stride), any(dil != 1 for dil in dilation)
+    if not (strided or dilated or batch >= 16 or last != 1 or second != 1):
+        return False  # (a 1x1 kernel: faster in its own loops on one thread)
+    return (groups > 1 or (last > 3 and second > 3) or batch > 1
+            or sizes[0] * sizes[1] * sizes[2] * sizes[3] > 20480)
+
+
+def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None, name: str,
+                  onednn: bool) -> None:
+    """The kernel's dtype check: oneDNN names the tensors' types; PyTorch's own loops
+    check the weight only (a bias of another dtype reaching them is cast)."""
+    hint = f"\nHint: make both {name}'s input and its weight the same dtype, e.g. x.float()."
+    if onednn:
+        for other, what in ((weight, "weight"), (bias, "bias")):
+            if other is not None and other.dtype != input.dtype:
+                raise RuntimeError(
+                    f"Input type ({input.type()}) and {what} type ({other.type()}) should be "
+                    f"the same or input should be a MKLDNN tensor and {what} is a dense "
+                    f"tensor" + hint.replace("its weight", f"its {what}")
+                )
+    elif input.dtype != weight.dtype:
         raise RuntimeError(
             f"expected scalar type {_TYPE_NAMES[input.dtype.name]} but found "
-            f"{_TYPE_NAMES[weight.dtype.name]}"
-            f"\nHint: make both {name}'s input and its weight the same dtype, e.g. x.float()."
+            f"{_TYPE_NAMES[weight.dtype.name]}" + hint
         )
-    if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(
-            f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) should be the same"
-        )
+
+
+def _is_empty(x: Tensor) -> bool:
+    """A batch of 0 or no channels: PyTorch's convolution then runs no kernel (and checks
+    no dtypes)."""
+    return x.shape[0] == 0 or x.shape[1] == 0
 
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
@@ -128,6 +186,11 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
         if not isinstance(arg, Tensor):
             raise TypeError(f"{name}(): argument '{what}' must be Tensor, not "
                             f"{type(arg).__name__}")
+    if bias is not None and not isinstance(padding, str) and bias.dtype != input.dtype:
+        # conv{d}d's first check (its overload for a padding string has none)
+        raise RuntimeError(
+            f"Input type ({_c_type(input)}) and bias type ({_c_type(bias)}) should be the same"
+        )
     if input.ndim not in (d + 1, d + 2):
         raise RuntimeError(
             f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got "
@@ -137,10 +200,13 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:  # (before any stride, padding or dilation check)
+        raise RuntimeError("non-positive groups is not supported")
+    if padding == "same":
+        _check_same(input if input.ndim == d + 2 else input.unsqueeze(0), weight, stride,
+                    dilation)
     stride_t = as_tuple(stride, d, "stride")
     dilation_t = as_tuple(dilation, d, "dilation")
-    if padding == "same" and any(s != 1 for s in stride_t):  # (before the stride's sign)
-        raise RuntimeError("padding='same' is not supported for strided convolutions")
     if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight, hence this wording
         raise RuntimeError(
             f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
@@ -152,11 +218,6 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
         raise RuntimeError("non-positive stride is not supported")
     if any(dil < 0 for dil in dilation_t):  # PyTorch's shape check: no values named
         raise RuntimeError("dilation should be greater than zero")
-    if any(dil == 0 for dil in dilation_t):
-        # (the message of PyTorch's kernel for a batch of one, which runs conv1d as a
-        # conv2d of height 1; a bigger batch goes to oneDNN, which words it otherwise)
-        shown = (1, *dilation_t) if d == 1 else dilation_t
-        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(shown)}")
     kernel = tuple(weight.shape[2:])
     pads = _padding(padding, kernel, stride_t, dilation_t)
     # An unbatched input is a batch of one, squeezed again afterwards (as in PyTorch).
@@ -174,6 +235,16 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
             f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater "
             "than actual input size"
         )
+    if any(dil == 0 for dil in dilation_t):
+        # The kernel's check, after the sizes' (the message of PyTorch's own loops, which
+        # run conv1d as a conv2d of height 1; oneDNN words it otherwise). PyTorch runs no
+        # kernel for an empty batch and returns an empty result; teachgrad refuses it too.
+        shown = (1, *dilation_t) if d == 1 else dilation_t
+        raise RuntimeError(f"dilation should be greater than zero, but got {_shape(shown)}")
+    if not _is_empty(x):
+        _check_dtypes(x, weight, bias, name, _uses_onednn(x, weight, stride_t, dilation_t, groups))
+        if bias is not None and bias.dtype != x.dtype:  # (padding='same'/'valid', own loops)
+            bias = bias.to(x.dtype)
     out = ConvolutionBackward0.apply(x, weight, bias, stride=stride_t, padding=pads,
                                      dilation=dilation_t, groups=groups)
     return out if batched else out.squeeze(0)
@@ -243,7 +314,6 @@ def _check_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, groups: in
             f"1-dimensional with {out_channels} elements, but got bias of size "
             f"{_shape(bias.shape)} instead"
         )
-    _check_dtypes(x, weight, None, "conv_transpose")  # a bias of another dtype is cast
 
 
 def _axis_names(d: int) -> tuple[str, ...]:
@@ -274,6 +344,10 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
             f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got "
             f"input of size: {_shape(input.shape)}"
         )
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:  # (before any stride, padding or dilation check)
+        raise RuntimeError("non-positive groups is not supported")
     batched = input.ndim == d + 2
     x = input if batched else input.unsqueeze(0)
     stride_t = as_tuple(stride, d, "stride")
@@ -298,6 +372,10 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
             f"{_shape(x.shape)} instead"
         )
     _check_transposed(x, weight, bias, groups)
+    # oneDNN checks the dtypes first; PyTorch's own loops check the sizes first (below)
+    onednn = _uses_onednn(x, weight, stride_t, dilation_t, groups, extra)
+    if onednn and not _is_empty(x):
+        _check_dtypes(x, weight, bias, name, onednn=True)
     kernel = tuple(weight.shape[2:])
     # PyTorch runs a 1-d transposed convolution as a 2-d one of height 1: its messages say so.
     axes = _axis_names(d)
@@ -325,6 +403,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
             f"Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated output "
             f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small"
         )
+    if not (onednn or _is_empty(x)):
+        _check_dtypes(x, weight, bias, name, onednn=False)
     if bias is not None and bias.dtype != x.dtype:
         bias = bias.to(x.dtype)
     result = ConvolutionBackward0.apply(

@@ -142,6 +142,21 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool,
     return input._data, bags, max(count, 0), per_sample_weights
 
 
+def _fast_path(weight: Tensor, psw: Tensor | None, mode: str, padding_idx: int | None) -> bool:
+    """Does PyTorch 2.13 sum these bags with its fast (FBGEMM) kernel? Only sums and means
+    of a float32 (or float16) table whose rows are contiguous, without padding_idx and
+    with contiguous per-sample weights. That kernel words an index out of range as
+    "Index i of input takes value v ..."; PyTorch's loop over the indices (float64, max,
+    padding_idx ...) as "embedding_bag: Expected idx >= 0 ...".
+
+    (On more than one thread PyTorch's fast kernel splits the bags between threads and
+    its report then misreads the indices: "Expected i < index_size", or another
+    position. teachgrad gives the one-thread answer.)"""
+    return (mode != "max" and padding_idx is None
+            and weight.dtype.name in ("float32", "float16") and weight.stride()[1] == 1
+            and (psw is None or psw.stride()[0] == 1))
+
+
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   max_norm: float | None = None, norm_type: float = 2,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
@@ -196,7 +211,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     outside = (indices < 0) | (indices >= rows)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        if mode == "max" or padding_idx is not None:  # PyTorch's per-bag loop checks these
+        if not _fast_path(weight, psw, mode, padding_idx):  # PyTorch's loop over indices
             raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
                                f"found idx to be {indices[i]}")
         raise RuntimeError(f"Index {i} of input takes value {indices[i]} which is not in the "

@@ -856,7 +856,9 @@ def _label_smoothing(nll, log_probs, target, weight, ignore_index, reduction,
         smooth = -_sum(weighted, class_dim)
     else:
         smooth = -_sum(log_probs, class_dim)
-    smooth = smooth.masked_fill(ignored, 0.0)
+    # In place, as PyTorch: a mask that would broadcast the loss to a larger shape (an
+    # unbatched input with a target of shape (1,)) is refused.
+    smooth = smooth.masked_fill_(ignored, 0.0)
     if reduction == "mean":
         counted = ~ignored._data
         if weight is not None:
