@@ -50,7 +50,7 @@ def _ctc(lib, x, t):
 
 # name: (the index (as a list and its dtype), the op, PyTorch's name for the index tensor
 # in its error: type and shape, written out by hand)
-LONG, BOOL = "long", "bool"
+LONG, BOOL, BYTE = "long", "bool", "uint8"
 CASES = {
     "gather": ([[2, 1], [0, 2]], LONG, lambda lib, x, i: x.gather(1, i),
                "torch.LongTensor [2, 2]"),
@@ -94,6 +94,17 @@ CASES = {
     "index_put_mask": ([True, False], BOOL,
                        lambda lib, x, i: x.index_put((i,), lib.tensor(3.0, dtype=x.dtype)),
                        "CPUBoolType [2]"),
+    # a deprecated uint8 mask is saved (and checked) as the uint8 tensor it is
+    "getitem_byte_mask": ([[1, 0, 1], [0, 0, 1]], BYTE, lambda lib, x, i: x[i],
+                          "torch.ByteTensor [2, 3]"),
+    "getitem_byte_mask_columns": ([1, 0, 1], BYTE, lambda lib, x, i: x[:, i],
+                                  "torch.ByteTensor [3]"),
+    "getitem_byte_mask_after_bool_list": (
+        [1, 0, 1], BYTE, lambda lib, x, i: x[[True, False], i], "torch.ByteTensor [3]"),
+    "index_put_byte_mask": ([[1, 0, 1], [0, 0, 1]], BYTE,
+                            lambda lib, x, i: x.index_put((i,), x[0] * 10),
+                            "torch.ByteTensor [2, 3]"),
+    "setitem_byte_mask": ([1, 1], BYTE, _setitem, "torch.ByteTensor [2]"),
     "take": ([5, 0, 2], LONG, lambda lib, x, i: x.take(i), "torch.LongTensor [3]"),
     # without a dim: a gather over the flattened tensor, with a view of the indices
     "take_along_dim_flat": ([[5], [1]], LONG, lambda lib, x, i: lib.take_along_dim(x, i),
@@ -176,7 +187,7 @@ WEIGHT_CASES = {
 
 
 def _index(lib, values, kind):
-    return lib.tensor(values, dtype=lib.int64 if kind == LONG else lib.bool)
+    return lib.tensor(values, dtype={LONG: lib.int64, BOOL: lib.bool, BYTE: lib.uint8}[kind])
 
 
 def _built(lib, name):

@@ -445,7 +445,27 @@ def _index_tensors(items, advanced: list) -> tuple:
     """The tensor each index array of ``advanced`` is the data of (None for an array made
     from a list or a bool): the ones whose versions backward checks."""
     tensors = {id(obj._data): obj for obj in items if isinstance(obj, Tensor)}
-    return tuple(tensors.get(id(arr)) for _, arr in advanced)
+    found = tuple(tensors.get(id(arr)) for _, arr in advanced)
+    masks = [obj for obj in items if isinstance(obj, Tensor) and obj._data.dtype == np.uint8]
+    if masks:  # deprecated uint8 masks, which _index_array read as bool copies
+        found = _with_byte_masks(found, advanced, masks)
+    return found
+
+
+def _with_byte_masks(found: tuple, advanced: list, masks: list) -> tuple:
+    """``found`` with each uint8 mask tensor put where its bool copy is: PyTorch saves
+    (and checks) the uint8 tensor itself. Masks make their bool arrays in item order, so
+    the next mask of the same shape is the one; a bool array found by no tensor and matching
+    no mask came from a list."""
+    masks = list(masks)
+    found = list(found)
+    for position, (_, arr) in enumerate(advanced):
+        if found[position] is None and arr.dtype == np.bool_:
+            for i, mask in enumerate(masks):
+                if mask._data.shape == arr.shape and np.array_equal(mask._data != 0, arr):
+                    found[position] = masks.pop(i)
+                    break
+    return tuple(found)
 
 
 # ----------------------------------------------------------------------------------------
