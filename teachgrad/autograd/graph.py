@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import saved_hooks
+from .inference import InferenceRequiringGrad
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
@@ -257,6 +258,8 @@ def accumulator_of(leaf) -> AccumulateGrad | None:
     if node is None:
         if leaf._base is not None and leaf._extra is not None and NO_GRAD_VIEW in leaf._extra:
             return no_grad_view_accumulator(leaf)
+        if type(leaf._vc) is not list:  # an inference tensor made to require grad
+            return inference_accumulator(leaf)
         node = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(node)
     return node
@@ -425,6 +428,22 @@ def no_grad_view_accumulator(view) -> AccumulateGrad | None:
 
 
 _OWN_ACCUMULATOR = "no_grad_view_accumulator"
+
+
+def inference_accumulator(leaf) -> AccumulateGrad:
+    """The AccumulateGrad of ``leaf``, an inference tensor that requires grad. It is kept
+    on the leaf's version counter, not in ``_accumulator``, so that ``Op.apply`` asks at
+    every op whether all its tensor inputs are inference tensors (then PyTorch records
+    nothing; see ``autograd/inference.py``)."""
+    version = leaf._vc
+    if not isinstance(version, InferenceRequiringGrad):  # (one made to require grad by a
+        # constructor that set the flag itself)
+        version = leaf._vc = InferenceRequiringGrad(version)
+    node = version.accumulator() if version.accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        version.accumulator = weakref.ref(node)
+    return node
 
 
 def check_no_grad_view(view) -> None:
