@@ -157,8 +157,48 @@ def _recorded_with_an_ordinary_input(lib):
     return results
 
 
+def _index_and_number_arguments(lib):
+    """An index or mask tensor is an input of PyTorch's op too (teachgrad passes it as a
+    constant), and a Python number that PyTorch's kernel wraps into an ordinary tensor
+    (``fmod``, ``remainder``, ``1 - a``) makes it record the op of two tensors; an index
+    made in ``inference_mode`` cannot be saved for backward, as any inference tensor."""
+    results = {}
+    ops = {
+        "index_select": lambda a: a.index_select(0, lib.tensor([1])),
+        "list_index": lambda a: a[[1, 0]], "mask_index": lambda a: a[a > 0],
+        "masked_fill": lambda a: a.masked_fill(lib.tensor([True, False]), 0.0),
+        "scatter": lambda a: a.scatter(0, lib.tensor([1]), 0.0),
+        "index_fill": lambda a: a.index_fill(0, lib.tensor([1]), 0.0),
+        "gather_saves_it": lambda a: a.gather(0, lib.tensor([1])),
+        "fmod": lambda a: a.fmod(2), "remainder": lambda a: a.remainder(2),
+        "rsub": lambda a: 1 - a,
+        "xlogy_saves_it": lambda a: a.xlogy(2), "copysign_saves_it": lambda a: a.copysign(1.0),
+    }
+    for name, op in ops.items():
+        a = _made_requiring_grad(lib)
+        out = _outcome(lambda op=op, a=a: op(a))
+        if type(out) is tuple:
+            results[name] = out
+            continue
+        seen = _recorded(out)
+        if out.grad_fn is not None:
+            out.sum().backward()
+            seen += (a.grad.tolist(),)
+        results[name] = seen
+    with lib.inference_mode():
+        index, mask, target = lib.tensor([1, 0]), lib.tensor([True, False]), lib.tensor([1])
+    x = lib.ones(2, requires_grad=True)
+    F = lib.nn.functional
+    for name, op in {"index_select": lambda: x.index_select(0, index),
+                     "index": lambda: x[index], "masked_fill": lambda: x.masked_fill(mask, 0.0),
+                     "where": lambda: lib.where(mask, x, 0.0),
+                     "nll_loss": lambda: F.nll_loss(x.view(1, 2), target)}.items():
+        results["inference_" + name] = _outcome(op)
+    return results
+
+
 PROGRAMS = [_not_recorded_ops, _detached_changes, _backward_inside,
-            _recorded_with_an_ordinary_input]
+            _recorded_with_an_ordinary_input, _index_and_number_arguments]
 
 
 def _comparable(value):
@@ -232,3 +272,26 @@ def test_an_op_with_an_ordinary_input_or_a_number_is_recorded():
     assert seen["inplace_into_ordinary"] == (True, "AddBackward0")
     assert seen["model_on_inference_input"] == (False, None)
     assert seen["model_on_ordinary_input"][1].startswith("Inference tensors cannot be saved")
+
+
+def test_index_tensors_and_wrapped_numbers_count_as_ordinary_inputs():
+    seen = _index_and_number_arguments(teachgrad)
+    # the gradients at a = [1, 1]: the picked / kept / unfilled elements get 1; fmod and
+    # remainder by 2 have slope 1; 1 - a has slope -1
+    expected = {"index_select": ("IndexSelectBackward0", [0.0, 1.0]),
+                "list_index": ("IndexBackward0", [1.0, 1.0]),
+                "mask_index": ("IndexBackward0", [1.0, 1.0]),
+                "masked_fill": ("MaskedFillBackward0", [0.0, 1.0]),
+                "scatter": ("ScatterBackward1", [1.0, 0.0]),
+                "index_fill": ("IndexFillBackward0", [1.0, 0.0]),
+                "fmod": ("FmodBackward1", [1.0, 1.0]),
+                "remainder": ("RemainderBackward1", [1.0, 1.0]),
+                "rsub": ("SubBackward0", [-1.0, -1.0])}
+    for name, (node, grad) in expected.items():
+        assert seen[name] == (True, node, grad), name
+    refused = [name for name, outcome in seen.items() if outcome[0] == "RuntimeError"]
+    assert sorted(refused) == sorted(
+        ["gather_saves_it", "xlogy_saves_it", "copysign_saves_it", "inference_index_select",
+         "inference_index", "inference_masked_fill", "inference_where", "inference_nll_loss"])
+    for name in refused:
+        assert seen[name][1].startswith("Inference tensors cannot be saved for backward")

@@ -143,6 +143,24 @@ def set_requires_grad(t, value: bool) -> None:
         t._vc = InferenceVersion(t._vc)
 
 
+def wraps_the_number(t) -> bool:
+    """Is ``t`` an inference tensor that requires grad, in an op with a Python number that
+    PyTorch's kernel would wrap into an ordinary tensor (``t.fmod(2)``, ``1 - t``)? Then,
+    outside ``inference_mode`` with grad mode on, PyTorch's autograd skips the op (its only
+    tensor is an inference tensor), and its kernel calls the op of two tensors with the
+    number wrapped: that op is recorded (``FmodBackward1``, ``SubBackward0`` ...)."""
+    return type(t._vc) is InferenceRequiringGrad and _grad_state.enabled
+
+
+def wrapped(number):
+    """``number`` as the 0-d tensor PyTorch wraps it into (int64, float64, bool ...)."""
+    import numpy as np
+
+    from .._tensor import _make
+
+    return _make(np.asarray(number))
+
+
 def only_inference_tensors(inputs) -> bool:
     """Are all the tensors among an op's ``inputs`` inference tensors, with no Python
     number (which PyTorch wraps into an ordinary tensor)? Then PyTorch records nothing."""

@@ -118,8 +118,12 @@ def _at_least_1d(a):
 class IndexBackward0(PickOp):
     """``x[advanced index]``."""
 
+    reads_index_tensor = True  # (see Op)
+
 
 class IndexPutBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
         "accumulate), ∂/∂values = the gradient at the written positions"
@@ -643,6 +647,8 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 class IndexSelectBackward0(PickOp):
     """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
 
+    reads_index_tensor = True  # (see Op)
+
     saved_names = ("index",)
 
     @staticmethod
@@ -659,6 +665,8 @@ class _KeepsInput(PickOp):
     """gather and take: PyTorch keeps the input too (its backward formula takes it), so a
     later in-place change of the input makes backward refuse. The gradient itself needs
     only its shape; backward reads the input back for that check."""
+
+    reads_index_tensor = True  # (see Op)
 
     saved_names = ("self", "index")  # grad_fn._saved_...
 
@@ -867,6 +875,8 @@ class _ScatterOp(Op):
     Each forward saves ``index`` (the index array, when the op's user gave a tensor; see
     PickOp.forward) and each backward reads it back, for its version check."""
 
+    reads_index_tensor = True  # (see Op)
+
     saved_names = ("index",)
 
     @staticmethod
@@ -1039,6 +1049,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # Masks: masked_fill, masked_select
 # ----------------------------------------------------------------------------------------
 class MaskedFillBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1"
     # The mask is saved (PyTorch's _saved_mask): masked_fill then has backward check it
     # was not changed in place since (see graph.check_saved_constant).
@@ -1056,6 +1068,8 @@ class MaskedFillBackward0(Op):
 
 
 class MaskedFillBackward1(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1; ∂/∂value = Σ over the mask"
     saved_names = ("mask",)  # (as MaskedFillBackward0's)
 
@@ -1131,6 +1145,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 class MaskedSelectBackward0(PickOp):
     """``masked_select(mask)``: the elements where the (broadcast) mask is true, as a vector."""
+
+    reads_index_tensor = True  # (see Op)
 
     saved_names = ("mask",)
 

@@ -77,6 +77,10 @@ class Op(Node):
     promotes: bool = False
     #: the output is a view of input 0 (shares memory and version counter)
     is_view: bool = False
+    #: PyTorch's kernel also reads an index or mask tensor, which teachgrad passes as a
+    #: constant (an array in ``params``); it is almost always an ordinary tensor, so the op
+    #: is recorded even when its tensor inputs are inference tensors (autograd/inference.py)
+    reads_index_tensor: bool = False
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
@@ -181,7 +185,8 @@ class Op(Node):
                                 # An inference tensor that requires grad keeps its node aside, so
                                 # every op comes here: PyTorch records nothing if all tensors are
                                 # inference tensors.
-                                if type(x._vc) is not list and only_inference_tensors(inputs):
+                                if (type(x._vc) is not list and not cls.reads_index_tensor
+                                        and only_inference_tensors(inputs)):
                                     return _apply_unrecorded(cls, inputs, params)
                             edges.append((node, 0))
                         elif x._base is None or not graph.is_stale_view(x):  # made by an op
