@@ -26,10 +26,11 @@ from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, unpack_saved
+from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
-from .op import Op
+from .op import NO_CONTEXT, Op
 from .reduce import _return_type
 from .select_grad import keep_where, masked_fill_zero
 from .shape import (
@@ -67,12 +68,18 @@ class PickOp(Op):
 
     formula = "each picked element's gradient goes back where it was picked (repeats add up)"
 
+    #: under saved_tensors_hooks: the key made from the saved values as the unpack hook
+    #: gives them back (a function of them; see _key_for_backward), or None
+    rekey = None
+
     @staticmethod
-    def forward(ctx, a, key, index=()):
+    def forward(ctx, a, key, index=(), rekey=None):
         # ``index``: the index arrays, saved as PyTorch saves its index tensors (backward
         # checks them, see saving_indices, and a second backward is refused).
         if index:
             ctx.save_for_backward(*index)
+            if rekey is not None and ctx is not NO_CONTEXT:
+                ctx.rekey = rekey
         a = _at_least_1d(a)  # the engine sums the (1,)-shaped gradient back to a 0-d input
         ctx.shape, ctx.key = a.shape, key
         out = a[key]
@@ -82,9 +89,19 @@ class PickOp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if ctx._saved is not None:
-            ctx.saved_tensors  # noqa: B018 - read for its check (an index changed since?)
+        _key_for_backward(ctx)
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+def _key_for_backward(ctx) -> None:
+    """Read what a PickOp saved (for its check: an index changed in place since?), and
+    made inside saved_tensors_hooks, make ``ctx.key`` from the index as the unpack hook
+    gives it back: PyTorch's backward uses the unpacked index, not the one forward read."""
+    if ctx._saved is None:
+        return
+    saved = ctx.saved_tensors
+    if ctx.rekey is not None and type(ctx._saved) is PackedSaved:
+        ctx.key = ctx.rekey([v._data if type(v) is Tensor else v for v in saved])
 
 
 def saving_indices(out: Tensor, tensors: tuple, first: int = 0) -> Tensor:
@@ -440,8 +457,10 @@ def getitem(self: Tensor, index) -> Tensor:
     sliced, advanced = apply_basic(self, items)
     if not advanced:
         return AliasBackward0.apply(sliced) if sliced is self else sliced
-    out = IndexBackward0.apply(sliced, key=advanced_key(sliced._data.shape, advanced),
-                               index=tuple(arr for _, arr in advanced))
+    shape, dims = sliced._data.shape, [d for d, _ in advanced]
+    out = IndexBackward0.apply(sliced, key=advanced_key(shape, advanced),
+                               index=tuple(arr for _, arr in advanced),
+                               rekey=lambda saved: advanced_key(shape, list(zip(dims, saved))))
     return saving_indices(out, _index_tensors(items, advanced))
 
 
@@ -655,7 +674,7 @@ class IndexSelectBackward0(PickOp):
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
-        ctx.saved_tensors  # noqa: B018 - read for its check (the index changed since?)
+        _key_for_backward(ctx)
         from .index_update import IndexAddBackward0  # (index_update imports this module)
 
         return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
@@ -671,8 +690,10 @@ class _KeepsInput(PickOp):
     saved_names = ("self", "index")  # grad_fn._saved_...
 
     @staticmethod
-    def forward(ctx, a, key, index=()):
+    def forward(ctx, a, key, index=(), rekey=None):
         ctx.save_for_backward(a, *index)
+        if rekey is not None and index and ctx is not NO_CONTEXT:
+            ctx.rekey = rekey
         return PickOp.forward(ctx, a, key)
 
 
@@ -683,7 +704,7 @@ class GatherBackward0(_KeepsInput):
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
-        ctx.saved_tensors  # noqa: B018 - read for its check only
+        _key_for_backward(ctx)
         return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
@@ -764,7 +785,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = input._data.shape[d] if input._data.ndim else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    out = IndexSelectBackward0.apply(input, key=_along(d, idx), index=(index._data,))
+    shape = idx.shape  # (the index a backward under saved_tensors_hooks gets back)
+    out = IndexSelectBackward0.apply(
+        input, key=_along(d, idx), index=(index._data,),
+        rekey=lambda saved: _along(d, saved[0].astype(np.int64).reshape(shape)))
     return saving_indices(out, (index,))
 
 
@@ -788,8 +812,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check_gather_sizes(idx, shape, d)
     _check_bounds(idx, shape[d], d)
     out = GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,),
-                                index=(index._data,))
+                                index=(index._data,), rekey=lambda saved: _gather_key(saved, d))
     return saving_indices(out, (index,), first=1)
+
+
+def _gather_key(saved: list, dim: int) -> tuple:
+    """gather's key from its saved index (what the unpack hook gave back; after the input)."""
+    idx = saved[1].astype(np.int64)
+    return key_along(idx, dim) if idx.ndim else (idx,)
 
 
 @tensor_method()
@@ -806,9 +836,16 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise IndexError(
             f"out of range: tried to access index {idx[bad].flat[0]} on a tensor of {n} elements."
         )
-    flat = idx % max(n, 1)
-    key = (flat,) if input._data.ndim == 0 else np.unravel_index(flat, input._data.shape)
-    return saving_indices(TakeBackward0.apply(input, key=key, index=(idx,)), (index,), first=1)
+    shape = input._data.shape
+    out = TakeBackward0.apply(input, key=_take_key(idx, shape), index=(idx,),
+                              rekey=lambda saved: _take_key(saved[1], shape))
+    return saving_indices(out, (index,), first=1)
+
+
+def _take_key(idx: np.ndarray, shape: tuple) -> tuple:
+    """take's key: the flat (in-range) positions ``idx`` as an index of ``shape``."""
+    flat = idx.astype(np.int64) % max(int(np.prod(shape)), 1)
+    return (flat,) if not shape else np.unravel_index(flat, shape)
 
 
 def _value_of_index(index) -> np.ndarray:
