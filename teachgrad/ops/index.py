@@ -139,7 +139,6 @@ class IndexBackward0(PickOp):
 
 
 class IndexPutBackward0(Op):
-
     reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
@@ -601,12 +600,32 @@ def setitem(self: Tensor, index, value) -> None:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
         value = _checked_values(target, key, value)
         _check_no_overlap(target, value, advanced)
+        tensors = _index_tensors(items, advanced)
+        _refuse_a_byte_mask_fill(target, advanced, tensors, value, False)
         apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False,
-                      advanced, _index_tensors(items, advanced))
+                      advanced, tensors)
     else:
         copy_to(target, value)
     if target is not self and self._base is not None and target._grad_fn is not None:
         refresh_view(self)  # self is itself a view: its history now goes through the base
+
+
+def _refuse_a_byte_mask_fill(target: Tensor, advanced: list, tensors: tuple, values: Tensor,
+                             accumulate: bool) -> None:
+    """PyTorch's index_put_ fills through masked_fill_ when one value goes where a single
+    mask of the target's shape points (``x[mask] = 0``), and masked_fill_ refuses a
+    deprecated uint8 mask: its error, here too."""
+    if accumulate or values._data.size != 1 or len(advanced) != 1:
+        return
+    mask = tensors[0] if tensors else None
+    if mask is None or mask._data.dtype != np.uint8:
+        return
+    dim = advanced[0][0]
+    if mask._data.shape == target._data.shape[dim:dim + mask._data.ndim]:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+            "\nHint: uint8 masks are deprecated; use a bool mask, e.g. x[mask.bool()] = 0."
+        )
 
 
 def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
@@ -645,8 +664,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     advanced = _put_advanced(input, indices)
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
+    tensors = _index_tensors(indices, advanced)
+    _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return _put(input, values, checked_bounds(input._data.shape, key), accumulate, advanced,
-                _index_tensors(indices, advanced))
+                tensors)
 
 
 @tensor_method()
@@ -656,8 +677,10 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
     _check_no_overlap(input, values, advanced)
+    tensors = _index_tensors(indices, advanced)
+    _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate,
-                         advanced, _index_tensors(indices, advanced))
+                         advanced, tensors)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1086,7 +1109,6 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # Masks: masked_fill, masked_select
 # ----------------------------------------------------------------------------------------
 class MaskedFillBackward0(Op):
-
     reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1"
     # The mask is saved (PyTorch's _saved_mask): masked_fill then has backward check it
@@ -1105,7 +1127,6 @@ class MaskedFillBackward0(Op):
 
 
 class MaskedFillBackward1(Op):
-
     reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1; ∂/∂value = Σ over the mask"
     saved_names = ("mask",)  # (as MaskedFillBackward0's)
