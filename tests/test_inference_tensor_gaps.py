@@ -6,7 +6,10 @@
 (b) its ``detach()`` / ``.data`` is an inference tensor with a version counter of its own:
     it may be changed in place outside the block, which changes the original;
 (c) ``backward()`` / ``autograd.grad`` run inside the block record no graph, and a new
-    ``.grad`` is an inference tensor.
+    ``.grad`` is an inference tensor;
+(d) an op with an ordinary tensor among its inputs, or a Python number (PyTorch wraps it
+    into an ordinary tensor: ``a + 1``, ``a * 2``), is recorded, with the tensor of (a) as
+    a leaf that gets an ordinary ``.grad``.
 
 The expectations follow from those rules; the torch-marked test runs the same programs
 with PyTorch and compares.
@@ -111,7 +114,91 @@ def _backward_inside(lib):
     return first, second, outside, (g.tolist(), g.is_inference(), g.requires_grad)
 
 
-PROGRAMS = [_not_recorded_ops, _detached_changes, _backward_inside]
+def _recorded_with_an_ordinary_input(lib):
+    """An op with an ordinary tensor among its inputs is recorded, and a Python number
+    counts as one (PyTorch wraps it into an ordinary tensor); the inference tensor that
+    requires grad is a leaf of it then, and gets an ordinary ``.grad``."""
+    results = {}
+    ops = {
+        "add_number": lambda a: a + 1, "mul_number": lambda a: a * 2,
+        "div_number": lambda a: a / 2, "add_method": lambda a: a.add(1.5),
+        "add_tensor": lambda a: a + lib.ones(2), "mul_tensor_left": lambda a: lib.ones(2) * a,
+        "cat": lambda a: lib.cat([a, lib.ones(2)]), "dot": lambda a: a @ lib.ones(2),
+        "where": lambda a: lib.where(a > 0, a, lib.zeros(2)),
+        # only inference tensors (an exponent, bounds or weight given as numbers are not
+        # wrapped by PyTorch): nothing is recorded
+        "exp": lambda a: a.exp(), "mul_self": lambda a: a * a, "pow": lambda a: a ** 2,
+        "clamp": lambda a: a.clamp(0, 1), "stack": lambda a: lib.stack([a, a]),
+        "lerp": lambda a: a.lerp(a, 0.5),
+    }
+    for name, op in ops.items():
+        a = _made_requiring_grad(lib)
+        out = op(a)
+        seen = _recorded(out)
+        if out.grad_fn is not None:
+            out.sum().backward()
+            seen += (a.grad.tolist(), a.grad.is_inference())
+        results[name] = seen
+    a = _made_requiring_grad(lib)
+    x = lib.ones(2, requires_grad=True)
+    (a + x).sum().backward()
+    results["with_a_leaf"] = (a.grad.tolist(), x.grad.tolist())
+    a = _made_requiring_grad(lib)
+    y = a + 1
+    results["one_accumulator"] = (
+        y.grad_fn.next_functions[0][0] is (a * 3).grad_fn.next_functions[0][0])
+    n = lib.zeros(2)
+    n.add_(a)  # an ordinary tensor changed in place with it: recorded
+    results["inplace_into_ordinary"] = _recorded(n)
+    with lib.inference_mode():
+        model = lib.nn.Linear(2, 1)  # parameters: inference tensors that require grad
+    results["model_on_inference_input"] = _recorded(model(_made_requiring_grad(lib)))
+    results["model_on_ordinary_input"] = _outcome(lambda: model(lib.ones(1, 2, requires_grad=True)))
+    return results
+
+
+def _index_and_number_arguments(lib):
+    """An index or mask tensor is an input of PyTorch's op too (teachgrad passes it as a
+    constant), and a Python number that PyTorch's kernel wraps into an ordinary tensor
+    (``fmod``, ``remainder``, ``1 - a``) makes it record the op of two tensors; an index
+    made in ``inference_mode`` cannot be saved for backward, as any inference tensor."""
+    results = {}
+    ops = {
+        "index_select": lambda a: a.index_select(0, lib.tensor([1])),
+        "list_index": lambda a: a[[1, 0]], "mask_index": lambda a: a[a > 0],
+        "masked_fill": lambda a: a.masked_fill(lib.tensor([True, False]), 0.0),
+        "scatter": lambda a: a.scatter(0, lib.tensor([1]), 0.0),
+        "index_fill": lambda a: a.index_fill(0, lib.tensor([1]), 0.0),
+        "gather_saves_it": lambda a: a.gather(0, lib.tensor([1])),
+        "fmod": lambda a: a.fmod(2), "remainder": lambda a: a.remainder(2),
+        "rsub": lambda a: 1 - a,
+        "xlogy_saves_it": lambda a: a.xlogy(2), "copysign_saves_it": lambda a: a.copysign(1.0),
+    }
+    for name, op in ops.items():
+        a = _made_requiring_grad(lib)
+        out = _outcome(lambda op=op, a=a: op(a))
+        if type(out) is tuple:
+            results[name] = out
+            continue
+        seen = _recorded(out)
+        if out.grad_fn is not None:
+            out.sum().backward()
+            seen += (a.grad.tolist(),)
+        results[name] = seen
+    with lib.inference_mode():
+        index, mask, target = lib.tensor([1, 0]), lib.tensor([True, False]), lib.tensor([1])
+    x = lib.ones(2, requires_grad=True)
+    F = lib.nn.functional
+    for name, op in {"index_select": lambda: x.index_select(0, index),
+                     "index": lambda: x[index], "masked_fill": lambda: x.masked_fill(mask, 0.0),
+                     "where": lambda: lib.where(mask, x, 0.0),
+                     "nll_loss": lambda: F.nll_loss(x.view(1, 2), target)}.items():
+        results["inference_" + name] = _outcome(op)
+    return results
+
+
+PROGRAMS = [_not_recorded_ops, _detached_changes, _backward_inside,
+            _recorded_with_an_ordinary_input, _index_and_number_arguments]
 
 
 def _comparable(value):
@@ -162,3 +249,49 @@ def test_backward_inside_inference_mode():
     assert second == [4.0, 4.0]
     assert outside[1].startswith("Inplace update to inference tensor")
     assert from_grad == ([2.0, 2.0], True, False)  # no graph: grad mode is off in the block
+
+
+def test_an_op_with_an_ordinary_input_or_a_number_is_recorded():
+    seen = _recorded_with_an_ordinary_input(teachgrad)
+    # d/da of sum(a + 1), sum(2a), sum(a / 2), sum(a + 1.5), sum(a + 1), sum(1 * a),
+    # sum(cat(a, 1)), a · 1, sum(where(a > 0, a, 0)) at a = [1, 1]
+    expected = {"add_number": ("AddBackward0", [1.0, 1.0]),
+                "mul_number": ("MulBackward0", [2.0, 2.0]),
+                "div_number": ("DivBackward0", [0.5, 0.5]),
+                "add_method": ("AddBackward0", [1.0, 1.0]),
+                "add_tensor": ("AddBackward0", [1.0, 1.0]),
+                "mul_tensor_left": ("MulBackward0", [1.0, 1.0]),
+                "cat": ("CatBackward0", [1.0, 1.0]), "dot": ("DotBackward0", [1.0, 1.0]),
+                "where": ("WhereBackward0", [1.0, 1.0])}
+    for name, (node, grad) in expected.items():
+        assert seen[name] == (True, node, grad, False), name
+    for name in ("exp", "mul_self", "pow", "clamp", "stack", "lerp"):
+        assert seen[name] == (False, None), name
+    assert seen["with_a_leaf"] == ([1.0, 1.0], [1.0, 1.0])
+    assert seen["one_accumulator"] is True
+    assert seen["inplace_into_ordinary"] == (True, "AddBackward0")
+    assert seen["model_on_inference_input"] == (False, None)
+    assert seen["model_on_ordinary_input"][1].startswith("Inference tensors cannot be saved")
+
+
+def test_index_tensors_and_wrapped_numbers_count_as_ordinary_inputs():
+    seen = _index_and_number_arguments(teachgrad)
+    # the gradients at a = [1, 1]: the picked / kept / unfilled elements get 1; fmod and
+    # remainder by 2 have slope 1; 1 - a has slope -1
+    expected = {"index_select": ("IndexSelectBackward0", [0.0, 1.0]),
+                "list_index": ("IndexBackward0", [1.0, 1.0]),
+                "mask_index": ("IndexBackward0", [1.0, 1.0]),
+                "masked_fill": ("MaskedFillBackward0", [0.0, 1.0]),
+                "scatter": ("ScatterBackward1", [1.0, 0.0]),
+                "index_fill": ("IndexFillBackward0", [1.0, 0.0]),
+                "fmod": ("FmodBackward1", [1.0, 1.0]),
+                "remainder": ("RemainderBackward1", [1.0, 1.0]),
+                "rsub": ("SubBackward0", [-1.0, -1.0])}
+    for name, (node, grad) in expected.items():
+        assert seen[name] == (True, node, grad), name
+    refused = [name for name, outcome in seen.items() if outcome[0] == "RuntimeError"]
+    assert sorted(refused) == sorted(
+        ["gather_saves_it", "xlogy_saves_it", "copysign_saves_it", "inference_index_select",
+         "inference_index", "inference_masked_fill", "inference_where", "inference_nll_loss"])
+    for name in refused:
+        assert seen[name][1].startswith("Inference tensors cannot be saved for backward")

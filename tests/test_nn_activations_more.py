@@ -274,3 +274,51 @@ def test_exports():
     for name in ("mish", "hardswish", "hardsigmoid", "softsign", "tanhshrink", "softshrink",
                  "hardshrink", "softmin", "glu", "celu", "threshold", "prelu", "rrelu"):
         assert name in F.__all__ and getattr(F, name).__doc__
+
+
+# prelu's kernel saves the slopes reshaped to the input's number of dimensions ([1, C, 1,
+# ...], a view; a 1-d input's [1] as it is), so its "modified by an inplace operation"
+# error names that shape and, for the view, "output 0 of AsStrided" (PyTorch 2.13's words).
+PRELU_SAVED = [  # (input shape, slopes, the saved slopes' description)
+    ((2, 3), [0.25], "[torch.FloatTensor [1, 1]], which is output 0 of AsStrided,"),
+    ((2, 3, 4), [0.25, 0.1, 0.2], "[torch.FloatTensor [1, 3, 1]], which is output 0 of AsStrided,"),
+    ((2, 3, 4, 5), [1.0, 2.0, 3.0],
+     "[torch.FloatTensor [1, 3, 1, 1]], which is output 0 of AsStrided,"),
+    ((3,), [0.25], "[torch.FloatTensor [1]]"),
+    ((), [0.25], "[torch.FloatTensor []], which is output 0 of AsStrided,"),
+    ((2, 3), 0.25, "[torch.FloatTensor [1, 1]], which is output 0 of AsStrided,"),
+]
+
+
+def _prelu_changed_slopes(lib, shape, slopes):
+    x = lib.ones(shape).neg().requires_grad_()
+    w = lib.tensor(slopes, requires_grad=True)
+    y = lib.nn.functional.prelu(x, w)
+    with lib.no_grad():
+        w.mul_(2)
+    with pytest.raises(RuntimeError) as error:
+        y.sum().backward()
+    return str(error.value).split("\nHint:")[0]
+
+
+@pytest.mark.parametrize("shape, slopes, saved", PRELU_SAVED)
+def test_prelu_names_its_saved_slopes_as_pytorch(shape, slopes, saved):
+    message = _prelu_changed_slopes(torch, shape, slopes)
+    assert message.startswith(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {saved} is at version 1; expected version 0 instead.")
+    real = pytest.importorskip("torch")
+    assert message == _prelu_changed_slopes(real, shape, slopes)
+
+
+def test_prelu_records_the_slopes_reshape_and_sums_their_gradient_per_channel():
+    x = torch.tensor([[[-1.0, 2.0], [-3.0, -4.0]], [[-5.0, 6.0], [7.0, -8.0]]],
+                     requires_grad=True)  # (2, 2, 2): channels along dim 1
+    w = torch.tensor([0.5, 0.25], requires_grad=True)
+    y = F.prelu(x, w)
+    assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == [
+        "AccumulateGrad", "ViewBackward0"]  # as PyTorch's graph
+    y.sum().backward()
+    # ∂/∂w_c = the sum of channel c's negative inputs: c0: -1 - 5, c1: -3 - 4 - 8
+    assert w.grad.tolist() == [-6.0, -15.0]
+    assert x.grad.tolist() == [[[0.5, 1.0], [0.25, 0.25]], [[0.5, 1.0], [1.0, 0.25]]]

@@ -9,10 +9,13 @@ over random indices.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from torch_cases import cases, check_case
 
+import teachgrad
 import teachgrad as torch
 from teachgrad.autograd.gradcheck import gradcheck, gradgradcheck
 
@@ -454,3 +457,45 @@ def test_picked_elements_are_contiguous(pick):
     out = pick(x)
     assert out.is_contiguous()
     assert out.view(-1).tolist() == out.reshape(-1).tolist()
+
+
+# One value written where a single uint8 (deprecated) mask of the target's shape points:
+# PyTorch's index_put_ fills through masked_fill_, which refuses the uint8 mask. Several
+# values, accumulate=True, or a bool mask go through index_put_ as usual.
+BYTE_MASK_WRITES = {
+    "setitem_number": (lambda lib, x, m, m1: x.__setitem__(m, 7.0), "refused"),
+    "setitem_one_element": (lambda lib, x, m, m1: x.__setitem__(m, lib.ones(1)), "refused"),
+    "setitem_columns": (lambda lib, x, m, m1: x.__setitem__((slice(None), m1), 0.0),
+                        "refused"),
+    "index_put_": (lambda lib, x, m, m1: x.index_put_((m,), lib.tensor(1.0)), "refused"),
+    "index_put": (lambda lib, x, m, m1: x.index_put((m,), lib.tensor(1.0)), "refused"),
+    "several_values": (lambda lib, x, m, m1: x.__setitem__(m, lib.tensor([1.0, 2.0, 3.0])),
+                       [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]),
+    "accumulate": (lambda lib, x, m, m1: x.index_put_((m,), lib.tensor(1.0), accumulate=True),
+                   [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]),
+    "bool_mask": (lambda lib, x, m, m1: x.__setitem__(m.bool(), 7.0),
+                  [[7.0, 0.0, 7.0], [0.0, 7.0, 0.0]]),
+}
+
+
+def _byte_mask_write(lib, name):
+    x = lib.zeros(2, 3)
+    m = lib.tensor([[1, 0, 1], [0, 1, 0]], dtype=lib.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (uint8 indexing is deprecated)
+        try:
+            BYTE_MASK_WRITES[name][0](lib, x, m, lib.tensor([1, 0, 1], dtype=lib.uint8))
+        except RuntimeError as error:
+            return str(error).split("\nHint:")[0]
+    return x.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(BYTE_MASK_WRITES))
+def test_one_value_through_a_uint8_mask_is_refused_as_masked_fill_refuses_it(name):
+    expected = BYTE_MASK_WRITES[name][1]
+    if expected == "refused":
+        expected = ("masked_fill_ only supports boolean masks, but got mask with dtype "
+                    "unsigned char")
+    assert _byte_mask_write(teachgrad, name) == expected
+    real = pytest.importorskip("torch")
+    assert _byte_mask_write(real, name) == expected

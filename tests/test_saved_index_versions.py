@@ -21,6 +21,7 @@ each case with PyTorch 2.13 too and compare the messages word for word.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import teachgrad
@@ -50,7 +51,7 @@ def _ctc(lib, x, t):
 
 # name: (the index (as a list and its dtype), the op, PyTorch's name for the index tensor
 # in its error: type and shape, written out by hand)
-LONG, BOOL = "long", "bool"
+LONG, BOOL, BYTE = "long", "bool", "uint8"
 CASES = {
     "gather": ([[2, 1], [0, 2]], LONG, lambda lib, x, i: x.gather(1, i),
                "torch.LongTensor [2, 2]"),
@@ -94,6 +95,17 @@ CASES = {
     "index_put_mask": ([True, False], BOOL,
                        lambda lib, x, i: x.index_put((i,), lib.tensor(3.0, dtype=x.dtype)),
                        "CPUBoolType [2]"),
+    # a deprecated uint8 mask is saved (and checked) as the uint8 tensor it is
+    "getitem_byte_mask": ([[1, 0, 1], [0, 0, 1]], BYTE, lambda lib, x, i: x[i],
+                          "torch.ByteTensor [2, 3]"),
+    "getitem_byte_mask_columns": ([1, 0, 1], BYTE, lambda lib, x, i: x[:, i],
+                                  "torch.ByteTensor [3]"),
+    "getitem_byte_mask_after_bool_list": (
+        [1, 0, 1], BYTE, lambda lib, x, i: x[[True, False], i], "torch.ByteTensor [3]"),
+    "index_put_byte_mask": ([[1, 0, 1], [0, 0, 1]], BYTE,
+                            lambda lib, x, i: x.index_put((i,), x[0] * 10),
+                            "torch.ByteTensor [2, 3]"),
+    "setitem_byte_mask": ([1, 1], BYTE, _setitem, "torch.ByteTensor [2]"),
     "take": ([5, 0, 2], LONG, lambda lib, x, i: x.take(i), "torch.LongTensor [3]"),
     # without a dim: a gather over the flattened tensor, with a view of the indices
     "take_along_dim_flat": ([[5], [1]], LONG, lambda lib, x, i: lib.take_along_dim(x, i),
@@ -176,7 +188,7 @@ WEIGHT_CASES = {
 
 
 def _index(lib, values, kind):
-    return lib.tensor(values, dtype=lib.int64 if kind == LONG else lib.bool)
+    return lib.tensor(values, dtype={LONG: lib.int64, BOOL: lib.bool, BYTE: lib.uint8}[kind])
 
 
 def _built(lib, name):
@@ -326,8 +338,7 @@ def test_saved_index_attributes_hold_the_index_as_given():
 
 def test_an_index_saved_under_saved_tensor_hooks_goes_through_them():
     # As PyTorch: the pack hook gets the index tensor too, and what the unpack hook gives
-    # back is not version-checked: backward runs. (Which indices it then uses is left
-    # open: teachgrad's backward uses what forward read, not the unpacked tensor.)
+    # back is not version-checked: backward runs (with the unpacked index, see below).
     x = _x(teachgrad)
     index = teachgrad.tensor([[2, 1], [0, 2]])
     packed = []
@@ -344,6 +355,60 @@ def test_an_index_saved_under_saved_tensor_hooks_goes_through_them():
                                                      "teachgrad.int64"]
     assert _backward(teachgrad, out, x).shape == (2, 3)
     assert _backward(teachgrad, loss, x).shape == (2, 3)
+
+
+# Under saved_tensors_hooks, backward uses the index as the unpack hook gives it back (here
+# all zeros), as PyTorch's does: x = [[1, 2, 3], [4, 5, 6]], the gradient of out.sum().
+UNPACKED_ZEROS = {  # name: (the op, x's gradient with zeros for the index, by hand)
+    # both picked columns become column 0: it gets 2 per row
+    "index_select": (lambda lib, x: x.index_select(1, lib.tensor([2, 1])),
+                     [[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]]),
+    "gather": (lambda lib, x: x.gather(1, lib.tensor([[2], [1]])),
+               [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]),
+    "getitem": (lambda lib, x: x[lib.tensor([1, 1])], [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]),
+    "getitem_columns": (lambda lib, x: x[:, lib.tensor([2, 1])],
+                        [[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]]),
+    "take": (lambda lib, x: x.take(lib.tensor([5, 1])), [[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    # three lookups, all of row 0
+    "embedding": (lambda lib, x: lib.nn.functional.embedding(lib.tensor([1, 1, 0]), x),
+                  [[3.0, 3.0, 3.0], [0.0, 0.0, 0.0]]),
+    # the mean over 2 samples, both now of class 0: -1/2 there
+    "nll_loss": (lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor([2, 1])),
+                 [[-0.5, 0.0, 0.0], [-0.5, 0.0, 0.0]]),
+    # class weights [1, 2, 3]; the total weight forward summed stays 3 + 2 = 5: -1/5
+    "nll_loss_weight": (lambda lib, x: lib.nn.functional.nll_loss(
+        x, lib.tensor([2, 1]), weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)),
+        [[-0.2, 0.0, 0.0], [-0.2, 0.0, 0.0]]),
+    "nll_loss_sum": (lambda lib, x: lib.nn.functional.nll_loss(
+        x, lib.tensor([2, 1]), reduction="sum"), [[-1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]),
+}
+
+
+def _gradient_with_unpacked_zeros(lib, make, create_graph=False):
+    def unpack(t):
+        return lib.zeros_like(t) if t.dtype == lib.int64 else t
+
+    x = _x(lib)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        out = make(lib, x)
+    return _backward(lib, out, x, create_graph=create_graph).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(UNPACKED_ZEROS))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_backward_under_saved_tensor_hooks_uses_the_unpacked_index(name, create_graph):
+    make, expected = UNPACKED_ZEROS[name]
+    np.testing.assert_allclose(_gradient_with_unpacked_zeros(teachgrad, make, create_graph),
+                               expected, rtol=1e-15)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(UNPACKED_ZEROS))
+def test_the_unpacked_index_is_used_as_pytorch_uses_it(name):
+    real = pytest.importorskip("torch")
+    make = UNPACKED_ZEROS[name][0]
+    np.testing.assert_allclose(_gradient_with_unpacked_zeros(teachgrad, make),
+                               _gradient_with_unpacked_zeros(real, make), rtol=1e-15)
 
 
 # ---------------------------------------------------------------------- with PyTorch

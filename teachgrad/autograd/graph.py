@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import saved_hooks
+from .inference import InferenceRequiringGrad
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: F401 - the hooks are torch.autograd.graph's names too
     PackedSaved,
@@ -257,6 +258,8 @@ def accumulator_of(leaf) -> AccumulateGrad | None:
     if node is None:
         if leaf._base is not None and leaf._extra is not None and NO_GRAD_VIEW in leaf._extra:
             return no_grad_view_accumulator(leaf)
+        if type(leaf._vc) is not list:  # an inference tensor made to require grad
+            return inference_accumulator(leaf)
         node = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(node)
     return node
@@ -425,6 +428,22 @@ def no_grad_view_accumulator(view) -> AccumulateGrad | None:
 
 
 _OWN_ACCUMULATOR = "no_grad_view_accumulator"
+
+
+def inference_accumulator(leaf) -> AccumulateGrad:
+    """The AccumulateGrad of ``leaf``, an inference tensor that requires grad. It is kept
+    on the leaf's version counter, not in ``_accumulator``, so that ``Op.apply`` asks at
+    every op whether all its tensor inputs are inference tensors (then PyTorch records
+    nothing; see ``autograd/inference.py``)."""
+    version = leaf._vc
+    if not isinstance(version, InferenceRequiringGrad):  # (one made to require grad by a
+        # constructor that set the flag itself)
+        version = leaf._vc = InferenceRequiringGrad(version)
+    node = version.accumulator() if version.accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        version.accumulator = weakref.ref(node)
+    return node
 
 
 def check_no_grad_view(view) -> None:
@@ -630,7 +649,9 @@ def check_saved_constant(result, position: int, tensor) -> None:
     use the new mask; teachgrad's record_saved sees only an array and cannot know.
     """
     node = result._grad_fn
-    if node is None or type(getattr(tensor, "_vc", None)) is not list:  # (inference tensor)
+    if node is None or type(getattr(tensor, "_vc", None)) is not list:
+        if node is not None and tensor is not None:
+            refuse_inference_constant(tensor)
         return
     saved = node._saved
     if type(saved) is PackedSaved:  # made inside saved_tensors_hooks
@@ -653,6 +674,16 @@ def check_saved_constant(result, position: int, tensor) -> None:
             node._saved = (values, tuple(sources))
 
 
+def refuse_inference_constant(tensor) -> None:
+    """PyTorch's "Inference tensors cannot be saved for backward" if ``tensor`` (a constant
+    an op saves: an index, a mask, a target) is an inference tensor outside
+    ``inference_mode``, as for any tensor an op saves (reading its version raises, see
+    ``inference.InferenceVersion``); None (nothing to check) otherwise."""
+    version = getattr(tensor, "_vc", None)
+    if version is not None:
+        version[0]  # noqa: B018 - raises for an inference tensor
+
+
 def save_constants(result, values: tuple, tensors: tuple) -> None:
     """Have ``result``'s node save ``values`` (arrays the op read from ``tensors``: a
     target, a weight) and check at backward that each tensor was not changed in place.
@@ -672,15 +703,16 @@ def save_constants(result, values: tuple, tensors: tuple) -> None:
         return
     if len(values) == 1:  # the usual case (no weight), spelled out: it costs less
         tensor = tensors[0]
-        version = getattr(tensor, "_vc", None)  # (None for an inference tensor: unchecked)
+        version = getattr(tensor, "_vc", None)
         node._saved = (values, (ConstantSource((tensor, version[0]))
-                                if type(version) is list else None,))
+                                if type(version) is list else refuse_inference_constant(tensor),))
         return
     sources = []
     for position in range(len(values)):
         tensor = tensors[position]
         version = getattr(tensor, "_vc", None)
-        sources.append(ConstantSource((tensor, version[0])) if type(version) is list else None)
+        sources.append(ConstantSource((tensor, version[0])) if type(version) is list
+                       else refuse_inference_constant(tensor))
     node._saved = (values, tuple(sources))
 
 

@@ -13,9 +13,12 @@ the block such a tensor may never take part in autograd:
 * ``requires_grad_()`` on it is refused; ``t._version`` raises, in and out of the block.
 
 Ops that only read it are fine, and make ordinary tensors (``t.clone()`` is the usual way
-out). A view of an inference tensor is one too. A view of an *ordinary* tensor made in
-the block is ordinary, but marked like a view made under ``no_grad`` (see
-``graph.NO_GRAD_VIEW``), with PyTorch's own wording for inference mode.
+out). One made to require grad (``ones(2, requires_grad=True)`` in the block) is recorded
+only by ops that also have an ordinary tensor among their inputs; a Python number counts
+as one, as PyTorch wraps it into an ordinary tensor (``a + 1``); see
+:class:`InferenceRequiringGrad`. A view of an inference tensor is one too. A view of
+an *ordinary* tensor made in the block is ordinary, but marked like a view made under
+``no_grad`` (see ``graph.NO_GRAD_VIEW``), with PyTorch's own wording for inference mode.
 
 An inference tensor is recognised by its version counter, an :class:`InferenceVersion`
 instead of a plain list, so ordinary tensors pay nothing for any of this: the checks
@@ -73,13 +76,20 @@ class InferenceRequiringGrad(InferenceVersion):
     """The version counter of an inference tensor made to require grad (``ones(2,
     requires_grad=True)`` inside ``inference_mode``).
 
-    PyTorch reports ``requires_grad=True`` for it, but records no op whose only tensor
-    inputs are inference tensors: it keeps no autograd state for them. teachgrad gets that
-    for free by keeping the tensor's own ``_requires_grad`` False (so ``Op.apply`` records
-    nothing for it) and letting the public ``requires_grad`` read this class instead.
+    PyTorch keeps no autograd state for inference tensors, so an op all of whose tensor
+    inputs are inference tensors is not recorded, even though this one requires grad.
+    An op with an ordinary tensor among its inputs is recorded as usual, and a Python
+    number counts as one: PyTorch wraps it into an ordinary tensor (``a + 1``, ``a * 2``).
+    The tensor's AccumulateGrad is kept here (``accumulator``, a weak reference), not in
+    its ``_accumulator``, so that ``Op.apply`` asks :func:`only_inference_tensors` at
+    each op, on the branch it takes when it makes a leaf's node.
     """
 
-    __slots__ = ()
+    __slots__ = ("accumulator",)
+
+    def __init__(self, values=(0,)):
+        super().__init__(values)
+        self.accumulator = None
 
 
 class DetachedInferenceVersion(InferenceVersion):
@@ -123,13 +133,45 @@ def check_requires_grad(t, value: bool) -> None:
 
 def set_requires_grad(t, value: bool) -> None:
     """``t.requires_grad = value`` for an inference tensor (inside ``inference_mode``, or
-    ``False`` outside): see :class:`InferenceRequiringGrad`."""
-    t._requires_grad = False
+    ``False`` outside): see :class:`InferenceRequiringGrad`. (A view's own flag stays
+    False: PyTorch's view of an inference tensor does not require grad.)"""
+    t._requires_grad = value and t._base is None
     if value:
         if type(t._vc) is not InferenceRequiringGrad:
             t._vc = InferenceRequiringGrad(t._vc)
     elif type(t._vc) is InferenceRequiringGrad:
         t._vc = InferenceVersion(t._vc)
+
+
+def wraps_the_number(t) -> bool:
+    """Is ``t`` an inference tensor that requires grad, in an op with a Python number that
+    PyTorch's kernel would wrap into an ordinary tensor (``t.fmod(2)``, ``1 - t``)? Then,
+    outside ``inference_mode`` with grad mode on, PyTorch's autograd skips the op (its only
+    tensor is an inference tensor), and its kernel calls the op of two tensors with the
+    number wrapped: that op is recorded (``FmodBackward1``, ``SubBackward0`` ...)."""
+    return type(t._vc) is InferenceRequiringGrad and _grad_state.enabled
+
+
+def wrapped(number):
+    """``number`` as the 0-d tensor PyTorch wraps it into (int64, float64, bool ...)."""
+    import numpy as np
+
+    from .._tensor import _make
+
+    return _make(np.asarray(number))
+
+
+def only_inference_tensors(inputs) -> bool:
+    """Are all the tensors among an op's ``inputs`` inference tensors, with no Python
+    number (which PyTorch wraps into an ordinary tensor)? Then PyTorch records nothing."""
+    for x in inputs:
+        version = getattr(x, "_vc", None)
+        if version is None:
+            if isinstance(x, (bool, int, float, complex)):
+                return False
+        elif not isinstance(version, InferenceVersion):
+            return False
+    return True
 
 
 def counts_versions(t) -> bool:

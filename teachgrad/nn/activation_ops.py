@@ -553,10 +553,12 @@ class PreluKernelBackward0(Op):
 
 
 def _channel_sums(per_element, weight):
-    """``per_element`` summed over everything but the channel (dim 1), shaped as ``weight``
-    (one slope for all: summed over everything)."""
-    others = tuple(d for d in range(np.ndim(per_element)) if d != 1 or np.shape(weight)[0] == 1)
-    return np.reshape(np.sum(per_element, axis=others), np.shape(weight))
+    """``per_element`` summed to the shape of ``weight`` (the slopes, shaped ``[1, C, 1,
+    ...]`` or ``[1]`` to broadcast over the input): over everything but the channel (dim
+    1), or over everything when one slope serves all."""
+    shape = np.shape(weight)
+    others = tuple(d for d, n in enumerate(shape) if n == 1 and np.shape(per_element)[d] != 1)
+    return np.reshape(np.sum(per_element, axis=others), shape)
 
 
 class PreluKernelBackwardBackward0(RecordedBackward):
@@ -574,10 +576,9 @@ class PreluKernelBackwardBackward0(RecordedBackward):
 
 
 def _per_channel(weight, ndim: int):
-    """The slopes shaped to broadcast along dimension 1 of an ``ndim``-d input."""
-    if ndim < 2:
-        return np.reshape(weight, ())
-    return np.reshape(weight, (1, -1) + (1,) * (ndim - 2))
+    """The slopes shaped to broadcast over an ``ndim``-d input (F.prelu gives them the
+    input's number of dimensions; a 1-d input's single slope is made 0-d here)."""
+    return np.reshape(weight, ()) if ndim < 2 else weight
 
 
 class RreluWithNoiseBackward0(Op):

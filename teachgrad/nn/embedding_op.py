@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.saved_hooks import PackedSaved
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
@@ -35,27 +36,41 @@ class EmbeddingBackward0(Op):
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, given=None):
         ctx.save_for_backward(given)
         ctx.shape, ctx.indices = weight.shape, indices
-        # How much of its gradient each lookup passes back: 1, but 0 for the padding
-        # row and 1/count with scale_grad_by_freq. None when all are 1 (the usual case).
-        scale = None
-        if scale_grad_by_freq:
-            counts = np.bincount(indices.ravel(), minlength=weight.shape[0])
-            scale = 1.0 / counts[indices]
-        if padding_idx is not None:
-            scale = np.ones(indices.shape) if scale is None else scale
-            scale = np.where(indices == padding_idx, 0.0, scale)
-        ctx.scale = None if scale is None else scale[..., None].astype(weight.dtype)
+        ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        ctx.scale = _scale(indices, weight, padding_idx, scale_grad_by_freq)
+        ctx.dtype = weight.dtype
         return weight[indices]
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 - read for its check only
+        saved = ctx.saved_tensors  # (read for its check: changed in place since?)
+        given = saved[0] if saved else None  # (none in the create_graph node's own call)
+        if given is not None and type(ctx._saved) is PackedSaved:
+            # made inside saved_tensors_hooks: PyTorch's backward uses the indices the
+            # unpack hook gives back, not the ones forward read
+            indices = (given._data if type(given) is Tensor else given).astype(np.int64)
+            ctx.indices = indices.reshape(ctx.indices.shape)
+            ctx.scale = _scale(ctx.indices, np.empty(ctx.shape, ctx.dtype), ctx.padding_idx,
+                               ctx.scale_grad_by_freq)
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return EmbeddingDenseBackwardBackward0.record(ctx, grad)
         if ctx.scale is not None:
             grad = grad * ctx.scale
         # Scatter-add the rows back into a zero table.
         return embed(grad, ctx.shape, (ctx.indices,), IndexPutImplBackward0)
+
+
+def _scale(indices: np.ndarray, weight: np.ndarray, padding_idx, scale_grad_by_freq: bool):
+    """How much of its gradient each lookup passes back: 1, but 0 for the padding row and
+    1/count with scale_grad_by_freq. None when all are 1 (the usual case)."""
+    scale = None
+    if scale_grad_by_freq:
+        counts = np.bincount(indices.ravel(), minlength=weight.shape[0])
+        scale = 1.0 / counts[indices]
+    if padding_idx is not None:
+        scale = np.ones(indices.shape) if scale is None else scale
+        scale = np.where(indices == padding_idx, 0.0, scale)
+    return None if scale is None else scale[..., None].astype(weight.dtype)
 
 
 class EmbeddingDenseBackwardBackward0(RecordedBackward):

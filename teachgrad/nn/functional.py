@@ -446,6 +446,14 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"numbers = {count} and channel size = {channels}."
             )
     _require_floating(input, "prelu_cpu")
+    if weight.ndim != input.ndim:
+        # As PyTorch: the slopes are reshaped (a view) to broadcast over the input, [1, C,
+        # 1, ...], and that view is what the kernel saves, so an error after an in-place
+        # change of them names a [1, C, 1, ...] tensor.
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = count
+        weight = weight.reshape(shape)
     return _ops.PreluKernelBackward0.apply(input, weight)
 
 

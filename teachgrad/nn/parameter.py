@@ -65,6 +65,8 @@ class Parameter(Tensor):
                     "requires_grad=False for a parameter that is not learned."
                 )
             param._requires_grad = True
+            if type(param._vc) is not list:  # made in inference_mode (autograd/inference.py)
+                inference.set_requires_grad(param, True)
         return param
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd import inference
 from .number_factor import times_number
 from .op import Op
 from .pointwise import (
@@ -139,6 +140,8 @@ def copysign(input: Tensor, other) -> Tensor:
     other = _operand(other)
     if isinstance(other, Tensor):
         return _binary(CopysignBackward0, *_float_operands(input, other))
+    if type(input._vc) is not list and inference.wraps_the_number(input):
+        return copysign(input, inference.wrapped(other))
     return CopysignBackward1.apply(float_tensor(input), other=float(other))
 
 

@@ -26,10 +26,11 @@ from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, unpack_saved
+from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
 from .layout import row_major
-from .op import Op
+from .op import NO_CONTEXT, Op
 from .reduce import _return_type
 from .select_grad import keep_where, masked_fill_zero
 from .shape import (
@@ -67,12 +68,18 @@ class PickOp(Op):
 
     formula = "each picked element's gradient goes back where it was picked (repeats add up)"
 
+    #: under saved_tensors_hooks: the key made from the saved values as the unpack hook
+    #: gives them back (a function of them; see _key_for_backward), or None
+    rekey = None
+
     @staticmethod
-    def forward(ctx, a, key, index=()):
+    def forward(ctx, a, key, index=(), rekey=None):
         # ``index``: the index arrays, saved as PyTorch saves its index tensors (backward
         # checks them, see saving_indices, and a second backward is refused).
         if index:
             ctx.save_for_backward(*index)
+            if rekey is not None and ctx is not NO_CONTEXT:
+                ctx.rekey = rekey
         a = _at_least_1d(a)  # the engine sums the (1,)-shaped gradient back to a 0-d input
         ctx.shape, ctx.key = a.shape, key
         out = a[key]
@@ -82,9 +89,19 @@ class PickOp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if ctx._saved is not None:
-            ctx.saved_tensors  # noqa: B018 - read for its check (an index changed since?)
+        _key_for_backward(ctx)
         return embed(grad, ctx.shape, ctx.key, IndexPutImplBackward0)
+
+
+def _key_for_backward(ctx) -> None:
+    """Read what a PickOp saved (for its check: an index changed in place since?), and
+    made inside saved_tensors_hooks, make ``ctx.key`` from the index as the unpack hook
+    gives it back: PyTorch's backward uses the unpacked index, not the one forward read."""
+    if ctx._saved is None:
+        return
+    saved = ctx.saved_tensors
+    if ctx.rekey is not None and type(ctx._saved) is PackedSaved:
+        ctx.key = ctx.rekey([v._data if type(v) is Tensor else v for v in saved])
 
 
 def saving_indices(out: Tensor, tensors: tuple, first: int = 0) -> Tensor:
@@ -118,8 +135,11 @@ def _at_least_1d(a):
 class IndexBackward0(PickOp):
     """``x[advanced index]``."""
 
+    reads_index_tensor = True  # (see Op)
+
 
 class IndexPutBackward0(Op):
+    reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
         "accumulate), ∂/∂values = the gradient at the written positions"
@@ -436,8 +456,10 @@ def getitem(self: Tensor, index) -> Tensor:
     sliced, advanced = apply_basic(self, items)
     if not advanced:
         return AliasBackward0.apply(sliced) if sliced is self else sliced
-    out = IndexBackward0.apply(sliced, key=advanced_key(sliced._data.shape, advanced),
-                               index=tuple(arr for _, arr in advanced))
+    shape, dims = sliced._data.shape, [d for d, _ in advanced]
+    out = IndexBackward0.apply(sliced, key=advanced_key(shape, advanced),
+                               index=tuple(arr for _, arr in advanced),
+                               rekey=lambda saved: advanced_key(shape, list(zip(dims, saved))))
     return saving_indices(out, _index_tensors(items, advanced))
 
 
@@ -445,7 +467,27 @@ def _index_tensors(items, advanced: list) -> tuple:
     """The tensor each index array of ``advanced`` is the data of (None for an array made
     from a list or a bool): the ones whose versions backward checks."""
     tensors = {id(obj._data): obj for obj in items if isinstance(obj, Tensor)}
-    return tuple(tensors.get(id(arr)) for _, arr in advanced)
+    found = tuple(tensors.get(id(arr)) for _, arr in advanced)
+    masks = [obj for obj in items if isinstance(obj, Tensor) and obj._data.dtype == np.uint8]
+    if masks:  # deprecated uint8 masks, which _index_array read as bool copies
+        found = _with_byte_masks(found, advanced, masks)
+    return found
+
+
+def _with_byte_masks(found: tuple, advanced: list, masks: list) -> tuple:
+    """``found`` with each uint8 mask tensor put where its bool copy is: PyTorch saves
+    (and checks) the uint8 tensor itself. Masks make their bool arrays in item order, so
+    the next mask of the same shape is the one; a bool array found by no tensor and matching
+    no mask came from a list."""
+    masks = list(masks)
+    found = list(found)
+    for position, (_, arr) in enumerate(advanced):
+        if found[position] is None and arr.dtype == np.bool_:
+            for i, mask in enumerate(masks):
+                if mask._data.shape == arr.shape and np.array_equal(mask._data != 0, arr):
+                    found[position] = masks.pop(i)
+                    break
+    return tuple(found)
 
 
 # ----------------------------------------------------------------------------------------
@@ -558,12 +600,32 @@ def setitem(self: Tensor, index, value) -> None:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
         value = _checked_values(target, key, value)
         _check_no_overlap(target, value, advanced)
+        tensors = _index_tensors(items, advanced)
+        _refuse_a_byte_mask_fill(target, advanced, tensors, value, False)
         apply_inplace(target, _put, value, checked_bounds(target._data.shape, key), False,
-                      advanced, _index_tensors(items, advanced))
+                      advanced, tensors)
     else:
         copy_to(target, value)
     if target is not self and self._base is not None and target._grad_fn is not None:
         refresh_view(self)  # self is itself a view: its history now goes through the base
+
+
+def _refuse_a_byte_mask_fill(target: Tensor, advanced: list, tensors: tuple, values: Tensor,
+                             accumulate: bool) -> None:
+    """PyTorch's index_put_ fills through masked_fill_ when one value goes where a single
+    mask of the target's shape points (``x[mask] = 0``), and masked_fill_ refuses a
+    deprecated uint8 mask: its error, here too."""
+    if accumulate or values._data.size != 1 or len(advanced) != 1:
+        return
+    mask = tensors[0] if tensors else None
+    if mask is None or mask._data.dtype != np.uint8:
+        return
+    dim = advanced[0][0]
+    if mask._data.shape == target._data.shape[dim:dim + mask._data.ndim]:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+            "\nHint: uint8 masks are deprecated; use a bool mask, e.g. x[mask.bool()] = 0."
+        )
 
 
 def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
@@ -602,8 +664,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     advanced = _put_advanced(input, indices)
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
+    tensors = _index_tensors(indices, advanced)
+    _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return _put(input, values, checked_bounds(input._data.shape, key), accumulate, advanced,
-                _index_tensors(indices, advanced))
+                tensors)
 
 
 @tensor_method()
@@ -613,8 +677,10 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values))
     _check_no_overlap(input, values, advanced)
+    tensors = _index_tensors(indices, advanced)
+    _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate,
-                         advanced, _index_tensors(indices, advanced))
+                         advanced, tensors)
 
 
 # ----------------------------------------------------------------------------------------
@@ -623,13 +689,15 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 class IndexSelectBackward0(PickOp):
     """``index_select(dim, index)``: whole slices along ``dim``, in the order of ``index``."""
 
+    reads_index_tensor = True  # (see Op)
+
     saved_names = ("index",)
 
     @staticmethod
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
-        ctx.saved_tensors  # noqa: B018 - read for its check (the index changed since?)
+        _key_for_backward(ctx)
         from .index_update import IndexAddBackward0  # (index_update imports this module)
 
         return _written_back(IndexAddBackward0, ctx, grad, alpha=1)  # PyTorch's index_add
@@ -640,11 +708,15 @@ class _KeepsInput(PickOp):
     later in-place change of the input makes backward refuse. The gradient itself needs
     only its shape; backward reads the input back for that check."""
 
+    reads_index_tensor = True  # (see Op)
+
     saved_names = ("self", "index")  # grad_fn._saved_...
 
     @staticmethod
-    def forward(ctx, a, key, index=()):
+    def forward(ctx, a, key, index=(), rekey=None):
         ctx.save_for_backward(a, *index)
+        if rekey is not None and index and ctx is not NO_CONTEXT:
+            ctx.rekey = rekey
         return PickOp.forward(ctx, a, key)
 
 
@@ -655,7 +727,7 @@ class GatherBackward0(_KeepsInput):
     def backward(ctx, grad):
         if type(grad) is not Tensor:
             return PickOp.backward(ctx, grad)
-        ctx.saved_tensors  # noqa: B018 - read for its check only
+        _key_for_backward(ctx)
         return _written_back(ScatterAddBackward0, ctx, grad)  # PyTorch's scatter_add
 
 
@@ -736,7 +808,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = input._data.shape[d] if input._data.ndim else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    out = IndexSelectBackward0.apply(input, key=_along(d, idx), index=(index._data,))
+    shape = idx.shape  # (the index a backward under saved_tensors_hooks gets back)
+    out = IndexSelectBackward0.apply(
+        input, key=_along(d, idx), index=(index._data,),
+        rekey=lambda saved: _along(d, saved[0].astype(np.int64).reshape(shape)))
     return saving_indices(out, (index,))
 
 
@@ -760,8 +835,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check_gather_sizes(idx, shape, d)
     _check_bounds(idx, shape[d], d)
     out = GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,),
-                                index=(index._data,))
+                                index=(index._data,), rekey=lambda saved: _gather_key(saved, d))
     return saving_indices(out, (index,), first=1)
+
+
+def _gather_key(saved: list, dim: int) -> tuple:
+    """gather's key from its saved index (what the unpack hook gave back; after the input)."""
+    idx = saved[1].astype(np.int64)
+    return key_along(idx, dim) if idx.ndim else (idx,)
 
 
 @tensor_method()
@@ -778,9 +859,16 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise IndexError(
             f"out of range: tried to access index {idx[bad].flat[0]} on a tensor of {n} elements."
         )
-    flat = idx % max(n, 1)
-    key = (flat,) if input._data.ndim == 0 else np.unravel_index(flat, input._data.shape)
-    return saving_indices(TakeBackward0.apply(input, key=key, index=(idx,)), (index,), first=1)
+    shape = input._data.shape
+    out = TakeBackward0.apply(input, key=_take_key(idx, shape), index=(idx,),
+                              rekey=lambda saved: _take_key(saved[1], shape))
+    return saving_indices(out, (index,), first=1)
+
+
+def _take_key(idx: np.ndarray, shape: tuple) -> tuple:
+    """take's key: the flat (in-range) positions ``idx`` as an index of ``shape``."""
+    flat = idx.astype(np.int64) % max(int(np.prod(shape)), 1)
+    return (flat,) if not shape else np.unravel_index(flat, shape)
 
 
 def _value_of_index(index) -> np.ndarray:
@@ -846,6 +934,8 @@ class _ScatterOp(Op):
 
     Each forward saves ``index`` (the index array, when the op's user gave a tensor; see
     PickOp.forward) and each backward reads it back, for its version check."""
+
+    reads_index_tensor = True  # (see Op)
 
     saved_names = ("index",)
 
@@ -1019,6 +1109,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # Masks: masked_fill, masked_select
 # ----------------------------------------------------------------------------------------
 class MaskedFillBackward0(Op):
+    reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1"
     # The mask is saved (PyTorch's _saved_mask): masked_fill then has backward check it
     # was not changed in place since (see graph.check_saved_constant).
@@ -1036,6 +1127,7 @@ class MaskedFillBackward0(Op):
 
 
 class MaskedFillBackward1(Op):
+    reads_index_tensor = True  # (see Op)
     formula = "masked_fill: ∂/∂a = 0 where the mask is true, else 1; ∂/∂value = Σ over the mask"
     saved_names = ("mask",)  # (as MaskedFillBackward0's)
 
@@ -1111,6 +1203,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 class MaskedSelectBackward0(PickOp):
     """``masked_select(mask)``: the elements where the (broadcast) mask is true, as a vector."""
+
+    reads_index_tensor = True  # (see Op)
 
     saved_names = ("mask",)
 

@@ -55,6 +55,8 @@ def _positions(shape: tuple, key: tuple) -> np.ndarray:
 # index_add, index_copy, index_fill: whole slices along a dimension
 # ----------------------------------------------------------------------------------------
 class IndexAddBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 1    ∂/∂source = α · the gradient at the slice it was added to"
 
     saved_names = ("index",)
@@ -75,6 +77,8 @@ class IndexAddBackward0(Op):
 
 
 class IndexCopyBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 0 at the copied slices, else 1    ∂/∂source = the gradient there"
 
     saved_names = ("index",)
@@ -95,6 +99,8 @@ class IndexCopyBackward0(Op):
 
 
 class IndexFillBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 0 at the filled slices, else 1"
 
     saved_names = ("index",)
@@ -114,6 +120,8 @@ class IndexFillBackward0(Op):
 
 
 class IndexFillBackward1(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 0 at the filled slices, else 1    ∂/∂value = Σ the gradient there"
 
     saved_names = ("index",)
@@ -294,6 +302,8 @@ def _identity(reduce: str, dtype: np.dtype):
 
 
 class ScatterReduceBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = (
         "scatter_reduce: each source (and the old value, if included) gets the derivative of "
         "the reduction it entered (sum: 1, mean: 1/count, prod: the product of the others, "
@@ -451,6 +461,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 # masked_scatter, put
 # ----------------------------------------------------------------------------------------
 class MaskedScatterBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 0 where the mask is true, else 1    ∂/∂source = the gradient there"
 
     saved_names = ("mask",)
@@ -508,6 +520,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 class PutBackward0(Op):
+
+    reads_index_tensor = True  # (see Op)
     formula = (
         "put: ∂/∂input = 0 where written (1 everywhere if accumulate)    ∂/∂source = the "
         "gradient at its flat position"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.saved_hooks import PackedSaved
 from .number_factor import over_number
 from .op import Op
 from .recorded_backward import RecordedBackward
@@ -130,7 +131,7 @@ class NllLossBackward0(Op):
             target_weight = np.where(counted, chosen, 0).astype(input.dtype)
         picked = _pick(input, safe_target, class_dim)
         losses = -picked if target_weight is None else -target_weight * picked
-        ctx.class_dim, ctx.reduction = class_dim, reduction
+        ctx.class_dim, ctx.reduction, ctx.ignore_index = class_dim, reduction, ignore_index
         ctx.input_meta = (input.shape, input.dtype)
         ctx.target = safe_target
         # The gradient is a constant pattern, built in backward: ctx.slope at each target
@@ -146,6 +147,7 @@ class NllLossBackward0(Op):
             total_weight = input.dtype.type(target.size)
         else:
             total_weight = target_weight.sum(dtype=input.dtype)
+        ctx.total_weight = total_weight  # (saved: a backward under saved_tensors_hooks)
         if total_weight == 0:  # all targets ignored: the loss is 0/0 = nan (as PyTorch)
             ctx.slope = 0  # and the gradient 0
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -155,7 +157,9 @@ class NllLossBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 - read for its check only
+        saved = ctx.saved_tensors  # (read for its check: the target changed since?)
+        if type(ctx._saved) is PackedSaved:
+            _with_unpacked_target(ctx, *saved)
         shape, dtype = ctx.input_meta
         if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
             pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
@@ -168,6 +172,22 @@ class NllLossBackward0(Op):
         if ctx.counted is not None:  # ignored samples get nothing (not 0 · inf)
             values = np.where(ctx.counted, values, 0)
         return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
+
+
+def _with_unpacked_target(ctx, target, weight=None) -> None:
+    """nll_loss's backward made inside saved_tensors_hooks: PyTorch's uses the target (and
+    class weights) as the unpack hook gives them back, and the total weight forward summed;
+    the gradient's pattern is remade from them (see NllLossBackward0.forward)."""
+    target = (target._data if isinstance(target, Tensor) else target).astype(np.int64)
+    if isinstance(weight, Tensor):
+        weight = weight._data
+    counted = target != ctx.ignore_index
+    safe_target = np.where(counted, target, 0)
+    chosen = 1 if weight is None else weight[safe_target]
+    slope = -np.where(counted, chosen, 0).astype(ctx.input_meta[1])
+    if ctx.reduction == "mean":
+        slope = slope / ctx.total_weight if ctx.total_weight != 0 else 0
+    ctx.counted, ctx.target, ctx.slope = counted, safe_target, slope
 
 
 def _scatter(out: np.ndarray, target: np.ndarray, values, class_dim: int) -> np.ndarray:

@@ -45,6 +45,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_saved
 from ..autograd.graph import unpack_mode as _unpack_mode
 from ..autograd.inference import new_version as new_inference_version
+from ..autograd.inference import only_inference_tensors
 from .fill_value import check_real_value
 
 _ndarray = np.ndarray
@@ -77,6 +78,10 @@ class Op(Node):
     promotes: bool = False
     #: the output is a view of input 0 (shares memory and version counter)
     is_view: bool = False
+    #: PyTorch's kernel also reads an index or mask tensor, which teachgrad passes as a
+    #: constant (an array in ``params``); it is almost always an ordinary tensor, so the op
+    #: is recorded even when its tensor inputs are inference tensors (autograd/inference.py)
+    reads_index_tensor: bool = False
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
@@ -180,7 +185,15 @@ class Op(Node):
                         if fn is None:  # a leaf: its AccumulateGrad (the live one, or new)
                             ref = x._accumulator
                             node = ref() if ref is not None else None
-                            edges.append((node if node is not None else accumulator_of(x), 0))
+                            if node is None:  # (its first use in this graph, or see below)
+                                node = accumulator_of(x)
+                                # An inference tensor that requires grad keeps its node aside, so
+                                # every op comes here: PyTorch records nothing if all tensors are
+                                # inference tensors.
+                                if (type(x._vc) is not list and not cls.reads_index_tensor
+                                        and only_inference_tensors(inputs)):
+                                    return _apply_unrecorded(cls, inputs, params)
+                            edges.append((node, 0))
                         elif x._base is None or not graph.is_stale_view(x):  # made by an op
                             edges.append((fn, x._output_nr))
                         else:  # a view whose base changed in place: see below
@@ -377,6 +390,19 @@ def _apply_in_inference_mode(cls: type[Op], inputs: tuple, arrays: list, params:
         for t in outputs if type(outputs) is tuple else (outputs,):
             graph.mark_no_grad_view(t, view_of, cls.__name__, False, inference=True)
     return outputs
+
+
+def _apply_unrecorded(cls: type[Op], inputs: tuple, params: dict):
+    """``Op.apply`` outside ``inference_mode`` when every tensor input is an inference
+    tensor (and no Python number is among them) but one requires grad: PyTorch keeps no
+    autograd state for inference tensors, so it records nothing (see
+    ``inference.only_inference_tensors``). A view is one of its base, an inference tensor
+    too; anything else is an ordinary tensor."""
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    if cls.promotes:
+        _promote(inputs, arrays)
+    out = cls.forward(NO_CONTEXT, *arrays, **params)
+    return _untracked_outputs(out, inputs[0] if cls.is_view else None)
 
 
 def _untracked_outputs(out, view_of: Tensor | None):

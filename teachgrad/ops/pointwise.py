@@ -18,6 +18,7 @@ import numpy as np
 from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd import inference
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
 from .number_factor import times_number
@@ -296,6 +297,8 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     if alpha is not _ONE:
         alpha = _checked_alpha("rsub", alpha, input, other)
     other = _operand(other)
+    if type(input._vc) is not list and inference.wraps_the_number(input):
+        return sub(inference.wrapped(other), input, alpha=alpha)
     if isinstance(other, float) and input._data.dtype.kind != "f":
         input = _floating(input)
     return RsubBackward1.apply(input, other=other, alpha=alpha)
@@ -536,6 +539,8 @@ def remainder(input, other) -> Tensor:
         return RemainderNotImplemented.apply(b, a=aa, b=bb)  # says so when asked for one
     if isinstance(b, Tensor):
         return RemainderBackward1.apply(a, b)  # (it casts both to the result dtype)
+    if type(a._vc) is not list and inference.wraps_the_number(a):
+        return remainder(a, inference.wrapped(b))
     if aa.dtype != a._data.dtype:  # an integer tensor % a float number: compute in floats
         a = _make(aa)
     return RemainderBackward0.apply(a, other=b)

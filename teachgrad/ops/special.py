@@ -18,6 +18,7 @@ import numpy as np
 from .._arguments import Signatures
 from .._dtypes import result_type
 from .._tensor import Tensor, _make, tensor_method
+from ..autograd import inference
 from . import numpy_protocol, pointwise
 from .fill_value import check_real_value
 from .fused import multiply_add
@@ -758,6 +759,8 @@ def xlogy(input, other) -> Tensor:
         dtype = result_type(a, b).numpy
         return XlogyBackward1.apply(b if b._data.dtype == dtype else _make(b._data.astype(dtype)),
                                     x=a)
+    if type(a._vc) is not list and inference.wraps_the_number(a):
+        return xlogy(a, inference.wrapped(b))
     dtype = result_type(a, b).numpy
     return XlogyBackward2.apply(a if a._data.dtype == dtype else _make(a._data.astype(dtype)),
                                 y=b)
@@ -1017,6 +1020,8 @@ def fmod(input: Tensor, other) -> Tensor:
     aa, bb = _division_operands(input, other, "fmod_cpu")  # the checks and the result dtype
     if isinstance(other, Tensor):
         return FmodBackward1.apply(input, other)
+    if type(input._vc) is not list and inference.wraps_the_number(input):
+        return fmod(input, inference.wrapped(other))
     if aa.dtype != input._data.dtype:  # an integer tensor with a float number: in floats
         input = _make(aa)
     return FmodBackward0.apply(input, other=other)
