@@ -298,6 +298,47 @@ a4 = torch.zeros((1, 0), dtype=torch.float64, requires_grad=True)
 v5 = torch.matmul(a3, a4)
 loss = v5.sum()
 grads = torch.autograd.grad(loss, [a3, a4], create_graph=True, allow_unused=True)""",
+    "prod with a zero along a size-1 dim under create_graph": """
+a1 = torch.tensor([[[-0.0, 3.273, 2.018]]], dtype=torch.float32, requires_grad=True)
+v3 = a1.prod(dim=1)
+loss = v3.mean()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a square's gradient laid out as its transposed input": """
+a1 = torch.tensor([[-0.368, -0.711, -0.378, 0.826], [4.154, -0.938, -3.275, -1.527],
+                   [0.142, 1.897, -1.877, -0.355]], dtype=torch.float32, requires_grad=True)
+v2 = a1.view((4, -1))
+v4 = v2.t()
+loss = v4.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a dot product of -0 and 0": """
+a1 = torch.tensor([-0.0], dtype=torch.float32, requires_grad=True)
+a2 = torch.tensor([0.0], dtype=torch.float32, requires_grad=True)
+v3 = a1.dot(a2)
+v5 = torch.signbit(v3)""",
+    "a base's gradient through a view changed in place, under create_graph": """
+a4 = torch.tensor([[[[-1.0]], [[0.777]], [[1.849]]], [[[-1.0]], [[nan]], [[0.654]]],
+                   [[[-3.063]], [[-1.243]], [[0.329]]]], dtype=torch.float64)
+v7 = a4[1:]
+a8 = torch.tensor(-inf, dtype=torch.float64, requires_grad=True)
+v7.mul_(a8)
+loss = v7.square().sum()
+grads = torch.autograd.grad(loss, [a4, a8], create_graph=True, allow_unused=True)""",
+    "a tensor added in place through a view, its gradient under create_graph": """
+a1 = torch.tensor([1.331, 1.843, -0.0, -0.295], dtype=torch.float32, requires_grad=True)
+v2 = torch.nn.functional.silu(a1)
+v4 = v2[1:]
+a5 = torch.tensor([0.853, 1.0, -2.271], dtype=torch.float32, requires_grad=True)
+v4.add_(a5)
+loss = v2.square().sum()
+grads = torch.autograd.grad(loss, [a1, a5], create_graph=True, allow_unused=True)""",
+    "zero_ of an expanded tensor": """
+a1 = torch.tensor([[[[-0.032, 1.093, -0.458]]], [[[0.48, 0.123, -1.416]]]],
+                  dtype=torch.float64, requires_grad=True)
+v2 = a1.cumsum(0)
+v3 = v2.expand(2, 3, 3, 3)
+v3.zero_()
+loss = v2.sum()
+loss.backward()""",
 }
 
 

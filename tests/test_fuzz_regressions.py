@@ -1230,3 +1230,121 @@ def test_a_view_of_a_piece_of_split_is_refused_in_place_before_the_dtype_check()
                                            "This view is the output of a function that "
                                            "returns multiple views."):
         piece[1:].add_(leaf([1.0]))
+
+
+# ------------------------------------------------------------- fuzz round: seeds 61500-...
+@pytest.mark.parametrize("dim", [None, 1])
+def test_prod_with_a_zero_along_a_size_one_dim_passes_the_gradient_through(dim):
+    # Fuzz seed 63851: PyTorch's prod_safe_zeros_backward returns the gradient as it is
+    # along a dim of size 1 (the product there is the element itself), so under
+    # create_graph the gradient of a.prod(1).mean() is mean's constant: no history.
+    # teachgrad multiplied by the product of no others (1): MulBackward0, requires_grad.
+    a = leaf([[0.0], [2.0]]) if dim == 1 else leaf([0.0])
+    out = a.prod(dim=dim) if dim is not None else a.prod()
+    (g,) = torch.autograd.grad(out.mean(), a, create_graph=True)
+    assert g.tolist() == ([[0.5], [0.5]] if dim == 1 else [1.0])
+    assert not g.requires_grad and g.grad_fn is None
+    # along a longer dim the product of the others is still computed (and recorded)
+    b = leaf([[0.0, 2.0, 3.0]])
+    (g,) = torch.autograd.grad(b.prod(dim=1).sum(), b, create_graph=True)
+    assert g.tolist() == [[6.0, 0.0, 0.0]] and g.grad_fn.name() == "MulBackward0"
+
+
+def test_the_gradient_of_a_power_is_laid_out_as_its_input():
+    # Fuzz seed 70752: PyTorch's pow backward is grad · (n · xⁿ⁻¹); with grad expanded
+    # (sum's) the product is laid out as x. x = a.view(4, 3).t() is transposed, so its
+    # gradient is transposed too, TBackward0 makes it contiguous, and view's backward
+    # can view it (ViewBackward0). teachgrad grouped (grad · n) · xⁿ⁻¹: a row-major
+    # product, which the view's backward had to copy (UnsafeViewBackward0).
+    a = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    x = a.view(4, 3).t()
+    seen = []
+    x.register_hook(lambda g: seen.append(g.stride()))
+    (g,) = torch.autograd.grad(x.square().sum(), a, create_graph=True)
+    assert seen == [(1, 3)]  # x's own strides, elements 1 apart down a column
+    assert g.grad_fn.name() == "ViewBackward0"
+    assert g.tolist() == (2 * torch.arange(12.0).reshape(3, 4)).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_dot_product_of_signed_zeros_is_plus_zero(n):
+    # Fuzz seed 79894: PyTorch's dot adds the products to a sum starting at +0, so
+    # [-0.]·[0.] is +0 (signbit False); NumPy's one-element dot returned the product, -0.
+    for dtype in (torch.float32, torch.float64):
+        a, b = torch.full((n,), -0.0, dtype=dtype), torch.zeros(n, dtype=dtype)
+        for out in (a.dot(b), a @ b, torch.vdot(a, b)):
+            assert out.item() == 0.0 and not torch.signbit(out).item()
+    assert torch.tensor([inf]).dot(torch.tensor([0.0])).isnan().item()  # inf·0 stays nan
+    assert torch.tensor([-2.0]).dot(torch.tensor([3.0])).item() == -6.0
+
+
+def test_a_bases_gradient_through_a_view_changed_in_place_is_an_as_strided_view():
+    # Fuzz seed 80578: after v = a[1:]; v.mul_(w), v's history is AsStridedBackward0; its
+    # backward under create_graph is PyTorch's as_strided_backward, which ends in
+    # storage.as_strided(base geometry): the gradient's grad_fn is AsStridedBackward0
+    # (teachgrad reshaped: ViewBackward0). Values: 2·v·w on the view's rows, 0 elsewhere.
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)
+    w = leaf(2.0)
+    v = a[1:]
+    v.mul_(w)
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "AsStridedBackward0" and g.is_contiguous()
+    assert g.tolist() == [[0.0, 0.0], [12.0, 16.0], [20.0, 24.0]]
+    # and it differentiates again: Σ g = 2·Σ v = 2·w·Σ old (old rows sum to 18), d/dw = 2·18
+    (gw,) = torch.autograd.grad(g.sum(), w)
+    assert gw.item() == 2 * 18.0
+
+
+def test_sinc_at_zero_drops_an_infinite_gradient_under_create_graph():
+    # Fuzz seed 88628: sinc(0) = 1, atanh'(1) = inf, and sinc's slope at 0 is 0. PyTorch
+    # selects 0 there (so does teachgrad without create_graph); under create_graph
+    # teachgrad's product (kept for sinc's true second derivative) gave inf·0 = nan.
+    a = leaf([0.0, 0.5])
+    for create_graph in (False, True):
+        (g,) = torch.autograd.grad(torch.sinc(a).atanh().sum(), a, create_graph=create_graph)
+        # at 0.5: atanh'(2/π) · sinc'(0.5) = 1/(1 − 4/π²) · (−4/π)
+        assert g.tolist() == pytest.approx([0.0, -4 / math.pi / (1 - 4 / math.pi ** 2)])
+    # a finite gradient at 0 still differentiates to sinc''(0) = −π²/3
+    (g,) = torch.autograd.grad(torch.sinc(a).sum(), a, create_graph=True)
+    (gg,) = torch.autograd.grad(g[0], a)
+    assert gg[0].item() == pytest.approx(-math.pi ** 2 / 3)
+
+
+@pytest.mark.parametrize("call", [lambda v: v.zero_(), lambda v: v.fill_(2.5)])
+def test_fill_and_zero_may_write_an_expanded_tensor(call):
+    # Fuzz seed 103437: PyTorch refuses an in-place op on an expanded tensor (several
+    # elements one number in memory) except fill_(number) and zero_(), which write one
+    # value everywhere: teachgrad refused them too.
+    a = torch.tensor([[1.0], [2.0]], dtype=torch.float64)
+    call(a.expand(2, 3))
+    value = a[0, 0].item()
+    assert a.tolist() == [[value], [value]] and value in (0.0, 2.5)
+    for refused in (lambda v: v.mul_(2.0), lambda v: v.fill_(torch.tensor(1.0))):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to "
+                                               "tensor refers to a single memory location"):
+            refused(a.expand(2, 3))
+    # With a history: the base gets CopySlices, but PyTorch's CopySlices backward copies
+    # the view's gradient into a view with the same (zero) strides, which it refuses.
+    w = leaf([[1.0], [2.0]])
+    b = w * 1
+    call(b.expand(2, 3))
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    with pytest.raises(RuntimeError, match=r"single memory location\. Please clone\(\) the "
+                                           r"tensor before performing the operation\.\nHint: "):
+        b.sum().backward()
+
+
+def test_copyslices_hands_the_inplace_op_a_clone_of_the_views_gradient():
+    # Fuzz seed 95434: PyTorch's CopySlices runs the in-place op's backward on
+    # grad_slice.clone(), so under create_graph the gradient of a tensor added in place
+    # through a view (add_ passes it straight through) ends in CloneBackward0; teachgrad's
+    # ended in the IndexBackward0 that picked the view's elements.
+    a = leaf([1.0, 2.0, 3.0])
+    w = leaf([10.0, 20.0])
+    b = a * 1
+    b[1:].add_(w)
+    (ga, gw) = torch.autograd.grad(b.square().sum(), [a, w], create_graph=True)
+    assert gw.grad_fn.name() == "CloneBackward0"
+    assert gw.tolist() == [2 * 12.0, 2 * 23.0] and ga.tolist() == [2.0, 24.0, 46.0]
+    (gww,) = torch.autograd.grad(gw.sum(), w)  # d/dw Σ 2·(a[1:] + w) = 2
+    assert gww.tolist() == [2.0, 2.0]

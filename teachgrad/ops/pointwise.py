@@ -551,7 +551,9 @@ class PowBackward0(Op):
         # (PyTorch's shortcut for 0 asks exponent.equal(0.0), which a bool never is: for
         # a ** False its formula runs, 0·a⁻¹, so the gradient is recorded under
         # create_graph, and is nan at a = 0)
-        return grad * n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1))
+        # grad · (n·aⁿ⁻¹), grouped as PyTorch's pow_backward: the product's memory layout
+        # follows a's (grad is often an expanded, strideless one), as its values' rounding
+        return grad * (n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1)))
 
 
 def _power(a, exponent):

@@ -329,6 +329,19 @@ def product_of_others(a, axis: int):
     return before * np.flip(after, axis)
 
 
+def _prod_safe_zeros_backward(grad, a, axis: int):
+    """The gradient of a product along ``axis`` when ``a`` holds a zero (``grad`` expanded).
+
+    As PyTorch's ``prod_safe_zeros_backward``: along a dimension of size 1 the product is
+    the element itself, so the gradient is passed through as it is -- not multiplied by
+    a product of no others (1), which under ``create_graph`` would record a MulBackward0
+    and make a constant gradient require grad.
+    """
+    if np.shape(a)[axis] == 1:
+        return grad
+    return grad * product_of_others(a, axis)
+
+
 class ProdBackward0(Op):
     """Product of all elements."""
 
@@ -355,7 +368,7 @@ class ProdBackward0(Op):
         flat = np.reshape(a, (-1,))
         # (multiplied flat, then shaped: PyTorch's prod_safe_zeros_backward(...).view_as(a),
         # so under create_graph the gradient ends in ViewBackward0)
-        return np.reshape(grad * product_of_others(flat, 0), np.shape(a))
+        return np.reshape(_prod_safe_zeros_backward(grad, flat, 0), np.shape(a))
 
 
 class ProdBackward1(Op):
@@ -379,7 +392,7 @@ class ProdBackward1(Op):
         grad = _expand_reduced(grad, dims, ctx.keepdim)
         if not (_value(a) == 0).any():
             return grad * (_expand_reduced(out, dims, ctx.keepdim) / a)
-        return grad * product_of_others(a, ctx.dim)
+        return _prod_safe_zeros_backward(grad, a, ctx.dim)
 
 
 @tensor_method()
