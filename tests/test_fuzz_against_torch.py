@@ -339,6 +339,19 @@ v3 = v2.expand(2, 3, 3, 3)
 v3.zero_()
 loss = v2.sum()
 loss.backward()""",
+    "std over a dim of one element, differentiated twice": """
+a3 = torch.tensor([[[3.633], [0.299], [-1.934]]], dtype=torch.float64, requires_grad=True)
+v4 = a3.std(dim=0, correction=0)
+v7 = torch.atan2(v4, a3)
+loss = v7.sum()
+grads = torch.autograd.grad(loss, [a3], create_graph=True, allow_unused=True)
+second = torch.autograd.grad((grads[0] * grads[0]).sum(), [a3])""",
+    "a product laid out as its transposed first operand": """
+a1 = torch.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]])
+a2 = torch.ones(4, 3)
+v3 = a1.t() * a2
+v4 = v3.t().view(-1)
+v5 = torch.tensor(v3.stride())""",
 }
 
 

@@ -1348,3 +1348,39 @@ def test_copyslices_hands_the_inplace_op_a_clone_of_the_views_gradient():
     assert gw.tolist() == [2 * 12.0, 2 * 23.0] and ga.tolist() == [2.0, 24.0, 46.0]
     (gww,) = torch.autograd.grad(gw.sum(), w)  # d/dw Σ 2·(a[1:] + w) = 2
     assert gww.tolist() == [2.0, 2.0]
+
+
+def test_a_binary_op_follows_its_first_operands_layout_as_pytorch():
+    # PyTorch's TensorIterator asks the operands in order which dim is innermost, so
+    # x.t() * y (y row-major) is laid out as x.t(): transposed, and .t().view(-1) works.
+    # NumPy falls back to row-major where the operands disagree, so teachgrad's
+    # .view(-1) was refused. (Found while fixing seed 70752.)
+    x = torch.arange(12.0).reshape(3, 4)
+    y = torch.ones(4, 3)
+    r = x.t() * y
+    assert r.stride() == (1, 4) and (y * x.t()).stride() == (3, 1)
+    assert r.t().view(-1).tolist() == list(range(12))
+    assert torch.maximum(x.t(), y).stride() == (1, 4)
+    cond = torch.ones(4, 3, dtype=torch.bool)  # where asks the condition first
+    assert torch.where(cond, x.t(), y).stride() == (3, 1)
+    a = x.t().detach().requires_grad_()
+    out = a * y
+    assert out.stride() == (1, 4) and out.grad_fn.name() == "MulBackward0"
+    (g,) = torch.autograd.grad(out.sum(), a)
+    assert g.tolist() == torch.ones(4, 3).tolist()
+
+
+def test_std_second_derivative_at_a_zero_std_is_nan_as_pytorchs():
+    # Fuzz seed 107241: PyTorch's std gradient is (grad / std).masked_fill_(std == 0, 0)
+    # times var's slope; differentiated again, the division's slope grad / std² meets the
+    # mask's 0: nan. teachgrad divided by 1 there (0). atan2(std, a) makes the first
+    # gradient depend on std at std = 0.
+    a = leaf([[3.0], [0.5]])
+    s = a.std(dim=1, correction=0)  # one element per row: std 0
+    (g,) = torch.autograd.grad(torch.atan2(s, a.squeeze(1)).sum(), a, create_graph=True)
+    assert g.tolist() == [[0.0], [0.0]]  # d atan2(0, a)/da = 0 for a > 0
+    (gg,) = torch.autograd.grad((g * g).sum(), a)
+    assert all(math.isnan(v) for v in gg.flatten().tolist())
+    b = leaf([[1.0, 3.0]])  # a non-zero std keeps finite second derivatives
+    (g,) = torch.autograd.grad(b.std(dim=1).sum(), b, create_graph=True)
+    assert g[0].tolist() == pytest.approx([-1 / math.sqrt(2), 1 / math.sqrt(2)])

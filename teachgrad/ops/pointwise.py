@@ -1404,6 +1404,7 @@ def minimum(input: Tensor, other) -> Tensor:
 class WhereBackward0(Op):
     formula = "∂where(c, a, b)/∂a = 1 where c    ∂/∂b = 1 where not c"
     promotes = True
+    layout_inputs = ("condition", 0, 1)  # PyTorch's where iterates the condition first
     # The condition is saved (a constant, not an input): PyTorch keeps it as a saved tensor,
     # freed by backward and seen by saved-tensor hooks.
     saved_names = ("condition",)  # grad_fn._saved_...

@@ -829,7 +829,14 @@ class StdBackward0(Op):
         out = _expand_reduced(out, ctx.dims, ctx.keepdim)
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
-        per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        if isinstance(grad, Tensor) and flat.any():
+            # create_graph: PyTorch's (grad / std).masked_fill_(std == 0, 0), so that
+            # differentiated again the division's slope, grad / std², meets the mask's 0
+            # there: 0·inf = nan, as PyTorch's second derivative (seed 107241)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_std = masked_fill_zero(flat, grad / out)
+        else:
+            per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
