@@ -352,6 +352,27 @@ a2 = torch.ones(4, 3)
 v3 = a1.t() * a2
 v4 = v3.t().view(-1)
 v5 = torch.tensor(v3.stride())""",
+    "a view taken before its base got a history in place": """
+a1 = torch.tensor([0.784], dtype=torch.float64)
+v2 = a1.view(-1)
+a3 = torch.tensor([-1.425], dtype=torch.float32, requires_grad=True)
+a1.add_(a3)
+v4 = v2.expand(2, 3)
+loss = v4.sum()
+loss.backward()""",
+    "such a view changed in place before its history was read": """
+a1 = torch.tensor([[0.38], [-2.058]], dtype=torch.float32)
+v2 = a1[:, 0]
+a3 = torch.tensor([[-2.586], [-0.606]], dtype=torch.float64, requires_grad=True)
+a1.add_(a3)
+a4 = torch.tensor([0.624], dtype=torch.float32, requires_grad=True)
+v2.mul_(a4)""",
+    "an expanded tensor written with a non-broadcastable operand": """
+a2 = torch.tensor([[1.0, 2.0, 3.0]], dtype=torch.float64, requires_grad=True)
+v4 = a2 * 1
+v5 = v4.expand(2, 3)
+a6 = torch.tensor([1.882, nan], dtype=torch.float32, requires_grad=True)
+v5.mul_(a6)""",
 }
 
 

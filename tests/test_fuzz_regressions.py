@@ -1384,3 +1384,58 @@ def test_std_second_derivative_at_a_zero_std_is_nan_as_pytorchs():
     b = leaf([[1.0, 3.0]])  # a non-zero std keeps finite second derivatives
     (g,) = torch.autograd.grad(b.std(dim=1).sum(), b, create_graph=True)
     assert g[0].tolist() == pytest.approx([-1 / math.sqrt(2), 1 / math.sqrt(2)])
+
+
+def test_a_view_taken_before_its_base_got_a_history_in_place_gets_one_too():
+    # Fuzz seeds 323, 550 (--ops on views and in-place ops): v = a.view(-1) of a tensor
+    # needing no gradient, then a.add_(w) with w requiring grad. PyTorch's view now
+    # requires grad, its grad_fn is AsStridedBackward0 (reading it out of a's new
+    # history), and what is computed from it is recorded; teachgrad's view stayed outside.
+    a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = a[1:]
+    w = leaf(2.0)
+    a.add_(w)
+    assert v.requires_grad and v.grad_fn.name() == "AsStridedBackward0" and not v.is_leaf
+    out = v.expand(2, 2)
+    assert out.grad_fn.name() == "ExpandBackward0"
+    (g,) = torch.autograd.grad(out.sum(), w)  # Σ over 2 copies of a[1:] + w: d/dw = 4
+    assert g.item() == 4.0
+    # a view made under no_grad stays outside (PyTorch refuses it later instead)
+    b = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    with torch.no_grad():
+        u = b[1:]
+    b.add_(w)
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode"):
+        u.grad_fn  # noqa: B018
+
+
+def test_a_view_that_gained_a_history_is_a_leaf_to_inplace_ops_until_it_is_rebuilt():
+    # Fuzz seed 1814: changing such a view in place before anything read its history:
+    # PyTorch 2.13 counts it as a leaf that requires grad and refuses; once grad_fn was
+    # read (or the view used in an op), the change is recorded through the base.
+    a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = a[1:]
+    w = leaf(2.0)
+    a.mul_(w)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being "
+                                           "used in an in-place operation.\nHint: "):
+        v.mul_(3.0)
+    assert a.tolist() == [2.0, 4.0, 6.0]  # nothing was changed
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.mul_(3.0)
+    (g,) = torch.autograd.grad(a.sum(), w)  # a = [w, 6w, 9w]: d/dw Σ = 16
+    assert g.item() == 16.0
+
+
+@pytest.mark.parametrize("call", [lambda v: v.mul_(torch.ones(2)),
+                                  lambda v: v.div_(2),
+                                  lambda v: v.exp_()])
+def test_an_expanded_tensor_is_refused_before_the_operands_are_checked(call):
+    # Fuzz seeds 879, 979, 1268, 1676: PyTorch's kernel refuses to write an expanded
+    # tensor before it looks at the operands' shapes or the result's dtype; teachgrad
+    # said "The size of tensor a (3) must match ..." or "result type Float can't be cast".
+    x = torch.tensor([[1, 2, 3]]).expand(2, 3)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element "
+                                           "of the written-to tensor refers to a single "
+                                           "memory location"):
+        call(x)

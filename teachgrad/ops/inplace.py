@@ -59,6 +59,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
     # expanded tensor, whose elements share memory; every other op is refused there.
     overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
+    _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
+    overlap_ok = True  # (checked: write_into need not again)
     if not tracked:
         write_into(self, op(self, *args, **kwargs), overlap_ok)
         return self
@@ -200,6 +202,7 @@ def write_into(self: Tensor, result: Tensor, overlap_ok: bool = False) -> None:
     for ``fill_`` and ``zero_``, whose result is one value throughout.
     """
     data, new = self._data, result._data
+    _check_writable(data, overlap_ok)
     if new.shape != data.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
@@ -213,16 +216,22 @@ def write_into(self: Tensor, result: Tensor, overlap_ok: bool = False) -> None:
             f"result type {_torch_name(new.dtype)} can't be cast to the desired output type "
             f"{_torch_name(data.dtype)}"
         )
+    np.copyto(data, new, casting="unsafe")
+    self._vc[0] += 1
+
+
+def _check_writable(data: np.ndarray, overlap_ok: bool = False) -> None:
+    """Refuse to write an expanded tensor (several elements one number in memory; empty
+    ones have none), unless ``overlap_ok``. PyTorch's kernels check this first, before
+    the operands' shapes and dtypes."""
     if not data.flags.writeable or not overlap_ok and data.size and any(
         stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
-    ):  # an expanded tensor: several elements are one number in memory (empty ones have none)
+    ):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the "
             "operation."
         )
-    np.copyto(data, new, casting="unsafe")
-    self._vc[0] += 1
 
 
 def _broadcastable(a: tuple, b: tuple) -> bool:

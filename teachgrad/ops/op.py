@@ -187,6 +187,12 @@ class Op(Node):
                             edges.append(None)
                             views = True
                         continue
+                    if x._base is not None and graph.gained_history(x):
+                        # a view with no history whose base got one in place: it has one
+                        # now too (rebuilt below, as a stale view's)
+                        edges.append(None)
+                        record = views = True
+                        continue
                 else:
                     arrays.append(x)
                 edges.append(_NO_EDGE)  # a constant: no gradient goes there
@@ -413,6 +419,8 @@ def _edge(x: Tensor) -> tuple:
         if x._base is not None and graph.is_stale_view(x):
             return (graph.rebuild_view(x), 0)
         return (fn, x._output_nr)
+    if x._base is not None and graph.gained_history(x):
+        return (graph.rebuild_view(x), 0)
     if x._requires_grad:  # a leaf: its AccumulateGrad (the live one, or a new one)
         ref = x._accumulator
         node = ref() if ref is not None else None
