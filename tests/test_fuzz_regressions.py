@@ -1439,3 +1439,38 @@ def test_an_expanded_tensor_is_refused_before_the_operands_are_checked(call):
                                            "of the written-to tensor refers to a single "
                                            "memory location"):
         call(x)
+
+
+def test_clamp_by_numbers_checks_the_dtype_before_the_overlap():
+    # Focused fuzz seed 59: PyTorch's clamp_ with number bounds refuses a float result for
+    # an integer tensor before its kernel looks at the memory (expanded or not).
+    x = torch.tensor([[1, 2]]).expand(2, 2)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                           "output type long int$"):
+        x.clamp_(-0.5, 0.5)
+
+
+def test_an_inplace_op_on_a_stale_view_starts_from_its_rebuilt_history():
+    # Focused fuzz seed 1152: v = y[0]; v.exp_(); y.sub_(1); v.sub_(1). v's history is
+    # stale after y.sub_; v.sub_ must start from the rebuilt one, so the node exp_ left on
+    # v is dropped, and the error for exp_'s saved (changed) output names ExpBackward0's
+    # "output 0 of Exp", as PyTorch's, once that node is gone.
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = a * 1
+    v = y[0]
+    v.exp_()
+    y.sub_(1)
+    v.sub_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of Exp, is at version 3; expected version 1"):
+        y.mean().backward()
+    # and the gradient through such a view counts every change (checked by hand:
+    # v = 5·a[0] then y = 2·y then v + 1: ∂Σy/∂a = [[10, 10], [2, 2]])
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = a * 1
+    v = y[0]
+    v.mul_(5.0)
+    y.mul_(2.0)
+    v.add_(1.0)
+    (g,) = torch.autograd.grad(y.sum(), a)
+    assert g.tolist() == [[10.0, 10.0], [2.0, 2.0]]

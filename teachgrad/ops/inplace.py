@@ -59,8 +59,9 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
     # expanded tensor, whose elements share memory; every other op is refused there.
     overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
-    _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
-    overlap_ok = True  # (checked: write_into need not again)
+    if not getattr(op, "checks_dtype_first", False):
+        _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
+        overlap_ok = True  # (checked: write_into need not again)
     if not tracked:
         write_into(self, op(self, *args, **kwargs), overlap_ok)
         return self
@@ -70,7 +71,9 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
         # a piece of split & co. of a constant, given a history by the values written
         raise graph.multi_output_view_error(self, indirect=False)
     # Keep the old values for the op's backward: self is about to be overwritten.
-    source = _make(self._data.copy(), self._requires_grad, self._grad_fn)
+    # (a view whose base changed in place since: its history rebuilt first, as PyTorch's)
+    history = self.grad_fn if self._base is not None else self._grad_fn
+    source = _make(self._data.copy(), self._requires_grad, history)
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
     fn = result._grad_fn
@@ -588,6 +591,7 @@ def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
                                f"output type {_CPP_TYPE_NAMES[want.name]}")
         return result
 
+    clamp.checks_dtype_first = True  # (PyTorch's clamp_ asks before the kernel's overlap check)
     return clamp
 
 
