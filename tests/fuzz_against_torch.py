@@ -116,8 +116,15 @@ def describe(value, lib) -> object:
         fn = value.grad_fn
         data = None
         if value.dtype is not lib.float16:
-            # PyTorch's ZeroTensor (an all-zero gradient it did not materialise) needs force.
-            data = value.detach().numpy(force=True).copy()
+            # PyTorch's ZeroTensor (an all-zero gradient it did not materialise) needs force,
+            # and a view of one (cat's gradient for its second input, after sgn) crashes
+            # PyTorch 2.13's numpy(force=True) with a segmentation fault (seed 109822):
+            # such a tensor is read as zeros.
+            zero = getattr(value, "_is_zerotensor", None)
+            if zero is not None and zero():
+                data = np.zeros(tuple(value.shape), str(value.dtype).split(".")[-1])
+            else:
+                data = value.detach().numpy(force=True).copy()
         return ("tensor", str(value.dtype).split(".")[-1], tuple(value.shape),
                 bool(value.requires_grad), None if fn is None else fn.name(), data)
     if isinstance(value, (tuple, list)):
