@@ -320,6 +320,12 @@ SKIPS = [
      lambda st, cat, t, o: cat == "value" and "float32" in st.program
      and re.search(r"\berf\(|functional\.gelu\(", st.program) is not None
      and re.search(r"\berf\(|functional\.gelu\(", st.source) is None),
+    # A p-norm (p ≠ 1, 2) is (Σ|a|ᵖ)^(1/p) in teachgrad, up to an ulp from PyTorch's
+    # kernel (whose norm of one element is exactly |a|); a second derivative that cancels
+    # to 0 exactly in PyTorch then leaves a residue of ~1e-12 (seed 112014).
+    ("open: p-norm rounding (an ulp) left as a residue in a cancelling second derivative",
+     lambda st, cat, t, o: cat == "grad2" and re.search(r"norm\(.*p=", st.program) is not None
+     and _close_steps(t, o, rtol=0.0, atol=1e-9)),
     # digamma's derivative (polygamma(1, x)) at a pole x = 0, −1, −2 ...: PyTorch 2.13
     # gives a huge finite number (6.6e32); teachgrad inf.
     ("PyTorch quirk: polygamma at a non-positive integer is finite",
@@ -440,10 +446,10 @@ def _differs_only_where_ours_is_nan(theirs, ours) -> bool:
     return True
 
 
-def _close_steps(theirs, ours, rtol: float) -> bool:
-    """Are the two steps' tensors equal to ``rtol`` (same shapes, nan where nan)?"""
+def _close_steps(theirs, ours, rtol: float, atol: float = 0.0) -> bool:
+    """Are the two steps' tensors equal to ``rtol``/``atol`` (same shapes, nan where nan)?"""
     pairs = list(_tensor_pairs(theirs, ours))
-    return bool(pairs) and all(a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=0,
+    return bool(pairs) and all(a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol,
                                                                   equal_nan=True)
                                for a, b in pairs)
 
