@@ -36,6 +36,7 @@ from .autograd.graph import (
     RemovableHandle,
     accumulator_of,
     check_no_grad_view,
+    gained_history,
     is_multi_output_view,
     is_no_grad_view,
     is_stale_view,
@@ -242,9 +243,12 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded so gradients can flow to it."""
+        if self._requires_grad:
+            return True
+        if self._base is not None and gained_history(self):
+            return True  # its base got a history in place: so has it (see grad_fn)
         # (an inference tensor may say True and still be recorded by nothing, as PyTorch's)
-        return self._requires_grad or (type(self._vc) is not list and
-                                       inference.requires_grad(self))
+        return type(self._vc) is not list and inference.requires_grad(self)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -311,6 +315,8 @@ class Tensor:
             if self._grad_fn is not None:
                 if is_stale_view(self):  # its base was changed in place since (graph.py)
                     return rebuild_view(self)
+            elif gained_history(self):  # ... and given a history, where it had none
+                return rebuild_view(self)
             elif self._extra is not None and is_no_grad_view(self):
                 check_no_grad_view(self)  # (a stale one has no history PyTorch can give)
         return self._grad_fn
@@ -662,6 +668,16 @@ class Tensor:
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "
                 "to compute a new tensor that stays in the graph, change a copy: x.clone()."
+            )
+        if base is not None and self._grad_fn is None and gained_history(self):
+            # A view taken before its base got a history in place: PyTorch counts it as a
+            # leaf that requires grad until its history is rebuilt (by reading grad_fn or
+            # using it in an op), and refuses to change it in place.
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+                "\nHint: this view was taken before its base was changed in place by an op "
+                "that needs a gradient; take the view again after that change (or change a "
+                "copy: y = x.clone())."
             )
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(

@@ -298,6 +298,81 @@ a4 = torch.zeros((1, 0), dtype=torch.float64, requires_grad=True)
 v5 = torch.matmul(a3, a4)
 loss = v5.sum()
 grads = torch.autograd.grad(loss, [a3, a4], create_graph=True, allow_unused=True)""",
+    "prod with a zero along a size-1 dim under create_graph": """
+a1 = torch.tensor([[[-0.0, 3.273, 2.018]]], dtype=torch.float32, requires_grad=True)
+v3 = a1.prod(dim=1)
+loss = v3.mean()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a square's gradient laid out as its transposed input": """
+a1 = torch.tensor([[-0.368, -0.711, -0.378, 0.826], [4.154, -0.938, -3.275, -1.527],
+                   [0.142, 1.897, -1.877, -0.355]], dtype=torch.float32, requires_grad=True)
+v2 = a1.view((4, -1))
+v4 = v2.t()
+loss = v4.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a dot product of -0 and 0": """
+a1 = torch.tensor([-0.0], dtype=torch.float32, requires_grad=True)
+a2 = torch.tensor([0.0], dtype=torch.float32, requires_grad=True)
+v3 = a1.dot(a2)
+v5 = torch.signbit(v3)""",
+    "a base's gradient through a view changed in place, under create_graph": """
+a4 = torch.tensor([[[[-1.0]], [[0.777]], [[1.849]]], [[[-1.0]], [[nan]], [[0.654]]],
+                   [[[-3.063]], [[-1.243]], [[0.329]]]], dtype=torch.float64)
+v7 = a4[1:]
+a8 = torch.tensor(-inf, dtype=torch.float64, requires_grad=True)
+v7.mul_(a8)
+loss = v7.square().sum()
+grads = torch.autograd.grad(loss, [a4, a8], create_graph=True, allow_unused=True)""",
+    "a tensor added in place through a view, its gradient under create_graph": """
+a1 = torch.tensor([1.331, 1.843, -0.0, -0.295], dtype=torch.float32, requires_grad=True)
+v2 = torch.nn.functional.silu(a1)
+v4 = v2[1:]
+a5 = torch.tensor([0.853, 1.0, -2.271], dtype=torch.float32, requires_grad=True)
+v4.add_(a5)
+loss = v2.square().sum()
+grads = torch.autograd.grad(loss, [a1, a5], create_graph=True, allow_unused=True)""",
+    "zero_ of an expanded tensor": """
+a1 = torch.tensor([[[[-0.032, 1.093, -0.458]]], [[[0.48, 0.123, -1.416]]]],
+                  dtype=torch.float64, requires_grad=True)
+v2 = a1.cumsum(0)
+v3 = v2.expand(2, 3, 3, 3)
+v3.zero_()
+loss = v2.sum()
+loss.backward()""",
+    "std over a dim of one element, differentiated twice": """
+a3 = torch.tensor([[[3.633], [0.299], [-1.934]]], dtype=torch.float64, requires_grad=True)
+v4 = a3.std(dim=0, correction=0)
+v7 = torch.atan2(v4, a3)
+loss = v7.sum()
+grads = torch.autograd.grad(loss, [a3], create_graph=True, allow_unused=True)
+second = torch.autograd.grad((grads[0] * grads[0]).sum(), [a3])""",
+    "a product laid out as its transposed first operand": """
+a1 = torch.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]])
+a2 = torch.ones(4, 3)
+v3 = a1.t() * a2
+v4 = v3.t().view(-1)
+v5 = torch.tensor(v3.stride())""",
+    "a view taken before its base got a history in place": """
+a1 = torch.tensor([0.784], dtype=torch.float64)
+v2 = a1.view(-1)
+a3 = torch.tensor([-1.425], dtype=torch.float32, requires_grad=True)
+a1.add_(a3)
+v4 = v2.expand(2, 3)
+loss = v4.sum()
+loss.backward()""",
+    "such a view changed in place before its history was read": """
+a1 = torch.tensor([[0.38], [-2.058]], dtype=torch.float32)
+v2 = a1[:, 0]
+a3 = torch.tensor([[-2.586], [-0.606]], dtype=torch.float64, requires_grad=True)
+a1.add_(a3)
+a4 = torch.tensor([0.624], dtype=torch.float32, requires_grad=True)
+v2.mul_(a4)""",
+    "an expanded tensor written with a non-broadcastable operand": """
+a2 = torch.tensor([[1.0, 2.0, 3.0]], dtype=torch.float64, requires_grad=True)
+v4 = a2 * 1
+v5 = v4.expand(2, 3)
+a6 = torch.tensor([1.882, nan], dtype=torch.float32, requires_grad=True)
+v5.mul_(a6)""",
 }
 
 

@@ -1230,3 +1230,247 @@ def test_a_view_of_a_piece_of_split_is_refused_in_place_before_the_dtype_check()
                                            "This view is the output of a function that "
                                            "returns multiple views."):
         piece[1:].add_(leaf([1.0]))
+
+
+# ------------------------------------------------------------- fuzz round: seeds 61500-...
+@pytest.mark.parametrize("dim", [None, 1])
+def test_prod_with_a_zero_along_a_size_one_dim_passes_the_gradient_through(dim):
+    # Fuzz seed 63851: PyTorch's prod_safe_zeros_backward returns the gradient as it is
+    # along a dim of size 1 (the product there is the element itself), so under
+    # create_graph the gradient of a.prod(1).mean() is mean's constant: no history.
+    # teachgrad multiplied by the product of no others (1): MulBackward0, requires_grad.
+    a = leaf([[0.0], [2.0]]) if dim == 1 else leaf([0.0])
+    out = a.prod(dim=dim) if dim is not None else a.prod()
+    (g,) = torch.autograd.grad(out.mean(), a, create_graph=True)
+    assert g.tolist() == ([[0.5], [0.5]] if dim == 1 else [1.0])
+    assert not g.requires_grad and g.grad_fn is None
+    # along a longer dim the product of the others is still computed (and recorded)
+    b = leaf([[0.0, 2.0, 3.0]])
+    (g,) = torch.autograd.grad(b.prod(dim=1).sum(), b, create_graph=True)
+    assert g.tolist() == [[6.0, 0.0, 0.0]] and g.grad_fn.name() == "MulBackward0"
+
+
+def test_the_gradient_of_a_power_is_laid_out_as_its_input():
+    # Fuzz seed 70752: PyTorch's pow backward is grad · (n · xⁿ⁻¹); with grad expanded
+    # (sum's) the product is laid out as x. x = a.view(4, 3).t() is transposed, so its
+    # gradient is transposed too, TBackward0 makes it contiguous, and view's backward
+    # can view it (ViewBackward0). teachgrad grouped (grad · n) · xⁿ⁻¹: a row-major
+    # product, which the view's backward had to copy (UnsafeViewBackward0).
+    a = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    x = a.view(4, 3).t()
+    seen = []
+    x.register_hook(lambda g: seen.append(g.stride()))
+    (g,) = torch.autograd.grad(x.square().sum(), a, create_graph=True)
+    assert seen == [(1, 3)]  # x's own strides, elements 1 apart down a column
+    assert g.grad_fn.name() == "ViewBackward0"
+    assert g.tolist() == (2 * torch.arange(12.0).reshape(3, 4)).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_dot_product_of_signed_zeros_is_plus_zero(n):
+    # Fuzz seed 79894: PyTorch's dot adds the products to a sum starting at +0, so
+    # [-0.]·[0.] is +0 (signbit False); NumPy's one-element dot returned the product, -0.
+    for dtype in (torch.float32, torch.float64):
+        a, b = torch.full((n,), -0.0, dtype=dtype), torch.zeros(n, dtype=dtype)
+        for out in (a.dot(b), a @ b, torch.vdot(a, b)):
+            assert out.item() == 0.0 and not torch.signbit(out).item()
+    assert torch.tensor([inf]).dot(torch.tensor([0.0])).isnan().item()  # inf·0 stays nan
+    assert torch.tensor([-2.0]).dot(torch.tensor([3.0])).item() == -6.0
+
+
+def test_a_bases_gradient_through_a_view_changed_in_place_is_an_as_strided_view():
+    # Fuzz seed 80578: after v = a[1:]; v.mul_(w), v's history is AsStridedBackward0; its
+    # backward under create_graph is PyTorch's as_strided_backward, which ends in
+    # storage.as_strided(base geometry): the gradient's grad_fn is AsStridedBackward0
+    # (teachgrad reshaped: ViewBackward0). Values: 2·v·w on the view's rows, 0 elsewhere.
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)
+    w = leaf(2.0)
+    v = a[1:]
+    v.mul_(w)
+    (g,) = torch.autograd.grad(v.square().sum(), a, create_graph=True)
+    assert g.grad_fn.name() == "AsStridedBackward0" and g.is_contiguous()
+    assert g.tolist() == [[0.0, 0.0], [12.0, 16.0], [20.0, 24.0]]
+    # and it differentiates again: Σ g = 2·Σ v = 2·w·Σ old (old rows sum to 18), d/dw = 2·18
+    (gw,) = torch.autograd.grad(g.sum(), w)
+    assert gw.item() == 2 * 18.0
+
+
+def test_sinc_at_zero_drops_an_infinite_gradient_under_create_graph():
+    # Fuzz seed 88628: sinc(0) = 1, atanh'(1) = inf, and sinc's slope at 0 is 0. PyTorch
+    # selects 0 there (so does teachgrad without create_graph); under create_graph
+    # teachgrad's product (kept for sinc's true second derivative) gave inf·0 = nan.
+    a = leaf([0.0, 0.5])
+    for create_graph in (False, True):
+        (g,) = torch.autograd.grad(torch.sinc(a).atanh().sum(), a, create_graph=create_graph)
+        # at 0.5: atanh'(2/π) · sinc'(0.5) = 1/(1 − 4/π²) · (−4/π)
+        assert g.tolist() == pytest.approx([0.0, -4 / math.pi / (1 - 4 / math.pi ** 2)])
+    # a finite gradient at 0 still differentiates to sinc''(0) = −π²/3
+    (g,) = torch.autograd.grad(torch.sinc(a).sum(), a, create_graph=True)
+    (gg,) = torch.autograd.grad(g[0], a)
+    assert gg[0].item() == pytest.approx(-math.pi ** 2 / 3)
+
+
+@pytest.mark.parametrize("call", [lambda v: v.zero_(), lambda v: v.fill_(2.5)])
+def test_fill_and_zero_may_write_an_expanded_tensor(call):
+    # Fuzz seed 103437: PyTorch refuses an in-place op on an expanded tensor (several
+    # elements one number in memory) except fill_(number) and zero_(), which write one
+    # value everywhere: teachgrad refused them too.
+    a = torch.tensor([[1.0], [2.0]], dtype=torch.float64)
+    call(a.expand(2, 3))
+    value = a[0, 0].item()
+    assert a.tolist() == [[value], [value]] and value in (0.0, 2.5)
+    for refused in (lambda v: v.mul_(2.0), lambda v: v.fill_(torch.tensor(1.0))):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to "
+                                               "tensor refers to a single memory location"):
+            refused(a.expand(2, 3))
+    # With a history: the base gets CopySlices, but PyTorch's CopySlices backward copies
+    # the view's gradient into a view with the same (zero) strides, which it refuses.
+    w = leaf([[1.0], [2.0]])
+    b = w * 1
+    call(b.expand(2, 3))
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    with pytest.raises(RuntimeError, match=r"single memory location\. Please clone\(\) the "
+                                           r"tensor before performing the operation\.\nHint: "):
+        b.sum().backward()
+
+
+def test_copyslices_hands_the_inplace_op_a_clone_of_the_views_gradient():
+    # Fuzz seed 95434: PyTorch's CopySlices runs the in-place op's backward on
+    # grad_slice.clone(), so under create_graph the gradient of a tensor added in place
+    # through a view (add_ passes it straight through) ends in CloneBackward0; teachgrad's
+    # ended in the IndexBackward0 that picked the view's elements.
+    a = leaf([1.0, 2.0, 3.0])
+    w = leaf([10.0, 20.0])
+    b = a * 1
+    b[1:].add_(w)
+    (ga, gw) = torch.autograd.grad(b.square().sum(), [a, w], create_graph=True)
+    assert gw.grad_fn.name() == "CloneBackward0"
+    assert gw.tolist() == [2 * 12.0, 2 * 23.0] and ga.tolist() == [2.0, 24.0, 46.0]
+    (gww,) = torch.autograd.grad(gw.sum(), w)  # d/dw Σ 2·(a[1:] + w) = 2
+    assert gww.tolist() == [2.0, 2.0]
+
+
+def test_a_binary_op_follows_its_first_operands_layout_as_pytorch():
+    # PyTorch's TensorIterator asks the operands in order which dim is innermost, so
+    # x.t() * y (y row-major) is laid out as x.t(): transposed, and .t().view(-1) works.
+    # NumPy falls back to row-major where the operands disagree, so teachgrad's
+    # .view(-1) was refused. (Found while fixing seed 70752.)
+    x = torch.arange(12.0).reshape(3, 4)
+    y = torch.ones(4, 3)
+    r = x.t() * y
+    assert r.stride() == (1, 4) and (y * x.t()).stride() == (3, 1)
+    assert r.t().view(-1).tolist() == list(range(12))
+    assert torch.maximum(x.t(), y).stride() == (1, 4)
+    cond = torch.ones(4, 3, dtype=torch.bool)  # where asks the condition first
+    assert torch.where(cond, x.t(), y).stride() == (3, 1)
+    a = x.t().detach().requires_grad_()
+    out = a * y
+    assert out.stride() == (1, 4) and out.grad_fn.name() == "MulBackward0"
+    (g,) = torch.autograd.grad(out.sum(), a)
+    assert g.tolist() == torch.ones(4, 3).tolist()
+
+
+def test_std_second_derivative_at_a_zero_std_is_nan_as_pytorchs():
+    # Fuzz seed 107241: PyTorch's std gradient is (grad / std).masked_fill_(std == 0, 0)
+    # times var's slope; differentiated again, the division's slope grad / std² meets the
+    # mask's 0: nan. teachgrad divided by 1 there (0). atan2(std, a) makes the first
+    # gradient depend on std at std = 0.
+    a = leaf([[3.0], [0.5]])
+    s = a.std(dim=1, correction=0)  # one element per row: std 0
+    (g,) = torch.autograd.grad(torch.atan2(s, a.squeeze(1)).sum(), a, create_graph=True)
+    assert g.tolist() == [[0.0], [0.0]]  # d atan2(0, a)/da = 0 for a > 0
+    (gg,) = torch.autograd.grad((g * g).sum(), a)
+    assert all(math.isnan(v) for v in gg.flatten().tolist())
+    b = leaf([[1.0, 3.0]])  # a non-zero std keeps finite second derivatives
+    (g,) = torch.autograd.grad(b.std(dim=1).sum(), b, create_graph=True)
+    assert g[0].tolist() == pytest.approx([-1 / math.sqrt(2), 1 / math.sqrt(2)])
+
+
+def test_a_view_taken_before_its_base_got_a_history_in_place_gets_one_too():
+    # Fuzz seeds 323, 550 (--ops on views and in-place ops): v = a.view(-1) of a tensor
+    # needing no gradient, then a.add_(w) with w requiring grad. PyTorch's view now
+    # requires grad, its grad_fn is AsStridedBackward0 (reading it out of a's new
+    # history), and what is computed from it is recorded; teachgrad's view stayed outside.
+    a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = a[1:]
+    w = leaf(2.0)
+    a.add_(w)
+    assert v.requires_grad and v.grad_fn.name() == "AsStridedBackward0" and not v.is_leaf
+    out = v.expand(2, 2)
+    assert out.grad_fn.name() == "ExpandBackward0"
+    (g,) = torch.autograd.grad(out.sum(), w)  # Σ over 2 copies of a[1:] + w: d/dw = 4
+    assert g.item() == 4.0
+    # a view made under no_grad stays outside (PyTorch refuses it later instead)
+    b = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    with torch.no_grad():
+        u = b[1:]
+    b.add_(w)
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode"):
+        u.grad_fn  # noqa: B018
+
+
+def test_a_view_that_gained_a_history_is_a_leaf_to_inplace_ops_until_it_is_rebuilt():
+    # Fuzz seed 1814: changing such a view in place before anything read its history:
+    # PyTorch 2.13 counts it as a leaf that requires grad and refuses; once grad_fn was
+    # read (or the view used in an op), the change is recorded through the base.
+    a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = a[1:]
+    w = leaf(2.0)
+    a.mul_(w)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being "
+                                           "used in an in-place operation.\nHint: "):
+        v.mul_(3.0)
+    assert a.tolist() == [2.0, 4.0, 6.0]  # nothing was changed
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.mul_(3.0)
+    (g,) = torch.autograd.grad(a.sum(), w)  # a = [w, 6w, 9w]: d/dw Σ = 16
+    assert g.item() == 16.0
+
+
+@pytest.mark.parametrize("call", [lambda v: v.mul_(torch.ones(2)),
+                                  lambda v: v.div_(2),
+                                  lambda v: v.exp_()])
+def test_an_expanded_tensor_is_refused_before_the_operands_are_checked(call):
+    # Fuzz seeds 879, 979, 1268, 1676: PyTorch's kernel refuses to write an expanded
+    # tensor before it looks at the operands' shapes or the result's dtype; teachgrad
+    # said "The size of tensor a (3) must match ..." or "result type Float can't be cast".
+    x = torch.tensor([[1, 2, 3]]).expand(2, 3)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element "
+                                           "of the written-to tensor refers to a single "
+                                           "memory location"):
+        call(x)
+
+
+def test_clamp_by_numbers_checks_the_dtype_before_the_overlap():
+    # Focused fuzz seed 59: PyTorch's clamp_ with number bounds refuses a float result for
+    # an integer tensor before its kernel looks at the memory (expanded or not).
+    x = torch.tensor([[1, 2]]).expand(2, 2)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                           "output type long int$"):
+        x.clamp_(-0.5, 0.5)
+
+
+def test_an_inplace_op_on_a_stale_view_starts_from_its_rebuilt_history():
+    # Focused fuzz seed 1152: v = y[0]; v.exp_(); y.sub_(1); v.sub_(1). v's history is
+    # stale after y.sub_; v.sub_ must start from the rebuilt one, so the node exp_ left on
+    # v is dropped, and the error for exp_'s saved (changed) output names ExpBackward0's
+    # "output 0 of Exp", as PyTorch's, once that node is gone.
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = a * 1
+    v = y[0]
+    v.exp_()
+    y.sub_(1)
+    v.sub_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of Exp, is at version 3; expected version 1"):
+        y.mean().backward()
+    # and the gradient through such a view counts every change (checked by hand:
+    # v = 5·a[0] then y = 2·y then v + 1: ∂Σy/∂a = [[10, 10], [2, 2]])
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    y = a * 1
+    v = y[0]
+    v.mul_(5.0)
+    y.mul_(2.0)
+    v.add_(1.0)
+    (g,) = torch.autograd.grad(y.sum(), a)
+    assert g.tolist() == [[10.0, 10.0], [2.0, 2.0]]

@@ -394,6 +394,8 @@ def _connect_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
             out = results[position] = view
         if not differentiable or out._data.dtype.kind != "f":
             out._requires_grad = False
+            if out._base is not None:  # a view that stays outside autograd
+                graph.mark_non_differentiable_view(out)
         else:
             out._grad_fn = ctx
             out._output_nr = output_nr

@@ -400,6 +400,8 @@ def mark_no_grad_view(view, view_of, node_name: str, grad_enabled: bool,
         if is_multi_output_view(view_of):  # (a view of a piece of split & co.: one too,
             # as Op.apply's recorded views are; here the piece needs no gradient)
             mark_multi_output_view(view, node_name, 0, view_made_by(view_of))
+        if NON_DIFFERENTIABLE_VIEW in view_of._extra:  # (and of a view outside autograd)
+            mark_non_differentiable_view(view)
         return
     view._extras()[NO_GRAD_VIEW] = (node, view._vc[0], False, inference)
 
@@ -493,6 +495,30 @@ def no_grad_view_error(view, indirect: bool = False) -> RuntimeError:
         "want the inplace to be tracked) or both outside (if you want the inplace to be "
         "tracked)." + hint
     )
+
+
+# A custom Function's output marked non-differentiable that is a view of an input (and
+# views taken of it) has no history even though its base may have one: it never gets one.
+NON_DIFFERENTIABLE_VIEW = "non_differentiable_view"
+
+
+def mark_non_differentiable_view(view) -> None:
+    """Remember that ``view`` is a view outside autograd (see gained_history)."""
+    view._extras()[NON_DIFFERENTIABLE_VIEW] = True
+
+
+def gained_history(view) -> bool:
+    """True for a view with no history whose base has got one since (by an in-place op).
+
+    A view taken in grad mode of a tensor that needed no gradient has no ``grad_fn``; when
+    its base then gets a history in place (``a.add_(w)``), PyTorch gives the view one too
+    (``AsStridedBackward0`` reading its elements out of the base's), so it requires grad
+    and what is computed from it is recorded. The caller checks ``view._base``.
+    """
+    if view._grad_fn is not None or view._base._grad_fn is None:
+        return False
+    extra = view._extra
+    return extra is None or (NO_GRAD_VIEW not in extra and NON_DIFFERENTIABLE_VIEW not in extra)
 
 
 def rebuild_view(view) -> Node:

@@ -25,7 +25,7 @@ from .pointwise import (
     _unary,
     _value,
 )
-from .select_grad import zero_where
+from .select_grad import masked_fill_zero, zero_where
 from .special import _float_operands, float_tensor, number_first_error
 
 
@@ -269,9 +269,16 @@ class SincBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if isinstance(grad, Tensor):  # create_graph: keep the product, differentiable at 0
+            # ... but an inf or nan gradient at a = 0 is dropped first: the slope there is
+            # 0, and PyTorch's select gives 0 (seed 88628: sinc(0).atanh()), not inf·0 = nan
+            at_zero = np.asarray(_value(a)) == 0
+            if at_zero.any():
+                drop = at_zero & ~np.isfinite(_value(grad))
+                if drop.any():
+                    grad = masked_fill_zero(drop, grad)
+            return grad * _sinc_slope(a)
         out = grad * _sinc_slope(a)
-        if isinstance(out, Tensor):  # create_graph: keep the product, differentiable at 0
-            return out
         # PyTorch selects 0 at a = 0, so an inf gradient there gives 0 (not inf·0 = nan).
         return zero_where(np.asarray(_value(a)) == 0, out)
 

@@ -56,8 +56,14 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     tracked = _grad_state.enabled and (
         self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
     )
+    # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
+    # expanded tensor, whose elements share memory; every other op is refused there.
+    overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
+    if not getattr(op, "checks_dtype_first", False):
+        _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
+        overlap_ok = True  # (checked: write_into need not again)
     if not tracked:
-        write_into(self, op(self, *args, **kwargs))
+        write_into(self, op(self, *args, **kwargs), overlap_ok)
         return self
     if self._base is not None and self._extra is not None and graph.is_no_grad_view(self):
         raise graph.no_grad_view_error(self)  # (an argument requires grad: recorded)
@@ -65,7 +71,9 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
         # a piece of split & co. of a constant, given a history by the values written
         raise graph.multi_output_view_error(self, indirect=False)
     # Keep the old values for the op's backward: self is about to be overwritten.
-    source = _make(self._data.copy(), self._requires_grad, self._grad_fn)
+    # (a view whose base changed in place since: its history rebuilt first, as PyTorch's)
+    history = self.grad_fn if self._base is not None else self._grad_fn
+    source = _make(self._data.copy(), self._requires_grad, history)
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
     fn = result._grad_fn
@@ -73,10 +81,10 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
         fn.__class__ = inplace_twin(type(fn))
     if self._base is not None and fn is not None:
         positions = view_positions(self._base._data, self._data)
-        write_into(self, result)
+        write_into(self, result, overlap_ok)
         _record_through_view(self, fn, positions)
     else:
-        write_into(self, result)
+        write_into(self, result, overlap_ok)
         self._grad_fn = fn
         self._output_nr = result._output_nr
         self._requires_grad = result._requires_grad
@@ -190,9 +198,14 @@ def _saved_output_is_now(fn: Node, result: Tensor, self: Tensor) -> None:
         )
 
 
-def write_into(self: Tensor, result: Tensor) -> None:
-    """Copy ``result``'s values into ``self``'s memory, with PyTorch's shape/dtype checks."""
+def write_into(self: Tensor, result: Tensor, overlap_ok: bool = False) -> None:
+    """Copy ``result``'s values into ``self``'s memory, with PyTorch's shape/dtype checks.
+
+    ``overlap_ok``: ``self`` may be expanded (several elements one number in memory), as
+    for ``fill_`` and ``zero_``, whose result is one value throughout.
+    """
     data, new = self._data, result._data
+    _check_writable(data, overlap_ok)
     if new.shape != data.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
@@ -206,16 +219,22 @@ def write_into(self: Tensor, result: Tensor) -> None:
             f"result type {_torch_name(new.dtype)} can't be cast to the desired output type "
             f"{_torch_name(data.dtype)}"
         )
-    if not data.flags.writeable or data.size and any(
+    np.copyto(data, new, casting="unsafe")
+    self._vc[0] += 1
+
+
+def _check_writable(data: np.ndarray, overlap_ok: bool = False) -> None:
+    """Refuse to write an expanded tensor (several elements one number in memory; empty
+    ones have none), unless ``overlap_ok``. PyTorch's kernels check this first, before
+    the operands' shapes and dtypes."""
+    if not data.flags.writeable or not overlap_ok and data.size and any(
         stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
-    ):  # an expanded tensor: several elements are one number in memory (empty ones have none)
+    ):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the "
             "operation."
         )
-    np.copyto(data, new, casting="unsafe")
-    self._vc[0] += 1
 
 
 def _broadcastable(a: tuple, b: tuple) -> bool:
@@ -333,9 +352,23 @@ class CopySlices(Op):
 
         unpack_saved(ctx)  # raises PyTorch's error on a second backward without retain_graph
         shape, positions = grad.shape, ctx.positions
+        if np.unique(positions).size < positions.size:
+            # An expanded view, filled in place (fill_, zero_ may write one): PyTorch's
+            # CopySlices copies the view's gradient into a view of the base's gradient
+            # with the same strides, and that copy refuses the overlap.
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before "
+                "performing the operation.\nHint: the in-place op wrote through an expanded "
+                "view, whose elements share memory; PyTorch cannot send its gradient back. "
+                "Fill a clone() of the view instead."
+            )
         flat = np.reshape(grad, (-1,))
-        # The in-place op's backward, run on the view's part of the gradient.
-        grads = ctx.fn._run_backward((flat[positions],))
+        # The in-place op's backward, run on the view's part of the gradient (under
+        # create_graph a clone of it, as PyTorch's CopySlices hands fn: an input that fn
+        # passes straight through gets CloneBackward0).
+        part = flat[positions]
+        grads = ctx.fn._run_backward((part.clone() if type(part) is Tensor else part,))
         if type(grad) is Tensor:  # create_graph: the graph PyTorch records
             return (_copy_slices_recorded(ctx, grad, grads[0]), *grads[1:])
         kept = np.ones(flat.shape, bool)
@@ -385,6 +418,12 @@ class AsStridedBackward0(Op):
             return _make(np.zeros(ctx.base_shape, grad._data.dtype))
         size = int(np.prod(ctx.base_shape))
         placed = embed(grad, (size,), ctx.positions, ctx.embed_op)
+        if type(placed) is Tensor:
+            # create_graph: PyTorch's as_strided_backward ends by viewing its storage-sized
+            # gradient with the base's geometry (storage.as_strided(...)), so the gradient's
+            # grad_fn is AsStridedBackward0, not the ViewBackward0 of a reshape
+            strides = [int(np.prod(ctx.base_shape[k + 1:])) for k in range(len(ctx.base_shape))]
+            return placed.as_strided(ctx.base_shape, strides, 0)
         return np.reshape(placed, ctx.base_shape)
 
 
@@ -552,6 +591,7 @@ def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
                                f"output type {_CPP_TYPE_NAMES[want.name]}")
         return result
 
+    clamp.checks_dtype_first = True  # (PyTorch's clamp_ asks before the kernel's overlap check)
     return clamp
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd import inference
+from ..autograd import graph, inference
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
 from . import pointwise, shape
@@ -263,7 +263,11 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     diagonal = _make(_diagonal_array(data, wrap))
     diagonal._vc = self._vc
     diagonal._base = self._base if self._base is not None else self
-    if _grad_state.enabled and self._requires_grad:
+    if _grad_state.enabled and (self._requires_grad or self._base is not None
+                                and graph.gained_history(self)):
+        # (PyTorch fills a diagonal view of self: taking it rebuilds the history that a
+        # view self gains when its base is changed in place, so self is no leaf then)
+        self.grad_fn  # noqa: B018 - read for that rebuild
         self._check_inplace()
         refresh_view(diagonal)
     if _dual.level is not None:  # forward AD: the diagonal's tangent is a view of self's

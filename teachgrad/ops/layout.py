@@ -88,6 +88,53 @@ def memory_order(a: np.ndarray) -> list[int]:
     return order
 
 
+def pointwise_order(shape: tuple, operands) -> list[int]:
+    """The memory order (innermost first) PyTorch gives a pointwise result of ``shape``.
+
+    TensorIterator's rule: the insertion sort of :func:`memory_order`, but each pair of
+    dims asks the operands in turn (broadcast to ``shape``), and the first with an opinion
+    decides; a broadcast dim (stride 0) has none. NumPy instead falls back to row-major
+    where the operands disagree, so ``x.t() * y`` is laid out as ``x.t()`` in PyTorch and
+    row-major in NumPy.
+    """
+    strides = [[abs(s) for s in np.broadcast_to(a, shape).strides] for a in operands]
+
+    def should_swap(outer: int, inner: int) -> int:
+        for st in strides:
+            if st[outer] == 0 or st[inner] == 0:
+                continue
+            if st[outer] != st[inner]:
+                return 1 if st[outer] > st[inner] else -1
+            if shape[outer] > shape[inner]:
+                return 1
+        return 0
+
+    order = list(range(len(shape)))[::-1]
+    for i in range(1, len(shape)):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            comparison = should_swap(order[j], order[moving])
+            if comparison > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif comparison < 0:
+                break
+    return order
+
+
+def laid_out_as_pointwise(out: np.ndarray, operands) -> np.ndarray:
+    """``out`` (a pointwise op's NumPy result) in the layout PyTorch gives it: itself when
+    NumPy chose the same order, else a copy in PyTorch's (see :func:`pointwise_order`)."""
+    order = pointwise_order(out.shape, operands)
+    if order == memory_order(out):
+        return out
+    outer_first = order[::-1]
+    placed = np.empty([out.shape[d] for d in outer_first], out.dtype).transpose(
+        np.argsort(outer_first))
+    np.copyto(placed, out)
+    return placed
+
+
 # ----------------------------------------------------------------------------------------
 # memory_format: how clone(), contiguous() and is_contiguous() name a layout
 # ----------------------------------------------------------------------------------------

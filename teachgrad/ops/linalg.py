@@ -138,7 +138,13 @@ class DotBackward0(Op):
     def forward(ctx, a, b):
         needs = ctx.needs_input_grad  # each for the other one's gradient only
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        return np.asarray(np.dot(a, b))
+        out = np.asarray(np.dot(a, b))
+        if out.dtype.kind == "f":
+            # PyTorch's dot (BLAS) adds the products to a sum that starts at +0, so
+            # [-0.]·[0.] is +0; NumPy's short dot returns the lone product, -0. Adding +0
+            # changes nothing else (an inf or nan stays).
+            out = out + out.dtype.type(0)
+        return out
 
     @staticmethod
     def backward(ctx, grad):

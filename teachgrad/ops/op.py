@@ -47,6 +47,7 @@ from ..autograd.graph import unpack_mode as _unpack_mode
 from ..autograd.inference import new_version as new_inference_version
 from ..autograd.inference import only_inference_tensors
 from .fill_value import check_real_value
+from .layout import laid_out_as_pointwise
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -76,6 +77,10 @@ class Op(Node):
 
     #: binary pointwise ops: cast inputs to PyTorch's result dtype before NumPy runs
     promotes: bool = False
+    #: for those, which inputs (positions, or names of keyword parameters; in PyTorch's
+    #: order) decide the result's memory layout where they are laid out differently
+    #: (see layout.pointwise_order)
+    layout_inputs: tuple[int | str, ...] = (0, 1)
     #: the output is a view of input 0 (shares memory and version counter)
     is_view: bool = False
     #: PyTorch's kernel also reads an index or mask tensor, which teachgrad passes as a
@@ -173,7 +178,7 @@ class Op(Node):
         # One pass over the inputs: their arrays, whether any of them requires grad, and
         # (in grad mode) one (node, output_nr) edge per input: where its gradient goes.
         arrays = []
-        record = views = False
+        record = views = relayout = False
         if _grad_state.enabled:
             edges = []
             for x in inputs:
@@ -200,6 +205,12 @@ class Op(Node):
                             edges.append(None)
                             views = True
                         continue
+                    if x._base is not None and graph.gained_history(x):
+                        # a view with no history whose base got one in place: it has one
+                        # now too (rebuilt below, as a stale view's)
+                        edges.append(None)
+                        record = views = True
+                        continue
                 else:
                     arrays.append(x)
                 edges.append(_NO_EDGE)  # a constant: no gradient goes there
@@ -218,9 +229,15 @@ class Op(Node):
                 pass
             else:
                 _promote(inputs, arrays)
+            # A permuted first operand (x.t() * y): NumPy may lay the result out row-major
+            # where PyTorch follows that operand (rare: one test when a is 2-d or more).
+            if type(a) is _ndarray and a.ndim > 1 and not a.flags.c_contiguous:
+                relayout = True
 
         if not record:
             out = cls.forward(NO_CONTEXT, *arrays, **params)
+            if relayout:
+                out = _pointwise_layout(cls, NO_CONTEXT, out, arrays, params)
             if type(out) is tuple:
                 view_of = inputs[0] if cls.is_view else None
                 outputs = tuple([_wrap(o, view_of) for o in out])
@@ -261,6 +278,8 @@ class Op(Node):
             ctx._forward_trace = forward_trace()
 
         out = cls.forward(ctx, *arrays, **params)
+        if relayout:
+            out = _pointwise_layout(cls, ctx, out, arrays, params)
 
         if type(out) is tuple or cls.is_view:  # several outputs, or a view: the general way
             return _record_outputs(ctx, out, inputs, arrays)
@@ -443,6 +462,8 @@ def _edge(x: Tensor) -> tuple:
         if x._base is not None and graph.is_stale_view(x):
             return (graph.rebuild_view(x), 0)
         return (fn, x._output_nr)
+    if x._base is not None and graph.gained_history(x):
+        return (graph.rebuild_view(x), 0)
     if x._requires_grad:  # a leaf: its AccumulateGrad (the live one, or a new one)
         ref = x._accumulator
         node = ref() if ref is not None else None
@@ -503,6 +524,22 @@ def _tracked(out, ctx: Op, output_nr: int, view_of: Tensor | None) -> Tensor:
         t._vc = view_of._vc
         t._base = view_of._base if view_of._base is not None else view_of
     return t
+
+
+def _pointwise_layout(cls: type[Op], ctx, out, arrays: list, params: dict):
+    """A binary pointwise op's result in PyTorch's memory layout (layout.pointwise_order),
+    and in what forward saved: the output is recognised there by identity."""
+    if type(out) is not _ndarray or out.ndim < 2:
+        return out
+    operands = [arrays[i] if type(i) is int else params[i] for i in cls.layout_inputs]
+    if any(np.ndim(x) > out.ndim for x in operands) or np.broadcast_shapes(
+            *(np.shape(x) for x in operands)) != out.shape:
+        return out  # not an elementwise result (a reduced loss)
+    placed = laid_out_as_pointwise(out, operands)
+    saved = getattr(ctx, "_saved", None)
+    if placed is not out and saved is not None:
+        ctx._saved = tuple([placed if v is out else v for v in saved])
+    return placed
 
 
 def _promote(inputs: tuple, arrays: list) -> None:

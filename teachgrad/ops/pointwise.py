@@ -595,7 +595,9 @@ class PowBackward0(Op):
         # (PyTorch's shortcut for 0 asks exponent.equal(0.0), which a bool never is: for
         # a ** False its formula runs, 0·a⁻¹, so the gradient is recorded under
         # create_graph, and is nan at a = 0)
-        return grad * n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1))
+        # grad · (n·aⁿ⁻¹), grouped as PyTorch's pow_backward: the product's memory layout
+        # follows a's (grad is often an expanded, strideless one), as its values' rounding
+        return grad * (n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1)))
 
 
 def _power(a, exponent):
@@ -1446,6 +1448,7 @@ def minimum(input: Tensor, other) -> Tensor:
 class WhereBackward0(Op):
     formula = "∂where(c, a, b)/∂a = 1 where c    ∂/∂b = 1 where not c"
     promotes = True
+    layout_inputs = ("condition", 0, 1)  # PyTorch's where iterates the condition first
     # The condition is saved (a constant, not an input): PyTorch keeps it as a saved tensor,
     # freed by backward and seen by saved-tensor hooks.
     saved_names = ("condition",)  # grad_fn._saved_...

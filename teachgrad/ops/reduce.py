@@ -329,6 +329,19 @@ def product_of_others(a, axis: int):
     return before * np.flip(after, axis)
 
 
+def _prod_safe_zeros_backward(grad, a, axis: int):
+    """The gradient of a product along ``axis`` when ``a`` holds a zero (``grad`` expanded).
+
+    As PyTorch's ``prod_safe_zeros_backward``: along a dimension of size 1 the product is
+    the element itself, so the gradient is passed through as it is -- not multiplied by
+    a product of no others (1), which under ``create_graph`` would record a MulBackward0
+    and make a constant gradient require grad.
+    """
+    if np.shape(a)[axis] == 1:
+        return grad
+    return grad * product_of_others(a, axis)
+
+
 class ProdBackward0(Op):
     """Product of all elements."""
 
@@ -355,7 +368,7 @@ class ProdBackward0(Op):
         flat = np.reshape(a, (-1,))
         # (multiplied flat, then shaped: PyTorch's prod_safe_zeros_backward(...).view_as(a),
         # so under create_graph the gradient ends in ViewBackward0)
-        return np.reshape(grad * product_of_others(flat, 0), np.shape(a))
+        return np.reshape(_prod_safe_zeros_backward(grad, flat, 0), np.shape(a))
 
 
 class ProdBackward1(Op):
@@ -379,7 +392,7 @@ class ProdBackward1(Op):
         grad = _expand_reduced(grad, dims, ctx.keepdim)
         if not (_value(a) == 0).any():
             return grad * (_expand_reduced(out, dims, ctx.keepdim) / a)
-        return grad * product_of_others(a, ctx.dim)
+        return _prod_safe_zeros_backward(grad, a, ctx.dim)
 
 
 @tensor_method()
@@ -816,7 +829,14 @@ class StdBackward0(Op):
         out = _expand_reduced(out, ctx.dims, ctx.keepdim)
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
-        per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        if isinstance(grad, Tensor) and flat.any():
+            # create_graph: PyTorch's (grad / std).masked_fill_(std == 0, 0), so that
+            # differentiated again the division's slope, grad / std², meets the mask's 0
+            # there: 0·inf = nan, as PyTorch's second derivative (seed 107241)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_std = masked_fill_zero(flat, grad / out)
+        else:
+            per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
