@@ -30,11 +30,21 @@ from collections.abc import Callable
 from ._tensor import Tensor, python_type_name
 
 
-def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict) -> None:
+def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict,
+                            error: Exception | None = None) -> None:
     """Raise PyTorch's TypeError if the ``input`` argument (first, or by keyword) is not a
-    tensor; return otherwise (the caller then re-raises its own error)."""
+    tensor; return otherwise (the caller then re-raises its own error).
+
+    Given the ``error`` the function raised, an error already in PyTorch's words ("copysign()
+    received an invalid combination of arguments" for a number first) is kept, and so is
+    any ``TypeError`` about a number: PyTorch's overloads often take one there, and its
+    message then says something else.
+    """
     value = args[0] if args else kwargs.get("input", _MISSING)
     if value is _MISSING or isinstance(value, Tensor):
+        return
+    if isinstance(error, TypeError) and (
+            isinstance(value, (int, float, complex)) or _in_pytorchs_words(name, str(error))):
         return
     raise TypeError(
         f"{name}(): argument 'input' (position 1) must be Tensor, not "
@@ -46,6 +56,14 @@ def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict) -> None:
 _MISSING = object()
 
 
+def _in_pytorchs_words(name: str, message: str) -> bool:
+    """Is this already the TypeError PyTorch prints for ``name`` (teachgrad's own checks
+    write them: ``checks_types``, or the function checking its input itself; F.cross_entropy
+    says ``cross_entropy_loss()``, as PyTorch's does), and not Python's "missing argument"?"""
+    return message.startswith(name) and (
+        "(position 1)" in message or "received an invalid combination" in message)
+
+
 def checks_input(function: Callable, name: str) -> Callable:
     """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError."""
 
@@ -53,8 +71,8 @@ def checks_input(function: Callable, name: str) -> Callable:
     def with_input_check(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except (AttributeError, TypeError):
-            refuse_non_tensor_input(name, args, kwargs)
+        except (AttributeError, TypeError) as error:
+            refuse_non_tensor_input(name, args, kwargs, error)
             raise
 
     with_input_check.checks_input = True
@@ -70,11 +88,12 @@ def takes_input_first(function: Callable) -> bool:
     return bool(parameters) and parameters[0] == "input"
 
 
-def add_input_checks(namespace: dict, skip: frozenset[str] = frozenset()) -> None:
-    """Wrap every public function of ``namespace`` whose first parameter is ``input``
-    (aliases stay one function: ``torch.arcsin is torch.asin``)."""
+def add_input_checks(namespace: dict, *also: dict, skip: frozenset[str] = frozenset()) -> None:
+    """Wrap every public function of ``namespace`` (and of the ``also`` namespaces) whose
+    first parameter is ``input``; aliases stay one function (``torch.arcsin is
+    torch.asin``, ``torch.special.expit is torch.sigmoid``)."""
     wrappers: dict[int, Callable] = {}
-    for name, value in list(namespace.items()):
+    for name, value in [(n, v) for names in (namespace, *also) for n, v in names.items()]:
         if name.startswith("_") or name in skip or not inspect.isfunction(value):
             continue
         if getattr(value, "checks_input", False):  # (out= functions check it themselves)
@@ -85,4 +104,7 @@ def add_input_checks(namespace: dict, skip: frozenset[str] = frozenset()) -> Non
             continue
         if id(value) not in wrappers:
             wrappers[id(value)] = checks_input(value, value.__name__.lstrip("_"))
-        namespace[name] = wrappers[id(value)]
+    for names in (namespace, *also):
+        for name, value in list(names.items()):
+            if not name.startswith("_") and id(value) in wrappers:
+                names[name] = wrappers[id(value)]

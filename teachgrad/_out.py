@@ -171,9 +171,9 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
         if out is None:
             try:
                 return function(*args, **kwargs)
-            except (AttributeError, TypeError):  # torch.sum([1, 2]): PyTorch's TypeError
+            except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
                 if input_first:
-                    refuse_non_tensor_input(name, args, kwargs)
+                    refuse_non_tensor_input(name, args, kwargs, error)
                 raise
         if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype

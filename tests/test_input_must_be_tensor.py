@@ -17,14 +17,15 @@ import pytest
 import teachgrad
 
 
-@pytest.mark.parametrize("name", ["sum", "exp", "argmax", "amax", "cumsum", "flatten",
-                                  "sigmoid", "relu", "transpose", "clamp", "softmax"])
-def test_a_list_is_refused_in_pytorchs_words(name):
+@pytest.mark.parametrize(("name", "more"), [
+    ("sum", ()), ("exp", ()), ("argmax", ()), ("amax", ()), ("flatten", ()), ("sigmoid", ()),
+    ("relu", ()), ("cumsum", (0,)), ("transpose", (0, 1)), ("softmax", (0,)),
+])
+def test_a_list_is_refused_in_pytorchs_words(name, more):
     with pytest.raises(TypeError) as error:
-        getattr(teachgrad, name)([1.0, 2.0])
+        getattr(teachgrad, name)([1.0, 2.0], *more)
     sentence = str(error.value).split("\n")[0]
     assert sentence == f"{name}(): argument 'input' (position 1) must be Tensor, not list"
-    assert "Hint: make it a tensor first" in str(error.value)
 
 
 def test_other_types_and_keywords_are_named():
@@ -77,7 +78,8 @@ def test_every_input_function_gets_the_message_for_a_list():
             except TypeError as error:
                 if "missing" in str(error) and "required" in str(error):
                     continue  # (called with too few arguments: Python's own message)
-                assert "must be Tensor, not list" in str(error), (name, error)
+                assert ("must be Tensor, not list" in str(error)  # (or teachgrad's check of
+                        or "received an invalid combination" in str(error)), (name, error)  # all)
                 checked += 1
             except AttributeError as error:
                 pytest.fail(f"{name}: {error!r}")
@@ -125,5 +127,6 @@ def test_nn_functional_refuses_a_list_too(name):
             "linear": (teachgrad.ones(2, 2),)}.get(name, ())
     with pytest.raises(TypeError) as error:
         getattr(F, name)([1.0, 2.0], *args)
+    shown = "cross_entropy_loss" if name == "cross_entropy" else name  # (PyTorch's kernel)
     assert str(error.value).split("\n")[0] == (
-        f"{name}(): argument 'input' (position 1) must be Tensor, not list")
+        f"{shown}(): argument 'input' (position 1) must be Tensor, not list")
