@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
+import teachgrad
 import teachgrad as torch
 from teachgrad.autograd import gradcheck
 
@@ -1474,3 +1475,18 @@ def test_an_inplace_op_on_a_stale_view_starts_from_its_rebuilt_history():
     v.add_(1.0)
     (g,) = torch.autograd.grad(y.sum(), a)
     assert g.tolist() == [[10.0, 10.0], [2.0, 2.0]]
+
+
+def test_pow_first_derivative_graph_is_pytorchs():
+    """d(x³)/dx under create_graph is grad · (3 · x²): PyTorch records the number times the
+    power as MulBackward1 (a tensor times a number, in C++), under the MulBackward0 of the
+    incoming gradient; values by hand: 3·2² = 12, and the second derivative 6·2 = 12."""
+    x = teachgrad.tensor(2.0, requires_grad=True)
+    (first,) = teachgrad.autograd.grad(x ** 3, x, create_graph=True)
+    assert first.item() == 12.0
+    assert type(first.grad_fn).__name__ == "MulBackward0"
+    factor = first.grad_fn.next_functions[1][0]
+    assert type(factor).__name__ == "MulBackward1"
+    assert [type(n).__name__ for n, _ in factor.next_functions] == ["PowBackward0"]
+    (second,) = teachgrad.autograd.grad(first, x)
+    assert second.item() == 12.0

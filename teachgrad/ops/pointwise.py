@@ -597,7 +597,9 @@ class PowBackward0(Op):
         # create_graph, and is nan at a = 0)
         # grad · (n·aⁿ⁻¹), grouped as PyTorch's pow_backward: the product's memory layout
         # follows a's (grad is often an expanded, strideless one), as its values' rounding
-        return grad * (n * (a ** (n - 1) if isinstance(a, Tensor) else _power(a, n - 1)))
+        if isinstance(a, Tensor):  # create_graph: n · aⁿ⁻¹ is PyTorch's MulBackward1
+            return grad * times_number(a ** (n - 1), n)
+        return grad * (n * _power(a, n - 1))
 
 
 def _power(a, exponent):
