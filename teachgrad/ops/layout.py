@@ -75,17 +75,7 @@ def memory_order(a: np.ndarray) -> list[int]:
             return 1 if strides[outer] > strides[inner] else -1
         return 1 if sizes[outer] > sizes[inner] else 0
 
-    order = list(range(a.ndim))[::-1]
-    for i in range(1, a.ndim):
-        moving = i
-        for j in range(i - 1, -1, -1):
-            comparison = should_swap(order[j], order[moving])
-            if comparison > 0:
-                order[j], order[moving] = order[moving], order[j]
-                moving = j
-            elif comparison < 0:
-                break
-    return order
+    return _sorted_dims(a.ndim, should_swap)
 
 
 def pointwise_order(shape: tuple, operands) -> list[int]:
@@ -109,8 +99,14 @@ def pointwise_order(shape: tuple, operands) -> list[int]:
                 return 1
         return 0
 
-    order = list(range(len(shape)))[::-1]
-    for i in range(1, len(shape)):
+    return _sorted_dims(len(shape), should_swap)
+
+
+def _sorted_dims(ndim: int, should_swap) -> list[int]:
+    """PyTorch's insertion sort of the dims (innermost first), ``should_swap(outer, inner)``
+    answering 1 (swap), -1 (keep, and stop) or 0 (no opinion: look further)."""
+    order = list(range(ndim))[::-1]
+    for i in range(1, ndim):
         moving = i
         for j in range(i - 1, -1, -1):
             comparison = should_swap(order[j], order[moving])
