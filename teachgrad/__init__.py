@@ -56,6 +56,7 @@ from .ops import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._range import range  # noqa: F401, A004 - torch.range (deprecated, inclusive)
 from ._random import *  # noqa: F403
+from . import random  # noqa: E402, F401 - torch.random: the seed, the state and fork_rng
 from ._sampling import *  # noqa: F403 - in-place random fills, binomial, poisson
 from ._legacy_types import *  # noqa: F403 - FloatTensor, LongTensor ...
 from ._flags import *  # noqa: F403 - use_deterministic_algorithms & co.
@@ -66,6 +67,7 @@ from ._tensor_extras import is_inference  # noqa: F401
 from . import storage  # noqa: F401 - tensor.storage(), tensor.untyped_storage()
 from .storage import TypedStorage, UntypedStorage  # noqa: F401
 from ._real_only import *  # noqa: F403 - conj, real, mH ... for real CPU tensors
+from ._memory import *  # noqa: F403 - frombuffer, empty_permuted, new_empty_strided
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401
@@ -188,12 +190,42 @@ _COMPLEX_ONLY = frozenset({
 })
 
 
+# PyTorch's parts that a learner meets in tutorials but that teachgrad, an eager autograd
+# on NumPy for learning, does not have: asking for one says what it is for and what to do.
+_NOT_HERE = {
+    "jit": "torch.jit compiles models (TorchScript) for deployment; teachgrad runs "
+           "eagerly, line by line. Remove torch.jit.script/trace: the model runs as it is.",
+    "amp": "torch.amp (automatic mixed precision) computes in float16/bfloat16 on "
+           "accelerators; teachgrad computes on the CPU in the dtype you choose. Remove "
+           "autocast and GradScaler.",
+    "autocast": "torch.autocast (mixed precision) computes in float16/bfloat16 on "
+                "accelerators; teachgrad computes on the CPU in the dtype you choose. Remove "
+                "the `with torch.autocast(...)` line.",
+    "bfloat16": "NumPy, which teachgrad computes with, has no bfloat16; use torch.float16 "
+                "or torch.float32.",
+    "sparse": "teachgrad's tensors are dense NumPy arrays; it has no sparse layouts.",
+    "quantization": "teachgrad's tensors are floating point, integer or bool NumPy arrays; "
+                    "it has no quantized dtypes.",
+    "distributed": "teachgrad runs in one process on the CPU; it has no torch.distributed.",
+    "multiprocessing": "teachgrad runs in one process on the CPU; use Python's own "
+                       "multiprocessing module if you need processes.",
+    "hub": "teachgrad downloads nothing; torch.hub loads models from the internet.",
+    "onnx": "teachgrad has no exporters (torch.onnx, torch.export): it is for learning.",
+    "export": "teachgrad has no exporters (torch.onnx, torch.export): it is for learning.",
+    "fx": "teachgrad has no graph tracing for transformations (torch.fx); its graph is the "
+          "autograd graph, which teachgrad.notebook.draw shows.",
+}
+
+
 def __getattr__(name: str):
-    """Module attributes that are not there: complex-only names get a hint (see above)."""
+    """Module attributes that are not there: complex-only names and PyTorch's parts that
+    teachgrad does not have get a hint (see above)."""
     message = f"module {__name__!r} has no attribute {name!r}"
     if name in _COMPLEX_ONLY:
         message += (
             "\nHint: teachgrad has no complex dtypes (its tensors are real: floating point, "
             "integer or bool), so it has no complex numbers, complex functions or torch.fft."
         )
+    elif name in _NOT_HERE:
+        message += f"\nHint: {_NOT_HERE[name]}"
     raise AttributeError(message)

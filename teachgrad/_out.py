@@ -43,7 +43,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 # here: their ``out=`` is a tuple.)
 OUT_FUNCTIONS = (
     "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr",
-    "all", "amax", "amin", "any", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm",
+    "all", "amax", "amin", "angle", "any", "asin", "asinh", "atan", "atan2", "atanh", "baddbmm",
     "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
     "bitwise_xor", "bmm", "bucketize", "cat", "ceil", "clamp", "clip", "column_stack",
     "concat", "copysign", "cos", "cosh", "cross", "cumprod", "cumsum", "deg2rad", "diag",

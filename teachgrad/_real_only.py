@@ -3,7 +3,9 @@ tensors, which are always real and always on the CPU.
 
 A real number is its own conjugate, so ``x.conj()``, ``x.resolve_conj()`` and ``x.real``
 are ``x`` itself (as in PyTorch, for real tensors), ``x.mH`` (the conjugate transpose) is
-``x.mT``, and ``x.imag`` is an error. ``x.get_device()`` is -1: the CPU.
+``x.mT``, ``x.imag`` is an error, and ``x.angle()`` is π for a negative number and 0
+otherwise. ``x.get_device()`` is -1: the CPU; ``x.is_sparse``, ``x.is_meta``,
+``x.is_pinned()`` and the other questions about where and how a tensor is stored are False.
 
 Also here: the few Tensor methods that are other functions under a second name
 (``x.hardshrink``, ``x.prelu``, ``x.split_with_sizes``), ``nonzero_static`` and ``set_``.
@@ -19,7 +21,8 @@ from ._warn import warn_user
 from .ops.op import Op
 
 __all__ = ["is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
-           "resolve_neg", "real", "imag", "adjoint", "nonzero_static", "split_with_sizes"]
+           "resolve_neg", "real", "imag", "angle", "adjoint", "nonzero_static",
+           "split_with_sizes"]
 
 
 def is_complex(input: Tensor) -> bool:
@@ -59,6 +62,41 @@ def imag(input: Tensor) -> Tensor:
     """The imaginary part: an error for real tensors, as in PyTorch."""
     refuse_non_tensor_input("imag", (input,), {})
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+class AngleBackward0(Op):
+    """The angle of a real number in the complex plane: π on the negative half-line, else 0."""
+
+    # PyTorch's formula is written for complex numbers and reads the input; for real ones
+    # it is 0, but the input is still saved, so changing it in place makes backward refuse.
+    saved_names = ("self",)  # grad_fn._saved_self
+    formula = "∂angle(a)/∂a = 0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        # (-0. is not negative: its angle is 0, as PyTorch's; a nan stays nan)
+        return np.where(a < 0, np.asarray(np.pi, a.dtype), np.where(a == a, 0, a)).astype(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .ops.select_grad import zero_grad_like
+
+        ctx.saved_tensors  # noqa: B018 - read for its check: the input was not changed
+        return zero_grad_like(grad)
+
+
+def angle(input: Tensor) -> Tensor:
+    """The angle of each element in the complex plane: π for a negative number, 0 for the
+    others (a nan stays nan). Integers give the default float dtype; the gradient is 0.
+
+    >>> import teachgrad as torch
+    >>> torch.angle(torch.tensor([-2., 0., 3.]))
+    tensor([3.1416, 0.0000, 0.0000])
+    """
+    from .ops.pointwise import _unary
+
+    return _unary(AngleBackward0, input)
 
 
 def adjoint(input: Tensor) -> Tensor:
@@ -163,8 +201,40 @@ def _prelu(self: Tensor, weight: Tensor) -> Tensor:
     return prelu(self, weight)
 
 
+def _is_pinned(self: Tensor) -> bool:
+    """False: there is no accelerator to pin memory for (teachgrad computes on the CPU)."""
+    return False
+
+
+def _pin_memory(self: Tensor, device=None) -> Tensor:
+    """An error, as PyTorch's on a machine without an accelerator."""
+    raise RuntimeError(
+        "Cannot access accelerator device when none is available.\nHint: pinned memory "
+        "speeds up copies to a GPU; teachgrad computes on the CPU with NumPy, so leave "
+        "pin_memory() out."
+    )
+
+
+def _is_shared(self: Tensor) -> bool:
+    """False: a tensor's memory is this process's own (no torch.multiprocessing here)."""
+    return False
+
+
+# Where and how a tensor is stored: teachgrad's tensors are dense, strided NumPy arrays
+# in this process's memory, so every one of PyTorch's questions about it is answered False.
+_STORAGE_QUESTIONS = ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_nested",
+                      "is_mkldnn", "is_xpu", "is_mps", "is_ipu", "is_vulkan", "is_xla",
+                      "is_maia", "is_mtia")
+for _name in _STORAGE_QUESTIONS:
+    setattr(Tensor, _name, property(
+        lambda self: False,
+        doc=f"``{_name}``: False (teachgrad's tensors are dense NumPy arrays on the CPU)."))
+Tensor.is_pinned = _is_pinned
+Tensor.pin_memory = _pin_memory
+Tensor.is_shared = _is_shared
+
 for _name in ("is_complex", "is_conj", "is_neg", "conj", "conj_physical", "resolve_conj",
-              "resolve_neg", "adjoint", "nonzero_static", "split_with_sizes"):
+              "resolve_neg", "angle", "adjoint", "nonzero_static", "split_with_sizes"):
     setattr(Tensor, _name, globals()[_name])
 del _name
 Tensor.conj_physical_ = _conj_physical_

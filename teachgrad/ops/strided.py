@@ -28,7 +28,7 @@ from .layout import copy_keeping_layout
 from .op import Op
 from .pointwise import _value
 
-__all__ = ["as_strided", "as_strided_scatter"]
+__all__ = ["as_strided", "as_strided_", "as_strided_scatter"]
 
 
 # ----------------------------------------------------------------------------------------
