@@ -349,6 +349,7 @@ def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
         _dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for unsupported dtypes
         if dtype is not None:
             data = data.astype(to_dtype(dtype).numpy, copy=False)
+        _warn_if_read_only(data)
         return _make(data)
     return tensor(data, dtype=dtype)
 
@@ -407,7 +408,18 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_numpy_dtype(array.dtype)
+    _warn_if_read_only(array)
     return _make(array)
+
+
+def _warn_if_read_only(array: np.ndarray) -> None:
+    """PyTorch's warning for a NumPy array that is not writable, with what teachgrad does."""
+    if not array.flags.writeable:
+        warn_user(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. teachgrad refuses to change this tensor in place (PyTorch would write "
+            "into the array anyway). You may want to copy the array to protect its data or "
+            "make it writable before converting it to a tensor.", UserWarning)
 
 
 @functools.cache

@@ -275,3 +275,35 @@ def test_other_missing_names_get_pythons_plain_error():
     with pytest.raises(AttributeError) as info:
         teachgrad.no_such_thing  # noqa: B018
     assert str(info.value) == "module 'teachgrad' has no attribute 'no_such_thing'"
+
+
+# ----------------------------------------------------------------------------------------
+# A NumPy array that is not writable
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", ["from_numpy", "as_tensor", "asarray"])
+def test_a_read_only_array_is_shared_with_a_warning_and_not_changed_in_place(make):
+    array_ = np.arange(3.0)
+    array_.flags.writeable = False
+    with pytest.warns(UserWarning, match="The given NumPy array is not writable"):
+        x = getattr(teachgrad, make)(array_)
+    assert np.shares_memory(x.numpy(), array_)
+    for change in (lambda: x.add_(1), lambda: x.__setitem__(0, 5.0), lambda: x.zero_()):
+        with pytest.raises(RuntimeError, match="NumPy array that is not writable") as info:
+            change()
+        assert "clone()" in str(info.value)
+    assert array_.tolist() == [0.0, 1.0, 2.0]  # untouched, and no half-made change
+    assert x._version == 0
+    y = x.clone().add_(1)  # what the message says to do
+    assert y.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_an_expanded_tensor_still_gets_pytorchs_overlap_error():
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        teachgrad.zeros(1, 3).expand(2, 3).add_(1)
+
+
+def test_tensor_copies_a_read_only_array_silently():
+    array_ = np.arange(3.0)
+    array_.flags.writeable = False
+    x = teachgrad.tensor(array_)
+    assert x.add_(1).tolist() == [1.0, 2.0, 3.0]

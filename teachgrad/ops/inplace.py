@@ -223,6 +223,15 @@ def write_into(self: Tensor, result: Tensor, overlap_ok: bool = False) -> None:
     self._vc[0] += 1
 
 
+# PyTorch writes into a non-writable NumPy array's memory anyway ("undefined behavior", it
+# warns); NumPy will not, so teachgrad refuses, and says why.
+READ_ONLY_MEMORY = (
+    "this tensor shares its memory with a NumPy array that is not writable (made by "
+    "torch.from_numpy or torch.as_tensor), so it cannot be changed in place. Please clone() "
+    "the tensor before performing the operation."
+)
+
+
 def _check_writable(data: np.ndarray, overlap_ok: bool = False) -> None:
     """Refuse to write an expanded tensor (several elements one number in memory; empty
     ones have none), unless ``overlap_ok``. PyTorch's kernels check this first, before
@@ -230,6 +239,10 @@ def _check_writable(data: np.ndarray, overlap_ok: bool = False) -> None:
     if not data.flags.writeable or not overlap_ok and data.size and any(
         stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
     ):
+        if not data.flags.writeable and not any(
+            stride == 0 and n > 1 for n, stride in zip(data.shape, data.strides)
+        ):  # not expanded: memory shared with a read-only NumPy array (see from_numpy)
+            raise RuntimeError(READ_ONLY_MEMORY)
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the "
