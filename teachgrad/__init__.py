@@ -172,6 +172,10 @@ _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v
 from ._input_check import add_input_checks  # noqa: E402
 
 add_input_checks(globals(), special.__dict__)
+# torch.zeros(2, pin_memory=False): every factory takes the argument, True is refused
+from ._pin_memory import add_pin_memory_arguments  # noqa: E402
+
+add_pin_memory_arguments(globals(), Tensor)
 from . import functional  # noqa: E402 - torch.functional: some namespace functions again
 
 # `import torch` meaning teachgrad, on request (teachgrad.install_as_torch()); without it,

@@ -9,7 +9,8 @@
 - ``x.new_empty_strided(size, stride)``: ``torch.empty_strided`` with ``x``'s dtype.
 
 As everywhere in teachgrad, "uninitialised" memory is zeros: NumPy's ``empty`` would show
-a learner whatever bytes were there before, which teaches nothing.
+a learner whatever bytes were there before, which teaches nothing. (``pin_memory=``, which
+every factory takes, is checked in _pin_memory.py.)
 """
 
 from __future__ import annotations
@@ -76,8 +77,7 @@ def frombuffer(buffer, *, dtype: DType | None = None, count: int = -1, offset: i
 
 
 def empty_permuted(size, physical_layout, *, dtype: DType | None = None, layout=None,
-                   device=None, requires_grad: bool = False,
-                   pin_memory: bool = False) -> Tensor:
+                   device=None, requires_grad: bool = False) -> Tensor:
     """A zero-filled tensor of shape ``size`` whose dimensions are stored in memory from
     outermost to innermost in the order ``physical_layout`` lists them.
 
@@ -88,7 +88,6 @@ def empty_permuted(size, physical_layout, *, dtype: DType | None = None, layout=
     _check_flag("empty_permuted", requires_grad)
     check_layout("empty_permuted", layout)
     _check_device(device)
-    _check_pin_memory(pin_memory)
     size = _shape((size,), "empty_permuted")
     order = tuple(int(d) for d in physical_layout)
     if len(size) != len(order):
@@ -114,20 +113,9 @@ def empty_permuted(size, physical_layout, *, dtype: DType | None = None, layout=
                    requires_grad)
 
 
-def _check_pin_memory(pin_memory: bool) -> None:
-    if pin_memory:
-        raise RuntimeError(
-            "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
-            "allocator is available on this system.\nHint: teachgrad computes on the CPU "
-            "with NumPy; leave pin_memory out."
-        )
-
-
 def new_empty_strided(self: Tensor, size, stride, *, dtype: DType | None = None, layout=None,
-                      device=None, requires_grad: bool = False,
-                      pin_memory: bool = False) -> Tensor:
+                      device=None, requires_grad: bool = False) -> Tensor:
     """``torch.empty_strided(size, stride)`` with this tensor's dtype (unless given)."""
-    _check_pin_memory(pin_memory)
     return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
                          layout=layout, device=device, requires_grad=requires_grad)
 

@@ -307,3 +307,64 @@ def test_tensor_copies_a_read_only_array_silently():
     array_.flags.writeable = False
     x = teachgrad.tensor(array_)
     assert x.add_(1).tolist() == [1.0, 2.0, 3.0]
+
+
+# ----------------------------------------------------------------------------------------
+# pin_memory=
+# ----------------------------------------------------------------------------------------
+def _factory_calls(T):
+    """Each factory that takes pin_memory=, as a function of that argument."""
+    x = T.zeros(2)
+    calls = {
+        "tensor": lambda p: T.tensor([1.0], pin_memory=p),
+        "scalar_tensor": lambda p: T.scalar_tensor(1.0, pin_memory=p),
+        "full": lambda p: T.full((2,), 1.0, pin_memory=p),
+        "linspace": lambda p: T.linspace(0, 1, 3, pin_memory=p),
+        "logspace": lambda p: T.logspace(0, 1, 3, pin_memory=p),
+        "empty_strided": lambda p: T.empty_strided((2,), (1,), pin_memory=p),
+        "empty_permuted": lambda p: T.empty_permuted((2,), (0,), pin_memory=p),
+        "randint": lambda p: T.randint(3, (2,), pin_memory=p),
+        "normal": lambda p: T.normal(0.0, 1.0, (2,), pin_memory=p),
+        "full_like": lambda p: T.full_like(x, 1.0, pin_memory=p),
+        "randint_like": lambda p: T.randint_like(x, 3, pin_memory=p),
+        "tril_indices": lambda p: T.tril_indices(3, 3, pin_memory=p),
+        "triu_indices": lambda p: T.triu_indices(3, 3, pin_memory=p),
+        "new_full": lambda p: x.new_full((2,), 1.0, pin_memory=p),
+        "new_empty_strided": lambda p: x.new_empty_strided((2,), (1,), pin_memory=p),
+    }
+    for name in ("zeros", "ones", "empty", "eye", "arange", "rand", "randn", "randperm",
+                 "hann_window", "kaiser_window"):
+        calls[name] = lambda p, name=name: getattr(T, name)(2, pin_memory=p)
+    for name in ("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"):
+        calls[name] = lambda p, name=name: getattr(T, name)(x, pin_memory=p)
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        calls[name] = lambda p, name=name: getattr(x, name)(2, pin_memory=p)
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(_factory_calls(teachgrad)))
+def test_every_factory_takes_pin_memory_false_and_refuses_true(name):
+    call = _factory_calls(teachgrad)[name]
+    made = call(False)
+    assert isinstance(made, teachgrad.Tensor)
+    assert call(None).shape == made.shape
+    with pytest.raises(RuntimeError, match="pin_memory=True requires a CUDA or other "):
+        call(True)
+    with pytest.raises(TypeError, match="pin_memory"):
+        call(1)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(_factory_calls(teachgrad)))
+def test_pin_memory_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    assert _factory_calls(torch)[name](False).shape == _factory_calls(teachgrad)[name](False).shape
+    raises_as_torch(lambda T: _factory_calls(T)[name](True))
+    with pytest.raises(TypeError):
+        _factory_calls(torch)[name](1)
+
+
+def test_functions_without_pin_memory_still_refuse_it():
+    # (as_tensor, from_numpy and the samplers take no pin_memory in PyTorch either)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'pin_memory'"):
+        teachgrad.as_tensor([1.0], pin_memory=False)
