@@ -7,6 +7,7 @@
   dimensions are stored in memory in the order ``physical_layout`` gives (NCHW against
   NHWC: ``(0, 1, 2, 3)`` against ``(0, 2, 3, 1)``).
 - ``x.new_empty_strided(size, stride)``: ``torch.empty_strided`` with ``x``'s dtype.
+- ``x.dim_order()``: the order ``x``'s dimensions are laid out in, outermost first.
 
 As everywhere in teachgrad, "uninitialised" memory is zeros: NumPy's ``empty`` would show
 a learner whatever bytes were there before, which teaches nothing. (``pin_memory=``, which
@@ -23,6 +24,14 @@ from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
 from ._tensor import Tensor
 from ._warn import warn_user
+from .ops.layout import (
+    channels_last,
+    contiguous_format,
+    is_in_format,
+    memory_format,
+    memory_order,
+    stride_comparison,
+)
 
 __all__ = ["frombuffer", "empty_permuted"]
 
@@ -120,4 +129,53 @@ def new_empty_strided(self: Tensor, size, stride, *, dtype: DType | None = None,
                          layout=layout, device=device, requires_grad=requires_grad)
 
 
+_NOT_UNIQUE = ("The tensor does not have unique dim order, or cannot map to exact one of the "
+               "given memory formats.")
+
+
+def dim_order(self: Tensor, *, ambiguity_check: bool | list = False) -> tuple:
+    """The dimensions in the order they are laid out in memory, outermost first.
+
+    Where several orders describe the memory equally well (a dim of size 1, two equal
+    strides) one of them is returned; ``ambiguity_check=True`` raises instead, and a list
+    of memory formats accepts a tensor that is exactly one of them.
+
+    >>> import teachgrad as torch
+    >>> torch.empty(2, 3, 5, 7).transpose(1, 2).dim_order()
+    (0, 2, 1, 3)
+    """
+    if not isinstance(ambiguity_check, (bool, list)) or isinstance(ambiguity_check, list) and (
+        not all(isinstance(f, memory_format) for f in ambiguity_check)
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    data = self._data
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if ambiguity_check is not False and _several_orders(data) and sum(
+        is_in_format(data, f) for f in formats
+    ) != 1:
+        raise RuntimeError(_NOT_UNIQUE)
+    # (PyTorch's fast paths first: a row-major or a channels-last tensor is read as that)
+    if data.ndim < 2:
+        return tuple(range(data.ndim))
+    row_major, last = is_in_format(data, contiguous_format), is_in_format(data, channels_last)
+    if row_major and not last:
+        return tuple(range(data.ndim))
+    if last and not row_major:
+        return (0, *range(2, data.ndim), 1)
+    inner_first = memory_order(data)
+    if ambiguity_check is not False:  # each dim must be strictly inside the next one
+        should_swap = stride_comparison(data)
+        if any(should_swap(a, b) != -1 for a, b in zip(inner_first, inner_first[1:])):
+            raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(inner_first[::-1])
+
+
+def _several_orders(data: np.ndarray) -> bool:
+    """Could the dims be listed in more than one order: a dim of size 1 (it may go
+    anywhere), or two neighbouring dims of equal strides (they may swap)?"""
+    strides = data.strides
+    return 1 in data.shape or any(a == b for a, b in zip(strides, strides[1:]))
+
+
 Tensor.new_empty_strided = new_empty_strided
+Tensor.dim_order = dim_order

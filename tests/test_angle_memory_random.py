@@ -368,3 +368,58 @@ def test_functions_without_pin_memory_still_refuse_it():
     # (as_tensor, from_numpy and the samplers take no pin_memory in PyTorch either)
     with pytest.raises(TypeError, match="unexpected keyword argument 'pin_memory'"):
         teachgrad.as_tensor([1.0], pin_memory=False)
+
+
+# ----------------------------------------------------------------------------------------
+# dim_order
+# ----------------------------------------------------------------------------------------
+def test_dim_order_lists_dims_outermost_first():
+    x = teachgrad.empty(2, 3, 5, 7)
+    assert x.dim_order() == (0, 1, 2, 3)
+    assert x.transpose(1, 2).dim_order() == (0, 2, 1, 3)
+    assert x.permute(3, 0, 2, 1).dim_order() == (1, 3, 2, 0)
+    assert x.contiguous(memory_format=teachgrad.channels_last).dim_order() == (0, 2, 3, 1)
+    assert teachgrad.empty_permuted((2, 3, 4), (2, 0, 1)).dim_order() == (2, 0, 1)
+    assert teachgrad.tensor(1.0).dim_order() == ()
+
+
+def test_dim_order_ambiguity_check():
+    single = teachgrad.empty(1, 2, 3, 4)  # the size-1 dim could go anywhere
+    assert single.dim_order() == (0, 1, 2, 3)
+    with pytest.raises(RuntimeError, match="does not have unique dim order"):
+        single.dim_order(ambiguity_check=True)
+    # ... but of the two formats only the row-major one describes it
+    assert single.dim_order(
+        ambiguity_check=[teachgrad.contiguous_format, teachgrad.channels_last]) == (0, 1, 2, 3)
+    assert teachgrad.empty(2, 3).dim_order(ambiguity_check=True) == (0, 1)
+    with pytest.raises(TypeError, match="must be a bool or a list of memory formats"):
+        single.dim_order(ambiguity_check="ILLEGAL")
+    with pytest.raises(TypeError, match="must be a bool or a list of memory formats"):
+        single.dim_order(ambiguity_check=[1])
+
+
+@pytest.mark.torch
+def test_dim_order_matches_torch_on_permuted_sliced_and_expanded_tensors():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    checks = (False, True, ["contiguous_format"], ["contiguous_format", "channels_last"],
+              ["channels_last"])
+    for _ in range(400):
+        ndim = int(rng.integers(1, 6))
+        shape = tuple(int(n) for n in rng.choice([1, 1, 2, 3, 4], ndim))  # (not empty:
+        perm = tuple(int(d) for d in rng.permutation(ndim))  # PyTorch's strides of an empty
+        steps = tuple(int(s) for s in rng.choice([1, 1, 2], ndim))  # tensor differ)
+        expanded = int(rng.integers(ndim)) if rng.random() < 0.3 else None
+        for check in checks:
+            results = []
+            for T in (torch, teachgrad):
+                x = T.zeros(shape)
+                if expanded is not None and shape[expanded] == 1:
+                    x = x.expand(*shape[:expanded], 3, *shape[expanded + 1:])
+                x = x.permute(*perm)[tuple(slice(None, None, s) for s in steps)]
+                given = check if isinstance(check, bool) else [getattr(T, f) for f in check]
+                try:
+                    results.append(x.dim_order(ambiguity_check=given))
+                except RuntimeError as error:
+                    results.append(str(error))
+            assert results[0] == results[1], (shape, perm, steps, expanded, check)

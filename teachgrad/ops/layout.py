@@ -66,16 +66,24 @@ def memory_order(a: np.ndarray) -> list[int]:
     never moved past another; equal strides put the smaller dim inside. Strides are taken
     as absolute values (a flipped view keeps its order, as ``flip`` does in PyTorch).
     """
+    return _sorted_dims(a.ndim, stride_comparison(a))
+
+
+def stride_comparison(a: np.ndarray):
+    """PyTorch's comparison of two of ``a``'s dims for :func:`memory_order`:
+    ``should_swap(inner, outer)``, for dims now listed in that order, is 1 if ``inner``
+    is the outer one in memory (swap them), -1 if it is the inner one, and 0 if the
+    strides cannot tell (an expanded dim; equal strides and sizes)."""
     strides, sizes = [abs(s) for s in a.strides], a.shape
 
-    def should_swap(outer: int, inner: int) -> int:  # PyTorch's comparison, -1/0/1
-        if strides[outer] == 0 or strides[inner] == 0:
+    def should_swap(inner: int, outer: int) -> int:
+        if strides[inner] == 0 or strides[outer] == 0:
             return 0
-        if strides[outer] != strides[inner]:
-            return 1 if strides[outer] > strides[inner] else -1
-        return 1 if sizes[outer] > sizes[inner] else 0
+        if strides[inner] != strides[outer]:
+            return 1 if strides[inner] > strides[outer] else -1
+        return 1 if sizes[inner] > sizes[outer] else 0
 
-    return _sorted_dims(a.ndim, should_swap)
+    return should_swap
 
 
 def pointwise_order(shape: tuple, operands) -> list[int]:
