@@ -104,9 +104,13 @@ class _TeachgradAsTorch(importlib.abc.MetaPathFinder):
         if module is None:
             # ``torch.<name>`` where teachgrad has no <name>: the usual error, named as the
             # code named it (not left to the next finder: it must never find real PyTorch).
+            from . import _NOT_HERE  # (what the part is for, where teachgrad knows it)
+
+            part = fullname.split(".")[1]
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}\nHint: 'torch' is teachgrad here (see "
-                "teachgrad.install_as_torch), which has no such module.",
+                "teachgrad.install_as_torch), which has no such module."
+                + (f" {_NOT_HERE[part]}" if part in _NOT_HERE else ""),
                 name=fullname,
             )
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))

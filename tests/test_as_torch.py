@@ -109,6 +109,19 @@ def test_a_module_teachgrad_lacks_is_not_found():
     ]
 
 
+def test_a_part_of_pytorch_teachgrad_leaves_out_says_what_it_is_for():
+    result = run_python("""
+        import teachgrad
+        teachgrad.install_as_torch()
+        try:
+            import torch.jit
+        except ModuleNotFoundError as error:
+            print(str(error).split("Hint: ")[1])
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "which has no such module. torch.jit compiles models" in result.stdout
+
+
 def test_without_the_alias_a_missing_pytorch_gets_a_hint():
     result = run_python("""
         import teachgrad as torch
