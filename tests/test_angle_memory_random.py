@@ -129,7 +129,7 @@ def test_frombuffer_copies_a_read_only_buffer_and_says_so():
     assert x.tolist() == [98, 99, 100]
 
 
-@pytest.mark.parametrize("case", [
+FROMBUFFER_ERRORS = [
     lambda T: T.frombuffer(bytearray(6), dtype=T.int32),
     lambda T: T.frombuffer(bytearray(6), dtype=T.int32, count=2),
     lambda T: T.frombuffer(bytearray(6), dtype=T.int8, offset=6),
@@ -139,24 +139,17 @@ def test_frombuffer_copies_a_read_only_buffer_and_says_so():
     lambda T: T.frombuffer([1, 2], dtype=T.uint8),
     lambda T: T.frombuffer(bytearray(6)),
     lambda T: T.frombuffer(memoryview(bytearray(6))[::2], dtype=T.uint8),
-])
+]
+
+
+@pytest.mark.parametrize("case", FROMBUFFER_ERRORS)
 def test_frombuffer_errors(case):
     with pytest.raises((ValueError, TypeError, RuntimeError)):
         case(teachgrad)
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("case", [
-    lambda T: T.frombuffer(bytearray(6), dtype=T.int32),
-    lambda T: T.frombuffer(bytearray(6), dtype=T.int32, count=2),
-    lambda T: T.frombuffer(bytearray(6), dtype=T.int8, offset=6),
-    lambda T: T.frombuffer(bytearray(6), dtype=T.int8, offset=-1),
-    lambda T: T.frombuffer(bytearray(), dtype=T.int8),
-    lambda T: T.frombuffer(bytearray(6), dtype=T.int8, count=0),
-    lambda T: T.frombuffer([1, 2], dtype=T.uint8),
-    lambda T: T.frombuffer(bytearray(6)),
-    lambda T: T.frombuffer(memoryview(bytearray(6))[::2], dtype=T.uint8),
-])
+@pytest.mark.parametrize("case", FROMBUFFER_ERRORS)
 def test_frombuffer_errors_match_torch(case):
     raises_as_torch(case)
 
