@@ -101,6 +101,10 @@ def angle(input: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dimensions (``mT`` for real tensors)."""
+    if input._data.ndim == 0:  # (deprecated there: the tensor itself, with a warning)
+        warn_user("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+                  UserWarning)
+        return input
     if input._data.ndim < 2:
         raise RuntimeError(
             "tensor.adjoint() is only supported on matrices or batches of matrices. Got "
@@ -110,6 +114,10 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 def _m_h(self: Tensor) -> Tensor:
+    if self._data.ndim == 0:  # (deprecated there: the tensor itself, with a warning)
+        warn_user("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+                  UserWarning)
+        return self
     if self._data.ndim < 2:
         raise RuntimeError(
             "tensor.mH is only supported on matrices or batches of matrices. Got "

@@ -677,7 +677,10 @@ class CholeskyInverseBackward0(Op):
     @staticmethod
     def forward(ctx, L, upper):
         ctx.upper = upper
-        X = _inverse(_gram(L, upper), "cholesky_inverse")
+        # Only L's triangle is read (the other one may hold anything, as LAPACK's potri
+        # ignores it); the backward formula, PyTorch's, uses the whole of L.
+        triangle = np.triu(L) if upper else np.tril(L)
+        X = _inverse(_gram(triangle, upper), "cholesky_inverse")
         ctx.save_for_backward(L, X)
         return X
 

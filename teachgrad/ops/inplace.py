@@ -58,7 +58,7 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     )
     # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
     # expanded tensor, whose elements share memory; every other op is refused there.
-    overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
+    overlap_ok = op is _zero or (op is _fill and not (args and isinstance(args[0], Tensor)))
     if not getattr(op, "checks_dtype_first", False):
         _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
         overlap_ok = True  # (checked: write_into need not again)
@@ -519,7 +519,12 @@ class CopyBackwards(Op):
 _FILL = Signatures("fill_", "(Tensor value)", "(Number value)")
 
 
-def _fill(self: Tensor, value) -> Tensor:
+_NO_VALUE = object()
+
+
+def _fill(self: Tensor, value=_NO_VALUE) -> Tensor:
+    if value is _NO_VALUE:  # (x.fill_() with no value: PyTorch's parser says so)
+        _FILL.check(())
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(

@@ -86,6 +86,9 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tuple:  # 
     ``some=True`` is the reduced SVD. With ``compute_uv=False``, U and V are zero matrices.
     New code should use ``torch.linalg.svd``, which returns Vᵀ (``Vh``).
     """
+    if input._data.ndim < 2:  # (this older entry point words it its own way)
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input._data.ndim} dimensions instead")
     dec.check_matrix("linalg.svd", input)
     if not compute_uv:
         m, n = input._data.shape[-2:]

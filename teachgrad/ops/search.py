@@ -312,9 +312,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     tensor([0., 2., 1., 1.])
     """
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind != "f":  # (PyTorch's kernel stops at its first step for bools)
         name = input.dtype._legacy.removesuffix("Tensor")
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{name}'")
+        kernel = "linspace_cpu" if a.dtype.kind == "b" else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     low, high = float(min), float(max)
@@ -329,10 +330,15 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError(f"torch.histc: range of [{show(low)}, {show(high)}] is not finite")
     if high < low:
         raise RuntimeError("torch.histc: max must be larger than min")
-    edges = np.linspace(low, high, bins + 1).astype(a.dtype)
+    from .._creation import _even_steps  # (linspace's values, to PyTorch's last bit)
+
+    edges = _even_steps(low, high, bins + 1, a.dtype)
+    left, right = edges[0], edges[-1]
     flat = a.reshape(-1)
-    inside = (flat >= edges[0]) & (flat <= edges[-1])
-    position = np.searchsorted(edges, flat[inside], side="right") - 1
+    inside = flat[(flat >= left) & (flat <= right)]
+    # PyTorch's histc finds a bin by arithmetic in the input's dtype, not by comparing
+    # with the edges, so a value on an edge can land on either side of it, as there.
+    position = ((inside - left) * a.dtype.type(bins) / (right - left)).astype(np.int64)
     position = np.minimum(position, bins - 1)  # max itself belongs to the last bin
     return _make(np.bincount(position, minlength=bins).astype(a.dtype))
 

@@ -139,6 +139,9 @@ def _viewable(a: np.ndarray, shape: tuple) -> bool:
     return True
 
 
+_VIEW = Signatures("view", "(torch.dtype dtype)", "(tuple of ints size)")
+
+
 @tensor_method()
 @checks_types("view", "(torch.dtype dtype)", "(tuple of ints size)")
 def view(input: Tensor, *shape) -> Tensor:
@@ -151,6 +154,8 @@ def view(input: Tensor, *shape) -> Tensor:
     """
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
         return _view_as_dtype(input, shape[0])
+    if not shape:  # (x.view() is no shape at all, not the shape of a 0-d tensor)
+        _VIEW.check(())
     new = infer_shape(_size_args(shape), input._data.size)
     if not _viewable(input._data, new):
         raise RuntimeError(

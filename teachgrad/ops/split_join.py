@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._arguments import Signatures
 from .._dtypes import result_type
 from .._tensor import Size, Tensor, _make, _wrap_dim, tensor_method
 from .conversion import clone
@@ -333,7 +334,6 @@ def _repeat_counts(repeats: Tensor) -> np.ndarray:
     return counts.reshape(-1)
 
 
-@tensor_method()
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Repeat each element (or each slice along ``dim``) ``repeats`` times in place, unlike
@@ -384,6 +384,23 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     grown = expand(unsqueeze(input, d + 1), shape[: d + 1] + (times,) + shape[d + 1 :])
     copied = clone(grown, memory_format=contiguous_format)
     return view(copied, shape[:d] + (n * times,) + shape[d + 1 :])
+
+
+_REPEAT_INTERLEAVE = Signatures(
+    "repeat_interleave", "(Tensor repeats, int dim = None, *, int output_size = None)",
+    "(int repeats, int dim = None, *, int output_size = None)")
+
+
+def _repeat_interleave_method(self: Tensor, *args, **kwargs) -> Tensor:
+    """``x.repeat_interleave(repeats, dim=None)``: see :func:`repeat_interleave` (as a method
+    it needs ``repeats``)."""
+    if not args and "repeats" not in kwargs:  # (only torch.repeat_interleave(counts) may)
+        _REPEAT_INTERLEAVE.check((), kwargs)
+    return repeat_interleave(self, *args, **kwargs)
+
+
+repeat_interleave.method_form = _repeat_interleave_method
+repeat_interleave = tensor_method()(repeat_interleave)
 
 
 __all__ = [

@@ -151,7 +151,9 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
         )
     if low == high:  # one value: a bin of width 1 around it, as PyTorch (and NumPy) do
         low, high = low - 0.5, high + 0.5
-    return np.linspace(low, high, bins + 1).astype(dtype)
+    from .._creation import _even_steps  # (linspace's values, to PyTorch's last bit)
+
+    return _even_steps(low, high, bins + 1, np.dtype(dtype))
 
 
 def _bin_of(values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
