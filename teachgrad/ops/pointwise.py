@@ -21,8 +21,11 @@ from .._tensor import Tensor, _make, tensor_method
 from ..autograd import inference
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
+from .fill_value import LONG_MIN as _LONG_MIN
+from .fill_value import ULONG_MAX as _ULONG_MAX
+from .fill_value import check_fill_value, int_too_big
 from .number_factor import times_number
-from .op import Op
+from .op import Op, int_operand
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
 
@@ -46,6 +49,8 @@ def _operand(x):
         # (a Python number: .item() would keep an np.longdouble as it is)
         return float(x) if kind == "f" else bool(x) if kind == "b" else int(x)
     if isinstance(x, (Tensor, int, float)):
+        if type(x) is int and not _LONG_MIN <= x <= _ULONG_MAX:  # (x / 2**70: PyTorch's
+            raise int_too_big(x)  # parser takes 64-bit ints only)
         return x
     if isinstance(x, np.ndarray):
         from_numpy_dtype(x.dtype)  # (refuses the dtypes teachgrad has not: complex...)
@@ -253,6 +258,8 @@ def _checked_alpha(name: str, alpha, input, other):
         Signatures(name, "(*, Number alpha = 1)").check((), {"alpha": alpha})
     if isinstance(alpha, (Tensor, np.generic)):
         alpha = alpha.item()
+    elif type(alpha) is int and not _LONG_MIN <= alpha <= _ULONG_MAX:  # (alpha=2**70)
+        raise int_too_big(alpha)
     result = result_type(_operand(input), _operand(other)).numpy
     if isinstance(alpha, bool) and result.kind != "b":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -743,6 +750,8 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
+    if type(exponent) is int and not _LONG_MIN <= exponent <= _ULONG_MAX:  # (x ** 2**70)
+        raise int_too_big(exponent)
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input._data.dtype == np.bool_ and not isinstance(exponent, float):
@@ -1482,9 +1491,9 @@ def where(condition: Tensor, input: Tensor | float | None = None,
         )
     input, other = _operand(input), _operand(other)
     if not isinstance(input, Tensor):
-        input = _make(np.asarray(input, dtype=_scalar_dtype(input, other)))
+        input = _scalar_tensor(input, other)
     if not isinstance(other, Tensor):
-        other = _make(np.asarray(other, dtype=_scalar_dtype(other, input)))
+        other = _scalar_tensor(other, input)
     _check_shapes_broadcast(cond.shape, input._data.shape)
     partial_shape = np.broadcast_shapes(cond.shape, input._data.shape)
     _check_shapes_broadcast(partial_shape, other._data.shape)
@@ -1508,6 +1517,14 @@ def _scalar_dtype(x, partner):
     return get_default_dtype().numpy if isinstance(x, float) else np.int64
 
 
+def _scalar_tensor(x, partner) -> Tensor:
+    """A number of ``where`` as a 0-d tensor of the dtype it promotes to with ``partner``;
+    one that dtype cannot hold is PyTorch's error (``where(c, int8_tensor, 300)``), not
+    NumPy's."""
+    dtype = np.dtype(_scalar_dtype(x, partner))
+    return _make(np.asarray(check_fill_value(x, dtype), dtype=dtype))
+
+
 def _value_of(x) -> np.ndarray:
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
@@ -1520,6 +1537,8 @@ def _compare(ufunc, a, b) -> Tensor:
     if isinstance(b, Tensor):
         _check_broadcast(a, b)
         return _make(np.asarray(ufunc(a._data, b._data)))
+    if type(b) is int and not 0 <= b <= 127:  # (what every dtype holds needs no cast;
+        b = int_operand(b, a._data.dtype)  # int8_tensor == 257 compares with 1: it wraps)
     return _make(np.asarray(ufunc(a._data, b)))
 
 
