@@ -32,7 +32,8 @@ def int_too_big(x: int) -> OverflowError:
 
 def check_fill_value(value, dtype: np.dtype):
     """Refuse a ``value`` that ``dtype`` cannot hold: a float that an integer dtype cannot
-    (inf, nan, too large), a complex number in any real dtype but bool.
+    (inf, nan, too large), a finite number beyond a floating dtype's range (``1e39`` for
+    float32: NumPy would write inf), a complex number in any real dtype but bool.
 
     Returns the value to write: ``value`` itself, except a negative int for an unsigned
     dtype, which wraps around (``-1`` is ``255`` for uint8) as PyTorch's cast does.
@@ -56,7 +57,15 @@ def check_fill_value(value, dtype: np.dtype):
         if dtype.kind != "b":  # (a bool takes any number: nonzero is True)
             check_real_value(value, dtype)
         return value
-    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if dtype.kind == "f":  # a finite number beyond the dtype's range (inf and nan are fine)
+        if abs(value) > _FLOAT_MAX[dtype.name] and math.isfinite(value):
+            raise RuntimeError(
+                f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"
+            )
+        return value
+    if dtype.kind not in "iu":
         return value
     info = np.iinfo(dtype)
     if isinstance(value, (int, np.integer)):
@@ -76,6 +85,8 @@ def check_fill_value(value, dtype: np.dtype):
         )
     return value
 
+
+_FLOAT_MAX = {name: float(np.finfo(name).max) for name in ("float16", "float32", "float64")}
 
 # How PyTorch's C++ names each dtype in this message (int32 is plain ``int``).
 _C_TYPE_NAMES = {

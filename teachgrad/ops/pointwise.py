@@ -1350,6 +1350,8 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if type(min) is complex or type(max) is complex:
+        min, max = _real_bounds("clamp", input, min, max)
     min, max = (None if v is None else _operand(v) for v in (min, max))  # np.float64 -> float
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         for bound in (min, max):
@@ -1362,10 +1364,39 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
 clip = clamp  # PyTorch's alias (NumPy's name)
 
 
+def _real_bounds(name: str, input: Tensor, min, max) -> tuple:  # noqa: A002
+    """Bounds of which one is a complex number, as PyTorch takes them: ``clamp`` of a
+    floating tensor reads a complex number with no imaginary part as its real part (with
+    one, "value cannot be converted to type double"); anything else is refused as complex
+    (an int beyond 64 bits is refused first: PyTorch's parser reads the ints first)."""
+    for bound in (min, max):
+        if type(bound) is int and not _LONG_MIN <= bound <= _ULONG_MAX:
+            raise int_too_big(bound)
+    if name != "clamp" or input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            "clamp is not supported for complex types\nHint: a bound must be a real number "
+            "here; teachgrad has no complex tensors.")
+    bounds = []
+    for bound in (min, max):
+        if type(bound) is complex:
+            if bound.imag:
+                raise RuntimeError(
+                    "value cannot be converted to type double without overflow\nHint: a "
+                    "bound must be a real number; this one has an imaginary part.")
+            bound = bound.real
+        bounds.append(bound)
+    return tuple(bounds)
+
+
 def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa: A002
     min, max = (None if v is None else _operand(v) for v in (min, max))
     if any(isinstance(v, float) for v in (min, max)) and input._data.dtype.kind != "f":
         input = _floating(input)
+    # A bound must fit the dtype, as PyTorch checks it (int8_tensor.clamp(0, 300) and
+    # float16_tensor.clamp(1e5) are refused); an unsigned dtype wraps a negative int.
+    dtype = input._data.dtype
+    if dtype.kind != "b":
+        min, max = (None if v is None else check_fill_value(v, dtype) for v in (min, max))
     return op.apply(input, min=min, max=max)
 
 
@@ -1374,6 +1405,8 @@ def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
     """``clamp(input, min=min)``."""
     if isinstance(min, Tensor):
         return _binary(ClampMinBackward1, input, min)
+    if type(min) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
+        _real_bounds("clamp_min", input, min, None)
     return _clamp_by_numbers(ClampMinBackward0, input, min, None)
 
 
@@ -1382,6 +1415,8 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     """``clamp(input, max=max)``."""
     if isinstance(max, Tensor):
         return _binary(ClampMaxBackward1, input, max)
+    if type(max) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
+        _real_bounds("clamp_max", input, None, max)
     return _clamp_by_numbers(ClampMaxBackward0, input, None, max)
 
 
