@@ -1206,11 +1206,11 @@ class MaskedSelectBackward0(PickOp):
 
     reads_index_tensor = True  # (see Op)
 
-    saved_names = ("mask",)
+    saved_names = ("mask", "self")  # (PyTorch keeps the input too: its formula takes it)
 
     @staticmethod
     def forward(ctx, a, shape, key, mask):
-        ctx.save_for_backward(mask)  # (read back by PickOp.backward, for its check)
+        ctx.save_for_backward(mask, a)  # (read back by PickOp.backward, for its check)
         ctx.shape, ctx.key = shape, key
         return np.broadcast_to(a, shape)[key]
 
@@ -1281,6 +1281,7 @@ class TopkBackward0(_PickAlongDim):
 
 class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
+    inference_out_name = "kthvalue"  # (see Op: PyTorch's composite writes through kthvalue_out)
 
 
 return_types_sort = _return_type("sort")

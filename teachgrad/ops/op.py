@@ -89,6 +89,13 @@ class Op(Node):
     #: constant (an array in ``params``); it is almost always an ordinary tensor, so the op
     #: is recorded even when its tensor inputs are inference tensors (autograd/inference.py)
     reads_index_tensor: bool = False
+    #: where every tensor input is an inference tensor and one requires grad (so nothing is
+    #: recorded): PyTorch's kernel is a composite that writes through an ``out=`` variant,
+    #: and refuses with that variant's name (``abs``, ``sum`` for mean) ...
+    inference_out_name: str | None = None
+    #: ... or a composite ``empty_like(self).copy_(self)`` (clone, a dtype conversion),
+    #: whose ``copy_`` is recorded: an ordinary tensor with grad_fn CopyBackwards
+    inference_copies: bool = False
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
@@ -419,10 +426,19 @@ def _apply_unrecorded(cls: type[Op], inputs: tuple, params: dict):
     autograd state for inference tensors, so it records nothing (see
     ``inference.only_inference_tensors``). A view is one of its base, an inference tensor
     too; anything else is an ordinary tensor."""
+    if cls.inference_out_name is not None:
+        raise RuntimeError(
+            f"{cls.inference_out_name}(): functions with out=... arguments don't support "
+            "automatic differentiation, but one of the arguments requires grad.\nHint: this "
+            "tensor was made in inference_mode(), where PyTorch keeps no autograd state; "
+            "make it outside (or .clone() it there) to differentiate through it."
+        )
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if cls.promotes:
         _promote(inputs, arrays)
     out = cls.forward(NO_CONTEXT, *arrays, **params)
+    if cls.inference_copies:  # an ordinary tensor, which copy_ records (CopyBackwards)
+        return _wrap(out, None).copy_(inputs[0])
     return _untracked_outputs(out, inputs[0] if cls.is_view else None)
 
 

@@ -649,6 +649,7 @@ class PowBackward1(Op):
 
 class PowBackward2(Op):
     """``number ** tensor``: the number is a constant."""
+    inference_out_name = "pow"  # (see Op: PyTorch's composite writes through pow_out)
     # PyTorch keeps the exponent too (its rule uses it where the base is 0), and calls the
     # number ``self``.
     saved_names = ("exponent", "result")  # grad_fn._saved_...
@@ -935,6 +936,7 @@ class ReciprocalBackward0(Op):
 
 
 class AbsBackward0(Op):
+    inference_out_name = "abs"  # (see Op: PyTorch's composite writes through abs_out)
     formula = "∂|a|/∂a = sign(a)"
 
     @staticmethod
