@@ -171,7 +171,8 @@ _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v
 # torch.sum([1, 2]) gets PyTorch's "argument 'input' (position 1) must be Tensor, not list"
 from ._input_check import add_input_checks  # noqa: E402
 
-add_input_checks(globals(), special.__dict__)
+add_input_checks(globals())
+add_input_checks(special.__dict__, prefix="special_")
 # torch.zeros(2, pin_memory=False): every factory takes the argument, True is refused
 from ._pin_memory import add_pin_memory_arguments  # noqa: E402
 

@@ -175,7 +175,9 @@ def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict) -> str
             continue
         else:
             missing = [f'"{p.name}"' for p in signature.parameters[index:] if not p.optional]
-            return (f"{name}() missing {len(missing)} required positional arguments: "
+            # (PyTorch's plural is the wrong way round: "1 ... arguments", "2 ... argument")
+            plural = "s" if len(missing) == 1 else ""
+            return (f"{name}() missing {len(missing)} required positional argument{plural}: "
                     + ", ".join(missing))
         wrong = _type_mismatch(parameter, value)
         if wrong is not None:

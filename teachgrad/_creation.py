@@ -99,6 +99,30 @@ _OVERLOADS = {
 }
 
 
+_SIZE_HINT = ("give the shape: {0}(2, 3) or {0}((2, 3)); {0}(()) is a 0-d tensor (one "
+              "number).")
+
+
+def missing_size(function: str, keywords: dict) -> TypeError:
+    """PyTorch's TypeError for a factory called without a size (``zeros()``, ``randn()``):
+    its ``size`` has no default. ``keywords`` are the keyword arguments given (not left at
+    their defaults): with one, rand/randn's second signature is the one that fits, and
+    PyTorch says what is missing; with none, it lists the signatures."""
+    signatures = _OVERLOADS.get(function)
+    if signatures is not None:
+        message = str(signatures.error((), keywords)).split("\nHint: ")[0]
+    else:
+        message = f'{function}() missing 1 required positional arguments: "size"'
+    return TypeError(message.rstrip("\n") + "\nHint: " + _SIZE_HINT.format(function))
+
+
+def _given(**keywords) -> dict:
+    """The keyword arguments not left at their defaults (``None``; ``False`` for the
+    flags), as PyTorch's messages count them."""
+    return {name: value for name, value in keywords.items()
+            if value is not None and value is not False}
+
+
 def int_argument(function: str, name: str, position: int, value) -> int:
     """``value`` as an ``int`` argument, or PyTorch's TypeError (a bool is not one, nor a
     float: ``randperm(True)``, ``randperm(2.0)``)."""
@@ -461,6 +485,9 @@ def _float_dtype(dtype) -> np.dtype:
 def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           out=None) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``."""
+    if not size:  # (zeros(()) is a 0-d tensor; zeros() is an error)
+        raise missing_size("zeros", _given(dtype=dtype, layout=layout, device=device,
+                                     requires_grad=requires_grad, out=out))
     _check_flag("zeros", requires_grad)
     check_layout("zeros", layout)
     _check_device(device)
@@ -470,6 +497,9 @@ def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_
 def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
          out=None) -> Tensor:
     """A tensor of ones: ``ones(2, 2, requires_grad=True)``."""
+    if not size:  # (ones(()) is a 0-d tensor; ones() is an error)
+        raise missing_size("ones", _given(dtype=dtype, layout=layout, device=device,
+                                     requires_grad=requires_grad, out=out))
     _check_flag("ones", requires_grad)
     check_layout("ones", layout)
     _check_device(device)
@@ -479,6 +509,10 @@ def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_g
 def empty(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
           memory_format=None) -> Tensor:
     """An "uninitialised" tensor (zero-filled here, so notebooks stay reproducible)."""
+    if not size:  # (empty(()) is a 0-d tensor; empty() is an error)
+        raise missing_size("empty", _given(dtype=dtype, layout=layout, device=device,
+                                       requires_grad=requires_grad,
+                                       memory_format=memory_format))
     _check_flag("empty", requires_grad)
     check_layout("empty", layout)
     _shape(size, "empty")  # (errors name empty)

@@ -31,26 +31,57 @@ from ._tensor import Tensor, python_type_name
 
 
 def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict,
-                            error: Exception | None = None) -> None:
+                            error: Exception | None = None, main: str | None = None) -> None:
     """Raise PyTorch's TypeError if the ``input`` argument (first, or by keyword) is not a
     tensor; return otherwise (the caller then re-raises its own error).
 
-    Given the ``error`` the function raised, an error already in PyTorch's words ("copysign()
-    received an invalid combination of arguments" for a number first) is kept, and so is
-    any ``TypeError`` about a number: PyTorch's overloads often take one there, and its
-    message then says something else.
+    ``name`` is the function as PyTorch prints it (the name called: ``absolute``,
+    ``special_expit``); ``main`` is the one teachgrad's own messages use (``abs``,
+    ``sigmoid``) when they differ. Given the ``error`` the function raised, an error already
+    in PyTorch's words ("copysign() received an invalid combination of arguments" for a
+    number first) is kept, and so is any ``TypeError`` about a number: PyTorch's overloads
+    often take one there, and its message then says something else.
     """
     value = args[0] if args else kwargs.get("input", _MISSING)
     if value is _MISSING or isinstance(value, Tensor):
         return
     if isinstance(error, TypeError) and (
-            isinstance(value, (int, float, complex)) or _in_pytorchs_words(name, str(error))):
+            isinstance(value, (int, float, complex))
+            or _in_pytorchs_words(main or name, str(error))):
         return
     raise TypeError(
-        f"{name}(): argument 'input' (position 1) must be Tensor, not "
-        f"{python_type_name(value)}"
+        f"{name}(): argument '{_FIRST_ARGUMENT.get(name, 'input')}' (position 1) must be "
+        f"Tensor, not {python_type_name(value)}"
         "\nHint: make it a tensor first, e.g. torch.tensor(...)."
     ) from None
+
+
+# The few functions whose first argument PyTorch calls something else than ``input``.
+_FIRST_ARGUMENT = {
+    "special_airy_ai": "x", "special_scaled_modified_bessel_k0": "x",
+    "special_scaled_modified_bessel_k1": "x", "special_spherical_bessel_j0": "x",
+}
+
+# The names PyTorch's messages show where they are not the name called: functions written
+# in Python in PyTorch that call another (torch.unique calls _unique2).
+_SHOWN_AS = {"unique": "_unique2", "logsigmoid": "log_sigmoid"}
+
+
+def shown_name(name: str, prefix: str = "") -> str:
+    """The name PyTorch's argument parser prints for ``prefix`` + ``name``, the function
+    called (``torch.absolute`` is ``absolute``, not ``abs``; ``torch.special.expit`` is
+    ``special_expit``)."""
+    return _SHOWN_AS.get(prefix + name, prefix + name)
+
+
+def renamed(error: Exception, main: str, name: str) -> TypeError | None:
+    """``error`` (a TypeError from teachgrad's ``main()``) as PyTorch's parser words it for
+    ``name()``, the alias called (``abs() takes 1 positional argument`` becomes
+    ``absolute() takes ...``), or None when it does not name ``main``."""
+    message = str(error)
+    if name == main or not isinstance(error, TypeError) or not message.startswith(main + "("):
+        return None
+    return TypeError(name + message[len(main):])
 
 
 _MISSING = object()
@@ -64,16 +95,21 @@ def _in_pytorchs_words(name: str, message: str) -> bool:
         "(position 1)" in message or "received an invalid combination" in message)
 
 
-def checks_input(function: Callable, name: str) -> Callable:
-    """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError."""
+def checks_input(function: Callable, name: str, main: str | None = None) -> Callable:
+    """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError;
+    ``name`` is the name called, ``main`` the function's own (for an alias)."""
+    main = main or name
 
     @functools.wraps(function)
     def with_input_check(*args, **kwargs):
         try:
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
-            refuse_non_tensor_input(name, args, kwargs, error)
-            raise
+            refuse_non_tensor_input(name, args, kwargs, error, main)
+            error_for_alias = renamed(error, main, name)
+            if error_for_alias is None:
+                raise
+        raise error_for_alias  # (outside the except: no "during handling" chain)
 
     with_input_check.checks_input = True
     return with_input_check
@@ -88,12 +124,15 @@ def takes_input_first(function: Callable) -> bool:
     return bool(parameters) and parameters[0] == "input"
 
 
-def add_input_checks(namespace: dict, *also: dict, skip: frozenset[str] = frozenset()) -> None:
-    """Wrap every public function of ``namespace`` (and of the ``also`` namespaces) whose
-    first parameter is ``input``; aliases stay one function (``torch.arcsin is
-    torch.asin``, ``torch.special.expit is torch.sigmoid``)."""
-    wrappers: dict[int, Callable] = {}
-    for name, value in [(n, v) for names in (namespace, *also) for n, v in names.items()]:
+def add_input_checks(namespace: dict, prefix: str = "",
+                     skip: frozenset[str] = frozenset()) -> None:
+    """Wrap every public function of ``namespace`` whose first parameter is ``input``.
+
+    Each name gets its own wrapper, named as PyTorch's parser names the function called
+    (``prefix`` + name: ``"special_"`` for torch.special): ``torch.absolute([1])`` says
+    ``absolute()`` as PyTorch's does, not ``abs()``. So an alias is a function of its own,
+    as in PyTorch (``torch.arcsin is not torch.asin``), calling the same code."""
+    for name, value in list(namespace.items()):
         if name.startswith("_") or name in skip or not inspect.isfunction(value):
             continue
         if getattr(value, "checks_input", False):  # (out= functions check it themselves)
@@ -102,9 +141,5 @@ def add_input_checks(namespace: dict, *also: dict, skip: frozenset[str] = frozen
             continue
         if not takes_input_first(value):
             continue
-        if id(value) not in wrappers:
-            wrappers[id(value)] = checks_input(value, value.__name__.lstrip("_"))
-    for names in (namespace, *also):
-        for name, value in list(names.items()):
-            if not name.startswith("_") and id(value) in wrappers:
-                names[name] = wrappers[id(value)]
+        namespace[name] = checks_input(value, shown_name(name, prefix),
+                                       value.__name__.lstrip("_"))

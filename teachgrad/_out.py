@@ -33,7 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._dtypes import to_dtype
-from ._input_check import refuse_non_tensor_input, takes_input_first
+from ._input_check import refuse_non_tensor_input, renamed, shown_name, takes_input_first
 from ._tensor import Tensor
 from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -159,11 +159,14 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
 
 
 def accepts_out(function: Callable[..., Tensor], name: str | None = None,
-                creates: bool = False) -> Callable[..., Tensor]:
+                creates: bool = False, called: str | None = None) -> Callable[..., Tensor]:
     """``function`` with PyTorch's ``out=`` keyword added (see the module docstring);
     ``name`` is the one errors show (default: the function's own); ``creates``: a creation
-    function, whose values take ``out``'s dtype unless ``dtype=`` is given."""
+    function, whose values take ``out``'s dtype unless ``dtype=`` is given. ``called`` is
+    the name of an alias (``absolute`` for abs): PyTorch's argument parser names it in its
+    TypeErrors, while its kernels' errors name the function itself."""
     name = name or function.__name__
+    called = called or name
     input_first = takes_input_first(function)
 
     @functools.wraps(function)
@@ -173,8 +176,11 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
                 return function(*args, **kwargs)
             except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
                 if input_first:
-                    refuse_non_tensor_input(name, args, kwargs, error)
-                raise
+                    refuse_non_tensor_input(called, args, kwargs, error, name)
+                error_for_alias = renamed(error, name, called)
+                if error_for_alias is None:
+                    raise
+            raise error_for_alias  # (outside the except: no "during handling" chain)
         if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         elif creates and isinstance(out, Tensor) and to_dtype(kwargs["dtype"]) != out.dtype:
@@ -197,22 +203,22 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
     return with_out
 
 
-def add_out_arguments(namespace: dict, *also: dict) -> None:
+def add_out_arguments(namespace: dict, special: dict) -> None:
     """Wrap the :data:`OUT_FUNCTIONS` found in ``namespace`` (a module's globals).
 
-    Every name bound to the same function, in ``namespace`` and in the ``also`` namespaces
-    (torch.special's), is rebound to the same wrapper, so aliases stay one function
-    (``torch.arcsin is torch.asin``, ``torch.special.expit is torch.sigmoid``) and take
-    ``out=`` too.
+    Every name bound to one of them, in ``namespace`` and in ``special`` (torch.special's
+    namespace), is rebound to a wrapper of its own that takes ``out=`` too and whose
+    TypeErrors name the function called, as PyTorch's parser does (``torch.absolute``
+    says ``absolute()``, ``torch.special.expit`` ``special_expit()``); its other errors
+    name the function itself (``abs()``), as PyTorch's kernels do.
     """
-    wrappers = {
-        id(namespace[name]): accepts_out(namespace[name], creates=name in OUT_CREATION_FUNCTIONS)
-        for name in OUT_FUNCTIONS + OUT_CREATION_FUNCTIONS if name in namespace
-    }
-    for names in (namespace, *also):
+    wanted = {id(namespace[name]) for name in OUT_FUNCTIONS if name in namespace}
+    creating = {id(namespace[name]) for name in OUT_CREATION_FUNCTIONS if name in namespace}
+    for names, prefix in ((namespace, ""), (special, "special_")):
         for name, value in list(names.items()):
-            if callable(value) and id(value) in wrappers:
-                names[name] = wrappers[id(value)]
+            if callable(value) and (id(value) in wanted or id(value) in creating):
+                names[name] = accepts_out(value, creates=id(value) in creating,
+                                          called=shown_name(name, prefix))
 
 
 # Functions returning several tensors (a named tuple) take ``out=`` as a tuple of tensors,

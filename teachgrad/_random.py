@@ -32,9 +32,11 @@ from ._creation import (
     _check_device,
     _finish,
     _float_dtype,
+    _given,
     _shape,
     check_flag_overloaded,
     int_argument,
+    missing_size,
 )
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
@@ -196,6 +198,9 @@ def _sample_dtype(dtype, kernel: str) -> np.dtype:
 def rand(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
          layout=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1): ``rand(2, 3)``."""
+    if not size:  # (rand(()) is a 0-d tensor; rand() is an error)
+        raise missing_size("rand", _given(generator=generator, dtype=dtype, device=device,
+                                     layout=layout, requires_grad=requires_grad))
     check_layout("rand", layout)
     check_flag_overloaded("rand", size, requires_grad)
     _check_device(device)
@@ -206,6 +211,9 @@ def rand(*size, generator: Generator | None = None, dtype: DType | None = None, 
 def randn(*size, generator: Generator | None = None, dtype: DType | None = None, device=None,
           layout=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples: ``randn(3, requires_grad=True)``."""
+    if not size:  # (randn(()) is a 0-d tensor; randn() is an error)
+        raise missing_size("randn", _given(generator=generator, dtype=dtype, device=device,
+                                     layout=layout, requires_grad=requires_grad))
     check_layout("randn", layout)
     check_flag_overloaded("randn", size, requires_grad)
     _check_device(device)
@@ -230,7 +238,7 @@ _RANDINT = Signatures(
     hint="the bounds are ints: randint(0, 10, (3,)) draws from 0 .. 9.")
 
 
-def randint(low, high=None, size=None, *, generator: Generator | None = None,
+def randint(low=None, high=None, size=None, *, generator: Generator | None = None,
             dtype: DType | None = None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)``: ``randint(0, 10, (3,))`` or ``randint(10, (3,))``."""
@@ -240,8 +248,16 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None,
     _check_device(device)
     if not all(is_int(bound) for bound in given[:-1]):  # (randint(True, (2,)), 2.5 ...)
         _RANDINT.check(given)
-    if size is None:
-        if high is None or not isinstance(high, (tuple, list)):
+    if low is None:  # (randint(high=10, size=(3,)) is PyTorch's first signature)
+        if high is None or size is None:  # (randint(), randint(size=(3,)) ...)
+            _RANDINT.check((), _given(high=high, size=size, generator=generator, dtype=dtype,
+                                      layout=layout, device=device,
+                                      requires_grad=requires_grad))
+        low = 0
+    elif size is None:
+        if high is None or not isinstance(high, (tuple, list)):  # (randint(5))
+            _RANDINT.check(given, _given(generator=generator, dtype=dtype, layout=layout,
+                                         device=device, requires_grad=requires_grad))
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
     elif high is None:

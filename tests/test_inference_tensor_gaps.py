@@ -295,3 +295,59 @@ def test_index_tensors_and_wrapped_numbers_count_as_ordinary_inputs():
          "inference_index", "inference_masked_fill", "inference_where", "inference_nll_loss"])
     for name in refused:
         assert seen[name][1].startswith("Inference tensors cannot be saved for backward")
+
+
+# (e) PyTorch's composite kernels: with only inference tensors as inputs (one requiring
+#     grad), clone and a dtype conversion are empty_like(self).copy_(self), whose copy_ is
+#     recorded (CopyBackwards, an ordinary tensor; the gradient reaches the inference
+#     tensor's .grad); mean, abs, number ** tensor ... write through their out= variant,
+#     which refuses a tensor that requires grad; masked_select saves its input.
+OUT_REFUSED = "functions with out=... arguments don't support automatic differentiation, " \
+    "but one of the arguments requires grad."
+
+
+def _copies_and_out_variants(lib):
+    a = _made_requiring_grad(lib)
+    seen = {}
+    for name, make in [("clone", lambda: a.clone()), ("to", lambda: a.to(lib.float64)),
+                       ("double", lambda: a.double()), ("half", lambda: a.half()),
+                       ("to_copy", lambda: a.to(lib.float32, copy=True)),
+                       ("torch_clone", lambda: lib.clone(a))]:
+        out = make()
+        seen[name] = (out.requires_grad, type(out.grad_fn).__name__, out.is_inference(),
+                      out.is_leaf, out._version, str(out.dtype).split(".")[-1])
+    weights = lib.tensor([2.0, 3.0])
+    (a.clone() * weights).sum().backward()
+    seen["grad"] = (a.grad.tolist(), a.grad.is_inference())
+    (a.to(lib.float64) * 3).sum().backward()  # (cast back to float32 on the way)
+    seen["grad_after_to"] = (a.grad.tolist(), str(a.grad.dtype).split(".")[-1])
+    for name, run in [("mean", lambda: a.mean()), ("mean_dim", lambda: a.mean(0)),
+                      ("abs", lambda: a.abs()), ("torch_abs", lambda: lib.abs(a)),
+                      ("absolute", lambda: a.absolute()), ("rpow", lambda: 2 ** a),
+                      ("rpow_float", lambda: 2.0 ** a), ("var", lambda: a.var()),
+                      ("std", lambda: a.std()), ("logsumexp", lambda: a.logsumexp(0)),
+                      ("nan_to_num", lambda: a.nan_to_num()),
+                      ("hardtanh", lambda: lib.nn.functional.hardtanh(a)),
+                      ("masked_select", lambda: a.masked_select(lib.tensor([True, False])))]:
+        seen[name] = _outcome(run)
+    seen["pow_number_exponent"] = _recorded(a ** 2)  # (not a composite: nothing recorded)
+    return seen
+
+
+PROGRAMS.append(_copies_and_out_variants)
+
+
+def test_clone_and_to_are_recorded_as_a_copy_and_composites_refuse():
+    seen = _copies_and_out_variants(teachgrad)
+    for name in ("clone", "to", "double", "half", "to_copy", "torch_clone"):
+        assert seen[name][:5] == (True, "CopyBackwards", False, False, 1), name
+    assert seen["grad"] == ([2.0, 3.0], False)  # an ordinary .grad, summed: 1·w
+    assert seen["grad_after_to"] == ([5.0, 6.0], "float32")  # 2 + 3, 3 + 3
+    for name, op in [("mean", "sum"), ("mean_dim", "sum"), ("abs", "abs"),
+                     ("torch_abs", "abs"), ("absolute", "abs"), ("rpow", "pow"),
+                     ("rpow_float", "pow"), ("var", "sum"), ("std", "sum"),
+                     ("logsumexp", "logsumexp"), ("nan_to_num", "nan_to_num"),
+                     ("hardtanh", "hardtanh")]:
+        assert seen[name] == ("RuntimeError", f"{op}(): {OUT_REFUSED}"), name
+    assert seen["masked_select"][1].startswith("Inference tensors cannot be saved for backward")
+    assert seen["pow_number_exponent"] == (False, None)

@@ -43,7 +43,10 @@ def test_what_works_keeps_working():
     assert teachgrad.exp(x).tolist() == pytest.approx(np.exp([1.0, 2.0]).tolist())
     assert teachgrad.sum(input=x).item() == 3.0
     assert teachgrad.pow(2, x).tolist() == [2.0, 4.0]  # a number first: PyTorch takes it
-    assert teachgrad.arcsin is teachgrad.asin  # aliases stay one function
+    # an alias runs the same code as its main function, in a wrapper of its own that
+    # names it (as in PyTorch, torch.arcsin is not torch.asin)
+    assert inspect.unwrap(teachgrad.arcsin) is inspect.unwrap(teachgrad.asin)
+    assert teachgrad.arcsin(x / 4).tolist() == teachgrad.asin(x / 4).tolist()
 
 
 def test_other_errors_pass_through_unchanged():
@@ -110,8 +113,6 @@ def test_pytorch_refuses_a_list_with_the_same_sentence():
                 continue
             if f"{name}(): argument 'input' (position 1) must be Tensor, not list" != expected:
                 continue
-            if function.__name__ != name:  # an alias (torch.absolute): teachgrad keeps one
-                continue  # function for both and names it by its main name (abs)
             with pytest.raises(TypeError) as error:
                 function([1.0, 2.0])
             if "required positional argument" in str(error.value):
@@ -133,3 +134,63 @@ def test_nn_functional_refuses_a_list_too(name):
     shown = "cross_entropy_loss" if name == "cross_entropy" else name  # (PyTorch's kernel)
     assert str(error.value).split("\n")[0] == (
         f"{shown}(): argument 'input' (position 1) must be Tensor, not list")
+
+
+# (the alias called, PyTorch 2.13's sentence for it with a list)
+ALIAS_CASES = [
+    (lambda t: t.absolute, "absolute(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.arcsin, "arcsin(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.negative, "negative(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.ger, "ger(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.swapaxes, "swapaxes(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.special.expit,
+     "special_expit(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.special.psi,
+     "special_psi(): argument 'input' (position 1) must be Tensor, not list"),
+    # not an alias, but PyTorch's torch.special names every function special_...
+    (lambda t: t.special.ndtr,
+     "special_ndtr(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda t: t.special.airy_ai,
+     "special_airy_ai(): argument 'x' (position 1) must be Tensor, not list"),
+    (lambda t: t.nn.functional.logsigmoid,
+     "log_sigmoid(): argument 'input' (position 1) must be Tensor, not list"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ALIAS_CASES)))
+def test_an_alias_is_named_as_called(index):
+    """``torch.absolute([1.0])`` names ``absolute()``, as PyTorch's does (it said abs())."""
+    function, expected = ALIAS_CASES[index]
+    with pytest.raises(TypeError) as ours:
+        function(teachgrad)([1.0, 2.0])
+    assert str(ours.value).split("\nHint: ")[0] == expected
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError) as theirs:
+        function(torch)([1.0, 2.0])
+    assert str(theirs.value) == expected
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    (lambda t, x: t.absolute(x, 1), "absolute() takes 1 positional argument but 2 were given"),
+    (lambda t, x: t.negative(x, 1), "negative() takes 1 positional argument but 2 were given"),
+    (lambda t, x: t.arctan2(x, "a"),
+     "arctan2(): argument 'other' (position 2) must be Tensor, not str"),
+    (lambda t, x: t.clip(x, "a"),
+     "clip() received an invalid combination of arguments - got (Tensor, str), but expected "
+     "one of:"),
+])
+def test_an_aliases_other_type_errors_name_it_too(call, expected):
+    with pytest.raises(TypeError) as ours:
+        call(teachgrad, teachgrad.ones(2))
+    assert str(ours.value).split("\n")[0] == expected
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError) as theirs:
+        call(torch, torch.ones(2))
+    assert str(theirs.value).split("\n")[0] == expected
+
+
+def test_an_aliases_kernel_errors_name_the_function_itself():
+    """PyTorch's out= refusal comes from the kernel: it names abs(), not absolute()."""
+    x, out = teachgrad.ones(2, requires_grad=True), teachgrad.empty(2)
+    with pytest.raises(RuntimeError, match=r"^abs\(\): functions with out=\.\.\. arguments"):
+        teachgrad.absolute(x, out=out)

@@ -700,6 +700,41 @@ def check_saved_constant(result, position: int, tensor) -> None:
             node._saved = (values, tuple(sources))
 
 
+def save_input(result, position: int, tensor) -> None:
+    """Have ``result``'s node save its input ``tensor`` at ``position``, where forward
+    saved None: now, in the order of the calls to this and to check_saved_constant.
+
+    PyTorch packs saved tensors in the order its formula names them, and for gather, take
+    and masked_select the index or mask comes first (``[index, self]``); teachgrad's
+    record_saved packs the inputs at once and the constants only after the op ran, so
+    these ops save their input here, after the index. (nll_loss saves its input first,
+    then its constants.) An inference tensor is refused as any saved input is (reading
+    its version raises)."""
+    node = result._grad_fn
+    if node is None:
+        return
+    version = tensor._vc[0]  # (raises PyTorch's error for an inference tensor)
+    saved = node._saved
+    if type(saved) is PackedSaved:  # made inside saved_tensors_hooks
+        pack_hook, unpack_hook = (_saved_hooks.stack[-1] if _saved_hooks.stack
+                                  else (None, None))
+        sources = list(saved.sources)
+        if pack_hook is None:  # (hooks ended before this: kept as a plain input)
+            values = list(saved.values)
+            values[position] = tensor._data
+            sources[position] = (tensor, version)
+            saved.values = tuple(values)
+        else:
+            sources[position] = _without_packed_data(((tensor, version),), {0: None})[0]
+            saved.packed[position] = (pack_hook(tensor), unpack_hook)
+        saved.sources = tuple(sources)
+    elif type(saved) is tuple:
+        values, sources = list(saved[0]), list(saved[1])
+        values[position] = tensor._data
+        sources[position] = (tensor, version)
+        node._saved = (tuple(values), tuple(sources))
+
+
 def refuse_inference_constant(tensor) -> None:
     """PyTorch's "Inference tensors cannot be saved for backward" if ``tensor`` (a constant
     an op saves: an index, a mask, a target) is an inference tensor outside

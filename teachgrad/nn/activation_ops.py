@@ -70,6 +70,7 @@ class LeakyReluBackwardBackward0(Op):
 
 class HardtanhBackward0(Op):
     """Clamp to ``[min_val, max_val]`` (``relu6`` is ``hardtanh(x, 0, 6)``)."""
+    inference_out_name = "hardtanh"  # (see Op: PyTorch's composite writes through hardtanh_out)
 
     formula = "∂hardtanh(a)/∂a = 1 if min < a < max else 0"
 

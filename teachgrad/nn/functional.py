@@ -25,7 +25,6 @@ from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
-from ..autograd.graph import save_constants
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
 from ..ops import linalg as _linalg
@@ -37,6 +36,7 @@ from ..ops.loss import (
     MseLossBackward0,
     NllLoss2DBackward0,
     NllLossBackward0,
+    save_nll_loss,
 )
 from ..ops.number_factor import DivBackward1, MulBackward1
 from ..ops.reduce import mean as _mean
@@ -758,22 +758,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
             )
     options = dict(weight=weight_data, reduction=reduction, ignore_index=ignore_index)
     # The target and weight are saved as PyTorch saves them: backward refuses one changed
-    # in place since (save_constants; kept short: cross_entropy runs this every step).
+    # in place since (save_nll_loss; kept short: cross_entropy runs this every step).
     saved = (classes,) if weight is None else (classes, weight_data)
     if ndim <= 2:
         loss = NllLossBackward0.apply(input, target=classes, **options)
-        save_constants(loss, saved, (target, weight))
+        save_nll_loss(loss, input, saved, target, weight)
         return loss
     if ndim == 4:
         loss = NllLoss2DBackward0.apply(input, target=classes, **options)
-        save_constants(loss, saved, (target, weight))
+        save_nll_loss(loss, input, saved, target, weight)
         return loss
     # Other ranks go through the 4-D op as PyTorch does: (N, C, 1, rest), then back.
     n, c, *rest = input.shape
     flat = input.reshape(n, c, 1, math.prod(rest))
     loss = NllLoss2DBackward0.apply(flat, target=classes.reshape(n, 1, math.prod(rest)),
                                     **options)
-    save_constants(loss, saved, (target.reshape(n, 1, math.prod(rest)), weight))  # (named reshaped)
+    save_nll_loss(loss, flat, saved, target.reshape(n, 1, math.prod(rest)), weight)  # (reshaped)
     return loss.view(n, *rest) if reduction == "none" else loss
 
 

@@ -24,6 +24,7 @@ from .op import Op
 
 
 class CloneBackward0(Op):
+    inference_copies = True  # (see Op: empty_like(self).copy_(self) in PyTorch)
     formula = "clone: ∂a/∂a = 1"
 
     @staticmethod
@@ -36,6 +37,7 @@ class CloneBackward0(Op):
 
 
 class ToCopyBackward0(Op):
+    inference_copies = True  # (see Op: empty_like(self).copy_(self) in PyTorch)
     formula = "dtype conversion: the gradient is converted back"
 
     @staticmethod

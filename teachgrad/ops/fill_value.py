@@ -13,10 +13,27 @@ import math
 
 import numpy as np
 
+LONG_MIN, ULONG_MAX = -(2**63), 2**64 - 1  # the Python ints PyTorch's parser takes
+
+
+def int_too_big(x: int) -> OverflowError:
+    """PyTorch's error for a Python int it cannot unpack (it takes -2**63 to 2**64 - 1:
+    a long long, or an unsigned one), in CPython's words, which PyTorch passes on.
+
+    >>> int_too_big(-2**70).args[0].startswith("can't convert negative int to unsigned")
+    True
+    """
+    message = "int too big to convert" if x > 0 else "can't convert negative int to unsigned"
+    return OverflowError(
+        message + "\nHint: teachgrad's integers are at most 64 bits; use a float for this "
+        "number."
+    )
+
 
 def check_fill_value(value, dtype: np.dtype):
     """Refuse a ``value`` that ``dtype`` cannot hold: a float that an integer dtype cannot
-    (inf, nan, too large), a complex number in any real dtype but bool.
+    (inf, nan, too large), a finite number beyond a floating dtype's range (``1e39`` for
+    float32: NumPy would write inf), a complex number in any real dtype but bool.
 
     Returns the value to write: ``value`` itself, except a negative int for an unsigned
     dtype, which wraps around (``-1`` is ``255`` for uint8) as PyTorch's cast does.
@@ -34,11 +51,21 @@ def check_fill_value(value, dtype: np.dtype):
     ...
     RuntimeError: value cannot be converted to type float without overflow
     """
+    if type(value) is int and not LONG_MIN <= value <= ULONG_MAX:  # (fill_(2**70))
+        raise int_too_big(value)
     if isinstance(value, (complex, np.complexfloating)):
         if dtype.kind != "b":  # (a bool takes any number: nonzero is True)
             check_real_value(value, dtype)
         return value
-    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if dtype.kind == "f":  # a finite number beyond the dtype's range (inf and nan are fine)
+        if abs(value) > _FLOAT_MAX[dtype.name] and math.isfinite(value):
+            raise RuntimeError(
+                f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"
+            )
+        return value
+    if dtype.kind not in "iu":
         return value
     info = np.iinfo(dtype)
     if isinstance(value, (int, np.integer)):
@@ -59,6 +86,8 @@ def check_fill_value(value, dtype: np.dtype):
     return value
 
 
+_FLOAT_MAX = {name: float(np.finfo(name).max) for name in ("float16", "float32", "float64")}
+
 # How PyTorch's C++ names each dtype in this message (int32 is plain ``int``).
 _C_TYPE_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
@@ -75,7 +104,11 @@ def check_real_value(value, dtype: np.dtype) -> None:
     Traceback (most recent call last):
     ...
     RuntimeError: value cannot be converted to type double without overflow
+
+    An int beyond 64 bits is refused first, as PyTorch's parser does (:func:`int_too_big`).
     """
+    if type(value) is int and not LONG_MIN <= value <= ULONG_MAX:
+        raise int_too_big(value)
     if isinstance(value, (complex, np.complexfloating)):
         raise RuntimeError(
             f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"

@@ -25,7 +25,7 @@ import numpy as np
 from .._arguments import Signatures, checks_types
 from .._tensor import Tensor, _make, _wrap_dim, tensor_method
 from .._warn import warn_user
-from ..autograd.graph import check_saved_constant, unpack_saved
+from ..autograd.graph import check_saved_constant, save_input, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import apply_inplace, inplace_method, refresh_view
@@ -706,18 +706,33 @@ class IndexSelectBackward0(PickOp):
 class _KeepsInput(PickOp):
     """gather and take: PyTorch keeps the input too (its backward formula takes it), so a
     later in-place change of the input makes backward refuse. The gradient itself needs
-    only its shape; backward reads the input back for that check."""
+    only its shape; backward reads the input back for that check.
+
+    PyTorch saves (and packs, under saved_tensors_hooks) the index first, then the input:
+    forward leaves the input's place empty, and the function saves it after the index
+    (``saving_input``)."""
 
     reads_index_tensor = True  # (see Op)
 
-    saved_names = ("self", "index")  # grad_fn._saved_...
+    saved_names = ("index", "self")  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, key, index=(), rekey=None):
-        ctx.save_for_backward(a, *index)
-        if rekey is not None and index and ctx is not NO_CONTEXT:
-            ctx.rekey = rekey
+        if index:
+            ctx.save_for_backward(*index, None)  # (the input: see saving_input)
+            if rekey is not None and ctx is not NO_CONTEXT:
+                ctx.rekey = rekey
+        else:  # (gather recorded by a backward under create_graph: no index tensor)
+            ctx.save_for_backward(None, a)
         return PickOp.forward(ctx, a, key)
+
+
+def saving_input(out: Tensor, tensors: tuple, input: Tensor) -> Tensor:  # noqa: A002
+    """``saving_indices(out, tensors)``, then ``input`` saved after them, in PyTorch's
+    order (see graph.save_input)."""
+    saving_indices(out, tensors)
+    save_input(out, len(tensors), input)
+    return out
 
 
 class GatherBackward0(_KeepsInput):
@@ -836,12 +851,12 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check_bounds(idx, shape[d], d)
     out = GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,),
                                 index=(index._data,), rekey=lambda saved: _gather_key(saved, d))
-    return saving_indices(out, (index,), first=1)
+    return saving_input(out, (index,), input)
 
 
 def _gather_key(saved: list, dim: int) -> tuple:
-    """gather's key from its saved index (what the unpack hook gave back; after the input)."""
-    idx = saved[1].astype(np.int64)
+    """gather's key from its saved index (what the unpack hook gave back; before the input)."""
+    idx = saved[0].astype(np.int64)
     return key_along(idx, dim) if idx.ndim else (idx,)
 
 
@@ -861,8 +876,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         )
     shape = input._data.shape
     out = TakeBackward0.apply(input, key=_take_key(idx, shape), index=(idx,),
-                              rekey=lambda saved: _take_key(saved[1], shape))
-    return saving_indices(out, (index,), first=1)
+                              rekey=lambda saved: _take_key(saved[0], shape))
+    return saving_input(out, (index,), input)
 
 
 def _take_key(idx: np.ndarray, shape: tuple) -> tuple:
@@ -1206,11 +1221,13 @@ class MaskedSelectBackward0(PickOp):
 
     reads_index_tensor = True  # (see Op)
 
-    saved_names = ("mask",)
+    saved_names = ("mask", "self")  # (PyTorch keeps the input too: its formula takes it)
 
     @staticmethod
     def forward(ctx, a, shape, key, mask):
-        ctx.save_for_backward(mask)  # (read back by PickOp.backward, for its check)
+        # (read back by PickOp.backward, for its check; the input is saved after the mask,
+        # in PyTorch's order: see saving_input)
+        ctx.save_for_backward(mask, None)
         ctx.shape, ctx.key = shape, key
         return np.broadcast_to(a, shape)[key]
 
@@ -1222,7 +1239,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     key = np.nonzero(np.broadcast_to(mask_arr, shape))
     out = MaskedSelectBackward0.apply(input, shape=shape, key=key, mask=mask_arr)
-    return saving_indices(out, (mask,))
+    return saving_input(out, (mask,), input)
 
 
 @tensor_method()
@@ -1281,6 +1298,7 @@ class TopkBackward0(_PickAlongDim):
 
 class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
+    inference_out_name = "kthvalue"  # (see Op: PyTorch's composite writes through kthvalue_out)
 
 
 return_types_sort = _return_type("sort")

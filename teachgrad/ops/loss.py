@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
+from ..autograd import graph
+from ..autograd.graph import save_constants
 from ..autograd.saved_hooks import PackedSaved
+from ..autograd.saved_hooks import state as saved_hooks_state
 from .number_factor import over_number
 from .op import Op
 from .recorded_backward import RecordedBackward
@@ -113,8 +116,10 @@ class NllLossBackward0(Op):
 
     formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
     # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
-    # in place since makes backward refuse (nll_loss saves them: graph.save_constants).
-    saved_names = ("target", "weight")
+    # in place since makes backward refuse (nll_loss saves them: save_nll_loss). Under
+    # saved_tensors_hooks they are PyTorch's four, packed in its order (self, target,
+    # weight, total_weight); outside, only the target and weight (cross_entropy runs this
+    # every step): the grad_fn._saved_... properties below know both layouts.
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
@@ -158,8 +163,8 @@ class NllLossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         saved = ctx.saved_tensors  # (read for its check: the target changed since?)
-        if type(ctx._saved) is PackedSaved:
-            _with_unpacked_target(ctx, *saved)
+        if type(ctx._saved) is PackedSaved:  # (self, target, weight, total_weight)
+            _with_unpacked_target(ctx, saved[1], saved[2])
         shape, dtype = ctx.input_meta
         if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
             pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
@@ -172,6 +177,50 @@ class NllLossBackward0(Op):
         if ctx.counted is not None:  # ignored samples get nothing (not 0 · inf)
             values = np.where(ctx.counted, values, 0)
         return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
+
+
+_PLAIN_LAYOUT = {"target": 0, "weight": 1}
+_HOOKED_LAYOUT = {"self": 0, "target": 1, "weight": 2, "total_weight": 3}
+
+
+def _nll_saved(node, name: str):
+    """``grad_fn._saved_<name>`` of nll_loss's node, in either layout (None where it was not
+    kept: the input and total weight outside saved_tensors_hooks)."""
+    layout = _HOOKED_LAYOUT if type(node._saved) is PackedSaved else _PLAIN_LAYOUT
+    index = layout.get(name)
+    return None if index is None else graph.saved_value(node, index)
+
+
+for _name in _HOOKED_LAYOUT:
+    setattr(NllLossBackward0, f"_saved_{_name}",
+            property(lambda node, name=_name: _nll_saved(node, name),
+                     doc=f"What nll_loss saved as PyTorch's ``{_name}``."))
+
+
+def save_nll_loss(loss: Tensor, input: Tensor, values: tuple, target: Tensor,  # noqa: A002
+                  weight: Tensor | None) -> None:
+    """Have nll_loss's node save the target (and class weights: ``values``, their arrays)
+    with a check that they were not changed in place before backward.
+
+    Inside saved_tensors_hooks the node saves PyTorch's four, packed in its order: the
+    input, the target, the weight (if given), the total weight (a 0-d tensor)."""
+    node = loss._grad_fn
+    if node is None or not saved_hooks_state.stack:
+        save_constants(loss, values, (target, weight))
+        return
+    dtype = input._data.dtype
+    total = getattr(node, "total_weight", None)
+    if total is None:  # ('none' and 'sum' keep none: PyTorch's kernel sums it anyway)
+        counted = values[0] != node.ignore_index
+        chosen = 1 if weight is None else values[1][np.where(counted, values[0], 0)]
+        total = np.where(counted, chosen, 0).sum(dtype=dtype)
+    node._saved = graph.record_saved(
+        (None, values[0], values[1] if weight is not None else None, None), (), [], (loss,))
+    graph.save_input(loss, 0, input)
+    graph.check_saved_constant(loss, 1, target)
+    if weight is not None:
+        graph.check_saved_constant(loss, 2, weight)
+    graph.check_saved_constant(loss, 3, _make(np.asarray(total, dtype)))
 
 
 def _with_unpacked_target(ctx, target, weight=None) -> None:

@@ -46,7 +46,9 @@ from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_save
 from ..autograd.graph import unpack_mode as _unpack_mode
 from ..autograd.inference import new_version as new_inference_version
 from ..autograd.inference import only_inference_tensors
-from .fill_value import check_real_value
+from .fill_value import LONG_MIN as _LONG_MIN
+from .fill_value import ULONG_MAX as _ULONG_MAX
+from .fill_value import check_real_value, int_too_big
 from .layout import laid_out_as_pointwise
 
 _ndarray = np.ndarray
@@ -87,6 +89,13 @@ class Op(Node):
     #: constant (an array in ``params``); it is almost always an ordinary tensor, so the op
     #: is recorded even when its tensor inputs are inference tensors (autograd/inference.py)
     reads_index_tensor: bool = False
+    #: where every tensor input is an inference tensor and one requires grad (so nothing is
+    #: recorded): PyTorch's kernel is a composite that writes through an ``out=`` variant,
+    #: and refuses with that variant's name (``abs``, ``sum`` for mean) ...
+    inference_out_name: str | None = None
+    #: ... or a composite ``empty_like(self).copy_(self)`` (clone, a dtype conversion),
+    #: whose ``copy_`` is recorded: an ordinary tensor with grad_fn CopyBackwards
+    inference_copies: bool = False
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
@@ -417,10 +426,19 @@ def _apply_unrecorded(cls: type[Op], inputs: tuple, params: dict):
     autograd state for inference tensors, so it records nothing (see
     ``inference.only_inference_tensors``). A view is one of its base, an inference tensor
     too; anything else is an ordinary tensor."""
+    if cls.inference_out_name is not None:
+        raise RuntimeError(
+            f"{cls.inference_out_name}(): functions with out=... arguments don't support "
+            "automatic differentiation, but one of the arguments requires grad.\nHint: this "
+            "tensor was made in inference_mode(), where PyTorch keeps no autograd state; "
+            "make it outside (or .clone() it there) to differentiate through it."
+        )
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if cls.promotes:
         _promote(inputs, arrays)
     out = cls.forward(NO_CONTEXT, *arrays, **params)
+    if cls.inference_copies:  # an ordinary tensor, which copy_ records (CopyBackwards)
+        return _wrap(out, None).copy_(inputs[0])
     return _untracked_outputs(out, inputs[0] if cls.is_view else None)
 
 
@@ -552,10 +570,14 @@ def _promote(inputs: tuple, arrays: list) -> None:
     # work out the weak number's dtype on every call, in forward and again in backward).
     if type(b) in _PY_NUMBER:
         if a.dtype.kind == "f":
+            if type(b) is int and not _LONG_MIN <= b <= _ULONG_MAX:  # (x * 2**70)
+                raise int_too_big(b)
             arrays[1] = _array(b, a.dtype)
             return
     elif type(a) in _PY_NUMBER:
         if b.dtype.kind == "f":
+            if type(a) is int and not _LONG_MIN <= a <= _ULONG_MAX:  # (2**70 ** x)
+                raise int_too_big(a)
             arrays[0] = _array(a, b.dtype)
             return
     elif a.dtype is b.dtype or a.dtype == b.dtype:
@@ -579,9 +601,23 @@ _INT_BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
 def _wrapped_int(x: int, dtype: np.dtype) -> np.ndarray:
     """A Python int outside ``dtype``'s range, as PyTorch's cast makes it: wrapped around
     (``int8_tensor + 300`` adds 44). PyTorch takes ints from -2**63 to 2**64 - 1."""
-    if not -(2**63) <= x < 2**64:
-        raise OverflowError(
-            "int too big to convert"
-            "\nHint: teachgrad's integers are at most 64 bits; use a float for this number."
-        )
+    if not _LONG_MIN <= x <= _ULONG_MAX:
+        raise int_too_big(x)
     return _array(x % 2**64, np.uint64).astype(dtype)
+
+
+def int_operand(x: int, dtype: np.dtype):
+    """A Python int meeting a tensor of ``dtype`` where no op promotes them (comparisons),
+    as PyTorch takes it: cast to the tensor's integer type, wrapped around (``int8_tensor
+    == 257`` compares with 1), into int64 for a bool tensor; refused beyond 64 bits.
+    Returns ``x`` itself when it fits."""
+    if dtype.kind == "f":
+        if not _LONG_MIN <= x <= _ULONG_MAX:
+            raise int_too_big(x)
+        return x
+    target = dtype if dtype.kind in "iu" else _INT64
+    low, high = _INT_BOUNDS[target]
+    return x if low <= x <= high else _wrapped_int(x, target)
+
+
+_INT64 = np.dtype(np.int64)

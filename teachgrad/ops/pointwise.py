@@ -21,8 +21,11 @@ from .._tensor import Tensor, _make, tensor_method
 from ..autograd import inference
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
+from .fill_value import LONG_MIN as _LONG_MIN
+from .fill_value import ULONG_MAX as _ULONG_MAX
+from .fill_value import check_fill_value, int_too_big
 from .number_factor import times_number
-from .op import Op
+from .op import Op, int_operand
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
 
@@ -46,6 +49,8 @@ def _operand(x):
         # (a Python number: .item() would keep an np.longdouble as it is)
         return float(x) if kind == "f" else bool(x) if kind == "b" else int(x)
     if isinstance(x, (Tensor, int, float)):
+        if type(x) is int and not _LONG_MIN <= x <= _ULONG_MAX:  # (x / 2**70: PyTorch's
+            raise int_too_big(x)  # parser takes 64-bit ints only)
         return x
     if isinstance(x, np.ndarray):
         from_numpy_dtype(x.dtype)  # (refuses the dtypes teachgrad has not: complex...)
@@ -253,6 +258,8 @@ def _checked_alpha(name: str, alpha, input, other):
         Signatures(name, "(*, Number alpha = 1)").check((), {"alpha": alpha})
     if isinstance(alpha, (Tensor, np.generic)):
         alpha = alpha.item()
+    elif type(alpha) is int and not _LONG_MIN <= alpha <= _ULONG_MAX:  # (alpha=2**70)
+        raise int_too_big(alpha)
     result = result_type(_operand(input), _operand(other)).numpy
     if isinstance(alpha, bool) and result.kind != "b":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -642,6 +649,7 @@ class PowBackward1(Op):
 
 class PowBackward2(Op):
     """``number ** tensor``: the number is a constant."""
+    inference_out_name = "pow"  # (see Op: PyTorch's composite writes through pow_out)
     # PyTorch keeps the exponent too (its rule uses it where the base is 0), and calls the
     # number ``self``.
     saved_names = ("exponent", "result")  # grad_fn._saved_...
@@ -743,6 +751,8 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
+    if type(exponent) is int and not _LONG_MIN <= exponent <= _ULONG_MAX:  # (x ** 2**70)
+        raise int_too_big(exponent)
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input._data.dtype == np.bool_ and not isinstance(exponent, float):
@@ -926,6 +936,7 @@ class ReciprocalBackward0(Op):
 
 
 class AbsBackward0(Op):
+    inference_out_name = "abs"  # (see Op: PyTorch's composite writes through abs_out)
     formula = "∂|a|/∂a = sign(a)"
 
     @staticmethod
@@ -1341,6 +1352,8 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if type(min) is complex or type(max) is complex:
+        min, max = _real_bounds("clamp", input, min, max)
     min, max = (None if v is None else _operand(v) for v in (min, max))  # np.float64 -> float
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         for bound in (min, max):
@@ -1353,10 +1366,39 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
 clip = clamp  # PyTorch's alias (NumPy's name)
 
 
+def _real_bounds(name: str, input: Tensor, min, max) -> tuple:  # noqa: A002
+    """Bounds of which one is a complex number, as PyTorch takes them: ``clamp`` of a
+    floating tensor reads a complex number with no imaginary part as its real part (with
+    one, "value cannot be converted to type double"); anything else is refused as complex
+    (an int beyond 64 bits is refused first: PyTorch's parser reads the ints first)."""
+    for bound in (min, max):
+        if type(bound) is int and not _LONG_MIN <= bound <= _ULONG_MAX:
+            raise int_too_big(bound)
+    if name != "clamp" or input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            "clamp is not supported for complex types\nHint: a bound must be a real number "
+            "here; teachgrad has no complex tensors.")
+    bounds = []
+    for bound in (min, max):
+        if type(bound) is complex:
+            if bound.imag:
+                raise RuntimeError(
+                    "value cannot be converted to type double without overflow\nHint: a "
+                    "bound must be a real number; this one has an imaginary part.")
+            bound = bound.real
+        bounds.append(bound)
+    return tuple(bounds)
+
+
 def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa: A002
     min, max = (None if v is None else _operand(v) for v in (min, max))
     if any(isinstance(v, float) for v in (min, max)) and input._data.dtype.kind != "f":
         input = _floating(input)
+    # A bound must fit the dtype, as PyTorch checks it (int8_tensor.clamp(0, 300) and
+    # float16_tensor.clamp(1e5) are refused); an unsigned dtype wraps a negative int.
+    dtype = input._data.dtype
+    if dtype.kind != "b":
+        min, max = (None if v is None else check_fill_value(v, dtype) for v in (min, max))
     return op.apply(input, min=min, max=max)
 
 
@@ -1365,6 +1407,8 @@ def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
     """``clamp(input, min=min)``."""
     if isinstance(min, Tensor):
         return _binary(ClampMinBackward1, input, min)
+    if type(min) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
+        _real_bounds("clamp_min", input, min, None)
     return _clamp_by_numbers(ClampMinBackward0, input, min, None)
 
 
@@ -1373,6 +1417,8 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     """``clamp(input, max=max)``."""
     if isinstance(max, Tensor):
         return _binary(ClampMaxBackward1, input, max)
+    if type(max) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
+        _real_bounds("clamp_max", input, None, max)
     return _clamp_by_numbers(ClampMaxBackward0, input, None, max)
 
 
@@ -1482,9 +1528,9 @@ def where(condition: Tensor, input: Tensor | float | None = None,
         )
     input, other = _operand(input), _operand(other)
     if not isinstance(input, Tensor):
-        input = _make(np.asarray(input, dtype=_scalar_dtype(input, other)))
+        input = _scalar_tensor(input, other)
     if not isinstance(other, Tensor):
-        other = _make(np.asarray(other, dtype=_scalar_dtype(other, input)))
+        other = _scalar_tensor(other, input)
     _check_shapes_broadcast(cond.shape, input._data.shape)
     partial_shape = np.broadcast_shapes(cond.shape, input._data.shape)
     _check_shapes_broadcast(partial_shape, other._data.shape)
@@ -1508,6 +1554,14 @@ def _scalar_dtype(x, partner):
     return get_default_dtype().numpy if isinstance(x, float) else np.int64
 
 
+def _scalar_tensor(x, partner) -> Tensor:
+    """A number of ``where`` as a 0-d tensor of the dtype it promotes to with ``partner``;
+    one that dtype cannot hold is PyTorch's error (``where(c, int8_tensor, 300)``), not
+    NumPy's."""
+    dtype = np.dtype(_scalar_dtype(x, partner))
+    return _make(np.asarray(check_fill_value(x, dtype), dtype=dtype))
+
+
 def _value_of(x) -> np.ndarray:
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
@@ -1520,6 +1574,8 @@ def _compare(ufunc, a, b) -> Tensor:
     if isinstance(b, Tensor):
         _check_broadcast(a, b)
         return _make(np.asarray(ufunc(a._data, b._data)))
+    if type(b) is int and not 0 <= b <= 127:  # (what every dtype holds needs no cast;
+        b = int_operand(b, a._data.dtype)  # int8_tensor == 257 compares with 1: it wraps)
     return _make(np.asarray(ufunc(a._data, b)))
 
 

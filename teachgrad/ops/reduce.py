@@ -125,6 +125,7 @@ class SumBackward1(Op):
 
 class MeanBackward0(Op):
     """Mean of all elements."""
+    inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
 
     formula = "∂(mean a)/∂aᵢ = 1/n"
 
@@ -145,6 +146,7 @@ class MeanBackward0(Op):
 
 class MeanBackward1(Op):
     """Mean over some dimensions."""
+    inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
 
     formula = "∂(meanₖ a)/∂aᵢ = 1/n"
 
@@ -787,6 +789,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 # var / std
 # ----------------------------------------------------------------------------------------
 class VarBackward0(Op):
+    inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂var(a)/∂aᵢ = 2·(aᵢ − mean a) / (N − correction)"
 
     @staticmethod
@@ -810,6 +813,7 @@ class VarBackward0(Op):
 
 
 class StdBackward0(Op):
+    inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂std(a)/∂aᵢ = (aᵢ − mean a) / ((N − correction)·std a)   (0 where std = 0)"
 
     @staticmethod
@@ -1132,6 +1136,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # logsumexp
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
+    inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 
     @staticmethod
@@ -1374,6 +1379,7 @@ class _CumulativeExtreme(Op):
 
 
 class CummaxBackward0(_CumulativeExtreme):
+    inference_out_name = "cummax"  # (see Op: PyTorch's composite writes through cummax_out)
     pass
 
 

@@ -1038,6 +1038,7 @@ def number_first_error(name: str, input, other) -> TypeError:
 
 
 class NanToNumBackward0(Op):
+    inference_out_name = "nan_to_num"  # (see Op: PyTorch's composite writes through nan_to_num_out)
     saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂nan_to_num(a)/∂a = 1 where a is finite, else 0"
 
