@@ -489,14 +489,35 @@ def test_widget_state_at_step_k():
     stepper.frame = 3
     assert "MulBackward0" in live.current_html()
     assert "[[0.7500, 0.7500]," in live.current_html()
-    live.buttons[2].click()             # ▶
-    assert stepper.frame == 4
-    live.buttons[3].click()             # ▶|
-    assert stepper.frame == stepper.n_frames - 1
-    live.buttons[2].click()             # ▶ at the end stays at the end
-    assert stepper.frame == stepper.n_frames - 1
-    live.buttons[0].click()             # |◀
-    assert stepper.frame == 0
+    # The step buttons follow (in the browser by jslink; the kernel's copies too).
+    assert [group.index for group in live.buttons] == [3, 3, 3, 3]
+
+
+def test_the_step_buttons_step_in_the_browser():
+    # Each of |◀ ◀ ▶ ▶| is a group of one button per frame whose index is jslinked to the
+    # step box: a click selects a frame without the kernel (tests/browser clicks them).
+    widgets = pytest.importorskip("ipywidgets")
+    from ipywidgets.widgets import widget_link
+
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    stepper.widget()
+    live = stepper._widget
+    links = {(link.source[0].model_id, link.source[1], link.target[0].model_id,
+              link.target[1]) for link in widgets.Widget.widgets.values()
+             if isinstance(link, widget_link.Link)}
+    n = stepper.n_frames
+    for group, name in zip(live.buttons, ["First step", "Previous step", "Next step",
+                                          "Last step"]):
+        assert isinstance(group, widgets.ToggleButtons)
+        assert (live.step_box.model_id, "value", group.model_id, "index") in links
+        assert group.tooltips == (name,) * n
+        labels = group._options_labels  # what the browser draws: blank, and all different
+        assert len(set(labels)) == n and all(not label.strip() for label in labels)
+    stepper.frame = 4
+    assert [group.index for group in live.buttons] == [4] * 4
+    stepper.frame = 99                  # clamped, as before
+    assert stepper.frame == n - 1
 
 
 def test_the_step_buttons_sit_together_apart_from_play():
@@ -506,7 +527,7 @@ def test_the_step_buttons_sit_together_apart_from_play():
     out, v = seed001()
     stepper = step_backward(out, names=v)
     steps, step_box, playing = stepper.widget().children[0].children
-    assert [b.tooltip for b in steps.children] == [
+    assert [b.tooltips[0] for b in steps.children] == [
         "First step", "Previous step", "Next step", "Last step"]
     assert step_box is stepper._widget.step_box
     assert playing.children[0] is stepper._widget.play_button

@@ -134,5 +134,5 @@ def live_stepper(chromium, server, folder, name: str, code: str) -> Iterator[tup
         assert notebook.run_all()
         cell = notebook.cell(0)
         view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator(".widget-button").first.wait_for(state="visible")
+        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
         yield notebook, view
