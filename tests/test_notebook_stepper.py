@@ -497,15 +497,12 @@ def test_the_step_buttons_step_in_the_browser():
     # Each of |◀ ◀ ▶ ▶| is a group of one button per frame whose index is jslinked to the
     # step box: a click selects a frame without the kernel (tests/browser clicks them).
     widgets = pytest.importorskip("ipywidgets")
-    from ipywidgets.widgets import widget_link
-
     out, v = seed001()
     stepper = step_backward(out, names=v)
     stepper.widget()
     live = stepper._widget
     links = {(link.source[0].model_id, link.source[1], link.target[0].model_id,
-              link.target[1]) for link in widgets.Widget.widgets.values()
-             if isinstance(link, widget_link.Link)}
+              link.target[1]) for link in live.links}
     n = stepper.n_frames
     for group, name in zip(live.buttons, ["First step", "Previous step", "Next step",
                                           "Last step"]):

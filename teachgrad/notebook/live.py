@@ -74,6 +74,7 @@ class LiveView:
             # One Layout and one Style for the four groups (fewer widget models to open).
             shared = {"layout": w.Layout(width="auto"),
                       "style": w.ToggleButtonsStyle(button_width="42px")}
+            self.links: list = []  # the step buttons' jslinks to the step box
             self.buttons = [self._step_buttons(w, which, name, shared)
                             for which, name in STEP_BUTTONS]
         else:  # the frames come from the kernel anyway: plain buttons that ask it
@@ -142,7 +143,7 @@ class LiveView:
                                 **shared)
         group.add_class("tg-go")
         group.add_class(f"tg-go-{which}")
-        w.jslink((self.step_box, "value"), (group, "index"))
+        self.links.append(w.jslink((self.step_box, "value"), (group, "index")))
         return group
 
     def go(self, frame: int) -> None:
