@@ -40,7 +40,7 @@ def lesson(chromium, lab_server, screenshots):
     page = context.new_page()
     page.set_default_timeout(15_000)
     notebook = LabNotebook(page, lab_server, LESSON).open()
-    notebook.ran_ok = notebook.run_all()
+    notebook.ran = notebook.run_all()
     yield notebook
     screenshots.window(page, "lab-window-at-the-end")
     context.close()
@@ -76,7 +76,7 @@ def test_every_cell_runs_with_the_teachgrad_kernel_without_errors(lesson):
         or (o["output_type"] == "stream" and "Traceback" in o["text"])
     ]
     assert not errors, "error outputs:\n" + "\n".join(errors)
-    assert lesson.ran_ok
+    assert not lesson.ran.unintended and not lesson.ran.not_run, lesson.ran
     # What the page shows: every widget rendered (once none is "Loading widget..."), and
     # none failed to.
     lesson.page.wait_for_function(
