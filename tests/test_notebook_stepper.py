@@ -181,7 +181,9 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     panel = stepper.panels[2]
     assert panel.title == "Step 2 of 5: MulBackward0 (z)"
     assert "∂(a·b)/∂a = b" in panel.text          # the op's own formula attribute
-    assert re.search(r"0\.2500.*× \(∂\(a·b\)/∂a = b\) = .*0\.7500", panel.text)
+    # b = 3 for each of the four elements (the local values of an elementwise step)
+    assert re.search(r"0\.2500.*× \(∂\(a·b\)/∂a = b = \[\[3\., 3\.\], \[3\., 3\.\]\]\) = "
+                     r".*0\.7500", panel.text)
     assert "b = 3" in panel.text                    # the saved constant the local uses
     assert "ready next: MulBackward0" in panel.text
     assert "∂out/∂z" in panel.text
@@ -210,15 +212,67 @@ def test_a_one_number_step_shows_the_local_derivative_as_a_number():
 def test_no_local_number_where_the_step_is_not_one_number_to_one_number():
     from teachgrad.notebook.chain_rule import local_number
 
-    out, v = seed001()  # z = y * y * 3 on [2, 2]: a local per element, not one number
-    panel = step_backward(out, names=v).panels[2]
-    assert re.search(r"× \(∂\(a·b\)/∂a = b\) = ", panel.text)
+    out, v = seed001()  # out = z.mean() on [2, 2]: four numbers from one, no local number
+    panel = step_backward(out, names=v).panels[1]
+    assert re.search(r"× \(∂\(mean a\)/∂aᵢ = 1/n\) = ", panel.text), panel.text
     assert local_number(np.float32(0.0), np.float32(1.0)) is None   # nothing to divide by
     assert local_number(np.float32(2.0), np.float32(np.inf)) is None
     assert local_number(np.ones(1), np.ones(3)) is None              # broadcast: a sum
     assert local_number(None, np.ones(1)) is None                    # several outputs
     assert float(local_number(np.float32(-1.8845), np.float32(-5.6535))) == \
         pytest.approx(5.6535 / 1.8845, rel=1e-5)
+
+
+def test_a_small_elementwise_step_shows_the_local_derivative_of_each_element():
+    # A vector step showed only the formula ("× (∂(tanh a)/∂a = 1 − tanh²a) ="): the
+    # numbers to check the product with were the student's to work out.
+    x = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+    w = torch.tensor([0.3, 1.5, -2.0], requires_grad=True)
+    y = (x * w).tanh()
+    out = (y * y).sum()
+    panels = step_backward(out, names={"x": x, "w": w, "y": y, "out": out}).panels
+    # tanh's local derivative 1 − tanh²(x·w), by hand
+    by_hand = [1 - math.tanh(a * b) ** 2 for a, b in zip([2.0, -1.0, 0.5], [0.3, 1.5, -2.0])]
+    assert [f"{v:.4f}" for v in by_hand] == ["0.7116", "0.1807", "0.4200"]
+    tanh = panels[3]
+    assert "∂(tanh a)/∂a = 1 − tanh²a = [0.7116, 0.1807, 0.4200]) = " in tanh.text
+    assert "upstream × local = contribution, element by element" in tanh.text
+    assert ('<code class="tg-local">∂(tanh a)/∂a = 1 − tanh²a</code>'
+            '<pre class="tg-v">[0.7116, 0.1807, 0.4200]</pre>'
+            "<figcaption>local, per element</figcaption>") in tanh.html
+    # x * w: the local derivative along x is w, along w it is x, element by element.
+    mul = panels[4]
+    assert "(∂(a·b)/∂a = b = [ 0.3000,  1.5000, -2.0000])" in mul.text
+    assert "(∂(a·b)/∂b = a = [ 2.0000, -1.0000,  0.5000])" in mul.text
+    # y * y: each local is y, printed as the saved y is (no second rounding: 0.5370).
+    assert "(∂(a·b)/∂a = b = [ 0.5370, -0.9051, -0.7616])" in panels[2].text
+
+
+def test_no_local_values_where_a_step_is_not_small_and_elementwise():
+    from teachgrad.notebook.chain_rule import local_values
+
+    # A matrix product keeps the shape of a square matrix, but its Jacobian is not
+    # diagonal: dividing element by element would invent a "local derivative".
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = torch.tensor([[0.5, -1.0], [2.0, 1.0]], requires_grad=True)
+    out = (a @ b).sum()
+    mm = step_backward(out, names={"a": a, "b": b, "out": out}).panels[2]
+    assert "MmBackward0" in mm.title and "element by element" not in mm.text
+    assert "per element" not in mm.html
+    # Seven elements: more than a panel lists.
+    x = torch.linspace(0.1, 0.7, 7).requires_grad_()
+    seven = step_backward(x.tanh().sum(), names={"x": x}).panels[2]
+    assert "TanhBackward0" in seven.title and "element by element" not in seven.text
+    # An upstream with a zero (relu let nothing through there): no list with holes.
+    x = torch.tensor([1.0, -1.0, 2.0], requires_grad=True)
+    relu, double = step_backward(((x * 2).relu() * 3).sum(), names={"x": x}).panels[3:5]
+    assert "(∂relu(a)/∂a = 1 if a > 0 else 0 = [1., 0., 1.])" in relu.text  # 3 × 1, 3 × 0
+    assert "[3., 0., 3.] × (∂(a·b)/∂a = b) = [6., 0., 6.]" in double.text  # not 0 / 0
+    assert local_values(np.array([1.0, 0.0]), np.array([2.0, 0.0])) is None
+    assert local_values(np.array([1.0, 2.0]), np.array([np.nan, 1.0])) is None
+    assert local_values(np.ones(3), np.ones((1, 3))) is None        # another shape
+    assert local_values(np.ones(1), np.ones(1)) is None             # one number: local_number
+    assert local_values(np.array([2.0, -4.0]), np.array([1.0, 1.0])).tolist() == [0.5, -0.25]
 
 
 def lesson3_graph():
@@ -489,14 +543,32 @@ def test_widget_state_at_step_k():
     stepper.frame = 3
     assert "MulBackward0" in live.current_html()
     assert "[[0.7500, 0.7500]," in live.current_html()
-    live.buttons[2].click()             # ▶
-    assert stepper.frame == 4
-    live.buttons[3].click()             # ▶|
-    assert stepper.frame == stepper.n_frames - 1
-    live.buttons[2].click()             # ▶ at the end stays at the end
-    assert stepper.frame == stepper.n_frames - 1
-    live.buttons[0].click()             # |◀
-    assert stepper.frame == 0
+    # The step buttons follow (in the browser by jslink; the kernel's copies too).
+    assert [group.index for group in live.buttons] == [3, 3, 3, 3]
+
+
+def test_the_step_buttons_step_in_the_browser():
+    # Each of |◀ ◀ ▶ ▶| is a group of one button per frame whose index is jslinked to the
+    # step box: a click selects a frame without the kernel (tests/browser clicks them).
+    widgets = pytest.importorskip("ipywidgets")
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    stepper.widget()
+    live = stepper._widget
+    links = {(link.source[0].model_id, link.source[1], link.target[0].model_id,
+              link.target[1]) for link in live.links}
+    n = stepper.n_frames
+    for group, name in zip(live.buttons, ["First step", "Previous step", "Next step",
+                                          "Last step"]):
+        assert isinstance(group, widgets.ToggleButtons)
+        assert (live.step_box.model_id, "value", group.model_id, "index") in links
+        assert group.tooltips == (name,) * n
+        labels = group._options_labels  # what the browser draws: blank, and all different
+        assert len(set(labels)) == n and all(not label.strip() for label in labels)
+    stepper.frame = 4
+    assert [group.index for group in live.buttons] == [4] * 4
+    stepper.frame = 99                  # clamped, as before
+    assert stepper.frame == n - 1
 
 
 def test_the_step_buttons_sit_together_apart_from_play():
@@ -506,7 +578,7 @@ def test_the_step_buttons_sit_together_apart_from_play():
     out, v = seed001()
     stepper = step_backward(out, names=v)
     steps, step_box, playing = stepper.widget().children[0].children
-    assert [b.tooltip for b in steps.children] == [
+    assert [b.tooltips[0] for b in steps.children] == [
         "First step", "Previous step", "Next step", "Last step"]
     assert step_box is stepper._widget.step_box
     assert playing.children[0] is stepper._widget.play_button

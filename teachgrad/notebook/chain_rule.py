@@ -18,7 +18,9 @@ except the sum of arrivals when a hook changed the gradient (we then show both:
 what the hook received and what it returned), and the local derivative's value where
 the step is one number to one number: contribution ÷ upstream, which is then exactly
 the 1×1 Jacobian (``cos a`` is worth -0.6282 at a = 2.25; the formula alone left the
-student to work that out before the product could be checked).
+student to work that out before the product could be checked). An elementwise step of a
+few elements (``tanh`` of 3 numbers) gets one local value per element the same way: its
+Jacobian is diagonal, so element ``i`` of the contribution is ``upstream[i] × local[i]``.
 """
 
 from __future__ import annotations
@@ -314,8 +316,11 @@ class PanelWriter:
             if sent.value is None:
                 note = "nothing sent"
             # A formula that is already a number ("∂(a+b)/∂a = 1") needs no "= 1." after it.
-            number = None if _ENDS_WITH_A_NUMBER.search(local) else local_number(
-                upstream, sent.value)
+            number = None
+            if not _ENDS_WITH_A_NUMBER.search(local):
+                number = local_number(upstream, sent.value)
+                if number is None and elementwise(node):
+                    number = local_values(upstream, sent.value)
             rows.append((letter, self.label(sent.target), upstream, local, sent.value, note,
                          number))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
@@ -364,6 +369,56 @@ def local_number(upstream, contribution) -> np.ndarray | None:
     else:
         value = float(f"{value:.6g}")
     return np.asarray(value, dtype=sent.dtype)
+
+
+#: the most elements whose local derivatives a panel lists (more would not be read)
+LOCAL_VALUES_LIMIT = 6
+#: the modules whose ops work element by element (their Jacobian is diagonal)
+_ELEMENTWISE_MODULES = ("teachgrad.ops.pointwise", "teachgrad.ops.elementary")
+
+
+def elementwise(node) -> bool:
+    """Does ``node``'s op work element by element (``tanh``, ``a * b``...)?
+
+    Then output element ``i`` depends on input element ``i`` alone, so the local
+    derivative is one number per element. Known for the ops of the pointwise modules and
+    for the binary ops that broadcast (``promotes``); ``False`` for everything else
+    (a sum, a matrix product, softmax, a custom Function), where it is not.
+    """
+    op = type(node)
+    return op.__module__ in _ELEMENTWISE_MODULES or bool(getattr(op, "promotes", False))
+
+
+def local_values(upstream, contribution) -> np.ndarray | None:
+    """The local derivative of each element of a small elementwise step, or None.
+
+    For an elementwise op (:func:`elementwise`) whose gradient keeps its shape (not
+    summed over broadcast dimensions) ``contribution[i] = upstream[i] × local[i]``, so
+    ``local[i]`` is ``contribution[i] / upstream[i]``, rounded to 7 significant digits
+    (float32 rounding gone: 2.9999998 is 3.; and no second rounding that printed tanh's
+    0.53704989, the saved b, as 0.5371 where b prints 0.5370). None above
+    ``LOCAL_VALUES_LIMIT`` elements, and where some element of the upstream is 0
+    (nothing to divide by) or a value is not finite: then no element is shown, rather
+    than a list with holes.
+    """
+    if upstream is None or contribution is None:
+        return None
+    up, sent = as_array(upstream), as_array(contribution)
+    if (up.shape != sent.shape or not 1 < sent.size <= LOCAL_VALUES_LIMIT
+            or sent.dtype.kind not in "fc"):
+        return None
+    if not (np.all(up != 0) and np.all(np.isfinite(up)) and np.all(np.isfinite(sent))):
+        return None
+    ratios = [_significant(s / u, 7) for s, u in zip(sent.reshape(-1).tolist(),
+                                                      up.reshape(-1).tolist())]
+    return np.asarray(ratios, dtype=sent.dtype).reshape(sent.shape)
+
+
+def _significant(value, digits: int):
+    """``value`` rounded to ``digits`` significant digits (each part of a complex one)."""
+    if isinstance(value, complex):
+        return complex(_significant(value.real, digits), _significant(value.imag, digits))
+    return float(f"{value:.{digits}g}")
 
 
 def _listed(words: list[str]) -> str:
@@ -566,6 +621,8 @@ class _Out:
 
     def contributions(self, rows: list, multi_output: bool) -> None:
         rule = "along each input: upstream × local = contribution"
+        if any(number is not None and np.size(number) > 1 for *_, number in rows):
+            rule += ", element by element"  # (local_values: one local number per element)
         self.html.append(f'<p class="tg-sub">{rule}</p>')
         self.text.append("  " + rule)
         for letter, target, upstream, local, value, note, number in rows:
@@ -580,13 +637,15 @@ class _Out:
                 up = ('<figure><span class="tg-faded">(the gradients of all outputs)</span>'
                       "<figcaption>upstream</figcaption></figure>")
             # The formula, and under it its value when it is one number (local_number):
-            # "3. × -0.6282 = -1.8845" can be checked at a glance, "3. × cos a" cannot.
+            # "3. × -0.6282 = -1.8845" can be checked at a glance, "3. × cos a" cannot;
+            # or one number per element of a small elementwise step (local_values).
             # (printed afresh: the writer's cache is keyed by id(), and this array is a
             # temporary whose id a later one reuses)
             shown = (f'<pre class="tg-v">{escape_text(long_value(number))}</pre>'
                      if number is not None else "")
+            caption = "local, per element" if np.size(number) > 1 else "local"
             local_html = (f'<figure><code class="tg-local">{html.escape(local)}</code>'
-                          f"{shown}<figcaption>local</figcaption></figure>")
+                          f"{shown}<figcaption>{caption}</figcaption></figure>")
             cells = (up + self._op("×") + local_html + self._op("=")
                      + self._fig(value, f"to {target}"))
             extra = f'<p class="tg-note">{html.escape(note)}</p>' if note else ""

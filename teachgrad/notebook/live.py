@@ -6,7 +6,15 @@ and the step box's value is linked to the stack's selected child with ``jslink``
 ``Stack`` shows one child at a time, so exactly one frame's style is active; the graph
 widget itself never changes (the SVG is not re-rendered, it is only restyled). ``Play``
 drives the step box, and a speed box drives Play's speed, all linked in the browser,
-so a saved notebook whose widget state is embedded still steps without a kernel.
+so a saved notebook whose widget state is embedded still steps without a kernel, and a
+student can step while the kernel is busy with another cell.
+
+The step buttons |◀ ◀ ▶ ▶| step in the browser too. A ``Button`` can only tell the kernel
+it was clicked (60-160 ms a click, nothing at all while the kernel runs a cell), so each
+of the four is a ``ToggleButtons`` with one button per frame, its ``index`` linked to the
+step box: clicking button ``k`` selects frame ``k``, in the browser. ``stepper.css``
+shows one button of each group, picked from the selected one (``.mod-active``): the one
+after it (▶), the one before it (◀), the first (|◀), the last (▶|).
 
 Above ``CLIENT_SIDE_LIMIT`` frames one widget per frame would be slow to open, so the
 kernel swaps a single frame widget's content instead (needs the running kernel).
@@ -22,6 +30,11 @@ from .static_html import legend_html
 
 PLAY_INTERVAL_MS = 900
 CLIENT_SIDE_LIMIT = 400
+#: the step buttons: (which, spoken name); stepper.css draws the glyphs
+STEP_BUTTONS = (("first", "First step"), ("previous", "Previous step"),
+                ("next", "Next step"), ("last", "Last step"))
+#: white space that JavaScript's ``trim()`` removes (en quad … hair space): see _blank_labels
+_BLANKS = [chr(c) for c in range(0x2000, 0x200B)]
 
 
 class LiveView:
@@ -56,12 +69,19 @@ class LiveView:
         w.jslink((self.play_button, "value"), (self.play, "playing"))
         w.jslink((self.play, "value"), (self.step_box, "value"))
         w.jslink((self.speed, "value"), (self.play, "interval"))
-        self.buttons = [
-            self._button(w, "first", "First step", lambda: 0),
-            self._button(w, "previous", "Previous step", lambda: self.step_box.value - 1),
-            self._button(w, "next", "Next step", lambda: self.step_box.value + 1),
-            self._button(w, "last", "Last step", lambda: last),
-        ]
+        client_side = stepper.n_frames <= CLIENT_SIDE_LIMIT
+        if client_side:
+            # One Layout and one Style for the four groups (fewer widget models to open).
+            shared = {"layout": w.Layout(width="auto"),
+                      "style": w.ToggleButtonsStyle(button_width="42px")}
+            self.links: list = []  # the step buttons' jslinks to the step box
+            self.buttons = [self._step_buttons(w, which, name, shared)
+                            for which, name in STEP_BUTTONS]
+        else:  # the frames come from the kernel anyway: plain buttons that ask it
+            targets = (lambda: 0, lambda: self.step_box.value - 1,
+                       lambda: self.step_box.value + 1, lambda: last)
+            self.buttons = [self._button(w, which, name, target)
+                            for (which, name), target in zip(STEP_BUTTONS, targets)]
         width = stepper.graph_width()  # see FramesView.graph_width
         graph = w.HTML(
             value=self._graph_html(),
@@ -70,7 +90,7 @@ class LiveView:
                           min_width="240px"),
         )
         frame_layout = w.Layout(width="auto", flex="1 1 320px", min_width="300px")
-        if stepper.n_frames <= CLIENT_SIDE_LIMIT:
+        if client_side:
             # One Layout and one Style shared by all frames: otherwise every frame would
             # bring two more widget models along, tripling the cost of opening.
             # As wide as the Stack and no wider: a wide value scrolls inside the panel
@@ -83,8 +103,6 @@ class LiveView:
             ]
             self.stack = w.Stack(children=self.frames, selected_index=0, layout=frame_layout)
             w.jslink((self.step_box, "value"), (self.stack, "selected_index"))
-            # The kernel's copy follows too (jslink only runs in the browser).
-            self.step_box.observe(self._select, names="value")
             right = self.stack
         else:
             self.stack = None
@@ -106,19 +124,43 @@ class LiveView:
         self.box = w.VBox([controls, row])
 
     def _button(self, w, which: str, name: str, target):
-        """A step button. Its glyph (|◀ ◀ ▶ ▶|) is drawn by stepper.css with ``name`` as
-        its spoken text; the tooltip (``title``) names it too, where that CSS is missing."""
+        """A step button that asks the kernel to step (steppers above CLIENT_SIDE_LIMIT)."""
         button = w.Button(description="", tooltip=name, layout=w.Layout(width="42px"))
         button.add_class(f"tg-go-{which}")
         button.on_click(lambda _button: self.go(target()))
         return button
 
-    def go(self, frame: int) -> None:
-        """Move to ``frame`` (clamped to the first and last frame)."""
-        self.step_box.value = max(0, min(frame, self.stepper.n_frames - 1))
+    def _step_buttons(self, w, which: str, name: str, shared: dict):
+        """One step button (``which``: first, previous, next, last) that steps in the browser.
 
-    def _select(self, change) -> None:
-        self.stack.selected_index = change["new"]
+        A ``ToggleButtons`` with one button per frame whose ``index`` is linked to the
+        step box (see the module's docstring); stepper.css shows the one button of the
+        group that goes where ``name`` says, with its glyph (|◀ ◀ ▶ ▶|) and ``name`` as
+        its spoken text. The ``title`` of each button names it too.
+        """
+        n = self.stepper.n_frames
+        group = w.ToggleButtons(options=_blank_labels(n), index=0, tooltips=[name] * n,
+                                **shared)
+        group.add_class("tg-go")
+        group.add_class(f"tg-go-{which}")
+        self.links.append(w.jslink((self.step_box, "value"), (group, "index")))
+        return group
+
+    def go(self, frame: int) -> None:
+        """Move to ``frame`` (clamped to the first and last frame), from the kernel.
+
+        Every widget that shows the frame is set here, not by an observer of the step box:
+        jslink moves them in the browser, and the browser sends each one's new value to
+        the kernel. A kernel observer would echo each browser step back a moment later,
+        and while the student clicked on, that late echo moved the stepper back a frame
+        (a test clicking ▶ 52 times lost a step around the tenth).
+        """
+        frame = max(0, min(frame, self.stepper.n_frames - 1))
+        self.step_box.value = frame
+        if self.stack is not None:
+            self.stack.selected_index = frame
+            for group in self.buttons:
+                group.index = frame
 
     def _swap(self, change) -> None:
         self.single.value = self.frame_html(change["new"])
@@ -151,6 +193,27 @@ class LiveView:
             f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'
             f'<div class="tg-graphbox">{graph}</div></div></div>'
         )
+
+
+def _blank_labels(n: int) -> list[str]:
+    """``n`` different labels that all show as a blank button.
+
+    ``ToggleButtons`` finds each of its buttons by its label, so the labels must differ;
+    and a label that is only white space is drawn as ``&nbsp;``, so the button's text (and
+    the name a screen reader says) is the glyph and name stepper.css gives it, not a
+    number. Label ``k`` writes ``k`` in base 11 with the eleven blanks of ``_BLANKS``.
+    """
+    width, top = 1, len(_BLANKS)
+    while top < n:
+        width, top = width + 1, top * len(_BLANKS)
+    labels = []
+    for k in range(n):
+        digits = []
+        for _ in range(width):
+            k, digit = divmod(k, len(_BLANKS))
+            digits.append(_BLANKS[digit])
+        labels.append("".join(digits))
+    return labels
 
 
 __all__ = ["LiveView", "CLIENT_SIDE_LIMIT"]

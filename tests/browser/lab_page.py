@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import nbformat
 
@@ -17,6 +18,8 @@ KERNEL_START_TIMEOUT_MS = 60_000
 RUN_ALL_TIMEOUT_MS = 120_000
 
 _PANEL = "window.jupyterapp.shell.currentWidget"
+#: the tag of a cell a lesson means to raise (notebooks/tools/lesson_source.py)
+RAISES_TAG = "raises-exception"
 
 
 class LabNotebook:
@@ -47,12 +50,21 @@ class LabNotebook:
             """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
                      .map(item => item.textContent).find(t => t.includes(' | ')) || ''""")
 
-    def run_all(self) -> bool:
-        """Clear every output, then Run All and wait until it is done (True: no cell failed).
+    def run_all(self) -> RunAll:
+        """Clear every output, Run All, and wait until the kernel has done every cell.
+
+        Returns what happened (:class:`RunAll`): true when every code cell ran and none
+        raised; else ``.raised`` says which cells raised (tagged ``raises-exception`` or
+        not) and ``.not_run`` which never ran.
 
         Clearing first makes each execution count start empty, so a cell that was not
-        run this time cannot pass for one that was. ``notebook:run-all-cells`` resolves
-        when the last cell's reply arrived (False when a cell raised and stopped the run).
+        run this time cannot pass for one that was. ``notebook:run-all-cells`` sends
+        every cell to the kernel at once and resolves at the first error, even where the
+        lesson means it (a cell tagged ``raises-exception``, after which the kernel goes
+        on): waiting for that promise only, a lesson with an intended error was checked
+        while most of its cells had not run yet. So after it, one empty request goes to
+        the kernel: the kernel answers requests in order, so its reply comes after every
+        cell's (ran, or aborted after an untagged error).
         """
         self.page.evaluate(
             """async () => {
@@ -65,11 +77,21 @@ class LabNotebook:
                }""")
         self.page.wait_for_function("() => window.__tgRunAll !== undefined",
                                     timeout=RUN_ALL_TIMEOUT_MS)
-        result = self.page.evaluate("() => window.__tgRunAll")
-        self.page.wait_for_function(
-            f"() => {_PANEL}.sessionContext.session.kernel.status === 'idle'",
-            timeout=RUN_ALL_TIMEOUT_MS)
-        return bool(result["ok"])
+        self.page.evaluate(
+            f"""async () => {{
+                 const kernel = {_PANEL}.sessionContext.session.kernel;
+                 await kernel.requestExecute({{code: '', silent: true, store_history: false,
+                                              stop_on_error: false}}).done;
+               }}""")
+        self.page.wait_for_function(  # every cell's prompt has left "[*]" (queued, running)
+            f"""() => {{
+                 const cells = {_PANEL}.content.model.cells;
+                 for (let i = 0; i < cells.length; i++)
+                   if (cells.get(i).type === 'code' && cells.get(i).executionState === 'running')
+                     return false;
+                 return {_PANEL}.sessionContext.session.kernel.status === 'idle';
+               }}""", timeout=RUN_ALL_TIMEOUT_MS)
+        return RunAll.of(self.model())
 
     def model(self) -> dict:
         """The notebook as JupyterLab holds it (nbformat JSON, with the new outputs)."""
@@ -99,6 +121,52 @@ class LabNotebook:
                  return body.dataset.jpThemeLight === String(light) && bright === light;
                }""",
             arg=[theme, light])
+
+
+@dataclass
+class Raised:
+    """A cell that raised: its index (markdown cells counted), the error, its tags."""
+
+    index: int
+    error: str
+    intended: bool  # tagged raises-exception: the lesson means it
+
+
+@dataclass
+class RunAll:
+    """What Run All did: true when every code cell ran and none raised."""
+
+    raised: list[Raised]
+    not_run: list[int]  # indices of code cells with no execution count
+
+    @classmethod
+    def of(cls, notebook: dict) -> RunAll:
+        """Read it from the notebook's model (nbformat JSON) after the run."""
+        raised, not_run = [], []
+        for index, cell in enumerate(notebook["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            if cell["execution_count"] is None and _source(cell).strip():
+                not_run.append(index)
+            for output in cell["outputs"]:
+                if output["output_type"] == "error":
+                    tags = cell["metadata"].get("tags", [])
+                    raised.append(Raised(index, f"{output['ename']}: {output['evalue']}",
+                                         RAISES_TAG in tags))
+        return cls(raised, not_run)
+
+    @property
+    def unintended(self) -> list[Raised]:
+        """The cells that raised without being tagged to."""
+        return [r for r in self.raised if not r.intended]
+
+    def __bool__(self) -> bool:
+        return not self.raised and not self.not_run
+
+
+def _source(cell: dict) -> str:
+    text = cell["source"]
+    return text if isinstance(text, str) else "".join(text)
 
 
 def teachgrad_notebook(cells: list) -> nbformat.NotebookNode:
@@ -134,5 +202,5 @@ def live_stepper(chromium, server, folder, name: str, code: str) -> Iterator[tup
         assert notebook.run_all()
         cell = notebook.cell(0)
         view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator(".widget-button").first.wait_for(state="visible")
+        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
         yield notebook, view

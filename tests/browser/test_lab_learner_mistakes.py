@@ -43,7 +43,11 @@ def notebook(chromium, lab_server, lessons_copy):
     nbformat.write(teachgrad_notebook([nbformat.v4.new_code_cell(c) for c in CELLS]),
                    lessons_copy / NOTEBOOK)
     with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
-        notebook.run_all()  # stops at the wrong answer, the last cell
+        ran = notebook.run_all()
+        # Run All stops at the wrong answer (not tagged raises-exception): the cell after
+        # it never runs, and run_all says so.
+        assert [(r.index, r.intended) for r in ran.raised] == [(CHECK, False)], ran
+        assert ran.not_run == [TWICE], ran
         yield notebook
 
 
@@ -64,7 +68,7 @@ def test_a_wrong_answer_shows_the_checking_line_and_the_message(notebook, screen
 
 
 def run_cell(notebook, index: int) -> None:
-    """Run one cell (Run All stops at the first error)."""
+    """Run one cell (Run All stops at the first error not tagged raises-exception)."""
     notebook.page.evaluate(
         """async i => {
              const panel = window.jupyterapp.shell.currentWidget;
@@ -110,15 +114,10 @@ def test_run_all_goes_past_a_cell_that_fails_on_purpose(chromium, lab_server):
     # one: 15 of its 20 code cells never ran, the exercise included.
     lesson = "08_no_grad_detach_and_in_place_pitfalls.ipynb"
     with opened(chromium, lab_server, lesson, timeout_ms=30_000) as notebook:
-        notebook.run_all()  # False: some cells raised (on purpose)
-        notebook.page.wait_for_function(
-            """() => window.jupyterapp.shell.currentWidget.model.toJSON().cells
-                     .filter(cell => cell.cell_type === 'code')
-                     .every(cell => cell.execution_count !== null)""", timeout=60_000)
+        ran = notebook.run_all()  # waits for every cell, past the intended errors
+        assert not ran.not_run, ran
+        assert [r.intended for r in ran.raised] == [True] * 3, ran
         cells = [c for c in notebook.model()["cells"] if c["cell_type"] == "code"]
-        failed = [c["metadata"].get("tags", []) for c in cells
-                  if any(o["output_type"] == "error" for o in c["outputs"])]
-        assert failed == [["raises-exception"]] * 3
         assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
 
 

@@ -57,10 +57,10 @@ def test_the_named_buttons_still_step_and_play_says_pause_while_playing(stepper_
     from playwright.sync_api import expect
 
     step = stepper_view.get_by_label("Step", exact=True)
-    stepper_view.locator('button[title="Next step"]').click()
+    stepper_view.locator('button[title="Next step"]:visible').click()
     expect(step).to_have_value("1")
     expect(stepper_view.locator('.tg-panel-live[data-frame="1"]')).to_be_visible()
-    stepper_view.locator('button[title="First step"]').click()
+    stepper_view.locator('button[title="First step"]:visible').click()
     expect(step).to_have_value("0")
     play = stepper_view.locator(".tg-play")
     play.click()

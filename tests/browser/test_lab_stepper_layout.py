@@ -81,7 +81,7 @@ def test_a_value_wider_than_the_panel_scrolls_inside_it(laptop, screenshots):
     cell = laptop.cell(2)
     view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
     for _ in range(2):  # to step 2, the multiplication by 1234.5678
-        view.locator('.widget-button[title="Next step"]').click()
+        view.locator('button[title="Next step"]:visible').click()
     panel = view.locator('.tg-panel-live[data-frame="2"]')
     panel.wait_for(state="visible")
     right = min(panel.bounding_box()["x"] + panel.bounding_box()["width"],
@@ -116,7 +116,7 @@ def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots)
     cell = laptop.cell(0)
     view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
     for _ in range(3):  # step 3: a MulBackward0
-        view.locator('.widget-button[title="Next step"]').click()
+        view.locator('button[title="Next step"]:visible').click()
     panel = view.locator('.tg-panel-live[data-frame="3"]')
     panel.wait_for(state="visible")
     formula = panel.locator(".tg-formula code")
@@ -163,7 +163,7 @@ def test_in_a_narrow_window_the_graph_scrolls_in_its_box_and_the_legend_stays_in
         assert notebook.run_all()
         cell = notebook.cell(0)
         view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator(".widget-button").first.wait_for(state="visible")
+        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
         output = view.locator(".jp-OutputArea-output").first.bounding_box()
         right = output["x"] + output["width"]
         svg = view.locator(".tg-live svg").first.bounding_box()
@@ -194,12 +194,12 @@ def test_in_a_narrow_window_the_panel_under_a_tall_graph_stays_in_view(
         assert notebook.run_all()
         cell = notebook.cell(0)
         view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
-        view.locator('.widget-button[title="Next step"]').click()
+        view.locator('button[title="Next step"]:visible').click()
         panel = view.locator('.tg-panel-live[data-frame="1"]')
         panel.wait_for(state="visible")
         graph, shown = view.locator(".tg-live").first.bounding_box(), panel.bounding_box()
         assert shown["y"] >= graph["y"] + graph["height"] - 1, "the panel is not under the graph"
-        buttons = view.locator(".widget-button").first.bounding_box()
+        buttons = view.locator(".jupyter-button:visible").first.bounding_box()
         window = cell.page.viewport_size["height"]
         assert shown["y"] + 40 - buttons["y"] <= 0.75 * window, (buttons, shown, window)
         # the graph still scrolls in its box, and the running node is in view in it

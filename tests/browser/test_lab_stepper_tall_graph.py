@@ -70,7 +70,7 @@ def test_the_running_node_its_panel_and_the_buttons_are_on_screen_together(tall,
     # The notebook's own scrolling area: what of the page a student sees of the notebook.
     notebook_area = page.locator(".jp-NotebookPanel .jp-WindowedPanel-outer").bounding_box()
     view.evaluate("view => view.scrollIntoView({block: 'start'})")
-    next_button = view.locator('.widget-button[title="Next step"]')
+    next_button = view.locator('button[title="Next step"]:visible')
     for frame in range(1, 53):
         next_button.click()
         panel = view.locator(f'.tg-panel-live[data-frame="{frame}"]')
@@ -95,7 +95,7 @@ def test_the_student_can_still_scroll_around_the_graph(tall):
     page = notebook.page
     scroller = view.locator(".tg-live .tg-scroll")
     assert scroller.evaluate("e => e.scrollHeight > 2 * e.clientHeight")
-    view.locator('.widget-button[title="Last step"]').click()  # the graph's bottom
+    view.locator('button[title="Last step"]:visible').click()  # the graph's bottom
     view.locator('.tg-panel-live[data-frame="52"]').wait_for(state="visible")
     settle(page)
     before = scroller.evaluate("e => e.scrollTop")
@@ -106,7 +106,7 @@ def test_the_student_can_still_scroll_around_the_graph(tall):
     page.wait_for_timeout(500)  # a snap back would be over by now (it took 80 ms)
     assert scroller.evaluate("e => e.scrollTop") < before - 600
     # Back to the buttons: the box returns to the running node.
-    view.locator('.widget-button[title="Previous step"]').hover()
+    view.locator('button[title="Previous step"]:visible').hover()
     page.wait_for_function("([e, before]) => Math.abs(e.scrollTop - before) < 2",
                            arg=[scroller.element_handle(), before])
 
