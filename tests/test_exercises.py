@@ -148,7 +148,9 @@ TEMPTING = {
     # only; log's backward still runs at -1 (log(-1) = nan) and 0 (1/0 times 0).
     "16_": "def x_log_x(x):\n    return torch.where(x > 0, x * x.log(), 0.0)\n",
     # Clamping at 0 fixes -1 but not 0, where clamp passes the gradient of log(0) on.
-    "16_clamp": "def x_log_x(x):\n    c = x.clamp(min=0)\n    return torch.where(x > 0, c * c.log(), 0.0)\n",
+    "16_clamp": (
+        "def x_log_x(x):\n    c = x.clamp(min=0)\n    return torch.where(x > 0, c * c.log(), 0.0)\n"
+    ),
 }
 
 
