@@ -9,6 +9,7 @@ The rest spell out single rules with hand-derived values.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -181,6 +182,26 @@ def test_anomaly_mode_names_the_nan_producing_node_and_the_forward_line():
     )
     assert "y = x.sqrt()  # the line the warning must show" in message
     assert "teachgrad/ops" not in message  # only the user's frames
+
+
+def test_anomaly_trace_starts_at_the_cell_under_ipython():
+    # IPython runs a cell with exec from IPython/core/interactiveshell.py, some forty frames
+    # (runpy, the kernel's event loop, ipykernel) below the cell: the trace leaves them out.
+    namespace = {}
+    exec(compile("def kernel_loop(run):\n    return run()\n", "kernel_stand_in.py", "exec"),
+         namespace)
+    shell_file = os.path.join("site-packages", "IPython", "core", "interactiveshell.py")
+    exec(compile("def run_code(code, ns):\n    exec(code, ns)\n", shell_file, "exec"),
+         namespace)
+    cell = compile("y = x.sqrt()\n", "cell_stand_in.py", "exec")
+    user = {"x": teachgrad.tensor([0.0, 1.0], requires_grad=True)}
+    with teachgrad.autograd.set_detect_anomaly(True):
+        namespace["kernel_loop"](lambda: namespace["run_code"](cell, user))
+        with pytest.warns(UserWarning) as caught, pytest.raises(RuntimeError, match="nan"):
+            (user["y"] * 0).sum().backward()
+    trace = str(caught[0].message).split("\n", 1)[1]
+    assert trace.startswith('  File "cell_stand_in.py", line 1, in <module>'), trace
+    assert "kernel_stand_in" not in trace and "interactiveshell" not in trace
 
 
 def test_anomaly_mode_reports_errors_of_custom_backward():

@@ -8,6 +8,7 @@ runs the lesson's graph through ``step_backward``; the numbers are derived by ha
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,53 @@ def test_lesson_5_the_local_derivatives_of_its_table_are_on_the_panels():
     assert "= b = 3.) = 3." in log
     assert "= cos a = -0.6282) = -1.8845" in log
     assert "= n·aⁿ⁻¹ = 3.) = -5.6536" in log
+
+
+# sqrt(-1): NumPy's RuntimeWarning, which teachgrad filters at import and pytest re-enables
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+def test_lesson_16_where_sends_zeros_into_sqrt_whose_saved_result_holds_the_nan():
+    text = lesson_text("16")
+    assert ("`x`, the other branch, gets $[1, 1, 0]$, and `s` gets $[0, 0, 1]$: zero where "
+            "`where` took the other branch.") in text
+    assert "computed from its saved result, `[nan, 0., 2.]`" in text
+    assert "**Step 4**: `x` gets both contributions added" in text
+    x = torch.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+    s = x.sqrt()
+    y = torch.where(x > 0, s, x)
+    L = y.sum()
+    stepper = step_backward(L, names={"x": x, "s": s, "y": y, "L": L})
+    titles = [panel.title for panel in stepper.panels]
+    assert titles[2] == "Step 2 of 4: WhereBackward0 (y)"
+    assert titles[3] == "Step 3 of 4: SqrtBackward0 (s)"
+    assert titles[4] == "Step 4 of 4: AccumulateGrad (x)"
+    # where passes the gradient 1 to the branch it took, 0 to the other: x > 0 only at 4
+    assert "= [0., 0., 1.]" in stepper.panels[2].text
+    assert "= [1., 1., 0.]" in stepper.panels[2].text
+    # sqrt(-1) is nan and sqrt(0) = 0 (derivative 1/(2·0) = inf): 0·nan and 0·inf are nan;
+    # at 4, 1/(2·2) = 0.25
+    assert "result = [nan, 0., 2.]" in stepper.panels[3].text
+    assert "= [   nan,    nan, 0.2500]" in stepper.panels[3].text
+    assert "[1., 1., 0.] + [   nan,    nan, 0.2500]" in stepper.panels[4].text
+
+
+def test_lesson_16_three_sigmoids_multiply_by_0_2236_0_2194_0_1966():
+    text = lesson_text("16")
+    assert ("here $0.2236$, then $0.2194$, then $0.1966$, and `x.grad` is $0.0096$ after only "
+            "three layers") in text
+    x = torch.tensor(1.0, requires_grad=True)
+    h1 = torch.sigmoid(x)
+    h2 = torch.sigmoid(h1)
+    h3 = torch.sigmoid(h2)
+    stepper = step_backward(h3, names={"x": x, "h1": h1, "h2": h2, "h3": h3})
+    # σ'(a) = σ(a)(1 − σ(a)) at a = h2, h1, x (the order backward meets them), by hand
+    def sigmoid(a):
+        return 1 / (1 + math.exp(-a))
+
+    a1 = sigmoid(1.0)
+    a2 = sigmoid(a1)
+    derivatives = [sigmoid(a) * (1 - sigmoid(a)) for a in (a2, a1, 1.0)]
+    assert [f"{d:.4f}" for d in derivatives] == ["0.2236", "0.2194", "0.1966"]
+    for step, d in enumerate(derivatives, start=1):
+        assert f"σ(a)·(1 − σ(a)) = {d:.4f})" in stepper.panels[step].text
+    assert f"{math.prod(derivatives):.4f}" == "0.0096"
+    assert "x.grad: None → 0.0096" in stepper.panels[4].text

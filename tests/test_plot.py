@@ -92,6 +92,36 @@ def test_the_legend_sits_above_the_data():
     assert legend_y and max(legend_y) < data_top
 
 
+def test_a_legend_too_wide_for_one_row_wraps_and_stays_in_the_picture():
+    # Five long names in one row flush right started left of the picture's edge: the
+    # first name was cut off. They wrap into rows, each inside the picture, above the data.
+    names = ["sigmoid, default init", "tanh, std 0.5", "tanh, Xavier", "ReLU, Kaiming",
+             "ReLU, default init"]
+    fig = line_plot({name: [1.0 + k, 2.0 + k] for k, name in enumerate(names)})
+    legend = [t for t in parse(fig).iter(f"{SVG}text") if t.text in names]
+    assert [t.text for t in legend] == names
+    for t in legend:  # each text starts inside and ends (at ~7 px a character) inside
+        x = float(t.get("x"))
+        assert x >= 0 and x + 7 * len(t.text) <= plot.WIDTH, (t.text, x)
+    rows = sorted({float(t.get("y")) for t in legend})
+    assert len(rows) == 2
+    title_y = 18
+    data_top = min(y for line in polyline_points(fig) for _, y in line)
+    assert title_y < rows[0] < rows[1] < data_top
+
+
+def test_a_log_axis_over_twenty_decades_labels_at_most_eight_powers_of_ten():
+    fig = line_plot([1e-15, 1e-10, 1e-5, 1.0, 1e4], log_y=True)
+    # the y axis's labels: the texts right-aligned against the axis
+    values = sorted(float(t.text) for t in parse(fig).iter(f"{SVG}text")
+                    if t.get("text-anchor") == "end")
+    exponents = [round(np.log10(v)) for v in values]
+    assert all(np.isclose(v, 10.0 ** k) for v, k in zip(values, exponents))
+    assert 4 <= len(exponents) <= 8, exponents
+    assert len(set(np.diff(exponents))) == 1, exponents   # evenly spaced
+    assert exponents[0] <= -14 and exponents[-1] >= 3     # spanning the data
+
+
 def test_line_plot_breaks_the_line_at_nan():
     fig = line_plot([1.0, 2.0, float("nan"), 3.0, 4.0])
     assert [len(run) for run in polyline_points(fig)] == [2, 2]

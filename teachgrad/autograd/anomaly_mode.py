@@ -114,9 +114,21 @@ _HIDDEN = tuple(
 )
 
 
+# In Jupyter the stack starts some forty frames before the cell: runpy, the kernel's event
+# loop, ipykernel and IPython, ending in the shell's ``exec`` of the cell. Those frames say
+# nothing about the learner's code (and name paths and line numbers of the installed
+# versions), so the trace starts at the cell, after the shell's last frame.
+_SHELL = os.path.join("IPython", "core", "interactiveshell.py")
+
+
 def forward_trace() -> traceback.StackSummary:
-    """The current stack without teachgrad's internal frames (kept on the new node)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_HIDDEN)]
+    """The current stack without teachgrad's internal frames (kept on the new node), and
+    in IPython without the shell's frames before the cell."""
+    stack = traceback.extract_stack()[:-1]
+    shell = [i for i, f in enumerate(stack) if f.filename.endswith(_SHELL)]
+    if shell:
+        stack = stack[shell[-1] + 1:]
+    frames = [f for f in stack if not f.filename.startswith(_HIDDEN)]
     return traceback.StackSummary.from_list(frames)
 
 

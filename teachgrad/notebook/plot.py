@@ -132,7 +132,7 @@ def line_plot(
     if not log_y:  # a little room above and below, so lines do not run along the frame
         y_range = _padded(*y_range, fraction=0.05)
     names = [name for name in values if name]
-    frame = _Frame(width, height, (xs.min(), xs.max()), y_range, log_y, legend=bool(names))
+    frame = _Frame(width, height, (xs.min(), xs.max()), y_range, log_y, legend=names)
     parts = frame.axes(title, xlabel, ylabel)
     for k, ys in enumerate(values.values()):
         colour = PALETTE[k % len(PALETTE)]
@@ -184,7 +184,10 @@ def scatter_plot(
         )
     x_range = _padded(xy[:, 0].min(), xy[:, 0].max())
     y_range = _padded(xy[:, 1].min(), xy[:, 1].max())
-    frame = _Frame(width, height, x_range, y_range, legend=True)
+    present = sorted(set(labels.tolist()))
+    names = list(class_names) if class_names is not None else [f"class {c}" for c in present]
+    names = [names[i] if i < len(names) else f"class {c}" for i, c in enumerate(present)]
+    frame = _Frame(width, height, x_range, y_range, legend=names)
     parts = []
     if regions is not None:
         parts += _region_rects(frame, regions, resolution)
@@ -195,10 +198,7 @@ def scatter_plot(
             f'<circle cx="{frame.px(a)}" cy="{frame.py(b)}" r="3.2" fill="{colour}" '
             'stroke="#ffffff" stroke-width="0.6"/>'
         )
-    present = sorted(set(labels.tolist()))
-    names = list(class_names) if class_names is not None else [f"class {c}" for c in present]
-    entries = [(names[i] if i < len(names) else f"class {c}", PALETTE[c % len(PALETTE)],
-                "dot") for i, c in enumerate(present)]
+    entries = [(name, PALETTE[c % len(PALETTE)], "dot") for name, c in zip(names, present)]
     parts += frame.legend(entries)
     return Figure(frame.svg(parts, title), title)
 
@@ -224,10 +224,21 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return [round(k * step, decimals) + 0.0 for k in range(first, last + 1)]
 
 
+# More tick labels than this on a log axis crowd into each other (20 decades: 20 labels
+# 11 pixels apart); above it, every second, third ... power of ten is labelled.
+MAX_LOG_TICKS = 8
+
+
 def _log_ticks(lo: float, hi: float) -> list[float]:
-    """Powers of ten in [lo, hi]; with fewer than two, 1-2-5 steps inside the decade."""
-    ticks = [10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-             if lo <= 10.0**k <= hi]
+    """Powers of ten in [lo, hi], at most ``MAX_LOG_TICKS`` (then every k-th one, k the
+    smallest that fits, at the exponents that are multiples of k); with fewer than two,
+    1-2-5 steps inside the decade."""
+    exponents = [k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+                 if lo <= 10.0**k <= hi]
+    every = 1
+    while len([k for k in exponents if k % every == 0]) > MAX_LOG_TICKS:
+        every += 1
+    ticks = [10.0**k for k in exponents if k % every == 0]
     if len(ticks) < 2:
         k0 = math.floor(math.log10(lo))
         ticks = [m * 10.0**k for k in range(k0, k0 + 2) for m in (1, 2, 5)
@@ -243,11 +254,13 @@ def _label(value: float) -> str:
 class _Frame:
     """Maps data coordinates to pixels and draws the axes around the plotting area."""
 
-    def __init__(self, width, height, x_range, y_range, log_y=False, legend=False):
+    def __init__(self, width, height, x_range, y_range, log_y=False, legend=()):
         self.width, self.height, self.log_y = width, height, log_y
         self.left, self.right = MARGIN_LEFT, width - MARGIN_RIGHT
-        # The legend gets its own row above the plotting area, so it never hides data.
-        self.top = MARGIN_TOP + (LEGEND_ROW if legend else 0)
+        # The legend (the names in ``legend``) gets its own rows above the plotting area, so
+        # it never hides data: as many as it needs to fit the plot's width.
+        self.legend_rows = _legend_rows(list(legend), self.right - self.left)
+        self.top = MARGIN_TOP + LEGEND_ROW * len(self.legend_rows)
         self.bottom = height - MARGIN_BOTTOM
         self.x0, self.x1 = _widen(*x_range)
         if log_y:
@@ -305,20 +318,22 @@ class _Frame:
         return parts
 
     def legend(self, entries: list[tuple[str, str, str]]) -> list[str]:
-        """Legend entries ``(name, colour, "line"|"dot")`` in one row above the plot, flush
-        right. Text widths are estimated (about 7 px per character at 12 px)."""
-        widths = [16 + 5 + CHAR_WIDTH * len(name) for name, _, _ in entries]
-        x = self.right - sum(widths) - LEGEND_GAP * max(len(entries) - 1, 0)
-        y = self.top - 10
+        """Legend entries ``(name, colour, "line"|"dot")`` in the rows above the plot that
+        ``__init__`` laid out, each row flush right."""
         parts = []
-        for (name, colour, mark), width in zip(entries, widths):
-            if mark == "line":
-                parts.append(f'<line x1="{x}" y1="{y}" x2="{x + 16}" y2="{y}" '
-                             f'stroke="{colour}" stroke-width="2"/>')
-            else:
-                parts.append(f'<circle cx="{x + 8}" cy="{y}" r="3.5" fill="{colour}"/>')
-            parts.append(_text(x + 21, y + 4, name))
-            x += width + LEGEND_GAP
+        for r, row in enumerate(self.legend_rows):
+            widths = [_legend_width(entries[i][0]) for i in row]
+            x = self.right - sum(widths) - LEGEND_GAP * (len(row) - 1)
+            y = MARGIN_TOP + LEGEND_ROW * (r + 1) - 10
+            for i, width in zip(row, widths):
+                name, colour, mark = entries[i]
+                if mark == "line":
+                    parts.append(f'<line x1="{x}" y1="{y}" x2="{x + 16}" y2="{y}" '
+                                 f'stroke="{colour}" stroke-width="2"/>')
+                else:
+                    parts.append(f'<circle cx="{x + 8}" cy="{y}" r="3.5" fill="{colour}"/>')
+                parts.append(_text(x + 21, y + 4, name))
+                x += width + LEGEND_GAP
         return parts
 
     def svg(self, parts: list[str], title: str) -> str:
@@ -328,6 +343,34 @@ class _Frame:
             f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
             f'role="img"{label}>{STYLE}' + "".join(parts) + "</svg>"
         )
+
+
+def _legend_width(name: str) -> int:
+    """An entry's width: its mark (16 px), a space, and the text, estimated at about 7 px
+    per character at 12 px."""
+    return 16 + 5 + CHAR_WIDTH * len(name)
+
+
+def _legend_rows(names: list[str], room: float) -> list[list[int]]:
+    """The legend entries' indices, in order, in rows no wider than ``room`` pixels.
+    (All in one row, five long names started left of the picture: the first was cut off.)
+
+    >>> _legend_rows(["a", "b"], 500)
+    [[0, 1]]
+    >>> _legend_rows(["x" * 30, "y" * 30, "z"], 500)
+    [[0, 1], [2]]
+    """
+    rows: list[list[int]] = []
+    used = 0.0
+    for i, name in enumerate(names):
+        width = _legend_width(name)
+        if rows and used + LEGEND_GAP + width <= room:
+            rows[-1].append(i)
+            used += LEGEND_GAP + width
+        else:
+            rows.append([i])
+            used = width
+    return rows
 
 
 def _region_rects(frame: _Frame, predict, resolution: int) -> list[str]:
