@@ -1167,6 +1167,14 @@ SKIPS: list = [
     ("PyTorch bug: antialiased interpolate skips a size it keeps, only in forward",
      lambda case, cat, t, o: cat == "value" and case.op == "interpolate"
      and _antialias_keeps_a_size(case)),
+    # The same for nearest in 1-d and 3-d, the other way round: PyTorch 2.13's forward
+    # resamples a size n that a scale factor s keeps (n=3, s=1.3: [x0, x0, x1]), its
+    # backward passes the gradient through unchanged (as if the output were the input;
+    # 2-d nearest copies in both). teachgrad's gradient is that of its output, which is
+    # PyTorch's (seeds 58875, 69487).
+    ("PyTorch bug: 1-d/3-d nearest interpolate keeping a size copies only in backward",
+     lambda case, cat, t, o: cat == "grad" and case.op == "interpolate"
+     and _nearest_keeps_a_size(case)),
     # A normalisation over groups of one element (or of equal values): the output is 0
     # and its gradient 0 up to PyTorch's float32 rounding, which 1/sqrt(eps) magnifies to
     # 1e-4 (the gradient) or 3e-5 (the output: its rounding error times 1/sqrt(1e-5) and
@@ -1242,8 +1250,20 @@ def _leaf_shape(case: Case, name: str) -> tuple | None:
 
 def _antialias_keeps_a_size(case: Case) -> bool:
     """Does an antialiased interpolate by a scale factor (not 1) keep some size n?"""
+    return bool(case.kwargs.get("antialias")) and _scale_keeps_a_size(case)
+
+
+def _nearest_keeps_a_size(case: Case) -> bool:
+    """Does a 1-d or 3-d nearest interpolate by a scale factor (not 1) keep some size n?"""
+    shape = _leaf_shape(case, str(case.args[0])) if case.args else None
+    return (case.kwargs.get("mode", "nearest") == "nearest" and shape is not None
+            and len(shape) in (3, 5) and _scale_keeps_a_size(case))
+
+
+def _scale_keeps_a_size(case: Case) -> bool:
+    """Does an interpolate by a scale factor (not 1) keep some size n (n=2, s=1.3)?"""
     kw = case.kwargs
-    if not kw.get("antialias") or "scale_factor" not in kw or kw.get("recompute_scale_factor") \
+    if "scale_factor" not in kw or kw.get("recompute_scale_factor") \
             or kw.get("align_corners") or not case.args:
         return False
     shape = _leaf_shape(case, str(case.args[0]))

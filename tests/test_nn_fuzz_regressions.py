@@ -373,6 +373,24 @@ def test_antialiased_interpolate_resamples_a_size_it_keeps(mode):
     (theirs,) = torch.autograd.grad((out * tw).sum(), tx)
     np.testing.assert_allclose(grad.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
 
+def test_conv_expands_its_arguments_to_the_weights_dimensions():
+    # nn fuzz seed 45742: PyTorch expands stride, padding, dilation, output_padding (in
+    # that order) to weight.ndim - 2 dimensions, whatever the function's own d.
+    with pytest.raises(RuntimeError, match=r"^expected stride to be a single integer value "
+                       r"or a list of 1 values to match the convolution dimensions, but got "
+                       r"stride=\[1, 1, 1\]$"):
+        F.conv2d(teachgrad.ones(1, 2, 4, 3), teachgrad.ones(2, 1, 3), stride=(1, 1, 1))
+    with pytest.raises(RuntimeError, match=r"list of 1 values .* but got padding=\[0, 0\]$"):
+        F.conv2d(teachgrad.ones(1, 2, 4, 3), teachgrad.ones(2, 1, 3), stride=(1,))
+    # conv1d's single values expand to any weight: the input's dimensions are refused
+    with pytest.raises(RuntimeError, match=r"^Expected 4-dimensional input for 4-dimensional "
+                       r"weight \[2, 2, 3, 3\], but got 3-dimensional input of size "
+                       r"\[1, 2, 4\] instead$"):
+        F.conv1d(teachgrad.ones(1, 2, 4), teachgrad.ones(2, 2, 3, 3))
+    with pytest.raises(RuntimeError, match=r"^dilation should be greater than zero$"):
+        F.conv_transpose2d(teachgrad.ones(1, 2, 4, 4), teachgrad.ones(2, 1, 3, 3), dilation=-1)
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -525,6 +543,27 @@ CALLS = {
     "cross_entropy label_smoothing, unbatched input, target of shape (1,)":
         lambda t, F: F.cross_entropy(t.tensor([0.25, 0.5, -1.5, 2.0], requires_grad=True),
                                      t.tensor([0]), label_smoothing=0.1),
+    # the sixteenth session's finds (nn fuzz seeds 30500 on)
+    "conv2d of a 3-d weight, stride of 3 values": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 3), t.ones(2, 1, 3), stride=(1, 1, 1)),
+    "conv2d of a 3-d weight, padding of 2 values": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 3), t.ones(2, 1, 3), stride=(1,)),
+    "conv2d of a 3-d weight, padding='valid'": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 4), t.ones(2, 2, 3), padding="valid", stride=(1,), dilation=(1,)),
+    "conv1d of a 4-d weight": lambda t, F: F.conv1d(t.ones(2, 4), t.ones(2, 2, 3, 3)),
+    "conv1d of a 4-d weight, negative dilation": lambda t, F: F.conv1d(
+        t.ones(1, 2, 4), t.ones(2, 2, 3, 3), dilation=-1),
+    "conv3d of a 4-d weight, unbatched": lambda t, F: F.conv3d(
+        t.ones(2, 4, 4, 4), t.ones(2, 2, 3, 3), stride=(1,), dilation=(1,)),
+    "conv2d padding's length before dilation's": lambda t, F: F.conv2d(
+        t.ones(1, 2, 4, 4), t.ones(2, 2, 3, 3), padding=(1, 1, 1), dilation=(1, 1, 1)),
+    "conv_transpose2d of a 5-d weight": lambda t, F: F.conv_transpose2d(
+        t.ones(1, 2, 4, 3), t.ones(2, 1, 3, 3, 3)),
+    "conv_transpose2d dilation's length before output_padding's": lambda t, F:
+        F.conv_transpose2d(t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=(1, 1, 1),
+                           output_padding=(0, 0, 0)),
+    "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
+        t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }
 
 
