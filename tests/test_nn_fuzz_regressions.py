@@ -391,6 +391,22 @@ def test_conv_expands_its_arguments_to_the_weights_dimensions():
         F.conv_transpose2d(teachgrad.ones(1, 2, 4, 4), teachgrad.ones(2, 1, 3, 3), dilation=-1)
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 3), (1, 1, 1, 1, 3)])
+def test_nearest_interpolate_keeping_a_size_is_differentiated_as_it_resamples(shape):
+    # nn fuzz seeds 58875, 69487: size 3 at scale_factor 1.3 stays 3, and nearest reads
+    # source floor(i / 1.3) = 0, 0, 1, so out = [x0, x0, x1] (PyTorch's forward too, in
+    # 1-d and 3-d). Its gradient is [w0 + w1, w2, 0]; PyTorch 2.13's backward passes w
+    # through unchanged (a fuzzer skip).
+    x = teachgrad.tensor([0.5, -1.0, 2.0], dtype=teachgrad.float64).reshape(shape)
+    x.requires_grad_()
+    scale = 1.3 if len(shape) == 3 else (1.0, 1.0, 1.3)
+    out = F.interpolate(x, scale_factor=scale)
+    np.testing.assert_array_equal(out.detach().numpy().ravel(), [0.5, 0.5, -1.0])
+    w = teachgrad.tensor([1.0, 10.0, 100.0], dtype=teachgrad.float64).reshape(shape)
+    (out * w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy().ravel(), [11.0, 100.0, 0.0])
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
