@@ -407,6 +407,20 @@ def test_nearest_interpolate_keeping_a_size_is_differentiated_as_it_resamples(sh
     np.testing.assert_array_equal(x.grad.numpy().ravel(), [11.0, 100.0, 0.0])
 
 
+def test_circular_pad_refuses_to_copy_between_overlapping_slices():
+    # nn fuzz seeds 39425, 64435: (2, -2) of 3 values copies out[1:3] into out[0:2].
+    # PyTorch refuses it where the slices are contiguous (one row) and returns
+    # uninitialised memory otherwise; teachgrad refuses both.
+    words = r"^unsupported operation: some elements of the input tensor and the written-to"
+    for x in (teachgrad.arange(3.0)[None], teachgrad.ones(2, 3)):
+        with pytest.raises(RuntimeError, match=words):
+            F.pad(x, (2, -2), mode="circular")
+    # (3, -2) of 5 values does not overlap: the end is cropped to [x0, x1, x2], which then
+    # wraps around (PyTorch's answer too)
+    out = F.pad(teachgrad.arange(5.0)[None], (3, -2), mode="circular")
+    np.testing.assert_array_equal(out.numpy(), [[0.0, 1.0, 2.0, 0.0, 1.0, 2.0]])
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -578,6 +592,8 @@ CALLS = {
     "conv_transpose2d dilation's length before output_padding's": lambda t, F:
         F.conv_transpose2d(t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=(1, 1, 1),
                            output_padding=(0, 0, 0)),
+    "circular pad between overlapping contiguous slices": lambda t, F: F.pad(
+        t.arange(5.0)[None], (4, -3), mode="circular"),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }
