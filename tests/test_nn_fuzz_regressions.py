@@ -421,6 +421,37 @@ def test_circular_pad_refuses_to_copy_between_overlapping_slices():
     np.testing.assert_array_equal(out.numpy(), [[0.0, 1.0, 2.0, 0.0, 1.0, 2.0]])
 
 
+def test_cross_entropy_ignores_a_label_smoothing_it_does_not_apply():
+    # nn fuzz seeds 53182, 57237: PyTorch smooths only when label_smoothing > 0 and
+    # checks the upper bound only then; -0.1 (or nan) is plain cross entropy. Two classes
+    # of equal logits: log 2 per sample.
+    x = teachgrad.zeros(2, 2, requires_grad=True)
+    for smoothing in (-0.1, float("nan")):
+        loss = F.cross_entropy(x, teachgrad.tensor([0, 1]), label_smoothing=smoothing)
+        assert loss.item() == pytest.approx(np.log(2.0), rel=1e-6)
+        loss = F.cross_entropy(x, teachgrad.full((2, 2), 0.5), label_smoothing=smoothing)
+        assert loss.item() == pytest.approx(np.log(2.0), rel=1e-6)
+    # above 1: refused before nll_loss's own checks (a batch mismatch here)
+    with pytest.raises(RuntimeError, match=r"^label_smoothing must be between 0.0 and 1.0. "
+                                           r"Got: 1.5"):
+        F.cross_entropy(x, teachgrad.tensor([0, 1, 1]), label_smoothing=1.5)
+
+
+def test_cross_entropy_with_probabilities_checks_the_weights_size():
+    # nn fuzz seed 64131 (was a broadcasting error)
+    with pytest.raises(RuntimeError, match=r"^cross_entropy: weight tensor should be defined "
+                       r"either for all 4 classes or no classes but got weight tensor of "
+                       r"shape: \[5\]$"):
+        F.cross_entropy(teachgrad.ones(1, 4), teachgrad.ones(1, 4), weight=teachgrad.ones(5))
+
+
+def test_nll_loss_checks_the_target_dtype_before_a_1d_targets_size():
+    # nn fuzz seed 72320
+    with pytest.raises(RuntimeError, match=r"^expected target dtype to be Long or Byte, but "
+                                           r"got Float"):
+        F.cross_entropy(teachgrad.ones(3), teachgrad.ones(4))
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
@@ -594,6 +625,26 @@ CALLS = {
                            output_padding=(0, 0, 0)),
     "circular pad between overlapping contiguous slices": lambda t, F: F.pad(
         t.arange(5.0)[None], (4, -3), mode="circular"),
+    "cross_entropy label_smoothing -0.1": lambda t, F: F.cross_entropy(
+        t.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, 0.0]], requires_grad=True), t.tensor([2, 0]),
+        label_smoothing=-0.1, reduction="none"),
+    "cross_entropy probabilities label_smoothing -0.1": lambda t, F: F.cross_entropy(
+        t.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, 0.0]], requires_grad=True),
+        t.tensor([[0.25, 0.25, 0.5], [1.0, 0.0, 0.0]]), label_smoothing=-0.1,
+        reduction="none"),
+    "cross_entropy label_smoothing 1.5 before the batch check": lambda t, F: F.cross_entropy(
+        t.ones(2, 3), t.zeros(3, dtype=t.int64), label_smoothing=1.5),
+    "cross_entropy probabilities label_smoothing 1.5 after the weight": lambda t, F:
+        F.cross_entropy(t.ones(2, 3), t.ones(2, 3), weight=t.ones(5), label_smoothing=1.5),
+    "cross_entropy probabilities, 2-d weight": lambda t, F: F.cross_entropy(
+        t.ones(1, 4), t.ones(1, 4), weight=t.ones(2, 2)),
+    "cross_entropy probabilities, 0-d input": lambda t, F: F.cross_entropy(
+        t.ones(()), t.ones(())),
+    "nll_loss 1-d input, float target of 4": lambda t, F: F.nll_loss(t.ones(3), t.ones(4)),
+    "nll_loss weight requiring grad before the target's dtype": lambda t, F: F.nll_loss(
+        t.ones(2, 3), t.zeros(2), weight=t.ones(3, requires_grad=True)),
+    "nll_loss2d weight requiring grad": lambda t, F: F.nll_loss(
+        t.ones(2, 3, 4, 4), t.zeros(2, 4, dtype=t.int64), weight=t.ones(3, requires_grad=True)),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }
@@ -610,7 +661,9 @@ def _outcome(lib, call):
         weights = lib.arange(out.numel(), dtype=out.dtype).reshape(out.shape).mul(0.37).sin()
         leaves = [t for t in _leaves(out.grad_fn)]
         grads = lib.autograd.grad((out * weights).sum(), leaves, allow_unused=True)
-        result.append([None if g is None else np.round(g.numpy(), 5).tolist() for g in grads])
+        # (+ 0.0: a zero gradient's sign is not compared, as in the fuzzer)
+        result.append([None if g is None else (np.round(g.numpy(), 5) + 0.0).tolist()
+                       for g in grads])
     return ("ok", result)
 
 

@@ -700,30 +700,31 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
-    if ndim <= 2:
-        if target_ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
-            raise ValueError(
-                "For 1D input, 1D target must have size 1, but got target size: "
-                f"{target_shape[0]}"
-            )
-    elif ndim == 4:  # (PyTorch's 4-d kernel's own checks)
-        if target_ndim != 3:
-            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
-                               f"targets of dimension: {target_ndim}")
-    else:
+    if ndim == 3 or ndim > 4:  # (nll_loss_nd's check, before it reshapes to 4-d)
         expected = (shape[0], *shape[2:])
         if target_shape != expected:
             raise RuntimeError(
                 f"Expected target size {list(expected)}, got {list(target_shape)}"
             )
+    if weight is not None:  # (autograd's check: before the kernel's own)
+        _not_differentiable("nll_loss_forward" if ndim <= 2 else "nll_loss2d_forward",
+                            "weight", weight)
+    if ndim <= 2:
+        if target_ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif ndim == 4 and target_ndim != 3:  # (PyTorch's 4-d kernel's own check)
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target_ndim}")
     _check_class_target(target)
+    if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
+        raise ValueError(
+            "For 1D input, 1D target must have size 1, but got target size: "
+            f"{target_shape[0]}"
+        )
     _require_floating(input, "nll_loss_out_frame")
     n_classes = shape[1] if ndim >= 2 else shape[0]
     weight_data = None
     if weight is not None:
-        _not_differentiable("nll_loss_forward", "weight", weight)
         if weight.numel() != n_classes:
             raise RuntimeError(
                 "weight tensor should be defined either for all or no classes" if ndim > 2 else
@@ -801,20 +802,29 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
         _CROSS_ENTROPY.check((input, target))
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
-        )
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
                                             label_smoothing, class_dim)
+    # PyTorch smooths only when label_smoothing > 0 (a negative or nan one is ignored),
+    # and checks the upper bound first, before any of nll_loss's checks.
+    _check_label_smoothing(label_smoothing)
     log_probs = log_softmax(input, class_dim)
     loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0:
+    if not label_smoothing > 0:
         return loss
     return _label_smoothing(loss, log_probs, target, weight, ignore_index, reduction,
                             label_smoothing, class_dim)
+
+
+def _check_label_smoothing(label_smoothing: float) -> None:
+    """PyTorch's check, made only where the smoothing is applied (``label_smoothing > 0``)."""
+    if label_smoothing > 0 and not label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+            "\nHint: label_smoothing is the share of each target given to the uniform "
+            "distribution, e.g. 0.1."
+        )
 
 
 def _class_weight_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -836,7 +846,15 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+            f"classes or no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    _check_label_smoothing(label_smoothing)
     log_probs = log_softmax(input, class_dim)
     if label_smoothing > 0:  # (no classes: C's division by 0 is inf, added to nothing)
         share = label_smoothing / n_classes if n_classes else math.inf
