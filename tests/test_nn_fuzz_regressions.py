@@ -445,6 +445,12 @@ def test_cross_entropy_with_probabilities_checks_the_weights_size():
         F.cross_entropy(teachgrad.ones(1, 4), teachgrad.ones(1, 4), weight=teachgrad.ones(5))
 
 
+def test_huber_loss_checks_its_reduction_before_delta():
+    # nn fuzz seed 64424: PyTorch's Python reads the reduction before its kernel's check
+    with pytest.raises(ValueError, match="^avg is not a valid value for reduction"):
+        F.huber_loss(teachgrad.ones(1, 1), teachgrad.zeros(1, 1), reduction="avg", delta=0.0)
+
+
 def test_nll_loss_checks_the_target_dtype_before_a_1d_targets_size():
     # nn fuzz seed 72320
     with pytest.raises(RuntimeError, match=r"^expected target dtype to be Long or Byte, but "
@@ -645,6 +651,12 @@ CALLS = {
         t.ones(2, 3), t.zeros(2), weight=t.ones(3, requires_grad=True)),
     "nll_loss2d weight requiring grad": lambda t, F: F.nll_loss(
         t.ones(2, 3, 4, 4), t.zeros(2, 4, dtype=t.int64), weight=t.ones(3, requires_grad=True)),
+    "huber_loss reduction before delta": lambda t, F: F.huber_loss(
+        t.ones(2), t.zeros(2), reduction="avg", delta=0.0),
+    "huber_loss weight's size before delta": lambda t, F: F.huber_loss(
+        t.ones(2), t.zeros(2), delta=0.0, weight=t.ones(3)),
+    "huber_loss int input, weight": lambda t, F: F.huber_loss(
+        t.ones(2, dtype=t.int64), t.zeros(2, dtype=t.int64), weight=t.ones(2)),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }

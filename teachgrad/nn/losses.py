@@ -97,14 +97,18 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """
     input, target = F._as_tensor(input, "input"), F._as_tensor(target, "target")
     expanded_input, expanded_target = F._broadcast_pair(input, target)
+    # PyTorch's Python checks the reduction (no weight) or the weight's size before its
+    # kernel checks delta and the dtype.
+    if weight is None:
+        reduction = F._check_reduction(reduction)
+    elif weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     F._require_floating(input, "huber_cpu")
     if weight is None:
         return HuberLossBackward0.apply(expanded_input, expanded_target,
-                                        reduction=F._check_reduction(reduction), delta=delta)
-    if weight.shape != input.shape:
-        raise ValueError("Weights and input must have the same size.")
+                                        reduction=reduction, delta=delta)
     weighted = HuberLossBackward0.apply(expanded_input, expanded_target, reduction="none",
                                         delta=delta) * weight
     if reduction not in ("none", "mean", "sum"):
