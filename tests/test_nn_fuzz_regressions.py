@@ -445,6 +445,19 @@ def test_cross_entropy_with_probabilities_checks_the_weights_size():
         F.cross_entropy(teachgrad.ones(1, 4), teachgrad.ones(1, 4), weight=teachgrad.ones(5))
 
 
+def test_the_p_norm_of_one_number_is_its_absolute_value():
+    # nn fuzz seed 54687: float32 0.5 ** 1.5 ** (1 / 1.5) is 0.49999997; PyTorch's norm of
+    # one element is 0.5, so normalize(eps=0.5) meets its clamp_min at the tie, whose
+    # gradient goes to the norm: d(x / |x|)/dx = 0 (teachgrad's 0.49999997 sent 1/eps).
+    for p in (1.5, 3.0, 0.5, -1.5):
+        x = teachgrad.tensor([[0.5], [-0.7], [0.3]])
+        np.testing.assert_array_equal(teachgrad.linalg.vector_norm(x, p, dim=1).numpy(),
+                                      np.float32([0.5, 0.7, 0.3]))
+    x = teachgrad.tensor([[0.5], [-0.5], [2.0]], requires_grad=True)
+    F.normalize(x, p=1.5, eps=0.5).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.0], [0.0], [0.0]], atol=1e-6)
+
+
 def test_huber_loss_checks_its_reduction_before_delta():
     # nn fuzz seed 64424: PyTorch's Python reads the reduction before its kernel's check
     with pytest.raises(ValueError, match="^avg is not a valid value for reduction"):
