@@ -1176,6 +1176,17 @@ SKIPS: list = [
      lambda case, cat, t, o: cat == "teachgrad raised only" and case.op == "pad"
      and case.kwargs.get("mode") == "circular"
      and "refer to a single memory location" in o.payload[1]),
+    # lp_pool with an odd p sums x^p over a window and keeps sign(s)·relu(|s|): where the
+    # sum cancels to 0 in exact arithmetic (0.019 + 1.407 - 0.293 - 1.133), float32
+    # rounding decides between PyTorch's exact 0 (no gradient) and teachgrad's -9e-8 (a
+    # full gradient). teachgrad averages a window along the rows, then the columns (one
+    # separable map per axis); PyTorch adds its cells in one loop. Outputs agree within
+    # tolerance, gradients of such windows do not (seed 64493).
+    ("float32 rounding of a window sum that cancels, at lp_pool's sign()",
+     lambda case, cat, t, o: cat == "grad" and case.op.startswith("lp_pool")
+     and len(case.args) > 1 and isinstance(case.args[1], int | float)
+     and float(case.args[1]) % 2 == 1
+     and any(re.search(r"\[.*-\d", st.source) for st in case.setup)),  # (a negative value)
     # The same for nearest in 1-d and 3-d, the other way round: PyTorch 2.13's forward
     # resamples a size n that a scale factor s keeps (n=3, s=1.3: [x0, x0, x1]), its
     # backward passes the gradient through unchanged (as if the output were the input;
