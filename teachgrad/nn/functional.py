@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
+from .._input_check import DOUBLE, refuses_complex
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from ..autograd.graph import save_constants
@@ -351,6 +352,7 @@ def _check_lambd(input: Tensor, lambd: float) -> None:
         )
 
 
+@refuses_complex("softshrink", lambd=DOUBLE)
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Shrink toward 0: ``x − λ`` above λ, ``x + λ`` below −λ, 0 in between."""
     _require_floating(input, "softshrink_check")
@@ -397,6 +399,7 @@ def _celu(input: Tensor, alpha: float) -> Tensor:
     return _ops.CeluBackward0.apply(input, alpha=alpha)
 
 
+@refuses_complex("celu", alpha=DOUBLE)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, α(e^(x/α) − 1))``: an ELU whose slope at 0 is 1 for every α."""
     if alpha == 0:
@@ -470,6 +473,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     return _ops.RreluWithNoiseBackward0.apply(input, noise=noise)
 
 
+@refuses_complex("rrelu", lower=DOUBLE, upper=DOUBLE)
 def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPER,
           training: bool = False, inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
@@ -784,6 +788,7 @@ _CROSS_ENTROPY = Signatures(
     "int reduction = Mean, int ignore_index = -100, float label_smoothing = 0.0)")
 
 
+@refuses_complex("cross_entropy_loss", label_smoothing=6)
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -990,6 +995,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # ----------------------------------------------------------------------------------------
 # Embedding and normalization
 # ----------------------------------------------------------------------------------------
+@refuses_complex("embedding_renorm_", max_norm=3)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -1044,6 +1050,9 @@ def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
                        norm_type: float) -> None:
     """Shrink, in place and unrecorded, the given rows whose norm exceeds ``max_norm``
     (PyTorch's ``embedding_renorm_``, with its ``1e-7``)."""
+    if type(norm_type) is complex:  # (its argument parser's words; max_norm: refuses_complex)
+        raise TypeError("embedding_renorm_(): argument 'norm_type' (position 4) must be "
+                        "float, not complex")
     from ..autograd.grad_mode import no_grad
     from ..ops.reduce import vector_norm
 
@@ -1058,6 +1067,7 @@ def _shape_list(shape) -> str:
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
+@refuses_complex("layer_norm", eps=5)
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last dimensions (``normalized_shape``): zero mean and unit

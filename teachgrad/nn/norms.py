@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from .. import _creation, _dtypes
+from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
@@ -32,6 +33,7 @@ from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
 
+@refuses_complex("group_norm", eps=5)
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the ``C`` channels into ``num_groups`` groups and normalise each group of each
@@ -74,6 +76,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if x is input else out.to(input.dtype)
 
 
+@refuses_complex("instance_norm", eps=8)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
