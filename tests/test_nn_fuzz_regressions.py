@@ -458,6 +458,19 @@ def test_the_p_norm_of_one_number_is_its_absolute_value():
     np.testing.assert_allclose(x.grad.numpy(), [[0.0], [0.0], [0.0]], atol=1e-6)
 
 
+def test_max_pool_checks_padding_against_the_undilated_kernel_too():
+    # nn fuzz seed 84834: padding 2 is at most half the dilated kernel (5), not half the
+    # kernel 3 itself, which max pooling's kernel checks next
+    with pytest.raises(RuntimeError, match=r"^pad should be smaller than or equal to half of "
+                       r"kernel size, but got padW = 2, padH = 2, kW = 3, kH = 3"):
+        F.max_pool2d(teachgrad.ones(3, 4, 6), 3, padding=2, dilation=2)
+    with pytest.raises(RuntimeError, match=r"but got kT: 3 kW: 5 kH: 4 padT: 1 padW: 3 padH: 2"):
+        F.max_pool3d(teachgrad.ones(1, 2, 6, 5, 4), (3, 4, 5), padding=(1, 2, 3), dilation=2)
+    # padding 1 of kernel 3 with dilation 2 is fine: windows {-1, 1, 3}, {1, 3, 5}
+    out = F.max_pool1d(teachgrad.arange(6.0)[None], 3, stride=2, padding=1, dilation=2)
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 5.0]])
+
+
 def test_huber_loss_checks_its_reduction_before_delta():
     # nn fuzz seed 64424: PyTorch's Python reads the reduction before its kernel's check
     with pytest.raises(ValueError, match="^avg is not a valid value for reduction"):
@@ -670,6 +683,20 @@ CALLS = {
         t.ones(2), t.zeros(2), delta=0.0, weight=t.ones(3)),
     "huber_loss int input, weight": lambda t, F: F.huber_loss(
         t.ones(2, dtype=t.int64), t.zeros(2, dtype=t.int64), weight=t.ones(2)),
+    "batch_norm eps 0 in training": lambda t, F: F.batch_norm(
+        t.ones(2, 3), t.zeros(3), t.ones(3), training=True, eps=0.0),
+    "batch_norm eps 0 in evaluation": lambda t, F: F.batch_norm(
+        t.tensor([[1.0, 2.0, 3.0]]), t.zeros(3), t.ones(3), eps=0.0),
+    "batch_norm negative eps": lambda t, F: F.batch_norm(
+        t.ones(2, 3), t.zeros(3), t.ones(3), eps=-1e-5),
+    "max_pool2d padding over half the undilated kernel": lambda t, F: F.max_pool2d(
+        t.ones(3, 4, 6), 3, padding=2, dilation=2),
+    "max_pool2d padding over half the undilated kernel, indices": lambda t, F: F.max_pool2d(
+        t.ones(1, 3, 4, 6), 3, padding=(2, 1), dilation=(2, 1), return_indices=True),
+    "max_pool1d padding over half the undilated kernel, indices": lambda t, F: F.max_pool1d(
+        t.ones(1, 2, 6), 3, padding=2, dilation=2, return_indices=True),
+    "max_pool3d padding over half the undilated kernel": lambda t, F: F.max_pool3d(
+        t.ones(1, 2, 6, 5, 4), (3, 4, 5), padding=(1, 2, 3), dilation=2),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }
