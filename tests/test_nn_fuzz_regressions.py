@@ -484,6 +484,29 @@ def test_nll_loss_checks_the_target_dtype_before_a_1d_targets_size():
         F.cross_entropy(teachgrad.ones(3), teachgrad.ones(4))
 
 
+def test_reflect_pad_to_an_empty_output_has_a_zero_gradient():
+    # nn fuzz seed 94756: depth 2 padded by (-1, -1) leaves nothing; nothing flows back
+    # (PyTorch 2.13 returns uninitialised memory: a fuzzer skip)
+    x = teachgrad.arange(24.0, dtype=teachgrad.float64).reshape(2, 2, 3, 2).requires_grad_()
+    out = F.pad(x, (0, -1, 2, 1, -1, -1), mode="reflect")
+    assert out.shape == (2, 0, 6, 1)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2, 3, 2)))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialiased_interpolate_to_width_one_resamples_every_row(mode):
+    # nn fuzz seeds 77952, 98012: a column resized (5, 1) -> (6, 1) is the 1-d resampling
+    # of that column, the same as column 0 of the (5, 3) -> (6, 3) resize of three equal
+    # columns (PyTorch 2.13 repeats its first row instead: a fuzzer skip)
+    column = teachgrad.tensor([-2.037, 0.084, 0.696, -0.121, 1.616], dtype=teachgrad.float64)
+    one = F.interpolate(column.reshape(1, 1, 5, 1), size=(6, 1), mode=mode, antialias=True)
+    wide = F.interpolate(column.reshape(1, 1, 5, 1).expand(1, 1, 5, 3).contiguous(),
+                         size=(6, 3), mode=mode, antialias=True)
+    np.testing.assert_allclose(one.numpy().ravel(), wide.numpy()[0, 0, :, 0], rtol=1e-12)
+    assert np.ptp(one.numpy()) > 1.0  # (rows differ)
+
+
 CALLS = {
     "pdist is one node": lambda t, F: F.pdist(t.tensor([[1., 2.], [3., 5.], [0., 1.]],
                                                        requires_grad=True)),
