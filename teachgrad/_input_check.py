@@ -117,7 +117,8 @@ BUILTIN = None  # (a position: the user's own, the function being PyTorch's C++ 
 DOUBLE = "double"  # (a Scalar that PyTorch's kernel converts to a C++ double)
 
 
-def refuses_complex(cpp_name: str, **parameters: int | str | Exception | None) -> Callable:
+def refuses_complex(cpp_name: str, in_place: bool | str = False,
+                    **parameters: int | str | Exception | None) -> Callable:
     """Give ``function`` PyTorch's error for a complex Python number in one of its real
     ``parameters`` (``F.smooth_l1_loss(x, y, beta=1j)``), where teachgrad's own code would
     fail with Python's words ("'<' not supported between instances of 'complex' and
@@ -135,6 +136,9 @@ def refuses_complex(cpp_name: str, **parameters: int | str | Exception | None) -
     * an exception: what PyTorch raises instead (its kernel's own words).
 
     The check is one ``type(...) is complex`` per listed parameter, before the function.
+    A function that changes its input in place (``in_place``: True, or the name of its
+    switch, ``inplace``) first refuses what autograd refuses in place (a leaf that
+    requires grad): PyTorch's kernel converts the Scalar only after that check.
     """
 
     def decorate(function: Callable) -> Callable:
@@ -149,12 +153,27 @@ def refuses_complex(cpp_name: str, **parameters: int | str | Exception | None) -
                 else:
                     value, position = kwargs.get(name), None
                 if type(value) is complex:
+                    if in_place and spec == DOUBLE:
+                        _check_in_place(function, args, kwargs, in_place)
                     raise _complex_error(cpp_name, name, spec, position)
             return function(*args, **kwargs)
 
         return checked
 
     return decorate
+
+
+def _check_in_place(function: Callable, args: tuple, kwargs: dict,
+                    in_place: bool | str) -> None:
+    """Autograd's in-place checks of the input, where this call changes it in place."""
+    if isinstance(in_place, str):
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if not bound.arguments.get(in_place):
+            return
+    target = args[0] if args else kwargs.get("input")
+    if isinstance(target, Tensor):
+        target._check_inplace()
 
 
 def _complex_error(cpp_name: str, name: str, spec: int | str | Exception | None,

@@ -293,6 +293,13 @@ NN_SCALARS = [
      "value cannot be converted to type double without overflow"),
     (f"{_F}celu({_X}, 1j)", RuntimeError,
      "value cannot be converted to type double without overflow"),
+    # (in place, autograd's check of a leaf comes first, as in PyTorch)
+    (f"{_F}celu(torch.ones(2, requires_grad=True), 1j, inplace=True)", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (f"{_F}hardtanh_(torch.ones(2, requires_grad=True), 1j)", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (f"{_F}rrelu(torch.ones(2, requires_grad=True), 1j, inplace=True)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
     (f"{_F}softshrink({_X}, 1j)", RuntimeError,
      "value cannot be converted to type double without overflow"),
     (f"{_F}rrelu({_X}, 1j)", RuntimeError,

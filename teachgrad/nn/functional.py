@@ -399,7 +399,7 @@ def _celu(input: Tensor, alpha: float) -> Tensor:
     return _ops.CeluBackward0.apply(input, alpha=alpha)
 
 
-@refuses_complex("celu", alpha=DOUBLE)
+@refuses_complex("celu", in_place="inplace", alpha=DOUBLE)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, α(e^(x/α) − 1))``: an ELU whose slope at 0 is 1 for every α."""
     if alpha == 0:

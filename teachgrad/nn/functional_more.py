@@ -39,7 +39,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return F.leaky_relu(input, negative_slope, inplace=True)
 
 
-@refuses_complex("hardtanh_", min_val=DOUBLE, max_val=DOUBLE)
+@refuses_complex("hardtanh_", in_place=True, min_val=DOUBLE, max_val=DOUBLE)
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """``F.hardtanh(input, min_val, max_val, inplace=True)``."""
     return F.hardtanh(input, min_val, max_val, inplace=True)
