@@ -471,6 +471,14 @@ def test_max_pool_checks_padding_against_the_undilated_kernel_too():
     np.testing.assert_array_equal(out.numpy(), [[3.0, 5.0]])
 
 
+def test_group_norm_checks_one_value_per_group_before_the_divisibility():
+    # nn fuzz --ops seed 201515: PyTorch's Python verifies the sizes [1·4 // 3, 3, 1] (one
+    # value) before its kernel finds that 3 groups do not divide 4 channels
+    with pytest.raises(ValueError, match=r"^Expected more than 1 value per channel when "
+                                         r"training, got input size \[1, 3, 1\]"):
+        F.group_norm(teachgrad.ones(1, 4, 1), 3)
+
+
 def test_huber_loss_checks_its_reduction_before_delta():
     # nn fuzz seed 64424: PyTorch's Python reads the reduction before its kernel's check
     with pytest.raises(ValueError, match="^avg is not a valid value for reduction"):
@@ -720,6 +728,8 @@ CALLS = {
         t.ones(1, 2, 6), 3, padding=2, dilation=2, return_indices=True),
     "max_pool3d padding over half the undilated kernel": lambda t, F: F.max_pool3d(
         t.ones(1, 2, 6, 5, 4), (3, 4, 5), padding=(1, 2, 3), dilation=2),
+    "group_norm one value per group before the divisibility": lambda t, F: F.group_norm(
+        t.ones(1, 4, 1), 3),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }

@@ -52,15 +52,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     n, c, *spatial = input.shape
     if num_groups == 0:  # (PyTorch's _verify_batch_size divides by it first)
         raise ZeroDivisionError("integer division or modulo by zero")
+    if n * c // num_groups * math.prod(spatial) == 1:  # PyTorch's _verify_batch_size,
+        raise ValueError(                                # in its Python, before its kernel
+            "Expected more than 1 value per channel when training, got input size "
+            f"{[n * c // num_groups, num_groups, *spatial]}"
+        )
     if c % num_groups != 0:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
-        )
-    if n * c // num_groups * math.prod(spatial) == 1:  # PyTorch's _verify_batch_size
-        raise ValueError(
-            "Expected more than 1 value per channel when training, got input size "
-            f"{[n * c // num_groups, num_groups, *spatial]}"
         )
     for name, param in (("weight", weight), ("bias", bias)):
         if param is not None and (param.dim() != 1 or param.numel() != c):
