@@ -1211,6 +1211,11 @@ SKIPS: list = [
     ("PyTorch bug: 1-d/3-d nearest interpolate keeping a size copies only in backward",
      lambda case, cat, t, o: cat == "grad" and case.op == "interpolate"
      and _nearest_keeps_a_size(case)),
+    # And bicubic keeping every size (3x3 at scale 1.3): its forward resamples, its
+    # backward passes the gradient through (focused seed 200903; bilinear copies in both).
+    ("PyTorch bug: bicubic interpolate keeping every size copies only in backward",
+     lambda case, cat, t, o: cat == "grad" and case.op == "interpolate"
+     and _bicubic_keeps_every_size(case)),
     # A normalisation over groups of one element (or of equal values): the output is 0
     # and its gradient 0 up to PyTorch's float32 rounding, which 1/sqrt(eps) magnifies to
     # 1e-4 (the gradient) or 3e-5 (the output: its rounding error times 1/sqrt(1e-5) and
@@ -1317,6 +1322,18 @@ def _pad_empties(case: Case) -> bool:
 def _antialias_keeps_a_size(case: Case) -> bool:
     """Does an antialiased interpolate by a scale factor (not 1) keep some size n?"""
     return bool(case.kwargs.get("antialias")) and _scale_keeps_a_size(case)
+
+
+def _bicubic_keeps_every_size(case: Case) -> bool:
+    """Does a bicubic interpolate by scale factors (one not 1) keep every size?"""
+    kw = case.kwargs
+    shape = _leaf_shape(case, str(case.args[0])) if case.args else None
+    if kw.get("mode") != "bicubic" or shape is None or len(shape) != 4 \
+            or not _scale_keeps_a_size(case):
+        return False
+    factors = kw["scale_factor"]
+    factors = factors if isinstance(factors, tuple) else (factors, factors)
+    return all(math.floor(n * s) == n for n, s in zip(shape[2:], factors))
 
 
 def _nearest_keeps_a_size(case: Case) -> bool:

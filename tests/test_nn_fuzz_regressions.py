@@ -492,6 +492,17 @@ def test_nll_loss_checks_the_target_dtype_before_a_1d_targets_size():
         F.cross_entropy(teachgrad.ones(3), teachgrad.ones(4))
 
 
+def test_bicubic_interpolate_keeping_its_size_is_differentiated_as_it_resamples():
+    # focused nn fuzz seed 200903: 3x3 at scale 1.3 stays 3x3 but is resampled (source
+    # rows i / 1.3); PyTorch 2.13's backward passes the gradient through unchanged
+    x = teachgrad.arange(9, dtype=teachgrad.float64).mul(0.7).sin().reshape(1, 1, 3, 3)
+    x.requires_grad_()
+    def resize(t):
+        return F.interpolate(t, scale_factor=1.3, mode="bicubic")
+    assert not np.allclose(resize(x).detach().numpy(), x.detach().numpy())
+    assert teachgrad.autograd.gradcheck(resize, (x,))
+
+
 def test_reflect_pad_to_an_empty_output_has_a_zero_gradient():
     # nn fuzz seed 94756: depth 2 padded by (-1, -1) leaves nothing; nothing flows back
     # (PyTorch 2.13 returns uninitialised memory: a fuzzer skip)
