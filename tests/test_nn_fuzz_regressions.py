@@ -479,6 +479,20 @@ def test_group_norm_checks_one_value_per_group_before_the_divisibility():
         F.group_norm(teachgrad.ones(1, 4, 1), 3)
 
 
+def test_embedding_with_max_norm_renormalises_before_its_lookup_checks():
+    # nn fuzz seed 111529: PyTorch's embedding_renorm_ selects each distinct index (sorted)
+    # before the lookup: the smallest index outside [-3, 3) is named by select()
+    with pytest.raises(IndexError, match=r"^select\(\): index -4 out of range for tensor of "
+                                         r"size \[3, 3\] at dimension 0"):
+        F.embedding(teachgrad.tensor([[7, 0, -4, 5]]), teachgrad.ones(3, 3), max_norm=0.5)
+    # -1 selects the last row (renormalised in place to norm 0.5), then the lookup refuses it
+    weight = teachgrad.ones(3, 4)
+    with pytest.raises(IndexError, match=r"^index out of range in self"):
+        F.embedding(teachgrad.tensor([-1]), weight, max_norm=0.5)
+    np.testing.assert_allclose(weight.numpy()[2], [0.25] * 4, rtol=1e-6)
+    np.testing.assert_array_equal(weight.numpy()[:2], np.ones((2, 4)))
+
+
 def test_huber_loss_checks_its_reduction_before_delta():
     # nn fuzz seed 64424: PyTorch's Python reads the reduction before its kernel's check
     with pytest.raises(ValueError, match="^avg is not a valid value for reduction"):
@@ -741,6 +755,12 @@ CALLS = {
         t.ones(1, 2, 6, 5, 4), (3, 4, 5), padding=(1, 2, 3), dilation=2),
     "group_norm one value per group before the divisibility": lambda t, F: F.group_norm(
         t.ones(1, 4, 1), 3),
+    "embedding max_norm, 0-d index out of range": lambda t, F: F.embedding(
+        t.tensor(3), t.ones(3, 3, dtype=t.float64), max_norm=0.5),
+    "embedding max_norm, two indices out of range": lambda t, F: F.embedding(
+        t.tensor([[7, 0, -4, 5]]), t.ones(3, 3), max_norm=0.5),
+    "embedding max_norm, index -1": lambda t, F: F.embedding(
+        t.tensor([-1]), t.ones(3, 3), max_norm=0.5),
     "conv_transpose2d negative dilation": lambda t, F: F.conv_transpose2d(
         t.ones(1, 2, 4, 4), t.ones(2, 1, 3, 3), dilation=-1),
 }

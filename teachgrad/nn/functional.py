@@ -1027,6 +1027,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
+    if max_norm is not None:  # (PyTorch's Python renormalises before the lookup checks)
+        _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
     outside = (indices < 0) | (indices >= num_embeddings)
     if outside.any():
         raise IndexError(
@@ -1039,8 +1041,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             "embedding(sparse=True) needs sparse gradients, which teachgrad does not have; "
             "use sparse=False"
         )
-    if max_norm is not None:
-        _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
     out = EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
                                    scale_grad_by_freq=scale_grad_by_freq, given=input._data)
     return saving_indices(out, (input,))  # (backward refuses indices changed since)
@@ -1053,6 +1053,14 @@ def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
     if type(norm_type) is complex:  # (its argument parser's words; max_norm: refuses_complex)
         raise TypeError("embedding_renorm_(): argument 'norm_type' (position 4) must be "
                         "float, not complex")
+    n = weight.shape[0]
+    outside = rows[(rows < -n) | (rows >= n)]  # (rows: sorted; each one is select()ed)
+    if outside.size:
+        raise IndexError(
+            f"select(): index {outside[0]} out of range for tensor of size "
+            f"{list(weight.shape)} at dimension 0"
+            f"\nHint: the table has {n} rows (indices 0..{n - 1})."
+        )
     from ..autograd.grad_mode import no_grad
     from ..ops.reduce import vector_norm
 
