@@ -85,6 +85,12 @@ KNOWN = {
     # 4e-4 in some weights: teachgrad's emulation (optim/muon.py, which documents this
     # for large matrices) rounds b·G + c·G² in float32 before bfloat16. Open: not fixed.
     39975: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
+    # ASGD with lr a float32 0-d tensor: eta = lr / (1 + lambd·lr·step) ** 0.75 runs on
+    # float32 tensors, and NumPy's float32 power rounds 1.0000050 ** 0.75 (31.5 ulps above
+    # 1, less 2e-5 ulp) up where PyTorch's rounds it down: eta differs by one ulp, the
+    # parameters by 1e-9 relative at the next step, beyond the float64 tolerance. Open:
+    # teachgrad's float32 pow is NumPy's.
+    46481: "ASGD: float32 x ** 0.75 one ulp from PyTorch's in eta (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
