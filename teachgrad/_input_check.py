@@ -143,3 +143,81 @@ def add_input_checks(namespace: dict, prefix: str = "",
             continue
         namespace[name] = checks_input(value, shown_name(name, prefix),
                                        value.__name__.lstrip("_"))
+
+# ----------------------------------------------------------------------------------------
+# A complex number where PyTorch takes a real one
+# ----------------------------------------------------------------------------------------
+BUILTIN = None  # (a position: the user's own, the function being PyTorch's C++ binding)
+DOUBLE = "double"  # (a Scalar that PyTorch's kernel converts to a C++ double)
+
+
+def refuses_complex(cpp_name: str, in_place: bool | str = False,
+                    **parameters: int | str | Exception | None) -> Callable:
+    """Give ``function`` PyTorch's error for a complex Python number in one of its real
+    ``parameters`` (``F.smooth_l1_loss(x, y, beta=1j)``), where teachgrad's own code would
+    fail with Python's words ("'<' not supported between instances of 'complex' and
+    'int'") or take the number silently.
+
+    Each parameter names how PyTorch refuses it:
+
+    * a position: its argument parser, called by PyTorch's Python with the number at that
+      position of ``cpp_name``: ``TypeError: smooth_l1_loss(): argument 'beta' (position
+      4) must be float, not complex``;
+    * ``BUILTIN``: the same, the function being PyTorch's binding itself, so the position
+      is the caller's own (none for a keyword argument);
+    * ``DOUBLE``: a Scalar its kernel converts to double: ``RuntimeError: value cannot be
+      converted to type double without overflow``;
+    * an exception: what PyTorch raises instead (its kernel's own words).
+
+    The check is one ``type(...) is complex`` per listed parameter, before the function.
+    A function that changes its input in place (``in_place``: True, or the name of its
+    switch, ``inplace``) first refuses what autograd refuses in place (a leaf that
+    requires grad): PyTorch's kernel converts the Scalar only after that check.
+    """
+
+    def decorate(function: Callable) -> Callable:
+        names = list(inspect.signature(function).parameters)
+        checks = tuple((name, names.index(name), spec) for name, spec in parameters.items())
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            for name, index, spec in checks:
+                if index < len(args):
+                    value, position = args[index], index + 1
+                else:
+                    value, position = kwargs.get(name), None
+                if type(value) is complex:
+                    if in_place and spec == DOUBLE:
+                        _check_in_place(function, args, kwargs, in_place)
+                    raise _complex_error(cpp_name, name, spec, position)
+            return function(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def _check_in_place(function: Callable, args: tuple, kwargs: dict,
+                    in_place: bool | str) -> None:
+    """Autograd's in-place checks of the input, where this call changes it in place."""
+    if isinstance(in_place, str):
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if not bound.arguments.get(in_place):
+            return
+    target = args[0] if args else kwargs.get("input")
+    if isinstance(target, Tensor):
+        target._check_inplace()
+
+
+def _complex_error(cpp_name: str, name: str, spec: int | str | Exception | None,
+                   position: int | None) -> Exception:
+    hint = ("\nHint: teachgrad's tensors are real, and so are its parameters: pass a "
+            "float.")
+    if isinstance(spec, Exception):
+        return type(spec)(*spec.args)
+    if spec == DOUBLE:
+        return RuntimeError("value cannot be converted to type double without overflow" + hint)
+    where = spec if spec is not BUILTIN else position
+    at = f" (position {where})" if where is not None else ""
+    return TypeError(f"{cpp_name}(): argument '{name}'{at} must be float, not complex" + hint)

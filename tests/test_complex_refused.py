@@ -228,3 +228,125 @@ def test_alpha_gradients_are_scaled():
     a.sub(b, alpha=0.5).sum().backward()  # d/db of a - 0.5 b is -0.5
     assert a.grad.tolist() == [1.0, 1.0]
     assert b.grad.tolist() == [-0.5, -0.5]
+
+
+# nn.functional's real parameters given a complex number: PyTorch's argument parser
+# ("must be float, not complex", at the position PyTorch's Python passes it), its
+# kernels' conversion to double, or its own words (one mechanism:
+# _input_check.refuses_complex). teachgrad adds a Hint line.
+_X = "torch.tensor([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2]])"
+_Y = "torch.tensor([[0.1, -0.5, 1.0], [0.2, 0.3, 0.4]])"
+_F = "torch.nn.functional."
+NN_SCALARS = [
+    (f"{_F}smooth_l1_loss({_X}, {_Y}, beta=1j)", TypeError,
+     "smooth_l1_loss(): argument 'beta' (position 4) must be float, not complex"),
+    (f"{_F}huber_loss({_X}, {_Y}, delta=1j)", TypeError,
+     "huber_loss(): argument 'delta' (position 4) must be float, not complex"),
+    (f"{_F}margin_ranking_loss({_X}, {_Y}, {_Y}, margin=1j)", TypeError,
+     "margin_ranking_loss(): argument 'margin' (position 4) must be float, not complex"),
+    (f"{_F}hinge_embedding_loss({_X}, {_Y}, 1j)", TypeError,
+     "hinge_embedding_loss(): argument 'margin' (position 3) must be float, not complex"),
+    (f"{_F}cosine_embedding_loss({_X}, {_Y}, torch.tensor([1., -1.]), margin=1j)", TypeError,
+     "cosine_embedding_loss(): argument 'margin' (position 4) must be float, not complex"),
+    (f"{_F}triplet_margin_loss({_X}, {_Y}, {_Y}, p=1j)", TypeError,
+     "triplet_margin_loss(): argument 'p' (position 5) must be float, not complex"),
+    (f"{_F}triplet_margin_loss({_X}, {_Y}, {_Y}, eps=1j)", TypeError,
+     "triplet_margin_loss(): argument 'eps' (position 6) must be float, not complex"),
+    (f"{_F}poisson_nll_loss({_X}, {_Y}, eps=1j)", TypeError,
+     "poisson_nll_loss(): argument 'eps' (position 5) must be float, not complex"),
+    (f"{_F}cross_entropy({_X}, torch.tensor([0, 2]), label_smoothing=1j)", TypeError,
+     "cross_entropy_loss(): argument 'label_smoothing' (position 6) must be float, not "
+     "complex"),
+    (f"{_F}pairwise_distance({_X}, {_Y}, p=1j)", TypeError,
+     "pairwise_distance(): argument 'p' must be float, not complex"),
+    (f"{_F}pairwise_distance({_X}, {_Y}, 1j)", TypeError,
+     "pairwise_distance(): argument 'p' (position 3) must be float, not complex"),
+    (f"{_F}cosine_similarity({_X}, {_Y}, eps=1j)", TypeError,
+     "cosine_similarity(): argument 'eps' must be float, not complex"),
+    (f"{_F}pdist({_X}, p=1j)", TypeError, "pdist(): argument 'p' must be float, not complex"),
+    (f"{_F}layer_norm({_X}, (3,), eps=1j)", TypeError,
+     "layer_norm(): argument 'eps' (position 5) must be float, not complex"),
+    (f"{_F}rms_norm({_X}, (3,), eps=1j)", TypeError,
+     "rms_norm(): argument 'eps' (position 4) must be float, not complex"),
+    (f"{_F}group_norm(torch.ones(1, 2, 4), 1, eps=1j)", TypeError,
+     "group_norm(): argument 'eps' (position 5) must be float, not complex"),
+    (f"{_F}instance_norm(torch.ones(1, 2, 4), eps=1j)", TypeError,
+     "instance_norm(): argument 'eps' (position 8) must be float, not complex"),
+    (f"{_F}batch_norm({_X}, torch.zeros(3), torch.ones(3), training=True, momentum=1j)",
+     TypeError, "batch_norm(): argument 'momentum' (position 7) must be float, not complex"),
+    (f"{_F}batch_norm({_X}, torch.zeros(3), torch.ones(3), eps=1j)", TypeError,
+     "'<' not supported between instances of 'complex' and 'float'"),
+    (f"{_F}pad({_X}, (1, 1), value=1j)", TypeError,
+     "pad(): argument 'value' (position 4) must be float, not complex"),
+    (f"{_F}embedding(torch.tensor([0, 2]), torch.ones(3, 2), max_norm=1j)", TypeError,
+     "embedding_renorm_(): argument 'max_norm' (position 3) must be float, not complex"),
+    (f"{_F}embedding(torch.tensor([0, 2]), torch.ones(3, 2), max_norm=1., norm_type=1j)",
+     TypeError,
+     "embedding_renorm_(): argument 'norm_type' (position 4) must be float, not complex"),
+    (f"{_F}scaled_dot_product_attention(torch.ones(1, 2, 3), torch.ones(1, 2, 3), "
+     "torch.ones(1, 2, 3), scale=1j)", TypeError,
+     "scaled_dot_product_attention(): argument 'scale' must be float, not complex"),
+    (f"{_F}scaled_dot_product_attention(torch.ones(1, 2, 3), torch.ones(1, 2, 3), "
+     "torch.ones(1, 2, 3), dropout_p=1j)", TypeError,
+     "scaled_dot_product_attention(): argument 'dropout_p' must be float, not complex"),
+    (f"{_F}hardtanh_({_X}, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}celu({_X}, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    # (in place, autograd's check of a leaf comes first, as in PyTorch)
+    (f"{_F}celu(torch.ones(2, requires_grad=True), 1j, inplace=True)", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (f"{_F}hardtanh_(torch.ones(2, requires_grad=True), 1j)", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (f"{_F}rrelu(torch.ones(2, requires_grad=True), 1j, inplace=True)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}softshrink({_X}, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}rrelu({_X}, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}rrelu({_X}, 0.1, 1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}gaussian_nll_loss({_X}, {_Y}, torch.ones(2, 3), eps=1j)", RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (f"{_F}normalize({_X}, p=1j)", RuntimeError,
+     "linalg.vector_norm: Expected a non-complex scalar as the order of norm."),
+    (f"{_F}normalize({_X}, eps=1j)", NotImplementedError,
+     "clamp is not supported for complex types"),
+    ("torch.nn.utils.clip_grad_norm_([torch.ones(2)], 1j)", TypeError,
+     "float() argument must be a string or a real number, not 'complex'"),
+    # (PyTorch 2.13's own Python compares the number first: Python's TypeError is its
+    # answer too, and teachgrad's already)
+    (f"{_F}hardtanh({_X}, 1j)", TypeError,
+     "'>' not supported between instances of 'complex' and 'float'"),
+    (f"{_F}hardtanh({_X}, -1.0, 1j)", TypeError,
+     "'>' not supported between instances of 'float' and 'complex'"),
+    (f"{_F}dropout({_X}, 1j)", TypeError,
+     "'<' not supported between instances of 'complex' and 'float'"),
+    (f"{_F}dropout2d(torch.ones(1, 2, 4, 4), 1j)", TypeError,
+     "'<' not supported between instances of 'complex' and 'float'"),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), NN_SCALARS)
+def test_nn_functional_refuses_a_complex_scalar_in_pytorchs_words(code, kind, message):
+    with pytest.raises(kind) as error:
+        _run(code, teachgrad)
+    assert str(error.value).split("\nHint:")[0] == message
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), NN_SCALARS)
+def test_pytorch_refuses_the_complex_scalar_alike(code, kind, message):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(kind) as error:
+        _run(code, torch)
+    assert str(error.value).split("\n")[0] == message
+
+
+def test_refused_complex_scalars_leave_the_tensors_as_they_were():
+    x = teachgrad.tensor([0.5, -2.0])
+    with pytest.raises(RuntimeError):
+        teachgrad.nn.functional.hardtanh_(x, 1j)
+    np.testing.assert_array_equal(x.numpy(), np.float32([0.5, -2.0]))
+    with pytest.raises(TypeError):
+        teachgrad.nn.functional.batch_norm(teachgrad.ones(2, 2), x.clone(), x.clone(),
+                                           training=True, momentum=1j)

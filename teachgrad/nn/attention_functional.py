@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from .._creation import zeros
+from .._input_check import BUILTIN, refuses_complex
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..ops import linalg as _linalg
@@ -257,6 +258,7 @@ def _expand_groups(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, T
     return key, value
 
 
+@refuses_complex("scaled_dot_product_attention", dropout_p=BUILTIN, scale=BUILTIN)
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, *, scale: float | None = None,

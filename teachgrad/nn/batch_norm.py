@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._input_check import refuses_complex
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
 from ..ops.index import saving_indices
@@ -24,6 +25,7 @@ from ..ops.quiet_mean import mean_of
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
+@refuses_complex("batch_norm", momentum=7)
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
@@ -44,6 +46,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             "Expected more than 1 value per channel when training, got input size "
             f"{input.shape}"
         )
+    if training and eps <= 0.0:  # (PyTorch 2.13's Python checks, in its words)
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if momentum is None:  # (nn.BatchNorm's momentum=None is resolved by the module)
         raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
                         "NoneType")

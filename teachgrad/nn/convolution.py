@@ -51,6 +51,37 @@ def as_tuple(value: IntOrTuple, d: int, name: str) -> tuple[int, ...]:
     return values * d if len(values) == 1 else values
 
 
+def _refuse_weight_dims(x: Tensor, weight: Tensor, d: int, **params: IntOrTuple) -> None:
+    """A weight of another dimensionality than ``conv{d}d``'s: PyTorch expands ``stride``,
+    ``padding``, ``dilation`` and ``output_padding`` (in that order) to the weight's
+    ``weight.ndim - 2`` spatial dimensions, not to ``d``, so a list of ``d`` values is
+    refused in those words; what passes is checked for sign, then the input's
+    dimensionality is refused (``x``: the batched input)."""
+    k = weight.ndim - 2
+    expanded = {}
+    for name, value in params.items():
+        values = (value,) * d if isinstance(value, int) else tuple(value)
+        if len(values) not in (1, k):
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of {k} values to "
+                f"match the convolution dimensions, but got {name}={_shape(values)}"
+            )
+        expanded[name] = values
+    if any(p < 0 for p in expanded["padding"]):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in expanded["output_padding"]):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in expanded["stride"]):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(dil < 0 for dil in expanded["dilation"]):
+        raise RuntimeError("dilation should be greater than zero")
+    raise RuntimeError(
+        f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+        f"{_shape(weight.shape)}, but got {x.ndim}-dimensional input of size "
+        f"{_shape(x.shape)} instead"
+    )
+
+
 def _padding(padding: IntOrTuple | str, kernel: tuple[int, ...], stride: tuple[int, ...],
              dilation: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """One ``(before, after)`` pair per spatial dimension."""
@@ -205,14 +236,18 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
     if padding == "same":
         _check_same(input if input.ndim == d + 2 else input.unsqueeze(0), weight, stride,
                     dilation)
+    if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight
+        # (padding='valid' passes [0] for padding and output_padding, the numbers d zeros)
+        zeros = (0,) if isinstance(padding, str) else 0
+        _refuse_weight_dims(input if input.ndim == d + 2 else input.unsqueeze(0), weight, d,
+                            stride=stride, padding=zeros if isinstance(padding, str) else padding,
+                            dilation=dilation, output_padding=zeros)
+    # PyTorch checks the lengths (stride, padding, dilation), then the padding's sign
     stride_t = as_tuple(stride, d, "stride")
+    if not isinstance(padding, str):
+        as_tuple(padding, d, "padding")
     dilation_t = as_tuple(dilation, d, "dilation")
-    if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight, hence this wording
-        raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
-            f"values to match the convolution dimensions, but got stride={_shape(stride_t)}"
-        )
-    if not isinstance(padding, str):  # PyTorch checks a padding's length and sign first
+    if not isinstance(padding, str):
         _padding(padding, tuple(weight.shape[2:]), stride_t, dilation_t)
     if any(s <= 0 for s in stride_t):
         raise RuntimeError("non-positive stride is not supported")
@@ -350,21 +385,21 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
         raise RuntimeError("non-positive groups is not supported")
     batched = input.ndim == d + 2
     x = input if batched else input.unsqueeze(0)
+    if weight.ndim != d + 2:  # PyTorch counts dimensions from the weight
+        _refuse_weight_dims(x, weight, d, stride=stride, padding=padding, dilation=dilation,
+                            output_padding=output_padding)
     stride_t = as_tuple(stride, d, "stride")
     pads = as_tuple(padding, d, "padding")
-    extra = as_tuple(output_padding, d, "output_padding")
     dilation_t = as_tuple(dilation, d, "dilation")
-    if weight.ndim < d + 2:  # PyTorch counts dimensions from the weight, hence this wording
-        raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
-            f"values to match the convolution dimensions, but got stride={_shape(stride_t)}"
-        )
+    extra = as_tuple(output_padding, d, "output_padding")
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in extra):
         raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride_t):
         raise RuntimeError("non-positive stride is not supported")
+    if any(dil < 0 for dil in dilation_t):  # (a zero dilation is the kernel's check, below)
+        raise RuntimeError("dilation should be greater than zero")
     if weight.ndim != x.ndim:
         raise RuntimeError(
             f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "

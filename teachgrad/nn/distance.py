@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import result_type
+from .._input_check import BUILTIN, refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import pointwise
@@ -39,6 +40,7 @@ def _norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
     return NormBackward1.apply(input, ord=float(p), dims=dims, keepdim=keepdim)
 
 
+@refuses_complex("pairwise_distance", p=BUILTIN, eps=BUILTIN)
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The p-norm distance between corresponding rows: ``‖x1 − x2 + eps‖ₚ`` over the last
@@ -54,6 +56,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return _norm(x1 - x2 + eps, p, innermost, keepdim)
 
 
+@refuses_complex("cosine_similarity", eps=BUILTIN)
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim``: 1 for vectors pointing the same way, 0 for
     perpendicular ones, −1 for opposite ones.
@@ -87,6 +90,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
 
 
+@refuses_complex("normalize", p=RuntimeError(
+    "linalg.vector_norm: Expected a non-complex scalar as the order of norm."),
+    eps=NotImplementedError("clamp is not supported for complex types"))
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """Divide by the p-norm along ``dim`` (at least ``eps``): unit-length vectors.

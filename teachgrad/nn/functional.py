@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
+from .._input_check import DOUBLE, refuses_complex
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from ..ops import activation as _activation
@@ -351,6 +352,7 @@ def _check_lambd(input: Tensor, lambd: float) -> None:
         )
 
 
+@refuses_complex("softshrink", lambd=DOUBLE)
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Shrink toward 0: ``x − λ`` above λ, ``x + λ`` below −λ, 0 in between."""
     _require_floating(input, "softshrink_check")
@@ -397,6 +399,7 @@ def _celu(input: Tensor, alpha: float) -> Tensor:
     return _ops.CeluBackward0.apply(input, alpha=alpha)
 
 
+@refuses_complex("celu", in_place="inplace", alpha=DOUBLE)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, α(e^(x/α) − 1))``: an ELU whose slope at 0 is 1 for every α."""
     if alpha == 0:
@@ -470,6 +473,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     return _ops.RreluWithNoiseBackward0.apply(input, noise=noise)
 
 
+@refuses_complex("rrelu", lower=DOUBLE, upper=DOUBLE)
 def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPER,
           training: bool = False, inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
@@ -700,30 +704,31 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
-    if ndim <= 2:
-        if target_ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
-            raise ValueError(
-                "For 1D input, 1D target must have size 1, but got target size: "
-                f"{target_shape[0]}"
-            )
-    elif ndim == 4:  # (PyTorch's 4-d kernel's own checks)
-        if target_ndim != 3:
-            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
-                               f"targets of dimension: {target_ndim}")
-    else:
+    if ndim == 3 or ndim > 4:  # (nll_loss_nd's check, before it reshapes to 4-d)
         expected = (shape[0], *shape[2:])
         if target_shape != expected:
             raise RuntimeError(
                 f"Expected target size {list(expected)}, got {list(target_shape)}"
             )
+    if weight is not None:  # (autograd's check: before the kernel's own)
+        _not_differentiable("nll_loss_forward" if ndim <= 2 else "nll_loss2d_forward",
+                            "weight", weight)
+    if ndim <= 2:
+        if target_ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif ndim == 4 and target_ndim != 3:  # (PyTorch's 4-d kernel's own check)
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target_ndim}")
     _check_class_target(target)
+    if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
+        raise ValueError(
+            "For 1D input, 1D target must have size 1, but got target size: "
+            f"{target_shape[0]}"
+        )
     _require_floating(input, "nll_loss_out_frame")
     n_classes = shape[1] if ndim >= 2 else shape[0]
     weight_data = None
     if weight is not None:
-        _not_differentiable("nll_loss_forward", "weight", weight)
         if weight.numel() != n_classes:
             raise RuntimeError(
                 "weight tensor should be defined either for all or no classes" if ndim > 2 else
@@ -783,6 +788,7 @@ _CROSS_ENTROPY = Signatures(
     "int reduction = Mean, int ignore_index = -100, float label_smoothing = 0.0)")
 
 
+@refuses_complex("cross_entropy_loss", label_smoothing=6)
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -801,20 +807,29 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
         _CROSS_ENTROPY.check((input, target))
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
-        )
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
                                             label_smoothing, class_dim)
+    # PyTorch smooths only when label_smoothing > 0 (a negative or nan one is ignored),
+    # and checks the upper bound first, before any of nll_loss's checks.
+    _check_label_smoothing(label_smoothing)
     log_probs = log_softmax(input, class_dim)
     loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0:
+    if not label_smoothing > 0:
         return loss
     return _label_smoothing(loss, log_probs, target, weight, ignore_index, reduction,
                             label_smoothing, class_dim)
+
+
+def _check_label_smoothing(label_smoothing: float) -> None:
+    """PyTorch's check, made only where the smoothing is applied (``label_smoothing > 0``)."""
+    if label_smoothing > 0 and not label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+            "\nHint: label_smoothing is the share of each target given to the uniform "
+            "distribution, e.g. 0.1."
+        )
 
 
 def _class_weight_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -836,7 +851,15 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+            f"classes or no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    _check_label_smoothing(label_smoothing)
     log_probs = log_softmax(input, class_dim)
     if label_smoothing > 0:  # (no classes: C's division by 0 is inf, added to nothing)
         share = label_smoothing / n_classes if n_classes else math.inf
@@ -972,6 +995,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # ----------------------------------------------------------------------------------------
 # Embedding and normalization
 # ----------------------------------------------------------------------------------------
+@refuses_complex("embedding_renorm_", max_norm=3)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -1003,6 +1027,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
+    if max_norm is not None:  # (PyTorch's Python renormalises before the lookup checks)
+        _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
     outside = (indices < 0) | (indices >= num_embeddings)
     if outside.any():
         raise IndexError(
@@ -1015,8 +1041,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             "embedding(sparse=True) needs sparse gradients, which teachgrad does not have; "
             "use sparse=False"
         )
-    if max_norm is not None:
-        _embedding_renorm_(weight, np.unique(indices), max_norm, norm_type)
     out = EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
                                    scale_grad_by_freq=scale_grad_by_freq, given=input._data)
     return saving_indices(out, (input,))  # (backward refuses indices changed since)
@@ -1026,6 +1050,17 @@ def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
                        norm_type: float) -> None:
     """Shrink, in place and unrecorded, the given rows whose norm exceeds ``max_norm``
     (PyTorch's ``embedding_renorm_``, with its ``1e-7``)."""
+    if type(norm_type) is complex:  # (its argument parser's words; max_norm: refuses_complex)
+        raise TypeError("embedding_renorm_(): argument 'norm_type' (position 4) must be "
+                        "float, not complex")
+    n = weight.shape[0]
+    outside = rows[(rows < -n) | (rows >= n)]  # (rows: sorted; each one is select()ed)
+    if outside.size:
+        raise IndexError(
+            f"select(): index {outside[0]} out of range for tensor of size "
+            f"{list(weight.shape)} at dimension 0"
+            f"\nHint: the table has {n} rows (indices 0..{n - 1})."
+        )
     from ..autograd.grad_mode import no_grad
     from ..ops.reduce import vector_norm
 
@@ -1040,6 +1075,7 @@ def _shape_list(shape) -> str:
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
+@refuses_complex("layer_norm", eps=5)
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last dimensions (``normalized_shape``): zero mean and unit

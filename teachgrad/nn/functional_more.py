@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._input_check import BUILTIN, DOUBLE, refuses_complex
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..ops.op import Op
@@ -38,6 +39,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return F.leaky_relu(input, negative_slope, inplace=True)
 
 
+@refuses_complex("hardtanh_", in_place=True, min_val=DOUBLE, max_val=DOUBLE)
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """``F.hardtanh(input, min_val, max_val, inplace=True)``."""
     return F.hardtanh(input, min_val, max_val, inplace=True)
@@ -85,6 +87,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     return y_hard - y_soft.detach() + y_soft
 
 
+@refuses_complex("pdist", p=BUILTIN)
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distances between every pair of rows of ``input`` (N × M), as the upper
     triangle of the distance matrix read row by row: N·(N−1)/2 numbers.

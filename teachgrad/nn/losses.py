@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .._creation import ones_like, zeros_like
+from .._input_check import DOUBLE, refuses_complex
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
@@ -58,6 +59,7 @@ def _apply_reduction(loss: Tensor, reduction: str) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # Robust regression
 # ----------------------------------------------------------------------------------------
+@refuses_complex("smooth_l1_loss", beta=4)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
@@ -84,6 +86,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     return SmoothL1LossBackward0.apply(input, target, reduction=reduction, beta=beta)
 
 
+@refuses_complex("huber_loss", delta=4)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5·d²`` where ``|d| < delta``, else ``delta·(|d| − 0.5·delta)``: smooth_l1 times
@@ -97,14 +100,18 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """
     input, target = F._as_tensor(input, "input"), F._as_tensor(target, "target")
     expanded_input, expanded_target = F._broadcast_pair(input, target)
+    # PyTorch's Python checks the reduction (no weight) or the weight's size before its
+    # kernel checks delta and the dtype.
+    if weight is None:
+        reduction = F._check_reduction(reduction)
+    elif weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     F._require_floating(input, "huber_cpu")
     if weight is None:
         return HuberLossBackward0.apply(expanded_input, expanded_target,
-                                        reduction=F._check_reduction(reduction), delta=delta)
-    if weight.shape != input.shape:
-        raise ValueError("Weights and input must have the same size.")
+                                        reduction=reduction, delta=delta)
     weighted = HuberLossBackward0.apply(expanded_input, expanded_target, reduction="none",
                                         delta=delta) * weight
     if reduction not in ("none", "mean", "sum"):
@@ -156,6 +163,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     return reduced
 
 
+@refuses_complex("gaussian_nll_loss", eps=DOUBLE)
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """The negative log likelihood of ``target`` under normal distributions with means
@@ -199,6 +207,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _apply_reduction(loss, reduction)
 
 
+@refuses_complex("poisson_nll_loss", eps=5)
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
                      full: bool = False, size_average: bool | None = None, eps: float = 1e-8,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -231,6 +240,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
 # ----------------------------------------------------------------------------------------
 # Margins: pairs, rankings, embeddings
 # ----------------------------------------------------------------------------------------
+@refuses_complex("margin_ranking_loss", margin=4)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
@@ -253,6 +263,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _apply_reduction(output, reduction)
 
 
+@refuses_complex("hinge_embedding_loss", margin=3)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -276,6 +287,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
 _COSINE_EPSILON = 1e-12  # PyTorch's, added to each squared magnitude
 
 
+@refuses_complex("cosine_embedding_loss", margin=4)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:
@@ -313,6 +325,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _apply_reduction(output_pos + output_neg, reduction)
 
 
+@refuses_complex("triplet_margin_loss", p=5, eps=6)
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average: bool | None = None,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from .. import _creation, _dtypes
+from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
@@ -32,6 +33,7 @@ from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
 
+@refuses_complex("group_norm", eps=5)
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the ``C`` channels into ``num_groups`` groups and normalise each group of each
@@ -50,15 +52,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     n, c, *spatial = input.shape
     if num_groups == 0:  # (PyTorch's _verify_batch_size divides by it first)
         raise ZeroDivisionError("integer division or modulo by zero")
+    if n * c // num_groups * math.prod(spatial) == 1:  # PyTorch's _verify_batch_size,
+        raise ValueError(                                # in its Python, before its kernel
+            "Expected more than 1 value per channel when training, got input size "
+            f"{[n * c // num_groups, num_groups, *spatial]}"
+        )
     if c % num_groups != 0:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
-        )
-    if n * c // num_groups * math.prod(spatial) == 1:  # PyTorch's _verify_batch_size
-        raise ValueError(
-            "Expected more than 1 value per channel when training, got input size "
-            f"{[n * c // num_groups, num_groups, *spatial]}"
         )
     for name, param in (("weight", weight), ("bias", bias)):
         if param is not None and (param.dim() != 1 or param.numel() != c):
@@ -74,6 +76,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if x is input else out.to(input.dtype)
 
 
+@refuses_complex("instance_norm", eps=8)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._input_check import refuses_complex
 from .._tensor import Tensor
 from .axis_maps import (
     AxisMap,
@@ -155,6 +156,7 @@ def _circular_pad(input: Tensor, pairs) -> Tensor:
     return out
 
 
+@refuses_complex("pad", value=4)
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions of ``input`` (``pad``: last dimension first).

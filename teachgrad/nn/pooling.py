@@ -71,6 +71,19 @@ def _check_padding(kernel, pad, dil) -> None:
             )
 
 
+def _check_padding_undilated(kernel, pad) -> None:
+    """Max pooling's kernel checks the padding again, against half the kernel *without*
+    its dilation (kernel 3, dilation 2, padding 2 passes the first check, not this one)."""
+    if any(p > k // 2 for k, p in zip(kernel, pad)):
+        if len(kernel) == 2:
+            got = f"padW = {pad[1]}, padH = {pad[0]}, kW = {kernel[1]}, kH = {kernel[0]}"
+        else:  # (PyTorch lists the 3-d sizes in the order T, W, H)
+            got = (f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} "
+                   f"padT: {pad[0]} padW: {pad[2]} padH: {pad[1]}")
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but "
+                           f"got {got}")
+
+
 def _arguments(function: str, kernel_size, stride, padding, dilation=1, d: int = 2,
                average: bool = False):
     """Kernel, stride, padding, dilation as one value per axis, checked as PyTorch does.
@@ -158,6 +171,7 @@ def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, cei
     _check_max_input(input, d)
     kernel, stride, pad, dil = _arguments(f"max_pool{d}d", kernel_size, stride, padding,
                                           dilation, d)
+    _check_padding_undilated(kernel, pad)
     out = _output_shape(input, kernel, stride, pad, dil, ceil_mode)
     windows = tuple(window_positions(*a) for a in zip(input.shape[-d:], out, kernel, stride,
                                                      pad, dil))

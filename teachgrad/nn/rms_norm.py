@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from .. import _dtypes
+from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..ops import pointwise
 from ..ops.layout import contiguous_format
@@ -73,6 +74,7 @@ def _strides_out_of_order(t: Tensor) -> bool:
     return any(a < b for i, a in enumerate(strides) for b in strides[i + 1:])
 
 
+@refuses_complex("rms_norm", eps=4)
 def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
              weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """``input / sqrt(mean(input², last dims) + eps) * weight``.

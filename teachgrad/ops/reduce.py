@@ -1002,6 +1002,12 @@ std, Tensor.std = _parsed_like_pytorch("std", std, has_out=True)
 # ----------------------------------------------------------------------------------------
 # norm
 # ----------------------------------------------------------------------------------------
+def _one_element_each(shape: tuple, dims) -> bool:
+    """Does each reduction over ``dims`` (None: all) see exactly one element?"""
+    axes = range(len(shape)) if dims is None else dims
+    return math.prod(shape[d] for d in axes) == 1
+
+
 class LinalgVectorNormBackward0(Op):
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
@@ -1019,6 +1025,11 @@ class LinalgVectorNormBackward0(Op):
             out = np.sum(x, axis=dims, keepdims=keepdim)
         elif ord == 2:
             out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+        elif _one_element_each(x.shape, dims):
+            # The p-norm of one number is its absolute value, exactly (as PyTorch's; the
+            # float32 round trip |x|ᵖ then ^(1/p) can miss it by an ulp, and a clamp_min at
+            # eps in normalize then sends the gradient the other way)
+            out = np.sum(x, axis=dims, keepdims=keepdim)
         else:
             with np.errstate(divide="ignore"):
                 out = np.sum(x**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)

@@ -75,12 +75,13 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
     tensor([0.6000, 0.8000])
     """
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    max_norm = float(max_norm)  # (first, as PyTorch: a complex max_norm is refused here)
     if len(grads) == 0:
         return
     with no_grad():
         # PyTorch multiplies even when the factor is 1 (it avoids a branch on the GPU), so
         # we do too: the result is bit-for-bit the same as PyTorch's.
-        clip_coef = float(max_norm) / (total_norm + 1e-6)
+        clip_coef = max_norm / (total_norm + 1e-6)
         clip_coef_clamped = clip_coef.clamp(max=1.0)
         for g in grads:
             g.mul_(clip_coef_clamped)
