@@ -373,6 +373,15 @@ v4 = a2 * 1
 v5 = v4.expand(2, 3)
 a6 = torch.tensor([1.882, nan], dtype=torch.float32, requires_grad=True)
 v5.mul_(a6)""",
+    "sgn's changed input and output": """
+a1 = torch.tensor([[-1.172, -1.0, 0.722], [0.0, nan, inf]], dtype=torch.float64,
+                  requires_grad=True)
+v2 = torch.exp(a1)
+v3 = torch.sgn(v2)
+v2.abs_()
+v3.sub_(1)
+loss = v3.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
 }
 
 

@@ -1490,3 +1490,18 @@ def test_pow_first_derivative_graph_is_pytorchs():
     assert [type(n).__name__ for n, _ in factor.next_functions] == ["PowBackward0"]
     (second,) = teachgrad.autograd.grad(first, x)
     assert second.item() == 12.0
+
+
+# ------------------------------------------------------------ fuzz round: seeds 140000-...
+def test_sgn_names_its_changed_input_before_its_changed_output():
+    # Fuzz seed 144506: sgn saves self and its result; PyTorch's SgnBackward0 unpacks self
+    # first, so with both changed in place the error names self (here 'output 0 of Abs');
+    # teachgrad checked the result first ('output 0 of Sgn').
+    a = leaf([1.0, 2.0])
+    v2 = a.exp()
+    v3 = torch.sgn(v2)
+    v2.abs_()
+    v3.sub_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of Abs, is at version 1; expected version 0"):
+        v3.sum().backward()
