@@ -382,6 +382,14 @@ v2.abs_()
 v3.sub_(1)
 loss = v3.square().sum()
 grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a view of a leaf made to require grad afterwards": """
+a1 = torch.tensor([[0.38, -2.058], [1.5, 0.25]], dtype=torch.float64)
+v2 = a1[:, 0]
+a1.requires_grad_()
+v3 = v2 * 2
+v4 = v2[1:]
+loss = (v3 + a1[0]).sum()
+loss.backward()""",
 }
 
 

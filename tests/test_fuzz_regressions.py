@@ -1505,3 +1505,34 @@ def test_sgn_names_its_changed_input_before_its_changed_output():
     with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
                                            r"of Abs, is at version 1; expected version 0"):
         v3.sum().backward()
+
+
+def test_a_view_of_a_leaf_made_to_require_grad_afterwards():
+    # Focused fuzz (--ops requires_grad_): v = x[0]; x.requires_grad_(). PyTorch's view asks
+    # its base: v.requires_grad is True, v stays a leaf with no grad_fn, ops on v are
+    # recorded (MulBackward0) but send v's gradient nowhere (edge (None, 0)): x.grad stays
+    # None; v cannot be changed in place. teachgrad said v.requires_grad was False and
+    # recorded nothing (backward then failed: "does not require grad").
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    v = x[0]
+    x.requires_grad_()
+    assert v.requires_grad and v.grad_fn is None and v.is_leaf
+    w = v * 2
+    assert type(w.grad_fn).__name__ == "MulBackward0"
+    assert w.grad_fn.next_functions == ((None, 0), (None, 0))
+    w.sum().backward()
+    assert x.grad is None and v.grad is None
+    assert torch.autograd.grad((v * 2).sum(), x, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="^The differentiated Tensor at index 0 appears "
+                                           "to not have been used in the graph"):
+        torch.autograd.grad((v * 2).sum(), v)
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is "
+                                           "being used in an in-place operation"):
+        v.mul_(2)
+    x.requires_grad_(False)  # it asks its base each time
+    assert not v.requires_grad
+    # a detached view is not a view to autograd
+    y = torch.tensor([1.0, 2.0])
+    d = y.detach()[0:]
+    y.requires_grad_()
+    assert not d.requires_grad
