@@ -390,6 +390,13 @@ v3 = v2 * 2
 v4 = v2[1:]
 loss = (v3 + a1[0]).sum()
 loss.backward()""",
+    "a float32 tensor changed in place by a float64 op": """
+a1 = torch.tensor([[-0.57, 0.061], [0.869, 2.011]], dtype=torch.float32)
+a3 = torch.tensor([-0.235], dtype=torch.float64, requires_grad=True)
+a1.mul_(a3)
+a4 = torch.tensor([-2.706, -2.41], dtype=torch.float32, requires_grad=True)
+v6 = torch.addcmul(a1, a4, a4, value=0.5)
+grads = torch.autograd.grad(v6.mean(), [a1, a3, a4], create_graph=True)""",
 }
 
 

@@ -1536,3 +1536,16 @@ def test_a_view_of_a_leaf_made_to_require_grad_afterwards():
     d = y.detach()[0:]
     y.requires_grad_()
     assert not d.requires_grad
+
+
+def test_a_float32_tensor_changed_in_place_by_a_float64_op_takes_float32_gradients():
+    # Fuzz seed 161792: a1 (float32).mul_(a3 float64) writes a float64 result into
+    # float32; PyTorch's MulBackward0 describes what was written, so the gradient for a1
+    # is float32 (teachgrad's node said float64). Values by hand: ∂Σ(2·a1)/∂a1 = 2, and
+    # ∂/∂a3 = Σ 2·a1_old = 2·(1.5 + 0.25) = 3.5.
+    a1 = torch.tensor([[1.5, 0.25]], dtype=torch.float32)
+    a3 = leaf([2.0])
+    a1.mul_(a3)
+    g1, g3 = torch.autograd.grad((a1 * 2).sum(), [a1, a3])
+    assert g1.dtype == torch.float32 and g1.tolist() == [[2.0, 2.0]]
+    assert g3.dtype == torch.float64 and g3.tolist() == [3.5]

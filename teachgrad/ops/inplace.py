@@ -88,9 +88,21 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
         self._grad_fn = fn
         self._output_nr = result._output_nr
         self._requires_grad = result._requires_grad
+        if fn is not None and result._data.dtype is not self._data.dtype:
+            # a float32 tensor given a float64 result (v32.mul_(w64)): PyTorch's node takes
+            # the gradients of what it wrote, float32 (seed 161792)
+            _written_as(fn, self)
     if fn is not None:
         _saved_output_is_now(fn, result, self)
     return self
+
+
+def _written_as(fn: graph.Node, self: Tensor) -> None:
+    """Make ``fn``'s output ``self._output_nr`` look like ``self`` (shape and dtype) to
+    the engine, which casts the gradients arriving there to it."""
+    meta = list(fn._meta)
+    meta[self._output_nr] = (self._data.shape, self._data.dtype)
+    fn._meta = tuple(meta)
 
 
 # Some ops have their own derivative formula in PyTorch when they run in place, written
