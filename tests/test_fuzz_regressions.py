@@ -1549,3 +1549,22 @@ def test_a_float32_tensor_changed_in_place_by_a_float64_op_takes_float32_gradien
     g1, g3 = torch.autograd.grad((a1 * 2).sum(), [a1, a3])
     assert g1.dtype == torch.float32 and g1.tolist() == [[2.0, 2.0]]
     assert g3.dtype == torch.float64 and g3.tolist() == [3.5]
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_ops_in_place_refuse_bool_and_another_dtype(name):
+    # Focused fuzz (--ops cumsum_,cumprod_, seeds 51, 107 ...): PyTorch's kernel has no bool
+    # loop ('"cumsum_out_cpu" not implemented for 'Bool''; 0-d and empty tensors are copied,
+    # the kernel never runs) and refuses dtype= other than self's; teachgrad said "result
+    # type Long can't be cast to the desired output type Bool".
+    with pytest.raises(NotImplementedError, match=f'^"{name}_out_cpu" not implemented for '
+                                                  "'Bool'"):
+        getattr(torch.tensor([[True, False]]), name + "_")(1)
+    x = torch.tensor(True)
+    assert getattr(x, name + "_")(0).tolist() is True and x.dtype == torch.bool
+    with pytest.raises(RuntimeError, match="^Bad in-place call: input tensor dtype long int "
+                                           "and output tensor dtype double should match"):
+        getattr(torch.tensor([1, 2]), name + "_")(0, dtype=torch.float64)
+    x = torch.tensor([2, 3])
+    getattr(x, name + "_")(0)
+    assert x.tolist() == ([2, 5] if name == "cumsum" else [2, 6])

@@ -651,6 +651,37 @@ for _name in _MATH_METHODS:
     setattr(Tensor, _name + "_", inplace_method(getattr(Tensor, _name), _name + "_"))
 
 
+def _cumulative(name: str) -> Callable[..., Tensor]:
+    """cumsum/cumprod for cumsum_/cumprod_, with the checks of PyTorch's kernel: no bool
+    tensors (their sum would be an integer), and a dtype= that is self's own."""
+    op = getattr(Tensor, name)
+
+    def run(self: Tensor, *args, **kwargs) -> Tensor:
+        have = self._data.dtype
+        want = kwargs.get("dtype")
+        if want is not None and want.numpy != have:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {_TYPE_NAMES[have.name]} and output "
+                f"tensor dtype {_TYPE_NAMES[np.dtype(want.numpy).name]} should match")
+        result = op(self, *args, **kwargs)  # (its dim checked first)
+        if have == np.bool_:
+            if self._data.ndim and self._data.size:
+                raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\''
+                                          "\nHint: make it an integer first: x = x.long().")
+            return result.bool()  # 0-d or empty: PyTorch copies, the kernel never runs
+        return result
+
+    run.__name__ = name
+    run.checks_dtype_first = True  # (the kernel refuses bool before the overlap check)
+    return run
+
+
+_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+               **_CPP_TYPE_NAMES}
+Tensor.cumsum_ = inplace_method(_cumulative("cumsum"), "cumsum_")
+Tensor.cumprod_ = inplace_method(_cumulative("cumprod"), "cumprod_")
+
+
 def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
     """In-place version of ``add``: ``self += alpha * other``, changes ``self`` and returns it.
 
