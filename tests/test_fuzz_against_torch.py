@@ -397,6 +397,26 @@ a1.mul_(a3)
 a4 = torch.tensor([-2.706, -2.41], dtype=torch.float32, requires_grad=True)
 v6 = torch.addcmul(a1, a4, a4, value=0.5)
 grads = torch.autograd.grad(v6.mean(), [a1, a3, a4], create_graph=True)""",
+    "in-place ops reading memory they write": """
+a1 = torch.tensor([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], dtype=torch.float64)
+v2 = a1[0]
+v3 = v2[1:]
+v3.addcmul_(v2[:2], a1[1, :2])""",
+    "copy_ from a view overlapping the target": """
+a1 = torch.tensor([[-1.077], [1.67], [0.297]], dtype=torch.float64)
+v3 = a1[:, 0]
+a1.copy_(v3)""",
+    "copy_ into a view not filling a block": """
+a1 = torch.tensor([[False, False], [False, True], [False, True]], dtype=torch.bool)
+v3 = a1[..., :1]
+v3.copy_(a1)""",
+    "copy_ with a float32 source broadcast under create_graph": """
+a1 = torch.tensor(0.794, dtype=torch.float32, requires_grad=True)
+a2 = torch.tensor([[3.452, -3.255], [0.926, 1.548]], dtype=torch.float64, requires_grad=True)
+v3 = a2 * 1
+v4 = v3[:, 0]
+v4.copy_(a1)
+grads = torch.autograd.grad(v3.square().sum(), [a1, a2], create_graph=True)""",
 }
 
 

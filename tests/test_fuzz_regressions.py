@@ -1568,3 +1568,34 @@ def test_cumulative_ops_in_place_refuse_bool_and_another_dtype(name):
     x = torch.tensor([2, 3])
     getattr(x, name + "_")(0)
     assert x.tolist() == ([2, 5] if name == "cumsum" else [2, 6])
+
+
+def test_an_inplace_op_refuses_operands_overlapping_what_it_writes():
+    # Focused fuzz (--ops copy_,addcmul_,lerp_ ..., seeds 34, 45, 96, 1489): PyTorch's
+    # kernels refuse to write a tensor while reading an operand that shares some of its
+    # memory (both filling a block of memory: contiguous, or permuted); teachgrad computed
+    # (or, for copy_, refused wherever memory was shared, before checking the shapes).
+    words = "^unsupported operation: some elements of the input tensor and the written-to"
+    x = torch.arange(4.0)
+    for write in (lambda: x[1:].add_(x[:3]), lambda: x[1:].addcmul_(x[:3], x[:3]),
+                  lambda: x[1:].lerp_(x[:3], 0.5), lambda: x[1:].copy_(x[:3]),
+                  lambda: x[:3].mul_(x),  # (before the shapes are compared)
+                  lambda: x[1:].clamp_(min=x[:3]),
+                  lambda: x.reshape(2, 2).add_(x.reshape(2, 2).t()),
+                  lambda: x.index_add_(0, torch.tensor([3, 2, 1, 0]), x)):  # the same, too
+        with pytest.raises(RuntimeError, match=words):
+            write()
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]  # nothing written
+    x.add_(x)  # the very same elements: fine
+    x.masked_fill_(torch.tensor([True, False, False, False]), x[1])  # (a value: read once)
+    assert x.tolist() == [2.0, 2.0, 4.0, 6.0]
+    # Not filling a block of memory: PyTorch does not check, and its result depends on the
+    # order it writes in; teachgrad reads the operand first: [[0+1, 1+2], [3+4, 4+5]].
+    a = torch.arange(6.0).reshape(2, 3)
+    a[:, 1:].add_(a[:, :2])
+    assert a.tolist() == [[0.0, 1.0, 3.0], [3.0, 7.0, 9.0]]
+    # copy_ compares the shapes after the memory: a non-block view gets the shape error
+    y = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3, 1\] doesn't match the "
+                                           r"broadcast shape \[3, 2\]"):
+        y[..., :1].copy_(y)

@@ -28,7 +28,7 @@ from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
-from .inplace import apply_inplace, inplace_method, refresh_view
+from .inplace import _OVERLAP_RULES, apply_inplace, inplace_method, refresh_view
 from .layout import row_major
 from .op import NO_CONTEXT, Op
 from .reduce import _return_type
@@ -1392,7 +1392,9 @@ __all__ = [
     "msort", "topk", "kthvalue", "unravel_index",
 ]
 
-for _name, _op in {
-    "scatter_": scatter, "scatter_add_": scatter_add, "masked_fill_": masked_fill,
-}.items():
-    setattr(Tensor, _name, inplace_method(_op, _name))
+# (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES;
+# index_put_ has its own check, _check_no_overlap)
+_OVERLAP_RULES[_put] = None
+for _name, _op, _overlap in [("scatter_", scatter, "any"), ("scatter_add_", scatter_add, "any"),
+                             ("masked_fill_", masked_fill, None)]:
+    setattr(Tensor, _name, inplace_method(_op, _name, _overlap))

@@ -590,8 +590,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 __all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter", "put"]
 
-for _name, _op in {
-    "index_add_": index_add, "index_copy_": index_copy, "index_fill_": index_fill,
-    "scatter_reduce_": scatter_reduce, "masked_scatter_": masked_scatter, "put_": put,
-}.items():
-    setattr(Tensor, _name, inplace_method(_op, _name))
+# (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES)
+for _name, _op, _overlap in [
+    ("index_add_", index_add, "any"), ("index_copy_", index_copy, "any"),
+    ("index_fill_", index_fill, None), ("scatter_reduce_", scatter_reduce, "any"),
+    ("masked_scatter_", masked_scatter, None), ("put_", put, None),
+]:
+    setattr(Tensor, _name, inplace_method(_op, _name, _overlap))

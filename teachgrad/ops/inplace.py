@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._arguments import Signatures, is_number
+from .._dtypes import from_numpy_dtype
 from .._tensor import Tensor, _make
 from ..autograd import graph
 from ..autograd.dual_state import state as _dual
@@ -40,6 +41,13 @@ def _torch_name(dtype: np.dtype) -> str:
         "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
     }[dtype.name]
+
+
+# How an in-place op checks its tensor operands' memory against the tensor it writes, by
+# the op apply_inplace runs (see inplace_method): "partial" (the default: pointwise ops,
+# copy_), "any" (the very same elements refused too: index_add_, scatter_ ... read and
+# write in another order), None (fill values, masked_scatter_, index_put_'s own check).
+_OVERLAP_RULES: dict = {}
 
 
 def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> Tensor:
@@ -59,11 +67,16 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
     # expanded tensor, whose elements share memory; every other op is refused there.
     overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
-    if not getattr(op, "checks_dtype_first", False):
+    dtype_first = getattr(op, "checks_dtype_first", False)
+    if not dtype_first:
         _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
         overlap_ok = True  # (checked: write_into need not again)
+        _check_operands_memory(self, op, args, kwargs)  # ... and then the operands' memory
     if not tracked:
-        write_into(self, op(self, *args, **kwargs), overlap_ok)
+        result = op(self, *args, **kwargs)
+        if dtype_first:
+            _check_operands_memory(self, op, args, kwargs)
+        write_into(self, result, overlap_ok)
         return self
     if self._base is not None and self._extra is not None and graph.is_no_grad_view(self):
         raise graph.no_grad_view_error(self)  # (an argument requires grad: recorded)
@@ -76,6 +89,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     source = _make(self._data.copy(), self._requires_grad, history)
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
+    if dtype_first:
+        _check_operands_memory(self, op, args, kwargs)
     fn = result._grad_fn
     if fn is not None and type(fn).__name__ in INPLACE_GRAD_FN_NAMES:
         fn.__class__ = inplace_twin(type(fn))
@@ -508,11 +523,20 @@ class CopyBackwards(Op):
 
     @staticmethod
     def forward(ctx, a, src):
+        ctx.src_dtype = src.dtype
         return np.broadcast_to(src, a.shape).astype(a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return np.zeros_like(grad), grad  # the engine sums and casts the second to src's
+        # PyTorch casts src's gradient to src's dtype, then the engine sums it to src's
+        # shape (under create_graph: SumBackward0 above ToCopyBackward0, seed 609)
+        dtype, zero = ctx.src_dtype, np.zeros_like(grad)
+        if isinstance(grad, Tensor):
+            if grad._data.dtype != dtype:
+                grad = grad.to(from_numpy_dtype(dtype))
+        elif grad.dtype != dtype:
+            grad = grad.astype(dtype)
+        return zero, grad
 
 
 _FILL = Signatures("fill_", "(Tensor value)", "(Number value)")
@@ -532,48 +556,94 @@ def _fill(self: Tensor, value) -> Tensor:
     return FillBackward2.apply(self, value=value)
 
 
+_OVERLAP_RULES[_fill] = None  # (its value is read once, before anything is written)
+
+
 def _zero(self: Tensor) -> Tensor:
     return ZeroBackward0.apply(self, value=0)
 
 
 def _copy_method(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """``self.copy_(src)``: write ``src``'s values (broadcast, cast) into ``self``."""
-    if isinstance(src, Tensor) and _partially_overlap(self._data, src._data):
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to "
-            "tensor refer to a single memory location. Please clone() the tensor before "
-            "performing the operation."
-        )
     return apply_inplace(self, _copy, src)
 
 
-def _partially_overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """True when ``a`` and ``b`` share some memory without being the very same elements."""
-    if not np.may_share_memory(a, b):
-        return False
-    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-            and a.shape == b.shape and a.strides == b.strides)
-    return not same and np.shares_memory(a, b)
+def _check_operands_memory(self: Tensor, op: Callable, args: tuple, kwargs: dict) -> None:
+    """Refuse tensor operands that overlap ``self`` as ``op``'s PyTorch kernel refuses
+    them (see ``_OVERLAP_RULES``). Only views (or ``self`` itself) can share memory."""
+    rule = _OVERLAP_RULES.get(op, "partial")
+    if rule is None:
+        return
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor) and (self._base is not None or a._base is not None
+                                      or a is self):
+            _check_overlap(self._data, a._data, full_too=rule == "any")
+
+
+def _check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
+    """PyTorch's refusal to write ``out`` while reading ``a`` where the two share some
+    memory but are not the very same elements (``x[1:].add_(x[:-1])``, ``x.add_(x.t())``;
+    ``full_too``: the very same elements too).
+
+    As PyTorch's ``get_overlap_status``, it is checked only when both tensors fill a
+    block of memory (contiguous, or a permutation of it); for others PyTorch gives up
+    ("too hard") and computes, with results that depend on the order it writes in.
+    """
+    if not a.size or not out.size or not np.may_share_memory(out, a):  # (bounds only)
+        return
+    if not (_dense(out) and _dense(a)):
+        return
+    if (not full_too and _byte_bounds(out) == _byte_bounds(a)
+            and out.strides == a.strides):
+        return  # the same elements: x.add_(x) is fine (PyTorch compares all the strides,
+        # of size-1 dimensions too: x[::2].copy_(x) is refused for a 1-element x)
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to "
+        "tensor refer to a single memory location. Please clone() the tensor before "
+        "performing the operation.\nHint: what is read overlaps what is written; read "
+        "a copy, e.g. x[1:].add_(x[:-1].clone())."
+    )
+
+
+_byte_bounds = np.lib.array_utils.byte_bounds
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: its elements fill a block of memory."""
+    expected = a.itemsize
+    for stride, n in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _check_copy_shapes(dst: tuple, src: tuple) -> None:
+    """PyTorch's words when ``src`` does not broadcast to ``dst``'s shape."""
+    pointwise._check_shapes_broadcast(dst, src)  # "The size of tensor a ... must match"
+    shape = np.broadcast_shapes(dst, src)
+    if shape != dst:
+        raise RuntimeError(
+            f"output with shape {graph.shape_str(dst)} doesn't match the broadcast shape "
+            f"{graph.shape_str(shape)}\nHint: copy_ writes src into self's shape; src may "
+            "have fewer dimensions, or size 1 where self has more, not more.")
 
 
 def _copy(self: Tensor, src) -> Tensor:
     if not isinstance(src, Tensor):
         src = _make(np.asarray(src))
-    try:
-        np.broadcast_shapes(src._data.shape, self._data.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({self._data.shape[-1]}) must match the size of tensor b "
-            f"({src._data.shape[-1]}) at non-singleton dimension {self._data.ndim - 1}"
-        ) from None
+    _check_copy_shapes(self._data.shape, src._data.shape)
     return CopyBackwards.apply(self, src)
 
 
 # ----------------------------------------------------------------------------------------
 # The methods: each in-place method is its out-of-place op run through apply_inplace
 # ----------------------------------------------------------------------------------------
-def inplace_method(op: Callable, name: str) -> Callable:
-    """The in-place method ``name`` that runs the out-of-place ``op`` through apply_inplace."""
+def inplace_method(op: Callable, name: str, overlap: str | None = "partial") -> Callable:
+    """The in-place method ``name`` that runs the out-of-place ``op`` through apply_inplace
+    (``overlap``: how its tensor operands' memory is checked, see ``_OVERLAP_RULES``)."""
+    if overlap != "partial":
+        _OVERLAP_RULES[op] = overlap
 
     def method(self: Tensor, *args, **kwargs) -> Tensor:
         return apply_inplace(self, op, *args, **kwargs)
@@ -703,6 +773,8 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         and _dual.level is None  # (under forward AD the tangent has to be added too)
     ):
         self._check_inplace()
+        if self._base is not None or other._base is not None:  # (x[1:].add_(x[:-1]))
+            _check_overlap(data, other._data)
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self
