@@ -417,6 +417,21 @@ v3 = a2 * 1
 v4 = v3[:, 0]
 v4.copy_(a1)
 grads = torch.autograd.grad(v3.square().sum(), [a1, a2], create_graph=True)""",
+    "a 1-D @ 2-D product changed in place": """
+a2 = torch.tensor([0.128], dtype=torch.float64, requires_grad=True)
+a3 = torch.tensor([[2.667, 0.925]], dtype=torch.float64, requires_grad=True)
+v4 = a2 @ a3
+v5 = v4.digamma()
+v4.div_(0)
+loss = v5.sum()
+loss.backward()""",
+    "a quantile changed in place": """
+a1 = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], dtype=torch.float64, requires_grad=True)
+v2 = torch.quantile(a1, torch.tensor([0.5, 0.1], dtype=torch.float64), dim=1)
+v3 = v2.sin()
+v2.mul_(2)
+loss = v3.sum()
+loss.backward()""",
 }
 
 

@@ -1599,3 +1599,22 @@ def test_an_inplace_op_refuses_operands_overlapping_what_it_writes():
     with pytest.raises(RuntimeError, match=r"^output with shape \[3, 1\] doesn't match the "
                                            r"broadcast shape \[3, 2\]"):
         y[..., :1].copy_(y)
+
+
+def test_results_pytorch_finishes_in_place_start_at_its_version():
+    # Fuzz seed 176147: PyTorch's 1-D @ 2-D matmul ends with squeeze_ (version 1), and
+    # quantile with lerp_ / squeeze_ (and unsqueeze_, transpose_ for several q): changed
+    # in place afterwards, the error names PyTorch's versions ('is at version 2; expected
+    # version 1'); teachgrad's results started at version 0.
+    a = leaf([0.5])
+    v = a @ leaf([[2.0, 3.0]])
+    assert v._version == 1
+    d = v.sin()  # (saves v)
+    v.div_(2)
+    with pytest.raises(RuntimeError, match="is at version 2; expected version 1 instead"):
+        d.sum().backward()
+    x = leaf([1.0, 4.0, 2.0, 3.0])
+    assert torch.quantile(x, 0.5)._version == 2  # lerp_, squeeze_
+    assert torch.quantile(x, torch.tensor([0.5, 0.25], dtype=torch.float64))._version == 4
+    assert torch.quantile(x, 0.5, interpolation="lower")._version == 1
+    assert torch.quantile(x, 0.5).item() == 2.5

@@ -537,7 +537,9 @@ def _matmul(a: Tensor, b: Tensor, operands: tuple) -> Tensor:
     if da == 1 and db == 2:  # a row vector times a matrix, then drop the row dimension
         row = shape.unsqueeze(a, 0)
         _check_mm(row, b, operands)
-        return SqueezeBackward4.apply(MmBackward0.apply(row, b), dim=0)
+        out = SqueezeBackward4.apply(MmBackward0.apply(row, b), dim=0)
+        out._vc[0] = 1  # (PyTorch's squeeze_: in place, so the result is at version 1)
+        return out
     if da == 2 and db == 2:
         _check_mm(a, b, operands)
         return MmBackward0.apply(a, b)
