@@ -432,6 +432,13 @@ v3 = v2.sin()
 v2.mul_(2)
 loss = v3.sum()
 loss.backward()""",
+    "addcmul of integers with a fractional value": """
+a1 = torch.tensor([3, -2, -3, 1], dtype=torch.int64)
+v3 = a1[::2]
+a4 = torch.tensor([-4, 3], dtype=torch.int64)
+a5 = torch.tensor(2, dtype=torch.int64)
+v3.addcmul_(a4, a5, value=1.5)
+v6 = torch.addcmul(a1, a1, a1, value=-0.5)""",
 }
 
 

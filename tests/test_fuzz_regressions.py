@@ -1618,3 +1618,27 @@ def test_results_pytorch_finishes_in_place_start_at_its_version():
     assert torch.quantile(x, torch.tensor([0.5, 0.25], dtype=torch.float64))._version == 4
     assert torch.quantile(x, 0.5, interpolation="lower")._version == 1
     assert torch.quantile(x, 0.5).item() == 2.5
+
+
+def test_addcmul_of_integers_truncates_value_and_refuses_bool():
+    # Focused fuzz seeds 79, 724, 863: PyTorch's kernel takes value in the result's dtype,
+    # so an integer addcmul truncates it (value=0.5 adds nothing; 1.7 counts as 1, -1.7
+    # as -1); teachgrad multiplied by 0.5, then truncated the sum (silently other numbers).
+    # A bool addcmul has no kernel (seed 16); addcmul_ compares the shapes first (26).
+    x, t1, t2 = torch.tensor([5, 2]), torch.tensor([5, 1]), torch.tensor([-4, 1])
+    assert torch.addcmul(x, t1, t2, value=0.5).tolist() == [5, 2]
+    assert torch.addcmul(x, t1, t2, value=1.7).tolist() == [5 - 20, 3]
+    assert torch.addcmul(x, t1, t2, value=-1.7).tolist() == [5 + 20, 1]
+    x.addcmul_(t1, t2, value=0.5)
+    assert x.tolist() == [5, 2]
+    b = torch.tensor([True, False])
+    with pytest.raises(NotImplementedError, match='^"addcmul_cpu_out" not implemented for '
+                                                  "'Bool'"):
+        b.addcmul_(b, b)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2\] doesn't match the "
+                                           r"broadcast shape \[2, 2\]"):
+        b.addcmul_(torch.tensor([True]), torch.tensor([[True], [False]]))
+    # addcdiv_ refuses two integer tensors before it looks at the memory (seed 130)
+    y = torch.tensor([[4, -3], [4, -1]])
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer"):
+        y[0].addcdiv_(y, torch.tensor([5, 1]))

@@ -68,6 +68,9 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     # expanded tensor, whose elements share memory; every other op is refused there.
     overlap_ok = op is _zero or (op is _fill and not isinstance(args[0], Tensor))
     dtype_first = getattr(op, "checks_dtype_first", False)
+    precheck = getattr(op, "precheck", None)  # what PyTorch checks before its kernel's
+    if precheck is not None:  # checks of memory, shapes and dtypes (addcdiv_'s integers)
+        precheck(self, *args, **kwargs)
     if not dtype_first:
         _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
         overlap_ok = True  # (checked: write_into need not again)
