@@ -1642,3 +1642,29 @@ def test_addcmul_of_integers_truncates_value_and_refuses_bool():
     y = torch.tensor([[4, -3], [4, -1]])
     with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer"):
         y[0].addcdiv_(y, torch.tensor([5, 1]))
+
+
+def test_lerp_checks_in_pytorchs_order_and_words():
+    # Focused fuzz --ops lerp_ (seeds 2, 9, 42, 204, 432, 829): PyTorch checks end's and
+    # the weight's dtype first ('long int', as C++ names it), then the shapes (in place:
+    # self's own shape too), then its kernel refuses integers, named by the weight's kind
+    # ('lerp_kernel_tensor' for a tensor weight). teachgrad refused integers first, always
+    # as 'lerp_kernel_scalar', and named int64 'int64'.
+    i, f = torch.tensor([1, 2]), torch.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="^expected dtype long int for `end` but got "
+                                           "dtype float$"):
+        torch.lerp(i, f, 0.5)
+    with pytest.raises(RuntimeError, match="^expected dtype float for `weight` but got "
+                                           "dtype long int$"):
+        torch.lerp(f, f, i)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_tensor\" not implemented "
+                                                  "for 'Long'"):
+        torch.lerp(i, i, i)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_scalar\" not implemented "
+                                                  "for 'Long'"):
+        torch.lerp(i, i, 0.5)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2\] doesn't match the "
+                                           r"broadcast shape \[2, 2\]$"):
+        i.lerp_(torch.tensor([[1, 2], [3, 4]]), 0.5)
+    # integers with a 0-d float weight are computed in floats: 1 + 0.5·(3 − 1) = 2
+    assert torch.lerp(i, torch.tensor([3, 2]), torch.tensor(0.5)).tolist() == [2.0, 2.0]

@@ -724,6 +724,28 @@ for _name in _MATH_METHODS:
     setattr(Tensor, _name + "_", inplace_method(getattr(Tensor, _name), _name + "_"))
 
 
+def _check_output_shape(self: Tensor, *operands) -> None:
+    """An in-place op's operands broadcast in turn with self, and then must give self's own
+    shape: PyTorch's TensorIterator checks this before its kernel looks at the dtypes."""
+    shape = self._data.shape
+    for t in operands:
+        if isinstance(t, Tensor):
+            pointwise._check_shapes_broadcast(shape, t._data.shape)
+            shape = np.broadcast_shapes(shape, t._data.shape)
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {graph.shape_str(self._data.shape)} doesn't "
+                           f"match the broadcast shape {graph.shape_str(shape)}")
+
+
+def _lerp(self: Tensor, end: Tensor, weight) -> Tensor:
+    _check_output_shape(self, end, weight)  # (before lerp's kernel refuses integers)
+    return special.lerp(self, end, weight)
+
+
+_lerp.precheck = special.check_lerp_dtypes  # (before the memory, as PyTorch's)
+Tensor.lerp_ = inplace_method(_lerp, "lerp_")
+
+
 def _cumulative(name: str) -> Callable[..., Tensor]:
     """cumsum/cumprod for cumsum_/cumprod_, with the checks of PyTorch's kernel: no bool
     tensors (their sum would be an integer), and a dtype= that is self's own."""
