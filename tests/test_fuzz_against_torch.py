@@ -439,6 +439,17 @@ a4 = torch.tensor([-4, 3], dtype=torch.int64)
 a5 = torch.tensor(2, dtype=torch.int64)
 v3.addcmul_(a4, a5, value=1.5)
 v6 = torch.addcmul(a1, a1, a1, value=-0.5)""",
+    "index_put_ with None among the indices": """
+a1 = torch.tensor([[False, False], [False, True]], dtype=torch.bool)
+a1.index_put_((None, torch.tensor([-1, -2], dtype=torch.int64)), torch.tensor(True))""",
+    "index_put_ of one value through a mask": """
+a1 = torch.tensor([[1], [-3], [-1]], dtype=torch.int64)
+a2 = torch.tensor([[False], [True], [False]], dtype=torch.bool)
+a3 = torch.tensor([[0.632]], dtype=torch.float32, requires_grad=True)
+v4 = a1.float() * 1
+v4.index_put_((a2,), a3)
+a1.index_put_((a2,), torch.tensor(2.5))
+a1.index_put_((a2,), torch.tensor(nan))""",
 }
 
 

@@ -1668,3 +1668,42 @@ def test_lerp_checks_in_pytorchs_order_and_words():
         i.lerp_(torch.tensor([[1, 2], [3, 4]]), 0.5)
     # integers with a 0-d float weight are computed in floats: 1 + 0.5·(3 − 1) = 2
     assert torch.lerp(i, torch.tensor([3, 2]), torch.tensor(0.5)).tolist() == [2.0, 2.0]
+
+
+def test_index_put_takes_only_tensors_and_fills_a_mask_with_a_number():
+    # Last session's leftover, focused fuzz --ops index_put_ (seeds 22, 25, 52, 74, 191,
+    # 228): PyTorch's parser wants a tuple of Tensors (None among them is refused: teachgrad
+    # took it as a whole dimension); with one mask and one value, not accumulated, it runs
+    # masked_fill_(mask, value.item()): any dtype and shape of one element, range-checked as
+    # a fill value; otherwise the value's shape is checked before its dtype, and its
+    # leading size-1 dimensions count (x[idx] = v drops them).
+    x = torch.zeros(3, 4)
+    i = torch.tensor([0, 1])
+    with pytest.raises(TypeError, match="^expected Tensor as element 0 in argument 0, but "
+                                        "got NoneType"):
+        x.index_put_((None, i), torch.tensor(1.0))
+    with pytest.raises(TypeError, match="^expected Tensor as element 1 in argument 1, but "
+                                        "got slice"):
+        torch.index_put(x, (i, slice(None)), torch.tensor(1.0))
+    with pytest.raises(TypeError, match=r"^index_put_\(\): argument 'indices' \(position 1\) "
+                                        "must be tuple of Tensors, not Tensor"):
+        x.index_put_(i, torch.tensor(1.0))
+    y = torch.tensor([0.5, -2.0], dtype=torch.float64)
+    y.index_put_((torch.tensor([True, False]),), torch.tensor([[-1.0]], dtype=torch.float32))
+    assert y.tolist() == [-1.0, -2.0] and y.dtype == torch.float64
+    n = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                           "without overflow"):
+        n.index_put_((torch.tensor([True, False]),), torch.tensor(math.nan))
+    with pytest.raises(RuntimeError, match=r"^shape mismatch: value tensor of shape \[1, 1\] "
+                                           r"cannot be broadcast to indexing result of shape "
+                                           r"\[1\]"):
+        n.index_put_((torch.tensor([0]),), torch.tensor([[5.0]]))  # (shape, then dtype)
+    n[torch.tensor([0])] = torch.tensor([[5]])
+    assert n.tolist() == [5, 2]
+    # the value's gradient: the sum over the masked positions, in the value's shape
+    v = leaf([[2.0]])
+    z = torch.zeros(3, dtype=torch.float64)
+    z.index_put_((torch.tensor([True, False, True]),), v)
+    (g,) = torch.autograd.grad((z * torch.tensor([1.0, 10.0, 100.0])).sum(), v)
+    assert g.tolist() == [[101.0]]

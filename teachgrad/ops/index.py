@@ -23,7 +23,7 @@ import operator
 import numpy as np
 
 from .._arguments import Signatures, checks_types
-from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
@@ -534,18 +534,24 @@ def _type_name(t: Tensor) -> str:
     return t.dtype._legacy.removesuffix("Tensor")  # "Float", "Long" ... as PyTorch says
 
 
-def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
-    """``values`` ready to be put at ``target[key]``, after PyTorch's dtype and shape checks
-    (the indices are checked after them, with :func:`checked_bounds`)."""
-    if values._data.dtype != target._data.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got "
-            f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
-        )
+def _checked_values(target: Tensor, key: tuple, values: Tensor, advanced: list,
+                    accumulate: bool, setitem: bool = False) -> Tensor:
+    """``values`` ready to be put at ``target[key]``, after PyTorch's shape and dtype checks
+    (the indices are checked after them, with :func:`checked_bounds`). ``setitem``:
+    ``x[idx] = v``, which drops v's leading size-1 dimensions first."""
+    if _fills_a_mask(values, advanced, accumulate):
+        # PyTorch's index_put_ hands this to masked_fill_(mask, value.item()): the value
+        # is a number then, any dtype, range-checked as a fill value (seeds 22, 25, 52)
+        check_fill_value(values._data.item(), target._data.dtype)
+        if values._data.ndim:  # (a number: any shape of one element, [[0.5]] too)
+            values = view(values, ())
+        if values._data.dtype != target._data.dtype:
+            values = values.to(target.dtype)
     indexed = indexed_shape(target._data.shape, key)
-    stripped = _strip_leading_ones(values._data.shape)
-    if stripped != values._data.shape:
-        values = view(values, stripped)
+    if setitem:
+        stripped = _strip_leading_ones(values._data.shape)
+        if stripped != values._data.shape:
+            values = view(values, stripped)
     try:
         fits = np.broadcast_shapes(values._data.shape, indexed) == indexed
     except ValueError:
@@ -555,7 +561,19 @@ def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
             f"shape mismatch: value tensor of shape {_shape_str(values._data.shape)} cannot be "
             f"broadcast to indexing result of shape {_shape_str(indexed)}"
         )
+    if values._data.dtype != target._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
+        )
     return values
+
+
+def _fills_a_mask(values: Tensor, advanced: list, accumulate: bool) -> bool:
+    """Does PyTorch's index_put_ run this as masked_fill_ (canDispatchToMaskedFill): one
+    value, not accumulated, and a single index that is a mask?"""
+    return (not accumulate and values._data.size == 1 and len(advanced) == 1
+            and advanced[0][1].dtype in (np.bool_, np.uint8))
 
 
 def _put(t: Tensor, values: Tensor, key: tuple, accumulate: bool, advanced: list = (),
@@ -598,7 +616,7 @@ def setitem(self: Tensor, index, value) -> None:
         target, advanced = apply_basic(self, items)
     if advanced:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
-        value = _checked_values(target, key, value)
+        value = _checked_values(target, key, value, advanced, False, setitem=True)
         _check_no_overlap(target, value, advanced)
         tensors = _index_tensors(items, advanced)
         _refuse_a_byte_mask_fill(target, advanced, tensors, value, False)
@@ -640,15 +658,22 @@ def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
         )
 
 
-def _put_advanced(input: Tensor, indices) -> list:
+def _put_advanced(input: Tensor, indices, name: str, method: bool) -> list:
+    """The advanced-index records of index_put's ``indices``: a tuple (or list) of index
+    tensors, one per leading dimension. PyTorch's argument parser refuses anything else in
+    it, None included (``x[None, idx] = v`` is indexing; index_put_ is not)."""
     if not isinstance(indices, (tuple, list)):
-        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
+        raise TypeError(f"{name}(): argument 'indices' (position {1 if method else 2}) must "
+                        f"be tuple of Tensors, not {python_type_name(indices)}")
+    for k, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {k} in argument {0 if method else 1}, but got "
+                f"{python_type_name(index)}\nHint: index_put takes one index tensor per "
+                "leading dimension; to take a dimension whole, use x[:, idx] = v.")
     advanced, dim = [], 0
     for index in indices:
-        if index is None:  # this dimension taken whole
-            dim += 1
-        else:
-            dim = _record(advanced, dim, _index_array(index))
+        dim = _record(advanced, dim, _index_array(index))
     return advanced
 
 
@@ -661,26 +686,50 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)
     tensor([2., 0., 0.])
     """
-    advanced = _put_advanced(input, indices)
+    return _index_put(input, indices, values, accumulate, method=False)
+
+
+def _index_put(input: Tensor, indices, values, accumulate: bool, method: bool) -> Tensor:
+    advanced = _put_advanced(input, indices, "index_put", method)
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
-    values = _checked_values(input, key, _value_tensor(input, values))
+    values = _checked_values(input, key, _value_tensor(input, values), advanced, accumulate)
     tensors = _index_tensors(indices, advanced)
     _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return _put(input, values, checked_bounds(input._data.shape, key), accumulate, advanced,
                 tensors)
 
 
+def _index_put_method(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """``x.index_put(indices, values)`` (see :func:`index_put`)."""
+    return _index_put(self, indices, values, accumulate, method=True)
+
+
+Tensor.index_put = _index_put_method  # (the argument numbers of its messages differ)
+
+
 @tensor_method()
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-    advanced = _put_advanced(input, indices)
+    return _index_put_(input, indices, values, accumulate, method=False)
+
+
+def _index_put_(input: Tensor, indices, values, accumulate: bool, method: bool) -> Tensor:
+    advanced = _put_advanced(input, indices, "index_put_", method)
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
-    values = _checked_values(input, key, _value_tensor(input, values))
+    values = _checked_values(input, key, _value_tensor(input, values), advanced, accumulate)
     _check_no_overlap(input, values, advanced)
     tensors = _index_tensors(indices, advanced)
     _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate,
                          advanced, tensors)
+
+
+def _index_put_method_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """``x.index_put_(indices, values)``: in-place :func:`index_put`."""
+    return _index_put_(self, indices, values, accumulate, method=True)
+
+
+Tensor.index_put_ = _index_put_method_
 
 
 # ----------------------------------------------------------------------------------------
