@@ -1707,3 +1707,21 @@ def test_index_put_takes_only_tensors_and_fills_a_mask_with_a_number():
     z.index_put_((torch.tensor([True, False, True]),), v)
     (g,) = torch.autograd.grad((z * torch.tensor([1.0, 10.0, 100.0])).sum(), v)
     assert g.tolist() == [[101.0]]
+
+
+def test_masked_fill_in_place_checks_shapes_before_the_value():
+    # Focused fuzz --ops masked_fill_ (seeds 5, 97, 141): PyTorch's masked_fill_ broadcasts
+    # self with the mask (self is 'tensor a'), compares the result with self's shape, then
+    # converts the value, a 0-d tensor too ('value cannot be converted ...').
+    x = torch.tensor([[1, -2, 3], [3, -2, -4]])
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size "
+                                           r"of tensor b \(4\) at non-singleton dimension 1"):
+        x.masked_fill_(torch.zeros(3, 4, dtype=torch.bool), 2)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2, 3\] doesn't match the "
+                                           r"broadcast shape \[2, 2, 3\]"):
+        x.masked_fill_(torch.zeros(2, 1, 3, dtype=torch.bool), -inf)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                           "without overflow"):
+        x.masked_fill_(torch.tensor(True), torch.tensor(inf))
+    assert x.masked_fill_(torch.tensor([True, False, False]), 7).tolist() == [[7, -2, 3],
+                                                                              [7, -2, -4]]

@@ -28,7 +28,13 @@ from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
-from .inplace import _OVERLAP_RULES, apply_inplace, inplace_method, refresh_view
+from .inplace import (
+    _OVERLAP_RULES,
+    _check_output_shape,
+    apply_inplace,
+    inplace_method,
+    refresh_view,
+)
 from .layout import row_major
 from .op import NO_CONTEXT, Op
 from .reduce import _return_type
@@ -1239,6 +1245,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
+        check_fill_value(value._data.item(), input._data.dtype)  # (inf into int64: seed 97)
         out = MaskedFillBackward1.apply(input, value, mask=mask_arr)
     else:
         if not isinstance(value, (numbers.Number, np.generic)):
@@ -1441,9 +1448,18 @@ __all__ = [
     "msort", "topk", "kthvalue", "unravel_index",
 ]
 
+def _masked_fill_in_place(input: Tensor, mask: Tensor, value) -> Tensor:
+    """masked_fill for masked_fill_: PyTorch broadcasts self with the mask (self is tensor
+    a in its message) and compares the result with self's shape before it converts the
+    value (focused fuzz seeds 5, 141)."""
+    if isinstance(mask, Tensor) and mask._data.dtype in (np.bool_, np.uint8):
+        _check_output_shape(input, mask)
+    return masked_fill(input, mask, value)
+
+
 # (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES;
 # index_put_ has its own check, _check_no_overlap)
 _OVERLAP_RULES[_put] = None
 for _name, _op, _overlap in [("scatter_", scatter, "any"), ("scatter_add_", scatter_add, "any"),
-                             ("masked_fill_", masked_fill, None)]:
+                             ("masked_fill_", _masked_fill_in_place, None)]:
     setattr(Tensor, _name, inplace_method(_op, _name, _overlap))
