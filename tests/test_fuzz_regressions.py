@@ -1725,3 +1725,15 @@ def test_masked_fill_in_place_checks_shapes_before_the_value():
         x.masked_fill_(torch.tensor(True), torch.tensor(inf))
     assert x.masked_fill_(torch.tensor([True, False, False]), 7).tolist() == [[7, -2, 3],
                                                                               [7, -2, -4]]
+
+
+def test_unfold_of_a_0d_tensor_has_size_elements():
+    # Focused fuzz --ops unfold (seeds 18, 97, 119, 181): PyTorch's unfold of a 0-d tensor
+    # is a view of shape (size,): one window of its element, or none for size 0 (teachgrad
+    # gave the element for size 0); the gradient of an empty window is 0.
+    a = leaf(2.0)
+    assert a.unfold(0, 1, 1).tolist() == [2.0]
+    u = a.unfold(0, 0, 1)
+    assert u.shape == (0,) and u._base is a
+    (u * 3).sum().backward()
+    assert a.grad.item() == 0.0
