@@ -351,8 +351,11 @@ SKIPS = [
     # 13 % off; teachgrad's is the float32 nearest the true value); an op next to a pole
     # (log1p near -1, digamma near 0) magnifies that past the tolerance (seeds 94806,
     # 101506).
+    # ... or by a gradient that cancels: d atan2(x, erf x)/dx at x = 0.004 is
+    # (erf x − x·erf′x)/(x² + erf²x), two float32 numbers agreeing to 6 digits: true
+    # 1.3239e-3, teachgrad 1.3199e-3, PyTorch 1.3046e-3 (seed 217452).
     ("PyTorch quirk: float32 erf/gelu are ulps off, magnified by a later op",
-     lambda st, cat, t, o: cat == "value" and "float32" in st.program
+     lambda st, cat, t, o: cat in ("value", "grad", "grad2") and "float32" in st.program
      and re.search(r"\berf\(|functional\.gelu\(", st.program) is not None
      and re.search(r"\berf\(|functional\.gelu\(", st.source) is None),
     # A p-norm (p ≠ 1, 2) is (Σ|a|ᵖ)^(1/p) in teachgrad, up to an ulp from PyTorch's
