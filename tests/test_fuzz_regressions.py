@@ -1737,3 +1737,24 @@ def test_unfold_of_a_0d_tensor_has_size_elements():
     assert u.shape == (0,) and u._base is a
     (u * 3).sum().backward()
     assert a.grad.item() == 0.0
+
+
+def test_addmv_and_addmm_sign_their_zeros_as_blas():
+    # Last session's leftover: beta·input + alpha·(product), its exact zeros signed as
+    # PyTorch's BLAS signs them (by hand: a sum is -0 only when all it adds is -0).
+    # addmv adds alpha·(a dot product summed from +0) to beta·input: -0 + (-1)·(+0) = -0;
+    # with alpha = 0 the product is not computed (nan in it is not seen).
+    z = torch.tensor([-0.0, 0.0, -0.0])
+    m = torch.tensor([[-0.0, 0.0], [0.0, -0.0], [-0.0, -0.0]])
+    v = torch.tensor([-0.0, 1.0])
+    out = torch.addmv(z, m, v, beta=1, alpha=-1)
+    assert [math.copysign(1, x) for x in out.tolist()] == [-1, 1, -1]
+    out = torch.addmv(z, m, v, beta=1, alpha=0)  # beta·input: the signs of z
+    assert [math.copysign(1, x) for x in out.tolist()] == [-1, 1, -1]
+    assert torch.addmv(z, torch.full((3, 2), nan), v, alpha=0).tolist() == [0.0, 0.0, 0.0]
+    # addmm adds the terms (alpha·b)·a one by one: row 2 is -0 + (-0)·(+0) + (+0)·(-0)
+    mat2 = torch.tensor([[-0.0, 0.0], [0.0, -0.0]])
+    out = torch.addmm(m, m, mat2, beta=1, alpha=-1)
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [-1, 1, 1, -1, 1, 1]
+    out = torch.addmm(m, m, mat2, beta=0, alpha=-1)  # from +0: never -0
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1] * 6

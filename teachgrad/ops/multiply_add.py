@@ -31,7 +31,16 @@ from . import shape
 from .fill_value import check_real_value
 from .fused import multiply_add
 from .inplace import inplace_method
-from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
+from .linalg import (
+    _DTYPE_HINT,
+    _check_bmm,
+    _fail,
+    _require_tensor,
+    _scalar_name,
+    addmm,
+    blas_scaled_input,
+    blas_signed_zeros,
+)
 from .number_factor import times_number
 from .op import Op
 from .pointwise import _check_shapes_broadcast
@@ -206,7 +215,10 @@ class AddmvBackward0(_ScaledProductOp):
         # (each factor for the other one's gradient only, as PyTorch keeps them)
         needs = ctx.needs_input_grad
         ctx.save_for_backward(mat if needs[2] else None, vec if needs[1] else None)
-        return _combine(input, mat @ vec, beta, alpha)
+        if alpha == 0:  # (as BLAS: the product is not computed)
+            return blas_scaled_input(input, beta, mat.shape[:1], mat.dtype)
+        return blas_signed_zeros(_combine(input, mat @ vec, beta, alpha), input, mat, vec,
+                                 beta, alpha)
 
     @classmethod
     def backward(cls, ctx, grad):
