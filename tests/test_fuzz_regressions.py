@@ -1758,3 +1758,26 @@ def test_addmv_and_addmm_sign_their_zeros_as_blas():
     assert [math.copysign(1, x) for x in out.flatten().tolist()] == [-1, 1, 1, -1, 1, 1]
     out = torch.addmm(m, m, mat2, beta=0, alpha=-1)  # from +0: never -0
     assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1] * 6
+
+
+def test_as_strided_of_an_as_strided_view_reads_the_same_storage():
+    # Focused fuzz --ops as_strided (seeds 34, 239, 378): a view made by as_strided lives
+    # in its base's storage, so another as_strided of it is checked against (and reads)
+    # that storage: 3 elements here, offset 3 is out of bounds. teachgrad took a copy of
+    # the first view as the storage (4 elements). Under create_graph the gradient is read
+    # back with as_strided (PyTorch's AsStridedBackward0); an empty window's is zeros with
+    # no history (seeds 16, 962).
+    a = torch.tensor([[-1.0], [1.5], [0.25]], dtype=torch.float64)
+    v = a.as_strided((2, 2), (1, 1))
+    with pytest.raises(RuntimeError, match=r"^setStorage: sizes \[1, 1, 3\], strides \[0, 3, "
+                                           r"0\], storage offset 3, and itemsize 8 requiring a "
+                                           r"storage size of 32 are out of bounds for storage "
+                                           r"of size 24"):
+        v.as_strided((1, 1, 3), (0, 3, 0), 3)
+    assert v.as_strided((2,), (2,), 0).tolist() == [-1.0, 0.25]
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    (g,) = torch.autograd.grad((x.as_strided((2,), (1,), 1) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [[0.0, 4.0], [6.0, 0.0]]  # 2·x at storage positions 1, 2
+    assert type(g.grad_fn).__name__ == "AsStridedBackward0"
+    (g,) = torch.autograd.grad((x.as_strided((0,), (1,)) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [[0.0, 0.0], [0.0, 0.0]] and not g.requires_grad
