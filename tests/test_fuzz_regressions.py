@@ -1781,3 +1781,25 @@ def test_as_strided_of_an_as_strided_view_reads_the_same_storage():
     assert type(g.grad_fn).__name__ == "AsStridedBackward0"
     (g,) = torch.autograd.grad((x.as_strided((0,), (1,)) ** 2).sum(), x, create_graph=True)
     assert g.tolist() == [[0.0, 0.0], [0.0, 0.0]] and not g.requires_grad
+
+
+def test_index_add_and_index_copy_source_gradient_graphs_are_pytorchs():
+    # Focused fuzz seeds 81, 1108, 1416: under create_graph the gradient for source is
+    # PyTorch's grad.index_select(dim, index).expand_as(source) (ExpandBackward0), times
+    # alpha as a number (MulBackward1); teachgrad's ended in IndexBackward0 / MulBackward0.
+    # Values by hand: out's row is alpha·source, ∂Σout²/∂source = alpha·2·alpha·source.
+    for alpha, top, value in ((1, "ExpandBackward0", [[2.0, 4.0]]),
+                              (2, "MulBackward1", [[8.0, 16.0]])):
+        src = leaf([[1.0, 2.0]])
+        out = torch.zeros(3, 2, dtype=torch.float64).index_add(0, torch.tensor([1]), src,
+                                                               alpha=alpha)
+        (g,) = torch.autograd.grad((out ** 2).sum(), src, create_graph=True)
+        assert type(g.grad_fn).__name__ == top and g.tolist() == value
+    src = leaf([[1.0, 2.0]])
+    out = torch.zeros(3, 2, dtype=torch.float64).index_copy(0, torch.tensor([2]), src)
+    (g,) = torch.autograd.grad((out ** 2).sum(), src, create_graph=True)
+    assert type(g.grad_fn).__name__ == "ExpandBackward0" and g.tolist() == [[2.0, 4.0]]
+    # index_put_ on a view of a leaf: autograd's error before the indices are looked at
+    a = leaf([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad"):
+        a[1:].index_put_((torch.tensor([5]),), torch.tensor(0.5))

@@ -721,6 +721,8 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 
 def _index_put_(input: Tensor, indices, values, accumulate: bool, method: bool) -> Tensor:
     advanced = _put_advanced(input, indices, "index_put_", method)
+    if isinstance(input, Tensor):  # autograd's checks before the indices (seed 1038)
+        input._check_inplace()
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
     values = _checked_values(input, key, _value_tensor(input, values), advanced, accumulate)
     _check_no_overlap(input, values, advanced)
