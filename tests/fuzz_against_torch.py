@@ -291,6 +291,15 @@ SKIPS = [
          t, r"returned an invalid gradient at index \d+ - got \[\d+\] but expected shape "
             r"compatible with \[1(, 1)+\]")
      and re.search(r"index_put_\(|\]\s*=", st.program) is not None),
+    # The sign of an exact zero out of a matrix product depends on the kernel PyTorch
+    # picks by size (its BLAS sums some from -0: mm of a (2, 1) and a (1, 2) gives
+    # 0.0 · -0.0 = -0; NumPy sums from +0); a reciprocal then turns it into -inf or inf
+    # (seed 223935). addmv/addmm follow PyTorch's usual kernels (see
+    # linalg.blas_signed_zeros); mm/matmul are left to NumPy, on the hot path.
+    ("open: the sign of a zero out of a matrix product",
+     lambda st, cat, t, o: cat in ("value", "grad", "grad2") and re.search(
+         r"\b(mm|matmul|mv|bmm|dot|addmm|addmv|einsum)\(|@", st.program) is not None
+     and _differs_only_in_sign(t, o)),
     # PyTorch's derivative of pow in the exponent is where(base == 0 & exponent >= 0, 0,
     # result·log(base)): differentiated again, the branch not taken gets a zero gradient,
     # and 0·log(0) = nan comes back (seed 24823: False ** -0.0). teachgrad's second
@@ -365,11 +374,12 @@ SKIPS = [
      lambda st, cat, t, o: cat == "grad2" and re.search(r"norm\(.*p=", st.program) is not None
      and _close_steps(t, o, rtol=0.0, atol=1e-9)),
     # digamma's derivative (polygamma(1, x)) at a pole x = 0, −1, −2 ...: PyTorch 2.13
-    # gives a huge finite number (6.6e32); teachgrad inf.
+    # gives a huge finite number (6.6e32; 8.1e13 in float32 at -4, seed 227012);
+    # teachgrad inf.
     ("PyTorch quirk: polygamma at a non-positive integer is finite",
      lambda st, cat, t, o: cat in ("grad", "grad2") and re.search(
          r"(digamma|lgamma|polygamma)\(", st.program) is not None
-     and re.search(r"-1\.0\b|\b0\.0\b|-2\.0\b", st.program) is not None),
+     and re.search(r"-\d+\.0\b|\b0\.0\b", st.program) is not None),
     # logit's gradient at ±0 is ±inf; which sign PyTorch 2.13 gives for -0 depends on
     # whether its vectorised or scalar kernel ran (the tensor's size). teachgrad: the
     # scalar kernel's answer.
@@ -505,6 +515,21 @@ def _differs_only_where_ours_is_nan(theirs, ours) -> bool:
             return False
         differ = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
         if not np.isnan(b[differ]).all():
+            return False
+    return True
+
+
+def _differs_only_in_sign(theirs, ours) -> bool:
+    """Do the two steps' tensors differ only where their values are equal but for the sign
+    (±0, or ±inf from one)?"""
+    pairs = list(_tensor_pairs(theirs, ours))
+    if not pairs:
+        return False
+    for a, b in pairs:
+        if a.shape != b.shape:
+            return False
+        differ = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
+        if not np.array_equal(np.abs(a[differ]), np.abs(b[differ]), equal_nan=True):
             return False
     return True
 
