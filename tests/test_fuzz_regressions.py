@@ -1803,3 +1803,14 @@ def test_index_add_and_index_copy_source_gradient_graphs_are_pytorchs():
     a = leaf([1.0, 2.0, 3.0])
     with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad"):
         a[1:].index_put_((torch.tensor([5]),), torch.tensor(0.5))
+
+
+def test_einsum_products_keep_the_sign_of_zero():
+    # Last session's leftover: an einsum that sums nothing is one product per element;
+    # -0·1 is -0 in PyTorch (NumPy's einsum added each product to +0).
+    out = torch.einsum("i,j->ij", torch.tensor([-0.0, 1.0]), torch.tensor([1.0, -0.0]))
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [-1, 1, 1, -1]
+    out = torch.einsum("i,j,k->ijk", torch.tensor([-0.0, 1.0]), torch.tensor([1.0, -0.0]),
+                       torch.tensor([-1.0, 0.0]))
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1, -1, -1, 1,
+                                                                     -1, 1, 1, -1]
