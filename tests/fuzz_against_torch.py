@@ -280,7 +280,7 @@ SKIPS = [
      lambda st, cat, t, o: cat == "teachgrad raised only" and re.search(
          r"\]\s*=|index_put_\(|masked_fill_\(|index_fill_\(", st.source) is not None
      and _torch_error(o, "more than one element of the written-to tensor")
-     and "expand(" in st.program),
+     and re.search(r"expand\(|as_strided\(", st.program) is not None),  # (2296: stride 0)
     # index_put_ of a one-element value of shape [1, 1] through a mask (run as masked_fill_
     # with the number): PyTorch 2.13's backward then gives the value the masked gradient,
     # of shape [n], and refuses its own ("CopySlices returned an invalid gradient at index
@@ -314,6 +314,12 @@ SKIPS = [
     ("open: the order of a sum of values near the float's max (nan_to_num of ±inf)",
      lambda st, cat, t, o: cat == "value" and "nan_to_num(" in st.program
      and _nonfinite_program(st)),
+    # ... and a derivative at nan_to_num(±inf) = ±1.8e308 squares it: asinh's second
+    # derivative -x/(x² + 1)^(3/2) overflows to nan in PyTorch's formula, where its
+    # limit, 0, is teachgrad's (seed 239989).
+    ("PyTorch quirk: a second derivative at nan_to_num(±inf) overflows to nan",
+     lambda st, cat, t, o: cat in ("grad", "grad2") and "nan_to_num(" in st.program
+     and _nonfinite_program(st) and _differs_only_where_torch_is_nan(t, o)),
     # PyTorch 2.13's backward of logaddexp/pow with a bool tensor argument subtracts the
     # bool tensor and raises; teachgrad differentiates (the bool input gets no gradient).
     ("PyTorch quirk: backward with a bool operand raises",
