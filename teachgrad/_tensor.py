@@ -44,6 +44,7 @@ from .autograd.graph import (
     no_grad_view_error,
     rebuild_view,
     set_no_grad_view_requires_grad,
+    views_late_leaf,
 )
 
 _grad_state = grad_mode.state
@@ -245,8 +246,10 @@ class Tensor:
         """Whether operations on this tensor are recorded so gradients can flow to it."""
         if self._requires_grad:
             return True
-        if self._base is not None and gained_history(self):
-            return True  # its base got a history in place: so has it (see grad_fn)
+        if self._base is not None and (gained_history(self) or views_late_leaf(self)):
+            # its base got a history in place: so has it (see grad_fn); or its base is a
+            # leaf made to require grad after the view was taken
+            return True
         # (an inference tensor may say True and still be recorded by nothing, as PyTorch's)
         return type(self._vc) is not list and inference.requires_grad(self)
 
@@ -663,7 +666,8 @@ class Tensor:
                 raise multi_output_view_error(self, indirect=False)
         # A view of a leaf (PyTorch asks first): also a leaf made by requires_grad_() on a
         # view, e.g. torch.tensor([...]).reshape(2, 2).requires_grad_()
-        if base is not None and base._grad_fn is None and self._requires_grad:
+        if base is not None and base._grad_fn is None and (self._requires_grad
+                                                           or views_late_leaf(self)):
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.\nHint: to update the leaf itself, do it under `with torch.no_grad():`; "

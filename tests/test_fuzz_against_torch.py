@@ -373,6 +373,83 @@ v4 = a2 * 1
 v5 = v4.expand(2, 3)
 a6 = torch.tensor([1.882, nan], dtype=torch.float32, requires_grad=True)
 v5.mul_(a6)""",
+    "sgn's changed input and output": """
+a1 = torch.tensor([[-1.172, -1.0, 0.722], [0.0, nan, inf]], dtype=torch.float64,
+                  requires_grad=True)
+v2 = torch.exp(a1)
+v3 = torch.sgn(v2)
+v2.abs_()
+v3.sub_(1)
+loss = v3.square().sum()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
+    "a view of a leaf made to require grad afterwards": """
+a1 = torch.tensor([[0.38, -2.058], [1.5, 0.25]], dtype=torch.float64)
+v2 = a1[:, 0]
+a1.requires_grad_()
+v3 = v2 * 2
+v4 = v2[1:]
+loss = (v3 + a1[0]).sum()
+loss.backward()""",
+    "a float32 tensor changed in place by a float64 op": """
+a1 = torch.tensor([[-0.57, 0.061], [0.869, 2.011]], dtype=torch.float32)
+a3 = torch.tensor([-0.235], dtype=torch.float64, requires_grad=True)
+a1.mul_(a3)
+a4 = torch.tensor([-2.706, -2.41], dtype=torch.float32, requires_grad=True)
+v6 = torch.addcmul(a1, a4, a4, value=0.5)
+grads = torch.autograd.grad(v6.mean(), [a1, a3, a4], create_graph=True)""",
+    "in-place ops reading memory they write": """
+a1 = torch.tensor([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], dtype=torch.float64)
+v2 = a1[0]
+v3 = v2[1:]
+v3.addcmul_(v2[:2], a1[1, :2])""",
+    "copy_ from a view overlapping the target": """
+a1 = torch.tensor([[-1.077], [1.67], [0.297]], dtype=torch.float64)
+v3 = a1[:, 0]
+a1.copy_(v3)""",
+    "copy_ into a view not filling a block": """
+a1 = torch.tensor([[False, False], [False, True], [False, True]], dtype=torch.bool)
+v3 = a1[..., :1]
+v3.copy_(a1)""",
+    "copy_ with a float32 source broadcast under create_graph": """
+a1 = torch.tensor(0.794, dtype=torch.float32, requires_grad=True)
+a2 = torch.tensor([[3.452, -3.255], [0.926, 1.548]], dtype=torch.float64, requires_grad=True)
+v3 = a2 * 1
+v4 = v3[:, 0]
+v4.copy_(a1)
+grads = torch.autograd.grad(v3.square().sum(), [a1, a2], create_graph=True)""",
+    "a 1-D @ 2-D product changed in place": """
+a2 = torch.tensor([0.128], dtype=torch.float64, requires_grad=True)
+a3 = torch.tensor([[2.667, 0.925]], dtype=torch.float64, requires_grad=True)
+v4 = a2 @ a3
+v5 = v4.digamma()
+v4.div_(0)
+loss = v5.sum()
+loss.backward()""",
+    "a quantile changed in place": """
+a1 = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], dtype=torch.float64, requires_grad=True)
+v2 = torch.quantile(a1, torch.tensor([0.5, 0.1], dtype=torch.float64), dim=1)
+v3 = v2.sin()
+v2.mul_(2)
+loss = v3.sum()
+loss.backward()""",
+    "addcmul of integers with a fractional value": """
+a1 = torch.tensor([3, -2, -3, 1], dtype=torch.int64)
+v3 = a1[::2]
+a4 = torch.tensor([-4, 3], dtype=torch.int64)
+a5 = torch.tensor(2, dtype=torch.int64)
+v3.addcmul_(a4, a5, value=1.5)
+v6 = torch.addcmul(a1, a1, a1, value=-0.5)""",
+    "index_put_ with None among the indices": """
+a1 = torch.tensor([[False, False], [False, True]], dtype=torch.bool)
+a1.index_put_((None, torch.tensor([-1, -2], dtype=torch.int64)), torch.tensor(True))""",
+    "index_put_ of one value through a mask": """
+a1 = torch.tensor([[1], [-3], [-1]], dtype=torch.int64)
+a2 = torch.tensor([[False], [True], [False]], dtype=torch.bool)
+a3 = torch.tensor([[0.632]], dtype=torch.float32, requires_grad=True)
+v4 = a1.float() * 1
+v4.index_put_((a2,), a3)
+a1.index_put_((a2,), torch.tensor(2.5))
+a1.index_put_((a2,), torch.tensor(nan))""",
 }
 
 

@@ -1490,3 +1490,327 @@ def test_pow_first_derivative_graph_is_pytorchs():
     assert [type(n).__name__ for n, _ in factor.next_functions] == ["PowBackward0"]
     (second,) = teachgrad.autograd.grad(first, x)
     assert second.item() == 12.0
+
+
+# ------------------------------------------------------------ fuzz round: seeds 140000-...
+def test_sgn_names_its_changed_input_before_its_changed_output():
+    # Fuzz seed 144506: sgn saves self and its result; PyTorch's SgnBackward0 unpacks self
+    # first, so with both changed in place the error names self (here 'output 0 of Abs');
+    # teachgrad checked the result first ('output 0 of Sgn').
+    a = leaf([1.0, 2.0])
+    v2 = a.exp()
+    v3 = torch.sgn(v2)
+    v2.abs_()
+    v3.sub_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 "
+                                           r"of Abs, is at version 1; expected version 0"):
+        v3.sum().backward()
+
+
+def test_a_view_of_a_leaf_made_to_require_grad_afterwards():
+    # Focused fuzz (--ops requires_grad_): v = x[0]; x.requires_grad_(). PyTorch's view asks
+    # its base: v.requires_grad is True, v stays a leaf with no grad_fn, ops on v are
+    # recorded (MulBackward0) but send v's gradient nowhere (edge (None, 0)): x.grad stays
+    # None; v cannot be changed in place. teachgrad said v.requires_grad was False and
+    # recorded nothing (backward then failed: "does not require grad").
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    v = x[0]
+    x.requires_grad_()
+    assert v.requires_grad and v.grad_fn is None and v.is_leaf
+    w = v * 2
+    assert type(w.grad_fn).__name__ == "MulBackward0"
+    assert w.grad_fn.next_functions == ((None, 0), (None, 0))
+    w.sum().backward()
+    assert x.grad is None and v.grad is None
+    assert torch.autograd.grad((v * 2).sum(), x, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="^The differentiated Tensor at index 0 appears "
+                                           "to not have been used in the graph"):
+        torch.autograd.grad((v * 2).sum(), v)
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is "
+                                           "being used in an in-place operation"):
+        v.mul_(2)
+    x.requires_grad_(False)  # it asks its base each time
+    assert not v.requires_grad
+    # a detached view is not a view to autograd
+    y = torch.tensor([1.0, 2.0])
+    d = y.detach()[0:]
+    y.requires_grad_()
+    assert not d.requires_grad
+
+
+def test_a_float32_tensor_changed_in_place_by_a_float64_op_takes_float32_gradients():
+    # Fuzz seed 161792: a1 (float32).mul_(a3 float64) writes a float64 result into
+    # float32; PyTorch's MulBackward0 describes what was written, so the gradient for a1
+    # is float32 (teachgrad's node said float64). Values by hand: ∂Σ(2·a1)/∂a1 = 2, and
+    # ∂/∂a3 = Σ 2·a1_old = 2·(1.5 + 0.25) = 3.5.
+    a1 = torch.tensor([[1.5, 0.25]], dtype=torch.float32)
+    a3 = leaf([2.0])
+    a1.mul_(a3)
+    g1, g3 = torch.autograd.grad((a1 * 2).sum(), [a1, a3])
+    assert g1.dtype == torch.float32 and g1.tolist() == [[2.0, 2.0]]
+    assert g3.dtype == torch.float64 and g3.tolist() == [3.5]
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_ops_in_place_refuse_bool_and_another_dtype(name):
+    # Focused fuzz (--ops cumsum_,cumprod_, seeds 51, 107 ...): PyTorch's kernel has no bool
+    # loop ('"cumsum_out_cpu" not implemented for 'Bool''; 0-d and empty tensors are copied,
+    # the kernel never runs) and refuses dtype= other than self's; teachgrad said "result
+    # type Long can't be cast to the desired output type Bool".
+    with pytest.raises(NotImplementedError, match=f'^"{name}_out_cpu" not implemented for '
+                                                  "'Bool'"):
+        getattr(torch.tensor([[True, False]]), name + "_")(1)
+    x = torch.tensor(True)
+    assert getattr(x, name + "_")(0).tolist() is True and x.dtype == torch.bool
+    with pytest.raises(RuntimeError, match="^Bad in-place call: input tensor dtype long int "
+                                           "and output tensor dtype double should match"):
+        getattr(torch.tensor([1, 2]), name + "_")(0, dtype=torch.float64)
+    x = torch.tensor([2, 3])
+    getattr(x, name + "_")(0)
+    assert x.tolist() == ([2, 5] if name == "cumsum" else [2, 6])
+
+
+def test_an_inplace_op_refuses_operands_overlapping_what_it_writes():
+    # Focused fuzz (--ops copy_,addcmul_,lerp_ ..., seeds 34, 45, 96, 1489): PyTorch's
+    # kernels refuse to write a tensor while reading an operand that shares some of its
+    # memory (both filling a block of memory: contiguous, or permuted); teachgrad computed
+    # (or, for copy_, refused wherever memory was shared, before checking the shapes).
+    words = "^unsupported operation: some elements of the input tensor and the written-to"
+    x = torch.arange(4.0)
+    for write in (lambda: x[1:].add_(x[:3]), lambda: x[1:].addcmul_(x[:3], x[:3]),
+                  lambda: x[1:].lerp_(x[:3], 0.5), lambda: x[1:].copy_(x[:3]),
+                  lambda: x[:3].mul_(x),  # (before the shapes are compared)
+                  lambda: x[1:].clamp_(min=x[:3]),
+                  lambda: x.reshape(2, 2).add_(x.reshape(2, 2).t()),
+                  lambda: x.index_add_(0, torch.tensor([3, 2, 1, 0]), x)):  # the same, too
+        with pytest.raises(RuntimeError, match=words):
+            write()
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]  # nothing written
+    x.add_(x)  # the very same elements: fine
+    x.masked_fill_(torch.tensor([True, False, False, False]), x[1])  # (a value: read once)
+    assert x.tolist() == [2.0, 2.0, 4.0, 6.0]
+    # Not filling a block of memory: PyTorch does not check, and its result depends on the
+    # order it writes in; teachgrad reads the operand first: [[0+1, 1+2], [3+4, 4+5]].
+    a = torch.arange(6.0).reshape(2, 3)
+    a[:, 1:].add_(a[:, :2])
+    assert a.tolist() == [[0.0, 1.0, 3.0], [3.0, 7.0, 9.0]]
+    # copy_ compares the shapes after the memory: a non-block view gets the shape error
+    y = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3, 1\] doesn't match the "
+                                           r"broadcast shape \[3, 2\]"):
+        y[..., :1].copy_(y)
+
+
+def test_results_pytorch_finishes_in_place_start_at_its_version():
+    # Fuzz seed 176147: PyTorch's 1-D @ 2-D matmul ends with squeeze_ (version 1), and
+    # quantile with lerp_ / squeeze_ (and unsqueeze_, transpose_ for several q): changed
+    # in place afterwards, the error names PyTorch's versions ('is at version 2; expected
+    # version 1'); teachgrad's results started at version 0.
+    a = leaf([0.5])
+    v = a @ leaf([[2.0, 3.0]])
+    assert v._version == 1
+    d = v.sin()  # (saves v)
+    v.div_(2)
+    with pytest.raises(RuntimeError, match="is at version 2; expected version 1 instead"):
+        d.sum().backward()
+    x = leaf([1.0, 4.0, 2.0, 3.0])
+    assert torch.quantile(x, 0.5)._version == 2  # lerp_, squeeze_
+    assert torch.quantile(x, torch.tensor([0.5, 0.25], dtype=torch.float64))._version == 4
+    assert torch.quantile(x, 0.5, interpolation="lower")._version == 1
+    assert torch.quantile(x, 0.5).item() == 2.5
+
+
+def test_addcmul_of_integers_truncates_value_and_refuses_bool():
+    # Focused fuzz seeds 79, 724, 863: PyTorch's kernel takes value in the result's dtype,
+    # so an integer addcmul truncates it (value=0.5 adds nothing; 1.7 counts as 1, -1.7
+    # as -1); teachgrad multiplied by 0.5, then truncated the sum (silently other numbers).
+    # A bool addcmul has no kernel (seed 16); addcmul_ compares the shapes first (26).
+    x, t1, t2 = torch.tensor([5, 2]), torch.tensor([5, 1]), torch.tensor([-4, 1])
+    assert torch.addcmul(x, t1, t2, value=0.5).tolist() == [5, 2]
+    assert torch.addcmul(x, t1, t2, value=1.7).tolist() == [5 - 20, 3]
+    assert torch.addcmul(x, t1, t2, value=-1.7).tolist() == [5 + 20, 1]
+    x.addcmul_(t1, t2, value=0.5)
+    assert x.tolist() == [5, 2]
+    b = torch.tensor([True, False])
+    with pytest.raises(NotImplementedError, match='^"addcmul_cpu_out" not implemented for '
+                                                  "'Bool'"):
+        b.addcmul_(b, b)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2\] doesn't match the "
+                                           r"broadcast shape \[2, 2\]"):
+        b.addcmul_(torch.tensor([True]), torch.tensor([[True], [False]]))
+    # addcdiv_ refuses two integer tensors before it looks at the memory (seed 130)
+    y = torch.tensor([[4, -3], [4, -1]])
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer"):
+        y[0].addcdiv_(y, torch.tensor([5, 1]))
+
+
+def test_lerp_checks_in_pytorchs_order_and_words():
+    # Focused fuzz --ops lerp_ (seeds 2, 9, 42, 204, 432, 829): PyTorch checks end's and
+    # the weight's dtype first ('long int', as C++ names it), then the shapes (in place:
+    # self's own shape too), then its kernel refuses integers, named by the weight's kind
+    # ('lerp_kernel_tensor' for a tensor weight). teachgrad refused integers first, always
+    # as 'lerp_kernel_scalar', and named int64 'int64'.
+    i, f = torch.tensor([1, 2]), torch.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="^expected dtype long int for `end` but got "
+                                           "dtype float$"):
+        torch.lerp(i, f, 0.5)
+    with pytest.raises(RuntimeError, match="^expected dtype float for `weight` but got "
+                                           "dtype long int$"):
+        torch.lerp(f, f, i)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_tensor\" not implemented "
+                                                  "for 'Long'"):
+        torch.lerp(i, i, i)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_scalar\" not implemented "
+                                                  "for 'Long'"):
+        torch.lerp(i, i, 0.5)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2\] doesn't match the "
+                                           r"broadcast shape \[2, 2\]$"):
+        i.lerp_(torch.tensor([[1, 2], [3, 4]]), 0.5)
+    # integers with a 0-d float weight are computed in floats: 1 + 0.5·(3 − 1) = 2
+    assert torch.lerp(i, torch.tensor([3, 2]), torch.tensor(0.5)).tolist() == [2.0, 2.0]
+
+
+def test_index_put_takes_only_tensors_and_fills_a_mask_with_a_number():
+    # Last session's leftover, focused fuzz --ops index_put_ (seeds 22, 25, 52, 74, 191,
+    # 228): PyTorch's parser wants a tuple of Tensors (None among them is refused: teachgrad
+    # took it as a whole dimension); with one mask and one value, not accumulated, it runs
+    # masked_fill_(mask, value.item()): any dtype and shape of one element, range-checked as
+    # a fill value; otherwise the value's shape is checked before its dtype, and its
+    # leading size-1 dimensions count (x[idx] = v drops them).
+    x = torch.zeros(3, 4)
+    i = torch.tensor([0, 1])
+    with pytest.raises(TypeError, match="^expected Tensor as element 0 in argument 0, but "
+                                        "got NoneType"):
+        x.index_put_((None, i), torch.tensor(1.0))
+    with pytest.raises(TypeError, match="^expected Tensor as element 1 in argument 1, but "
+                                        "got slice"):
+        torch.index_put(x, (i, slice(None)), torch.tensor(1.0))
+    with pytest.raises(TypeError, match=r"^index_put_\(\): argument 'indices' \(position 1\) "
+                                        "must be tuple of Tensors, not Tensor"):
+        x.index_put_(i, torch.tensor(1.0))
+    y = torch.tensor([0.5, -2.0], dtype=torch.float64)
+    y.index_put_((torch.tensor([True, False]),), torch.tensor([[-1.0]], dtype=torch.float32))
+    assert y.tolist() == [-1.0, -2.0] and y.dtype == torch.float64
+    n = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                           "without overflow"):
+        n.index_put_((torch.tensor([True, False]),), torch.tensor(math.nan))
+    with pytest.raises(RuntimeError, match=r"^shape mismatch: value tensor of shape \[1, 1\] "
+                                           r"cannot be broadcast to indexing result of shape "
+                                           r"\[1\]"):
+        n.index_put_((torch.tensor([0]),), torch.tensor([[5.0]]))  # (shape, then dtype)
+    n[torch.tensor([0])] = torch.tensor([[5]])
+    assert n.tolist() == [5, 2]
+    # the value's gradient: the sum over the masked positions, in the value's shape
+    v = leaf([[2.0]])
+    z = torch.zeros(3, dtype=torch.float64)
+    z.index_put_((torch.tensor([True, False, True]),), v)
+    (g,) = torch.autograd.grad((z * torch.tensor([1.0, 10.0, 100.0])).sum(), v)
+    assert g.tolist() == [[101.0]]
+
+
+def test_masked_fill_in_place_checks_shapes_before_the_value():
+    # Focused fuzz --ops masked_fill_ (seeds 5, 97, 141): PyTorch's masked_fill_ broadcasts
+    # self with the mask (self is 'tensor a'), compares the result with self's shape, then
+    # converts the value, a 0-d tensor too ('value cannot be converted ...').
+    x = torch.tensor([[1, -2, 3], [3, -2, -4]])
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size "
+                                           r"of tensor b \(4\) at non-singleton dimension 1"):
+        x.masked_fill_(torch.zeros(3, 4, dtype=torch.bool), 2)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[2, 3\] doesn't match the "
+                                           r"broadcast shape \[2, 2, 3\]"):
+        x.masked_fill_(torch.zeros(2, 1, 3, dtype=torch.bool), -inf)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                           "without overflow"):
+        x.masked_fill_(torch.tensor(True), torch.tensor(inf))
+    assert x.masked_fill_(torch.tensor([True, False, False]), 7).tolist() == [[7, -2, 3],
+                                                                              [7, -2, -4]]
+
+
+def test_unfold_of_a_0d_tensor_has_size_elements():
+    # Focused fuzz --ops unfold (seeds 18, 97, 119, 181): PyTorch's unfold of a 0-d tensor
+    # is a view of shape (size,): one window of its element, or none for size 0 (teachgrad
+    # gave the element for size 0); the gradient of an empty window is 0.
+    a = leaf(2.0)
+    assert a.unfold(0, 1, 1).tolist() == [2.0]
+    u = a.unfold(0, 0, 1)
+    assert u.shape == (0,) and u._base is a
+    (u * 3).sum().backward()
+    assert a.grad.item() == 0.0
+
+
+def test_addmv_and_addmm_sign_their_zeros_as_blas():
+    # Last session's leftover: beta·input + alpha·(product), its exact zeros signed as
+    # PyTorch's BLAS signs them (by hand: a sum is -0 only when all it adds is -0).
+    # addmv adds alpha·(a dot product summed from +0) to beta·input: -0 + (-1)·(+0) = -0;
+    # with alpha = 0 the product is not computed (nan in it is not seen).
+    z = torch.tensor([-0.0, 0.0, -0.0])
+    m = torch.tensor([[-0.0, 0.0], [0.0, -0.0], [-0.0, -0.0]])
+    v = torch.tensor([-0.0, 1.0])
+    out = torch.addmv(z, m, v, beta=1, alpha=-1)
+    assert [math.copysign(1, x) for x in out.tolist()] == [-1, 1, -1]
+    out = torch.addmv(z, m, v, beta=1, alpha=0)  # beta·input: the signs of z
+    assert [math.copysign(1, x) for x in out.tolist()] == [-1, 1, -1]
+    assert torch.addmv(z, torch.full((3, 2), nan), v, alpha=0).tolist() == [0.0, 0.0, 0.0]
+    # addmm adds the terms (alpha·b)·a one by one: row 2 is -0 + (-0)·(+0) + (+0)·(-0)
+    mat2 = torch.tensor([[-0.0, 0.0], [0.0, -0.0]])
+    out = torch.addmm(m, m, mat2, beta=1, alpha=-1)
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [-1, 1, 1, -1, 1, 1]
+    out = torch.addmm(m, m, mat2, beta=0, alpha=-1)  # from +0: never -0
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1] * 6
+
+
+def test_as_strided_of_an_as_strided_view_reads_the_same_storage():
+    # Focused fuzz --ops as_strided (seeds 34, 239, 378): a view made by as_strided lives
+    # in its base's storage, so another as_strided of it is checked against (and reads)
+    # that storage: 3 elements here, offset 3 is out of bounds. teachgrad took a copy of
+    # the first view as the storage (4 elements). Under create_graph the gradient is read
+    # back with as_strided (PyTorch's AsStridedBackward0); an empty window's is zeros with
+    # no history (seeds 16, 962).
+    a = torch.tensor([[-1.0], [1.5], [0.25]], dtype=torch.float64)
+    v = a.as_strided((2, 2), (1, 1))
+    with pytest.raises(RuntimeError, match=r"^setStorage: sizes \[1, 1, 3\], strides \[0, 3, "
+                                           r"0\], storage offset 3, and itemsize 8 requiring a "
+                                           r"storage size of 32 are out of bounds for storage "
+                                           r"of size 24"):
+        v.as_strided((1, 1, 3), (0, 3, 0), 3)
+    assert v.as_strided((2,), (2,), 0).tolist() == [-1.0, 0.25]
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    (g,) = torch.autograd.grad((x.as_strided((2,), (1,), 1) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [[0.0, 4.0], [6.0, 0.0]]  # 2·x at storage positions 1, 2
+    assert type(g.grad_fn).__name__ == "AsStridedBackward0"
+    (g,) = torch.autograd.grad((x.as_strided((0,), (1,)) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [[0.0, 0.0], [0.0, 0.0]] and not g.requires_grad
+
+
+def test_index_add_and_index_copy_source_gradient_graphs_are_pytorchs():
+    # Focused fuzz seeds 81, 1108, 1416: under create_graph the gradient for source is
+    # PyTorch's grad.index_select(dim, index).expand_as(source) (ExpandBackward0), times
+    # alpha as a number (MulBackward1); teachgrad's ended in IndexBackward0 / MulBackward0.
+    # Values by hand: out's row is alpha·source, ∂Σout²/∂source = alpha·2·alpha·source.
+    for alpha, top, value in ((1, "ExpandBackward0", [[2.0, 4.0]]),
+                              (2, "MulBackward1", [[8.0, 16.0]])):
+        src = leaf([[1.0, 2.0]])
+        out = torch.zeros(3, 2, dtype=torch.float64).index_add(0, torch.tensor([1]), src,
+                                                               alpha=alpha)
+        (g,) = torch.autograd.grad((out ** 2).sum(), src, create_graph=True)
+        assert type(g.grad_fn).__name__ == top and g.tolist() == value
+    src = leaf([[1.0, 2.0]])
+    out = torch.zeros(3, 2, dtype=torch.float64).index_copy(0, torch.tensor([2]), src)
+    (g,) = torch.autograd.grad((out ** 2).sum(), src, create_graph=True)
+    assert type(g.grad_fn).__name__ == "ExpandBackward0" and g.tolist() == [[2.0, 4.0]]
+    # index_put_ on a view of a leaf: autograd's error before the indices are looked at
+    a = leaf([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad"):
+        a[1:].index_put_((torch.tensor([5]),), torch.tensor(0.5))
+
+
+def test_einsum_products_keep_the_sign_of_zero():
+    # Last session's leftover: an einsum that sums nothing is one product per element;
+    # -0·1 is -0 in PyTorch (NumPy's einsum added each product to +0).
+    out = torch.einsum("i,j->ij", torch.tensor([-0.0, 1.0]), torch.tensor([1.0, -0.0]))
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [-1, 1, 1, -1]
+    out = torch.einsum("i,j,k->ijk", torch.tensor([-0.0, 1.0]), torch.tensor([1.0, -0.0]),
+                       torch.tensor([-1.0, 0.0]))
+    assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1, -1, -1, 1,
+                                                                     -1, 1, 1, -1]

@@ -462,6 +462,10 @@ def _target(t: Tensor, i: int) -> tuple:
         _check_input_type(t)
         return t.node, t.output_nr, None, i  # a GradientEdge: the gradient arriving there
     if not t._requires_grad:
+        if t._base is not None and graph.views_late_leaf(t):
+            # a view of a leaf made to require grad after it was taken: a leaf to PyTorch,
+            # whose gradient node nothing reaches (ops on it send its gradient nowhere)
+            return AccumulateGrad(t), 0, t, i
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     node, nr = edge_of(t)
     return node, nr, t, i

@@ -521,6 +521,23 @@ def gained_history(view) -> bool:
     return extra is None or (NO_GRAD_VIEW not in extra and NON_DIFFERENTIABLE_VIEW not in extra)
 
 
+def views_late_leaf(view) -> bool:
+    """True for a view with no history of a leaf made to require grad after it was taken.
+
+    ``v = x[0]; x.requires_grad_()``: PyTorch's ``v.requires_grad`` is True (a view asks its
+    base), ``v.grad_fn`` stays None and ``v`` stays a leaf without a gradient of its own;
+    ops on ``v`` are recorded, but their gradient for ``v`` goes nowhere (the edge is
+    ``(None, 0)``) and ``v`` cannot be changed in place. The caller checks ``view._base``.
+    """
+    base = view._base
+    if view._grad_fn is not None or view._requires_grad or not base._requires_grad:
+        return False
+    if base._grad_fn is not None or type(view._vc) is not list:  # (inference tensors)
+        return False
+    extra = view._extra
+    return extra is None or NON_DIFFERENTIABLE_VIEW not in extra
+
+
 def rebuild_view(view) -> Node:
     """Give a stale view the history PyTorch gives it: ``AsStridedBackward0`` reading its
     elements out of the base's current history. (ops/inplace.py installs the builder: the

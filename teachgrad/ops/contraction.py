@@ -45,6 +45,8 @@ class EinsumBackward0(Op):
         ctx.inputs, ctx.output, ctx.sizes = inputs, output, sizes
         equation = ",".join(inputs) + "->" + output
         out = np.einsum(equation, *operands, optimize=len(operands) > 2)
+        if not set("".join(inputs)) - set(output):
+            out = _signed_zero_products(out, equation, operands)
         # NumPy returns a view for pure transpositions and diagonals (ij->ji, ii->i):
         # PyTorch's result is a tensor of its own, so writing to it must not change the input.
         return out.copy() if isinstance(out, np.ndarray) and out.base is not None else out
@@ -57,6 +59,17 @@ class EinsumBackward0(Op):
             if needed else None
             for k, needed in enumerate(ctx.needs_input_grad)
         )
+
+
+def _signed_zero_products(out, equation: str, operands: tuple):
+    """An einsum that sums nothing (``i,j->ij``) is one product per element, whose zero
+    has the sign of the product, as PyTorch's (-0·1 = -0); NumPy's einsum adds each
+    product to +0, so its zeros all came out +0 (found comparing with PyTorch)."""
+    if not isinstance(out, np.ndarray) or out.dtype.kind != "f" or not (out == 0).any():
+        return out
+    signs = [np.where(np.signbit(a), -1, 1).astype(np.int8) for a in operands]
+    negative = np.einsum(equation, *signs) < 0
+    return np.where(out == 0, np.where(negative, -0.0, 0.0).astype(out.dtype), out)
 
 
 def _operand_gradient(k: int, grad, operands, inputs: tuple, output: str, sizes: dict):

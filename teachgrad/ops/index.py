@@ -23,12 +23,18 @@ import operator
 import numpy as np
 
 from .._arguments import Signatures, checks_types
-from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, save_input, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
-from .inplace import apply_inplace, inplace_method, refresh_view
+from .inplace import (
+    _OVERLAP_RULES,
+    _check_output_shape,
+    apply_inplace,
+    inplace_method,
+    refresh_view,
+)
 from .layout import row_major
 from .op import NO_CONTEXT, Op
 from .reduce import _return_type
@@ -534,18 +540,24 @@ def _type_name(t: Tensor) -> str:
     return t.dtype._legacy.removesuffix("Tensor")  # "Float", "Long" ... as PyTorch says
 
 
-def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
-    """``values`` ready to be put at ``target[key]``, after PyTorch's dtype and shape checks
-    (the indices are checked after them, with :func:`checked_bounds`)."""
-    if values._data.dtype != target._data.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got "
-            f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
-        )
+def _checked_values(target: Tensor, key: tuple, values: Tensor, advanced: list,
+                    accumulate: bool, setitem: bool = False) -> Tensor:
+    """``values`` ready to be put at ``target[key]``, after PyTorch's shape and dtype checks
+    (the indices are checked after them, with :func:`checked_bounds`). ``setitem``:
+    ``x[idx] = v``, which drops v's leading size-1 dimensions first."""
+    if _fills_a_mask(values, advanced, accumulate):
+        # PyTorch's index_put_ hands this to masked_fill_(mask, value.item()): the value
+        # is a number then, any dtype, range-checked as a fill value (seeds 22, 25, 52)
+        check_fill_value(values._data.item(), target._data.dtype)
+        if values._data.ndim:  # (a number: any shape of one element, [[0.5]] too)
+            values = view(values, ())
+        if values._data.dtype != target._data.dtype:
+            values = values.to(target.dtype)
     indexed = indexed_shape(target._data.shape, key)
-    stripped = _strip_leading_ones(values._data.shape)
-    if stripped != values._data.shape:
-        values = view(values, stripped)
+    if setitem:
+        stripped = _strip_leading_ones(values._data.shape)
+        if stripped != values._data.shape:
+            values = view(values, stripped)
     try:
         fits = np.broadcast_shapes(values._data.shape, indexed) == indexed
     except ValueError:
@@ -555,7 +567,19 @@ def _checked_values(target: Tensor, key: tuple, values: Tensor) -> Tensor:
             f"shape mismatch: value tensor of shape {_shape_str(values._data.shape)} cannot be "
             f"broadcast to indexing result of shape {_shape_str(indexed)}"
         )
+    if values._data.dtype != target._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_type_name(target)} for the destination and {_type_name(values)} for the source."
+        )
     return values
+
+
+def _fills_a_mask(values: Tensor, advanced: list, accumulate: bool) -> bool:
+    """Does PyTorch's index_put_ run this as masked_fill_ (canDispatchToMaskedFill): one
+    value, not accumulated, and a single index that is a mask?"""
+    return (not accumulate and values._data.size == 1 and len(advanced) == 1
+            and advanced[0][1].dtype in (np.bool_, np.uint8))
 
 
 def _put(t: Tensor, values: Tensor, key: tuple, accumulate: bool, advanced: list = (),
@@ -598,7 +622,7 @@ def setitem(self: Tensor, index, value) -> None:
         target, advanced = apply_basic(self, items)
     if advanced:
         key = advanced_key(target._data.shape, advanced, check_bounds=False)
-        value = _checked_values(target, key, value)
+        value = _checked_values(target, key, value, advanced, False, setitem=True)
         _check_no_overlap(target, value, advanced)
         tensors = _index_tensors(items, advanced)
         _refuse_a_byte_mask_fill(target, advanced, tensors, value, False)
@@ -640,15 +664,22 @@ def _check_no_overlap(target: Tensor, value: Tensor, advanced: list) -> None:
         )
 
 
-def _put_advanced(input: Tensor, indices) -> list:
+def _put_advanced(input: Tensor, indices, name: str, method: bool) -> list:
+    """The advanced-index records of index_put's ``indices``: a tuple (or list) of index
+    tensors, one per leading dimension. PyTorch's argument parser refuses anything else in
+    it, None included (``x[None, idx] = v`` is indexing; index_put_ is not)."""
     if not isinstance(indices, (tuple, list)):
-        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
+        raise TypeError(f"{name}(): argument 'indices' (position {1 if method else 2}) must "
+                        f"be tuple of Tensors, not {python_type_name(indices)}")
+    for k, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {k} in argument {0 if method else 1}, but got "
+                f"{python_type_name(index)}\nHint: index_put takes one index tensor per "
+                "leading dimension; to take a dimension whole, use x[:, idx] = v.")
     advanced, dim = [], 0
     for index in indices:
-        if index is None:  # this dimension taken whole
-            dim += 1
-        else:
-            dim = _record(advanced, dim, _index_array(index))
+        dim = _record(advanced, dim, _index_array(index))
     return advanced
 
 
@@ -661,26 +692,52 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)
     tensor([2., 0., 0.])
     """
-    advanced = _put_advanced(input, indices)
+    return _index_put(input, indices, values, accumulate, method=False)
+
+
+def _index_put(input: Tensor, indices, values, accumulate: bool, method: bool) -> Tensor:
+    advanced = _put_advanced(input, indices, "index_put", method)
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
-    values = _checked_values(input, key, _value_tensor(input, values))
+    values = _checked_values(input, key, _value_tensor(input, values), advanced, accumulate)
     tensors = _index_tensors(indices, advanced)
     _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return _put(input, values, checked_bounds(input._data.shape, key), accumulate, advanced,
                 tensors)
 
 
+def _index_put_method(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """``x.index_put(indices, values)`` (see :func:`index_put`)."""
+    return _index_put(self, indices, values, accumulate, method=True)
+
+
+Tensor.index_put = _index_put_method  # (the argument numbers of its messages differ)
+
+
 @tensor_method()
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-    advanced = _put_advanced(input, indices)
+    return _index_put_(input, indices, values, accumulate, method=False)
+
+
+def _index_put_(input: Tensor, indices, values, accumulate: bool, method: bool) -> Tensor:
+    advanced = _put_advanced(input, indices, "index_put_", method)
+    if isinstance(input, Tensor):  # autograd's checks before the indices (seed 1038)
+        input._check_inplace()
     key = advanced_key(input._data.shape, advanced, check_bounds=False)
-    values = _checked_values(input, key, _value_tensor(input, values))
+    values = _checked_values(input, key, _value_tensor(input, values), advanced, accumulate)
     _check_no_overlap(input, values, advanced)
     tensors = _index_tensors(indices, advanced)
     _refuse_a_byte_mask_fill(input, advanced, tensors, values, accumulate)
     return apply_inplace(input, _put, values, checked_bounds(input._data.shape, key), accumulate,
                          advanced, tensors)
+
+
+def _index_put_method_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """``x.index_put_(indices, values)``: in-place :func:`index_put`."""
+    return _index_put_(self, indices, values, accumulate, method=True)
+
+
+Tensor.index_put_ = _index_put_method_
 
 
 # ----------------------------------------------------------------------------------------
@@ -1205,6 +1262,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
+        check_fill_value(value._data.item(), input._data.dtype)  # (inf into int64: seed 97)
         out = MaskedFillBackward1.apply(input, value, mask=mask_arr)
     else:
         if not isinstance(value, (numbers.Number, np.generic)):
@@ -1410,7 +1468,18 @@ __all__ = [
     "msort", "topk", "kthvalue", "unravel_index",
 ]
 
-for _name, _op in {
-    "scatter_": scatter, "scatter_add_": scatter_add, "masked_fill_": masked_fill,
-}.items():
-    setattr(Tensor, _name, inplace_method(_op, _name))
+def _masked_fill_in_place(input: Tensor, mask: Tensor, value) -> Tensor:
+    """masked_fill for masked_fill_: PyTorch broadcasts self with the mask (self is tensor
+    a in its message) and compares the result with self's shape before it converts the
+    value (focused fuzz seeds 5, 141)."""
+    if isinstance(mask, Tensor) and mask._data.dtype in (np.bool_, np.uint8):
+        _check_output_shape(input, mask)
+    return masked_fill(input, mask, value)
+
+
+# (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES;
+# index_put_ has its own check, _check_no_overlap)
+_OVERLAP_RULES[_put] = None
+for _name, _op, _overlap in [("scatter_", scatter, "any"), ("scatter_add_", scatter_add, "any"),
+                             ("masked_fill_", _masked_fill_in_place, None)]:
+    setattr(Tensor, _name, inplace_method(_op, _name, _overlap))

@@ -86,4 +86,4 @@ def _index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduc
 
 
 _index_reduce_.__name__ = "index_reduce"
-Tensor.index_reduce_ = inplace_method(_index_reduce_, "index_reduce_")
+Tensor.index_reduce_ = inplace_method(_index_reduce_, "index_reduce_", "any")

@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._arguments import Signatures, is_number
+from .._dtypes import from_numpy_dtype
 from .._tensor import Tensor, _make
 from ..autograd import graph
 from ..autograd.dual_state import state as _dual
@@ -40,6 +41,13 @@ def _torch_name(dtype: np.dtype) -> str:
         "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
     }[dtype.name]
+
+
+# How an in-place op checks its tensor operands' memory against the tensor it writes, by
+# the op apply_inplace runs (see inplace_method): "partial" (the default: pointwise ops,
+# copy_), "any" (the very same elements refused too: index_add_, scatter_ ... read and
+# write in another order), None (fill values, masked_scatter_, index_put_'s own check).
+_OVERLAP_RULES: dict = {}
 
 
 def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> Tensor:
@@ -59,11 +67,19 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     # fill_(number) and zero_() write one value everywhere, so PyTorch lets them write an
     # expanded tensor, whose elements share memory; every other op is refused there.
     overlap_ok = op is _zero or (op is _fill and not (args and isinstance(args[0], Tensor)))
-    if not getattr(op, "checks_dtype_first", False):
+    dtype_first = getattr(op, "checks_dtype_first", False)
+    precheck = getattr(op, "precheck", None)  # what PyTorch checks before its kernel's
+    if precheck is not None:  # checks of memory, shapes and dtypes (addcdiv_'s integers)
+        precheck(self, *args, **kwargs)
+    if not dtype_first:
         _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
         overlap_ok = True  # (checked: write_into need not again)
+        _check_operands_memory(self, op, args, kwargs)  # ... and then the operands' memory
     if not tracked:
-        write_into(self, op(self, *args, **kwargs), overlap_ok)
+        result = op(self, *args, **kwargs)
+        if dtype_first:
+            _check_operands_memory(self, op, args, kwargs)
+        write_into(self, result, overlap_ok)
         return self
     if self._base is not None and self._extra is not None and graph.is_no_grad_view(self):
         raise graph.no_grad_view_error(self)  # (an argument requires grad: recorded)
@@ -76,6 +92,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     source = _make(self._data.copy(), self._requires_grad, history)
     source._output_nr = self._output_nr
     result = op(source, *args, **kwargs)
+    if dtype_first:
+        _check_operands_memory(self, op, args, kwargs)
     fn = result._grad_fn
     if fn is not None and type(fn).__name__ in INPLACE_GRAD_FN_NAMES:
         fn.__class__ = inplace_twin(type(fn))
@@ -88,9 +106,21 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
         self._grad_fn = fn
         self._output_nr = result._output_nr
         self._requires_grad = result._requires_grad
+        if fn is not None and result._data.dtype is not self._data.dtype:
+            # a float32 tensor given a float64 result (v32.mul_(w64)): PyTorch's node takes
+            # the gradients of what it wrote, float32 (seed 161792)
+            _written_as(fn, self)
     if fn is not None:
         _saved_output_is_now(fn, result, self)
     return self
+
+
+def _written_as(fn: graph.Node, self: Tensor) -> None:
+    """Make ``fn``'s output ``self._output_nr`` look like ``self`` (shape and dtype) to
+    the engine, which casts the gradients arriving there to it."""
+    meta = list(fn._meta)
+    meta[self._output_nr] = (self._data.shape, self._data.dtype)
+    fn._meta = tuple(meta)
 
 
 # Some ops have their own derivative formula in PyTorch when they run in place, written
@@ -509,11 +539,20 @@ class CopyBackwards(Op):
 
     @staticmethod
     def forward(ctx, a, src):
+        ctx.src_dtype = src.dtype
         return np.broadcast_to(src, a.shape).astype(a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return np.zeros_like(grad), grad  # the engine sums and casts the second to src's
+        # PyTorch casts src's gradient to src's dtype, then the engine sums it to src's
+        # shape (under create_graph: SumBackward0 above ToCopyBackward0, seed 609)
+        dtype, zero = ctx.src_dtype, np.zeros_like(grad)
+        if isinstance(grad, Tensor):
+            if grad._data.dtype != dtype:
+                grad = grad.to(from_numpy_dtype(dtype))
+        elif grad.dtype != dtype:
+            grad = grad.astype(dtype)
+        return zero, grad
 
 
 _FILL = Signatures("fill_", "(Tensor value)", "(Number value)")
@@ -538,48 +577,94 @@ def _fill(self: Tensor, value=_NO_VALUE) -> Tensor:
     return FillBackward2.apply(self, value=value)
 
 
+_OVERLAP_RULES[_fill] = None  # (its value is read once, before anything is written)
+
+
 def _zero(self: Tensor) -> Tensor:
     return ZeroBackward0.apply(self, value=0)
 
 
 def _copy_method(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """``self.copy_(src)``: write ``src``'s values (broadcast, cast) into ``self``."""
-    if isinstance(src, Tensor) and _partially_overlap(self._data, src._data):
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to "
-            "tensor refer to a single memory location. Please clone() the tensor before "
-            "performing the operation."
-        )
     return apply_inplace(self, _copy, src)
 
 
-def _partially_overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """True when ``a`` and ``b`` share some memory without being the very same elements."""
-    if not np.may_share_memory(a, b):
-        return False
-    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-            and a.shape == b.shape and a.strides == b.strides)
-    return not same and np.shares_memory(a, b)
+def _check_operands_memory(self: Tensor, op: Callable, args: tuple, kwargs: dict) -> None:
+    """Refuse tensor operands that overlap ``self`` as ``op``'s PyTorch kernel refuses
+    them (see ``_OVERLAP_RULES``). Only views (or ``self`` itself) can share memory."""
+    rule = _OVERLAP_RULES.get(op, "partial")
+    if rule is None:
+        return
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor) and (self._base is not None or a._base is not None
+                                      or a is self):
+            _check_overlap(self._data, a._data, full_too=rule == "any")
+
+
+def _check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
+    """PyTorch's refusal to write ``out`` while reading ``a`` where the two share some
+    memory but are not the very same elements (``x[1:].add_(x[:-1])``, ``x.add_(x.t())``;
+    ``full_too``: the very same elements too).
+
+    As PyTorch's ``get_overlap_status``, it is checked only when both tensors fill a
+    block of memory (contiguous, or a permutation of it); for others PyTorch gives up
+    ("too hard") and computes, with results that depend on the order it writes in.
+    """
+    if not a.size or not out.size or not np.may_share_memory(out, a):  # (bounds only)
+        return
+    if not (_dense(out) and _dense(a)):
+        return
+    if (not full_too and _byte_bounds(out) == _byte_bounds(a)
+            and out.strides == a.strides):
+        return  # the same elements: x.add_(x) is fine (PyTorch compares all the strides,
+        # of size-1 dimensions too: x[::2].copy_(x) is refused for a 1-element x)
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to "
+        "tensor refer to a single memory location. Please clone() the tensor before "
+        "performing the operation.\nHint: what is read overlaps what is written; read "
+        "a copy, e.g. x[1:].add_(x[:-1].clone())."
+    )
+
+
+_byte_bounds = np.lib.array_utils.byte_bounds
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: its elements fill a block of memory."""
+    expected = a.itemsize
+    for stride, n in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _check_copy_shapes(dst: tuple, src: tuple) -> None:
+    """PyTorch's words when ``src`` does not broadcast to ``dst``'s shape."""
+    pointwise._check_shapes_broadcast(dst, src)  # "The size of tensor a ... must match"
+    shape = np.broadcast_shapes(dst, src)
+    if shape != dst:
+        raise RuntimeError(
+            f"output with shape {graph.shape_str(dst)} doesn't match the broadcast shape "
+            f"{graph.shape_str(shape)}\nHint: copy_ writes src into self's shape; src may "
+            "have fewer dimensions, or size 1 where self has more, not more.")
 
 
 def _copy(self: Tensor, src) -> Tensor:
     if not isinstance(src, Tensor):
         src = _make(np.asarray(src))
-    try:
-        np.broadcast_shapes(src._data.shape, self._data.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({self._data.shape[-1]}) must match the size of tensor b "
-            f"({src._data.shape[-1]}) at non-singleton dimension {self._data.ndim - 1}"
-        ) from None
+    _check_copy_shapes(self._data.shape, src._data.shape)
     return CopyBackwards.apply(self, src)
 
 
 # ----------------------------------------------------------------------------------------
 # The methods: each in-place method is its out-of-place op run through apply_inplace
 # ----------------------------------------------------------------------------------------
-def inplace_method(op: Callable, name: str) -> Callable:
-    """The in-place method ``name`` that runs the out-of-place ``op`` through apply_inplace."""
+def inplace_method(op: Callable, name: str, overlap: str | None = "partial") -> Callable:
+    """The in-place method ``name`` that runs the out-of-place ``op`` through apply_inplace
+    (``overlap``: how its tensor operands' memory is checked, see ``_OVERLAP_RULES``)."""
+    if overlap != "partial":
+        _OVERLAP_RULES[op] = overlap
 
     def method(self: Tensor, *args, **kwargs) -> Tensor:
         return apply_inplace(self, op, *args, **kwargs)
@@ -657,6 +742,59 @@ for _name in _MATH_METHODS:
     setattr(Tensor, _name + "_", inplace_method(getattr(Tensor, _name), _name + "_"))
 
 
+def _check_output_shape(self: Tensor, *operands) -> None:
+    """An in-place op's operands broadcast in turn with self, and then must give self's own
+    shape: PyTorch's TensorIterator checks this before its kernel looks at the dtypes."""
+    shape = self._data.shape
+    for t in operands:
+        if isinstance(t, Tensor):
+            pointwise._check_shapes_broadcast(shape, t._data.shape)
+            shape = np.broadcast_shapes(shape, t._data.shape)
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {graph.shape_str(self._data.shape)} doesn't "
+                           f"match the broadcast shape {graph.shape_str(shape)}")
+
+
+def _lerp(self: Tensor, end: Tensor, weight) -> Tensor:
+    _check_output_shape(self, end, weight)  # (before lerp's kernel refuses integers)
+    return special.lerp(self, end, weight)
+
+
+_lerp.precheck = special.check_lerp_dtypes  # (before the memory, as PyTorch's)
+Tensor.lerp_ = inplace_method(_lerp, "lerp_")
+
+
+def _cumulative(name: str) -> Callable[..., Tensor]:
+    """cumsum/cumprod for cumsum_/cumprod_, with the checks of PyTorch's kernel: no bool
+    tensors (their sum would be an integer), and a dtype= that is self's own."""
+    op = getattr(Tensor, name)
+
+    def run(self: Tensor, *args, **kwargs) -> Tensor:
+        have = self._data.dtype
+        want = kwargs.get("dtype")
+        if want is not None and want.numpy != have:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {_TYPE_NAMES[have.name]} and output "
+                f"tensor dtype {_TYPE_NAMES[np.dtype(want.numpy).name]} should match")
+        result = op(self, *args, **kwargs)  # (its dim checked first)
+        if have == np.bool_:
+            if self._data.ndim and self._data.size:
+                raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\''
+                                          "\nHint: make it an integer first: x = x.long().")
+            return result.bool()  # 0-d or empty: PyTorch copies, the kernel never runs
+        return result
+
+    run.__name__ = name
+    run.checks_dtype_first = True  # (the kernel refuses bool before the overlap check)
+    return run
+
+
+_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+               **_CPP_TYPE_NAMES}
+Tensor.cumsum_ = inplace_method(_cumulative("cumsum"), "cumsum_")
+Tensor.cumprod_ = inplace_method(_cumulative("cumprod"), "cumprod_")
+
+
 def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
     """In-place version of ``add``: ``self += alpha * other``, changes ``self`` and returns it.
 
@@ -678,6 +816,8 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         and _dual.level is None  # (under forward AD the tangent has to be added too)
     ):
         self._check_inplace()
+        if self._base is not None or other._base is not None:  # (x[1:].add_(x[:-1]))
+            _check_overlap(data, other._data)
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self

@@ -26,11 +26,21 @@ import numpy as np
 from .._dtypes import result_type
 from .._tensor import Tensor, tensor_method
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import shape_str
 from . import shape
 from .fill_value import check_real_value
 from .fused import multiply_add
 from .inplace import inplace_method
-from .linalg import _DTYPE_HINT, _check_bmm, _fail, _require_tensor, _scalar_name, addmm
+from .linalg import (
+    _DTYPE_HINT,
+    _check_bmm,
+    _fail,
+    _require_tensor,
+    _scalar_name,
+    addmm,
+    blas_scaled_input,
+    blas_signed_zeros,
+)
 from .number_factor import times_number
 from .op import Op
 from .pointwise import _check_shapes_broadcast
@@ -42,9 +52,11 @@ def _scaled(x, factor):
 
 
 def _value_in(dtype: np.dtype, value):
-    """``value`` rounded to a float dtype first, as PyTorch's kernels take it (other dtypes
-    keep the number as it is)."""
-    return np.asarray(value, dtype) if dtype.kind == "f" else value
+    """``value`` as PyTorch's kernels take it: rounded to a float dtype, truncated to an
+    integer one (``value=0.5`` adds nothing to an int64 tensor)."""
+    if dtype.kind == "f":
+        return np.asarray(value, dtype)
+    return int(value) if dtype.kind in "iu" else value
 
 
 def _times(grad, factor):
@@ -133,6 +145,9 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     """
     dtype = _pointwise_operands("addcmul", input, tensor1, tensor2)
     check_real_value(value, np.dtype(dtype))
+    if dtype == np.bool_:  # (PyTorch's kernel has no bool loop)
+        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'\nHint: '
+                                  "make the tensors integers or floats first, e.g. x.long().")
     return AddcmulBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)
 
 
@@ -146,6 +161,14 @@ _INTEGER_ADDCDIV = (
 )
 
 
+def _refuse_integer_division(input, tensor1, tensor2, **kwargs) -> None:
+    """PyTorch's first check of addcdiv (before the shapes; for addcdiv_, before the
+    memory): two integer (or bool) tensors."""
+    if (isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor)
+            and tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu"):
+        raise RuntimeError(_INTEGER_ADDCDIV)
+
+
 @tensor_method()
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (broadcast), one node: ``AddcdivBackward0``.
@@ -156,10 +179,9 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     >>> torch.addcdiv(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([4., 4.]), value=2)
     tensor([1.5000, 2.0000])
     """
+    _refuse_integer_division(input, tensor1, tensor2)
     dtype = _pointwise_operands("addcdiv", input, tensor1, tensor2)
     check_real_value(value, np.dtype(dtype))
-    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
-        raise RuntimeError(_INTEGER_ADDCDIV)
     return AddcdivBackward0.apply(input, tensor1, tensor2, value=value, dtype=dtype)
 
 
@@ -193,7 +215,10 @@ class AddmvBackward0(_ScaledProductOp):
         # (each factor for the other one's gradient only, as PyTorch keeps them)
         needs = ctx.needs_input_grad
         ctx.save_for_backward(mat if needs[2] else None, vec if needs[1] else None)
-        return _combine(input, mat @ vec, beta, alpha)
+        if alpha == 0:  # (as BLAS: the product is not computed)
+            return blas_scaled_input(input, beta, mat.shape[:1], mat.dtype)
+        return blas_signed_zeros(_combine(input, mat @ vec, beta, alpha), input, mat, vec,
+                                 beta, alpha)
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -423,8 +448,29 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 
 __all__ = ["addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm"]
 
+
+def _in_place(op, name: str):
+    """addcmul/addcdiv for addcmul_/addcdiv_: PyTorch compares the broadcast shape with
+    self's before its kernel looks at the dtypes (a bool addcmul_ of the wrong shape gets
+    the shape error)."""
+    def run(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+        _pointwise_operands(name, input, tensor1, tensor2)
+        have = input._data.shape
+        shape = np.broadcast_shapes(have, tensor1._data.shape, tensor2._data.shape)
+        if shape != have:
+            raise RuntimeError(f"output with shape {shape_str(have)} doesn't match the "
+                               f"broadcast shape {shape_str(shape)}")
+        return op(input, tensor1, tensor2, value=value)
+
+    run.__name__ = name
+    return run
+
+
+_addcdiv_ = _in_place(addcdiv, "addcdiv")
+_addcdiv_.precheck = _refuse_integer_division
 for _name, _op in {
-    "addcmul_": addcmul, "addcdiv_": addcdiv, "addmv_": addmv, "addr_": addr,
+    "addcmul_": _in_place(addcmul, "addcmul"), "addcdiv_": _addcdiv_, "addmv_": addmv,
+    "addr_": addr,
     "baddbmm_": baddbmm, "addbmm_": addbmm, "addmm_": addmm,
 }.items():
     setattr(Tensor, _name, inplace_method(_op, _name))

@@ -214,12 +214,15 @@ class Op(Node):
                             edges.append(None)
                             views = True
                         continue
-                    if x._base is not None and graph.gained_history(x):
-                        # a view with no history whose base got one in place: it has one
-                        # now too (rebuilt below, as a stale view's)
-                        edges.append(None)
-                        record = views = True
-                        continue
+                    if x._base is not None:
+                        if graph.gained_history(x):
+                            # a view with no history whose base got one in place: it has
+                            # one now too (rebuilt below, as a stale view's)
+                            edges.append(None)
+                            record = views = True
+                            continue
+                        if x._base._requires_grad and graph.views_late_leaf(x):
+                            record = True  # (its gradient goes nowhere, as PyTorch's)
                 else:
                     arrays.append(x)
                 edges.append(_NO_EDGE)  # a constant: no gradient goes there

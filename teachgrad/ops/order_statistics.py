@@ -225,6 +225,9 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         result = UnsqueezeBackward1.apply(result, dim=0)
         result = TransposeBackward1.apply(result, dim0=0, dim1=result._data.ndim - 1)
         result = SqueezeBackward4.apply(result, dim=result._data.ndim - 1)
+    # PyTorch runs these steps in place (lerp_, squeeze_ ...): each counts in the result's
+    # version, which the error for changing it in place before backward shows
+    result._vc[0] += (interpolation in ("linear", "midpoint")) + (1 if scalar_q else 3)
     return result
 
 

@@ -1924,8 +1924,9 @@ def exp2(input: Tensor) -> Tensor:
 
 class SgnBackward0(Op):
     # PyTorch's formula is written for complex numbers and needs both; for real ones it is
-    # 0, but the two are still saved, so changing either in place makes backward refuse.
-    saved_names = ("result", "self")  # grad_fn._saved_...
+    # 0, but the two are still saved, so changing either in place makes backward refuse;
+    # self is unpacked first, so with both changed the error names self (seed 144506).
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂sgn(a)/∂a = 0"
 
     @staticmethod
@@ -1936,7 +1937,7 @@ class SgnBackward0(Op):
             out = np.sign(a)
             if a.dtype.kind == "f":
                 out = np.where(np.isnan(a), 0, out).astype(a.dtype)
-        ctx.save_for_backward(out, a)
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod

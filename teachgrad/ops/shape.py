@@ -1399,8 +1399,8 @@ class UnfoldBackwardBackward0(Op):
     def forward(ctx, grad, shape, dim, size, step):
         ctx.dim, ctx.size, ctx.step = dim, size, step
         out = np.zeros(shape, grad.dtype)
-        if not shape:  # a 0-d input: its one window
-            return grad.reshape(())
+        if not shape:  # a 0-d input: its one window (of size 1), or none (size 0)
+            return grad.reshape(()) if size else out
         moved = np.moveaxis(out, dim, -1)
         windows = np.moveaxis(grad, dim, -2)  # (..., count, size)
         for j in range(size):  # one slice-add per position inside the window
@@ -1421,8 +1421,8 @@ class UnfoldBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim, size, step):
         ctx.shape, ctx.dim, ctx.size, ctx.step = a.shape, dim, size, step
-        if a.ndim == 0:
-            return a.reshape(1)
+        if a.ndim == 0:  # PyTorch: shape (size,), a window of 1 element or none
+            return a.reshape(1)[:size]
         count = (a.shape[dim] - size) // step + 1
         shape = a.shape[:dim] + (count,) + a.shape[dim + 1 :] + (size,)
         strides = (a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1 :]

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._arguments import Signatures
 from .._dtypes import result_type
-from .._tensor import Tensor, _make, tensor_method
+from .._tensor import _CPP_TYPE_NAMES, Tensor, _make, tensor_method
 from ..autograd import inference
 from . import numpy_protocol, pointwise
 from .fill_value import check_real_value
@@ -930,14 +930,20 @@ def _lerp(start, end, weight):
     return np.asarray(out).astype(dtype, copy=False)
 
 
-_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
-
-
 def _check_same_dtype(start: Tensor, other: Tensor, name: str) -> None:
     if other._data.dtype != start._data.dtype:
-        expected, got = (_SCALAR_NAMES.get(str(t._data.dtype), str(t._data.dtype))
-                         for t in (start, other))
+        expected, got = (_CPP_TYPE_NAMES[t._data.dtype.name] for t in (start, other))
         raise RuntimeError(f"expected dtype {expected} for `{name}` but got dtype {got}")
+
+
+def check_lerp_dtypes(input: Tensor, end: Tensor, weight, **kwargs) -> None:
+    """lerp's first checks in PyTorch (before the shapes; for lerp_, before the memory):
+    end, and a weight tensor that is not a 0-d float, have input's dtype."""
+    if isinstance(input, Tensor) and isinstance(end, Tensor):
+        _check_same_dtype(input, end, "end")
+        if isinstance(weight, Tensor) and (weight._data.ndim
+                                           or weight._data.dtype.kind != "f"):
+            _check_same_dtype(input, weight, "weight")
 
 
 @tensor_method()
@@ -950,18 +956,24 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     >>> torch.lerp(torch.tensor([0., 10.]), torch.tensor([1., 20.]), 0.25)
     tensor([ 0.2500, 12.5000])
     """
-    _refuse_integers("lerp_kernel_scalar", input, end)
-    _check_same_dtype(input, end, "end")
+    check_lerp_dtypes(input, end, weight)
     _check_broadcast(input, end)
     check_real_value(weight, input._data.dtype)  # (PyTorch's words for a complex weight)
     weight = _operand(weight)
     if not isinstance(weight, Tensor):
+        _refuse_integers("lerp_kernel_scalar", input, end)
         return LerpBackward0.apply(input, end, weight=weight)
-    if weight._data.ndim or weight._data.dtype.kind != "f":
-        _check_same_dtype(input, weight, "weight")
     # PyTorch broadcasts the operands in turn: the weight meets start's and end's shape.
     _check_shapes_broadcast(np.broadcast_shapes(input._data.shape, end._data.shape),
                             weight._data.shape)
+    dtype = result_type(input, end, weight)  # (integers and a 0-d float weight: floats)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"lerp_kernel_tensor\" not implemented for "
+            f"'{dtype._legacy.removesuffix('Tensor')}'\nHint: convert to floats first, e.g. "
+            "x.float().")
+    if input._data.dtype != dtype.numpy:  # integer input and end: computed in floats
+        input, end = input.to(dtype), end.to(dtype)
     if weight._data.dtype != input._data.dtype:  # a 0-d float weight adapts, as in PyTorch
         weight = weight.to(input.dtype)
     return LerpBackward1.apply(input, end, weight)

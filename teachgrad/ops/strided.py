@@ -42,8 +42,13 @@ def storage_of(a: np.ndarray) -> tuple[np.ndarray, int]:
     ``a`` stands in for it then, and the result no longer shares memory.
     """
     root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    while True:
+        base = root.base
+        if not isinstance(base, np.ndarray):  # NumPy's as_strided leaves a stand-in there
+            base = getattr(base, "base", None)  # holding the array (an as_strided of an
+        if not isinstance(base, np.ndarray):  # as_strided view: its storage is the
+            break  # first one's, seeds 34, 239, 378 of the focused fuzz)
+        root = base
     if not (root.flags.c_contiguous or root.flags.f_contiguous):
         return np.ascontiguousarray(a).reshape(-1), 0
     raw = root.ravel(order="K").view(np.uint8)  # the bytes, in memory order (a view)
@@ -104,15 +109,18 @@ def _sizes(size, stride) -> tuple[tuple, tuple]:
 # as_strided
 # ----------------------------------------------------------------------------------------
 def scatter_to_storage(grad, out_positions: np.ndarray, in_positions: np.ndarray,
-                       storage_len: int):
+                       storage_len: int, in_geometry: tuple | None = None):
     """``storage[out_positions] += grad`` (summing repeats), then read at ``in_positions``.
 
     On arrays with ``np.bincount``; under ``create_graph`` (tensors) with the
-    differentiable ``index_add`` and indexing, so the result differentiates again.
+    differentiable ``index_add`` and indexing, so the result differentiates again (read as
+    PyTorch reads it, ``storage.as_strided(*in_geometry)``, when that is given).
     """
     if isinstance(grad, Tensor):
         storage = Tensor.new_zeros(grad, (storage_len,))
         storage = storage.index_add(0, _make(out_positions.reshape(-1)), grad.reshape(-1))
+        if in_geometry is not None:  # (AsStridedBackward0, as PyTorch's graph shows)
+            return as_strided(storage, *in_geometry)
         return storage[_make(in_positions)]
     storage = np.bincount(out_positions.reshape(-1), weights=grad.reshape(-1),
                           minlength=storage_len).astype(grad.dtype, copy=False)
@@ -136,9 +144,11 @@ class AsStridedBackward0(Op):
     def backward(ctx, grad):
         size, stride, offset = ctx.geometry
         in_shape, in_stride, in_offset, storage_len = ctx.input_geometry
+        if 0 in size:  # an empty window: PyTorch's zeros, with no history under create_graph
+            return np.zeros(in_shape, _value(grad).dtype)
         in_positions = positions(in_shape, in_stride, in_offset)
         result = scatter_to_storage(grad, positions(size, stride, offset), in_positions,
-                                    storage_len)
+                                    storage_len, (in_shape, in_stride, in_offset))
         counts = np.bincount(in_positions.reshape(-1), minlength=storage_len)
         if counts.max(initial=0) > 1:  # x reads some elements twice: share their gradient
             result = result / counts[in_positions].astype(_value(result).dtype)
