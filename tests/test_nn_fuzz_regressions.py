@@ -421,6 +421,29 @@ def test_circular_pad_refuses_to_copy_between_overlapping_slices():
     np.testing.assert_array_equal(out.numpy(), [[0.0, 1.0, 2.0, 0.0, 1.0, 2.0]])
 
 
+def test_circular_pad_repeats_a_middle_shorter_than_its_right_border():
+    # Cropping on the left leaves a middle shorter than the right border: PyTorch's copy
+    # (where it does not refuse) runs on into what it has just written, so the middle
+    # repeats. [1, 2, 3] cropped by 1 is [2, 3]; 3 more on the right: 2, 3, 2.
+    for rows in (1, 2):
+        x = teachgrad.tensor([[1.0, 2.0, 3.0]] * rows)
+        out = F.pad(x, (-1, 3), mode="circular")
+        np.testing.assert_array_equal(out.numpy(), [[2.0, 3.0, 2.0, 3.0, 2.0]] * rows)
+    # [1, 2] cropped to [2], then 2 on the right: [2, 2, 2]; the gradient sums the three
+    # copies. (PyTorch's says 2: its autograd reads the copy as made from the values
+    # before the write, while its forward copied element by element. teachgrad's is the
+    # derivative of the values it returns, as finite differences confirm.)
+    x = teachgrad.tensor([[1.0, 2.0]], requires_grad=True)
+    out = F.pad(x, (-1, 2), mode="circular")
+    assert out.tolist() == [[2.0, 2.0, 2.0]]
+    out.sum().backward()
+    assert x.grad.tolist() == [[0.0, 3.0]]
+    from teachgrad.autograd.gradcheck import gradcheck
+
+    assert gradcheck(lambda t: F.pad(t, (-1, 3), mode="circular"),
+                     (teachgrad.rand(2, 3, dtype=teachgrad.float64, requires_grad=True),))
+
+
 def test_cross_entropy_ignores_a_label_smoothing_it_does_not_apply():
     # nn fuzz seeds 53182, 57237: PyTorch smooths only when label_smoothing > 0 and
     # checks the upper bound only then; -0.1 (or nan) is plain cross entropy. Two classes

@@ -148,11 +148,25 @@ def _circular_pad(input: Tensor, pairs) -> Tensor:
     for k in reversed(range(d)):
         (before, after), n, dim = pairs[k], out_sizes[k], input.ndim - d + k
         if before > 0:  # the left border is a copy of the middle's right end
-            _narrow(out, dim, 0, before).copy_(
-                _narrow(out, dim, n - before - max(after, 0), n - max(after, 0)))
+            start = n - before - max(after, 0)
+            if n > 0 and start < before:
+                # ... which overlaps it (negative padding on the right): PyTorch's copy
+                # reads the border before writing it (memory it never wrote, or its
+                # overlap error); teachgrad refuses.
+                raise RuntimeError(
+                    "unsupported operation: some elements of the input tensor and the "
+                    "written-to tensor refer to a single memory location. Please clone() "
+                    "the tensor before performing the operation."
+                )
+            _narrow(out, dim, 0, before).copy_(_narrow(out, dim, start, start + before))
         if after > 0:   # the right border is a copy of the middle's left end
-            _narrow(out, dim, n - after, n).copy_(
-                _narrow(out, dim, max(before, 0), max(before, 0) + after))
+            # (where the middle is shorter than the border, PyTorch's copy runs on into
+            # what it has just written: the middle repeats. Copied a period at a time.)
+            first, period = max(before, 0), max(n - after - max(before, 0), 1)
+            for done in range(0, after, period):
+                length = min(period, after - done)
+                _narrow(out, dim, n - after + done, n - after + done + length).copy_(
+                    _narrow(out, dim, first + done, first + done + length))
     return out
 
 
