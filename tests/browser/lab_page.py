@@ -97,6 +97,14 @@ class LabNotebook:
         """The notebook as JupyterLab holds it (nbformat JSON, with the new outputs)."""
         return self.page.evaluate(f"() => {_PANEL}.model.toJSON()")
 
+    def code_cell(self, needle: str, last: bool = False) -> int:
+        """The index of the first (or ``last``) code cell whose source contains ``needle``."""
+        cells = self.model()["cells"]
+        found = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and needle in
+                 source(c)]
+        assert found, f"{self.name} has no code cell with {needle!r} any more: update the test"
+        return found[-1] if last else found[0]
+
     def cell(self, index: int):
         """A locator for cell ``index`` (0-based, markdown cells included), scrolled to."""
         self.page.evaluate(f"i => {_PANEL}.content.scrollToItem(i)", index)
@@ -146,7 +154,7 @@ class RunAll:
         for index, cell in enumerate(notebook["cells"]):
             if cell["cell_type"] != "code":
                 continue
-            if cell["execution_count"] is None and _source(cell).strip():
+            if cell["execution_count"] is None and source(cell).strip():
                 not_run.append(index)
             for output in cell["outputs"]:
                 if output["output_type"] == "error":
@@ -164,7 +172,8 @@ class RunAll:
         return not self.raised and not self.not_run
 
 
-def _source(cell: dict) -> str:
+def source(cell: dict) -> str:
+    """A cell's source as one string (nbformat stores it as a string or a list)."""
     text = cell["source"]
     return text if isinstance(text, str) else "".join(text)
 

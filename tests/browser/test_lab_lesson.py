@@ -14,7 +14,7 @@ import urllib.parse
 import pytest
 
 from .contrast import below_aa
-from .lab_page import LabNotebook
+from .lab_page import LabNotebook, source
 from .lesson_facts import (
     BACKWARD_ORDER,
     FINAL_PANEL,
@@ -44,19 +44,6 @@ def lesson(chromium, lab_server, screenshots):
     yield notebook
     screenshots.window(page, "lab-window-at-the-end")
     context.close()
-
-
-def source(cell: dict) -> str:
-    text = cell["source"]
-    return text if isinstance(text, str) else "".join(text)
-
-
-def code_cell(notebook: LabNotebook, needle: str) -> int:
-    """The index of the last code cell whose source contains ``needle``."""
-    cells = notebook.model()["cells"]
-    found = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and needle in source(c)]
-    assert found, f"{LESSON} has no code cell with {needle!r} any more: update this test"
-    return found[-1]
 
 
 # ---------------------------------------------------------------------------------------
@@ -90,7 +77,7 @@ def test_every_cell_runs_with_the_teachgrad_kernel_without_errors(lesson):
 # the inspector table and the graph drawing
 # ---------------------------------------------------------------------------------------
 def test_inspector_table_shows_x_grad(lesson, screenshots):
-    cell = lesson.cell(code_cell(lesson, "inspect(x, y)"))
+    cell = lesson.cell(lesson.code_cell("inspect(x, y)", last=True))
     table = cell.locator("table.tg-table")
     table.wait_for(state="visible")  # the HTML table, not its plain-text fallback
     names = [th.inner_text() for th in table.locator("thead th.tg-name").all()]
@@ -103,7 +90,7 @@ def test_inspector_table_shows_x_grad(lesson, screenshots):
 
 
 def test_graph_drawing_names_every_node(lesson):
-    index = code_cell(lesson, "draw(out")
+    index = lesson.code_cell("draw(out", last=True)
     cell = lesson.cell(index)
     # JupyterLab shows the richest output it can: the HTML (an inline <svg>) when there is
     # one, else image/svg+xml as an <img>. Either way: a visible drawing with the names.
@@ -139,7 +126,7 @@ class LiveStepper:
 
     def __init__(self, lesson: LabNotebook) -> None:
         self.page = lesson.page
-        self.cell = lesson.cell(code_cell(lesson, "step_backward(out"))
+        self.cell = lesson.cell(lesson.code_cell("step_backward(out", last=True))
         self.view = self.cell.locator(".jp-OutputArea-child",
                                       has=self.page.locator(".tg-live"))
         self.view.locator(".jupyter-button:visible").first.wait_for(state="visible")
@@ -262,8 +249,8 @@ def test_every_text_reads_at_aa_contrast_in_light_and_dark(lesson, stepper):
     # Measured as drawn: the gradients on tinted boxes (4:1), the input letters a, b (3:1),
     # the inspector's None (2.7:1) and its "not kept" note (2.7:1) fell short in light.
     # Boxes faded on purpose (no gradient yet, None) are left out.
-    inspector = lesson.cell(code_cell(lesson, "inspect(x, y)")).locator(".tg-inspect")
-    drawing = lesson.cell(code_cell(lesson, "draw(out")).locator(".tg-graph")
+    inspector = lesson.cell(lesson.code_cell("inspect(x, y)", last=True)).locator(".tg-inspect")
+    drawing = lesson.cell(lesson.code_cell("draw(out", last=True)).locator(".tg-graph")
     low = []
     for theme, light in (("JupyterLab Light", True), ("JupyterLab Dark", False)):
         lesson.set_theme(theme, light)

@@ -12,7 +12,7 @@ import base64
 
 import pytest
 
-from .lab_page import LabNotebook
+from .lab_page import LabNotebook, source
 
 pytestmark = pytest.mark.browser
 
@@ -41,19 +41,6 @@ def lesson(chromium, lab_server, screenshots):
     context.close()
 
 
-def source(cell: dict) -> str:
-    text = cell["source"]
-    return text if isinstance(text, str) else "".join(text)
-
-
-def code_cell(notebook: LabNotebook, needle: str) -> int:
-    """The index of the first code cell whose source contains ``needle``."""
-    cells = notebook.model()["cells"]
-    found = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and needle in source(c)]
-    assert found, f"{LESSON} has no code cell with {needle!r} any more: update this test"
-    return found[0]
-
-
 def test_every_cell_runs_and_only_the_marked_one_fails(lesson):
     cells = [c for c in lesson.model()["cells"] if c["cell_type"] == "code"]
     assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1))
@@ -65,7 +52,7 @@ def test_every_cell_runs_and_only_the_marked_one_fails(lesson):
 
 
 def test_the_anomaly_warning_starts_at_the_cell_and_names_the_forward_line(lesson):
-    index = code_cell(lesson, "detect_anomaly()")
+    index = lesson.code_cell("detect_anomaly()")
     (stderr,) = [o["text"] for o in lesson.model()["cells"][index]["outputs"]
                  if o["output_type"] == "stream" and o["name"] == "stderr"]
     trace = stderr.split("Traceback of forward call that caused the error:\n", 1)[1]
@@ -90,13 +77,13 @@ def test_plots_table_stepper_and_graph_render(lesson, screenshots, theme, light)
     lesson.set_theme(theme, light)
     name = "light" if light else "dark"
     try:
-        table = lesson.cell(code_cell(lesson, "results.update("))
+        table = lesson.cell(lesson.code_cell("results.update("))
         text = table.inner_text()
         for row in ("sigmoid, default init", "tanh, std 0.5", "ReLU, Kaiming", "per layer"):
             assert row in text
         screenshots.take(table, f"lesson16-table-{name}")
 
-        plot_cell = lesson.cell(code_cell(lesson, "line_plot(results,"))
+        plot_cell = lesson.cell(lesson.code_cell("line_plot(results,"))
         image = plot_cell.locator("img.tg-plot")
         image.wait_for(state="visible")
         svg = plot_texts(image)
@@ -105,16 +92,16 @@ def test_plots_table_stepper_and_graph_render(lesson, screenshots, theme, light)
         assert image.bounding_box()["width"] > 400
         screenshots.take(plot_cell, f"lesson16-plot-{name}")
 
-        stepper = lesson.cell(code_cell(lesson, "y = torch.where(x > 0, s, x)"))
+        stepper = lesson.cell(lesson.code_cell("y = torch.where(x > 0, s, x)"))
         stepper.locator("svg >> visible=true").first.wait_for(state="visible")
         assert "WhereBackward0" in stepper.inner_text()
         screenshots.take(stepper, f"lesson16-where-stepper-{name}")
 
-        drawing = lesson.cell(code_cell(lesson, "draw(y.sum()"))
+        drawing = lesson.cell(lesson.code_cell("draw(y.sum()"))
         drawing.locator("svg >> visible=true").first.wait_for(state="visible")
         screenshots.take(drawing, f"lesson16-fixed-graph-{name}")
 
-        anomaly = lesson.cell(code_cell(lesson, "detect_anomaly()"))
+        anomaly = lesson.cell(lesson.code_cell("detect_anomaly()"))
         screenshots.take(anomaly, f"lesson16-anomaly-{name}")
     finally:
         if not light:
