@@ -511,33 +511,33 @@ def _tensor_pairs(theirs, ours):
             yield t[5].astype(np.float64), o[5].astype(np.float64)
 
 
-def _differs_only_where_ours_is_nan(theirs, ours) -> bool:
-    """Do the two steps' tensors differ only at positions where teachgrad's value is nan?"""
+def _differing_values(theirs, ours) -> list | None:
+    """The two steps' tensors' values where they differ, pair by pair (None when there are
+    no tensors to compare, or their shapes differ)."""
     pairs = list(_tensor_pairs(theirs, ours))
     if not pairs:
-        return False
+        return None
+    values = []
     for a, b in pairs:
         if a.shape != b.shape:
-            return False
+            return None
         differ = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
-        if not np.isnan(b[differ]).all():
-            return False
-    return True
+        values.append((a[differ], b[differ]))
+    return values
+
+
+def _differs_only_where_ours_is_nan(theirs, ours) -> bool:
+    """Do the two steps' tensors differ only at positions where teachgrad's value is nan?"""
+    values = _differing_values(theirs, ours)
+    return values is not None and all(np.isnan(b).all() for _, b in values)
 
 
 def _differs_only_in_sign(theirs, ours) -> bool:
     """Do the two steps' tensors differ only where their values are equal but for the sign
     (±0, or ±inf from one)?"""
-    pairs = list(_tensor_pairs(theirs, ours))
-    if not pairs:
-        return False
-    for a, b in pairs:
-        if a.shape != b.shape:
-            return False
-        differ = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
-        if not np.array_equal(np.abs(a[differ]), np.abs(b[differ]), equal_nan=True):
-            return False
-    return True
+    values = _differing_values(theirs, ours)
+    return values is not None and all(
+        np.array_equal(np.abs(a), np.abs(b), equal_nan=True) for a, b in values)
 
 
 def _close_steps(theirs, ours, rtol: float, atol: float = 0.0) -> bool:
