@@ -27,6 +27,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
 
 
@@ -52,7 +53,7 @@ def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict,
     raise TypeError(
         f"{name}(): argument '{_FIRST_ARGUMENT.get(name, 'input')}' (position 1) must be "
         f"Tensor, not {python_type_name(value)}"
-        "\nHint: make it a tensor first, e.g. torch.tensor(...)."
+        + (real_pytorch_hint(value) or "\nHint: make it a tensor first, e.g. torch.tensor(...).")
     ) from None
 
 

@@ -34,7 +34,8 @@ import numpy as np
 
 from ._dtypes import to_dtype
 from ._input_check import refuse_non_tensor_input, renamed, shown_name, takes_input_first
-from ._tensor import Tensor
+from ._real_pytorch import real_pytorch_hint
+from ._tensor import Tensor, python_type_name
 from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
 
@@ -136,7 +137,8 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
     """Copy ``result`` into ``out`` (resized if needed) and return ``out``."""
     if not isinstance(out, Tensor):
         raise TypeError(
-            f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}"
+            f"{name}(): argument 'out' must be Tensor, not {python_type_name(out)}"
+            + real_pytorch_hint(out)
         )
     refusal = _dtype_refusal(name, result, out)
     if refusal is not None:

@@ -30,6 +30,7 @@ import numpy as np
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._package_name import qualified
+from ._real_pytorch import real_pytorch_hint, refused_by_real_pytorch
 from ._warn import warn_user
 from .autograd import grad_mode, inference
 from .autograd.graph import (
@@ -203,6 +204,13 @@ class Tensor:
     # __array_ufunc__), and must not try to turn a tensor into an object array.
     __array_priority__ = 1000
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Called by the *real* PyTorch when one of its functions gets a teachgrad tensor
+        (PyTorch's protocol for foreign tensor types): refuse, saying why (see
+        ``_real_pytorch``). teachgrad itself never calls it."""
+        raise refused_by_real_pytorch(func)
+
     def __init__(self, *args: Any) -> None:
         if not args:
             data = np.zeros((0,), dtype=np.float32)
@@ -238,7 +246,8 @@ class Tensor:
     @data.setter
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+            raise TypeError(f"data must be a Tensor, not {python_type_name(value)}"
+                            + real_pytorch_hint(value))
         self._data = value._data
 
     @property

@@ -13,7 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ._layout import strided
-from ._tensor import Tensor, _make
+from ._real_pytorch import real_pytorch_hint
+from ._tensor import Tensor, _make, python_type_name
 from .autograd.grad_mode import state as _grad_state
 from .autograd.inference import is_inference_tensor
 from .ops.inplace import write_into
@@ -108,7 +109,7 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     """
     if not isinstance(input, Tensor):
         raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{python_type_name(input)}" + real_pytorch_hint(input))
     return is_inference_tensor(input)
 
 

@@ -33,7 +33,8 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _make, _make_gradient
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Size, Tensor, _make, _make_gradient, python_type_name
 from .._warn import warn_user
 from . import anomaly_mode, graph, inference
 from .anomaly_mode import state as _anomaly
@@ -388,6 +389,9 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
     else:
+        if real_pytorch_hint(grad_tensors):  # (tuple() would take it apart element by element)
+            raise TypeError("the gradient must be a teachgrad tensor, not "
+                            f"{python_type_name(grad_tensors)}" + real_pytorch_hint(grad_tensors))
         grad_tensors = tuple(grad_tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(
@@ -398,7 +402,8 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
     for t in tensors:
         g = grad_tensors[i]
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected a Tensor to differentiate, got {type(t).__name__}")
+            raise TypeError(f"expected a Tensor to differentiate, got {python_type_name(t)}"
+                            + real_pytorch_hint(t))
         data = t._data
         if not t._requires_grad:
             raise RuntimeError(
@@ -452,7 +457,8 @@ _array = np.array
 def _check_input_type(t) -> None:
     if not isinstance(t, Tensor) and type(t) is not GradientEdge:
         raise RuntimeError(
-            f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+            f"all inputs have to be Tensors or GradientEdges, but got {python_type_name(t)}"
+            + real_pytorch_hint(t)
         )
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._tensor import Tensor
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, python_type_name
 from . import im2col
 from .conv_ops import ConvolutionBackward0
 
@@ -216,7 +217,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
     for arg, what in ((input, "input"), (weight, "weight")):
         if not isinstance(arg, Tensor):
             raise TypeError(f"{name}(): argument '{what}' must be Tensor, not "
-                            f"{type(arg).__name__}")
+                            f"{python_type_name(arg)}" + real_pytorch_hint(arg))
     if bias is not None and not isinstance(padding, str) and bias.dtype != input.dtype:
         # conv{d}d's first check (its overload for a padding string has none)
         raise RuntimeError(
@@ -371,7 +372,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     for arg, what in ((input, "input"), (weight, "weight")):
         if not isinstance(arg, Tensor):
             raise TypeError(f"{name}(): argument '{what}' must be Tensor, not "
-                            f"{type(arg).__name__}")
+                            f"{python_type_name(arg)}" + real_pytorch_hint(arg))
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     if input.ndim not in (d + 1, d + 2):

@@ -24,7 +24,8 @@ import numpy as np
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
 from .._input_check import DOUBLE, refuses_complex
-from .._tensor import Tensor, _make, _wrap_dim, numpy_names
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
 from .._warn import warn_user
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
@@ -144,7 +145,8 @@ def _type_name(t: Tensor) -> str:
 
 def _as_tensor(x, name: str) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name} must be a Tensor, not {type(x).__name__}")
+        raise TypeError(f"{name} must be a Tensor, not {python_type_name(x)}"
+                        + real_pytorch_hint(x))
     return x
 
 
@@ -535,7 +537,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             "weight", 2, weight)
         raise TypeError(
             f"linear(): argument '{name}' (position {position}) must be Tensor, not "
-            f"{type(t).__name__}"
+            f"{python_type_name(t)}" + real_pytorch_hint(t)
         )
     x, w = input._data, weight._data
     if x.ndim == 0 or w.ndim == 0:

@@ -32,7 +32,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._input_check import refuses_complex
-from .._tensor import Tensor
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, python_type_name
 from .axis_maps import (
     AxisMap,
     ReflectionPad1DBackward0,
@@ -187,7 +188,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{python_type_name(input)}" + real_pytorch_hint(input))
     pad = tuple(pad)
     for i, p in enumerate(pad):
         if not isinstance(p, int | np.integer) or isinstance(p, bool):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _init, python_type_name
 from ..autograd import inference
 from ..autograd.grad_mode import is_inference_mode_enabled
@@ -42,7 +43,8 @@ class Parameter(Tensor):
             data = Tensor()  # PyTorch's default: an empty float tensor
         if not isinstance(data, Tensor):
             raise TypeError(
-                f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
+                f"Parameter(): argument 'data' must be Tensor, not {python_type_name(data)}"
+                + real_pytorch_hint(data)
             )
         if type(requires_grad) is not bool:  # (PyTorch's message names its inner helper)
             raise TypeError(

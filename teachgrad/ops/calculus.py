@@ -13,7 +13,8 @@ import numpy as np
 
 from .._arguments import checks_types
 from .._dtypes import get_default_dtype
-from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name, tensor_method
 from .number_factor import DivBackward1, MulBackward1
 from .pointwise import logical_xor
 from .reduce import cumsum
@@ -138,7 +139,8 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
         inner = reduce_sum(y, d) - MulBackward1.apply(ends, other=0.5)
         return MulBackward1.apply(inner, other=step)
     if not isinstance(x, Tensor):
-        raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {type(x).__name__}")
+        raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {python_type_name(x)}"
+                        + real_pytorch_hint(x))
     doubled = reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d)
     return DivBackward1.apply(doubled, other=2.0)
 

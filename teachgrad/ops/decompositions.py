@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._package_name import qualified
-from .._tensor import Tensor, _make
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, python_type_name
 from ..autograd.dual_state import needs_derivative
 from . import numpy_protocol
 from .op import Op
@@ -95,7 +96,8 @@ def _scalar_name(t: Tensor) -> str:
 def check_matrix(fn: str, A: Tensor, name: str = "A", *, square: bool = False) -> None:
     """At least 2-D, a float32/float64 tensor and (if ``square``) square: PyTorch's checks."""
     if not isinstance(A, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(A).__name__}")
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {python_type_name(A)}"
+                        + real_pytorch_hint(A))
     shape = A._data.shape
     if len(shape) < 2:
         raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
@@ -444,7 +446,8 @@ class LinalgSolveExBackward0(Op):
 def _check_solve(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:
     check_matrix(fn, A, square=True)
     if not isinstance(B, Tensor):
-        raise TypeError(f"{fn}(): argument 'B' must be Tensor, not {type(B).__name__}")
+        raise TypeError(f"{fn}(): argument 'B' must be Tensor, not {python_type_name(B)}"
+                        + real_pytorch_hint(B))
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             f"{fn}: Expected A and B to have the same dtype, but found A of type "

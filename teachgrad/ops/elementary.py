@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor, _make, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
 from .number_factor import times_number
 from .op import Op
@@ -253,8 +254,8 @@ def _require_values_tensor(values, position: int) -> None:
     if not isinstance(values, Tensor):
         raise TypeError(
             f"heaviside(): argument 'values' (position {position}) must be Tensor, not "
-            f"{type(values).__name__}"
-            "\nHint: wrap the number in a tensor of the input's dtype: torch.tensor([0.5])."
+            f"{python_type_name(values)}" + (real_pytorch_hint(values) or
+            "\nHint: wrap the number in a tensor of the input's dtype: torch.tensor([0.5]).")
         )
 
 

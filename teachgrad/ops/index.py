@@ -23,6 +23,7 @@ import operator
 import numpy as np
 
 from .._arguments import Signatures, checks_types
+from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
 from ..autograd.graph import check_saved_constant, save_input, unpack_saved
@@ -243,7 +244,8 @@ def _index_array(obj) -> np.ndarray:
         except TypeError:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                f"Variables are valid indices (got {type(obj).__name__})"
+                f"Variables are valid indices (got {python_type_name(obj)})"
+                + real_pytorch_hint(obj)
             ) from None
     if arr.dtype == np.uint8:
         warn_user(
@@ -1170,7 +1172,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """
     if not isinstance(src, Tensor):
         raise TypeError(
-            f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}"
+            f"scatter_add(): argument 'src' (position 3) must be Tensor, not "
+            f"{python_type_name(src)}"
+            + real_pytorch_hint(src)
         )
     out = ScatterAddBackward0.apply(input, src, key=_scatter_key(input, dim, index, src),
                                     index=(_value_of_index(index),))

@@ -24,7 +24,8 @@ import numbers
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
 from .fill_value import check_fill_value
 from .index import (
     IndexPutImplBackward0,
@@ -183,7 +184,7 @@ def _check_source(input: Tensor, source: Tensor, d: int, count: int, name: str) 
     if not isinstance(source, Tensor):
         raise TypeError(
             f"{name[:-1]}(): argument 'source' (position 3) must be Tensor, not "
-            f"{type(source).__name__}"
+            f"{python_type_name(source)}" + real_pytorch_hint(source)
         )
     shape, src = input._data.shape, source._data.shape
     if len(src) != len(shape) or any(a != b for k, (a, b) in enumerate(zip(shape, src)) if k != d):

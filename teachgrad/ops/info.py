@@ -10,7 +10,8 @@ import numpy as np
 
 from .._dtypes import dtype as _dtype
 from .._dtypes import get_default_dtype
-from .._tensor import Tensor, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, python_type_name, tensor_method
 
 
 @tensor_method()
@@ -171,7 +172,7 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
     if not isinstance(other, Tensor):
         raise TypeError(
             f"is_same_size(): argument 'other' (position 2) must be Tensor, not "
-            f"{type(other).__name__}"
+            f"{python_type_name(other)}" + real_pytorch_hint(other)
         )
     return input._data.shape == other._data.shape
 

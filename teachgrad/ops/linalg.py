@@ -27,7 +27,8 @@ import math
 import numpy as np
 
 from .._arguments import checks_types
-from .._tensor import Tensor, _make, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from . import shape
 from .conversion import clone, contiguous
@@ -487,7 +488,7 @@ def _require_tensor(x, name: str, position: int, fn: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(
             f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
-            f"{type(x).__name__}"
+            f"{python_type_name(x)}" + real_pytorch_hint(x)
         )
 
 
@@ -664,11 +665,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _as_operand(x):
-    """``tensor @ ndarray`` works (NumPy's arrays become tensors); anything else does not."""
+    """``tensor @ ndarray`` works (NumPy's arrays become tensors); anything else does not
+    (and a tensor of the real PyTorch says why, instead of Python's "unsupported operand")."""
     if isinstance(x, Tensor):
         return x
     if isinstance(x, np.ndarray):
         return _make(x)
+    if real_pytorch_hint(x):
+        _require_tensor(x, "other", 2, "matmul")
     return None
 
 

@@ -26,7 +26,8 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor, _make, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, python_type_name, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
 from . import decompositions as dec
@@ -111,7 +112,8 @@ def unpack_factors(LU, k: int | None = None):  # noqa: N803 - PyTorch's name
 # ----------------------------------------------------------------------------------------
 def _check_factor_input(fn: str, A: Tensor, pivot: bool, kernel: str = "lu_cpu") -> None:
     if not isinstance(A, Tensor):
-        raise TypeError(f"{fn}(): argument 'A' must be Tensor, not {type(A).__name__}")
+        raise TypeError(f"{fn}(): argument 'A' must be Tensor, not {python_type_name(A)}"
+                        + real_pytorch_hint(A))
     if A._data.ndim < 2:
         raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A._data.shape)} instead")

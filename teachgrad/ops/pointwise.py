@@ -17,7 +17,8 @@ import numpy as np
 
 from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
-from .._tensor import Tensor, _make, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
@@ -59,11 +60,11 @@ def _operand(x):
         if isinstance(x, complex):
             raise complex_refused(f"the number {x!r}")
         return float(x)
-    hint = ""
+    hint = real_pytorch_hint(x)
     if isinstance(x, (list, tuple)):  # (PyTorch refuses them too: x * [1, 2] is no product)
         hint = "\nHint: make the list a tensor first: torch.tensor([...])."
     raise TypeError(
-        f"unsupported operand type: expected a Tensor or a number, got {type(x).__name__}"
+        f"unsupported operand type: expected a Tensor or a number, got {python_type_name(x)}"
         + hint
     )
 
@@ -1795,7 +1796,8 @@ def trunc(input: Tensor) -> Tensor:
 def _require_tensor_other(name: str, other) -> None:
     if not isinstance(other, Tensor):
         raise TypeError(
-            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {python_type_name(other)}"
+            + real_pytorch_hint(other)
         )
 
 

@@ -15,7 +15,8 @@ import numbers
 import numpy as np
 
 from .._dtypes import result_type
-from .._tensor import Tensor, _make, _wrap_dim, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .op import NoDerivative
 
 
@@ -157,7 +158,8 @@ def _as_values(x, like: Tensor) -> tuple[np.ndarray, bool]:
     if isinstance(x, (numbers.Number, np.generic)):
         return np.asarray(x), True
     raise TypeError(
-        f"searchsorted(): argument 'input' must be Tensor or Number, not {type(x).__name__}"
+        f"searchsorted(): argument 'input' must be Tensor or Number, not {python_type_name(x)}"
+        + real_pytorch_hint(x)
     )
 
 

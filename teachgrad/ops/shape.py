@@ -27,7 +27,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
-from .._tensor import Size, Tensor, _wrap_dim, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Size, Tensor, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
 from . import numpy_protocol
 from .layout import contiguous_format, copy_keeping_layout, row_major
@@ -955,7 +956,8 @@ def _tensor_list(tensors, name: str) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+                f"expected Tensor as element {i} in argument 0, but got {python_type_name(t)}"
+                + real_pytorch_hint(t)
             )
     return tensors
 

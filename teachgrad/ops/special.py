@@ -17,7 +17,8 @@ import numpy as np
 
 from .._arguments import Signatures
 from .._dtypes import result_type
-from .._tensor import _CPP_TYPE_NAMES, Tensor, _make, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import _CPP_TYPE_NAMES, Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
 from . import numpy_protocol, pointwise
 from .fill_value import check_real_value
@@ -507,8 +508,9 @@ def _require_tensor(name: str, other) -> None:
     """atan2, hypot and logaddexp take two tensors: PyTorch refuses a number."""
     if not isinstance(other, Tensor):
         raise TypeError(
-            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
-            f"\nHint: wrap the number in a tensor: torch.{name}(x, torch.tensor(2.0))."
+            f"{name}(): argument 'other' (position 2) must be Tensor, not "
+            f"{python_type_name(other)}" + (real_pytorch_hint(other) or
+            f"\nHint: wrap the number in a tensor: torch.{name}(x, torch.tensor(2.0)).")
         )
 
 

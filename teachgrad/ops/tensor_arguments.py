@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from .._tensor import Tensor
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, python_type_name
 from . import conversion, incomplete_gamma, matrix_functions, pointwise, special
 
 # name -> (the kernel, the argument's name in PyTorch's signature)
@@ -36,7 +37,8 @@ _TENSOR_ONLY: dict[str, tuple[Callable, str]] = {
 def _refuse(name: str, argument: str, value, position: int, call: str) -> None:
     raise TypeError(
         f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
-        f"{type(value).__name__}\nHint: wrap the number in a tensor: {call}."
+        f"{python_type_name(value)}"
+        + (real_pytorch_hint(value) or f"\nHint: wrap the number in a tensor: {call}.")
     )
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim, tensor_method
+from .._real_pytorch import real_pytorch_hint
+from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
 from .op import NO_CONTEXT, Op
 from .shape import DiagEmbedBackward0, _along, _shape_str, diagonal, diagonal_view, reshape
 
@@ -79,7 +80,8 @@ class DiagonalScatterBackward0(_ViewScatterOp):
 
 def _check_src(input: Tensor, src: Tensor, region_shape: tuple) -> Tensor:
     if not isinstance(src, Tensor):
-        raise TypeError(f"argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+        raise TypeError(f"argument 'src' (position 2) must be Tensor, not {python_type_name(src)}"
+                        + real_pytorch_hint(src))
     if src._data.shape != tuple(region_shape):
         raise RuntimeError(
             "expected src to have a size equal to the slice of self. src size = "

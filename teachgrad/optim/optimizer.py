@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
 
+from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -68,7 +69,7 @@ def _check_optimizable(param: Any) -> None:
     if not isinstance(param, Tensor):
         raise TypeError(
             "optimizer can only optimize Tensors, but one of the params is "
-            + _typename(param)
+            + _typename(param) + real_pytorch_hint(param)
         )
     if not (param.is_leaf or param.retains_grad):
         raise ValueError(
