@@ -23,6 +23,8 @@ False
 
 from __future__ import annotations
 
+from . import _package_name
+
 MIXING_HINT = (
     "\nHint: teachgrad's tensors and the real PyTorch's do not mix. `import teachgrad as "
     "torch` names teachgrad `torch` in your own code only: `import torch.nn as nn` or `from "
@@ -35,9 +37,12 @@ MIXING_HINT = (
 def is_real_pytorch(value) -> bool:
     """Is ``value`` an object of the real PyTorch (a ``torch.Tensor``, an ``nn.Parameter``)?
 
-    teachgrad's own classes live in ``teachgrad.*`` even under ``install_as_torch()``, and
-    then the real PyTorch cannot be loaded at all, so the module is enough to tell.
+    The module of its type tells, except under ``install_as_torch()``: teachgrad's
+    ``Tensor`` and ``Parameter`` then say they live in ``torch`` (so that they print as
+    PyTorch's), and the real PyTorch cannot be loaded at all.
     """
+    if _package_name.printed == "torch":  # (install_as_torch(): every torch is teachgrad)
+        return False
     module = getattr(type(value), "__module__", None) or ""
     return module == "torch" or module.startswith("torch.")
 

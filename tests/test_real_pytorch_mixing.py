@@ -112,3 +112,30 @@ def test_values_still_cross_through_numpy(real_torch):
     assert through_numpy.tolist() == [1.0, 2.0]
     back = teachgrad.tensor(real_torch.tensor([3.0, 4.0]).numpy())
     assert back.tolist() == [3.0, 4.0]
+
+
+def test_under_install_as_torch_teachgrads_own_tensors_are_not_taken_for_pytorchs():
+    # install_as_torch() makes teachgrad's Tensor say it lives in `torch` (so it prints as
+    # PyTorch's); it must not then be refused as the real PyTorch's. A fresh interpreter:
+    # install_as_torch() cannot be undone.
+    import subprocess
+    import sys
+
+    program = """
+import teachgrad
+teachgrad.install_as_torch()
+import torch
+from teachgrad._real_pytorch import is_real_pytorch
+x = torch.ones(2, requires_grad=True)
+assert type(x).__module__ == "torch" and not is_real_pytorch(x)
+torch.autograd.backward([x * 3], [torch.ones(2)])
+print(x.grad.tolist())
+try:
+    torch.nn.Linear(2, 1)(object())
+except TypeError as error:
+    print("Hint: teachgrad's tensors and the real" in str(error))
+"""
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[3.0,", "3.0]", "False"]
