@@ -64,5 +64,5 @@ def refused_by_real_pytorch(func) -> TypeError:
         f"{name}() of the real PyTorch got a teachgrad tensor: PyTorch's functions, methods "
         "and modules take PyTorch's tensors only" + MIXING_HINT
         + " (To hand a teachgrad tensor's values to PyTorch on purpose: "
-        "torch.from_numpy(t.detach().numpy()).)"
+        "torch.from_dlpack(t.detach()), which shares its memory.)"
     )

@@ -257,8 +257,8 @@ def write_into(self: Tensor, result: Tensor, overlap_ok: bool = False) -> None:
 # warns); NumPy will not, so teachgrad refuses, and says why.
 READ_ONLY_MEMORY = (
     "this tensor shares its memory with a NumPy array that is not writable (made by "
-    "torch.from_numpy or torch.as_tensor), so it cannot be changed in place. Please clone() "
-    "the tensor before performing the operation."
+    "torch.from_numpy, torch.as_tensor or torch.from_dlpack: read-only memory), so it cannot "
+    "be changed in place. Please clone() the tensor before performing the operation."
 )
 
 

@@ -1,7 +1,8 @@
 """``teachgrad.utils``: as in PyTorch, home of :mod:`teachgrad.utils.data`
 (``Dataset``, ``DataLoader`` ...), :mod:`teachgrad.utils.checkpoint` (gradient
-checkpointing) and :mod:`teachgrad.utils.hooks` (``RemovableHandle``)."""
+checkpointing), :mod:`teachgrad.utils.hooks` (``RemovableHandle``) and
+:mod:`teachgrad.utils.dlpack` (memory shared with other libraries)."""
 
-from . import checkpoint, data, hooks
+from . import checkpoint, data, dlpack, hooks
 
-__all__ = ["checkpoint", "data", "hooks"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks"]
