@@ -94,6 +94,22 @@ def edges_into(root, variable) -> int:
     return count
 
 
+def nothing_needed(root) -> int:
+    """How many inputs of the graph's nodes need no gradient (the drawing's None boxes)."""
+    count, seen, todo = 0, set(), [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for child, _ in node.next_functions:
+            if child is None:
+                count += 1
+            else:
+                todo.append(child)
+    return count
+
+
 def node_names(root) -> list[str]:
     names, seen, todo = [], set(), [root]
     while todo:
@@ -293,6 +309,27 @@ def test_inputs_of_size_one_every_rho_vanishes():
     assert f"{factor(norms[1.5]):.3f}" == "0.835"
 
 
+@pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
+def test_in_an_lstm_the_cell_states_factor_per_step_is_its_forget_gate(lib_name):
+    assert ("(in an LSTM, $\\frac{\\partial c_t}{\\partial c_{t-1}}$ is its forget gate)"
+            in lesson_text())
+    lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
+    _ = lib.manual_seed(0)
+    lstm = lib.nn.LSTMCell(3, 4)
+    x, h = lib.randn(3), lib.randn(4)
+    c = lib.randn(4, requires_grad=True)
+    _, c_next = lstm(x, (h, c))
+    jacobian = np.stack([lib.autograd.grad(c_next[i], c, retain_graph=True)[0].numpy()
+                         for i in range(4)])
+    # the forget gate by its formula: the second quarter of the gates (PyTorch's order
+    # i, f, g, o), through a sigmoid
+    with lib.no_grad():
+        gates = lstm.weight_ih @ x + lstm.bias_ih + lstm.weight_hh @ h + lstm.bias_hh
+    forget = 1 / (1 + np.exp(-gates.numpy()[4:8].astype(np.float64)))
+    np.testing.assert_allclose(jacobian, np.diag(forget), rtol=1e-5, atol=1e-7)
+    assert ((forget > 0) & (forget < 1)).all()
+
+
 def test_what_to_try_a_linear_network_multiplies_by_exactly_rho():
     # "Is the factor per step now exactly ρ?" The answer the lesson expects: yes.
     assert "Is the factor per step now exactly $\\rho$?" in lesson_text()
@@ -322,11 +359,27 @@ def test_without_detach_the_second_backward_fails_as_in_pytorch():
     assert "The hint's `retain_graph=True` would make the error go away" in lesson_text()
 
 
+def test_with_retain_graph_the_second_backward_walks_back_to_the_first_step():
+    text = lesson_text()
+    assert ("each backward would walk back to the very first step, and the graph of the "
+            "whole sequence would stay in memory") in text
+    torch = pytest.importorskip("torch")
+    for lib in (teachgrad, torch):
+        ns = unrolled(lib)
+        code = code_containing("# 6 inputs: 2 chunks of 3").replace(
+            "h.sum().backward()", "h.sum().backward(retain_graph=True)")
+        exec(code, ns)
+        # the gradient is that of both chunks' losses through the uncut graph
+        exec(code_containing("chunk_losses = []").split("\nprint(")[0], ns)
+        np.testing.assert_allclose(ns["W"].grad.numpy(), ns["full"].numpy(), rtol=1e-6)
+
+
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_before_the_cut_w_gets_six_arrows_after_it_three(lib_name):
     text = lesson_text()
     assert "Six copies of the cell, and `W` gets six arrows" in text
     assert "Three copies, three arrows into `W`" in text
+    assert "the detached state enters `W @ h` as one more faded `None` box, like the inputs" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     ns = unrolled(lib)
     xs6 = lib.tensor([[1.0], [0.5], [-1.0], [0.0], [2.0], [-0.5]])
@@ -337,12 +390,16 @@ def test_before_the_cut_w_gets_six_arrows_after_it_three(lib_name):
     for x in xs6[3:]:
         h = ns["cell"](h, x)
     assert edges_into(h.sum().grad_fn, ns["W"]) == 6
-    carried = carried.detach()
-    assert (carried.requires_grad, carried.grad_fn, carried.is_leaf) == (False, None, True)
-    h = carried
+    assert nothing_needed(h.sum().grad_fn) == 7   # h0 and six inputs
+    detached = carried.detach()
+    assert (detached.requires_grad, detached.grad_fn, detached.is_leaf) == (False, None, True)
+    assert np.array_equal(detached.numpy(), carried.detach().numpy())
+    h = detached
     for x in xs6[3:]:
         h = ns["cell"](h, x)
     assert edges_into(h.sum().grad_fn, ns["W"]) == 3
+    # "the detached state enters `W @ h` as one more faded `None` box, like the inputs"
+    assert nothing_needed(h.sum().grad_fn) == 4   # the detached state and three inputs
 
 
 def test_the_cut_drops_3_percent_and_this_w_stretches_no_vector():
@@ -368,6 +425,7 @@ def test_the_cut_drops_3_percent_and_this_w_stretches_no_vector():
 
 # --- 5. nn.RNN -----------------------------------------------------------------------------
 def test_nn_rnn_gets_the_hand_written_gradients_in_both_libraries():
+    assert "It returns every step's state, and the last state again" in lesson_text()
     torch = pytest.importorskip("torch")
     for lib in (teachgrad, torch):
         ns = unrolled(lib)
@@ -375,6 +433,9 @@ def test_nn_rnn_gets_the_hand_written_gradients_in_both_libraries():
             with contextlib.redirect_stdout(io.StringIO()) as printed:
                 exec(code_containing(snippet), ns)
         assert printed.getvalue() == "W: True\nU: True\nb: True True\n", lib.__name__
+        # "It returns every step's state, and the last state again"
+        assert ns["states"].shape == (3, 2) and ns["last"].shape == (1, 2)
+        assert np.array_equal(ns["states"][-1].detach().numpy(), ns["last"][0].detach().numpy())
         _, _, per_step = by_hand()
         np.testing.assert_allclose(ns["rnn"].weight_hh_l0.grad.numpy(),
                                    sum(per_step.values()), rtol=1e-5)
