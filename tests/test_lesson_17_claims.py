@@ -300,6 +300,31 @@ def test_the_gradient_is_at_most_rho_to_the_k_after_k_steps_back(scale):
             assert n <= 4.0 * rho ** (30 - t) * (1 + 1e-4), (rho, t)
 
 
+def test_the_line_of_rho_1_5_bends_where_the_states_have_grown():
+    text = lesson_text()
+    assert ("between steps 1 and 10, where the states are still small, it falls by $1.46$ "
+            "per step, close to $1.5$; between steps 20 and 30, where they have grown, by "
+            "only $1.03$") in text
+    torch = pytest.importorskip("torch")
+    ns = section_3(torch)
+    W = ns["recurrent_weight"](1.5)
+    norms = ns["hidden_gradient_norms"](W, 0.01)
+    assert f"{(norms[0] / norms[9]) ** (1 / 9):.2f}" == "1.46"
+    assert f"{(norms[19] / norms[29]) ** (1 / 10):.2f}" == "1.03"
+    # "where the states are still small ... where they have grown": the states themselves
+    _ = torch.manual_seed(1)
+    U = torch.randn(16, 1) * 0.01
+    xs = torch.randn(30, 1)
+    h, sizes = torch.zeros(16), []
+    with torch.no_grad():
+        for x in xs:
+            h = torch.tanh(W @ h + U @ x)
+            sizes.append(h.abs().max().item())
+    # no entry above 0.5 up to step 9 (tanh' > 0.75), every step from 20 on has one above
+    # 0.9 (tanh' < 0.19 there)
+    assert max(sizes[:9]) < 0.5 and min(sizes[19:]) > 0.9
+
+
 def test_inputs_of_size_one_every_rho_vanishes():
     text = lesson_text()
     assert "Now **every** row vanishes, even $\\rho = 1.5$ (by $0.835$ per step)" in text
