@@ -151,6 +151,29 @@ TEMPTING = {
     "16_clamp": (
         "def x_log_x(x):\n    c = x.clamp(min=0)\n    return torch.where(x > 0, c * c.log(), 0.0)\n"
     ),
+    # w is used at every step, but only the last step's use is counted (no sum over time).
+    "17_": (
+        "import math\n"
+        "def bptt(w, xs):\n"
+        "    states = [0.0]\n"
+        "    for x in xs:\n"
+        "        states.append(math.tanh(w * states[-1] + x))\n"
+        "    return (1 - states[-1] ** 2) * states[-2]\n"
+    ),
+    # Summed over time, but the gradient goes back to h_{t-1} as grad_h * w: tanh's local
+    # derivative is applied to each step's term and forgotten on the way back.
+    "17_tanh": (
+        "import math\n"
+        "def bptt(w, xs):\n"
+        "    states = [0.0]\n"
+        "    for x in xs:\n"
+        "        states.append(math.tanh(w * states[-1] + x))\n"
+        "    grad_h, grad_w = 1.0, 0.0\n"
+        "    for t in range(len(xs), 0, -1):\n"
+        "        grad_w += grad_h * (1 - states[t] ** 2) * states[t - 1]\n"
+        "        grad_h = grad_h * w\n"
+        "    return grad_w\n"
+    ),
 }
 
 
