@@ -6,6 +6,7 @@ gradients with values derived by hand for the seed lessons (or with real PyTorch
 installed). Nothing is compared with the stepper's own earlier output.
 """
 
+import html
 import math
 import re
 import shutil
@@ -563,12 +564,27 @@ def test_the_step_buttons_step_in_the_browser():
         assert isinstance(group, widgets.ToggleButtons)
         assert (live.step_box.model_id, "value", group.model_id, "index") in links
         assert group.tooltips == (name,) * n
-        labels = group._options_labels  # what the browser draws: blank, and all different
-        assert len(set(labels)) == n and all(not label.strip() for label in labels)
+        # Button k's label is "k": ipywidgets redraws a group whose labels are not its
+        # buttons' indices (tests/browser/test_lab_stepper_speed.py); stepper.css hides it.
+        assert group._options_labels == tuple(str(k) for k in range(n))
     stepper.frame = 4
     assert [group.index for group in live.buttons] == [4] * 4
     stepper.frame = 99                  # clamped, as before
     assert stepper.frame == n - 1
+
+
+def test_the_live_graph_keeps_the_keyboard_on_the_step_buttons():
+    # The live view's <style> installs keep_focus.js (tests/browser checks it with keys).
+    pytest.importorskip("ipywidgets")
+    from teachgrad.notebook.assets import script
+
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    stepper.widget()
+    code = script("keep_focus.js")
+    assert "//" not in code and "\n\n" not in code  # no comment lines, no blank lines
+    assert f'<style onload="{html.escape(code, quote=True)}">' in stepper._widget._graph_html()
+    assert "onload" not in stepper.static_html()  # the static copy stays script-free
 
 
 def test_the_step_buttons_sit_together_apart_from_play():
