@@ -21,6 +21,7 @@ from untrusted_view import visible_images, visible_text
 import teachgrad as torch
 from teachgrad.autograd import engine
 from teachgrad.notebook import Stepper, step_backward, step_forward
+from teachgrad.notebook.chain_rule import saved_with_labels, snapshot_saved
 
 pytest.importorskip("graphviz")
 
@@ -185,7 +186,7 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     # b = 3 for each of the four elements (the local values of an elementwise step)
     assert re.search(r"0\.2500.*× \(∂\(a·b\)/∂a = b = \[\[3\., 3\.\], \[3\., 3\.\]\]\) = "
                      r".*0\.7500", panel.text)
-    assert "b = 3" in panel.text                    # the saved constant the local uses
+    assert "b (_saved_other) = 3" in panel.text     # the saved constant the local uses
     assert "ready next: MulBackward0" in panel.text
     assert "∂out/∂z" in panel.text
     leaf_panel = stepper.panels[-1]
@@ -303,6 +304,43 @@ def test_lesson_3s_local_numbers_are_the_hand_derived_factors():
         ("22", "∂(a·b)/∂b = a = 4.", "88"), ("22", "∂(a·b)/∂b = a = 3.", "66"),
         ("88", "∂(a·b)/∂b = a = 2.", "176"), ("66", "∂(a·b)/∂b = a = 1.", "66"),
     ]
+
+
+def saved_labels(out) -> list:
+    """What the chain-rule panel calls each value ``out.grad_fn`` saved."""
+    node = out.grad_fn
+    return [label for label, _ in saved_with_labels(node, *snapshot_saved([node])[node])]
+
+
+def test_saved_values_are_named_by_the_formula_and_by_pytorchs_attribute():
+    # where's condition was "b" (the one input without an edge is the constant b, so a
+    # saved tensor that needs no gradient was taken for it): it is the formula's c, and
+    # PyTorch shows it as grad_fn._saved_condition.
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = torch.where(x > 0, x, torch.zeros(3))
+    where_labels = saved_labels(y)
+    assert where_labels == ["c (_saved_condition)"]
+    panel = step_backward(y.sum(), names={"x": x, "y": y}).panels[2]
+    assert "saved in forward: c (_saved_condition) = [ True, False,  True]" in panel.text
+    assert "1 where c" in panel.text  # the letter is the formula's
+    # One tensor used twice: PyTorch saves other then self; other is b, self is a
+    # (by position the first was called a). The same for mm's mat2 (B) and self (A).
+    m = torch.ones(2, 2, requires_grad=True)
+    assert saved_labels(x * x) == ["b (_saved_other)", "a (_saved_self)"]
+    assert saved_labels(m @ m) == ["B (_saved_mat2)", "A (_saved_self)"]
+    # mse_loss's formula writes the target t (its third part is a note, "÷n for the mean")
+    t = torch.tensor([0.0, 1.0, 2.0])
+    assert saved_labels(torch.nn.functional.mse_loss(x, t)) == [
+        "a (_saved_self)", "t (_saved_target)"]
+    # Values that are not inputs: PyTorch's name alone (no "result (_saved_result)").
+    assert saved_labels(x.exp()) == ["_saved_result"]
+    assert saved_labels(x.masked_fill(x > 0, 0.0)) == ["_saved_mask"]
+    real = pytest.importorskip("torch")
+    rx = real.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    for out, labels in ((real.where(rx > 0, rx, real.zeros(3)), where_labels),
+                        (rx * rx, saved_labels(x * x)), (rx.exp(), saved_labels(x.exp()))):
+        attributes = [re.search(r"_saved_\w+", label).group() for label in labels]
+        assert all(hasattr(out.grad_fn, a) for a in attributes), (out.grad_fn, attributes)
 
 
 def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
@@ -950,7 +988,7 @@ def test_step_forward_replays_ops_in_creation_order():
     assert "inputs: a = x (a leaf)" in replay.panels[1].text
     assert "makes y ([2, 2])" in replay.panels[1].text
     # only the 3: y*y is not kept, as in PyTorch (no gradient is needed for the 3)
-    assert "saved in forward: b = 3" in replay.panels[3].text
+    assert "saved in forward: b (_saved_other) = 3" in replay.panels[3].text
     # Nothing ran: no gradient anywhere.
     assert v["x"].grad is None
     page = replay.static_html()
