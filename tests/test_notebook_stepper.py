@@ -335,8 +335,14 @@ def test_saved_values_are_named_by_the_formula_and_by_pytorchs_attribute():
     # Values that are not inputs: PyTorch's name alone (no "result (_saved_result)").
     assert saved_labels(x.exp()) == ["_saved_result"]
     assert saved_labels(x.masked_fill(x > 0, 0.0)) == ["_saved_mask"]
+    # The plain values an op noted too: "shape" is PyTorch's _saved_self_sym_sizes.
+    s = x.sum()
+    panel = step_backward(s * 1.0, names={"s": s}).panels[2]
+    assert panel.title == "Step 2 of 3: SumBackward0 (s)"
+    assert "also noted in forward: shape (_saved_self_sym_sizes) = (3,)" in panel.text
     real = pytest.importorskip("torch")
     rx = real.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    assert tuple(rx.sum().grad_fn._saved_self_sym_sizes) == (3,)
     for out, labels in ((real.where(rx > 0, rx, real.zeros(3)), where_labels),
                         (rx * rx, saved_labels(x * x)), (rx.exp(), saved_labels(x.exp()))):
         attributes = [re.search(r"_saved_\w+", label).group() for label in labels]
@@ -386,7 +392,7 @@ def test_a_value_noted_in_forward_is_named_as_the_formula_writes_it():
     x = torch.tensor(1.5, requires_grad=True)
     panel = step_backward(x ** 3, names={"x": x}).panels[1]
     assert "local derivative: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in panel.text
-    assert "also noted in forward: exponent n = 3" in panel.text  # was "exponent = 3"
+    assert "also noted in forward: exponent n (_saved_exponent) = 3" in panel.text  # "exponent = 3"
 
 
 def test_a_formula_wraps_only_between_its_parts():

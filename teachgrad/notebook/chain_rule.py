@@ -338,8 +338,8 @@ class PanelWriter:
         notes = forward_notes(node)
         if notes:
             formula = getattr(node, "formula", "") or ""
-            out.para("also noted in forward: "
-                     + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
+            out.para("also noted in forward: " + ", ".join(
+                f"{_with_symbol(k, formula)}{_as_attribute(node, k)} = {v}" for k, v in notes))
 
 
 _ENDS_WITH_A_NUMBER = re.compile(r"=\s*[-+−]?\d+(\.\d*)?\s*$")
@@ -546,6 +546,14 @@ def _with_symbol(key: str, formula: str) -> str:
     if symbol and re.search(rf"(?<![A-Za-z]){symbol[0]}(?![A-Za-z])|{symbol[1]}", formula):
         return f"{key} {symbol[0]}"
     return key
+
+
+def _as_attribute(node, key: str) -> str:
+    """``" (_saved_self_sym_sizes)"``: the attribute PyTorch shows the value noted as
+    ``ctx.<key>`` under (the op's ``saved_attributes``), or ``""`` when it has none."""
+    names = [name for name, where in getattr(node, "saved_attributes", {}).items()
+             if where == key]
+    return f" ({', '.join(f'_saved_{name}' for name in names)})" if names else ""
 
 
 def forward_notes(node, limit: int = 4) -> list:
