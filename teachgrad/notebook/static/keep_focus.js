@@ -7,17 +7,17 @@
 // Installed once per page, by the onload of the live stepper's <style>.
 if (!window.tgStepFocus) {
   window.tgStepFocus = true;
+  // (not checkVisibility(): Safari before 17.4 has none)
+  var shown = function (button) { return button.getClientRects().length > 0; };
   document.addEventListener("click", function (event) {
     var pressed = event.target.closest && event.target.closest(".tg-go .widget-toggle-button");
     if (!pressed || pressed !== document.activeElement) return;
     // After ipywidgets has handled the click (it moves .mod-active, then stepper.css
     // shows another button of the group).
     setTimeout(function () {
-      if (pressed.checkVisibility()) return;
-      var shown = Array.prototype.find.call(pressed.parentElement.children, function (b) {
-        return b.checkVisibility();
-      });
-      if (shown) shown.focus();
+      if (shown(pressed)) return;
+      var now = Array.prototype.find.call(pressed.parentElement.children, shown);
+      if (now) now.focus();
     });
   }, true);
 }
