@@ -6,6 +6,7 @@ gradients with values derived by hand for the seed lessons (or with real PyTorch
 installed). Nothing is compared with the stepper's own earlier output.
 """
 
+import html
 import math
 import re
 import shutil
@@ -20,6 +21,7 @@ from untrusted_view import visible_images, visible_text
 import teachgrad as torch
 from teachgrad.autograd import engine
 from teachgrad.notebook import Stepper, step_backward, step_forward
+from teachgrad.notebook.chain_rule import saved_with_labels, snapshot_saved
 
 pytest.importorskip("graphviz")
 
@@ -184,7 +186,7 @@ def test_panel_shows_formula_upstream_local_contribution_and_queue():
     # b = 3 for each of the four elements (the local values of an elementwise step)
     assert re.search(r"0\.2500.*× \(∂\(a·b\)/∂a = b = \[\[3\., 3\.\], \[3\., 3\.\]\]\) = "
                      r".*0\.7500", panel.text)
-    assert "b = 3" in panel.text                    # the saved constant the local uses
+    assert "b (_saved_other) = 3" in panel.text     # the saved constant the local uses
     assert "ready next: MulBackward0" in panel.text
     assert "∂out/∂z" in panel.text
     leaf_panel = stepper.panels[-1]
@@ -304,6 +306,49 @@ def test_lesson_3s_local_numbers_are_the_hand_derived_factors():
     ]
 
 
+def saved_labels(out) -> list:
+    """What the chain-rule panel calls each value ``out.grad_fn`` saved."""
+    node = out.grad_fn
+    return [label for label, _ in saved_with_labels(node, *snapshot_saved([node])[node])]
+
+
+def test_saved_values_are_named_by_the_formula_and_by_pytorchs_attribute():
+    # where's condition was "b" (the one input without an edge is the constant b, so a
+    # saved tensor that needs no gradient was taken for it): it is the formula's c, and
+    # PyTorch shows it as grad_fn._saved_condition.
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = torch.where(x > 0, x, torch.zeros(3))
+    where_labels = saved_labels(y)
+    assert where_labels == ["c (_saved_condition)"]
+    panel = step_backward(y.sum(), names={"x": x, "y": y}).panels[2]
+    assert "saved in forward: c (_saved_condition) = [ True, False,  True]" in panel.text
+    assert "1 where c" in panel.text  # the letter is the formula's
+    # One tensor used twice: PyTorch saves other then self; other is b, self is a
+    # (by position the first was called a). The same for mm's mat2 (B) and self (A).
+    m = torch.ones(2, 2, requires_grad=True)
+    assert saved_labels(x * x) == ["b (_saved_other)", "a (_saved_self)"]
+    assert saved_labels(m @ m) == ["B (_saved_mat2)", "A (_saved_self)"]
+    # mse_loss's formula writes the target t (its third part is a note, "÷n for the mean")
+    t = torch.tensor([0.0, 1.0, 2.0])
+    assert saved_labels(torch.nn.functional.mse_loss(x, t)) == [
+        "a (_saved_self)", "t (_saved_target)"]
+    # Values that are not inputs: PyTorch's name alone (no "result (_saved_result)").
+    assert saved_labels(x.exp()) == ["_saved_result"]
+    assert saved_labels(x.masked_fill(x > 0, 0.0)) == ["_saved_mask"]
+    # The plain values an op noted too: "shape" is PyTorch's _saved_self_sym_sizes.
+    s = x.sum()
+    panel = step_backward(s * 1.0, names={"s": s}).panels[2]
+    assert panel.title == "Step 2 of 3: SumBackward0 (s)"
+    assert "also noted in forward: shape (_saved_self_sym_sizes) = (3,)" in panel.text
+    real = pytest.importorskip("torch")
+    rx = real.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    assert tuple(rx.sum().grad_fn._saved_self_sym_sizes) == (3,)
+    for out, labels in ((real.where(rx > 0, rx, real.zeros(3)), where_labels),
+                        (rx * rx, saved_labels(x * x)), (rx.exp(), saved_labels(x.exp()))):
+        attributes = [re.search(r"_saved_\w+", label).group() for label in labels]
+        assert all(hasattr(out.grad_fn, a) for a in attributes), (out.grad_fn, attributes)
+
+
 def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
     # Lesson 3, step 6 (b = w1 * a): "b → AccumulateGrad (a) ... saved in forward: a = 1."
     # read as if it spoke of the student's a and b; the formula's a is w1 here.
@@ -347,7 +392,7 @@ def test_a_value_noted_in_forward_is_named_as_the_formula_writes_it():
     x = torch.tensor(1.5, requires_grad=True)
     panel = step_backward(x ** 3, names={"x": x}).panels[1]
     assert "local derivative: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in panel.text
-    assert "also noted in forward: exponent n = 3" in panel.text  # was "exponent = 3"
+    assert "also noted in forward: exponent n (_saved_exponent) = 3" in panel.text  # "exponent = 3"
 
 
 def test_a_formula_wraps_only_between_its_parts():
@@ -563,12 +608,27 @@ def test_the_step_buttons_step_in_the_browser():
         assert isinstance(group, widgets.ToggleButtons)
         assert (live.step_box.model_id, "value", group.model_id, "index") in links
         assert group.tooltips == (name,) * n
-        labels = group._options_labels  # what the browser draws: blank, and all different
-        assert len(set(labels)) == n and all(not label.strip() for label in labels)
+        # Button k's label is "k": ipywidgets redraws a group whose labels are not its
+        # buttons' indices (tests/browser/test_lab_stepper_speed.py); stepper.css hides it.
+        assert group._options_labels == tuple(str(k) for k in range(n))
     stepper.frame = 4
     assert [group.index for group in live.buttons] == [4] * 4
     stepper.frame = 99                  # clamped, as before
     assert stepper.frame == n - 1
+
+
+def test_the_live_graph_keeps_the_keyboard_on_the_step_buttons():
+    # The live view's <style> installs keep_focus.js (tests/browser checks it with keys).
+    pytest.importorskip("ipywidgets")
+    from teachgrad.notebook.assets import script
+
+    out, v = seed001()
+    stepper = step_backward(out, names=v)
+    stepper.widget()
+    code = script("keep_focus.js")
+    assert "//" not in code and "\n\n" not in code  # no comment lines, no blank lines
+    assert f'<style onload="{html.escape(code, quote=True)}">' in stepper._widget._graph_html()
+    assert "onload" not in stepper.static_html()  # the static copy stays script-free
 
 
 def test_the_step_buttons_sit_together_apart_from_play():
@@ -934,7 +994,7 @@ def test_step_forward_replays_ops_in_creation_order():
     assert "inputs: a = x (a leaf)" in replay.panels[1].text
     assert "makes y ([2, 2])" in replay.panels[1].text
     # only the 3: y*y is not kept, as in PyTorch (no gradient is needed for the 3)
-    assert "saved in forward: b = 3" in replay.panels[3].text
+    assert "saved in forward: b (_saved_other) = 3" in replay.panels[3].text
     # Nothing ran: no gradient anywhere.
     assert v["x"].grad is None
     page = replay.static_html()

@@ -32,6 +32,15 @@ def css(name: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+@functools.cache
+def script(name: str) -> str:
+    """The JavaScript of ``static/<name>`` without its comment lines and blank lines, ready
+    to be an attribute's value (an inline event handler: see ``live.py``)."""
+    source = resources.files(__package__).joinpath("static", name).read_text("utf-8")
+    lines = (line.strip() for line in source.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
 def escape_text(text: str) -> str:
     """``text`` escaped for HTML, its blank lines kept without a blank line in the HTML.
 
@@ -44,4 +53,4 @@ def escape_text(text: str) -> str:
     return _BLANK_AFTER.sub("&#10;", html.escape(text, quote=True))
 
 
-__all__ = ["css", "escape_text"]
+__all__ = ["css", "script", "escape_text"]

@@ -338,8 +338,8 @@ class PanelWriter:
         notes = forward_notes(node)
         if notes:
             formula = getattr(node, "formula", "") or ""
-            out.para("also noted in forward: "
-                     + ", ".join(f"{_with_symbol(k, formula)} = {v}" for k, v in notes))
+            out.para("also noted in forward: " + ", ".join(
+                f"{_with_symbol(k, formula)}{_as_attribute(node, k)} = {v}" for k, v in notes))
 
 
 _ENDS_WITH_A_NUMBER = re.compile(r"=\s*[-+−]?\d+(\.\d*)?\s*$")
@@ -443,7 +443,8 @@ def input_symbols(node) -> list[str]:
     ``b``, ``c``... in order, as most formulas write them.
     """
     n = len(node.next_functions)
-    parts = formula_parts(node)
+    # (a part without a derivative is a note: "(÷n for the mean)" after mse_loss's two)
+    parts = [part for part in formula_parts(node) if "/∂" in part]
     if len(parts) == n > 0:
         found = [re.search(r"/∂\s*([^\s=)]+)", part) for part in parts]
         if all(found):
@@ -453,20 +454,32 @@ def input_symbols(node) -> list[str]:
 
 
 def saved_with_labels(node, values, sources) -> list:
-    """Pair each value a node saved with the input letter it is (``a``, ``b``...).
+    """Pair each value a node saved with what it is: its letter in the formula and the
+    attribute PyTorch shows it as, e.g. ``"a (_saved_self)"``, ``"c (_saved_condition)"``.
 
-    An input tensor is recognised by its graph edge; a constant is labelled when exactly
-    one input has no edge (``y * 3``: the 3); the op's own output is ``result``.
+    The attribute is ``grad_fn._saved_<name>`` from the op's ``saved_names`` (lesson 15
+    reads them). The letter: an input tensor is recognised by its graph edge (``a``,
+    ``b``...); a constant input is the one input without an edge (``y * 3``: the 3); the
+    op's own output is ``result``; anything else only has a letter where the formula
+    writes it as one (``where(c, a, b)``'s condition is ``c``).
     """
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
+    names = getattr(node, "saved_names", ())
+    names = names if len(names) == len(values) else ()  # (an op saving more than it names)
+    formula = getattr(node, "formula", "") or ""
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
         if value is None:  # a slot the op left empty (x * 2 saves only the 2)
             continue
-        label = "saved"
-        if source is not None and len(source) == 2:       # an input tensor
+        name = names[position] if names else None
+        letter = None
+        if name == "result" or (source is not None and len(source) != 2):  # the op's output
+            letter = "result"
+        elif name in SAVED_SYMBOLS:  # not an input (a where's condition...)
+            letter = _symbol_in(SAVED_SYMBOLS[name], formula)
+        elif source is not None:                          # an input tensor
             tensor = source[0]
             fn = tensor._grad_fn
             if fn is None and tensor._accumulator is not None:
@@ -475,17 +488,51 @@ def saved_with_labels(node, values, sources) -> list:
                 i for i, (nxt, nr) in enumerate(edges)
                 if nxt is not None and nxt is fn and nr == tensor._output_nr
             ]
-            if matches:  # y * y saves y twice: the first is a, the second b
-                label = letters[position if position in matches else matches[0]]
+            if matches:  # y * y saves y twice, as self (a) and other (b)
+                slot = _input_slot(name, letters)
+                letter = letters[slot if slot in matches else
+                                 position if position in matches else matches[0]]
             elif not tensor._requires_grad and len(none_slots) == 1:
-                label = letters[none_slots[0]]
-        elif source is not None:                          # the op's own output
-            label = "result"
+                letter = letters[none_slots[0]]
         elif len(none_slots) == 1 and np.ndim(value) == 0:
             # A number (ops keep ``y * 3``'s 3 as a 0-d array of y's dtype), not a mask.
-            label = letters[none_slots[0]]
-        labelled.append((label, value))
+            letter = letters[none_slots[0]]
+        labelled.append((_saved_label(letter, name), value))
     return labelled
+
+
+#: What an op saves that is not one of its inputs, and the letter its formula writes it
+#: as: ``∂where(c, a, b)/∂a = 1 where c``. (Without one, the panel gives PyTorch's name.)
+SAVED_SYMBOLS = {"condition": "c", "mask": "mask"}
+
+
+#: PyTorch's names of the two inputs of a two-input op (``a`` and ``b``, ``A`` and ``B``).
+INPUT_NAMES = {"self": 0, "other": 1, "mat2": 1, "vec": 1, "tensor": 1, "target": 1,
+               "exponent": 1}
+
+
+def _input_slot(name: str | None, letters: list) -> int | None:
+    """Which input a saved name stands for: by the formula's own letters (``mat1``) or,
+    for a two-input op, PyTorch's names; None when the name does not say."""
+    if name in letters:
+        return letters.index(name)
+    return INPUT_NAMES.get(name) if len(letters) == 2 else None
+
+
+def _symbol_in(symbol: str, formula: str) -> str | None:
+    """``symbol`` if ``formula`` uses it as a word of its own, else None."""
+    return symbol if re.search(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", formula) else None
+
+
+def _saved_label(letter: str | None, name: str | None) -> str:
+    """``"a (_saved_self)"``: the formula's letter and PyTorch's attribute, or either
+    (``"_saved_result"``, not ``"result (_saved_result)"``)."""
+    attribute = f"_saved_{name}" if name else None
+    if letter == name:  # "result (_saved_result)" says it twice
+        return attribute
+    if letter and attribute:
+        return f"{letter} ({attribute})"
+    return letter or attribute or "saved"
 
 
 # The letter a formula uses for a value the op noted in forward under a longer name:
@@ -499,6 +546,14 @@ def _with_symbol(key: str, formula: str) -> str:
     if symbol and re.search(rf"(?<![A-Za-z]){symbol[0]}(?![A-Za-z])|{symbol[1]}", formula):
         return f"{key} {symbol[0]}"
     return key
+
+
+def _as_attribute(node, key: str) -> str:
+    """``" (_saved_self_sym_sizes)"``: the attribute PyTorch shows the value noted as
+    ``ctx.<key>`` under (the op's ``saved_attributes``), or ``""`` when it has none."""
+    names = [name for name, where in getattr(node, "saved_attributes", {}).items()
+             if where == key]
+    return f" ({', '.join(f'_saved_{name}' for name in names)})" if names else ""
 
 
 def forward_notes(node, limit: int = 4) -> list:

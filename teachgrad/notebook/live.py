@@ -14,7 +14,9 @@ it was clicked (60-160 ms a click, nothing at all while the kernel runs a cell),
 of the four is a ``ToggleButtons`` with one button per frame, its ``index`` linked to the
 step box: clicking button ``k`` selects frame ``k``, in the browser. ``stepper.css``
 shows one button of each group, picked from the selected one (``.mod-active``): the one
-after it (▶), the one before it (◀), the first (|◀), the last (▶|).
+after it (▶), the one before it (◀), the first (|◀), the last (▶|). A small script
+(``static/keep_focus.js``) keeps the keyboard focus on the group after a step; where it
+does not run, the step buttons still step.
 
 Above ``CLIENT_SIDE_LIMIT`` frames one widget per frame would be slow to open, so the
 kernel swaps a single frame widget's content instead (needs the running kernel).
@@ -25,7 +27,9 @@ displayed as a separate output for viewers without widgets (see ``Stepper._ipyth
 
 from __future__ import annotations
 
-from .assets import css
+import html
+
+from .assets import css, script
 from .static_html import legend_html
 
 PLAY_INTERVAL_MS = 900
@@ -33,8 +37,6 @@ CLIENT_SIDE_LIMIT = 400
 #: the step buttons: (which, spoken name); stepper.css draws the glyphs
 STEP_BUTTONS = (("first", "First step"), ("previous", "Previous step"),
                 ("next", "Next step"), ("last", "Last step"))
-#: white space that JavaScript's ``trim()`` removes (en quad … hair space): see _blank_labels
-_BLANKS = [chr(c) for c in range(0x2000, 0x200B)]
 
 
 class LiveView:
@@ -139,7 +141,7 @@ class LiveView:
         its spoken text. The ``title`` of each button names it too.
         """
         n = self.stepper.n_frames
-        group = w.ToggleButtons(options=_blank_labels(n), index=0, tooltips=[name] * n,
+        group = w.ToggleButtons(options=frame_labels(n), index=0, tooltips=[name] * n,
                                 **shared)
         group.add_class("tg-go")
         group.add_class(f"tg-go-{which}")
@@ -189,31 +191,25 @@ class LiveView:
         graph = self.stepper._graph_or_message(untrusted_copy=False) + legend_html(
             self.stepper.legend)
         return (
-            f'<div class="tg-stepper tg-live" id="{static_id}_live"><style>{css("graph.css")}'
+            f'<div class="tg-stepper tg-live" id="{static_id}_live">'
+            f'<style onload="{html.escape(script("keep_focus.js"), quote=True)}">{css("graph.css")}'
             f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'
             f'<div class="tg-graphbox">{graph}</div></div></div>'
         )
 
 
-def _blank_labels(n: int) -> list[str]:
-    """``n`` different labels that all show as a blank button.
+def frame_labels(n: int) -> list[str]:
+    """The labels of a step button group's ``n`` buttons: ``"0"``, ``"1"``, ... (hidden).
 
-    ``ToggleButtons`` finds each of its buttons by its label, so the labels must differ;
-    and a label that is only white space is drawn as ``&nbsp;``, so the button's text (and
-    the name a screen reader says) is the glyph and name stepper.css gives it, not a
-    number. Label ``k`` writes ``k`` in base 11 with the eleven blanks of ``_BLANKS``.
+    Button ``k`` of a group selects frame ``k``. Its label is ``str(k)`` because
+    ipywidgets' ToggleButtons view compares each button's ``value``, which it sets to the
+    button's index, with the label: where one differs, it throws away and redraws every
+    button of the group. With any other labels, each step redrew all four groups, 1,600
+    buttons at the 400-frame limit (profiled in Chromium: most of a step's 50 ms of
+    JavaScript). stepper.css draws the glyph over a zero-sized label, so a screen reader
+    says "Next step 5": the button's name, then the step it goes to.
     """
-    width, top = 1, len(_BLANKS)
-    while top < n:
-        width, top = width + 1, top * len(_BLANKS)
-    labels = []
-    for k in range(n):
-        digits = []
-        for _ in range(width):
-            k, digit = divmod(k, len(_BLANKS))
-            digits.append(_BLANKS[digit])
-        labels.append("".join(digits))
-    return labels
+    return [str(k) for k in range(n)]
 
 
 __all__ = ["LiveView", "CLIENT_SIDE_LIMIT"]

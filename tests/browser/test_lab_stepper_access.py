@@ -45,7 +45,9 @@ def named(view) -> dict[str, str]:
 
 def test_every_control_has_a_spoken_name(stepper_view, screenshots):
     names = named(stepper_view)
-    for name in ("First step", "Previous step", "Next step", "Last step", "Play"):
+    # Each step button says where it goes after its name: frame 0 (of 0 to 4) is on show,
+    # so ◀ is the faded "Previous step 0" (nowhere to go) and ▶ "Next step 1".
+    for name in ("First step 0", "Previous step 0", "Next step 1", "Last step 4", "Play"):
         assert names.get(name) in ("button", "toggleButton"), (name, names)
     for name in ("Step", "ms per step"):
         assert names.get(name) in ("spinbutton", "slider", "textbox"), (name, names)
@@ -69,6 +71,43 @@ def test_the_named_buttons_still_step_and_play_says_pause_while_playing(stepper_
     play.click()  # pause
     stepper_view.locator(".tg-play:not(.mod-active)").wait_for(state="attached")
     assert "Play" in named(stepper_view)
+
+
+FOCUSED_BUTTON = """() => {
+    const e = document.activeElement;
+    return e && e.matches('.widget-toggle-button') && e.checkVisibility() ? e.title : null;
+}"""
+
+
+def test_enter_and_space_on_a_step_button_keep_stepping(stepper_view):
+    # Before: Enter on ▶ stepped once, and the button pressed was hidden (the next ▶ is
+    # another button of its group), so the focus fell back to the page and the second
+    # Enter did nothing. Now the focus moves to the button on show (keep_focus.js).
+    from playwright.sync_api import expect
+
+    page = stepper_view.page
+    step = stepper_view.get_by_label("Step", exact=True)
+    stepper_view.locator('button[title="First step"]:visible').click()
+    expect(step).to_have_value("0")
+    stepper_view.locator('button[title="Next step"]:visible').focus()
+    for key, frame in (("Enter", 1), ("Space", 2), ("Enter", 3)):
+        page.keyboard.press(key)
+        expect(step).to_have_value(str(frame))
+        expect(stepper_view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
+        page.wait_for_function(f"() => ({FOCUSED_BUTTON})() === 'Next step'", timeout=5_000)
+    page.keyboard.press("Enter")  # to the last frame: ▶ is now the faded "nowhere to go"
+    expect(step).to_have_value("4")
+    page.keyboard.press("Enter")  # ... which changes nothing and keeps the focus
+    expect(step).to_have_value("4")
+    assert page.evaluate(FOCUSED_BUTTON) == "Next step"
+    # Shift+Tab reaches ◀ (the step buttons are in order), and Enter steps back, twice.
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUSED_BUTTON) == "Previous step"
+    for frame in (3, 2):
+        page.keyboard.press("Enter")
+        expect(step).to_have_value(str(frame))
+        page.wait_for_function(f"() => ({FOCUSED_BUTTON})() === 'Previous step'",
+                               timeout=5_000)
 
 
 def test_the_static_stepper_names_its_controls_too(chromium):
