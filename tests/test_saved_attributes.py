@@ -7,6 +7,8 @@ it is installed).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import teachgrad as torch
@@ -279,3 +281,118 @@ def test_an_in_place_change_is_refused_where_pytorch_refuses(expression, needs, 
         return "ok"
 
     assert outcome(torch) == outcome(real)
+
+
+# --- the saved tensors of the other ops (``saved_names``) --------------------------------
+# Only the tensors are compared: PyTorch's nodes also keep plain values (dims, flags,
+# ``_saved_ord``) that teachgrad's do not show for these ops.
+_TENSOR_CASES = [
+    'x.abs()',
+    'x.rsqrt()',
+    'torch.atan2(x, w)',
+    'x.log1p()',
+    'x.expm1()',
+    'x.reciprocal()',
+    'x.tan()',
+    'x.asin()',
+    'x.acos()',
+    'x.sinh()',
+    'x.cosh()',
+    'x.atan()',
+    'x.asinh()',
+    'x.acosh()',
+    'x.atanh()',
+    'x.erf()',
+    'x.erfc()',
+    'x.erfinv()',
+    'x.log2()',
+    'x.log10()',
+    'x.exp2()',
+    'x.digamma()',
+    'x.lgamma()',
+    'F.silu(x)',
+    'F.mish(x)',
+    'F.softplus(x)',
+    'F.gelu(x)',
+    'F.leaky_relu(x)',
+    'F.elu(x)',
+    'F.selu(x)',
+    'F.celu(x)',
+    'F.hardswish(x)',
+    'F.hardsigmoid(x)',
+    'F.logsigmoid(x)',
+    'x.max()',
+    'x.min()',
+    'x.prod()',
+    'x.prod(1)',
+    'x.median()',
+    'x.logsumexp(1)',
+    'x.norm()',
+    'x.amax(1)',
+    'x.amin(1)',
+    'x.var()',
+    'x.std()',
+    'x.cumprod(0)',
+    'torch.addcmul(x, x, w)',
+    'torch.addcdiv(x, x, w)',
+    'torch.hypot(x, w)',
+    'torch.fmod(x, w)',
+    'torch.remainder(x, w)',
+    'torch.xlogy(x, w)',
+    'torch.copysign(x, w)',
+    'torch.logaddexp(x, w)',
+    'F.smooth_l1_loss(x, w)',
+    'F.huber_loss(x, w)',
+    'x.inverse()',
+    '(x @ x.t() + torch.eye(2)).cholesky()',
+    'x.renorm(2, 0, 1)',
+    'x.dist(w)',
+    'torch.cdist(x, w)',
+]
+
+
+def _saved_tensors(lib, expression, x_grad, w_grad):
+    """Each tensor ``_saved_*`` of the expression's grad_fn, as what it is (x, w, the
+    output) and its values."""
+    x = lib.tensor([[0.5, 1.5], [2.0, 0.25]], requires_grad=x_grad)
+    w = lib.tensor([[2.0, -1.0], [0.25, 3.0]], requires_grad=w_grad)
+    out = eval(expression, {"torch": lib, "F": lib.nn.functional, "x": x, "w": w})
+    node = out.grad_fn
+    found = {}
+    for name in dir(node):
+        if not name.startswith("_saved_"):
+            continue
+        value = getattr(node, name)
+        if isinstance(value, lib.Tensor):
+            what = ("x" if value is x else "w" if value is w
+                    else "output" if value.grad_fn is out.grad_fn else None)
+            if what is not None:  # (PyTorch's own buffers, e.g. log_sigmoid's: not compared)
+                found[name] = (what, [round(v, 4) for v in value.flatten().tolist()])
+    return type(node).__name__, found
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expression", _TENSOR_CASES)
+@pytest.mark.parametrize("x_grad, w_grad", [(True, True), (False, True), (True, False)])
+def test_saved_tensors_of_more_ops_match_pytorch(expression, x_grad, w_grad):
+    real = pytest.importorskip("torch")
+    uses = set(re.findall(r"\b[xw]\b", expression))  # (not the w of "hardswish")
+    if not any(grad for name, grad in (("x", x_grad), ("w", w_grad)) if name in uses):
+        pytest.skip("no input requires grad")
+    ours = _saved_tensors(torch, expression, x_grad, w_grad)
+    if x_grad and w_grad:  # (with one input constant, an op may need nothing saved)
+        assert ours[1], "teachgrad shows no saved tensor"
+    assert ours == _saved_tensors(real, expression, x_grad, w_grad)
+
+
+def test_saved_names_without_pytorch():
+    # Hand-checked: atan2 keeps both inputs (its derivatives need a and b), rsqrt its
+    # output (∂(a^-1/2)/∂a = -r³/2), prod both (Π/aᵢ and the zero cases).
+    x = torch.tensor([0.5, 2.0], requires_grad=True)
+    w = torch.tensor([1.0, -1.0], requires_grad=True)
+    node = torch.atan2(x, w).grad_fn
+    assert node._saved_self is x and node._saved_other is w
+    out = x.rsqrt()
+    assert out.grad_fn._saved_result.equal(out)
+    out = x.prod()
+    assert out.grad_fn._saved_self is x and out.grad_fn._saved_result.equal(out)

@@ -31,6 +31,7 @@ def _raw(x):
 
 class LeakyReluBackward0(Op):
     """``leaky_relu``: slope 1 for positive inputs, ``negative_slope`` elsewhere."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂leaky_relu(a)/∂a = 1 if a > 0 else slope"
 
@@ -102,6 +103,7 @@ class HardtanhBackwardBackward0(ThresholdBackwardBackward0):
 
 class EluBackward0(Op):
     """``scale·a`` for ``a > 0``, else ``scale·alpha·(eᵃ − 1)`` (``selu`` fixes alpha and scale)."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂elu(a)/∂a = scale if a > 0 else scale·alpha·eᵃ"
 
@@ -149,6 +151,7 @@ class EluBackwardBackward0(RecordedBackward):
 
 class SoftplusBackward0(Op):
     """``log(1 + e^(beta·a)) / beta``, and just ``a`` where ``beta·a > threshold``."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂softplus(a)/∂a = σ(beta·a)"
 
@@ -184,6 +187,7 @@ class SoftplusBackwardBackward0(RecordedBackward):
 
 class SiluBackward0(Op):
     """``a·σ(a)``, also called swish."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂(a·σ(a))/∂a = σ(a)·(1 + a·(1 − σ(a)))"
 
@@ -205,6 +209,7 @@ _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
 class GeluBackward0(Op):
     """``a·Φ(a)`` (Φ: the standard normal CDF), or its tanh approximation."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂(a·Φ(a))/∂a = Φ(a) + a·φ(a)"
 
@@ -256,6 +261,7 @@ class GeluBackwardBackward0(RecordedBackward):
 
 class LogSigmoidBackward0(Op):
     """``log σ(a)``, computed without overflow (``min(a, 0) − log(1 + e^(−|a|))``)."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂log σ(a)/∂a = 1 − σ(a) = σ(−a)"
 
@@ -284,6 +290,7 @@ class LogSigmoidBackwardBackward0(RecordedBackward):
 
 class MishBackward0(Op):
     """``a·tanh(softplus(a))``: a smooth, non-monotonic ReLU."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂(a·tanh(sp(a)))/∂a = tanh(sp(a)) + a·σ(a)·(1 − tanh²(sp(a)))"
 
@@ -306,6 +313,7 @@ def _softplus(a):
 
 class HardswishBackward0(Op):
     """``a·relu6(a + 3)/6``: a piecewise-quadratic swish."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂hardswish(a)/∂a = 0 if a ≤ −3, a/3 + ½ if a < 3, else 1"
 
@@ -342,6 +350,7 @@ class HardswishBackwardBackward0(RecordedBackward):
 
 class HardsigmoidBackward0(Op):
     """``relu6(a + 3)/6``: a piecewise-linear sigmoid."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂hardsigmoid(a)/∂a = 1/6 if −3 < a < 3, else 0"
 
@@ -433,6 +442,7 @@ class HardshrinkBackward0(SoftshrinkBackward0):
 
 class CeluBackward0(Op):
     """``max(0, a) + min(0, α(e^(a/α) − 1))``: an ELU that stays differentiable at 0 for any α."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂celu(a)/∂a = 1 if a > 0 else e^(a/α)"
 

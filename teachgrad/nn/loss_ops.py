@@ -21,6 +21,7 @@ from ..ops.recorded_backward import RecordedBackward
 class SmoothL1LossBackward0(Op):
     """``0.5·d²/β`` where ``|d| < β``, else ``|d| − 0.5·β`` (``d = input − target``):
     quadratic near zero, linear (like L1) far away."""
+    saved_names = ("self", "target")  # grad_fn._saved_...
 
     formula = "∂ℓ/∂a = d/β where |d| < β, else sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
     promotes = True
@@ -48,6 +49,7 @@ class SmoothL1LossBackward0(Op):
 class HuberLossBackward0(Op):
     """``0.5·d²`` where ``|d| < δ``, else ``δ·(|d| − 0.5·δ)``: smooth_l1 times ``δ`` (for
     ``β = δ``), so the linear part has slope ``δ``."""
+    saved_names = ("self", "target")  # grad_fn._saved_...
 
     formula = "∂ℓ/∂a = d where |d| ≤ δ, else δ·sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
     promotes = True

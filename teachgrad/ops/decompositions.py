@@ -319,6 +319,7 @@ def _inverse(a: np.ndarray, fn: str) -> np.ndarray:
 
 
 class LinalgInvExBackward0(Op):
+    saved_names = ("inverse",)  # grad_fn._saved_...
     formula = "∂(A⁻¹)/∂A: ḡ ↦ −A⁻ᵀ ḡ A⁻ᵀ"
     materialize_grads = False
 
@@ -610,6 +611,7 @@ def _cholesky_ex(a: np.ndarray) -> tuple:
 
 class CholeskyBackward0(LinalgCholeskyExBackward0):
     """The deprecated ``torch.cholesky``: the same factorization and formula."""
+    saved_names = ("result",)  # grad_fn._saved_...
 
     materialize_grads = True
 

@@ -83,6 +83,7 @@ def rad2deg(input: Tensor) -> Tensor:
 
 class CopysignBackward0(Op):
     """``copysign(tensor, tensor)``: the sign comes from ``b``, which gets no gradient."""
+    saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂copysign(a, b)/∂a = copysign(a, b)/a (±1; 0 at a = 0)    ∂/∂b = 0"
     promotes = True

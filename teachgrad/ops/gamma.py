@@ -29,6 +29,7 @@ def _polygamma(n: int, a: np.ndarray) -> np.ndarray:
 
 
 class LgammaBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂lgamma(a)/∂a = digamma(a)"
 
     @staticmethod
@@ -43,6 +44,7 @@ class LgammaBackward0(Op):
 
 
 class DigammaBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂digamma(a)/∂a = polygamma(1, a)"
 
     @staticmethod

@@ -493,6 +493,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 # dist, cdist (torch.*)
 # ----------------------------------------------------------------------------------------
 class DistBackward0(Op):
+    saved_names = ("self", "other", "result")  # grad_fn._saved_...
     formula = "∂‖a − b‖ₚ/∂a = the p-norm's gradient at a − b;  ∂/∂b = minus that"
 
     @staticmethod
@@ -529,6 +530,7 @@ def _checked_broadcast_any(a: Tensor, b: Tensor) -> None:
 
 
 class CdistBackward0(Op):
+    saved_names = ("x1", "x2", "result")  # grad_fn._saved_...
     formula = "out[i, j] = ‖x1ᵢ − x2ⱼ‖ₚ: each row gets the p-norm's gradient, summed over pairs"
 
     @staticmethod

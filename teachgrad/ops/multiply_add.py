@@ -69,6 +69,7 @@ def _times(grad, factor):
 # addcmul, addcdiv: pointwise
 # ----------------------------------------------------------------------------------------
 class AddcmulBackward0(Op):
+    saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value·t2    ∂/∂t2 = value·t1"
 
     @staticmethod
@@ -96,6 +97,7 @@ class AddcmulBackward0(Op):
 
 
 class AddcdivBackward0(Op):
+    saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value / t2    ∂/∂t2 = −value·t1 / t2²"
 
     @staticmethod

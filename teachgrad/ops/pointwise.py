@@ -487,6 +487,7 @@ class RemainderBackward0(Op):
 
 class RemainderBackward1(Op):
     """``tensor % tensor``: ``a mod b = a − b·⌊a/b⌋``, and the floor is flat."""
+    saved_names = ("self", "other")  # grad_fn._saved_...
 
     formula = "∂(a mod b)/∂a = 1    ∂(a mod b)/∂b = −⌊a/b⌋"
     promotes = True
@@ -624,7 +625,7 @@ def _power(a, exponent):
 
 class PowBackward1(Op):
     """``tensor ** tensor``."""
-    saved_names = ("exponent", "self", "result")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("exponent", "self", "result")  # grad_fn._saved_..., in PyTorch"s order
 
     formula = "∂(aᵇ)/∂a = b·aᵇ⁻¹    ∂(aᵇ)/∂b = aᵇ·ln a"
     promotes = True
@@ -819,6 +820,7 @@ class ExpBackward0(Op):
 
 
 class Expm1Backward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(eᵃ−1)/∂a = eᵃ"
 
     @staticmethod
@@ -849,6 +851,7 @@ class LogBackward0(Op):
 
 
 class Log1PBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂ln(1+a)/∂a = 1/(1+a)"
 
     @staticmethod
@@ -863,6 +866,7 @@ class Log1PBackward0(Op):
 
 
 class Log2Backward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(log₂ a)/∂a = 1/(a·ln 2)"
 
     @staticmethod
@@ -877,6 +881,7 @@ class Log2Backward0(Op):
 
 
 class Log10Backward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(log₁₀ a)/∂a = 1/(a·ln 10)"
 
     @staticmethod
@@ -907,6 +912,7 @@ class SqrtBackward0(Op):
 
 
 class RsqrtBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(a^−½)/∂a = −½·a^−³ᐟ²"
 
     @staticmethod
@@ -922,6 +928,7 @@ class RsqrtBackward0(Op):
 
 
 class ReciprocalBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(1/a)/∂a = −1/a²"
 
     @staticmethod
@@ -937,6 +944,7 @@ class ReciprocalBackward0(Op):
 
 
 class AbsBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     inference_out_name = "abs"  # (see Op: PyTorch's composite writes through abs_out)
     formula = "∂|a|/∂a = sign(a)"
 
@@ -997,6 +1005,7 @@ class CosBackward0(Op):
 
 
 class TanBackward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(tan a)/∂a = 1 + tan²a"
 
     @staticmethod
@@ -1279,7 +1288,7 @@ class ClampBackward0(Op):
     formula = "∂clamp/∂a = 1 where min ≤ a ≤ max    ∂clamp/∂min = 1 where a < min    " \
         "∂clamp/∂max = 1 where a > max"
 
-    saved_names = ("max", "min", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("max", "min", "self")  # grad_fn._saved_..., in PyTorch"s order
 
     @staticmethod
     def forward(ctx, a, low, high):
@@ -1306,7 +1315,7 @@ class ClampBackward0(Op):
 class ClampMinBackward1(Op):
     """``clamp_min(tensor)``."""
 
-    saved_names = ("min", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("min", "self")  # grad_fn._saved_..., in PyTorch"s order
     formula = "∂clamp_min/∂a = 1 where a ≥ min    ∂clamp_min/∂min = 1 where a < min"
     promotes = True
 
@@ -1324,7 +1333,7 @@ class ClampMinBackward1(Op):
 class ClampMaxBackward1(Op):
     """``clamp_max(tensor)``."""
 
-    saved_names = ("max", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("max", "self")  # grad_fn._saved_..., in PyTorch"s order
     formula = "∂clamp_max/∂a = 1 where a ≤ max    ∂clamp_max/∂max = 1 where a > max"
     promotes = True
 
@@ -1439,7 +1448,7 @@ def _tie_keeps_first(a, b, a_wins):
 class MaximumBackward0(Op):
     formula = "∂max(a,b)/∂a = 1 where a > b (½ where equal)"
     promotes = True
-    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch"s order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -1459,7 +1468,7 @@ class MaximumBackward0(Op):
 class MinimumBackward0(Op):
     formula = "∂min(a,b)/∂a = 1 where a < b (½ where equal)"
     promotes = True
-    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch"s order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -1899,6 +1908,7 @@ _LN2 = 0.6931471805599453  # ln 2: d(2ˣ)/dx = 2ˣ·ln 2
 
 
 class Exp2Backward0(Op):
+    saved_names = ("result",)  # grad_fn._saved_...
     formula = "∂(2ᵃ)/∂a = 2ᵃ·ln 2"
 
     @staticmethod

@@ -346,6 +346,7 @@ def _prod_safe_zeros_backward(grad, a, axis: int):
 
 class ProdBackward0(Op):
     """Product of all elements."""
+    saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πa)/∂aᵢ = product of the other elements (= Πa / aᵢ when aᵢ ≠ 0)"
 
@@ -375,6 +376,7 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """Product along one dimension."""
+    saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
 
@@ -505,11 +507,13 @@ class _ExtremeAll(Op):
 
 
 class MaxBackward1(_ExtremeAll):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(max a)/∂aᵢ = 1/k for the k elements equal to the max, else 0"
     numpy_fn = staticmethod(np.max)
 
 
 class MinBackward1(_ExtremeAll):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(min a)/∂aᵢ = 1/k for the k elements equal to the min, else 0"
     numpy_fn = staticmethod(np.min)
 
@@ -564,6 +568,7 @@ class MedianBackward1(_SelectAlongDim):
 
 
 class MedianBackward0(_ExtremeAll):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(median a)/∂aᵢ = 1/k for the k elements equal to the median, else 0"
     numpy_fn = staticmethod(
         lambda a: np.nan if a.size == 0 else a.reshape(-1)[_lower_median_index(a.reshape(-1), 0)]
@@ -598,11 +603,13 @@ def _equal_to_reduced(a, out, dims: tuple | None, keepdim: bool):
 
 
 class AmaxBackward0(_ExtremeOverDims):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(amax a)/∂aᵢ = 1/k for the k elements equal to the max, else 0"
     numpy_fn = staticmethod(np.amax)
 
 
 class AminBackward0(_ExtremeOverDims):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(amin a)/∂aᵢ = 1/k for the k elements equal to the min, else 0"
     numpy_fn = staticmethod(np.amin)
 
@@ -789,6 +796,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 # var / std
 # ----------------------------------------------------------------------------------------
 class VarBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂var(a)/∂aᵢ = 2·(aᵢ − mean a) / (N − correction)"
 
@@ -813,6 +821,7 @@ class VarBackward0(Op):
 
 
 class StdBackward0(Op):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂std(a)/∂aᵢ = (aᵢ − mean a) / ((N − correction)·std a)   (0 where std = 0)"
 
@@ -1009,6 +1018,7 @@ def _one_element_each(shape: tuple, dims) -> bool:
 
 
 class LinalgVectorNormBackward0(Op):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
     @staticmethod
@@ -1147,6 +1157,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # logsumexp
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 
@@ -1228,6 +1239,7 @@ class CumsumBackward0(Op):
 
 
 class CumprodBackward0(Op):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂(cumprod a)ₖ/∂aᵢ = Π_{j ≤ k, j ≠ i} aⱼ for k ≥ i"
 
     @staticmethod

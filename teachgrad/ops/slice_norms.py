@@ -27,6 +27,7 @@ def _norms(a, p: float, axes: tuple):
 
 
 class RenormBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = (
         "y = x·m/‖x‖ on slices with ‖x‖ > m (else y = x):  "
         "∂y/∂x = m/‖x‖·(I − x·(∂‖x‖/∂x)ᵀ/‖x‖)"

@@ -72,6 +72,7 @@ def recorded_or_plain(function, kernel, a, *args):
 # Inverse trigonometric functions
 # ----------------------------------------------------------------------------------------
 class AsinBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(asin a)/∂a = 1/√(1 − a²)"
 
     @staticmethod
@@ -88,6 +89,7 @@ class AsinBackward0(Op):
 
 
 class AcosBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(acos a)/∂a = −1/√(1 − a²)"
 
     @staticmethod
@@ -104,6 +106,7 @@ class AcosBackward0(Op):
 
 
 class AtanBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(atan a)/∂a = 1/(1 + a²)"
 
     @staticmethod
@@ -157,6 +160,7 @@ arcsin, arccos, arctan = asin, acos, atan  # PyTorch's aliases (NumPy's names)
 # Hyperbolic functions and their inverses
 # ----------------------------------------------------------------------------------------
 class SinhBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(sinh a)/∂a = cosh a"
 
     @staticmethod
@@ -171,6 +175,7 @@ class SinhBackward0(Op):
 
 
 class CoshBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(cosh a)/∂a = sinh a"
 
     @staticmethod
@@ -185,6 +190,7 @@ class CoshBackward0(Op):
 
 
 class AsinhBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(asinh a)/∂a = 1/√(a² + 1)"
 
     @staticmethod
@@ -201,6 +207,7 @@ class AsinhBackward0(Op):
 
 
 class AcoshBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(acosh a)/∂a = 1/√(a² − 1)"
 
     @staticmethod
@@ -223,6 +230,7 @@ class AcoshBackward0(Op):
 
 
 class AtanhBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂(atanh a)/∂a = 1/(1 − a²)"
 
     @staticmethod
@@ -312,6 +320,7 @@ _log_ndtr = in_float64(_erf_kernels.log_ndtr)
 
 
 class ErfBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂erf(a)/∂a = 2/√π · e^(−a²)"
 
     @staticmethod
@@ -326,6 +335,7 @@ class ErfBackward0(Op):
 
 
 class ErfcBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂erfc(a)/∂a = −2/√π · e^(−a²)"
 
     @staticmethod
@@ -341,6 +351,7 @@ class ErfcBackward0(Op):
 
 class ErfinvBackward0(Op):
     """The derivative of an inverse is 1 / (the derivative at the result): 1 / erf′(out)."""
+    saved_names = ("self",)  # grad_fn._saved_...
 
     formula = "∂erfinv(a)/∂a = √π/2 · e^(erfinv(a)²)"
 
@@ -536,6 +547,7 @@ def _float_operands(a, b):
 
 
 class Atan2Backward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂atan2(a,b)/∂a = b/(a² + b²)    ∂atan2(a,b)/∂b = −a/(a² + b²)"
     promotes = True
 
@@ -575,6 +587,7 @@ arctan2 = atan2
 
 
 class HypotBackward0(Op):
+    saved_names = ("self", "other", "result")  # grad_fn._saved_...
     formula = "∂√(a² + b²)/∂a = a/√(a² + b²)    ∂√(a² + b²)/∂b = b/√(a² + b²)"
     promotes = True
 
@@ -608,6 +621,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LogaddexpBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂ln(eᵃ + eᵇ)/∂a = eᵃ/(eᵃ + eᵇ)    ∂/∂b = eᵇ/(eᵃ + eᵇ)"
     promotes = True
 
@@ -687,6 +701,7 @@ def _times_log(grad, other, flat, log, recorded):
 
 
 class XlogyBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂(a·ln b)/∂a = ln b    ∂(a·ln b)/∂b = a/b"
     promotes = True
 
@@ -997,6 +1012,7 @@ class FmodBackward0(Op):
 
 class FmodBackward1(Op):
     """``fmod(a, b) = a − b·trunc(a/b)``, and trunc is flat."""
+    saved_names = ("self", "other")  # grad_fn._saved_...
 
     formula = "∂fmod(a,b)/∂a = 1    ∂fmod(a,b)/∂b = −trunc(a/b)"
     promotes = True
