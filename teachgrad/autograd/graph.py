@@ -944,8 +944,11 @@ def _as_tensor(node: Node, value, source):
             _dtype_of(value.dtype)
         )
     # The op's own output: rebuild it as a tensor whose grad_fn is this node, as PyTorch
-    # does (holding the output tensor itself would make a reference cycle).
-    out = _make(np.asarray(value), True, node)  # (an op on 0-d tensors saves a scalar)
+    # does (holding the output tensor itself would make a reference cycle). An integer
+    # output (max's indices) is not differentiable: no grad_fn, as the output itself.
+    value = np.asarray(value)  # (an op on 0-d tensors saves a scalar)
+    differentiable = value.dtype.kind == "f"
+    out = _make(value, differentiable, node if differentiable else None)
     out._output_nr = source[2]
     out._vc = source[0]
     tangents = node.__dict__.get("_output_tangents")

@@ -244,6 +244,7 @@ def cofactor(A):
 
 
 class LinalgDetBackward0(Op):
+    saved_names = ("A",)  # grad_fn._saved_... (PyTorch also keeps LU, pivots, result)
     formula = "∂det(A)/∂A = det(A)·A⁻ᵀ   (the cofactor matrix)"
 
     @staticmethod

@@ -325,6 +325,8 @@ def sinc(input: Tensor) -> Tensor:
 
 
 class LogitBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"eps": "eps"}
     formula = ("∂ln(a/(1 − a))/∂a = 1/(a(1 − a))  (0 outside [eps, 1 − eps] when eps is given; "
                "NaN outside [0, 1] when not)")
 

@@ -1348,18 +1348,22 @@ def _keep_indices(values: Tensor, indices: Tensor) -> None:
 
 class SortBackward0(_PickAlongDim):
     """``sort``: the values are picked from the input, so the gradient goes back to them."""
+    saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
 
 
 class SortBackward1(SortBackward0):
     """``sort(stable=...)``."""
+    saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
 
 
 class TopkBackward0(_PickAlongDim):
     """``topk``: the k largest (or smallest) values."""
+    saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
 
 
 class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
+    saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
     inference_out_name = "kthvalue"  # (see Op: PyTorch's composite writes through kthvalue_out)
 
 

@@ -112,6 +112,8 @@ def _mode_index(a: np.ndarray, dim: int) -> np.ndarray:
 
 
 class ModeBackward0(_SelectAlongDim):
+    saved_names = ("indices",)  # grad_fn._saved_...
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
     formula = "∂(modeₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_mode_index)
 

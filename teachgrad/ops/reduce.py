@@ -553,16 +553,22 @@ def _lower_median_index(a: np.ndarray, dim: int) -> np.ndarray:
 
 
 class MaxBackward0(_SelectAlongDim):
+    saved_names = ("indices",)  # grad_fn._saved_...
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
     formula = "∂(maxₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmax(a, axis=dim))
 
 
 class MinBackward0(_SelectAlongDim):
+    saved_names = ("indices",)  # grad_fn._saved_...
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
     formula = "∂(minₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmin(a, axis=dim))
 
 
 class MedianBackward1(_SelectAlongDim):
+    saved_names = ("indices",)  # grad_fn._saved_...
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
     formula = "∂(medianₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_lower_median_index)
 
