@@ -351,3 +351,12 @@ def test_saved_names_without_pytorch():
     assert out.grad_fn._saved_result.equal(out)
     out = x.prod()
     assert out.grad_fn._saved_self is x and out.grad_fn._saved_result.equal(out)
+
+
+def test_nll_loss_keeps_its_reduction_and_ignore_index():
+    scores = torch.tensor([[0.5, 1.5], [2.0, 0.25]], requires_grad=True)
+    target = torch.tensor([1, 0])
+    node = torch.nn.functional.nll_loss(scores, target, reduction="sum", ignore_index=1).grad_fn
+    assert (node._saved_reduction, node._saved_ignore_index) == (2, 1)  # PyTorch's: 2 is sum
+    node = torch.nn.functional.cross_entropy(scores, target).grad_fn
+    assert (node._saved_reduction, node._saved_ignore_index) == (1, -100)

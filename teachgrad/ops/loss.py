@@ -115,6 +115,10 @@ class NllLossBackward0(Op):
     """
 
     formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
+    # (PyTorch shows a negative ignore_index as an unsigned number, -100 as
+    # 18446744073709551516; teachgrad shows the index meant, as for softmax's dim)
+    saved_attributes = {"reduction": lambda node: _REDUCTION_NUMBERS[node.reduction],
+                        "ignore_index": "ignore_index"}
     # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
     # in place since makes backward refuse (nll_loss saves them: save_nll_loss). Under
     # saved_tensors_hooks they are PyTorch's four, packed in its order (self, target,
