@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
-from .._input_check import DOUBLE, refuses_complex
-from .._tensor import Tensor, _make, _wrap_dim, numpy_names
+from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints
+from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
 from .._warn import warn_user
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
@@ -270,6 +270,9 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``x * Φ(x)`` (Φ: standard normal CDF); ``approximate='tanh'`` uses the tanh formula."""
+    if type(approximate) is not str:  # (PyTorch's parser; `in` would take 1j or None too)
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not "
+                        f"{python_type_name(approximate)}\nHint: 'none' or 'tanh'.")
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _require_floating(input, "GeluKernelImpl")
@@ -377,6 +380,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _activation.softmax(-input, dim)
 
 
+@takes_ints("glu", dim=2)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in two halves ``a, b`` along ``dim``; ``a · σ(b)``.
 
@@ -684,6 +688,7 @@ def _check_class_target(target: Tensor) -> None:
         )
 
 
+@takes_ints("nll_loss_nd", ignore_index=5)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -789,6 +794,7 @@ _CROSS_ENTROPY = Signatures(
 
 
 @refuses_complex("cross_entropy_loss", label_smoothing=6)
+@takes_ints("cross_entropy_loss", ignore_index=5)
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -1122,6 +1128,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
 # ----------------------------------------------------------------------------------------
 # Utilities
 # ----------------------------------------------------------------------------------------
+@takes_ints("one_hot", num_classes=BUILTIN)
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices to one-hot rows: ``one_hot(tensor([0, 2]), 3)`` is ``[[1,0,0],[0,0,1]]``.
 

@@ -76,7 +76,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if x is input else out.to(input.dtype)
 
 
-@refuses_complex("instance_norm", eps=8)
+@refuses_complex("instance_norm", momentum=7, eps=8)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
