@@ -224,7 +224,7 @@ def _complex_error(cpp_name: str, name: str, spec: int | str | Exception | None,
 
 
 # ----------------------------------------------------------------------------------------
-# Anything but an int where PyTorch's parser takes an int
+# Anything but an int (or a tensor) where PyTorch's parser takes one
 # ----------------------------------------------------------------------------------------
 def takes_ints(cpp_name: str, optional: tuple[str, ...] = (),
                **parameters: int | None) -> Callable:
@@ -241,6 +241,21 @@ def takes_ints(cpp_name: str, optional: tuple[str, ...] = (),
     """
     from ._arguments import is_int
 
+    return _typed(cpp_name, "int", lambda v: type(v) is int or is_int(v),
+                  "\nHint: give a whole number (an int).", optional, parameters)
+
+
+def takes_tensors(cpp_name: str, optional: tuple[str, ...] = (),
+                  **parameters: int | None) -> Callable:
+    """As :func:`takes_ints`, for parameters that must be tensors (``F.prelu(x, 0.25)``:
+    ``prelu(): argument 'weight' (position 2) must be Tensor, not float``)."""
+    return _typed(cpp_name, "Tensor", lambda v: isinstance(v, Tensor),
+                  "\nHint: make it a tensor first, e.g. torch.tensor(...).", optional,
+                  parameters)
+
+
+def _typed(cpp_name: str, kind: str, accepts: Callable, hint: str, optional: tuple[str, ...],
+           parameters: dict) -> Callable:
     def decorate(function: Callable) -> Callable:
         names = list(inspect.signature(function).parameters)
         checks = tuple((name, names.index(name), spec) for name, spec in parameters.items())
@@ -254,13 +269,12 @@ def takes_ints(cpp_name: str, optional: tuple[str, ...] = (),
                     value, position = kwargs[name], None
                 else:
                     continue
-                if type(value) is int or is_int(value) or (value is None and name in optional):
+                if accepts(value) or (value is None and name in optional):
                     continue
                 where = spec if spec is not BUILTIN else position
                 at = f" (position {where})" if where is not None else ""
-                raise TypeError(f"{cpp_name}(): argument '{name}'{at} must be int, not "
-                                f"{python_type_name(value)}\nHint: give a whole number "
-                                "(an int).")
+                raise TypeError(f"{cpp_name}(): argument '{name}'{at} must be {kind}, not "
+                                f"{python_type_name(value)}" + hint)
             return function(*args, **kwargs)
 
         return checked

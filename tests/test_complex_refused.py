@@ -359,7 +359,8 @@ NN_SCALARS = [
      "result type ComplexDouble can't be cast to the desired output type Double"),
 ]
 
-# Not complex, but wrong the same way: an int parameter given a float, a bool or a string
+# Not complex, but wrong the same way: an int parameter given a float, a bool or a string,
+# a tensor parameter given a number
 # (before: avg_pool2d divided by 2.5, one_hot(x, 2.5) made 3 classes, nll_loss and ctc_loss
 # took 1.5 or True; gelu and init.uniform_ failed with Python's or NumPy's words).
 _CTC = ("torch.nn.functional.ctc_loss(torch.zeros(3, 1, 4).log_softmax(2), "
@@ -374,7 +375,7 @@ _CTC_FORMS = (
     "blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n"
     "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, "
     "!list of [int]!, !tuple of (int,)!, {blank}, !int!, {zero})\n")
-NN_NOT_INTS = [
+NN_WRONG_TYPES = [
     (f"{_F}avg_pool2d(torch.ones(1, 1, 2, 2), 1, divisor_override=2.5)", TypeError,
      "avg_pool2d(): argument 'divisor_override' must be int, not float"),
     (f"{_F}avg_pool2d(torch.ones(1, 1, 2, 2), 1, 1, 0, False, True, True)", TypeError,
@@ -391,6 +392,16 @@ NN_NOT_INTS = [
      "gelu(): argument 'approximate' must be str, not NoneType"),
     ("torch.nn.init.uniform_(torch.ones(2), 'a')", TypeError,
      "uniform_(): argument 'from' (position 1) must be float, not str"),
+    (f"{_F}prelu({_X}, 0.25)", TypeError,
+     "prelu(): argument 'weight' (position 2) must be Tensor, not float"),
+    (f"{_F}prelu({_X}, weight=1j)", TypeError,
+     "prelu(): argument 'weight' must be Tensor, not complex"),
+    (f"{_F}binary_cross_entropy_with_logits({_X}, {_Y}, pos_weight=2.0)", TypeError,
+     "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must be "
+     "Tensor, not float"),
+    (f"{_F}binary_cross_entropy_with_logits({_X}, {_Y}, 2.0)", TypeError,
+     "binary_cross_entropy_with_logits(): argument 'weight' (position 3) must be Tensor, "
+     "not float"),
     (_CTC + "blank=1.5)", TypeError,
      "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, list, "
      "tuple, float, int, bool), " + _CTC_FORMS.format(blank="!float!", zero="!bool!")),
@@ -400,14 +411,14 @@ NN_NOT_INTS = [
 ]
 
 
-@pytest.mark.parametrize(("code", "kind", "message"), NN_NOT_INTS)
-def test_nn_int_parameters_refuse_other_types_in_pytorchs_words(code, kind, message):
+@pytest.mark.parametrize(("code", "kind", "message"), NN_WRONG_TYPES)
+def test_nn_int_and_tensor_parameters_refuse_other_types_in_pytorchs_words(code, kind, message):
     with pytest.raises(kind) as error:
         _run(code, teachgrad)
     assert str(error.value).split("\nHint:")[0] == message
 
 
-@pytest.mark.parametrize(("code", "kind", "message"), NN_NOT_INTS)
+@pytest.mark.parametrize(("code", "kind", "message"), NN_WRONG_TYPES)
 def test_pytorch_refuses_those_alike(code, kind, message):
     torch = pytest.importorskip("torch")
     with pytest.raises(kind) as error:

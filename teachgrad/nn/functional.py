@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
-from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints
+from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints, takes_tensors
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
 from .._warn import warn_user
 from ..ops import activation as _activation
@@ -429,6 +429,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _maybe_inplace(input, inplace, _threshold, threshold, value)
 
 
+@takes_tensors("prelu", weight=BUILTIN)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight · x``, with one learned slope per channel (dim 1),
     or a single slope for every element."""
@@ -954,6 +955,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return loss if weight is None else saving_indices(loss, (weight.expand_as(input),), 2)
 
 
+@takes_tensors("binary_cross_entropy_with_logits", optional=("weight", "pos_weight"),
+               weight=3, pos_weight=4)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      size_average: bool | None = None,
