@@ -357,6 +357,23 @@ NN_SCALARS = [
      "result type ComplexFloat can't be cast to the desired output type Float"),
     ("torch.nn.init.orthogonal_(torch.ones(2, 2, dtype=torch.float64), 1j)", RuntimeError,
      "result type ComplexDouble can't be cast to the desired output type Double"),
+    # (interpolate: the kernel's parser, named by mode and dimensions; where PyTorch's
+    # Python computes the size first, its int())
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2), scale_factor=1j)", TypeError,
+     "upsample_nearest2d(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2), scale_factor=1j, mode='linear')", TypeError,
+     "upsample_linear1d(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 4, 4), scale_factor=(2.0, 1j), mode='bicubic', "
+     "antialias=True)", TypeError,
+     "_upsample_bicubic2d_aa(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 2"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=1j, mode='nearest-exact')",
+     TypeError, "_upsample_nearest_exact3d(): argument 'scale_factors' must be tuple of "
+     "floats, but found element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2), scale_factor=1j, mode='area')", TypeError,
+     "int() argument must be a string, a bytes-like object or a real number, not 'complex'"),
 ]
 
 # Not complex, but wrong the same way: an int parameter given a float, a bool or a string,
