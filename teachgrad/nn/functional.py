@@ -1031,8 +1031,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             "for embedding)\nHint: indices must be integers, e.g. tokens.long()."
         )
     num_embeddings = weight.shape[0]
-    if padding_idx is not None:
-        if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+    if padding_idx is not None:  # (compared in PyTorch's order: its error for a complex one)
+        if (padding_idx >= num_embeddings if padding_idx > 0
+                else padding_idx < 0 and padding_idx < -num_embeddings):
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
