@@ -86,3 +86,24 @@ def test_same_as_pytorch():
     ]
     for call in calls:
         assert outcome(call, torch) == outcome(call, real)
+
+
+@pytest.mark.parametrize("shape, size, error, message", [
+    ((1, 2, 3), 0, RuntimeError, "kernel size should be greater than zero, but got kH: 0 kW: 1"),
+    ((1, 2, 3, 3), -1, RuntimeError,
+     "kernel size should be greater than zero, but got kT: -1 kH: 1 kW: 1"),
+    ((1, 2, 3), 2.5, TypeError, "pad(): argument 'pad' failed to unpack the object at pos 3 "
+                                'with error "type must be tuple of ints,but got float"'),
+    ((1, 2, 3, 3, 3), 2.5, TypeError, "pad(): argument 'pad' failed to unpack the object at "
+                                      'pos 5 with error "type must be tuple of ints,but got '
+                                      'float"'),
+])
+def test_local_response_norm_window_must_be_a_positive_int(shape, size, error, message):
+    with pytest.raises(error) as info:
+        nn.LocalResponseNorm(size)(torch.ones(*shape))
+    assert str(info.value).split("\nHint:")[0] == message
+
+
+def test_local_response_norm_of_nothing_checks_no_window():
+    # (PyTorch returns an empty input before it looks at the size)
+    assert torch.nn.functional.local_response_norm(torch.ones(0, 2, 3), 0).shape == (0, 2, 3)
