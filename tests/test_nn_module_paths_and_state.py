@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import teachgrad as torch
@@ -187,6 +188,43 @@ def test_state_dict_by_position_warns_and_works():
     assert caught[0].filename == __file__
     assert list(sd)[0] == "p.0.weight"
     assert isinstance(sd["p.0.weight"], nn.Parameter)  # keep_vars=True
+
+
+def test_to_empty_keeps_the_objects_and_shapes_with_new_memory():
+    m = model()
+    weight = m[0].weight
+    before = weight.detach().numpy()
+    assert m.to_empty(device="cpu") is m
+    assert m[0].weight is weight and isinstance(weight, nn.Parameter) and weight.requires_grad
+    assert weight.shape == (3, 2) and m[1].num_batches_tracked.dtype == torch.int64
+    assert not np.shares_memory(weight.detach().numpy(), before)
+    with pytest.raises(TypeError):
+        m.to_empty("cpu")  # (device is keyword-only, as in PyTorch)
+
+
+def test_to_empty_without_recurse_leaves_the_children():
+    m = model()
+    child = m[0].weight.detach().numpy()
+    m.register_buffer("own", torch.ones(2))
+    own = m.own.numpy()
+    m.to_empty(device="cpu", recurse=False)
+    assert np.shares_memory(m[0].weight.detach().numpy(), child)
+    assert not np.shares_memory(m.own.numpy(), own)
+
+
+def test_call_super_init_passes_the_arguments_to_a_mixin():
+    class Named:
+        def __init__(self, name="none"):
+            self.name = name
+
+    class Layer(nn.Module, Named):
+        call_super_init = True
+
+    assert Layer(name="a").name == "a" and Layer("b").name == "b"
+    assert Layer().training and list(Layer().parameters()) == []
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'name'"):
+        nn.Module(name="a")
+    assert nn.Module.call_super_init is False and nn.Module.dump_patches is False
 
 
 # ----------------------------------------------------------------------------------------

@@ -230,14 +230,18 @@ class Module:
     # The format version saved in state_dict()._metadata (a layer whose saved layout
     # changed would raise it, and read it back in _load_from_state_dict).
     _version: int = 1
+    # A subclass that also inherits from another class (a mixin) sets this to True, so
+    # that Module.__init__ passes its arguments on to that class's __init__.
+    call_super_init: bool = False
+    dump_patches: bool = False  # (PyTorch's old switch for saving source patches: unused)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs:
+        if kwargs and not self.call_super_init:
             raise TypeError(
                 f"{type(self).__name__}.__init__() got an unexpected keyword argument "
                 f"'{next(iter(kwargs))}'"
             )
-        if args:
+        if args and not self.call_super_init:
             raise TypeError(
                 f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
@@ -258,6 +262,8 @@ class Module:
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     # ------------------------------------------------------------------------------------
     # Running the module
@@ -980,6 +986,18 @@ class Module:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         return self._apply(lambda array: array.astype(target.numpy, copy=False))
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer (of this module only, without ``recurse``) new,
+        uninitialised memory of the same shape on ``device`` (only ``'cpu'``): its values
+        are whatever was there, until you fill them (``reset_parameters()``, an init)."""
+        _check_device(device)
+        modules = self.modules() if recurse else [self]
+        for module in modules:
+            for tensor in (*module._parameters.values(), *module._buffers.values()):
+                if tensor is not None:
+                    tensor._data = np.empty_like(tensor._data)
+        return self
 
     def share_memory(self) -> Module:
         """Nothing to do: teachgrad's tensors are NumPy arrays of this process (PyTorch
