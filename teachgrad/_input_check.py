@@ -222,3 +222,62 @@ def _complex_error(cpp_name: str, name: str, spec: int | str | Exception | None,
     where = spec if spec is not BUILTIN else position
     at = f" (position {where})" if where is not None else ""
     return TypeError(f"{cpp_name}(): argument '{name}'{at} must be float, not complex" + hint)
+
+
+# ----------------------------------------------------------------------------------------
+# Anything but an int (or a tensor) where PyTorch's parser takes one
+# ----------------------------------------------------------------------------------------
+def takes_ints(cpp_name: str, optional: tuple[str, ...] = (),
+               **parameters: int | None) -> Callable:
+    """Give ``function`` PyTorch's TypeError when one of its int ``parameters`` is given
+    something else (``F.nll_loss(x, y, ignore_index=1.5)``: ``nll_loss_nd(): argument
+    'ignore_index' (position 5) must be int, not float``), where teachgrad's code would
+    take a float, a bool or a complex number silently, or fail with NumPy's words.
+
+    Each parameter names its position as ``refuses_complex`` does: where PyTorch's Python
+    passes it to ``cpp_name``, or ``BUILTIN`` (the caller's own position, none for a
+    keyword). Those in ``optional`` may be None. As PyTorch's parser, a NumPy integer or
+    a 0-d integer tensor is an int; a bool is not. Cost: one ``type(...) is int`` per
+    parameter given.
+    """
+    from ._arguments import is_int
+
+    return _typed(cpp_name, "int", lambda v: type(v) is int or is_int(v),
+                  "\nHint: give a whole number (an int).", optional, parameters)
+
+
+def takes_tensors(cpp_name: str, optional: tuple[str, ...] = (),
+                  **parameters: int | None) -> Callable:
+    """As :func:`takes_ints`, for parameters that must be tensors (``F.prelu(x, 0.25)``:
+    ``prelu(): argument 'weight' (position 2) must be Tensor, not float``)."""
+    return _typed(cpp_name, "Tensor", lambda v: isinstance(v, Tensor),
+                  "\nHint: make it a tensor first, e.g. torch.tensor(...).", optional,
+                  parameters)
+
+
+def _typed(cpp_name: str, kind: str, accepts: Callable, hint: str, optional: tuple[str, ...],
+           parameters: dict) -> Callable:
+    def decorate(function: Callable) -> Callable:
+        names = list(inspect.signature(function).parameters)
+        checks = tuple((name, names.index(name), spec) for name, spec in parameters.items())
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            for name, index, spec in checks:
+                if index < len(args):
+                    value, position = args[index], index + 1
+                elif name in kwargs:
+                    value, position = kwargs[name], None
+                else:
+                    continue
+                if accepts(value) or (value is None and name in optional):
+                    continue
+                where = spec if spec is not BUILTIN else position
+                at = f" (position {where})" if where is not None else ""
+                raise TypeError(f"{cpp_name}(): argument '{name}'{at} must be {kind}, not "
+                                f"{python_type_name(value)}" + hint)
+            return function(*args, **kwargs)
+
+        return checked
+
+    return decorate

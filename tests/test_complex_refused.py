@@ -324,7 +324,135 @@ NN_SCALARS = [
      "'<' not supported between instances of 'complex' and 'float'"),
     (f"{_F}dropout2d(torch.ones(1, 2, 4, 4), 1j)", TypeError,
      "'<' not supported between instances of 'complex' and 'float'"),
+    # (int parameters: _input_check.takes_ints; were taken silently or failed in NumPy)
+    (f"{_F}cross_entropy({_X}, torch.tensor([0, 2]), ignore_index=1j)", TypeError,
+     "cross_entropy_loss(): argument 'ignore_index' (position 5) must be int, not complex"),
+    (f"{_F}nll_loss({_X}, torch.tensor([0, 2]), ignore_index=1j)", TypeError,
+     "nll_loss_nd(): argument 'ignore_index' (position 5) must be int, not complex"),
+    (f"{_F}avg_pool2d(torch.ones(1, 1, 2, 2), 1, divisor_override=1j)", TypeError,
+     "avg_pool2d(): argument 'divisor_override' must be int, not complex"),
+    (f"{_F}avg_pool3d(torch.ones(1, 1, 1, 2, 2), 1, divisor_override=1j)", TypeError,
+     "avg_pool3d(): argument 'divisor_override' must be int, not complex"),
+    (f"{_F}one_hot(torch.tensor([0, 1]), 1j)", TypeError,
+     "one_hot(): argument 'num_classes' (position 2) must be int, not complex"),
+    (f"{_F}glu(torch.ones(2, 4), 1j)", TypeError,
+     "glu(): argument 'dim' (position 2) must be int, not complex"),
+    (f"{_F}gelu({_X}, approximate=1j)", TypeError,
+     "gelu(): argument 'approximate' must be str, not complex"),
+    (f"{_F}instance_norm(torch.ones(1, 2, 4), torch.zeros(2), torch.ones(2), momentum=1j)",
+     TypeError, "instance_norm(): argument 'momentum' (position 7) must be float, not complex"),
+    (f"{_F}embedding_bag(torch.tensor([[0, 1]]), torch.ones(3, 2), max_norm=1j)", TypeError,
+     "embedding_renorm_(): argument 'max_norm' (position 3) must be float, not complex"),
+    ("torch.nn.init.uniform_(torch.ones(2), 1j)", TypeError,
+     "uniform_(): argument 'from' (position 1) must be float, not complex"),
+    ("torch.nn.init.uniform_(torch.ones(2), 0.0, 1j)", TypeError,
+     "uniform_(): argument 'to' (position 2) must be float, not complex"),
+    ("torch.nn.init.normal_(torch.ones(2), 1j)", TypeError,
+     "normal_(): argument 'mean' (position 1) must be float, not complex"),
+    ("torch.nn.init.xavier_uniform_(torch.ones(2, 2), 1j)", TypeError,
+     "uniform_(): argument 'from' (position 1) must be float, not complex"),
+    ("torch.nn.init.xavier_normal_(torch.ones(2, 2), 1j)", TypeError,
+     "normal_(): argument 'std' (position 2) must be float, not complex"),
+    ("torch.nn.init.orthogonal_(torch.ones(2, 2), 1j)", RuntimeError,
+     "result type ComplexFloat can't be cast to the desired output type Float"),
+    ("torch.nn.init.orthogonal_(torch.ones(2, 2, dtype=torch.float64), 1j)", RuntimeError,
+     "result type ComplexDouble can't be cast to the desired output type Double"),
+    # (interpolate: the kernel's parser, named by mode and dimensions; where PyTorch's
+    # Python computes the size first, its int())
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2), scale_factor=1j)", TypeError,
+     "upsample_nearest2d(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2), scale_factor=1j, mode='linear')", TypeError,
+     "upsample_linear1d(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 4, 4), scale_factor=(2.0, 1j), mode='bicubic', "
+     "antialias=True)", TypeError,
+     "_upsample_bicubic2d_aa(): argument 'scale_factors' must be tuple of floats, but found "
+     "element of type complex at pos 2"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=1j, mode='nearest-exact')",
+     TypeError, "_upsample_nearest_exact3d(): argument 'scale_factors' must be tuple of "
+     "floats, but found element of type complex at pos 1"),
+    (f"{_F}interpolate(torch.ones(1, 1, 2, 2), scale_factor=1j, mode='area')", TypeError,
+     "int() argument must be a string, a bytes-like object or a real number, not 'complex'"),
 ]
+
+# Not complex, but wrong the same way: an int parameter given a float, a bool or a string,
+# a tensor parameter given a number
+# (before: avg_pool2d divided by 2.5, one_hot(x, 2.5) made 3 classes, nll_loss and ctc_loss
+# took 1.5 or True; gelu and init.uniform_ failed with Python's or NumPy's words).
+_CTC = ("torch.nn.functional.ctc_loss(torch.zeros(3, 1, 4).log_softmax(2), "
+        "torch.tensor([[1, 2]]), [3], (2,), ")
+_CTC_FORMS = (
+    "but expected one of:\n"
+    " * (Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
+    "target_lengths, int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity "
+    "= False)\n      didn't match because some of the arguments have invalid types: (Tensor, "
+    "Tensor, !list of [int]!, !tuple of (int,)!, {blank}, !int!, {zero})\n"
+    " * (Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int "
+    "blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n"
+    "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, "
+    "!list of [int]!, !tuple of (int,)!, {blank}, !int!, {zero})\n")
+NN_WRONG_TYPES = [
+    (f"{_F}avg_pool2d(torch.ones(1, 1, 2, 2), 1, divisor_override=2.5)", TypeError,
+     "avg_pool2d(): argument 'divisor_override' must be int, not float"),
+    (f"{_F}avg_pool2d(torch.ones(1, 1, 2, 2), 1, 1, 0, False, True, True)", TypeError,
+     "avg_pool2d(): argument 'divisor_override' (position 7) must be int, not bool"),
+    (f"{_F}one_hot(torch.tensor([0, 1]), num_classes=2.5)", TypeError,
+     "one_hot(): argument 'num_classes' must be int, not float"),
+    (f"{_F}glu(torch.ones(2, 4), dim=1.0)", TypeError,
+     "glu(): argument 'dim' (position 2) must be int, not float"),
+    (f"{_F}nll_loss({_X}, torch.tensor([0, 2]), ignore_index=True)", TypeError,
+     "nll_loss_nd(): argument 'ignore_index' (position 5) must be int, not bool"),
+    (f"{_F}cross_entropy({_X}, torch.tensor([0, 2]), None, None, 1.5)", TypeError,
+     "cross_entropy_loss(): argument 'ignore_index' (position 5) must be int, not float"),
+    (f"{_F}gelu({_X}, approximate=None)", TypeError,
+     "gelu(): argument 'approximate' must be str, not NoneType"),
+    ("torch.nn.init.uniform_(torch.ones(2), 'a')", TypeError,
+     "uniform_(): argument 'from' (position 1) must be float, not str"),
+    (f"{_F}prelu({_X}, 0.25)", TypeError,
+     "prelu(): argument 'weight' (position 2) must be Tensor, not float"),
+    (f"{_F}prelu({_X}, weight=1j)", TypeError,
+     "prelu(): argument 'weight' must be Tensor, not complex"),
+    (f"{_F}binary_cross_entropy_with_logits({_X}, {_Y}, pos_weight=2.0)", TypeError,
+     "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must be "
+     "Tensor, not float"),
+    (f"{_F}binary_cross_entropy_with_logits({_X}, {_Y}, 2.0)", TypeError,
+     "binary_cross_entropy_with_logits(): argument 'weight' (position 3) must be Tensor, "
+     "not float"),
+    (_CTC + "blank=1.5)", TypeError,
+     "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, list, "
+     "tuple, float, int, bool), " + _CTC_FORMS.format(blank="!float!", zero="!bool!")),
+    (_CTC + "zero_infinity=1)", TypeError,
+     "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, list, "
+     "tuple, int, int, int), " + _CTC_FORMS.format(blank="!int!", zero="!int!")),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), NN_WRONG_TYPES)
+def test_nn_int_and_tensor_parameters_refuse_other_types_in_pytorchs_words(code, kind, message):
+    with pytest.raises(kind) as error:
+        _run(code, teachgrad)
+    assert str(error.value).split("\nHint:")[0] == message
+
+
+@pytest.mark.parametrize(("code", "kind", "message"), NN_WRONG_TYPES)
+def test_pytorch_refuses_those_alike(code, kind, message):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(kind) as error:
+        _run(code, torch)
+    assert str(error.value) == message
+
+
+def test_int_parameters_still_take_numpy_ints_and_0d_int_tensors():
+    F = teachgrad.nn.functional
+    x = teachgrad.tensor([[[[1.0, 3.0], [5.0, 7.0]]]])
+    # the window sums 16 divided by 4: 0-d tensor and NumPy int as the divisor
+    assert F.avg_pool2d(x, 2, divisor_override=teachgrad.tensor(4)).item() == 4.0
+    assert F.avg_pool2d(x, 2, divisor_override=np.int64(8)).item() == 2.0
+    assert F.one_hot(teachgrad.tensor([1]), np.int32(3)).tolist() == [[0, 1, 0]]
+    logp = teachgrad.tensor([[-1.0, -2.0], [-3.0, -4.0]])
+    # sample 0 (target 1) ignored: the mean is sample 1's -logp[1, 0] = 3
+    assert F.nll_loss(logp, teachgrad.tensor([1, 0]), ignore_index=np.int64(1)).item() == 3.0
 
 
 @pytest.mark.parametrize(("code", "kind", "message"), NN_SCALARS)

@@ -128,6 +128,50 @@ def test_averaged_model_keeps_the_running_mean():
     assert list(swa.state_dict()) == ["n_averaged", "module.weight", "module.bias"]
 
 
+def test_averaged_buffers_include_the_integer_count():
+    # use_buffers=True averages num_batches_tracked too: (3 - 0)/2 = 1.5 truncated to 1,
+    # then 1 + (7 - 1)/3 = 3 (each mean is copied into the int64 buffer, as PyTorch does on
+    # the CPU; an in-place update refused the float)
+    bn = nn.BatchNorm1d(2)
+    swa = swa_utils.AveragedModel(bn, use_buffers=True)
+    swa.update_parameters(bn)
+    bn.running_mean.add_(1.0)
+    bn.num_batches_tracked += 3
+    swa.update_parameters(bn)
+    assert swa.module.running_mean.tolist() == [0.5, 0.5]
+    assert swa.module.num_batches_tracked.item() == 1
+    bn.num_batches_tracked += 4
+    swa.update_parameters(bn)
+    assert swa.module.running_mean.tolist() == pytest.approx([2 / 3, 2 / 3])
+    assert swa.module.num_batches_tracked.item() == 3
+    assert swa.module.num_batches_tracked.dtype == torch.int64
+
+
+@pytest.mark.torch
+def test_default_average_is_pytorchs_cpu_formula():
+    real = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, real):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+        swa = lib.optim.swa_utils.AveragedModel(model, use_buffers=True)
+        values = np.random.default_rng(2)
+        for _ in range(4):
+            with lib.no_grad():
+                for p in model.parameters():
+                    p.copy_(lib.tensor(values.normal(size=tuple(p.shape)).astype(np.float32)))
+            model(lib.tensor(values.normal(size=(5, 3)).astype(np.float32)))
+            swa.update_parameters(model)
+        results.append({k: v.numpy().copy() for k, v in swa.state_dict().items()})
+    ours, theirs = results
+    assert list(ours) == list(theirs)
+    for key in ours:
+        if "running" in key:  # (the batch statistics themselves round differently in float32)
+            np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, err_msg=key)
+        else:  # the parameters and the counts: equal
+            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
 def test_ema_average():
     model = nn.Linear(2, 1)
     ema = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.9))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import Signatures, is_int
 from .._tensor import Tensor, _make
 from ..ops.index import saving_indices
 from ..ops.op import Op
@@ -153,6 +154,17 @@ def _lengths(value, name: str) -> np.ndarray:
     return np.asarray(value, np.int64).reshape(-1)
 
 
+# torch.ctc_loss's two forms, as its argument parser prints them.
+_SIGNATURES = Signatures(
+    "ctc_loss",
+    "(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
+    "target_lengths, int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity "
+    "= False)",
+    "(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+    "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)",
+)
+
+
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """The CTC loss of ``log_probs`` ``(T, N, C)`` (log-softmax outputs; ``(T, C)`` for one
@@ -172,6 +184,11 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_reduction(reduction)
+    if not is_int(blank) or type(zero_infinity) is not bool:
+        # (PyTorch's Python passes them to its binding with the reduction as a number)
+        _SIGNATURES.check((log_probs, targets, input_lengths, target_lengths, blank,
+                           ("none", "mean", "sum").index(reduction), zero_infinity))
+    blank = int(blank)
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     steps, batch, classes = lp.shape

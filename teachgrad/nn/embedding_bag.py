@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..ops.index import IndexPutImplBackward0, saving_indices
 from ..ops.op import Op
@@ -157,6 +158,7 @@ def _fast_path(weight: Tensor, psw: Tensor | None, mode: str, padding_idx: int |
             and (psw is None or psw.stride()[0] == 1))
 
 
+@refuses_complex("embedding_renorm_", max_norm=3)
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   max_norm: float | None = None, norm_type: float = 2,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
-from .._input_check import DOUBLE, refuses_complex
+from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints, takes_tensors
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
 from .._warn import warn_user
@@ -272,6 +272,9 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``x * Φ(x)`` (Φ: standard normal CDF); ``approximate='tanh'`` uses the tanh formula."""
+    if type(approximate) is not str:  # (PyTorch's parser; `in` would take 1j or None too)
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not "
+                        f"{python_type_name(approximate)}\nHint: 'none' or 'tanh'.")
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _require_floating(input, "GeluKernelImpl")
@@ -379,6 +382,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _activation.softmax(-input, dim)
 
 
+@takes_ints("glu", dim=2)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in two halves ``a, b`` along ``dim``; ``a · σ(b)``.
 
@@ -427,6 +431,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _maybe_inplace(input, inplace, _threshold, threshold, value)
 
 
+@takes_tensors("prelu", weight=BUILTIN)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight · x``, with one learned slope per channel (dim 1),
     or a single slope for every element."""
@@ -686,6 +691,7 @@ def _check_class_target(target: Tensor) -> None:
         )
 
 
+@takes_ints("nll_loss_nd", ignore_index=5)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -791,6 +797,7 @@ _CROSS_ENTROPY = Signatures(
 
 
 @refuses_complex("cross_entropy_loss", label_smoothing=6)
+@takes_ints("cross_entropy_loss", ignore_index=5)
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -950,6 +957,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return loss if weight is None else saving_indices(loss, (weight.expand_as(input),), 2)
 
 
+@takes_tensors("binary_cross_entropy_with_logits", optional=("weight", "pos_weight"),
+               weight=3, pos_weight=4)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      size_average: bool | None = None,
@@ -1024,8 +1033,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             "for embedding)\nHint: indices must be integers, e.g. tokens.long()."
         )
     num_embeddings = weight.shape[0]
-    if padding_idx is not None:
-        if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+    if padding_idx is not None:  # (compared in PyTorch's order: its error for a complex one)
+        if (padding_idx >= num_embeddings if padding_idx > 0
+                else padding_idx < 0 and padding_idx < -num_embeddings):
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
@@ -1124,6 +1134,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
 # ----------------------------------------------------------------------------------------
 # Utilities
 # ----------------------------------------------------------------------------------------
+@takes_ints("one_hot", num_classes=BUILTIN)
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices to one-hot rows: ``one_hot(tensor([0, 2]), 3)`` is ``[[1,0,0],[0,0,1]]``.
 

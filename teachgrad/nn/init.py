@@ -25,11 +25,13 @@ tensor's ``uniform_`` or ``normal_``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import _random
-from .._tensor import Tensor, _make
+from .._arguments import _is_float as is_float
+from .._tensor import Tensor, _make, python_type_name
 from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..ops.fill_value import check_fill_value
@@ -101,16 +103,30 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _check_floats(method: str, **values: Any) -> None:
+    """PyTorch's TypeError for an argument of ``tensor.<method>(...)`` that its parser does
+    not take as a float (a complex number, a string, None, a tensor that requires grad):
+    the keywords are the method's parameter names, in order."""
+    for position, (name, value) in enumerate(values.items(), start=1):
+        if not is_float(value):
+            raise TypeError(
+                f"{method}(): argument '{name}' (position {position}) must be float, not "
+                f"{python_type_name(value)}\nHint: give a real number."
+            )
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
              generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the uniform distribution on ``[a, b)``."""
-    return _write(tensor, _uniform_values(tensor, a, b, generator))
+    _check_floats("uniform_", **{"from": a, "to": b})  # (tensor.uniform_'s names)
+    return _write(tensor, _uniform_values(tensor, float(a), float(b), generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std²)``."""
-    return _write(tensor, _normal_values(tensor, mean, std, generator))
+    _check_floats("normal_", mean=mean, std=std)
+    return _write(tensor, _normal_values(tensor, float(mean), float(std), generator))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

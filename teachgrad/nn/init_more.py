@@ -113,6 +113,11 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0,
     q = q * np.sign(np.diag(r))  # make the decomposition unique (positive diagonal of R)
     if rows < cols:
         q = q.T
+    if isinstance(gain, complex):  # (PyTorch's tensor.mul_(gain), after the draw)
+        real = "Double" if tensor.dtype.is_floating_point and tensor.element_size() == 8 \
+            else "Float"
+        raise RuntimeError(f"result type Complex{real} can't be cast to the desired output "
+                           f"type {real}\nHint: the gain is a real number.")
     return init._write(tensor, gain * q.reshape(tuple(tensor.shape)))
 
 

@@ -76,7 +76,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if x is input else out.to(input.dtype)
 
 
-@refuses_complex("instance_norm", eps=8)
+@refuses_complex("instance_norm", momentum=7, eps=8)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
@@ -158,6 +158,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         # PyTorch views the squares as (N, 1, C, H, rest), which a transposed input's
         # layout may not allow: the same view here gives its error.
         squares.view(squares.shape[0], 1, squares.shape[1], squares.shape[2], -1)
+    _check_window(size, dim)
     channels = squares.shape[1]
     # Zero channels before and after, then the mean over each window of `size` channels.
     before, after = size // 2, (size - 1) // 2
@@ -172,6 +173,20 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         window_sum = window_sum + padded[:, shift:shift + channels]
     div = (window_sum / size).mul(alpha).add(k).pow(beta)
     return input / div
+
+
+def _check_window(size: int, dim: int) -> None:
+    """PyTorch's errors for a window ``size`` that is no positive int: it pads the squares
+    with ``size // 2`` channels (F.pad refuses a float), then average-pools them with a
+    window of ``size`` channels (2-d pooling for a 3-d input, else 3-d)."""
+    if isinstance(size, float):
+        position = 3 if dim == 3 else 5  # (the channel padding's place in pad's tuple)
+        raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {position} "
+                        'with error "type must be tuple of ints,but got float"'
+                        "\nHint: size is a number of channels, an int.")
+    if size <= 0:
+        window = f"kH: {size} kW: 1" if dim == 3 else f"kT: {size} kH: 1 kW: 1"
+        raise RuntimeError(f"kernel size should be greater than zero, but got {window}")
 
 
 __all__ = ["group_norm", "instance_norm", "local_response_norm"]

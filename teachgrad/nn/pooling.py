@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._input_check import BUILTIN, takes_ints
 from .._tensor import Tensor, _make
 from .axis_maps import AxisMap, gather
 from .pooling_ops import (
@@ -260,6 +261,7 @@ def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
     return op.apply(input, maps=tuple(window_average_map(*a) for a in axes))
 
 
+@takes_ints("avg_pool2d", optional=("divisor_override",), divisor_override=BUILTIN)
 def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
@@ -278,6 +280,7 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
                      divisor_override, AvgPool2DBackward0)
 
 
+@takes_ints("avg_pool3d", optional=("divisor_override",), divisor_override=BUILTIN)
 def avg_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:

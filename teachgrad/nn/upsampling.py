@@ -230,7 +230,8 @@ def antialias_map(size: int, out: int, scale: float | None, align_corners: bool,
     return AxisMap(index=np.where(read, position, -1), weights=weights, size=size)
 
 
-def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, mode):
+def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, mode,
+             antialias: bool = False):
     """The output sizes, and the scale factors the kernels use (None: in/out)."""
     shape = list(input.shape[2:])
     if size is not None and scale_factor is not None:
@@ -265,13 +266,36 @@ def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, 
                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
                 "format and scale_factor in (s1, s2, ...,sK) format."
             )
-        scales = [float(s) for s in scale_factor]
+        given = list(scale_factor)
     else:
-        scales = [float(scale_factor)] * d
+        given = [scale_factor] * d
+    for position, s in enumerate(given, start=1):
+        if isinstance(s, complex):
+            raise _complex_scale_error(d, mode, antialias, recompute_scale_factor, position)
+    scales = [float(s) for s in given]
     out = [math.floor(n * s) for n, s in zip(shape, scales)]
     if recompute_scale_factor or mode == "area":
         return out, [None] * d  # the kernels then step by in/out, as for an explicit size
     return out, scales
+
+
+def _complex_scale_error(d: int, mode: str, antialias: bool, recompute: bool | None,
+                         position: int) -> TypeError:
+    """PyTorch's error for a complex scale factor: its Python computes the output size
+    with int() first where the kernel gets no scales (area mode, recompute_scale_factor),
+    otherwise the kernel's argument parser refuses the scales."""
+    if mode == "area" or recompute:
+        return TypeError("int() argument must be a string, a bytes-like object or a real "
+                         "number, not 'complex'")
+    kernel = {"nearest": f"upsample_nearest{d}d", "nearest-exact": f"_upsample_nearest_exact{d}d",
+              "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
+              "bicubic": "upsample_bicubic2d", "trilinear": "upsample_trilinear3d",
+              "lanczos": "_upsample_lanczos2d"}.get(mode, f"upsample_{mode}")
+    if antialias:
+        kernel = f"_{kernel.lstrip('_')}_aa"
+    return TypeError(f"{kernel}(): argument 'scale_factors' must be tuple of floats, but found "
+                     f"element of type complex at pos {position}"
+                     "\nHint: scale factors are real numbers.")
 
 
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
@@ -301,7 +325,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     elif align_corners is None:
         align_corners = False
     d = input.ndim - 2
-    out, scales = _spatial(input, d, size, scale_factor, recompute_scale_factor, mode)
+    out, scales = _spatial(input, d, size, scale_factor, recompute_scale_factor, mode,
+                           antialias)
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")

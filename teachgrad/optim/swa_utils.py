@@ -126,8 +126,15 @@ class AveragedModel(Module):
             if n == 0:
                 for p_avg, p_model in zip(averaged, current):
                     p_avg.copy_(p_model)
+            elif self.avg_fn is None and self.multi_avg_fn is None:
+                # PyTorch's way on the CPU: each running mean is computed as a new tensor
+                # and copied in, so an integer buffer (use_buffers=True: a BatchNorm's
+                # num_batches_tracked) is truncated; an in-place update refuses the float.
+                average = get_swa_avg_fn()
+                for p_avg, p_model in zip(averaged, current):
+                    p_avg.copy_(average(p_avg, p_model, self.n_averaged))
             elif self.avg_fn is None:
-                (self.multi_avg_fn or get_swa_multi_avg_fn())(averaged, current, self.n_averaged)
+                self.multi_avg_fn(averaged, current, self.n_averaged)
             else:
                 for p_avg, p_model in zip(averaged, current):
                     p_avg.copy_(self.avg_fn(p_avg, p_model, self.n_averaged))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..._creation import empty
 from ..._tensor import Tensor
+from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter
@@ -167,10 +168,20 @@ class Hardtanh(Module):
     """Clamp to ``[min_val, max_val]``."""
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0,
-                 inplace: bool = False) -> None:
+                 inplace: bool = False, min_value: float | None = None,
+                 max_value: float | None = None) -> None:
         super().__init__()
-        if min_val > max_val:
-            raise ValueError("min_val cannot be greater than max_val")
+        if min_value is not None:  # (the old names: PyTorch still takes them, and warns)
+            warn_user("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                      FutureWarning)
+            min_val = min_value
+        if max_value is not None:
+            warn_user("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                      FutureWarning)
+            max_val = max_value
+        # (the module wants an interval of some width: F.hardtanh takes min == max)
+        if max_val <= min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace

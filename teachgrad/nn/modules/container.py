@@ -103,6 +103,48 @@ class Sequential(Module):
         del self[key]
         return module
 
+    # ``+`` and ``*`` join the same layer objects (not copies): ``Sequential(lin) * 2`` runs
+    # ``lin`` twice, with one set of parameters.
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new ``Sequential`` with this one's layers, then ``other``'s."""
+        _check_sequential(other)
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        """Append ``other``'s layers (numbered after this one's)."""
+        _check_sequential(other)
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, other: int) -> Sequential:
+        """A new ``Sequential`` with this one's layers ``other`` times over."""
+        self._check_factor(other)
+        return Sequential(*(list(self) * other))
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Sequential:
+        """Repeat this one's layers ``other`` times over, in place."""
+        self._check_factor(other)
+        return self.extend(list(self) * (other - 1))
+
+    def _check_factor(self, other: Any) -> None:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+
+def _check_sequential(other: Any) -> None:
+    """``Sequential + other`` takes only another ``Sequential`` (PyTorch's ValueError)."""
+    if not isinstance(other, Sequential):
+        raise ValueError(
+            f"add operator supports only objects of Sequential class, but {type(other)} is given."
+        )
+
 
 class ModuleList(Module):
     """A list of modules whose parameters the parent module can see.
@@ -253,7 +295,21 @@ class ModuleDict(Module):
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         """Add (or replace) modules from a dict or from ``(key, module)`` pairs."""
-        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(modules).__name__}")
+        if isinstance(modules, (Mapping, ModuleDict)):
+            pairs = list(modules.items())
+        else:
+            pairs = []
+            for j, pair in enumerate(modules):  # (all checked first: no half-done update)
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"ModuleDict update sequence element #{j} should be "
+                                    f"Iterable; is{type(pair).__name__}")
+                if len(pair) != 2:
+                    raise ValueError(f"ModuleDict update sequence element #{j} has length "
+                                     f"{len(pair)}; 2 is required")
+                pairs.append(tuple(pair))
         for key, module in pairs:
             self[key] = module
 

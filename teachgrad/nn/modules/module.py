@@ -29,12 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtypes
+from ... import _device, _dtypes
+from ..._arguments import Signatures
 from ..._creation import _check_device
 from ..._tensor import Tensor, _make
 from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
+from ...ops.layout import memory_format as _memory_format
 from ..parameter import Buffer, Parameter
 from .backward_hooks import BackwardHook, attach_non_full_hooks
 
@@ -228,14 +230,18 @@ class Module:
     # The format version saved in state_dict()._metadata (a layer whose saved layout
     # changed would raise it, and read it back in _load_from_state_dict).
     _version: int = 1
+    # A subclass that also inherits from another class (a mixin) sets this to True, so
+    # that Module.__init__ passes its arguments on to that class's __init__.
+    call_super_init: bool = False
+    dump_patches: bool = False  # (PyTorch's old switch for saving source patches: unused)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs:
+        if kwargs and not self.call_super_init:
             raise TypeError(
                 f"{type(self).__name__}.__init__() got an unexpected keyword argument "
                 f"'{next(iter(kwargs))}'"
             )
-        if args:
+        if args and not self.call_super_init:
             raise TypeError(
                 f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
@@ -256,6 +262,8 @@ class Module:
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     # ------------------------------------------------------------------------------------
     # Running the module
@@ -587,6 +595,35 @@ class Module:
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path, e.g. ``model.get_buffer("1.running_mean")``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        buffer = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at a dotted path, e.g. ``model.set_submodule("0", nn.Tanh())``.
+
+        The parent must exist. Without ``strict`` a new child may be added; with it only an
+        existing sub-module is replaced. What is at the path must be a module (or nothing).
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     # ------------------------------------------------------------------------------------
     # Walking the tree
     # ------------------------------------------------------------------------------------
@@ -715,13 +752,18 @@ class Module:
     # Both walk the tree recursively, one module at a time, as PyTorch does: every module
     # runs its own hooks around its own tensors (pre-hooks on the way down, parents first;
     # post-hooks on the way back up, children first).
-    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+    def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
         """Every parameter and persistent buffer by dotted name, in registration order.
 
         The tensors share memory with the model but are detached (unless ``keep_vars``).
         A new dictionary carries ``_metadata``: each module's ``{'version': ...}`` by path.
+        ``destination, prefix, keep_vars`` given by position still work, with PyTorch's
+        deprecation warning.
         """
+        if args:
+            destination, prefix, keep_vars = _positional_state_dict_args(
+                args, destination, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -748,13 +790,34 @@ class Module:
 
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         """Put this module's own parameters and persistent buffers (not its children's) in
-        ``destination``, under ``prefix + name``."""
+        ``destination``, under ``prefix + name``, then its extra state (if its class has
+        a ``get_extra_state``) under ``prefix + '_extra_state'``."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else _detached(param)
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else _detached(buf)
+        if _overrides(self, "get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self) -> Any:
+        """Override it (with :meth:`set_extra_state`) to save more than tensors in
+        ``state_dict``: whatever it returns is saved under ``'_extra_state'``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
+            "template=bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state: Any) -> None:
+        """Override it (with :meth:`get_extra_state`): ``load_state_dict`` gives it what
+        ``get_extra_state`` saved."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
+            "template=bug-report.yml to report this bug."
+        )
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module
@@ -852,9 +915,17 @@ class Module:
             error = _load_one(self, name, key, target, state_dict[key], assign, journal)
             if error:
                 error_msgs.append(error)
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if _overrides(self, "set_extra_state"):
+            if extra_key in state_dict:
+                _load_extra_state(self, state_dict[extra_key], journal)
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if key.startswith(prefix):
+                if key.startswith(prefix) and key != extra_key:
                     head, *rest = key[len(prefix):].split(".", 1)
                     if head not in (self._modules if rest else local_state):
                         unexpected_keys.append(key)
@@ -880,16 +951,11 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(dtype)`` converts floating-point parameters and buffers in place; the only
-        device is ``'cpu'``."""
-        dtype = kwargs.get("dtype")
-        _check_device(kwargs.get("device"))
-        for arg in args:
-            if isinstance(arg, _dtypes.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            else:
-                _check_device(arg)
+        device is ``'cpu'``. Takes what ``Tensor.to`` takes: ``(device, dtype)``,
+        ``(dtype)`` or ``(tensor)``, then ``non_blocking`` and ``copy``."""
+        bound = _parse_to(args, kwargs)
+        _check_device(bound.get("device"))
+        dtype = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -910,6 +976,33 @@ class Module:
     def half(self) -> Module:
         """Convert floating-point parameters and buffers to float16."""
         return self._apply(_float_converter(np.dtype(np.float16)))
+
+    def type(self, dst_type: Any) -> Module:  # noqa: A003 - PyTorch's name
+        """Convert every parameter and buffer (integer ones too, unlike ``to``) to
+        ``dst_type``: a dtype or a legacy name such as ``'torch.DoubleTensor'``."""
+        target = _make(np.zeros(0, np.float32)).type(dst_type).dtype  # (its checks, first)
+        if not target.is_floating_point and any(p.requires_grad for p in self.parameters()):
+            # (checked before anything changes, so that the module is never half-converted)
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        return self._apply(lambda array: array.astype(target.numpy, copy=False))
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer (of this module only, without ``recurse``) new,
+        uninitialised memory of the same shape on ``device`` (only ``'cpu'``): its values
+        are whatever was there, until you fill them (``reset_parameters()``, an init)."""
+        _check_device(device)
+        modules = self.modules() if recurse else [self]
+        for module in modules:
+            for tensor in (*module._parameters.values(), *module._buffers.values()):
+                if tensor is not None:
+                    tensor._data = np.empty_like(tensor._data)
+        return self
+
+    def share_memory(self) -> Module:
+        """Nothing to do: teachgrad's tensors are NumPy arrays of this process (PyTorch
+        moves them to shared memory for other processes)."""
+        return self
 
     def cpu(self) -> Module:
         """Nothing to do: teachgrad lives on the CPU."""
@@ -1096,10 +1189,119 @@ def _load_one(module: Module, name: str, key: str, target: Tensor, source: Any,
     return None
 
 
+# Where a module's extra state is saved in its state_dict (after its own prefix).
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+def _overrides(module: Module, method: str) -> bool:
+    """Does ``module``'s class define its own ``method`` (``get_extra_state``...)?"""
+    return getattr(type(module), method, None) is not getattr(Module, method)
+
+
+def _load_extra_state(module: Module, state: Any, journal: _Load | None) -> None:
+    """``module.set_extra_state(state)``; a failed load gives it back what it had (what its
+    ``get_extra_state`` returned before, when it has one)."""
+    if journal is not None and _overrides(module, "get_extra_state"):
+        old = module.get_extra_state()
+        journal.changes.append(lambda: module.set_extra_state(old))
+    module.set_extra_state(state)
+
+
 def _unmaterialize(target: Tensor, data: np.ndarray, cls: type) -> None:
     """Make a lazy parameter that a failed load materialized uninitialized again."""
     target._data = data
     target.__class__ = cls
+
+
+def _positional_state_dict_args(args: tuple, destination: Any, prefix: str,
+                                keep_vars: bool) -> tuple[Any, str, bool]:
+    """``state_dict(destination, prefix, keep_vars)`` by position: PyTorch's warning, then
+    the values (a keyword given too wins, as in PyTorch)."""
+    warn_user(
+        "Positional args are being deprecated, use kwargs instead. Refer to "
+        "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+        " for details.",
+        FutureWarning,
+    )
+    if destination is None:
+        destination = args[0]
+    if len(args) > 1 and prefix == "":
+        prefix = args[1]
+    if len(args) > 2 and keep_vars is False:
+        keep_vars = args[2]
+    return destination, prefix, keep_vars
+
+
+# Module.to's three forms (those of Tensor.to), as PyTorch's parser prints them.
+_TO_SIGNATURES = Signatures(
+    "to",
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+)
+
+
+def _is_device(value: Any) -> bool:
+    return value is None or isinstance(value, (str, _device.device)) or (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_dtype(value: Any) -> bool:
+    return isinstance(value, _dtypes.dtype)
+
+
+# Each form: its positional parameters in order, each with the test its value must pass;
+# and whether it must be given (the others default to None/False).
+_TO_FORMS = (
+    (("device", _is_device, False), ("dtype", lambda v: v is None or _is_dtype(v), False),
+     ("non_blocking", _is_flag, False), ("copy", _is_flag, False)),
+    (("dtype", _is_dtype, True), ("non_blocking", _is_flag, False),
+     ("copy", _is_flag, False)),
+    (("tensor", lambda v: isinstance(v, Tensor), True), ("non_blocking", _is_flag, False),
+     ("copy", _is_flag, False)),
+)
+
+
+def _parse_to(args: tuple, kwargs: dict) -> dict:
+    """The arguments of ``Module.to`` by name, in the first of its forms they fit; PyTorch's
+    "invalid combination" TypeError when they fit none."""
+    memory_format = kwargs.get("memory_format")
+    if memory_format is None or isinstance(memory_format, _memory_format):
+        for form in _TO_FORMS:
+            bound = _bind(form, args, {k: v for k, v in kwargs.items() if k != "memory_format"})
+            if bound is not None:
+                return bound
+    raise TypeError(_TO_SIGNATURES._no_combination(args, kwargs))
+
+
+def _bind(form: tuple, args: tuple, kwargs: dict) -> dict | None:
+    """``args`` and ``kwargs`` bound to ``form``'s parameters, or None if they do not fit."""
+    if len(args) > len(form):
+        return None
+    bound = {}
+    for index, (name, fits, required) in enumerate(form):
+        if index < len(args):
+            if name in kwargs:
+                return None
+            value = args[index]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif required:
+            return None
+        else:
+            continue
+        if not fits(value):
+            return None
+        bound[name] = value
+    names = {name for name, _, _ in form}
+    return bound if all(k in names for k in kwargs) else None
 
 
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:

@@ -186,6 +186,8 @@ class ParameterDict(Module):
 
     def popitem(self) -> tuple[str, Any]:
         """Remove and return the last ``(key, value)`` pair."""
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
         key = next(reversed(self._keys))
         return key, self.pop(key)
 

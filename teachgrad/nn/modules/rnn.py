@@ -51,6 +51,7 @@ class RNNBase(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         _check_device(device)
+        float(dropout)  # (PyTorch converts it first: None or 1j get float()'s TypeError)
         if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
                 or not 0 <= dropout <= 1):
             raise ValueError(
