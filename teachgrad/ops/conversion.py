@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _device, _dtypes
-from .._dtypes import to_dtype
+from .._arguments import Signatures
+from .._creation import _check_device
+from .._dtypes import complex_refused
 from .._layout import check_layout
 from .._tensor import Tensor, _make, tensor_method
 from .layout import (
@@ -19,7 +21,9 @@ from .layout import (
     copy_in_format,
     copy_keeping_layout,
     is_in_format,
+    preserve_format,
 )
+from .layout import memory_format as _memory_format_type
 from .op import Op
 
 
@@ -41,7 +45,9 @@ class ToCopyBackward0(Op):
     formula = "dtype conversion: the gradient is converted back"
 
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx, a, dtype, memory_format=None):
+        if memory_format is not None and memory_format is not preserve_format:
+            return copy_in_format(a, memory_format).astype(dtype, copy=False)
         if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
             a = copy_keeping_layout(a)
         return a.astype(dtype)
@@ -64,31 +70,118 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
 
 
 @tensor_method()
-def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False,
-       non_blocking: bool = False) -> Tensor:
-    """Convert to another dtype (``x.to(teachgrad.float64)``); devices other than cpu fail.
+def to(input: Tensor, *args, **kwargs) -> Tensor:
+    """Convert to another dtype (``x.to(teachgrad.float64)``) or memory layout; devices
+    other than the CPU fail.
 
-    Returns ``input`` itself when nothing changes, as PyTorch does.
+    Takes PyTorch's three forms: ``to(device=None, dtype=None, non_blocking=False,
+    copy=False)``, ``to(dtype, non_blocking=False, copy=False)`` and ``to(other_tensor,
+    non_blocking=False, copy=False)``, each with ``memory_format=``. Returns ``input``
+    itself when nothing changes, as PyTorch does.
+
+    >>> import teachgrad as torch
+    >>> torch.tensor([1, 2]).to(torch.float32)
+    tensor([1., 2.])
     """
-    for arg in args:
-        if isinstance(arg, Tensor):
-            dtype = arg.dtype
-        elif isinstance(arg, (str, _device.device)) or arg is None:
-            device = arg
-        else:
-            dtype = arg
-    if isinstance(device, str):
-        _device.device(device)  # a malformed name ('gpu') gets PyTorch's parse error first
-    if device is not None and str(device) not in ("cpu", "cpu:0"):
-        raise RuntimeError(
-            f"teachgrad runs on the CPU only (with NumPy); cannot move a tensor to {device!r}"
-        )
-    if dtype is None:
-        return clone(input) if copy else input
-    target = to_dtype(dtype)
-    if target.numpy == input._data.dtype and not copy:
+    if len(args) == 1 and not kwargs and args[0].__class__ is _dtypes.dtype:  # the usual call
+        target, copy, fmt = args[0], False, preserve_format
+    else:
+        bound = parse_to_arguments(args, kwargs)
+        _check_device(bound.get("device"))
+        target = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
+        copy = bound.get("copy", False)
+        fmt = check_memory_format("to", kwargs.get("memory_format"))
+        fmt.order(input._data.ndim)  # channels_last on the wrong rank: PyTorch's error
+    dtype = input._data.dtype if target is None else target.numpy
+    if not copy and dtype == input._data.dtype and (
+            fmt is preserve_format or is_in_format(input._data, fmt)):
         return input
-    return ToCopyBackward0.apply(input, dtype=target.numpy)
+    return ToCopyBackward0.apply(input, dtype=dtype, memory_format=fmt)
+
+
+_TO_SIGNATURES = Signatures(
+    "to",
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+)
+
+
+def _is_device(value) -> bool:
+    return value is None or isinstance(value, (str, _device.device)) or (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_flag(value) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_dtype(value) -> bool:
+    if value is complex:
+        raise complex_refused("to(complex)")
+    return isinstance(value, _dtypes.dtype) or value in _PYTHON_TYPES
+
+
+# PyTorch's parser takes Python's number types as dtypes: x.to(float) is float64.
+_PYTHON_TYPES = {float: _dtypes.float64, int: _dtypes.int64, bool: _dtypes.bool}
+
+
+# Each form of ``to``: its positional parameters in order, each with the test its value
+# must pass, and whether it must be given (the others default to None/False).
+_TO_FORMS = (
+    (("device", _is_device, False), ("dtype", lambda v: v is None or _is_dtype(v), False),
+     ("non_blocking", _is_flag, False), ("copy", _is_flag, False)),
+    (("dtype", _is_dtype, True), ("non_blocking", _is_flag, False),
+     ("copy", _is_flag, False)),
+    (("tensor", lambda v: isinstance(v, Tensor), True), ("non_blocking", _is_flag, False),
+     ("copy", _is_flag, False)),
+)
+
+
+def parse_to_arguments(args: tuple, kwargs: dict) -> dict:
+    """The arguments of ``Tensor.to`` (and ``Module.to``) by name, in the first of its three
+    forms they fit; PyTorch's "invalid combination" TypeError when they fit none.
+
+    >>> import teachgrad as torch
+    >>> sorted(parse_to_arguments(("cpu", torch.float64, True), {}))
+    ['device', 'dtype', 'non_blocking']
+    """
+    memory_format = kwargs.get("memory_format")
+    if memory_format is None or isinstance(memory_format, _memory_format_type):
+        given = {k: v for k, v in kwargs.items() if k != "memory_format"}
+        for form in _TO_FORMS:
+            bound = _bind(form, args, given)
+            if bound is not None:
+                if bound.get("dtype") in _PYTHON_TYPES:
+                    bound["dtype"] = _PYTHON_TYPES[bound["dtype"]]
+                return bound
+    raise TypeError(_TO_SIGNATURES._no_combination(args, kwargs))
+
+
+def _bind(form: tuple, args: tuple, kwargs: dict) -> dict | None:
+    """``args`` and ``kwargs`` bound to ``form``'s parameters, or None if they do not fit."""
+    if len(args) > len(form):
+        return None
+    bound = {}
+    for index, (name, fits, required) in enumerate(form):
+        if index < len(args):
+            if name in kwargs:
+                return None
+            value = args[index]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif required:
+            return None
+        else:
+            continue
+        if not fits(value):
+            return None
+        bound[name] = value
+    names = {name for name, _, _ in form}
+    return bound if all(k in names for k in kwargs) else None
 
 
 def _converter(target: _dtypes.dtype, name: str):

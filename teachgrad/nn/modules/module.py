@@ -29,14 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from ... import _device, _dtypes
-from ..._arguments import Signatures
 from ..._creation import _check_device
 from ..._tensor import Tensor, _make
 from ..._warn import warn_user
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
-from ...ops.layout import memory_format as _memory_format
+from ...ops.conversion import parse_to_arguments
 from ..parameter import Buffer, Parameter
 from .backward_hooks import BackwardHook, attach_non_full_hooks
 
@@ -953,7 +951,7 @@ class Module:
         """``to(dtype)`` converts floating-point parameters and buffers in place; the only
         device is ``'cpu'``. Takes what ``Tensor.to`` takes: ``(device, dtype)``,
         ``(dtype)`` or ``(tensor)``, then ``non_blocking`` and ``copy``."""
-        bound = _parse_to(args, kwargs)
+        bound = parse_to_arguments(args, kwargs)
         _check_device(bound.get("device"))
         dtype = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
         if dtype is None:
@@ -1233,77 +1231,6 @@ def _positional_state_dict_args(args: tuple, destination: Any, prefix: str,
 
 
 # Module.to's three forms (those of Tensor.to), as PyTorch's parser prints them.
-_TO_SIGNATURES = Signatures(
-    "to",
-    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-    "bool copy = False, *, torch.memory_format memory_format = None)",
-    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
-    "torch.memory_format memory_format = None)",
-    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-    "torch.memory_format memory_format = None)",
-)
-
-
-def _is_device(value: Any) -> bool:
-    return value is None or isinstance(value, (str, _device.device)) or (
-        isinstance(value, int) and not isinstance(value, bool))
-
-
-def _is_flag(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _is_dtype(value: Any) -> bool:
-    return isinstance(value, _dtypes.dtype)
-
-
-# Each form: its positional parameters in order, each with the test its value must pass;
-# and whether it must be given (the others default to None/False).
-_TO_FORMS = (
-    (("device", _is_device, False), ("dtype", lambda v: v is None or _is_dtype(v), False),
-     ("non_blocking", _is_flag, False), ("copy", _is_flag, False)),
-    (("dtype", _is_dtype, True), ("non_blocking", _is_flag, False),
-     ("copy", _is_flag, False)),
-    (("tensor", lambda v: isinstance(v, Tensor), True), ("non_blocking", _is_flag, False),
-     ("copy", _is_flag, False)),
-)
-
-
-def _parse_to(args: tuple, kwargs: dict) -> dict:
-    """The arguments of ``Module.to`` by name, in the first of its forms they fit; PyTorch's
-    "invalid combination" TypeError when they fit none."""
-    memory_format = kwargs.get("memory_format")
-    if memory_format is None or isinstance(memory_format, _memory_format):
-        for form in _TO_FORMS:
-            bound = _bind(form, args, {k: v for k, v in kwargs.items() if k != "memory_format"})
-            if bound is not None:
-                return bound
-    raise TypeError(_TO_SIGNATURES._no_combination(args, kwargs))
-
-
-def _bind(form: tuple, args: tuple, kwargs: dict) -> dict | None:
-    """``args`` and ``kwargs`` bound to ``form``'s parameters, or None if they do not fit."""
-    if len(args) > len(form):
-        return None
-    bound = {}
-    for index, (name, fits, required) in enumerate(form):
-        if index < len(args):
-            if name in kwargs:
-                return None
-            value = args[index]
-        elif name in kwargs:
-            value = kwargs[name]
-        elif required:
-            return None
-        else:
-            continue
-        if not fits(value):
-            return None
-        bound[name] = value
-    names = {name for name, _, _ in form}
-    return bound if all(k in names for k in kwargs) else None
-
-
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:
     """``p.grad = None``, or zero it in place (cut off from any graph, as PyTorch does)."""
     grad = p._grad
