@@ -30,7 +30,15 @@ from .._dtypes import result_type
 from .._tensor import Size, Tensor, _wrap_dim, tensor_method
 from .._warn import warn_user
 from . import numpy_protocol
-from .layout import contiguous_format, copy_keeping_layout, row_major
+from .layout import (
+    contiguous_format,
+    contiguous_strides,
+    copy_keeping_layout,
+    element_strides,
+    row_major,
+    with_pytorch_strides,
+    with_strides,
+)
 from .op import NO_CONTEXT, Op
 
 
@@ -114,7 +122,10 @@ class ViewBackward0(Op):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        return np.reshape(a, shape)
+        out = np.reshape(a, shape)
+        if out.size == 0 and out.shape != a.shape:  # PyTorch's strides: row-major ones
+            out = with_strides(out, contiguous_strides(out.shape))
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -283,7 +294,12 @@ class UnsqueezeBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return np.expand_dims(a, dim)
+        out = np.expand_dims(a, dim)
+        if out.size == 0:  # PyTorch's stride of the new dim (NumPy's is 0): see layout.py
+            strides = list(element_strides(a))
+            strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
+            out = with_strides(out, strides)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -310,6 +326,8 @@ class SqueezeBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         ctx.dims = tuple(d for d, n in enumerate(a.shape) if n == 1)  # the squeezed ones
         return np.squeeze(a)
@@ -330,6 +348,8 @@ class SqueezeBackward1(SqueezeBackward0):
 
     @staticmethod
     def forward(ctx, a, dim):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         squeezed = a.ndim and a.shape[dim] == 1
         ctx.dims = (dim,) if squeezed else ()
@@ -341,6 +361,8 @@ class SqueezeBackward2(SqueezeBackward0):
 
     @staticmethod
     def forward(ctx, a, dims):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         ctx.dims = squeezed = tuple(sorted(d for d in dims if a.ndim and a.shape[d] == 1))
         return np.squeeze(a, squeezed)
@@ -376,6 +398,8 @@ class TransposeBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dims = (dim0, dim1)
         return np.swapaxes(a, dim0, dim1) if a.ndim else a.view()
 
@@ -405,6 +429,8 @@ class TBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         return a.T
 
     @staticmethod
@@ -430,6 +456,8 @@ class PermuteBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.inverse = tuple(int(i) for i in np.argsort(dims))
         return np.transpose(a, dims)
 
@@ -530,13 +558,11 @@ class ExpandBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, shape):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         # np.broadcast_to, but writable like its input: x.expand(2, 3)[0] = 1 writes into x
         # (a write to the whole expanded tensor is refused, see inplace.write_into).
-        lead = len(shape) - a.ndim
-        strides = (0,) * lead + tuple(
-            0 if n == 1 and m != 1 else s for n, m, s in zip(a.shape, shape[lead:], a.strides)
-        )
-        return as_strided(a, shape, strides, writeable=a.flags.writeable)
+        return as_strided(a, shape, _expanded_strides(a, shape), writeable=a.flags.writeable)
 
     @staticmethod
     def backward(ctx, grad):
@@ -545,6 +571,23 @@ class ExpandBackward0(Op):
             # sums (SumBackward0), where the engine has nothing to sum
             return grad.sum()
         return grad  # the engine sums it back to the input's shape
+
+
+def _expanded_strides(a: np.ndarray, shape: tuple) -> tuple:
+    """The (byte) strides PyTorch gives ``a`` expanded to ``shape``: 0 for an expanded dim;
+    a new leading dim of size 1 gets the stride of a dim just outside the next one (as
+    ``unsqueeze(0)`` would), so that ``zeros(3).expand(1, 3)`` has strides (3, 1)."""
+    strides = [0] * len(shape)
+    lead = len(shape) - a.ndim
+    outer = 0  # (a 0-d tensor's expansion has stride 0 everywhere, (1, 1) too)
+    for i in reversed(range(len(shape))):
+        if i >= lead:
+            size, stride = a.shape[i - lead], a.strides[i - lead]
+        else:
+            size, stride = 1, outer
+        strides[i] = stride if size == shape[i] else 0
+        outer = shape[i] * strides[i]
+    return tuple(strides)
 
 
 @tensor_method("expand", "broadcast_to")
@@ -648,6 +691,8 @@ class SelectBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         key = _along(dim, index)
         ctx.shape, ctx.key = a.shape, key
         return a[key]
@@ -663,9 +708,16 @@ class SliceBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim, start, stop, step):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         key = _along(dim, slice(start, stop, step))
         ctx.shape, ctx.key = a.shape, key
-        return a[key]
+        out = a[key]
+        if step != 1 and out.shape[dim] < 2:  # NumPy keeps the stride of a dim of size
+            strides = list(element_strides(a))  # 0 or 1 as it was; PyTorch multiplies it
+            strides[dim] *= step
+            out = with_strides(out, strides)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -740,6 +792,8 @@ class _SplitOp(Op):
 
     @staticmethod
     def forward(ctx, a, dim, sizes):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dim = dim
         bounds = np.cumsum((0,) + tuple(sizes))
         return tuple(a[_along(dim, slice(int(b0), int(b1)))] for b0, b1 in zip(bounds, bounds[1:]))
@@ -823,6 +877,8 @@ class UnbindBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dim = dim
         return tuple(a[_along(dim, i)] for i in range(a.shape[dim]))
 
@@ -850,12 +906,13 @@ def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarra
     length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
     others = [d for d in range(a.ndim) if d not in (dim1, dim2)]
     shape = tuple(a.shape[d] for d in others) + (length,)
-    if length == 0:
-        return np.zeros(shape, a.dtype)
+    a = with_pytorch_strides(a)  # (an empty diagonal has PyTorch's strides too)
+    strides = tuple(a.strides[d] for d in others) + (a.strides[dim1] + a.strides[dim2],)
+    if length == 0 or a.size == 0:  # no first element: nothing to start at
+        return as_strided(a, shape, strides, writeable=a.flags.writeable)
     start = [slice(None)] * a.ndim
     start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
     first = a[tuple(start)]  # starts at the diagonal's first element
-    strides = tuple(a.strides[d] for d in others) + (a.strides[dim1] + a.strides[dim2],)
     return as_strided(first, shape, strides, writeable=first.flags.writeable)
 
 
@@ -1421,6 +1478,8 @@ class UnfoldBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim, size, step):
         ctx.shape, ctx.dim, ctx.size, ctx.step = a.shape, dim, size, step
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         if a.ndim == 0:  # PyTorch: shape (size,), a window of 1 element or none
             return a.reshape(1)[:size]
         count = (a.shape[dim] - size) // step + 1
