@@ -227,3 +227,54 @@ def test_random_empty_view_chains_match_torch(seed):
             chain.append(name)
             ours, theirs = step(teachgrad, ours), step(torch, theirs)
             assert _facts(ours) == _facts(theirs), ".".join(chain)
+
+
+# ----------------------------------------------------------------------------------------
+# Size-1 dims of non-empty tensors: NumPy may choose another stride for them
+# ----------------------------------------------------------------------------------------
+SIZE_ONE_CASES = [
+    # (2, 3)[:1] is (1, 3) with strides (3, 1); [::2] doubles dim 0's stride to 6;
+    # unsqueeze(0) puts size * stride = 1 * 6 before it
+    ("zeros(2, 3)[:1][::2]", (6, 1)),
+    ("zeros(2, 3)[:1][::2].unsqueeze(0)", (6, 6, 1)),
+    # unfold(1, 1, 1) of (2, 3, 3): (2, 3, 3, 1), strides (9, 3, 1, 3): the window dim
+    # steps as dim 1 did; unsqueeze(1) adds 3 * 3 = 9 and keeps the window's 3
+    ("zeros(2, 3, 3).unfold(1, 1, 1).unsqueeze(1)", (9, 9, 3, 1, 3)),
+    # view to the same shape: PyTorch's computeStride gives the size-1 dim of mT of
+    # (3, 2, 2, 1) (shape (3, 2, 1, 2), strides (4, 2, 1, 1)) the stride 2 * 1 = 2
+    ("zeros(3, 2, 2, 1).mT.view(3, 2, 1, 2)", (4, 2, 2, 1)),
+    # (1,) with stride 3 (every third element) viewed as (1, 1): both dims step 3
+    ("zeros(3, 1, 2).view(-1)[4::3].reshape(1, 1)", (3, 3)),
+    # a one-element tensor, and a (2, 1) one that is contiguous in PyTorch's sense, keep
+    # their strides in clone and the *_like functions
+    ("zeros(3)[:1][::2].clone()", (2,)),
+    ("zeros(3, 4, 2)[:1].diagonal(-2, 1, 0).clone()", (1, 10)),
+    ("zeros_like(zeros(2, 1).t())", (1, 1)),
+    # channels_last by PyTorch's formula: C 1, W C, H W*C, N H*W*C
+    ("zeros(3, 1, 3, 2).clone(memory_format=channels_last)", (6, 1, 2, 1)),
+    ("zeros(1, 2, 1, 1).clone(memory_format=channels_last)", (2, 1, 2, 2)),
+]
+
+
+@pytest.mark.parametrize(("expression", "strides"), SIZE_ONE_CASES,
+                         ids=[case[0] for case in SIZE_ONE_CASES])
+def test_size_one_dims_get_pytorch_strides(expression, strides):
+    assert _eval(expression).stride() == strides
+
+
+@pytest.mark.parametrize(("expression", "strides"), SIZE_ONE_CASES,
+                         ids=[case[0] for case in SIZE_ONE_CASES])
+def test_size_one_dims_match_torch(expression, strides):
+    torch = pytest.importorskip("torch")
+    assert _eval(expression, torch).stride() == strides
+
+
+def test_views_with_size_one_dims_keep_values_and_sharing():
+    x = teachgrad.arange(12.0).reshape(3, 4)
+    v = x[:1].t().reshape(4, 1).unsqueeze(0)
+    assert v.stride() == (4, 1, 4)
+    assert v.flatten().tolist() == [0.0, 1.0, 2.0, 3.0]
+    v[0, 2, 0] = 20.0  # a view: writes into x
+    assert x[0, 2].item() == 20.0
+    c = x[:1, ::2].t().clone()  # (2, 1) from strides (2, 4): dense in the same order
+    assert c.tolist() == [[0.0], [20.0]] and c.stride() == (1, 2)

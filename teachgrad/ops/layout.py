@@ -88,6 +88,35 @@ def with_pytorch_strides(a: np.ndarray) -> np.ndarray:
     return with_strides(a, contiguous_strides(a.shape))
 
 
+def zeros_with_strides(shape: tuple, dtype, strides: tuple) -> np.ndarray:
+    """New zeros of ``shape`` laid out with these strides (in elements), which must leave
+    no gaps and no overlaps (or the array is empty, or has one element). The array owns a
+    1-d block of memory, as any NumPy allocation, so storage() and torch.save see it."""
+    dtype = np.dtype(dtype)
+    count = 1
+    for size in shape:
+        count *= size
+    if not count and not any(strides):  # (kept as given: see _given_strides)
+        return with_strides(np.zeros(shape, dtype), strides)
+    return np.ndarray(shape, dtype, buffer=np.zeros(count, dtype),
+                      strides=tuple([s * dtype.itemsize for s in strides]))
+
+
+def is_dense(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill a block of memory
+    exactly, in some order of the dims (dims of size 0 or 1 may have any stride)."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    required = 1
+    for d in sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d])):
+        if shape[d] < 2:  # (sorted last: the rest may have any stride)
+            return True
+        if strides[d] != required:
+            return False
+        required *= shape[d]
+    return True
+
+
 def row_major(result):
     """``result`` stored row-major (C order), copied only when it is not already.
 
@@ -108,7 +137,9 @@ def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
     contiguous in PyTorch's sense, so its clone keeps its strides exactly.
     """
     if a.flags.c_contiguous and a.size > 1:
-        return a.copy()
+        out = a.copy()
+        if out.strides == a.strides:  # (else a size-1 dim had another stride: below)
+            return out
     out = zeros_keeping_layout(a, a.dtype)
     np.copyto(out, a)
     return out
@@ -117,10 +148,13 @@ def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
 def zeros_keeping_layout(a: np.ndarray, dtype) -> np.ndarray:
     """Zeros of ``a``'s shape (and ``dtype``) laid out in memory as ``clone`` lays out a
     copy of ``a`` (see :func:`copy_keeping_layout`): ``empty_like``'s default layout."""
-    if a.size < 2:  # contiguous in PyTorch's sense whatever its strides: they are kept
-        return with_strides(np.zeros(a.shape, dtype), element_strides(a))
-    if a.flags.c_contiguous:
-        return np.zeros(a.shape, dtype)
+    if a.flags.c_contiguous and a.size > 1:
+        out = np.zeros(a.shape, dtype)
+        if out.strides == a.strides or out.itemsize != a.itemsize:
+            return out
+    strides = element_strides(a)
+    if a.size < 2 or is_dense(a.shape, strides):  # PyTorch keeps the strides exactly (a
+        return zeros_with_strides(a.shape, dtype, strides)  # size-1 dim's too)
     outer_first = memory_order(a)[::-1]
     # A row-major block in that order, seen through a transpose in the original dim order.
     return np.zeros([a.shape[d] for d in outer_first], dtype).transpose(np.argsort(outer_first))
@@ -133,10 +167,9 @@ def zeros_in_format(a: np.ndarray, dtype, fmt: memory_format) -> np.ndarray:
         return zeros_keeping_layout(a, dtype)
     if fmt.rank is None:
         return np.zeros(a.shape, dtype)
-    order = fmt.order(a.ndim)
-    if a.size == 0:
-        return with_strides(np.zeros(a.shape, dtype), _format_strides(a.shape, order))
-    return np.zeros([a.shape[d] for d in order], dtype).transpose(np.argsort(order))
+    # (PyTorch's strides for the format, also where NumPy would choose another stride for
+    # a dim of size 1, or all-zero ones for an empty array)
+    return zeros_with_strides(a.shape, dtype, _format_strides(a.shape, fmt.order(a.ndim)))
 
 
 def memory_order(a: np.ndarray) -> list[int]:
@@ -282,12 +315,11 @@ def copy_in_format(a: np.ndarray, fmt: memory_format) -> np.ndarray:
     """A copy of ``a`` laid out as ``fmt`` says (``preserve_format``: as ``a`` is)."""
     if fmt is preserve_format:
         return copy_keeping_layout(a)
-    order = fmt.order(a.ndim)
-    if a.size == 0 and fmt.rank is not None:  # (NumPy's copy would say row-major)
-        return with_strides(np.empty(a.shape, a.dtype), _format_strides(a.shape, order))
-    inverse = np.argsort(order)
-    # Copy row-major in the permuted order, then permute back: same shape, new strides.
-    return np.ascontiguousarray(a.transpose(order)).transpose(inverse) if a.ndim else a.copy()
+    if fmt.rank is None:
+        return np.ascontiguousarray(a) if a.ndim else a.copy()
+    out = zeros_in_format(a, a.dtype, fmt)
+    np.copyto(out, a)
+    return out
 
 
 def is_in_format(a: np.ndarray, fmt: memory_format) -> bool:

@@ -123,13 +123,43 @@ class ViewBackward0(Op):
     def forward(ctx, a, shape):
         ctx.shape = a.shape
         out = np.reshape(a, shape)
-        if out.size == 0 and out.shape != a.shape:  # PyTorch's strides: row-major ones
-            out = with_strides(out, contiguous_strides(out.shape))
+        if out.size == 0:
+            if out.shape != a.shape:  # PyTorch's strides: row-major ones
+                out = with_strides(out, contiguous_strides(out.shape))
+        elif 1 in out.shape:  # NumPy and PyTorch may give a size-1 dim different strides
+            strides = view_strides(a.shape, element_strides(a), out.shape)
+            if out.strides != tuple([s * a.itemsize for s in strides]):
+                out = with_strides(out, strides)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         return np.reshape(grad, ctx.shape)
+
+
+def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple:
+    """The strides PyTorch gives ``view(new_shape)`` of a tensor of ``old_shape`` and
+    ``old_strides`` (its ``computeStride``; the view is known to exist, with the same
+    number of elements, not 0). Dims are grouped into chunks that are contiguous with
+    each other; each chunk of the old shape is cut into the new dims, innermost first."""
+    if not old_shape:
+        return (1,) * len(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -295,9 +325,11 @@ class UnsqueezeBackward0(Op):
     def forward(ctx, a, dim):
         ctx.dim = dim
         out = np.expand_dims(a, dim)
-        if out.size == 0:  # PyTorch's stride of the new dim (NumPy's is 0): see layout.py
-            strides = list(element_strides(a))
-            strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
+        # PyTorch's strides: the new dim's is size * stride of the dim after it (NumPy may
+        # choose another, and may change another size-1 dim's; an empty array's are 0)
+        strides = list(element_strides(a))
+        strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
+        if out.size == 0 or out.strides != tuple([s * a.itemsize for s in strides]):
             out = with_strides(out, strides)
         return out
 
