@@ -598,10 +598,10 @@ def _check_operands_memory(self: Tensor, op: Callable, args: tuple, kwargs: dict
     for a in (*args, *kwargs.values()) if kwargs else args:
         if isinstance(a, Tensor) and (self._base is not None or a._base is not None
                                       or a is self):
-            _check_overlap(self._data, a._data, full_too=rule == "any")
+            check_overlap(self._data, a._data, full_too=rule == "any")
 
 
-def _check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
+def check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
     """PyTorch's refusal to write ``out`` while reading ``a`` where the two share some
     memory but are not the very same elements (``x[1:].add_(x[:-1])``, ``x.add_(x.t())``;
     ``full_too``: the very same elements too).
@@ -817,7 +817,7 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
     ):
         self._check_inplace()
         if self._base is not None or other._base is not None:  # (x[1:].add_(x[:-1]))
-            _check_overlap(data, other._data)
+            check_overlap(data, other._data)
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self
