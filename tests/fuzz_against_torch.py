@@ -295,7 +295,8 @@ SKIPS = [
     # picks by size (its BLAS sums some from -0: mm of a (2, 1) and a (1, 2) gives
     # 0.0 · -0.0 = -0; NumPy sums from +0); a reciprocal then turns it into -inf or inf
     # (seed 223935). addmv/addmm follow PyTorch's usual kernels (see
-    # linalg.blas_signed_zeros); mm/matmul are left to NumPy, on the hot path.
+    # linalg.blas_signed_zeros), mm of a single-term product (k = 1) its gemm; other
+    # mm/matmul zeros and nn.Linear's addmm are left to NumPy, on the hot path.
     ("open: the sign of a zero out of a matrix product",
      lambda st, cat, t, o: cat in ("value", "grad", "grad2") and re.search(
          r"\b(mm|matmul|mv|bmm|dot|addmm|addmv|einsum)\(|@", st.program) is not None
