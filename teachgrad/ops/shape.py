@@ -126,7 +126,9 @@ class ViewBackward0(Op):
         if out.size == 0:
             if out.shape != a.shape:  # PyTorch's strides: row-major ones
                 out = with_strides(out, contiguous_strides(out.shape))
-        elif 1 in out.shape:  # NumPy and PyTorch may give a size-1 dim different strides
+        elif 1 in out.shape and (1 in a.shape or not a.flags.c_contiguous):
+            # NumPy and PyTorch may give a size-1 dim different strides (not when the input
+            # is row-major, and its strides all are: both then give row-major strides)
             strides = view_strides(a.shape, element_strides(a), out.shape)
             if out.strides != tuple([s * a.itemsize for s in strides]):
                 out = with_strides(out, strides)
@@ -135,6 +137,11 @@ class ViewBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         return np.reshape(grad, ctx.shape)
+
+
+def _as_strided_like(a: np.ndarray, byte_strides: tuple) -> np.ndarray:
+    """A view of ``a`` with these strides in bytes (writable if ``a`` is)."""
+    return as_strided(a, a.shape, byte_strides, writeable=a.flags.writeable)
 
 
 def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple:
@@ -324,14 +331,19 @@ class UnsqueezeBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        out = np.expand_dims(a, dim)
-        # PyTorch's strides: the new dim's is size * stride of the dim after it (NumPy may
-        # choose another, and may change another size-1 dim's; an empty array's are 0)
+        shape = a.shape
+        out = a.reshape(shape[:dim] + (1,) + shape[dim:])  # (np.expand_dims, without its
+        # argument handling.) PyTorch's strides: the new dim's is size * stride of the dim
+        # after it (NumPy may choose another, and change another size-1 dim's; an empty
+        # array's are 0)
+        if a.size:  # (in bytes, the usual case: NumPy's are mostly these already)
+            old = a.strides
+            strides = old[:dim] + (
+                shape[dim] * old[dim] if dim < len(old) else a.itemsize,) + old[dim:]
+            return out if out.strides == strides else _as_strided_like(out, strides)
         strides = list(element_strides(a))
         strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
-        if out.size == 0 or out.strides != tuple([s * a.itemsize for s in strides]):
-            out = with_strides(out, strides)
-        return out
+        return with_strides(out, strides)
 
     @staticmethod
     def backward(ctx, grad):
