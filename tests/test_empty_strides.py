@@ -278,3 +278,16 @@ def test_views_with_size_one_dims_keep_values_and_sharing():
     assert x[0, 2].item() == 20.0
     c = x[:1, ::2].t().clone()  # (2, 1) from strides (2, 4): dense in the same order
     assert c.tolist() == [[0.0], [20.0]] and c.stride() == (1, 2)
+
+
+@pytest.mark.parametrize("fmt", ["contiguous_format", "channels_last", "preserve_format"])
+def test_clone_in_a_format_never_shares_memory(fmt):
+    # x is already in the format asked for: the clone is still a copy (it was a view of x
+    # for contiguous_format, and for channels_last of a channels-last x)
+    x = teachgrad.ones(2, 3, 4, 5)
+    if fmt == "channels_last":
+        x = x.contiguous(memory_format=teachgrad.channels_last)
+    y = x.clone(memory_format=getattr(teachgrad, fmt))
+    y[0, 0, 0, 0] = 5.0
+    assert x[0, 0, 0, 0].item() == 1.0
+    assert y.stride() == x.stride()

@@ -315,8 +315,8 @@ def copy_in_format(a: np.ndarray, fmt: memory_format) -> np.ndarray:
     """A copy of ``a`` laid out as ``fmt`` says (``preserve_format``: as ``a`` is)."""
     if fmt is preserve_format:
         return copy_keeping_layout(a)
-    if fmt.rank is None:
-        return np.ascontiguousarray(a) if a.ndim else a.copy()
+    if fmt.rank is None:  # (a copy even when a is row-major already: clone never aliases)
+        return np.array(a, order="C")
     out = zeros_in_format(a, a.dtype, fmt)
     np.copyto(out, a)
     return out
