@@ -63,6 +63,11 @@ HAND_DERIVED = [
     ("zeros(2, 0, 3)[:, :, ::2].clone()", (2, 0, 2), (3, 3, 2)),
     ("empty_like(zeros(2, 0, 3).permute(2, 1, 0))", (3, 0, 2), (1, 3, 3)),
     ("zeros(2, 0, 3).permute(2, 1, 0).contiguous()", (3, 0, 2), (1, 3, 3)),
+    # flip keeps the strides (never negative), and so does a dtype conversion
+    ("zeros(2, 0, 3).permute(2, 1, 0).flip(0)", (3, 0, 2), (1, 3, 3)),
+    ("zeros(3, 4, 2)[:, :0].flip(0)", (3, 0, 2), (8, 2, 1)),
+    ("zeros(3, 4, 2)[:, :0].double()", (3, 0, 2), (8, 2, 1)),
+    ("zeros(2, 0, 3).permute(2, 1, 0).to(int32)", (3, 0, 2), (1, 3, 3)),
     # channels_last of (2, 3, 0, 4): C innermost (1), then W (3), H (3 * 4), N (12 * 0)
     ("zeros(2, 3, 0, 4).contiguous(memory_format=channels_last)", (2, 3, 0, 4),
      (0, 1, 12, 3)),
@@ -248,6 +253,8 @@ SIZE_ONE_CASES = [
     # a one-element tensor, and a (2, 1) one that is contiguous in PyTorch's sense, keep
     # their strides in clone and the *_like functions
     ("zeros(3)[:1][::2].clone()", (2,)),
+    ("tensor([5.]).flip(0)", (1,)),  # (NumPy's flipped view has stride -1)
+    ("ones(1, 3).flip(0)", (3, 1)),
     ("zeros(3, 4, 2)[:1].diagonal(-2, 1, 0).clone()", (1, 10)),
     ("zeros_like(zeros(2, 1).t())", (1, 1)),
     # channels_last by PyTorch's formula: C 1, W C, H W*C, N H*W*C

@@ -19,6 +19,7 @@ from .layout import (
     copy_in_format,
     copy_keeping_layout,
     is_in_format,
+    zeros_keeping_layout,
 )
 from .op import Op
 
@@ -42,6 +43,8 @@ class ToCopyBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dtype):
+        if not a.size:  # empty: NumPy's new array would have all-zero strides (row-major)
+            return zeros_keeping_layout(a, dtype)
         if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
             a = copy_keeping_layout(a)
         return a.astype(dtype)

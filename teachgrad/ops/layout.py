@@ -152,7 +152,8 @@ def zeros_keeping_layout(a: np.ndarray, dtype) -> np.ndarray:
         out = np.zeros(a.shape, dtype)
         if out.strides == a.strides or out.itemsize != a.itemsize:
             return out
-    strides = element_strides(a)
+    # (absolute values: a flipped view's negative strides are its input's, as flip keeps)
+    strides = tuple([abs(s) for s in element_strides(a)])
     if a.size < 2 or is_dense(a.shape, strides):  # PyTorch keeps the strides exactly (a
         return zeros_with_strides(a.shape, dtype, strides)  # size-1 dim's too)
     outer_first = memory_order(a)[::-1]
