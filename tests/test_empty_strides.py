@@ -52,6 +52,8 @@ HAND_DERIVED = [
     ("tensor(1.).expand(3, 0)", (3, 0), (0, 0)),
     ("zeros(0).as_strided((2, 0, 3), (5, 7, 1))", (2, 0, 3), (5, 7, 1)),
     ("zeros(0).as_strided((2, 0), (0, 0))", (2, 0), (0, 0)),
+    # expand keeps (0, 1), empty_like those strides, select the column's 0
+    ("empty_like(zeros(2).expand(0, 2)).select(1, 1)", (0,), (0,)),
     # diagonal: the sum of the two dims' strides, the others kept
     ("zeros(0, 3).diagonal()", (0,), (4,)),
     ("zeros(2, 0, 3).diagonal(0, 0, 2)", (0, 2), (3, 4)),  # dim 1 kept, then the diagonal

@@ -96,8 +96,8 @@ def zeros_with_strides(shape: tuple, dtype, strides: tuple) -> np.ndarray:
     count = 1
     for size in shape:
         count *= size
-    if not count and not any(strides):  # (kept as given: see _given_strides)
-        return with_strides(np.zeros(shape, dtype), strides)
+    if not count:  # (marked as given, so that views keep even all-zero strides: see
+        return with_strides(np.zeros(shape, dtype), strides)  # _given_strides)
     return np.ndarray(shape, dtype, buffer=np.zeros(count, dtype),
                       strides=tuple([s * dtype.itemsize for s in strides]))
 
