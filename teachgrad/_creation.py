@@ -24,6 +24,7 @@ from ._tensor import Tensor, _make, python_type_name
 from ._warn import warn_user
 from .autograd.inference import set_requires_grad
 from .ops.fill_value import check_fill_value, check_real_value
+from .ops.layout import check_memory_format, zeros_in_format
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "eye",
@@ -743,12 +744,20 @@ def _like_dtype(t: Tensor, dtype) -> np.dtype:
     return to_dtype(dtype).numpy if dtype is not None else t._data.dtype
 
 
+def _zeros_like(function: str, input: Tensor, dtype, memory_format) -> np.ndarray:
+    """Zeros shaped like ``input`` in ``dtype`` (default ``input``'s), laid out in memory as
+    ``memory_format`` says: by default (``preserve_format``) as ``input``'s clone would be,
+    so ``zeros_like(x.t())`` is transposed too, as in PyTorch."""
+    fmt = check_memory_format(function, memory_format)
+    return zeros_in_format(input._data, _like_dtype(input, dtype), fmt)
+
+
 def zeros_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
     _check_flag("zeros_like", requires_grad)
     check_layout("zeros_like", layout)
-    return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+    return _finish(_zeros_like("zeros_like", input, dtype, memory_format), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
@@ -756,7 +765,9 @@ def ones_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=
     """Ones with the shape (and dtype) of ``input``: the usual ``gradient`` for backward."""
     _check_flag("ones_like", requires_grad)
     check_layout("ones_like", layout)
-    return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+    data = _zeros_like("ones_like", input, dtype, memory_format)
+    data[...] = 1
+    return _finish(data, requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
@@ -764,7 +775,7 @@ def empty_like(input: Tensor, *, dtype: DType | None = None, layout=None, device
     """Like :func:`zeros_like` (teachgrad never hands out uninitialised memory)."""
     _check_flag("empty_like", requires_grad)
     check_layout("empty_like", layout)
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return _finish(_zeros_like("empty_like", input, dtype, memory_format), requires_grad)
 
 
 def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=None, device=None,
@@ -777,7 +788,8 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=N
         fill_value = fill_value.item()
     d = _like_dtype(input, dtype)
     fill_value = check_fill_value(fill_value, d)
-    data = np.full(input._data.shape, fill_value, d)
+    data = _zeros_like("full_like", input, d, memory_format)
+    data[...] = fill_value
     return _finish(data, requires_grad)
 
 

@@ -27,6 +27,7 @@ from ._warn import warn_user
 from .ops.layout import (
     channels_last,
     contiguous_format,
+    element_strides,
     is_in_format,
     memory_format,
     memory_order,
@@ -173,7 +174,7 @@ def dim_order(self: Tensor, *, ambiguity_check: bool | list = False) -> tuple:
 def _several_orders(data: np.ndarray) -> bool:
     """Could the dims be listed in more than one order: a dim of size 1 (it may go
     anywhere), or two neighbouring dims of equal strides (they may swap)?"""
-    strides = data.strides
+    strides = element_strides(data)
     return 1 in data.shape or any(a == b for a, b in zip(strides, strides[1:]))
 
 

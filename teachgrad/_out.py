@@ -111,6 +111,43 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "uint8": "unsigned char", "bool": "bool"}
 
 
+# How each function's PyTorch kernel checks ``out``'s memory against its tensor arguments,
+# before computing (the message is in-place ops', ops/inplace.check_overlap). Pointwise
+# ops, cumulative ops, where, clamp ... (the default) refuse an ``out`` that shares some
+# but not all memory with an input (``torch.exp(x[:-1], out=x[1:])``); writing into the
+# input itself is fine. The concatenations, gather, index_select, masked_select, outer,
+# cross and addr refuse any shared memory (``torch.cat([x, y], out=x)``); addmm and its
+# kind check their first argument only (ldexp too: it multiplies it by 2 ** other). The
+# matrix products, reductions, tril/triu, diag and the search functions check nothing
+# (their results with such an ``out`` depend on the order PyTorch writes in; teachgrad
+# computes first and then copies).
+_OUT_OVERLAP_ANY = frozenset({
+    "cat", "concat", "stack", "vstack", "hstack", "dstack", "column_stack", "gather",
+    "index_select", "masked_select", "take_along_dim", "outer", "cross", "addr",
+})
+_OUT_OVERLAP_FIRST = frozenset({"addmm", "addmv", "baddbmm", "addbmm", "ldexp"})
+_OUT_OVERLAP_UNCHECKED = frozenset({
+    "all", "any", "amax", "amin", "bmm", "diag", "diff", "dot", "vdot", "inner", "kron",
+    "logsumexp", "matmul", "mean", "mm", "mv", "nanmean", "prod", "std", "sum", "tril",
+    "triu", "var", "bucketize", "searchsorted",
+})
+
+
+def _check_out_memory(name: str, args: tuple, kwargs: dict, out: Tensor) -> None:
+    """Refuse an ``out`` sharing memory with a tensor argument as ``name``'s PyTorch kernel
+    does (see ``_OUT_OVERLAP_ANY``)."""
+    if name in _OUT_OVERLAP_UNCHECKED or not isinstance(out, Tensor):
+        return
+    from .ops.inplace import check_overlap
+
+    full_too = name in _OUT_OVERLAP_ANY
+    operands = args[:1] if name in _OUT_OVERLAP_FIRST else (*args, *kwargs.values())
+    for arg in operands:
+        for item in arg if isinstance(arg, (list, tuple)) else (arg,):
+            if isinstance(item, Tensor):
+                check_overlap(out._data, item._data, full_too=full_too)
+
+
 def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
     """PyTorch's message when ``result`` may not be written into ``out``, else None."""
     names = {"result": _short(result), "out": _short(out),
@@ -199,6 +236,7 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
                 f"{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."
             )
+        _check_out_memory(name, args, kwargs, out)
         return write_out(name, function(*args, **kwargs), out)
 
     with_out.checks_input = True  # (see _input_check: not to be wrapped again)

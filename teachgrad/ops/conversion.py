@@ -22,6 +22,7 @@ from .layout import (
     copy_keeping_layout,
     is_in_format,
     preserve_format,
+    zeros_keeping_layout,
 )
 from .layout import memory_format as _memory_format_type
 from .op import Op
@@ -48,6 +49,8 @@ class ToCopyBackward0(Op):
     def forward(ctx, a, dtype, memory_format=None):
         if memory_format is not None and memory_format is not preserve_format:
             return copy_in_format(a, memory_format).astype(dtype, copy=False)
+        if not a.size:  # empty: NumPy's new array would have all-zero strides (row-major)
+            return zeros_keeping_layout(a, dtype)
         if 0 in a.strides:  # expanded: NumPy's order 'K' would scramble the dims PyTorch keeps
             a = copy_keeping_layout(a)
         return a.astype(dtype)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 LONG_MIN, ULONG_MAX = -(2**63), 2**64 - 1  # the Python ints PyTorch's parser takes
+LONG_MAX = 2**63 - 1  # (beyond it, up to ULONG_MAX, an int is a uint64 to PyTorch)
 
 
 def int_too_big(x: int) -> OverflowError:
@@ -27,6 +28,17 @@ def int_too_big(x: int) -> OverflowError:
     return OverflowError(
         message + "\nHint: teachgrad's integers are at most 64 bits; use a float for this "
         "number."
+    )
+
+
+def bool_with_uint64() -> RuntimeError:
+    """PyTorch's error for a bool tensor meeting a Python int from 2**63 to 2**64 - 1 (in
+    an op or a comparison): such an int is a uint64 to PyTorch, and it does not promote
+    bool with uint64 (an integer tensor takes the int, wrapped around, instead)."""
+    return RuntimeError(
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        "Bool and UInt64\nHint: an int from 2**63 on does not fit in int64; convert the "
+        "bool tensor first (t.long()) or use a float for this number."
     )
 
 
@@ -65,6 +77,8 @@ def check_fill_value(value, dtype: np.dtype):
                 f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow"
             )
         return value
+    if dtype.kind == "b":  # any number: nonzero is True (NumPy refuses an int from 2**63)
+        return bool(value) if isinstance(value, (int, np.integer)) else value
     if dtype.kind not in "iu":
         return value
     info = np.iinfo(dtype)

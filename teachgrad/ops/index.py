@@ -31,10 +31,12 @@ from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import (
     _OVERLAP_RULES,
+    EXPANDED_WRITERS,
     _check_output_shape,
     apply_inplace,
     inplace_method,
     refresh_view,
+    warn_expanded_write,
 )
 from .layout import row_major
 from .op import NO_CONTEXT, Op
@@ -1484,6 +1486,35 @@ def _masked_fill_in_place(input: Tensor, mask: Tensor, value) -> Tensor:
         _check_output_shape(input, mask)
     return masked_fill(input, mask, value)
 
+
+def _put_into_expanded(t: Tensor, values: Tensor, key: tuple, accumulate: bool,
+                       advanced: list = (), tensors: tuple = ()) -> Tensor:
+    """index_put_ (``t[idx] = v``) into an expanded ``t``, as PyTorch still does it: each
+    position in turn (its memory is shared: the last write wins, or every one adds)."""
+    warn_expanded_write("index_put_", "tensor[indices] = tensor")
+    if _fills_a_mask(values, advanced, accumulate):  # (PyTorch runs it as masked_fill_)
+        warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+    new = values._data.astype(t._data.dtype, copy=False)
+    if accumulate:
+        np.add.at(t._data, key, new)  # (unbuffered: each addition sees the ones before)
+    else:
+        t._data[key] = new
+    t._vc[0] += 1
+    return t
+
+
+def _masked_fill_into_expanded(t: Tensor, mask: Tensor, value) -> Tensor:
+    """masked_fill_ into an expanded ``t`` (see _put_into_expanded)."""
+    result = _masked_fill_in_place(t, mask, value)  # (its checks, and value in t's dtype)
+    warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+    where = np.broadcast_to(mask._data.astype(bool), t._data.shape)
+    t._data[where] = result._data[where]
+    t._vc[0] += 1
+    return t
+
+
+EXPANDED_WRITERS[_put] = _put_into_expanded
+EXPANDED_WRITERS[_masked_fill_in_place] = _masked_fill_into_expanded
 
 # (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES;
 # index_put_ has its own check, _check_no_overlap)

@@ -39,7 +39,7 @@ from .index import (
     key_along,
     saving_indices,
 )
-from .inplace import inplace_method
+from .inplace import EXPANDED_WRITERS, inplace_method, warn_expanded_write
 from .number_factor import times_number
 from .op import NO_CONTEXT, Op
 from .pointwise import _value
@@ -603,6 +603,21 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 __all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter", "put"]
+
+
+def _index_fill_into_expanded(t: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """index_fill_ into an expanded ``t``, as PyTorch still does it (with a warning): the
+    slices are written in turn into the memory their positions share."""
+    result = index_fill(t, dim, index, value)  # (its checks, and value in t's dtype)
+    warn_expanded_write("index_fill_", "tensor[mask] = scalar")
+    d = _wrap_dim(dim, t._data.ndim)
+    key = _along(d, index._data.reshape(-1) % t._data.shape[d])
+    t._data[key] = result._data[key]
+    t._vc[0] += 1
+    return t
+
+
+EXPANDED_WRITERS[index_fill] = _index_fill_into_expanded
 
 # (how each checks its operands' memory, as PyTorch's kernels: see inplace._OVERLAP_RULES)
 for _name, _op, _overlap in [

@@ -12,6 +12,7 @@ from .._dtypes import dtype as _dtype
 from .._dtypes import get_default_dtype
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name, tensor_method
+from .layout import element_strides
 
 
 @tensor_method()
@@ -39,24 +40,6 @@ def stride(input: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
             f"but got {dim})"
         )
     return strides[dim]
-
-
-def element_strides(data: np.ndarray) -> tuple[int, ...]:
-    """``data``'s strides in elements, as PyTorch reports them.
-
-    NumPy gives an empty array (a dimension of size 0) all-zero strides; PyTorch gives the
-    strides of a contiguous tensor of that shape, counting a size-0 dimension as 1
-    (``zeros(2, 0, 3)`` has strides ``(3, 3, 1)``). An empty array has no elements to lay
-    out, so its NumPy layout says nothing: it is taken as contiguous (a transposed empty
-    tensor's strides, which PyTorch keeps, are not known here).
-    """
-    if data.size == 0:
-        strides, step = [], 1
-        for size in reversed(data.shape):
-            strides.append(step)
-            step *= max(size, 1)
-        return tuple(reversed(strides))
-    return tuple(s // data.itemsize for s in data.strides)
 
 
 def _formatted(value) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 from .._arguments import Signatures, is_number
 from .._dtypes import from_numpy_dtype
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..autograd import graph
 from ..autograd.dual_state import state as _dual
 from ..autograd.grad_mode import state as _grad_state
@@ -59,6 +60,23 @@ def apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> T
     return _apply_inplace(self, op, *args, **kwargs)
 
 
+# index_put_ (x[idx] = v), index_fill_ and masked_fill_ still write an expanded tensor in
+# PyTorch (deprecated, with a warning): each position written is written into the memory
+# it shares with the others, one after the other (accumulate=True adds every time). Their
+# writers, by the op apply_inplace runs: writer(self, *args) writes self._data directly.
+# (Recorded by autograd, they are refused, as every other op is.)
+EXPANDED_WRITERS: dict = {}
+
+
+def warn_expanded_write(name: str, example: str) -> None:
+    """PyTorch's deprecation warning for ``name`` writing an expanded tensor."""
+    warn_user(
+        f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor before "
+        "performing this operation. This also applies to advanced indexing e.g. "
+        f"{example}\nHint: an expanded tensor repeats one element of memory; writing one "
+        "of its positions changes all the positions that share it.", UserWarning)
+
+
 def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> Tensor:
     self._check_inplace()
     tracked = _grad_state.enabled and (
@@ -72,7 +90,13 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     if precheck is not None:  # checks of memory, shapes and dtypes (addcdiv_'s integers)
         precheck(self, *args, **kwargs)
     if not dtype_first:
-        _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
+        try:
+            _check_writable(self._data, overlap_ok)  # (before the op can object to the operands)
+        except RuntimeError:  # expanded: a few ops still write it, with a warning
+            writer = EXPANDED_WRITERS.get(op)
+            if writer is None or tracked or not self._data.flags.writeable:
+                raise
+            return writer(self, *args, **kwargs)
         overlap_ok = True  # (checked: write_into need not again)
         _check_operands_memory(self, op, args, kwargs)  # ... and then the operands' memory
     if not tracked:
@@ -598,10 +622,10 @@ def _check_operands_memory(self: Tensor, op: Callable, args: tuple, kwargs: dict
     for a in (*args, *kwargs.values()) if kwargs else args:
         if isinstance(a, Tensor) and (self._base is not None or a._base is not None
                                       or a is self):
-            _check_overlap(self._data, a._data, full_too=rule == "any")
+            check_overlap(self._data, a._data, full_too=rule == "any")
 
 
-def _check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
+def check_overlap(out: np.ndarray, a: np.ndarray, full_too: bool = False) -> None:
     """PyTorch's refusal to write ``out`` while reading ``a`` where the two share some
     memory but are not the very same elements (``x[1:].add_(x[:-1])``, ``x.add_(x.t())``;
     ``full_too``: the very same elements too).
@@ -817,7 +841,7 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
     ):
         self._check_inplace()
         if self._base is not None or other._base is not None:  # (x[1:].add_(x[:-1]))
-            _check_overlap(data, other._data)
+            check_overlap(data, other._data)
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self

@@ -23,11 +23,98 @@ with the two helpers below.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided as _as_strided
 
 __all__ = ["memory_format", "preserve_format", "contiguous_format", "channels_last",
            "channels_last_3d"]
 
 _ascontiguousarray = np.ascontiguousarray
+
+
+# ----------------------------------------------------------------------------------------
+# Empty tensors: strides with nothing to lay out
+# ----------------------------------------------------------------------------------------
+# An empty tensor (a dimension of size 0) has no elements, but PyTorch still gives it
+# strides, and its views compute theirs from them: ``zeros(2, 0, 3)`` has strides
+# (3, 3, 1) and its ``permute(2, 1, 0)`` (1, 3, 3). NumPy keeps the strides of its views
+# too, but every empty array it *allocates* gets all-zero strides. So teachgrad reads an
+# empty array with all-zero strides as row-major (PyTorch's strides for a new tensor), and
+# view ops first give such an input its row-major strides (:func:`with_pytorch_strides`),
+# so that the view's strides follow from them as PyTorch's do.
+# (A view PyTorch gives all-zero strides, e.g. ``tensor(1.).expand(3, 0)``, is told apart
+# from a NumPy allocation by :func:`_given_strides`.)
+def contiguous_strides(shape: tuple) -> tuple[int, ...]:
+    """PyTorch's strides (in elements) of a new row-major tensor of ``shape``; a size-0 dim
+    counts as 1: ``(2, 0, 3)`` has ``(3, 3, 1)``."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def element_strides(a: np.ndarray) -> tuple[int, ...]:
+    """``a``'s strides in elements, as PyTorch reports them (NumPy counts bytes)."""
+    if a.size == 0 and not any(a.strides) and not _given_strides(a):
+        return contiguous_strides(a.shape)  # allocated empty by NumPy: row-major
+    itemsize = a.itemsize
+    return tuple([s // itemsize for s in a.strides])
+
+
+def _given_strides(a: np.ndarray) -> bool:
+    """Were ``a``'s strides set on purpose (by ``as_strided``, or a view of its result)?
+    NumPy's ``as_strided`` leaves a stand-in object, not an array, at the end of the
+    ``.base`` chain; an array NumPy allocated has none. So an empty array with all-zero
+    strides that an ``as_strided`` or ``expand`` made keeps them: ``tensor(1.).expand(3,
+    0)`` has strides (0, 0), as in PyTorch."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root.base is not None
+
+
+def with_strides(a: np.ndarray, strides: tuple) -> np.ndarray:
+    """A view of ``a`` with these strides (in elements): for an empty ``a``, or one whose
+    dims given other strides have size 1 (no step is ever taken along them)."""
+    return _as_strided(a, a.shape, tuple([s * a.itemsize for s in strides]),
+                       writeable=a.flags.writeable)
+
+
+def with_pytorch_strides(a: np.ndarray) -> np.ndarray:
+    """``a``, or, if it is an empty array NumPy allocated (all-zero strides), a view of it
+    with PyTorch's row-major strides, which NumPy's views of it then keep."""
+    if a.size or not a.ndim or any(a.strides) or _given_strides(a):
+        return a
+    return with_strides(a, contiguous_strides(a.shape))
+
+
+def zeros_with_strides(shape: tuple, dtype, strides: tuple) -> np.ndarray:
+    """New zeros of ``shape`` laid out with these strides (in elements), which must leave
+    no gaps and no overlaps (or the array is empty, or has one element). The array owns a
+    1-d block of memory, as any NumPy allocation, so storage() and torch.save see it."""
+    dtype = np.dtype(dtype)
+    count = 1
+    for size in shape:
+        count *= size
+    if not count:  # (marked as given, so that views keep even all-zero strides: see
+        return with_strides(np.zeros(shape, dtype), strides)  # _given_strides)
+    return np.ndarray(shape, dtype, buffer=np.zeros(count, dtype),
+                      strides=tuple([s * dtype.itemsize for s in strides]))
+
+
+def is_dense(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill a block of memory
+    exactly, in some order of the dims (dims of size 0 or 1 may have any stride)."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    required = 1
+    for d in sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d])):
+        if shape[d] < 2:  # (sorted last: the rest may have any stride)
+            return True
+        if strides[d] != required:
+            return False
+        required *= shape[d]
+    return True
 
 
 def row_major(result):
@@ -46,16 +133,44 @@ def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
 
     PyTorch's ``clone()`` (``memory_format=torch.preserve_format``) does this: the clone of
     a transposed tensor is transposed too, and a slice with gaps becomes a dense block with
-    its dims in the same order. The order is :func:`memory_order`'s.
+    its dims in the same order. The order is :func:`memory_order`'s. An empty tensor is
+    contiguous in PyTorch's sense, so its clone keeps its strides exactly.
     """
-    if a.flags.c_contiguous:
-        return a.copy()
-    order = memory_order(a)  # innermost first
-    outer_first = order[::-1]
-    # A row-major block in that order, seen through a transpose in the original dim order.
-    out = np.empty([a.shape[d] for d in outer_first], a.dtype).transpose(np.argsort(outer_first))
+    if a.flags.c_contiguous and a.size > 1:
+        out = a.copy()
+        if out.strides == a.strides:  # (else a size-1 dim had another stride: below)
+            return out
+    out = zeros_keeping_layout(a, a.dtype)
     np.copyto(out, a)
     return out
+
+
+def zeros_keeping_layout(a: np.ndarray, dtype) -> np.ndarray:
+    """Zeros of ``a``'s shape (and ``dtype``) laid out in memory as ``clone`` lays out a
+    copy of ``a`` (see :func:`copy_keeping_layout`): ``empty_like``'s default layout."""
+    if a.flags.c_contiguous and a.size > 1:
+        out = np.zeros(a.shape, dtype)
+        if out.strides == a.strides or out.itemsize != a.itemsize:
+            return out
+    # (absolute values: a flipped view's negative strides are its input's, as flip keeps)
+    strides = tuple([abs(s) for s in element_strides(a)])
+    if a.size < 2 or is_dense(a.shape, strides):  # PyTorch keeps the strides exactly (a
+        return zeros_with_strides(a.shape, dtype, strides)  # size-1 dim's too)
+    outer_first = memory_order(a)[::-1]
+    # A row-major block in that order, seen through a transpose in the original dim order.
+    return np.zeros([a.shape[d] for d in outer_first], dtype).transpose(np.argsort(outer_first))
+
+
+def zeros_in_format(a: np.ndarray, dtype, fmt: memory_format) -> np.ndarray:
+    """Zeros of ``a``'s shape (and ``dtype``) laid out as ``fmt`` says, as ``zeros_like``
+    (``empty_like``, ``ones_like`` ...) makes them: ``preserve_format`` keeps ``a``'s."""
+    if fmt is preserve_format:
+        return zeros_keeping_layout(a, dtype)
+    if fmt.rank is None:
+        return np.zeros(a.shape, dtype)
+    # (PyTorch's strides for the format, also where NumPy would choose another stride for
+    # a dim of size 1, or all-zero ones for an empty array)
+    return zeros_with_strides(a.shape, dtype, _format_strides(a.shape, fmt.order(a.ndim)))
 
 
 def memory_order(a: np.ndarray) -> list[int]:
@@ -74,7 +189,7 @@ def stride_comparison(a: np.ndarray):
     ``should_swap(inner, outer)``, for dims now listed in that order, is 1 if ``inner``
     is the outer one in memory (swap them), -1 if it is the inner one, and 0 if the
     strides cannot tell (an expanded dim; equal strides and sizes)."""
-    strides, sizes = [abs(s) for s in a.strides], a.shape
+    strides, sizes = [abs(s) for s in (a.strides if a.size else element_strides(a))], a.shape
 
     def should_swap(inner: int, outer: int) -> int:
         if strides[inner] == 0 or strides[outer] == 0:
@@ -201,16 +316,43 @@ def copy_in_format(a: np.ndarray, fmt: memory_format) -> np.ndarray:
     """A copy of ``a`` laid out as ``fmt`` says (``preserve_format``: as ``a`` is)."""
     if fmt is preserve_format:
         return copy_keeping_layout(a)
-    order = fmt.order(a.ndim)
-    inverse = np.argsort(order)
-    # Copy row-major in the permuted order, then permute back: same shape, new strides.
-    return np.ascontiguousarray(a.transpose(order)).transpose(inverse) if a.ndim else a.copy()
+    if fmt.rank is None:  # (a copy even when a is row-major already: clone never aliases)
+        return np.array(a, order="C")
+    out = zeros_in_format(a, a.dtype, fmt)
+    np.copyto(out, a)
+    return out
 
 
 def is_in_format(a: np.ndarray, fmt: memory_format) -> bool:
     """Is ``a`` laid out as ``fmt`` says, without gaps? (Size-1 dims may have any stride.)"""
     if fmt.rank is None:
-        return bool(a.flags.c_contiguous)
+        return bool(a.flags.c_contiguous)  # (an empty array always is, as in PyTorch)
     if a.ndim != fmt.rank:
         return False
+    if a.size == 0:  # NumPy calls every empty array contiguous; PyTorch reads the strides
+        return _in_order(a.shape, element_strides(a), fmt.order(a.ndim))
     return bool(a.transpose(fmt.order(a.ndim)).flags.c_contiguous)
+
+
+def _format_strides(shape: tuple, order: tuple) -> tuple[int, ...]:
+    """The strides PyTorch gives a new tensor of ``shape`` laid out in ``order`` (outermost
+    first) for a channels-last format: each the product of the sizes inside it (no size is
+    counted as 1 here, unlike :func:`contiguous_strides`)."""
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def _in_order(shape: tuple, strides: tuple, order: tuple) -> bool:
+    """PyTorch's test of a channels-last layout: from the innermost dim out, each stride is
+    the product of the sizes inside it (size-1 dims may have any)."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True

@@ -181,6 +181,11 @@ class MmBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
         _save_factors(ctx, a, b)
+        if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+            # one term per element: PyTorch's BLAS gemm writes that product as it is, a
+            # zero with its sign ([[-0.], [2.]] @ [[1., 2.]] starts with -0.); NumPy adds
+            # it to +0. (gemv, for one row or column, and bmm give +0 in PyTorch too.)
+            return a * b
         return a @ b
 
     @staticmethod

@@ -46,9 +46,10 @@ from ..autograd.graph import Node, accumulator_of, next_sequence_nr, record_save
 from ..autograd.graph import unpack_mode as _unpack_mode
 from ..autograd.inference import new_version as new_inference_version
 from ..autograd.inference import only_inference_tensors
+from .fill_value import LONG_MAX as _LONG_MAX
 from .fill_value import LONG_MIN as _LONG_MIN
 from .fill_value import ULONG_MAX as _ULONG_MAX
-from .fill_value import check_real_value, int_too_big
+from .fill_value import bool_with_uint64, check_real_value, int_too_big
 from .layout import laid_out_as_pointwise
 
 _ndarray = np.ndarray
@@ -592,6 +593,9 @@ def _promote(inputs: tuple, arrays: list) -> None:
         elif type(x) is int and target.kind in "iu":
             bounds = _INT_BOUNDS[target]
             if not bounds[0] <= x <= bounds[1]:  # NumPy refuses it; PyTorch wraps it around
+                if (_LONG_MAX < x <= _ULONG_MAX and isinstance(inputs[1 - i], Tensor)
+                        and inputs[1 - i]._data.dtype.kind == "b"):
+                    raise bool_with_uint64()  # (x is a uint64 to PyTorch)
                 arrays[i] = _wrapped_int(x, target)
 
 
@@ -618,6 +622,8 @@ def int_operand(x: int, dtype: np.dtype):
         if not _LONG_MIN <= x <= _ULONG_MAX:
             raise int_too_big(x)
         return x
+    if dtype.kind == "b" and _LONG_MAX < x <= _ULONG_MAX:
+        raise bool_with_uint64()
     target = dtype if dtype.kind in "iu" else _INT64
     low, high = _INT_BOUNDS[target]
     return x if low <= x <= high else _wrapped_int(x, target)

@@ -22,9 +22,10 @@ from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
 from ..autograd.dual_state import needs_derivative
 from ..autograd.graph import check_saved_constant
+from .fill_value import LONG_MAX as _LONG_MAX
 from .fill_value import LONG_MIN as _LONG_MIN
 from .fill_value import ULONG_MAX as _ULONG_MAX
-from .fill_value import check_fill_value, int_too_big
+from .fill_value import bool_with_uint64, check_fill_value, int_too_big
 from .number_factor import times_number
 from .op import Op, int_operand
 from .recorded_backward import RecordedBackward
@@ -274,7 +275,25 @@ def _checked_alpha(name: str, alpha, input, other):
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
+    if result.kind in "iu" and type(alpha) is int:
+        return _integer_alpha(name, alpha, result)
     return alpha
+
+
+def _integer_alpha(name: str, alpha: int, result: np.dtype) -> int:
+    """An int ``alpha`` for an integer result: PyTorch converts it to the result's dtype,
+    refusing what does not fit (``int8_tensor.add(1, alpha=300)``). sub and rsub add
+    ``-alpha`` times ``other``, negated in 64 bits (wrapping: ``sub(1, alpha=-2**63)``
+    works, and ``alpha=2**64 - 1`` is -1), and convert that. Returned wrapped into the
+    dtype's range where it is not (the same result modulo 2**bits), so NumPy takes it."""
+    if name in ("sub", "rsub"):
+        check_fill_value((-alpha + 2**63) % 2**64 - 2**63, result)
+    else:
+        check_fill_value(alpha, result)
+    info = np.iinfo(result)
+    if info.min <= alpha <= info.max:
+        return alpha
+    return (alpha - int(info.min)) % (int(info.max) - int(info.min) + 1) + int(info.min)
 
 
 def _check_bool_subtraction(a, b) -> None:
@@ -1409,6 +1428,8 @@ def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa:
     dtype = input._data.dtype
     if dtype.kind != "b":
         min, max = (None if v is None else check_fill_value(v, dtype) for v in (min, max))
+    elif any(type(v) is int and _LONG_MAX < v <= _ULONG_MAX for v in (min, max)):
+        raise bool_with_uint64()  # (a uint64 to PyTorch)
     return op.apply(input, min=min, max=max)
 
 
@@ -1569,6 +1590,8 @@ def _scalar_tensor(x, partner) -> Tensor:
     one that dtype cannot hold is PyTorch's error (``where(c, int8_tensor, 300)``), not
     NumPy's."""
     dtype = np.dtype(_scalar_dtype(x, partner))
+    if type(x) is int and _LONG_MAX < x <= _ULONG_MAX and partner._data.dtype.kind == "b":
+        raise bool_with_uint64()  # (x is a uint64 to PyTorch)
     return _make(np.asarray(check_fill_value(x, dtype), dtype=dtype))
 
 

@@ -31,7 +31,15 @@ from .._real_pytorch import real_pytorch_hint
 from .._tensor import Size, Tensor, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
 from . import numpy_protocol
-from .layout import contiguous_format, copy_keeping_layout, row_major
+from .layout import (
+    contiguous_format,
+    contiguous_strides,
+    copy_keeping_layout,
+    element_strides,
+    row_major,
+    with_pytorch_strides,
+    with_strides,
+)
 from .op import NO_CONTEXT, Op
 
 
@@ -115,11 +123,51 @@ class ViewBackward0(Op):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        return np.reshape(a, shape)
+        out = np.reshape(a, shape)
+        if out.size == 0:
+            if out.shape != a.shape:  # PyTorch's strides: row-major ones
+                out = with_strides(out, contiguous_strides(out.shape))
+        elif 1 in out.shape and (1 in a.shape or not a.flags.c_contiguous):
+            # NumPy and PyTorch may give a size-1 dim different strides (not when the input
+            # is row-major, and its strides all are: both then give row-major strides)
+            strides = view_strides(a.shape, element_strides(a), out.shape)
+            if out.strides != tuple([s * a.itemsize for s in strides]):
+                out = with_strides(out, strides)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         return np.reshape(grad, ctx.shape)
+
+
+def _as_strided_like(a: np.ndarray, byte_strides: tuple) -> np.ndarray:
+    """A view of ``a`` with these strides in bytes (writable if ``a`` is)."""
+    return as_strided(a, a.shape, byte_strides, writeable=a.flags.writeable)
+
+
+def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple:
+    """The strides PyTorch gives ``view(new_shape)`` of a tensor of ``old_shape`` and
+    ``old_strides`` (its ``computeStride``; the view is known to exist, with the same
+    number of elements, not 0). Dims are grouped into chunks that are contiguous with
+    each other; each chunk of the old shape is cut into the new dims, innermost first."""
+    if not old_shape:
+        return (1,) * len(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -284,7 +332,19 @@ class UnsqueezeBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return np.expand_dims(a, dim)
+        shape = a.shape
+        out = a.reshape(shape[:dim] + (1,) + shape[dim:])  # (np.expand_dims, without its
+        # argument handling.) PyTorch's strides: the new dim's is size * stride of the dim
+        # after it (NumPy may choose another, and change another size-1 dim's; an empty
+        # array's are 0)
+        if a.size:  # (in bytes, the usual case: NumPy's are mostly these already)
+            old = a.strides
+            strides = old[:dim] + (
+                shape[dim] * old[dim] if dim < len(old) else a.itemsize,) + old[dim:]
+            return out if out.strides == strides else _as_strided_like(out, strides)
+        strides = list(element_strides(a))
+        strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
+        return with_strides(out, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -311,6 +371,8 @@ class SqueezeBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         ctx.dims = tuple(d for d, n in enumerate(a.shape) if n == 1)  # the squeezed ones
         return np.squeeze(a)
@@ -331,6 +393,8 @@ class SqueezeBackward1(SqueezeBackward0):
 
     @staticmethod
     def forward(ctx, a, dim):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         squeezed = a.ndim and a.shape[dim] == 1
         ctx.dims = (dim,) if squeezed else ()
@@ -342,6 +406,8 @@ class SqueezeBackward2(SqueezeBackward0):
 
     @staticmethod
     def forward(ctx, a, dims):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.shape = a.shape
         ctx.dims = squeezed = tuple(sorted(d for d in dims if a.ndim and a.shape[d] == 1))
         return np.squeeze(a, squeezed)
@@ -377,6 +443,8 @@ class TransposeBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dims = (dim0, dim1)
         return np.swapaxes(a, dim0, dim1) if a.ndim else a.view()
 
@@ -406,6 +474,8 @@ class TBackward0(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         return a.T
 
     @staticmethod
@@ -431,6 +501,8 @@ class PermuteBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dims):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.inverse = tuple(int(i) for i in np.argsort(dims))
         return np.transpose(a, dims)
 
@@ -531,13 +603,11 @@ class ExpandBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, shape):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         # np.broadcast_to, but writable like its input: x.expand(2, 3)[0] = 1 writes into x
         # (a write to the whole expanded tensor is refused, see inplace.write_into).
-        lead = len(shape) - a.ndim
-        strides = (0,) * lead + tuple(
-            0 if n == 1 and m != 1 else s for n, m, s in zip(a.shape, shape[lead:], a.strides)
-        )
-        return as_strided(a, shape, strides, writeable=a.flags.writeable)
+        return as_strided(a, shape, _expanded_strides(a, shape), writeable=a.flags.writeable)
 
     @staticmethod
     def backward(ctx, grad):
@@ -546,6 +616,23 @@ class ExpandBackward0(Op):
             # sums (SumBackward0), where the engine has nothing to sum
             return grad.sum()
         return grad  # the engine sums it back to the input's shape
+
+
+def _expanded_strides(a: np.ndarray, shape: tuple) -> tuple:
+    """The (byte) strides PyTorch gives ``a`` expanded to ``shape``: 0 for an expanded dim;
+    a new leading dim of size 1 gets the stride of a dim just outside the next one (as
+    ``unsqueeze(0)`` would), so that ``zeros(3).expand(1, 3)`` has strides (3, 1)."""
+    strides = [0] * len(shape)
+    lead = len(shape) - a.ndim
+    outer = 0  # (a 0-d tensor's expansion has stride 0 everywhere, (1, 1) too)
+    for i in reversed(range(len(shape))):
+        if i >= lead:
+            size, stride = a.shape[i - lead], a.strides[i - lead]
+        else:
+            size, stride = 1, outer
+        strides[i] = stride if size == shape[i] else 0
+        outer = shape[i] * strides[i]
+    return tuple(strides)
 
 
 @tensor_method("expand", "broadcast_to")
@@ -649,6 +736,8 @@ class SelectBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim, index):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         key = _along(dim, index)
         ctx.shape, ctx.key = a.shape, key
         return a[key]
@@ -664,9 +753,16 @@ class SliceBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim, start, stop, step):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         key = _along(dim, slice(start, stop, step))
         ctx.shape, ctx.key = a.shape, key
-        return a[key]
+        out = a[key]
+        if step != 1 and out.shape[dim] < 2:  # NumPy keeps the stride of a dim of size
+            strides = list(element_strides(a))  # 0 or 1 as it was; PyTorch multiplies it
+            strides[dim] *= step
+            out = with_strides(out, strides)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -741,6 +837,8 @@ class _SplitOp(Op):
 
     @staticmethod
     def forward(ctx, a, dim, sizes):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dim = dim
         bounds = np.cumsum((0,) + tuple(sizes))
         return tuple(a[_along(dim, slice(int(b0), int(b1)))] for b0, b1 in zip(bounds, bounds[1:]))
@@ -824,6 +922,8 @@ class UnbindBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dim):
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         ctx.dim = dim
         return tuple(a[_along(dim, i)] for i in range(a.shape[dim]))
 
@@ -851,12 +951,13 @@ def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarra
     length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
     others = [d for d in range(a.ndim) if d not in (dim1, dim2)]
     shape = tuple(a.shape[d] for d in others) + (length,)
-    if length == 0:
-        return np.zeros(shape, a.dtype)
+    a = with_pytorch_strides(a)  # (an empty diagonal has PyTorch's strides too)
+    strides = tuple(a.strides[d] for d in others) + (a.strides[dim1] + a.strides[dim2],)
+    if length == 0 or a.size == 0:  # no first element: nothing to start at
+        return as_strided(a, shape, strides, writeable=a.flags.writeable)
     start = [slice(None)] * a.ndim
     start[dim1 if offset < 0 else dim2] = slice(abs(offset), None)
     first = a[tuple(start)]  # starts at the diagonal's first element
-    strides = tuple(a.strides[d] for d in others) + (a.strides[dim1] + a.strides[dim2],)
     return as_strided(first, shape, strides, writeable=first.flags.writeable)
 
 
@@ -1423,6 +1524,8 @@ class UnfoldBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim, size, step):
         ctx.shape, ctx.dim, ctx.size, ctx.step = a.shape, dim, size, step
+        if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
+            a = with_pytorch_strides(a)
         if a.ndim == 0:  # PyTorch: shape (size,), a window of 1 element or none
             return a.reshape(1)[:size]
         count = (a.shape[dim] - size) // step + 1
