@@ -23,14 +23,23 @@ import math
 
 import numpy as np
 
+from .._dtypes import result_type
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from . import numpy_protocol, shape
-from .decompositions import _scalar_name, check_float, check_matrix, inv_ex, solve, svdvals
+from .decompositions import (
+    _SCALAR_NAMES,
+    _scalar_name,
+    check_float,
+    check_matrix,
+    inv_ex,
+    solve,
+    svdvals,
+)
 from .index import masked_fill
 from .linalg import _cpp_name, _unsafe_view, mm
 from .op import Op
-from .pointwise import mul, reciprocal
+from .pointwise import _check_bool_subtraction, mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
 from .reduce import sum as sum_
 
@@ -494,6 +503,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 # ----------------------------------------------------------------------------------------
 class DistBackward0(Op):
     formula = "∂‖a − b‖ₚ/∂a = the p-norm's gradient at a − b;  ∂/∂b = minus that"
+    promotes = True  # a − b in PyTorch's result dtype (float32 − int64 is float32)
 
     @staticmethod
     def forward(ctx, a, b, p):
@@ -517,7 +527,14 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
     >>> torch.dist(torch.tensor([1., 1.]), torch.tensor([4., 5.]))
     tensor(5.)
     """
+    _check_bool_subtraction(input, other)
     _checked_broadcast_any(input, other)
+    promoted = result_type(input, other).numpy
+    if promoted.kind != "f":  # (int64 - int64: PyTorch's norm refuses it)
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_SCALAR_NAMES.get(promoted.name, promoted.name)} instead."
+            "\nHint: convert first, e.g. torch.dist(a.float(), b.float()).")
     return DistBackward0.apply(input, other, p=float(p))
 
 
