@@ -1,0 +1,191 @@
+"""Differences the function sweep (tests/sweep_functions_against_torch.py) found, fixed.
+
+Each test states the expected values worked out by hand, and compares with PyTorch where
+it is installed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad
+
+
+def _torch_or_none():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+LIBS = [teachgrad] + ([_torch_or_none()] if _torch_or_none() is not None else [])
+each_library = pytest.mark.parametrize("lib", LIBS, ids=lambda lib: lib.__name__)
+
+
+# ---------------------------------------------------------------- cholesky_solve's triangle
+
+
+@each_library
+def test_cholesky_solve_reads_only_the_factors_triangle(lib):
+    # L = [[2, 0], [1, 1]] (the 5 above the diagonal is not part of it): A = L Lᵀ =
+    # [[4, 2], [2, 2]], and A x = [4, 2] has x = [1, 0]. Reading all of L would solve
+    # [[29, 7], [7, 2]] x = [4, 2] instead.
+    L = lib.tensor([[2.0, 5.0], [1.0, 1.0]], dtype=lib.float64)
+    x = lib.cholesky_solve(lib.tensor([[4.0], [2.0]], dtype=lib.float64), L)
+    np.testing.assert_allclose(x.numpy(), [[1.0], [0.0]], atol=1e-12)
+    # upper=True reads the upper triangle: U = [[2, 1], [0, 1]], A = UᵀU = [[4, 2], [2, 2]]
+    U = lib.tensor([[2.0, 1.0], [7.0, 1.0]], dtype=lib.float64)
+    x = lib.cholesky_solve(lib.tensor([[4.0], [2.0]], dtype=lib.float64), U, upper=True)
+    np.testing.assert_allclose(x.numpy(), [[1.0], [0.0]], atol=1e-12)
+
+
+@each_library
+def test_cholesky_solve_gradient_in_b_uses_the_triangle(lib):
+    # X = A⁻¹B, so ∂ΣX/∂B = A⁻¹·1 = A⁻¹[1, 1] = [[0.5 -0.5], [-0.5, 1]]·[1, 1] = [0, 0.5]
+    L = lib.tensor([[2.0, 5.0], [1.0, 1.0]], dtype=lib.float64)
+    B = lib.tensor([[4.0], [2.0]], dtype=lib.float64, requires_grad=True)
+    lib.cholesky_solve(B, L).sum().backward()
+    np.testing.assert_allclose(B.grad.numpy(), [[0.0], [0.5]], atol=1e-12)
+
+
+def test_cholesky_solve_matches_pytorch_on_a_full_matrix():
+    torch = pytest.importorskip("torch")
+    rows = [[2.0, -1.0, 0.0], [1.0, 3.0, 1.0], [0.5, 0.0, 1.5]]
+    b_rows = [[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]]
+    for upper in (False, True):
+        results = []
+        for lib in (teachgrad, torch):
+            L = lib.tensor(rows, dtype=lib.float64, requires_grad=True)
+            B = lib.tensor(b_rows, dtype=lib.float64, requires_grad=True)
+            X = lib.cholesky_solve(B, L, upper=upper)
+            X.sum().backward()
+            results.append([X.detach().numpy(), B.grad.numpy(), L.grad.numpy()])
+        for ours, theirs in zip(*results):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- creation and sampling
+
+
+@each_library
+def test_arange_of_an_integer_tensor_is_int64(lib):
+    assert lib.arange(lib.tensor(3)).dtype == lib.int64
+    assert lib.arange(lib.tensor(3)).tolist() == [0, 1, 2]
+    assert lib.arange(1, lib.tensor(6), lib.tensor(2)).tolist() == [1, 3, 5]
+    assert lib.arange(lib.tensor(2.0)).dtype == lib.float32
+
+
+@each_library
+def test_rand_like_and_randn_like_of_a_0d_tensor(lib):
+    x = lib.tensor(2.5, dtype=lib.float64)
+    for fn in (lib.rand_like, lib.randn_like):
+        sample = fn(x)
+        assert sample.shape == () and sample.dtype == lib.float64
+    assert 0.0 <= lib.rand_like(x).item() < 1.0
+
+
+def test_rand_like_of_a_0d_tensor_draws_pytorchs_number():
+    torch = pytest.importorskip("torch")
+    drawn = []
+    for lib in (teachgrad, torch):
+        lib.manual_seed(0)
+        drawn.append((lib.rand_like(lib.tensor(1.0)).item(),
+                      lib.randn_like(lib.tensor(1.0)).item()))
+    assert drawn[0] == drawn[1]
+
+
+# ---------------------------------------------------------------- where(condition), nonzero
+
+
+@each_library
+def test_where_of_a_0d_condition(lib):
+    (found,) = lib.where(lib.tensor(2.5))
+    assert found.tolist() == [0] and found.dtype == lib.int64
+    (found,) = lib.where(lib.tensor(0.0))
+    assert found.tolist() == []
+
+
+@each_library
+def test_nonzero_is_laid_out_column_by_column(lib):
+    m = lib.tensor([[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]])
+    indices = lib.nonzero(m)
+    assert indices.tolist() == [[0, 0], [0, 2], [1, 1], [1, 2]]
+    assert indices.stride() == (1, 4) and not indices.is_contiguous()
+    rows, cols = lib.where(m)
+    assert (rows.tolist(), cols.tolist()) == ([0, 0, 1, 1], [0, 2, 1, 2])
+    assert rows.stride() == cols.stride() == (1,)
+    assert [c.stride() for c in lib.nonzero(m, as_tuple=True)] == [(1,), (1,)]
+
+
+# ---------------------------------------------------------------- hardtanh / relu6 on integers
+
+
+@each_library
+def test_hardtanh_and_relu6_clamp_integer_tensors(lib):
+    F = lib.nn.functional
+    x = lib.tensor([3, -1, 0, 2, 7, -4])
+    assert F.relu6(x).tolist() == [3, 0, 0, 2, 6, 0] and F.relu6(x).dtype == lib.int64
+    assert F.hardtanh(x).tolist() == [1, -1, 0, 1, 1, -1]
+    # float bounds are truncated to the integer type: [-2.5, 3.5] clamps to [-2, 3]
+    assert F.hardtanh(x, -2.5, 3.5).tolist() == [3, -1, 0, 2, 3, -2]
+    F.hardtanh_(x)
+    assert x.tolist() == [1, -1, 0, 1, 1, -1]
+
+
+@each_library
+def test_hardtanh_refuses_bool(lib):
+    with pytest.raises(RuntimeError, match="^Bool inputs not supported for hardtanh"):
+        lib.nn.functional.relu6(lib.tensor([True, False]))
+
+
+# ---------------------------------------------------------------- dist's dtype and errors
+
+
+@each_library
+def test_dist_promotes_as_subtraction(lib):
+    a = lib.tensor([1.5, -2.0], requires_grad=True)
+    b = lib.tensor([3, 1])
+    d = lib.dist(a, b)  # ‖[-1.5, -3]‖ = √11.25
+    assert d.dtype == lib.float32
+    np.testing.assert_allclose(d.item(), 11.25 ** 0.5, rtol=1e-6)
+    d.backward()  # (a − b)/‖a − b‖
+    np.testing.assert_allclose(a.grad.numpy(), np.array([-1.5, -3.0]) / 11.25 ** 0.5,
+                               rtol=1e-6)
+    assert lib.dist(a.double(), b).dtype == lib.float64
+
+
+@each_library
+def test_dist_errors(lib):
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating "
+                                           "point or complex. Got Long instead."):
+        lib.dist(lib.tensor([1, 2]), lib.tensor([3, 4]))
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool"):
+        lib.dist(lib.tensor([True]), lib.tensor([False]))
+
+
+# ---------------------------------------------------------------- *_copy results are row-major
+
+
+@each_library
+@pytest.mark.parametrize("name, args", [
+    ("t_copy", ()), ("transpose_copy", (0, 1)), ("permute_copy", ((1, 0),)),
+    ("alias_copy", ()), ("detach_copy", ()), ("unsqueeze_copy", (0,)),
+])
+def test_copy_functions_give_contiguous_results(lib, name, args):
+    x = lib.arange(6.0).view(2, 3).t()  # a (3, 2) tensor with strides (1, 3)
+    out = getattr(lib, name)(x, *args)
+    assert out.is_contiguous()
+    expected = x.numpy()
+    if name in ("t_copy", "transpose_copy", "permute_copy"):
+        expected = expected.T
+    np.testing.assert_array_equal(out.numpy().reshape(expected.shape), expected)
+    out.view(-1)  # (a view of a transposed layout would fail here)
+
+
+@each_library
+def test_diagonal_copy_of_a_batch_is_contiguous(lib):
+    x = lib.arange(8.0).view(2, 2, 2)
+    out = lib.diagonal_copy(x)  # out[i, j] = x[j, j, i] (the diagonal dims go last)
+    assert out.tolist() == [[0.0, 6.0], [1.0, 7.0]] and out.stride() == (2, 1)
