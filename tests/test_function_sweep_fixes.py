@@ -189,3 +189,84 @@ def test_diagonal_copy_of_a_batch_is_contiguous(lib):
     x = lib.arange(8.0).view(2, 2, 2)
     out = lib.diagonal_copy(x)  # out[i, j] = x[j, j, i] (the diagonal dims go last)
     assert out.tolist() == [[0.0, 6.0], [1.0, 7.0]] and out.stride() == (2, 1)
+
+
+# ---------------------------------------------------------------- allclose / isclose operands
+
+
+@each_library
+def test_isclose_and_allclose_refuse_mixed_dtypes(lib):
+    # PyTorch compares tensors of one dtype: float32 against float64 is an error, not a
+    # promotion (a test passing in teachgrad would fail in PyTorch)
+    a = lib.tensor([1.0, 2.0])
+    for other, name in ((lib.tensor([1.0, 2.0], dtype=lib.float64), "Double"),
+                        (lib.tensor([1, 2]), "Long")):
+        for fn in (lib.isclose, lib.allclose):
+            with pytest.raises(RuntimeError, match=f"^Float did not match {name}"):
+                fn(a, other)
+    assert lib.allclose(a, a + 1e-9)
+    assert lib.isclose(a, lib.tensor([1.0, 2.5])).tolist() == [True, False]
+
+
+@each_library
+def test_isclose_shapes_that_do_not_broadcast(lib):
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size "
+                                           r"of tensor b \(3\) at non-singleton dimension 0"):
+        lib.isclose(lib.ones(2), lib.ones(3))
+
+
+# ---------------------------------------------------------------- PyTorch's errors, not NumPy's
+
+
+@each_library
+def test_a_number_among_tensors(lib):
+    x = lib.tensor([1.0, 2.0])
+    message = "^expected Tensor as element 1 in argument 0, but got int"
+    for call in (lambda: lib.atleast_1d(x, 2), lambda: lib.atleast_2d(x, 2),
+                 lambda: lib.meshgrid(x, 2, indexing="ij")):
+        with pytest.raises(TypeError, match=message):
+            call()
+
+
+@each_library
+def test_unique_along_a_dim_of_a_0d_tensor(lib):
+    x = lib.tensor(2.5)
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dim"):
+        lib.unique(x, dim=0)
+    with pytest.raises(IndexError, match="^Dimension specified as -1 but tensor has no dim"):
+        lib.unique_consecutive(x, dim=-1)
+
+
+@each_library
+def test_tensordot_with_more_dims_than_a_tensor_has(lib):
+    with pytest.raises(RuntimeError, match="^tensordot expects dims < ndim_a or ndim_b, but "
+                                           "got dims=2"):
+        lib.tensordot(lib.ones(2, 3), lib.ones(3), 2)
+    # dims equal to both ranks is a full contraction: Σ 1·1 over 6 elements
+    assert lib.tensordot(lib.ones(2, 3), lib.ones(2, 3), 2).item() == 6.0
+
+
+@each_library
+def test_cross_of_different_ranks(lib):
+    with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"), \
+            pytest.raises(RuntimeError, match="^linalg.cross: inputs must have the same number"):
+        lib.cross(lib.ones(2, 3), lib.ones(3))
+
+
+@each_library
+def test_binomial_checks_dtypes_and_shapes(lib):
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Double"):
+        lib.binomial(lib.ones(2, dtype=lib.float64), lib.full((2,), 0.5))
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match"):
+        lib.binomial(lib.ones(2, 3), lib.full((3, 3), 0.5))
+    # probabilities 0 and 1 leave no chance: 0 and all 5 successes
+    assert lib.binomial(lib.tensor([5.0, 5.0]), lib.tensor([0.0, 1.0])).tolist() == [0.0, 5.0]
+
+
+@each_library
+def test_window_length_as_a_0d_tensor(lib):
+    # the periodic Hann window of length 3 is sin²(πn/3): sin²(0), sin²(π/3), sin²(2π/3)
+    np.testing.assert_allclose(lib.hann_window(lib.tensor(3)).numpy(), [0.0, 0.75, 0.75],
+                               atol=1e-7)
+    np.testing.assert_allclose(lib.kaiser_window(lib.tensor(3)).numpy(),
+                               lib.kaiser_window(3).numpy())

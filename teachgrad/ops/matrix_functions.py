@@ -248,6 +248,8 @@ def default_cross_dim(a: Tensor, b: Tensor) -> int:
         "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
         "change to agree with that of linalg.cross in a future release.",
         UserWarning)
+    if a._data.ndim != b._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     for d, size in enumerate(np.broadcast_shapes(*_checked_broadcast(a, b))):
         if size == 3:
             return d
@@ -451,6 +453,11 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a._data.ndim, b._data.ndim):  # (PyTorch's words, its test is <=)
+            raise RuntimeError(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
+                f"\nHint: a has {a._data.ndim} dimensions and b {b._data.ndim}; dims "
+                "contracts the last dims of a with the first dims of b.")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
