@@ -270,3 +270,52 @@ def test_window_length_as_a_0d_tensor(lib):
                                atol=1e-7)
     np.testing.assert_allclose(lib.kaiser_window(lib.tensor(3)).numpy(),
                                lib.kaiser_window(3).numpy())
+
+
+# ---------------------------------------------------------------- out= on more functions
+
+
+@each_library
+@pytest.mark.parametrize("call, expected", [
+    # erf(0) = 0; erfc(0) = 1; exp2(3) = 8; frac(2.5) = 0.5; sinc(0) = 1; logit(½) = 0
+    (lambda lib, x, o: lib.erf(x[:1] * 0, out=o), [0.0]),
+    (lambda lib, x, o: lib.erfc(x[:1] * 0, out=o), [1.0]),
+    (lambda lib, x, o: lib.exp2(x[:1] * 0 + 3, out=o), [8.0]),
+    (lambda lib, x, o: lib.frac(x[:1] + 1, out=o), [0.5]),
+    (lambda lib, x, o: lib.special.sinc(x[:1] * 0, out=o), [1.0]),
+    (lambda lib, x, o: lib.special.logit(x[:1], out=o), [0.0]),
+    (lambda lib, x, o: lib.special.ndtr(x[:1] * 0, out=o), [0.5]),
+    (lambda lib, x, o: lib.linalg.det(lib.eye(2) * 3, out=o), 9.0),
+    (lambda lib, x, o: lib.linalg.vector_norm(lib.tensor([3.0, 4.0]), out=o), 5.0),
+    (lambda lib, x, o: lib.t_copy(lib.tensor([[1.0, 2.0]]), out=o), [[1.0], [2.0]]),
+])
+def test_out_on_more_functions(lib, call, expected):
+    x = lib.tensor([0.5, 2.0])
+    out = lib.empty(0)
+    assert call(lib, x, out) is out
+    np.testing.assert_allclose(out.numpy(), expected, atol=1e-6)
+
+
+@each_library
+def test_out_of_a_result_without_gradient_takes_inputs_that_require_grad(lib):
+    w = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    index = lib.empty(0, dtype=lib.int64)
+    assert lib.argmax(w, out=index) is index and index.item() == 1
+    same = lib.empty(0, dtype=lib.bool)
+    assert lib.eq(w, w, out=same).tolist() == [True, True, True]
+    with pytest.raises(RuntimeError, match="^erf\\(\\): functions with out=... arguments don't "
+                                           "support automatic differentiation"):
+        lib.erf(w, out=lib.empty(0))
+
+
+@each_library
+def test_out_dtype_messages(lib):
+    x = lib.tensor([0.5, 2.0])
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype long int, but "
+                                           "got float instead"):
+        lib.argmax(x, out=lib.empty(0))
+    with pytest.raises(RuntimeError, match="^Found dtype Long but expected Float"):
+        lib.frac(x, out=lib.empty(0, dtype=lib.int64))
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                           "output type Long"):
+        lib.erf(x, out=lib.empty(0, dtype=lib.int64))
