@@ -319,3 +319,28 @@ def test_out_dtype_messages(lib):
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
                                            "output type Long"):
         lib.erf(x, out=lib.empty(0, dtype=lib.int64))
+
+
+# ---------------------------------------------------------------- embedding's table, bool()
+
+
+@each_library
+def test_embedding_table_must_be_2d(lib):
+    for weight in (lib.ones(3), lib.ones(3, 2, 2)):
+        with pytest.raises(RuntimeError, match="^'weight' must be 2-D"):
+            lib.nn.functional.embedding(lib.tensor([0, 1]), weight)
+    with pytest.raises(RuntimeError, match="^'weight' must be 2-D"):
+        lib.embedding(lib.ones(3), lib.tensor([0]))  # (ATen's order: weight first)
+    # a 2-d table: row 1 of [[0, 0], [1, 2]]
+    assert lib.nn.functional.embedding(lib.tensor([1]), lib.tensor([[0.0, 0.0], [1.0, 2.0]])
+                                       ).tolist() == [[1.0, 2.0]]
+
+
+@each_library
+def test_bool_of_an_empty_tensor(lib):
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with no values is "
+                                           "ambiguous"):
+        bool(lib.ones(0))
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one"):
+        bool(lib.ones(2))
+    assert bool(lib.ones(1, 1)) is True

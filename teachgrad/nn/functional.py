@@ -1024,6 +1024,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     """
     from .embedding_op import EmbeddingBackward0
 
+    if weight._data.ndim != 2:  # (ATen checks the table first, then the indices)
+        raise RuntimeError(
+            "'weight' must be 2-D\nHint: the table has one row per index: shape "
+            "(num_embeddings, embedding_dim), e.g. torch.randn(10, 3).")
     if input._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
