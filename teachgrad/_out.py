@@ -136,6 +136,14 @@ _NOT_DIFFERENTIABLE = frozenset((
     "argmax", "argmin", "nonzero", "histc", "bucketize", "searchsorted", "eq", "ne", "ge",
     "gt", "le", "lt", "isneginf", "isposinf", "signbit", "logical_and", "logical_not",
     "logical_or", "logical_xor", "all", "any",
+    # torch.special's functions PyTorch gives no derivative (their results never require grad)
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "spherical_bessel_j0",
 ))
 # The concatenations check the same-kind rule with their own words.
 _CAT_FUNCTIONS = ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack")

@@ -344,3 +344,15 @@ def test_bool_of_an_empty_tensor(lib):
     with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one"):
         bool(lib.ones(2))
     assert bool(lib.ones(1, 1)) is True
+
+
+@each_library
+def test_out_of_special_functions_without_derivative(lib):
+    # PyTorch gives bessel_j0 and the orthogonal polynomials no derivative: their results
+    # never require grad, so out= takes inputs that do. T₂(½) = 2·¼ − 1 = −½, T₃(1) = 1.
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    out = lib.empty(0)
+    lib.special.chebyshev_polynomial_t(x, lib.tensor([2.0, 3.0]), out=out)
+    assert out.tolist() == [-0.5, 1.0] and not out.requires_grad
+    np.testing.assert_allclose(lib.special.bessel_j0(x, out=lib.empty(0)).numpy(),
+                               [0.938469807, 0.765197687], rtol=1e-6)
