@@ -169,6 +169,7 @@ from . import _out  # noqa: E402
 
 _out.add_out_arguments(globals(), special.__dict__)
 _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))
+_out.add_linalg_out_arguments(linalg.__dict__)  # torch.linalg.det(A, out=d)
 # torch.sum([1, 2]) gets PyTorch's "argument 'input' (position 1) must be Tensor, not list"
 from ._input_check import add_input_checks  # noqa: E402
 

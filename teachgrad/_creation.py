@@ -611,7 +611,8 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
         start, end = 0, start
     elif not all(map(is_number, (start, end, step))):
         _ARANGE.check(given)
-    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    # a 0-d tensor counts as its number: an integer one keeps the result int64
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for v in values:  # (PyTorch reads each as a double first)
         check_real_value(v, np.dtype(np.float64))
     if step == 0:

@@ -59,6 +59,30 @@ OUT_FUNCTIONS = (
     "sigmoid", "sign", "signbit", "sin", "sinh", "sqrt", "square", "stack", "std", "sub",
     "subtract", "sum", "take_along_dim", "tan", "tanh", "tril", "triu", "true_divide",
     "trunc", "var", "vdot", "vstack", "where",
+    # (found missing by tests/sweep_functions_against_torch.py)
+    "alias_copy", "arctan2", "argmax", "argmin", "chain_matmul", "cholesky",
+    "cholesky_inverse", "cholesky_solve", "clamp_max", "clamp_min", "conj_physical",
+    "detach_copy", "diagonal_copy", "digamma", "erf", "erfc", "erfinv", "exp2", "fix", "frac",
+    "histc", "i0", "igamma", "igammac", "inverse", "logit", "msort", "nansum", "nonzero",
+    "norm", "nuclear_norm", "sinc", "slice_copy", "slice_scatter", "t_copy", "take", "xlogy",
+)
+# torch.special's and torch.linalg's own functions with out= (those not also top-level
+# functions, which are wrapped with them)
+SPECIAL_OUT_FUNCTIONS = (
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "gammainc", "gammaincc",
+    "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "logit",
+    "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "ndtr", "ndtri", "psi", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc",
+    "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+)
+LINALG_OUT_FUNCTIONS = (
+    "cholesky", "cond", "det", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_rank",
+    "norm", "pinv", "svdvals", "vecdot", "vector_norm",
 )
 
 # Creation functions with ``out=`` (``torch.rand(2, 2, out=c)``): the new values take
@@ -85,7 +109,11 @@ def _requires_grad(args: tuple, kwargs: dict) -> bool:
 _EXACT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
 _SAME_DTYPE_MESSAGES = {
     **dict.fromkeys(("mm", "matmul", "bmm", "addmm", "mv", "addmv", "baddbmm", "cross",
-                     "diag", "tril", "triu", "gather", "take_along_dim"), _EXACT),
+                     "diag", "tril", "triu", "gather", "take_along_dim", "argmax", "argmin",
+                     "alias_copy", "detach_copy", "msort", "norm"), _EXACT),
+    "histc": "torch.histogram: input tensor and hist tensor should have the same dtype, but "
+             "got input {result_cpp} and hist {out_cpp}",
+    "nonzero": "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
     "dot": "result dtype {out} does not match input dtype {result}",
     "vdot": "result dtype {out} does not match input dtype {result}",
     "addbmm": "self and mat2 must have the same dtype, but got {out} and {result}",
@@ -100,8 +128,24 @@ _SAME_DTYPE_MESSAGES = {
             "and {out} for out's dtype.",
     "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {result}",
     "logcumsumexp": "expected scalar_type {result} but found {out}",
-    **dict.fromkeys(("round", "clamp", "clip"), "Found dtype {out} but expected {result}"),
+    **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "fix", "frac"),
+                    "Found dtype {out} but expected {result}"),
 }
+# Functions whose result has no gradient: PyTorch writes it into out= even when an input
+# requires grad (torch.argmax(w, out=i)).
+_NOT_DIFFERENTIABLE = frozenset((
+    "argmax", "argmin", "nonzero", "histc", "bucketize", "searchsorted", "eq", "ne", "ge",
+    "gt", "le", "lt", "isneginf", "isposinf", "signbit", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "all", "any",
+    # torch.special's functions PyTorch gives no derivative (their results never require grad)
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "spherical_bessel_j0",
+))
 # The concatenations check the same-kind rule with their own words.
 _CAT_FUNCTIONS = ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack")
 # Reductions that compute in out's dtype (the input converted first), as with dtype=.
@@ -229,7 +273,7 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             )
         if name in _REDUCE_IN_OUT_DTYPE and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
-        if is_grad_enabled() and (
+        if name not in _NOT_DIFFERENTIABLE and is_grad_enabled() and (
             _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)
         ):
             raise RuntimeError(
@@ -253,12 +297,21 @@ def add_out_arguments(namespace: dict, special: dict) -> None:
     name the function itself (``abs()``), as PyTorch's kernels do.
     """
     wanted = {id(namespace[name]) for name in OUT_FUNCTIONS if name in namespace}
+    wanted |= {id(special[name]) for name in SPECIAL_OUT_FUNCTIONS if name in special}
     creating = {id(namespace[name]) for name in OUT_CREATION_FUNCTIONS if name in namespace}
     for names, prefix in ((namespace, ""), (special, "special_")):
         for name, value in list(names.items()):
             if callable(value) and (id(value) in wanted or id(value) in creating):
                 names[name] = accepts_out(value, creates=id(value) in creating,
                                           called=shown_name(name, prefix))
+
+
+def add_linalg_out_arguments(linalg: dict) -> None:
+    """Wrap :data:`LINALG_OUT_FUNCTIONS` in ``linalg`` (teachgrad.linalg's namespace); its
+    TypeErrors name ``linalg_det`` & co., as PyTorch's parser does."""
+    for name in LINALG_OUT_FUNCTIONS:
+        if name in linalg:
+            linalg[name] = accepts_out(linalg[name], called=shown_name(name, "linalg_"))
 
 
 # Functions returning several tensors (a named tuple) take ``out=`` as a tuple of tensors,

@@ -287,7 +287,9 @@ def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool 
     """Uniform samples shaped like ``input``."""
     check_layout("rand_like", layout)
     check_flag_overloaded("rand_like", (input,), requires_grad)
-    return rand(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    # (the shape as one tuple: a 0-d input gives rand(()), a 0-d sample)
+    return rand(tuple(input._data.shape), dtype=dtype or input.dtype,
+                requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
@@ -295,7 +297,8 @@ def randn_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool
     """Normal samples shaped like ``input``."""
     check_layout("randn_like", layout)
     check_flag_overloaded("randn_like", (input,), requires_grad)
-    return randn(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(tuple(input._data.shape), dtype=dtype or input.dtype,
+                 requires_grad=requires_grad)
 
 
 def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, layout=None,

@@ -22,6 +22,7 @@ from ._random import Generator, _check_probabilities, _engine
 from ._tensor import Tensor
 from .ops.inplace import apply_inplace
 from .ops.op import Op
+from .ops.pointwise import _check_broadcast
 from .ops.select_grad import zero_grad_like
 
 __all__ = ["binomial", "poisson"]
@@ -265,6 +266,12 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
                 f"binomial only supports floating-point dtypes for {name}, got: "
                 f"{t.dtype._legacy.removesuffix('Tensor')}"
             )
+    if prob._data.dtype != count._data.dtype:  # (PyTorch's kernel takes one dtype)
+        raise RuntimeError(
+            f"Found dtype {prob.dtype._legacy.removesuffix('Tensor')} but expected "
+            f"{count.dtype._legacy.removesuffix('Tensor')}"
+            "\nHint: give count and prob the same dtype, e.g. prob.to(count.dtype).")
+    _check_broadcast(count, prob)
     return BinomialNotImplemented.apply(count, prob, engine=_engine(generator))
 
 

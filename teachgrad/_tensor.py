@@ -474,7 +474,8 @@ class Tensor:
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with no values is ambiguous" if self._data.size == 0
+                else "Boolean value of Tensor with more than one value is ambiguous"
             )
         return bool(self._data.reshape(()).item())
 

@@ -46,6 +46,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype, device, requir
     """The common frame: checks, the lengths 0 and 1, the periodic trick."""
     _check_device(device)
     numpy_dtype = _checked_dtype(name, window_length, dtype)
+    window_length = int(window_length)  # (a 0-d integer tensor: its number)
     if window_length <= 1:
         return _finish(np.ones(window_length, numpy_dtype), requires_grad)
     n = window_length + 1 if periodic else window_length

@@ -92,14 +92,15 @@ GRADIENTS = [
     ("cholesky", lambda A: LA.cholesky(sym(A)), lambda: [spd(3)]),
     ("cholesky_upper", lambda A: LA.cholesky(sym(A), upper=True), lambda: [spd(3)]),
     ("cholesky_ex", lambda A: LA.cholesky_ex(sym(A)).L, lambda: [spd(2, 2)]),
-    ("cholesky_solve", teachgrad.cholesky_solve,
+    # (cholesky_solve and cholesky_inverse read only L's triangle, and their gradient is
+    # PyTorch's formula for that triangle: checked, as PyTorch's own tests do, through
+    # L.tril() / U.triu())
+    ("cholesky_solve", lambda B, L: teachgrad.cholesky_solve(B, L.tril()),
      lambda: [leaf(3, 2), teachgrad.tensor(np.linalg.cholesky(spd(3).detach().numpy()),
                                            requires_grad=True)]),
-    ("cholesky_solve_upper", lambda B, U: teachgrad.cholesky_solve(B, U, upper=True),
+    ("cholesky_solve_upper", lambda B, U: teachgrad.cholesky_solve(B, U.triu(), upper=True),
      lambda: [leaf(3, 2), teachgrad.tensor(np.linalg.cholesky(spd(3).detach().numpy()).T,
                                            requires_grad=True)]),
-    # (the op reads only L's lower triangle, and its gradient is PyTorch's formula for
-    # that triangle: checked, as PyTorch's own tests do, through L.tril())
     ("cholesky_inverse", lambda L: teachgrad.cholesky_inverse(L.tril()),
      lambda: [teachgrad.tensor(np.linalg.cholesky(spd(3).detach().numpy()), requires_grad=True)]),
     ("qr_tall", lambda A: tuple(LA.qr(A)), lambda: [leaf(4, 3)]),

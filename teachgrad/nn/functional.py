@@ -231,8 +231,17 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """Clamp to ``[min_val, max_val]`` (gradient 1 strictly inside, 0 outside)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh"
+                           "\nHint: convert the input to numbers first, e.g. x.float().")
+    if input._data.dtype.kind in "iu":  # PyTorch clamps integers, to the bounds truncated
+        return _maybe_inplace(input, inplace, _clamp_integers, int(min_val), int(max_val))
     _require_floating(input, "hardtanh_cpu")
     return _maybe_inplace(input, inplace, _hardtanh, min_val, max_val)
+
+
+def _clamp_integers(input: Tensor, low: int, high: int) -> Tensor:
+    return input.clamp(low, high)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -1026,6 +1035,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     """
     from .embedding_op import EmbeddingBackward0
 
+    if weight._data.ndim != 2:  # (ATen checks the table first, then the indices)
+        raise RuntimeError(
+            "'weight' must be 2-D\nHint: the table has one row per index: shape "
+            "(num_embeddings, embedding_dim), e.g. torch.randn(10, 3).")
     if input._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "

@@ -15,6 +15,7 @@ from .._creation import _check_device
 from .._dtypes import complex_refused
 from .._layout import check_layout
 from .._tensor import Tensor, _make, tensor_method
+from .decompositions import _scalar_name
 from .layout import (
     check_memory_format,
     contiguous_format,
@@ -26,6 +27,7 @@ from .layout import (
 )
 from .layout import memory_format as _memory_format_type
 from .op import Op
+from .pointwise import _check_broadcast
 
 
 class CloneBackward0(Op):
@@ -327,6 +329,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when all elements are close: ``|a - b| <= atol + rtol * |b|``."""
+    _check_close_operands(input, other)
     return bool(np.allclose(input._data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -337,8 +340,21 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
     for name, value in (("rtol", rtol), ("atol", atol)):
         if isinstance(value, complex):  # (NumPy would compare with |1j| quietly)
             raise TypeError(f"isclose(): argument '{name}' must be float, not complex")
+    _check_close_operands(input, other)
     return _make(np.asarray(np.isclose(input._data, _data(other), rtol=rtol, atol=atol,
                                    equal_nan=equal_nan)))
+
+
+def _check_close_operands(input: Tensor, other) -> None:  # noqa: A002
+    """PyTorch compares tensors of one dtype only (float32 with float64 is refused, not
+    promoted), and of shapes that broadcast."""
+    if isinstance(other, Tensor):
+        if input._data.dtype != other._data.dtype:
+            raise RuntimeError(
+                f"{_scalar_name(input)} did not match {_scalar_name(other)}"
+                "\nHint: convert one to the other's dtype first, e.g. "
+                "torch.allclose(a, b.to(a.dtype)).")
+        _check_broadcast(input, other)
 
 
 def _data(x):

@@ -654,13 +654,20 @@ def _gram(L, upper: bool):
     return np.matmul(mT(L), L) if upper else np.matmul(L, mT(L))
 
 
+def _triangle(L: np.ndarray, upper: bool) -> np.ndarray:
+    """The triangle of a Cholesky factor LAPACK reads (the other may hold anything)."""
+    return np.triu(L) if upper else np.tril(L)
+
+
 class CholeskySolveBackward0(Op):
     formula = "X = (LLᵀ)⁻¹B:  ∂L/∂B = (LLᵀ)⁻¹ḡ    ∂L/∂L = −(G + Gᵀ) L,  G = (∂L/∂B) Xᵀ"
 
     @staticmethod
     def forward(ctx, B, L, upper):
         ctx.upper = upper
-        X = _solve(_gram(L, upper), B, "cholesky_solve")
+        # Only L's triangle is read, as by LAPACK's potrs (and cholesky_inverse); the
+        # gradient in L, PyTorch's formula, uses the whole of L.
+        X = _solve(_gram(_triangle(L, upper), upper), B, "cholesky_solve")
         ctx.save_for_backward(L, X)
         return X
 
@@ -668,7 +675,7 @@ class CholeskySolveBackward0(Op):
     def backward(ctx, grad):
         L, X = ctx.saved_tensors
         need_B, need_L = ctx.needs_input_grad
-        grad_B = np.linalg.solve(_gram(L, ctx.upper), grad)
+        grad_B = np.linalg.solve(_gram(_triangle(L, ctx.upper), ctx.upper), grad)
         grad_L = None
         if need_L:
             common = np.matmul(grad_B, mT(X))
@@ -685,8 +692,7 @@ class CholeskyInverseBackward0(Op):
         ctx.upper = upper
         # Only L's triangle is read (the other one may hold anything, as LAPACK's potri
         # ignores it); the backward formula, PyTorch's, uses the whole of L.
-        triangle = np.triu(L) if upper else np.tril(L)
-        X = _inverse(_gram(triangle, upper), "cholesky_inverse")
+        X = _inverse(_gram(_triangle(L, upper), upper), "cholesky_inverse")
         ctx.save_for_backward(L, X)
         return X
 

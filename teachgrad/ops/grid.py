@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from .._warn import warn_user
+from .shape import _tensor_list
 
 
 def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
@@ -57,6 +58,7 @@ def _check(tensors: tuple, indexing: str) -> None:
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    _tensor_list(tensors, "meshgrid")  # (PyTorch's TypeError for a number among them)
     for t in tensors:
         if t.dim() > 1:
             raise RuntimeError(

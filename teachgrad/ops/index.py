@@ -1311,8 +1311,15 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, 
     """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or with
     ``as_tuple=True`` one vector per dimension (what ``x[...]`` accepts)."""
     if as_tuple:  # PyTorch returns the columns of the (n, ndim) result, as views of it
-        return unbind(_make(np.argwhere(np.atleast_1d(input._data)).astype(np.int64)), 1)
-    return _make(np.argwhere(input._data).astype(np.int64))
+        return unbind(_make(_nonzero_indices(np.atleast_1d(input._data))), 1)
+    return _make(_nonzero_indices(input._data))
+
+
+def _nonzero_indices(a: np.ndarray) -> np.ndarray:
+    """The (n, ndim) int64 indices of ``a``'s non-zero elements, laid out as PyTorch's
+    kernel writes them: column by column (strides (1, n)), so each column is contiguous."""
+    found = np.argwhere(a).astype(np.int64)
+    return np.asfortranarray(found) if found.size else found  # (empty: as before)
 
 
 @tensor_method()

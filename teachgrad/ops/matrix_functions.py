@@ -23,14 +23,23 @@ import math
 
 import numpy as np
 
+from .._dtypes import result_type
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from . import numpy_protocol, shape
-from .decompositions import _scalar_name, check_float, check_matrix, inv_ex, solve, svdvals
+from .decompositions import (
+    _SCALAR_NAMES,
+    _scalar_name,
+    check_float,
+    check_matrix,
+    inv_ex,
+    solve,
+    svdvals,
+)
 from .index import masked_fill
 from .linalg import _cpp_name, _unsafe_view, mm
 from .op import Op
-from .pointwise import mul, reciprocal
+from .pointwise import _check_bool_subtraction, mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
 from .reduce import sum as sum_
 
@@ -239,6 +248,8 @@ def default_cross_dim(a: Tensor, b: Tensor) -> int:
         "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
         "change to agree with that of linalg.cross in a future release.",
         UserWarning)
+    if a._data.ndim != b._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     for d, size in enumerate(np.broadcast_shapes(*_checked_broadcast(a, b))):
         if size == 3:
             return d
@@ -442,6 +453,11 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a._data.ndim, b._data.ndim):  # (PyTorch's words, its test is <=)
+            raise RuntimeError(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
+                f"\nHint: a has {a._data.ndim} dimensions and b {b._data.ndim}; dims "
+                "contracts the last dims of a with the first dims of b.")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
@@ -495,6 +511,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 class DistBackward0(Op):
     saved_names = ("self", "other", "result")  # grad_fn._saved_...
     formula = "∂‖a − b‖ₚ/∂a = the p-norm's gradient at a − b;  ∂/∂b = minus that"
+    promotes = True  # a − b in PyTorch's result dtype (float32 − int64 is float32)
 
     @staticmethod
     def forward(ctx, a, b, p):
@@ -518,7 +535,14 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
     >>> torch.dist(torch.tensor([1., 1.]), torch.tensor([4., 5.]))
     tensor(5.)
     """
+    _check_bool_subtraction(input, other)
     _checked_broadcast_any(input, other)
+    promoted = result_type(input, other).numpy
+    if promoted.kind != "f":  # (int64 - int64: PyTorch's norm refuses it)
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_SCALAR_NAMES.get(promoted.name, promoted.name)} instead."
+            "\nHint: convert first, e.g. torch.dist(a.float(), b.float()).")
     return DistBackward0.apply(input, other, p=float(p))
 
 

@@ -1549,8 +1549,11 @@ def where(condition: Tensor, input: Tensor | float | None = None,
 
     ``where(condition)`` alone returns the indices of the true elements, as PyTorch.
     """
-    if input is None and other is None:
-        return tuple(_make(i) for i in np.nonzero(_value_of(condition)))
+    if input is None and other is None:  # nonzero(condition, as_tuple=True)
+        # (a 0-d condition counts as one element; each index vector is contiguous, not a
+        # column of one (n, ndim) array as NumPy's are)
+        found = np.nonzero(np.atleast_1d(_value_of(condition)))
+        return tuple(_make(np.ascontiguousarray(i, dtype=np.int64)) for i in found)
     cond = _value_of(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(

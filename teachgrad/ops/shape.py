@@ -1201,10 +1201,10 @@ def _each(make_atleast):
     @functools.wraps(make_atleast)
     def atleast(*tensors):
         if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
-            return tuple(make_atleast(t) for t in tensors[0])
+            return tuple(make_atleast(t) for t in _tensor_list(tensors[0], "atleast"))
         if len(tensors) == 1:
             return make_atleast(tensors[0])
-        return tuple(make_atleast(t) for t in tensors)
+        return tuple(make_atleast(t) for t in _tensor_list(tensors, "atleast"))
 
     return atleast
 

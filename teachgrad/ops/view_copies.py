@@ -21,6 +21,7 @@ import numpy as np
 from .._input_check import refuse_non_tensor_input
 from .._tensor import Tensor, _make
 from . import shape, strided
+from .layout import contiguous_format
 from .not_implemented import NotImplementedNode
 from .op import Op
 
@@ -47,9 +48,11 @@ def copy_twin(cls: type) -> type:
 
 def as_copy(view: Tensor, source: Tensor) -> Tensor:
     """``view``'s values in new memory; its node (if the view op recorded one) renamed."""
+    # The copy is row-major, whatever the view's strides (as PyTorch's *_copy kernels
+    # write it): t_copy(x).view(-1) works.
     if view is source:  # nothing was viewed: an ordinary copy (CloneBackward0)
-        return view.clone()
-    out = _make(np.array(view._data, copy=True))
+        return view.clone(memory_format=contiguous_format)
+    out = _make(_contiguous_copy(view._data))
     fn = view._grad_fn
     if fn is None or not isinstance(fn, Op):
         return out
@@ -125,5 +128,10 @@ def detach_copy(input: Tensor) -> Tensor:  # noqa: A002
     """``input.detach()`` in new memory. As in PyTorch, the result of a tensor that requires
     grad still requires grad, under a ``NotImplemented`` node: a backward through it fails."""
     refuse_non_tensor_input("detach_copy", (input,), {})
-    return NotImplementedNode.apply(input, compute=np.copy, aten_name="detach_copy")
+    return NotImplementedNode.apply(input, compute=_contiguous_copy, aten_name="detach_copy")
+
+
+def _contiguous_copy(a: np.ndarray) -> np.ndarray:
+    """``a``'s values in new, row-major memory."""
+    return np.array(a, copy=True, order="C")
 

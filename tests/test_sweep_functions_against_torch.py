@@ -1,0 +1,54 @@
+"""The function sweep (tests/sweep_functions_against_torch.py) on functions it found clean.
+
+The sweep calls every function of ``torch``, ``torch.linalg``, ``torch.special`` and
+``torch.nn.functional`` both libraries have, on typical inputs, and compares results,
+strides, errors, warnings and gradients with PyTorch. The whole sweep (~50 000 calls)
+takes minutes and still lists differences (mostly which check raises first for
+arguments PyTorch refuses); this test runs it on a fixed list of functions -- the ones
+whose differences were fixed, and common ones that agree in every call -- so that they
+stay in agreement.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sweep_functions_against_torch as sweep
+
+import teachgrad
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+# Differences the sweep found and fixed (see test_function_sweep_fixes.py) ...
+FIXED = ["where", "nonzero", "dist", "isclose", "arange", "rand_like", "transpose_copy",
+         "erf", "kaiser_window"]
+# ... and common functions that agree with PyTorch in every call of the sweep.
+COMMON = ["add", "matmul", "softmax", "sum", "cross_entropy", "argmax"]
+
+
+@pytest.mark.parametrize("name", FIXED + COMMON)
+def test_function_agrees_with_pytorch(name):
+    differences, _, count = sweep.sweep(torch, teachgrad, only=[name], out=None)
+    assert count > 0, f"no call of {name} was compared"
+    report = "\n".join(f"{category}: {call.source()}\n    {detail}"
+                       for call, category, detail in differences)
+    assert not differences, f"{len(differences)} of {count} calls differ:\n{report}"
+
+
+def test_the_sweep_sees_every_namespace():
+    names = sweep.shared_functions(torch, teachgrad)
+    spaces = {space for space, _ in names}
+    assert spaces == set(sweep.SPACES)
+    assert len(names) > 700  # (torch 2.13: 780 functions in both, after the skips)
+
+
+def test_a_difference_is_reported():
+    # the comparison itself can fail: a different value, dtype or error is a difference
+    same = sweep.describe(torch.tensor([1.0, -0.0]), torch)
+    assert sweep.difference(same, same) is None
+    assert sweep.difference(same, sweep.describe(torch.tensor([1.0, 0.0]), torch)) == "value"
+    assert sweep.difference(same, sweep.describe(torch.tensor([1.0, 0.0],
+                                                              dtype=torch.float64),
+                                                 torch)) == "dtype"
+    assert sweep.difference(sweep.describe(torch.ones(2, 3).t(), torch),
+                            sweep.describe(torch.ones(3, 2), torch)) == "stride"
