@@ -189,6 +189,7 @@ class Op(Node):
         # (in grad mode) one (node, output_nr) edge per input: where its gradient goes.
         arrays = []
         record = views = relayout = False
+        half = None  # float16 computed in float32 and rounded back (see _promote)
         if _grad_state.enabled:
             edges = []
             for x in inputs:
@@ -236,12 +237,12 @@ class Op(Node):
             a, b = arrays[0], arrays[1]
             # The common cases, inline: a float tensor with a Python number (which becomes
             # an array of the tensor's dtype, see _promote), or two arrays of one dtype.
-            if type(b) is float and a.dtype.kind == "f":
+            if type(b) is float and (a.dtype is _F32 or a.dtype is _F64):
                 arrays[1] = _array(b, a.dtype)
             elif type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype:
                 pass
             else:
-                _promote(inputs, arrays)
+                half = _promote(inputs, arrays)
             # A permuted first operand (x.t() * y): NumPy may lay the result out row-major
             # where PyTorch follows that operand (rare: one test when a is 2-d or more).
             if type(a) is _ndarray and a.ndim > 1 and not a.flags.c_contiguous:
@@ -249,6 +250,8 @@ class Op(Node):
 
         if not record:
             out = cls.forward(NO_CONTEXT, *arrays, **params)
+            if half is not None:
+                out = _rounded_to_half(out)
             if relayout:
                 out = _pointwise_layout(cls, NO_CONTEXT, out, arrays, params)
             if type(out) is tuple:
@@ -291,6 +294,8 @@ class Op(Node):
             ctx._forward_trace = forward_trace()
 
         out = cls.forward(ctx, *arrays, **params)
+        if half is not None:
+            out = _rounded_to_half(out)
         if relayout:
             out = _pointwise_layout(cls, ctx, out, arrays, params)
 
@@ -564,9 +569,16 @@ def _pointwise_layout(cls: type[Op], ctx, out, arrays: list, params: dict):
     return placed
 
 
-def _promote(inputs: tuple, arrays: list) -> None:
-    """Cast the arrays in ``arrays`` to PyTorch's result dtype (see ``_dtypes.result_type``)."""
+def _promote(inputs: tuple, arrays: list) -> np.dtype | None:
+    """Cast the arrays in ``arrays`` to PyTorch's result dtype (see ``_dtypes.result_type``).
+
+    Returns ``float16`` when the op must compute in float32 and round its result to
+    float16 (see :func:`_half_operands`), else None.
+    """
     a, b = arrays[0], arrays[1]
+    if ((type(a) is _ndarray and a.dtype is _F16) or (type(b) is _ndarray and b.dtype is _F16)
+            ) and _half_operands(inputs, arrays):
+        return _F16
     # The common cases cost two type checks: a float tensor with a Python number, or two
     # tensors of the same dtype. The number is "weak" (the tensor's dtype wins, as in
     # PyTorch); it becomes a 0-d array of that dtype here, because NumPy multiplies an
@@ -599,7 +611,40 @@ def _promote(inputs: tuple, arrays: list) -> None:
                 arrays[i] = _wrapped_int(x, target)
 
 
+def _half_operands(inputs: tuple, arrays: list) -> bool:
+    """A float16 tensor with a number (or a 0-d tensor of a wider float dtype after it): PyTorch's
+    kernels keep the number in float32 ("opmath") and round only the result to float16, so
+    ``half * 1e5`` is 100.06 for 0.001, not inf (1e5 is beyond float16's 65504), and
+    ``3 * 0.1`` is 0.30005, not 0.2998 (0.1 first rounded to float16). Puts both operands
+    in float32 (the number kept exact) and returns True, or returns False when the usual
+    promotion applies (two float16 arrays: NumPy's float16 arithmetic already rounds once).
+    """
+    if result_type(*inputs).numpy is not _F16:
+        return False
+    number = type(inputs[0]) in _PY_NUMBER or type(inputs[1]) in _PY_NUMBER
+    # (a 0-d tensor counts as the second operand only: PyTorch's kernels look there, so
+    # tensor(1e5) * half is inf in PyTorch too)
+    other = inputs[1]
+    if not number and not (isinstance(other, Tensor) and other._data.ndim == 0
+                           and other._data.dtype is not _F16):
+        return False
+    for i, x in enumerate(arrays):
+        if type(x) is int and not _LONG_MIN <= x <= _ULONG_MAX:
+            raise int_too_big(x)
+        arrays[i] = _array(x, _F32) if type(x) is not _ndarray else x.astype(_F32, copy=False)
+    return True
+
+
+def _rounded_to_half(out):
+    """A float32 result (or a tuple of them) computed for float16 inputs, rounded to float16;
+    a bool result (a comparison) stays as it is."""
+    if type(out) is tuple:
+        return tuple([_rounded_to_half(o) for o in out])
+    return out.astype(_F16) if getattr(out, "dtype", None) is _F32 else out
+
+
 _array = np.array
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _PY_NUMBER = (int, float, bool)  # type() checks: bool is not caught by int
 _INT_BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
                for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
