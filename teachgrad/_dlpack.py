@@ -115,7 +115,7 @@ def from_dlpack(ext_tensor: Any, *, device=None, copy: bool | None = None) -> Te
                 "consumed only once, so you might have already constructed a tensor from it "
                 f"once.\nHint: from_dlpack takes a tensor or an array of a library that "
                 f"speaks DLPack (it has __dlpack__), or a capsule; this is "
-                f"{python_type_name(ext_tensor)}. For Python data use teachgrad.tensor(...)."
+                f"{python_type_name(ext_tensor)}. For Python data use torch.tensor(...)."
             )
         ext_tensor = _Capsule(ext_tensor)
     bare_capsule = type(ext_tensor) is _Capsule
