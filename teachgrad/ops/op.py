@@ -100,6 +100,9 @@ class Op(Node):
     #: PyTorch's names for what forward saves, in save_for_backward's order, e.g.
     #: ``("self", "other")``: they become ``grad_fn._saved_self`` ... (see __init_subclass__)
     saved_names: tuple[str, ...] = ()
+    #: a float16 tensor with a number: PyTorch's kernel keeps the number in float32 and
+    #: rounds the result once (mul and div; see _half_operands)
+    opmath_scalar: bool = False
     #: the plain values (numbers, dims, flags) a node keeps besides tensors, PyTorch's name
     #: to where they are: the name of the ``ctx`` attribute forward sets (or the class
     #: default), or a function of the node for a value stored differently, e.g.
@@ -242,7 +245,7 @@ class Op(Node):
             elif type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype:
                 pass
             else:
-                half = _promote(inputs, arrays)
+                half = _promote(inputs, arrays, cls)
             # A permuted first operand (x.t() * y): NumPy may lay the result out row-major
             # where PyTorch follows that operand (rare: one test when a is 2-d or more).
             if type(a) is _ndarray and a.ndim > 1 and not a.flags.c_contiguous:
@@ -415,9 +418,10 @@ def _apply_in_inference_mode(cls: type[Op], inputs: tuple, arrays: list, params:
     """``Op.apply`` inside ``inference_mode()``: nothing is recorded, and what the op makes
     is an inference tensor. A view takes its base's kind; a view of an ordinary tensor is
     marked as made in inference mode (see ``autograd/inference.py``)."""
-    if cls.promotes:
-        _promote(inputs, arrays)
+    half = _promote(inputs, arrays, cls) if cls.promotes else None
     out = cls.forward(NO_CONTEXT, *arrays, **params)
+    if half is not None:
+        out = _rounded_to_half(out)
     view_of = inputs[0] if cls.is_view else None
     outputs = _untracked_outputs(out, view_of)
     if view_of is None:
@@ -443,9 +447,10 @@ def _apply_unrecorded(cls: type[Op], inputs: tuple, params: dict):
             "make it outside (or .clone() it there) to differentiate through it."
         )
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    if cls.promotes:
-        _promote(inputs, arrays)
+    half = _promote(inputs, arrays, cls) if cls.promotes else None
     out = cls.forward(NO_CONTEXT, *arrays, **params)
+    if half is not None:
+        out = _rounded_to_half(out)
     if cls.inference_copies:  # an ordinary tensor, which copy_ records (CopyBackwards)
         return _wrap(out, None).copy_(inputs[0])
     return _untracked_outputs(out, inputs[0] if cls.is_view else None)
@@ -569,15 +574,15 @@ def _pointwise_layout(cls: type[Op], ctx, out, arrays: list, params: dict):
     return placed
 
 
-def _promote(inputs: tuple, arrays: list) -> np.dtype | None:
+def _promote(inputs: tuple, arrays: list, op: type | None = None) -> np.dtype | None:
     """Cast the arrays in ``arrays`` to PyTorch's result dtype (see ``_dtypes.result_type``).
 
-    Returns ``float16`` when the op must compute in float32 and round its result to
+    Returns ``float16`` when ``op`` must compute in float32 and round its result to
     float16 (see :func:`_half_operands`), else None.
     """
     a, b = arrays[0], arrays[1]
-    if ((type(a) is _ndarray and a.dtype is _F16) or (type(b) is _ndarray and b.dtype is _F16)
-            ) and _half_operands(inputs, arrays):
+    if (op is not None and op.opmath_scalar and type(a) is _ndarray and a.dtype is _F16
+            and _half_operands(inputs, arrays)):
         return _F16
     # The common cases cost two type checks: a float tensor with a Python number, or two
     # tensors of the same dtype. The number is "weak" (the tensor's dtype wins, as in
@@ -612,21 +617,21 @@ def _promote(inputs: tuple, arrays: list) -> np.dtype | None:
 
 
 def _half_operands(inputs: tuple, arrays: list) -> bool:
-    """A float16 tensor with a number (or a 0-d tensor of a wider float dtype after it): PyTorch's
-    kernels keep the number in float32 ("opmath") and round only the result to float16, so
-    ``half * 1e5`` is 100.06 for 0.001, not inf (1e5 is beyond float16's 65504), and
-    ``3 * 0.1`` is 0.30005, not 0.2998 (0.1 first rounded to float16). Puts both operands
-    in float32 (the number kept exact) and returns True, or returns False when the usual
-    promotion applies (two float16 arrays: NumPy's float16 arithmetic already rounds once).
+    """A float16 tensor times (or divided by) a number, or a 0-d tensor of a wider float
+    dtype: PyTorch's mul and div kernels keep the number in float32 ("opmath") and round
+    only the result to float16, so ``half * 1e5`` is 100.06 for 0.001, not inf (1e5 is
+    beyond float16's 65504), and ``3 * 0.1`` is 0.30005, not 0.2998 (0.1 first rounded to
+    float16). Puts both operands in float32 (the number kept exact) and returns True, or
+    returns False when the usual promotion applies. (Only the second operand counts, as in
+    PyTorch: ``tensor(1e5) * half`` is inf there too. add and sub round the number to
+    float16 first in PyTorch as well, which NumPy does.)
     """
-    if result_type(*inputs).numpy is not _F16:
-        return False
-    number = type(inputs[0]) in _PY_NUMBER or type(inputs[1]) in _PY_NUMBER
-    # (a 0-d tensor counts as the second operand only: PyTorch's kernels look there, so
-    # tensor(1e5) * half is inf in PyTorch too)
     other = inputs[1]
-    if not number and not (isinstance(other, Tensor) and other._data.ndim == 0
-                           and other._data.dtype is not _F16):
+    if type(other) not in _PY_NUMBER and not (
+            isinstance(other, Tensor) and other._data.ndim == 0
+            and other._data.dtype.kind == "f" and other._data.dtype is not _F16):
+        return False
+    if result_type(*inputs).numpy is not _F16:
         return False
     for i, x in enumerate(arrays):
         if type(x) is int and not _LONG_MIN <= x <= _ULONG_MAX:

@@ -174,6 +174,7 @@ class RsubBackward1(Op):
 class MulBackward0(Op):
     # PyTorch saves (and packs, with saved-tensor hooks) other before self.
     saved_names = ("other", "self")  # grad_fn._saved_...
+    opmath_scalar = True  # (float16 times a number: see Op.opmath_scalar)
     formula = "∂(a·b)/∂a = b    ∂(a·b)/∂b = a"
     promotes = True
 
@@ -193,6 +194,7 @@ class MulBackward0(Op):
 class DivBackward0(Op):
     # PyTorch saves (and packs, with saved-tensor hooks) other before self.
     saved_names = ("other", "self")  # grad_fn._saved_...
+    opmath_scalar = True  # (float16 times a number: see Op.opmath_scalar)
     formula = "∂(a/b)/∂a = 1/b    ∂(a/b)/∂b = −a/b²"
     promotes = True
 
