@@ -18,6 +18,7 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from collections.abc import Callable
 
@@ -691,12 +692,41 @@ def inplace_method(op: Callable, name: str, overlap: str | None = "partial") -> 
         _OVERLAP_RULES[op] = overlap
 
     def method(self: Tensor, *args, **kwargs) -> Tensor:
-        return apply_inplace(self, op, *args, **kwargs)
+        try:  # (free until something is raised)
+            return apply_inplace(self, op, *args, **kwargs)
+        except TypeError:
+            missing = missing_arguments(op, (self, *args), kwargs)
+            if missing is None:
+                raise
+            raise TypeError(f"{name}() {missing}") from None  # (not sub(), check_...())
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
     method.__doc__ = f"In-place version of ``{op.__name__}``: changes ``self`` and returns it."
     return method
+
+
+def missing_arguments(function: Callable, args: tuple, kwargs: dict) -> str | None:
+    """Python's "missing 1 required positional argument: 'other'" for a call of
+    ``function`` that lacks some of its arguments, or None when none is missing.
+
+    The in-place methods run their out-of-place op (or a check before it) inside: a call
+    without its argument failed with that inner function's name (``x.sub_()`` said
+    ``sub()``, ``x.lerp_()`` named ``check_lerp_dtypes()``); the method says it itself.
+    """
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    missing = [repr(p.name) for i, p in enumerate(parameters)
+               if p.kind in positional and p.default is p.empty
+               and i >= len(args) and p.name not in kwargs]
+    if not missing:
+        return None
+    names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+    return (f"missing {len(missing)} required positional argument"
+            f"{'s' if len(missing) > 1 else ''}: {names}")
 
 
 # PyTorch's clamp_ with number bounds names the integer type as C++ does ("long int").
@@ -749,6 +779,7 @@ _INPLACE = {
 
 for _name, _op in _INPLACE.items():
     setattr(Tensor, _name, inplace_method(_op, _name))
+_copy_method.__name__ = _copy_method.__qualname__ = "copy_"  # (in Python's messages)
 Tensor.copy_ = _copy_method
 
 # The other math ops PyTorch has an in-place version of (``x.asin_()``, ``x.erf_()``,
@@ -848,6 +879,7 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
     return apply_inplace(self, pointwise.add, other, alpha=alpha)
 
 
+_add_.__name__ = _add_.__qualname__ = "add_"  # (in Python's messages)
 Tensor.add_ = _add_
 
 
