@@ -182,11 +182,7 @@ def refuses_complex(cpp_name: str, in_place: bool | str = False,
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            for name, index, spec in checks:
-                if index < len(args):
-                    value, position = args[index], index + 1
-                else:
-                    value, position = kwargs.get(name), None
+            for name, spec, value, position in _given(checks, args, kwargs):
                 if type(value) is complex:
                     if in_place and spec == DOUBLE:
                         _check_in_place(function, args, kwargs, in_place)
@@ -196,6 +192,16 @@ def refuses_complex(cpp_name: str, in_place: bool | str = False,
         return checked
 
     return decorate
+
+
+def _given(checks: tuple, args: tuple, kwargs: dict):
+    """``(name, spec, value, position)`` of each checked parameter the call gives
+    (``position`` is None for a keyword argument)."""
+    for name, index, spec in checks:
+        if index < len(args):
+            yield name, spec, args[index], index + 1
+        elif name in kwargs:
+            yield name, spec, kwargs[name], None
 
 
 def _check_in_place(function: Callable, args: tuple, kwargs: dict,
@@ -263,13 +269,7 @@ def _typed(cpp_name: str, kind: str, accepts: Callable, hint: str, optional: tup
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            for name, index, spec in checks:
-                if index < len(args):
-                    value, position = args[index], index + 1
-                elif name in kwargs:
-                    value, position = kwargs[name], None
-                else:
-                    continue
+            for name, spec, value, position in _given(checks, args, kwargs):
                 if accepts(value) or (value is None and name in optional):
                     continue
                 where = spec if spec is not BUILTIN else position

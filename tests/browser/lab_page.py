@@ -172,6 +172,22 @@ class RunAll:
         return not self.raised and not self.not_run
 
 
+def check_ran_once_in_order(notebook: dict, failing: int = 1) -> list[dict]:
+    """Check a lesson's model after Run All: every code cell ran once, in order, and exactly
+    the cells tagged raises-exception failed (``failing`` of them). The counts start
+    wherever the kernel was (another test of the same JupyterLab may have run the lesson
+    before). Returns the code cells."""
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    counts = [c["execution_count"] for c in cells]
+    assert counts[0] is not None
+    assert counts == list(range(counts[0], counts[0] + len(cells))), counts
+    failed = [source(c)[:60] for c in cells
+              if any(o["output_type"] == "error" for o in c["outputs"])]
+    marked = [source(c)[:60] for c in cells if RAISES_TAG in c["metadata"].get("tags", [])]
+    assert failed == marked and len(marked) == failing, (failed, marked)
+    return cells
+
+
 def source(cell: dict) -> str:
     """A cell's source as one string (nbformat stores it as a string or a list)."""
     text = cell["source"]
