@@ -345,7 +345,44 @@ def normal(mean=None, std=None, size=None, *, generator: Generator | None = None
         d = _sample_dtype(dtype, "normal_kernel_cpu")
     shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
     _check_std(s)
-    return _finish(_normal_overload(generator, mean, std, m, s, shape, d), bool(requires_grad))
+    values = _normal_overload(generator, mean, std, m, s, shape, d)
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        return NormalBackward3.apply(mean, std, values=values)
+    if isinstance(mean, Tensor):
+        return NormalBackward1.apply(mean, values=values)
+    if isinstance(std, Tensor):
+        return NormalBackward2.apply(std, values=values)
+    return _finish(values, bool(requires_grad))
+
+
+class NormalBackward1(Op):
+    """``normal(mean_tensor, std)``: a draw, not a function of ``mean`` that autograd can
+    follow. PyTorch records it with a zero gradient (``sample()`` against ``rsample()``,
+    lesson 14: the reparameterised ``mean + std * eps`` is the one that differentiates)."""
+
+    formula = "∂normal(μ, σ)/∂μ = 0 (recorded as a draw: write μ + σ·ε to differentiate)"
+
+    @staticmethod
+    def forward(ctx, *tensors, values):
+        ctx.shapes = [t.shape for t in tensors]
+        return values
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = tuple(np.zeros(shape, grad.dtype) for shape in ctx.shapes)
+        return zeros if len(zeros) > 1 else zeros[0]
+
+
+class NormalBackward2(NormalBackward1):
+    """``normal(mean, std_tensor)``: zero gradient for ``std`` (see NormalBackward1)."""
+
+    formula = "∂normal(μ, σ)/∂σ = 0 (recorded as a draw: write μ + σ·ε to differentiate)"
+
+
+class NormalBackward3(NormalBackward1):
+    """``normal(mean_tensor, std_tensor)``: zero gradients for both (see NormalBackward1)."""
+
+    formula = "∂normal(μ, σ)/∂μ = 0    ∂normal(μ, σ)/∂σ = 0    (a draw)"
 
 
 def _check_std(std) -> None:
