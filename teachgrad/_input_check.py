@@ -177,8 +177,7 @@ def refuses_complex(cpp_name: str, in_place: bool | str = False,
     """
 
     def decorate(function: Callable) -> Callable:
-        names = list(inspect.signature(function).parameters)
-        checks = tuple((name, names.index(name), spec) for name, spec in parameters.items())
+        checks = _checks(function, parameters)
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
@@ -192,6 +191,12 @@ def refuses_complex(cpp_name: str, in_place: bool | str = False,
         return checked
 
     return decorate
+
+
+def _checks(function: Callable, parameters: dict) -> tuple:
+    """``(name, index, spec)`` of each checked parameter: where ``function`` takes it."""
+    names = list(inspect.signature(function).parameters)
+    return tuple((name, names.index(name), spec) for name, spec in parameters.items())
 
 
 def _given(checks: tuple, args: tuple, kwargs: dict):
@@ -264,8 +269,7 @@ def takes_tensors(cpp_name: str, optional: tuple[str, ...] = (),
 def _typed(cpp_name: str, kind: str, accepts: Callable, hint: str, optional: tuple[str, ...],
            parameters: dict) -> Callable:
     def decorate(function: Callable) -> Callable:
-        names = list(inspect.signature(function).parameters)
-        checks = tuple((name, names.index(name), spec) for name, spec in parameters.items())
+        checks = _checks(function, parameters)
 
         @functools.wraps(function)
         def checked(*args, **kwargs):

@@ -8,6 +8,7 @@ Every wait is on a condition, with a timeout that names what did not happen.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -186,6 +187,14 @@ def check_ran_once_in_order(notebook: dict, failing: int = 1) -> list[dict]:
     marked = [source(c)[:60] for c in cells if RAISES_TAG in c["metadata"].get("tags", [])]
     assert failed == marked and len(marked) == failing, (failed, marked)
     return cells
+
+
+def plot_texts(image) -> str:
+    """The SVG text of a plot shown as an ``<img>`` (a data URL), once it has loaded."""
+    image.page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+                                 arg=image.element_handle())
+    src = image.get_attribute("src")
+    return base64.b64decode(src.split(",", 1)[1]).decode()
 
 
 def source(cell: dict) -> str:

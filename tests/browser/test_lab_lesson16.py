@@ -8,11 +8,9 @@ stepper of the ``where`` pitfall and the drawing of its fix are drawn.
 
 from __future__ import annotations
 
-import base64
-
 import pytest
 
-from .lab_page import LabNotebook, check_ran_once_in_order
+from .lab_page import LabNotebook, check_ran_once_in_order, plot_texts
 
 pytestmark = pytest.mark.browser
 
@@ -55,13 +53,6 @@ def test_the_anomaly_warning_starts_at_the_cell_and_names_the_forward_line(lesso
     assert "ipykernel_launcher" not in trace and "asyncio" not in trace
     shown = lesson.cell(index).inner_text()
     assert "Function 'SqrtBackward0' returned nan values in its 0th output." in shown
-
-
-def plot_texts(image) -> str:
-    image.page.wait_for_function("img => img.complete && img.naturalWidth > 0",
-                                 arg=image.element_handle())
-    src = image.get_attribute("src")
-    return base64.b64decode(src.split(",", 1)[1]).decode()
 
 
 @pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),

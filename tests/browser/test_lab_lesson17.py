@@ -9,11 +9,9 @@ of the detached state says it needs no gradient.
 
 from __future__ import annotations
 
-import base64
-
 import pytest
 
-from .lab_page import LabNotebook, check_ran_once_in_order
+from .lab_page import LabNotebook, check_ran_once_in_order, plot_texts
 
 pytestmark = pytest.mark.browser
 
@@ -48,13 +46,6 @@ def drawing(cell):
     svg = cell.locator("svg >> visible=true").first
     svg.wait_for(state="visible")
     return svg
-
-
-def plot_texts(image) -> str:
-    image.page.wait_for_function("img => img.complete && img.naturalWidth > 0",
-                                 arg=image.element_handle())
-    src = image.get_attribute("src")
-    return base64.b64decode(src.split(",", 1)[1]).decode()
 
 
 @pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
