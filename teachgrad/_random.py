@@ -43,6 +43,7 @@ from ._dtypes import to_dtype
 from ._layout import check_layout
 from ._mt19937 import DEFAULT_SEED, MT19937Engine
 from ._tensor import Tensor, _make
+from .ops.layout import check_memory_format, memory_order, zeros_in_format
 from .ops.op import Op
 from .ops.select_grad import zero_grad_like
 
@@ -284,21 +285,47 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
               layout=None, device=None, memory_format=None) -> Tensor:
-    """Uniform samples shaped like ``input``."""
+    """Uniform samples shaped (and laid out in memory) like ``input``."""
     check_layout("rand_like", layout)
     check_flag_overloaded("rand_like", (input,), requires_grad)
     # (the shape as one tuple: a 0-d input gives rand(()), a 0-d sample)
-    return rand(tuple(input._data.shape), dtype=dtype or input.dtype,
-                requires_grad=requires_grad)
+    samples = rand(tuple(input._data.shape), dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+    return _laid_out_like(input, samples, memory_format, "rand_like")
 
 
 def randn_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
                layout=None, device=None, memory_format=None) -> Tensor:
-    """Normal samples shaped like ``input``."""
+    """Normal samples shaped (and laid out in memory) like ``input``."""
     check_layout("randn_like", layout)
     check_flag_overloaded("randn_like", (input,), requires_grad)
-    return randn(tuple(input._data.shape), dtype=dtype or input.dtype,
-                 requires_grad=requires_grad)
+    d = _sample_dtype(dtype or input.dtype, "normal_kernel_cpu")
+    target = zeros_in_format(input._data, d, check_memory_format("randn_like", memory_format))
+    if target.flags.c_contiguous:
+        return randn(tuple(input._data.shape), dtype=dtype or input.dtype,
+                     requires_grad=requires_grad)
+    # PyTorch's 16-wide normal fill needs contiguous memory: otherwise one draw at a time
+    values = kernels.normal(_engine(None), target.size, 0.0, 1.0, d, contiguous=False)
+    return _finish(_placed(target, values), requires_grad)
+
+
+def _laid_out_like(input: Tensor, samples: Tensor, memory_format, function: str) -> Tensor:
+    """``samples`` (drawn in order) placed as PyTorch places them: its ``*_like`` output is
+    laid out as ``memory_format`` says (by default as ``input``), and the draws fill that
+    memory in order, so ``rand_like(x.t())`` puts them down the columns."""
+    fmt = check_memory_format(function, memory_format)
+    target = zeros_in_format(input._data, samples._data.dtype, fmt)
+    if target.flags.c_contiguous:  # the usual case: row-major, as drawn
+        return samples
+    return _finish(_placed(target, samples._data), samples.requires_grad)
+
+
+def _placed(target: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``target`` with ``values`` (in drawing order) written into its memory in order."""
+    outermost_first = memory_order(target)[::-1]
+    target.transpose(outermost_first)[...] = values.reshape(
+        [target.shape[d] for d in outermost_first])
+    return target
 
 
 def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, layout=None,
