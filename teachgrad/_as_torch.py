@@ -31,6 +31,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+from typing import Any
 
 from . import _package_name
 
@@ -77,11 +78,113 @@ def install_as_torch() -> None:
     _name_classes_as_pytorch(teachgrad)
 
 
+# Where teachgrad keeps a class in a module of another name than PyTorch's (one of
+# PyTorch's modules split in two, or a class kept next to its relatives): teachgrad's
+# module -> PyTorch's. Classes not listed take their own path with torch for teachgrad.
+_PYTORCH_HOMES = {
+    "teachgrad.nn.modules.dropout_variants": "torch.nn.modules.dropout",
+    "teachgrad.nn.modules.bilinear": "torch.nn.modules.linear",
+    "teachgrad.nn.modules.parameter_containers": "torch.nn.modules.container",
+    "teachgrad.nn.modules.rms_norm": "torch.nn.modules.normalization",
+    "teachgrad.nn.modules.softmax2d": "torch.nn.modules.activation",
+    "teachgrad.nn.modules.attention": "torch.nn.modules.activation",
+    "teachgrad.nn.modules.unflatten": "torch.nn.modules.flatten",
+    "teachgrad.nn.modules.linear_cross_entropy": "torch.nn.modules.loss",
+    "teachgrad.autograd.saved_hooks": "torch.autograd.graph",
+    "teachgrad.profiler.record_function": "torch.autograd.profiler",
+}
+# The same for single classes.
+_PYTORCH_CLASS_HOMES = {
+    "teachgrad.autograd.graph.RemovableHandle": "torch.utils.hooks",
+    "teachgrad.nn.modules.lazy.UninitializedParameter": "torch.nn.parameter",
+    "teachgrad.nn.modules.lazy.UninitializedBuffer": "torch.nn.parameter",
+    "teachgrad.optim.adafactor.Adafactor": "torch.optim",  # (PyTorch's own choice)
+    "teachgrad.optim.muon.Muon": "torch.optim",
+}
+
+
 def _name_classes_as_pytorch(teachgrad: types.ModuleType) -> None:
-    """``type(x)`` prints <class 'torch.Tensor'> and <class 'torch.nn.parameter.Parameter'>,
-    as PyTorch's (pickle finds them under those names too: ``torch`` is teachgrad now)."""
+    """``type(x)`` prints as PyTorch's: <class 'torch.Tensor'>, <class
+    'torch.nn.modules.linear.Linear'>, <class 'torch.optim.sgd.SGD'>, <class 'torch.dtype'>.
+
+    A class prints its ``__module__``. teachgrad's modules sit where PyTorch's do, so a
+    class of a public module is renamed by its prefix (``teachgrad.optim.sgd`` ->
+    ``torch.optim.sgd``), with the exceptions above; one of a private module is named
+    where the package exports it (``teachgrad._dtypes.dtype`` is ``torch.dtype``). Each
+    new name leads back to the class, so pickle (``torch.save(model)``) finds it there.
+    The ``grad_fn`` classes keep their modules: they print as PyTorch's C++ ones by
+    themselves (see ``graph._NodeClass``).
+    """
+    from .autograd.graph import Node
+
     teachgrad.Tensor.__module__ = TORCH
-    teachgrad.nn.Parameter.__module__ = f"{TORCH}.nn.parameter"
+    for name, module in list(sys.modules.items()):
+        if name != "teachgrad" and not name.startswith("teachgrad."):
+            continue
+        for cls in list(vars(module).values()):
+            if not isinstance(cls, type) or cls.__module__ != name:
+                continue  # (not a class, or one imported from elsewhere)
+            if issubclass(cls, Node) and cls is not Node:  # (they print themselves)
+                continue
+            torch_name = _pytorch_module_name(cls, name, teachgrad)
+            if torch_name is not None and _leads_back(torch_name, cls):
+                cls.__module__ = torch_name
+
+
+def _pytorch_module_name(cls: type, module: str, teachgrad: types.ModuleType) -> str | None:
+    """The module PyTorch's ``cls`` prints, or None where there is no such name."""
+    home = _PYTORCH_CLASS_HOMES.get(f"{module}.{cls.__qualname__}") or _PYTORCH_HOMES.get(module)
+    if home is not None:
+        return home
+    cls_to_become = getattr(cls, "cls_to_become", None)  # LazyLinear: Linear's module
+    if module == "teachgrad.nn.modules.lazy" and isinstance(cls_to_become, type):
+        return cls_to_become.__module__.replace("teachgrad", TORCH, 1)
+    parts = module.split(".")[1:]
+    if not any(part.startswith("_") for part in parts) and parts[:1] not in (["ops"], ["notebook"]):
+        return TORCH + module[len("teachgrad"):]
+    for namespace in (teachgrad, teachgrad.nn, teachgrad.autograd):  # a private module's
+        if getattr(namespace, cls.__name__, None) is cls:
+            return TORCH + namespace.__name__[len("teachgrad"):]
+    return None
+
+
+def _leads_back(torch_name: str, cls: type) -> bool:
+    """Does ``torch_name.<cls's name>`` find ``cls`` (as pickle will look it up)?
+
+    A module PyTorch has and teachgrad does not (``torch.nn.modules.channelshuffle``)
+    keeps teachgrad's name. Where teachgrad's module of that name exists but keeps the
+    class elsewhere (``dropout_variants``), the class is added to it, as PyTorch has it."""
+    module = _teachgrad_module(_teachgrad_name(torch_name))
+    if module is None:
+        return False
+    found = getattr(module, cls.__qualname__, None)
+    if found is None and "." not in cls.__qualname__:
+        setattr(module, cls.__qualname__, cls)
+        return True
+    return found is cls
+
+
+def teachgrad_class(torch_module: str, name: str) -> Any:
+    """The teachgrad class a pickle names ``torch_module.name``: a file that
+    ``teachgrad.save`` wrote after ``install_as_torch()`` names classes as PyTorch does
+    (see :func:`_name_classes_as_pytorch`), and reads back without the alias too.
+
+    Raises ``AttributeError`` (pickle's own error for a missing class) if teachgrad has
+    no such class."""
+    module = _teachgrad_module(_teachgrad_name(torch_module))
+    found = getattr(module, name, None) if module is not None else None
+    if found is not None:
+        return found
+    # A class kept in a module of another name (the tables above), or a lazy module
+    # (kept in teachgrad.nn.modules.lazy, named after its non-lazy class's module).
+    homes = [home for home, pytorchs in _PYTORCH_HOMES.items() if pytorchs == torch_module]
+    homes += [path.rpartition(".")[0] for path, pytorchs in _PYTORCH_CLASS_HOMES.items()
+              if pytorchs == torch_module and path.endswith("." + name)]
+    for home in [*homes, "teachgrad.nn.modules.lazy"]:
+        found = getattr(importlib.import_module(home), name, None)
+        if isinstance(found, type):
+            return found
+    raise AttributeError(f"Can't get attribute {name!r} on <module {torch_module!r}>")
 
 
 def _is_torch_name(name: str) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _package_name
 from ._dtypes import dtype as DType
 from ._tensor import Size, Tensor, _make
 from ._warn import warn_user
@@ -73,7 +73,7 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the legacy types' typ
         return _make(np.array(values, dtype=numpy_dtype))
 
     def __repr__(cls) -> str:
-        return f"<class 'teachgrad.{cls.__name__}'>"
+        return f"<class '{_package_name.qualified(cls.__name__)}'>"
 
 
 def _legacy(dtype: DType) -> tensortype:

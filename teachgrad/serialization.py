@@ -39,6 +39,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _device, _dtypes
+from ._as_torch import teachgrad_class
 from ._tensor import Size, Tensor, _make
 
 # ----------------------------------------------------------------------------------------
@@ -239,6 +240,9 @@ _SAFE_GLOBALS: dict[tuple[str, str], Any] = {
     ("teachgrad._dtypes", "_by_name"): _dtypes._by_name,
     ("teachgrad._tensor", "Size"): Size,
     ("teachgrad._device", "device"): _device.device,  # checkpoints that record their device
+    # (the names they have once install_as_torch() has made teachgrad torch: PyTorch's)
+    ("torch", "Size"): Size,
+    ("torch", "device"): _device.device,
 }
 _USER_SAFE_GLOBALS: dict[tuple[str, str], Any] = {}
 
@@ -289,6 +293,16 @@ def safe_globals(safe_globals: list) -> Iterator[None]:
     finally:
         _USER_SAFE_GLOBALS.clear()
         _USER_SAFE_GLOBALS.update(before)
+
+
+class _Unpickler(pickle.Unpickler):
+    """Pickle's own way (``weights_only=False``), except that the classes of a file saved
+    after ``install_as_torch()``, named ``torch.…`` there, are teachgrad's."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "torch" or module.startswith("torch."):
+            return teachgrad_class(module, name)
+        return super().find_class(module, name)
 
 
 class _WeightsUnpickler(pickle.Unpickler):
@@ -370,8 +384,9 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, pickle_modu
         )
     buffer = io.BytesIO(data)
     if not weights_only:
-        module = pickle if pickle_module is None else pickle_module
-        return module.Unpickler(buffer, **pickle_load_args).load()
+        if pickle_module is not None:
+            return pickle_module.Unpickler(buffer, **pickle_load_args).load()
+        return _Unpickler(buffer, **pickle_load_args).load()
     try:
         return _WeightsUnpickler(buffer, **pickle_load_args).load()
     except pickle.UnpicklingError as e:

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _package_name
 from . import saved_hooks
 from .inference import InferenceRequiringGrad
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401 - torch.autograd.graph's
@@ -48,7 +49,26 @@ _UINT64_MAX = 2**64 - 1  # PyTorch's sequence number of an AccumulateGrad node
 _FREED = "freed"  # marks a node whose saved tensors were released by a backward pass
 
 
-class Node:
+class _NodeClass(type):
+    """The class of every ``grad_fn`` class: it only changes how the class prints.
+
+    PyTorch's nodes are C++ classes without a module: ``type(y.grad_fn)`` prints
+    ``<class 'MulBackward0'>``, a custom Function's ``<class
+    'torch.autograd.function.MyBackward'>``. teachgrad's print where they are defined
+    (``teachgrad.ops.pointwise.MulBackward0``: useful for reading the code), and as
+    PyTorch's once ``install_as_torch()`` has made teachgrad ``torch``.
+    """
+
+    def __repr__(cls) -> str:
+        module = cls.__module__
+        if _package_name.printed == "teachgrad" or not module.startswith("teachgrad"):
+            return type.__repr__(cls)  # (also Node itself, renamed torch.autograd.graph)
+        if module == "teachgrad.autograd.function":  # a custom Function's node
+            return f"<class '{_package_name.qualified('autograd.function')}.{cls.__qualname__}'>"
+        return f"<class '{cls.__qualname__}'>"
+
+
+class Node(metaclass=_NodeClass):
     """A step of the backward graph; every ``grad_fn`` is one.
 
     Subclasses implement :meth:`backward`: given the gradient of the final output with
