@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from . import _aten_random as kernels
-from . import _device
+from . import _device, _package_name
 from ._arguments import Signatures, is_int
 from ._creation import (
     _FACTORY_KEYWORDS,
@@ -74,7 +74,7 @@ class Generator:
 
     def __repr__(self) -> str:
         # PyTorch's Generator is a C++ class, torch._C.Generator: printed as such
-        return f"<teachgrad._C.Generator object at {id(self):#x}>"
+        return f"<{_package_name.qualified('_C.Generator')} object at {id(self):#x}>"
 
     @property
     def device(self) -> _device.device:

@@ -79,6 +79,13 @@ def test_classes_print_as_pytorchs_once_teachgrad_is_torch():
     assert {e: got[e] for e in EXPECTED if got[e] != EXPECTED[e]} == {}
 
 
+def test_objects_print_their_class_as_pytorchs_do():
+    got = _reprs(SETUP, ["Double.apply(x).grad_fn", "torch.Generator()"])
+    assert got["Double.apply(x).grad_fn"].startswith(
+        "<torch.autograd.function.DoubleBackward object at 0x")
+    assert got["torch.Generator()"].startswith("<torch._C.Generator object at 0x")
+
+
 def test_without_the_alias_classes_say_where_teachgrad_defines_them():
     setup = SETUP.replace("teachgrad.install_as_torch()\nimport torch", "import teachgrad as torch")
     got = _reprs(setup, ["torch.nn.Linear", "type(x.exp().grad_fn)", "torch.FloatTensor",

@@ -32,6 +32,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .. import _package_name
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..ops.op import Op
@@ -96,7 +97,8 @@ class BackwardCFunction(FunctionCtx, Node):
     materialize_grads = True
 
     def __repr__(self) -> str:
-        return f"<teachgrad.autograd.function.{type(self).__name__} object at {id(self):#x}>"
+        where = _package_name.qualified("autograd.function")  # (torch's, under the alias)
+        return f"<{where}.{type(self).__name__} object at {id(self):#x}>"
 
     @property
     def saved_tensors(self) -> tuple:
