@@ -460,3 +460,19 @@ def test_pytorch_draws_those_seeds(name):
     real = pytest.importorskip("torch")
     make, consume, seeds = LOADER_DRAWS[name]
     assert _draws_after(real, make, consume) == _int64_seed_draws(real, seeds)
+
+
+def test_iter_of_a_loader_is_pytorchs_single_process_iterator():
+    # PyTorch's iter(loader) is a _SingleProcessDataLoaderIter (with num_workers=0): it
+    # prints so, and len() of it is the number of batches of the epoch.
+    loader = torch.utils.data.DataLoader(torch.arange(5.0), batch_size=2)
+    batches = iter(loader)
+    assert type(batches).__name__ == "_SingleProcessDataLoaderIter"
+    assert repr(batches).startswith(
+        "<teachgrad.utils.data.dataloader._SingleProcessDataLoaderIter object at 0x")
+    assert len(batches) == 3
+    assert iter(batches) is batches
+    got = [b.tolist() for b in batches]
+    assert got == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    with pytest.raises(StopIteration):
+        next(batches)

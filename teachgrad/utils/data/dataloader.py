@@ -120,9 +120,8 @@ class DataLoader(Generic[T_co]):
     def __iter__(self) -> Iterator[Any]:
         """One epoch: yields every batch once (in a new order if shuffled)."""
         self._draw_base_seed()
-        if self._iterable:
-            return self._iterate_stream()
-        return self._iterate_indices()
+        batches = self._iterate_stream() if self._iterable else self._iterate_indices()
+        return _SingleProcessDataLoaderIter(self, batches)
 
     def _draw_base_seed(self) -> None:
         # PyTorch draws a seed for its worker processes whenever an epoch starts, workers
@@ -166,6 +165,33 @@ class DataLoader(Generic[T_co]):
                 return (length + self.batch_size - 1) // self.batch_size
             return length
         return len(self.batch_sampler if self._auto_collation else self.sampler)
+
+
+class _SingleProcessDataLoaderIter:
+    """What ``iter(loader)`` gives (PyTorch's class of that name: teachgrad has no worker
+    processes): the batches of one epoch, one per ``next()``, and ``len()`` of them.
+
+    >>> import teachgrad as torch
+    >>> batches = iter(torch.utils.data.DataLoader(torch.arange(5.), batch_size=2))
+    >>> len(batches), next(batches)
+    (3, tensor([0., 1.]))
+    """
+
+    def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
+        self._loader = loader
+        self._batches = batches
+        self._num_yielded = 0
+
+    def __iter__(self) -> _SingleProcessDataLoaderIter:
+        return self
+
+    def __next__(self) -> Any:
+        batch = next(self._batches)
+        self._num_yielded += 1
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._loader)
 
 
 def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
