@@ -1064,3 +1064,21 @@ def test_accumulate_grad_says_store_for_none_and_add_for_a_tensor():
     second = step_backward(out, names=v).panels[-1].text
     assert "AccumulateGrad adds the gradient to what a.grad already holds." in second
     assert "a.grad: [10.] + [242.] = [252.]" in second
+
+
+@pytest.mark.parametrize("make_loss", [
+    lambda z: torch.nn.functional.cross_entropy(z, torch.tensor([0, 2])),
+    lambda z: torch.nn.functional.nll_loss(z.log_softmax(1), torch.tensor([1, 0])),
+    lambda z: torch.nn.functional.multi_margin_loss(z, torch.tensor([2, 1])),
+    lambda z: torch.nn.BatchNorm1d(3)(z).pow(2).sum(),
+], ids=["cross_entropy", "nll_loss", "multi_margin_loss", "batch_norm_training"])
+def test_ops_that_save_values_without_names_step(make_loss):
+    # Their nodes save values the op does not name (saved_names): the chain-rule panel
+    # calls them "saved" (it used to raise AttributeError on html.escape(None)).
+    z = torch.tensor([[2.0, 1.0, 0.1], [0.5, -1.0, 3.0]], requires_grad=True)
+    expected = torch.autograd.grad(make_loss(z), z)[0]
+    stepper = step_backward(make_loss(z), names={"z": z})
+    assert_same(z.grad._data, expected._data)      # the stepped pass is a real backward
+    first = stepper.steps[0].node.name()
+    assert first == make_loss(z).grad_fn.name()
+    assert f"Step 1 of {len(stepper.steps)}: {first}" in stepper.log()

@@ -528,7 +528,7 @@ def _saved_label(letter: str | None, name: str | None) -> str:
     """``"a (_saved_self)"``: the formula's letter and PyTorch's attribute, or either
     (``"_saved_result"``, not ``"result (_saved_result)"``)."""
     attribute = f"_saved_{name}" if name else None
-    if letter == name:  # "result (_saved_result)" says it twice
+    if letter is not None and letter == name:  # "result (_saved_result)" says it twice
         return attribute
     if letter and attribute:
         return f"{letter} ({attribute})"
