@@ -211,9 +211,11 @@ def test_the_stepper_sends_minus_onehot_then_p_minus_onehot():
         "**Steps 1 and 2** (`NegBackward0`, `SelectBackward0`): the gradient $1$ becomes $-1$, "
         "and goes back to the selected position only: $[-1, 0, 0]$",
         "**Step 3**, `LogSoftmaxBackward0`: its local derivative is "
-        "$\\frac{\\partial \\log p_i}{\\partial z_j} = \\delta_{ij} - p_j$, applied as "
-        "`grad − exp(log s)·Σ grad`. Here $\\sum \\text{grad} = -1$",
-        "the formula of section 1, `[-0.3410, 0.2424, 0.0986]`",
+        "$\\frac{\\partial \\log p_i}{\\partial z_j} = \\delta_{ij} - p_j$ (the panel "
+        "writes $s$ for the softmax $p$, and $a$ for its input $z$). It is applied as "
+        "`grad − exp(log s)·Σ grad`, which is $\\sum_i \\text{grad}_i (\\delta_{ij} - p_j)$",
+        "Here $\\sum \\text{grad} = -1$, so it sends $-\\text{onehot} + p$: the formula of "
+        "section 1, `[-0.3410, 0.2424, 0.0986]`",
         "**Step 4**: `AccumulateGrad` stores it in `z.grad`.",
         "The saved tensor is the **output** $\\log p$ (`_saved_result`)",
     ):
@@ -229,7 +231,10 @@ def test_the_stepper_sends_minus_onehot_then_p_minus_onehot():
     assert "= -1." in stepper.panels[1].text
     assert "= [-1.,  0.,  0.]" in stepper.panels[2].text
     step3 = stepper.panels[3].text
-    assert "δᵢⱼ − sⱼ" in step3 and "grad_in = grad − exp(log s)·Σ grad" in step3
+    assert "∂(log sᵢ)/∂aⱼ = δᵢⱼ − sⱼ" in step3 and "grad_in = grad − exp(log s)·Σ grad" in step3
+    # grad − p·Σgrad is the row vector times the Jacobian δᵢⱼ − pⱼ (NumPy, float64)
+    p, grad = softmax(LOGITS), np.array([-1.0, 0.0, 0.0])
+    np.testing.assert_allclose(grad - p * grad.sum(), grad @ (np.eye(3) - p[None, :]))
     assert "= [-0.3410,  0.2424,  0.0986]" in step3
     assert "_saved_result = [-0.4170, -1.4170, -2.3170]" in step3
     assert "z.grad: None → [-0.3410,  0.2424,  0.0986]" in stepper.panels[4].text
@@ -316,6 +321,14 @@ def test_float32_overflows_just_below_e_to_the_89():
     biggest = float(np.finfo(np.float32).max)
     assert f"{biggest:.1e}" == "3.4e+38"
     assert np.exp(89.0) > biggest > np.exp(88.0)
+    assert "overflows as soon as one logit is above $88.7$" in text
+    assert f"{np.log(biggest):.1f}" == "88.7"
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float32(88.73))) and np.isfinite(np.exp(np.float32(88.72)))
+    torch = pytest.importorskip("torch")
+    for lib in (teachgrad, torch):
+        lse = lib.log(lib.exp(lib.tensor([88.73, 0.0])).sum())
+        assert lse.item() == float("inf")
     assert "(the right one is about $1000.31$)" in text
     exact = 1000 + np.log(1 + np.exp(-1.0) + np.exp(-1000.0))
     assert f"{exact:.2f}" == "1000.31"
