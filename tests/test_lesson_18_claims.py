@@ -161,8 +161,10 @@ def test_confident_answers_give_gradients_near_0_or_near_plus_minus_1():
 def test_the_batch_mean_divides_every_row_by_four(lib_name):
     text = lesson_text()
     assert "$[\\frac13, \\frac13, -\\frac23] / 4$" in text
-    assert ("Row 4 is the worst guess (class 0 has the smallest logit, $p_0 = 0.017$) and "
-            "gets the largest push, $-0.2457$: almost the whole $-1$, divided by 4.") in text
+    assert "The third sample has three equal logits" in text
+    assert ("The last one is the worst guess (its right class, 0, has the smallest logit, "
+            "$p_0 = 0.017$) and gets the largest push, $-0.2457$: almost the whole $-1$, "
+            "divided by 4.") in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     ns = run_cells(lib, "Y = torch.tensor([0, 1, 2, 0])")
     p = softmax(BATCH)
@@ -171,7 +173,7 @@ def test_the_batch_mean_divides_every_row_by_four(lib_name):
     np.testing.assert_allclose(expected[2], np.array([1, 1, -2]) / 3 / 4)
     assert f"{p[3, 0]:.3f}" == "0.017" and np.argmin(BATCH[3]) == 0
     assert f"{expected[3, 0]:.4f}" == "-0.2457"
-    assert np.abs(expected).argmax() == 9  # row 4, class 0: the largest entry of all
+    assert np.abs(expected).argmax() == 9  # the last row, class 0: the largest entry of all
     # and the mean's gradient is the sum's divided by the batch size
     Z = lib.tensor(BATCH, requires_grad=True)
     lib.nn.functional.cross_entropy(Z, lib.tensor(BATCH_TARGETS), reduction="sum").backward()
@@ -299,7 +301,9 @@ def test_shifting_every_logit_changes_nothing_and_gradients_sum_to_0(lib_name):
     text = lesson_text()
     assert ("So the gradient that any loss sends back through a softmax sums to 0 over the "
             "classes") in text
-    assert "every row of section 1's batch gradient sums to 0" in text
+    assert ("summed over $j$, $\\sum_i g_i \\frac{\\partial p_i}{\\partial z_j}$ multiplies "
+            "each $g_i$ by row $i$'s sum. Every row of section 1's batch gradient sums to 0."
+            ) in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     z = lib.tensor(LOGITS)
     np.testing.assert_allclose(lib.softmax(z + 100, dim=0).numpy(),
