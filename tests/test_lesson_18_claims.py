@@ -421,6 +421,7 @@ def test_nn_layer_norm_is_that_formula_with_eps_1e_5_and_the_biased_variance(lib
     text = lesson_text()
     assert "(with the *biased* variance, and $\\varepsilon = 10^{-5}$)" in text
     assert "`weight` and adds a `bias` (at first $1$ and $0$)" in text
+    assert "`weight.grad` is $g \\odot \\hat x$, and `bias.grad` is $g$ itself" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     ns = run_cells(lib, "ln = torch.nn.LayerNorm(4)")
     assert ns["ln"].eps == EPS
