@@ -173,6 +173,27 @@ TEMPTING = {
         "        grad_w += grad_h * (1 - states[t] ** 2) * states[t - 1]\n"
         "        grad_h = grad_h * w\n"
         "    return grad_w\n"
+    ),    # Label smoothing ignored: section 1's p − onehot, right only for eps = 0.
+    "18_": (
+        "def smoothed_grad(logits, targets, eps):\n"
+        "    onehot = torch.nn.functional.one_hot(targets, logits.shape[1])\n"
+        "    return (torch.softmax(logits, dim=1) - onehot) / len(targets)\n"
+    ),
+    # The softened target spread over the K − 1 wrong classes (a definition some papers
+    # use), not over all K as PyTorch's label_smoothing does.
+    "18_others": (
+        "def smoothed_grad(logits, targets, eps):\n"
+        "    k = logits.shape[1]\n"
+        "    onehot = torch.nn.functional.one_hot(targets, k)\n"
+        "    q = (1 - eps) * onehot + eps / (k - 1) * (1 - onehot)\n"
+        "    return (torch.softmax(logits, dim=1) - q) / len(targets)\n"
+    ),
+    # The sum's gradient: the mean's division by the batch size forgotten.
+    "18_sum": (
+        "def smoothed_grad(logits, targets, eps):\n"
+        "    k = logits.shape[1]\n"
+        "    q = (1 - eps) * torch.nn.functional.one_hot(targets, k) + eps / k\n"
+        "    return torch.softmax(logits, dim=1) - q\n"
     ),
 }
 
