@@ -52,7 +52,13 @@ def setup() -> None:
     """Create .venv, install teachgrad (+ extras) and register the teachgrad kernel in it."""
     if not PYTHON.exists():
         say(f"creating a virtual environment in {VENV.name}/")
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+        try:
+            venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+        except subprocess.CalledProcessError:  # ensurepip missing (Debian's python3-venv)
+            shutil.rmtree(VENV, ignore_errors=True)  # a .venv without pip would stay broken
+            raise SystemExit("[teachgrad] this Python cannot make a virtual environment with "
+                             "pip in it; on Debian/Ubuntu install it with "
+                             "`sudo apt install python3-venv`, then run this again") from None
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text() != wanted:
         say("installing teachgrad with its notebook and test extras (first run takes a minute)")
@@ -126,4 +132,9 @@ if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(__doc__)
         raise SystemExit(2)
-    COMMANDS[sys.argv[1]]()
+    try:
+        COMMANDS[sys.argv[1]]()
+    except subprocess.CalledProcessError as error:  # its own messages are printed above
+        command = " ".join([Path(error.cmd[0]).name, *map(str, error.cmd[1:3])])
+        raise SystemExit(f"[teachgrad] stopped: `{command} ...` failed "
+                         f"(exit status {error.returncode}), see above") from None
