@@ -105,8 +105,9 @@ def lessons() -> None:
 def test() -> None:
     setup()
     extra = sys.argv[2:]
-    # `dev.py test tests/test_engine.py -x` runs that file only; otherwise the whole suite.
-    chosen = bool(extra) and (ROOT / extra[0]).exists()
+    # `dev.py test tests/test_engine.py -x` (or a test id, file::test) runs that only;
+    # otherwise the whole suite.
+    chosen = bool(extra) and (ROOT / extra[0].split("::")[0]).exists()
     args = [str(PYTHON), "-m", "pytest", *([] if chosen else ["tests", "notebooks"]),
             "--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
             "-p", "no:cacheprovider", *extra]
