@@ -8,7 +8,9 @@ runs ``binder/postBuild``. This script does the same in a temporary virtual envi
 (it needs the package index, so it is run by .ci/run rather than by pytest), then executes
 a lesson with the ``teachgrad`` kernel that postBuild registered, and fails on any error
 output other than the cells a lesson tags ``raises-exception`` (``# NBVAL_RAISES_EXCEPTION``
-in its source).
+in its source), or when a lesson that draws graphs shows none. It also checks what a Binder
+user needs beyond the kernel: JupyterLab's settings from ``binder/overrides.json``, and
+pygraphviz laying out a graph by itself (mybinder.org's image has no system Graphviz).
 """
 
 from __future__ import annotations
@@ -36,9 +38,32 @@ for i, cell in enumerate(nb.cells):
     for out in cell.get("outputs", []):
         if out.output_type == "error":
             bad.append(f"cell {i}: {out.ename}: {out.evalue}")
+drawings = sum("image/svg+xml" in out.get("data", {})
+               for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs)
+if not drawings and any("draw(" in cell.source for cell in nb.cells):
+    bad.append("no graph was drawn (no image/svg+xml output): is Graphviz missing?")
 if bad:
     sys.exit("errors while running the lesson:\n" + "\n".join(bad))
-print(f"ran {sum(c.cell_type == 'code' for c in nb.cells)} code cells without errors")
+print(f"ran {sum(c.cell_type == 'code' for c in nb.cells)} code cells without errors, "
+      f"{drawings} graphs drawn")
+"""
+
+#: Binder machines have no system Graphviz: the pygraphviz wheel must lay graphs out alone
+#: (here a system ``dot`` could otherwise stand in for it unnoticed).
+LAYOUT_WITH_PYGRAPHVIZ = (
+    "import pygraphviz; "
+    "svg = pygraphviz.AGraph(string='digraph { a -> b }').draw(format='svg', prog='dot'); "
+    "assert b'<svg' in svg; print('pygraphviz lays out graphs with its own Graphviz')"
+)
+
+#: What postBuild gives JupyterLab (see binder/overrides.json).
+LAB_SETTINGS = r"""
+import json, sys
+from pathlib import Path
+path = Path(sys.prefix, "share", "jupyter", "lab", "settings", "overrides.json")
+viewers = json.loads(path.read_text())["@jupyterlab/docmanager-extension:plugin"]
+assert viewers["defaultViewers"]["markdown"] == "Markdown Preview", viewers
+print(f"JupyterLab settings in {path}")
 """
 
 
@@ -63,6 +88,8 @@ def main() -> int:
         run(python, "-m", "pip", "install", "--quiet", "-r", ROOT / "binder" / "requirements.txt")
         print("[binder-check] binder/postBuild", flush=True)
         run("bash", ROOT / "binder" / "postBuild")
+        run(python, "-c", LAB_SETTINGS)
+        run(python, "-c", LAYOUT_WITH_PYGRAPHVIZ)
         print(f"[binder-check] running {lesson.name} with the teachgrad kernel", flush=True)
         run(python, "-c", RUN_LESSON, lesson, lesson.parent)
     print("[binder-check] ok", flush=True)

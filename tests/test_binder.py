@@ -69,3 +69,17 @@ def test_binder_python_matches_pyproject():
     from packaging.specifiers import SpecifierSet
 
     assert SpecifierSet(requires).contains(f"{match.group(1)}.{match.group(2)}")
+
+
+def test_jupyterlab_opens_markdown_rendered_on_binder_and_in_dev_py():
+    """The Binder link opens notebooks/README.md: rendered, its lesson links work."""
+    import json
+
+    overrides = json.loads((BINDER / "overrides.json").read_text())
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == "Markdown Preview"
+    script = (BINDER / "postBuild").read_text()
+    assert "share/jupyter/lab/settings" in script
+    assert re.search(r"cp binder/overrides\.json \S*/overrides\.json", script)
+    dev = (ROOT / "dev.py").read_text()
+    assert '"binder" / "overrides.json"' in dev and '"overrides.json"' in dev

@@ -109,6 +109,19 @@ def lab_server(chromium, jupyter, lessons_copy, tmp_path_factory):
     assert not left, f"processes still running after stopping JupyterLab: {left}"
 
 
+def pytest_collection_modifyitems(items: list) -> None:
+    """Run the browser tests last, after the unit tests and the lessons.
+
+    They take minutes; run first (their folder sorts first), they kept a newcomer's
+    ``dev.py test`` from showing any unit test result for that long.
+    """
+    here = Path(__file__).resolve().parent
+    browser, others = [], []
+    for item in items:
+        (browser if here in Path(item.path).resolve().parents else others).append(item)
+    items[:] = others + browser
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     if _taken:
         terminalreporter.write_line(
