@@ -58,3 +58,14 @@ def test_modified_saved_tensor_is_named_as_torch_names_it():
 def test_integer_requires_grad_hint_names_torch_float32():
     with pytest.raises(RuntimeError, match=r"dtype=torch\.float32\.$"):
         teachgrad.tensor([1, 2], requires_grad=True)
+
+
+def test_non_scalar_backward_hint_names_the_shape_as_torch_prints_it():
+    # The shape is filled in when the error is raised, so the source scan above cannot see
+    # it: lesson 7 printed "this output has shape teachgrad.Size([3])".
+    y = teachgrad.ones(3, requires_grad=True) * 2
+    with pytest.raises(RuntimeError) as error:
+        y.backward()
+    first, hint = str(error.value).split("\n")
+    assert first == "grad can be implicitly created only for scalar outputs"
+    assert hint.startswith("Hint: this output has shape torch.Size([3]), so backward()")

@@ -423,8 +423,8 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
             if data.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs"
-                    f"\nHint: this output has shape {t.shape}, so backward() does not know "
-                    "how to weigh its elements. Reduce it to a scalar first (e.g. "
+                    f"\nHint: this output has shape torch.Size({list(t.shape)}), so backward() "
+                    "does not know how to weigh its elements. Reduce it to a scalar first (e.g. "
                     "out.sum().backward()) or pass the vector of the vector-Jacobian product: "
                     "out.backward(gradient=torch.ones_like(out))."
                 )
