@@ -1203,6 +1203,7 @@ __all__ = [
 # (at the end: these are written with the functions above)
 from .functional_more import (  # noqa: E402 - in-place activations, gumbel_softmax, pdist
     celu_,
+    conv_tbc,
     elu_,
     gumbel_softmax,
     hardtanh_,
@@ -1216,7 +1217,7 @@ from .functional_more import (  # noqa: E402 - in-place activations, gumbel_soft
 
 __all__ += [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
-    "gumbel_softmax", "pdist",
+    "gumbel_softmax", "pdist", "conv_tbc",
 ]
 from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + cross entropy
 
