@@ -577,6 +577,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is None:
         return _linalg.matmul(input, weight.t())
+    if not isinstance(bias, Tensor):
+        # PyTorch's words for bias=... (given by position, its message adds "(position 3)";
+        # telling the two apart would cost every call a wrapper).
+        raise TypeError(
+            f"linear(): argument 'bias' must be Tensor, not {python_type_name(bias)}"
+            "\nHint: a bias is a tensor with one value per output feature, e.g. "
+            "torch.zeros(weight.shape[0]); pass bias=None for no bias."
+        )
     if x.ndim == 2:
         if (w.ndim == 2 and isinstance(bias, Tensor) and bias._data.dtype is w.dtype
                 and bias._data.shape == w.shape[:1]):

@@ -1,0 +1,101 @@
+"""Arguments of the wrong type get PyTorch's TypeError (type and sentence; ours may add a
+``Hint:`` line): ``F.linear``'s bias, ``F.interpolate``'s size / scale_factor /
+align_corners (which were truncated or taken silently: ``size=2.5``, ``align_corners=1``),
+and the random fills ``Tensor.uniform_('a')``, ``normal_``, ``random_`` ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad
+from tests.parity import raises_as_torch, same_error
+
+
+@pytest.mark.parametrize("bias", [1j, 0.5, "a", [1.0, 2.0]])
+def test_linear_bias_that_is_not_a_tensor(bias):
+    raises_as_torch(lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 3),
+                                                         bias=bias))
+
+
+def test_linear_bias_hint():
+    with pytest.raises(TypeError, match="\nHint: a bias is a tensor"):
+        teachgrad.nn.functional.linear(teachgrad.ones(2, 3), teachgrad.ones(4, 3), bias=1j)
+
+
+_SHAPES = {"nearest": (1, 1, 4), "nearest-exact": (1, 1, 4, 4), "linear": (1, 1, 4),
+           "bilinear": (1, 1, 4, 4), "bicubic": (1, 1, 4, 4), "trilinear": (1, 1, 2, 2, 2),
+           "area": (1, 1, 4, 4)}
+_BAD = [dict(size=1j), dict(size=2.5), dict(size="a"), dict(size=True), dict(scale_factor="a"),
+        dict(scale_factor=1j), dict(size=2, align_corners=1), dict(size=2, align_corners=1j),
+        dict(scale_factor=2, align_corners="a")]
+
+
+@pytest.mark.parametrize("mode", list(_SHAPES))
+@pytest.mark.parametrize("arguments", _BAD, ids=str)
+def test_interpolate_argument_types(mode, arguments):
+    if mode == "area" and "scale_factor" in arguments and arguments["scale_factor"] == "a":
+        pytest.skip("PyTorch's Python multiplies the size by the string first: "
+                    "ValueError for 'aaaa' (ours: ValueError too, in other words)")
+    if mode in ("nearest", "nearest-exact", "area") and "align_corners" in arguments:
+        mode = "bilinear"  # (these modes refuse any align_corners by value)
+    raises_as_torch(lambda lib: lib.nn.functional.interpolate(
+        lib.ones(*_SHAPES[mode]), mode=mode, **arguments))
+
+
+def test_interpolate_bad_scale_after_a_good_one_and_upsample():
+    raises_as_torch(lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4, 4),
+                                                              scale_factor=(2, "a")))
+    raises_as_torch(lambda lib: lib.nn.Upsample(size=1j)(lib.ones(1, 1, 4)))
+    # The mode's own error comes first, as in PyTorch (the kernel is never reached).
+    raises_as_torch(lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4, 4), size=1j,
+                                                              mode="linear"))
+
+
+def test_interpolate_still_takes_numpy_and_tensor_sizes():
+    torch = pytest.importorskip("torch")
+    for size in (np.int64(3), 3):
+        ours = teachgrad.nn.functional.interpolate(teachgrad.ones(1, 1, 4), size=size)
+        theirs = torch.nn.functional.interpolate(torch.ones(1, 1, 4), size=size)
+        assert tuple(ours.shape) == tuple(theirs.shape) == (1, 1, 3)
+    ours = teachgrad.nn.functional.interpolate(teachgrad.ones(1, 1, 4),
+                                               scale_factor=np.float32(2), mode="linear")
+    assert tuple(ours.shape) == (1, 1, 8)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.uniform_("a"), lambda x: x.uniform_(0, "b"), lambda x: x.uniform_(1j),
+    lambda x: x.uniform_(None), lambda x: x.normal_("a"), lambda x: x.normal_(0, "b"),
+    lambda x: x.normal_(1j), lambda x: x.exponential_("a"), lambda x: x.cauchy_("a"),
+    lambda x: x.log_normal_("a"), lambda x: x.geometric_("a"), lambda x: x.geometric_(),
+    lambda x: x.uniform_(np.array([0.0])),
+])
+def test_random_fills_refuse_wrong_types(call):
+    raises_as_torch(lambda lib: call(lib.ones(3)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.bernoulli_("a"), lambda x: x.random_("a"), lambda x: x.random_(0, "a"),
+    lambda x: x.random_(2.5),
+])
+def test_random_fills_with_several_signatures_refuse_wrong_types(call):
+    # PyTorch lists the signatures ("received an invalid combination of arguments"):
+    # the same TypeError and first sentence.
+    same_error(lambda lib: call(lib.ones(3)))
+
+
+def test_random_fills_take_what_pytorch_takes():
+    torch = pytest.importorskip("torch")
+    # A 0-d tensor or a NumPy scalar is a number: the same draws as PyTorch's.
+    for low, high in ((teachgrad.tensor(-1.0), np.float32(2)), (True, 3)):
+        ours = teachgrad.ones(5).uniform_(low, high, generator=teachgrad.Generator().manual_seed(1))
+        t_low = torch.tensor(-1.0) if isinstance(low, teachgrad.Tensor) else low
+        theirs = torch.ones(5).uniform_(t_low, high, generator=torch.Generator().manual_seed(1))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    ours = teachgrad.zeros(6).random_(teachgrad.tensor(4),
+                                      generator=teachgrad.Generator().manual_seed(2))
+    theirs = torch.zeros(6).random_(torch.tensor(4), generator=torch.Generator().manual_seed(2))
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    # A tensor of probabilities stays a tensor for bernoulli_.
+    p = teachgrad.tensor([0.0, 1.0, 0.0])
+    assert teachgrad.ones(3).bernoulli_(p).tolist() == [0.0, 1.0, 0.0]
