@@ -99,3 +99,44 @@ def test_random_fills_take_what_pytorch_takes():
     # A tensor of probabilities stays a tensor for bernoulli_.
     p = teachgrad.tensor([0.0, 1.0, 0.0])
     assert teachgrad.ones(3).bernoulli_(p).tolist() == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.leaky_relu(lib.ones(3), negative_slope="a"),
+    lambda lib: lib.nn.functional.leaky_relu(lib.ones(3), None, inplace=True),
+    lambda lib: lib.nn.functional.elu(lib.ones(3), alpha="a"),
+    lambda lib: lib.nn.functional.elu(lib.ones(3), "a", inplace=True),
+    lambda lib: lib.nn.functional.softplus(lib.ones(3), beta="a"),
+    lambda lib: lib.nn.functional.softplus(lib.ones(3), threshold=None),
+    lambda lib: lib.nn.functional.hardshrink(lib.ones(3), lambd="a"),
+    lambda lib: lib.nn.functional.threshold(lib.ones(3), "a", 0.0),
+    lambda lib: lib.nn.functional.threshold(lib.ones(3), 0.0, value="a", inplace=True),
+    lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3), (3,), eps="a"),
+    lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3), (3,), eps=None),
+    lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), (3,), eps="a"),
+    # (these were taken silently: the value goes unused on this path)
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), None, None, training=True,
+                                             momentum="a"),
+    lambda lib: lib.nn.functional.kl_div(lib.ones(3), lib.ones(3), reduction="sum",
+                                         log_target=1),
+    lambda lib: lib.nn.functional.poisson_nll_loss(lib.ones(3), lib.ones(3), eps="a"),
+    lambda lib: lib.nn.functional.poisson_nll_loss(lib.ones(3), lib.ones(3), full="a"),
+    lambda lib: lib.nn.functional.poisson_nll_loss(lib.ones(3), lib.ones(3), log_input=None),
+])
+def test_number_and_bool_parameters_refuse_other_types(call):
+    raises_as_torch(call)
+
+
+def test_number_parameters_take_numpy_scalars_and_0d_tensors_as_pytorch():
+    torch = pytest.importorskip("torch")
+    x = np.array([-2.0, -0.5, 1.0])
+    for slope in (np.float32(0.25), 0.25):
+        ours = teachgrad.nn.functional.leaky_relu(teachgrad.tensor(x), slope)
+        theirs = torch.nn.functional.leaky_relu(torch.tensor(x), slope)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    ours = teachgrad.nn.functional.elu(teachgrad.tensor(x), teachgrad.tensor(0.5))
+    theirs = torch.nn.functional.elu(torch.tensor(x), torch.tensor(0.5))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    ours = teachgrad.nn.functional.layer_norm(teachgrad.tensor(x), (3,), eps=1)
+    theirs = torch.nn.functional.layer_norm(torch.tensor(x), (3,), eps=1)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)

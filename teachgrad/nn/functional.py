@@ -48,6 +48,7 @@ from . import activation_ops as _ops
 from . import feature_dropout as _feature_dropout
 from . import normalization_ops as _normalization
 from . import rms_norm as _rms_norm
+from .argument_types import scalar_argument as _scalar_argument
 from .attention_functional import (  # attention: its own module
     multi_head_attention_forward,
     scaled_dot_product_attention,
@@ -255,6 +256,8 @@ def _leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``negative_slope * x``: a ReLU whose negative side still learns."""
+    negative_slope = _scalar_argument(negative_slope, "leaky_relu_" if inplace else "leaky_relu",
+                     "negative_slope", 2)
     _require_floating(input, "leaky_relu_cpu")
     return _maybe_inplace(input, inplace, _leaky_relu, negative_slope)
 
@@ -265,6 +268,7 @@ def _elu(input: Tensor, alpha: float, scale: float = 1.0) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (e^x - 1)``."""
+    alpha = _scalar_argument(alpha, "elu_" if inplace else "elu", "alpha", 2)
     _require_floating(input, "elu_cpu")
     return _maybe_inplace(input, inplace, _elu, alpha)
 
@@ -302,6 +306,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + e^(beta x)) / beta``, a smooth ReLU (linear where ``beta x > threshold``)."""
+    beta = _scalar_argument(beta, "softplus", "beta")
+    threshold = _scalar_argument(threshold, "softplus", "threshold")
     _require_floating(input, "softplus_cpu")
     return _ops.SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
 
@@ -376,6 +382,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > λ``, else 0."""
+    lambd = _scalar_argument(lambd, "hardshrink", "lambd")
     _require_floating(input, "hardshrink_cpu")
     return _ops.HardshrinkBackward0.apply(input, lambd=lambd)
 
@@ -437,6 +444,9 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> torch.nn.functional.threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
+    name = "threshold_" if inplace else "threshold"
+    threshold = _scalar_argument(threshold, name, "threshold", 2)
+    value = _scalar_argument(value, name, "value", 3)
     return _maybe_inplace(input, inplace, _threshold, threshold, value)
 
 
@@ -1124,6 +1134,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     >>> F.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
+    eps = _scalar_argument(eps, "layer_norm", "eps", 5, kind="float")
     shape = _rms_norm._normalized_shape(normalized_shape, "layer_norm")
     n = len(shape)
     if n == 0:

@@ -31,6 +31,7 @@ from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
+from .argument_types import bool_argument, scalar_argument
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
@@ -153,6 +154,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
         )
     if reduction != "batchmean":
         F._check_reduction(reduction)
+    bool_argument(log_target, "kl_div", "log_target")
     if log_target:
         output = pointwise.exp(target) * (target - input)
     else:
@@ -226,6 +228,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
     reduction = F._legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
+    bool_argument(log_input, "poisson_nll_loss", "log_input", 3)
+    bool_argument(full, "poisson_nll_loss", "full", 4)
+    eps = scalar_argument(eps, "poisson_nll_loss", "eps", 5, kind="float")
     if log_input:
         loss = pointwise.exp(input) - target * input
     else:
