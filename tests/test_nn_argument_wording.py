@@ -140,3 +140,44 @@ def test_number_parameters_take_numpy_scalars_and_0d_tensors_as_pytorch():
     ours = teachgrad.nn.functional.layer_norm(teachgrad.tensor(x), (3,), eps=1)
     theirs = torch.nn.functional.layer_norm(torch.tensor(x), (3,), eps=1)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.huber_loss(lib.ones(3), lib.ones(3), delta="a"),
+    lambda lib: lib.nn.functional.smooth_l1_loss(lib.ones(3), lib.ones(3), beta="a"),
+    lambda lib: lib.nn.functional.margin_ranking_loss(lib.ones(3), lib.ones(3), lib.ones(3),
+                                                      margin="a"),
+    lambda lib: lib.nn.functional.hinge_embedding_loss(lib.ones(3), lib.ones(3), margin="a"),
+    lambda lib: lib.nn.functional.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3),
+                                                        lib.ones(2), margin="a"),
+    lambda lib: lib.nn.functional.cosine_similarity(lib.ones(2, 3), lib.ones(2, 3), eps="a"),
+    lambda lib: lib.nn.functional.pairwise_distance(lib.ones(2, 3), lib.ones(2, 3), p="a"),
+    lambda lib: lib.nn.functional.instance_norm(lib.ones(2, 4, 3), eps="a"),
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]),
+                                                label_smoothing="a"),
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]),
+                                                label_smoothing=None),
+    lambda lib: lib.nn.functional.pixel_shuffle(lib.ones(1, 4, 2, 2), 1j),
+    lambda lib: lib.nn.functional.pixel_shuffle(lib.ones(1, 4, 2, 2), upscale_factor=2.0),
+    lambda lib: lib.nn.functional.pixel_unshuffle(lib.ones(1, 1, 4, 4), 2.0),
+    lambda lib: lib.nn.functional.channel_shuffle(lib.ones(1, 4, 2, 2), groups="a"),
+])
+def test_more_parameters_refuse_other_types(call):
+    raises_as_torch(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.softmax(lib.ones(3), 0, dtype="float32"),
+    lambda lib: lib.nn.functional.log_softmax(lib.ones(3), 0, dtype="a"),
+    lambda lib: lib.nn.functional.softmin(lib.ones(3), 0, dtype="a"),
+])
+def test_softmax_dtype_that_is_not_a_dtype(call):
+    # (PyTorch's sentence names "torch.dtype"; teachgrad's parser messages keep that name)
+    same_error(call)
+
+
+def test_softmax_takes_python_types_as_dtypes():
+    torch = pytest.importorskip("torch")
+    ours = teachgrad.nn.functional.softmax(teachgrad.ones(2), 0, dtype=float)
+    theirs = torch.nn.functional.softmax(torch.ones(2), 0, dtype=float)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float64"

@@ -180,6 +180,17 @@ def _require_floating(input: Tensor, kernel: str) -> None:
         )
 
 
+def _dtype_argument(dtype, function: str):
+    """``dtype``, or PyTorch's TypeError when it is not one (``dtype='float32'``: teachgrad's
+    ``.to`` would read the string as a device). Python's ``float``, ``int``... are dtypes
+    for PyTorch's parser too."""
+    if not isinstance(dtype, _dtypes.dtype) and not any(dtype is t for t in (float, int, bool)):
+        raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not "
+                        f"{python_type_name(dtype)}\nHint: write dtype=torch.float32, "
+                        "for example (a dtype of the library, not a string).")
+    return dtype
+
+
 def _not_differentiable(function: str, argument: str, t: Tensor | None) -> None:
     if t is not None and t.requires_grad:
         raise RuntimeError(
@@ -394,7 +405,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "softmax"))
     return _activation.softmax(-input, dim)
 
 
@@ -532,7 +543,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "softmax"))
     return input.softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
@@ -543,7 +554,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "log_softmax"))
     return input.log_softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
@@ -843,6 +854,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
         _CROSS_ENTROPY.check((input, target))
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    label_smoothing = _scalar_argument(label_smoothing, "cross_entropy_loss", "label_smoothing",
+                                       6, kind="float")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
