@@ -181,3 +181,27 @@ def test_softmax_takes_python_types_as_dtypes():
     ours = teachgrad.nn.functional.softmax(teachgrad.ones(2), 0, dtype=float)
     theirs = torch.nn.functional.softmax(torch.ones(2), 0, dtype=float)
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float64"
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.rrelu(lib.ones(3), "a"),
+    lambda lib: lib.nn.functional.rrelu(lib.ones(3), 0.1, "a", inplace=True),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(
+        lib.ones(1, 2, 2), lib.ones(1, 2, 2), lib.ones(1, 2, 2), scale="a"),
+    lambda lib: lib.nn.functional.bilinear(lib.ones(2, 3), lib.ones(2, 3), lib.ones(4, 3, 3),
+                                           bias=1j),
+    lambda lib: lib.nn.functional.pad(lib.ones(3), (1, 1), value="a"),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3, 2), max_norm="a"),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3, 2), max_norm=1.0,
+                                            norm_type="a"),
+])
+def test_even_more_parameters_refuse_other_types(call):
+    raises_as_torch(call)
+
+
+def test_pad_value_none_and_numbers_still_work():
+    torch = pytest.importorskip("torch")
+    for value in (None, 2, np.float64(1.5)):
+        ours = teachgrad.nn.functional.pad(teachgrad.ones(2), (1, 1), value=value)
+        theirs = torch.nn.functional.pad(torch.ones(2), (1, 1), value=value)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -515,6 +515,8 @@ def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPE
           training: bool = False, inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
     from ``U(lower, upper)``; otherwise the fixed slope ``(lower + upper) / 2``."""
+    lower = _scalar_argument(lower, "rrelu_" if inplace else "rrelu", "lower", 2)
+    upper = _scalar_argument(upper, "rrelu_" if inplace else "rrelu", "upper", 3)
     if training and lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     _require_floating(input, "leaky_relu_cpu")
@@ -1106,9 +1108,8 @@ def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
                        norm_type: float) -> None:
     """Shrink, in place and unrecorded, the given rows whose norm exceeds ``max_norm``
     (PyTorch's ``embedding_renorm_``, with its ``1e-7``)."""
-    if type(norm_type) is complex:  # (its argument parser's words; max_norm: refuses_complex)
-        raise TypeError("embedding_renorm_(): argument 'norm_type' (position 4) must be "
-                        "float, not complex")
+    max_norm = _scalar_argument(max_norm, "embedding_renorm_", "max_norm", 3, kind="float")
+    norm_type = _scalar_argument(norm_type, "embedding_renorm_", "norm_type", 4, kind="float")
     n = weight.shape[0]
     outside = rows[(rows < -n) | (rows >= n)]  # (rows: sorted; each one is select()ed)
     if outside.size:
