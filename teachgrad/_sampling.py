@@ -15,9 +15,12 @@ The draws are PyTorch's: the same generator and the same arithmetic per distribu
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _aten_random as kernels
+from ._arguments import Signatures
 from ._random import Generator, _check_probabilities, _engine
 from ._tensor import Tensor
 from .ops.inplace import apply_inplace
@@ -192,8 +195,55 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     return _fill(self, GeometricBackward0, _draw(self, kernels.geometric, p, generator))
 
 
+# PyTorch's signatures of the fills, for its TypeError when an argument has the wrong type
+# (``w.uniform_('a')``: "uniform_(): argument 'from' (position 1) must be float, not str")
+# rather than Python's words from inside, or a silent fill (``w.uniform_(np.array([0.]))``).
+_GEN = "*, torch.Generator generator = None"
+_SIGNATURES = {
+    "uniform_": (f"(float from = 0, float to = 1, {_GEN})",),
+    "normal_": (f"(float mean = 0, float std = 1, {_GEN})",),
+    "bernoulli_": (f"(Tensor p, {_GEN})", f"(float p = 0.5, {_GEN})"),
+    "random_": (f"({_GEN})", f"(int from, int to, {_GEN})", f"(int to, {_GEN})"),
+    "exponential_": (f"(float lambd = 1, {_GEN})",),
+    "cauchy_": (f"(float median = 0, float sigma = 1, {_GEN})",),
+    "log_normal_": (f"(float mean = 1, float std = 2, {_GEN})",),
+    "geometric_": (f"(float p, {_GEN})",),
+}
+
+
+def _number(value):
+    """A number PyTorch's parser took (a NumPy scalar, a 0-d tensor) as a Python one."""
+    if isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu":
+        return int(value._data)
+    if isinstance(value, (Tensor, np.number, np.bool_)):
+        return value._data.item() if isinstance(value, Tensor) else value.item()
+    return value
+
+
+def _types_checked(method):
+    """``method`` refusing wrong argument types as PyTorch's parser does. A call with plain
+    ints and floats (every correct call in practice) pays one type test per argument."""
+    signatures = Signatures(method.__name__, *_SIGNATURES[method.__name__])
+    plain = (int,) if method is random_ else (float, int)  # (random_ takes ints only)
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        values = args + tuple(v for k, v in kwargs.items() if k != "generator")
+        if values and all(type(v) in plain for v in values):
+            return method(self, *args, **kwargs)
+        named = {"from" if k == "from_" else k: v for k, v in kwargs.items()}
+        signatures.check(args, named)  # (teachgrad also takes from_=, Python's spelling)
+        if method is not bernoulli_:  # (its p may be a tensor of probabilities)
+            args = tuple(map(_number, args))
+            kwargs = {k: _number(v) if k != "generator" else v for k, v in kwargs.items()}
+        return method(self, *args, **kwargs)
+
+    return checked
+
+
 for _method in (uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, log_normal_,
                 geometric_):
+    _method = _types_checked(_method)
     _method.__qualname__ = f"Tensor.{_method.__name__}"
     setattr(Tensor, _method.__name__, _method)
 del _method

@@ -16,9 +16,11 @@
 82
 """
 
-from . import functional, grad, init, utils  # noqa: F401 - (grad: a convolution's gradients)
+from . import functional, grad, init, parallel, utils  # noqa: F401 - (grad: a convolution's gradients)
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Parameter", "functional", "grad", "init", "utils", *_modules_all]
+__all__ = ["Buffer", "DataParallel", "Parameter", "functional", "grad", "init", "parallel",
+           "utils", *_modules_all]

@@ -38,6 +38,7 @@ from ..ops.op import NO_CONTEXT, Op
 from ..ops.split_join import cat
 from . import attention
 from . import functional as F  # (a circular import: F's names are looked up at call time)
+from .argument_types import scalar_argument
 from .padding import pad
 
 # ----------------------------------------------------------------------------------------
@@ -290,6 +291,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     >>> F.scaled_dot_product_attention(q, k, v)
     tensor([[0.6698, 0.3302]])
     """
+    if scale is not None:
+        scale = scalar_argument(scale, "scaled_dot_product_attention", "scale", kind="float")
     _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     if _runs_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
         return _fused_attention(query, key, value, attn_mask, is_causal, scale)

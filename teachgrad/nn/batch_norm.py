@@ -22,6 +22,7 @@ from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
 from ..ops.index import saving_indices
 from ..ops.quiet_mean import mean_of
+from .argument_types import scalar_argument
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
@@ -53,6 +54,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if momentum is None:  # (nn.BatchNorm's momentum=None is resolved by the module)
         raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
                         "NoneType")
+    momentum = scalar_argument(momentum, "batch_norm", "momentum", 7, kind="float")
     if input.numel() == 0:
         return _empty_batch_norm(input, weight, bias)
     # PyTorch checks each statistic's size first, then that both or neither are given

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, python_type_name
 from ..ops.linalg import _cpp_name  # PyTorch's C++ names: float, double ...
 from ..ops.op import Op
 
@@ -54,6 +54,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     >>> F.bilinear(torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]]), torch.ones(1, 2, 1))
     tensor([[9.]])
     """
+    if bias is not None and not isinstance(bias, Tensor):
+        # (PyTorch's words for bias=...; given by position, it adds "(position 4)")
+        raise TypeError(f"bilinear(): argument 'bias' must be Tensor, not "
+                        f"{python_type_name(bias)}\nHint: a bias is a tensor with one value "
+                        "per output feature; pass bias=None for no bias.")
     if not input1.dtype == input2.dtype == weight.dtype:
         names = (_cpp_name(t) for t in (input1, input2, weight))
         raise RuntimeError(

@@ -26,6 +26,7 @@ from ..ops.reduce import (
     normalize_dims,
     vector_norm,
 )
+from .argument_types import scalar_argument
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -51,6 +52,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     ...                                       torch.tensor([[4.0, 5.0]]), eps=0.0)
     tensor([5.])
     """
+    p = scalar_argument(p, "pairwise_distance", "p", kind="float")
+    eps = scalar_argument(eps, "pairwise_distance", "eps", kind="float")
     pointwise._check_broadcast(x1, x2)
     innermost = max(x1.ndim, x2.ndim) - 1
     return _norm(x1 - x2 + eps, p, innermost, keepdim)
@@ -70,6 +73,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     ...                                       torch.tensor([[1.0, 1.0]]))
     tensor([0.7071])
     """
+    eps = scalar_argument(eps, "cosine_similarity", "eps", kind="float")
     common = result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(

@@ -48,6 +48,7 @@ from . import activation_ops as _ops
 from . import feature_dropout as _feature_dropout
 from . import normalization_ops as _normalization
 from . import rms_norm as _rms_norm
+from .argument_types import scalar_argument as _scalar_argument
 from .attention_functional import (  # attention: its own module
     multi_head_attention_forward,
     scaled_dot_product_attention,
@@ -179,6 +180,17 @@ def _require_floating(input: Tensor, kernel: str) -> None:
         )
 
 
+def _dtype_argument(dtype, function: str):
+    """``dtype``, or PyTorch's TypeError when it is not one (``dtype='float32'``: teachgrad's
+    ``.to`` would read the string as a device). Python's ``float``, ``int``... are dtypes
+    for PyTorch's parser too."""
+    if not isinstance(dtype, _dtypes.dtype) and not any(dtype is t for t in (float, int, bool)):
+        raise TypeError(f"{function}(): argument 'dtype' must be torch.dtype, not "
+                        f"{python_type_name(dtype)}\nHint: write dtype=torch.float32, "
+                        "for example (a dtype of the library, not a string).")
+    return dtype
+
+
 def _not_differentiable(function: str, argument: str, t: Tensor | None) -> None:
     if t is not None and t.requires_grad:
         raise RuntimeError(
@@ -255,6 +267,8 @@ def _leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``negative_slope * x``: a ReLU whose negative side still learns."""
+    negative_slope = _scalar_argument(negative_slope, "leaky_relu_" if inplace else "leaky_relu",
+                     "negative_slope", 2)
     _require_floating(input, "leaky_relu_cpu")
     return _maybe_inplace(input, inplace, _leaky_relu, negative_slope)
 
@@ -265,6 +279,7 @@ def _elu(input: Tensor, alpha: float, scale: float = 1.0) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (e^x - 1)``."""
+    alpha = _scalar_argument(alpha, "elu_" if inplace else "elu", "alpha", 2)
     _require_floating(input, "elu_cpu")
     return _maybe_inplace(input, inplace, _elu, alpha)
 
@@ -302,6 +317,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + e^(beta x)) / beta``, a smooth ReLU (linear where ``beta x > threshold``)."""
+    beta = _scalar_argument(beta, "softplus", "beta")
+    threshold = _scalar_argument(threshold, "softplus", "threshold")
     _require_floating(input, "softplus_cpu")
     return _ops.SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
 
@@ -376,6 +393,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > λ``, else 0."""
+    lambd = _scalar_argument(lambd, "hardshrink", "lambd")
     _require_floating(input, "hardshrink_cpu")
     return _ops.HardshrinkBackward0.apply(input, lambd=lambd)
 
@@ -387,7 +405,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "softmax"))
     return _activation.softmax(-input, dim)
 
 
@@ -437,6 +455,9 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> torch.nn.functional.threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
+    name = "threshold_" if inplace else "threshold"
+    threshold = _scalar_argument(threshold, name, "threshold", 2)
+    value = _scalar_argument(value, name, "value", 3)
     return _maybe_inplace(input, inplace, _threshold, threshold, value)
 
 
@@ -494,6 +515,8 @@ def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPE
           training: bool = False, inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
     from ``U(lower, upper)``; otherwise the fixed slope ``(lower + upper) / 2``."""
+    lower = _scalar_argument(lower, "rrelu_" if inplace else "rrelu", "lower", 2)
+    upper = _scalar_argument(upper, "rrelu_" if inplace else "rrelu", "upper", 3)
     if training and lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     _require_floating(input, "leaky_relu_cpu")
@@ -522,7 +545,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "softmax"))
     return input.softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
@@ -533,7 +556,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(_dtype_argument(dtype, "log_softmax"))
     return input.log_softmax(dim)  # (as PyTorch: a wrong dim is named at position 1)
 
 
@@ -577,6 +600,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is None:
         return _linalg.matmul(input, weight.t())
+    if not isinstance(bias, Tensor):
+        # PyTorch's words for bias=... (given by position, its message adds "(position 3)";
+        # telling the two apart would cost every call a wrapper).
+        raise TypeError(
+            f"linear(): argument 'bias' must be Tensor, not {python_type_name(bias)}"
+            "\nHint: a bias is a tensor with one value per output feature, e.g. "
+            "torch.zeros(weight.shape[0]); pass bias=None for no bias."
+        )
     if x.ndim == 2:
         if (w.ndim == 2 and isinstance(bias, Tensor) and bias._data.dtype is w.dtype
                 and bias._data.shape == w.shape[:1]):
@@ -825,6 +856,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
         _CROSS_ENTROPY.check((input, target))
     reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    label_smoothing = _scalar_argument(label_smoothing, "cross_entropy_loss", "label_smoothing",
+                                       6, kind="float")
     class_dim = 0 if input._data.ndim == 1 else 1
     if input._data.shape == target._data.shape:
         return _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
@@ -1075,9 +1108,8 @@ def _embedding_renorm_(weight: Tensor, rows: np.ndarray, max_norm: float,
                        norm_type: float) -> None:
     """Shrink, in place and unrecorded, the given rows whose norm exceeds ``max_norm``
     (PyTorch's ``embedding_renorm_``, with its ``1e-7``)."""
-    if type(norm_type) is complex:  # (its argument parser's words; max_norm: refuses_complex)
-        raise TypeError("embedding_renorm_(): argument 'norm_type' (position 4) must be "
-                        "float, not complex")
+    max_norm = _scalar_argument(max_norm, "embedding_renorm_", "max_norm", 3, kind="float")
+    norm_type = _scalar_argument(norm_type, "embedding_renorm_", "norm_type", 4, kind="float")
     n = weight.shape[0]
     outside = rows[(rows < -n) | (rows >= n)]  # (rows: sorted; each one is select()ed)
     if outside.size:
@@ -1116,6 +1148,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     >>> F.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
+    eps = _scalar_argument(eps, "layer_norm", "eps", 5, kind="float")
     shape = _rms_norm._normalized_shape(normalized_shape, "layer_norm")
     n = len(shape)
     if n == 0:
@@ -1203,6 +1236,7 @@ __all__ = [
 # (at the end: these are written with the functions above)
 from .functional_more import (  # noqa: E402 - in-place activations, gumbel_softmax, pdist
     celu_,
+    conv_tbc,
     elu_,
     gumbel_softmax,
     hardtanh_,
@@ -1216,7 +1250,7 @@ from .functional_more import (  # noqa: E402 - in-place activations, gumbel_soft
 
 __all__ += [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
-    "gumbel_softmax", "pdist",
+    "gumbel_softmax", "pdist", "conv_tbc",
 ]
 from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + cross entropy
 

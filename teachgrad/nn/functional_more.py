@@ -1,5 +1,5 @@
 """More of ``nn.functional``: the in-place activations (``F.relu_``, ``F.elu_`` ...),
-``gumbel_softmax`` and ``pdist``.
+``gumbel_softmax``, ``pdist`` and ``conv_tbc``.
 
 ``F.relu_(x)`` is ``F.relu(x, inplace=True)``: it overwrites ``x`` and returns it, with
 PyTorch's in-place ``grad_fn`` name (``EluBackward1`` for ``elu_``: see
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._input_check import BUILTIN, DOUBLE, refuses_complex
+from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints, takes_tensors
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..ops.op import Op
@@ -20,7 +20,7 @@ from . import functional as F
 
 __all__ = [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
-    "gumbel_softmax", "pdist",
+    "gumbel_softmax", "pdist", "conv_tbc",
 ]
 
 
@@ -141,3 +141,38 @@ class PdistBackwardBackward0(RecordedBackward):
     @staticmethod
     def backward(ctx, gg):
         raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+@takes_tensors("conv_tbc", input=BUILTIN, weight=BUILTIN, bias=BUILTIN)
+@takes_ints("conv_tbc", pad=BUILTIN)
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-d convolution over time-first sequences: ``input`` ``(time, batch, in_channels)``,
+    ``weight`` ``(kernel_width, in_channels, out_channels)``, ``bias`` ``(out_channels,)``;
+    ``pad`` zeros at both ends of time. The output is ``(time + 2·pad − kernel_width + 1,
+    batch, out_channels)``.
+
+    It is ``F.conv1d`` with the axes moved: ``conv1d(input.permute(1, 2, 0),
+    weight.permute(2, 1, 0), bias, padding=pad).permute(2, 0, 1)``, which is how it is
+    computed here (a negative ``pad`` crops time instead, as in PyTorch).
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    pad = int(pad)
+    out_length = input.shape[0] + 2 * pad - weight.shape[0] + 1
+    if out_length < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {out_length}: "
+                           f"[{out_length}, {input.shape[1]}, {weight.shape[2]}]")
+    if pad < 0:  # conv1d pads only outwards: crop the time steps a negative pad removes
+        input = input[-pad:input.shape[0] + pad]
+        pad = 0
+    output = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return output.permute(2, 0, 1)

@@ -31,6 +31,7 @@ from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
+from .argument_types import bool_argument, scalar_argument
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
@@ -74,6 +75,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     ...                                    reduction="none")
     tensor([0.1250, 2.5000])
     """
+    beta = scalar_argument(beta, "smooth_l1_loss", "beta", 4, kind="float")
     input, target = F._as_tensor(input, "input"), F._as_tensor(target, "target")
     reduction = F._legacy_reduction(size_average, reduce, reduction)
     input, target = F._broadcast_pair(input, target)
@@ -98,6 +100,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     ...                                reduction="none")
     tensor([0.1250, 4.0000])
     """
+    delta = scalar_argument(delta, "huber_loss", "delta", 4, kind="float")
     input, target = F._as_tensor(input, "input"), F._as_tensor(target, "target")
     expanded_input, expanded_target = F._broadcast_pair(input, target)
     # PyTorch's Python checks the reduction (no weight) or the weight's size before its
@@ -153,6 +156,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
         )
     if reduction != "batchmean":
         F._check_reduction(reduction)
+    bool_argument(log_target, "kl_div", "log_target")
     if log_target:
         output = pointwise.exp(target) * (target - input)
     else:
@@ -226,6 +230,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
     reduction = F._legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
+    bool_argument(log_input, "poisson_nll_loss", "log_input", 3)
+    bool_argument(full, "poisson_nll_loss", "full", 4)
+    eps = scalar_argument(eps, "poisson_nll_loss", "eps", 5, kind="float")
     if log_input:
         loss = pointwise.exp(input) - target * input
     else:
@@ -252,6 +259,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     ...     torch.tensor([1.0, 1.0]), torch.tensor([1.0, 1.0]), reduction="none")
     tensor([0., 1.])
     """
+    margin = scalar_argument(margin, "margin_ranking_loss", "margin", 4, kind="float")
     reduction = _reduction_of(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
@@ -276,6 +284,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     ...     torch.tensor([1.0, -1.0]), reduction="none")
     tensor([0.3000, 0.7000])
     """
+    margin = scalar_argument(margin, "hinge_embedding_loss", "margin", 3, kind="float")
     reduction = _reduction_of(size_average, reduce, reduction)
     zeros = zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0)
@@ -301,6 +310,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     ...                                           reduction="none")
     tensor([1.0000, 0.7071])
     """
+    margin = scalar_argument(margin, "cosine_embedding_loss", "margin", 4, kind="float")
     reduction = _reduction_of(size_average, reduce, reduction)
     targ_dim = target.dim()
     if targ_dim not in (0, 1):

@@ -29,6 +29,7 @@ from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
+from .argument_types import scalar_argument
 from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
@@ -89,6 +90,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     Otherwise the running statistics normalise every instance. This is PyTorch's rule, which
     runs batch norm on the input seen as one sample of ``N·C`` channels.
     """
+    eps = scalar_argument(eps, "instance_norm", "eps", 8, kind="float")
     if momentum is None:  # (the module turns its momentum=None into 0.0)
         raise TypeError(
             "instance_norm(): argument 'momentum' (position 7) must be float, not "

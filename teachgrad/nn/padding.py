@@ -34,6 +34,7 @@ import numpy as np
 from .._input_check import refuses_complex
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
+from .argument_types import scalar_argument
 from .axis_maps import (
     AxisMap,
     ReflectionPad1DBackward0,
@@ -195,6 +196,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but "
                             f"found element of type {type(p).__name__} at pos {i}")
     pad = tuple(int(p) for p in pad)
+    if value is not None:
+        value = scalar_argument(value, "pad", "value", 4, kind="float")
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:

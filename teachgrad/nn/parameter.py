@@ -146,4 +146,26 @@ def _mark_as_buffer(tensor: Tensor, persistent: bool) -> None:
     tensor.persistent = persistent
     tensor._is_buffer = True
 
-__all__ = ["Buffer", "Parameter"]
+def is_lazy(param: object) -> bool:
+    """Whether ``param`` is a lazy module's parameter or buffer that has no shape yet."""
+    from .modules.lazy import _Uninitialized  # (lazy.py imports this module)
+
+    return isinstance(param, _Uninitialized)
+
+
+_LAZY_NAMES = {"UninitializedParameter": "UninitializedParameter",
+               "UninitializedBuffer": "UninitializedBuffer",
+               "UninitializedTensorMixin": "_Uninitialized"}
+
+
+def __getattr__(name: str):
+    """``nn.parameter.UninitializedParameter`` and friends, as in PyTorch: they live with the
+    lazy modules (which import this module, so they are looked up on first use)."""
+    if name in _LAZY_NAMES:
+        from .modules import lazy
+
+        return getattr(lazy, _LAZY_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Buffer", "Parameter", "is_lazy"]

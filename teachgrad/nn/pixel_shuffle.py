@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._input_check import BUILTIN, takes_ints
 from .._tensor import Tensor
 from ..ops.op import NO_CONTEXT, Op
 
@@ -106,6 +107,7 @@ class ChannelShuffleBackward0(Op):
         return _run(ChannelShuffleBackward0, grad, groups=ctx.channels // ctx.groups)
 
 
+@takes_ints("pixel_shuffle", upscale_factor=BUILTIN)
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C·r², H, W)`` -> ``(*, C, H·r, W·r)`` with ``r = upscale_factor``."""
     r = upscale_factor
@@ -123,6 +125,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return PixelShuffleBackward0.apply(input, factor=r)
 
 
+@takes_ints("pixel_unshuffle", downscale_factor=BUILTIN)
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H·r, W·r)`` -> ``(*, C·r², H, W)`` with ``r = downscale_factor``."""
     r = downscale_factor
@@ -140,6 +143,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return PixelUnshuffleBackward0.apply(input, factor=r)
 
 
+@takes_ints("channel_shuffle", groups=BUILTIN)
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels (dimension 1) of ``groups`` groups (ShuffleNet)."""
     if input.ndim <= 2:

@@ -19,6 +19,7 @@ from ..ops import pointwise
 from ..ops.layout import contiguous_format
 from ..ops.op import Op
 from ..ops.reduce import mean
+from .argument_types import scalar_argument
 
 
 class AddBackward1(Op):
@@ -87,6 +88,8 @@ def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
     >>> F.rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
     tensor([[0.8485, 1.1314]])
     """
+    if eps is not None:
+        eps = scalar_argument(eps, "rms_norm", "eps", 4, kind="float")
     shape = _normalized_shape(normalized_shape)
     n = len(shape)
     if n == 0:

@@ -33,7 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._arguments import _described, is_int, is_number
+from .._tensor import Tensor, python_type_name
 from .._warn import warn_user
 from . import axis_maps
 from .axis_maps import AxisMap
@@ -251,8 +252,10 @@ def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, 
                     f"Tuple[int, int, int], but got size with types {[type(n) for n in size]}"
                 )
             out = [int(n) for n in size]
-        else:
+        elif is_int(size):
             out = [int(size)] * d
+        else:  # (PyTorch's kernel refuses it, after the mode checks: _check_kernel_types)
+            out = [size] * d
         if recompute_scale_factor:
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
         return out, [None] * d
@@ -269,9 +272,12 @@ def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, 
         given = list(scale_factor)
     else:
         given = [scale_factor] * d
-    for position, s in enumerate(given, start=1):
-        if isinstance(s, complex):
-            raise _complex_scale_error(d, mode, antialias, recompute_scale_factor, position)
+    if not (recompute_scale_factor or mode == "area") and not all(map(_is_real, given)):
+        return None, given  # (the kernel refuses them, after the mode checks)
+    for s in given:
+        if isinstance(s, complex):  # (PyTorch's Python computes the sizes with int())
+            raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                            "number, not 'complex'")
     scales = [float(s) for s in given]
     out = [math.floor(n * s) for n, s in zip(shape, scales)]
     if recompute_scale_factor or mode == "area":
@@ -279,22 +285,93 @@ def _spatial(input: Tensor, d: int, size, scale_factor, recompute_scale_factor, 
     return out, scales
 
 
-def _complex_scale_error(d: int, mode: str, antialias: bool, recompute: bool | None,
-                         position: int) -> TypeError:
-    """PyTorch's error for a complex scale factor: its Python computes the output size
-    with int() first where the kernel gets no scales (area mode, recompute_scale_factor),
-    otherwise the kernel's argument parser refuses the scales."""
-    if mode == "area" or recompute:
-        return TypeError("int() argument must be a string, a bytes-like object or a real "
-                         "number, not 'complex'")
+def _check_kernel_types(input: Tensor, d: int, size, scale_factor, mode, align_corners,
+                        antialias: bool, recompute: bool | None) -> None:
+    """PyTorch's TypeError where its kernel's argument parser refuses what interpolate hands
+    it: a size that is not an int (``size=2.5`` would otherwise be truncated silently), an
+    ``align_corners`` that is not a bool (``1`` too), a scale factor that is not a number.
+
+    PyTorch's Python makes ``[size] * d`` of a single size and passes it on (lists of sizes
+    it checks itself, see ``_spatial``). Called once the mode fits the input, as the kernel
+    is chosen then."""
+    sizes = None
+    if size is not None and not isinstance(size, list | tuple):
+        sizes = [size] * d
+        if not is_int(size):
+            if mode == "area":  # (adaptive average pooling gets the sizes)
+                raise TypeError(
+                    f"adaptive_avg_pool{d}d(): argument 'output_size' (position 2) must be "
+                    f"tuple of ints, but found element of type {python_type_name(size)} at "
+                    "pos 0\nHint: an output size is a whole number (an int).")
+            raise _kernel_error(input, d, sizes, None, mode, align_corners, antialias)
+    corners = mode in _LINEAR or mode in ("bicubic", "lanczos")
+    if corners and align_corners is not None and not isinstance(align_corners, bool):
+        scales = None if scale_factor is None or isinstance(scale_factor, list | tuple) else (
+            [scale_factor] * d)
+        raise _kernel_error(input, d, sizes, scales, mode, align_corners, antialias)
+    if scale_factor is not None and size is None and mode != "area" and not recompute:
+        given = list(scale_factor) if isinstance(scale_factor, list | tuple) else (
+            [scale_factor] * d)
+        # The parser takes the list for floats when its first item is a number (a complex
+        # one too), and then names the first item it cannot convert; otherwise no
+        # signature fits.
+        if not is_number(given[0]):
+            raise _kernel_error(input, d, None, given, mode, align_corners, antialias)
+        for position, s in enumerate(given, start=1):
+            if not _is_real(s):
+                raise _scale_type_error(d, mode, antialias, position, s)
+
+
+def _kernel_name(d: int, mode: str, antialias: bool) -> str:
+    """The ATen kernel interpolate calls for ``mode`` on ``d`` spatial dimensions."""
     kernel = {"nearest": f"upsample_nearest{d}d", "nearest-exact": f"_upsample_nearest_exact{d}d",
               "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
               "bicubic": "upsample_bicubic2d", "trilinear": "upsample_trilinear3d",
               "lanczos": "_upsample_lanczos2d"}.get(mode, f"upsample_{mode}")
-    if antialias:
-        kernel = f"_{kernel.lstrip('_')}_aa"
+    return f"_{kernel.lstrip('_')}_aa" if antialias else kernel
+
+
+def _kernel_error(input: Tensor, d: int, sizes, scales, mode: str, align_corners,
+                  antialias: bool) -> TypeError:
+    """The kernel parser's "invalid combination of arguments" for ``(input, sizes,
+    [align_corners,] scales)``, each refused argument marked ``!...!`` as PyTorch does."""
+    corners = mode in _LINEAR or mode in ("bicubic", "lanczos")
+    if corners and align_corners is None:
+        align_corners = False
+    args = [input, sizes, *([align_corners] if corners else []), scales]
+    fits = [True, isinstance(sizes, list) and all(is_int(n) for n in sizes),
+            *([isinstance(align_corners, bool)] if corners else []),
+            isinstance(scales, list) and all(_is_real(s) for s in scales)]
+    got = ", ".join(python_type_name(a) for a in args)
+    # (PyTorch marks a list as not fitting whenever the call fails, even a list of ints)
+    marked = ", ".join(_described(a) if ok and not isinstance(a, list) else f"!{_described(a)}!"
+                       for a, ok in zip(args, fits))
+    flag = "bool align_corners, " if corners else ""
+    names = {1: ["scales"], 2: ["scales_h", "scales_w"], 3: ["scales_d", "scales_h", "scales_w"]}
+    one_by_one = ", ".join(f"float {n} = None" for n in names[d])
+    return TypeError(
+        f"{_kernel_name(d, mode, antialias)}() received an invalid combination of arguments - "
+        f"got ({got}), but expected one of:\n"
+        f" * (Tensor input, tuple of ints output_size, {flag}tuple of floats scale_factors)\n"
+        f"      didn't match because some of the arguments have invalid types: ({marked})\n"
+        f" * (Tensor input, tuple of ints output_size, {flag}{one_by_one}, *, Tensor out = "
+        "None)\n"
+        "\nHint: size takes whole numbers (ints), scale_factor real numbers, align_corners "
+        "True or False."
+    )
+
+
+def _is_real(value) -> bool:
+    return is_number(value) and not isinstance(value, complex)
+
+
+def _scale_type_error(d: int, mode: str, antialias: bool, position: int,
+                      value) -> TypeError:
+    """The kernel parser's error for a scale factor that is not a real number (where the
+    kernel gets the scales: not in area mode, nor with recompute_scale_factor)."""
+    kernel = _kernel_name(d, mode, antialias)
     return TypeError(f"{kernel}(): argument 'scale_factors' must be tuple of floats, but found "
-                     f"element of type complex at pos {position}"
+                     f"element of type {python_type_name(value)} at pos {position}"
                      "\nHint: scale factors are real numbers.")
 
 
@@ -344,6 +421,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             f"the modes: {_MODES} (got {mode})"
         )
+    _check_kernel_types(input, d, size, scale_factor, mode, align_corners, antialias,
+                        recompute_scale_factor)
     if mode == "lanczos" and align_corners:
         raise ValueError("Lanczos mode does not support align_corners=True")
     if mode == "lanczos" and not antialias:

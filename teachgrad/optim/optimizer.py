@@ -130,6 +130,12 @@ class Optimizer:
     ``defaults`` holds the settings used by groups that do not give their own.
     """
 
+    # The types of step hooks (for annotations, as PyTorch's): a pre-hook gets
+    # ``(optimizer, args, kwargs)`` and may return new ``(args, kwargs)``; a post-hook
+    # gets the same and returns nothing.
+    OptimizerPreHook = Callable[[Any, tuple, dict], "tuple[tuple, dict] | None"]
+    OptimizerPostHook = Callable[[Any, tuple, dict], None]
+
     def __init__(self, params: Iterable, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         if isinstance(params, Tensor):

@@ -156,4 +156,54 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm that, on several GPUs, shares its batch statistics between processes.
+
+    teachgrad runs in one process on the CPU, so there is nothing to synchronise: it works
+    exactly as ``BatchNorm1d/2d/3d`` (PyTorch falls back to plain batch norm the same way when
+    ``torch.distributed`` is not initialised). It accepts any input of two or more dimensions.
+
+    >>> import teachgrad as torch
+    >>> torch.nn.SyncBatchNorm(3)
+    SyncBatchNorm(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group  # kept for parity; one process has no group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every ``BatchNorm*d`` inside it replaced by a ``SyncBatchNorm``
+        holding the same parameters and running statistics (the very same tensors).
+
+        A batch-norm ``module`` itself is returned as a new ``SyncBatchNorm``.
+        """
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = cls(module.num_features, module.eps, module.momentum,
+                                module.affine, module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                module_output.weight = module.weight
+                module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return module_output
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
+from ..._warn import warn_user
 from .module import Module, _addindent
 
 
@@ -314,4 +315,17 @@ class ModuleDict(Module):
             self[key] = module
 
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+class Container(Module):
+    """The old base class of containers (deprecated: subclass :class:`Module`). Warns, then
+    registers each keyword argument as a submodule: ``Container(fc=nn.Linear(2, 1))``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        warn_user(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.", FutureWarning)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "Container"]

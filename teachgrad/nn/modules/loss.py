@@ -75,6 +75,20 @@ class NLLLoss(_WeightedLoss):
                           reduction=self.reduction)
 
 
+class NLLLoss2d(NLLLoss):
+    """The old name of :class:`NLLLoss` for images (deprecated: ``NLLLoss`` takes
+    ``(N, C, H, W)`` inputs itself). Warns, then works exactly as ``NLLLoss``."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        warn_user(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+            "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for "
+            "more details.", FutureWarning)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of raw scores (logits): ``LogSoftmax`` and ``NLLLoss`` in one step.
 
@@ -344,5 +358,5 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss", "PoissonNLLLoss",
     "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "TripletMarginLoss",
     "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
-    "TripletMarginWithDistanceLoss", "CTCLoss",
+    "TripletMarginWithDistanceLoss", "CTCLoss", "NLLLoss2d",
 ]

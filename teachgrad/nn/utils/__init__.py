@@ -10,6 +10,8 @@
 * :func:`fuse_conv_bn_eval`, :func:`fuse_linear_bn_eval` — fold an eval BatchNorm into a layer
 * :mod:`~teachgrad.nn.utils.prune` — zero chosen weights with a mask (pruning)
 * :mod:`~teachgrad.nn.utils.stateless` (``functional_call``), :func:`skip_init`
+* :func:`convert_conv2d_weight_memory_format` (and ``3d``) — lay conv weights out
+  channels-last
 
 >>> import teachgrad as torch
 >>> model = torch.nn.Linear(3, 1)
@@ -33,6 +35,7 @@ from .fusion import (
     fuse_linear_bn_weights,
 )
 from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
@@ -43,4 +46,5 @@ __all__ = [
     "fuse_conv_bn_weights",
     "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "spectral_norm",
     "remove_spectral_norm", "weight_norm", "remove_weight_norm",
+    "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
 ]
