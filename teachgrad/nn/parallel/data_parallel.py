@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .modules.module import Module
+from ..modules.module import Module
 
 
 class DataParallel(Module):
