@@ -618,14 +618,14 @@ def test_the_step_buttons_step_in_the_browser():
 
 
 def test_the_live_graph_keeps_the_keyboard_on_the_step_buttons():
-    # The live view's <style> installs keep_focus.js (tests/browser checks it with keys).
+    # The live view's <style> installs step_buttons.js (tests/browser checks it with keys).
     pytest.importorskip("ipywidgets")
     from teachgrad.notebook.assets import script
 
     out, v = seed001()
     stepper = step_backward(out, names=v)
     stepper.widget()
-    code = script("keep_focus.js")
+    code = script("step_buttons.js")
     assert "//" not in code and "\n\n" not in code  # no comment lines, no blank lines
     assert f'<style onload="{html.escape(code, quote=True)}">' in stepper._widget._graph_html()
     assert "onload" not in stepper.static_html()  # the static copy stays script-free

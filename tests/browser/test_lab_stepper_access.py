@@ -82,7 +82,7 @@ FOCUSED_BUTTON = """() => {
 def test_enter_and_space_on_a_step_button_keep_stepping(stepper_view):
     # Before: Enter on ▶ stepped once, and the button pressed was hidden (the next ▶ is
     # another button of its group), so the focus fell back to the page and the second
-    # Enter did nothing. Now the focus moves to the button on show (keep_focus.js).
+    # Enter did nothing. Now the focus moves to the button on show (step_buttons.js).
     from playwright.sync_api import expect
 
     page = stepper_view.page
