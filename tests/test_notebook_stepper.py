@@ -1064,3 +1064,30 @@ def test_accumulate_grad_says_store_for_none_and_add_for_a_tensor():
     second = step_backward(out, names=v).panels[-1].text
     assert "AccumulateGrad adds the gradient to what a.grad already holds." in second
     assert "a.grad: [10.] + [242.] = [252.]" in second
+
+
+def test_each_frame_says_what_happened_in_a_few_short_lines():
+    # What a screen reader announces at a step (Panel.spoken: the live stepper's and the
+    # static copy's polite live regions; tests/browser reads them after key presses).
+    import teachgrad as torch
+    from teachgrad.notebook.chain_rule import SPOKEN_LINE
+
+    x = torch.tensor([2.0, -1.0], requires_grad=True)
+    y = x * 3
+    out = (y * y).sum()
+    stepper = step_backward(out, names={"x": x, "y": y, "out": out})
+    spoken = [p.spoken for p in stepper.panels]
+    assert spoken[0].startswith("Start: backward() from out; starting gradient at ")
+    assert spoken[3] == (
+        "Step 3 of 4: MulBackward0 (y); 2 contributions arrived: [ 6., -3.] + [ 6., -3.] = "
+        "[12., -6.]; a → AccumulateGrad (x): [12., -6.] × (∂(a·b)/∂a = b = [3., 3.]) = "
+        "[ 36., -18.]")
+    assert spoken[4].endswith("; x.grad: None → [ 36., -18.]")
+    # A long tensor is cut: each line stays short enough to be heard.
+    w = torch.full((8, 8), 1234.5678, requires_grad=True)
+    long = step_backward((w * 2).sum(), names={"w": w}).panels[2].spoken
+    assert all(len(line) <= SPOKEN_LINE for line in long.split("; "))
+    assert "…" in long
+    static = stepper.static_html()
+    assert static.count('role="status" aria-live="polite"') == 1
+    assert static.count('<span class="tg-s') == len(stepper.panels)

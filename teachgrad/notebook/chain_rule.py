@@ -40,6 +40,8 @@ from .steps import Recording, StepRecord
 from .values import as_array, long_value, panel_printing
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+#: the longest line a screen reader announces of a step (a long tensor is cut there)
+SPOKEN_LINE = 160
 
 
 @dataclass(eq=False)
@@ -50,6 +52,9 @@ class Panel:
     title: str
     html: str
     text: str
+    #: what a screen reader announces when the frame comes on show: the title, what
+    #: arrived, the chain-rule lines and what changed, each line kept short
+    spoken: str = ""
 
 
 class PanelWriter:
@@ -179,7 +184,8 @@ class PanelWriter:
         if first is not None:
             for arrivals in first.arrivals:
                 for a in arrivals:
-                    out.value(f"starting gradient at {self.label(first.node)}", a.value)
+                    out.value(f"starting gradient at {self.label(first.node)}", a.value,
+                              say=True)
             # The queue before the first step: the first node, and any other output's node
             # that was ready from the start and is still waiting after step 1.
             starts = {r._grad_fn for r in self.roots}
@@ -251,7 +257,7 @@ class PanelWriter:
                 out.sum(parts, g)
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
-                out.value(f"Gradient arriving {symbol}{source}", g)
+                out.value(f"Gradient arriving {symbol}{source}", g, say=True)
             total = _sum([a.value for a in arrivals])
             if g is not None and total is not None and not _same(total, g):
                 out.para("A hook changed this gradient before the node ran: it received "
@@ -619,6 +625,7 @@ class _Out:
     def __init__(self, printed=long_value) -> None:
         self.html: list[str] = []
         self.text: list[str] = []
+        self.spoken: list[str] = []  # the lines of text a screen reader announces
         self.printed = printed
 
     # --- pieces --------------------------------------------------------------------------
@@ -635,6 +642,13 @@ class _Out:
     def _op(symbol: str) -> str:
         return f'<span class="tg-op">{symbol}</span>'
 
+    def _say(self, line: str) -> None:
+        """Announce ``line`` too (one line, and short: a long tensor is cut)."""
+        line = " ".join(line.split())
+        if len(line) > SPOKEN_LINE:
+            line = line[:SPOKEN_LINE - 1] + "…"
+        self.spoken.append(line)
+
     def _row(self, what: str, inner: str, css: str = "tg-row") -> None:
         self.html.append(f'<div class="{css}"><span>{html.escape(what)}:</span>{inner}</div>')
 
@@ -642,6 +656,7 @@ class _Out:
     def heading(self, title: str) -> None:
         self.html.append(f"<h4>{html.escape(title)}</h4>")
         self.text.append(title)
+        self._say(title)
 
     def para(self, sentence: str) -> None:
         self.html.append(f"<p>{html.escape(sentence)}</p>")
@@ -663,9 +678,11 @@ class _Out:
         self.html.append(f'<p class="tg-formula">local derivative: <code>{pieces}</code></p>')
         self.text.append(f"  local derivative: {formula}")
 
-    def value(self, what: str, value) -> None:
+    def value(self, what: str, value, say: bool = False) -> None:
         self._row(what, f'<pre class="tg-v">{escape_text(self.printed(value))}</pre>')
         self.text.append(f"  {what}: {self._t(value)}")
+        if say:
+            self._say(self.text[-1])
 
     def sum(self, parts: list, total) -> None:
         cells = self._op("+").join(self._fig(value, who) for who, value in parts)
@@ -673,6 +690,7 @@ class _Out:
         self.html.append(f'<div class="tg-eq">{cells}</div>')
         summed = " + ".join(self._t(v) for _, v in parts)
         self.text.append(f"  {summed} = {self._t(total)}")
+        self._say(f"{len(parts)} contributions arrived: {self.text[-1]}")
 
     def contributions(self, rows: list, multi_output: bool) -> None:
         rule = "along each input: upstream × local = contribution"
@@ -714,6 +732,7 @@ class _Out:
                 f"    {head}: {up_text} × ({local_text}) = {self._t(value)}"
                 + (f"  [{note}]" if note else "")
             )
+            self._say(self.text[-1])
 
     def saved(self, pairs: list) -> None:
         items = "".join(self._fig(value, label) for label, value in pairs)
@@ -736,6 +755,7 @@ class _Out:
             text += f" = {self._t(after)}"
         self._row(what, f'<div class="tg-eq">{cells}</div>')
         self.text.append(f"  {what}: {text}")
+        self._say(self.text[-1])
 
     def queue(self, nodes: list, label) -> None:
         if nodes:
@@ -753,7 +773,8 @@ class _Out:
             self.text.append("  ready next: nothing, backward() is finished")
 
     def panel(self, frame: int, title: str) -> Panel:
-        return Panel(frame, title, "".join(self.html), "\n".join(self.text))
+        return Panel(frame, title, "".join(self.html), "\n".join(self.text),
+                     "; ".join(self.spoken))
 
 
 __all__ = ["Panel", "PanelWriter", "snapshot_saved", "saved_with_labels"]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import html
 
 from .assets import css, script
-from .static_html import legend_html
+from .static_html import HIDDEN, legend_html
 
 PLAY_INTERVAL_MS = 900
 CLIENT_SIDE_LIMIT = 400
@@ -183,7 +183,8 @@ class LiveView:
         panel = self.stepper.panels[frame]
         return (
             f"<style>{self.stepper.frame_css(frame)}</style>"
-            f'<div class="tg-stepper tg-panel-live" data-frame="{frame}">{panel.html}</div>'
+            f'<div class="tg-stepper tg-panel-live" data-frame="{frame}">{panel.html}'
+            f"{spoken_html(panel)}</div>"
         )
 
     def _graph_html(self) -> str:
@@ -199,9 +200,20 @@ class LiveView:
         return (
             f'<div class="tg-stepper tg-live" id="{static_id}_live">'
             f'<style onload="{onload}">{css("graph.css")}'
-            f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'
+            f'{css("stepper.css")}{hide_static}</style>{SAY}<div class="tg-stage">'
             f'<div class="tg-graphbox">{graph}</div></div></div>'
         )
+
+
+#: The polite live region of the live stepper: step_buttons.js writes into it what each
+#: frame says when it comes on show (its ``spoken_html``), and a screen reader reads it
+#: out when the student is done with the key (stepper.css hides it from the eye).
+SAY = '<p class="tg-say" role="status" aria-live="polite" aria-atomic="true"></p>'
+
+
+def spoken_html(panel) -> str:
+    """The frame's announcement (:attr:`.Panel.spoken`), hidden: read by step_buttons.js."""
+    return f'<p class="tg-spoken" {HIDDEN}>{html.escape(panel.spoken or panel.title)}</p>'
 
 
 def frame_labels(n: int) -> list[str]:

@@ -97,7 +97,7 @@ def test_a_step_keeps_the_step_buttons_it_does_not_redraw_them(big):
 # ipywidgets does; "plain" puts that back for a measurement, "direct" undoes it.
 PLAIN = """root => root.querySelectorAll('.tg-go > div').forEach(group => {
     delete group.querySelector; delete group.querySelectorAll; })"""
-DIRECT = "root => { root.querySelector('.tg-controls').tgDirect = false; }"
+DIRECT = "root => { root.querySelector('.tg-controls').tgAwake = false; }"
 
 # Counts the searches made in the step buttons' groups while ``steps`` run.
 SEARCHES = """async ([root, n]) => {

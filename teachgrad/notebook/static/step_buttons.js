@@ -24,19 +24,32 @@ if (!window.tgStepButtons) {
       return selector === "button" ? this.children : all.call(this, selector);
     };
   };
-  // A stepper's groups are found when a student first touches its controls (a click, a
-  // key, the focus), in the capture phase: before anything of them can step.
-  var findGroups = function (event) {
+  // 2. A screen reader hears each step. The frame on show carries what it says in a
+  // hidden .tg-spoken; when the frame changes (a step button, the step box, Play, the
+  // kernel), this copies it into the stepper's polite live region, .tg-say.
+  var announce = function (controls) {
+    var row = controls.parentElement && controls.parentElement.querySelector(".tg-steprow");
+    var say = row && row.querySelector(".tg-say");
+    if (!say) return;
+    new MutationObserver(function () {
+      var spoken = row.querySelector(".tg-panel-live .tg-spoken");
+      if (spoken && say.textContent !== spoken.textContent) say.textContent = spoken.textContent;
+    }).observe(row, {childList: true, subtree: true});
+  };
+  // Both are set up when a student first touches a stepper's controls (a click, a key,
+  // the focus), in the capture phase: before anything of them can step.
+  var wake = function (event) {
     var controls = event.target.closest && event.target.closest(".tg-controls");
-    if (!controls || controls.tgDirect) return;
+    if (!controls || controls.tgAwake) return;
     var groups = controls.querySelectorAll(".tg-go > div");
     for (var i = 0; i < groups.length; i++) direct(groups[i]);
-    controls.tgDirect = true;
+    announce(controls);
+    controls.tgAwake = true;
   };
   ["pointerdown", "keydown", "focusin", "click"].forEach(function (type) {
-    document.addEventListener(type, findGroups, true);
+    document.addEventListener(type, wake, true);
   });
-  // 2. The keyboard stays on the step buttons. Pressing Enter or Space on ▶ selects the
+  // 3. The keyboard stays on the step buttons. Pressing Enter or Space on ▶ selects the
   // next frame, and the button pressed is then hidden (the one after it is ▶ now): the
   // focus fell back to the page, and a keyboard user had to find the button again for
   // every step. After a click on a step button that had the focus, this moves the focus
