@@ -292,7 +292,7 @@ class PanelWriter:
             out.para(f"This node's backward() does not run: {self.grad_symbol(node)} is what "
                      "backward(inputs=...) asked for, so the gradient stops here.")
             return
-        formula = getattr(node, "formula", "") or ""
+        formula = formula_of(node)
         if formula:
             out.formula(formula)
         else:  # a custom autograd.Function: its own backward() is the local derivative
@@ -301,7 +301,7 @@ class PanelWriter:
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
-        if getattr(node, "formula", ""):
+        if formula_of(node):
             note = self._letters_note(node, record, symbols)
             if note:
                 out.sub(note)
@@ -338,12 +338,12 @@ class PanelWriter:
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)
         if saved is not None:
-            labelled = saved_with_labels(node, *saved)
+            labelled = saved_with_labels(node, *saved, names=self.names)
             if labelled:
                 out.saved(labelled)
         notes = forward_notes(node)
         if notes:
-            formula = getattr(node, "formula", "") or ""
+            formula = formula_of(node)
             out.para("also noted in forward: " + ", ".join(
                 f"{_with_symbol(k, formula)}{_as_attribute(node, k)} = {v}" for k, v in notes))
 
@@ -432,13 +432,34 @@ def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def formula_of(node) -> str:
+    """The node's local derivative as the panel writes it: the op's ``formula``, with the
+    bounds of a clamp by numbers written in (``1 where -1.5 ≤ a ≤ 3``: the op's text,
+    "1 inside [min, max]", said clamp even for clamp_min)."""
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:
+        low, high = node.bounds
+        if high is None:  # "a ≥ 0" reads better than "0 ≤ a"
+            inside = f"a ≥ {low!r}"
+        else:
+            inside = " ≤ ".join([repr(low)] * (low is not None) + ["a", repr(high)])
+        name = CLAMPS_BY_NUMBERS[type(node).__name__]
+        return f"∂{name}(a)/∂a = 1 where {inside}, else 0"
+    return getattr(node, "formula", "") or ""
+
+
+#: The clamps whose bounds are numbers (PyTorch keeps them as ``_saved_min``/``_saved_max``)
+#: and the function each one records.
+CLAMPS_BY_NUMBERS = {"ClampBackward1": "clamp", "ClampMinBackward0": "clamp_min",
+                     "ClampMaxBackward0": "clamp_max"}
+
+
 def formula_parts(node) -> list[str]:
     """The op's formula split into its parts, one per input when it has several.
 
     Ops write one part per input, separated by wide spaces:
     ``"∂(a·b)/∂a = b    ∂(a·b)/∂b = a"``.
     """
-    formula = getattr(node, "formula", "") or ""
+    formula = formula_of(node)
     return [part for part in re.split(r"\s{2,}", formula.strip()) if part]
 
 
@@ -459,7 +480,7 @@ def input_symbols(node) -> list[str]:
     return list(LETTERS[:n]) if n > 1 else ["a"]
 
 
-def saved_with_labels(node, values, sources) -> list:
+def saved_with_labels(node, values, sources, names: Names | None = None) -> list:
     """Pair each value a node saved with what it is: its letter in the formula and the
     attribute PyTorch shows it as, e.g. ``"a (_saved_self)"``, ``"c (_saved_condition)"``.
 
@@ -467,14 +488,18 @@ def saved_with_labels(node, values, sources) -> list:
     reads them). The letter: an input tensor is recognised by its graph edge (``a``,
     ``b``...); a constant input is the one input without an edge (``y * 3``: the 3); the
     op's own output is ``result``; anything else only has a letter where the formula
-    writes it as one (``where(c, a, b)``'s condition is ``c``).
+    writes it as one (``where(c, a, b)``'s condition is ``c``). The index tensors of
+    ``x[i]`` are PyTorch's tuple ``_saved_indices``: each goes by the student's name
+    (from ``names``), else "mask" or "index".
     """
+    if type(node).__name__ in SAVED_TUPLES:
+        return _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
     names = getattr(node, "saved_names", ())
     names = names if len(names) == len(values) else ()  # (an op saving more than it names)
-    formula = getattr(node, "formula", "") or ""
+    formula = formula_of(node)
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
         if value is None:  # a slot the op left empty (x * 2 saves only the 2)
@@ -507,6 +532,22 @@ def saved_with_labels(node, values, sources) -> list:
     return labelled
 
 
+#: The ops that save a tuple of tensors, and PyTorch's name for it (``x[i, j]`` saves
+#: ``grad_fn._saved_indices == (i, j)``; for ``x[:, i]`` PyTorch puts None for the slice).
+SAVED_TUPLES = {"IndexBackward0": "indices"}
+
+
+def _saved_tuple(name: str, values, sources, names: Names | None) -> list:
+    """``[("i (_saved_indices)", value), ...]``: each saved tensor by the student's name
+    for it, else "mask" (booleans) or "index"."""
+    labelled = []
+    for value, source in zip(values, sources):
+        who = names.of_tensor(source[0]) if names is not None and source else ""
+        who = who or ("mask" if np.asarray(value).dtype == np.bool_ else "index")
+        labelled.append((f"{who} (_saved_{name})", value))
+    return labelled
+
+
 #: What an op saves that is not one of its inputs, and the letter its formula writes it
 #: as: ``∂where(c, a, b)/∂a = 1 where c``. (Without one, the panel gives PyTorch's name.)
 SAVED_SYMBOLS = {"condition": "c", "mask": "mask"}
@@ -534,7 +575,7 @@ def _saved_label(letter: str | None, name: str | None) -> str:
     """``"a (_saved_self)"``: the formula's letter and PyTorch's attribute, or either
     (``"_saved_result"``, not ``"result (_saved_result)"``)."""
     attribute = f"_saved_{name}" if name else None
-    if letter == name:  # "result (_saved_result)" says it twice
+    if letter is not None and letter == name:  # "result (_saved_result)" says it twice
         return attribute
     if letter and attribute:
         return f"{letter} ({attribute})"
@@ -557,9 +598,20 @@ def _with_symbol(key: str, formula: str) -> str:
 def _as_attribute(node, key: str) -> str:
     """``" (_saved_self_sym_sizes)"``: the attribute PyTorch shows the value noted as
     ``ctx.<key>`` under (the op's ``saved_attributes``), or ``""`` when it has none."""
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:  # its notes are PyTorch's min and max
+        return f" (_saved_{key})"
+    renamed = NOTES_AS.get(type(node).__name__, {})
+    if renamed.get(key):
+        return f" (_saved_{renamed[key]})"
     names = [name for name, where in getattr(node, "saved_attributes", {}).items()
              if where == key]
     return f" ({', '.join(f'_saved_{name}' for name in names)})" if names else ""
+
+
+#: What an op noted in forward, as PyTorch shows it: ``{op: {ctx attribute: PyTorch's
+#: name, or None to leave it out}}`` (x[i]'s ``key`` is the saved indices again, as NumPy
+#: reads them).
+NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes", "key": None}}
 
 
 def forward_notes(node, limit: int = 4) -> list:
@@ -567,9 +619,14 @@ def forward_notes(node, limit: int = 4) -> list:
 
     They complete the local derivative: ``∂(aⁿ)/∂a = n·aⁿ⁻¹`` needs ``n``.
     """
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:  # (ctx.bounds: PyTorch's min and max)
+        return [(name, repr(read(node))) for name, read in node.saved_attributes.items()]
+    renamed = NOTES_AS.get(type(node).__name__, {})
     notes = []
     for key, value in getattr(node, "__dict__", {}).items():
         if key.startswith("_") or not isinstance(value, (bool, int, float, str, tuple)):
+            continue
+        if key in renamed and renamed[key] is None:
             continue
         text = repr(value)
         if len(text) <= 40:
