@@ -609,9 +609,9 @@ def _as_attribute(node, key: str) -> str:
 
 
 #: What an op noted in forward, as PyTorch shows it: ``{op: {ctx attribute: PyTorch's
-#: name, or None to leave it out}}`` (x[i]'s ``key`` is the saved indices again, as NumPy
-#: reads them).
-NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes", "key": None}}
+#: name}}``.
+NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes"}}
+_PLAIN = (bool, int, float, str, type(None))
 
 
 def forward_notes(node, limit: int = 4) -> list:
@@ -621,13 +621,12 @@ def forward_notes(node, limit: int = 4) -> list:
     """
     if type(node).__name__ in CLAMPS_BY_NUMBERS:  # (ctx.bounds: PyTorch's min and max)
         return [(name, repr(read(node))) for name, read in node.saved_attributes.items()]
-    renamed = NOTES_AS.get(type(node).__name__, {})
     notes = []
     for key, value in getattr(node, "__dict__", {}).items():
-        if key.startswith("_") or not isinstance(value, (bool, int, float, str, tuple)):
+        if key.startswith("_") or not isinstance(value, (*_PLAIN, tuple)):
             continue
-        if key in renamed and renamed[key] is None:
-            continue
+        if isinstance(value, tuple) and not all(isinstance(v, _PLAIN) for v in value):
+            continue  # NumPy's view of an index (x[i]'s key: arrays), not a plain value
         text = repr(value)
         if len(text) <= 40:
             notes.append((key, text))
