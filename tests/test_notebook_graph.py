@@ -106,6 +106,13 @@ def test_a_detached_state_keeps_its_name_on_its_none_box():
     # the addition) stays anonymous; x, saved by the multiplication, is named too.
     none = ["None", "no", "grad", "needed"]
     assert nones == [none, ["carried", *none], ["x", *none]], nones
+    # The stepper's panel says it too, where W @ carried sends nothing to carried.
+    from teachgrad.notebook import step_backward
+
+    text = "\n".join(p.text for p in step_backward(
+        out, names={"W": W, "carried": carried}, retain_graph=True).panels)
+    assert "v → None (carried): no gradient needed" in text, text  # (Mv's letters: M, v)
+    W.grad = None
     # Unnamed, or after backward freed what the node saved: anonymous, as before.
     assert all(words[0] == "None" for box, words in box_labels(draw(out).source).items()
                if box.startswith("z"))

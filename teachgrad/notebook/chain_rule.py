@@ -34,7 +34,7 @@ import numpy as np
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from .assets import escape_text
-from .graph_model import node_name
+from .graph_model import input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
 from .values import as_array, long_value, panel_printing
@@ -264,6 +264,14 @@ class PanelWriter:
                          "the gradient below and returned the one above.")
                 out.value("before the hook", total)
 
+    def _none_label(self, node, slot: int) -> str:
+        """``"None"``, or ``"None (carried)"`` when the input there is a tensor the student
+        named and the node saved (a detached state: see graph_model.input_tensor)."""
+        saved = self.saved.get(node)
+        tensor = input_tensor(node, slot, saved[1]) if saved is not None else None
+        name = self.names.of_tensor(tensor) if tensor is not None else ""
+        return f"None ({name})" if name else "None"
+
     def _sender(self, arrival) -> str:
         if arrival.sender is None:
             return "the start of backward()"
@@ -311,7 +319,8 @@ class PanelWriter:
             letter = symbols[sent.index]
             local = parts[sent.index] if len(parts) == len(record.sent) else formula
             if sent.target is None:
-                rows.append((letter, "None", None, local, None, "no gradient needed", None))
+                rows.append((letter, self._none_label(node, sent.index), None, local, None,
+                             "no gradient needed", None))
                 continue
             note = ""
             if getattr(node, "promotes", False) and sent.value is not None and (
@@ -756,7 +765,7 @@ class _Out:
         self.text.append("  " + rule)
         for letter, target, upstream, local, value, note, number in rows:
             head = f"{letter} → {target}"
-            if value is None and target == "None":
+            if value is None and target.startswith("None"):  # (also "None (carried)")
                 self._row(head, f"<span>{html.escape(note)}</span>", "tg-row tg-faded")
                 self.text.append(f"    {head}: {note}")
                 continue

@@ -197,7 +197,7 @@ def build(
 _SAVED_INPUT = {"self": 0, "other": 1, "vec": 1, "mat2": 1}
 
 
-def input_tensor(node: Node, slot: int) -> Tensor | None:
+def input_tensor(node: Node, slot: int, sources: tuple | None = None) -> Tensor | None:
     """The tensor that went into input ``slot`` of ``node`` (an input that needs no
     gradient, such as a detached state), when the node saved it; else None.
 
@@ -205,11 +205,14 @@ def input_tensor(node: Node, slot: int) -> Tensor | None:
     ``W @ h`` with a detached ``h`` keeps ``h`` for W's gradient. It is that input when it
     is the node's only saved tensor that needs no gradient and the node's only ``None``
     edge, or when PyTorch's name for it says which input it was (``vec``: the second).
+    ``sources``: where the saved values came from, as taken before backward freed them
+    (``chain_rule.snapshot_saved``); by default, the node's own.
     """
-    try:
-        _values, sources = node._saved
-    except (AttributeError, TypeError, ValueError):  # nothing saved, or already freed
-        return None
+    if sources is None:
+        try:
+            _values, sources = node._saved
+        except (AttributeError, TypeError, ValueError):  # nothing saved, or already freed
+            return None
     names = getattr(node, "saved_names", ())
     found = {}  # id -> (position, tensor): the saved tensors that need no gradient
     for position, source in enumerate(sources):
