@@ -90,6 +90,37 @@ def test_seed001_boxes_and_arrows_follow_the_backward_graph():
     assert sum(1 for _, head in edges if head.startswith("z")) == 2
 
 
+def test_a_detached_state_keeps_its_name_on_its_none_box():
+    # Truncated BPTT (lesson 17): h = h.detach() enters W @ h as a None edge, which was
+    # drawn as an anonymous "None" box even with the state named. W @ h saved h (for W's
+    # gradient), which tells what went in there.
+    W = torch.tensor([[0.5, -0.3], [0.2, 0.8]], requires_grad=True)
+    h = torch.tanh(W @ torch.tensor([0.5, -0.5]))
+    carried = h.detach()
+    x = torch.tensor([1.0, 2.0])
+    out = (torch.tanh(W @ carried + carried * 2) * x).sum()
+    labels = box_labels(draw(out, names={"W": W, "carried": carried, "out": out,
+                                         "x": x}).source)
+    nones = sorted(words for box, words in labels.items() if box.startswith("z"))
+    # carried's box has its name; carried * 2 (a temporary, neither named nor saved by
+    # the addition) stays anonymous; x, saved by the multiplication, is named too.
+    none = ["None", "no", "grad", "needed"]
+    assert nones == [none, ["carried", *none], ["x", *none]], nones
+    # The stepper's panel says it too, where W @ carried sends nothing to carried.
+    from teachgrad.notebook import step_backward
+
+    text = "\n".join(p.text for p in step_backward(
+        out, names={"W": W, "carried": carried}, retain_graph=True).panels)
+    assert "v → None (carried): no gradient needed" in text, text  # (Mv's letters: M, v)
+    W.grad = None
+    # Unnamed, or after backward freed what the node saved: anonymous, as before.
+    assert all(words[0] == "None" for box, words in box_labels(draw(out).source).items()
+               if box.startswith("z"))
+    out.backward()
+    freed = box_labels(draw(out, names={"carried": carried, "x": x}).source)
+    assert all(words[0] == "None" for box, words in freed.items() if box.startswith("z"))
+
+
 def test_hide_no_grad_leaves_out_the_none_boxes():
     v = seed001()
     source = draw(v["out"], hide_no_grad=True).source

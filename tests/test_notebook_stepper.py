@@ -349,6 +349,52 @@ def test_saved_values_are_named_by_the_formula_and_by_pytorchs_attribute():
         assert all(hasattr(out.grad_fn, a) for a in attributes), (out.grad_fn, attributes)
 
 
+def test_an_index_and_a_clamps_bounds_read_as_pytorch_saves_them():
+    # x[i] crashed the stepper (its saved index had no label at all: None); its panel also
+    # said "key = (array([2, 0]),)", NumPy's view of the index. clamp_min(0) said
+    # "1 inside [min, max]" and "bounds = (0, None)".
+    x = torch.tensor([2.0, -1.0, 5.0], requires_grad=True)
+    i = torch.tensor([2, 0])
+    names = {"x": x, "i": i}
+    cases = {
+        "x[i]": (x[i], "i (_saved_indices) = [2, 0]", "shape (_saved_self_sym_sizes) = (3,)"),
+        "x[x > 0]": (x[x > 0], "mask (_saved_indices) = [ True, False,  True]",
+                     "shape (_saved_self_sym_sizes) = (3,)"),
+        "x[torch.tensor([1])]": (x[torch.tensor([1])], "index (_saved_indices) = [1]", None),
+        "x.clamp(-1.5, 3)": (x.clamp(-1.5, 3), "∂clamp(a)/∂a = 1 where -1.5 ≤ a ≤ 3, else 0",
+                             "min (_saved_min) = -1.5, max (_saved_max) = 3"),
+        "x.clamp(min=0)": (x.clamp(min=0), "∂clamp(a)/∂a = 1 where a ≥ 0, else 0",
+                           "min (_saved_min) = 0, max (_saved_max) = None"),
+        "x.clamp_min(0)": (x.clamp_min(0), "∂clamp_min(a)/∂a = 1 where a ≥ 0, else 0",
+                           "also noted in forward: min (_saved_min) = 0\n"),
+        "x.clamp_max(0)": (x.clamp_max(0), "∂clamp_max(a)/∂a = 1 where a ≤ 0, else 0",
+                           "also noted in forward: max (_saved_max) = 0\n"),
+        # (sort, topk, take, scatter noted NumPy's index too: "key = (array([1, 0, 2]),)")
+        "x.sort()[0]": (x.sort()[0], "also noted in forward: shape = (3,)\n", None),
+    }
+    for code, (y, first, second) in cases.items():
+        text = step_backward(y.sum(), names=names).panels[2].text
+        assert first in text, (code, text)
+        assert second is None or second in text, (code, text)
+        assert "key =" not in text and "bounds =" not in text, (code, text)
+    # The local values are the mask of where the gradient passes (a tie passes, as in
+    # PyTorch: clamp(min=0) at 0 has gradient 1).
+    z = torch.tensor([0.0, -1.0, 2.0], requires_grad=True)
+    text = step_backward(z.clamp(min=0).sum(), names={"z": z}).panels[2].text
+    assert "= [1., 0., 1.]) = [1., 0., 1.]" in text
+    real = pytest.importorskip("torch")
+    rx = real.tensor([0.0, -1.0, 2.0], requires_grad=True)
+    rx.clamp(min=0).sum().backward()
+    assert rx.grad.tolist() == [1.0, 0.0, 1.0]
+    ri = real.tensor([2, 0])
+    index_fn = real.tensor([2.0, -1.0, 5.0], requires_grad=True)[ri].grad_fn
+    assert [t.tolist() for t in index_fn._saved_indices] == [[2, 0]]
+    assert tuple(index_fn._saved_self_sym_sizes) == (3,)
+    clamp_fn = real.tensor([2.0, -1.0, 5.0], requires_grad=True).clamp(-1.5, 3).grad_fn
+    assert (clamp_fn._saved_min, clamp_fn._saved_max) == (-1.5, 3)
+    assert real.ones(1, requires_grad=True).clamp_max(0).grad_fn._saved_max == 0
+
+
 def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops_inputs():
     # Lesson 3, step 6 (b = w1 * a): "b → AccumulateGrad (a) ... saved in forward: a = 1."
     # read as if it spoke of the student's a and b; the formula's a is w1 here.
@@ -618,14 +664,14 @@ def test_the_step_buttons_step_in_the_browser():
 
 
 def test_the_live_graph_keeps_the_keyboard_on_the_step_buttons():
-    # The live view's <style> installs keep_focus.js (tests/browser checks it with keys).
+    # The live view's <style> installs step_buttons.js (tests/browser checks it with keys).
     pytest.importorskip("ipywidgets")
     from teachgrad.notebook.assets import script
 
     out, v = seed001()
     stepper = step_backward(out, names=v)
     stepper.widget()
-    code = script("keep_focus.js")
+    code = script("step_buttons.js")
     assert "//" not in code and "\n\n" not in code  # no comment lines, no blank lines
     assert f'<style onload="{html.escape(code, quote=True)}">' in stepper._widget._graph_html()
     assert "onload" not in stepper.static_html()  # the static copy stays script-free
@@ -1082,3 +1128,30 @@ def test_ops_that_save_values_without_names_step(make_loss):
     first = stepper.steps[0].node.name()
     assert first == make_loss(z).grad_fn.name()
     assert f"Step 1 of {len(stepper.steps)}: {first}" in stepper.log()
+
+
+def test_each_frame_says_what_happened_in_a_few_short_lines():
+    # What a screen reader announces at a step (Panel.spoken: the live stepper's and the
+    # static copy's polite live regions; tests/browser reads them after key presses).
+    import teachgrad as torch
+    from teachgrad.notebook.chain_rule import SPOKEN_LINE
+
+    x = torch.tensor([2.0, -1.0], requires_grad=True)
+    y = x * 3
+    out = (y * y).sum()
+    stepper = step_backward(out, names={"x": x, "y": y, "out": out})
+    spoken = [p.spoken for p in stepper.panels]
+    assert spoken[0].startswith("Start: backward() from out; starting gradient at ")
+    assert spoken[3] == (
+        "Step 3 of 4: MulBackward0 (y); 2 contributions arrived: [ 6., -3.] + [ 6., -3.] = "
+        "[12., -6.]; a → AccumulateGrad (x): [12., -6.] × (∂(a·b)/∂a = b = [3., 3.]) = "
+        "[ 36., -18.]")
+    assert spoken[4].endswith("; x.grad: None → [ 36., -18.]")
+    # A long tensor is cut: each line stays short enough to be heard.
+    w = torch.full((8, 8), 1234.5678, requires_grad=True)
+    long = step_backward((w * 2).sum(), names={"w": w}).panels[2].spoken
+    assert all(len(line) <= SPOKEN_LINE for line in long.split("; "))
+    assert "…" in long
+    static = stepper.static_html()
+    assert static.count('role="status" aria-live="polite"') == 1
+    assert static.count('<span class="tg-s') == len(stepper.panels)

@@ -34,12 +34,14 @@ import numpy as np
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from .assets import escape_text
-from .graph_model import node_name
+from .graph_model import input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
 from .values import as_array, long_value, panel_printing
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+#: the longest line a screen reader announces of a step (a long tensor is cut there)
+SPOKEN_LINE = 160
 
 
 @dataclass(eq=False)
@@ -50,6 +52,9 @@ class Panel:
     title: str
     html: str
     text: str
+    #: what a screen reader announces when the frame comes on show: the title, what
+    #: arrived, the chain-rule lines and what changed, each line kept short
+    spoken: str = ""
 
 
 class PanelWriter:
@@ -179,7 +184,8 @@ class PanelWriter:
         if first is not None:
             for arrivals in first.arrivals:
                 for a in arrivals:
-                    out.value(f"starting gradient at {self.label(first.node)}", a.value)
+                    out.value(f"starting gradient at {self.label(first.node)}", a.value,
+                              say=True)
             # The queue before the first step: the first node, and any other output's node
             # that was ready from the start and is still waiting after step 1.
             starts = {r._grad_fn for r in self.roots}
@@ -251,12 +257,20 @@ class PanelWriter:
                 out.sum(parts, g)
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
-                out.value(f"Gradient arriving {symbol}{source}", g)
+                out.value(f"Gradient arriving {symbol}{source}", g, say=True)
             total = _sum([a.value for a in arrivals])
             if g is not None and total is not None and not _same(total, g):
                 out.para("A hook changed this gradient before the node ran: it received "
                          "the gradient below and returned the one above.")
                 out.value("before the hook", total)
+
+    def _none_label(self, node, slot: int) -> str:
+        """``"None"``, or ``"None (carried)"`` when the input there is a tensor the student
+        named and the node saved (a detached state: see graph_model.input_tensor)."""
+        saved = self.saved.get(node)
+        tensor = input_tensor(node, slot, saved[1]) if saved is not None else None
+        name = self.names.of_tensor(tensor) if tensor is not None else ""
+        return f"None ({name})" if name else "None"
 
     def _sender(self, arrival) -> str:
         if arrival.sender is None:
@@ -286,7 +300,7 @@ class PanelWriter:
             out.para(f"This node's backward() does not run: {self.grad_symbol(node)} is what "
                      "backward(inputs=...) asked for, so the gradient stops here.")
             return
-        formula = getattr(node, "formula", "") or ""
+        formula = formula_of(node)
         if formula:
             out.formula(formula)
         else:  # a custom autograd.Function: its own backward() is the local derivative
@@ -295,7 +309,7 @@ class PanelWriter:
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
         symbols = input_symbols(node)
-        if getattr(node, "formula", ""):
+        if formula_of(node):
             note = self._letters_note(node, record, symbols)
             if note:
                 out.sub(note)
@@ -305,7 +319,8 @@ class PanelWriter:
             letter = symbols[sent.index]
             local = parts[sent.index] if len(parts) == len(record.sent) else formula
             if sent.target is None:
-                rows.append((letter, "None", None, local, None, "no gradient needed", None))
+                rows.append((letter, self._none_label(node, sent.index), None, local, None,
+                             "no gradient needed", None))
                 continue
             note = ""
             if getattr(node, "promotes", False) and sent.value is not None and (
@@ -332,12 +347,12 @@ class PanelWriter:
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)
         if saved is not None:
-            labelled = saved_with_labels(node, *saved)
+            labelled = saved_with_labels(node, *saved, names=self.names)
             if labelled:
                 out.saved(labelled)
         notes = forward_notes(node)
         if notes:
-            formula = getattr(node, "formula", "") or ""
+            formula = formula_of(node)
             out.para("also noted in forward: " + ", ".join(
                 f"{_with_symbol(k, formula)}{_as_attribute(node, k)} = {v}" for k, v in notes))
 
@@ -426,13 +441,34 @@ def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def formula_of(node) -> str:
+    """The node's local derivative as the panel writes it: the op's ``formula``, with the
+    bounds of a clamp by numbers written in (``1 where -1.5 ≤ a ≤ 3``: the op's text,
+    "1 inside [min, max]", said clamp even for clamp_min)."""
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:
+        low, high = node.bounds
+        if high is None:  # "a ≥ 0" reads better than "0 ≤ a"
+            inside = f"a ≥ {low!r}"
+        else:
+            inside = " ≤ ".join([repr(low)] * (low is not None) + ["a", repr(high)])
+        name = CLAMPS_BY_NUMBERS[type(node).__name__]
+        return f"∂{name}(a)/∂a = 1 where {inside}, else 0"
+    return getattr(node, "formula", "") or ""
+
+
+#: The clamps whose bounds are numbers (PyTorch keeps them as ``_saved_min``/``_saved_max``)
+#: and the function each one records.
+CLAMPS_BY_NUMBERS = {"ClampBackward1": "clamp", "ClampMinBackward0": "clamp_min",
+                     "ClampMaxBackward0": "clamp_max"}
+
+
 def formula_parts(node) -> list[str]:
     """The op's formula split into its parts, one per input when it has several.
 
     Ops write one part per input, separated by wide spaces:
     ``"∂(a·b)/∂a = b    ∂(a·b)/∂b = a"``.
     """
-    formula = getattr(node, "formula", "") or ""
+    formula = formula_of(node)
     return [part for part in re.split(r"\s{2,}", formula.strip()) if part]
 
 
@@ -453,7 +489,7 @@ def input_symbols(node) -> list[str]:
     return list(LETTERS[:n]) if n > 1 else ["a"]
 
 
-def saved_with_labels(node, values, sources) -> list:
+def saved_with_labels(node, values, sources, names: Names | None = None) -> list:
     """Pair each value a node saved with what it is: its letter in the formula and the
     attribute PyTorch shows it as, e.g. ``"a (_saved_self)"``, ``"c (_saved_condition)"``.
 
@@ -461,14 +497,18 @@ def saved_with_labels(node, values, sources) -> list:
     reads them). The letter: an input tensor is recognised by its graph edge (``a``,
     ``b``...); a constant input is the one input without an edge (``y * 3``: the 3); the
     op's own output is ``result``; anything else only has a letter where the formula
-    writes it as one (``where(c, a, b)``'s condition is ``c``).
+    writes it as one (``where(c, a, b)``'s condition is ``c``). The index tensors of
+    ``x[i]`` are PyTorch's tuple ``_saved_indices``: each goes by the student's name
+    (from ``names``), else "mask" or "index".
     """
+    if type(node).__name__ in SAVED_TUPLES:
+        return _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
     names = getattr(node, "saved_names", ())
     names = names if len(names) == len(values) else ()  # (an op saving more than it names)
-    formula = getattr(node, "formula", "") or ""
+    formula = formula_of(node)
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
         if value is None:  # a slot the op left empty (x * 2 saves only the 2)
@@ -498,6 +538,22 @@ def saved_with_labels(node, values, sources) -> list:
             # A number (ops keep ``y * 3``'s 3 as a 0-d array of y's dtype), not a mask.
             letter = letters[none_slots[0]]
         labelled.append((_saved_label(letter, name), value))
+    return labelled
+
+
+#: The ops that save a tuple of tensors, and PyTorch's name for it (``x[i, j]`` saves
+#: ``grad_fn._saved_indices == (i, j)``; for ``x[:, i]`` PyTorch puts None for the slice).
+SAVED_TUPLES = {"IndexBackward0": "indices"}
+
+
+def _saved_tuple(name: str, values, sources, names: Names | None) -> list:
+    """``[("i (_saved_indices)", value), ...]``: each saved tensor by the student's name
+    for it, else "mask" (booleans) or "index"."""
+    labelled = []
+    for value, source in zip(values, sources):
+        who = names.of_tensor(source[0]) if names is not None and source else ""
+        who = who or ("mask" if np.asarray(value).dtype == np.bool_ else "index")
+        labelled.append((f"{who} (_saved_{name})", value))
     return labelled
 
 
@@ -551,9 +607,20 @@ def _with_symbol(key: str, formula: str) -> str:
 def _as_attribute(node, key: str) -> str:
     """``" (_saved_self_sym_sizes)"``: the attribute PyTorch shows the value noted as
     ``ctx.<key>`` under (the op's ``saved_attributes``), or ``""`` when it has none."""
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:  # its notes are PyTorch's min and max
+        return f" (_saved_{key})"
+    renamed = NOTES_AS.get(type(node).__name__, {})
+    if renamed.get(key):
+        return f" (_saved_{renamed[key]})"
     names = [name for name, where in getattr(node, "saved_attributes", {}).items()
              if where == key]
     return f" ({', '.join(f'_saved_{name}' for name in names)})" if names else ""
+
+
+#: What an op noted in forward, as PyTorch shows it: ``{op: {ctx attribute: PyTorch's
+#: name}}``.
+NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes"}}
+_PLAIN = (bool, int, float, str, type(None))
 
 
 def forward_notes(node, limit: int = 4) -> list:
@@ -561,10 +628,14 @@ def forward_notes(node, limit: int = 4) -> list:
 
     They complete the local derivative: ``∂(aⁿ)/∂a = n·aⁿ⁻¹`` needs ``n``.
     """
+    if type(node).__name__ in CLAMPS_BY_NUMBERS:  # (ctx.bounds: PyTorch's min and max)
+        return [(name, repr(read(node))) for name, read in node.saved_attributes.items()]
     notes = []
     for key, value in getattr(node, "__dict__", {}).items():
-        if key.startswith("_") or not isinstance(value, (bool, int, float, str, tuple)):
+        if key.startswith("_") or not isinstance(value, (*_PLAIN, tuple)):
             continue
+        if isinstance(value, tuple) and not all(isinstance(v, _PLAIN) for v in value):
+            continue  # NumPy's view of an index (x[i]'s key: arrays), not a plain value
         text = repr(value)
         if len(text) <= 40:
             notes.append((key, text))
@@ -619,6 +690,7 @@ class _Out:
     def __init__(self, printed=long_value) -> None:
         self.html: list[str] = []
         self.text: list[str] = []
+        self.spoken: list[str] = []  # the lines of text a screen reader announces
         self.printed = printed
 
     # --- pieces --------------------------------------------------------------------------
@@ -635,6 +707,13 @@ class _Out:
     def _op(symbol: str) -> str:
         return f'<span class="tg-op">{symbol}</span>'
 
+    def _say(self, line: str) -> None:
+        """Announce ``line`` too (one line, and short: a long tensor is cut)."""
+        line = " ".join(line.split())
+        if len(line) > SPOKEN_LINE:
+            line = line[:SPOKEN_LINE - 1] + "…"
+        self.spoken.append(line)
+
     def _row(self, what: str, inner: str, css: str = "tg-row") -> None:
         self.html.append(f'<div class="{css}"><span>{html.escape(what)}:</span>{inner}</div>')
 
@@ -642,6 +721,7 @@ class _Out:
     def heading(self, title: str) -> None:
         self.html.append(f"<h4>{html.escape(title)}</h4>")
         self.text.append(title)
+        self._say(title)
 
     def para(self, sentence: str) -> None:
         self.html.append(f"<p>{html.escape(sentence)}</p>")
@@ -663,9 +743,11 @@ class _Out:
         self.html.append(f'<p class="tg-formula">local derivative: <code>{pieces}</code></p>')
         self.text.append(f"  local derivative: {formula}")
 
-    def value(self, what: str, value) -> None:
+    def value(self, what: str, value, say: bool = False) -> None:
         self._row(what, f'<pre class="tg-v">{escape_text(self.printed(value))}</pre>')
         self.text.append(f"  {what}: {self._t(value)}")
+        if say:
+            self._say(self.text[-1])
 
     def sum(self, parts: list, total) -> None:
         cells = self._op("+").join(self._fig(value, who) for who, value in parts)
@@ -673,6 +755,7 @@ class _Out:
         self.html.append(f'<div class="tg-eq">{cells}</div>')
         summed = " + ".join(self._t(v) for _, v in parts)
         self.text.append(f"  {summed} = {self._t(total)}")
+        self._say(f"{len(parts)} contributions arrived: {self.text[-1]}")
 
     def contributions(self, rows: list, multi_output: bool) -> None:
         rule = "along each input: upstream × local = contribution"
@@ -682,7 +765,7 @@ class _Out:
         self.text.append("  " + rule)
         for letter, target, upstream, local, value, note, number in rows:
             head = f"{letter} → {target}"
-            if value is None and target == "None":
+            if value is None and target.startswith("None"):  # (also "None (carried)")
                 self._row(head, f"<span>{html.escape(note)}</span>", "tg-row tg-faded")
                 self.text.append(f"    {head}: {note}")
                 continue
@@ -714,6 +797,7 @@ class _Out:
                 f"    {head}: {up_text} × ({local_text}) = {self._t(value)}"
                 + (f"  [{note}]" if note else "")
             )
+            self._say(self.text[-1])
 
     def saved(self, pairs: list) -> None:
         items = "".join(self._fig(value, label) for label, value in pairs)
@@ -736,6 +820,7 @@ class _Out:
             text += f" = {self._t(after)}"
         self._row(what, f'<div class="tg-eq">{cells}</div>')
         self.text.append(f"  {what}: {text}")
+        self._say(self.text[-1])
 
     def queue(self, nodes: list, label) -> None:
         if nodes:
@@ -753,7 +838,8 @@ class _Out:
             self.text.append("  ready next: nothing, backward() is finished")
 
     def panel(self, frame: int, title: str) -> Panel:
-        return Panel(frame, title, "".join(self.html), "\n".join(self.text))
+        return Panel(frame, title, "".join(self.html), "\n".join(self.text),
+                     "; ".join(self.spoken))
 
 
 __all__ = ["Panel", "PanelWriter", "snapshot_saved", "saved_with_labels"]

@@ -253,8 +253,9 @@ class Labels:
         kind = box.kind
         if kind == "root":
             return self._root_lines(box.tensor)
-        if kind == "none":
-            return [("type", "None"), ("dim", "no grad needed")]
+        if kind == "none":  # with the name of what went in there, when it is known
+            name = self.names.of_tensor(box.tensor) if box.tensor is not None else ""
+            return [("name", name)] * bool(name) + [("type", "None"), ("dim", "no grad needed")]
         if kind in ("chain", "summary"):
             return self._group_lines(model, box)
         node = box.members[0]

@@ -47,7 +47,9 @@ class Box:
     id: str
     kind: str
     members: list = field(default_factory=list)
-    tensor: Tensor | None = None   # the output tensor of a "root" box
+    #: the output tensor of a "root" box; for a "none" box, the tensor that went in there
+    #: when the node saved it (see :func:`input_tensor`), so the box can carry its name
+    tensor: Tensor | None = None
 
 
 @dataclass(eq=False)
@@ -167,7 +169,7 @@ def build(
         for i, (nxt, _nr) in enumerate(node.next_functions):
             if nxt is None:
                 if mode == "full" and not hide_no_grad:
-                    none_box = Box(f"z{n}_{i}", "none", [])
+                    none_box = Box(f"z{n}_{i}", "none", [], input_tensor(node, i))
                     boxes.append(none_box)
                     arrows.append(Arrow(f"e{n}_{i}", tail, none_box.id, [(node, i)]))
                 continue
@@ -189,6 +191,42 @@ def build(
         roots=roots, boxes=boxes, arrows=arrows, box_of=box_of, arrow_of=arrow_of,
         index_of=index_of, mode=mode, counts=counts, total=len(order), limit=max_nodes,
     )
+
+
+#: PyTorch's names of what a two-input op saves, by input (``W @ h`` saves self and vec)
+_SAVED_INPUT = {"self": 0, "other": 1, "vec": 1, "mat2": 1}
+
+
+def input_tensor(node: Node, slot: int, sources: tuple | None = None) -> Tensor | None:
+    """The tensor that went into input ``slot`` of ``node`` (an input that needs no
+    gradient, such as a detached state), when the node saved it; else None.
+
+    A ``None`` edge says nothing about what went in there; what the node saved does:
+    ``W @ h`` with a detached ``h`` keeps ``h`` for W's gradient. It is that input when it
+    is the node's only saved tensor that needs no gradient and the node's only ``None``
+    edge, or when PyTorch's name for it says which input it was (``vec``: the second).
+    ``sources``: where the saved values came from, as taken before backward freed them
+    (``chain_rule.snapshot_saved``); by default, the node's own.
+    """
+    if sources is None:
+        try:
+            _values, sources = node._saved
+        except (AttributeError, TypeError, ValueError):  # nothing saved, or already freed
+            return None
+    names = getattr(node, "saved_names", ())
+    found = {}  # id -> (position, tensor): the saved tensors that need no gradient
+    for position, source in enumerate(sources):
+        tensor = source[0] if isinstance(source, tuple) and len(source) == 2 else None
+        if isinstance(tensor, Tensor) and not tensor._requires_grad:
+            found.setdefault(id(tensor), (position, tensor))
+    none_slots = [i for i, (nxt, _) in enumerate(node.next_functions) if nxt is None]
+    if len(found) == 1 and none_slots == [slot]:
+        return next(iter(found.values()))[1]
+    if len(node.next_functions) == 2 and len(names) == len(sources):
+        for position, tensor in found.values():
+            if _SAVED_INPUT.get(names[position]) == slot:
+                return tensor
+    return None
 
 
 def as_tensors(out, function: str) -> tuple:

@@ -15,8 +15,10 @@ of the four is a ``ToggleButtons`` with one button per frame, its ``index`` link
 step box: clicking button ``k`` selects frame ``k``, in the browser. ``stepper.css``
 shows one button of each group, picked from the selected one (``.mod-active``): the one
 after it (▶), the one before it (◀), the first (|◀), the last (▶|). A small script
-(``static/keep_focus.js``) keeps the keyboard focus on the group after a step; where it
-does not run, the step buttons still step.
+(``static/step_buttons.js``) keeps the keyboard focus on the group after a step, and lets
+each group find its buttons directly (ipywidgets searched for each of them at every step:
+4 x 400 searches through up to 400 buttons at the 400-frame limit); where it does not run,
+the step buttons still step, more slowly.
 
 Above ``CLIENT_SIDE_LIMIT`` frames one widget per frame would be slow to open, so the
 kernel swaps a single frame widget's content instead (needs the running kernel).
@@ -30,7 +32,7 @@ from __future__ import annotations
 import html
 
 from .assets import css, script
-from .static_html import legend_html
+from .static_html import HIDDEN, legend_html
 
 PLAY_INTERVAL_MS = 900
 CLIENT_SIDE_LIMIT = 400
@@ -74,8 +76,10 @@ class LiveView:
         client_side = stepper.n_frames <= CLIENT_SIDE_LIMIT
         if client_side:
             # One Layout and one Style for the four groups (fewer widget models to open).
-            shared = {"layout": w.Layout(width="auto"),
-                      "style": w.ToggleButtonsStyle(button_width="42px")}
+            # The buttons' width is in stepper.css: a Style's button_width is written on
+            # every button of the group at every step (ipywidgets re-applies the style
+            # after each update), restyling 1,600 buttons per step at 400 frames.
+            shared = {"layout": w.Layout(width="auto"), "style": w.ToggleButtonsStyle()}
             self.links: list = []  # the step buttons' jslinks to the step box
             self.buttons = [self._step_buttons(w, which, name, shared)
                             for which, name in STEP_BUTTONS]
@@ -121,6 +125,7 @@ class LiveView:
                     layout=w.Layout(**row, flex_flow="row wrap", margin="0 0 0 12px"))],
             layout=w.Layout(flex_flow="row wrap", **row),
         )
+        controls.add_class("tg-controls")  # where step_buttons.js looks for the groups
         row = w.HBox([graph, right], layout=w.Layout(flex_flow="row wrap"))
         row.add_class("tg-steprow")  # stepper.css: a narrow row keeps the panel in view
         self.box = w.VBox([controls, row])
@@ -178,7 +183,8 @@ class LiveView:
         panel = self.stepper.panels[frame]
         return (
             f"<style>{self.stepper.frame_css(frame)}</style>"
-            f'<div class="tg-stepper tg-panel-live" data-frame="{frame}">{panel.html}</div>'
+            f'<div class="tg-stepper tg-panel-live" data-frame="{frame}">{panel.html}'
+            f"{spoken_html(panel)}</div>"
         )
 
     def _graph_html(self) -> str:
@@ -190,12 +196,24 @@ class LiveView:
         )
         graph = self.stepper._graph_or_message(untrusted_copy=False) + legend_html(
             self.stepper.legend)
+        onload = html.escape(script("step_buttons.js"), quote=True)
         return (
             f'<div class="tg-stepper tg-live" id="{static_id}_live">'
-            f'<style onload="{html.escape(script("keep_focus.js"), quote=True)}">{css("graph.css")}'
-            f'{css("stepper.css")}{hide_static}</style><div class="tg-stage">'
+            f'<style onload="{onload}">{css("graph.css")}'
+            f'{css("stepper.css")}{hide_static}</style>{SAY}<div class="tg-stage">'
             f'<div class="tg-graphbox">{graph}</div></div></div>'
         )
+
+
+#: The polite live region of the live stepper: step_buttons.js writes into it what each
+#: frame says when it comes on show (its ``spoken_html``), and a screen reader reads it
+#: out when the student is done with the key (stepper.css hides it from the eye).
+SAY = '<p class="tg-say" role="status" aria-live="polite" aria-atomic="true"></p>'
+
+
+def spoken_html(panel) -> str:
+    """The frame's announcement (:attr:`.Panel.spoken`), hidden: read by step_buttons.js."""
+    return f'<p class="tg-spoken" {HIDDEN}>{html.escape(panel.spoken or panel.title)}</p>'
 
 
 def frame_labels(n: int) -> list[str]:

@@ -163,6 +163,16 @@ def _untrusted_note(log_note: str) -> str:
             "the notebook) to step through them one by one.</i></p>")
 
 
+def spoken_region(panels: list[Panel]) -> str:
+    """The polite live region: every frame's words (:attr:`.Panel.spoken`), of which the
+    CSS shows (to a screen reader: stepper.css keeps it out of sight) the checked frame's,
+    so a step is read out however it was taken (arrow keys, a click on ▶)."""
+    words = "".join(f'<span class="tg-s{p.frame}">{html.escape(p.spoken or p.title)}</span>'
+                    for p in panels)
+    return (f'<p class="tg-say" role="status" aria-live="polite" aria-atomic="true" {HIDDEN}>'
+            f"{words}</p>")
+
+
 def static_stepper(
     prefix: str, svg: str, panels: list[Panel], timeline: Timeline, start: int = 0,
     legend=LEGEND, log_note: str = "Every step at once.", graph_width=None,
@@ -179,8 +189,9 @@ def static_stepper(
         for k in range(len(panels))
     )
     show_panel = ",".join(f"#{prefix}_f{k}:checked~.tg-stage .tg-f{k}" for k in range(len(panels)))
+    say = ",".join(f"#{prefix}_f{k}:checked~.tg-say .tg-s{k}" for k in range(len(panels)))
     rules = [css("graph.css"), css("stepper.css"), f"{show_panel}{{display:block}}",
-             _dead_widget_rule(prefix)]
+             f"{say}{{display:inline}}", _dead_widget_rule(prefix)]
     strip = ""
     if len(panels) <= TIMELINE_LIMIT:
         marks = ",".join(
@@ -202,7 +213,8 @@ def static_stepper(
     )
     return (
         f'<div class="tg-stepper tg-static" id="{prefix}">'
-        f"<style>{''.join(rules)}</style>{_untrusted_note(log_note)}{radios}{strip}"
+        f"<style>{''.join(rules)}</style>{_untrusted_note(log_note)}{radios}"
+        f"{spoken_region(panels)}{strip}"
         f'<div class="tg-stage"><div class="tg-graphbox"{graph_box_style(graph_width)}>'
         f"{svg}{legend_html(legend)}</div>"
         f'<div class="tg-panels">{sections}</div></div></div>'

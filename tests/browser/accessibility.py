@@ -37,3 +37,34 @@ def roles_and_names(locator, selector: str) -> list[dict]:
         return controls
     finally:
         cdp.detach()
+
+
+def live_regions(page) -> list[dict]:
+    """``{"role", "live", "text"}`` of every live region in Chromium's full accessibility
+    tree, ``text`` being what a screen reader announces from it (the text of its
+    descendants that the tree keeps: hidden ones are not in it)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    by_id = {node["nodeId"]: node for node in nodes}
+
+    def prop(node, name):
+        return next((p["value"].get("value") for p in node.get("properties", [])
+                     if p["name"] == name), None)
+
+    def text(node) -> str:
+        if node.get("ignored"):
+            return ""
+        if node.get("role", {}).get("value") in ("StaticText", "text"):
+            return str(node.get("name", {}).get("value", ""))
+        return "".join(text(by_id[c]) for c in node.get("childIds", []) if c in by_id)
+
+    return [{"role": node.get("role", {}).get("value", ""), "live": prop(node, "live"),
+             "text": text(node)}
+            for node in nodes
+            if not node.get("ignored") and prop(node, "live") and
+            prop(node, "root") in (None, node.get("backendDOMNodeId"))
+            and node.get("role", {}).get("value") in ("status", "log", "alert", "region",
+                                                      "generic", "paragraph")]

@@ -8,9 +8,11 @@ and speed sliders (``<div role="slider">``) had no name at all.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from .accessibility import roles_and_names
+from .accessibility import live_regions, roles_and_names
 from .lab_page import live_stepper
 
 pytestmark = pytest.mark.browser
@@ -82,7 +84,7 @@ FOCUSED_BUTTON = """() => {
 def test_enter_and_space_on_a_step_button_keep_stepping(stepper_view):
     # Before: Enter on ▶ stepped once, and the button pressed was hidden (the next ▶ is
     # another button of its group), so the focus fell back to the page and the second
-    # Enter did nothing. Now the focus moves to the button on show (keep_focus.js).
+    # Enter did nothing. Now the focus moves to the button on show (step_buttons.js).
     from playwright.sync_api import expect
 
     page = stepper_view.page
@@ -132,5 +134,74 @@ def test_the_static_stepper_names_its_controls_too(chromium):
         names = {c["name"] for c in controls}
         assert {"First step", "Previous step", "Next step", "Last step"} <= names, names
         assert sum(c["role"] == "radio" for c in controls) == len(static.split('type="radio"')) - 1
+    finally:
+        context.close()
+
+
+def test_a_screen_reader_hears_each_step(stepper_view):
+    # Nothing was said when a step happened: the new panel replaced the old one, out of
+    # any live region. Now each step's words go into a polite live region (role=status):
+    # the node, what arrived, the chain rule with its numbers, what changed.
+    from playwright.sync_api import expect
+
+    page = stepper_view.page
+    step = stepper_view.get_by_label("Step", exact=True)
+    say = stepper_view.locator(".tg-say")
+    stepper_view.locator('button[title="First step"]:visible').click()
+    expect(step).to_have_value("0")
+    stepper_view.locator('button[title="Next step"]:visible').focus()
+    page.keyboard.press("Enter")
+    expect(say).to_have_text(re.compile(
+        r"^Step 1 of 4: SumBackward0 \(out\); Gradient arriving ∂out/∂out .*: 1\.; "
+        r"a → MulBackward0: 1\. × \(∂\(Σa\)/∂aᵢ = 1\) = \[1\., 1\.\]$"))
+    page.wait_for_function(f"() => ({FOCUSED_BUTTON})() === 'Next step'", timeout=5_000)
+    page.keyboard.press("Space")
+    expect(say).to_contain_text("Step 2 of 4: MulBackward0; ")
+    expect(say).to_contain_text("a → MulBackward0 (y): [1., 1.] × (∂(a·b)/∂a = b = [ 6., -3.])"
+                                " = [ 6., -3.]")
+    # What Chromium hands a screen reader: one polite status region, saying step 2.
+    regions = [r for r in live_regions(page) if "Step 2 of 4" in r["text"]]
+    assert [(r["role"], r["live"]) for r in regions] == [("status", "polite")], regions
+    # The step box steps too, and is heard: to the last step, AccumulateGrad.
+    step.fill("4")
+    step.press("Enter")
+    expect(say).to_have_text(re.compile(
+        r"^Step 4 of 4: AccumulateGrad \(x\); .*; x\.grad: None → \[ 36\., -18\.\]$"))
+    # The words are the reader's only: out of sight.
+    assert say.evaluate("e => e.getBoundingClientRect().width") <= 1
+
+
+def test_the_static_stepper_is_heard_too(chromium):
+    # The CSS-only copy: the arrow keys move the checked radio (one per frame), and its
+    # polite status region shows, to a screen reader only, the checked frame's words.
+    import teachgrad as torch
+    from teachgrad.notebook import step_backward
+
+    x = torch.tensor([2.0, -1.0], requires_grad=True)
+    y = x * 3
+    out = (y * y).sum()
+    static = step_backward(out, names={"x": x, "y": y, "out": out}).static_html()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_content(f"<!doctype html><meta charset=utf-8><body>{static}</body>")
+        say = page.locator(".tg-say")
+
+        def spoken() -> str:
+            return say.evaluate("e => e.innerText")
+
+        page.locator(".tg-r:checked").focus()
+        assert spoken().startswith("Start: backward() from out")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        assert spoken().startswith("Step 2 of 4: MulBackward0; ")
+        regions = [r for r in live_regions(page) if r["role"] == "status"]
+        assert len(regions) == 1 and regions[0]["live"] == "polite", regions
+        assert regions[0]["text"].startswith("Step 2 of 4: MulBackward0; "), regions
+        assert "Step 1 of 4" not in regions[0]["text"]  # the other frames' words are hidden
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        assert spoken().startswith("Step 4 of 4: AccumulateGrad (x); ")
+        assert say.evaluate("e => e.getBoundingClientRect().width") <= 1
     finally:
         context.close()
