@@ -27,6 +27,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ._missing_arguments import missing_arguments_error
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
 
@@ -107,7 +108,10 @@ def checks_input(function: Callable, name: str, main: str | None = None) -> Call
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
             refuse_non_tensor_input(name, args, kwargs, error, main)
-            error_for_alias = renamed(error, main, name)
+            error_for_alias = (
+                isinstance(error, TypeError)  # (torch.atan2(x): PyTorch's words)
+                and missing_arguments_error(name, function, args, kwargs, method=False)
+                or renamed(error, main, name))
             if error_for_alias is None:
                 raise
         raise error_for_alias  # (outside the except: no "during handling" chain)

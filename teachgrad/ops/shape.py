@@ -468,6 +468,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
+# (PyTorch's swapaxes names its parameters as NumPy does, in its messages too)
+Tensor.swapaxes = transpose.method_form.renamed("swapaxes", "(int axis0, int axis1)")
+
+
 class TBackward0(Op):
     formula = "t: the gradient is transposed back"
     is_view = True
@@ -674,6 +678,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"Tensor sizes: {_shape_str(shape)}"
             )
     return ExpandBackward0.apply(input, shape=tuple(target))
+
+
+Tensor.broadcast_to = expand.method_form.renamed("broadcast_to", "(tuple of ints size)")
 
 
 @tensor_method()
