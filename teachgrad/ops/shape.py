@@ -36,6 +36,7 @@ from .layout import (
     contiguous_strides,
     copy_keeping_layout,
     element_strides,
+    empty_slice_at,
     row_major,
     with_pytorch_strides,
     with_strides,
@@ -769,6 +770,8 @@ class SliceBackward0(Op):
             strides = list(element_strides(a))  # 0 or 1 as it was; PyTorch multiplies it
             strides[dim] *= step
             out = with_strides(out, strides)
+        if not out.size:  # (x[5:5] starts at element 5, as in PyTorch)
+            out = empty_slice_at(out, a, dim, slice(start, stop, step).indices(a.shape[dim])[0])
         return out
 
     @staticmethod
@@ -848,11 +851,20 @@ class _SplitOp(Op):
             a = with_pytorch_strides(a)
         ctx.dim = dim
         bounds = np.cumsum((0,) + tuple(sizes))
-        return tuple(a[_along(dim, slice(int(b0), int(b1)))] for b0, b1 in zip(bounds, bounds[1:]))
+        return tuple(_piece(a, dim, int(b0), int(b1)) for b0, b1 in zip(bounds, bounds[1:]))
 
     @staticmethod
     def backward(ctx, *grads):
         return np.concatenate(grads, axis=ctx.dim)
+
+
+def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
+    """``a``'s elements ``start:stop`` along ``dim`` (an empty piece starts at ``start``,
+    as in PyTorch: see layout.empty_slice_at)."""
+    piece = a[_along(dim, slice(start, stop))]
+    if start == stop:
+        return empty_slice_at(piece, a, dim, start)
+    return piece
 
 
 class SplitBackward0(_SplitOp):
@@ -1350,6 +1362,8 @@ class RollBackward0(Op):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
+        if not a.size and dims is not None:  # PyTorch's roll returns an empty input's
+            return copy_keeping_layout(a)  # clone(), in its layout (strides and all)
         return row_major(np.roll(a, shifts, dims))
 
     @staticmethod
