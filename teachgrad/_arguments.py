@@ -221,9 +221,13 @@ class Signatures:
     """A function's signatures (as PyTorch prints them), and the TypeError for a call that
     fits none of them."""
 
-    def __init__(self, name: str, *texts: str, hint: str = ""):
+    def __init__(self, name: str, *texts: str, hint: str = "", hidden: bool = False):
         self.name = name
         self.hint = hint  # a learner hint, put after PyTorch's message
+        # PyTorch has hidden (deprecated) signatures too: it does not print them, but with
+        # them a call that fits no signature is "an invalid combination" (x.sub())
+        self.hidden = hidden
+        self.texts = texts  # (as given, for an alias's own copy: see _checked's renamed)
         self.signatures = [Signature(text) for text in texts]
 
     def error(self, args: tuple, kwargs: dict | None = None) -> TypeError | None:
@@ -238,8 +242,8 @@ class Signatures:
         count = len(args) + len(kwargs)
         plausible = [r for s, r in zip(self.signatures, reasons)
                      if s.min_args <= count <= s.max_args]
-        if len(self.signatures) == 1 or len(plausible) == 1:
-            message = reasons[0] if len(self.signatures) == 1 else plausible[0]
+        if len(plausible) == 1 or (len(self.signatures) == 1 and not self.hidden):
+            message = plausible[0] if len(plausible) == 1 else reasons[0]
         else:
             message = self._no_combination(args, kwargs)
         if self.hint:
@@ -258,8 +262,11 @@ class Signatures:
         # (PyTorch lists the keywords from a hash map: in the reverse order, as seen)
         named = [f"{k}={python_type_name(v)}" for k, v in reversed(kwargs.items())]
         got = ", ".join(given + named) + (", " if named and not given else "")
-        lines = [f"{self.name}() received an invalid combination of arguments - got ({got}), "
-                 "but expected one of:"]
+        head = (f"{self.name}() received an invalid combination of arguments - got ({got}), "
+                "but expected ")
+        if len(self.signatures) == 1:  # (only with hidden ones: the count did not fit)
+            return head + self.signatures[0].text
+        lines = [head + "one of:"]
         for signature in self.signatures:
             lines.append(f" * {signature.text}")
             if len(signature.pieces) == len(args) + len(kwargs):
@@ -346,6 +353,14 @@ def _checked(fn: Callable, signatures: Signatures, skip: int) -> Callable:
         raise error  # (outside the except: no "during handling" chain)
 
     checked.takes_numpy_names = renames
+
+    def renamed(name: str, *texts: str) -> Callable:
+        """The same checks for an alias (``swapaxes`` of ``transpose``), whose messages
+        name it, with its own ``texts`` when PyTorch names its parameters differently."""
+        return _checked(fn, Signatures(name, *(texts or signatures.texts),
+                                       hint=signatures.hint, hidden=signatures.hidden), skip)
+
+    checked.renamed = renamed
     return checked
 
 

@@ -27,6 +27,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ._missing_arguments import missing_arguments_error
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
 
@@ -96,6 +97,16 @@ def _in_pytorchs_words(name: str, message: str) -> bool:
         "(position 1)" in message or "received an invalid combination" in message)
 
 
+def missing_error(error: Exception, name: str, main: str, function: Callable, args: tuple,
+                  kwargs: dict) -> TypeError | None:
+    """PyTorch's TypeError for ``name(*args, **kwargs)`` missing arguments of ``function``
+    (``torch.atan2(x)``), or None: for another error, or one already in PyTorch's words
+    (its parser reports a wrong type before what is missing: ``torch.swapaxes([1.0])``)."""
+    if not isinstance(error, TypeError) or _in_pytorchs_words(main, str(error)):
+        return None
+    return missing_arguments_error(name, function, args, kwargs, method=False)
+
+
 def checks_input(function: Callable, name: str, main: str | None = None) -> Callable:
     """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError;
     ``name`` is the name called, ``main`` the function's own (for an alias)."""
@@ -107,7 +118,8 @@ def checks_input(function: Callable, name: str, main: str | None = None) -> Call
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
             refuse_non_tensor_input(name, args, kwargs, error, main)
-            error_for_alias = renamed(error, main, name)
+            error_for_alias = (missing_error(error, name, main, function, args, kwargs)
+                               or renamed(error, main, name))
             if error_for_alias is None:
                 raise
         raise error_for_alias  # (outside the except: no "during handling" chain)

@@ -33,7 +33,13 @@ from collections.abc import Callable
 import numpy as np
 
 from ._dtypes import to_dtype
-from ._input_check import refuse_non_tensor_input, renamed, shown_name, takes_input_first
+from ._input_check import (
+    missing_error,
+    refuse_non_tensor_input,
+    renamed,
+    shown_name,
+    takes_input_first,
+)
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
 from ._warn import warn_user
@@ -260,7 +266,8 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
                 if input_first:
                     refuse_non_tensor_input(called, args, kwargs, error, name)
-                error_for_alias = renamed(error, name, called)
+                error_for_alias = (missing_error(error, called, name, function, args, kwargs)
+                                   or renamed(error, name, called))
                 if error_for_alias is None:
                     raise
             raise error_for_alias  # (outside the except: no "during handling" chain)

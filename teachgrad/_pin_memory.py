@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from ._missing_arguments import missing_arguments_error
 from ._tensor import python_type_name
 
 # The namespace functions of PyTorch 2.13 that take pin_memory= (checked one by one).
@@ -68,7 +69,13 @@ def with_pin_memory(factory: Callable, name: str | None = None) -> Callable:
     def with_pin_memory_argument(*args, **kwargs):
         if "pin_memory" in kwargs:
             check_pin_memory(name, kwargs.pop("pin_memory"))
-        return factory(*args, **kwargs)
+        try:  # (free until something is raised)
+            return factory(*args, **kwargs)
+        except TypeError:  # (x.new_zeros(): PyTorch's words, not Python's)
+            error = missing_arguments_error(name, factory, args, kwargs, method=False)
+            if error is None:
+                raise
+        raise error
 
     return with_pin_memory_argument
 

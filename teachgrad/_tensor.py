@@ -105,10 +105,12 @@ def tensor_method(*names: str) -> Callable:
 
     def register(fn: Callable) -> Callable:
         # (an op whose messages differ as a method, see _arguments.checks_types)
-        method = numpy_names(getattr(fn, "method_form", fn))
+        method = numpy_names(getattr(fn, "method_form", fn), method=True)
         fn = numpy_names(fn)
         for name in names or (fn.__name__,):
-            setattr(Tensor, name, method)
+            # (an alias's own copy of the argument checks names the alias in its messages)
+            alias = name != fn.__name__ and getattr(method, "renamed", None)
+            setattr(Tensor, name, alias(name) if alias else method)
         return fn
 
     return register
@@ -117,12 +119,13 @@ def tensor_method(*names: str) -> Callable:
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
 
 
-def numpy_names(fn: Callable) -> Callable:
+def numpy_names(fn: Callable, method: bool = False) -> Callable:
     """Let ``fn`` take NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``.
 
     PyTorch accepts both spellings in every function with a ``dim``, so code written by
     NumPy users runs. Functions without a ``dim`` or ``keepdim`` parameter are returned
-    unchanged (and so pay nothing).
+    unchanged (and so pay nothing). ``method``: ``fn`` is a Tensor method (PyTorch's
+    message for a call that misses arguments leaves ``self`` out).
 
     >>> import teachgrad as torch
     >>> torch.ones(2, 3).sum(axis=0, keepdims=True)
@@ -137,9 +140,24 @@ def numpy_names(fn: Callable) -> Callable:
     def with_numpy_names(*args, **kwargs):
         if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
             use_pytorch_names(fn.__name__, kwargs)
-        return fn(*args, **kwargs)
+        try:  # (free until something is raised)
+            return fn(*args, **kwargs)
+        except TypeError:
+            error = _missing_arguments_error(fn, args, kwargs, method)
+            if error is None:
+                raise
+        raise error  # (PyTorch's words for x.cumsum(): not Python's)
 
     return with_numpy_names
+
+
+def _missing_arguments_error(fn: Callable, args: tuple, kwargs: dict,
+                             method: bool) -> TypeError | None:
+    """PyTorch's TypeError for a call of ``fn`` that misses arguments, or None (see
+    _missing_arguments; imported here, on the error path only, as it needs this module)."""
+    from ._missing_arguments import missing_arguments_error
+
+    return missing_arguments_error(fn.__name__, fn, args, kwargs, method)
 
 
 def has_numpy_names(fn: Callable) -> bool:

@@ -1,8 +1,14 @@
-"""In-place methods called without their arguments name themselves, as PyTorch's do.
+"""Calls that miss required arguments get PyTorch's TypeError, naming the method called.
 
-They run an out-of-place op (or a check before it) inside, so Python's missing-argument
-TypeError used to name that: ``x.sub_()`` said ``sub()``, ``x.lerp_()`` named
-``check_lerp_dtypes()``, ``x.eq_()`` ``_comparison_method.<locals>.op()``."""
+Python's own message named teachgrad's inside (``x.sub_()`` said ``sub()``, ``x.lerp_()``
+named ``check_lerp_dtypes()``, ``x.cumsum_()`` said ``cumsum()``, ``x.swapaxes()``
+``transpose()``) in Python's words. PyTorch's argument parser says either
+``missing 1 required positional arguments: "dim"`` (its plural the wrong way round) or,
+for an op with several signatures (or hidden ones), "received an invalid combination of
+arguments". The expected messages below are written from PyTorch's signatures
+(native_functions.yaml, as its parser prints them); with PyTorch installed, each is also
+compared with what PyTorch says.
+"""
 
 from __future__ import annotations
 
@@ -10,38 +16,92 @@ import pytest
 
 import teachgrad as torch
 
-CASES = {
-    "add_": "missing 1 required positional argument: 'other'",
-    "sub_": "missing 1 required positional argument: 'other'",
-    "mul_": "missing 1 required positional argument: 'other'",
-    "div_": "missing 1 required positional argument: 'other'",
-    "eq_": "missing 1 required positional argument: 'other'",
-    "lt_": "missing 1 required positional argument: 'other'",
-    "pow_": "missing 1 required positional argument: 'exponent'",
-    "copy_": "missing 1 required positional argument: 'src'",
-    "lerp_": "missing 2 required positional arguments: 'end' and 'weight'",
-    "index_add_": "missing 3 required positional arguments: 'dim', 'index' and 'source'",
+_ADD = "but expected (Tensor other, *, Number alpha = 1)"
+_BINARY = "but expected one of:\n * (Tensor other)\n * (Number other)\n"
+
+
+def _combination(name: str, got: str, expected: str) -> str:
+    return f"{name}() received an invalid combination of arguments - got ({got}), {expected}"
+
+
+def _missing(name: str, *names: str) -> str:
+    plural = "s" if len(names) == 1 else ""  # (PyTorch's: "1 ... arguments")
+    quoted = ", ".join(f'"{n}"' for n in names)
+    return f"{name}() missing {len(names)} required positional argument{plural}: {quoted}"
+
+
+# (a call on x = ones(2, 3), i = tensor([0]); its message)
+METHOD_CASES = {
+    # the in-place methods (inplace_method)
+    "x.sub_()": _combination("sub_", "", _ADD),
+    "x.sub_(alpha=2)": _missing("sub_", "other"),  # (one plausible signature: its words)
+    "x.mul_()": _missing("mul_", "other"),  # (one signature)
+    "x.lt_()": _combination("lt_", "", _BINARY),
+    "x.greater_()": _combination("greater_", "", _BINARY),  # (an alias names itself)
+    "x.pow_()": _combination(
+        "pow_", "", "but expected one of:\n * (Tensor exponent)\n * (Number exponent)\n"),
+    "x.lerp_(x)": _combination(
+        "lerp_", "Tensor",
+        "but expected one of:\n * (Tensor end, Tensor weight)\n * (Tensor end, Number weight)\n"),
+    "x.addmm_(x)": _combination(
+        "addmm_", "Tensor",
+        "but expected (Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)"),
+    "x.index_add_(0, i)": _missing("index_add_", "source"),
+    "x.cumsum_()": _missing("cumsum_", "dim"),
+    # in-place shape and logic methods
+    "x.transpose_(0)": _missing("transpose_", "dim1"),
+    "x.swapaxes_()": _missing("swapaxes_", "axis0", "axis1"),
+    "x.logical_and_()": _missing("logical_and_", "other"),
+    # methods with NumPy's axis= (numpy_names), tensor-only ones, aliases, factories
+    "x.cumsum()": _missing("cumsum", "dim"),
+    "x.maximum()": _missing("maximum", "other"),
+    "x.atan2()": _missing("atan2", "other"),
+    "x.swapaxes(0)": _missing("swapaxes", "axis1"),
+    "x.broadcast_to()": _missing("broadcast_to", "size"),
+    "x.moveaxis()": _combination(
+        "moveaxis", "", "but expected one of:\n * (int source, int destination)\n"
+        " * (tuple of ints source, tuple of ints destination)\n"),
+    "x.new_full((2,))": _missing("new_full", "fill_value"),
+}
+
+FUNCTION_CASES = {
+    "torch.atan2()": _missing("atan2", "input", "other"),
+    "torch.atan2(x)": _missing("atan2", "other"),
+    "torch.atan2(other=x)": _missing("atan2", "input", "other"),  # (PyTorch's count)
+    "torch.exp()": _missing("exp", "input"),  # (an out= function)
+    "torch.cumsum(x)": _missing("cumsum", "dim"),
+    "torch.index_select(x, 0)": _missing("index_select", "index"),
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_method_names_itself(name):
+def _raised(source: str, library) -> TypeError:
+    x, i = library.ones(2, 3), library.tensor([0])
     with pytest.raises(TypeError) as caught:
-        getattr(torch.ones(2), name)()
-    assert str(caught.value) == f"{name}() {CASES[name]}"
+        eval(source, {"torch": library, "x": x, "i": i})
+    return caught.value
+
+
+@pytest.mark.parametrize("source", sorted({**METHOD_CASES, **FUNCTION_CASES}))
+def test_pytorchs_words(source):
+    expected = {**METHOD_CASES, **FUNCTION_CASES}[source]
+    assert str(_raised(source, torch)) == expected
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted({**METHOD_CASES, **FUNCTION_CASES}))
+def test_pytorch_says_the_same(source):
+    real = pytest.importorskip("torch")
+    assert str(_raised(source, real)) == str(_raised(source, torch))
 
 
 def test_other_type_errors_are_left_as_they_are():
     with pytest.raises(TypeError, match="received an invalid combination"):
         torch.ones(2).fill_()  # (PyTorch's own message, written by teachgrad's check)
+    with pytest.raises(TypeError, match=r"argument 'other' \(position 1\) must be Tensor"):
+        torch.ones(2).maximum(2)
     x = torch.ones(2)
     assert x.sub_(1) is x and x.tolist() == [0.0, 0.0]
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_pytorch_names_the_same_method(name):
-    real = pytest.importorskip("torch")
-    with pytest.raises(TypeError) as caught:
-        getattr(real.ones(2), name)()
-    assert str(caught.value).startswith(f"{name}() ")  # (its wording of the rest differs)
+    assert torch.atan2(torch.ones(1), other=torch.ones(1)).item() == pytest.approx(0.7853981)
+    assert torch.ones(2, 3).swapaxes(0, 1).shape == (3, 2)
+    assert torch.ones(1, 3).broadcast_to(2, 3).shape == (2, 3)
+    assert torch.ones(2).greater_(0).tolist() == [1.0, 1.0]

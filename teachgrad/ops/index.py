@@ -38,7 +38,7 @@ from .inplace import (
     refresh_view,
     warn_expanded_write,
 )
-from .layout import row_major
+from .layout import row_major, zeros_keeping_layout
 from .op import NO_CONTEXT, Op
 from .reduce import _return_type
 from .select_grad import keep_where, masked_fill_zero
@@ -1356,8 +1356,14 @@ def _keep_indices(values: Tensor, indices: Tensor) -> None:
 
 
 class SortBackward0(_PickAlongDim):
-    """``sort``: the values are picked from the input, so the gradient goes back to them."""
+    """``sort``: the values are picked from the input, so the gradient goes back to them.
+    PyTorch sorts a clone of the input in place: the values (and indices) are laid out in
+    memory as the input is (``x.t().sort(0)`` is transposed too, see _like_input)."""
     saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
+
+    @staticmethod
+    def forward(ctx, a, key):
+        return _like_input(PickOp.forward(ctx, a, key), a)
 
 
 class SortBackward1(SortBackward0):
@@ -1379,6 +1385,17 @@ class KthvalueBackward0(_PickAlongDim):
 return_types_sort = _return_type("sort")
 return_types_topk = _return_type("topk")
 return_types_kthvalue = _return_type("kthvalue")
+
+
+def _like_input(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``out`` (of ``a``'s shape) laid out in memory as ``clone`` lays out ``a``: row-major
+    ``out`` as it is when ``a`` is row-major too, else a copy."""
+    if out.shape != a.shape or (a.flags.c_contiguous and a.size > 1
+                                and out.strides == a.strides):
+        return out  # (a row-major a: out is row-major already, see PickOp.forward)
+    placed = zeros_keeping_layout(a, out.dtype)
+    np.copyto(placed, out)
+    return placed
 
 
 def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
@@ -1408,7 +1425,10 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
     if not keepdim:  # every key array has size 1 along dim: drop it there
         key = tuple(np.squeeze(k, dim) for k in key)
         order = np.squeeze(order, dim)
-    values, indices = op.apply(input, key=key), _make(order.astype(np.int64))
+    order = order.astype(np.int64)
+    if issubclass(op, SortBackward0):  # (laid out as the input, as the values are)
+        order = _like_input(order, a)
+    values, indices = op.apply(input, key=key), _make(order)
     _keep_indices(values, indices)
     return values, indices
 

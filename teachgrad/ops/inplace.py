@@ -18,7 +18,6 @@ gets an ``AsStridedBackward0`` node that reads its region out of the new base.
 from __future__ import annotations
 
 import functools
-import inspect
 import weakref
 from collections.abc import Callable
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from .._arguments import Signatures, is_number
 from .._dtypes import from_numpy_dtype
+from .._missing_arguments import missing_arguments_error
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd import graph
@@ -695,38 +695,15 @@ def inplace_method(op: Callable, name: str, overlap: str | None = "partial") -> 
         try:  # (free until something is raised)
             return apply_inplace(self, op, *args, **kwargs)
         except TypeError:
-            missing = missing_arguments(op, (self, *args), kwargs)
-            if missing is None:
+            error = missing_arguments_error(name, op, (self, *args), kwargs)
+            if error is None:
                 raise
-            raise TypeError(f"{name}() {missing}") from None  # (not sub(), check_...())
+        raise error  # (PyTorch's words, naming the method: not sub(), check_...())
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
     method.__doc__ = f"In-place version of ``{op.__name__}``: changes ``self`` and returns it."
     return method
-
-
-def missing_arguments(function: Callable, args: tuple, kwargs: dict) -> str | None:
-    """Python's "missing 1 required positional argument: 'other'" for a call of
-    ``function`` that lacks some of its arguments, or None when none is missing.
-
-    The in-place methods run their out-of-place op (or a check before it) inside: a call
-    without its argument failed with that inner function's name (``x.sub_()`` said
-    ``sub()``, ``x.lerp_()`` named ``check_lerp_dtypes()``); the method says it itself.
-    """
-    try:
-        parameters = list(inspect.signature(function).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    missing = [repr(p.name) for i, p in enumerate(parameters)
-               if p.kind in positional and p.default is p.empty
-               and i >= len(args) and p.name not in kwargs]
-    if not missing:
-        return None
-    names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
-    return (f"missing {len(missing)} required positional argument"
-            f"{'s' if len(missing) > 1 else ''}: {names}")
 
 
 # PyTorch's clamp_ with number bounds names the integer type as C++ does ("long int").
@@ -840,6 +817,7 @@ def _cumulative(name: str) -> Callable[..., Tensor]:
         return result
 
     run.__name__ = name
+    run.__wrapped__ = op  # (its parameters, for the message of x.cumsum_() without dim)
     run.checks_dtype_first = True  # (the kernel refuses bool before the overlap check)
     return run
 

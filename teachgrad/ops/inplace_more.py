@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._missing_arguments import missing_arguments_error
 from .._tensor import Tensor, _make
 from ..autograd import graph, inference
 from ..autograd.dual_state import state as _dual
@@ -60,7 +61,13 @@ def reshape_in_place(self: Tensor, view_op, *args) -> Tensor:
 
 def _shape_method(view_op, name: str):
     def method(self: Tensor, *args) -> Tensor:
-        return reshape_in_place(self, view_op, *args)
+        try:  # (free until something is raised)
+            return reshape_in_place(self, view_op, *args)
+        except TypeError:  # (x.transpose_(): PyTorch's words, naming transpose_)
+            error = missing_arguments_error(name, view_op, (self, *args), {})
+            if error is None:
+                raise
+        raise error
 
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     method.__doc__ = (f"In-place version of ``{view_op.__name__}``: ``self`` becomes that view "
@@ -176,7 +183,7 @@ def _comparison_method(name: str, stem: str, compare, out_of_place):
         return scalar_op.apply(self, other=other)
 
     op.__name__ = name[:-1]
-    return inplace_method(op, name), (scalar_op, tensor_op)
+    return op, (scalar_op, tensor_op)
 
 
 _COMPARISONS = {
@@ -189,10 +196,10 @@ _COMPARISONS = {
 }
 COMPARISON_NODES: dict[str, tuple[type, type]] = {}
 for _stem_name, (_stem, _compare, _out, _aliases) in _COMPARISONS.items():
-    _method, COMPARISON_NODES[_stem_name] = _comparison_method(
+    _op, COMPARISON_NODES[_stem_name] = _comparison_method(
         _stem_name + "_", _stem, _compare, _out)
-    for _name in (_stem_name + "_", *_aliases):
-        setattr(Tensor, _name, _method)
+    for _name in (_stem_name + "_", *_aliases):  # (each names itself in its messages)
+        setattr(Tensor, _name, inplace_method(_op, _name))
 
 
 # ----------------------------------------------------------------------------------------
@@ -205,7 +212,13 @@ def _logical_method(op, name: str):
         if type(self._vc) is not list:
             inference.check_inplace(self)
         plain = [o.detach() if isinstance(o, Tensor) else o for o in others]
-        write_into(self, op(self.detach(), *plain))
+        try:  # (free until something is raised)
+            write_into(self, op(self.detach(), *plain))
+        except TypeError:  # (x.logical_and_(): PyTorch's words, naming logical_and_)
+            error = missing_arguments_error(name, op, (self, *others), {})
+            if error is None:
+                raise
+            raise error from None
         return self
 
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
@@ -297,4 +310,4 @@ Tensor.fill_diagonal_ = fill_diagonal_
 
 # Other methods whose in-place twins PyTorch has
 Tensor.floor_divide = pointwise.floor_divide
-del _method, _name, _op, _stem_name, _stem, _compare, _out, _aliases
+del _name, _op, _stem_name, _stem, _compare, _out, _aliases

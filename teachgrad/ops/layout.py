@@ -88,6 +88,29 @@ def with_pytorch_strides(a: np.ndarray) -> np.ndarray:
     return with_strides(a, contiguous_strides(a.shape))
 
 
+def empty_slice_at(out: np.ndarray, a: np.ndarray, dim: int, start: int) -> np.ndarray:
+    """``out``, an empty slice of ``a`` along ``dim`` from ``start`` (in ``[0, size]``),
+    starting where PyTorch's does. NumPy points an empty slice at its input's first
+    element, so ``x[5:5].storage_offset()`` was 0; PyTorch's is 5 (and its ``data_ptr()``
+    5 elements on). Left as it is where the memory cannot hold that start (an empty
+    input)."""
+    address = a.__array_interface__["data"][0] + start * a.strides[dim]
+    if address == out.__array_interface__["data"][0]:
+        return out  # (there already: x[0:0], or a dim of stride 0)
+    root = a
+    while isinstance(root.base, np.ndarray):  # the array that owns the memory
+        root = root.base
+    offset = address - root.__array_interface__["data"][0]
+    try:
+        placed = np.ndarray(out.shape, out.dtype, buffer=root, offset=offset,
+                            strides=out.strides)
+    except (TypeError, ValueError, BufferError):  # (outside the memory; not a buffer)
+        return out
+    if not out.flags.writeable:
+        placed.flags.writeable = False
+    return placed
+
+
 def zeros_with_strides(shape: tuple, dtype, strides: tuple) -> np.ndarray:
     """New zeros of ``shape`` laid out with these strides (in elements), which must leave
     no gaps and no overlaps (or the array is empty, or has one element). The array owns a
@@ -247,11 +270,30 @@ def laid_out_as_pointwise(out: np.ndarray, operands) -> np.ndarray:
     order = pointwise_order(out.shape, operands)
     if order == memory_order(out):
         return out
+    if not out.size:
+        return _empty_laid_out(out, order, operands)
     outer_first = order[::-1]
     placed = np.empty([out.shape[d] for d in outer_first], out.dtype).transpose(
         np.argsort(outer_first))
     np.copyto(placed, out)
     return placed
+
+
+def _empty_laid_out(out: np.ndarray, order: list[int], operands) -> np.ndarray:
+    """An empty pointwise result, laid out as PyTorch's TensorIterator lays it out.
+
+    Operands all of the result's shape are all contiguous (an empty tensor always is):
+    TensorIterator's fast path gives a row-major result (``e + e``). Otherwise (a number,
+    a broadcast operand: ``e + 1``) it takes the operands' ``order`` and strides that are
+    the products of the sizes inside, a size 0 counted as 0: ``empty(3, 0).t() + 1`` has
+    strides (1, 0), where a new tensor's would be (3, 1)."""
+    if all(np.shape(x) == out.shape for x in operands):
+        return out
+    strides, step = [0] * out.ndim, 1
+    for d in order:  # (innermost first)
+        strides[d] = step
+        step *= out.shape[d]
+    return zeros_with_strides(out.shape, out.dtype, tuple(strides))
 
 
 # ----------------------------------------------------------------------------------------

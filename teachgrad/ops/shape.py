@@ -36,6 +36,7 @@ from .layout import (
     contiguous_strides,
     copy_keeping_layout,
     element_strides,
+    empty_slice_at,
     row_major,
     with_pytorch_strides,
     with_strides,
@@ -468,6 +469,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
+# (PyTorch's swapaxes names its parameters as NumPy does, in its messages too)
+Tensor.swapaxes = transpose.method_form.renamed("swapaxes", "(int axis0, int axis1)")
+
+
 class TBackward0(Op):
     formula = "t: the gradient is transposed back"
     is_view = True
@@ -676,6 +681,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
     return ExpandBackward0.apply(input, shape=tuple(target))
 
 
+Tensor.broadcast_to = expand.method_form.renamed("broadcast_to", "(tuple of ints size)")
+
+
 @tensor_method()
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """``input.expand(other.shape)``."""
@@ -762,6 +770,8 @@ class SliceBackward0(Op):
             strides = list(element_strides(a))  # 0 or 1 as it was; PyTorch multiplies it
             strides[dim] *= step
             out = with_strides(out, strides)
+        if not out.size:  # (x[5:5] starts at element 5, as in PyTorch)
+            out = empty_slice_at(out, a, dim, slice(start, stop, step).indices(a.shape[dim])[0])
         return out
 
     @staticmethod
@@ -841,11 +851,20 @@ class _SplitOp(Op):
             a = with_pytorch_strides(a)
         ctx.dim = dim
         bounds = np.cumsum((0,) + tuple(sizes))
-        return tuple(a[_along(dim, slice(int(b0), int(b1)))] for b0, b1 in zip(bounds, bounds[1:]))
+        return tuple(_piece(a, dim, int(b0), int(b1)) for b0, b1 in zip(bounds, bounds[1:]))
 
     @staticmethod
     def backward(ctx, *grads):
         return np.concatenate(grads, axis=ctx.dim)
+
+
+def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
+    """``a``'s elements ``start:stop`` along ``dim`` (an empty piece starts at ``start``,
+    as in PyTorch: see layout.empty_slice_at)."""
+    piece = a[_along(dim, slice(start, stop))]
+    if start == stop:
+        return empty_slice_at(piece, a, dim, start)
+    return piece
 
 
 class SplitBackward0(_SplitOp):
@@ -1343,6 +1362,8 @@ class RollBackward0(Op):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
+        if not a.size and dims is not None:  # PyTorch's roll returns an empty input's
+            return copy_keeping_layout(a)  # clone(), in its layout (strides and all)
         return row_major(np.roll(a, shifts, dims))
 
     @staticmethod

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from .._missing_arguments import missing_message
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
 from . import conversion, incomplete_gamma, matrix_functions, pointwise, special
@@ -34,7 +35,13 @@ _TENSOR_ONLY: dict[str, tuple[Callable, str]] = {
 }
 
 
-def _refuse(name: str, argument: str, value, position: int, call: str) -> None:
+_MISSING = object()  # (the default of a required argument: its message is PyTorch's)
+
+
+def _refuse(name: str, argument: str, value, position: int, call: str,
+            given: dict | None = None) -> None:
+    if value is _MISSING:  # (x.maximum(): PyTorch's words, not Python's)
+        raise TypeError(missing_message(name, [k for k, v in given.items() if v is _MISSING]))
     raise TypeError(
         f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
         f"{python_type_name(value)}"
@@ -44,11 +51,13 @@ def _refuse(name: str, argument: str, value, position: int, call: str) -> None:
 
 def _function(name: str, kernel: Callable, argument: str) -> Callable:
     @functools.wraps(kernel)
-    def function(input, other, *args, **kwargs):
+    def function(input=_MISSING, other=_MISSING, *args, **kwargs):
         if not isinstance(input, Tensor):  # (a number first: PyTorch names 'input')
-            _refuse(name, "input", input, 1, f"torch.{name}(torch.tensor({input!r}), y)")
+            _refuse(name, "input", input, 1, f"torch.{name}(torch.tensor({input!r}), y)",
+                    {"input": input, argument: other})
         if not isinstance(other, Tensor):
-            _refuse(name, argument, other, 2, f"torch.{name}(x, torch.tensor({other!r}))")
+            _refuse(name, argument, other, 2, f"torch.{name}(x, torch.tensor({other!r}))",
+                    {argument: other})
         return kernel(input, other, *args, **kwargs)
 
     return function
@@ -56,9 +65,10 @@ def _function(name: str, kernel: Callable, argument: str) -> Callable:
 
 def _method(name: str, kernel: Callable, argument: str) -> Callable:
     @functools.wraps(kernel)
-    def method(self, other, *args, **kwargs):
+    def method(self, other=_MISSING, *args, **kwargs):
         if not isinstance(other, Tensor):
-            _refuse(name, argument, other, 1, f"x.{name}(torch.tensor({other!r}))")
+            _refuse(name, argument, other, 1, f"x.{name}(torch.tensor({other!r}))",
+                    {argument: other})
         return kernel(self, other, *args, **kwargs)
 
     return method
