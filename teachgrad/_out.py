@@ -236,6 +236,11 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
                 UserWarning,
             )
         out.resize_(result.shape)
+        if not result._data.flags.c_contiguous and result.numel():
+            # a resized out takes the layout the result has (column-major for LAPACK's
+            # results, a permuted input's order for pointwise ops), as PyTorch's kernels
+            # set it; an out of the right shape keeps its own
+            out.as_strided_(result.shape, result.stride())
     with no_grad():
         out.copy_(result)
     return out

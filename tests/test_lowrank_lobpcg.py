@@ -86,6 +86,7 @@ def test_svd_lowrank_draws_as_pytorch():
     ours = tg.svd_lowrank(tg.tensor(a), q=3, niter=1)
     theirs = torch.svd_lowrank(torch.tensor(a), q=3, niter=1)
     _same_svd(ours, theirs)  # the same random matrix: the same approximation
+    assert [x.stride() for x in ours] == [y.stride() for y in theirs]
 
 
 # ------------------------------------------------------------------------ pca_lowrank
@@ -204,3 +205,11 @@ def test_lobpcg_backward_with_B_is_refused_as_in_pytorch():
     E, _ = tg.lobpcg(A, k=1, B=tg.tensor(_spd(rng, 9)))
     with pytest.raises(ValueError, match=r"^lobpcg.backward does not support backward with B != I"):
         E.sum().backward()
+
+
+def test_svd_lowrank_of_an_empty_matrix_has_an_empty_gradient():
+    A = tg.zeros(2, 0, requires_grad=True)
+    U, S, V = tg.svd_lowrank(A)  # qr of a zero 2×6 matrix: R is singular, as in PyTorch
+    assert U.shape == (2, 0) and S.shape == (0,) and V.shape == (0, 0)
+    (U.sum() + S.sum() + V.sum()).backward()
+    assert A.grad.shape == (2, 0)

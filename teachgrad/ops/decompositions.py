@@ -199,6 +199,17 @@ def mT(x):  # noqa: N802 - PyTorch's name for the batched transpose
     return np.swapaxes(x, -1, -2)
 
 
+def column_major(a: np.ndarray) -> np.ndarray:
+    """The same values laid out as LAPACK leaves them, and PyTorch returns them: each
+    matrix column by column (strides ``(1, rows)``), the matrices of a batch one after
+    the other. A 2-D result is ``np.asfortranarray(a)``; ``.is_contiguous()`` is then False
+    and ``.mT`` is contiguous, as in PyTorch. (One copy of the result, not on a hot path:
+    matmul's results stay row-major.)"""
+    if a.ndim < 2:
+        return a
+    return mT(np.ascontiguousarray(mT(a)))
+
+
 def eye_like(n: int, x) -> np.ndarray:
     """An identity matrix of ``x``'s dtype (a float64 one would promote a float32 gradient)."""
     return np.eye(n, dtype=_value(x).dtype)
@@ -330,6 +341,7 @@ class LinalgInvExBackward0(Op):
             inverse, info = _inverse(A, "linalg.inv"), np.zeros(A.shape[:-2], np.int32)
         else:
             inverse, info = _inverse_ex(A)
+        inverse = column_major(inverse)
         ctx.save_for_backward(inverse)
         return inverse, info
 
@@ -421,10 +433,12 @@ class LinalgSolveExBackward0(Op):
         b = np.expand_dims(B, -1) if vector else B
         if left:
             X = _solve(A, b, "torch.linalg.solve")
-        else:  # X A = B  ⇔  Aᵀ Xᵀ = Bᵀ
-            X = mT(_solve(mT(A), mT(b), "torch.linalg.solve"))
+        else:  # X A = B  ⇔  Aᵀ Xᵀ = Bᵀ (so X is the transpose of a column-major result)
+            X = mT(column_major(_solve(mT(A), mT(b), "torch.linalg.solve")))
         if vector:
             X = X[..., 0]
+        if left:  # (a batch of vectors is laid out as the columns of a matrix, as in PyTorch)
+            X = column_major(X)
         ctx.save_for_backward(A, X)
         return X, np.zeros(X.shape[:-1] if vector else X.shape[:-2], np.int32)
 
@@ -510,7 +524,7 @@ class LinalgSolveTriangularBackward0(Op):
         # Substitution, row by row, as LAPACK's trtrs: a zero on the diagonal gives
         # inf/nan there (no error), as in PyTorch.
         with np.errstate(divide="ignore", invalid="ignore"):
-            X = _substitute(triangle(A, upper, unitriangular), B, upper, left)
+            X = column_major(_substitute(triangle(A, upper, unitriangular), B, upper, left))
         ctx.save_for_backward(A, X)
         return X
 
@@ -589,8 +603,7 @@ class LinalgCholeskyExBackward0(Op):
             info = np.zeros(A.shape[:-2], np.int32)
         else:
             L, info = _cholesky_ex(A)
-        if upper:
-            L = np.ascontiguousarray(mT(L))
+        L = column_major(mT(L) if upper else L)
         ctx.save_for_backward(L)
         return L, info
 
@@ -667,7 +680,7 @@ class CholeskySolveBackward0(Op):
         ctx.upper = upper
         # Only L's triangle is read, as by LAPACK's potrs (and cholesky_inverse); the
         # gradient in L, PyTorch's formula, uses the whole of L.
-        X = _solve(_gram(_triangle(L, upper), upper), B, "cholesky_solve")
+        X = column_major(_solve(_gram(_triangle(L, upper), upper), B, "cholesky_solve"))
         ctx.save_for_backward(L, X)
         return X
 
@@ -692,7 +705,7 @@ class CholeskyInverseBackward0(Op):
         ctx.upper = upper
         # Only L's triangle is read (the other one may hold anything, as LAPACK's potri
         # ignores it); the backward formula, PyTorch's, uses the whole of L.
-        X = _inverse(_gram(_triangle(L, upper), upper), "cholesky_inverse")
+        X = column_major(_inverse(_gram(_triangle(L, upper), upper), "cholesky_inverse"))
         ctx.save_for_backward(L, X)
         return X
 
@@ -721,6 +734,7 @@ class LinalgQrBackward0(Op):
             Q = np.empty((0,), A.dtype)
         else:
             Q, R = np.linalg.qr(A, mode=mode)
+        Q, R = column_major(Q), column_major(R)
         ctx.save_for_backward(Q, R)
         return Q, R
 
@@ -772,7 +786,11 @@ def qr_backward(grad_Q, grad_R, Q, R):
     grad_A = np.matmul(Q, np.triu(M) + mT(np.triu(M, 1)))
     if grad_Q is not None:
         grad_A = grad_A + grad_Q
-    return solve_right(mT(R), grad_A)  # (…) R⁻ᵀ
+    try:
+        return solve_right(mT(R), grad_A)  # (…) R⁻ᵀ
+    except np.linalg.LinAlgError:  # a zero on R's diagonal (A has dependent columns):
+        with np.errstate(divide="ignore", invalid="ignore"):  # inf/nan, as PyTorch's trtrs
+            return _substitute(mT(R), grad_A, upper=False, left=False)
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
@@ -802,6 +820,7 @@ class LinalgEighBackward0(Op):
         if not eigenvectors:
             return np.linalg.eigvalsh(A, UPLO=UPLO)
         values, vectors = np.linalg.eigh(A, UPLO=UPLO)
+        vectors = column_major(vectors)
         ctx.save_for_backward(values, vectors)
         return values, vectors
 
@@ -878,6 +897,7 @@ class LinalgSvdBackward0(Op):
         if not compute_uv:
             return np.linalg.svd(A, compute_uv=False)
         U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+        U, Vh = column_major(U), column_major(Vh)
         ctx.full = full_matrices
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
@@ -1092,6 +1112,7 @@ class LinalgLstsqBackward0(Op):
         if driver in ("gels",):
             rank = np.empty((0,), np.int64)
         values = S if driver in ("gelsd", "gelss") else np.empty((0,), a.dtype)
+        X = _in_lapack_buffer(X, max(m, n))
         if vector:  # (the residuals keep their last dimension of 1, as in PyTorch)
             X = X[..., 0]
         ctx.save_for_backward(A, B, X)
@@ -1122,6 +1143,16 @@ class LinalgLstsqBackward0(Op):
         if grad_B is not None and ctx.vector:
             grad_B = grad_B[..., 0]
         return grad_A if need_A else None, grad_B if need_B else None
+
+
+def _in_lapack_buffer(X: np.ndarray, rows: int) -> np.ndarray:
+    """X (…, n, k) where LAPACK's least-squares drivers leave it, and PyTorch returns it:
+    the first n rows of a column-major (…, rows, k) buffer (``rows = max(m, n)``: the
+    buffer held B on input), so the strides are ``(1, rows)``."""
+    n, k = X.shape[-2:]
+    buffer = np.zeros(X.shape[:-2] + (k, rows), X.dtype)
+    buffer[..., :n] = mT(X)
+    return mT(buffer)[..., :n, :]
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None) -> tuple:

@@ -74,7 +74,8 @@ class GeqrfBackward0(NoDerivative):
 
     @staticmethod
     def forward(ctx, a):
-        return householder_qr(a)
+        r, tau = householder_qr(a)
+        return dec.column_major(r), tau  # laid out as LAPACK's geqrf leaves it (PyTorch's)
 
 
 @tensor_method()
@@ -167,8 +168,8 @@ class LinalgHouseholderProductBackward0(Op):
     @staticmethod
     def forward(ctx, A, tau):
         ctx.save_for_backward(A, tau)
-        return apply_reflectors(reflectors(A, tau.shape[-1]), tau, _batched_eye(A),
-                                transpose=False)[-1]
+        return dec.column_major(apply_reflectors(reflectors(A, tau.shape[-1]), tau,
+                                                 _batched_eye(A), transpose=False)[-1])
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,8 +187,8 @@ class OrmqrBackward0(Op):
     def forward(ctx, A, tau, C, left, transpose):
         ctx.left, ctx.transpose = left, transpose
         ctx.save_for_backward(A, tau, C)
-        return _ormqr_steps(A, tau, C, left, transpose)[-1] if left else mT(
-            _ormqr_steps(A, tau, C, left, transpose)[-1])
+        result = _ormqr_steps(A, tau, C, left, transpose)[-1]
+        return dec.column_major(result if left else mT(result))
 
     @staticmethod
     def backward(ctx, grad):
