@@ -382,7 +382,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:
 
     Unless ``check_errors``, a singular matrix does not raise: its inverse is NaN here.
     """
-    check_matrix("linalg.inv_ex", A, square=True)
+    check_matrix("linalg.inv", A, square=True)  # (PyTorch's messages say inv)
     if check_errors:  # PyTorch names the function the user called
         _inverse(A._data, "linalg.inv_ex")
     return InvExResult(*LinalgInvExBackward0.apply(A, check_errors=False))
@@ -460,10 +460,15 @@ class LinalgSolveExBackward0(Op):
 
 
 def _check_solve(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:
-    check_matrix(fn, A, square=True)
+    """PyTorch's checks, in its order: the types, A's dtype, the same dtype for B, then the
+    shapes (so solve(x, y) of two int64 vectors names the dtype first)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fn}(): argument 'A' must be Tensor, not {python_type_name(A)}"
+                        + real_pytorch_hint(A))
     if not isinstance(B, Tensor):
         raise TypeError(f"{fn}(): argument 'B' must be Tensor, not {python_type_name(B)}"
                         + real_pytorch_hint(B))
+    check_float(fn, A)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             f"{fn}: Expected A and B to have the same dtype, but found A of type "
@@ -471,6 +476,7 @@ def _check_solve(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:
             f"{_SCALAR_NAMES.get(B._data.dtype.name, B._data.dtype.name)} instead"
             "\nHint: convert one of them, e.g. B.to(A.dtype)."
         )
+    check_matrix(fn, A, square=True)
     vector = is_vector_rhs(A, B) and left
     n = A._data.shape[-1]
     b = B._data.shape
@@ -503,7 +509,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> tuple:
     """``(result, info)``; here a singular A always raises (``info`` is then all zeros)."""
-    vector = _check_solve("linalg.solve_ex", A, B, left)
+    vector = _check_solve("linalg.solve", A, B, left)  # (PyTorch's messages say solve)
     return SolveExResult(*LinalgSolveExBackward0.apply(A, B, left=left, vector=vector))
 
 
@@ -657,7 +663,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:
     """``(L, info)``: ``info`` is the order of the first leading minor that is not
     positive-definite (0 if none); unless ``check_errors`` that L is NaN and nothing raises."""
-    check_matrix("linalg.cholesky_ex", A, square=True)
+    check_matrix("linalg.cholesky", A, square=True)  # (PyTorch's messages say cholesky)
     return CholeskyExResult(*LinalgCholeskyExBackward0.apply(
         A, upper=bool(upper), check_errors=bool(check_errors), fn="linalg.cholesky_ex"))
 
@@ -861,7 +867,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - PyTorch's name
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (``eigh`` without the vectors)."""
     _check_uplo(UPLO)
-    check_matrix("linalg.eigvalsh", A, square=True)
+    check_matrix("linalg.eigh", A, square=True)  # (PyTorch's messages say eigh)
     if needs_derivative(A):  # the gradient needs the eigenvectors: PyTorch computes them too
         return LinalgEighBackward0.apply(A, UPLO=UPLO)[0]
     return LinalgEighBackward0.apply(A, UPLO=UPLO, eigenvectors=False)
