@@ -11,6 +11,7 @@ F1 = tg.tensor([1.5, -2.0, 0.5])
 I1 = tg.tensor([3, -1, 2])
 
 
+@pytest.mark.filterwarnings("ignore:torch.chain_matmul is deprecated")
 @pytest.mark.parametrize("call, error, message", [
     # the dtype of A first, then B's against A's, then the shapes
     (lambda: tg.linalg.solve(I1, I1), RuntimeError,
@@ -38,6 +39,28 @@ I1 = tg.tensor([3, -1, 2])
      "both inputs should have same dtype"),
     (lambda: tg.tensordot(F1, I1), RuntimeError,  # dims is checked before the dtypes
      "tensordot expects dims < ndim_a or ndim_b, but got dims=2"),
+    (lambda: tg.chain_matmul(tg.ones(2, 2), tg.ones(2)), RuntimeError,
+     "Tensor dimension is 1, expected 2 instead."),
+    (lambda: tg.chain_matmul(tg.ones(2), 2), TypeError,
+     "expected Tensor as element 1 in argument 0, but got int"),
+    (lambda: tg.linalg.householder_product(tg.ones(2, 3), tg.ones(2, 3)), RuntimeError,
+     "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+     "input.shape[-1]"),
+    (lambda: tg.linalg.pinv(F1, 0.1), RuntimeError,  # rcond taken: then the 1-d input
+     "linalg.pinv(Float{[3]}): expected a tensor with 2 or more dimensions of float, double, "
+     "cfloat or cdouble types"),
+    (lambda: tg.linalg.matrix_rank(tg.ones(3, 3, dtype=tg.int64)), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+    (lambda: tg.take_along_dim(F1, tg.tensor([0.0])), RuntimeError,
+     "gather(): Expected dtype int32/int64 for index"),
+    (lambda: tg.take_along_dim(F1, tg.tensor([0.0]), dim=0), RuntimeError,
+     "torch.take_along_dim(): dtype of indices should be Long but got Float"),
+    (lambda: tg.einsum(F1), ValueError,
+     "einsum(): must specify the equation string and at least one operand, or at least one "
+     "operand and its subscripts list"),
+    (lambda: tg.einsum("i"), ValueError,
+     "einsum(): must specify the equation string and at least one operand, or at least one "
+     "operand and its subscripts list"),
     (lambda: tg.norm_except_dim(I1), RuntimeError,
      "norm(): input dtype should be either floating point or complex. Got Long instead."),
     (lambda: tg.norm_except_dim(tg.tensor(2.0)), IndexError,
@@ -76,6 +99,19 @@ def test_out_is_written(name, call):
         np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
 
 
+def test_pinv_and_matrix_rank_take_pytorchs_older_tolerances():
+    # pinv(A, rcond) is rtol = rcond with atol = 0; matrix_rank(A, tol) is atol = tol, rtol = 0
+    a = np.diag([4.0, 0.5, 1e-3])
+    A = tg.tensor(a)
+    np.testing.assert_allclose(tg.linalg.pinv(A, 0.01).numpy(), np.diag([0.25, 2.0, 0.0]))
+    np.testing.assert_allclose(tg.linalg.pinv(A, rcond=1e-4).numpy(), np.diag([0.25, 2.0, 1e3]))
+    np.testing.assert_allclose(tg.linalg.pinv(A, 0.2, True).numpy(), np.diag([0.25, 0.0, 0.0]))
+    assert tg.linalg.matrix_rank(A, 0.6).item() == 1  # absolute: only 4 is above 0.6
+    assert tg.linalg.matrix_rank(A, tol=1e-4).item() == 3
+    # take_along_dim without dim goes to gather, which takes int32 indices too
+    assert tg.take_along_dim(F1, tg.tensor([2, 0], dtype=tg.int32)).tolist() == [0.5, 1.5]
+
+
 def test_norm_except_dim_of_a_vector_is_each_elements_norm():
     v = tg.tensor([3.0, -4.0, 0.0], requires_grad=True)
     norm = tg.norm_except_dim(v, 2, 0)  # every dimension but 0: none, so |v| elementwise
@@ -88,6 +124,7 @@ def test_norm_except_dim_of_a_vector_is_each_elements_norm():
     np.testing.assert_array_equal(tg.norm_except_dim(m, 2, 0).numpy(), [[3.0], [5.0]])
 
 
+@pytest.mark.filterwarnings("ignore:torch.chain_matmul is deprecated")
 def test_errors_as_pytorch():
     torch = pytest.importorskip("torch")
     calls = [
@@ -99,6 +136,11 @@ def test_errors_as_pytorch():
         lambda L: L.linalg.cross(L.ones(2, 3), L.ones(2, 3, dtype=L.float64)),
         lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 2, dtype=L.float64), dims=1),
         lambda L: L.norm_except_dim(L.tensor([True, False])),
+        lambda L: L.chain_matmul(L.ones(2, 2), L.ones(2)),
+        lambda L: L.linalg.householder_product(L.ones(2, 3), L.ones(2, 3)),
+        lambda L: L.linalg.pinv(L.ones(3), 0.1),
+        lambda L: L.take_along_dim(L.ones(3), L.tensor([0.0])),
+        lambda L: L.einsum(L.ones(3)),
     ]
     for call in calls:
         errors = []

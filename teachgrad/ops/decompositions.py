@@ -1048,11 +1048,13 @@ class LinalgPinvBackward0(Op):
         return pinv_backward(grad, pinvA, A)
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None,
+         rtol=None) -> Tensor:
     """The Moore–Penrose pseudo-inverse A⁺ (computed from the SVD, or eigh if ``hermitian``).
 
     Singular values at most ``max(atol, rtol · σ_max)`` count as zero. With neither given,
     ``rtol = eps · max(m, n)``; with only ``atol > 0``, ``rtol = 0`` (PyTorch's rule).
+    ``rcond`` (PyTorch's older spelling, also positional) is ``rtol`` with ``atol = 0``.
 
     >>> import teachgrad as torch
     >>> torch.linalg.pinv(torch.tensor([[2., 0.], [0., 0.]]))
@@ -1067,12 +1069,17 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
             f"linalg.pinv({dtype}{{{list(shape)}}}): expected a tensor with 2 or "
             "more dimensions of float, double, cfloat or cdouble types"
         )
+    if rcond is not None:  # PyTorch's overload linalg.pinv(input, rcond, hermitian)
+        atol, rtol = 0.0, rcond
     atol, rtol = _tolerances(A, atol, rtol)
     return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None,
+                rtol=None) -> Tensor:
     """The number of singular values above ``max(atol, rtol · σ_max)`` (int64, no gradient).
+
+    ``tol`` (PyTorch's older spelling, also positional) is ``atol`` with ``rtol = 0``.
 
     >>> import teachgrad as torch
     >>> torch.linalg.matrix_rank(torch.ones(3, 3))
@@ -1081,7 +1088,12 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
     if isinstance(A, Tensor) and A._data.ndim < 2:
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if isinstance(A, Tensor) and A._data.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double"
+                           "\nHint: convert first, e.g. A.double().")
     check_matrix("torch.linalg.matrix_rank", A, "input")
+    if tol is not None:  # PyTorch's overload linalg.matrix_rank(input, tol, hermitian)
+        atol, rtol = tol, 0.0
     atol, rtol = _tolerances(A, atol, rtol)
     a = A._data
     S = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)

@@ -230,14 +230,14 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     fn = "torch.linalg.householder_product"
     if A._data.ndim < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    m, n = A._data.shape[-2:]
+    if m < n:  # (PyTorch checks A's shape before tau's)
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
     if tau._data.ndim != A._data.ndim - 1:
         raise RuntimeError(
             f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal "
             f"to {tau._data.ndim} and input.ndim is equal to {A._data.ndim}")
-    m, n = A._data.shape[-2:]
-    if m < n:
-        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
-                           "input.shape[-1]")
     if tau._data.shape[-1] > n:
         raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
