@@ -162,6 +162,8 @@ conv_transpose2d = nn.functional.conv_transpose2d
 conv_transpose3d = nn.functional.conv_transpose3d
 from ._aten_nn import *  # noqa: E402, F403 - torch.convolution, torch.lstm_cell, native_* ...
 from . import distributions  # noqa: E402 - torch.distributions, built on nn.functional
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402, F401 - randomized SVD and PCA
+from ._lobpcg import lobpcg  # noqa: E402, F401 - a few eigenpairs of a large symmetric matrix
 
 # Last, once every function is in place: PyTorch's out= argument on the namespace functions
 # (teachgrad.mul(a, b, out=c)); the Tensor methods stay unwrapped.

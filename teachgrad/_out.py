@@ -71,6 +71,7 @@ OUT_FUNCTIONS = (
     "detach_copy", "diagonal_copy", "digamma", "erf", "erfc", "erfinv", "exp2", "fix", "frac",
     "histc", "i0", "igamma", "igammac", "inverse", "logit", "msort", "nansum", "nonzero",
     "norm", "nuclear_norm", "sinc", "slice_copy", "slice_scatter", "t_copy", "take", "xlogy",
+    "nanquantile", "orgqr", "quantile", "tensordot",
 )
 # torch.special's and torch.linalg's own functions with out= (those not also top-level
 # functions, which are wrapped with them)
@@ -89,6 +90,9 @@ SPECIAL_OUT_FUNCTIONS = (
 LINALG_OUT_FUNCTIONS = (
     "cholesky", "cond", "det", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_rank",
     "norm", "pinv", "svdvals", "vecdot", "vector_norm",
+    # (found missing by tests/sweep_functions_against_torch.py)
+    "cross", "householder_product", "ldl_solve", "lu_solve", "matrix_power", "multi_dot",
+    "solve", "solve_triangular", "tensorinv", "tensorsolve",
 )
 
 # Creation functions with ``out=`` (``torch.rand(2, 2, out=c)``): the new values take
@@ -242,6 +246,11 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
                 UserWarning,
             )
         out.resize_(result.shape)
+        if not result._data.flags.c_contiguous and result.numel():
+            # a resized out takes the layout the result has (column-major for LAPACK's
+            # results, a permuted input's order for pointwise ops), as PyTorch's kernels
+            # set it; an out of the right shape keeps its own
+            out.as_strided_(result.shape, result.stride())
     with no_grad():
         out.copy_(result)
     return out

@@ -387,7 +387,16 @@ def get_device(input: Tensor) -> int:
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002
     """The ``pow``-norm of ``v`` over every dimension but ``dim`` (weight normalisation's)."""
     from .nn.utils.weight_norm import norm_except_dim as norm
+    from .ops.decompositions import _scalar_name
 
+    if isinstance(v, Tensor):  # PyTorch's checks, in its order
+        if dim != -1 and v.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not v.dtype.is_floating_point:
+            raise RuntimeError(
+                "norm(): input dtype should be either floating point or complex. Got "
+                f"{_scalar_name(v)} instead.\nHint: convert first, "
+                "e.g. v.float().")
     return norm(v, pow, dim)
 
 

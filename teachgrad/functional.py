@@ -23,16 +23,19 @@ from . import (
     lu,
     meshgrid,
     norm,
+    pca_lowrank,
     split,
+    svd_lowrank,
     tensordot,
     unique,
     unique_consecutive,
     unravel_index,
 )
 
-# (PyTorch's stft, istft, pca_lowrank and svd_lowrank are not in teachgrad.)
+# (PyTorch's stft and istft are not in teachgrad.)
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
     "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "lu", "norm",
-    "meshgrid", "split", "tensordot", "unique", "unique_consecutive", "unravel_index",
+    "meshgrid", "pca_lowrank", "split", "svd_lowrank", "tensordot", "unique",
+    "unique_consecutive", "unravel_index",
 ]

@@ -36,14 +36,15 @@ def numerical_jacobian(fn: Callable, inputs: tuple, eps: float = 1e-6) -> list[l
             jacobians.append(None)
             continue
         per_output = [np.zeros((x._data.size, o._data.size)) for o in outputs]
-        flat = x._data.reshape(-1)  # a view: writing into it changes x
-        for k in range(flat.size):
-            original = flat[k].item()
-            flat[k] = original + eps
+        data = x._data  # written element by element, in row-major order whatever the
+        # layout (reshape(-1) of a column-major input would be a copy, not a view)
+        for k, index in enumerate(np.ndindex(data.shape)):
+            original = data[index].item()
+            data[index] = original + eps
             plus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
-            flat[k] = original - eps
+            data[index] = original - eps
             minus = [o._data.astype(np.float64).ravel() for o in _as_tuple(fn(*inputs))]
-            flat[k] = original
+            data[index] = original
             for j, (p, m) in enumerate(zip(plus, minus)):
                 per_output[j][k] = (p - m) / (2 * eps)
         jacobians.append(per_output)

@@ -122,6 +122,11 @@ def einsum(equation: str, *operands) -> Tensor:
 
     PyTorch's sublist form also works: ``torch.einsum(a, [0, 1], a, [1, 2], [0, 2])``.
     """
+    if not operands and isinstance(equation, (str, Tensor)):  # one argument only
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at "
+            "least one operand and its subscripts list\nHint: e.g. torch.einsum('ii', A), or "
+            "torch.einsum(A, [0, 0]).")
     if isinstance(equation, Tensor):  # the sublist form: operand, sublist, operand, ...
         equation, operands = _from_sublists((equation, *operands))
     elif not isinstance(equation, str):

@@ -199,6 +199,17 @@ def mT(x):  # noqa: N802 - PyTorch's name for the batched transpose
     return np.swapaxes(x, -1, -2)
 
 
+def column_major(a: np.ndarray) -> np.ndarray:
+    """The same values laid out as LAPACK leaves them, and PyTorch returns them: each
+    matrix column by column (strides ``(1, rows)``), the matrices of a batch one after
+    the other. A 2-D result is ``np.asfortranarray(a)``; ``.is_contiguous()`` is then False
+    and ``.mT`` is contiguous, as in PyTorch. (One copy of the result, not on a hot path:
+    matmul's results stay row-major.)"""
+    if a.ndim < 2:
+        return a
+    return mT(np.ascontiguousarray(mT(a)))
+
+
 def eye_like(n: int, x) -> np.ndarray:
     """An identity matrix of ``x``'s dtype (a float64 one would promote a float32 gradient)."""
     return np.eye(n, dtype=_value(x).dtype)
@@ -330,6 +341,7 @@ class LinalgInvExBackward0(Op):
             inverse, info = _inverse(A, "linalg.inv"), np.zeros(A.shape[:-2], np.int32)
         else:
             inverse, info = _inverse_ex(A)
+        inverse = column_major(inverse)
         ctx.save_for_backward(inverse)
         return inverse, info
 
@@ -370,7 +382,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:
 
     Unless ``check_errors``, a singular matrix does not raise: its inverse is NaN here.
     """
-    check_matrix("linalg.inv_ex", A, square=True)
+    check_matrix("linalg.inv", A, square=True)  # (PyTorch's messages say inv)
     if check_errors:  # PyTorch names the function the user called
         _inverse(A._data, "linalg.inv_ex")
     return InvExResult(*LinalgInvExBackward0.apply(A, check_errors=False))
@@ -421,10 +433,12 @@ class LinalgSolveExBackward0(Op):
         b = np.expand_dims(B, -1) if vector else B
         if left:
             X = _solve(A, b, "torch.linalg.solve")
-        else:  # X A = B  ⇔  Aᵀ Xᵀ = Bᵀ
-            X = mT(_solve(mT(A), mT(b), "torch.linalg.solve"))
+        else:  # X A = B  ⇔  Aᵀ Xᵀ = Bᵀ (so X is the transpose of a column-major result)
+            X = mT(column_major(_solve(mT(A), mT(b), "torch.linalg.solve")))
         if vector:
             X = X[..., 0]
+        if left:  # (a batch of vectors is laid out as the columns of a matrix, as in PyTorch)
+            X = column_major(X)
         ctx.save_for_backward(A, X)
         return X, np.zeros(X.shape[:-1] if vector else X.shape[:-2], np.int32)
 
@@ -446,10 +460,15 @@ class LinalgSolveExBackward0(Op):
 
 
 def _check_solve(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:
-    check_matrix(fn, A, square=True)
+    """PyTorch's checks, in its order: the types, A's dtype, the same dtype for B, then the
+    shapes (so solve(x, y) of two int64 vectors names the dtype first)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fn}(): argument 'A' must be Tensor, not {python_type_name(A)}"
+                        + real_pytorch_hint(A))
     if not isinstance(B, Tensor):
         raise TypeError(f"{fn}(): argument 'B' must be Tensor, not {python_type_name(B)}"
                         + real_pytorch_hint(B))
+    check_float(fn, A)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             f"{fn}: Expected A and B to have the same dtype, but found A of type "
@@ -457,6 +476,7 @@ def _check_solve(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:
             f"{_SCALAR_NAMES.get(B._data.dtype.name, B._data.dtype.name)} instead"
             "\nHint: convert one of them, e.g. B.to(A.dtype)."
         )
+    check_matrix(fn, A, square=True)
     vector = is_vector_rhs(A, B) and left
     n = A._data.shape[-1]
     b = B._data.shape
@@ -489,7 +509,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> tuple:
     """``(result, info)``; here a singular A always raises (``info`` is then all zeros)."""
-    vector = _check_solve("linalg.solve_ex", A, B, left)
+    vector = _check_solve("linalg.solve", A, B, left)  # (PyTorch's messages say solve)
     return SolveExResult(*LinalgSolveExBackward0.apply(A, B, left=left, vector=vector))
 
 
@@ -510,7 +530,7 @@ class LinalgSolveTriangularBackward0(Op):
         # Substitution, row by row, as LAPACK's trtrs: a zero on the diagonal gives
         # inf/nan there (no error), as in PyTorch.
         with np.errstate(divide="ignore", invalid="ignore"):
-            X = _substitute(triangle(A, upper, unitriangular), B, upper, left)
+            X = column_major(_substitute(triangle(A, upper, unitriangular), B, upper, left))
         ctx.save_for_backward(A, X)
         return X
 
@@ -589,8 +609,7 @@ class LinalgCholeskyExBackward0(Op):
             info = np.zeros(A.shape[:-2], np.int32)
         else:
             L, info = _cholesky_ex(A)
-        if upper:
-            L = np.ascontiguousarray(mT(L))
+        L = column_major(mT(L) if upper else L)
         ctx.save_for_backward(L)
         return L, info
 
@@ -644,7 +663,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:
     """``(L, info)``: ``info`` is the order of the first leading minor that is not
     positive-definite (0 if none); unless ``check_errors`` that L is NaN and nothing raises."""
-    check_matrix("linalg.cholesky_ex", A, square=True)
+    check_matrix("linalg.cholesky", A, square=True)  # (PyTorch's messages say cholesky)
     return CholeskyExResult(*LinalgCholeskyExBackward0.apply(
         A, upper=bool(upper), check_errors=bool(check_errors), fn="linalg.cholesky_ex"))
 
@@ -667,7 +686,7 @@ class CholeskySolveBackward0(Op):
         ctx.upper = upper
         # Only L's triangle is read, as by LAPACK's potrs (and cholesky_inverse); the
         # gradient in L, PyTorch's formula, uses the whole of L.
-        X = _solve(_gram(_triangle(L, upper), upper), B, "cholesky_solve")
+        X = column_major(_solve(_gram(_triangle(L, upper), upper), B, "cholesky_solve"))
         ctx.save_for_backward(L, X)
         return X
 
@@ -692,7 +711,7 @@ class CholeskyInverseBackward0(Op):
         ctx.upper = upper
         # Only L's triangle is read (the other one may hold anything, as LAPACK's potri
         # ignores it); the backward formula, PyTorch's, uses the whole of L.
-        X = _inverse(_gram(_triangle(L, upper), upper), "cholesky_inverse")
+        X = column_major(_inverse(_gram(_triangle(L, upper), upper), "cholesky_inverse"))
         ctx.save_for_backward(L, X)
         return X
 
@@ -721,6 +740,7 @@ class LinalgQrBackward0(Op):
             Q = np.empty((0,), A.dtype)
         else:
             Q, R = np.linalg.qr(A, mode=mode)
+        Q, R = column_major(Q), column_major(R)
         ctx.save_for_backward(Q, R)
         return Q, R
 
@@ -772,7 +792,11 @@ def qr_backward(grad_Q, grad_R, Q, R):
     grad_A = np.matmul(Q, np.triu(M) + mT(np.triu(M, 1)))
     if grad_Q is not None:
         grad_A = grad_A + grad_Q
-    return solve_right(mT(R), grad_A)  # (…) R⁻ᵀ
+    try:
+        return solve_right(mT(R), grad_A)  # (…) R⁻ᵀ
+    except np.linalg.LinAlgError:  # a zero on R's diagonal (A has dependent columns):
+        with np.errstate(divide="ignore", invalid="ignore"):  # inf/nan, as PyTorch's trtrs
+            return _substitute(mT(R), grad_A, upper=False, left=False)
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
@@ -802,6 +826,7 @@ class LinalgEighBackward0(Op):
         if not eigenvectors:
             return np.linalg.eigvalsh(A, UPLO=UPLO)
         values, vectors = np.linalg.eigh(A, UPLO=UPLO)
+        vectors = column_major(vectors)
         ctx.save_for_backward(values, vectors)
         return values, vectors
 
@@ -842,7 +867,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803 - PyTorch's name
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (``eigh`` without the vectors)."""
     _check_uplo(UPLO)
-    check_matrix("linalg.eigvalsh", A, square=True)
+    check_matrix("linalg.eigh", A, square=True)  # (PyTorch's messages say eigh)
     if needs_derivative(A):  # the gradient needs the eigenvectors: PyTorch computes them too
         return LinalgEighBackward0.apply(A, UPLO=UPLO)[0]
     return LinalgEighBackward0.apply(A, UPLO=UPLO, eigenvectors=False)
@@ -878,6 +903,7 @@ class LinalgSvdBackward0(Op):
         if not compute_uv:
             return np.linalg.svd(A, compute_uv=False)
         U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+        U, Vh = column_major(U), column_major(Vh)
         ctx.full = full_matrices
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
@@ -1022,11 +1048,13 @@ class LinalgPinvBackward0(Op):
         return pinv_backward(grad, pinvA, A)
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None,
+         rtol=None) -> Tensor:
     """The Moore–Penrose pseudo-inverse A⁺ (computed from the SVD, or eigh if ``hermitian``).
 
     Singular values at most ``max(atol, rtol · σ_max)`` count as zero. With neither given,
     ``rtol = eps · max(m, n)``; with only ``atol > 0``, ``rtol = 0`` (PyTorch's rule).
+    ``rcond`` (PyTorch's older spelling, also positional) is ``rtol`` with ``atol = 0``.
 
     >>> import teachgrad as torch
     >>> torch.linalg.pinv(torch.tensor([[2., 0.], [0., 0.]]))
@@ -1041,12 +1069,17 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
             f"linalg.pinv({dtype}{{{list(shape)}}}): expected a tensor with 2 or "
             "more dimensions of float, double, cfloat or cdouble types"
         )
+    if rcond is not None:  # PyTorch's overload linalg.pinv(input, rcond, hermitian)
+        atol, rtol = 0.0, rcond
     atol, rtol = _tolerances(A, atol, rtol)
     return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None,
+                rtol=None) -> Tensor:
     """The number of singular values above ``max(atol, rtol · σ_max)`` (int64, no gradient).
+
+    ``tol`` (PyTorch's older spelling, also positional) is ``atol`` with ``rtol = 0``.
 
     >>> import teachgrad as torch
     >>> torch.linalg.matrix_rank(torch.ones(3, 3))
@@ -1055,7 +1088,12 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
     if isinstance(A, Tensor) and A._data.ndim < 2:
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if isinstance(A, Tensor) and A._data.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double"
+                           "\nHint: convert first, e.g. A.double().")
     check_matrix("torch.linalg.matrix_rank", A, "input")
+    if tol is not None:  # PyTorch's overload linalg.matrix_rank(input, tol, hermitian)
+        atol, rtol = tol, 0.0
     atol, rtol = _tolerances(A, atol, rtol)
     a = A._data
     S = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
@@ -1092,6 +1130,7 @@ class LinalgLstsqBackward0(Op):
         if driver in ("gels",):
             rank = np.empty((0,), np.int64)
         values = S if driver in ("gelsd", "gelss") else np.empty((0,), a.dtype)
+        X = _in_lapack_buffer(X, max(m, n))
         if vector:  # (the residuals keep their last dimension of 1, as in PyTorch)
             X = X[..., 0]
         ctx.save_for_backward(A, B, X)
@@ -1122,6 +1161,16 @@ class LinalgLstsqBackward0(Op):
         if grad_B is not None and ctx.vector:
             grad_B = grad_B[..., 0]
         return grad_A if need_A else None, grad_B if need_B else None
+
+
+def _in_lapack_buffer(X: np.ndarray, rows: int) -> np.ndarray:
+    """X (…, n, k) where LAPACK's least-squares drivers leave it, and PyTorch returns it:
+    the first n rows of a column-major (…, rows, k) buffer (``rows = max(m, n)``: the
+    buffer held B on input), so the strides are ``(1, rows)``."""
+    n, k = X.shape[-2:]
+    buffer = np.zeros(X.shape[:-2] + (k, rows), X.dtype)
+    buffer[..., :n] = mT(X)
+    return mT(buffer)[..., :n, :]
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None) -> tuple:

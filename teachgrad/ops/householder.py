@@ -74,7 +74,8 @@ class GeqrfBackward0(NoDerivative):
 
     @staticmethod
     def forward(ctx, a):
-        return householder_qr(a)
+        r, tau = householder_qr(a)
+        return dec.column_major(r), tau  # laid out as LAPACK's geqrf leaves it (PyTorch's)
 
 
 @tensor_method()
@@ -167,8 +168,8 @@ class LinalgHouseholderProductBackward0(Op):
     @staticmethod
     def forward(ctx, A, tau):
         ctx.save_for_backward(A, tau)
-        return apply_reflectors(reflectors(A, tau.shape[-1]), tau, _batched_eye(A),
-                                transpose=False)[-1]
+        return dec.column_major(apply_reflectors(reflectors(A, tau.shape[-1]), tau,
+                                                 _batched_eye(A), transpose=False)[-1])
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,8 +187,8 @@ class OrmqrBackward0(Op):
     def forward(ctx, A, tau, C, left, transpose):
         ctx.left, ctx.transpose = left, transpose
         ctx.save_for_backward(A, tau, C)
-        return _ormqr_steps(A, tau, C, left, transpose)[-1] if left else mT(
-            _ormqr_steps(A, tau, C, left, transpose)[-1])
+        result = _ormqr_steps(A, tau, C, left, transpose)[-1]
+        return dec.column_major(result if left else mT(result))
 
     @staticmethod
     def backward(ctx, grad):
@@ -229,14 +230,14 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     fn = "torch.linalg.householder_product"
     if A._data.ndim < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    m, n = A._data.shape[-2:]
+    if m < n:  # (PyTorch checks A's shape before tau's)
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
     if tau._data.ndim != A._data.ndim - 1:
         raise RuntimeError(
             f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal "
             f"to {tau._data.ndim} and input.ndim is equal to {A._data.ndim}")
-    m, n = A._data.shape[-2:]
-    if m < n:
-        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
-                           "input.shape[-1]")
     if tau._data.shape[-1] > n:
         raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")

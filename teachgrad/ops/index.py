@@ -955,6 +955,12 @@ def _value_of_index(index) -> np.ndarray:
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """``gather`` with broadcasting (and over the flattened tensor when ``dim`` is None)."""
     idx = _value_of_index(indices)
+    if dim is None and idx.dtype != np.int64:  # PyTorch goes straight to gather here,
+        if idx.dtype != np.int32 and idx.size:  # which also takes int32 (and no) indices
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index"
+                               "\nHint: indices must be integers, e.g. indices.long().")
+        indices = _make(idx.astype(np.int64))
+        idx = indices._data
     if idx.dtype != np.int64:
         raise RuntimeError(
             "torch.take_along_dim(): dtype of indices should be Long but got "

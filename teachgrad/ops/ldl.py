@@ -144,7 +144,8 @@ def _factor_batch(A: np.ndarray) -> tuple:
     LD = np.stack([r[0] for r in results]) if results else flat.copy()
     pivots = np.array([r[1] for r in results], np.int32).reshape((count, n))
     info = np.array([r[2] for r in results], np.int32)
-    return LD.reshape(A.shape), pivots.reshape(A.shape[:-1]), info.reshape(A.shape[:-2])
+    return (dec.column_major(LD.reshape(A.shape)), pivots.reshape(A.shape[:-1]),
+            info.reshape(A.shape[:-2]))  # LD column by column, as LAPACK's sytrf writes it
 
 
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> tuple:
@@ -198,7 +199,7 @@ def _solve_batch(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray) -> np.ndarra
     with np.errstate(divide="ignore", invalid="ignore"):
         X = [sytrs(LD[i], pivots[i], B_flat[i]) for i in range(len(B_flat))]
     out = np.stack(X) if X else B_flat.copy()
-    return out.reshape(batch + B.shape[-2:])
+    return dec.column_major(out.reshape(batch + B.shape[-2:]))  # as LAPACK's sytrs leaves it
 
 
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803

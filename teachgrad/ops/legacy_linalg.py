@@ -42,6 +42,13 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
         "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
         "rather than multiple parameters.", UserWarning,
     )
+    for i, m in enumerate(matrices):  # PyTorch's argument parser first ...
+        if not isinstance(m, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(m).__name__}")
+    for m in matrices:  # ... then matrices only (multi_dot takes vectors at the ends)
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
     if len(matrices) == 1:
         return matrices[0].clone()
     return linalg.multi_dot(list(matrices))

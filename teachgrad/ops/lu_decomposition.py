@@ -31,7 +31,7 @@ from .._tensor import Tensor, _make, python_type_name, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
 from . import decompositions as dec
-from .decompositions import mT, solve_right
+from .decompositions import column_major, mT, solve_right
 from .op import Op
 from .pointwise import _value
 
@@ -219,6 +219,7 @@ class LinalgLuFactorExBackward0(Op):
     @staticmethod
     def forward(ctx, A):
         LU, pivots, info = getrf(A)
+        LU = column_major(LU)  # LAPACK's getrf writes it column by column, as PyTorch returns it
         ctx.save_for_backward(LU)
         ctx.pivots = pivots
         return LU, pivots, info
@@ -302,6 +303,9 @@ class LinalgLuSolveBackward0(Op):
         ctx.left, ctx.adjoint, ctx.pivots = left, adjoint, pivots
         with np.errstate(divide="ignore", invalid="ignore"):
             X = _lu_solve_forward(LU, pivots, B, left, adjoint)
+        # laid out as PyTorch's: column-major, and for X A = B the transpose of the
+        # column-major solution of Aᵀ Xᵀ = Bᵀ (row-major)
+        X = column_major(X) if left else mT(column_major(mT(X)))
         ctx.save_for_backward(LU, X)
         return X
 
@@ -388,7 +392,7 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> tuple:
     LU, pivots, _ = getrf(A._data)
     P = permutation_matrix(pivots, A._data.shape[-2], A._data.dtype)
     L, U = LinalgLuBackward0.apply(A, LU=LU, P=P)
-    return LuResult(_make(P), L, U)
+    return LuResult(_make(np.ascontiguousarray(P)), L, U)  # P row-major, as PyTorch's
 
 
 linalg_lu.__name__ = "lu"

@@ -227,6 +227,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
             f"linalg.cross: inputs dimension {dim} must have length 3. Got "
             f"{input._data.shape[d]} and {other._data.shape[d]}")
     np.broadcast_shapes(*_checked_broadcast(input, other))
+    if input._data.dtype != other._data.dtype:  # PyTorch's kernel does not promote
+        raise RuntimeError(
+            f"expected scalar type {_scalar_name(input)} but found {_scalar_name(other)}"
+            "\nHint: convert one of them first, e.g. other.to(input.dtype).")
     return LinalgCrossBackward0.apply(input, other, dim=d)
 
 
@@ -463,6 +467,9 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
+    if a._data.dtype != b._data.dtype:  # (PyTorch's next check: it does not promote)
+        raise RuntimeError("both inputs should have same dtype\nHint: convert one of them "
+                           "first, e.g. b.to(a.dtype).")
     size = 1
     t1, t2 = a, b
     for da, db in zip(dims_a, dims_b):

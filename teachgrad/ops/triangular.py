@@ -36,8 +36,9 @@ class TriangularSolveBackward0(Op):
         batch = dec._broadcast_batches(b.shape[:-2], A.shape[:-2])
         with np.errstate(divide="ignore", invalid="ignore"):  # a zero pivot: inf/nan, as LAPACK
             X = dec._substitute(M, b, M_upper, True)
+        X = dec.column_major(X)  # both laid out column by column, as LAPACK's (and PyTorch's)
         ctx.save_for_backward(A, X)
-        return X, np.broadcast_to(A, batch + A.shape[-2:]).copy()
+        return X, dec.column_major(np.broadcast_to(A, batch + A.shape[-2:]))
 
     @staticmethod
     def backward(ctx, grad_X, grad_clone):

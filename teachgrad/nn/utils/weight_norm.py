@@ -34,7 +34,10 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     (a 0-d tensor for ``dim=-1``, the norm of everything)."""
     if dim == -1:
         return v.norm(pow)
-    return v.norm(pow, dim=_other_axes(v.ndim, dim), keepdim=True)
+    axes = _other_axes(v.ndim, dim)
+    if not axes:  # a 1-d v: the norm of each element alone (norm(dim=()) would take all)
+        return v.unsqueeze(-1).norm(pow, dim=-1)
+    return v.norm(pow, dim=axes, keepdim=True)
 
 
 class WeightNormInterfaceBackward0(Op):
