@@ -15,6 +15,7 @@ The exercise's tempting wrong answers are in test_exercises.py.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import sys
 from pathlib import Path
@@ -39,19 +40,12 @@ LN_G = [0.5, -1.0, 2.0, 0.0]
 EPS = 1e-5
 
 
-def lesson_text() -> str:
-    """The lesson's source with its lines joined (sentences wrap across lines)."""
-    return " ".join(SOURCE.read_text(encoding="utf-8").split())
+lesson_text = functools.partial(lesson_source.prose, SOURCE)
+code_containing = functools.partial(lesson_source.code_containing, SOURCE)
 
 
 def code_cells() -> list[lesson_source.SourceCell]:
     return [c for c in lesson_source.read(SOURCE) if c.cell_type == "code"]
-
-
-def code_containing(snippet: str) -> str:
-    """The one code cell of the lesson that contains ``snippet``."""
-    (cell,) = [c for c in code_cells() if snippet in c.code]
-    return cell.code
 
 
 def namespace_for(lib) -> dict:
@@ -91,13 +85,7 @@ def node_names(root) -> list[str]:
 
 
 # --- the lesson's code, run with PyTorch, prints what the notebook shows ------------------
-def stored_streams() -> list[str]:
-    """The stdout each code cell of the stored notebook printed, in order."""
-    nbformat = pytest.importorskip("nbformat")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    return ["".join(o.text for o in c.outputs
-                    if o.output_type == "stream" and o.name == "stdout")
-            for c in nb.cells if c.cell_type == "code"]
+stored_streams = functools.partial(lesson_source.stored_stdout, NOTEBOOK)
 
 
 def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():

@@ -123,3 +123,26 @@ def parse(text: str, where: str = "<lesson>") -> list[SourceCell]:
 def read(path: Path) -> list[SourceCell]:
     """The cells of the lesson source at ``path``."""
     return parse(path.read_text(encoding="utf-8"), where=str(path))
+
+
+def prose(path: Path) -> str:
+    """The lesson's source with its lines joined: sentences wrap across lines, so this is
+    where a claims test looks for a sentence the lesson says."""
+    return " ".join(Path(path).read_text(encoding="utf-8").split())
+
+
+def code_containing(path: Path, snippet: str) -> str:
+    """The code of the lesson's one code cell that contains ``snippet``."""
+    (cell,) = [c for c in read(path) if c.cell_type == "code" and snippet in c.code]
+    return cell.code
+
+
+def stored_stdout(notebook: Path) -> list[str]:
+    """What each code cell of the built notebook printed to stdout, in order (the outputs
+    a claims test compares with the same code run with PyTorch)."""
+    import nbformat  # (here: reading a source needs nothing beyond the standard library)
+
+    nb = nbformat.read(notebook, as_version=4)
+    return ["".join(o.text for o in c.outputs
+                    if o.output_type == "stream" and o.name == "stdout")
+            for c in nb.cells if c.cell_type == "code"]

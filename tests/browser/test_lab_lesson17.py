@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .lab_page import LabNotebook, check_ran_once_in_order, plot_texts
+from .lab_page import check_ran_once_in_order, opened, plot_texts
 
 pytestmark = pytest.mark.browser
 
@@ -21,13 +21,9 @@ LESSON = "17_backpropagation_through_time.ipynb"
 @pytest.fixture(scope="module")
 def lesson(chromium, lab_server, screenshots):
     """Lesson 17 open in JupyterLab, every cell run with the teachgrad kernel."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    notebook = LabNotebook(page, lab_server, LESSON).open()
-    notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
-    yield notebook
-    context.close()
+    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
+        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
+        yield notebook
 
 
 def test_every_cell_runs_and_only_the_marked_one_fails(lesson):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .lab_page import LabNotebook, check_ran_once_in_order
+from .lab_page import check_ran_once_in_order, opened
 from .stepper_dom import highlighted, svg_texts
 
 pytestmark = pytest.mark.browser
@@ -26,13 +26,9 @@ P_MINUS_ONEHOT = "[-0.3410,  0.2424,  0.0986]"  # softmax([2, 1, 0.1]) − [1, 0
 @pytest.fixture(scope="module")
 def lesson(chromium, lab_server, screenshots):
     """Lesson 18 open in JupyterLab, every cell run with the teachgrad kernel."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    notebook = LabNotebook(page, lab_server, LESSON).open()
-    notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
-    yield notebook
-    context.close()
+    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
+        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
+        yield notebook
 
 
 def test_every_cell_runs_and_none_fails(lesson):
