@@ -1814,3 +1814,20 @@ def test_einsum_products_keep_the_sign_of_zero():
                        torch.tensor([-1.0, 0.0]))
     assert [math.copysign(1, x) for x in out.flatten().tolist()] == [1, -1, -1, 1,
                                                                      -1, 1, 1, -1]
+
+
+def test_float64_addcmul_keeps_the_sign_of_an_exact_zero():
+    # Seed 275834: addcmul(-0, 0, -1.101, value=0.5) is -0 + (-0) = -0 by IEEE's rules for
+    # a fused multiply-add (PyTorch's too); the float64 path added its +0 correction term
+    # and gave +0, so a reciprocal after it was +inf where PyTorch's is -inf.
+    x = torch.tensor([-0.0, -0.0, 0.0, -0.0], dtype=torch.float64)
+    t2 = torch.tensor([-1.101, 1.222, -1.0, 2.0], dtype=torch.float64)
+    out = torch.addcmul(x, torch.tensor(0.0, dtype=torch.float64), t2, value=0.5)
+    # -0 + -0 = -0; -0 + +0 = +0; +0 + -0 = +0; -0 + +0 = +0
+    assert np.signbit(out.numpy()).tolist() == [True, False, False, False]
+    assert torch.reciprocal(out)[0].item() == -inf
+    # a nonzero result is still rounded once: float64(1/3) = (1 - 2**-54)/3, so
+    # -1 + 3 * float64(1/3) is exactly -2**-54 (unfused, 3 * (1/3) rounds to 1 and gives 0)
+    assert torch.addcmul(torch.tensor([-1.0], dtype=torch.float64),
+                         torch.tensor([3.0], dtype=torch.float64),
+                         torch.tensor([1 / 3], dtype=torch.float64)).item() == -(2.0**-54)

@@ -74,6 +74,10 @@ def _multiply_add_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.nda
         product, product_error = _exact_product(a, b)
         total, total_error = _exact_sum(c, product)
         fused = total + _sum_rounded_to_odd(total_error, product_error)
+        if not fused.all():
+            # An exact zero takes its sign from c + a·b, as IEEE's fused multiply-add
+            # (-0 + 0·-1 is -0): adding the zero correction would make every zero +0.
+            fused = np.where(fused == 0, total, fused)
         if np.isfinite(fused).all():
             return fused
         # infinities, NaNs, and products too large to split: IEEE's rules for the
