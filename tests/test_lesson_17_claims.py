@@ -41,22 +41,8 @@ H0_VALUES = [0.5, -0.5]
 
 lesson_text = functools.partial(lesson_source.prose, SOURCE)
 code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-
-
-def code_cells() -> list[lesson_source.SourceCell]:
-    return [c for c in lesson_source.read(SOURCE) if c.cell_type == "code"]
-
-
-def namespace_for(lib) -> dict:
-    """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    def step_backward(out, names=None):
-        out.backward()
-
-    def nothing(*args, **kwargs):
-        return None
-
-    return {"torch": lib, "draw": nothing, "inspect": nothing, "line_plot": nothing,
-            "step_backward": step_backward}
+code_cells = functools.partial(lesson_source.code_cells, SOURCE)
+namespace_for = lesson_source.headless_namespace
 
 
 def unrolled(lib):

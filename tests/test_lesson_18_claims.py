@@ -42,22 +42,12 @@ EPS = 1e-5
 
 lesson_text = functools.partial(lesson_source.prose, SOURCE)
 code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-
-
-def code_cells() -> list[lesson_source.SourceCell]:
-    return [c for c in lesson_source.read(SOURCE) if c.cell_type == "code"]
+code_cells = functools.partial(lesson_source.code_cells, SOURCE)
 
 
 def namespace_for(lib) -> dict:
     """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    def step_backward(out, names=None):
-        out.backward()
-
-    def nothing(*args, **kwargs):
-        return None
-
-    return {"torch": lib, "F": lib.nn.functional, "draw": nothing,
-            "step_backward": step_backward}
+    return {**lesson_source.headless_namespace(lib), "F": lib.nn.functional}
 
 
 def run_cells(lib, *snippets: str) -> dict:

@@ -146,3 +146,22 @@ def stored_stdout(notebook: Path) -> list[str]:
     return ["".join(o.text for o in c.outputs
                     if o.output_type == "stream" and o.name == "stdout")
             for c in nb.cells if c.cell_type == "code"]
+
+
+def code_cells(path: Path) -> list[SourceCell]:
+    """The lesson's code cells, in order."""
+    return [c for c in read(path) if c.cell_type == "code"]
+
+
+def headless_namespace(lib) -> dict:
+    """Globals for running a lesson's cells with ``lib`` (teachgrad or PyTorch) as torch
+    and no display: the notebook's drawings do nothing, and ``step_backward`` only runs
+    the backward pass it would show."""
+    def step_backward(out, names=None):
+        out.backward()
+
+    def nothing(*args, **kwargs):
+        return None
+
+    return {"torch": lib, "draw": nothing, "inspect": nothing, "line_plot": nothing,
+            "step_backward": step_backward}
