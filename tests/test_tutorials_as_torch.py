@@ -2,7 +2,10 @@
 
 Each program in ``fixtures/tutorial_programs`` is plain PyTorch code (``import torch``,
 ``import torch.nn.utils.prune as prune`` ...) redoing what a PyTorch tutorial shows: the
-fundamentals of autograd, forward-mode AD and hooks, pruning, a training loop. It runs in
+fundamentals of autograd, forward-mode AD and hooks, pruning, a training loop, "Learning
+PyTorch with Examples", "What is torch.nn really?", the 60-minute blitz's network, the
+tensors tutorial with many kinds of printed tensors, Karpathy's makemore and GPT, and
+twenty-five learners' mistakes with PyTorch's error messages. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
 the programs are PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``.
