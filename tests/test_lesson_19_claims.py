@@ -104,7 +104,7 @@ def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     cells = code_cells()
     stored = stored_streams()
     assert len(stored) == len(cells)
-    assert cells[0].code == ("import teachgrad as torch\nfrom teachgrad.notebook import draw, "
+    assert cells[0].code == ("import teachgrad as torch\nfrom teachgrad.notebook import "
                              "step_backward\n\nF = torch.nn.functional")
     assert not any(c.marker == lesson_source.RAISES for c in cells)
     ns = namespace_for(torch)
