@@ -216,8 +216,8 @@ def test_spreading_the_full_convolution_and_conv_transpose_are_the_input_gradien
             "patches overlap the contributions add up") in text
     assert ("so it is a sliding dot product of $g$ with the **flipped** kernel") in text
     assert ("pad $g$ with $3 - 1 = 2$ zeros on each side, and every $x_i$ gets a full "
-            "window. This is called a **full** convolution: 3 outputs of the gradient, padded "
-            "to 7, give back all 5 inputs") in text
+            "window. This is called a **full** convolution: the 3 numbers of $g$, padded to 7, "
+            "give $7 - 3 + 1 = 5$, one for each input") in text
     assert "Its forward pass *is* the input gradient of `conv1d`" in text
     lib = library(lib_name)
     ns = run_cells(lib, *SECTION_1_TO_3, "spread = torch.zeros(5)",
@@ -429,7 +429,8 @@ def test_the_stepper_reads_the_chain_rule_at_convolution_backward():
         "`[[[-3.0000, 4.0000, 4.5000]]]` to $w$, the numbers of sections 2 and 3.",
         "The bias `b` gets *no gradient needed*: `F.conv1d` was called without one.",
         "**Steps 4 and 5**: `AccumulateGrad` stores them in `x.grad` and `w.grad`.",
-        "The node saved **both** $x$ and $w$ in forward",
+        "The node saved **both** $x$ and $w$ in forward: each one's gradient is built from "
+        "the other, as a product keeps both its factors (lesson 15).",
     ):
         assert claim in text, claim
     stepper = stepper_of_the_lesson()
@@ -453,6 +454,8 @@ def test_the_stepper_reads_the_chain_rule_at_convolution_backward():
 
 
 def test_pytorch_saves_the_input_and_the_weight():
+    # (teachgrad's ConvolutionBackward0 has no _saved_input/_saved_weight yet: the lesson
+    # shows the saved tensors through the stepper's panel, checked above)
     torch = pytest.importorskip("torch")
     x = torch.tensor([[X]], requires_grad=True)
     w = torch.tensor([[W]], requires_grad=True)
