@@ -195,6 +195,33 @@ TEMPTING = {
         "    q = (1 - eps) * torch.nn.functional.one_hot(targets, k) + eps / k\n"
         "    return torch.softmax(logits, dim=1) - q\n"
     ),
+    # Stride ignored: each g[p]·w goes back to x[p:p + k], right only for stride 1.
+    "19_": (
+        "def conv1d_input_grad(g, w, length, stride):\n"
+        "    grad = torch.zeros(length)\n"
+        "    for p in range(len(g)):\n"
+        "        grad[p:p + len(w)] += g[p] * w\n"
+        "    return grad\n"
+    ),
+    # Section 3's flipped kernel carried over to the spreading form, which does not flip.
+    "19_flipped": (
+        "def conv1d_input_grad(g, w, length, stride):\n"
+        "    grad = torch.zeros(length)\n"
+        "    for p in range(len(g)):\n"
+        "        grad[p * stride:p * stride + len(w)] += g[p] * w.flip(0)\n"
+        "    return grad\n"
+    ),
+    # Zeros between and a full convolution with the flipped kernel, right, but the inputs
+    # after the kernel's last step forgotten: too short when the kernel does not reach
+    # the end of x.
+    "19_short": (
+        "def conv1d_input_grad(g, w, length, stride):\n"
+        "    F = torch.nn.functional\n"
+        "    spread = torch.zeros((len(g) - 1) * stride + 1)\n"
+        "    spread[::stride] = g\n"
+        "    full = F.pad(spread, (len(w) - 1, len(w) - 1))\n"
+        "    return F.conv1d(full[None, None], w.flip(0)[None, None])[0, 0]\n"
+    ),
 }
 
 
