@@ -37,6 +37,19 @@ def _apply(x, w, stride, padding, dilation, groups, transposed, size):
     return im2col.convolve(x, w, stride, padding, dilation, groups, size)
 
 
+def _output_padding(x_shape, w_shape, params, size) -> tuple:
+    """The extra rows/columns a transposed convolution's output got beyond
+    (in − 1)·stride − padding + dilation·(kernel − 1) + 1 (0 for a convolution)."""
+    stride, padding, dilation, _, transposed = params
+    if not transposed:
+        return (0,) * len(stride)
+    return tuple(
+        out - ((n - 1) * s - lo - hi + d * (k - 1) + 1)
+        for out, n, k, s, (lo, hi), d in zip(size, x_shape[2:], w_shape[2:], stride, padding,
+                                            dilation)
+    )
+
+
 def convolution(x, w, stride, padding, dilation, groups, transposed=False, size=None):
     """``conv(x, w)`` (or ``convᵀ(x, w)`` with output spatial ``size``) without bias:
     recorded when given tensors, plain NumPy on arrays."""
@@ -85,12 +98,25 @@ class ConvolutionBackward0(Op):
         "out[o, p] = Σ w[o]·patch_p(x) + b[o]    ∂L/∂x: each output spreads grad·w back over "
         "its patch    ∂L/∂w = Σ_p grad[o, p]·patch_p(x)    ∂L/∂b = Σ_p grad[o, p]"
     )
+    saved_names = ("input", "weight")  # grad_fn._saved_input, grad_fn._saved_weight
+    # PyTorch's other _saved_ values: the options as tuples, one number per spatial axis
+    saved_attributes = {
+        "stride": lambda node: node.params[0],
+        "padding": lambda node: tuple(lo if lo == hi else (lo, hi) for lo, hi in node.params[1]),
+        "dilation": lambda node: node.params[2],
+        "groups": lambda node: node.params[3],
+        "transposed": lambda node: node.params[4],
+        "output_padding": lambda node: node.output_padding,
+        "bias_sym_sizes_opt": lambda node: node.bias_sizes,
+    }
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, transposed=False, size=None):
         ctx.save_for_backward(x, w)
-        ctx.params = (stride, padding, dilation, groups, transposed)
+        ctx.params = params = (stride, padding, dilation, groups, transposed)
         ctx.has_bias = b is not None
+        ctx.bias_sizes = b.shape if b is not None else (0,)
+        ctx.output_padding = _output_padding(x.shape, w.shape, params, size)
         out = _apply(x, w, stride, padding, dilation, groups, transposed, size)
         if x.shape[1] != 0:  # (an empty batch of another dtype than w: x's dtype, as PyTorch)
             out = out.astype(x.dtype, copy=False)
