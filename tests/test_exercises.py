@@ -142,6 +142,12 @@ TEMPTING = {
     "07_": "answer = [4.0, 6.0]",
     # A backward without grad_output passes any check whose upstream gradient is all ones.
     "12_": WRONG_SIGMOID,
+    # The direction divided by its length, as calculus books do: the exercise asks for J t
+    # with t = (1, 2) as it is (20), not for the slope per unit of distance (20 / √5).
+    "13_": (
+        "import teachgrad.autograd.forward_ad as fwAD\n"
+        "answer = 20 / 5 ** 0.5\n"
+    ),
     # Recomputing once for all backward passes: but each pass frees what it recomputed.
     "15_": "answer = 2",
     # The lesson's own warning, written as it looks: where hides log's NaN from the values
@@ -239,3 +245,16 @@ def test_lesson_checks_reject_the_tempting_wrong_answer(prefix):
     exec(TEMPTING[prefix], namespace)
     with pytest.raises(NotYet):
         exec(checking_cell(prefix), namespace)
+
+
+def test_lesson_11_check_counts_the_model_the_exercise_names(capsys):
+    """The exercise asks about Linear(2, 16), Tanh, Linear(16, 2): 82 numbers. A learner who
+    did the "What to try" (a smaller hidden layer) has another `model`; the right answer must
+    still pass, and the smaller model's count must not."""
+    smaller = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2))
+    namespace = {"torch": torch, "nn": torch.nn, "model": smaller, "answer": 82}
+    exec(checking_cell("11_"), namespace)
+    assert "✔ Correct!" in capsys.readouterr().out
+    namespace["answer"] = sum(p.numel() for p in smaller.parameters())   # 17
+    with pytest.raises(NotYet):
+        exec(checking_cell("11_"), namespace)
