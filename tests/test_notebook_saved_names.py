@@ -204,3 +204,26 @@ def test_a_formula_speaking_of_an_element_or_with_a_colon_names_the_input():
     assert input_symbols(F.avg_pool2d(img, 2).grad_fn) == ["x"]  # was "x[i]"
     x = torch.ones(3, requires_grad=True)
     assert input_symbols(x.sum().grad_fn) == ["a"]  # "∂(Σa)/∂aᵢ": still a
+
+
+def test_notes_are_the_maths_values_by_pytorchs_names_not_teachgrads_bookkeeping():
+    # Lesson 18's x[1] step said "also noted in forward: shape = (3,), view_version = 0":
+    # view_version is teachgrad's in-place bookkeeping, and the shape is PyTorch's
+    # grad_fn._saved_self_sym_sizes.
+    for code, out in common_ops().items():  # (new graphs: CASES' were stepped through)
+        loss = out if out.ndim == 0 else out.sum()
+        for panel in step_backward(loss).panels:
+            for word in ("view_version", "sums_back", "has_bias", "plane_shape", "counted"):
+                assert f"{word} =" not in panel.text, (code, panel.text)
+    x = torch.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, 4.0]], requires_grad=True)
+    text = step_backward(x[1].sum(), names={"x": x}).panels[2].text
+    assert "also noted in forward: shape (_saved_self_sym_sizes) = (2, 3)\n" in text
+    text = step_backward(x.unsqueeze(0).sum(), names={"x": x}).panels[2].text
+    assert "also noted in forward: dim (_saved_dim) = 0\n" in text
+    real = pytest.importorskip("torch")
+    rx = real.ones(2, 3, requires_grad=True)
+    assert tuple(rx[1].grad_fn._saved_self_sym_sizes) == (2, 3)
+    assert rx.unsqueeze(0).grad_fn._saved_dim == 0
+    for out in (rx[:, 1:], rx.index_select(0, real.tensor([1])), rx.sort()[0], rx.topk(1)[0],
+                rx.split(1, 1)[0], rx.view(6)):
+        assert hasattr(out.grad_fn, "_saved_self_sym_sizes") or hasattr(out.grad_fn, "_saved_dim")

@@ -668,8 +668,18 @@ def _as_attribute(node, key: str) -> str:
 #: name}}``.
 _NLL_NOTES = {"reduction": "reduction", "ignore_index": "ignore_index",
               "total_weight": "total_weight"}
-NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes"},
+_SIZES = {"shape": "self_sym_sizes"}
+_SIZES_AND_DIM = {"shape": "self_sym_sizes", "dim": "dim"}
+NOTES_AS = {"IndexBackward0": _SIZES, "ViewBackward0": _SIZES,
+            "SelectBackward0": _SIZES_AND_DIM, "SliceBackward0": _SIZES_AND_DIM,
+            "IndexSelectBackward0": _SIZES_AND_DIM, "SortBackward0": _SIZES_AND_DIM,
+            "TopkBackward0": _SIZES_AND_DIM, "SplitBackward0": _SIZES_AND_DIM,
+            "UnsqueezeBackward0": {"dim": "dim"},
             "NllLossBackward0": _NLL_NOTES, "NllLoss2DBackward0": _NLL_NOTES}
+#: What teachgrad's ops note for their own bookkeeping, no value of the maths: a view's
+#: version counter at its making (the in-place checks), max pooling's working shapes...
+#: A learner read "view_version = 0" beside x[1]'s step (lesson 18) and could not place it.
+BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant"}
 #: Ops whose ctx also holds working values of their own backward (nll_loss's ``counted``
 #: mask, ``class_dim``): only the notes PyTorch saves too are shown, in its order.
 NOTES_SHOWN = {"NllLossBackward0": tuple(_NLL_NOTES), "NllLoss2DBackward0": tuple(_NLL_NOTES)}
@@ -691,7 +701,7 @@ def forward_notes(node, limit: int = 4) -> list:
                            else noted[key])) for key in shown if key in noted][:limit]
     notes = []
     for key, value in getattr(node, "__dict__", {}).items():
-        if key.startswith("_") or not isinstance(value, (*_PLAIN, tuple)):
+        if key.startswith("_") or key in BOOKKEEPING or not isinstance(value, (*_PLAIN, tuple)):
             continue
         if isinstance(value, tuple) and not all(isinstance(v, _PLAIN) for v in value):
             continue  # NumPy's view of an index (x[i]'s key: arrays), not a plain value

@@ -34,7 +34,8 @@ if (!window.tgStepButtons) {
       var k = DATA_VALUE.exec(selector);
       var button = k && this.children[Number(k[1])];
       if (button && button.getAttribute("data-value") === k[1]) {
-        stand.button = button;  // (the view uses each answer at once, then asks again)
+        // (one stand-in per group: the view uses each answer at once, then asks again)
+        stand.button = button;
         return stand;
       }
       // (any other question: the browser's own search)
