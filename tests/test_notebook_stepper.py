@@ -370,7 +370,8 @@ def test_an_index_and_a_clamps_bounds_read_as_pytorch_saves_them():
         "x.clamp_max(0)": (x.clamp_max(0), "∂clamp_max(a)/∂a = 1 where a ≤ 0, else 0",
                            "also noted in forward: max (_saved_max) = 0\n"),
         # (sort, topk, take, scatter noted NumPy's index too: "key = (array([1, 0, 2]),)")
-        "x.sort()[0]": (x.sort()[0], "also noted in forward: shape = (3,)\n", None),
+        "x.sort()[0]": (x.sort()[0],
+                        "also noted in forward: shape (_saved_self_sym_sizes) = (3,)\n", None),
     }
     for code, (y, first, second) in cases.items():
         text = step_backward(y.sum(), names=names).panels[2].text

@@ -135,6 +135,19 @@ def test_teachgrad_kernelspec(path):
     spec = read(path).metadata["kernelspec"]
     assert spec["name"] == "teachgrad"
     assert spec["display_name"] == "Python 3 (teachgrad)"
+    assert spec["language"] == "python"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_language_info_is_the_kernels_whole_reply(path):
+    """JupyterLab writes the kernel's language_info into the notebook when the kernel
+    starts: a lesson storing less shows as modified as soon as it is opened."""
+    ipkernel = pytest.importorskip("ipykernel.ipkernel")
+    stored = read(path).metadata["language_info"]
+    reported = ipkernel.IPythonKernel.language_info
+    assert sorted(stored) == sorted(reported)
+    assert {k: v for k, v in stored.items() if k != "version"} == {
+        k: v for k, v in reported.items() if k != "version"}
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)

@@ -18,6 +18,10 @@ It also lists the cells whose output shows a memory address (``<... object at 0x
 nbval replaces those before comparing (tests/nbval_sanitize.cfg), but a lesson reads
 better without them, so avoid them where the code is ours (the seed lessons print some).
 
+The notebook's metadata is what JupyterLab writes when the teachgrad kernel starts (the
+kernel's ``language_info``, the interpreter's version included), so a lesson a learner just
+opened does not show as modified; built with another Python, it would.
+
 What is kept out of the files, because it changes from run to run without meaning anything:
 execution timings, the "Fontconfig warning" lines that Graphviz's font library prints on
 some machines when it lays out the first graph, and the live widgets: their state lives in
@@ -100,8 +104,12 @@ def execute(nb: nbformat.NotebookNode, where: Path) -> None:
     )
     client.execute()
     nb.metadata.pop("widgets", None)
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient rewrites it from the kernel
-    nb.metadata["language_info"] = {"name": "python"}  # no interpreter version in the file
+    # The notebook's metadata as JupyterLab writes it once the teachgrad kernel answers, so
+    # that a lesson just opened is not "modified": the kernelspec (name, display name,
+    # language) and the kernel's whole language_info, which nbclient has stored from the
+    # same kernel's reply (Python's version included: without it JupyterLab rewrites the
+    # field, and the learner is asked to save a lesson they only opened).
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
 
 
 def tidy_outputs(nb: nbformat.NotebookNode) -> None:

@@ -484,9 +484,15 @@ def input_symbols(node) -> list[str]:
     if len(parts) == n > 0:
         found = [re.search(r"/∂\s*([^\s=)]+)", part) for part in parts]
         if all(found):
-            # "∂(Σa)/∂aᵢ" speaks of one element aᵢ; the input itself is a.
-            return [re.sub("[ᵢⱼₖₗₘₙ₀-₉]+$", "", m.group(1)) or m.group(1) for m in found]
+            # "∂(Σa)/∂aᵢ" and "∂L/∂x[i]" speak of one element; "∂L/∂x: ..." of x itself.
+            return [_without_element(m.group(1)) for m in found]
     return list(LETTERS[:n]) if n > 1 else ["a"]
+
+
+def _without_element(symbol: str) -> str:
+    """``"a"`` for ``"aᵢ"``, ``"x"`` for ``"x[i]"`` and ``"x:"``: the input, not an element."""
+    bare = re.sub(r"(\[[^\]]*\]|[ᵢⱼₖₗₘₙ₀-₉]+)?:?$", "", symbol)
+    return bare or symbol
 
 
 def saved_with_labels(node, values, sources, names: Names | None = None) -> list:
@@ -506,8 +512,8 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
-    names = getattr(node, "saved_names", ())
-    names = names if len(names) == len(values) else ()  # (an op saving more than it names)
+    names = _saved_names(node, len(values))
+    symbols = {**SAVED_SYMBOLS, **OP_SAVED_SYMBOLS.get(type(node).__name__, {})}
     formula = formula_of(node)
     labelled = []
     for position, (value, source) in enumerate(zip(values, sources)):
@@ -515,10 +521,13 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
             continue
         name = names[position] if names else None
         letter = None
-        if name == "result" or (source is not None and len(source) != 2):  # the op's output
+        output = source is not None and len(source) != 2  # one of the op's own outputs
+        if name == "result" or (output and name is None):
             letter = "result"
-        elif name in SAVED_SYMBOLS:  # not an input (a where's condition...)
-            letter = _symbol_in(SAVED_SYMBOLS[name], formula)
+        elif output:  # the indices max(dim), sort, topk return: PyTorch's name alone
+            letter = None
+        elif name in symbols:  # not an input (a where's condition, nll_loss's target...)
+            letter = _symbol_in(symbols[name], formula)
         elif source is not None:                          # an input tensor
             tensor = source[0]
             fn = tensor._grad_fn
@@ -562,6 +571,44 @@ def _saved_tuple(name: str, values, sources, names: Names | None) -> list:
 SAVED_SYMBOLS = {"condition": "c", "mask": "mask"}
 
 
+#: The same for one op: nll_loss's formula ``−w[t]·a[t] ... (÷Σw for the mean)`` writes
+#: the target t, the class weights w and their sum Σw; binary cross entropy's, the target
+#: t and the weights w and pw.
+_NLL_SYMBOLS = {"target": "t", "weight": "w", "total_weight": "Σw"}
+_BCE_SYMBOLS = {"target": "t", "weight": "w", "pos_weight": "pw"}
+OP_SAVED_SYMBOLS = {"NllLossBackward0": _NLL_SYMBOLS, "NllLoss2DBackward0": _NLL_SYMBOLS,
+                    "BinaryCrossEntropyBackward0": _BCE_SYMBOLS,
+                    "BinaryCrossEntropyWithLogitsBackward0": _BCE_SYMBOLS}
+
+
+def _nll_names(node, count: int) -> tuple:
+    """nll_loss saves PyTorch's four under saved_tensors_hooks (the input, the target, the
+    weight, the total weight), else only the target and the weight if given."""
+    return ("self", "target", "weight", "total_weight") if count == 4 else (
+        ("target", "weight")[:count])
+
+
+def _bce_names(node, count: int) -> tuple:
+    """Binary cross entropy saves the input, the target, and the weights it was given."""
+    given = [name for name in ("weight", "pos_weight") if getattr(node, name, None) is not None]
+    return ("self", "target", *given)
+
+
+#: Ops that do not list ``saved_names`` (what they save depends on the call), and how to
+#: name what they saved as PyTorch's ``grad_fn._saved_<name>``.
+SAVED_LAYOUTS = {"NllLossBackward0": _nll_names, "NllLoss2DBackward0": _nll_names,
+                 "BinaryCrossEntropyBackward0": _bce_names,
+                 "BinaryCrossEntropyWithLogitsBackward0": _bce_names}
+
+
+def _saved_names(node, count: int) -> tuple:
+    """PyTorch's name (``grad_fn._saved_<name>``) of each of the ``count`` values ``node``
+    saved, or ``()`` when they are not known."""
+    layout = SAVED_LAYOUTS.get(type(node).__name__)
+    names = layout(node, count) if layout else getattr(node, "saved_names", ())
+    return names if len(names) == count else ()  # (an op saving more than it names)
+
+
 #: PyTorch's names of the two inputs of a two-input op (``a`` and ``b``, ``A`` and ``B``).
 INPUT_NAMES = {"self": 0, "other": 1, "mat2": 1, "vec": 1, "tensor": 1, "target": 1,
                "exponent": 1}
@@ -593,7 +640,7 @@ def _saved_label(letter: str | None, name: str | None) -> str:
 
 # The letter a formula uses for a value the op noted in forward under a longer name:
 # PowBackward0 notes ``exponent`` and writes ``∂(aⁿ)/∂a = n·aⁿ⁻¹``.
-FORMULA_SYMBOLS = {"exponent": ("n", "ⁿ")}
+FORMULA_SYMBOLS = {"exponent": ("n", "ⁿ"), "total_weight": ("Σw", "Σw")}
 
 
 def _with_symbol(key: str, formula: str) -> str:
@@ -619,7 +666,23 @@ def _as_attribute(node, key: str) -> str:
 
 #: What an op noted in forward, as PyTorch shows it: ``{op: {ctx attribute: PyTorch's
 #: name}}``.
-NOTES_AS = {"IndexBackward0": {"shape": "self_sym_sizes"}}
+_NLL_NOTES = {"reduction": "reduction", "ignore_index": "ignore_index",
+              "total_weight": "total_weight"}
+_SIZES = {"shape": "self_sym_sizes"}
+_SIZES_AND_DIM = {"shape": "self_sym_sizes", "dim": "dim"}
+NOTES_AS = {"IndexBackward0": _SIZES, "ViewBackward0": _SIZES,
+            "SelectBackward0": _SIZES_AND_DIM, "SliceBackward0": _SIZES_AND_DIM,
+            "IndexSelectBackward0": _SIZES_AND_DIM, "SortBackward0": _SIZES_AND_DIM,
+            "TopkBackward0": _SIZES_AND_DIM, "SplitBackward0": _SIZES_AND_DIM,
+            "UnsqueezeBackward0": {"dim": "dim"},
+            "NllLossBackward0": _NLL_NOTES, "NllLoss2DBackward0": _NLL_NOTES}
+#: What teachgrad's ops note for their own bookkeeping, no value of the maths: a view's
+#: version counter at its making (the in-place checks), max pooling's working shapes...
+#: A learner read "view_version = 0" beside x[1]'s step (lesson 18) and could not place it.
+BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant"}
+#: Ops whose ctx also holds working values of their own backward (nll_loss's ``counted``
+#: mask, ``class_dim``): only the notes PyTorch saves too are shown, in its order.
+NOTES_SHOWN = {"NllLossBackward0": tuple(_NLL_NOTES), "NllLoss2DBackward0": tuple(_NLL_NOTES)}
 _PLAIN = (bool, int, float, str, type(None))
 
 
@@ -630,9 +693,15 @@ def forward_notes(node, limit: int = 4) -> list:
     """
     if type(node).__name__ in CLAMPS_BY_NUMBERS:  # (ctx.bounds: PyTorch's min and max)
         return [(name, repr(read(node))) for name, read in node.saved_attributes.items()]
+    shown = NOTES_SHOWN.get(type(node).__name__)
+    if shown is not None:
+        noted = getattr(node, "__dict__", {})
+        # (a 0-d NumPy number, total_weight, as the number it is: 3.0, not np.float32(3.0))
+        return [(key, repr(np.asarray(noted[key]).item() if isinstance(noted[key], np.generic)
+                           else noted[key])) for key in shown if key in noted][:limit]
     notes = []
     for key, value in getattr(node, "__dict__", {}).items():
-        if key.startswith("_") or not isinstance(value, (*_PLAIN, tuple)):
+        if key.startswith("_") or key in BOOKKEEPING or not isinstance(value, (*_PLAIN, tuple)):
             continue
         if isinstance(value, tuple) and not all(isinstance(v, _PLAIN) for v in value):
             continue  # NumPy's view of an index (x[i]'s key: arrays), not a plain value

@@ -17,8 +17,9 @@ shows one button of each group, picked from the selected one (``.mod-active``): 
 after it (▶), the one before it (◀), the first (|◀), the last (▶|). A small script
 (``static/step_buttons.js``) keeps the keyboard focus on the group after a step, and lets
 each group find its buttons directly (ipywidgets searched for each of them at every step:
-4 x 400 searches through up to 400 buttons at the 400-frame limit); where it does not run,
-the step buttons still step, more slowly.
+4 x 400 searches through up to 400 buttons at the 400-frame limit) and change the class of
+only the two buttons whose selection changes (ipywidgets rewrote all 4 x 400); where it
+does not run, the step buttons still step, more slowly.
 
 Above ``CLIENT_SIDE_LIMIT`` frames one widget per frame would be slow to open, so the
 kernel swaps a single frame widget's content instead (needs the running kernel).

@@ -131,6 +131,36 @@ def test_a_step_searches_no_button(big):
     assert page.evaluate(SEARCHES, [root, 1]) == 0
 
 
+# Counts the changes of a class attribute among the step buttons while ``steps`` run.
+CLASS_CHANGES = """async ([root, n]) => {
+    const steps = STEPS;
+    const records = [];
+    const observer = new MutationObserver(found => records.push(...found));
+    root.querySelectorAll('.tg-go > div').forEach(group => observer.observe(
+        group, {attributes: true, attributeFilter: ['class'], subtree: true}));
+    await steps([root, n]);
+    records.push(...observer.takeRecords());
+    observer.disconnect();
+    return records.length;
+}""".replace("STEPS", STEPS)
+
+
+def test_a_step_changes_the_class_of_two_buttons_per_group(big):
+    # ipywidgets' view removes .mod-active from every button of each group at every step
+    # (4 x 400 changes of a class attribute for the browser, though one button per group
+    # had it); step_buttons.js touches only the button losing it and the one gaining it.
+    notebook, view = big
+    page = notebook.page
+    root = view.element_handle()
+    page.evaluate(STEPS, [root, 1])  # (the first click lets step_buttons.js find them)
+    assert page.evaluate(CLASS_CHANGES, [root, 3]) == 3 * 4 * 2
+    view.evaluate(PLAIN)  # the measurement is honest: without the script, every button
+    try:
+        assert page.evaluate(CLASS_CHANGES, [root, 1]) >= 4 * 400
+    finally:
+        view.evaluate(DIRECT)
+
+
 @pytest.mark.parametrize("size", ["small", "big"])
 def test_time_of_a_step(size, request):
     # Figures for the record (printed with -s), with the groups' direct lookup

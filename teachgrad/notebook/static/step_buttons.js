@@ -10,13 +10,34 @@ if (!window.tgStepButtons) {
   // a search through the buttons before it: 4 x 400 searches of up to 400 buttons at
   // the 400-frame limit. Button k of a group is its k-th child with data-value "k"
   // (live.py, frame_labels), so each group answers that question directly.
+  // The view asks for each button only to add .mod-active to the selected one and remove
+  // it from all the others: 4 x 400 classList.remove per step, each a change of the
+  // button's class attribute for the browser, though only the previously selected button
+  // has the class. So a button is answered by a stand-in whose classList changes the
+  // real button only where its class really changes (two buttons per group and step).
   var DATA_VALUE = /^\[data-value="(\d+)"\]$/;
+  var standIn = function () {
+    var self = {button: null};
+    self.classList = {
+      add: function (name) {
+        if (!self.button.classList.contains(name)) self.button.classList.add(name);
+      },
+      remove: function (name) {
+        if (self.button.classList.contains(name)) self.button.classList.remove(name);
+      }
+    };
+    return self;
+  };
   var direct = function (group) {
-    var search = group.querySelector, all = group.querySelectorAll;
+    var search = group.querySelector, all = group.querySelectorAll, stand = standIn();
     group.querySelector = function (selector) {
       var k = DATA_VALUE.exec(selector);
       var button = k && this.children[Number(k[1])];
-      if (button && button.getAttribute("data-value") === k[1]) return button;
+      if (button && button.getAttribute("data-value") === k[1]) {
+        // (one stand-in per group: the view uses each answer at once, then asks again)
+        stand.button = button;
+        return stand;
+      }
       // (any other question: the browser's own search)
       return search.call(this, selector);
     };
