@@ -5,6 +5,9 @@ cross and rot90, pinv's tensor rcond, the deprecated norms' warnings, the out= e
 Expected messages are PyTorch 2.13's, written out, so these tests run without PyTorch;
 the parity tests at the end compare with PyTorch where it is installed."""
 
+import warnings
+
+import numpy as np
 import pytest
 
 import teachgrad as tg
@@ -50,3 +53,89 @@ def test_broadcast_shapes_hints_at_shape_for_tensors():
 def test_broadcast_shapes_values(shapes, expected):
     result = tg.broadcast_shapes(*shapes)
     assert isinstance(result, tg.Size) and tuple(result) == expected
+
+
+# ---------------------------------------------------------------- result layouts
+
+def _strides(t):
+    return tuple(t.stride())
+
+
+@pytest.mark.parametrize("k, expected", [
+    # PyTorch's rot90 is flip(...).transpose_(...) for odd k: x.t()'s strides
+    (1, (1, 3)), (-1, (1, 3)), (3, (1, 3)), (5, (1, 3)),
+    (2, (3, 1)), (0, (3, 1)), (4, (3, 1)),
+])
+def test_rot90_strides_as_pytorch(k, expected):
+    x = tg.arange(6.0).reshape(2, 3)
+    y = x.rot90(k)
+    assert _strides(y) == expected
+    # the values are np.rot90's (a rotation from the first dim toward the second)
+    assert np.array_equal(y.numpy(), np.rot90(np.arange(6.0).reshape(2, 3), k))
+
+
+def test_rot90_follows_a_permuted_input_layout_and_differentiates():
+    # a flip keeps its input's layout, so rot90 of a transposed input is laid out from it
+    x = tg.arange(24.0).reshape(2, 3, 4).permute(2, 1, 0).requires_grad_()
+    y = x.rot90(1, (0, 2))
+    assert tuple(y.shape) == (2, 3, 4)
+    assert _strides(y) == (12, 4, 1)  # PyTorch 2.13's
+    g = tg.arange(24.0).reshape(2, 3, 4)
+    (y * g).sum().backward()
+    # rotating back by -1 is the gradient of a rotation (a permutation of the elements)
+    assert np.array_equal(x.grad.numpy(), np.rot90(g.numpy(), -1, (0, 2)))
+
+
+def test_cross_result_is_contiguous():
+    a = tg.arange(12.0).reshape(4, 3)
+    b = tg.ones(4, 3)
+    assert _strides(tg.cross(a.t(), b.t(), dim=0)) == (4, 1)
+    assert _strides(tg.linalg.cross(a.t(), b.t(), dim=0)) == (4, 1)
+    # values: the cross product of each column pair, as NumPy's
+    assert np.array_equal(tg.cross(a.t(), b.t(), dim=0).numpy(),
+                          np.cross(a.numpy(), b.numpy()).T)
+
+
+# ---------------------------------------------------------------- pinv's tolerance
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"rcond": "r"}, "rtol"), ({"rtol": "r"}, "rtol"), ({"atol": "r"}, "atol"),
+])
+def test_pinv_refuses_a_tolerance_that_requires_grad(kwargs, name):
+    A = tg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    r = tg.tensor(0.1, requires_grad=True)
+    kwargs = {k: r for k in kwargs}
+    with pytest.raises(RuntimeError) as caught:
+        tg.linalg.pinv(A, **kwargs)
+    assert str(caught.value).split("\nHint: ")[0] == (
+        f"The function 'linalg_pinv' is not differentiable with respect to argument '{name}'. "
+        "This input cannot have requires_grad True.")
+    with pytest.raises(RuntimeError, match="'rtol'"):
+        tg.linalg.pinv(A, r)  # rcond given positionally
+    with tg.no_grad():  # no graph: nothing is lost, PyTorch computes
+        # σ = 5.46, 0.366: rtol 0.1 drops the second, atol 0.1 keeps both
+        expected = np.linalg.pinv(A.detach().numpy(), rcond=0.1 if name == "rtol" else 1e-15)
+        assert np.allclose(tg.linalg.pinv(A, **kwargs).numpy(), expected, atol=1e-6)
+
+
+# ---------------------------------------------------------------- quiet NumPy
+
+def test_sums_products_and_sinc_of_infinities_are_quiet():
+    # inf + -inf and sin(inf) are nan in PyTorch, silently; NumPy's warning came from its own
+    # modules (np.sum, np.sinc), which teachgrad's filter (its __init__) does not cover
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"teachgrad\.")
+        _sums_products_and_sinc_of_infinities()
+    assert [str(w.message) for w in caught] == []
+
+
+def _sums_products_and_sinc_of_infinities():
+    inf = float("inf")
+    m = tg.tensor([[inf, -inf], [0.0, inf]])
+    assert np.isnan(m.sum().item()) and np.isnan(m.sum(0)[1].item())
+    assert np.isnan(tg.nansum(m).item()) and np.isnan(tg.nanmean(m, 0)[1].item())
+    assert np.isnan(m.prod().item()) and np.isnan(m.prod(1)[1].item())
+    s = tg.sinc(tg.tensor([inf, -inf, 0.5]))
+    assert np.isnan(s[0].item()) and np.isnan(s[1].item())
+    assert s[2].item() == pytest.approx(2 / np.pi)

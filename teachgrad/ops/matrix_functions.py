@@ -201,7 +201,8 @@ class LinalgCrossBackward0(Op):
         ctx.dim = dim
         needs = ctx.needs_input_grad  # each for the other one's gradient only
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        return np.cross(a, b, axis=dim)
+        # contiguous whatever the inputs' layout, as PyTorch's
+        return np.ascontiguousarray(np.cross(a, b, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
