@@ -120,7 +120,7 @@ _EXACT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} inst
 _SAME_DTYPE_MESSAGES = {
     **dict.fromkeys(("mm", "matmul", "bmm", "addmm", "mv", "addmv", "baddbmm", "cross",
                      "diag", "tril", "triu", "gather", "take_along_dim", "argmax", "argmin",
-                     "alias_copy", "detach_copy", "msort", "norm"), _EXACT),
+                     "alias_copy", "detach_copy", "msort", "norm", "t_copy"), _EXACT),
     "histc": "torch.histogram: input tensor and hist tensor should have the same dtype, but "
              "got input {result_cpp} and hist {out_cpp}",
     "nonzero": "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
@@ -138,8 +138,16 @@ _SAME_DTYPE_MESSAGES = {
             "and {out} for out's dtype.",
     "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {result}",
     "logcumsumexp": "expected scalar_type {result} but found {out}",
-    **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "fix", "frac"),
+    **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "conj", "fix", "frac", "abs",
+                     "ceil", "floor", "trunc", "neg", "sign", "sgn"),
                     "Found dtype {out} but expected {result}"),
+}
+# Functions whose ``out`` takes any dtype the result casts to safely, in PyTorch's words
+# for a refusal (the others say "result type Float can't be cast to ...").
+_CAST_MESSAGES = {
+    "mean": "mean.dtype_out(): input types can't be cast to the desired output type {out}",
+    **dict.fromkeys(("max", "min"), "Expected canCast( typeMetaToScalarType(self.dtype()), "
+                    "typeMetaToScalarType(out.dtype())) to be true, but got false."),
 }
 # Functions whose result has no gradient: PyTorch writes it into out= even when an input
 # requires grad (torch.argmax(w, out=i)).
@@ -217,6 +225,8 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
         return None
     if name in _CAT_FUNCTIONS:
         return f"torch.cat(): input types can't be cast to the desired output type {names['out']}"
+    if name in _CAST_MESSAGES:
+        return _CAST_MESSAGES[name].format(**names)
     return f"result type {names['result']} can't be cast to the desired output type {names['out']}"
 
 

@@ -164,6 +164,8 @@ def _normalise(message: str) -> str:
     """PyTorch's sentence: without teachgrad's Hint line, its name, PyTorch's C++ suffix."""
     message = re.sub(r"\nHint: .*\Z", "", message, flags=re.S)
     message = message.split(" (Triggered internally")[0]
+    # PyTorch's C++ check macros add a request for better wording after the sentence
+    message = message.split("  (Could this error message be improved?")[0]
     return message.replace("teachgrad", "torch").strip()
 
 

@@ -139,3 +139,41 @@ def _sums_products_and_sinc_of_infinities():
     s = tg.sinc(tg.tensor([inf, -inf, 0.5]))
     assert np.isnan(s[0].item()) and np.isnan(s[1].item())
     assert s[2].item() == pytest.approx(2 / np.pi)
+
+
+# ---------------------------------------------------------------- out= dtypes
+
+@pytest.mark.parametrize("name", ["abs", "absolute", "ceil", "floor", "trunc", "neg",
+                                  "negative", "sign", "sgn", "conj_physical"])
+@pytest.mark.parametrize("out_dtype, shown", [("int64", "Long"), ("float64", "Double")])
+def test_unary_out_must_have_the_result_dtype(name, out_dtype, shown):
+    # PyTorch's unary kernels write only their own dtype: float64 out of a float32 abs was
+    # silently accepted (NumPy's same-kind cast)
+    x = tg.tensor([1.5, -2.0])
+    out = tg.empty(0, dtype=getattr(tg, out_dtype))
+    with pytest.raises(RuntimeError) as caught:
+        getattr(tg, name)(x, out=out)
+    assert str(caught.value).split("\nHint: ")[0] == f"Found dtype {shown} but expected Float"
+    assert out.numel() == 0  # out untouched
+    same = tg.empty(0)
+    assert getattr(tg, name)(x, out=same) is same
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x, o: tg.mean(x, out=o),
+     "mean.dtype_out(): input types can't be cast to the desired output type Long"),
+    (lambda x, o: tg.max(x, out=o), "Expected canCast( typeMetaToScalarType(self.dtype()), "
+     "typeMetaToScalarType(out.dtype())) to be true, but got false."),
+    (lambda x, o: tg.t_copy(x, out=o),
+     "Expected out tensor to have dtype float, but got long int instead"),
+])
+def test_out_dtype_refusals_in_pytorchs_words(call, message):
+    with pytest.raises(RuntimeError) as caught:
+        call(tg.tensor([1.5, -2.0]), tg.empty(0, dtype=tg.int64))
+    assert str(caught.value).split("\nHint: ")[0] == message
+
+
+def test_mean_and_max_still_write_a_wider_out():
+    out = tg.empty(0, dtype=tg.float64)
+    assert tg.mean(tg.tensor([1.5, -2.0]), out=out) is out and out.item() == -0.25
+    assert tg.max(tg.tensor([1.5, -2.0]), out=out) is out and out.item() == 1.5
