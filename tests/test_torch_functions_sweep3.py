@@ -177,3 +177,70 @@ def test_mean_and_max_still_write_a_wider_out():
     out = tg.empty(0, dtype=tg.float64)
     assert tg.mean(tg.tensor([1.5, -2.0]), out=out) is out and out.item() == -0.25
     assert tg.max(tg.tensor([1.5, -2.0]), out=out) is out and out.item() == 1.5
+
+
+# ---------------------------------------------------------------- names added
+
+def test_fill_makes_a_new_tensor_and_differentiates():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    v = tg.tensor(2.0, dtype=tg.float64, requires_grad=True)
+    a, b = tg.fill(x, 3.0), tg.fill(x, v)
+    assert a.tolist() == [3.0, 3.0] and b.tolist() == [2.0, 2.0] and b.dtype == tg.float32
+    assert x.tolist() == [1.0, 2.0]  # unchanged: fill_ out of place
+    assert (a.grad_fn.name(), b.grad_fn.name()) == ("FillBackward0", "FillBackward1")
+    (a * tg.tensor([1.0, 2.0]) + b * tg.tensor([3.0, 4.0])).sum().backward()
+    # by hand: the old values do not matter; the value feeds every element (3 + 4)
+    assert x.grad.tolist() == [0.0, 0.0]
+    assert v.grad.item() == 7.0 and v.grad.dtype == tg.float64
+    # by finite differences
+    w = tg.tensor(0.5, dtype=tg.float64, requires_grad=True)
+    assert tg.autograd.gradcheck(lambda w: tg.fill(tg.ones(3, dtype=tg.float64), w) ** 2, (w,))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: tg.fill(tg.ones(2), tg.ones(2)), RuntimeError,
+     "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions."),
+    (lambda: tg.fill(tg.tensor([1, 2]), 1e30), RuntimeError,
+     "value cannot be converted to type int64_t without overflow"),
+    (lambda: tg.fill(tg.ones(2), "a"), TypeError,
+     "fill() received an invalid combination of arguments - got (Tensor, str), but expected "
+     "one of:"),
+])
+def test_fill_refuses_as_pytorch(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).startswith(message)
+
+
+def test_fill_of_an_int_tensor_truncates_as_fill_():
+    assert tg.fill(tg.tensor([1, 2]), 2.5).tolist() == [2, 2]
+
+
+def test_conv_tbc_is_nn_functionals():
+    x, w, b = tg.randn(5, 2, 3), tg.randn(3, 3, 4), tg.randn(4)
+    assert tg.equal(tg.conv_tbc(x, w, b, 1), tg.nn.functional.conv_tbc(x, w, b, 1))
+
+
+def test_storage_and_thread_questions():
+    x = tg.ones(2)
+    assert tg.is_storage(x.untyped_storage()) and not tg.is_storage(x)
+    assert tg.set_flush_denormal(True) is False  # NumPy cannot: nothing changed
+    assert tg.tensor(1e-310, dtype=tg.float64).item() == 1e-310
+    with pytest.raises(TypeError, match="must be bool, not int"):
+        tg.set_flush_denormal(1)
+    before = tg.get_num_interop_threads()
+    try:
+        tg.set_num_interop_threads(3)
+        assert tg.get_num_interop_threads() == 3
+        assert tg.init_num_threads() is None
+    finally:
+        tg.set_num_interop_threads(before)
+    for bad, message in ((0, "expects a positive integer"), (2.5, "but got float"),
+                         (True, "but got bool")):
+        with pytest.raises(RuntimeError, match=message):
+            tg.set_num_interop_threads(bad)
+
+
+def test_stft_says_teachgrad_has_no_complex_numbers():
+    with pytest.raises(AttributeError, match="teachgrad has no complex dtypes"):
+        tg.stft  # noqa: B018
