@@ -302,15 +302,50 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
         if name not in _NOT_DIFFERENTIABLE and is_grad_enabled() and (
             _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)
         ):
-            raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
+            raise _out_autograd_error(name, called)
         _check_out_memory(name, args, kwargs, out)
         return write_out(name, function(*args, **kwargs), out)
 
     with_out.checks_input = True  # (see _input_check: not to be wrapped again)
     return with_out
+
+
+# The kernel PyTorch's out= autograd error names when it is not the function's own: the
+# one the function is written with (torch.square is pow), keyed by the name called.
+_AUTOGRAD_KERNELS = {
+    **dict.fromkeys(("column_stack", "dstack", "hstack", "vstack"), "cat"),
+    **dict.fromkeys(("cross", "linalg_cross"), "linalg_cross"),
+    **dict.fromkeys(("kron", "outer"), "mul"),
+    **dict.fromkeys(("norm", "linalg_vector_norm"), "linalg_vector_norm"),
+    **dict.fromkeys(("inverse", "linalg_inv"), "linalg_inv_ex"),
+    **dict.fromkeys(("orgqr", "linalg_householder_product"), "linalg_householder_product"),
+    **dict.fromkeys(("chain_matmul", "linalg_multi_dot"), "mm"),
+    **dict.fromkeys(("square", "float_power"), "pow"),
+    "diff": "sub", "nanmean": "nansum", "take_along_dim": "gather", "fix": "trunc",
+    "msort": "sort", "linalg_cholesky": "linalg_cholesky_ex", "linalg_det": "_linalg_det",
+    "linalg_eigvalsh": "_linalg_eigh", "linalg_pinv": "linalg_pinv",
+    "linalg_svdvals": "_linalg_svd", "linalg_vecdot": "vdot", "linalg_lu_solve":
+    "linalg_lu_solve", "linalg_matrix_power": "matmul", "linalg_solve": "_linalg_solve_ex",
+    **{f"special_{n}": f"special_{n}" for n in (
+        "entr", "erfcx", "i0e", "i1", "i1e", "log_ndtr", "ndtri", "xlog1py", "zeta")},
+}
+# Functions PyTorch differentiates, but not with out=: no derivative formula at all then.
+_NO_OUT_DERIVATIVE = {
+    "alias_copy": "alias_copy", "conj_physical": "conj_physical", "detach_copy": "detach_copy",
+    "diagonal_copy": "diagonal_copy", "floor_divide": "floor_divide", "heaviside": "heaviside",
+    "slice_copy": "slice_copy", "slice_scatter": "slice_scatter", "t_copy": "t_copy",
+}
+
+
+def _out_autograd_error(name: str, called: str) -> RuntimeError:
+    """PyTorch's refusal of out= when an argument requires grad, naming its kernel."""
+    if called in _NO_OUT_DERIVATIVE:
+        return RuntimeError(f"derivative for aten::{_NO_OUT_DERIVATIVE[called]} is not "
+                            "implemented\nHint: out= never records a graph; call the "
+                            "function without out= to differentiate it.")
+    return RuntimeError(
+        f"{_AUTOGRAD_KERNELS.get(called, name)}(): functions with out=... arguments don't "
+        "support automatic differentiation, but one of the arguments requires grad.")
 
 
 def add_out_arguments(namespace: dict, special: dict) -> None:

@@ -244,3 +244,37 @@ def test_storage_and_thread_questions():
 def test_stft_says_teachgrad_has_no_complex_numbers():
     with pytest.raises(AttributeError, match="teachgrad has no complex dtypes"):
         tg.stft  # noqa: B018
+
+
+# ---------------------------------------------------------------- out= and autograd
+
+_REFUSED = ("(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.")
+
+
+@pytest.mark.parametrize("call, message", [
+    # PyTorch names the kernel the function is written with
+    (lambda x, o: tg.square(x, out=o), "pow" + _REFUSED),
+    (lambda x, o: tg.fix(x, out=o), "trunc" + _REFUSED),
+    (lambda x, o: tg.diff(x, out=o), "sub" + _REFUSED),
+    (lambda x, o: tg.outer(x, x, out=o), "mul" + _REFUSED),
+    (lambda x, o: tg.hstack([x, x], out=o), "cat" + _REFUSED),
+    (lambda x, o: tg.norm(x, out=o), "linalg_vector_norm" + _REFUSED),
+    (lambda x, o: tg.special.entr(x, out=o), "special_entr" + _REFUSED),
+    (lambda x, o: tg.linalg.vecdot(x, x, out=o), "vdot" + _REFUSED),
+    (lambda x, o: tg.abs(x, out=o), "abs" + _REFUSED),  # its own name
+    (lambda x, o: tg.absolute(x, out=o), "abs" + _REFUSED),
+    # no derivative at all with out=
+    (lambda x, o: tg.t_copy(x, out=o), "derivative for aten::t_copy is not implemented"),
+    (lambda x, o: tg.heaviside(x, x, out=o),
+     "derivative for aten::heaviside is not implemented"),
+])
+def test_out_with_grad_names_pytorchs_kernel(call, message):
+    x = tg.tensor([0.5, 1.5, 2.0], requires_grad=True)
+    out = tg.empty(0)
+    with pytest.raises(RuntimeError) as caught:
+        call(x, out)
+    assert str(caught.value).split("\nHint: ")[0] == message
+    assert out.numel() == 0
+    with tg.no_grad():  # nothing to record: written
+        assert call(x, out) is out
