@@ -142,6 +142,16 @@ _SAME_DTYPE_MESSAGES = {
                      "ceil", "floor", "trunc", "neg", "sign", "sgn"),
                     "Found dtype {out} but expected {result}"),
 }
+# Functions whose ``out`` must have one of a few dtypes, whatever the inputs' (a float
+# out of torch.all was filled with 0.0/1.0), with PyTorch's refusal.
+_OUT_DTYPES = {
+    **{name: (("bool", "uint8"), name + " only supports bool tensor for result, got: {out}")
+       for name in ("all", "any")},
+    **{name: (("bool",), name + " does not support non-boolean outputs.")
+       for name in ("isneginf", "isposinf", "signbit")},
+    "float_power": (("float64",), "the output given to float_power has dtype {out} but the "
+                    "operation's result requires dtype Double"),
+}
 # Functions whose ``out`` takes any dtype the result casts to safely, in PyTorch's words
 # for a refusal (the others say "result type Float can't be cast to ...").
 _CAST_MESSAGES = {
@@ -216,6 +226,9 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
              "result_cpp": _CPP_NAMES[result._data.dtype.name],
              "out_cpp": _CPP_NAMES[out._data.dtype.name]}
     same = result._data.dtype == out._data.dtype
+    if name in _OUT_DTYPES:
+        allowed, message = _OUT_DTYPES[name]
+        return None if out._data.dtype.name in allowed else message.format(**names)
     if name in _SAME_DTYPE_MESSAGES:
         return None if same else _SAME_DTYPE_MESSAGES[name].format(**names)
     if name == "logsumexp" and out._data.dtype.kind != "f":

@@ -467,6 +467,9 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     tensor([0., 1.])
     """
     data = input._data
+    if p is not None and not 0 <= p <= 1:  # (checked first, as PyTorch; nan fails too)
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}"
+                           "\nHint: p is a probability, e.g. torch.bernoulli(x, 0.5).")
     if data.dtype.kind != "f":
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for "

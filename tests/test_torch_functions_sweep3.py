@@ -278,3 +278,56 @@ def test_out_with_grad_names_pytorchs_kernel(call, message):
     assert out.numel() == 0
     with tg.no_grad():  # nothing to record: written
         assert call(x, out) is out
+
+
+# ---------------------------------------------------------------- silently accepted before
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tg.all(tg.ones(2), out=tg.empty(0)),
+     "all only supports bool tensor for result, got: Float"),
+    (lambda: tg.any(tg.ones(2), out=tg.empty(0, dtype=tg.int64)),
+     "any only supports bool tensor for result, got: Long"),
+    (lambda: tg.isneginf(tg.ones(2), out=tg.empty(0, dtype=tg.uint8)),
+     "isneginf does not support non-boolean outputs."),
+    (lambda: tg.signbit(tg.ones(2), out=tg.empty(0)),
+     "signbit does not support non-boolean outputs."),
+    (lambda: tg.float_power(tg.ones(2), 2, out=tg.empty(0)),
+     "the output given to float_power has dtype Float but the operation's result requires "
+     "dtype Double"),
+    (lambda: tg.linalg.vecdot(tg.ones(2), tg.tensor([1, 2])),
+     "linalg.vecdot: Expected x and y to have the same dtype, but found x of type Float and y "
+     "of type Long instead"),
+    (lambda: tg.linalg.vecdot(tg.tensor([1, 2]), tg.tensor([1, 2])),
+     "linalg.vecdot: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda: tg.cdist(tg.ones(1, 2, dtype=tg.float64), tg.ones(1, 2)),
+     "expected scalar type Double but found Float"),
+    (lambda: tg.histogram(tg.ones(2), tg.tensor([0, 1, 2])),
+     "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+     "input with dtype float and bins for dimension 0 with dtype long int"),
+    (lambda: tg.histogramdd(tg.ones(3, 2), [tg.tensor([0.0, 1.0]), tg.tensor([0, 1])]),
+     "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+     "input with dtype float and bins for dimension 1 with dtype long int"),
+    (lambda: tg.bernoulli(tg.ones(2), 2), "bernoulli_ expects p to be in [0, 1], but got p=2"),
+    (lambda: tg.bernoulli(tg.ones(2), -0.5),
+     "bernoulli_ expects p to be in [0, 1], but got p=-0.5"),
+    (lambda: tg.bernoulli(tg.tensor([1, 2]), float("nan")),  # p before the dtype
+     "bernoulli_ expects p to be in [0, 1], but got p=nan"),
+    (lambda: tg.nanmean(tg.tensor([1, 2]), dtype=tg.float64),  # the input's own dtype
+     "nanmean(): expected input to have floating point or complex dtype but got Long"),
+])
+def test_refused_as_pytorch_where_teachgrad_computed(call, message):
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    assert str(caught.value).split("\nHint: ")[0] == message
+
+
+def test_the_accepted_neighbours_still_compute():
+    out = tg.empty(0, dtype=tg.uint8)
+    assert tg.all(tg.ones(2), out=out) is out and out.item() == 1
+    out = tg.empty(0, dtype=tg.float64)
+    assert tg.float_power(tg.tensor([3.0]), 2, out=out) is out and out.tolist() == [9.0]
+    x = tg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tg.float64)
+    assert tg.linalg.vecdot(x, x).tolist() == [5.0, 25.0]
+    assert tg.histogram(tg.tensor([0.5, 1.5, 1.7]), tg.tensor([0.0, 1.0, 2.0])).hist.tolist() \
+        == [1.0, 2.0]
+    assert tg.bernoulli(tg.ones(3), 1.0).tolist() == [1.0, 1.0, 1.0]

@@ -1698,13 +1698,13 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     >>> torch.tensor([1., float('nan'), 2.]).nanmean()
     tensor(1.5000)
     """
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f":  # (the input's own dtype, even with dtype=)
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_scalar_type_name(input)}"
         )
+    if dtype is not None:
+        input = input.to(dtype)
     counts = _make(np.logical_not(np.isnan(input._data)))
     return nansum(input, dim, keepdim) / sum(counts, dim, keepdim)
 

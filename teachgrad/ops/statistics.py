@@ -131,7 +131,15 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
            name: str) -> np.ndarray:
     """The bin edges along one dimension: given as a tensor, or ``bins`` equal widths."""
     if isinstance(bins, Tensor):
-        return bins._data.astype(dtype)
+        if bins._data.dtype != dtype:  # edges are compared with the values as they are
+            from .._out import _cpp_name
+
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {_cpp_name(dtype)} and bins for dimension {dim} "
+                f"with dtype {_cpp_name(bins._data.dtype)}\nHint: make the edges in the "
+                "input's dtype, e.g. bins.to(input.dtype).")
+        return bins._data
     bins = int(bins)
     if bins <= 0:
         raise RuntimeError(f"{name}(): bins must be > 0, but got {bins} for dimension {dim}")
