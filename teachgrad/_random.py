@@ -470,14 +470,14 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     if p is not None and not 0 <= p <= 1:  # (checked first, as PyTorch; nan fails too)
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}"
                            "\nHint: p is a probability, e.g. torch.bernoulli(x, 0.5).")
-    if data.dtype.kind != "f":
+    if p is not None:  # (draws of any dtype: 0/1, False/True for a bool input)
+        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
+                     .astype(data.dtype))
+    if data.dtype.kind != "f":  # (probabilities must be floats)
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for "
             f"'{input.dtype._legacy.removesuffix('Tensor')}'"
         )
-    if p is not None:
-        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
-                     .astype(data.dtype))
     _check_probabilities(data)
     return BernoulliBackward0.apply(input, engine=_engine(generator))
 

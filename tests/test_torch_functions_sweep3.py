@@ -331,3 +331,17 @@ def test_the_accepted_neighbours_still_compute():
     assert tg.histogram(tg.tensor([0.5, 1.5, 1.7]), tg.tensor([0.0, 1.0, 2.0])).hist.tolist() \
         == [1.0, 2.0]
     assert tg.bernoulli(tg.ones(3), 1.0).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+def test_bernoulli_with_p_draws_in_any_dtype(dtype):
+    # the same draws as for a float tensor (one uniform number per element), in its dtype
+    tg.manual_seed(3)
+    floats = tg.bernoulli(tg.zeros(20), 0.3)
+    tg.manual_seed(3)
+    drawn = tg.bernoulli(tg.zeros(20, dtype=getattr(tg, dtype)), 0.3)
+    assert drawn.dtype == getattr(tg, dtype)
+    assert drawn.tolist() == floats.to(getattr(tg, dtype)).tolist()
+    assert 0 < floats.sum().item() < 20
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        tg.bernoulli(tg.zeros(2, dtype=getattr(tg, dtype)))  # probabilities must be floats
