@@ -355,6 +355,7 @@ _PARSER = re.compile(r"received an invalid combination of arguments|missing \d+ 
                      r"must be (a )?(tuple|list|int|Tensor|Number|number|callable)|"
                      r"argument '\w+' (\(position \d+\) )?must be|"
                      r"takes no (keyword )?arguments|object is not callable|"
+                     r"incompatible function arguments|"
                      r"unsupported operand type|not supported between|"
                      r"^expected a|Expected a .* object|has no attribute|"
                      r"object of type .* has no len|"

@@ -345,3 +345,31 @@ def test_bernoulli_with_p_draws_in_any_dtype(dtype):
     assert 0 < floats.sum().item() < 20
     with pytest.raises(NotImplementedError, match="not implemented for"):
         tg.bernoulli(tg.zeros(2, dtype=getattr(tg, dtype)))  # probabilities must be floats
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # shapes that do not broadcast: PyTorch's words (NumPy's ValueError leaked)
+    (lambda: tg.normal(tg.ones(2, 3), tg.ones(3, 3)), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+     "dimension 0"),
+    (lambda: tg.normal(tg.ones(2, 3), tg.ones(2)), RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+     "dimension 1"),
+    # the standard deviations are checked first, before the shapes and the dtypes
+    (lambda: tg.normal(tg.ones(2, 3), -tg.ones(3, 3)), RuntimeError,
+     "normal expects all elements of std >= 0.0"),
+    (lambda: tg.normal(tg.tensor([1, 2]), tg.tensor([-1, 2])), RuntimeError,
+     "normal expects all elements of std >= 0.0"),
+    (lambda: tg.normal(tg.tensor([1, 2]), -1.0), RuntimeError,
+     "normal expects std >= 0.0, but found std -1"),
+    (lambda: tg.normal(tg.tensor([1, 2]), tg.tensor([1, 2])), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Long'"),
+])
+def test_normal_checks_in_pytorchs_order(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).split("\nHint: ")[0] == message
+
+
+def test_normal_still_broadcasts():
+    assert tuple(tg.normal(tg.zeros(2, 1), tg.ones(3)).shape) == (2, 3)
