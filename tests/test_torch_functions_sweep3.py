@@ -373,3 +373,23 @@ def test_normal_checks_in_pytorchs_order(call, error, message):
 
 def test_normal_still_broadcasts():
     assert tuple(tg.normal(tg.zeros(2, 1), tg.ones(3)).shape) == (2, 3)
+
+
+@pytest.mark.filterwarnings("ignore:at::")
+@pytest.mark.parametrize("call, error, message", [
+    # nuclear_norm's dim is PyTorch's int[2]: one int d stands for (d, d)
+    (lambda: tg.nuclear_norm(tg.ones(2, 3), dim=0), RuntimeError,
+     "linalg.matrix_norm: dims must be different. Got (0, 0)"),
+    (lambda: tg.nuclear_norm(tg.ones(2, 3), 2), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda: tg.frobenius_norm(tg.tensor([1, 2]), 0), RuntimeError,
+     "norm(): input dtype should be either floating point or complex. Got Long instead."),
+    (lambda: tg.histogram(tg.tensor([1, 2]), tg.tensor([0, 1])), NotImplementedError,
+     "\"histogram_cpu\" not implemented for 'Long'"),
+    (lambda: tg.histogram(tg.tensor([1, 2]), 2), NotImplementedError,
+     "\"histogramdd\" not implemented for 'Long'"),
+])
+def test_legacy_norms_and_histogram_errors(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).split("\nHint: ")[0] == message

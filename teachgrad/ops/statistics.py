@@ -245,7 +245,8 @@ def histogram(input: Tensor, bins: int | Tensor = 100, *,
     >>> torch.histogram(torch.tensor([1., 2., 1.]), bins=4, range=(0., 3.)).hist
     tensor([0., 2., 1., 0.])
     """
-    _check_float(input, "histogramdd")
+    # (PyTorch's kernel for edges given as a tensor is histogram_cpu, else histogramdd's)
+    _check_float(input, "histogram_cpu" if isinstance(bins, Tensor) else "histogramdd")
     # (PyTorch flattens both: the weight needs as many entries as the input)
     _check_weight(input, (input._data.size, 1), None if weight is None else weight.reshape(-1))
 
