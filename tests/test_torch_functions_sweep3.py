@@ -393,3 +393,21 @@ def test_legacy_norms_and_histogram_errors(call, error, message):
     with pytest.raises(error) as caught:
         call()
     assert str(caught.value).split("\nHint: ")[0] == message
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tg.trapezoid(tg.tensor([True, False])),
+     "trapezoid: received a bool input for `y`, but bool is not supported"),
+    (lambda: tg.trapz(tg.tensor([True, False]), dx=2),
+     "trapezoid: received a bool input for `y`, but bool is not supported"),
+    (lambda: tg.trapezoid(tg.ones(2), tg.tensor([True, False])),
+     "trapezoid: received a bool input for `x` or `y`, but bool is not supported"),
+    (lambda: tg.cumulative_trapezoid(tg.tensor([True, False])),
+     "cumulative_trapezoid: received a bool input for `y`, but bool is not supported"),
+])
+def test_trapezoid_refuses_bool_samples(call, message):
+    # (teachgrad integrated them as 0/1 floats)
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    assert str(caught.value).split("\nHint: ")[0] == message
+    assert tg.trapezoid(tg.tensor([1, 2])).item() == 1.5  # integers are integrated
