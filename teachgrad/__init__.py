@@ -195,7 +195,8 @@ _add_missing_torch_hint()
 # for one says so, where Python alone would only say "no attribute".
 _COMPLEX_ONLY = frozenset({
     "complex32", "complex64", "complex128", "chalf", "cfloat", "cdouble", "complex", "polar",
-    "view_as_complex", "view_as_real", "fft", "is_complex_dtype",
+    "view_as_complex", "view_as_real", "fft", "is_complex_dtype", "stft", "istft",
+    "view_as_complex_copy", "view_as_real_copy",
 })
 
 

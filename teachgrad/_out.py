@@ -120,7 +120,7 @@ _EXACT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} inst
 _SAME_DTYPE_MESSAGES = {
     **dict.fromkeys(("mm", "matmul", "bmm", "addmm", "mv", "addmv", "baddbmm", "cross",
                      "diag", "tril", "triu", "gather", "take_along_dim", "argmax", "argmin",
-                     "alias_copy", "detach_copy", "msort", "norm"), _EXACT),
+                     "alias_copy", "detach_copy", "msort", "norm", "t_copy"), _EXACT),
     "histc": "torch.histogram: input tensor and hist tensor should have the same dtype, but "
              "got input {result_cpp} and hist {out_cpp}",
     "nonzero": "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
@@ -138,8 +138,26 @@ _SAME_DTYPE_MESSAGES = {
             "and {out} for out's dtype.",
     "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {result}",
     "logcumsumexp": "expected scalar_type {result} but found {out}",
-    **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "fix", "frac"),
+    **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "conj", "fix", "frac", "abs",
+                     "ceil", "floor", "trunc", "neg", "sign", "sgn"),
                     "Found dtype {out} but expected {result}"),
+}
+# Functions whose ``out`` must have one of a few dtypes, whatever the inputs' (a float
+# out of torch.all was filled with 0.0/1.0), with PyTorch's refusal.
+_OUT_DTYPES = {
+    **{name: (("bool", "uint8"), name + " only supports bool tensor for result, got: {out}")
+       for name in ("all", "any")},
+    **{name: (("bool",), name + " does not support non-boolean outputs.")
+       for name in ("isneginf", "isposinf", "signbit")},
+    "float_power": (("float64",), "the output given to float_power has dtype {out} but the "
+                    "operation's result requires dtype Double"),
+}
+# Functions whose ``out`` takes any dtype the result casts to safely, in PyTorch's words
+# for a refusal (the others say "result type Float can't be cast to ...").
+_CAST_MESSAGES = {
+    "mean": "mean.dtype_out(): input types can't be cast to the desired output type {out}",
+    **dict.fromkeys(("max", "min"), "Expected canCast( typeMetaToScalarType(self.dtype()), "
+                    "typeMetaToScalarType(out.dtype())) to be true, but got false."),
 }
 # Functions whose result has no gradient: PyTorch writes it into out= even when an input
 # requires grad (torch.argmax(w, out=i)).
@@ -208,6 +226,9 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
              "result_cpp": _CPP_NAMES[result._data.dtype.name],
              "out_cpp": _CPP_NAMES[out._data.dtype.name]}
     same = result._data.dtype == out._data.dtype
+    if name in _OUT_DTYPES:
+        allowed, message = _OUT_DTYPES[name]
+        return None if out._data.dtype.name in allowed else message.format(**names)
     if name in _SAME_DTYPE_MESSAGES:
         return None if same else _SAME_DTYPE_MESSAGES[name].format(**names)
     if name == "logsumexp" and out._data.dtype.kind != "f":
@@ -217,6 +238,8 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
         return None
     if name in _CAT_FUNCTIONS:
         return f"torch.cat(): input types can't be cast to the desired output type {names['out']}"
+    if name in _CAST_MESSAGES:
+        return _CAST_MESSAGES[name].format(**names)
     return f"result type {names['result']} can't be cast to the desired output type {names['out']}"
 
 
@@ -292,15 +315,50 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
         if name not in _NOT_DIFFERENTIABLE and is_grad_enabled() and (
             _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)
         ):
-            raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
+            raise _out_autograd_error(name, called)
         _check_out_memory(name, args, kwargs, out)
         return write_out(name, function(*args, **kwargs), out)
 
     with_out.checks_input = True  # (see _input_check: not to be wrapped again)
     return with_out
+
+
+# The kernel PyTorch's out= autograd error names when it is not the function's own: the
+# one the function is written with (torch.square is pow), keyed by the name called.
+_AUTOGRAD_KERNELS = {
+    **dict.fromkeys(("column_stack", "dstack", "hstack", "vstack"), "cat"),
+    **dict.fromkeys(("cross", "linalg_cross"), "linalg_cross"),
+    **dict.fromkeys(("kron", "outer"), "mul"),
+    **dict.fromkeys(("norm", "linalg_vector_norm"), "linalg_vector_norm"),
+    **dict.fromkeys(("inverse", "linalg_inv"), "linalg_inv_ex"),
+    **dict.fromkeys(("orgqr", "linalg_householder_product"), "linalg_householder_product"),
+    **dict.fromkeys(("chain_matmul", "linalg_multi_dot"), "mm"),
+    **dict.fromkeys(("square", "float_power"), "pow"),
+    "diff": "sub", "nanmean": "nansum", "take_along_dim": "gather", "fix": "trunc",
+    "msort": "sort", "linalg_cholesky": "linalg_cholesky_ex", "linalg_det": "_linalg_det",
+    "linalg_eigvalsh": "_linalg_eigh", "linalg_pinv": "linalg_pinv",
+    "linalg_svdvals": "_linalg_svd", "linalg_vecdot": "vdot", "linalg_lu_solve":
+    "linalg_lu_solve", "linalg_matrix_power": "matmul", "linalg_solve": "_linalg_solve_ex",
+    **{f"special_{n}": f"special_{n}" for n in (
+        "entr", "erfcx", "i0e", "i1", "i1e", "log_ndtr", "ndtri", "xlog1py", "zeta")},
+}
+# Functions PyTorch differentiates, but not with out=: no derivative formula at all then.
+_NO_OUT_DERIVATIVE = {
+    "alias_copy": "alias_copy", "conj_physical": "conj_physical", "detach_copy": "detach_copy",
+    "diagonal_copy": "diagonal_copy", "floor_divide": "floor_divide", "heaviside": "heaviside",
+    "slice_copy": "slice_copy", "slice_scatter": "slice_scatter", "t_copy": "t_copy",
+}
+
+
+def _out_autograd_error(name: str, called: str) -> RuntimeError:
+    """PyTorch's refusal of out= when an argument requires grad, naming its kernel."""
+    if called in _NO_OUT_DERIVATIVE:
+        return RuntimeError(f"derivative for aten::{_NO_OUT_DERIVATIVE[called]} is not "
+                            "implemented\nHint: out= never records a graph; call the "
+                            "function without out= to differentiate it.")
+    return RuntimeError(
+        f"{_AUTOGRAD_KERNELS.get(called, name)}(): functions with out=... arguments don't "
+        "support automatic differentiation, but one of the arguments requires grad.")
 
 
 def add_out_arguments(namespace: dict, special: dict) -> None:

@@ -45,6 +45,7 @@ from ._mt19937 import DEFAULT_SEED, MT19937Engine
 from ._tensor import Tensor, _make
 from .ops.layout import check_memory_format, memory_order, zeros_in_format
 from .ops.op import Op
+from .ops.pointwise import _check_shapes_broadcast
 from .ops.select_grad import zero_grad_like
 
 __all__ = [
@@ -364,14 +365,16 @@ def normal(mean=None, std=None, size=None, *, generator: Generator | None = None
         std = 1.0
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
+    _check_std(s)  # (PyTorch's first check, before the dtypes and the shapes)
     if isinstance(mean, Tensor):
         d = _sample_dtype(mean.dtype, "normal_kernel_cpu")
     elif isinstance(std, Tensor):
         d = _sample_dtype(std.dtype, "normal_kernel_cpu")
     else:
         d = _sample_dtype(dtype, "normal_kernel_cpu")
+    if size is None:  # (PyTorch's message where the shapes do not broadcast, not NumPy's)
+        _check_shapes_broadcast(np.shape(m), np.shape(s))
     shape = _shape((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
-    _check_std(s)
     values = _normal_overload(generator, mean, std, m, s, shape, d)
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         return NormalBackward3.apply(mean, std, values=values)
@@ -467,14 +470,17 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     tensor([0., 1.])
     """
     data = input._data
-    if data.dtype.kind != "f":
+    if p is not None and not 0 <= p <= 1:  # (checked first, as PyTorch; nan fails too)
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}"
+                           "\nHint: p is a probability, e.g. torch.bernoulli(x, 0.5).")
+    if p is not None:  # (draws of any dtype: 0/1, False/True for a bool input)
+        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
+                     .astype(data.dtype))
+    if data.dtype.kind != "f":  # (probabilities must be floats)
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for "
             f"'{input.dtype._legacy.removesuffix('Tensor')}'"
         )
-    if p is not None:
-        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
-                     .astype(data.dtype))
     _check_probabilities(data)
     return BernoulliBackward0.apply(input, engine=_engine(generator))
 

@@ -44,4 +44,30 @@ def set_num_threads(num: int) -> None:
     _threads["count"] = num
 
 
-__all__ = ["pi", "e", "inf", "nan", "get_num_threads", "set_num_threads"]
+_interop = {"count": _threads["count"]}
+
+
+def get_num_interop_threads() -> int:
+    """The inter-op thread count last given to :func:`set_num_interop_threads` (at first,
+    the usable CPUs). teachgrad runs one op at a time: only a number it remembers."""
+    return _interop["count"]
+
+
+def set_num_interop_threads(num: int) -> None:
+    """Remember ``num`` as the inter-op thread count (PyTorch's checks); PyTorch runs
+    independent ops of a TorchScript graph on these threads, teachgrad runs one at a time."""
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise RuntimeError(
+            f"set_num_interop_threads expects an int, but got {type(num).__name__}")
+    if num <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    _interop["count"] = num
+
+
+def init_num_threads() -> None:
+    """PyTorch passes its thread count on to a new thread; teachgrad's counts are only
+    remembered numbers (see the module's docstring), so there is nothing to do."""
+
+
+__all__ = ["pi", "e", "inf", "nan", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads", "init_num_threads"]

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._arguments import Signatures
 from ._input_check import refuse_non_tensor_input
 from ._tensor import Tensor
+from .ops.inplace import FillBackward2, FillBackward3
 
 # Every in-place method that PyTorch also has as a top-level function.
 _INPLACE_FUNCTIONS = (
@@ -44,6 +46,16 @@ def _function_of(name: str) -> Callable[..., Tensor]:
 for _name in _INPLACE_FUNCTIONS:
     globals()[_name] = _function_of(_name)
 del _name
+
+
+
+class FillBackward0(FillBackward2):
+    """``torch.fill(input, number)``: a new tensor (``fill_``'s node is FillBackward2)."""
+
+
+class FillBackward1(FillBackward3):
+    """``torch.fill(input, 0-d tensor)``: the value is an input too."""
+
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -400,6 +412,50 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     return norm(v, pow, dim)
 
 
+def fill(input: Tensor, value) -> Tensor:
+    """A new tensor of ``input``'s shape and dtype, every element ``value`` (a number or a
+    0-d tensor, which then gets the gradient: the sum of the result's); ``fill_`` out of
+    place.
+
+    >>> import teachgrad as torch
+    >>> torch.fill(torch.zeros(2, 2), 7)
+    tensor([[7., 7.],
+            [7., 7.]])
+    """
+    from .ops.inplace import _fill_value_checked
+
+    refuse_non_tensor_input("fill", (input, value), {})
+    _FILL.check((input, value))
+    if isinstance(_fill_value_checked(input, value), Tensor):
+        return FillBackward1.apply(input, value)
+    return FillBackward0.apply(input, value=_fill_value_checked(input, value))
+
+
+_FILL = Signatures("fill", "(Tensor input, Tensor value)", "(Tensor input, Number value)")
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """``nn.functional.conv_tbc``: a 1-d convolution of (time, batch, channels) input."""
+    return _functional().conv_tbc(input, weight, bias, pad)
+
+
+def is_storage(obj) -> bool:
+    """Whether ``obj`` is a storage (``x.untyped_storage()`` or ``x.storage()``)."""
+    from .storage import TypedStorage, UntypedStorage
+
+    return isinstance(obj, (TypedStorage, UntypedStorage))
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """Whether flushing denormal (subnormal) floats to zero could be set: False, and
+    nothing changes. PyTorch sets the CPU's flag for its own kernels; NumPy, which
+    teachgrad computes with, has no such switch, so 1e-310 stays 1e-310."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    return False
+
+
 def compile(model: Callable | None = None, **options) -> Callable:  # noqa: A001
     """``torch.compile``: PyTorch turns the model into fused machine code; teachgrad runs
     Python and NumPy as written, so the model is returned unchanged (and works the same).
@@ -424,5 +480,6 @@ __all__ = [
     "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd",
     "detach", "newaxis", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "native_channel_shuffle", "vander",
-    "get_device", "norm_except_dim", "compile",
+    "get_device", "norm_except_dim", "compile", "fill", "conv_tbc", "is_storage",
+    "set_flush_denormal",
 ]

@@ -113,6 +113,16 @@ def _check_x_or_dx(x, dx) -> None:
         )
 
 
+def _refuse_bool(name: str, y: Tensor, x) -> None:
+    """PyTorch's refusal of bool samples (or positions): there is no bool subtraction."""
+    if x is None and y._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported"
+                           "\nHint: convert first, e.g. y.float().")
+    if x is not None and np.bool_ in (y._data.dtype, getattr(x, "dtype", None) and x._data.dtype):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported\nHint: convert first, e.g. y.float().")
+
+
 @numpy_names
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
@@ -128,6 +138,7 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     _check_x_or_dx(x, dx)
     if y._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    _refuse_bool("trapezoid", y, x)
     d = _wrap_dim(dim, y._data.ndim)
     y = _floating(y)
     if y._data.shape[d] == 0:  # no samples: an integral of nothing
@@ -163,6 +174,7 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     tensor([1.5000, 4.0000])
     """
     _check_x_or_dx(x, dx)
+    _refuse_bool("cumulative_trapezoid", y, x)  # (before the 0-d check, unlike trapezoid)
     if y._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, y._data.ndim)

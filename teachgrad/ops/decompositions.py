@@ -1071,8 +1071,23 @@ def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None,
         )
     if rcond is not None:  # PyTorch's overload linalg.pinv(input, rcond, hermitian)
         atol, rtol = 0.0, rcond
+    _refuse_tolerance_grad(atol=atol, rtol=rtol)
     atol, rtol = _tolerances(A, atol, rtol)
     return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
+
+
+def _refuse_tolerance_grad(**tolerances) -> None:
+    """PyTorch's refusal of a tolerance tensor that requires grad: pinv is not
+    differentiable in its cut-off (a step function of it), so the gradient would be lost."""
+    from ..autograd.grad_mode import is_grad_enabled
+
+    for name, tol in tolerances.items():
+        if isinstance(tol, Tensor) and tol.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"The function 'linalg_pinv' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True.\nHint: pass the "
+                "tolerance detached, e.g. tol.detach(): which singular values count as zero "
+                "does not change smoothly with it.")
 
 
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None,

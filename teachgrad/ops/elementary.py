@@ -266,7 +266,8 @@ class SincBackward0(Op):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return np.sinc(_opmath(a)).astype(a.dtype)  # sin(πa)/(πa), and 1 at 0
+        with np.errstate(invalid="ignore"):  # sin(±inf) is nan silently, as in PyTorch
+            return np.sinc(_opmath(a)).astype(a.dtype)  # sin(πa)/(πa), and 1 at 0
 
     @staticmethod
     def backward(ctx, grad):

@@ -587,6 +587,15 @@ _NO_VALUE = object()
 
 
 def _fill(self: Tensor, value=_NO_VALUE) -> Tensor:
+    value = _fill_value_checked(self, value)
+    if isinstance(value, Tensor):
+        return FillBackward3.apply(self, value)
+    return FillBackward2.apply(self, value=value)
+
+
+def _fill_value_checked(self: Tensor, value=_NO_VALUE):
+    """``fill_``'s value after PyTorch's checks: a 0-d tensor, or a number ``self`` holds
+    (``torch.fill`` takes the same)."""
     if value is _NO_VALUE:  # (x.fill_() with no value: PyTorch's parser says so)
         _FILL.check(())
     if isinstance(value, Tensor):
@@ -595,11 +604,10 @@ def _fill(self: Tensor, value=_NO_VALUE) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions."
             )
-        return FillBackward3.apply(self, value)
+        return value
     if not is_number(value):  # (a string would reach NumPy)
         _FILL.check((value,))
-    value = check_fill_value(value, self._data.dtype)
-    return FillBackward2.apply(self, value=value)
+    return check_fill_value(value, self._data.dtype)
 
 
 _OVERLAP_RULES[_fill] = None  # (its value is read once, before anything is written)

@@ -57,7 +57,12 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
 def frobenius_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False) -> Tensor:
     """√(Σ x²) over ``dim`` (deprecated: ``linalg.vector_norm(x, 2, dim, keepdim)``)."""
     from .. import linalg
+    from .decompositions import _scalar_name
 
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_scalar_name(input)} instead.\nHint: convert first, e.g. "
+                           "x.float().")
     warn_user(
         "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
         "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
@@ -75,6 +80,8 @@ def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False) -> Tensor:
 
     if isinstance(dim, bool):
         dim, keepdim = (-2, -1), dim
+    elif isinstance(dim, int):  # (PyTorch's int[2] parameter repeats one int: (d, d))
+        dim = (dim, dim)
     warn_user(
         "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will "
         "be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', "

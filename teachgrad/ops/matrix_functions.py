@@ -201,7 +201,8 @@ class LinalgCrossBackward0(Op):
         ctx.dim = dim
         needs = ctx.needs_input_grad  # each for the other one's gradient only
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        return np.cross(a, b, axis=dim)
+        # contiguous whatever the inputs' layout, as PyTorch's
+        return np.ascontiguousarray(np.cross(a, b, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -386,7 +387,19 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 @numpy_names
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product along ``dim`` (batched): ``(x * y).sum(dim)``."""
+    """The dot product along ``dim`` (batched): ``(x * y).sum(dim)``, of two float tensors
+    of the same dtype (PyTorch's checks, in its order: it neither promotes nor takes
+    integers)."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        if x._data.dtype != y._data.dtype:
+            raise RuntimeError(
+                "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                f"{_scalar_name(x)} and y of type {_scalar_name(y)} instead"
+                "\nHint: convert one of them first, e.g. y.to(x.dtype).")
+        if x._data.dtype.kind != "f":
+            raise RuntimeError(
+                "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                f"{_scalar_name(x)}\nHint: convert first, e.g. x.float().")
     return (x * y).sum(dim)
 
 
@@ -604,6 +617,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
             f"{x1._data.shape[-1]} X2: {x2._data.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if x1._data.dtype != x2._data.dtype:  # (its kernel does not promote)
+        raise RuntimeError(
+            f"expected scalar type {_scalar_name(x1)} but found {_scalar_name(x2)}"
+            "\nHint: convert one of them first, e.g. x2.to(x1.dtype).")
     _checked_broadcast_any(_make(np.empty(x1._data.shape[:-2])),
                            _make(np.empty(x2._data.shape[:-2])))
     return CdistBackward0.apply(x1, x2, p=float(p))

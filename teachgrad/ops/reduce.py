@@ -73,10 +73,12 @@ def _sum(a: np.ndarray, dims, keepdim: bool, dtype) -> np.ndarray:
 
     (In float16, 60000 + 60000 is already inf, and 2048 + 1 is 2048.)
     """
+    # (np.add.reduce is what np.sum calls: called here, NumPy's "invalid value" warning
+    # for inf + -inf comes from this module, which teachgrad's filter quiets, as PyTorch is)
     if dtype is None and a.dtype == np.float16:
-        out = np.sum(a, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
+        out = np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
     else:
-        out = np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+        out = np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=dtype)
     return row_major(out)
 
 
@@ -352,7 +354,7 @@ class ProdBackward0(Op):
 
     @staticmethod
     def forward(ctx, a, dtype=None):
-        out = np.asarray(np.prod(a, dtype=dtype))
+        out = np.asarray(np.multiply.reduce(a, axis=None, dtype=dtype))  # (quiet: see _sum)
         ctx.save_for_backward(a, out)
         return out
 
@@ -383,7 +385,8 @@ class ProdBackward1(Op):
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype=None):
         ctx.dim, ctx.keepdim = dim, keepdim
-        out = row_major(np.asarray(np.prod(a, axis=dim, keepdims=keepdim, dtype=dtype)))
+        out = row_major(np.asarray(np.multiply.reduce(a, axis=dim, keepdims=keepdim,
+                                                      dtype=dtype)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -1695,13 +1698,13 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     >>> torch.tensor([1., float('nan'), 2.]).nanmean()
     tensor(1.5000)
     """
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f":  # (the input's own dtype, even with dtype=)
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_scalar_type_name(input)}"
         )
+    if dtype is not None:
+        input = input.to(dtype)
     counts = _make(np.logical_not(np.isnan(input._data)))
     return nansum(input, dim, keepdim) / sum(counts, dim, keepdim)
 

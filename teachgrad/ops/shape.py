@@ -1448,7 +1448,14 @@ class Rot90Backward0(Op):
     @staticmethod
     def forward(ctx, a, k, dims):
         ctx.k, ctx.dims = k, dims
-        return np.rot90(a, k, dims).copy()
+        # Laid out as PyTorch's: its rot90 is flip(...).transpose_(...) for odd k, and a
+        # flip keeps its input's layout (order="K"), so rot90(x) has x.t()'s strides
+        if k == 0:
+            return np.ascontiguousarray(a)
+        if k == 2:
+            return np.array(np.flip(a, dims), order="K")
+        flipped = np.array(np.flip(a, dims[1] if k == 1 else dims[0]), order="K")
+        return np.swapaxes(flipped, *dims)
 
     @staticmethod
     def backward(ctx, grad):

@@ -270,34 +270,49 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 # broadcast_tensors, broadcast_shapes
 # ----------------------------------------------------------------------------------------
 def broadcast_shapes(*shapes) -> Size:
-    """The shape that tensors of these shapes broadcast to (ints count as 1-D shapes).
+    """The shape that tensors of these shapes broadcast to (ints count as 1-D shapes,
+    ``None`` is left out), with PyTorch's checks in its order.
 
     >>> import teachgrad as torch
     >>> torch.broadcast_shapes((2, 1), (3,))
     teachgrad.Size([2, 3])
     """
-    as_tuples = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
-    result: list[int] = []
-    for i, shape in enumerate(as_tuples):
-        for k in range(1, len(shape) + 1):
-            size = shape[-k]
-            if k > len(result):
-                result.insert(0, size)
-            elif result[-k] == 1:
-                result[-k] = size
-            elif size not in (1, result[-k]):
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {size} at -{k}! Mismatching "
-                    f"argument at index {i} had {_as_given(shapes[i], shape)}; but expected "
-                    "shape should be "
-                    f"broadcastable to {list(result)}"
-                )
-    return Size(result)
+    given = [(s,) if isinstance(s, (int, np.integer)) else s for s in shapes if s is not None]
+    if not given:
+        return Size([])
+    for shape in given:
+        # a tensor is not a shape (torch.broadcast_shapes(x, y) meant x.shape, y.shape)
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(
+                "Input shapes should be of type ints, a tuple of ints, or a list of ints, "
+                f"got {shape}\nHint: pass shapes, e.g. torch.broadcast_shapes(x.shape, "
+                "y.shape), or use torch.broadcast_tensors(x, y) for the tensors themselves.")
+    common: list = [1] * max(len(shape) for shape in given)
+    for i, shape in enumerate(given):
+        for k in range(-1, -1 - len(shape), -1):
+            _broadcast_one(common, shape, i, k)
+    for n, size in enumerate(common):  # as PyTorch's torch.Size(...) of the result
+        if not isinstance(size, (int, np.integer)):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {n} is "
+                            f"'{type(size).__name__}')")
+    return Size(common)
 
 
-def _as_given(given, shape: tuple):
-    """A shape as PyTorch's message shows it: a Size as a Size, anything else as a tuple."""
-    return given if isinstance(given, Size) else shape
+def _broadcast_one(common: list, shape, i: int, k: int) -> None:
+    """Fold size ``shape[k]`` of argument ``i`` into ``common`` (as PyTorch's
+    ``_refs._broadcast_shapes``, whose errors these are)."""
+    size = shape[k]
+    if size == common[k]:
+        return
+    if common[k] == 1:
+        if size < 0:
+            raise ValueError("Attempting to broadcast a dimension with negative length!")
+        common[k] = size
+    if size != 1 and common[k] != size:
+        raise RuntimeError(
+            f"Attempting to broadcast a dimension of length {size} at {k}! Mismatching "
+            f"argument at index {i} had {shape}; but expected shape should be "
+            f"broadcastable to {common}")
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:

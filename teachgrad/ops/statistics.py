@@ -131,7 +131,15 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
            name: str) -> np.ndarray:
     """The bin edges along one dimension: given as a tensor, or ``bins`` equal widths."""
     if isinstance(bins, Tensor):
-        return bins._data.astype(dtype)
+        if bins._data.dtype != dtype:  # edges are compared with the values as they are
+            from .._out import _cpp_name
+
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {_cpp_name(dtype)} and bins for dimension {dim} "
+                f"with dtype {_cpp_name(bins._data.dtype)}\nHint: make the edges in the "
+                "input's dtype, e.g. bins.to(input.dtype).")
+        return bins._data
     bins = int(bins)
     if bins <= 0:
         raise RuntimeError(f"{name}(): bins must be > 0, but got {bins} for dimension {dim}")
@@ -237,7 +245,8 @@ def histogram(input: Tensor, bins: int | Tensor = 100, *,
     >>> torch.histogram(torch.tensor([1., 2., 1.]), bins=4, range=(0., 3.)).hist
     tensor([0., 2., 1., 0.])
     """
-    _check_float(input, "histogramdd")
+    # (PyTorch's kernel for edges given as a tensor is histogram_cpu, else histogramdd's)
+    _check_float(input, "histogram_cpu" if isinstance(bins, Tensor) else "histogramdd")
     # (PyTorch flattens both: the weight needs as many entries as the input)
     _check_weight(input, (input._data.size, 1), None if weight is None else weight.reshape(-1))
 
