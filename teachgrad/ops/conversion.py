@@ -14,6 +14,7 @@ from .._arguments import Signatures
 from .._creation import _check_device
 from .._dtypes import complex_refused
 from .._layout import check_layout
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, _make, tensor_method
 from .decompositions import _scalar_name
 from .layout import (
@@ -207,8 +208,10 @@ for _name, _target in [
 
 
 @tensor_method()
-def type_as(input: Tensor, other: Tensor) -> Tensor:
+def type_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input`` converted to ``other``'s dtype."""
+    if other is REQUIRED:  # (x.type_as(): PyTorch's words, see _missing_arguments)
+        raise missing("type_as", type_as, input, other)
     return to(input, other.dtype)
 
 
@@ -262,9 +265,11 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
 
 
 @tensor_method()
-def new_tensor(input: Tensor, data, *, dtype=None, device=None,
+def new_tensor(input: Tensor, data=REQUIRED, *, dtype=None, device=None,
                requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with ``input``'s dtype by default."""
+    if data is REQUIRED:  # (x.new_tensor(): PyTorch's words, see _missing_arguments)
+        raise missing("new_tensor", new_tensor, input, data)
     from .._creation import tensor
 
     return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)

@@ -23,6 +23,7 @@ import operator
 import numpy as np
 
 from .._arguments import Signatures, checks_types
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
@@ -709,8 +710,11 @@ def _index_put(input: Tensor, indices, values, accumulate: bool, method: bool) -
                 tensors)
 
 
-def _index_put_method(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+def _index_put_method(self: Tensor, indices=REQUIRED, values=REQUIRED,
+                      accumulate: bool = False) -> Tensor:
     """``x.index_put(indices, values)`` (see :func:`index_put`)."""
+    if indices is REQUIRED or values is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("index_put", _index_put_method, self, indices, values)
     return _index_put(self, indices, values, accumulate, method=True)
 
 
@@ -736,8 +740,11 @@ def _index_put_(input: Tensor, indices, values, accumulate: bool, method: bool) 
                          advanced, tensors)
 
 
-def _index_put_method_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+def _index_put_method_(self: Tensor, indices=REQUIRED, values=REQUIRED,
+                       accumulate: bool = False) -> Tensor:
     """``x.index_put_(indices, values)``: in-place :func:`index_put`."""
+    if indices is REQUIRED or values is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("index_put_", _index_put_method_, self, indices, values)
     return _index_put_(self, indices, values, accumulate, method=True)
 
 
@@ -922,8 +929,10 @@ def _gather_key(saved: list, dim: int) -> tuple:
 
 
 @tensor_method()
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor = REQUIRED) -> Tensor:
     """Elements of ``input`` as if it were flat, at ``index`` (the result has its shape)."""
+    if index is REQUIRED:  # (x.take(): PyTorch's words, see _missing_arguments)
+        raise missing("take", take, input, index)
     idx = _value_of_index(index)
     if idx.dtype != np.int64:
         raise RuntimeError(
@@ -1257,7 +1266,7 @@ _MASKED_FILL = Signatures("masked_fill", "(Tensor mask, Tensor value)",
 
 
 @tensor_method()
-def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+def masked_fill(input: Tensor, mask: Tensor = REQUIRED, value=REQUIRED) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` (a bool tensor, broadcast) is true.
 
     >>> import teachgrad as torch
@@ -1265,6 +1274,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    if mask is REQUIRED or value is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("masked_fill", masked_fill, input, mask, value)
     mask_arr = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with "
                                 "dtype {dtype}")
     _broadcast_shape(mask_arr.shape, input._data.shape)  # (PyTorch's error if they do not)
@@ -1303,8 +1314,10 @@ class MaskedSelectBackward0(PickOp):
 
 
 @tensor_method()
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor = REQUIRED) -> Tensor:
     """The elements of ``input`` where ``mask`` is true, as a vector (``input[mask]``)."""
+    if mask is REQUIRED:  # (x.masked_select(): PyTorch's words, see _missing_arguments)
+        raise missing("masked_select", masked_select, input, mask)
     mask_arr = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
     shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     key = np.nonzero(np.broadcast_to(mask_arr, shape))

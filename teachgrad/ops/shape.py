@@ -27,6 +27,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Size, Tensor, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
@@ -268,14 +269,18 @@ def reshape(input: Tensor, *shape) -> Tensor:
 
 
 @tensor_method()
-def view_as(input: Tensor, other: Tensor) -> Tensor:
+def view_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.view(other.shape)``."""
+    if other is REQUIRED:  # (x.view_as(): PyTorch's words, see _missing_arguments)
+        raise missing("view_as", view_as, input, other)
     return view(input, other._data.shape)
 
 
 @tensor_method()
-def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+def reshape_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.reshape(other.shape)``."""
+    if other is REQUIRED:  # (x.reshape_as(): PyTorch's words, see _missing_arguments)
+        raise missing("reshape_as", reshape_as, input, other)
     return reshape(input, other._data.shape)
 
 
@@ -685,8 +690,10 @@ Tensor.broadcast_to = expand.method_form.renamed("broadcast_to", "(tuple of ints
 
 
 @tensor_method()
-def expand_as(input: Tensor, other: Tensor) -> Tensor:
+def expand_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.expand(other.shape)``."""
+    if other is REQUIRED:  # (x.expand_as(): PyTorch's words, see _missing_arguments)
+        raise missing("expand_as", expand_as, input, other)
     return expand(input, other._data.shape)
 
 
@@ -1564,7 +1571,8 @@ class UnfoldBackward0(Op):
                                                ctx.step)
 
 
-def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+def unfold(input: Tensor, dimension: int = REQUIRED, size: int = REQUIRED,
+           step: int = REQUIRED) -> Tensor:
     """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last
     dimension: a view (the windows share the input's memory, as in PyTorch).
 
@@ -1573,6 +1581,8 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     tensor([[0, 1],
             [2, 3]])
     """
+    if dimension is REQUIRED or size is REQUIRED or step is REQUIRED:
+        raise missing("unfold", unfold, input, dimension, size, step)
     d = _wrap_dim(dimension, input._data.ndim)
     length = input._data.shape[d] if input._data.ndim else 1
     if size > length:
