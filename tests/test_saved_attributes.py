@@ -360,3 +360,55 @@ def test_nll_loss_keeps_its_reduction_and_ignore_index():
     assert (node._saved_reduction, node._saved_ignore_index) == (2, 1)  # PyTorch's: 2 is sum
     node = torch.nn.functional.cross_entropy(scores, target).grad_fn
     assert (node._saved_reduction, node._saved_ignore_index) == (1, -100)
+
+
+# x[index]: PyTorch's IndexBackward0 keeps the index tensors by dimension of the view
+# that the basic items (ints, slices, None) made, None where that view is taken whole,
+# and the view's shape (written from PyTorch's applySlicing rules)
+_X = "torch.arange(12.).reshape(3, 4).requires_grad_()"
+INDEX_CASES = {
+    "x[i]": ([[0, 2]], (3, 4)),
+    "x[:, i]": ([None, [0, 2]], (3, 4)),
+    "x[..., i]": ([None, [0, 2]], (3, 4)),
+    "x[[0, 1], [1, 2]]": ([[0, 1], [1, 2]], (3, 4)),  # (lists become tensors)
+    "x[i, 1:]": ([[0, 2]], (3, 3)),  # (the slice is a view first: its shape)
+    "x[None, i]": ([None, [0, 2]], (1, 3, 4)),
+    "x[1, i]": ([[0, 2]], (4,)),
+    "x[[True, False, True]]": ([[True, False, True]], (3, 4)),  # (a mask, as it is)
+}
+
+
+@pytest.mark.parametrize("source", sorted(INDEX_CASES))
+def test_index_keeps_its_index_tensors_by_dimension(source):
+    names = {"x": eval(_X), "i": torch.tensor([0, 2])}
+    node = eval(source, {"torch": torch}, names).grad_fn
+    indices, sizes = INDEX_CASES[source]
+    assert [None if t is None else t.tolist() for t in node._saved_indices] == indices
+    assert node._saved_self_sym_sizes == sizes
+    assert node._saved_indices[-1].dtype in (torch.int64, torch.bool)
+
+
+def test_index_keeps_a_mask_whole_and_frees_its_indices_in_backward():
+    x = eval(_X)
+    mask = x > 5
+    y = x[mask]
+    (saved,) = y.grad_fn._saved_indices
+    assert saved.shape == (3, 4) and saved.tolist() == mask.tolist()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_indices
+    assert y.grad_fn._saved_self_sym_sizes == (3, 4)  # (a plain value: kept)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(INDEX_CASES))
+def test_index_saved_values_match_pytorch(source):
+    real = pytest.importorskip("torch")
+
+    def saved(lib):
+        x, i = eval(_X, {"torch": lib}), lib.tensor([0, 2])
+        node = eval(source, {"x": x, "i": i}).grad_fn
+        return ([None if t is None else (t.tolist(), str(t.dtype).split(".")[-1])
+                 for t in node._saved_indices], tuple(node._saved_self_sym_sizes))
+
+    assert saved(torch) == saved(real)

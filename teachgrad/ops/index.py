@@ -27,7 +27,7 @@ from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
-from ..autograd.graph import check_saved_constant, save_input, unpack_saved
+from ..autograd.graph import check_saved_constant, save_input, saved_value, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import (
@@ -146,6 +146,20 @@ class IndexBackward0(PickOp):
     """``x[advanced index]``."""
 
     reads_index_tensor = True  # (see Op)
+    # PyTorch's: the index tensors by dimension of the sliced view (None where it is taken
+    # whole: x[:, i] saved (None, i)), and that view's shape
+    saved_attributes = {"indices": lambda node: _saved_indices(node),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}
+    #: the view's dimension each saved index array starts at (set by getitem)
+    index_dims: tuple[int, ...] = ()
+
+
+def _saved_indices(node: IndexBackward0) -> tuple:
+    """``grad_fn._saved_indices``: each saved index as a tensor, at its dimension."""
+    indices: list = [None] * (node.index_dims[-1] + 1 if node.index_dims else 0)
+    for position, dim in enumerate(node.index_dims):
+        indices[dim] = saved_value(node, position)  # (PyTorch's error once freed)
+    return tuple(indices)
 
 
 class IndexPutBackward0(Op):
@@ -471,6 +485,8 @@ def getitem(self: Tensor, index) -> Tensor:
     out = IndexBackward0.apply(sliced, key=advanced_key(shape, advanced),
                                index=tuple(arr for _, arr in advanced),
                                rekey=lambda saved: advanced_key(shape, list(zip(dims, saved))))
+    if out._grad_fn is not None:  # (for grad_fn._saved_indices)
+        out._grad_fn.index_dims = tuple(dims)
     return saving_indices(out, _index_tensors(items, advanced))
 
 
