@@ -412,3 +412,51 @@ def test_index_saved_values_match_pytorch(source):
                  for t in node._saved_indices], tuple(node._saved_self_sym_sizes))
 
     assert saved(torch) == saved(real)
+
+
+# Plain values of the shape ops and reductions: (expression on x = 3×4, v = 4 values,
+# i = tensor([0, 2])) -> PyTorch's names and values, written from the call's arguments
+PLAIN_CASES = {
+    "x[1]": {"dim": 0, "index": 1, "self_sym_sizes": (3, 4)},
+    "x.select(1, 2)": {"dim": 1, "index": 2, "self_sym_sizes": (3, 4)},
+    "x.view(4, 3)": {"self_sym_sizes": (3, 4)},
+    "x.transpose(0, 1)": {"dim0": 0, "dim1": 1},
+    "x.unsqueeze(1)": {"dim": 1},
+    "x.unsqueeze(0).squeeze(0)": {"dim": 0, "self_sym_sizes": (1, 3, 4)},
+    "torch.cat([x, x], 1)": {"dim": 1},
+    "torch.stack([x, x], 1)": {"dim": 1},
+    "x.cumsum(1)": {"dim": 1},
+    "x.prod(0, keepdim=True)": {"dim": 0, "keepdim": True},
+    "x.split(2, 1)[0]": {"dim": 1, "split_size": 2, "self_sym_sizes": (3, 4)},
+    "x.chunk(2)[0]": {"dim": 0, "split_size": 2, "self_sym_sizes": (3, 4)},  # (⌈3/2⌉)
+    "x.split([1, 3], 1)[1]": {"dim": 1, "split_sizes": (1, 3), "self_sym_sizes": (3, 4)},
+    "x.repeat(2, 1)": {"repeats": (2, 1), "self_sym_sizes": (3, 4)},
+    "x.flip(0, 1)": {"dims": (0, 1)},
+    "x.addcmul(x, v, value=2)": {"value": 2},
+    "x.addcdiv(x, v + 1, value=0.5)": {"value": 0.5},
+    "x.tril(1)": {"diagonal": 1},
+    "x.unbind(1)[0]": {"dim": 1},
+    "x.index_put((i,), v, accumulate=True)": {"accumulate": True},
+    "x[:, :3].trace()": {"self_sym_sizes": (3, 3)},
+}
+
+
+def _plain_saved(library, source: str, names) -> dict:
+    x = library.arange(12.).reshape(3, 4).requires_grad_()
+    scope = {"torch": library, "x": x, "v": library.arange(4.), "i": library.tensor([0, 2])}
+    node = eval(source, scope).grad_fn
+    return {name: getattr(node, f"_saved_{name}") for name in names}
+
+
+@pytest.mark.parametrize("source", sorted(PLAIN_CASES))
+def test_shape_ops_keep_their_plain_values(source):
+    expected = PLAIN_CASES[source]
+    assert _plain_saved(torch, source, expected) == expected
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(PLAIN_CASES))
+def test_shape_ops_plain_values_match_pytorch(source):
+    real = pytest.importorskip("torch")
+    names = PLAIN_CASES[source]
+    assert _plain_saved(torch, source, names) == _plain_saved(real, source, names)

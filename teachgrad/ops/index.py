@@ -163,6 +163,7 @@ def _saved_indices(node: IndexBackward0) -> tuple:
 
 
 class IndexPutBackward0(Op):
+    saved_attributes = {"accumulate": "accumulate"}  # grad_fn._saved_...
     reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "

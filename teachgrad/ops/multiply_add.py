@@ -70,6 +70,7 @@ def _times(grad, factor):
 # addcmul, addcdiv: pointwise
 # ----------------------------------------------------------------------------------------
 class AddcmulBackward0(Op):
+    saved_attributes = {"value": "value"}  # grad_fn._saved_...
     saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value·t2    ∂/∂t2 = value·t1"
 
@@ -98,6 +99,7 @@ class AddcmulBackward0(Op):
 
 
 class AddcdivBackward0(Op):
+    saved_attributes = {"value": "value"}  # grad_fn._saved_...
     saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value / t2    ∂/∂t2 = −value·t1 / t2²"
 

@@ -376,6 +376,7 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """Product along one dimension."""
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim"}  # grad_fn._saved_...
     saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
@@ -1216,6 +1217,7 @@ def reverse_cumsum(x, dim: int):
 
 
 class CumsumBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "∂(cumsum a)ₖ/∂aᵢ = 1 for k ≥ i: each aᵢ gets the sum of the later gradients"
 
     @staticmethod

@@ -119,6 +119,7 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
 # Reshaping views: view, reshape, flatten, unflatten
 # ----------------------------------------------------------------------------------------
 class ViewBackward0(Op):
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "reshape: the gradient is reshaped back"
     is_view = True
 
@@ -332,6 +333,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 # Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
 # ----------------------------------------------------------------------------------------
 class UnsqueezeBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "unsqueeze: the added dimension is squeezed away again"
     is_view = True
 
@@ -396,6 +398,8 @@ class SqueezeBackward0(Op):
 
 class SqueezeBackward1(SqueezeBackward0):
     """Squeeze one dimension (if it has size 1)."""
+    saved_attributes = {"dim": lambda node: node.dims[0],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -444,6 +448,8 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
 
 
 class TransposeBackward0(Op):
+    saved_attributes = {"dim0": lambda node: node.dims[0],
+                        "dim1": lambda node: node.dims[1]}  # grad_fn._saved_...
     formula = "transpose: the gradient is transposed back"
     is_view = True
 
@@ -745,7 +751,15 @@ class SliceBackwardBackward0(EmbedOp):
     pass
 
 
+def _select_dim(key: tuple) -> int:
+    """The dimension a SelectBackward0's NumPy key picks from (its one int)."""
+    return next(d for d, k in enumerate(key) if not isinstance(k, slice))
+
+
 class SelectBackward0(Op):
+    saved_attributes = {"dim": lambda node: _select_dim(node.key),
+                        "index": lambda node: node.key[_select_dim(node.key)],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "select: the gradient goes back to the selected position, zero elsewhere"
     is_view = True
 
@@ -856,7 +870,7 @@ class _SplitOp(Op):
     def forward(ctx, a, dim, sizes):
         if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
             a = with_pytorch_strides(a)
-        ctx.dim = dim
+        ctx.dim, ctx.sizes, ctx.shape = dim, tuple(sizes), a.shape  # (for _saved_...)
         bounds = np.cumsum((0,) + tuple(sizes))
         return tuple(_piece(a, dim, int(b0), int(b1)) for b0, b1 in zip(bounds, bounds[1:]))
 
@@ -876,10 +890,14 @@ def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
 
 class SplitBackward0(_SplitOp):
     """Pieces of one size (the last may be smaller): ``split(int)`` and ``chunk``."""
+    saved_attributes = {"dim": "dim", "split_size": lambda node: node.sizes[0],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 class SplitWithSizesBackward0(_SplitOp):
     """Pieces of the given sizes: ``split([sizes])``."""
+    saved_attributes = {"dim": "dim", "split_sizes": "sizes",
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 # (PyTorch's Tensor.split passes sizes that are not an int on to split_with_sizes)
@@ -943,6 +961,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 class UnbindBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "unbind: the slices' gradients are stacked back"
     is_view = True
 
@@ -1090,6 +1109,7 @@ def _tensor_list(tensors, name: str) -> list:
 
 
 class CatBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "cat: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1171,6 +1191,7 @@ concatenate = cat
 
 
 class StackBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "stack: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1268,6 +1289,7 @@ def atleast_3d(input: Tensor) -> Tensor:
 
 
 class FlipBackward0(Op):
+    saved_attributes = {"dims": lambda node: tuple(node.dims)}  # grad_fn._saved_...
     formula = "flip: the gradient is flipped back"
 
     @staticmethod
@@ -1306,6 +1328,8 @@ def flipud(input: Tensor) -> Tensor:
 
 
 class RepeatBackward0(Op):
+    saved_attributes = {"repeats": lambda node: tuple(node.repeats),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "repeat: each input element gets the sum of its copies' gradients"
 
     @staticmethod
@@ -1401,6 +1425,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 
 class TrilBackward0(Op):
+    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
     formula = "tril: the gradient of the lower triangle, zero above"
 
     @staticmethod
@@ -1414,6 +1439,7 @@ class TrilBackward0(Op):
 
 
 class TriuBackward0(Op):
+    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
     formula = "triu: the gradient of the upper triangle, zero below"
 
     @staticmethod

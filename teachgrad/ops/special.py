@@ -1110,6 +1110,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
 
 
 class TraceBackward0(Op):
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "∂trace(A)/∂A = I (1 on the diagonal, 0 elsewhere)"
 
     @staticmethod
