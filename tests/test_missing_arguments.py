@@ -140,6 +140,11 @@ REQUIRED_CASES = {
         ' * (float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")\n'),
     "x.copy_()": _combination(
         "copy_", "", "but expected (Tensor other, bool non_blocking = False)"),
+    # shapes as *size: no size at all is a missing argument, () an empty shape
+    "x.tile()": _missing("tile", "dims"),
+    "x.new_ones()": _missing("new_ones", "size"),
+    "x.sum_to_size()": _missing("sum_to_size", "size"),
+    "x.clone().resize_()": _missing("resize_", "size"),
     # the functions keep their own words (PyTorch's listing for torch.add(x) is not written)
     "torch.mm(x)": _missing("mm", "mat2"),
     "torch.dot(x)": _missing("dot", "tensor"),
@@ -169,3 +174,5 @@ def test_required_defaults_leave_the_calls_that_work_alone():
     y = torch.ones(2)
     assert y.add_(torch.ones(2), alpha=2) is y and y.tolist() == [3.0, 3.0]
     assert torch.add(x, other=x).tolist() == [[2.0, 4.0]]
+    assert x.tile(()).shape == (1, 2) and x.sum_to_size(()).item() == 3.0
+    assert x.clone().resize_(()).shape == () and x.new_ones(()).shape == ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing_arguments import REQUIRED, missing, missing_arguments_error
+from .._missing_arguments import REQUIRED, missing, missing_arguments_error, missing_message
 from .._tensor import Tensor, _make
 from ..autograd import graph, inference
 from ..autograd.dual_state import state as _dual
@@ -113,6 +113,8 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    if not sizes:  # (x.resize_(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("resize_", ["size"]))
     if self._requires_grad:  # PyTorch refuses even under no_grad: the graph can't follow
         raise RuntimeError("cannot resize variables that require grad")
     new_shape = _resize_shape(sizes)

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._arguments import checks_types
 from .._dtypes import get_default_dtype
+from .._missing_arguments import missing_message
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
@@ -237,6 +238,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
 @tensor_method()
 def sum_to_size(input: Tensor, *size) -> Tensor:
     """Sum ``input`` down to ``size`` (the inverse of broadcasting it up)."""
+    if not size:  # (x.sum_to_size(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("sum_to_size", ["size"]))
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     lead = input._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(

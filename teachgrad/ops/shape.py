@@ -27,7 +27,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
-from .._missing_arguments import REQUIRED, missing
+from .._missing_arguments import REQUIRED, missing, missing_message
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Size, Tensor, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
@@ -1382,6 +1382,8 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 @tensor_method()
 def tile(input: Tensor, *dims) -> Tensor:
     """Like :func:`repeat`, but missing leading repeat counts are taken as 1."""
+    if not dims:  # (x.tile(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("tile", ["dims"]))
     dims = _size_args(dims)
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
