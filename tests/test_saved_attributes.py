@@ -438,6 +438,11 @@ PLAIN_CASES = {
     "x.unbind(1)[0]": {"dim": 1},
     "x.index_put((i,), v, accumulate=True)": {"accumulate": True},
     "x[:, :3].trace()": {"self_sym_sizes": (3, 3)},
+    "x.permute(1, 0)": {"dims": (1, 0)},
+    "x.unsqueeze(2).permute(2, 0, 1)": {"dims": (2, 0, 1)},
+    "x.logsumexp(1)": {"dim": (1,), "keepdim": False},
+    "x.norm()": {"ord": 2, "dim": None, "keepdim": False},
+    "x.norm(p=1, dim=1, keepdim=True)": {"ord": 1, "dim": (1,), "keepdim": True},
 }
 
 

@@ -1029,6 +1029,8 @@ def _one_element_each(shape: tuple, dims) -> bool:
 
 class LinalgVectorNormBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"ord": "ord", "keepdim": "keepdim",  # (dim: None for all of them)
+                        "dim": lambda node: None if node.dims is None else tuple(node.dims)}
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
     @staticmethod
@@ -1168,6 +1170,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": lambda node: tuple(node.dims), "keepdim": "keepdim"}
     inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 

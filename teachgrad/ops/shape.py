@@ -512,6 +512,8 @@ def t(input: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Op):
+    # (it keeps the inverse permutation, for backward; PyTorch shows the one asked for)
+    saved_attributes = {"dims": lambda node: tuple(int(d) for d in np.argsort(node.inverse))}
     formula = "permute: the gradient is permuted back"
     is_view = True
 
