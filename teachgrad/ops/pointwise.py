@@ -768,7 +768,7 @@ def pow(input, exponent=REQUIRED) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a number).
 
     >>> import teachgrad as torch
-    >>> torch.tensor([1. = REQUIRED, 2., 3.]) ** 2
+    >>> torch.tensor([1., 2., 3.]) ** 2
     tensor([1., 4., 9.])
     """
     if not isinstance(input, Tensor):
