@@ -209,7 +209,10 @@ def _operand_key(x) -> tuple:
         return (2, _Defaults.floating if x.dtype.kind == "f" else int64)
     if isinstance(x, complex):
         raise complex_refused(f"the number {x!r}")
-    raise TypeError(f"unsupported operand of type {type(x).__name__}")
+    from ._missing_arguments import missing_in_caller  # (an error path only)
+
+    missing = missing_in_caller(x)  # (x.bitwise_left_shift(): see _missing_arguments.untested)
+    raise missing or TypeError(f"unsupported operand of type {type(x).__name__}")
 
 
 def complex_refused(what: str) -> RuntimeError:

@@ -102,8 +102,9 @@ def missing_error(error: Exception, name: str, main: str, function: Callable, ar
     """PyTorch's TypeError for ``name(*args, **kwargs)`` missing arguments of ``function``
     (``torch.atan2(x)``), or None: for another error, or one already in PyTorch's words
     (its parser reports a wrong type before what is missing: ``torch.swapaxes([1.0])``)."""
-    if not isinstance(error, TypeError) or _in_pytorchs_words(main, str(error)):
-        return None
+    if not isinstance(error, TypeError) or (
+            _in_pytorchs_words(main, str(error)) and not hasattr(error, "in_method_words")):
+        return None  # (an op's own, worded for its method (see missing): word it again)
     return missing_arguments_error(name, function, args, kwargs, method=False)
 
 

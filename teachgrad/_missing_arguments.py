@@ -12,14 +12,17 @@ one of two things:
   (``sub``'s deprecated ``sub(Number alpha, Tensor other)``): "received an invalid
   combination of arguments", with its signatures. Those are listed in ``OVERLOADED``,
   as PyTorch prints them.
+
+Ops that have no wrapper (``x.mm()``, ``x.add_()``: a wrapper would cost every call) give
+their required arguments the default ``REQUIRED`` and test for it: one ``is`` test, then
+``raise missing(...)`` builds the message here.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
-
-from ._arguments import Signatures
 
 # PyTorch's signatures of the methods that have more than one (as it prints them, after
 # ``self``): the message for a call that misses arguments lists them. A name with one
@@ -62,6 +65,9 @@ OVERLOADED: dict[str, tuple[str, ...]] = {
 OVERLOADED.update({
     "copy_": ("(Tensor other, bool non_blocking = False)",),
     "dsplit": ("(int sections)", "(tuple of ints indices)"),
+    **{name: tuple(f'({q} q, int dim = None, bool keepdim = False, *, '
+                   'str interpolation = "linear")' for q in ("Tensor", "float"))
+       for name in ("quantile", "nanquantile")},
     "hsplit": ("(int sections)", "(tuple of ints indices)"),
     "vsplit": ("(int sections)", "(tuple of ints indices)"),
     "moveaxis": ("(int source, int destination)",
@@ -72,9 +78,84 @@ OVERLOADED.update({
 })
 
 
+class _Required:
+    """The type of ``REQUIRED``: the default of a required argument of an op that has no
+    wrapper to catch Python's own TypeError (see ``missing``)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+# The alias methods that run an op's code under their own name (x.greater runs gt's code
+# as "greater", see _tensor.tensor_method): their code objects, to the name called
+RENAMED_CODES: dict = {}
+
+
+def missing(name: str, function: Callable, *args, **kwargs) -> TypeError:
+    """PyTorch's TypeError for the call of ``name`` (a method) that left some of
+    ``function``'s ``REQUIRED`` defaults: ``args`` are the op's own arguments, ``self``
+    first, as it received them (``REQUIRED`` where none was given).
+
+    The error is marked ``in_method_words``: a function's wrapper words it again for
+    ``torch.op(...)``, whose message lists ``input`` too."""
+    name = RENAMED_CODES.get(sys._getframe(1).f_code, name)  # (x.greater(), not gt())
+    # (by identity: ``in`` would compare tensors with ==)
+    given = args[:next((i for i, a in enumerate(args) if a is REQUIRED), len(args))]
+    kwargs = {k: v for k, v in kwargs.items() if v is not REQUIRED}
+    error = missing_arguments_error(name, function, given, kwargs)
+    error = error or TypeError(f"{name}() is missing arguments")
+    error.in_method_words = True
+    return error
+
+
+# The ops that leave the test for REQUIRED to the helper where a missing argument fails
+# anyway (``_operand``): the arithmetic operators share their code with the methods
+# (``x + y`` runs add's), so an ``is`` test in them would cost every ``x + y``.
+# Their code objects (an alias's copy's too), to the function.
+UNTESTED_OPS: dict = {}
+
+
+def untested(function: Callable) -> Callable:
+    """Register ``function`` (an op with REQUIRED defaults and no test for them) for
+    ``missing_in_caller``; the decorator returns it unchanged."""
+    UNTESTED_OPS[function.__code__] = function
+    return function
+
+
+def missing_in_caller(value) -> TypeError | None:
+    """In a helper's error branch: if ``value`` is REQUIRED, PyTorch's TypeError for the
+    ``untested`` op that called the helper (found among the callers: an error path only),
+    else None."""
+    if value is not REQUIRED:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code not in UNTESTED_OPS:
+        frame = frame.f_back
+    if frame is None:
+        return None
+    function = UNTESTED_OPS[frame.f_code]
+    parameters = inspect.signature(function).parameters.values()
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    values = frame.f_locals
+    args = [values[p.name] for p in parameters if p.kind in positional]
+    # (the keywords given: those not at their default, as far as one can tell)
+    kwargs = {p.name: values[p.name] for p in parameters
+              if p.kind == p.KEYWORD_ONLY and values[p.name] is not p.default}
+    name = RENAMED_CODES.get(frame.f_code, frame.f_code.co_name)
+    given = args[:next((i for i, a in enumerate(args) if a is REQUIRED), len(args))]
+    error = missing_arguments_error(name, function, tuple(given), kwargs)
+    if error is not None:
+        error.in_method_words = True
+    return error
+
+
 # PyTorch's names of parameters that teachgrad's function (shared with another name) calls
 # differently: swapaxes_ runs transpose's code
-_PYTORCH_NAMES = {"swapaxes_": {"dim0": "axis0", "dim1": "axis1"}}
+_PYTORCH_NAMES = {"swapaxes_": {"dim0": "axis0", "dim1": "axis1"},
+                  "orgqr": {"tau": "input2"}, "ormqr": {"tau": "input2", "other": "input3"}}
 
 
 def missing_arguments_error(name: str, function: Callable, args: tuple, kwargs: dict,
@@ -89,6 +170,8 @@ def missing_arguments_error(name: str, function: Callable, args: tuple, kwargs: 
     missing = _missing(function, args, kwargs)
     if not missing:
         return None
+    from ._arguments import Signatures  # (here: _tensor imports this module, see REQUIRED)
+
     given = args[1:] if method else args
     if method and name in OVERLOADED:
         signatures = OVERLOADED[name]
@@ -115,6 +198,6 @@ def _missing(function: Callable, args: tuple, kwargs: dict) -> list[str]:
         return []
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     required = [(i, p.name) for i, p in enumerate(parameters)
-                if p.kind in positional and p.default is p.empty]
+                if p.kind in positional and (p.default is p.empty or p.default is REQUIRED)]
     first = next((i for i, name in required if i >= len(args) and name not in kwargs), None)
     return [] if first is None else [name for i, name in required if i >= first]

@@ -41,6 +41,7 @@ from ._creation import (
 from ._dtypes import dtype as DType
 from ._dtypes import to_dtype
 from ._layout import check_layout
+from ._missing_arguments import REQUIRED, missing
 from ._mt19937 import DEFAULT_SEED, MT19937Engine
 from ._tensor import Tensor, _make
 from .ops.layout import check_memory_format, memory_order, zeros_in_format
@@ -485,7 +486,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     return BernoulliBackward0.apply(input, engine=_engine(generator))
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+def multinomial(input: Tensor, num_samples: int = REQUIRED, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """Draw ``num_samples`` category indices from each row of weights ``input`` (int64).
 
@@ -497,6 +498,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     >>> torch.multinomial(torch.tensor([0., 0., 5.]), 2, replacement=True)
     tensor([2, 2])
     """
+    if num_samples is REQUIRED:  # (x.multinomial(): PyTorch's words, see _missing_arguments)
+        raise missing("multinomial", multinomial, input, num_samples)
     num_samples = int_argument("multinomial", "num_samples", 2, num_samples)
     data = input._data
     if data.ndim not in (1, 2):

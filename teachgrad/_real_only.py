@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._input_check import refuse_non_tensor_input
+from ._missing_arguments import REQUIRED, missing
 from ._tensor import Tensor, _make
 from ._warn import warn_user
 from .ops.op import Op
@@ -159,8 +160,10 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return _make(out)
 
 
-def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+def split_with_sizes(input: Tensor, split_sizes=REQUIRED, dim: int = 0) -> tuple:
     """``split`` into pieces of the given sizes."""
+    if split_sizes is REQUIRED:  # (x.split_with_sizes(): PyTorch's words, see _missing_arguments)
+        raise missing("split_with_sizes", split_with_sizes, input, split_sizes)
     return input.split(list(split_sizes), dim)
 
 
@@ -202,8 +205,10 @@ def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
     return hardshrink(self, lambd)
 
 
-def _prelu(self: Tensor, weight: Tensor) -> Tensor:
+def _prelu(self: Tensor, weight: Tensor = REQUIRED) -> Tensor:
     """``F.prelu(self, weight)``."""
+    if weight is REQUIRED:  # (x.prelu(): PyTorch's words, see _missing_arguments)
+        raise missing("prelu", _prelu, self, weight)
     from .nn.functional import prelu
 
     return prelu(self, weight)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +30,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._dtypes import dtype as DType
+from ._missing_arguments import RENAMED_CODES, REQUIRED, UNTESTED_OPS
 from ._package_name import qualified
 from ._real_pytorch import real_pytorch_hint, refused_by_real_pytorch
 from ._warn import warn_user
@@ -110,10 +112,37 @@ def tensor_method(*names: str) -> Callable:
         for name in names or (fn.__name__,):
             # (an alias's own copy of the argument checks names the alias in its messages)
             alias = name != fn.__name__ and getattr(method, "renamed", None)
-            setattr(Tensor, name, alias(name) if alias else method)
+            if alias:
+                setattr(Tensor, name, alias(name))
+            elif (name != fn.__name__ and not name.startswith("__")
+                  and _has_required(method)):  # (x.greater(): see _renamed_copy)
+                setattr(Tensor, name, _renamed_copy(method, name))
+            else:
+                setattr(Tensor, name, method)
         return fn
 
     return register
+
+
+def _has_required(fn: Callable) -> bool:
+    """Does ``fn`` test for a REQUIRED default (see _missing_arguments.missing)?"""
+    return any(default is REQUIRED for default in getattr(fn, "__defaults__", None) or ())
+
+
+def _renamed_copy(fn: Callable, name: str) -> Callable:
+    """``fn`` whose code runs under the name ``name``: the same code, so it costs nothing
+    more per call, but a call that misses arguments (``x.greater()``) is named ``greater``
+    in PyTorch's message, not ``gt`` (see _missing_arguments.RENAMED_CODES)."""
+    code = fn.__code__.replace(co_name=name)
+    copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    functools.update_wrapper(copy, fn, updated=())
+    copy.__dict__.update(fn.__dict__)
+    RENAMED_CODES[code] = name
+    if fn.__code__ in UNTESTED_OPS:
+        UNTESTED_OPS[code] = fn
+    return copy
 
 
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}

@@ -105,3 +105,74 @@ def test_other_type_errors_are_left_as_they_are():
     assert torch.ones(2, 3).swapaxes(0, 1).shape == (3, 2)
     assert torch.ones(1, 3).broadcast_to(2, 3).shape == (2, 3)
     assert torch.ones(2).greater_(0).tolist() == [1.0, 1.0]
+
+
+# Ops with no wrapper (see _missing_arguments.REQUIRED): a required argument's default is
+# REQUIRED and the op tests for it. (a call on x = ones(2, 3); its message)
+REQUIRED_CASES = {
+    "x.add_()": _combination("add_", "", _ADD),  # (after the optimizers' fast path)
+    "x.mm()": _missing("mm", "mat2"),
+    # the operators' ops: no test in them (x + y runs that code), _operand's error branch
+    "x.add()": _combination("add", "", _ADD),
+    "x.add(alpha=2)": _missing("add", "other"),
+    "x.mul()": _missing("mul", "other"),
+    "x.eq()": _combination("eq", "", _BINARY),
+    "x.greater()": _combination("greater", "", _BINARY),  # (the alias's own name)
+    "x.multiply()": _combination("multiply", "", _BINARY),
+    "x.pow()": _combination(
+        "pow", "", "but expected one of:\n * (Tensor exponent)\n * (Number exponent)\n"),
+    "x.ger()": _missing("ger", "vec2"),  # (the alias's own name, not outer)
+    "x.true_divide_()": _combination(
+        "true_divide_", "", "but expected one of:\n * (Tensor other)\n * (Number other)\n"),
+    "x.lerp(x)": _combination(
+        "lerp", "Tensor",
+        "but expected one of:\n * (Tensor end, Tensor weight)\n * (Tensor end, Number weight)\n"),
+    "x.addcmul()": _combination(
+        "addcmul", "", "but expected (Tensor tensor1, Tensor tensor2, *, Number value = 1)"),
+    "x.as_strided()": _missing("as_strided", "size", "stride"),
+    "x.index_put_()": _missing("index_put_", "indices", "values"),
+    "x.heaviside()": _missing("heaviside", "values"),
+    "x.polygamma()": _missing("polygamma", "n"),
+    "x.orgqr()": _missing("orgqr", "input2"),  # (PyTorch's parameter names)
+    "x.quantile()": _combination(
+        "quantile", "", "but expected one of:\n"
+        ' * (Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")\n'
+        ' * (float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")\n'),
+    "x.copy_()": _combination(
+        "copy_", "", "but expected (Tensor other, bool non_blocking = False)"),
+    # shapes as *size: no size at all is a missing argument, () an empty shape
+    "x.tile()": _missing("tile", "dims"),
+    "x.new_ones()": _missing("new_ones", "size"),
+    "x.sum_to_size()": _missing("sum_to_size", "size"),
+    "x.clone().resize_()": _missing("resize_", "size"),
+    # the functions keep their own words (PyTorch's listing for torch.add(x) is not written)
+    "torch.mm(x)": _missing("mm", "mat2"),
+    "torch.dot(x)": _missing("dot", "tensor"),
+}
+
+
+@pytest.mark.parametrize("source", sorted(REQUIRED_CASES))
+def test_ops_without_a_wrapper(source):
+    assert str(_raised(source, torch)) == REQUIRED_CASES[source]
+    assert type(_raised(source, torch)) is TypeError  # (PyTorch's type, no subclass)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(set(REQUIRED_CASES) - {"torch.mm(x)"}))
+def test_ops_without_a_wrapper_as_pytorch(source):
+    real = pytest.importorskip("torch")
+    assert str(_raised(source, real)) == str(_raised(source, torch))
+
+
+def test_required_defaults_leave_the_calls_that_work_alone():
+    x = torch.tensor([[1.0, 2.0]])
+    assert x.add(1).tolist() == [[2.0, 3.0]] and (x + 1).tolist() == [[2.0, 3.0]]
+    assert x.mm(x.t()).item() == 5.0  # (1·1 + 2·2)
+    assert torch.tensor([1.0, 2.0]).ger(torch.tensor([1.0])).tolist() == [[1.0], [2.0]]
+    assert x.greater(1.5).tolist() == [[False, True]] and (x > 1.5).tolist() == [[False, True]]
+    assert x.multiply(3).tolist() == [[3.0, 6.0]] and x.pow(2).tolist() == [[1.0, 4.0]]
+    y = torch.ones(2)
+    assert y.add_(torch.ones(2), alpha=2) is y and y.tolist() == [3.0, 3.0]
+    assert torch.add(x, other=x).tolist() == [[2.0, 4.0]]
+    assert x.tile(()).shape == (1, 2) and x.sum_to_size(()).item() == 3.0
+    assert x.clone().resize_(()).shape == () and x.new_ones(()).shape == ()

@@ -360,3 +360,108 @@ def test_nll_loss_keeps_its_reduction_and_ignore_index():
     assert (node._saved_reduction, node._saved_ignore_index) == (2, 1)  # PyTorch's: 2 is sum
     node = torch.nn.functional.cross_entropy(scores, target).grad_fn
     assert (node._saved_reduction, node._saved_ignore_index) == (1, -100)
+
+
+# x[index]: PyTorch's IndexBackward0 keeps the index tensors by dimension of the view
+# that the basic items (ints, slices, None) made, None where that view is taken whole,
+# and the view's shape (written from PyTorch's applySlicing rules)
+_X = "torch.arange(12.).reshape(3, 4).requires_grad_()"
+INDEX_CASES = {
+    "x[i]": ([[0, 2]], (3, 4)),
+    "x[:, i]": ([None, [0, 2]], (3, 4)),
+    "x[..., i]": ([None, [0, 2]], (3, 4)),
+    "x[[0, 1], [1, 2]]": ([[0, 1], [1, 2]], (3, 4)),  # (lists become tensors)
+    "x[i, 1:]": ([[0, 2]], (3, 3)),  # (the slice is a view first: its shape)
+    "x[None, i]": ([None, [0, 2]], (1, 3, 4)),
+    "x[1, i]": ([[0, 2]], (4,)),
+    "x[[True, False, True]]": ([[True, False, True]], (3, 4)),  # (a mask, as it is)
+}
+
+
+@pytest.mark.parametrize("source", sorted(INDEX_CASES))
+def test_index_keeps_its_index_tensors_by_dimension(source):
+    names = {"x": eval(_X), "i": torch.tensor([0, 2])}
+    node = eval(source, {"torch": torch}, names).grad_fn
+    indices, sizes = INDEX_CASES[source]
+    assert [None if t is None else t.tolist() for t in node._saved_indices] == indices
+    assert node._saved_self_sym_sizes == sizes
+    assert node._saved_indices[-1].dtype in (torch.int64, torch.bool)
+
+
+def test_index_keeps_a_mask_whole_and_frees_its_indices_in_backward():
+    x = eval(_X)
+    mask = x > 5
+    y = x[mask]
+    (saved,) = y.grad_fn._saved_indices
+    assert saved.shape == (3, 4) and saved.tolist() == mask.tolist()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        _ = y.grad_fn._saved_indices
+    assert y.grad_fn._saved_self_sym_sizes == (3, 4)  # (a plain value: kept)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(INDEX_CASES))
+def test_index_saved_values_match_pytorch(source):
+    real = pytest.importorskip("torch")
+
+    def saved(lib):
+        x, i = eval(_X, {"torch": lib}), lib.tensor([0, 2])
+        node = eval(source, {"x": x, "i": i}).grad_fn
+        return ([None if t is None else (t.tolist(), str(t.dtype).split(".")[-1])
+                 for t in node._saved_indices], tuple(node._saved_self_sym_sizes))
+
+    assert saved(torch) == saved(real)
+
+
+# Plain values of the shape ops and reductions: (expression on x = 3×4, v = 4 values,
+# i = tensor([0, 2])) -> PyTorch's names and values, written from the call's arguments
+PLAIN_CASES = {
+    "x[1]": {"dim": 0, "index": 1, "self_sym_sizes": (3, 4)},
+    "x.select(1, 2)": {"dim": 1, "index": 2, "self_sym_sizes": (3, 4)},
+    "x.view(4, 3)": {"self_sym_sizes": (3, 4)},
+    "x.transpose(0, 1)": {"dim0": 0, "dim1": 1},
+    "x.unsqueeze(1)": {"dim": 1},
+    "x.unsqueeze(0).squeeze(0)": {"dim": 0, "self_sym_sizes": (1, 3, 4)},
+    "torch.cat([x, x], 1)": {"dim": 1},
+    "torch.stack([x, x], 1)": {"dim": 1},
+    "x.cumsum(1)": {"dim": 1},
+    "x.prod(0, keepdim=True)": {"dim": 0, "keepdim": True},
+    "x.split(2, 1)[0]": {"dim": 1, "split_size": 2, "self_sym_sizes": (3, 4)},
+    "x.chunk(2)[0]": {"dim": 0, "split_size": 2, "self_sym_sizes": (3, 4)},  # (⌈3/2⌉)
+    "x.split([1, 3], 1)[1]": {"dim": 1, "split_sizes": (1, 3), "self_sym_sizes": (3, 4)},
+    "x.repeat(2, 1)": {"repeats": (2, 1), "self_sym_sizes": (3, 4)},
+    "x.flip(0, 1)": {"dims": (0, 1)},
+    "x.addcmul(x, v, value=2)": {"value": 2},
+    "x.addcdiv(x, v + 1, value=0.5)": {"value": 0.5},
+    "x.tril(1)": {"diagonal": 1},
+    "x.unbind(1)[0]": {"dim": 1},
+    "x.index_put((i,), v, accumulate=True)": {"accumulate": True},
+    "x[:, :3].trace()": {"self_sym_sizes": (3, 3)},
+    "x.permute(1, 0)": {"dims": (1, 0)},
+    "x.unsqueeze(2).permute(2, 0, 1)": {"dims": (2, 0, 1)},
+    "x.logsumexp(1)": {"dim": (1,), "keepdim": False},
+    "x.norm()": {"ord": 2, "dim": None, "keepdim": False},
+    "x.norm(p=1, dim=1, keepdim=True)": {"ord": 1, "dim": (1,), "keepdim": True},
+}
+
+
+def _plain_saved(library, source: str, names) -> dict:
+    x = library.arange(12.).reshape(3, 4).requires_grad_()
+    scope = {"torch": library, "x": x, "v": library.arange(4.), "i": library.tensor([0, 2])}
+    node = eval(source, scope).grad_fn
+    return {name: getattr(node, f"_saved_{name}") for name in names}
+
+
+@pytest.mark.parametrize("source", sorted(PLAIN_CASES))
+def test_shape_ops_keep_their_plain_values(source):
+    expected = PLAIN_CASES[source]
+    assert _plain_saved(torch, source, expected) == expected
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(PLAIN_CASES))
+def test_shape_ops_plain_values_match_pytorch(source):
+    real = pytest.importorskip("torch")
+    names = PLAIN_CASES[source]
+    assert _plain_saved(torch, source, names) == _plain_saved(real, source, names)

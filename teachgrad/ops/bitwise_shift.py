@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, untested
 from .._tensor import Tensor, _make, tensor_method
 from .inplace import inplace_method
 
@@ -43,7 +44,8 @@ def _shift(input, other, left: bool) -> Tensor:
 
 
 @tensor_method("bitwise_left_shift", "__lshift__")
-def bitwise_left_shift(input, other) -> Tensor:
+@untested  # (x << y runs this code too: the test for REQUIRED is in _dtypes._operand_key)
+def bitwise_left_shift(input, other=REQUIRED) -> Tensor:
     """``input << other``, elementwise (integer tensors).
 
     >>> import teachgrad as torch
@@ -54,7 +56,8 @@ def bitwise_left_shift(input, other) -> Tensor:
 
 
 @tensor_method("bitwise_right_shift", "__rshift__")
-def bitwise_right_shift(input, other) -> Tensor:
+@untested  # (x << y runs this code too: the test for REQUIRED is in _dtypes._operand_key)
+def bitwise_right_shift(input, other=REQUIRED) -> Tensor:
     """``input >> other``, elementwise (integer tensors; rounds towards −∞)."""
     return _shift(input, other, left=False)
 

@@ -14,6 +14,7 @@ from .._arguments import Signatures
 from .._creation import _check_device
 from .._dtypes import complex_refused
 from .._layout import check_layout
+from .._missing_arguments import REQUIRED, missing, missing_message
 from .._tensor import Tensor, _make, tensor_method
 from .decompositions import _scalar_name
 from .layout import (
@@ -207,8 +208,10 @@ for _name, _target in [
 
 
 @tensor_method()
-def type_as(input: Tensor, other: Tensor) -> Tensor:
+def type_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input`` converted to ``other``'s dtype."""
+    if other is REQUIRED:  # (x.type_as(): PyTorch's words, see _missing_arguments)
+        raise missing("type_as", type_as, input, other)
     return to(input, other.dtype)
 
 
@@ -262,9 +265,11 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
 
 
 @tensor_method()
-def new_tensor(input: Tensor, data, *, dtype=None, device=None,
+def new_tensor(input: Tensor, data=REQUIRED, *, dtype=None, device=None,
                requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with ``input``'s dtype by default."""
+    if data is REQUIRED:  # (x.new_tensor(): PyTorch's words, see _missing_arguments)
+        raise missing("new_tensor", new_tensor, input, data)
     from .._creation import tensor
 
     return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
@@ -274,6 +279,8 @@ def new_tensor(input: Tensor, data, *, dtype=None, device=None,
 def new_zeros(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with ``input``'s dtype."""
+    if not size:  # (x.new_zeros(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("new_zeros", ["size"]))
     check_layout("new_zeros", layout)
     from .._creation import _shape, zeros
 
@@ -286,6 +293,8 @@ def new_zeros(input: Tensor, *size, dtype=None, layout=None, device=None,
 def new_ones(input: Tensor, *size, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with ``input``'s dtype."""
+    if not size:  # (x.new_ones(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("new_ones", ["size"]))
     check_layout("new_ones", layout)
     from .._creation import _shape, ones
 
@@ -312,6 +321,8 @@ def new_full(input: Tensor, size, fill_value, *, dtype=None, layout=None, device
 def new_empty(input: Tensor, *size, dtype=None, layout=None, device=None,
               requires_grad: bool = False) -> Tensor:
     """Like :meth:`new_zeros`."""
+    if not size:  # (x.new_empty(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("new_empty", ["size"]))
     check_layout("new_empty", layout)
     from .._creation import _shape
 

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
@@ -130,13 +131,15 @@ def _flip_or_keep(a, out) -> np.ndarray:
 
 
 @tensor_method()
-def copysign(input: Tensor, other) -> Tensor:
+def copysign(input: Tensor, other=REQUIRED) -> Tensor:
     """``|input|`` with the sign of ``other`` (a tensor or a number; −0.0 counts as negative).
 
     >>> import teachgrad as torch
     >>> torch.tensor([1., -2.]).copysign(torch.tensor([-0., 3.]))
     tensor([-1.,  2.])
     """
+    if other is REQUIRED:  # (x.copysign(): PyTorch's words, see _missing_arguments)
+        raise missing("copysign", copysign, input, other)
     if not isinstance(input, Tensor):  # a number first: no signature of PyTorch's fits
         raise number_first_error("copysign", input, other)
     other = _operand(other)
@@ -242,8 +245,10 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 
 
 @tensor_method("heaviside")
-def _heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+def _heaviside_method(self: Tensor, values: Tensor = REQUIRED) -> Tensor:
     """``x.heaviside(values)`` is ``torch.heaviside(x, values)``."""
+    if values is REQUIRED:  # (x.heaviside(): PyTorch's words, see _missing_arguments)
+        raise missing("heaviside", _heaviside_method, self, values)
     _require_values_tensor(values, position=1)  # (the method counts from values)
     return heaviside(self, values)
 

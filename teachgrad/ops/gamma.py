@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, tensor_method
 from .numerics import gamma as _kernels
 from .numerics import in_float64
@@ -129,15 +130,17 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 
 @tensor_method("polygamma")
-def _polygamma_method(self: Tensor, n: int) -> Tensor:
+def _polygamma_method(self: Tensor, n: int = REQUIRED) -> Tensor:
     """``x.polygamma(n)`` is ``torch.polygamma(n, x)``."""
+    if n is REQUIRED:  # (x.polygamma(): PyTorch's words, see _missing_arguments)
+        raise missing("polygamma", _polygamma_method, self, n)
     return polygamma(n, self)
 
 
 _polygamma_method.__name__ = "polygamma"  # its name as a method (x.polygamma_ says so)
 
 
-def mvlgamma(input: Tensor, p: int) -> Tensor:
+def mvlgamma(input: Tensor, p: int = REQUIRED) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``Σⱼ₌₀^(p−1) lgamma(input − j/2) + p(p − 1)/4 · log π``.
 
@@ -145,6 +148,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     >>> torch.mvlgamma(torch.tensor([2.5]), 2)
     tensor([0.8570])
     """
+    if p is REQUIRED:  # (x.mvlgamma(): PyTorch's words, see _missing_arguments)
+        raise missing("mvlgamma", mvlgamma, input, p)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return MvlgammaBackward0.apply(float_tensor(input), p=int(p))

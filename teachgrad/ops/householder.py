@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, tensor_method
 from ..return_types import structseq
 from . import decompositions as dec
@@ -251,13 +252,15 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
 
 
 @tensor_method()
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
+def orgqr(input: Tensor, tau: Tensor = REQUIRED) -> Tensor:  # noqa: A002
     """``torch.linalg.householder_product`` under LAPACK's name."""
+    if tau is REQUIRED:  # (x.orgqr(): PyTorch's words, see _missing_arguments)
+        raise missing("orgqr", orgqr, input, tau)
     return householder_product(input, tau)
 
 
 @tensor_method()
-def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa: A002
+def ormqr(input: Tensor, tau: Tensor = REQUIRED, other: Tensor = REQUIRED, left: bool = True,  # noqa: A002
           transpose: bool = False) -> Tensor:
     """``Q @ other`` without forming Q = H₁…H_k (from :func:`geqrf`'s ``(input, tau)``);
     ``Qᵀ`` if ``transpose``, and ``other @ Q`` if not ``left``.
@@ -268,6 +271,8 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa:
     tensor([[-0.6000, -0.8000],
             [-0.8000,  0.6000]])
     """
+    if tau is REQUIRED or other is REQUIRED:  # (x.ormqr(): PyTorch's words, see _missing_arguments)
+        raise missing("ormqr", ormqr, input, tau, other)
     fn = "torch.ormqr"
     if input._data.ndim < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")

@@ -23,10 +23,11 @@ import operator
 import numpy as np
 
 from .._arguments import Signatures, checks_types
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
-from ..autograd.graph import check_saved_constant, save_input, unpack_saved
+from ..autograd.graph import check_saved_constant, save_input, saved_value, unpack_saved
 from ..autograd.saved_hooks import PackedSaved
 from .fill_value import check_fill_value
 from .inplace import (
@@ -145,9 +146,24 @@ class IndexBackward0(PickOp):
     """``x[advanced index]``."""
 
     reads_index_tensor = True  # (see Op)
+    # PyTorch's: the index tensors by dimension of the sliced view (None where it is taken
+    # whole: x[:, i] saved (None, i)), and that view's shape
+    saved_attributes = {"indices": lambda node: _saved_indices(node),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}
+    #: the view's dimension each saved index array starts at (set by getitem)
+    index_dims: tuple[int, ...] = ()
+
+
+def _saved_indices(node: IndexBackward0) -> tuple:
+    """``grad_fn._saved_indices``: each saved index as a tensor, at its dimension."""
+    indices: list = [None] * (node.index_dims[-1] + 1 if node.index_dims else 0)
+    for position, dim in enumerate(node.index_dims):
+        indices[dim] = saved_value(node, position)  # (PyTorch's error once freed)
+    return tuple(indices)
 
 
 class IndexPutBackward0(Op):
+    saved_attributes = {"accumulate": "accumulate"}  # grad_fn._saved_...
     reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
@@ -470,6 +486,8 @@ def getitem(self: Tensor, index) -> Tensor:
     out = IndexBackward0.apply(sliced, key=advanced_key(shape, advanced),
                                index=tuple(arr for _, arr in advanced),
                                rekey=lambda saved: advanced_key(shape, list(zip(dims, saved))))
+    if out._grad_fn is not None:  # (for grad_fn._saved_indices)
+        out._grad_fn.index_dims = tuple(dims)
     return saving_indices(out, _index_tensors(items, advanced))
 
 
@@ -709,8 +727,11 @@ def _index_put(input: Tensor, indices, values, accumulate: bool, method: bool) -
                 tensors)
 
 
-def _index_put_method(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+def _index_put_method(self: Tensor, indices=REQUIRED, values=REQUIRED,
+                      accumulate: bool = False) -> Tensor:
     """``x.index_put(indices, values)`` (see :func:`index_put`)."""
+    if indices is REQUIRED or values is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("index_put", _index_put_method, self, indices, values)
     return _index_put(self, indices, values, accumulate, method=True)
 
 
@@ -736,8 +757,11 @@ def _index_put_(input: Tensor, indices, values, accumulate: bool, method: bool) 
                          advanced, tensors)
 
 
-def _index_put_method_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+def _index_put_method_(self: Tensor, indices=REQUIRED, values=REQUIRED,
+                       accumulate: bool = False) -> Tensor:
     """``x.index_put_(indices, values)``: in-place :func:`index_put`."""
+    if indices is REQUIRED or values is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("index_put_", _index_put_method_, self, indices, values)
     return _index_put_(self, indices, values, accumulate, method=True)
 
 
@@ -922,8 +946,10 @@ def _gather_key(saved: list, dim: int) -> tuple:
 
 
 @tensor_method()
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor = REQUIRED) -> Tensor:
     """Elements of ``input`` as if it were flat, at ``index`` (the result has its shape)."""
+    if index is REQUIRED:  # (x.take(): PyTorch's words, see _missing_arguments)
+        raise missing("take", take, input, index)
     idx = _value_of_index(index)
     if idx.dtype != np.int64:
         raise RuntimeError(
@@ -1257,7 +1283,7 @@ _MASKED_FILL = Signatures("masked_fill", "(Tensor mask, Tensor value)",
 
 
 @tensor_method()
-def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+def masked_fill(input: Tensor, mask: Tensor = REQUIRED, value=REQUIRED) -> Tensor:
     """``input`` with ``value`` wherever ``mask`` (a bool tensor, broadcast) is true.
 
     >>> import teachgrad as torch
@@ -1265,6 +1291,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    if mask is REQUIRED or value is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("masked_fill", masked_fill, input, mask, value)
     mask_arr = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with "
                                 "dtype {dtype}")
     _broadcast_shape(mask_arr.shape, input._data.shape)  # (PyTorch's error if they do not)
@@ -1303,8 +1331,10 @@ class MaskedSelectBackward0(PickOp):
 
 
 @tensor_method()
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor = REQUIRED) -> Tensor:
     """The elements of ``input`` where ``mask`` is true, as a vector (``input[mask]``)."""
+    if mask is REQUIRED:  # (x.masked_select(): PyTorch's words, see _missing_arguments)
+        raise missing("masked_select", masked_select, input, mask)
     mask_arr = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
     shape = _broadcast_shape(mask_arr.shape, input._data.shape)
     key = np.nonzero(np.broadcast_to(mask_arr, shape))

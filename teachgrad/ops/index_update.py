@@ -24,6 +24,7 @@ import numbers
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
 from .fill_value import check_fill_value
@@ -503,7 +504,7 @@ class MaskedScatterBackward0(Op):
 
 
 @tensor_method()
-def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+def masked_scatter(input: Tensor, mask: Tensor = REQUIRED, source: Tensor = REQUIRED) -> Tensor:
     """A copy of ``input`` where the positions with a true ``mask`` (broadcast) take
     ``source``'s elements one after another, in row-major order.
 
@@ -512,6 +513,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     ...                               torch.tensor([1., 2., 3.]))
     tensor([1., 0., 2., 0.])
     """
+    if mask is REQUIRED or source is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("masked_scatter", masked_scatter, input, mask, source)
     given = mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask_arr.dtype != np.bool_:
         raise RuntimeError(
@@ -568,7 +571,8 @@ class PutBackward0(Op):
 
 
 @tensor_method()
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+def put(input: Tensor, index: Tensor = REQUIRED, source: Tensor = REQUIRED,
+        accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``source``'s elements written at the flat positions
     ``index`` (as if ``input`` were 1-D); ``accumulate=True`` adds them instead.
 
@@ -577,6 +581,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     tensor([[1., 0.],
             [0., 2.]])
     """
+    if index is REQUIRED or source is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("put", put, input, index, source)
     idx = index._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_name(index)}")

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._dtypes import dtype as _dtype
 from .._dtypes import get_default_dtype
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name, tensor_method
 from .layout import element_strides
@@ -150,8 +151,10 @@ def is_nonzero(input: Tensor) -> bool:
 
 
 @tensor_method()
-def is_same_size(input: Tensor, other: Tensor) -> bool:
+def is_same_size(input: Tensor, other: Tensor = REQUIRED) -> bool:
     """Whether the two tensors have the same shape."""
+    if other is REQUIRED:  # (x.is_same_size(): PyTorch's words, see _missing_arguments)
+        raise missing("is_same_size", is_same_size, input, other)
     if not isinstance(other, Tensor):
         raise TypeError(
             f"is_same_size(): argument 'other' (position 2) must be Tensor, not "

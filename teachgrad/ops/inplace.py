@@ -25,7 +25,7 @@ import numpy as np
 
 from .._arguments import Signatures, is_number
 from .._dtypes import from_numpy_dtype
-from .._missing_arguments import missing_arguments_error
+from .._missing_arguments import REQUIRED, missing, missing_arguments_error
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd import graph
@@ -617,8 +617,10 @@ def _zero(self: Tensor) -> Tensor:
     return ZeroBackward0.apply(self, value=0)
 
 
-def _copy_method(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+def _copy_method(self: Tensor, src=REQUIRED, non_blocking: bool = False) -> Tensor:
     """``self.copy_(src)``: write ``src``'s values (broadcast, cast) into ``self``."""
+    if src is REQUIRED:  # (x.copy_(): PyTorch's words, see _missing_arguments)
+        raise missing("copy_", _copy_method, self, src)
     return apply_inplace(self, _copy, src)
 
 
@@ -836,7 +838,7 @@ Tensor.cumsum_ = inplace_method(_cumulative("cumsum"), "cumsum_")
 Tensor.cumprod_ = inplace_method(_cumulative("cumprod"), "cumprod_")
 
 
-def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
+def _add_(self: Tensor, other=REQUIRED, *, alpha=1) -> Tensor:
     """In-place version of ``add``: ``self += alpha * other``, changes ``self`` and returns it.
 
     Optimizers call this for every parameter at every step (``p.add_(grad, alpha=-lr)``
@@ -862,6 +864,8 @@ def _add_(self: Tensor, other, *, alpha=1) -> Tensor:
         np.add(data, other._data if alpha == 1 else alpha * other._data, out=data)
         self._vc[0] += 1
         return self
+    if other is REQUIRED:  # (x.add_(): PyTorch's words; off the optimizers' path above)
+        raise missing("add_", _add_, self, other)
     return apply_inplace(self, pointwise.add, other, alpha=alpha)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing_arguments import missing_arguments_error
+from .._missing_arguments import REQUIRED, missing, missing_arguments_error, missing_message
 from .._tensor import Tensor, _make
 from ..autograd import graph, inference
 from ..autograd.dual_state import state as _dual
@@ -113,6 +113,8 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    if not sizes:  # (x.resize_(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("resize_", ["size"]))
     if self._requires_grad:  # PyTorch refuses even under no_grad: the graph can't follow
         raise RuntimeError("cannot resize variables that require grad")
     new_shape = _resize_shape(sizes)
@@ -133,8 +135,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     return self
 
 
-def resize_as_(self: Tensor, the_template: Tensor, memory_format=None) -> Tensor:
+def resize_as_(self: Tensor, the_template: Tensor = REQUIRED, memory_format=None) -> Tensor:
     """``self.resize_(the_template.shape)``."""
+    if the_template is REQUIRED:  # (x.resize_as_(): PyTorch's words, see _missing_arguments)
+        raise missing("resize_as_", resize_as_, self, the_template)
     return resize_(self, tuple(the_template._data.shape))
 
 
@@ -255,7 +259,7 @@ def _diagonal_array(data: np.ndarray, wrap: bool) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(data, (length,), (sum(data.strides),))
 
 
-def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+def fill_diagonal_(self: Tensor, fill_value=REQUIRED, wrap: bool = False) -> Tensor:
     """Write ``fill_value`` on the main diagonal, in place (``wrap``: again every
     ``columns + 1`` rows of a tall matrix).
 
@@ -264,6 +268,8 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     tensor([[5., 0., 0.],
             [0., 5., 0.]])
     """
+    if fill_value is REQUIRED:  # (x.fill_diagonal_(): PyTorch's words, see _missing_arguments)
+        raise missing("fill_diagonal_", fill_diagonal_, self, fill_value)
     data = self._data
     if data.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")

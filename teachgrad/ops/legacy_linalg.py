@@ -8,6 +8,7 @@ PyTorch, and warn as PyTorch does, naming the function to use instead.
 
 from __future__ import annotations
 
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, tensor_method
 from .._warn import warn_user
 from .linalg import DotBackward0, _check_dot, _require_tensor
@@ -20,13 +21,15 @@ class VdotBackward0(DotBackward0):
 
 
 @tensor_method()
-def vdot(input: Tensor, other: Tensor) -> Tensor:
+def vdot(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``Σ conj(inputᵢ)·otherᵢ`` of two 1-D tensors (``dot`` for real numbers).
 
     >>> import teachgrad as torch
     >>> torch.vdot(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
     tensor(11.)
     """
+    if other is REQUIRED:  # (x.vdot(): PyTorch's words, see _missing_arguments)
+        raise missing("vdot", vdot, input, other)
     _require_tensor(input, "input", 1, "vdot")
     _require_tensor(other, "other", 2, "vdot")
     _check_dot(input, other)

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from .._arguments import checks_types
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd.grad_mode import state as _grad_state
@@ -507,13 +508,15 @@ def _require_tensor(x, name: str, position: int, fn: str) -> None:
 # The public functions
 # ----------------------------------------------------------------------------------------
 @tensor_method()
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor = REQUIRED) -> Tensor:
     """Dot product of two 1-D tensors: ``Σ aᵢ·bᵢ``.
 
     >>> import teachgrad as torch
     >>> torch.dot(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
     tensor(11.)
     """
+    if tensor is REQUIRED:  # (x.dot(): PyTorch's words, see _missing_arguments)
+        raise missing("dot", dot, input, tensor)
     _require_tensor(input, "input", 1, "dot")
     _require_tensor(tensor, "tensor", 2, "dot")
     _check_dot(input, tensor)
@@ -521,13 +524,15 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 @tensor_method()
-def mv(input: Tensor, vec: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor = REQUIRED) -> Tensor:
     """Matrix (n, k) times vector (k) → vector (n).
 
     >>> import teachgrad as torch
     >>> torch.mv(torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([1., 1.]))
     tensor([3., 7.])
     """
+    if vec is REQUIRED:  # (x.mv(): PyTorch's words, see _missing_arguments)
+        raise missing("mv", mv, input, vec)
     _require_tensor(input, "input", 1, "mv")
     _require_tensor(vec, "vec", 2, "mv")
     _check_mv(input, vec)
@@ -535,13 +540,15 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 @tensor_method()
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor = REQUIRED) -> Tensor:
     """Matrix product of two 2-D tensors: (n, k) @ (k, p) → (n, p).
 
     >>> import teachgrad as torch
     >>> torch.mm(torch.tensor([[1., 2.]]), torch.tensor([[3.], [4.]]))
     tensor([[11.]])
     """
+    if mat2 is REQUIRED:  # (x.mm(): PyTorch's words, see _missing_arguments)
+        raise missing("mm", mm, input, mat2)
     _require_tensor(input, "input", 1, "mm")
     _require_tensor(mat2, "mat2", 2, "mm")
     _check_mm(input, mat2)
@@ -549,8 +556,10 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 @tensor_method()
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor = REQUIRED) -> Tensor:
     """A batch of matrix products: (b, n, k) @ (b, k, p) → (b, n, p), no broadcasting."""
+    if mat2 is REQUIRED:  # (x.bmm(): PyTorch's words, see _missing_arguments)
+        raise missing("bmm", bmm, input, mat2)
     _require_tensor(input, "input", 1, "bmm")
     _require_tensor(mat2, "mat2", 2, "bmm")
     _check_bmm(input, mat2)
@@ -700,7 +709,7 @@ def _rmatmul_operator(self: Tensor, other):
 
 
 @tensor_method("outer", "ger")
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor = REQUIRED) -> Tensor:
     """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
 
     PyTorch computes it as ``input.reshape(n, 1) * vec2`` (hence ``MulBackward0`` over a
@@ -711,6 +720,8 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     tensor([[  1.,  10., 100.],
             [  2.,  20., 200.]])
     """
+    if vec2 is REQUIRED:  # (x.outer(): PyTorch's words, see _missing_arguments)
+        raise missing("outer", outer, input, vec2)
     _require_tensor(input, "input", 1, "outer")
     _require_tensor(vec2, "vec2", 2, "outer")
     for name, t in (("self", input), ("vec2", vec2)):
@@ -723,7 +734,8 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 
 @tensor_method()
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor = REQUIRED, mat2: Tensor = REQUIRED, *, beta=1,
+          alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape.
 
     ``nn.functional.linear(x, w, b)`` on a 2-D ``x`` is ``addmm(b, x, w.t())``.
@@ -733,6 +745,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     tensor([[2., 3.],
             [4., 5.]])
     """
+    if mat1 is REQUIRED or mat2 is REQUIRED:  # (x.addmm(): PyTorch's words, see _missing_arguments)
+        raise missing("addmm", addmm, input, mat1, mat2)
     for position, (name, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2)), 1):
         _require_tensor(t, name, position, "addmm")
     for name, t in (("self", input), ("mat1", mat1)):
@@ -757,7 +771,7 @@ def _broadcasts_to(shape: tuple, size: tuple) -> bool:
 
 
 @tensor_method()
-def matrix_power(input: Tensor, n: int) -> Tensor:
+def matrix_power(input: Tensor, n: int = REQUIRED) -> Tensor:
     """``input @ input @ ... @ input`` (``n`` factors) for a square matrix or a batch of them.
 
     As in PyTorch: ``n = 0`` gives the identity, ``n = 1`` a copy, and larger powers use
@@ -769,6 +783,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     tensor([[1., 3.],
             [0., 1.]])
     """
+    if n is REQUIRED:  # (x.matrix_power(): PyTorch's words, see _missing_arguments)
+        raise missing("matrix_power", matrix_power, input, n)
     shape_ = input._data.shape
     if len(shape_) < 2:
         raise RuntimeError(

@@ -14,6 +14,7 @@ from typing import NoReturn
 import numpy as np
 
 from .._input_check import refuse_non_tensor_input
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, _make, tensor_method
 from .._warn import warn_user
 from . import decompositions as dec
@@ -135,7 +136,7 @@ def _check_cholesky_factor(name: str, t: Tensor) -> None:
 
 
 @tensor_method()
-def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky_solve(input: Tensor, input2: Tensor = REQUIRED, upper: bool = False) -> Tensor:  # noqa: A002
     """Solve ``A X = B`` given B (``input``) and A's Cholesky factor L (``input2``).
 
     >>> import teachgrad as torch
@@ -144,6 +145,8 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
     tensor([[1.],
             [0.]])
     """
+    if input2 is REQUIRED:  # (x.cholesky_solve(): PyTorch's words, see _missing_arguments)
+        raise missing("cholesky_solve", cholesky_solve, input, input2)
     _check_cholesky_factor("b", input)
     _check_cholesky_factor("u", input2)
     if input._data.dtype != input2._data.dtype:

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from .._warn import warn_user
@@ -524,8 +525,10 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:  # noqa
 
 
 @tensor_method()
-def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: A002, N803
+def lu_solve(input: Tensor, LU_data: Tensor = REQUIRED, LU_pivots: Tensor = REQUIRED) -> Tensor:  # noqa: A002, N803
     """Deprecated: ``torch.linalg.lu_solve(LU_data, LU_pivots, input)`` (arguments reversed)."""
+    if LU_data is REQUIRED or LU_pivots is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("lu_solve", lu_solve, input, LU_data, LU_pivots)
     warn_user(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
         "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed."

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names
 from .._warn import warn_user
 from . import numpy_protocol, shape
@@ -441,13 +442,15 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
 # ----------------------------------------------------------------------------------------
 # kron, inner, tensordot (torch.*)
 # ----------------------------------------------------------------------------------------
-def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def kron(input: Tensor, other: Tensor = REQUIRED) -> Tensor:  # noqa: A002
     """The Kronecker product: every element of ``input`` times the whole of ``other``.
 
     >>> import teachgrad as torch
     >>> torch.kron(torch.tensor([1., 10.]), torch.tensor([1., 2.]))
     tensor([ 1.,  2., 10., 20.])
     """
+    if other is REQUIRED:  # (x.kron(): PyTorch's words, see _missing_arguments)
+        raise missing("kron", kron, input, other)
     n = max(input._data.ndim, other._data.ndim)
     a = (1,) * (n - input._data.ndim) + input._data.shape
     b = (1,) * (n - other._data.ndim) + other._data.shape
@@ -509,13 +512,15 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     return shape.reshape(mm(left, right), out_shape)
 
 
-def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def inner(input: Tensor, other: Tensor = REQUIRED) -> Tensor:  # noqa: A002
     """The dot product over the last dimension (of every pair of rows, for matrices).
 
     >>> import teachgrad as torch
     >>> torch.inner(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
     tensor(11.)
     """
+    if other is REQUIRED:  # (x.inner(): PyTorch's words, see _missing_arguments)
+        raise missing("inner", inner, input, other)
     if input._data.ndim == 0 or other._data.ndim == 0:
         return mul(input, other)
     if input._data.shape[-1] != other._data.shape[-1]:

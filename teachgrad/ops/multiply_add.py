@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, tensor_method
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import shape_str
@@ -69,6 +70,7 @@ def _times(grad, factor):
 # addcmul, addcdiv: pointwise
 # ----------------------------------------------------------------------------------------
 class AddcmulBackward0(Op):
+    saved_attributes = {"value": "value"}  # grad_fn._saved_...
     saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value·t2    ∂/∂t2 = value·t1"
 
@@ -97,6 +99,7 @@ class AddcmulBackward0(Op):
 
 
 class AddcdivBackward0(Op):
+    saved_attributes = {"value": "value"}  # grad_fn._saved_...
     saved_names = ("tensor1", "tensor2")  # grad_fn._saved_...
     formula = "∂/∂input = 1    ∂/∂t1 = value / t2    ∂/∂t2 = −value·t1 / t2²"
 
@@ -138,13 +141,16 @@ def _pointwise_operands(name: str, input: Tensor, tensor1: Tensor, tensor2: Tens
 
 
 @tensor_method()
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor = REQUIRED, tensor2: Tensor = REQUIRED, *,
+            value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast), one node: ``AddcmulBackward0``.
 
     >>> import teachgrad as torch
     >>> torch.addcmul(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([3., 4.]), value=0.5)
     tensor([2.5000, 5.0000])
     """
+    if tensor1 is REQUIRED or tensor2 is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("addcmul", addcmul, input, tensor1, tensor2)
     dtype = _pointwise_operands("addcmul", input, tensor1, tensor2)
     check_real_value(value, np.dtype(dtype))
     if dtype == np.bool_:  # (PyTorch's kernel has no bool loop)
@@ -172,7 +178,8 @@ def _refuse_integer_division(input, tensor1, tensor2, **kwargs) -> None:
 
 
 @tensor_method()
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor = REQUIRED, tensor2: Tensor = REQUIRED, *,
+            value=1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (broadcast), one node: ``AddcdivBackward0``.
 
     This is the step Adam takes: ``p.addcdiv_(m, v.sqrt() + eps, value=-lr)``.
@@ -181,6 +188,8 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     >>> torch.addcdiv(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([4., 4.]), value=2)
     tensor([1.5000, 2.0000])
     """
+    if tensor1 is REQUIRED or tensor2 is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("addcdiv", addcdiv, input, tensor1, tensor2)
     _refuse_integer_division(input, tensor1, tensor2)
     dtype = _pointwise_operands("addcdiv", input, tensor1, tensor2)
     check_real_value(value, np.dtype(dtype))
@@ -317,13 +326,16 @@ def _check_tensors(name: str, *named) -> None:
 
 
 @tensor_method()
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor = REQUIRED, vec: Tensor = REQUIRED, *, beta=1,
+          alpha=1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``: a matrix-vector product plus a vector.
 
     >>> import teachgrad as torch
     >>> torch.addmv(torch.ones(2), torch.eye(2), torch.tensor([2., 3.]), alpha=2)
     tensor([5., 7.])
     """
+    if mat is REQUIRED or vec is REQUIRED:  # (x.addmv(): PyTorch's words, see _missing_arguments)
+        raise missing("addmv", addmv, input, mat, vec)
     _check_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
     if input._data.ndim > 1 or mat._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(
@@ -349,7 +361,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 
 
 @tensor_method()
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor = REQUIRED, vec2: Tensor = REQUIRED, *, beta=1,
+         alpha=1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``: a matrix plus an outer product.
 
     >>> import teachgrad as torch
@@ -357,6 +370,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     tensor([[3., 4.],
             [6., 8.]])
     """
+    if vec1 is REQUIRED or vec2 is REQUIRED:  # (x.addr(): PyTorch's words, see _missing_arguments)
+        raise missing("addr", addr, input, vec1, vec2)
     _check_tensors("addr", ("input", input), ("vec1", vec1), ("vec2", vec2))
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
@@ -384,13 +399,16 @@ def _check_batches(input: Tensor, batch1: Tensor, batch2: Tensor) -> None:
 
 
 @tensor_method()
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor = REQUIRED, batch2: Tensor = REQUIRED, *, beta=1,
+            alpha=1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix over the batch.
 
     >>> import teachgrad as torch
     >>> torch.baddbmm(torch.zeros(2, 1, 1), torch.ones(2, 1, 3), torch.ones(2, 3, 1)).shape
     teachgrad.Size([2, 1, 1])
     """
+    if batch1 is REQUIRED or batch2 is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("baddbmm", baddbmm, input, batch1, batch2)
     _check_tensors("baddbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
     _check_batches(input, batch1, batch2)
     # PyTorch compares input's dtype with batch1's here; batch2's is bmm's check, which an
@@ -418,13 +436,16 @@ def _cpp(t: Tensor) -> str:
 
 
 @tensor_method()
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor = REQUIRED, batch2: Tensor = REQUIRED, *, beta=1,
+           alpha=1) -> Tensor:
     """``beta * input + alpha * Σ_b batch1[b] @ batch2[b]``: the batch's products, added up.
 
     >>> import teachgrad as torch
     >>> torch.addbmm(torch.zeros(1, 1), torch.ones(4, 1, 3), torch.ones(4, 3, 1))
     tensor([[12.]])
     """
+    if batch1 is REQUIRED or batch2 is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("addbmm", addbmm, input, batch1, batch2)
     _check_tensors("addbmm", ("input", input), ("batch1", batch1), ("batch2", batch2))
     _check_batches(input, batch1, batch2)
     b1, b2 = batch1._data.shape, batch2._data.shape

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
+from .._missing_arguments import REQUIRED, missing, missing_in_caller, untested
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
@@ -61,6 +62,9 @@ def _operand(x):
         if isinstance(x, complex):
             raise complex_refused(f"the number {x!r}")
         return float(x)
+    missing = missing_in_caller(x)  # (x.add(): an op's REQUIRED default, see untested)
+    if missing is not None:
+        raise missing
     hint = real_pytorch_hint(x)
     if isinstance(x, (list, tuple)):  # (PyTorch refuses them too: x * [1, 2] is no product)
         hint = "\nHint: make the list a tensor first: torch.tensor([...])."
@@ -224,7 +228,8 @@ class NegBackward0(Op):
 
 
 @tensor_method("add", "__add__", "__radd__")
-def add(input, other, *, alpha=1) -> Tensor:
+@untested
+def add(input, other=REQUIRED, *, alpha=1) -> Tensor:
     """``input + alpha * other``, with broadcasting.
 
     >>> import teachgrad as torch
@@ -238,7 +243,8 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 
 @tensor_method("sub", "__sub__", "subtract")
-def sub(input, other, *, alpha=1) -> Tensor:
+@untested
+def sub(input, other=REQUIRED, *, alpha=1) -> Tensor:
     """``input - alpha * other``, with broadcasting."""
     _check_bool_subtraction(input, other)
     if alpha is not _ONE:  # (the usual alpha=1 costs one check, see _ONE)
@@ -334,7 +340,8 @@ def rsub(input, other, *, alpha=1) -> Tensor:
 
 
 @tensor_method("mul", "__mul__", "__rmul__", "multiply")
-def mul(input, other) -> Tensor:
+@untested
+def mul(input, other=REQUIRED) -> Tensor:
     """Elementwise product, with broadcasting.
 
     >>> import teachgrad as torch
@@ -345,7 +352,8 @@ def mul(input, other) -> Tensor:
 
 
 @tensor_method("div", "__truediv__", "divide", "true_divide")
-def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
+@untested
+def div(input, other=REQUIRED, *, rounding_mode: str | None = None) -> Tensor:
     """Elementwise true division (integers give floats), with broadcasting."""
     input, other = _operand(input), _operand(other)
     if rounding_mode is not None:
@@ -465,7 +473,8 @@ def _division_operands(a, b, kernel: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @tensor_method("__floordiv__")
-def floor_divide(input, other) -> Tensor:
+@untested
+def floor_divide(input, other=REQUIRED) -> Tensor:
     """``input // other``, rounded down (not differentiable).
 
     >>> import teachgrad as torch
@@ -554,7 +563,8 @@ RemainderNotImplemented.__name__ = RemainderNotImplemented.__qualname__ = "NotIm
 
 
 @tensor_method("remainder", "__mod__")
-def remainder(input, other) -> Tensor:
+@untested
+def remainder(input, other=REQUIRED) -> Tensor:
     """Python-style ``input % other``: the result has the sign of ``other``.
 
     Differentiable in ``input`` (slope 1) and in a tensor ``other`` (slope ``-floor(input/other)``).
@@ -753,7 +763,8 @@ def sgn_of(x):
 
 
 @tensor_method("pow", "__pow__")
-def pow(input, exponent) -> Tensor:  # noqa: A001 - PyTorch's name
+@untested
+def pow(input, exponent=REQUIRED) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a number).
 
     >>> import teachgrad as torch
@@ -1436,8 +1447,10 @@ def _clamp_by_numbers(op: type[Op], input: Tensor, min, max) -> Tensor:  # noqa:
 
 
 @tensor_method("clamp_min")
-def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+def clamp_min(input: Tensor, min=REQUIRED) -> Tensor:  # noqa: A002
     """``clamp(input, min=min)``."""
+    if min is REQUIRED:  # (x.clamp_min(): PyTorch's words, see _missing_arguments)
+        raise missing("clamp_min", clamp_min, input, min)
     if isinstance(min, Tensor):
         return _binary(ClampMinBackward1, input, min)
     if type(min) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
@@ -1446,8 +1459,10 @@ def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
 
 
 @tensor_method("clamp_max")
-def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+def clamp_max(input: Tensor, max=REQUIRED) -> Tensor:  # noqa: A002
     """``clamp(input, max=max)``."""
+    if max is REQUIRED:  # (x.clamp_max(): PyTorch's words, see _missing_arguments)
+        raise missing("clamp_max", clamp_max, input, max)
     if isinstance(max, Tensor):
         return _binary(ClampMaxBackward1, input, max)
     if type(max) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
@@ -1621,7 +1636,8 @@ _COMPLEX_NUMBER = (complex, np.complexfloating)  # equal to a real number only i
 
 
 @tensor_method("eq", "__eq__")
-def eq(input: Tensor, other) -> Tensor:
+@untested
+def eq(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``==`` (a bool tensor)."""
     if other is None:
         return False
@@ -1631,7 +1647,8 @@ def eq(input: Tensor, other) -> Tensor:
 
 
 @tensor_method("ne", "__ne__", "not_equal")
-def ne(input: Tensor, other) -> Tensor:
+@untested
+def ne(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``!=``."""
     if other is None:
         return True
@@ -1641,25 +1658,29 @@ def ne(input: Tensor, other) -> Tensor:
 
 
 @tensor_method("lt", "__lt__", "less")
-def lt(input: Tensor, other) -> Tensor:
+@untested
+def lt(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``<``."""
     return _compare(np.less, input, other)
 
 
 @tensor_method("le", "__le__", "less_equal")
-def le(input: Tensor, other) -> Tensor:
+@untested
+def le(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``<=``."""
     return _compare(np.less_equal, input, other)
 
 
 @tensor_method("gt", "__gt__", "greater")
-def gt(input: Tensor, other) -> Tensor:
+@untested
+def gt(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``>``."""
     return _compare(np.greater, input, other)
 
 
 @tensor_method("ge", "__ge__", "greater_equal")
-def ge(input: Tensor, other) -> Tensor:
+@untested
+def ge(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``>=``."""
     return _compare(np.greater_equal, input, other)
 
@@ -1705,19 +1726,22 @@ def _bitwise(kernel: str, on_bools, on_integers, a: Tensor, b) -> Tensor:
 
 
 @tensor_method("bitwise_and", "__and__", "__rand__")
-def bitwise_and(input: Tensor, other) -> Tensor:
+@untested
+def bitwise_and(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``&``: "and" of bool tensors, bit by bit for integers."""
     return _bitwise("bitwise_and_cpu", np.logical_and, np.bitwise_and, input, other)
 
 
 @tensor_method("bitwise_or", "__or__", "__ror__")
-def bitwise_or(input: Tensor, other) -> Tensor:
+@untested
+def bitwise_or(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``|``: "or" of bool tensors, bit by bit for integers."""
     return _bitwise("bitwise_or_cpu", np.logical_or, np.bitwise_or, input, other)
 
 
 @tensor_method("bitwise_xor", "__xor__", "__rxor__")
-def bitwise_xor(input: Tensor, other) -> Tensor:
+@untested
+def bitwise_xor(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``^``: "exactly one" of bool tensors, bit by bit for integers."""
     return _bitwise("bitwise_xor_cpu", np.logical_xor, np.bitwise_xor, input, other)
 
@@ -1895,13 +1919,15 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 
 
 @tensor_method()
-def float_power(input, exponent) -> Tensor:
+def float_power(input, exponent=REQUIRED) -> Tensor:
     """``input ** exponent`` computed in float64, whatever the dtypes (a float64 result).
 
     >>> import teachgrad as torch
     >>> torch.float_power(torch.tensor([2, 3]), 2)
     tensor([4., 9.], dtype=teachgrad.float64)
     """
+    if exponent is REQUIRED:  # (x.float_power(): PyTorch's words, see _missing_arguments)
+        raise missing("float_power", float_power, input, exponent)
     from .._dtypes import float64
 
     def double(x):
@@ -1913,8 +1939,10 @@ def float_power(input, exponent) -> Tensor:
     return pow(double(input), double(exponent))
 
 
-def _float_power_(self: Tensor, exponent) -> Tensor:
+def _float_power_(self: Tensor, exponent=REQUIRED) -> Tensor:
     """In-place :func:`float_power`: ``self`` must already be float64."""
+    if exponent is REQUIRED:  # (x.float_power_(): PyTorch's words, see _missing_arguments)
+        raise missing("float_power_", _float_power_, self, exponent)
     if self._data.dtype != np.float64:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {_legacy_scalar_name(self)} but the "

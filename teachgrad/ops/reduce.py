@@ -28,6 +28,7 @@ import numpy as np
 
 from .._arguments import checks_types
 from .._dtypes import get_default_dtype
+from .._missing_arguments import missing_message
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
@@ -239,6 +240,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
 @tensor_method()
 def sum_to_size(input: Tensor, *size) -> Tensor:
     """Sum ``input`` down to ``size`` (the inverse of broadcasting it up)."""
+    if not size:  # (x.sum_to_size(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("sum_to_size", ["size"]))
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     lead = input._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
@@ -378,6 +381,7 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """Product along one dimension."""
+    saved_attributes = {"dim": "dim", "keepdim": "keepdim"}  # grad_fn._saved_...
     saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
@@ -1028,6 +1032,8 @@ def _one_element_each(shape: tuple, dims) -> bool:
 
 class LinalgVectorNormBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"ord": "ord", "keepdim": "keepdim",  # (dim: None for all of them)
+                        "dim": lambda node: None if node.dims is None else tuple(node.dims)}
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
     @staticmethod
@@ -1167,6 +1173,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": lambda node: tuple(node.dims), "keepdim": "keepdim"}
     inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 
@@ -1219,6 +1226,7 @@ def reverse_cumsum(x, dim: int):
 
 
 class CumsumBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "∂(cumsum a)ₖ/∂aᵢ = 1 for k ≥ i: each aᵢ gets the sum of the later gradients"
 
     @staticmethod

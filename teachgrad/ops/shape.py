@@ -27,6 +27,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._arguments import Signatures, checks_types
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing, missing_message
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Size, Tensor, _wrap_dim, python_type_name, tensor_method
 from .._warn import warn_user
@@ -118,6 +119,7 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
 # Reshaping views: view, reshape, flatten, unflatten
 # ----------------------------------------------------------------------------------------
 class ViewBackward0(Op):
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "reshape: the gradient is reshaped back"
     is_view = True
 
@@ -268,14 +270,18 @@ def reshape(input: Tensor, *shape) -> Tensor:
 
 
 @tensor_method()
-def view_as(input: Tensor, other: Tensor) -> Tensor:
+def view_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.view(other.shape)``."""
+    if other is REQUIRED:  # (x.view_as(): PyTorch's words, see _missing_arguments)
+        raise missing("view_as", view_as, input, other)
     return view(input, other._data.shape)
 
 
 @tensor_method()
-def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+def reshape_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.reshape(other.shape)``."""
+    if other is REQUIRED:  # (x.reshape_as(): PyTorch's words, see _missing_arguments)
+        raise missing("reshape_as", reshape_as, input, other)
     return reshape(input, other._data.shape)
 
 
@@ -327,6 +333,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 # Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
 # ----------------------------------------------------------------------------------------
 class UnsqueezeBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "unsqueeze: the added dimension is squeezed away again"
     is_view = True
 
@@ -391,6 +398,8 @@ class SqueezeBackward0(Op):
 
 class SqueezeBackward1(SqueezeBackward0):
     """Squeeze one dimension (if it has size 1)."""
+    saved_attributes = {"dim": lambda node: node.dims[0],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -439,6 +448,8 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
 
 
 class TransposeBackward0(Op):
+    saved_attributes = {"dim0": lambda node: node.dims[0],
+                        "dim1": lambda node: node.dims[1]}  # grad_fn._saved_...
     formula = "transpose: the gradient is transposed back"
     is_view = True
 
@@ -501,6 +512,8 @@ def t(input: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Op):
+    # (it keeps the inverse permutation, for backward; PyTorch shows the one asked for)
+    saved_attributes = {"dims": lambda node: tuple(int(d) for d in np.argsort(node.inverse))}
     formula = "permute: the gradient is permuted back"
     is_view = True
 
@@ -685,8 +698,10 @@ Tensor.broadcast_to = expand.method_form.renamed("broadcast_to", "(tuple of ints
 
 
 @tensor_method()
-def expand_as(input: Tensor, other: Tensor) -> Tensor:
+def expand_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input.expand(other.shape)``."""
+    if other is REQUIRED:  # (x.expand_as(): PyTorch's words, see _missing_arguments)
+        raise missing("expand_as", expand_as, input, other)
     return expand(input, other._data.shape)
 
 
@@ -738,7 +753,15 @@ class SliceBackwardBackward0(EmbedOp):
     pass
 
 
+def _select_dim(key: tuple) -> int:
+    """The dimension a SelectBackward0's NumPy key picks from (its one int)."""
+    return next(d for d, k in enumerate(key) if not isinstance(k, slice))
+
+
 class SelectBackward0(Op):
+    saved_attributes = {"dim": lambda node: _select_dim(node.key),
+                        "index": lambda node: node.key[_select_dim(node.key)],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "select: the gradient goes back to the selected position, zero elsewhere"
     is_view = True
 
@@ -849,7 +872,7 @@ class _SplitOp(Op):
     def forward(ctx, a, dim, sizes):
         if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
             a = with_pytorch_strides(a)
-        ctx.dim = dim
+        ctx.dim, ctx.sizes, ctx.shape = dim, tuple(sizes), a.shape  # (for _saved_...)
         bounds = np.cumsum((0,) + tuple(sizes))
         return tuple(_piece(a, dim, int(b0), int(b1)) for b0, b1 in zip(bounds, bounds[1:]))
 
@@ -869,10 +892,14 @@ def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
 
 class SplitBackward0(_SplitOp):
     """Pieces of one size (the last may be smaller): ``split(int)`` and ``chunk``."""
+    saved_attributes = {"dim": "dim", "split_size": lambda node: node.sizes[0],
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 class SplitWithSizesBackward0(_SplitOp):
     """Pieces of the given sizes: ``split([sizes])``."""
+    saved_attributes = {"dim": "dim", "split_sizes": "sizes",
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 # (PyTorch's Tensor.split passes sizes that are not an int on to split_with_sizes)
@@ -936,6 +963,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 class UnbindBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "unbind: the slices' gradients are stacked back"
     is_view = True
 
@@ -1083,6 +1111,7 @@ def _tensor_list(tensors, name: str) -> list:
 
 
 class CatBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "cat: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1164,6 +1193,7 @@ concatenate = cat
 
 
 class StackBackward0(Op):
+    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
     formula = "stack: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1261,6 +1291,7 @@ def atleast_3d(input: Tensor) -> Tensor:
 
 
 class FlipBackward0(Op):
+    saved_attributes = {"dims": lambda node: tuple(node.dims)}  # grad_fn._saved_...
     formula = "flip: the gradient is flipped back"
 
     @staticmethod
@@ -1299,6 +1330,8 @@ def flipud(input: Tensor) -> Tensor:
 
 
 class RepeatBackward0(Op):
+    saved_attributes = {"repeats": lambda node: tuple(node.repeats),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "repeat: each input element gets the sum of its copies' gradients"
 
     @staticmethod
@@ -1351,6 +1384,8 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 @tensor_method()
 def tile(input: Tensor, *dims) -> Tensor:
     """Like :func:`repeat`, but missing leading repeat counts are taken as 1."""
+    if not dims:  # (x.tile(): PyTorch's words, not an empty shape)
+        raise TypeError(missing_message("tile", ["dims"]))
     dims = _size_args(dims)
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -1394,6 +1429,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 
 class TrilBackward0(Op):
+    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
     formula = "tril: the gradient of the lower triangle, zero above"
 
     @staticmethod
@@ -1407,6 +1443,7 @@ class TrilBackward0(Op):
 
 
 class TriuBackward0(Op):
+    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
     formula = "triu: the gradient of the upper triangle, zero below"
 
     @staticmethod
@@ -1571,7 +1608,8 @@ class UnfoldBackward0(Op):
                                                ctx.step)
 
 
-def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+def unfold(input: Tensor, dimension: int = REQUIRED, size: int = REQUIRED,
+           step: int = REQUIRED) -> Tensor:
     """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last
     dimension: a view (the windows share the input's memory, as in PyTorch).
 
@@ -1580,6 +1618,8 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     tensor([[0, 1],
             [2, 3]])
     """
+    if dimension is REQUIRED or size is REQUIRED or step is REQUIRED:
+        raise missing("unfold", unfold, input, dimension, size, step)
     d = _wrap_dim(dimension, input._data.ndim)
     length = input._data.shape[d] if input._data.ndim else 1
     if size > length:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._arguments import Signatures
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import _CPP_TYPE_NAMES, Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
@@ -762,13 +763,15 @@ class XlogyBackward2(Op):
 
 
 @tensor_method()
-def xlogy(input, other) -> Tensor:
+def xlogy(input, other=REQUIRED) -> Tensor:
     """``input · log(other)``, but 0 where ``input`` is 0 (so 0·log 0 = 0): entropy terms.
 
     >>> import teachgrad as torch
     >>> torch.xlogy(torch.tensor([0., 2.]), torch.tensor([0., 1.]))
     tensor([0., 0.])
     """
+    if other is REQUIRED:  # (x.xlogy(): PyTorch's words, see _missing_arguments)
+        raise missing("xlogy", xlogy, input, other)
     a, b = _float_operands(_operand(input), _operand(other))
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return _binary(XlogyBackward0, a, b)
@@ -964,7 +967,7 @@ def check_lerp_dtypes(input: Tensor, end: Tensor, weight, **kwargs) -> None:
 
 
 @tensor_method()
-def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
+def lerp(input: Tensor, end: Tensor = REQUIRED, weight=REQUIRED) -> Tensor:
     """Linear interpolation: ``input + weight · (end − input)``.
 
     ``weight`` is a number or a tensor (then it gets a gradient too).
@@ -973,6 +976,8 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     >>> torch.lerp(torch.tensor([0., 10.]), torch.tensor([1., 20.]), 0.25)
     tensor([ 0.2500, 12.5000])
     """
+    if end is REQUIRED or weight is REQUIRED:  # (x.lerp(): PyTorch's words, see _missing_arguments)
+        raise missing("lerp", lerp, input, end, weight)
     check_lerp_dtypes(input, end, weight)
     _check_broadcast(input, end)
     check_real_value(weight, input._data.dtype)  # (PyTorch's words for a complex weight)
@@ -1035,7 +1040,7 @@ class FmodBackward1(Op):
 
 
 @tensor_method()
-def fmod(input: Tensor, other) -> Tensor:
+def fmod(input: Tensor, other=REQUIRED) -> Tensor:
     """C-style remainder: the result has the sign of ``input`` (``%`` follows ``other``).
 
     Differentiable in ``input`` (slope 1) and in a tensor ``other`` (slope ``-trunc(input/other)``).
@@ -1044,6 +1049,8 @@ def fmod(input: Tensor, other) -> Tensor:
     >>> torch.fmod(torch.tensor([-7., 7.]), 3)
     tensor([-1.,  1.])
     """
+    if other is REQUIRED:  # (x.fmod(): PyTorch's words, see _missing_arguments)
+        raise missing("fmod", fmod, input, other)
     if not isinstance(input, Tensor):  # a number first: no signature of PyTorch's fits
         raise number_first_error("fmod", input, other)
     other = _operand(other)
@@ -1103,6 +1110,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
 
 
 class TraceBackward0(Op):
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "∂trace(A)/∂A = I (1 on the diagonal, 0 elsewhere)"
 
     @staticmethod

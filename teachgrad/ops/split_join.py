@@ -20,6 +20,7 @@ import numpy as np
 
 from .._arguments import Signatures
 from .._dtypes import result_type
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Size, Tensor, _make, _wrap_dim, tensor_method
 from .conversion import clone
 from .grid import meshgrid
@@ -112,21 +113,27 @@ def _directional_split(name: str, input: Tensor, indices_or_sections, dim: int, 
 
 
 @tensor_method()
-def hsplit(input: Tensor, indices_or_sections) -> tuple:
+def hsplit(input: Tensor, indices_or_sections=REQUIRED) -> tuple:
     """Split into columns: along dimension 1 (dimension 0 of a vector); equal pieces only."""
+    if indices_or_sections is REQUIRED:  # (x.hsplit(): PyTorch's words, see _missing_arguments)
+        raise missing("hsplit", hsplit, input, indices_or_sections)
     dim = 0 if input._data.ndim == 1 else 1
     return _directional_split("hsplit", input, indices_or_sections, dim, 1)
 
 
 @tensor_method()
-def vsplit(input: Tensor, indices_or_sections) -> tuple:
+def vsplit(input: Tensor, indices_or_sections=REQUIRED) -> tuple:
     """Split into rows: along dimension 0 of a tensor with at least 2 dimensions."""
+    if indices_or_sections is REQUIRED:  # (x.vsplit(): PyTorch's words, see _missing_arguments)
+        raise missing("vsplit", vsplit, input, indices_or_sections)
     return _directional_split("vsplit", input, indices_or_sections, 0, 2)
 
 
 @tensor_method()
-def dsplit(input: Tensor, indices_or_sections) -> tuple:
+def dsplit(input: Tensor, indices_or_sections=REQUIRED) -> tuple:
     """Split in depth: along dimension 2 of a tensor with at least 3 dimensions."""
+    if indices_or_sections is REQUIRED:  # (x.dsplit(): PyTorch's words, see _missing_arguments)
+        raise missing("dsplit", dsplit, input, indices_or_sections)
     return _directional_split("dsplit", input, indices_or_sections, 2, 3)
 
 

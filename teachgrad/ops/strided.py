@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, _make, tensor_method
 from .layout import copy_keeping_layout
 from .op import Op
@@ -156,7 +157,8 @@ class AsStridedBackward0(Op):
 
 
 @tensor_method()
-def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+def as_strided(input: Tensor, size=REQUIRED, stride=REQUIRED,
+               storage_offset: int | None = None) -> Tensor:  # noqa: A002
     """A view of ``input``'s storage with these sizes, strides (in elements) and offset
     (default: ``input``'s own).
 
@@ -166,13 +168,18 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
             [1., 2., 3.],
             [2., 3., 4.]])
     """
+    if size is REQUIRED or stride is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("as_strided", as_strided, input, size, stride)
     size, stride = _sizes(size, stride)
     offset = None if storage_offset is None else int(storage_offset)
     return AsStridedBackward0.apply(input, size=size, stride=stride, storage_offset=offset)
 
 
-def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided_(self: Tensor, size=REQUIRED, stride=REQUIRED,
+                storage_offset: int | None = None) -> Tensor:
     """In-place ``as_strided``: ``self`` becomes that view of its own storage."""
+    if size is REQUIRED or stride is REQUIRED:  # (PyTorch's words, see _missing_arguments)
+        raise missing("as_strided_", as_strided_, self, size, stride)
     from .inplace_more import reshape_in_place
 
     return reshape_in_place(self, as_strided, size, stride, storage_offset)
@@ -210,7 +217,7 @@ class AsStridedScatterBackward0(Op):
 
 
 @tensor_method()
-def as_strided_scatter(input: Tensor, src: Tensor, size, stride,  # noqa: A002
+def as_strided_scatter(input: Tensor, src: Tensor = REQUIRED, size=REQUIRED, stride=REQUIRED,  # noqa: A002
                        storage_offset: int | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride,
     storage_offset)`` would look.
@@ -219,6 +226,8 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,  # noqa: A002
     >>> torch.as_strided_scatter(torch.zeros(6), torch.ones(2, 2), (2, 2), (1, 2))
     tensor([1., 1., 1., 1., 0., 0.])
     """
+    if src is REQUIRED or size is REQUIRED or stride is REQUIRED:
+        raise missing("as_strided_scatter", as_strided_scatter, input, src, size, stride)
     size, stride = _sizes(size, stride)
     offset = 0 if storage_offset is None else int(storage_offset)
     _check_geometry(size, stride, offset, input._data.size, input._data.itemsize)

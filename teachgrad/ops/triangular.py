@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._tensor import Tensor, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
@@ -60,13 +61,15 @@ class TriangularSolveBackward0(Op):
 
 
 @tensor_method()
-def triangular_solve(input: Tensor, A: Tensor, upper: bool = True,  # noqa: A002, N803
+def triangular_solve(input: Tensor, A: Tensor = REQUIRED, upper: bool = True,  # noqa: A002, N803
                      transpose: bool = False, unitriangular: bool = False) -> tuple:
     """Deprecated: solve ``A X = b`` (``Aᵀ X = b`` if ``transpose``) for a triangular A.
 
     Returns ``(solution, cloned_coefficient)``, the second a copy of A. New code:
     ``torch.linalg.solve_triangular(A, b, upper=upper)``.
     """
+    if A is REQUIRED:  # (x.triangular_solve(): PyTorch's words, see _missing_arguments)
+        raise missing("triangular_solve", triangular_solve, input, A)
     warn_user(
         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
         "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "

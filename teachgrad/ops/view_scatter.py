@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
 from .op import NO_CONTEXT, Op
@@ -127,7 +128,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
 
 
 @tensor_method()
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+def diagonal_scatter(input: Tensor, src: Tensor = REQUIRED, offset: int = 0, dim1: int = 0,
                      dim2: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written on ``input.diagonal(offset, dim1, dim2)``.
 
@@ -136,6 +137,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     tensor([[1., 0.],
             [0., 1.]])
     """
+    if src is REQUIRED:  # (x.diagonal_scatter(): PyTorch's words, see _missing_arguments)
+        raise missing("diagonal_scatter", diagonal_scatter, input, src)
     region = diagonal(input.detach(), offset, dim1, dim2)  # PyTorch's checks and errors
     n = input._data.ndim
     src = _check_src(input, src, region._data.shape)
