@@ -228,7 +228,8 @@ class Tensor:
 
     Create tensors with :func:`teachgrad.tensor`, :func:`teachgrad.ones` and friends.
     ``Tensor(...)`` itself is PyTorch's legacy constructor: ``Tensor([[3, 4]])`` gives a
-    float32 tensor, ``Tensor(2, 3)`` a 2x3 one (zero-filled here).
+    tensor of the default floating dtype (float32 unless ``set_default_dtype`` changed
+    it), ``Tensor(2, 3)`` a 2x3 one (zero-filled here).
     """
 
     __slots__ = (
@@ -259,20 +260,22 @@ class Tensor:
         raise refused_by_real_pytorch(func)
 
     def __init__(self, *args: Any) -> None:
+        default = _dtypes._Defaults.floating  # float32 unless set_default_dtype changed it
         if not args:
-            data = np.zeros((0,), dtype=np.float32)
+            data = np.zeros((0,), dtype=default.numpy)
         elif len(args) == 1 and not isinstance(args[0], int):
             source = args[0]
-            if isinstance(source, Tensor):
-                source = source._data
             from ._creation import list_of_tensors_values  # (imports this module)
 
-            data = list_of_tensors_values(source, _dtypes.float32)
-            if data is None:
-                data = np.array(source, dtype=np.float32)
+            if isinstance(source, Tensor):  # an alias: the same memory and dtype
+                data = source._data
+            else:
+                data = list_of_tensors_values(source, default)
+                if data is None:
+                    data = np.array(source, dtype=default.numpy)
         else:
             shape = args
-            data = np.zeros(tuple(int(s) for s in shape), dtype=np.float32)
+            data = np.zeros(tuple(int(s) for s in shape), dtype=default.numpy)
         _init(self, data)
 
     # ------------------------------------------------------------------------------------
