@@ -106,7 +106,7 @@ class ConvolutionBackward0(Op):
         "dilation": lambda node: node.params[2],
         "groups": lambda node: node.params[3],
         "transposed": lambda node: node.params[4],
-        "output_padding": lambda node: node.output_padding,
+        "output_padding": "output_padding",
         "bias_sym_sizes_opt": lambda node: node.bias_sizes,
     }
 

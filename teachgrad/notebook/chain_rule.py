@@ -308,6 +308,7 @@ class PanelWriter:
                      "local derivative.")
             formula = f"{node_name(node)}.backward"
         parts = formula_parts(node)
+        derivatives = [part for part in parts if "/∂" in part]
         symbols = input_symbols(node)
         if formula_of(node):
             note = self._letters_note(node, record, symbols)
@@ -317,7 +318,9 @@ class PanelWriter:
         rows = []
         for sent in record.sent:
             letter = symbols[sent.index]
-            local = parts[sent.index] if len(parts) == len(record.sent) else formula
+            local = parts[sent.index] if len(parts) == len(record.sent) else (
+                # (conv's formula also writes its forward pass: one derivative per input)
+                derivatives[sent.index] if len(derivatives) == len(record.sent) else formula)
             if sent.target is None:
                 rows.append((letter, self._none_label(node, sent.index), None, local, None,
                              "no gradient needed", None))
@@ -679,7 +682,8 @@ NOTES_AS = {"IndexBackward0": _SIZES, "ViewBackward0": _SIZES,
 #: What teachgrad's ops note for their own bookkeeping, no value of the maths: a view's
 #: version counter at its making (the in-place checks), max pooling's working shapes...
 #: A learner read "view_version = 0" beside x[1]'s step (lesson 18) and could not place it.
-BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant"}
+BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant",
+               "bias_sizes"}
 #: Ops whose ctx also holds working values of their own backward (nll_loss's ``counted``
 #: mask, ``class_dim``): only the notes PyTorch saves too are shown, in its order.
 NOTES_SHOWN = {"NllLossBackward0": tuple(_NLL_NOTES), "NllLoss2DBackward0": tuple(_NLL_NOTES)}
