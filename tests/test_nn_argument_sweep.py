@@ -1,8 +1,9 @@
 """Bad kernel sizes, strides, paddings, dilations, groups and flags of pooling, convolution,
-fold/unfold get PyTorch's TypeError (type and sentence), as the sweep in
-tests/sweep_nn_arguments_against_torch.py finds them: ``F.max_pool2d(x, 1j)`` said
-"'complex' object is not iterable", ``F.conv1d(x, w, stride=1.5)`` "'float' object is not
-iterable", and ``ceil_mode='a'`` or ``kernel_size=True`` were taken silently."""
+fold/unfold, dropout, norms, distances, embedding, losses and nn.init get PyTorch's error
+(type and sentence), as tests/sweep_nn_arguments_against_torch.py finds them:
+``F.max_pool2d(x, 1j)`` said "'complex' object is not iterable", ``F.conv1d(x, w,
+stride=1.5)`` "'float' object is not iterable", and ``ceil_mode='a'`` or
+``kernel_size=True`` were taken silently."""
 
 from __future__ import annotations
 
@@ -11,11 +12,25 @@ import pytest
 
 import teachgrad
 from tests.parity import raises_as_torch
+from tests.sweep_nn_arguments_against_torch import CALLS, INIT
 
-FIXED = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-         "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-         "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "conv1d",
-         "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+# Differences left, and why (each the words of PyTorch's Python composing tensor ops:
+# "pow() received an invalid combination of arguments", "unsupported operand type(s) for
+# /: 'Tensor' and 'str'", which teachgrad's tensor arithmetic words its own way), or
+# PyTorch taking what teachgrad refuses.
+KNOWN = {
+    "lp_pool1d": "a bad norm_type fails in x.pow(norm_type): the core's wording",
+    "lp_pool2d": "a bad norm_type fails in x.pow(norm_type): the core's wording",
+    "local_response_norm": "size, alpha, beta, k go into tensor arithmetic in PyTorch's Python",
+    "gumbel_softmax": "tau divides a tensor in PyTorch's Python",
+    "gaussian_nll_loss": "eps goes to clamp_ (ours: clamp)",
+    "normalize": "p and dim go to linalg_vector_norm; eps to clamp_min",
+    "pad": "pad/mode of the wrong type: F.pad not yet under takes_arguments",
+    "affine_grid": "size: PyTorch's Python takes len() first",
+    "instance_norm": "eps=-1: teachgrad's instance_norm refuses it through batch_norm",
+    "scaled_dot_product_attention": "dropout_p=-1: PyTorch takes it (no dropout at eval)",
+}
+FIXED = [name for name in (*CALLS, *INIT) if name not in KNOWN]
 
 
 @pytest.mark.parametrize("name", FIXED)
@@ -24,7 +39,7 @@ def test_sweep_finds_no_difference(name):
     from tests.sweep_nn_arguments_against_torch import differences
 
     total, found = differences(torch, {name})
-    assert total >= 9
+    assert total >= 4
     assert found == [], "\n".join(found)
 
 
@@ -45,6 +60,20 @@ def test_sweep_finds_no_difference(name):
     lambda lib: lib.nn.functional.adaptive_avg_pool1d(lib.ones(1, 2, 4), None),
     lambda lib: lib.nn.functional.lp_pool1d(lib.ones(1, 2, 4), 2, 2, 1, "a"),
     lambda lib: lib.nn.functional.lp_pool2d(lib.ones(1, 2, 4, 4), 2, "a"),
+    lambda lib: lib.nn.functional.dropout(lib.ones(3), 0.5, 1),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), "a"),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), 1.5),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), -2),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0, 1]), lib.ones(3, 2), 1.5),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0, 1]), lib.ones(3, 2), "a"),
+    lambda lib: lib.nn.functional.pairwise_distance(lib.ones(2, 3), lib.ones(2, 3), 2.0, 1e-6,
+                                                    1),
+    lambda lib: lib.nn.functional.cosine_similarity(lib.ones(2, 3), lib.ones(3, 3), 1, -1e-8),
+    lambda lib: lib.nn.functional.rrelu(lib.ones(2), 0.5, 0.1),
+    lambda lib: lib.nn.init.uniform_(lib.ones(2), 1.0, 0.5),
+    lambda lib: lib.nn.init.sparse_(lib.ones(2, 2), 0.5, -0.01),
+    lambda lib: lib.nn.init.orthogonal_(lib.ones(2, 2), "a"),
+    lambda lib: lib.nn.init.constant_(lib.ones(2, 2), None),
 ])
 def test_positional_bad_arguments(case):
     raises_as_torch(case)

@@ -120,14 +120,15 @@ def _int_list_mismatch(value, positional: bool, start: str) -> str | None:
     return None
 
 
-def takes_arguments(function_name: str, signatures=None,
-                    **parameters: tuple[str, int | str | None]):
+def takes_arguments(function_name: str, signatures=None, **parameters: tuple):
     """Give a function PyTorch's TypeError for a parameter of the wrong type, before its own
     code meets the value (and fails in Python's or NumPy's words, or takes it silently):
     ``F.max_pool2d(x, 1j)``: "max_pool2d(): argument 'kernel_size' (position 2) must be tuple
     of ints, not complex".
 
-    Each parameter maps to ``(kind, where)``: ``kind`` as :func:`argument_error` takes it;
+    Each parameter maps to ``(kind, where)`` or ``(kind, where, pytorch_name)`` (the name
+    PyTorch's binding gives it: ``F.dropout``'s ``training`` is ``train``): ``kind`` as
+    :func:`argument_error` takes it;
     ``where`` says how PyTorch's argument parser gets the value: a number (PyTorch's Python
     passes it at that position of ``function_name``), :data:`KEYWORD` (passed on by keyword)
     or :data:`BUILTIN` (the function is the binding itself: the caller's own position, none
@@ -141,22 +142,23 @@ def takes_arguments(function_name: str, signatures=None,
 
     def decorate(function):
         names = list(inspect.signature(function).parameters)
-        checks = tuple((name, names.index(name), kind, where)
-                       for name, (kind, where) in parameters.items())
+        checks = tuple((name, names.index(name), spec[0], spec[1],
+                        spec[2] if len(spec) > 2 else name)
+                       for name, spec in parameters.items())
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            for name, index, kind, where in checks:
+            for name, index, kind, where, shown in checks:
                 if index < len(args):
                     value, own = args[index], index + 1
                 elif name in kwargs:
                     value, own = kwargs[name], None
                 else:
                     continue
-                if type(value) is int and kind != "bool":  # (the common case, at once)
+                if type(value) is int and not kind.startswith("bool"):  # (the common case, at once)
                     continue
                 position = own if where is BUILTIN else None if where == KEYWORD else where
-                error = argument_error(function_name, name, kind, value, position)
+                error = argument_error(function_name, shown, kind, value, position)
                 if error is not None and signatures is not None:
                     error = signatures.error(args, kwargs)
                 if error is not None:

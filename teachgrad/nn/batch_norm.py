@@ -22,11 +22,12 @@ from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
 from ..ops.index import saving_indices
 from ..ops.quiet_mean import mean_of
-from .argument_types import scalar_argument
+from .argument_types import scalar_argument, takes_arguments
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
 @refuses_complex("batch_norm", momentum=7)
+@takes_arguments("batch_norm", training=("bool", 6), momentum=("float", 7))
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:

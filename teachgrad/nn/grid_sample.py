@@ -39,6 +39,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..ops.op import Op
+from .argument_types import takes_arguments
 from .no_derivative import NotImplementedBackward
 
 _DEFAULT_ALIGN_WARNING = (
@@ -370,6 +371,7 @@ def _sizes(t: Tensor) -> str:
 _TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 
 
+@takes_arguments("grid_sampler", align_corners=("bool?", 5))
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` ``(N, C, H, W)`` at the points of ``grid`` ``(N, H_out, W_out, 2)``
@@ -474,6 +476,7 @@ class AffineGridGeneratorBackward0(Op):
         return np.einsum("npi,pj->nij", rows, flat)
 
 
+@takes_arguments("affine_grid_generator", align_corners=("bool?", 3))
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
     """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` for a 4-d ``size``
     ``(N, C, H, W)``, ``(N, 3, 4)`` for a 5-d one): feed it to :func:`grid_sample`.
