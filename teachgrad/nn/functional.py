@@ -984,7 +984,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         if shape != tuple(target.shape):  # (the weight would widen the loss: refused)
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-        weight_data = weight._data
+        # expanded to the target's shape, as PyTorch's Python does (grad_fn._saved_weight)
+        weight_data = np.broadcast_to(weight._data, shape)
     if target.dtype != input.dtype:
         raise RuntimeError(
             f"Found dtype {_type_name(target)} but expected {_type_name(input)}"
