@@ -25,8 +25,6 @@ KNOWN = {
     "gumbel_softmax": "tau divides a tensor in PyTorch's Python",
     "gaussian_nll_loss": "eps goes to clamp_ (ours: clamp)",
     "normalize": "p and dim go to linalg_vector_norm; eps to clamp_min",
-    "pad": "pad/mode of the wrong type: F.pad not yet under takes_arguments",
-    "affine_grid": "size: PyTorch's Python takes len() first",
     "instance_norm": "eps=-1: teachgrad's instance_norm refuses it through batch_norm",
     "scaled_dot_product_attention": "dropout_p=-1: PyTorch takes it (no dropout at eval)",
 }
@@ -74,6 +72,10 @@ def test_sweep_finds_no_difference(name):
     lambda lib: lib.nn.init.sparse_(lib.ones(2, 2), 0.5, -0.01),
     lambda lib: lib.nn.init.orthogonal_(lib.ones(2, 2), "a"),
     lambda lib: lib.nn.init.constant_(lib.ones(2, 2), None),
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), 1),  # (no single int for pad)
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), ("a", 1)),
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), (1, 1), 2),
+    lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), 4, align_corners=False),
 ])
 def test_positional_bad_arguments(case):
     raises_as_torch(case)

@@ -59,6 +59,7 @@ _HINTS = {
     "float": "\nHint: give a number, e.g. 0.1.",
     "Number": "\nHint: give a number, e.g. 0.1.",
     "bool": "\nHint: pass True or False.",
+    "str": "\nHint: give a string, e.g. 'constant'.",
 }
 
 
@@ -75,13 +76,15 @@ _ACCEPTS = {
     "float": is_real_number,
     "Number": is_number,
     "bool": lambda v: type(v) is bool,
+    "str": lambda v: isinstance(v, str),
 }
 
 
 def argument_error(function: str, name: str, kind: str, value,
                    position: int | None) -> TypeError | None:
     """PyTorch's TypeError for ``value`` given as parameter ``name`` of type ``kind``
-    ("tuple of ints", "int", "float", "Number" or "bool"; a trailing ``?`` also takes None),
+    ("tuple of ints", "int", "float", "Number", "bool" or "str"; a trailing ``?`` also
+    takes None; "tuple of ints[]" takes no single int for the tuple, as ``F.pad``'s pad),
     or None if its parser takes the value. ``position`` is where the value stands in the
     call PyTorch parses (None: a keyword argument, which PyTorch words more shortly)."""
     if kind.endswith("?"):
@@ -90,11 +93,15 @@ def argument_error(function: str, name: str, kind: str, value,
         kind = kind[:-1]
     at = f" (position {position})" if position is not None else ""
     start = f"{function}(): argument '{name}'"
-    if kind == "tuple of ints":
-        why = _int_list_mismatch(value, position is not None, start)
+    if kind.startswith("tuple of ints"):
+        if kind.endswith("[]") and not isinstance(value, tuple | list):
+            why = f"not {python_type_name(value)}"  # (an int too: "not int")
+        else:
+            why = _int_list_mismatch(value, position is not None, start)
         if why is None:
             return None
         message = why if why.startswith(start) else f"{start}{at} must be tuple of ints, {why}"
+        kind = "tuple of ints"
     elif _ACCEPTS[kind](value):
         return None
     else:
@@ -120,6 +127,9 @@ def _int_list_mismatch(value, positional: bool, start: str) -> str | None:
     return None
 
 
+_TAKE_AN_INT = {"tuple of ints", "int", "float", "Number"}  # (kinds a plain int passes)
+
+
 def takes_arguments(function_name: str, signatures=None, **parameters: tuple):
     """Give a function PyTorch's TypeError for a parameter of the wrong type, before its own
     code meets the value (and fails in Python's or NumPy's words, or takes it silently):
@@ -143,19 +153,20 @@ def takes_arguments(function_name: str, signatures=None, **parameters: tuple):
     def decorate(function):
         names = list(inspect.signature(function).parameters)
         checks = tuple((name, names.index(name), spec[0], spec[1],
-                        spec[2] if len(spec) > 2 else name)
+                        spec[2] if len(spec) > 2 else name,
+                        spec[0].rstrip("?") in _TAKE_AN_INT)
                        for name, spec in parameters.items())
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            for name, index, kind, where, shown in checks:
+            for name, index, kind, where, shown, takes_int in checks:
                 if index < len(args):
                     value, own = args[index], index + 1
                 elif name in kwargs:
                     value, own = kwargs[name], None
                 else:
                     continue
-                if type(value) is int and not kind.startswith("bool"):  # (the common case, at once)
+                if takes_int and type(value) is int:  # (the common case, at once)
                     continue
                 position = own if where is BUILTIN else None if where == KEYWORD else where
                 error = argument_error(function_name, shown, kind, value, position)

@@ -495,6 +495,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    len(size)  # (first, as PyTorch's Python: "object of type 'int' has no len()")
     given, size = size, tuple(size)  # (PyTorch's messages show the size as given)
     if len(size) == 4:
         if theta.ndim != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
