@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
 
 import numpy as np
 
@@ -130,7 +131,7 @@ def _int_list_mismatch(value, positional: bool, start: str) -> str | None:
 _TAKE_AN_INT = {"tuple of ints", "int", "float", "Number"}  # (kinds a plain int passes)
 
 
-def takes_arguments(function_name: str, signatures=None, **parameters: tuple):
+def takes_arguments(function_name: str, signatures=None, **parameters: tuple) -> Callable:
     """Give a function PyTorch's TypeError for a parameter of the wrong type, before its own
     code meets the value (and fails in Python's or NumPy's words, or takes it silently):
     ``F.max_pool2d(x, 1j)``: "max_pool2d(): argument 'kernel_size' (position 2) must be tuple
