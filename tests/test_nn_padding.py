@@ -225,7 +225,8 @@ def test_argument_type_errors_match_pytorch():
             call(torch)
         with pytest.raises(TypeError) as ours:
             call(teachgrad)
-        assert str(ours.value) == str(theirs.value)
+        # (ours may add a Hint line for a learner)
+        assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
 
 
 @pytest.mark.torch

@@ -38,7 +38,7 @@ from ..ops.op import NO_CONTEXT, Op
 from ..ops.split_join import cat
 from . import attention
 from . import functional as F  # (a circular import: F's names are looked up at call time)
-from .argument_types import scalar_argument
+from .argument_types import scalar_argument, takes_arguments
 from .padding import pad
 
 # ----------------------------------------------------------------------------------------
@@ -260,6 +260,8 @@ def _expand_groups(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, T
 
 
 @refuses_complex("scaled_dot_product_attention", dropout_p=BUILTIN, scale=BUILTIN)
+@takes_arguments("scaled_dot_product_attention", dropout_p=("float", BUILTIN),
+                 is_causal=("bool", BUILTIN), scale=("float?", BUILTIN))
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, *, scale: float | None = None,

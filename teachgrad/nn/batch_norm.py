@@ -22,7 +22,7 @@ from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
 from ..ops.index import saving_indices
 from ..ops.quiet_mean import mean_of
-from .argument_types import scalar_argument
+from .argument_types import argument_error, scalar_argument
 from .normalization_ops import NativeBatchNormBackward0, check_parameter_dtypes
 
 
@@ -51,6 +51,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    # (PyTorch's parser, after its Python's checks above)
+    error = argument_error("batch_norm", "training", "bool", training, 6)
+    if error is not None:
+        raise error
     if momentum is None:  # (nn.BatchNorm's momentum=None is resolved by the module)
         raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
                         "NoneType")

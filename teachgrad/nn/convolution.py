@@ -19,12 +19,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._arguments import Signatures
+from .._input_check import BUILTIN
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
 from . import im2col
+from .argument_types import takes_arguments
 from .conv_ops import ConvolutionBackward0
 
 IntOrTuple = int | Sequence[int]
+_INTS = ("tuple of ints", BUILTIN)  # (the functions are PyTorch's bindings themselves)
+
+
+def _overloads(name: str) -> Signatures:
+    """``conv2d``'s two forms (padding as ints, or as a string), as PyTorch prints them."""
+    start = "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[1] stride = 1, "
+    end = ", tuple of ints[1] dilation = 1, int groups = 1)"
+    return Signatures(name, start + "tuple of ints[1] padding = 0" + end,
+                      start + 'str padding = "valid"' + end)
+
+
+def _checked_conv(d: int):
+    """PyTorch's TypeError for a bad stride, padding, dilation or groups of ``conv{d}d``."""
+    name = f"conv{d}d"
+    return takes_arguments(name, _overloads(name), stride=_INTS, padding=_INTS,
+                           dilation=_INTS, groups=("int", BUILTIN))
+
+
+def _checked_transpose(d: int):
+    name = f"conv_transpose{d}d"
+    return takes_arguments(name, stride=_INTS, padding=_INTS, output_padding=_INTS,
+                           groups=("int", BUILTIN), dilation=_INTS)
 
 _TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -286,6 +311,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple
     return out if batched else out.squeeze(0)
 
 
+@_checked_conv(1)
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
            padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """1-d convolution of ``input`` ``(N, C, L)`` with ``weight`` ``(O, C/groups, k)``.
@@ -297,6 +323,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
+@_checked_conv(2)
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
            padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """2-d convolution of ``input`` ``(N, C, H, W)`` with ``weight`` ``(O, C/groups, kH, kW)``.
@@ -314,6 +341,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+@_checked_conv(3)
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
            padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """3-d convolution of volumes ``(N, C, D, H, W)`` (videos, scans) with ``weight``
@@ -450,6 +478,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     return result if batched else result.squeeze(0)
 
 
+@_checked_transpose(1)
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,
@@ -467,6 +496,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                            dilation, 1)
 
 
+@_checked_transpose(2)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,
@@ -487,6 +517,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                            dilation, 2)
 
 
+@_checked_transpose(3)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,

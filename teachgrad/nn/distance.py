@@ -26,7 +26,7 @@ from ..ops.reduce import (
     normalize_dims,
     vector_norm,
 )
-from .argument_types import scalar_argument
+from .argument_types import scalar_argument, takes_arguments
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -42,6 +42,8 @@ def _norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
 
 
 @refuses_complex("pairwise_distance", p=BUILTIN, eps=BUILTIN)
+@takes_arguments("pairwise_distance", p=("float", BUILTIN), eps=("float", BUILTIN),
+                 keepdim=("bool", BUILTIN))
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The p-norm distance between corresponding rows: ``‖x1 − x2 + eps‖ₚ`` over the last
@@ -60,6 +62,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 
 @refuses_complex("cosine_similarity", eps=BUILTIN)
+@takes_arguments("cosine_similarity", dim=("int", BUILTIN), eps=("float", BUILTIN))
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim``: 1 for vectors pointing the same way, 0 for
     perpendicular ones, −1 for opposite ones.
@@ -74,6 +77,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     tensor([0.7071])
     """
     eps = scalar_argument(eps, "cosine_similarity", "eps", kind="float")
+    if eps < 0:  # (first, as PyTorch; printed as C++ prints a double: -1, 1e-08)
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     common = result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(

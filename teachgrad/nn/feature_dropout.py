@@ -22,6 +22,7 @@ import numpy as np
 from .. import _aten_random, _random
 from .._tensor import Tensor, _make
 from .._warn import warn_user
+from .argument_types import takes_arguments
 
 # SELU's negative saturation value: scale · alpha.
 _SELU_SATURATION = 1.7580993408473766
@@ -92,6 +93,7 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool,
                          alpha=False).squeeze(0)
 
 
+@takes_arguments("feature_dropout", training=("bool", 3, "train"))
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) with probability ``p`` and scale
@@ -107,6 +109,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
     return _channel_dropout(input, p, training, inplace, unbatched=input.dim() == 2)
 
 
+@takes_arguments("feature_dropout", training=("bool", 3, "train"))
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` with probability ``p`` (scale the rest by
@@ -140,6 +143,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
 
 
+@takes_arguments("feature_dropout", training=("bool", 3, "train"))
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) with probability
@@ -157,6 +161,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     return _channel_dropout(input, p, training, inplace, unbatched=ndim != 5)
 
 
+@takes_arguments("alpha_dropout", training=("bool", 3, "train"))
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped units take SELU's saturation value, then an affine
@@ -165,6 +170,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _dropout_impl(input, p, training, inplace, feature=False, alpha=True)
 
 
+@takes_arguments("feature_alpha_dropout", training=("bool", 3, "train"))
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels (dimension 1); ``training=False`` by default."""

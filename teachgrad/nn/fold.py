@@ -23,13 +23,14 @@ tensor([[[[ 0.,  2.,  2.],
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..ops.op import NO_CONTEXT, Op
 from . import im2col
+from .argument_types import argument_error
 
 IntOrPair = int | Sequence[int]
 
@@ -106,6 +107,17 @@ def _pair(value: IntOrPair, name: str) -> tuple[int, int]:
     return values
 
 
+def _check_types(function: str, **values) -> None:
+    """PyTorch's TypeError for a value that is not an int or ints. Its Python makes each a
+    pair first (anything iterable as a tuple, anything else twice) and passes them to
+    ``im2col`` / ``col2im`` in this order (so a bad element is named at its position)."""
+    for position, (name, value) in enumerate(values.items(), start=2):
+        pair = tuple(value) if isinstance(value, Iterable) else (value, value)
+        error = argument_error(function, name, "tuple of ints", pair, position)
+        if error is not None:
+            raise error
+
+
 def _arguments(kernel_size, dilation, padding, stride):
     """Pairs, checked in PyTorch's order and words."""
     kernel, dil = _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation")
@@ -133,6 +145,8 @@ def unfold(input: Tensor, kernel_size: IntOrPair, dilation: IntOrPair = 1,
     >>> torch.nn.functional.unfold(torch.zeros(2, 3, 8, 8), 3, padding=1).shape
     teachgrad.Size([2, 27, 64])
     """
+    _check_types("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding,
+                 stride=stride)
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-input.ndim}, {input.ndim - 1}], but got {input.ndim})")
@@ -164,6 +178,8 @@ def fold(input: Tensor, output_size: IntOrPair, kernel_size: IntOrPair, dilation
             [2., 4., 2.],
             [1., 2., 1.]])
     """
+    _check_types("col2im", output_size=output_size, kernel_size=kernel_size,
+                 dilation=dilation, padding=padding, stride=stride)
     size = _pair(output_size, "output_size")
     kernel, dil, pad, step = _arguments(kernel_size, dilation, padding, stride)
     if input.ndim not in (2, 3) or 0 in input.shape[-2:]:

@@ -48,6 +48,7 @@ from . import activation_ops as _ops
 from . import feature_dropout as _feature_dropout
 from . import normalization_ops as _normalization
 from . import rms_norm as _rms_norm
+from .argument_types import argument_error, takes_arguments
 from .argument_types import scalar_argument as _scalar_argument
 from .attention_functional import (  # attention: its own module
     multi_head_attention_forward,
@@ -384,6 +385,7 @@ def _check_lambd(input: Tensor, lambd: float) -> None:
 
 
 @refuses_complex("softshrink", lambd=DOUBLE)
+@takes_arguments("softshrink", lambd=("Number", BUILTIN))
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Shrink toward 0: ``x − λ`` above λ, ``x + λ`` below −λ, 0 in between."""
     _require_floating(input, "softshrink_check")
@@ -404,6 +406,9 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """``softmax(−x)`` along ``dim``: the smallest score gets the largest probability."""
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
+    error = argument_error("softmax", "dim", "int", dim, 1)
+    if error is not None:  # (PyTorch's Python calls the method: (-input).softmax(dim))
+        raise error
     if dtype is not None:
         input = input.to(_dtype_argument(dtype, "softmax"))
     return _activation.softmax(-input, dim)
@@ -433,6 +438,7 @@ def _celu(input: Tensor, alpha: float) -> Tensor:
 
 
 @refuses_complex("celu", in_place="inplace", alpha=DOUBLE)
+@takes_arguments("celu", alpha=("Number", 2))
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, α(e^(x/α) − 1))``: an ELU whose slope at 0 is 1 for every α."""
     if alpha == 0:
@@ -511,13 +517,14 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
 
 
 @refuses_complex("rrelu", lower=DOUBLE, upper=DOUBLE)
+@takes_arguments("rrelu", training=("bool", 4))
 def rrelu(input: Tensor, lower: float = _RRELU_LOWER, upper: float = _RRELU_UPPER,
           training: bool = False, inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: while ``training`` each negative element gets a slope drawn
     from ``U(lower, upper)``; otherwise the fixed slope ``(lower + upper) / 2``."""
     lower = _scalar_argument(lower, "rrelu_" if inplace else "rrelu", "lower", 2)
     upper = _scalar_argument(upper, "rrelu_" if inplace else "rrelu", "upper", 3)
-    if training and lower > upper:
+    if lower > upper:  # (in eval mode too: PyTorch checks before it looks at training)
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     _require_floating(input, "leaky_relu_cpu")
     return _maybe_inplace(input, inplace, _rrelu, lower, upper, training)
@@ -625,6 +632,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out.view(*lead, out.shape[1])
 
 
+@takes_arguments("dropout", training=("bool", 3, "train"))
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
@@ -976,7 +984,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         if shape != tuple(target.shape):  # (the weight would widen the loss: refused)
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-        weight_data = weight._data
+        # expanded to the target's shape, as PyTorch's Python does (grad_fn._saved_weight)
+        weight_data = np.broadcast_to(weight._data, shape)
     if target.dtype != input.dtype:
         raise RuntimeError(
             f"Found dtype {_type_name(target)} but expected {_type_name(input)}"
@@ -1049,6 +1058,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # Embedding and normalization
 # ----------------------------------------------------------------------------------------
 @refuses_complex("embedding_renorm_", max_norm=3)
+@takes_arguments("embedding", scale_grad_by_freq=("bool", 4), sparse=("bool", 5))
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -1083,6 +1093,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         if (padding_idx >= num_embeddings if padding_idx > 0
                 else padding_idx < 0 and padding_idx < -num_embeddings):
             raise AssertionError("Padding_idx must be within num_embeddings")
+        error = argument_error("embedding", "padding_idx", "int", padding_idx, 3)
+        if error is not None:  # (a float or a bool passed the comparisons above)
+            raise error
         padding_idx %= num_embeddings  # a negative index counts from the end
     indices = input._data.astype(np.int64)
     if max_norm is not None:  # (PyTorch's Python renormalises before the lookup checks)

@@ -17,6 +17,7 @@ from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
 from ..ops.reduce import vector_norm, vector_norm_backward
 from . import functional as F
+from .argument_types import takes_arguments
 
 __all__ = [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
@@ -88,6 +89,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
 
 
 @refuses_complex("pdist", p=BUILTIN)
+@takes_arguments("pdist", p=("float", BUILTIN))
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distances between every pair of rows of ``input`` (N × M), as the upper
     triangle of the distance matrix read row by row: N·(N−1)/2 numbers.

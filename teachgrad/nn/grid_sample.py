@@ -39,6 +39,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..ops.op import Op
+from .argument_types import takes_arguments
 from .no_derivative import NotImplementedBackward
 
 _DEFAULT_ALIGN_WARNING = (
@@ -370,6 +371,7 @@ def _sizes(t: Tensor) -> str:
 _TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 
 
+@takes_arguments("grid_sampler", align_corners=("bool?", 5))
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` ``(N, C, H, W)`` at the points of ``grid`` ``(N, H_out, W_out, 2)``
@@ -474,6 +476,7 @@ class AffineGridGeneratorBackward0(Op):
         return np.einsum("npi,pj->nij", rows, flat)
 
 
+@takes_arguments("affine_grid_generator", align_corners=("bool?", 3))
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
     """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` for a 4-d ``size``
     ``(N, C, H, W)``, ``(N, 3, 4)`` for a 5-d one): feed it to :func:`grid_sample`.
@@ -492,6 +495,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    len(size)  # (first, as PyTorch's Python: "object of type 'int' has no len()")
     given, size = size, tuple(size)  # (PyTorch's messages show the size as given)
     if len(size) == 4:
         if theta.ndim != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:

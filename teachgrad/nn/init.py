@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import _random
+from .._arguments import Signatures
 from .._arguments import _is_float as is_float
 from .._tensor import Tensor, _make, python_type_name
 from .._warn import warn_user
@@ -115,22 +116,36 @@ def _check_floats(method: str, **values: Any) -> None:
             )
 
 
+def check_normal_arguments(mean, std) -> None:
+    """``tensor.normal_(mean, std)``'s errors: not floats, or a negative ``std``."""
+    _check_floats("normal_", mean=mean, std=std)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
              generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the uniform distribution on ``[a, b)``."""
     _check_floats("uniform_", **{"from": a, "to": b})  # (tensor.uniform_'s names)
+    if a > b:  # (PyTorch's kernel's words, its doubles printed as C++ prints them)
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
     return _write(tensor, _uniform_values(tensor, float(a), float(b), generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std²)``."""
-    _check_floats("normal_", mean=mean, std=std)
+    check_normal_arguments(mean, std)
     return _write(tensor, _normal_values(tensor, float(mean), float(std), generator))
+
+
+_FILL = Signatures("fill_", "(Tensor value)", "(Number value)")
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
+    _FILL.check((val,))  # (a string, None, a tuple: PyTorch's tensor.fill_(val) refuses it)
     val = check_fill_value(val, tensor._data.dtype)  # (PyTorch fills: its checks, its words)
     return _write(tensor, np.full(tensor.shape, val))
 

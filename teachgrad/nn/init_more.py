@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from .. import _random
-from .._tensor import Tensor
+from .._arguments import is_number
+from .._tensor import Tensor, python_type_name
 from .._warn import warn_user
 from . import init
 
@@ -113,7 +114,10 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0,
     q = q * np.sign(np.diag(r))  # make the decomposition unique (positive diagonal of R)
     if rows < cols:
         q = q.T
-    if isinstance(gain, complex):  # (PyTorch's tensor.mul_(gain), after the draw)
+    if not (is_number(gain) or isinstance(gain, Tensor)):  # (tensor.mul_(gain), after the draw)
+        raise TypeError(f"mul_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{python_type_name(gain)}\nHint: the gain is a number, e.g. 1.0.")
+    if isinstance(gain, complex):
         real = "Double" if tensor.dtype.is_floating_point and tensor.element_size() == 8 \
             else "Float"
         raise RuntimeError(f"result type Complex{real} can't be cast to the desired output "
@@ -157,6 +161,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))
+    init.check_normal_arguments(0.0, std)  # (PyTorch's tensor.normal_(0, std))
     values = init._normal_values(tensor, 0.0, std, generator)
     for col in range(cols):  # (PyTorch's randperm here ignores `generator`: the default one)
         values[_random.randperm(rows)._data[:num_zeros], col] = 0

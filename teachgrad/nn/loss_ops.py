@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.loss import _REDUCTION_NUMBERS as REDUCTION_NUMBERS
 from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
 from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
@@ -22,6 +23,7 @@ class SmoothL1LossBackward0(Op):
     """``0.5·d²/β`` where ``|d| < β``, else ``|d| − 0.5·β`` (``d = input − target``):
     quadratic near zero, linear (like L1) far away."""
     saved_names = ("self", "target")  # grad_fn._saved_...
+    saved_attributes = {"beta": "beta", "reduction": lambda node: REDUCTION_NUMBERS[node.reduction]}
 
     formula = "∂ℓ/∂a = d/β where |d| < β, else sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
     promotes = True
@@ -50,6 +52,8 @@ class HuberLossBackward0(Op):
     """``0.5·d²`` where ``|d| < δ``, else ``δ·(|d| − 0.5·δ)``: smooth_l1 times ``δ`` (for
     ``β = δ``), so the linear part has slope ``δ``."""
     saved_names = ("self", "target")  # grad_fn._saved_...
+    saved_attributes = {"delta": "delta",
+                        "reduction": lambda node: REDUCTION_NUMBERS[node.reduction]}
 
     formula = "∂ℓ/∂a = d where |d| ≤ δ, else δ·sign(d)    ∂ℓ/∂t = −∂ℓ/∂a    (d = a − t)"
     promotes = True
@@ -123,6 +127,8 @@ class SoftMarginLossBackward0(Op):
     """
 
     formula = "∂ℓ/∂x = −y·σ(−y·x)"
+    saved_names = ("self", "target")  # grad_fn._saved_...
+    saved_attributes = {"reduction": lambda node: REDUCTION_NUMBERS[node.reduction]}
 
     @staticmethod
     def forward(ctx, input, target=None, reduction="mean", given=None):
@@ -169,6 +175,9 @@ class MultiMarginLossBackward0(Op):
 
     formula = ("∂ℓ/∂x[j] = p·zʲ^(p−1)·w[y]/C where zʲ = margin − x[y] + x[j] > 0 (j ≠ y)"
                "    ∂ℓ/∂x[y] = −Σⱼ ∂ℓ/∂x[j]")
+    saved_names = ("self", "target", "weight")  # grad_fn._saved_... (weight: None if none)
+    saved_attributes = {"p": "p", "margin": "margin",
+                        "reduction": lambda node: REDUCTION_NUMBERS[node.reduction]}
 
     @staticmethod
     def forward(ctx, input, target=None, p=1, margin=1.0, weight=None, reduction="mean",

@@ -31,7 +31,7 @@ from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
-from .argument_types import bool_argument, scalar_argument
+from .argument_types import bool_argument, scalar_argument, takes_arguments
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
@@ -336,6 +336,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 @refuses_complex("triplet_margin_loss", p=5, eps=6)
+@takes_arguments("triplet_margin_loss", p=("float", 5), eps=("float", 6), swap=("bool", 7))
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average: bool | None = None,
@@ -391,6 +392,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
     return saving_indices(loss, (target,), first=1)  # (checked at backward)
 
 
+@takes_arguments("multi_margin_loss", margin=("Number", 4))
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: bool | None = None,
                       reduce: bool | None = None, reduction: str = "mean") -> Tensor:

@@ -29,12 +29,13 @@ from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
-from .argument_types import scalar_argument
+from .argument_types import argument_error, scalar_argument, takes_arguments
 from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
 
 @refuses_complex("group_norm", eps=5)
+@takes_arguments("group_norm", eps=("float", 5))
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the ``C`` channels into ``num_groups`` groups and normalise each group of each
@@ -58,6 +59,12 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             "Expected more than 1 value per channel when training, got input size "
             f"{[n * c // num_groups, num_groups, *spatial]}"
         )
+    # (PyTorch's Python has divided by it: only now does its parser see the type)
+    error = argument_error("group_norm", "num_groups", "int", num_groups, 2)
+    if error is not None:
+        raise error
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups != 0:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got "
@@ -78,6 +85,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 
 
 @refuses_complex("instance_norm", momentum=7, eps=8)
+@takes_arguments("instance_norm", use_input_stats=("bool", 6),
+                 momentum=("float", 7), eps=("float", 8))
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,

@@ -34,7 +34,7 @@ import numpy as np
 from .._input_check import refuses_complex
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
-from .argument_types import scalar_argument
+from .argument_types import scalar_argument, takes_arguments
 from .axis_maps import (
     AxisMap,
     ReflectionPad1DBackward0,
@@ -173,6 +173,7 @@ def _circular_pad(input: Tensor, pairs) -> Tensor:
 
 
 @refuses_complex("pad", value=4)
+@takes_arguments("pad", pad=("tuple of ints[]", 2), mode=("str", 3))
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions of ``input`` (``pad``: last dimension first).

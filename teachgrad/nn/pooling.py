@@ -14,12 +14,14 @@ tensor([[[[2.5000, 1.0000]]]])
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from .._input_check import BUILTIN, takes_ints
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, python_type_name
+from .argument_types import argument_error, takes_arguments
 from .axis_maps import AxisMap, gather
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
@@ -49,7 +51,7 @@ _AXES = {2: "H, W", 3: "D, H, W"}
 
 def _per_axis(value: IntOrPair, d: int, function: str, name: str, wording: str) -> tuple:
     """``2`` -> ``(2, 2)`` (or ``(2, 2, 2)``); a sequence must have 1 or ``d`` values."""
-    values = (value,) if isinstance(value, int) else tuple(value)
+    values = tuple(value) if isinstance(value, tuple | list) else (operator.index(value),)
     if len(values) not in (1, d):
         raise RuntimeError(f"{function}: {name} must {wording} {_COUNT_WORDS[d]} ints")
     return values * d if len(values) == 1 else values
@@ -180,6 +182,8 @@ def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, cei
     return (values, indices) if return_indices else values
 
 
+@takes_arguments("max_pool2d", kernel_size=("tuple of ints", 2), stride=("tuple of ints?", 3),
+                 padding=("tuple of ints", 4), dilation=("tuple of ints", 5), ceil_mode=("bool", 6))
 def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
@@ -197,6 +201,8 @@ def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
                      return_indices, MaxPool2DWithIndicesBackward0)
 
 
+@takes_arguments("max_pool3d", kernel_size=("tuple of ints", 2), stride=("tuple of ints?", 3),
+                 padding=("tuple of ints", 4), dilation=("tuple of ints", 5), ceil_mode=("bool", 6))
 def max_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
@@ -261,6 +267,10 @@ def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
     return op.apply(input, maps=tuple(window_average_map(*a) for a in axes))
 
 
+@takes_arguments("avg_pool2d", kernel_size=("tuple of ints", BUILTIN),
+                 stride=("tuple of ints?", BUILTIN), padding=("tuple of ints", BUILTIN),
+                 ceil_mode=("bool", BUILTIN),
+                 count_include_pad=("bool", BUILTIN))
 @takes_ints("avg_pool2d", optional=("divisor_override",), divisor_override=BUILTIN)
 def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -280,6 +290,10 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None =
                      divisor_override, AvgPool2DBackward0)
 
 
+@takes_arguments("avg_pool3d", kernel_size=("tuple of ints", BUILTIN),
+                 stride=("tuple of ints?", BUILTIN), padding=("tuple of ints", BUILTIN),
+                 ceil_mode=("bool", BUILTIN),
+                 count_include_pad=("bool", BUILTIN))
 @takes_ints("avg_pool3d", optional=("divisor_override",), divisor_override=BUILTIN)
 def avg_pool3d(input: Tensor, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -319,9 +333,27 @@ def _integer_means(input: Tensor, axes: list[tuple]) -> Tensor:
     return _make(np.where((sums < 0) != (divisors < 0), -quotient, quotient))
 
 
+def _check_output_size(input: Tensor, output_size, function: str) -> None:
+    """What PyTorch's Python (``_list_with_default``) and then its argument parser say of a
+    bad ``output_size`` of the 2-d and 3-d adaptive poolings: an int passes as it is (a
+    bool too, which the parser then refuses); anything else needs a length, and its
+    elements (None: the input's size) must be ints."""
+    if not isinstance(output_size, int):
+        if not hasattr(output_size, "__len__"):
+            raise TypeError(f"object of type '{python_type_name(output_size)}' has no len()"
+                            "\nHint: give an int or a tuple of ints, e.g. 2 or (2, 2).")
+        if len(output_size) >= input.ndim:
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        output_size = [0 if v is None else v for v in output_size]
+    error = argument_error(function, "output_size", "tuple of ints", output_size, 2)
+    if error is not None:
+        raise error
+
+
 def _adaptive_avg(input: Tensor, d: int, output_size, op: type) -> Tensor:
     """Adaptive average pooling over the last ``d`` axes."""
     name = f"adaptive_avg_pool{d}d"
+    _check_output_size(input, output_size, name)
     if output_size is None or isinstance(output_size, int):
         sizes = (output_size,) * d
     else:
@@ -378,6 +410,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: int | None | Sequence[int | 
 def _adaptive_max(input: Tensor, d: int, output_size, return_indices: bool, op: type):
     """Adaptive max pooling over the last ``d`` axes."""
     name = f"adaptive_max_pool{d}d"
+    _check_output_size(input, output_size, name)
     if isinstance(output_size, int):
         sizes: tuple = (output_size,) * d
     else:
@@ -436,7 +469,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: int | None | Sequence[int | 
 # 1-d pooling: as in PyTorch, the 2-d ops on a height-1 view (unsqueeze, pool, squeeze).
 # ----------------------------------------------------------------------------------------
 def _single(value, function: str, name: str, message: str) -> int:
-    values = (value,) if isinstance(value, int) else tuple(value)
+    # (a NumPy integer or a 0-d integer tensor is an int, as to PyTorch)
+    values = tuple(value) if isinstance(value, tuple | list) else (operator.index(value),)
     if len(values) != 1:
         raise RuntimeError(message.format(function=function, name=name, size=len(values)))
     return values[0]
@@ -455,6 +489,8 @@ def _squeezed(result, return_indices: bool):
     return (values.squeeze(-2), indices.squeeze(-2)) if return_indices else values.squeeze(-2)
 
 
+@takes_arguments("max_pool1d", kernel_size=("tuple of ints", 2), stride=("tuple of ints?", 3),
+                 padding=("tuple of ints", 4), dilation=("tuple of ints", 5), ceil_mode=("bool", 6))
 def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
                stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
@@ -501,6 +537,10 @@ def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
     return values.squeeze(-2)
 
 
+@takes_arguments("avg_pool1d", kernel_size=("tuple of ints", BUILTIN),
+                 stride=("tuple of ints?", BUILTIN), padding=("tuple of ints", BUILTIN),
+                 ceil_mode=("bool", BUILTIN),
+                 count_include_pad=("bool", BUILTIN))
 def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int],
                stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
@@ -522,13 +562,11 @@ def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int],
 
 def _adaptive_1d(input: Tensor, output_size, function: str) -> int:
     _check_1d_input(input, function)
-    if output_size is None:
-        raise TypeError(f"{function}(): argument 'output_size' (position 2) must be tuple of "
-                        "ints, not NoneType")
     return _single(output_size, function, "output_size",
                    "{function}() argument '{name}' should contain one int (got {size})")
 
 
+@takes_arguments("adaptive_avg_pool1d", output_size=("tuple of ints", BUILTIN))
 def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
     """Average into ``output_size`` bins, whatever the input's length.
 
@@ -540,6 +578,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tens
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
+@takes_arguments("adaptive_max_pool1d", output_size=("tuple of ints", 2))
 def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The largest value of each of ``output_size`` bins, whatever the input's length.
@@ -559,26 +598,62 @@ def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
     return _squeezed(adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True), return_indices)
 
 
+def _repeated(value, n: int) -> tuple:
+    """PyTorch's ``_ntuple``: anything iterable as it is, anything else ``n`` times."""
+    return tuple(value) if isinstance(value, Iterable) else (value,) * n
+
+
+def _lp_infinity(pool, input: Tensor, norm_type, kernel_size, stride, ceil_mode):
+    """``p = ±∞``: the largest magnitude of each window (or minus the smallest), by max
+    pooling, as in PyTorch (the composed formula would give 1s); otherwise None."""
+    if isinstance(norm_type, int | float) and abs(norm_type) == float("inf"):
+        if norm_type > 0:
+            return pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return None
+
+
+def _lp_average(pool, powers: Tensor, kernel_size, stride, ceil_mode) -> Tensor:
+    """The average pooling of an ``lp_pool``, called as PyTorch's Python calls it (so that a
+    bad argument gets its words: ``ceil_mode`` is a keyword argument when there is no
+    stride)."""
+    if stride is not None:
+        return pool(powers, kernel_size, stride, 0, ceil_mode)
+    return pool(powers, kernel_size, padding=0, ceil_mode=ceil_mode)
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,
               stride: int | None = None, ceil_mode: bool = False) -> Tensor:
     """The p-norm of every window, ``(Σ x^p)^(1/p)``, composed as PyTorch composes it."""
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    infinite = _lp_infinity(max_pool1d, input, norm_type, kernel_size, stride,
+                            ceil_mode)
+    if infinite is not None:
+        return infinite
+    out = _lp_average(avg_pool1d, input.pow(norm_type), kernel_size, stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
               stride: IntOrPair | None = None, ceil_mode: bool = False) -> Tensor:
-    """The p-norm of every 2-d window, ``(Σ x^p)^(1/p)`` (``p = ∞`` would be max pooling)."""
-    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    """The p-norm of every 2-d window, ``(Σ x^p)^(1/p)`` (``p = ∞``: max pooling of ``|x|``)."""
+    kw, kh = _repeated(kernel_size, 2)  # (first, as PyTorch's Python: 'a' fails to unpack)
+    infinite = _lp_infinity(max_pool2d, input, norm_type, kernel_size, stride,
+                            ceil_mode)
+    if infinite is not None:
+        return infinite
+    out = _lp_average(avg_pool2d, input.pow(norm_type), kernel_size, stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
               stride: IntOrPair | None = None, ceil_mode: bool = False) -> Tensor:
     """The p-norm of every 3-d box, ``(Σ x^p)^(1/p)``, composed as PyTorch composes it."""
-    kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
-    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    kd, kh, kw = _repeated(kernel_size, 3)
+    infinite = _lp_infinity(max_pool3d, input, norm_type, kernel_size, stride,
+                            ceil_mode)
+    if infinite is not None:
+        return infinite
+    out = _lp_average(avg_pool3d, input.pow(norm_type), kernel_size, stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 

@@ -189,10 +189,27 @@ _HOOKED_LAYOUT = {"self": 0, "target": 1, "weight": 2, "total_weight": 3}
 
 def _nll_saved(node, name: str):
     """``grad_fn._saved_<name>`` of nll_loss's node, in either layout (None where it was not
-    kept: the input and total weight outside saved_tensors_hooks)."""
-    layout = _HOOKED_LAYOUT if type(node._saved) is PackedSaved else _PLAIN_LAYOUT
-    index = layout.get(name)
+    kept: the input outside saved_tensors_hooks; the total weight is then worked out from
+    the saved target and weight, as PyTorch's kernel sums it)."""
+    hooked = type(node._saved) is PackedSaved
+    if name == "total_weight" and not hooked:
+        target = graph.saved_value(node, 0)  # (PyTorch's error once backward freed them)
+        weight = graph.saved_value(node, 1)
+        return _total_weight(node, target._data, None if weight is None else weight._data)
+    index = (_HOOKED_LAYOUT if hooked else _PLAIN_LAYOUT).get(name)
     return None if index is None else graph.saved_value(node, index)
+
+
+def _total_weight(node, target: np.ndarray, weight: np.ndarray | None) -> Tensor:
+    """PyTorch's ``total_weight`` of nll_loss, a 0-d tensor of the input's dtype: the summed
+    class weights of the targets that count (their number without weights), whatever the
+    reduction; 0 for ``'none'``, whose kernel leaves it unset."""
+    dtype = node.input_meta[1]
+    if node.reduction == "none":
+        return _make(np.zeros((), dtype))
+    counted = target != node.ignore_index
+    chosen = 1 if weight is None else weight[np.where(counted, target, 0)]
+    return _make(np.asarray(np.where(counted, chosen, 0).sum(dtype=dtype), dtype))
 
 
 for _name in _HOOKED_LAYOUT:
@@ -212,19 +229,14 @@ def save_nll_loss(loss: Tensor, input: Tensor, values: tuple, target: Tensor,  #
     if node is None or not saved_hooks_state.stack:
         save_constants(loss, values, (target, weight))
         return
-    dtype = input._data.dtype
-    total = getattr(node, "total_weight", None)
-    if total is None:  # ('none' and 'sum' keep none: PyTorch's kernel sums it anyway)
-        counted = values[0] != node.ignore_index
-        chosen = 1 if weight is None else values[1][np.where(counted, values[0], 0)]
-        total = np.where(counted, chosen, 0).sum(dtype=dtype)
+    total = _total_weight(node, values[0], values[1] if weight is not None else None)
     node._saved = graph.record_saved(
         (None, values[0], values[1] if weight is not None else None, None), (), [], (loss,))
     graph.save_input(loss, 0, input)
     graph.check_saved_constant(loss, 1, target)
     if weight is not None:
         graph.check_saved_constant(loss, 2, weight)
-    graph.check_saved_constant(loss, 3, _make(np.asarray(total, dtype)))
+    graph.check_saved_constant(loss, 3, total)
 
 
 def _with_unpacked_target(ctx, target, weight=None) -> None:
@@ -277,6 +289,8 @@ class BinaryCrossEntropyBackward0(Op):
     (as PyTorch does), so ``p = 0`` gives a loss of 100, not infinity."""
 
     formula = "∂ℓ/∂p = w·(p−t) / (p·(1−p))    ∂ℓ/∂t = w·(log(1−p) − log p)"
+    saved_names = ("self", "target", "weight")  # grad_fn._saved_... (weight: None if none)
+    saved_attributes = {"reduction": lambda node: _REDUCTION_NUMBERS[node.reduction]}
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean"):
@@ -370,6 +384,15 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     ``(1−t)·x − L·log σ(x)`` with ``L = 1 + (pos_weight−1)·t``, times ``weight``."""
 
     formula = "∂ℓ/∂x = w·(σ(x)·(1 + (pw−1)·t) − pw·t)    ∂ℓ/∂t = w·(log σ(−x) − pw·log σ(x))"
+
+    # (forward saves the weights given after self and target: either, both or none)
+    saved_names = ("self", "target")  # grad_fn._saved_...
+    saved_attributes = {
+        "reduction": lambda node: _REDUCTION_NUMBERS[node.reduction],
+        "weight": lambda node: None if node.weight is None else graph.saved_value(node, 2),
+        "pos_weight": lambda node: None if node.pos_weight is None else graph.saved_value(
+            node, 2 + (node.weight is not None)),
+    }
 
     @staticmethod
     def forward(ctx, input, target, weight=None, pos_weight=None, reduction="mean"):

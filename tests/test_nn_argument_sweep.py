@@ -1,0 +1,111 @@
+"""Bad kernel sizes, strides, paddings, dilations, groups and flags of pooling, convolution,
+fold/unfold, dropout, norms, distances, embedding, losses and nn.init get PyTorch's error
+(type and sentence), as tests/sweep_nn_arguments_against_torch.py finds them:
+``F.max_pool2d(x, 1j)`` said "'complex' object is not iterable", ``F.conv1d(x, w,
+stride=1.5)`` "'float' object is not iterable", and ``ceil_mode='a'`` or
+``kernel_size=True`` were taken silently."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import teachgrad
+from tests.parity import raises_as_torch
+from tests.sweep_nn_arguments_against_torch import CALLS, INIT
+
+# Differences left, and why (each the words of PyTorch's Python composing tensor ops:
+# "pow() received an invalid combination of arguments", "unsupported operand type(s) for
+# /: 'Tensor' and 'str'", which teachgrad's tensor arithmetic words its own way), or
+# PyTorch taking what teachgrad refuses.
+KNOWN = {
+    "lp_pool1d": "a bad norm_type fails in x.pow(norm_type): the core's wording",
+    "lp_pool2d": "a bad norm_type fails in x.pow(norm_type): the core's wording",
+    "local_response_norm": "size, alpha, beta, k go into tensor arithmetic in PyTorch's Python",
+    "gumbel_softmax": "tau divides a tensor in PyTorch's Python",
+    "gaussian_nll_loss": "eps goes to clamp_ (ours: clamp)",
+    "normalize": "p and dim go to linalg_vector_norm; eps to clamp_min",
+    "instance_norm": "eps=-1: teachgrad's instance_norm refuses it through batch_norm",
+    "scaled_dot_product_attention": "dropout_p=-1: PyTorch takes it (no dropout at eval)",
+}
+FIXED = [name for name in (*CALLS, *INIT) if name not in KNOWN]
+
+
+@pytest.mark.parametrize("name", FIXED)
+def test_sweep_finds_no_difference(name):
+    torch = pytest.importorskip("torch")
+    from tests.sweep_nn_arguments_against_torch import differences
+
+    total, found = differences(torch, {name})
+    assert total >= 4
+    assert found == [], "\n".join(found)
+
+
+# The sweep passes the bad value by keyword; PyTorch names a position only for a positional
+# argument of its own bindings (avg_pool, conv), always for what its Python passes on.
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.avg_pool2d(lib.ones(1, 1, 4, 4), 2, 1j),
+    lambda lib: lib.nn.functional.avg_pool2d(lib.ones(1, 1, 4, 4), (2, 1.5)),
+    lambda lib: lib.nn.functional.avg_pool2d(lib.ones(1, 1, 4, 4), [1.5, 2]),
+    lambda lib: lib.nn.functional.avg_pool1d(lib.ones(1, 1, 4), 2, 1, 0, "a"),
+    lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 1, 4, 4), [1.5, 2]),
+    lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 4), lib.ones(2, 3, 3), None,
+                                                   [2.5]),
+    lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 4), lib.ones(2, 3, 3), None,
+                                                   1, 0, 0, 1.5),
+    lambda lib: lib.nn.functional.conv2d(lib.ones(1, 2, 4, 4), lib.ones(3, 2, 3, 3), None,
+                                         (1, 1.5)),
+    lambda lib: lib.nn.functional.adaptive_avg_pool1d(lib.ones(1, 2, 4), None),
+    lambda lib: lib.nn.functional.lp_pool1d(lib.ones(1, 2, 4), 2, 2, 1, "a"),
+    lambda lib: lib.nn.functional.lp_pool2d(lib.ones(1, 2, 4, 4), 2, "a"),
+    lambda lib: lib.nn.functional.dropout(lib.ones(3), 0.5, 1),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), "a"),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), 1.5),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), -2),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0, 1]), lib.ones(3, 2), 1.5),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0, 1]), lib.ones(3, 2), "a"),
+    lambda lib: lib.nn.functional.pairwise_distance(lib.ones(2, 3), lib.ones(2, 3), 2.0, 1e-6,
+                                                    1),
+    lambda lib: lib.nn.functional.cosine_similarity(lib.ones(2, 3), lib.ones(3, 3), 1, -1e-8),
+    lambda lib: lib.nn.functional.rrelu(lib.ones(2), 0.5, 0.1),
+    lambda lib: lib.nn.init.uniform_(lib.ones(2), 1.0, 0.5),
+    lambda lib: lib.nn.init.sparse_(lib.ones(2, 2), 0.5, -0.01),
+    lambda lib: lib.nn.init.orthogonal_(lib.ones(2, 2), "a"),
+    lambda lib: lib.nn.init.constant_(lib.ones(2, 2), None),
+    # PyTorch's Python checks the batch first (fuzz seed 222525), its parser the types after
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(1, 2), None, lib.ones(2), training=True,
+                                             momentum=None),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(3, 2), None, lib.ones(2), training=1),
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), 1),  # (no single int for pad)
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), ("a", 1)),
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), (1, 1), 2),
+    lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), 4, align_corners=False),
+])
+def test_positional_bad_arguments(case):
+    raises_as_torch(case)
+
+
+def test_a_correct_call_is_unchanged_and_strings_still_pad():
+    x = teachgrad.ones(1, 2, 5)
+    assert F().conv1d(x, teachgrad.ones(3, 2, 3), padding="same").shape == (1, 3, 5)
+    assert F().max_pool1d(x, np.int64(2)).shape == (1, 2, 2)
+    assert F().avg_pool1d(x, teachgrad.tensor(2)).shape == (1, 2, 2)
+
+
+def test_hint_for_a_learner():
+    with pytest.raises(TypeError, match="\nHint: give an int or a tuple of ints"):
+        F().max_pool2d(teachgrad.ones(1, 1, 4, 4), 2.0)
+
+
+@pytest.mark.parametrize("p", [float("inf"), float("-inf")])
+def test_lp_pool_of_infinite_order_is_max_pooling_of_magnitudes(p):
+    # ||x||_inf of a window is its largest |x| (and PyTorch gives minus the max pooling of
+    # -|x|, the smallest |x|, for -inf); the composed formula gave 1 everywhere.
+    x = teachgrad.tensor([[[1.0, -3.0, 2.0, 0.0, -0.5, 4.0]]])
+    want = [[[3.0, 2.0, 4.0]]] if p > 0 else [[[1.0, 0.0, 0.5]]]
+    np.testing.assert_array_equal(F().lp_pool1d(x, p, 2).numpy(), want)
+    np.testing.assert_array_equal(F().lp_pool2d(x[None], p, (1, 2)).numpy(), [want])
+
+
+def F():
+    return teachgrad.nn.functional
