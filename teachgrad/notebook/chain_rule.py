@@ -320,7 +320,7 @@ class PanelWriter:
             letter = symbols[sent.index]
             local = parts[sent.index] if len(parts) == len(record.sent) else (
                 # (conv's formula also writes its forward pass: one derivative per input)
-                derivatives[sent.index] if len(derivatives) == len(record.sent) else formula)
+                derivatives[sent.index] if len(derivatives) == len(record.sent) > 1 else formula)
             if sent.target is None:
                 rows.append((letter, self._none_label(node, sent.index), None, local, None,
                              "no gradient needed", None))
