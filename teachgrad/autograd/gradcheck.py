@@ -601,10 +601,31 @@ def _test_undefined_forward_mode(func, inputs) -> None:
                     )
 
 
+def _one_by_one_against_vmap(product, vectors: list, note: str, pair) -> None:
+    """``product`` applied to each vector, stacked, against ``vmap(product)`` of the
+    stacked vectors: batched gradients must be the gradients one by one. ``pair(k)``
+    names the (output, input) of result ``k`` for the message."""
+    from .. import stack
+    from ..func import vmap
+
+    expected = [stack(shards) for shards in zip(*(product(v) for v in vectors))]
+    try:
+        result = vmap(product)(stack(vectors))
+    except RuntimeError as error:
+        raise GradcheckError(f"While computing batched gradients, got: {error}\n\n{note}") \
+            from error
+    for k, (got, want) in enumerate(zip(result, expected)):
+        if not _allclose(got._data, want._data, 1e-05, 1e-08):
+            output_index, input_index = pair(k)
+            raise GradcheckError(
+                f"For output {output_index} and input {input_index}:\n\n{note}\n\n"
+                f"Got:\n{got}\n\nExpected:\n{want}"
+            )
+
+
 def _test_batched_grad(inputs, output: Tensor, output_index: int) -> None:
     """Two vector-Jacobian products one by one against the same two under ``vmap``."""
-    from .. import randn_like, stack, zeros
-    from ..func import vmap
+    from .. import randn_like, zeros
 
     diff = [x for _, x in _differentiable_inputs(inputs)]
 
@@ -614,25 +635,14 @@ def _test_batched_grad(inputs, output: Tensor, output_index: int) -> None:
                      for g, x in zip(grads, diff))
 
     grad_outputs = [randn_like(output) for _ in range(2)]  # the global stream, as PyTorch
-    expected = [stack(shards) for shards in zip(*(vjp(g) for g in grad_outputs))]
-    try:
-        result = vmap(vjp)(stack(grad_outputs))
-    except RuntimeError as error:
-        raise GradcheckError(
-            f"While computing batched gradients, got: {error}\n\n{_BATCHED_GRAD_NOTE}"
-        ) from error
-    for input_index, (got, want) in enumerate(zip(result, expected)):
-        if not _allclose(got._data, want._data, 1e-05, 1e-08):
-            raise GradcheckError(
-                f"For output {output_index} and input {input_index}:\n\n"
-                f"{_BATCHED_GRAD_NOTE}\n\nGot:\n{got}\n\nExpected:\n{want}"
-            )
+    _one_by_one_against_vmap(vjp, grad_outputs, _BATCHED_GRAD_NOTE,
+                             lambda k: (output_index, k))
 
 
 def _test_batched_forward_grad(func, inputs) -> None:
     """Two Jacobian-vector products one by one against the same two under ``vmap``."""
-    from .. import randn_like, stack
-    from ..func import jvp, vmap
+    from .. import randn_like
+    from ..func import jvp
 
     for i, x in _differentiable_inputs(inputs):
         def along(tangent, i=i, x=x):
@@ -642,19 +652,8 @@ def _test_batched_forward_grad(func, inputs) -> None:
             return _as_tuple(jvp(of_input, (x.detach(),), (tangent,))[1])
 
         tangents = [randn_like(x) for _ in range(2)]
-        expected = [stack(shards) for shards in zip(*(along(t) for t in tangents))]
-        try:
-            result = vmap(along)(stack(tangents))
-        except RuntimeError as error:
-            raise GradcheckError(
-                f"While computing batched gradients, got: {error}\n\n{_BATCHED_FORWARD_NOTE}"
-            ) from error
-        for output_index, (got, want) in enumerate(zip(result, expected)):
-            if not _allclose(got._data, want._data, 1e-05, 1e-08):
-                raise GradcheckError(
-                    f"For output {output_index} and input {i}:\n\n{_BATCHED_FORWARD_NOTE}\n\n"
-                    f"Got:\n{got}\n\nExpected:\n{want}"
-                )
+        _one_by_one_against_vmap(along, tangents, _BATCHED_FORWARD_NOTE,
+                                 lambda k, i=i: (k, i))
 
 
 # PyTorch's notes, word for word.
