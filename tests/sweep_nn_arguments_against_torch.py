@@ -30,71 +30,42 @@ def T(*shape):
     return ("t", shape)
 
 
+# The parameters every max/avg pooling function takes (the 1-d to 3-d variants add some).
+MAX_POOL = ["kernel_size:ints", "stride:ints", "padding:ints", "dilation:ints", "ceil_mode:bool"]
+AVG_POOL = ["kernel_size:ints", "stride:ints", "padding:ints", "ceil_mode:bool",
+            "count_include_pad:bool"]
+
 CALLS = {
     # pooling
     "max_pool1d": (
         [T(1, 2, 8)],
         dict(kernel_size=2),
-        [
-            "kernel_size:ints",
-            "stride:ints",
-            "padding:ints",
-            "dilation:ints",
-            "ceil_mode:bool",
-            "return_indices:bool",
-        ],
+        [*MAX_POOL, "return_indices:bool"],
     ),
     "max_pool2d": (
         [T(1, 2, 8, 8)],
         dict(kernel_size=2),
-        [
-            "kernel_size:ints",
-            "stride:ints",
-            "padding:ints",
-            "dilation:ints",
-            "ceil_mode:bool",
-            "return_indices:bool",
-        ],
+        [*MAX_POOL, "return_indices:bool"],
     ),
     "max_pool3d": (
         [T(1, 1, 4, 4, 4)],
         dict(kernel_size=2),
-        ["kernel_size:ints", "stride:ints", "padding:ints", "dilation:ints", "ceil_mode:bool"],
+        MAX_POOL,
     ),
     "avg_pool1d": (
         [T(1, 2, 8)],
         dict(kernel_size=2),
-        [
-            "kernel_size:ints",
-            "stride:ints",
-            "padding:ints",
-            "ceil_mode:bool",
-            "count_include_pad:bool",
-        ],
+        AVG_POOL,
     ),
     "avg_pool2d": (
         [T(1, 2, 8, 8)],
         dict(kernel_size=2),
-        [
-            "kernel_size:ints",
-            "stride:ints",
-            "padding:ints",
-            "ceil_mode:bool",
-            "count_include_pad:bool",
-            "divisor_override:int",
-        ],
+        [*AVG_POOL, "divisor_override:int"],
     ),
     "avg_pool3d": (
         [T(1, 1, 4, 4, 4)],
         dict(kernel_size=2),
-        [
-            "kernel_size:ints",
-            "stride:ints",
-            "padding:ints",
-            "ceil_mode:bool",
-            "count_include_pad:bool",
-            "divisor_override:int",
-        ],
+        [*AVG_POOL, "divisor_override:int"],
     ),
     "lp_pool1d": (
         [T(1, 2, 8)],
