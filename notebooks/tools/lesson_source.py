@@ -153,6 +153,18 @@ def code_cells(path: Path) -> list[SourceCell]:
     return [c for c in read(path) if c.cell_type == "code"]
 
 
+def printed_by(cell: SourceCell, namespace: dict) -> str:
+    """Run ``cell`` in ``namespace`` and return what it printed to stdout (a claims test
+    compares it with what the built notebook stored)."""
+    import contextlib
+    import io
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(cell.code, namespace)
+    return printed.getvalue()
+
+
 def headless_namespace(lib) -> dict:
     """Globals for running a lesson's cells with ``lib`` (teachgrad or PyTorch) as torch
     and no display: the notebook's drawings do nothing, and ``step_backward`` only runs

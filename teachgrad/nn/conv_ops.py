@@ -107,7 +107,7 @@ class ConvolutionBackward0(Op):
         "groups": lambda node: node.params[3],
         "transposed": lambda node: node.params[4],
         "output_padding": "output_padding",
-        "bias_sym_sizes_opt": lambda node: node.bias_sizes,
+        "bias_sym_sizes_opt": "bias_sizes",
     }
 
     @staticmethod

@@ -34,6 +34,21 @@ def highlighted(root) -> list[str]:
     return [box["text"] for box in boxes(root) if box["outline"] == CURRENT_OUTLINE]
 
 
+def visible_panel(view) -> str:
+    """The live stepper's chain-rule panel on show (one frame's panel at a time)."""
+    panels = view.locator(".tg-panel-live").filter(visible=True)
+    assert panels.count() == 1
+    return panels.inner_text()
+
+
+def go_to(view, frame: int) -> None:
+    """Wait until the step box reads ``frame`` and that frame's panel is the one shown."""
+    from playwright.sync_api import expect
+
+    expect(view.get_by_label("Step", exact=True)).to_have_value(str(frame))
+    expect(view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
+
+
 def svg_texts(svg_source: str) -> list[str]:
     """The text lines of an SVG document (node names, shapes...), in document order."""
     return [html.unescape(t) for t in re.findall(r"<text\b[^>]*>([^<]*)</text>", svg_source)]

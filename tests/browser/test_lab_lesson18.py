@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import highlighted, svg_texts
+from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -34,21 +34,6 @@ def lesson(chromium, lab_server, screenshots):
 def test_every_cell_runs_and_none_fails(lesson):
     cells = check_ran_once_in_order(lesson.model(), failing=0)
     assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
-
-
-def visible_panel(view) -> str:
-    """The stepper's chain-rule panel on show (one frame's panel at a time)."""
-    panels = view.locator(".tg-panel-live").filter(visible=True)
-    assert panels.count() == 1
-    return panels.inner_text()
-
-
-def go_to(view, frame: int) -> None:
-    """Wait until the step box reads ``frame`` and that frame's panel is the one shown."""
-    from playwright.sync_api import expect
-
-    expect(view.get_by_label("Step", exact=True)).to_have_value(str(frame))
-    expect(view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
 
 
 @pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),

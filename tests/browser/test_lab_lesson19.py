@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import highlighted, svg_texts
+from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -48,21 +48,6 @@ def test_the_printed_gradients_are_there(lesson):
     # section 3: conv_transpose1d's forward pass is x's gradient, as printed
     shown = flat(lesson.cell(lesson.code_cell("F.conv_transpose1d(g[None, None]")).inner_text())
     assert "tensor([ 1., -1., 0., 2., -4.])" in shown
-
-
-def visible_panel(view) -> str:
-    """The stepper's chain-rule panel on show (one frame's panel at a time)."""
-    panels = view.locator(".tg-panel-live").filter(visible=True)
-    assert panels.count() == 1
-    return panels.inner_text()
-
-
-def go_to(view, frame: int) -> None:
-    """Wait until the step box reads ``frame`` and that frame's panel is the one shown."""
-    from playwright.sync_api import expect
-
-    expect(view.get_by_label("Step", exact=True)).to_have_value(str(frame))
-    expect(view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
 
 
 @pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
