@@ -246,7 +246,7 @@ def _torch_error(step, pattern: str) -> bool:
 
 
 SKIPS = [
-    # README ("What matches PyTorch"): sinc keeps its true derivatives near 0, so its
+    # docs/pytorch-compatibility.md: sinc keeps its true derivatives near 0, so its
     # first-order gradient under create_graph is a product (MulBackward0), not PyTorch's
     # where(x == 0, ...) (WhereBackward0).
     ("deliberate: sinc's derivative formula (README)",

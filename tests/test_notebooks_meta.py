@@ -266,3 +266,14 @@ def test_the_index_lists_every_lesson_in_order():
     index = (NOTEBOOKS / "README.md").read_text(encoding="utf-8")
     linked = re.findall(r"\]\(([0-9][0-9]_[^)]+\.ipynb)\)", index)
     assert linked == [p.name for p in PATHS]
+
+
+def test_the_project_readme_lists_every_lesson_in_order_with_the_index_titles():
+    readme = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+    index = (NOTEBOOKS / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^(\d+)\. \[(.+?)\]\(notebooks/([0-9][0-9]_[^)]+\.ipynb)\)$",
+                        readme, re.M)
+    assert [path for _, _, path in listed] == [p.name for p in PATHS]
+    assert [int(n) for n, _, _ in listed] == list(range(len(PATHS)))
+    titles = dict(re.findall(r"\[(.+?)\]\(([0-9][0-9]_[^)]+\.ipynb)\)", index))
+    assert {path: title for _, title, path in listed} == {v: k for k, v in titles.items()}
