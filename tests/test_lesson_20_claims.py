@@ -501,6 +501,53 @@ def test_pytorch_saves_the_softmax_output_and_records_the_same_nodes():
         run_cells(teachgrad, "step_backward(L, names=")["L"].grad_fn)
 
 
+
+@LIBS
+def test_sdpa_scales_q_and_k_by_the_fourth_root_and_uses_safe_softmax(lib_name):
+    text = lesson_text()
+    assert ("It scales **before** the product: $Q$ and $K^\\top$ each by $1/\\sqrt[4]{d}$ (the "
+            "two `MulBackward1` nodes, a multiplication by a number), which together make the "
+            "same $1/\\sqrt d$.") in text
+    assert ("And its softmax is `SafeSoftmaxBackward0`, which gives weights of 0 instead of NaN "
+            "in a row whose keys are all masked") in text
+    lib = library(lib_name)
+    F = lib.nn.functional
+    Q, K, V = (lib.tensor(t, requires_grad=True) for t in (SMALL_Q, SMALL_K, SMALL_V))
+    out = F.scaled_dot_product_attention(Q, K, V)
+    names = graph_names(out.grad_fn)
+    assert names.count("MulBackward1") == 2 and "SafeSoftmaxBackward0" in names
+    assert "DivBackward0" not in names and "SoftmaxBackward0" not in names
+    # each MulBackward1 multiplies the gradient by 2^(-1/4) (d = 2): called on ones
+    product = out.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert product.name() == "MmBackward0"
+    for mul, _ in product.next_functions:
+        assert mul.name() == "MulBackward1"
+        shape = (3, 2) if mul.next_functions[0][0].name().endswith("AccumulateGrad") else (2, 3)
+        np.testing.assert_allclose(mul(lib.ones(*shape)).numpy(), 2 ** -0.25, rtol=1e-6)
+    # a fully masked row: 0 from scaled_dot_product_attention, NaN by hand
+    mask = lib.ones(3, 3, dtype=lib.bool).tril()
+    mask[0, 0] = False
+    safe = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
+    assert (array(safe)[0] == 0).all() and np.isfinite(array(safe)).all()
+    by_hand = lib.softmax((Q @ K.T / math.sqrt(2)).masked_fill(~mask, float("-inf")), dim=-1)
+    assert np.isnan(array(by_hand)[0]).all()
+
+
+@LIBS
+def test_a_batch_of_products_is_bmm_backward_once_per_sample(lib_name):
+    assert ("`torch.bmm` multiplies each sample's matrices, and its node is `BmmBackward0`: the "
+            "same rule as `MmBackward0`, once per sample.") in lesson_text()
+    lib = library(lib_name)
+    rng = np.random.default_rng(3)
+    a, b, g = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 5)), rng.normal(size=(2, 3, 5))
+    A, B = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+    out = lib.bmm(A, B)
+    assert out.grad_fn.name() == "BmmBackward0"
+    out.backward(lib.tensor(g))
+    for n in range(2):
+        np.testing.assert_allclose(A.grad.numpy()[n], g[n] @ b[n].T, rtol=1e-10)
+        np.testing.assert_allclose(B.grad.numpy()[n], a[n].T @ g[n], rtol=1e-10)
+
 # --- the exercise ---------------------------------------------------------------------------
 def solution_attention_dk(lib):
     (cell,) = [c for c in lesson_source.read(SOURCE) if "solution" in c.roles]
