@@ -164,12 +164,19 @@ def test_dv_and_da_by_finite_differences():
                                atol=1e-8)
 
 
-def test_the_shapes_fit():
-    assert ("$A$ is 3×3 (queries × keys), $dO$ and $V$ are 3×4, and $dV$ must be shaped like "
-            "$V$.") in lesson_text()
+def test_the_shapes_place_one_transpose_but_not_the_other():
+    text = lesson_text()
+    assert ("$dO$ and $V$ are 3×4, so only $dO\\,V^\\top$ (3×4 times 4×3) is shaped like $A$. "
+            "But $A$ is square, 3 queries × 3 keys, so $A\\,dO$ is shaped like $V$ just as "
+            "well as $A^\\top dO$, and it is wrong") in text
     ns = run_cells(teachgrad, *SECTION_2)
-    assert tuple(ns["A"].shape) == (3, 3)
-    assert tuple(ns["dO"].shape) == tuple(ns["V"].shape) == tuple(ns["dV"].shape) == (3, 4)
+    A, dO, V = array(ns["A"]), array(ns["dO"]), array(ns["V"])
+    assert A.shape == (3, 3) and dO.shape == V.shape == (3, 4)
+    with pytest.raises(ValueError):
+        dO @ V                                     # no transpose: the shapes refuse
+    assert (A @ dO).shape == V.shape               # no transpose: the shapes accept ...
+    assert np.abs(A @ dO - array(ns["V"].grad)).max() > 0.1   # ... a wrong answer
+    np.testing.assert_allclose(A.T @ dO, array(ns["V"].grad), atol=1e-6)
 
 
 def test_ds_is_lesson_18s_softmax_vjp_by_finite_differences():
@@ -218,7 +225,7 @@ def test_dq_and_dk_by_finite_differences():
 def test_into_the_layers_the_weight_and_x_with_its_three_paths(lib_name):
     text = lesson_text()
     assert ("`to_q` computes $Q = x W_q^\\top$, one more matrix product: its weight gets "
-            "$dQ^\\top x$.") in text
+            "$dQ^\\top x$,") in text
     assert ("And $x$ was used three times, for $Q$, $K$ and $V$, so its gradient is the sum of "
             "the three paths") in text
     lib = library(lib_name)
@@ -236,6 +243,10 @@ def test_into_the_layers_the_weight_and_x_with_its_three_paths(lib_name):
     np.testing.assert_allclose(array(ns["to_q"].weight.grad),
                                numeric_gradient(loss_of_wq, W["to_q"]), atol=1e-6)
     np.testing.assert_allclose(array(ns["dx"]), array(ns["x"].grad), atol=1e-6)
+    assert "and $x$ gets $dQ\\,W_q$ along this path" in text
+    only_q = numeric_gradient(
+        lambda x2: (attention(x2 @ W["to_q"].T, x @ W["to_k"].T, x @ W["to_v"].T) * dO).sum(), x)
+    np.testing.assert_allclose(array(ns["dQ"]) @ W["to_q"], only_q, atol=1e-6)
 
 
 @LIBS
