@@ -423,6 +423,12 @@ def test_the_drawn_graph_has_the_layers_the_products_the_division_and_the_softma
     assert sorted(names) == sorted(["MmBackward0"] * 5 + ["TBackward0"] * 3
                                    + ["AccumulateGrad"] * 4
                                    + ["SoftmaxBackward0", "DivBackward0", "PermuteBackward0"])
+    assert "and $x$ at the bottom with three arrows arriving: step 4's fan-out." in lesson_text()
+    layers = [ns[name].grad_fn for name in ("Q", "K", "V")]
+    to_x = [node for layer in layers for node, _ in layer.next_functions
+            if node is not None and node.name().endswith("AccumulateGrad")
+            and node.variable is ns["x"]]
+    assert len(to_x) == 3
 
 
 def stepper_of_the_lesson():
