@@ -228,6 +228,48 @@ TEMPTING = {
         "    full = F.pad(spread, (len(w) - 1, len(w) - 1))\n"
         "    return F.conv1d(full[None, None], w.flip(0)[None, None])[0, 0]\n"
     ),
+    # The transpose forgotten: dS Q / √d, the shape of K (self-attention: as many
+    # queries as keys) but the sum runs along the rows of dS, over the keys.
+    "20_": (
+        "def attention_dK(Q, K, V, dO):\n"
+        "    import math\n"
+        "    d = Q.shape[-1]\n"
+        "    A = torch.softmax(Q @ K.T / math.sqrt(d), dim=-1)\n"
+        "    dA = dO @ V.T\n"
+        "    dS = A * (dA - (dA * A).sum(dim=-1, keepdim=True))\n"
+        "    return dS @ Q / math.sqrt(d)\n"
+    ),
+    # The 1/√d of the forward pass left out of the backward pass.
+    "20_scale": (
+        "def attention_dK(Q, K, V, dO):\n"
+        "    import math\n"
+        "    d = Q.shape[-1]\n"
+        "    A = torch.softmax(Q @ K.T / math.sqrt(d), dim=-1)\n"
+        "    dA = dO @ V.T\n"
+        "    dS = A * (dA - (dA * A).sum(dim=-1, keepdim=True))\n"
+        "    return dS.T @ Q\n"
+    ),
+    # The softmax's derivative taken as its diagonal only, diag(A): the −a aᵀ of
+    # lesson 18's Jacobian forgotten (each weight's change moves every other weight).
+    "20_diag": (
+        "def attention_dK(Q, K, V, dO):\n"
+        "    import math\n"
+        "    d = Q.shape[-1]\n"
+        "    A = torch.softmax(Q @ K.T / math.sqrt(d), dim=-1)\n"
+        "    dA = dO @ V.T\n"
+        "    dS = A * dA\n"
+        "    return dS.T @ Q / math.sqrt(d)\n"
+    ),
+    # Lesson 18's row sum taken over the queries (dim=0) instead of over the keys.
+    "20_axis": (
+        "def attention_dK(Q, K, V, dO):\n"
+        "    import math\n"
+        "    d = Q.shape[-1]\n"
+        "    A = torch.softmax(Q @ K.T / math.sqrt(d), dim=-1)\n"
+        "    dA = dO @ V.T\n"
+        "    dS = A * (dA - (dA * A).sum(dim=0, keepdim=True))\n"
+        "    return dS.T @ Q / math.sqrt(d)\n"
+    ),
 }
 
 

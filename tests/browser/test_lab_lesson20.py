@@ -1,0 +1,102 @@
+"""Lesson 20 (attention's backward pass) in JupyterLab: it runs, and it renders.
+
+Run All with the teachgrad kernel (no cell fails: this lesson has no error on purpose),
+then: the graph of section 1's attention is drawn with its softmax, division and products;
+the causal mask's gradients show their zeros; and, in the light and the dark theme, the
+live stepper of ``L = (softmax(Q Kᵀ/√2) V * dO).sum()`` walks its ten nodes in PyTorch's
+order, with the MmBackward0 of ``O = AV`` sending dO Vᵀ and Aᵀ dO, the SoftmaxBackward0
+panel showing lesson 18's VJP and the dS it sends, and the last step storing dK in
+``K.grad``, each with its box drawn as the one running.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .lab_page import check_ran_once_in_order, opened
+from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
+
+pytestmark = pytest.mark.browser
+
+LESSON = "20_attentions_backward_pass.ipynb"
+#: the boxes the stepper highlights, step by step (PyTorch's order, as in the lesson)
+STEPS = ["SumBackward0", "MulBackward0", "MmBackward0", "AccumulateGrad", "SoftmaxBackward0",
+         "DivBackward0", "MmBackward0", "AccumulateGrad", "PermuteBackward0", "AccumulateGrad"]
+# softmax(Q Kᵀ/√2) for the lesson's small Q and K, and the gradients of section 2's formulas
+# (tests/test_lesson_20_claims.py checks these numbers against NumPy in float64)
+DA = "[[ 1.0000, 0.0000, -1.0000], [ 0.0000, -2.0000, -1.0000], [ 0.5000, 2.0000, 0.5000]]"
+DV = "[[ 0.7569, 0.0295], [ 0.2188, -0.0397], [ 0.5243, 0.0102]]"
+DS = "[[ 0.4011, 0.0000, -0.4011], [ 0.2726, -0.1308, -0.1418], [-0.0449, 0.0604, -0.0155]]"
+DK = "[[ 0.2519, 0.1610], [ 0.0427, -0.0498], [-0.2946, -0.1112]]"
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of white space made one space (panels lay values out)."""
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def lesson(chromium, lab_server, screenshots):
+    """Lesson 20 open in JupyterLab, every cell run with the teachgrad kernel."""
+    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
+        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
+        yield notebook
+
+
+def test_every_cell_runs_and_none_fails(lesson):
+    cells = check_ran_once_in_order(lesson.model(), failing=0)
+    assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
+
+
+def test_the_checks_say_true_and_the_masked_gradients_are_zero(lesson):
+    shown = flat(lesson.cell(lesson.code_cell("print(torch.allclose(dQ, Q.grad")).inner_text())
+    assert "True True" in shown
+    shown = flat(lesson.cell(lesson.code_cell("print(masked.grad)")).inner_text())
+    assert "tensor([[ 0.0000, 0.0000, 0.0000]," in shown    # scores.grad's first row
+    assert "[-0.1145, 0.1145, 0.0000]," in shown
+
+
+def test_the_graph_of_attention_is_drawn(lesson, screenshots):
+    graph_cell = lesson.cell(lesson.code_cell("draw(O, names="))
+    svg = graph_cell.locator("svg >> visible=true").first
+    svg.wait_for(state="visible")
+    texts = svg_texts(svg.evaluate("e => e.outerHTML"))
+    for node in ("SoftmaxBackward0", "DivBackward0", "MmBackward0", "PermuteBackward0",
+                 "AccumulateGrad"):
+        assert node in texts, texts
+    screenshots.take(graph_cell, "lesson20-attention-graph")
+
+
+@pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
+                                          ("JupyterLab Dark", False)],
+                         ids=["light", "dark"])
+def test_the_stepper_walks_attentions_backward_pass(lesson, screenshots, theme, light):
+    lesson.set_theme(theme, light)
+    name = "light" if light else "dark"
+    try:
+        cell = lesson.cell(lesson.code_cell("step_backward(L,"))
+        view = cell.locator(".jp-OutputArea-child", has=lesson.page.locator(".tg-live"))
+        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
+        assert cell.locator(".tg-static").is_hidden()  # one stepper on screen: the live one
+        view.locator('button[title="First step"]:visible').click()
+        go_to(view, 0)
+        assert visible_panel(view).startswith("Start: backward() from L")
+        for frame, node in enumerate(STEPS, start=1):
+            view.locator('button[title="Next step"]:visible').click()
+            go_to(view, frame)
+            (box,) = highlighted(view.locator(".tg-live"))
+            assert node in box, (frame, box)
+            panel = visible_panel(view)
+            assert panel.startswith(f"Step {frame} of 10: {node}"), panel[:80]
+            shown = flat(panel)
+            if frame == 3:       # O = AV: dA = dO Vᵀ to the softmax, dV = Aᵀ dO to V
+                assert "∂(A B)/∂A = grad Bᵀ" in shown and "∂(A B)/∂B = Aᵀ grad" in shown
+                assert DA in shown and DV in shown
+            if frame == 5:       # lesson 18's softmax VJP
+                assert "grad_in = s·(grad − Σ grad·s)" in shown and DS in shown
+                screenshots.take(view, f"lesson20-stepper-softmax-{name}")
+        assert f"K.grad: None before → {DK} after" in flat(visible_panel(view))
+        assert "backward() is finished" in visible_panel(view)
+    finally:
+        if not light:
+            lesson.set_theme("JupyterLab Light", light=True)
