@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import html
 import itertools
+import re
 from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
@@ -164,8 +165,13 @@ def svg_html(svg: str, untrusted_copy: bool = True) -> str:
     if len(svg) > UNTRUSTED_COPY_LIMIT:
         return box + f'<p class="tg-untrusted">{html.escape(UNTRUSTED_NOTE)}</p>'
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    named = _SVG_NAME.search(svg)  # (escaped already, as the SVG's attribute)
+    alt = named.group(1) if named else "the backward graph"
     return (box + f'<img class="tg-untrusted" src="data:image/svg+xml;base64,{data}" '
-            'alt="the backward graph" style="max-width:100%;height:auto">')
+            f'alt="{alt}" style="max-width:100%;height:auto">')
+
+
+_SVG_NAME = re.compile(r'<svg\b[^>]*?\saria-label="([^"]*)"')
 
 
 def _unavailable_message() -> str:
@@ -313,12 +319,23 @@ class Labels:
         return lines
 
     def titles(self, model: GraphModel, prefix: str) -> dict:
-        """Hover text per SVG element id: what a box stands for, in words."""
-        titles = {}
+        """Hover text per SVG element id: what a box stands for, in words. Under the
+        key ``"svg"``: the picture's own name (:meth:`graph_name`)."""
+        titles = {"svg": self.graph_name(model)}
         for box in model.boxes:
             text = " · ".join(t for _, t in self.lines(model, box))
             titles[f"{prefix}_{box.id}"] = text
         return titles
+
+    def graph_name(self, model: GraphModel) -> str:
+        """What a screen reader says for the whole picture, before its boxes (each of
+        which it names by its hover text): ``"Backward graph of L: 7 boxes, 6 arrows"``.
+        Without it the picture was an unnamed image."""
+        roots = [self.names.of_tensor(box.tensor) for box in model.boxes
+                 if box.kind == "root" and box.tensor is not None]
+        of = ", ".join(name for name in roots if name) or "the output"
+        return (f"Backward graph of {of}: {count(len(model.boxes), 'box', 'boxes')}, "
+                f"{count(len(model.arrows), 'arrow')}")
 
 
 def saved_lines(node: Node, limit: int = 4) -> list[str]:
