@@ -396,3 +396,22 @@ def test_large_drawings_ask_graphviz_for_a_bounded_layout():
 def test_repr_counts_boxes_in_english():
     text = repr(draw(reused_input_program(75)))
     assert text.endswith("drawn collapsed as 228 boxes; .source has the DOT text>"), text
+
+
+def test_the_picture_is_named_for_a_screen_reader():
+    # An unnamed <svg role="img"> is read as "image" and nothing more. Its name says what
+    # it is a graph of and its size; the copy for untrusted notebooks (an <img>) says the same.
+    try:
+        layout_svg("digraph { a -> b }")
+    except LayoutUnavailable:
+        pytest.skip("no Graphviz layout here")
+    names = seed001()
+    drawing = draw(names["out"], names=names)
+    svg = drawing.svg()
+    # seed 001's graph by hand: the box of out, MeanBackward0, MulBackward0 (z = y * y * 3),
+    # MulBackward0 (y * y), AddBackward0, x's AccumulateGrad, and the None boxes of the
+    # constants 3 and 2; arrows: out → mean → mul, mul → mul and → None, mul → add twice
+    # (y is used twice), add → x and → None
+    assert (svg.count('class="node'), svg.count('class="edge"')) == (8, 8)
+    assert 'role="img" aria-label="Backward graph of out: 8 boxes, 8 arrows"' in svg
+    assert 'alt="Backward graph of out: 8 boxes, 8 arrows"' in drawing._repr_html_()

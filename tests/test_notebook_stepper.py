@@ -7,6 +7,7 @@ installed). Nothing is compared with the stepper's own earlier output.
 """
 
 import html
+import json
 import math
 import re
 import shutil
@@ -1156,3 +1157,35 @@ def test_each_frame_says_what_happened_in_a_few_short_lines():
     static = stepper.static_html()
     assert static.count('role="status" aria-live="polite"') == 1
     assert static.count('<span class="tg-s') == len(stepper.panels)
+
+
+@pytest.mark.skipif(not has_layout(), reason="no Graphviz layout here")
+def test_a_big_stepper_writes_the_gradients_beside_its_arrows(monkeypatch):
+    # An arrow label is a box of its own to dot, which made a 2,000-box stepper take
+    # 7 to 16 s of layout; above LABELS_BESIDE_ABOVE boxes the gradients are xlabels.
+    # The limit is lowered here so that a small graph shows both ways.
+    import teachgrad.notebook.graph as graph
+
+    def stepper():
+        x = torch.tensor([0.5, -1.0], requires_grad=True)
+        return step_backward((x.exp() * x).sin().sum(), names={"x": x})
+
+    def arrow_labels(source: str) -> list:
+        """How each arrow of the DOT text carries its gradient: label or xlabel."""
+        return [found for line in source.splitlines() if "->" in line
+                for found in re.findall(r"\b(x?label)=<", line)]
+
+    small = stepper()
+    assert set(arrow_labels(small.digraph.source)) == {"label"}
+    monkeypatch.setattr(graph, "LABELS_BESIDE_ABOVE", 3)
+    big = stepper()
+    assert len(big.model.boxes) > 3
+    assert arrow_labels(big.digraph.source) == ["xlabel"] * len(arrow_labels(small.digraph.source))
+    # each gradient is still written inside its arrow's group, where stepper.css finds it
+    # (svg g.edge > text), and says what the engine sent: sin's input got cos(e^x · x)
+    edges = re.findall(r'<g id="[^"]+" class="edge">(.*?)</g>', big.svg(), re.S)
+    texts = [html.unescape(t) for e in edges for t in re.findall(r"<text[^>]*>([^<]*)<", e)]
+    x = np.float32([0.5, -1.0])
+    expected = np.cos(np.exp(x) * x)
+    shown = [np.array(json.loads(t), dtype=np.float32) for t in texts if t.startswith("[")]
+    assert any(v.shape == (2,) and np.allclose(v, expected, rtol=1e-3) for v in shown), texts

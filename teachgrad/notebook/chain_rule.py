@@ -33,11 +33,13 @@ import numpy as np
 
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
+from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
 from .graph_model import input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
-from .values import as_array, long_value, panel_printing
+from .unpacked import Packed, Unpacked
+from .values import as_array, count, long_value, panel_printing
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: the longest line a screen reader announces of a step (a long tensor is cut there)
@@ -352,7 +354,10 @@ class PanelWriter:
         if saved is not None:
             labelled = saved_with_labels(node, *saved, names=self.names)
             if labelled:
-                out.saved(labelled)
+                out.saved(labelled, unpacked=type(saved) is Unpacked)
+            if type(saved) is Packed:
+                out.para(f"{count(saved.count, 'saved tensor')} packed by saved_tensors_hooks: "
+                         "backward gets them back from the unpack hook when this node runs.")
         notes = forward_notes(node)
         if notes:
             formula = formula_of(node)
@@ -722,6 +727,9 @@ def snapshot_saved(nodes) -> dict:
         saved = getattr(node, "_saved", None)
         if saved is None or saved is autograd_graph._FREED:
             continue
+        if type(saved) is PackedSaved:  # unpacking would call the learner's hook: not here
+            snapshot[node] = Packed(saved.values, saved.sources, len(saved.packed))
+            continue
         try:
             values, sources = saved
         except (TypeError, ValueError):
@@ -872,11 +880,15 @@ class _Out:
             )
             self._say(self.text[-1])
 
-    def saved(self, pairs: list) -> None:
+    def saved(self, pairs: list, unpacked: bool = False) -> None:
+        # Under saved_tensors_hooks the values shown are what unpack gave this backward
+        # (see .unpacked), which may differ from the forward's (a float16 copy).
+        what = ("saved in forward, as the unpack hook gave them back" if unpacked
+                else "saved in forward")
         items = "".join(self._fig(value, label) for label, value in pairs)
-        self.html.append(f'<div class="tg-saved"><span>saved in forward:</span>{items}</div>')
+        self.html.append(f'<div class="tg-saved"><span>{what}:</span>{items}</div>')
         self.text.append(
-            "  saved in forward: " + ", ".join(f"{label} = {self._t(v)}" for label, v in pairs)
+            f"  {what}: " + ", ".join(f"{label} = {self._t(v)}" for label, v in pairs)
         )
 
     def change(self, what: str, before, after, added=None) -> None:

@@ -159,7 +159,7 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     * drops the XML prologue and comments (they are not allowed inside HTML), and blank
       lines (a Markdown export would end the HTML there);
     * replaces Graphviz's tooltips (which are just DOT ids) with ``titles[id]`` (plain text,
-      escaped here) or nothing;
+      escaped here) or nothing, and names the picture ``titles["svg"]`` (``aria-label``);
     * keeps the ``viewBox`` and natural size but lets the picture shrink to the cell's width
       (``max-width: 100%; height: auto``), down to ``MIN_SCALE`` of its size: a slightly
       wide graph fits, a very wide one stays readable and scrolls.
@@ -168,6 +168,7 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     svg = _COMMENT.sub("", svg)
     svg = svg.replace("&#45;", "-")  # Graphviz escapes every hyphen, even in ids and classes
     titles = titles or {}
+    name = titles.get("svg")  # the picture's name (graph.Labels.graph_name)
 
     def retitle(match: re.Match) -> str:
         text = titles.get(match.group(2))
@@ -179,7 +180,7 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
         lambda m: (
             f'<svg class="{css_class}" width="{m.group(1)}pt" height="{m.group(2)}pt" '
             f'style="max-width:100%;min-width:{float(m.group(1)) * MIN_SCALE:.0f}pt;'
-            'height:auto" role="img"'
+            'height:auto" role="img"' + (f' aria-label="{html.escape(name)}"' if name else "")
         ),
         svg,
         count=1,

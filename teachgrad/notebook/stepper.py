@@ -41,6 +41,7 @@ from .short_traceback import ShortTraceback
 from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
+from .unpacked import unpacked_by_backward
 from .values import count, short_value
 
 
@@ -77,10 +78,13 @@ def step_backward(
     if inputs is None:  # (with inputs=, the engine may never reach a freed node)
         _refuse_a_used_graph(model, Names(names))
     saved = snapshot_saved(model.index_of)  # backward frees these; the panels show them
-    recording = record_backward(
-        outputs, gradient, retain_graph=retain_graph, create_graph=create_graph,
-        inputs=inputs, graph_nodes=model.index_of,
-    )
+    # (values packed by saved_tensors_hooks: as the real backward unpacks them, once)
+    with unpacked_by_backward(model.index_of) as unpacked:
+        recording = record_backward(
+            outputs, gradient, retain_graph=retain_graph, create_graph=create_graph,
+            inputs=inputs, graph_nodes=model.index_of,
+        )
+    saved.update(unpacked)
     return Stepper(model, recording, Names(names), saved)
 
 

@@ -15,6 +15,8 @@ def roles_and_names(locator, selector: str) -> list[dict]:
     marker = "data-tg-ax"
     count = locator.evaluate(
         """(root, [selector, marker]) => {
+             // (an earlier call's marks would be found first: take them off)
+             document.querySelectorAll(`[${marker}]`).forEach(e => e.removeAttribute(marker));
              const found = root.querySelectorAll(selector);
              found.forEach((e, i) => e.setAttribute(marker, String(i)));
              return found.length;
