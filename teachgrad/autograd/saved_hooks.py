@@ -27,7 +27,8 @@ place after it was packed is not detected (``unpack`` returns whatever it return
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -189,7 +190,40 @@ class PackedSaved:
                 "Output of saved tensor unpack_hook expected to be a Tensor but got "
                 f"result of type {type(tensor).__name__}"
             )
+        for callback in _unpack_observers:
+            callback(self, index, tensor)
         return tensor
+
+
+# Who wants to see each unpacked tensor (the notebook's stepper, while its backward runs).
+_unpack_observers: list[Callable[[PackedSaved, int, Any], None]] = []
+
+
+@contextmanager
+def observe_unpacks(callback: Callable[[PackedSaved, int, Any], None]) -> Iterator[None]:
+    """Call ``callback(saved, index, tensor)`` each time a packed tensor is unpacked
+    inside the block: ``saved`` is the node's :class:`PackedSaved` (``node._saved``),
+    ``tensor`` what the unpack hook returned.
+
+    This lets a reader see the values backward really computed with without calling
+    ``unpack`` again (a second call is visible: a printing hook prints, a checkpoint
+    recomputes, a hook that pops its storage fails).
+
+    >>> import teachgrad as torch
+    >>> a = torch.zeros(2, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(lambda x: x * 2, lambda x: x):
+    ...     y = a.exp()                  # exp saves its result, e^0 = 1, packed as 2
+    >>> seen = []
+    >>> with observe_unpacks(lambda saved, i, tensor: seen.append(tensor.tolist())):
+    ...     y.sum().backward()
+    >>> seen
+    [[2.0, 2.0]]
+    """
+    _unpack_observers.append(callback)
+    try:
+        yield
+    finally:
+        _unpack_observers.remove(callback)
 
 
 def pack(values: tuple, sources: tuple, inputs: tuple, outputs: tuple) -> PackedSaved:

@@ -12,11 +12,10 @@ harmless. Every call of ``unpack`` is one the learner can see: a printing hook p
 twice (lesson 15 counts the calls), a checkpointed block runs its function once more, and
 a hook that hands its storage back once (``storage.pop(key)``, a file it deletes) makes
 the real backward fail. So the stepper takes the values *as the real backward unpacks
-them*: for the length of the backward, each packed value's unpack hook is wrapped in a
-watcher that calls it once, as backward asked, keeps a copy of what it returned, and
-returns that unchanged. ``pack`` is never called again, ``unpack`` exactly as often as
-``backward()`` alone calls it, and the hooks are put back as they were afterwards (a
-``retain_graph=True`` graph unpacks through the learner's own hooks next time).
+them*: for the length of the backward, the core reports each tensor an unpack hook
+returns (``saved_hooks.observe_unpacks``, as ``engine.observe`` reports each step), and
+a copy of its values is kept. Nothing of the graph or the hooks is changed: ``pack`` is
+never called again, and ``unpack`` exactly as often as ``backward()`` alone calls it.
 
 A node whose values backward never unpacked (``inputs=`` stopped before it, or an error
 ended backward) shows none: the stepper does not make them up.
@@ -29,9 +28,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..autograd import graph as autograd_graph
-from ..autograd.saved_hooks import PackedSaved
+from ..autograd.saved_hooks import PackedSaved, observe_unpacks
 
 
 class Unpacked(tuple):
@@ -52,50 +50,36 @@ class Packed(tuple):
         return pair
 
 
-class _Watcher:
-    """An unpack hook, called exactly as backward calls it, that remembers its result."""
-
-    __slots__ = ("hook", "got", "index")
-
-    def __init__(self, hook, got: dict, index: int) -> None:
-        self.hook = hook
-        self.got = got  # position -> a copy of the unpacked tensor's values
-        self.index = index
-
-    def __call__(self, packed):
-        tensor = self.hook(packed)
-        # (anything but a tensor is refused by the caller, with PyTorch's TypeError)
-        if isinstance(tensor, Tensor) and self.index not in self.got:
-            # a copy: the values of *this* moment, as the step records keep gradients
-            self.got[self.index] = (tensor, np.array(tensor._data, copy=True))
-        return tensor
-
-
 @contextmanager
 def unpacked_by_backward(nodes) -> Iterator[dict]:
-    """Watch the unpack hooks of ``nodes`` while the block runs (the real backward).
+    """Watch what the unpack hooks of ``nodes`` return while the block runs (the real
+    backward).
 
     Yields a dict that, once the block ends, maps each node whose packed values were
     unpacked to ``Unpacked((values, sources))``: its saved values, each packed one as
     ``unpack`` returned it, and sources that ``chain_rule.saved_with_labels`` reads as
     it reads a plain node's.
     """
-    watched = []  # (node, saved, got, original packed dict)
+    # id(PackedSaved) -> (its node, it, {position: (tensor, a copy of its values)}); holding
+    # each PackedSaved here keeps it alive, so no other object can take its id meanwhile
+    owners = {}
     for node in nodes:
         saved = getattr(node, "_saved", None)
-        if type(saved) is not PackedSaved or not saved.packed:
-            continue
-        got: dict = {}
-        original = dict(saved.packed)
-        saved.packed = {index: (packed, _Watcher(hook, got, index))
-                        for index, (packed, hook) in original.items()}
-        watched.append((node, saved, got, original))
+        if type(saved) is PackedSaved and saved.packed:
+            owners[id(saved)] = (node, saved, {})
+
+    def remember(saved: PackedSaved, index: int, tensor) -> None:
+        owner = owners.get(id(saved))
+        if owner is not None and index not in owner[2]:
+            # a copy: the values of *this* moment, as the step records keep gradients
+            owner[2][index] = (tensor, np.array(tensor._data, copy=True))
+
     snapshot: dict = {}
     try:
-        yield snapshot
+        with observe_unpacks(remember):
+            yield snapshot
     finally:
-        for node, saved, got, original in watched:
-            saved.packed = original  # the learner's hooks again (a retained graph)
+        for node, saved, got in owners.values():
             if got:
                 snapshot[node] = _as_snapshot(node, saved, got)
 
