@@ -7,8 +7,11 @@ PyTorch with Examples", "What is torch.nn really?", the 60-minute blitz's networ
 CIFAR-10 classifier, the tensors tutorial with many kinds of printed tensors, "A Gentle
 Introduction to torch.autograd", the Autograd mechanics note, Deep Learning for NLP (word
 embeddings, the LSTM tagger, the Bi-LSTM CRF), NLP From Scratch (classifying and
-generating names), Karpathy's makemore, GPT and micrograd, the VAE and DCGAN examples, and
-twenty-five learners' mistakes with PyTorch's error messages. Downloads are replaced by
+generating names, seq2seq translation), nn.Transformer language modelling and translation,
+spatial transformers, neural style transfer, torch.func's Jacobians and Hessians,
+pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction and
+REINFORCE, Karpathy's makemore, GPT and micrograd, and twenty-five learners' mistakes
+with PyTorch's error messages. Downloads are replaced by
 small seeded random data or a few lines of text written in. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
