@@ -203,6 +203,58 @@ def test_affine_grid_matches_pytorch(size, align_corners):
                                atol=1e-5)
 
 
+def test_identity_grid_points_fall_on_pytorchs_side_of_each_pixel_centre():
+    # An identity affine_grid puts every point on a pixel centre up to one rounding, and
+    # the side it lands on picks the neighbour whose slope the grid's gradient reads.
+    # PyTorch's base grid is linspace(-1, 1, n) * (n - 1) / n (two roundings), and its
+    # 2-D kernel unnormalises with one fused multiply-add: fl((g + 1)·n/2 - 0.5). For
+    # n = 7 the point g = 2/7 is (up to rounding) pixel 4; PyTorch computes just below 4.
+    from teachgrad.nn import grid_sample as gs
+    line = gs.base_grid((7,), False, np.float64)[:, 0]
+    assert line[4] == np.float64(0.2857142857142857)
+    fused, _ = gs.source_coordinates(line, 7, False, "zeros", fused=True)
+    separate, _ = gs.source_coordinates(line, 7, False, "zeros")
+    # exactly: (1 + 0.2857142857142857) rounds to 1.2857142857142856, whose exact
+    # product with 3.5 minus 0.5 is 3.99999999999999961..., rounded: 4 - 2^-51
+    assert fused[4] == 4 - 2.0 ** -51 and separate[4] == 4.0
+    float32_line = gs.base_grid((28,), False, np.float32)[:, 0]
+    assert float32_line.dtype == np.float32
+    assert gs.source_coordinates(float32_line, 28, False, "zeros", fused=True)[0][1] == \
+        np.float32(1.0000001)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode,padding_mode,align_corners,size", [
+    ("bilinear", "zeros", False, (2, 1, 7, 7)), ("bilinear", "border", True, (1, 2, 28, 28)),
+    ("bilinear", "reflection", False, (1, 1, 5, 9)), ("bicubic", "zeros", False, (1, 1, 7, 6)),
+    ("bilinear", "zeros", False, (1, 1, 5, 6, 7)), ("nearest", "border", True, (1, 1, 6, 7)),
+])
+def test_identity_spatial_transformer_gradient_matches_pytorch(dtype, mode, padding_mode,
+                                                               align_corners, size):
+    # The spatial transformer tutorial's first step: theta is the identity, and its
+    # gradient is all points at pixel centres (it was off by up to 100% here).
+    torch = pytest.importorskip("torch")
+    d = len(size) - 2
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(size).astype(dtype)
+    w = rng.standard_normal(size).astype(dtype)
+    theta = np.tile(np.eye(d, d + 1), (size[0], 1, 1)).astype(dtype)
+    results = []
+    for lib in (teachgrad, torch):
+        image, t = lib.tensor(x, requires_grad=True), lib.tensor(theta, requires_grad=True)
+        grid = lib.nn.functional.affine_grid(t, size, align_corners=align_corners)
+        out = lib.nn.functional.grid_sample(image, grid, mode=mode, padding_mode=padding_mode,
+                                            align_corners=align_corners)
+        (out * lib.tensor(w)).sum().backward()
+        results.append((grid.detach().numpy(), t.grad.numpy(), image.grad.numpy()))
+    (grid, theta_grad, image_grad), (their_grid, their_theta_grad, their_image_grad) = results
+    assert np.array_equal(grid, their_grid)  # to the last bit
+    tol = 1e-10 if dtype == "float64" else 1e-3
+    np.testing.assert_allclose(theta_grad, their_theta_grad, rtol=tol, atol=tol)
+    np.testing.assert_allclose(image_grad, their_image_grad, rtol=tol, atol=tol)
+
+
 GRID_ERRORS = [
     ((1, 1, 3, 3), (1, 2, 2, 2), {"mode": "foo"}),
     ((1, 1, 3, 3), (1, 2, 2, 2), {"padding_mode": "foo"}),

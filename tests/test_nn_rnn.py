@@ -4,6 +4,7 @@ differences, values by a NumPy re-derivation of the equations, and PyTorch parit
 from __future__ import annotations
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -427,6 +428,49 @@ def test_layers_match_pytorch(name, kwargs, shape, with_hx):
     if with_hx:
         for h, th in zip(as_tuple(hx), as_tuple(thx)):
             assert_close(h.grad, th.grad)
+
+
+def test_float32_lstm_output_node_is_pytorchs_onednn_layer():
+    # PyTorch's CPU build runs a float32 LSTM layer (no projection, not packed) as one
+    # oneDNN kernel: the output prints grad_fn=<MkldnnRnnLayerBackward0>. Same values and
+    # gradient as the float64 layer's plain stack of steps.
+    teachgrad.manual_seed(0)
+    lstm = nn.LSTM(3, 4)
+    x = teachgrad.randn(5, 2, 3, requires_grad=True)
+    output, (h, c) = lstm(x)
+    assert output.grad_fn.name() == "MkldnnRnnLayerBackward0"
+    assert (h.grad_fn.name(), c.grad_fn.name()) == ("StackBackward0", "StackBackward0")
+    x64 = x.detach().double().requires_grad_()
+    output64, _ = lstm.double()(x64)
+    assert output64.grad_fn.name() == "StackBackward0"
+    np.testing.assert_allclose(output.detach().numpy(), output64.detach().numpy(), atol=1e-6)
+    weights = np.random.default_rng(1).standard_normal((5, 2, 4))
+    (output * teachgrad.tensor(weights, dtype=teachgrad.float32)).sum().backward()
+    (output64 * teachgrad.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), x64.grad.numpy(), atol=1e-5)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("kwargs,packed", [
+    ({}, False), ({"num_layers": 2}, False), ({"num_layers": 2, "dropout": 0.5}, False),
+    ({"bidirectional": True}, False), ({"batch_first": True}, False),
+    ({"proj_size": 2}, False), ({}, True),
+])
+def test_float32_lstm_grad_fn_names_match_pytorch(kwargs, packed):
+    torch = pytest.importorskip("torch")
+    ours, theirs = nn.LSTM(3, 4, **kwargs), torch.nn.LSTM(3, 4, **kwargs)
+    data = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    x, tx = teachgrad.tensor(data), torch.tensor(data)
+    if packed:
+        x = rnn_utils.pack_padded_sequence(x, [5, 3])
+        tx = torch.nn.utils.rnn.pack_padded_sequence(tx, [5, 3])
+    with warnings.catch_warnings():  # PyTorch: "LSTM with projections is not supported ..."
+        warnings.simplefilter("ignore")
+        (output, hidden), (their_output, their_hidden) = ours(x), theirs(tx)
+    if packed:
+        output, their_output = output.data, their_output.data
+    assert output.grad_fn.name() == their_output.grad_fn.name()
+    assert [t.grad_fn.name() for t in hidden] == [t.grad_fn.name() for t in their_hidden]
 
 
 @pytest.mark.torch

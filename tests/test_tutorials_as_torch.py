@@ -3,9 +3,16 @@
 Each program in ``fixtures/tutorial_programs`` is plain PyTorch code (``import torch``,
 ``import torch.nn.utils.prune as prune`` ...) redoing what a PyTorch tutorial shows: the
 fundamentals of autograd, forward-mode AD and hooks, pruning, a training loop, "Learning
-PyTorch with Examples", "What is torch.nn really?", the 60-minute blitz's network, the
-tensors tutorial with many kinds of printed tensors, Karpathy's makemore and GPT, and
-twenty-five learners' mistakes with PyTorch's error messages. It runs in
+PyTorch with Examples", "What is torch.nn really?", the 60-minute blitz's network and
+CIFAR-10 classifier, the tensors tutorial with many kinds of printed tensors, "A Gentle
+Introduction to torch.autograd", the Autograd mechanics note, Deep Learning for NLP (word
+embeddings, the LSTM tagger, the Bi-LSTM CRF), NLP From Scratch (classifying and
+generating names, seq2seq translation), nn.Transformer language modelling and translation,
+spatial transformers, neural style transfer, torch.func's Jacobians and Hessians,
+pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction and
+REINFORCE, Karpathy's makemore, GPT and micrograd, and twenty-five learners' mistakes
+with PyTorch's error messages. Downloads are replaced by
+small seeded random data or a few lines of text written in. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
 the programs are PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``.

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _creation
 from .._tensor import Tensor
 from .._warn import warn_user
 from ..ops.op import Op
@@ -53,10 +54,11 @@ _DEFAULT_ALIGN_WARNING = (
 # Where each grid point reads: its source coordinate along every axis, and the corners
 # ----------------------------------------------------------------------------------------
 def source_coordinates(g: np.ndarray, size: int, align_corners: bool,
-                       padding_mode: str) -> tuple[np.ndarray, np.ndarray]:
+                       padding_mode: str, fused: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Grid values in ``[-1, 1]`` -> pixel coordinates along one axis, and the slope
     ``d coordinate / d grid`` (PyTorch's arithmetic: 0 where ``border`` or ``reflection``
-    clamps the point to an edge).
+    clamps the point to an edge). ``fused``: PyTorch's vectorised 2-D kernel's rounding
+    (see :func:`_fused_unnormalize`); the 3-D kernel rounds each step.
 
     >>> source_coordinates(np.array([-1.0, 0.0, 1.0]), 4, False, "zeros")
     (array([-0.5,  1.5,  3.5]), array([2., 2., 2.]))
@@ -65,13 +67,44 @@ def source_coordinates(g: np.ndarray, size: int, align_corners: bool,
         coord = (g + 1) / 2 * (size - 1)
         slope = np.full(g.shape, (size - 1) / 2, g.dtype)
     else:  # -1 and +1 are the outer edges of the first and last pixels
-        coord = ((g + 1) * size - 1) / 2
+        coord = _fused_unnormalize(g, size) if fused else ((g + 1) * size - 1) / 2
         slope = np.full(g.shape, size / 2, g.dtype)
     coord, factor = fold_inside(coord, size, align_corners, padding_mode)
     # nan or inf points read nothing (PyTorch sends them far outside the image).
     finite = np.isfinite(coord)
     return (np.where(finite, coord, -100).astype(g.dtype),
             np.where(finite, slope * factor, 0).astype(g.dtype))
+
+
+def _fused_unnormalize(g: np.ndarray, size: int) -> np.ndarray:
+    """``(g + 1) · size/2 - 0.5`` rounded once after the multiply-add, as PyTorch's 2-D CPU
+    kernel computes it (its vectorised code is compiled to a fused multiply-add).
+
+    Why it matters: an identity ``affine_grid`` puts points on pixel centres, where the
+    coordinate is an integer up to one rounding. Rounded once or twice it can land just
+    below or just above the integer, and that decides which neighbour bilinear sampling
+    pairs the point with, so which side's slope the grid's gradient reads (a spatial
+    transformer starts at the identity: its first gradient is all such points).
+    """
+    shifted = g + g.dtype.type(1)
+    half_size = g.dtype.type(size / 2)
+    if g.dtype == np.float32:  # the product is exact in float64: one rounding, to float32
+        return (shifted.astype(np.float64) * float(size / 2) - 0.5).astype(np.float32)
+    # float64: split shifted into two halves whose products with size/2 are exact, then
+    # add the three exact terms with error-free sums (rounding once, in practice).
+    split = shifted * 134217729.0  # 2^27 + 1: Veltkamp's split
+    high = split - (split - shifted)
+    low = shifted - high
+    total, error = _two_sum(high * half_size, g.dtype.type(-0.5))
+    total, error2 = _two_sum(total, low * half_size)
+    return total + (error + error2)
+
+
+def _two_sum(a: np.ndarray, b) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` rounded, and the rounding error (exactly: the sum is the two added)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
 
 
 def fold_inside(coord: np.ndarray, size: int, align_corners: bool,
@@ -177,10 +210,10 @@ def sampling(grid: np.ndarray, spatial: tuple[int, ...], mode: str, padding_mode
         # grid[..., 0] is x (the last axis, width), grid[..., 1] is y, grid[..., 2] is z.
         g = points[..., d - 1 - axis]
         if mode == "bicubic":  # the padding applies to each neighbour, not to the point
-            coord, slope = source_coordinates(g, size, align_corners, "zeros")
+            coord, slope = source_coordinates(g, size, align_corners, "zeros", d == 2)
             taps.append(_cubic_taps(coord, size, align_corners, padding_mode))
         else:
-            coord, slope = source_coordinates(g, size, align_corners, padding_mode)
+            coord, slope = source_coordinates(g, size, align_corners, padding_mode, d == 2)
             zero, one = np.zeros_like(coord), np.ones_like(coord)
             if mode == "nearest":  # PyTorch rounds halves to even, as rint does
                 taps.append([(np.rint(coord), one, zero, zero)])
@@ -441,8 +474,14 @@ def _base_line(steps: int, align_corners: bool, dtype) -> np.ndarray:
     """``steps`` points from -1 to 1 (pixel centres; one point is the centre, 0)."""
     if steps <= 1:
         return np.zeros(max(steps, 0), dtype)
-    line = np.linspace(-1, 1, steps, dtype=dtype)
-    return line if align_corners else line * ((steps - 1) / steps)
+    # PyTorch's linspace_from_neg_one, to the last bit: its linspace, then (without
+    # align_corners) `* (steps - 1)` and `/ steps` as two roundings. A grid point that
+    # should fall on a pixel centre then lands on the same side of it as in PyTorch, which
+    # decides which neighbour grid_sample's gradient for the grid reads there.
+    line = _creation._even_steps(-1, 1, steps, np.dtype(dtype))
+    if align_corners:
+        return line
+    return line * line.dtype.type(steps - 1) / line.dtype.type(steps)
 
 
 def base_grid(spatial: Sequence[int], align_corners: bool, dtype) -> np.ndarray:

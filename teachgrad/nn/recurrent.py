@@ -11,6 +11,9 @@ PyTorch's CPU kernels (ATen's ``RNN.cpp``) are composed the same way, so the out
 ``grad_fn`` are the same as PyTorch's: a cell ends in ``TanhBackward0`` (RNN),
 ``MulBackward0`` / ``AddBackward0`` (LSTM's ``h`` / ``c``) or ``AddBackward0`` (GRU); a
 layer's output is a ``StackBackward0`` of its steps (``CatBackward0`` when bidirectional).
+One exception: PyTorch runs a float32 LSTM layer (unpacked, no projection) as one oneDNN
+kernel, so its output's node is ``MkldnnRnnLayerBackward0``; here that is the same stack of
+the steps under that name (``MkldnnRnnLayerBackward0`` below).
 
 The cells, with gates in PyTorch's order (``W_ih`` stacks the gates' input weights)::
 
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .. import _creation
+from .. import _creation, _dtypes
 from .._tensor import Tensor
 from ..ops import shape as _shape
 from . import functional as F
@@ -163,6 +166,25 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
 # ----------------------------------------------------------------------------------------
 # A layer: the cell applied along the whole sequence, one direction at a time
 # ----------------------------------------------------------------------------------------
+class MkldnnRnnLayerBackward0(_shape.StackBackward0):
+    """A float32 LSTM layer's output: the stack of its steps' ``h``, named as PyTorch's CPU
+    build names it (PyTorch runs such a layer as one oneDNN kernel, ``mkldnn_rnn_layer``,
+    so ``print(lstm(x)[0])`` shows ``grad_fn=<MkldnnRnnLayerBackward0>``). The gradient
+    is the stack's: each step's ``h`` gets its slice."""
+
+
+def _layer_output(mode: str, steps_out: list[Tensor], packed: bool,
+                  w_hr: Tensor | None) -> Tensor:
+    """One direction's outputs joined in time order: a stack, or for packed data a cat.
+    The stack is an ``MkldnnRnnLayerBackward0`` where PyTorch uses its oneDNN LSTM kernel:
+    mode LSTM, float32, not packed, no projection."""
+    if packed:
+        return _shape.cat(steps_out)
+    if mode == "LSTM" and w_hr is None and steps_out[0].dtype is _dtypes.float32:
+        return MkldnnRnnLayerBackward0.apply(*steps_out, dim=0, dtype=steps_out[0]._data.dtype)
+    return _shape.stack(steps_out)
+
+
 def _forward_pass(step: Step, steps_x: Sequence[Tensor], state: State, weights: tuple,
                   sizes: Sequence[int]) -> tuple[list[Tensor], State]:
     """Steps ``0, 1, ..., T-1``. With packed sequences the batch shrinks as sequences end
@@ -237,8 +259,7 @@ def recurrent_layers(mode: str, input: Tensor, batch_sizes: Sequence[int] | None
             run = _reverse_pass if direction == 1 else _forward_pass
             steps_out, final = run(step, steps_x, tuple(h[index] for h in initial),
                                    (w_hh, b_hh, w_hr), sizes)
-            outputs.append(_shape.stack(steps_out) if batch_sizes is None
-                           else _shape.cat(steps_out))
+            outputs.append(_layer_output(mode, steps_out, batch_sizes is not None, w_hr))
             for k, state in enumerate(final):
                 finals[k].append(state)
         # Both directions side by side: the next layer sees the past and the future.
