@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._dtypes import to_dtype
+from ._function_signatures import parser_error
 from ._input_check import (
     missing_error,
     refuse_non_tensor_input,
@@ -296,9 +297,11 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             try:
                 return function(*args, **kwargs)
             except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
-                if input_first:
+                error_for_alias = parser_error(called, args, kwargs, error)  # (torch.add(x))
+                if error_for_alias is None and input_first:
                     refuse_non_tensor_input(called, args, kwargs, error, name)
-                error_for_alias = (missing_error(error, called, name, function, args, kwargs)
+                error_for_alias = (error_for_alias
+                                   or missing_error(error, called, name, function, args, kwargs)
                                    or renamed(error, name, called))
                 if error_for_alias is None:
                     raise
