@@ -337,6 +337,8 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
     given = (input, low) if high is None else (input, low, high)  # (as PyTorch lists them)
     check_flag_overloaded("randint_like", given, requires_grad)
     if high is None:
+        if isinstance(low, Tensor) and low._data.ndim != 0:  # (PyTorch's Tensor high form)
+            raise RuntimeError("high must be a scalar tensor and on CPU")
         low, high = 0, low
     return randint(low, high, tuple(input._data.shape), dtype=dtype or input.dtype,
                    requires_grad=requires_grad)

@@ -1,0 +1,72 @@
+"""Torch-level functions made to match PyTorch in the twentieth session (found by
+tests/sweep_functions_against_torch.py): meshgrid's first check, tensorinv and tensorsolve
+with more dimensions asked for than A has (a silent result before), randint_like's
+Tensor ``high``.
+
+Expected messages are PyTorch 2.13's, written out, so these tests run without PyTorch;
+the parity tests compare with PyTorch where it is installed."""
+
+from __future__ import annotations
+
+import pytest
+
+import teachgrad as tg
+
+CASES = {
+    # meshgrid checks the dtypes before the dimensions
+    "torch.meshgrid(torch.ones(2, 2, dtype=torch.float64), torch.ones(3), indexing='ij')":
+        (RuntimeError, "meshgrid expects all tensors to have the same dtype"),
+    # ind beyond A's dimensions: refused (teachgrad's slicing of the shape gave a result)
+    "torch.linalg.tensorinv(torch.tensor(2.5))":
+        (RuntimeError, "ArrayRef: invalid slice, N = 2; size = 0"),
+    "torch.linalg.tensorinv(torch.ones(6))":
+        (RuntimeError, "ArrayRef: invalid slice, N = 2; size = 1"),
+    "torch.linalg.tensorinv(torch.eye(2), ind=3)":
+        (RuntimeError, "ArrayRef: invalid slice, N = 3; size = 2"),
+    "torch.linalg.tensorsolve(torch.tensor(2.5), torch.ones(6))":
+        (RuntimeError, "cannot create std::vector larger than max_size()"),
+    # randint_like(input, high) with a tensor high: a 0-d one only
+    "torch.randint_like(torch.ones(3), torch.tensor([4, 5]))":
+        (RuntimeError, "high must be a scalar tensor and on CPU"),
+}
+
+
+def _raised(source: str, library) -> Exception:
+    with pytest.raises(Exception) as caught:  # (the type is compared by the caller)
+        eval(source, {"torch": library})
+    return caught.value
+
+
+@pytest.mark.parametrize("source", sorted(CASES))
+def test_as_pytorch_says(source):
+    error = _raised(source, tg)
+    kind, message = CASES[source]
+    assert type(error) is kind
+    assert str(error).split("\nHint: ")[0] == message
+
+
+def test_tensorinv_hints_at_what_ind_counts():
+    with pytest.raises(RuntimeError, match=r"Hint: ind counts A's leading dimensions .* A has 1"):
+        tg.linalg.tensorinv(tg.ones(6))
+
+
+def test_tensorinv_and_randint_like_still_work():
+    a = tg.tensor([[2.0, 1.0], [1.0, 1.0]])
+    assert tg.linalg.tensorinv(a, ind=1).tolist() == [[1.0, -1.0], [-1.0, 2.0]]  # (by hand)
+    tg.manual_seed(0)
+    drawn = tg.randint_like(tg.ones(50), tg.tensor(3))
+    assert drawn.shape == (50,) and set(drawn.tolist()) <= {0.0, 1.0, 2.0}
+
+
+def test_randint_like_names_itself_for_a_wrong_combination():
+    with pytest.raises(TypeError, match=r"^randint_like\(\) received an invalid combination "
+                                        r"of arguments - got \(Tensor, Tensor, Tensor\)"):
+        tg.randint_like(tg.ones(3), tg.tensor(1), tg.tensor([4, 5]))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("source", sorted(CASES))
+def test_as_pytorch(source):
+    real = pytest.importorskip("torch")
+    error = _raised(source, real)
+    assert (type(error), str(error)) == CASES[source]
