@@ -107,6 +107,12 @@ def _is_float(value) -> bool:
         isinstance(value, Tensor) and value._data.dtype.kind == "c")
 
 
+def _is_generator(value) -> bool:
+    from ._random import Generator  # (here: _random imports this module)
+
+    return isinstance(value, Generator)
+
+
 _ACCEPTS: dict[str, Callable] = {
     "int": is_int,
     "float": _is_float,
@@ -115,6 +121,7 @@ _ACCEPTS: dict[str, Callable] = {
     "Tensor": lambda v: isinstance(v, Tensor),
     "str": lambda v: isinstance(v, str),
     "torch.dtype": lambda v: isinstance(v, DType),
+    "torch.Generator": lambda v: _is_generator(v),
     "tuple of Tensors": lambda v: isinstance(v, (tuple, list)),
 }
 

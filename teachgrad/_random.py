@@ -43,7 +43,7 @@ from ._dtypes import to_dtype
 from ._layout import check_layout
 from ._missing_arguments import REQUIRED, missing
 from ._mt19937 import DEFAULT_SEED, MT19937Engine
-from ._tensor import Tensor, _make
+from ._tensor import Tensor, _make, python_type_name
 from .ops.layout import check_memory_format, memory_order, zeros_in_format
 from .ops.op import Op
 from .ops.pointwise import _check_shapes_broadcast
@@ -85,6 +85,9 @@ class Generator:
 
     def manual_seed(self, seed: int) -> Generator:
         """Restart the sequence from ``seed`` (any integer that fits in 64 bits)."""
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise RuntimeError(f"manual_seed expected a long, but got {python_type_name(seed)}"
+                               "\nHint: a seed is an int, e.g. g.manual_seed(0).")
         seed = int(seed)
         if not -(2**63) <= seed < 2**64:
             raise ValueError(
@@ -146,7 +149,11 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 def _engine(generator: Generator | None) -> MT19937Engine:
-    return (generator or default_generator)._engine
+    try:
+        return (default_generator if generator is None else generator)._engine
+    except AttributeError:  # (randn(2, generator=5): the caller's signatures say more)
+        raise TypeError(f"argument 'generator' must be torch.Generator, not "
+                        f"{python_type_name(generator)}") from None
 
 
 def _random_int64(generator: Generator | None) -> int:
@@ -171,7 +178,7 @@ def _normal_values(generator: Generator | None, shape: tuple, mean: float, std: 
 
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator: later random tensors are reproducible."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))  # (PyTorch's Python takes int(1.5))
 
 
 def seed() -> int:
