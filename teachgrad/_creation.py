@@ -184,6 +184,8 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     except ValueError:
         _raise_ragged(data)
         raise
+    if dtype is not None and array.dtype.kind in "if" and to_dtype(dtype).numpy.kind in "iu":
+        _check_numbers_fit(array, to_dtype(dtype).numpy)  # (before NumPy wraps them around)
     if array.dtype == object:
         _raise_ragged(data)
         if _all_ints(data):  # ints beyond int64 (NumPy keeps them as Python objects)
@@ -351,6 +353,22 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     if not array.flags.c_contiguous:
         array = np.array(array, order="C")
     return _finish(array, requires_grad)
+
+
+def _check_numbers_fit(array: np.ndarray, target: np.dtype) -> None:
+    """PyTorch's refusal of Python numbers an integer dtype cannot hold (``tensor([300],
+    dtype=torch.uint8)``: NumPy would wrap 300 around to 44). As C++'s overflow check: a
+    float must lie within the dtype's range; an int may be negative down to -max for an
+    unsigned dtype (-1 is 255 for uint8, as PyTorch's cast makes it)."""
+    if not array.size or array.dtype.kind not in "iuf" or (
+            array.dtype.kind != "f" and target == np.int64):
+        return
+    info = np.iinfo(target)
+    lowest = -int(info.max) if target.kind == "u" and array.dtype.kind != "f" else info.min
+    if np.isnan(array).any() or array.min() < lowest or array.max() > info.max:
+        raise RuntimeError(
+            f"value cannot be converted to type {target.name} without overflow\nHint: "
+            f"{target.name} holds {info.min} .. {info.max}; give a wider dtype or no dtype.")
 
 
 def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None,

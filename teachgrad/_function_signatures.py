@@ -247,6 +247,10 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "log_softmax": ("(Tensor input, int dim, torch.dtype? dtype = None, *, Tensor out = None)",),
     "zeros": (f"(tuple of ints size, *, Tensor out = None, {_FACTORY})",),
     "ones": (f"(tuple of ints size, *, Tensor out = None, {_FACTORY})",),
+    "empty": (
+        "(tuple of ints size, *, torch.memory_format? memory_format = None, Tensor out = None, "
+        f"{_FACTORY})",
+    ),
     "full": (f"(tuple of ints size, Number fill_value, *, Tensor out = None, {_FACTORY})",),
     "arange": (
         f"(Number end, *, Tensor out = None, {_FACTORY})",

@@ -54,6 +54,44 @@ CASES = {
                                            "manual_seed expected a long, but got float"),
     "torch.Generator().manual_seed(True)": (RuntimeError,
                                             "manual_seed expected a long, but got bool"),
+    # randint's bounds must fit the dtype drawn in (uint8 wrapped -5 and 299 around)
+    "torch.randint(0, 5, (2,), dtype=torch.bool)": (RuntimeError,
+                                                    "to - 1 is out of bounds for bool"),
+    "torch.randint(0, 300, (2,), dtype=torch.uint8)": (
+        RuntimeError, "to - 1 is out of bounds for unsigned char"),
+    "torch.randint(-5, 5, (2,), dtype=torch.uint8)": (
+        RuntimeError, "from is out of bounds for unsigned char"),
+    "torch.randint(-200, 5, (2,), dtype=torch.int8)": (
+        RuntimeError, "from is out of bounds for signed char"),
+    "torch.randint_like(torch.ones(3), 5, dtype=torch.bool)": (
+        RuntimeError, "to - 1 is out of bounds for bool"),
+    "torch.randint(0, 2**63, (2,))": (ValueError, "Overflow when unpacking long long"),
+    "torch.randint(0, 5, 2)": (TypeError, "randint() received an invalid combination of "
+                               "arguments - got (int, int, int), but expected one of:\n"
+                               + "".join(f" * ({low}int high, tuple of ints size, *, {gen}"
+                                         f"Tensor out = None, {_FACTORY})\n"
+                                         for low in ("", "int low, ")
+                                         for gen in ("torch.Generator generator, ", ""))),
+    # randperm's dtype must hold n - 1
+    "torch.randperm(5, dtype=torch.bool)": (NotImplementedError,
+                                            "\"randperm\" not implemented for 'Bool'"),
+    "torch.randperm(257, dtype=torch.uint8)": (
+        RuntimeError, "value cannot be converted to type uint8_t without overflow"),
+    "torch.randperm(5000, dtype=torch.float16)": (
+        RuntimeError, "n cannot be greater than 2049 for Half type."),
+    # Python numbers an integer dtype cannot hold (NumPy wrapped 300 around to 44)
+    "torch.tensor([300], dtype=torch.uint8)": (
+        RuntimeError, "value cannot be converted to type uint8 without overflow"),
+    "torch.tensor([1, 200], dtype=torch.int8)": (
+        RuntimeError, "value cannot be converted to type int8 without overflow"),
+    "torch.tensor([255.9], dtype=torch.uint8)": (
+        RuntimeError, "value cannot be converted to type uint8 without overflow"),
+    "torch.tensor([1e30], dtype=torch.long)": (
+        RuntimeError, "value cannot be converted to type int64 without overflow"),
+    "torch.tensor([float('nan')], dtype=torch.int32)": (
+        RuntimeError, "value cannot be converted to type int32 without overflow"),
+    "torch.empty(2, 3, dtype=5)": (TypeError,
+                                   "empty(): argument 'dtype' must be torch.dtype, not int"),
 }
 
 
@@ -124,3 +162,20 @@ def test_arange_values_as_pytorch(args, dtype):
     theirs = real.arange(*args, dtype=getattr(real, dtype))
     assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace(
         "torch", "teachgrad")
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("torch.tensor([-1], dtype=torch.uint8)", [255]),  # (PyTorch's cast wraps a negative int)
+    ("torch.tensor([-255, 255], dtype=torch.uint8)", [1, 255]),
+    ("torch.tensor([2.7, -3.2], dtype=torch.int32)", [2, -3]),
+    ("torch.randperm(256, dtype=torch.uint8).sort().values[-1:]", [255]),
+    ("torch.randint(0, 2, (3,), dtype=torch.bool).logical_or(torch.tensor(True))",
+     [True, True, True]),
+])
+def test_what_fits_is_taken(source, expected):
+    assert eval(source, {"torch": tg}).tolist() == expected
+
+
+def test_randint_warns_beyond_a_floats_exact_integers():
+    with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^24\), 2\^24\]"):
+        tg.randint(0, 2**25 + 1, (2,), dtype=tg.float32)
