@@ -70,3 +70,34 @@ def test_as_pytorch(source):
     real = pytest.importorskip("torch")
     error = _raised(source, real)
     assert (type(error), str(error)) == CASES[source]
+
+
+# ---------------------------------------------------------------- out= on five more functions
+
+@pytest.mark.parametrize("source, expected", [
+    ("torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2]), out=out_bool)",
+     [False, True, False]),
+    ("torch.hardshrink(torch.tensor([-1.0, 0.25, 2.0]), out=out_float)", [-1.0, 0.0, 2.0]),
+    ("torch.bernoulli(torch.ones(3), out=out_float)", [1.0, 1.0, 1.0]),
+    ("torch.squeeze_copy(torch.tensor([[1.0], [2.0]]), out=out_float)", [1.0, 2.0]),
+    ("torch.view_copy(torch.tensor([[1.0, 2.0]]), (2,), out=out_float)", [1.0, 2.0]),
+])
+def test_out_is_written(source, expected):
+    names = {"torch": tg, "out_bool": tg.empty(0, dtype=tg.bool), "out_float": tg.empty(0)}
+    result = eval(source, names)
+    assert result.tolist() == expected
+    assert result is names["out_bool"] or result is names["out_float"]
+
+
+@pytest.mark.parametrize("source, message", [
+    ("torch.isin(torch.tensor([1.0]), torch.tensor([1.0]), out=torch.empty(0))",
+     "Expected out tensor to have dtype bool, but got float instead"),
+    ("torch.hardshrink(torch.ones(2), out=torch.empty(0, dtype=torch.long))",
+     "Found dtype Long but expected Float"),
+    ("torch.squeeze_copy(torch.ones(2), out=torch.empty(0, dtype=torch.long))",
+     "Expected out tensor to have dtype float, but got long int instead"),
+])
+def test_out_of_another_dtype_is_refused(source, message):
+    with pytest.raises(RuntimeError) as caught:
+        eval(source, {"torch": tg})
+    assert str(caught.value).split("\nHint: ")[0] == message
