@@ -28,6 +28,16 @@ CASES = {
     # randint_like(input, high) with a tensor high: a 0-d one only
     "torch.randint_like(torch.ones(3), torch.tensor([4, 5]))":
         (RuntimeError, "high must be a scalar tensor and on CPU"),
+    # repeat_interleave checks the counts' shape, then their number, then their dtype
+    "torch.repeat_interleave(torch.ones(3), torch.ones(2, 2))":
+        (RuntimeError, "repeats must be 0-dim or 1-dim tensor"),
+    "torch.repeat_interleave(torch.tensor(2.5), torch.ones(6))":
+        (RuntimeError, "repeats must have the same size as input along dim, but got "
+                       "repeats.size(0) = 6 and input.size(0) = 1"),
+    "torch.repeat_interleave(torch.tensor(2))":
+        (RuntimeError, "repeat_interleave only accept 1D vector as repeat"),
+    "torch.repeat_interleave(torch.tensor(2.0))":
+        (NotImplementedError, "\"repeat_interleave_cpu\" not implemented for 'Float'"),
 }
 
 
