@@ -36,6 +36,16 @@ CASES = {
                        "repeats.size(0) = 6 and input.size(0) = 1"),
     "torch.repeat_interleave(torch.tensor(2))":
         (RuntimeError, "repeat_interleave only accept 1D vector as repeat"),
+    # histogram's edges: one dimension, at least one edge (NumPy's errors leaked before)
+    "torch.histogram(torch.ones(3), torch.ones(2, 2))":
+        (RuntimeError, "torch.histogramdd: bins tensor should have one dimension, but got 2 "
+                       "dimensions in the bins tensor for dimension 0"),
+    "torch.histogram(torch.ones(3), torch.tensor([]))":
+        (RuntimeError, "torch.histogramdd: bins tensor should have at least 1 element, but "
+                       "got 0 elements in the bins tensor for dimension 0"),
+    "torch.histogram(torch.ones(3), torch.tensor(2.0))":
+        (RuntimeError, "torch.histogramdd: bins tensor should have one dimension, but got 0 "
+                       "dimensions in the bins tensor for dimension 0"),
     "torch.repeat_interleave(torch.tensor(2.0))":
         (NotImplementedError, "\"repeat_interleave_cpu\" not implemented for 'Float'"),
 }
