@@ -46,6 +46,15 @@ CASES = {
     "torch.histogram(torch.ones(3), torch.tensor(2.0))":
         (RuntimeError, "torch.histogramdd: bins tensor should have one dimension, but got 0 "
                        "dimensions in the bins tensor for dimension 0"),
+    # cumulative_trapezoid names itself; a 0-d y is refused in PyTorch's words
+    "torch.cumulative_trapezoid(torch.ones(2, 3), torch.ones(2))":
+        (RuntimeError, "cumulative_trapezoid: There must be one `x` value for each sample "
+                       "point"),
+    "torch.cumulative_trapezoid(torch.tensor(2.5))":
+        (IndexError, "slice() cannot be applied to a 0-dim tensor."),
+    "torch.cumulative_trapezoid(torch.ones(2, 3), torch.ones(3, 3))":
+        (RuntimeError, "The size of tensor a (2) must match the size of tensor b (3) at "
+                       "non-singleton dimension 0"),
     "torch.repeat_interleave(torch.tensor(2.0))":
         (NotImplementedError, "\"repeat_interleave_cpu\" not implemented for 'Float'"),
 }
