@@ -175,7 +175,7 @@ _out.add_linalg_out_arguments(linalg.__dict__)  # torch.linalg.det(A, out=d)
 # torch.sum([1, 2]) gets PyTorch's "argument 'input' (position 1) must be Tensor, not list"
 from ._input_check import add_input_checks  # noqa: E402
 
-add_input_checks(globals())
+add_input_checks(globals(), torch_functions=True)
 add_input_checks(special.__dict__, prefix="special_")
 # torch.zeros(2, pin_memory=False): every factory takes the argument, True is refused
 from ._pin_memory import add_pin_memory_arguments  # noqa: E402

@@ -107,6 +107,12 @@ def _is_float(value) -> bool:
         isinstance(value, Tensor) and value._data.dtype.kind == "c")
 
 
+def _is_generator(value) -> bool:
+    from ._random import Generator  # (here: _random imports this module)
+
+    return isinstance(value, Generator)
+
+
 _ACCEPTS: dict[str, Callable] = {
     "int": is_int,
     "float": _is_float,
@@ -115,12 +121,17 @@ _ACCEPTS: dict[str, Callable] = {
     "Tensor": lambda v: isinstance(v, Tensor),
     "str": lambda v: isinstance(v, str),
     "torch.dtype": lambda v: isinstance(v, DType),
+    "torch.Generator": lambda v: _is_generator(v),
     "tuple of Tensors": lambda v: isinstance(v, (tuple, list)),
 }
 
 
-def _type_mismatch(parameter: Parameter, value) -> str | None:
-    """Why ``value`` cannot be ``parameter`` (PyTorch's words after "must be"), or None."""
+def _type_mismatch(parameter: Parameter, value, numbers_as_tensors: bool = False) -> str | None:
+    """Why ``value`` cannot be ``parameter`` (PyTorch's words after "must be"), or None.
+    ``numbers_as_tensors``: a number is taken for a ``Tensor`` (PyTorch's parser does so
+    for add, mul, div and a few others: ``torch.add(2, x)``)."""
+    if numbers_as_tensors and parameter.kind == "Tensor" and is_number(value):
+        return None
     if value is None:
         return None if parameter.allows_none else f"{parameter.kind}, not NoneType"
     if parameter.kind == "tuple of ints":
@@ -155,8 +166,10 @@ def _plural(n: int) -> str:
     return "" if n == 1 else "s"
 
 
-def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict) -> str | None:
-    """PyTorch's message for why the call does not fit ``signature``, or None if it does."""
+def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict,
+              numbers_as_tensors: bool = False) -> str | None:
+    """PyTorch's message for why the call does not fit ``signature``, or None if it does
+    (``numbers_as_tensors``: see _type_mismatch)."""
     positional = signature.positional
     if signature.varargs and args and is_int(args[0]):
         args = (tuple(args),)
@@ -179,7 +192,7 @@ def _mismatch(name: str, signature: Signature, args: tuple, kwargs: dict) -> str
             plural = "s" if len(missing) == 1 else ""
             return (f"{name}() missing {len(missing)} required positional argument{plural}: "
                     + ", ".join(missing))
-        wrong = _type_mismatch(parameter, value)
+        wrong = _type_mismatch(parameter, value, numbers_as_tensors)
         if wrong is not None:
             where = f" (position {index + 1})" if by_position else ""
             return f"{name}(): argument '{parameter.name}'{where} must be {wrong}"
@@ -221,8 +234,10 @@ class Signatures:
     """A function's signatures (as PyTorch prints them), and the TypeError for a call that
     fits none of them."""
 
-    def __init__(self, name: str, *texts: str, hint: str = "", hidden: bool = False):
+    def __init__(self, name: str, *texts: str, hint: str = "", hidden: bool = False,
+                 numbers_as_tensors: bool = False):
         self.name = name
+        self.numbers_as_tensors = numbers_as_tensors  # (see _type_mismatch)
         self.hint = hint  # a learner hint, put after PyTorch's message
         # PyTorch has hidden (deprecated) signatures too: it does not print them, but with
         # them a call that fits no signature is "an invalid combination" (x.sub())
@@ -234,7 +249,8 @@ class Signatures:
         """PyTorch's TypeError for a call with these arguments (after ``self`` for a method),
         or None when they fit one of the signatures."""
         kwargs = kwargs or {}
-        reasons = [_mismatch(self.name, s, args, kwargs) for s in self.signatures]
+        reasons = [_mismatch(self.name, s, args, kwargs, self.numbers_as_tensors)
+                   for s in self.signatures]
         if None in reasons:  # (the first signature that fits is the one PyTorch takes)
             fitting = self.signatures[reasons.index(None)]
             failure = _unpacking(self.name, fitting, args, kwargs)
@@ -265,12 +281,20 @@ class Signatures:
         head = (f"{self.name}() received an invalid combination of arguments - got ({got}), "
                 "but expected ")
         if len(self.signatures) == 1:  # (only with hidden ones: the count did not fit)
-            return head + self.signatures[0].text
+            signature = self.signatures[0]
+            unknown = _incorrect_keywords(signature, kwargs)
+            if unknown:
+                return (f"{self.name}() received an invalid combination of arguments - got "
+                        f"unrecognized keyword arguments: {', '.join(unknown)}")
+            return head + signature.text
         lines = [head + "one of:"]
         for signature in self.signatures:
             lines.append(f" * {signature.text}")
             if len(signature.pieces) == len(args) + len(kwargs):
-                lines.append("      didn't match because some of the arguments have invalid "
+                unknown = _incorrect_keywords(signature, kwargs)
+                lines.append("      didn't match because some of the keywords were incorrect: "
+                             + ", ".join(unknown) if unknown else
+                             "      didn't match because some of the arguments have invalid "
                              "types: " + self._marked(signature, args, kwargs))
         return "\n".join(lines) + "\n"
 
@@ -284,6 +308,16 @@ class Signatures:
             text = keyword + _described(value)
             shown.append(text if _shown_matching(piece, value) else f"!{text}!")
         return "(" + ", ".join(shown) + ")"
+
+
+def _incorrect_keywords(signature: Signature, kwargs: dict) -> list[str]:
+    """The keywords PyTorch's message calls incorrect for ``signature``: as its message code
+    (invalid_arguments.cpp) matches them, only against the last ``len(kwargs)`` printed
+    parameters, and never one printed with a default (it reads ``= None`` as the name)."""
+    start = max(len(signature.pieces) - len(kwargs), 0)
+    names = {piece.rsplit(" ", 1)[-1] for piece in signature.pieces[start:]
+             if piece != "*" and " = " not in piece}
+    return [k for k in reversed(kwargs) if k not in names]
 
 
 def _described(value) -> str:

@@ -184,6 +184,8 @@ def _infer_numpy(data, dtype: DType | None = None) -> np.ndarray:
     except ValueError:
         _raise_ragged(data)
         raise
+    if dtype is not None and array.dtype.kind in "if" and to_dtype(dtype).numpy.kind in "iu":
+        _check_numbers_fit(array, to_dtype(dtype).numpy)  # (before NumPy wraps them around)
     if array.dtype == object:
         _raise_ragged(data)
         if _all_ints(data):  # ints beyond int64 (NumPy keeps them as Python objects)
@@ -353,6 +355,22 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     return _finish(array, requires_grad)
 
 
+def _check_numbers_fit(array: np.ndarray, target: np.dtype) -> None:
+    """PyTorch's refusal of Python numbers an integer dtype cannot hold (``tensor([300],
+    dtype=torch.uint8)``: NumPy would wrap 300 around to 44). As C++'s overflow check: a
+    float must lie within the dtype's range; an int may be negative down to -max for an
+    unsigned dtype (-1 is 255 for uint8, as PyTorch's cast makes it)."""
+    if not array.size or array.dtype.kind not in "iuf" or (
+            array.dtype.kind != "f" and target == np.int64):
+        return
+    info = np.iinfo(target)
+    lowest = -int(info.max) if target.kind == "u" and array.dtype.kind != "f" else info.min
+    if np.isnan(array).any() or array.min() < lowest or array.max() > info.max:
+        raise RuntimeError(
+            f"value cannot be converted to type {target.name} without overflow\nHint: "
+            f"{target.name} holds {info.min} .. {info.max}; give a wider dtype or no dtype.")
+
+
 def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``value`` (float32 by default)."""
@@ -492,7 +510,11 @@ def zeros(*size, dtype: DType | None = None, layout=None, device=None, requires_
     _check_flag("zeros", requires_grad)
     check_layout("zeros", layout)
     _check_device(device)
-    return _finish(np.zeros(_shape(size, "zeros"), _float_dtype(dtype)), requires_grad)
+    try:
+        shape = _shape(size, "zeros")
+    except RuntimeError:  # (a negative size: PyTorch 2.13's zeros words it so)
+        raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+    return _finish(np.zeros(shape, _float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype: DType | None = None, layout=None, device=None, requires_grad: bool = False,
@@ -615,19 +637,43 @@ def arange(start, end=None, step=1, *, dtype: DType | None = None, layout=None, 
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for v in values:  # (PyTorch reads each as a double first)
         check_real_value(v, np.dtype(np.float64))
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
     if dtype is not None:
         d = to_dtype(dtype).numpy
     elif all(isinstance(v, (int, np.integer)) for v in values):
         d = np.dtype(np.int64)
     else:
         d = get_default_dtype().numpy
-    start, end, step = values
-    n = max(0, math.ceil((end - start) / step))
+    start, step, n = _range(*values, d)
     # Computed in float64 then cast, like PyTorch, so arange(0, 1, 0.1) has 10 elements.
     data = (start + step * np.arange(n, dtype=np.float64)).astype(d)
     return _finish(data, requires_grad)
+
+
+def _range(start, end, step, d: np.dtype) -> tuple:
+    """``(start, step, number of values)`` of ``arange(start, end, step)`` of dtype ``d``,
+    after PyTorch's checks, in its order: an empty or backwards range is an error, not an
+    empty tensor. An integer range starts and steps by whole numbers (truncated, as C++
+    converts them)."""
+    if d == np.bool_:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError(
+            "upper bound and lower bound inconsistent with step sign\nHint: to count down, "
+            "give a negative step: torch.arange(5, 0, -1).")
+    if d == np.int64:  # (PyTorch counts an int64 range in int64s)
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:  # (arange(0, 1, 0.5, dtype=torch.long))
+            raise ValueError("step must be nonzero")
+    n = math.ceil((end - start) / step)
+    if n > np.iinfo(np.int64).max:
+        raise RuntimeError("invalid size, possible overflow?")
+    if d.kind in "iu":  # (the other integer dtypes count in doubles, step by whole steps)
+        start, step = int(start), int(step)
+    return start, step, n
 
 
 def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None, device=None,
@@ -636,10 +682,21 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, layout=None,
     check_layout("linspace", layout)
     check_flag_overloaded("linspace", (start, end, steps), requires_grad)
     _check_device(device)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
+    _check_steps("linspace", (start, end, steps))
     _check_real_ends("linspace", start, end, dtype)
     return _finish(_even_steps(start, end, steps, _float_dtype(dtype)), requires_grad)
+
+
+def _check_steps(name: str, given: tuple) -> None:
+    """PyTorch's refusals of linspace's (logspace's) ``steps``: an int (not 2.5, not True:
+    its parser lists the signatures), not negative."""
+    steps = given[2]
+    if not is_int(steps):
+        from ._function_signatures import refusal  # (it imports this module's neighbours)
+
+        raise refusal(name, given)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
 
 
 def _check_real_ends(name: str, start, end, dtype) -> None:
@@ -708,6 +765,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype: DType | None 
     given = (start, end, steps) if base == 10.0 else (start, end, steps, base)
     check_flag_overloaded("logspace", given, requires_grad)
     _check_device(device)
+    _check_steps("logspace", given)
     _check_real_ends("logspace", start, end, dtype)
     return _finish(_powers_of_even_steps(start, end, steps, base, _float_dtype(dtype)),
                    requires_grad)

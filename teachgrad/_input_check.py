@@ -27,6 +27,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ._function_signatures import parser_error
 from ._missing_arguments import missing_arguments_error
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
@@ -108,18 +109,25 @@ def missing_error(error: Exception, name: str, main: str, function: Callable, ar
     return missing_arguments_error(name, function, args, kwargs, method=False)
 
 
-def checks_input(function: Callable, name: str, main: str | None = None) -> Callable:
+def checks_input(function: Callable, name: str, main: str | None = None,
+                 torch_function: bool = False) -> Callable:
     """``function`` whose failures with a non-tensor ``input`` get PyTorch's TypeError;
-    ``name`` is the name called, ``main`` the function's own (for an alias)."""
+    ``name`` is the name called, ``main`` the function's own (for an alias).
+    ``torch_function``: it is ``torch.<name>``, whose failures get PyTorch's words from
+    its signatures too (_function_signatures; F.softmax is not torch.softmax)."""
     main = main or name
+    signatures_of = name if torch_function else None
 
     @functools.wraps(function)
     def with_input_check(*args, **kwargs):
         try:
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
-            refuse_non_tensor_input(name, args, kwargs, error, main)
-            error_for_alias = (missing_error(error, name, main, function, args, kwargs)
+            error_for_alias = parser_error(signatures_of, args, kwargs, error)  # torch.sum(x, "a")
+            if error_for_alias is None:
+                refuse_non_tensor_input(name, args, kwargs, error, main)
+            error_for_alias = (error_for_alias
+                               or missing_error(error, name, main, function, args, kwargs)
                                or renamed(error, main, name))
             if error_for_alias is None:
                 raise
@@ -139,8 +147,9 @@ def takes_input_first(function: Callable) -> bool:
 
 
 def add_input_checks(namespace: dict, prefix: str = "",
-                     skip: frozenset[str] = frozenset()) -> None:
-    """Wrap every public function of ``namespace`` whose first parameter is ``input``.
+                     skip: frozenset[str] = frozenset(), torch_functions: bool = False) -> None:
+    """Wrap every public function of ``namespace`` whose first parameter is ``input``
+    (``torch_functions``: the namespace is torch's own, see checks_input).
 
     Each name gets its own wrapper, named as PyTorch's parser names the function called
     (``prefix`` + name: ``"special_"`` for torch.special): ``torch.absolute([1])`` says
@@ -156,7 +165,7 @@ def add_input_checks(namespace: dict, prefix: str = "",
         if not takes_input_first(value):
             continue
         namespace[name] = checks_input(value, shown_name(name, prefix),
-                                       value.__name__.lstrip("_"))
+                                       value.__name__.lstrip("_"), torch_functions)
 
 # ----------------------------------------------------------------------------------------
 # A complex number where PyTorch takes a real one

@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._dtypes import to_dtype
+from ._function_signatures import parser_error
 from ._input_check import (
     missing_error,
     refuse_non_tensor_input,
@@ -72,6 +73,7 @@ OUT_FUNCTIONS = (
     "histc", "i0", "igamma", "igammac", "inverse", "logit", "msort", "nansum", "nonzero",
     "norm", "nuclear_norm", "sinc", "slice_copy", "slice_scatter", "t_copy", "take", "xlogy",
     "nanquantile", "orgqr", "quantile", "tensordot",
+    "bernoulli", "hardshrink", "isin", "squeeze_copy", "view_copy",
 )
 # torch.special's and torch.linalg's own functions with out= (those not also top-level
 # functions, which are wrapped with them)
@@ -120,7 +122,8 @@ _EXACT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} inst
 _SAME_DTYPE_MESSAGES = {
     **dict.fromkeys(("mm", "matmul", "bmm", "addmm", "mv", "addmv", "baddbmm", "cross",
                      "diag", "tril", "triu", "gather", "take_along_dim", "argmax", "argmin",
-                     "alias_copy", "detach_copy", "msort", "norm", "t_copy"), _EXACT),
+                     "alias_copy", "detach_copy", "msort", "norm", "t_copy", "isin",
+                     "squeeze_copy", "view_copy"), _EXACT),
     "histc": "torch.histogram: input tensor and hist tensor should have the same dtype, but "
              "got input {result_cpp} and hist {out_cpp}",
     "nonzero": "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
@@ -139,7 +142,7 @@ _SAME_DTYPE_MESSAGES = {
     "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {result}",
     "logcumsumexp": "expected scalar_type {result} but found {out}",
     **dict.fromkeys(("round", "clamp", "clip", "conj_physical", "conj", "fix", "frac", "abs",
-                     "ceil", "floor", "trunc", "neg", "sign", "sgn"),
+                     "ceil", "floor", "trunc", "neg", "sign", "sgn", "hardshrink"),
                     "Found dtype {out} but expected {result}"),
 }
 # Functions whose ``out`` must have one of a few dtypes, whatever the inputs' (a float
@@ -164,7 +167,7 @@ _CAST_MESSAGES = {
 _NOT_DIFFERENTIABLE = frozenset((
     "argmax", "argmin", "nonzero", "histc", "bucketize", "searchsorted", "eq", "ne", "ge",
     "gt", "le", "lt", "isneginf", "isposinf", "signbit", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "all", "any",
+    "logical_or", "logical_xor", "all", "any", "isin",
     # torch.special's functions PyTorch gives no derivative (their results never require grad)
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
     "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
@@ -296,9 +299,11 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             try:
                 return function(*args, **kwargs)
             except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
-                if input_first:
+                error_for_alias = parser_error(called, args, kwargs, error)  # (torch.add(x))
+                if error_for_alias is None and input_first:
                     refuse_non_tensor_input(called, args, kwargs, error, name)
-                error_for_alias = (missing_error(error, called, name, function, args, kwargs)
+                error_for_alias = (error_for_alias
+                                   or missing_error(error, called, name, function, args, kwargs)
                                    or renamed(error, name, called))
                 if error_for_alias is None:
                     raise

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from ._function_signatures import parser_error
 from ._missing_arguments import missing_arguments_error
 from ._tensor import python_type_name
 
@@ -71,8 +72,9 @@ def with_pin_memory(factory: Callable, name: str | None = None) -> Callable:
             check_pin_memory(name, kwargs.pop("pin_memory"))
         try:  # (free until something is raised)
             return factory(*args, **kwargs)
-        except TypeError:  # (x.new_zeros(): PyTorch's words, not Python's)
-            error = missing_arguments_error(name, factory, args, kwargs, method=False)
+        except TypeError as raised:  # (x.new_zeros(), torch.full(2.5): PyTorch's words)
+            error = (parser_error(name, args, kwargs, raised)
+                     or missing_arguments_error(name, factory, args, kwargs, method=False))
             if error is None:
                 raise
         raise error

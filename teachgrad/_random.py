@@ -43,7 +43,8 @@ from ._dtypes import to_dtype
 from ._layout import check_layout
 from ._missing_arguments import REQUIRED, missing
 from ._mt19937 import DEFAULT_SEED, MT19937Engine
-from ._tensor import Tensor, _make
+from ._tensor import _CPP_TYPE_NAMES, Tensor, _make, python_type_name
+from ._warn import warn_user
 from .ops.layout import check_memory_format, memory_order, zeros_in_format
 from .ops.op import Op
 from .ops.pointwise import _check_shapes_broadcast
@@ -85,6 +86,9 @@ class Generator:
 
     def manual_seed(self, seed: int) -> Generator:
         """Restart the sequence from ``seed`` (any integer that fits in 64 bits)."""
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise RuntimeError(f"manual_seed expected a long, but got {python_type_name(seed)}"
+                               "\nHint: a seed is an int, e.g. g.manual_seed(0).")
         seed = int(seed)
         if not -(2**63) <= seed < 2**64:
             raise ValueError(
@@ -146,7 +150,11 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 def _engine(generator: Generator | None) -> MT19937Engine:
-    return (generator or default_generator)._engine
+    try:
+        return (default_generator if generator is None else generator)._engine
+    except AttributeError:  # (randn(2, generator=5): the caller's signatures say more)
+        raise TypeError(f"argument 'generator' must be torch.Generator, not "
+                        f"{python_type_name(generator)}") from None
 
 
 def _random_int64(generator: Generator | None) -> int:
@@ -171,7 +179,7 @@ def _normal_values(generator: Generator | None, shape: tuple, mean: float, std: 
 
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator: later random tensors are reproducible."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))  # (PyTorch's Python takes int(1.5))
 
 
 def seed() -> int:
@@ -251,6 +259,9 @@ def randint(low=None, high=None, size=None, *, generator: Generator | None = Non
     _check_device(device)
     if not all(is_int(bound) for bound in given[:-1]):  # (randint(True, (2,)), 2.5 ...)
         _RANDINT.check(given)
+    for bound in given[:-1]:  # (PyTorch's parser reads them as C++ long longs)
+        if not -(2**63) <= int(bound) < 2**63:
+            raise ValueError("Overflow when unpacking long long")
     if low is None:  # (randint(high=10, size=(3,)) is PyTorch's first signature)
         if high is None or size is None:  # (randint(), randint(size=(3,)) ...)
             _RANDINT.check((), _given(high=high, size=size, generator=generator, dtype=dtype,
@@ -265,12 +276,44 @@ def randint(low=None, high=None, size=None, *, generator: Generator | None = Non
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
+    if not isinstance(size, (tuple, list)):  # (randint(0, 5, 2): the size is a tuple)
+        _RANDINT.check(given, _given(generator=generator, dtype=dtype, layout=layout,
+                                     device=device, requires_grad=requires_grad))
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     shape = _shape((size,))
     low, high = int(low), int(high)
     _check_range(low, high)
+    _check_bounds(low, high, d)
     data = kernels.random_from_to(_engine(generator), math.prod(shape), low, high, d)
     return _finish(data.reshape(shape), requires_grad)
+
+
+# The floating dtypes hold every integer up to 2**digits: beyond it PyTorch warns.
+_EXACT_DIGITS = {np.dtype(np.float16): (11, "c10::Half"), np.dtype(np.float32): (24, "float"),
+                 np.dtype(np.float64): (53, "double")}
+
+
+def _check_bounds(low: int, high: int, d: np.dtype) -> None:
+    """PyTorch's checks of randint's ``[low, high)`` against the dtype drawn in: an integer
+    dtype (or bool) must hold ``low`` and ``high - 1``; a floating one warns beyond the
+    integers it holds exactly."""
+    if d.kind in "iub":
+        lowest, highest = (0, 1) if d.kind == "b" else (np.iinfo(d).min, np.iinfo(d).max)
+        cpp = _CPP_TYPE_NAMES[d.name]
+        for name, value in (("from", low), ("to - 1", high - 1)):
+            if not lowest <= value <= highest:
+                raise RuntimeError(
+                    f"{name} is out of bounds for {cpp}\nHint: the values drawn must fit "
+                    f"the dtype ({d.name}: {lowest} .. {highest}).")
+    elif d in _EXACT_DIGITS:
+        digits, cpp = _EXACT_DIGITS[d]
+        for name, value in (("from", low), ("to - 1", high - 1)):
+            if not -(2**digits) <= value <= 2**digits:
+                warn_user(
+                    f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {cpp} can support discrete uniform distribution only within "
+                    "this range. This warning will become an error in version 1.7 release, "
+                    "please fix the code in advance", UserWarning)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None = None, layout=None,
@@ -282,7 +325,25 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType | None 
     d = to_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    _check_permutation_dtype(n, d)
     return _finish(kernels.randperm(_engine(generator), int(n)).astype(d), requires_grad)
+
+
+# The largest n whose permutation a floating dtype holds exactly, as PyTorch words it.
+_PERMUTATION_LIMITS = {np.dtype(np.float16): (2049, "2049", "Half"),
+                       np.dtype(np.float32): (2**24 + 1, "2^24+1", "Float"),
+                       np.dtype(np.float64): (2**53 + 1, "2^53+1", "Double")}
+
+
+def _check_permutation_dtype(n: int, d: np.dtype) -> None:
+    """PyTorch's refusals of a dtype that cannot hold ``0 .. n-1`` (or is bool)."""
+    if d.kind == "b":
+        raise NotImplementedError('"randperm" not implemented for \'Bool\'')
+    if d.kind in "iu" and n - 1 > np.iinfo(d).max:
+        raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
+    if d in _PERMUTATION_LIMITS and n > _PERMUTATION_LIMITS[d][0]:
+        _, limit, name = _PERMUTATION_LIMITS[d]
+        raise RuntimeError(f"n cannot be greater than {limit} for {name} type.")
 
 
 def rand_like(input: Tensor, *, dtype: DType | None = None, requires_grad: bool = False,
@@ -337,6 +398,8 @@ def randint_like(input: Tensor, low, high=None, *, dtype: DType | None = None, l
     given = (input, low) if high is None else (input, low, high)  # (as PyTorch lists them)
     check_flag_overloaded("randint_like", given, requires_grad)
     if high is None:
+        if isinstance(low, Tensor) and low._data.ndim != 0:  # (PyTorch's Tensor high form)
+            raise RuntimeError("high must be a scalar tensor and on CPU")
         low, high = 0, low
     return randint(low, high, tuple(input._data.shape), dtype=dtype or input.dtype,
                    requires_grad=requires_grad)

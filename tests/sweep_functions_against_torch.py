@@ -481,6 +481,11 @@ KNOWN: list[tuple[str, object]] = [
     ("PyTorch bug: vander's backward fails on its own in-place write",
      lambda call, cat, detail: cat == "grad error vs ok" and call.name == "vander"
      and "modified by an inplace operation" in detail),
+    # meshgrid's refusal of a tensor of 2 or more dimensions: PyTorch prints the whole
+    # tensor (its values, then [ torch.FloatTensor{2,3} ]), teachgrad names its shape.
+    ("deliberate: meshgrid names the shape where PyTorch prints the tensor",
+     lambda call, cat, detail: cat == "error message" and call.name == "meshgrid"
+     and "Expected 0D or 1D tensor in the tensor list" in detail),
     # PyTorch 2.13's backward with a bool operand subtracts the bool tensor and raises
     # (fuzz_against_torch.SKIPS); teachgrad differentiates.
     ("PyTorch quirk: backward with a bool operand raises",

@@ -83,18 +83,19 @@ def _floating(y: Tensor) -> Tensor:
     return y if y._data.dtype.kind == "f" else y.to(get_default_dtype())
 
 
-def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
-    """The widths ``x[i+1] - x[i]`` shaped to multiply ``y``'s pairs along ``dim``."""
+def _spacing(x: Tensor, y: Tensor, dim: int, name: str = "trapezoid") -> Tensor:
+    """The widths ``x[i+1] - x[i]`` shaped to multiply ``y``'s pairs along ``dim``
+    (``name``: the function, for its error)."""
     n = y._data.shape[dim]
     if x._data.ndim == 1:
         if x._data.shape[0] != n:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         widths = _neighbour_difference(x, 0)
         shape = [1] * y._data.ndim
         shape[dim] = max(n - 1, 0)
         return reshape(widths, tuple(shape))
     if x._data.shape[dim if x._data.ndim == y._data.ndim else -1] != n:
-        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
     return _neighbour_difference(x, dim if x._data.ndim == y._data.ndim else -1)
 
 
@@ -175,14 +176,17 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     """
     _check_x_or_dx(x, dx)
     _refuse_bool("cumulative_trapezoid", y, x)  # (before the 0-d check, unlike trapezoid)
-    if y._data.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if y._data.ndim == 0:  # (PyTorch's words: it slices y first, or x's 1-d widths)
+        raise IndexError("slice() cannot be applied to a 0-dim tensor." if x is None else
+                         "Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, y._data.ndim)
     y = _floating(y)
     if x is None:
         step = 1 if dx is None else dx
         return cumsum(MulBackward1.apply(_pair_sums(y, d), other=0.5 * step), d)
-    return DivBackward1.apply(cumsum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d), other=2.0)
+    # (the heights times the widths, in PyTorch's order: its broadcast error names them so)
+    heights = _pair_sums(y, d) * _spacing(_floating(x), y, d, "cumulative_trapezoid")
+    return DivBackward1.apply(cumsum(heights, d), other=2.0)
 
 
 __all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]

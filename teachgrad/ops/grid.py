@@ -59,6 +59,8 @@ def _check(tensors: tuple, indexing: str) -> None:
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     _tensor_list(tensors, "meshgrid")  # (PyTorch's TypeError for a number among them)
+    if len({t.dtype for t in tensors}) > 1:  # (PyTorch's first check, before the shapes)
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for t in tensors:
         if t.dim() > 1:
             raise RuntimeError(
@@ -66,8 +68,6 @@ def _check(tensors: tuple, indexing: str) -> None:
                 f"a tensor of shape {list(t.shape)}"
                 "\nHint: pass one 1-d tensor per axis, e.g. torch.meshgrid(xs, ys, indexing='ij')."
             )
-    if len({t.dtype for t in tensors}) > 1:
-        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
 
 
 __all__ = ["meshgrid"]

@@ -412,6 +412,11 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A._data.ndim:  # (PyTorch's words come from slicing A's shape in C++)
+        raise RuntimeError(
+            f"ArrayRef: invalid slice, N = {ind}; size = {A._data.ndim}\nHint: ind counts "
+            f"A's leading dimensions (the ones tensorinv's result ends with); A has "
+            f"{A._data.ndim}.")
     front, back = A._data.shape[:ind], A._data.shape[ind:]
     if math.prod(front) != math.prod(back):
         raise RuntimeError(
@@ -429,6 +434,11 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     if dims is not None:
         dims = [dims] if isinstance(dims, int) else list(dims)
         A = shape.movedim(A, dims, list(range(A._data.ndim - len(dims), A._data.ndim)))
+    if B._data.ndim > A._data.ndim:  # (PyTorch's words come from its C++ vector)
+        raise RuntimeError(
+            "cannot create std::vector larger than max_size()\nHint: B's dimensions are "
+            f"A's leading ones, so B ({B._data.ndim}-d) cannot have more than A "
+            f"({A._data.ndim}-d).")
     result_shape = A._data.shape[B._data.ndim:]
     n = math.prod(result_shape)
     if n != B._data.size:

@@ -1566,7 +1566,12 @@ def where(condition: Tensor, input: Tensor | float | None = None,
 
     ``where(condition)`` alone returns the indices of the true elements, as PyTorch.
     """
-    if input is None and other is None:  # nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        if input is not other or not isinstance(condition, Tensor):  # where(c, y), where(2.5)
+            from .._function_signatures import refusal
+
+            raise refusal("where", tuple(a for a in (condition, input, other) if a is not None))
+        # nonzero(condition, as_tuple=True)
         # (a 0-d condition counts as one element; each index vector is contiguous, not a
         # column of one (n, ndim) array as NumPy's are)
         found = np.nonzero(np.atleast_1d(_value_of(condition)))

@@ -345,12 +345,12 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
 # repeat_interleave
 # ----------------------------------------------------------------------------------------
 def _repeat_counts(repeats: Tensor) -> np.ndarray:
+    """The counts of a tensor ``repeats``, after PyTorch's checks of their dtype and signs
+    (its shape is checked first, by the caller, as PyTorch does)."""
     counts = repeats._data
     if counts.dtype.kind not in "iu":
         name = repeats.dtype._legacy.removesuffix("Tensor")
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{name}'")
-    if counts.ndim > 1:
-        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
     return counts.reshape(-1)
@@ -373,6 +373,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
             [3, 4]])
     """
     if repeats is None:  # repeat_interleave(counts): the indices, repeated
+        if input._data.ndim != 1 and input._data.dtype.kind in "iu":  # (the dtype first)
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         counts = _repeat_counts(input)
         return _make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
@@ -383,14 +385,16 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
             input = reshape(input, (1,))
     n = input._data.shape[d]
     if isinstance(repeats, Tensor):
+        if repeats._data.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.size not in (1, n):  # (one count for all, or one per element)
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{repeats._data.size} and input.size({d}) = {n}"
+            )
         counts = _repeat_counts(repeats)
         if counts.size == 1:  # one count for every element
             counts = np.repeat(counts, n)
-        if counts.size != n:
-            raise RuntimeError(
-                "repeats must have the same size as input along dim, but got repeats.size(0) = "
-                f"{counts.size} and input.size({d}) = {n}"
-            )
         if output_size is not None and output_size != counts.sum():
             raise RuntimeError("allocated size does not match required size")
         picks = _make(np.repeat(np.arange(n, dtype=np.int64), counts))

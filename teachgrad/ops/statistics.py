@@ -139,6 +139,14 @@ def _edges(values: np.ndarray, bins, low_high, dim: int, dtype: np.dtype,
                 f"but got input with dtype {_cpp_name(dtype)} and bins for dimension {dim} "
                 f"with dtype {_cpp_name(bins._data.dtype)}\nHint: make the edges in the "
                 "input's dtype, e.g. bins.to(input.dtype).")
+        if bins._data.ndim != 1:  # (NumPy would fail to broadcast, or to index a 0-d array)
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have one dimension, but got "
+                f"{bins._data.ndim} dimensions in the bins tensor for dimension {dim}")
+        if not bins._data.size:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                f"elements in the bins tensor for dimension {dim}")
         return bins._data
     bins = int(bins)
     if bins <= 0:
