@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -38,6 +39,7 @@ from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
+from .saved_values import given, keep_given
 from .select_grad import masked_fill_zero
 
 
@@ -591,6 +593,9 @@ class MedianBackward0(_ExtremeAll):
 class _ExtremeOverDims(Op):
     """amax/amin over some dimensions (the winners share the gradient)."""
 
+    # (PyTorch's dim as given, () for all: see amax)
+    saved_attributes = {"dim": given("dim", ()), "keepdim": "keepdim"}  # grad_fn._saved_...
+
     @classmethod
     def forward(cls, ctx, a, dims, keepdim, sums_back=False):
         ctx.dims, ctx.keepdim, ctx.sums_back = dims, keepdim, sums_back
@@ -709,6 +714,16 @@ def _sums_back(input: Tensor, dim, keepdim: bool) -> bool:
         not isinstance(dim, (tuple, list)) or len(dim) > 0)
 
 
+def _given_dims(dim) -> tuple | None:
+    """The dims as the user gave them, as a tuple of ints (PyTorch's ``_saved_dim``), or
+    None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return tuple(operator.index(d) for d in dim)
+    return (operator.index(dim),)
+
+
 def _amax_dims(input: Tensor, dim, name: str) -> tuple:
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):  # all dimensions
         _require_nonempty(input, None, name)
@@ -733,16 +748,20 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     >>> torch.tensor([[1., 5.], [7., 2.]]).amax(0)
     tensor([7., 5.])
     """
-    return AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim,
+    out = AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim,
                               sums_back=_sums_back(input, dim, keepdim))
+    keep_given(out, AmaxBackward0, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
 @checks_types("amin", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (see :func:`amax`)."""
-    return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim,
+    out = AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim,
                               sums_back=_sums_back(input, dim, keepdim))
+    keep_given(out, AminBackward0, dim=_given_dims(dim))
+    return out
 
 
 def refuse_bool_median(input: Tensor, dim) -> None:
@@ -808,8 +827,27 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 # ----------------------------------------------------------------------------------------
 # var / std
 # ----------------------------------------------------------------------------------------
+
+
+def _shown_correction(dim, unbiased, correction):
+    """var/std's ``grad_fn._saved_correction`` as PyTorch shows it: ``correction`` as given;
+    else ``unbiased`` as 0 or 1; else 1 when a ``dim`` is given, None when nothing is."""
+    if isinstance(dim, bool):  # x.var(False): the bool is `unbiased`
+        dim, unbiased = None, dim
+    if correction is not None:
+        return correction
+    if unbiased is not None:
+        return int(unbiased)
+    return None if dim is None else 1
+
+
+_VAR_SAVED = {"correction": given("correction"), "dim": given("dim"),
+              "keepdim": "keepdim"}  # grad_fn._saved_... (see var)
+
+
 class VarBackward0(Op):
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = _VAR_SAVED
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂var(a)/∂aᵢ = 2·(aᵢ − mean a) / (N − correction)"
 
@@ -835,6 +873,7 @@ class VarBackward0(Op):
 
 class StdBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = _VAR_SAVED
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂std(a)/∂aᵢ = (aᵢ − mean a) / ((N − correction)·std a)   (0 where std = 0)"
 
@@ -920,7 +959,10 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     tensor(1.6667)
     """
     dims, c, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, VarBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 @numpy_names
@@ -928,7 +970,10 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
         correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var` (same arguments)."""
     dims, c, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, StdBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 # PyTorch's argument parser knows three signatures of std/var (and std_mean/var_mean), and
@@ -1226,7 +1271,7 @@ def reverse_cumsum(x, dim: int):
 
 
 class CumsumBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "∂(cumsum a)ₖ/∂aᵢ = 1 for k ≥ i: each aᵢ gets the sum of the later gradients"
 
     @staticmethod
@@ -1257,6 +1302,7 @@ class CumsumBackward0(Op):
 
 class CumprodBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}
     formula = "∂(cumprod a)ₖ/∂aᵢ = Π_{j ≤ k, j ≠ i} aⱼ for k ≥ i"
 
     @staticmethod
@@ -1335,7 +1381,10 @@ def _cumprod_backward_recorded(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 
 def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    return op.apply(input, dim=d, dtype=_sum_dtype(input, dtype))
+    out = op.apply(input, dim=d, dtype=_sum_dtype(input, dtype))
+    if d != dim:  # (grad_fn._saved_dim shows the dim as given: see saved_values)
+        keep_given(out, op, dim=dim)
+    return out
 
 
 @tensor_method()
@@ -1392,6 +1441,8 @@ class _CumulativeExtreme(Op):
     formula = "∂(cummax a)ₖ/∂aᵢ = 1 if i is the index of the running max at k, else 0"
     ufunc = np.maximum
 
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
+
     @classmethod
     def forward(cls, ctx, a, dim):
         ctx.shape, ctx.dim = a.shape, dim
@@ -1431,6 +1482,8 @@ class CumminBackward0(_CumulativeExtreme):
 def _cumulative_extreme(op: type[Op], result: type, input: Tensor, dim: int):
     d = _wrap_dim(dim, input._data.ndim)
     values, indices = op.apply(input, dim=d)
+    if d != dim:
+        keep_given(values, op, dim=dim)  # (shown as given: see saved_values)
     return result(values, indices)
 
 
@@ -1469,6 +1522,8 @@ def _logcumsumexp(x, dim: int):
 
 class LogcumsumexpBackward0(Op):
     formula = "∂(logcumsumexp a)ₖ/∂aᵢ = exp(aᵢ − outₖ) for k ≥ i (a running softmax)"
+    saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -1511,7 +1566,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_scalar_type_name(input)}'"
         )
-    return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    out = LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    if dim < 0:
+        keep_given(out, LogcumsumexpBackward0, dim=dim)  # (shown as given)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -1653,6 +1711,8 @@ std_mean = _parsed_like_pytorch("std_mean", std_mean, has_out=False)[0]
 # ----------------------------------------------------------------------------------------
 class NansumBackward0(Op):
     formula = "∂(Σ non-NaN a)/∂aᵢ = 1, and 0 where aᵢ is NaN"
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim"), "keepdim": "keepdim"}  # (dim: see nansum)
 
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
@@ -1688,8 +1748,10 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     dims = normalize_dims(dim, input._data.ndim)
     if keepdim and dims is None:
         dims = tuple(range(input._data.ndim))
-    return NansumBackward0.apply(input, dims=dims, keepdim=keepdim,
-                                 dtype=_sum_dtype(input, dtype))
+    out = NansumBackward0.apply(input, dims=dims, keepdim=keepdim,
+                                dtype=_sum_dtype(input, dtype))
+    keep_given(out, NansumBackward0, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
