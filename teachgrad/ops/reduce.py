@@ -39,7 +39,7 @@ from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
-from .saved_values import given, keep_given
+from .saved_values import given, keep_given, negative
 from .select_grad import masked_fill_zero
 
 
@@ -117,7 +117,8 @@ class SumBackward1(Op):
 
     formula = "∂(Σₖa)/∂aᵢ = 1"
 
-    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dims), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -155,7 +156,8 @@ class MeanBackward1(Op):
 
     formula = "∂(meanₖ a)/∂aᵢ = 1/n"
 
-    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_numel": _numel,
+    saved_attributes = {"dim": given("dim", lambda node: node.dims), "keepdim": "keepdim",
+                        "self_sym_numel": _numel,
                         "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -206,7 +208,10 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
             dims = tuple(range(input._data.ndim))
         else:
             return SumBackward0.apply(input, dtype=d)
-    return SumBackward1.apply(input, dims=dims, keepdim=keepdim, dtype=d)
+    out = SumBackward1.apply(input, dims=dims, keepdim=keepdim, dtype=d)
+    if negative(dim):  # (grad_fn._saved_dim shows it as given: see saved_values)
+        keep_given(out, SumBackward1, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
@@ -236,7 +241,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         if not keepdim:
             return MeanBackward0.apply(input)
         dims = tuple(range(input._data.ndim))
-    return MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
+    out = MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
+    if negative(dim):  # (grad_fn._saved_dim shows it as given: see saved_values)
+        keep_given(out, MeanBackward1, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
@@ -383,7 +391,8 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """Product along one dimension."""
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim),
+                        "keepdim": "keepdim"}  # grad_fn._saved_...
     saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
@@ -429,10 +438,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
     n = input._data.ndim
-    dim = _wrap_dim(dim, n)
     if n == 0:
         return ProdBackward1.apply(input, dim=(), keepdim=keepdim, dtype=d)
-    return ProdBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=d)
+    out = ProdBackward1.apply(input, dim=_wrap_dim(dim, n), keepdim=keepdim, dtype=d)
+    if negative(dim):
+        keep_given(out, ProdBackward1, dim=dim)  # (shown as given: see saved_values)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -563,21 +574,24 @@ def _lower_median_index(a: np.ndarray, dim: int) -> np.ndarray:
 
 class MaxBackward0(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(maxₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmax(a, axis=dim))
 
 
 class MinBackward0(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(minₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmin(a, axis=dim))
 
 
 class MedianBackward1(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(medianₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_lower_median_index)
 
@@ -643,6 +657,8 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
     d = _wrap_dim(dim, input._data.ndim)
     _require_nonempty(input, (d,) if input._data.ndim else (), name)
     values, indices = dim_op.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, dim_op, dim=dim)  # (shown as given: see saved_values)
     return {"max": return_types_max, "min": return_types_min}[name](values, indices)
 
 
@@ -705,6 +721,8 @@ def median(input: Tensor, dim: int | None = None,
     _require_nonempty(input, (d,) if input._data.ndim else (), "median")
     refuse_bool_median(input, dim)  # (after the checks of dim: PyTorch's order)
     values, indices = MedianBackward1.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, MedianBackward1, dim=dim)  # (shown as given: see saved_values)
     return return_types_median(values, indices)
 
 
@@ -1077,8 +1095,9 @@ def _one_element_each(shape: tuple, dims) -> bool:
 
 class LinalgVectorNormBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
-    saved_attributes = {"ord": "ord", "keepdim": "keepdim",  # (dim: None for all of them)
-                        "dim": lambda node: None if node.dims is None else tuple(node.dims)}
+    saved_attributes = {"ord": given("ord", lambda node: node.ord), "keepdim": "keepdim",
+                        "dim": given("dim", lambda node: None if node.dims is None
+                                     else tuple(node.dims))}  # (None: all of them)
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
     @staticmethod
@@ -1161,6 +1180,7 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{_scalar_type_name(input)}\nHint: convert first, e.g. x.float().norm()."
         )
+    written = ord  # (PyTorch shows ord as given: an int stays an int)
     ord = float(ord)  # noqa: A001
     dims = normalize_dims(dim, input._data.ndim)
     check_norm_of_nothing(input, ord, dim, dims)
@@ -1168,7 +1188,11 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
         from .._dtypes import to_dtype
 
         dtype = to_dtype(dtype).numpy
-    return LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim, dtype=dtype)
+    out = LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim,
+                                          dtype=dtype)
+    if type(written) is int or negative(dim):
+        keep_given(out, LinalgVectorNormBackward0, ord=written, dim=_given_dims(dim))
+    return out
 
 
 def check_norm_of_nothing(input: Tensor, ord: float, dim, dims) -> None:  # noqa: A002
@@ -1218,7 +1242,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
-    saved_attributes = {"dim": lambda node: tuple(node.dims), "keepdim": "keepdim"}
+    saved_attributes = {"dim": given("dim", lambda node: tuple(node.dims)), "keepdim": "keepdim"}
     inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 
@@ -1259,7 +1283,10 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind != "f":
         input = _make(input._data.astype(get_default_dtype().numpy))
     dims = normalize_dims(dim, input._data.ndim)
-    return LogsumexpBackward0.apply(input, dims=dims, keepdim=keepdim)
+    out = LogsumexpBackward0.apply(input, dims=dims, keepdim=keepdim)
+    if negative(dim):
+        keep_given(out, LogsumexpBackward0, dim=_given_dims(dim))  # (shown as given)
+    return out
 
 
 # ----------------------------------------------------------------------------------------

@@ -31,6 +31,14 @@ def shown(value):
     return value
 
 
+def negative(dim) -> bool:
+    """Whether a dim (or any of a tuple's) is negative: only then does PyTorch's shown value
+    differ from the dimension teachgrad keeps, so only then is :func:`keep_given` needed."""
+    if type(dim) in (tuple, list):
+        return any(d < 0 for d in dim)
+    return dim is not None and dim < 0
+
+
 def keep_given(out, op: type, **given) -> None:
     """Keep the arguments as the user gave them on ``out``'s node, if ``op`` recorded one.
 
@@ -42,14 +50,14 @@ def keep_given(out, op: type, **given) -> None:
     node = out._grad_fn
     if node is not None and isinstance(node, op):
         for name, value in given.items():  # (prefixed: backward's own ctx.dim stays apart)
-            setattr(node, f"given_{name}", value)
+            setattr(node, f"_given_{name}", value)
 
 
 def given(name: str, default=None):
     """A ``saved_attributes`` entry: the argument ``name`` as given (see :func:`keep_given`),
     shown as PyTorch shows it; ``default(node)`` (or ``default``) when it was not kept."""
 
-    key = f"given_{name}"
+    key = f"_given_{name}"
 
     def read(node):
         if key in node.__dict__:

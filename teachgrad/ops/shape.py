@@ -43,7 +43,7 @@ from .layout import (
     with_strides,
 )
 from .op import NO_CONTEXT, Op
-from .saved_values import given, keep_given, shown
+from .saved_values import given, keep_given, negative, shown
 
 
 # ----------------------------------------------------------------------------------------
@@ -334,7 +334,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 # Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
 # ----------------------------------------------------------------------------------------
 class UnsqueezeBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "unsqueeze: the added dimension is squeezed away again"
     is_view = True
 
@@ -369,7 +369,10 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     >>> torch.zeros(3).unsqueeze(0).shape
     teachgrad.Size([1, 3])
     """
-    return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+    out = UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+    if dim < 0:  # (grad_fn._saved_dim shows it as given: see saved_values)
+        keep_given(out, UnsqueezeBackward0, dim=dim)
+    return out
 
 
 class SqueezeBackward0(Op):
@@ -400,7 +403,7 @@ class SqueezeBackward0(Op):
 
 class SqueezeBackward1(SqueezeBackward0):
     """Squeeze one dimension (if it has size 1)."""
-    saved_attributes = {"dim": lambda node: node.dims[0],
+    saved_attributes = {"dim": given("dim", lambda node: node.dims[0]),
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
@@ -446,12 +449,15 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
         return SqueezeBackward0.apply(input)
     if isinstance(dim, (tuple, list)):
         return SqueezeBackward2.apply(input, dims=_dim_list((dim,), input._data.ndim))
-    return SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    out = SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, SqueezeBackward1, dim=dim)
+    return out
 
 
 class TransposeBackward0(Op):
-    saved_attributes = {"dim0": lambda node: node.dims[0],
-                        "dim1": lambda node: node.dims[1]}  # grad_fn._saved_...
+    saved_attributes = {"dim0": given("dim0", lambda node: node.dims[0]),
+                        "dim1": given("dim1", lambda node: node.dims[1])}  # grad_fn._saved_...
     formula = "transpose: the gradient is transposed back"
     is_view = True
 
@@ -479,7 +485,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     teachgrad.Size([3, 2])
     """
     n = input._data.ndim
-    return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+    out = TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+    if dim0 < 0 or dim1 < 0:  # (x.mT: -2 and -1, shown as given: see saved_values)
+        keep_given(out, TransposeBackward0, dim0=dim0, dim1=dim1)
+    return out
 
 
 # (PyTorch's swapaxes names its parameters as NumPy does, in its messages too)
@@ -515,7 +524,8 @@ def t(input: Tensor) -> Tensor:
 
 class PermuteBackward0(Op):
     # (it keeps the inverse permutation, for backward; PyTorch shows the one asked for)
-    saved_attributes = {"dims": lambda node: tuple(int(d) for d in np.argsort(node.inverse))}
+    saved_attributes = {"dims": given("dims", lambda node: tuple(int(d) for d in
+                                                                 np.argsort(node.inverse)))}
     formula = "permute: the gradient is permuted back"
     is_view = True
 
@@ -543,10 +553,13 @@ def permute(input: Tensor, *dims) -> Tensor:
             f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
             f"to len(dims) = {len(dims)}"
         )
-    dims = tuple(_wrap_dim(d, n) for d in dims)
+    written, dims = dims, tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return PermuteBackward0.apply(input, dims=dims)
+    out = PermuteBackward0.apply(input, dims=dims)
+    if negative(written):  # (shown as given: see saved_values)
+        keep_given(out, PermuteBackward0, dims=written)
+    return out
 
 
 @tensor_method("movedim", "moveaxis")
@@ -918,13 +931,14 @@ def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
 
 class SplitBackward0(_SplitOp):
     """Pieces of one size (the last may be smaller): ``split(int)`` and ``chunk``."""
-    saved_attributes = {"dim": "dim", "split_size": lambda node: node.sizes[0],
+    saved_attributes = {"dim": given("dim", lambda node: node.dim),
+                        "split_size": lambda node: node.sizes[0],
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 class SplitWithSizesBackward0(_SplitOp):
     """Pieces of the given sizes: ``split([sizes])``."""
-    saved_attributes = {"dim": "dim", "split_sizes": "sizes",
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "split_sizes": "sizes",
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
@@ -959,7 +973,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={_shape_str(sizes)}"
             )
-        return SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+        pieces = SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+        if dim < 0 and pieces:  # (shown as given: see saved_values)
+            keep_given(pieces, SplitWithSizesBackward0, dim=dim)
+        return pieces
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
@@ -969,7 +986,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         )
     # (an empty dimension gives one empty piece, as PyTorch's split, whatever the size)
     sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size and n else (0,)
-    return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
+    pieces = SplitBackward0.apply(tensor, dim=d, sizes=sizes)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(pieces, SplitBackward0, dim=dim)
+    return pieces
 
 
 @tensor_method()
@@ -989,7 +1009,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 class UnbindBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "unbind: the slices' gradients are stacked back"
     is_view = True
 
@@ -1011,7 +1031,10 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         raise IndexError(_no_dims_message(d))
-    return UnbindBackward0.apply(input, dim=d)
+    pieces = UnbindBackward0.apply(input, dim=d)
+    if dim < 0 and pieces:  # (shown as given: see saved_values)
+        keep_given(pieces, UnbindBackward0, dim=dim)
+    return pieces
 
 
 def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
@@ -1148,7 +1171,7 @@ def _tensor_list(tensors, name: str) -> list:
 
 
 class CatBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "cat: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1222,7 +1245,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> 
     else:
         d = _wrap_dim(dim, 1)
     dtype = result_type(*tensors).numpy
-    return CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+    out = CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, CatBackward0, dim=dim)
+    return out
 
 
 concat = cat
@@ -1230,7 +1256,7 @@ concatenate = cat
 
 
 class StackBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "stack: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1263,7 +1289,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"entry 0 and {_shape_str(t._data.shape)} at entry {i}"
             )
     d = _wrap_dim(dim, len(first) + 1)
-    return StackBackward0.apply(*tensors, dim=d, dtype=result_type(*tensors).numpy)
+    out = StackBackward0.apply(*tensors, dim=d, dtype=result_type(*tensors).numpy)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, StackBackward0, dim=dim)
+    return out
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -1328,7 +1357,7 @@ def atleast_3d(input: Tensor) -> Tensor:
 
 
 class FlipBackward0(Op):
-    saved_attributes = {"dims": lambda node: tuple(node.dims)}  # grad_fn._saved_...
+    saved_attributes = {"dims": given("dims", lambda node: tuple(node.dims))}  # grad_fn._saved_...
     formula = "flip: the gradient is flipped back"
 
     @staticmethod
@@ -1347,7 +1376,11 @@ def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, unlike NumPy's view)."""
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    return FlipBackward0.apply(input, dims=_dim_list(dims, input._data.ndim))
+    out = FlipBackward0.apply(input, dims=_dim_list(dims, input._data.ndim))
+    written = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    if negative(written):  # (shown as given: see saved_values)
+        keep_given(out, FlipBackward0, dims=tuple(written))
+    return out
 
 
 @tensor_method()
@@ -1473,7 +1506,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 
 class TrilBackward0(Op):
-    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
+    saved_attributes = {"diagonal": lambda node: shown(node.diagonal)}  # grad_fn._saved_...
     formula = "tril: the gradient of the lower triangle, zero above"
 
     @staticmethod
@@ -1487,7 +1520,7 @@ class TrilBackward0(Op):
 
 
 class TriuBackward0(Op):
-    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
+    saved_attributes = {"diagonal": lambda node: shown(node.diagonal)}  # grad_fn._saved_...
     formula = "triu: the gradient of the upper triangle, zero below"
 
     @staticmethod
