@@ -44,6 +44,7 @@ from .inplace import EXPANDED_WRITERS, inplace_method, warn_expanded_write
 from .number_factor import times_number
 from .op import NO_CONTEXT, Op
 from .pointwise import _value
+from .saved_values import given, keep_given
 from .shape import SliceBackwardBackward0, _along, _shape_str, embed
 
 
@@ -63,6 +64,9 @@ class IndexAddBackward0(Op):
     formula = "∂/∂input = 1    ∂/∂source = α · the gradient at the slice it was added to"
 
     saved_names = ("index",)
+    # (dim as given, see index_add; PyTorch also keeps source, which teachgrad needs not)
+    saved_attributes = {"alpha": "alpha", "dim": given("dim"),
+                        "source_dim": given("source_dim")}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, source, key, alpha, index=()):
@@ -97,6 +101,7 @@ class IndexCopyBackward0(Op):
     formula = "∂/∂input = 0 at the copied slices, else 1    ∂/∂source = the gradient there"
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim"), "source_dim": given("source_dim")}  # (see above)
 
     @staticmethod
     def forward(ctx, a, source, key, index=()):
@@ -119,6 +124,7 @@ class IndexFillBackward0(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1"
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim")}  # grad_fn._saved_... (as index_fill was given it)
 
     @staticmethod
     def forward(ctx, a, key, value, index=()):
@@ -140,6 +146,7 @@ class IndexFillBackward1(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1    ∂/∂value = Σ the gradient there"
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim")}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, value, key, index=()):
@@ -220,6 +227,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         )
     _check_source(input, source, d, idx.size, "index_add_")
     out = IndexAddBackward0.apply(input, source, key=key, alpha=alpha, index=(index._data,))
+    keep_given(out, IndexAddBackward0, dim=dim, source_dim=source._data.ndim)
     return saving_indices(out, (index,))
 
 
@@ -247,6 +255,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"{_type_name(input)} and (source) {_type_name(source)}"
         )
     out = IndexCopyBackward0.apply(input, source, key=key, index=(index._data,))
+    keep_given(out, IndexCopyBackward0, dim=dim, source_dim=source._data.ndim)
     return saving_indices(out, (index,))
 
 
@@ -294,6 +303,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         raise TypeError(
             f"index_fill(): argument 'value' must be Number, not {type(value).__name__}"
         )
+    keep_given(out, (IndexFillBackward0, IndexFillBackward1), dim=dim)
     saving_indices(out, (index,))
     return out if input._data.ndim else out.reshape(())
 

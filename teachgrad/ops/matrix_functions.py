@@ -43,6 +43,7 @@ from .op import Op
 from .pointwise import _check_bool_subtraction, mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
 from .reduce import sum as sum_
+from .saved_values import given, keep_given
 
 
 # ----------------------------------------------------------------------------------------
@@ -535,6 +536,7 @@ def inner(input: Tensor, other: Tensor = REQUIRED) -> Tensor:  # noqa: A002
 # ----------------------------------------------------------------------------------------
 class DistBackward0(Op):
     saved_names = ("self", "other", "result")  # grad_fn._saved_...
+    saved_attributes = {"p": given("p", lambda node: node.p)}  # (as given: 2, not 2.0)
     formula = "∂‖a − b‖ₚ/∂a = the p-norm's gradient at a − b;  ∂/∂b = minus that"
     promotes = True  # a − b in PyTorch's result dtype (float32 − int64 is float32)
 
@@ -568,7 +570,10 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
             "norm(): input dtype should be either floating point or complex. Got "
             f"{_SCALAR_NAMES.get(promoted.name, promoted.name)} instead."
             "\nHint: convert first, e.g. torch.dist(a.float(), b.float()).")
-    return DistBackward0.apply(input, other, p=float(p))
+    out = DistBackward0.apply(input, other, p=float(p))
+    if type(p) is int:  # (PyTorch shows p as given: an int stays an int)
+        keep_given(out, DistBackward0, p=p)
+    return out
 
 
 def _checked_broadcast_any(a: Tensor, b: Tensor) -> None:
@@ -580,6 +585,7 @@ def _checked_broadcast_any(a: Tensor, b: Tensor) -> None:
 
 class CdistBackward0(Op):
     saved_names = ("x1", "x2", "result")  # grad_fn._saved_...
+    saved_attributes = {"p": "p"}  # (a float, as PyTorch's)
     formula = "out[i, j] = ‖x1ᵢ − x2ⱼ‖ₚ: each row gets the p-norm's gradient, summed over pairs"
 
     @staticmethod

@@ -407,10 +407,13 @@ class DivBackward2(Op):
     """``div(a, b, rounding_mode=...)``: a staircase, flat between its steps."""
 
     formula = "∂⌊a/b⌋/∂a = 0   ∂⌊a/b⌋/∂b = 0   (flat steps; no slope anywhere)"
+    # (PyTorch also keeps self and other, which its zero gradient never reads: not kept)
+    saved_attributes = {"rounding_mode": "rounding_mode"}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode, operands):
         # ``operands`` are a and b already cast to PyTorch's result dtype.
+        ctx.rounding_mode = rounding_mode
         return _rounded_quotient(*operands, rounding_mode)
 
     @staticmethod
@@ -1863,6 +1866,7 @@ def _require_tensor_other(name: str, other) -> None:
 
 
 class FmaxBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂fmax(a,b)/∂a = 1 where a ≥ b or b is NaN, else 0    ∂/∂b = the rest"
     promotes = True
 
@@ -1881,6 +1885,7 @@ class FmaxBackward0(Op):
 
 
 class FminBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂fmin(a,b)/∂a = 1 where a ≤ b or b is NaN, else 0    ∂/∂b = the rest"
     promotes = True
 
