@@ -32,7 +32,8 @@ CASES = [
     "x.cosh()", "x.asinh()", "(p+1).acosh()", "(x/3).atanh()", "x.erf()", "x.erfc()",
     "(x/3).erfinv()", "p.digamma()", "p.lgamma()", "x.reciprocal()", "x.sign()", "x.sgn()",
     "x.square()", "x.frac()", "x.trunc()", "x.floor()", "x.ceil()", "x.round()",
-    "x.round(decimals=1)", "x.sinc()", "x.deg2rad()", "x.rad2deg()", "x.nan_to_num()",
+    "x.round(decimals=1)", "x.round(decimals=0)", "x.sinc()", "x.deg2rad()", "x.rad2deg()",
+    "x.nan_to_num()",
     "p.sigmoid().logit(1e-3)", "p.polygamma(1)", "p.mvlgamma(1)", "x.i0()",
     "x.positive()", "x.clone()", "x.contiguous()", "x.double()", "x.to(torch.float64)",
     # binary and ternary pointwise
@@ -89,6 +90,7 @@ CASES = [
     "x.narrow_copy(1, 0, 2)", "x.view_as(w)", "x.reshape_as(w)", "x.unflatten(1, (2, 2))",
     "x.swapaxes(0, 1)", "x.moveaxis(-1, 0)", "torch.kron(x, w)",
     "torch.cross(x, w[:, :4], dim=0)", "x.as_strided((2, 2), (1, 2))",
+    "x.as_strided((2, 2), (1, 2), 1)",
     # picking and writing along a dimension
     "x.gather(1, torch.tensor([[0, 1], [2, 0], [1, 1]]))",
     "x.gather(-1, torch.tensor([[0, 1], [2, 0], [1, 1]]))", "x.index_select(1, i)",
@@ -100,6 +102,7 @@ CASES = [
     "x.index_add(1, i, w[:, :2])", "x.index_add(-1, i, w[:, :2], alpha=2.5)",
     "x.index_copy(1, i, w[:, :2])", "x.index_fill(1, i, 0.5)", "x.index_fill(-1, i, 0.5)",
     "x.index_put((i,), v, accumulate=True)", "x.index_put((i,), v)",
+    "x.index_put((i, i), v[0])",
     # products and matrices
     "x @ w.t()", "x.mm(w.t())", "x.mv(v)", "v.dot(v)", "torch.addmm(v[:3], x, w.t()[:, :3])",
     "torch.outer(v, v)", "torch.bmm(x[None], w.t()[None])", "torch.matmul(x, v)",
@@ -126,8 +129,6 @@ _SIZES = ("PyTorch's matrix products also keep their factors' sizes and strides 
 _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number's own "
            "type (int64 for 2), teachgrad's the tensor's dtype")
 KNOWN = {
-    "x.round(decimals=1)": "PyTorch records RoundBackward1 for decimals=; teachgrad "
-                           "RoundBackward0",
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
     "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
     "x.div(w, rounding_mode='trunc')": "PyTorch also keeps self and other, which its zero "
@@ -137,11 +138,6 @@ KNOWN = {
                                    "only its number of dimensions, all its gradient needs)",
     "x.index_add(-1, i, w[:, :2], alpha=2.5)": "(as above)",
     "x.index_copy(1, i, w[:, :2])": "(as index_add: the source tensor)",
-    "x.index_put((i,), v, accumulate=True)": "IndexPutBackward0 does not show its index "
-                                             "tensors (_saved_indices)",
-    "x.index_put((i,), v)": "(as above)",
-    "x.as_strided((2, 2), (1, 2))": "AsStridedBackward0 shows no size, stride, "
-                                    "storage_offset",
     "torch.cross(x, w[:, :4], dim=0)": "LinalgCrossBackward0 shows no dim, self, other",
     "x @ w.t()": _SIZES, "x.mm(w.t())": _SIZES, "torch.addmm(v[:3], x, w.t()[:, :3])": _SIZES,
     "F.linear(x, w, v[:3])": _SIZES,
@@ -278,6 +274,21 @@ def test_gather_sort_and_index_select_keep_their_dim_as_given():
     assert found["_saved_self_sym_sizes"] == ("tuple", [("int", 3), ("int", 4)])
     assert _node("torch.dist(x, w)")["_saved_p"] == ("int", 2)  # (an int stays an int)
     assert _node("torch.dist(x, w, 2.5)")["_saved_p"] == ("float", 2.5)
+
+
+def test_round_as_strided_and_index_put_as_pytorch_records_them():
+    x = teachgrad.tensor(_X, requires_grad=True)
+    # round() and round(decimals=...) are two overloads, two nodes (decimals=0 too)
+    assert type(x.round().grad_fn).__name__ == "RoundBackward0"
+    assert type(x.round(decimals=0).grad_fn).__name__ == "RoundBackward1"
+    assert x.round(decimals=1).tolist()[0] == pytest.approx([0.5, 1.5, -0.7, 2.0])
+    node = x.as_strided((2, 2), (1, 2)).grad_fn
+    assert (node._saved_size, node._saved_stride, node._saved_storage_offset) == (
+        (2, 2), (1, 2), None)  # (the offset only when given)
+    assert x.as_strided((2, 2), (1, 2), 1).grad_fn._saved_storage_offset == 1
+    i = teachgrad.tensor([0, 2])
+    node = (x * 1).index_put((i,), teachgrad.ones(4)).grad_fn
+    assert [t.tolist() for t in node._saved_indices] == [[0, 2]]
 
 
 def test_given_values_are_kept_only_on_a_recorded_node_and_backward_is_unchanged():

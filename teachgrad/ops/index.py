@@ -164,7 +164,11 @@ def _saved_indices(node: IndexBackward0) -> tuple:
 
 
 class IndexPutBackward0(Op):
-    saved_attributes = {"accumulate": "accumulate"}  # grad_fn._saved_...
+    # (indices: each index tensor, as index_put was given them; see IndexBackward0)
+    saved_attributes = {"accumulate": "accumulate",
+                        "indices": lambda node: tuple(saved_value(node, k)
+                                                      for k in range(node.index_count))}
+    index_count = 0  # (how many index arrays forward saved: none under create_graph)
     reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
@@ -175,6 +179,7 @@ class IndexPutBackward0(Op):
     def forward(ctx, a, values, key, accumulate, index=()):
         if index:  # the index arrays (see PickOp.forward)
             ctx.save_for_backward(*index)
+            ctx.index_count = len(index)
         ctx.key, ctx.accumulate = key, accumulate
         out = a.copy()
         if accumulate:

@@ -1812,6 +1812,10 @@ class RoundBackward0(_RoundingBackward):
     pass
 
 
+class RoundBackward1(_RoundingBackward):
+    """``round(decimals=...)``: PyTorch's node for that overload (decimals=0 too)."""
+
+
 class TruncBackward0(_RoundingBackward):
     formula = "∂trunc(a)/∂a = 0"
 
@@ -1842,9 +1846,11 @@ def ceil(input: Tensor) -> Tensor:
 @tensor_method()
 @checks_types("round", "()", "(*, int decimals)", function=(
     "(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"))
-def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
-    """Round half to even (zero gradient)."""
-    return _rounding(RoundBackward0, lambda a: np.round(a, decimals), input)
+def round(input: Tensor, decimals: int | None = None) -> Tensor:  # noqa: A001
+    """Round half to even (zero gradient); to ``decimals`` places if given."""
+    if decimals is None:  # (None: not given, PyTorch's other overload and node)
+        return _rounding(RoundBackward0, np.round, input)
+    return _rounding(RoundBackward1, lambda a: np.round(a, decimals), input)
 
 
 @tensor_method()
