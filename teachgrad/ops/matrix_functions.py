@@ -197,6 +197,8 @@ def cond(A: Tensor, p=None) -> Tensor:
 # ----------------------------------------------------------------------------------------
 class LinalgCrossBackward0(Op):
     formula = "∂(a×b)/∂a: ḡ ↦ b × ḡ    ∂(a×b)/∂b: ḡ ↦ ḡ × a"
+    saved_names = ("self", "other")  # grad_fn._saved_... (each for the other's gradient)
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # (as given: see cross)
 
     @staticmethod
     def forward(ctx, a, b, dim):
@@ -234,7 +236,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
         raise RuntimeError(
             f"expected scalar type {_scalar_name(input)} but found {_scalar_name(other)}"
             "\nHint: convert one of them first, e.g. other.to(input.dtype).")
-    return LinalgCrossBackward0.apply(input, other, dim=d)
+    out = LinalgCrossBackward0.apply(input, other, dim=d)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, LinalgCrossBackward0, dim=dim)
+    return out
 
 
 def _checked_broadcast(a: Tensor, b: Tensor) -> tuple:
