@@ -40,6 +40,7 @@ CASES = [
     "x + w", "x - w", "x * w", "x / w", "x ** 2", "x ** -2", "p ** w", "2 ** x",
     "x.add(w, alpha=2)", "x.sub(w, alpha=-2)", "x * 2", "x / 2", "x * 2.5", "x + 2",
     "x.div(w, rounding_mode='trunc')", "x.div(w, rounding_mode='floor')",
+    "x.div(2, rounding_mode='floor')",
     "torch.atan2(x, w)", "torch.hypot(x, w)", "torch.fmod(x, w)", "torch.remainder(x, w)",
     "torch.fmod(x, 1.5)", "torch.remainder(x, 1.5)", "torch.maximum(x, w)",
     "torch.minimum(x, w)", "torch.fmax(x, w)", "torch.fmin(x, w)", "torch.xlogy(p, w)",
@@ -135,9 +136,6 @@ _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
     "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
-    "x.div(w, rounding_mode='trunc')": "PyTorch also keeps self and other, which its zero "
-                                       "gradient never reads",
-    "x.div(w, rounding_mode='floor')": "(as trunc)",
     "x.index_add(1, i, w[:, :2])": "PyTorch also keeps the source tensor (teachgrad keeps "
                                    "only its number of dimensions, all its gradient needs)",
     "x.index_add(-1, i, w[:, :2], alpha=2.5)": "(as above)",

@@ -257,6 +257,7 @@ _KEPT_CASES = [
     "torch.maximum(x, w)", "x.clamp(w, u)", "torch.dot(x, w)", "torch.cross(x, w, dim=0)",
     "torch.ldexp(x, w)", "torch.nextafter(x, w)", "torch.addcdiv(x, w, u, value=0.5)",
     "torch.addcmul(x, w, u, value=0.5)", "torch.addmv(x, torch.stack([w, u, w]), u)",
+    "x.div(w, rounding_mode='floor')", "torch.div(x, 2.0, rounding_mode='trunc')",
 ]
 
 

@@ -407,17 +407,24 @@ class DivBackward2(Op):
     """``div(a, b, rounding_mode=...)``: a staircase, flat between its steps."""
 
     formula = "∂⌊a/b⌋/∂a = 0   ∂⌊a/b⌋/∂b = 0   (flat steps; no slope anywhere)"
-    # (PyTorch also keeps self and other, which its zero gradient never reads: not kept)
-    saved_attributes = {"rounding_mode": "rounding_mode"}  # grad_fn._saved_...
+    # PyTorch keeps other, and self when other needs a gradient (div's formula, though its
+    # zero gradient never reads them): an in-place change of them makes backward refuse.
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_attributes = {"rounding_mode": "rounding_mode"}
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode, operands):
         # ``operands`` are a and b already cast to PyTorch's result dtype.
         ctx.rounding_mode = rounding_mode
+        # (a Python number is kept as PyTorch keeps it: a 0-d tensor of its own type)
+        ctx.save_for_backward(b if type(b) is np.ndarray else np.asarray(b),
+                              (a if type(a) is np.ndarray else np.asarray(a))
+                              if ctx.needs_input_grad[1] else None)
         return _rounded_quotient(*operands, rounding_mode)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check (an input changed in place?)
         zero = zero_grad_like(grad)
         return zero, zero
 
