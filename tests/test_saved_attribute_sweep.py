@@ -136,10 +136,6 @@ _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
     "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
-    "x.index_add(1, i, w[:, :2])": "PyTorch also keeps the source tensor (teachgrad keeps "
-                                   "only its number of dimensions, all its gradient needs)",
-    "x.index_add(-1, i, w[:, :2], alpha=2.5)": "(as above)",
-    "x.index_copy(1, i, w[:, :2])": "(as index_add: the source tensor)",
     "x @ w.t()": _SIZES, "x.mm(w.t())": _SIZES, "torch.addmm(v[:3], x, w.t()[:, :3])": _SIZES,
     "F.linear(x, w, v[:3])": _SIZES,
     "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",

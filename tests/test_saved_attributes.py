@@ -258,6 +258,8 @@ _KEPT_CASES = [
     "torch.ldexp(x, w)", "torch.nextafter(x, w)", "torch.addcdiv(x, w, u, value=0.5)",
     "torch.addcmul(x, w, u, value=0.5)", "torch.addmv(x, torch.stack([w, u, w]), u)",
     "x.div(w, rounding_mode='floor')", "torch.div(x, 2.0, rounding_mode='trunc')",
+    "x.index_add(0, torch.tensor([2, 0, 1]), w, alpha=2)",
+    "x.index_copy(0, torch.tensor([2, 0, 1]), w)",
 ]
 
 
