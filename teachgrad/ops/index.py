@@ -312,8 +312,8 @@ def _select(t: Tensor, dim: int, index: int, position: int) -> Tensor:
             f"index {index} is out of bounds for dimension {position} with size {size}"
         )
     out = SelectBackward0.apply(t, dim=dim, index=index % size)
-    if index < 0:  # (PyTorch shows the index as written: x[-1] keeps -1)
-        keep_given(out, SelectBackward0, index=index)
+    if index < 0 and out._grad_fn is not None:  # (PyTorch shows the index as written:
+        out._grad_fn._given = {"index": index}  # x[-1] keeps -1; see saved_values)
     return out
 
 
@@ -340,9 +340,11 @@ def _slice(t: Tensor, dim: int, s: slice, skip_whole: bool) -> Tensor:
     given_start, given_end = start, stop
     start, stop, _ = slice(start, stop, step).indices(size)
     out = SliceBackward0.apply(t, dim=dim, start=start, stop=max(start, stop), step=step)
-    # PyTorch keeps the slice as written: x[-2:] starts at -2, x[1:] ends at 2⁶³ - 1
-    keep_given(out, SliceBackward0, start=0 if given_start is None else given_start,
-               end=_INT64_MAX if given_end is None else given_end)
+    node = out._grad_fn
+    if node is not None:  # PyTorch keeps the slice as written: x[-2:] starts at -2, x[1:]
+        # ends at 2⁶³ - 1 (see saved_values.keep_given; inline: slicing is frequent)
+        node._given = {"start": 0 if given_start is None else given_start,
+                       "end": _INT64_MAX if given_end is None else given_end}
     return out
 
 

@@ -209,7 +209,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
         else:
             return SumBackward0.apply(input, dtype=d)
     out = SumBackward1.apply(input, dims=dims, keepdim=keepdim, dtype=d)
-    if negative(dim):  # (grad_fn._saved_dim shows it as given: see saved_values)
+    # (a negative dim is shown as given, see saved_values; an int dim without a call)
+    if dim is not None and (dim < 0 if type(dim) is int else negative(dim)):
         keep_given(out, SumBackward1, dim=_given_dims(dim))
     return out
 
@@ -242,7 +243,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
             return MeanBackward0.apply(input)
         dims = tuple(range(input._data.ndim))
     out = MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
-    if negative(dim):  # (grad_fn._saved_dim shows it as given: see saved_values)
+    # (a negative dim is shown as given, see saved_values; an int dim without a call)
+    if dim is not None and (dim < 0 if type(dim) is int else negative(dim)):
         keep_given(out, MeanBackward1, dim=_given_dims(dim))
     return out
 

@@ -43,25 +43,24 @@ def keep_given(out, op: type, **given) -> None:
     """Keep the arguments as the user gave them on ``out``'s node, if ``op`` recorded one.
 
     They are read by the node's ``grad_fn._saved_<name>`` properties (see :func:`given`);
-    backward never uses them. ``out`` may also be a tuple of outputs (one node).
+    backward never uses them. ``out`` may also be a tuple of outputs (one node). One
+    attribute, ``_given`` (a dict; its underscore keeps it out of the notebook's notes).
     """
     if type(out) is tuple:
         out = out[0]
     node = out._grad_fn
     if node is not None and isinstance(node, op):
-        for name, value in given.items():  # (prefixed: backward's own ctx.dim stays apart)
-            setattr(node, f"_given_{name}", value)
+        node._given = given
 
 
 def given(name: str, default=None):
     """A ``saved_attributes`` entry: the argument ``name`` as given (see :func:`keep_given`),
     shown as PyTorch shows it; ``default(node)`` (or ``default``) when it was not kept."""
 
-    key = f"_given_{name}"
-
     def read(node):
-        if key in node.__dict__:
-            return shown(node.__dict__[key])
+        kept = node.__dict__.get("_given")
+        if kept is not None and name in kept:
+            return shown(kept[name])
         return shown(default(node) if callable(default) else default)
 
     read.__name__ = f"given_{name}"
