@@ -155,7 +155,27 @@ def missing_in_caller(value) -> TypeError | None:
 # PyTorch's names of parameters that teachgrad's function (shared with another name) calls
 # differently: swapaxes_ runs transpose's code
 _PYTORCH_NAMES = {"swapaxes_": {"dim0": "axis0", "dim1": "axis1"},
-                  "orgqr": {"tau": "input2"}, "ormqr": {"tau": "input2", "other": "input3"}}
+                  "orgqr": {"tau": "input2"}, "ormqr": {"tau": "input2", "other": "input3"},
+                  "map_": {"tensor": "other"}}
+
+# The Tensor methods PyTorch writes in Python (torch/_tensor.py), not in its parser: a call
+# missing arguments gets Python's own message, naming ``Tensor.split`` (its qualified name).
+# teachgrad's op is shared with the function (torch.split), so the method's words are made
+# here, with the method's parameter names. (lstsq and solve are teachgrad methods named
+# Tensor.* already: removed_linalg.py.)
+PYTHON_METHODS = {"split": {"split_size_or_sections": "split_size"}, "unflatten": {}}
+
+
+def python_missing_message(qualname: str, missing: list[str]) -> str:
+    """Python's words for a call of ``qualname`` without the parameters ``missing``:
+    ``Tensor.unflatten() missing 2 required positional arguments: 'dim' and 'sizes'``."""
+    quoted = [f"'{name}'" for name in missing]
+    if len(quoted) > 2:
+        listed = ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+    else:
+        listed = " and ".join(quoted)
+    plural = "" if len(missing) == 1 else "s"
+    return f"{qualname}() missing {len(missing)} required positional argument{plural}: {listed}"
 
 
 def missing_arguments_error(name: str, function: Callable, args: tuple, kwargs: dict,
@@ -176,6 +196,10 @@ def missing_arguments_error(name: str, function: Callable, args: tuple, kwargs: 
     if method and name in OVERLOADED:
         signatures = OVERLOADED[name]
         return Signatures(name, *signatures, hidden=len(signatures) == 1).error(given, kwargs)
+    if method and name in PYTHON_METHODS:
+        renames = PYTHON_METHODS[name]
+        return TypeError(python_missing_message(f"Tensor.{name}",
+                                                [renames.get(p, p) for p in missing]))
     renames = _PYTORCH_NAMES.get(name, {})
     return TypeError(missing_message(name, [renames.get(p, p) for p in missing]))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._input_check import refuse_non_tensor_input
-from ._missing_arguments import REQUIRED, missing
+from ._missing_arguments import REQUIRED, missing, missing_message
 from ._tensor import Tensor, _make
 from ._warn import warn_user
 from .ops.op import Op
@@ -142,7 +142,7 @@ def _h(self: Tensor) -> Tensor:
     return self.transpose(0, 1)  # (PyTorch records TransposeBackward0 here, not TBackward0)
 
 
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+def nonzero_static(input: Tensor, *, size: int = REQUIRED, fill_value: int = -1) -> Tensor:
     """``nonzero()`` padded with ``fill_value`` (or cut) to exactly ``size`` rows: a shape
     known in advance.
 
@@ -152,6 +152,8 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
             [ 2],
             [-1]])
     """
+    if size is REQUIRED:  # (PyTorch's parser words it as a positional one)
+        raise TypeError(missing_message("nonzero_static", ["size"]))
     if not isinstance(size, int) or size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = np.argwhere(input._data)[:size]

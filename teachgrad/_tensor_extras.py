@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._layout import strided
+from ._missing_arguments import REQUIRED, missing
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, _make, python_type_name
 from .autograd.grad_mode import state as _grad_state
@@ -77,9 +78,12 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002 - PyTorch'
     return self
 
 
-def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+def map_(self: Tensor, tensor: Tensor = REQUIRED,
+         callable: Callable = REQUIRED) -> Tensor:  # noqa: A002
     """Replace each element ``a`` by ``callable(a, b)``, ``b`` the element of ``tensor``
     (broadcast to ``self``'s shape) at the same place, in place."""
+    if tensor is REQUIRED or callable is REQUIRED:  # (PyTorch's words: _missing_arguments)
+        raise missing("map_", map_, self, tensor, callable)
     _check_python_callable(self, "map_")
     shape = self._data.shape
     try:

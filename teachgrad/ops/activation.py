@@ -21,6 +21,7 @@ from .._tensor import Tensor, _wrap_dim, tensor_method
 from .layout import row_major
 from .op import Op
 from .recorded_backward import RecordedBackward
+from .saved_values import given, keep_given
 
 
 def _shifted(a: np.ndarray, dim) -> np.ndarray:
@@ -39,8 +40,8 @@ def _shifted(a: np.ndarray, dim) -> np.ndarray:
 def _dim_as_saved(node: Op) -> int:
     """``grad_fn._saved_dim``: the dimension, counted from 0 (a 0-d input has dim 0).
 
-    (PyTorch shows a negative ``dim`` as it was given, read as an unsigned number:
-    ``softmax(-1)`` gives 18446744073709551615. teachgrad shows the dimension it means.)
+    (A negative ``dim`` is shown as PyTorch shows it, as given and read as an unsigned
+    number: ``softmax(-1)`` gives 18446744073709551615; see saved_values.)
     """
     return 0 if node.dim is None else node.dim
 
@@ -49,7 +50,7 @@ class SoftmaxBackward0(Op):
     formula = "∂sᵢ/∂aⱼ = sᵢ·(δᵢⱼ − sⱼ):  grad_in = s·(grad − Σ grad·s)"
 
     saved_names = ("result",)  # grad_fn._saved_...
-    saved_attributes = {"dim": _dim_as_saved}
+    saved_attributes = {"dim": given("dim", _dim_as_saved)}
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -86,7 +87,7 @@ class LogSoftmaxBackward0(Op):
     formula = "∂(log sᵢ)/∂aⱼ = δᵢⱼ − sⱼ:  grad_in = grad − exp(log s)·Σ grad"
 
     saved_names = ("result",)  # grad_fn._saved_...
-    saved_attributes = {"dim": _dim_as_saved}
+    saved_attributes = {"dim": given("dim", _dim_as_saved)}
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -138,7 +139,10 @@ def _softmax_like(op: type[Op], kernel: str, input: Tensor, dim, dtype) -> Tenso
             f"\nHint: {kernel} needs floating-point scores: x.float().{kernel}({dim}), or "
             f"pass dtype=torch.float32."
         )
-    return op.apply(input, dim=d if ndim else None)
+    out = op.apply(input, dim=d if ndim else None)
+    if dim < 0:  # (grad_fn._saved_dim shows it as given: see saved_values)
+        keep_given(out, op, dim=dim)
+    return out
 
 
 @tensor_method()

@@ -34,6 +34,7 @@ def _nonzero(a):
 
 
 class I0Backward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂I₀(a)/∂a = I₁(a)"
 
     @staticmethod

@@ -266,6 +266,7 @@ def _require_values_tensor(values, position: int) -> None:
 
 
 class SincBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂sinc(a)/∂a = (cos(πa)·πa − sin(πa))/(πa²)  (0 at a = 0)"
 
     @staticmethod

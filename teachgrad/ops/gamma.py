@@ -60,6 +60,8 @@ class DigammaBackward0(Op):
 
 
 class PolygammaBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"n": "n"}
     formula = "∂polygamma(n, a)/∂a = polygamma(n + 1, a)"
 
     @staticmethod
@@ -75,6 +77,8 @@ class PolygammaBackward0(Op):
 
 
 class MvlgammaBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"p": "p"}
     formula = "∂mvlgamma(a, p)/∂a = Σⱼ₌₀^(p−1) digamma(a − j/2)"
 
     @staticmethod

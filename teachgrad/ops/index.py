@@ -42,6 +42,7 @@ from .inplace import (
 from .layout import row_major, zeros_keeping_layout
 from .op import NO_CONTEXT, Op
 from .reduce import _return_type
+from .saved_values import given, keep_given
 from .select_grad import keep_where, masked_fill_zero
 from .shape import (
     AliasBackward0,
@@ -163,7 +164,11 @@ def _saved_indices(node: IndexBackward0) -> tuple:
 
 
 class IndexPutBackward0(Op):
-    saved_attributes = {"accumulate": "accumulate"}  # grad_fn._saved_...
+    # (indices: each index tensor, as index_put was given them; see IndexBackward0)
+    saved_attributes = {"accumulate": "accumulate",
+                        "indices": lambda node: tuple(saved_value(node, k)
+                                                      for k in range(node.index_count))}
+    index_count = 0  # (how many index arrays forward saved: none under create_graph)
     reads_index_tensor = True  # (see Op)
     formula = (
         "index_put: ∂/∂self = 1 except where values were written (0 there; 1 everywhere if "
@@ -174,6 +179,7 @@ class IndexPutBackward0(Op):
     def forward(ctx, a, values, key, accumulate, index=()):
         if index:  # the index arrays (see PickOp.forward)
             ctx.save_for_backward(*index)
+            ctx.index_count = len(index)
         ctx.key, ctx.accumulate = key, accumulate
         out = a.copy()
         if accumulate:
@@ -200,6 +206,8 @@ class IndexPutBackward0(Op):
 # ----------------------------------------------------------------------------------------
 # Reading the index: what each item of x[a, b, ...] means
 # ----------------------------------------------------------------------------------------
+_INT64_MAX = (1 << 63) - 1  # PyTorch's end of a slice written without one (x[1:])
+
 _LEGACY_SEQUENCE_WARNING = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
     "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
@@ -303,7 +311,10 @@ def _select(t: Tensor, dim: int, index: int, position: int) -> Tensor:
         raise IndexError(
             f"index {index} is out of bounds for dimension {position} with size {size}"
         )
-    return SelectBackward0.apply(t, dim=dim, index=index % size)
+    out = SelectBackward0.apply(t, dim=dim, index=index % size)
+    if index < 0 and out._grad_fn is not None:  # (PyTorch shows the index as written:
+        out._grad_fn._given = {"index": index}  # x[-1] keeps -1; see saved_values)
+    return out
 
 
 def _slice(t: Tensor, dim: int, s: slice, skip_whole: bool) -> Tensor:
@@ -326,8 +337,15 @@ def _slice(t: Tensor, dim: int, s: slice, skip_whole: bool) -> Tensor:
     size = shape[dim]
     if skip_whole and not start and step == 1 and (stop is None or stop >= size):
         return t  # x[:, :] records nothing for the second ':'
+    given_start, given_end = start, stop
     start, stop, _ = slice(start, stop, step).indices(size)
-    return SliceBackward0.apply(t, dim=dim, start=start, stop=max(start, stop), step=step)
+    out = SliceBackward0.apply(t, dim=dim, start=start, stop=max(start, stop), step=step)
+    node = out._grad_fn
+    if node is not None:  # PyTorch keeps the slice as written: x[-2:] starts at -2, x[1:]
+        # ends at 2⁶³ - 1 (see saved_values.keep_given; inline: slicing is frequent)
+        node._given = {"start": 0 if given_start is None else given_start,
+                       "end": _INT64_MAX if given_end is None else given_end}
+    return out
 
 
 def _unsqueeze(t: Tensor, dim: int) -> Tensor:
@@ -777,6 +795,8 @@ class IndexSelectBackward0(PickOp):
     reads_index_tensor = True  # (see Op)
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim"),  # (see index_select; PickOp's shape is ≥ 1-d)
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def backward(ctx, grad):
@@ -822,6 +842,9 @@ def saving_input(out: Tensor, tensors: tuple, input: Tensor) -> Tensor:  # noqa:
 
 class GatherBackward0(_KeepsInput):
     """``gather(dim, index)``: ``out[i][j] = input[index[i][j]][j]`` (for dim 0)."""
+
+    saved_attributes = {"dim": given("dim"),  # (as gather was given them)
+                        "sparse_grad": given("sparse_grad", False)}  # grad_fn._saved_...
 
     @staticmethod
     def backward(ctx, grad):
@@ -912,6 +935,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     out = IndexSelectBackward0.apply(
         input, key=_along(d, idx), index=(index._data,),
         rekey=lambda saved: _along(d, saved[0].astype(np.int64).reshape(shape)))
+    keep_given(out, IndexSelectBackward0, dim=dim)  # (grad_fn._saved_dim, as given)
     return saving_indices(out, (index,))
 
 
@@ -936,6 +960,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check_bounds(idx, shape[d], d)
     out = GatherBackward0.apply(input, key=key_along(idx, d) if idx.ndim else (idx,),
                                 index=(index._data,), rekey=lambda saved: _gather_key(saved, d))
+    keep_given(out, GatherBackward0, dim=dim, sparse_grad=sparse_grad)
     return saving_input(out, (index,), input)
 
 
@@ -1046,6 +1071,7 @@ class _ScatterOp(Op):
     reads_index_tensor = True  # (see Op)
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim")}  # grad_fn._saved_... (see scatter)
 
     @staticmethod
     def written(grad, key) -> np.ndarray:
@@ -1163,8 +1189,11 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None,
     key = _scatter_key(input, dim, index, src)
     saved = (_value_of_index(index),)
     if isinstance(src, Tensor):
-        return saving_indices(ScatterBackward0.apply(input, src, key=key, index=saved), (index,))
-    return saving_indices(ScatterBackward1.apply(input, value=src, key=key, index=saved), (index,))
+        out = ScatterBackward0.apply(input, src, key=key, index=saved)
+    else:
+        out = ScatterBackward1.apply(input, value=src, key=key, index=saved)
+    keep_given(out, _ScatterOp, dim=dim)
+    return saving_indices(out, (index,))
 
 
 def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: str) -> Tensor:
@@ -1212,6 +1241,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         )
     out = ScatterAddBackward0.apply(input, src, key=_scatter_key(input, dim, index, src),
                                     index=(_value_of_index(index),))
+    keep_given(out, ScatterAddBackward0, dim=dim)
     return saving_indices(out, (index,))
 
 
@@ -1372,6 +1402,9 @@ class _PickAlongDim(PickOp):
     PyTorch writes the gradient back with a scatter (``ScatterBackward0`` under
     create_graph); a plain backward is PickOp's."""
 
+    saved_attributes = {"dim": given("dim"),  # (as the user gave it, see _sorted)
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
+
     @staticmethod
     def backward(ctx, grad):
         if ctx._saved is not None:  # the indices (see _keep_indices): read for the check
@@ -1415,6 +1448,8 @@ class TopkBackward0(_PickAlongDim):
 class KthvalueBackward0(_PickAlongDim):
     """``kthvalue``: the k-th smallest value."""
     saved_names = ("indices",)  # grad_fn._saved_... (see _keep_indices)
+    saved_attributes = {"dim": given("dim"), "keepdim": given("keepdim"),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     inference_out_name = "kthvalue"  # (see Op: PyTorch's composite writes through kthvalue_out)
 
 
@@ -1443,14 +1478,17 @@ def _order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
 
 
 def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | None = None,
-            pick: int | None = None, keepdim: bool = True):
-    """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices)."""
+            pick: int | None = None, keepdim: bool = True, given_dim: int | None = None):
+    """Sort along ``dim``, keep the first ``k`` (or the one at ``pick``), as (values, indices).
+
+    ``given_dim``: the dim as the user wrote it (-1 is 2⁶⁴ - 1 on ``grad_fn._saved_dim``)."""
     a = input._data
     if a.ndim == 0:  # one element: itself, at index 0
         order = np.zeros((), np.int64)
         values = op.apply(input, key=(np.zeros((), np.intp),))
         indices = _make(order)
         _keep_indices(values, indices)
+        keep_given(values, op, dim=given_dim, keepdim=keepdim)
         return values, indices
     order = _order(a, dim, descending)
     if k is not None:
@@ -1466,6 +1504,7 @@ def _sorted(op: type[Op], input: Tensor, dim: int, descending: bool, k: int | No
         order = _like_input(order, a)
     values, indices = op.apply(input, key=key), _make(order)
     _keep_indices(values, indices)
+    keep_given(values, op, dim=given_dim, keepdim=keepdim)
     return values, indices
 
 
@@ -1487,7 +1526,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
     """
     op = SortBackward0 if stable is None else SortBackward1
     d = _wrap_dim(dim, input._data.ndim)
-    return return_types_sort(*_sorted(op, input, d, descending))
+    return return_types_sort(*_sorted(op, input, d, descending, given_dim=dim))
 
 
 @tensor_method()
@@ -1517,7 +1556,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= operator.index(k) <= size:  # (k=1.5: PyTorch's TypeError)
         raise RuntimeError("selected index k out of range")
-    return return_types_topk(*_sorted(TopkBackward0, input, d, largest, k=k))
+    return return_types_topk(*_sorted(TopkBackward0, input, d, largest, k=k, given_dim=dim))
 
 
 @tensor_method()
@@ -1531,7 +1570,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1,
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types_kthvalue(
-        *_sorted(KthvalueBackward0, input, d, False, pick=k - 1, keepdim=keepdim)
+        *_sorted(KthvalueBackward0, input, d, False, pick=k - 1, keepdim=keepdim,
+                 given_dim=dim)
     )
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
+from ..autograd.graph import save_input
 from .fill_value import check_fill_value
 from .index import (
     IndexPutImplBackward0,
@@ -44,6 +45,7 @@ from .inplace import EXPANDED_WRITERS, inplace_method, warn_expanded_write
 from .number_factor import times_number
 from .op import NO_CONTEXT, Op
 from .pointwise import _value
+from .saved_values import given, keep_given
 from .shape import SliceBackwardBackward0, _along, _shape_str, embed
 
 
@@ -62,11 +64,15 @@ class IndexAddBackward0(Op):
     reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 1    ∂/∂source = α · the gradient at the slice it was added to"
 
-    saved_names = ("index",)
+    # PyTorch keeps source when it needs a gradient (its formula's expand_as(source)): an
+    # in-place change of it then makes backward refuse. (dim as given, see index_add)
+    saved_names = ("index", "source")
+    saved_attributes = {"alpha": "alpha", "dim": given("dim"),
+                        "source_dim": given("source_dim")}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, source, key, alpha, index=()):
-        ctx.save_for_backward(*index)
+        ctx.save_for_backward(*(index or (None,)), None)  # (source: see _saving_source)
         ctx.key, ctx.alpha = key, alpha
         out = a.copy()
         np.add.at(out, key, source if alpha == 1 else alpha * source)
@@ -76,6 +82,15 @@ class IndexAddBackward0(Op):
     def backward(ctx, grad):
         ctx.saved_tensors  # noqa: B018 - read for its check only
         return grad, _source_grad(grad, ctx.key, ctx.alpha)
+
+
+def _saving_source(out: Tensor, source: Tensor) -> Tensor:
+    """``out``, its node keeping ``source`` when source needs a gradient, as PyTorch's
+    index_add and index_copy do (their formula reads ``expand_as(source)``): changed in
+    place since, backward refuses. Saved after the index, PyTorch's order (graph.save_input)."""
+    if out._grad_fn is not None and source.requires_grad:
+        save_input(out, 1, source)
+    return out
 
 
 def _source_grad(grad, key: tuple, alpha=1):
@@ -96,11 +111,12 @@ class IndexCopyBackward0(Op):
     reads_index_tensor = True  # (see Op)
     formula = "∂/∂input = 0 at the copied slices, else 1    ∂/∂source = the gradient there"
 
-    saved_names = ("index",)
+    saved_names = ("index", "source")  # (as index_add's)
+    saved_attributes = {"dim": given("dim"), "source_dim": given("source_dim")}
 
     @staticmethod
     def forward(ctx, a, source, key, index=()):
-        ctx.save_for_backward(*index)
+        ctx.save_for_backward(*(index or (None,)), None)  # (source: see _saving_source)
         ctx.key = key
         out = a.copy()
         out[key] = source  # a repeated index: the last copy wins, as in PyTorch
@@ -119,6 +135,7 @@ class IndexFillBackward0(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1"
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim")}  # grad_fn._saved_... (as index_fill was given it)
 
     @staticmethod
     def forward(ctx, a, key, value, index=()):
@@ -140,6 +157,7 @@ class IndexFillBackward1(Op):
     formula = "∂/∂input = 0 at the filled slices, else 1    ∂/∂value = Σ the gradient there"
 
     saved_names = ("index",)
+    saved_attributes = {"dim": given("dim")}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, value, key, index=()):
@@ -220,7 +238,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         )
     _check_source(input, source, d, idx.size, "index_add_")
     out = IndexAddBackward0.apply(input, source, key=key, alpha=alpha, index=(index._data,))
-    return saving_indices(out, (index,))
+    keep_given(out, IndexAddBackward0, dim=dim, source_dim=source._data.ndim)
+    return _saving_source(saving_indices(out, (index,)), source)
 
 
 @tensor_method()
@@ -247,7 +266,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"{_type_name(input)} and (source) {_type_name(source)}"
         )
     out = IndexCopyBackward0.apply(input, source, key=key, index=(index._data,))
-    return saving_indices(out, (index,))
+    keep_given(out, IndexCopyBackward0, dim=dim, source_dim=source._data.ndim)
+    return _saving_source(saving_indices(out, (index,)), source)
 
 
 @tensor_method()
@@ -294,6 +314,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         raise TypeError(
             f"index_fill(): argument 'value' must be Number, not {type(value).__name__}"
         )
+    keep_given(out, (IndexFillBackward0, IndexFillBackward1), dim=dim)
     saving_indices(out, (index,))
     return out if input._data.ndim else out.reshape(())
 

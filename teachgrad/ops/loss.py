@@ -28,6 +28,7 @@ from ..autograd.saved_hooks import state as saved_hooks_state
 from .number_factor import over_number
 from .op import Op
 from .recorded_backward import RecordedBackward
+from .saved_values import shown
 
 
 def _raw(x):
@@ -116,9 +117,9 @@ class NllLossBackward0(Op):
 
     formula = "∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0    (÷Σw for the mean)"
     # (PyTorch shows a negative ignore_index as an unsigned number, -100 as
-    # 18446744073709551516; teachgrad shows the index meant, as for softmax's dim)
+    # 18446744073709551516: see saved_values)
     saved_attributes = {"reduction": lambda node: _REDUCTION_NUMBERS[node.reduction],
-                        "ignore_index": "ignore_index"}
+                        "ignore_index": lambda node: shown(node.ignore_index)}
     # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
     # in place since makes backward refuse (nll_loss saves them: save_nll_loss). Under
     # saved_tensors_hooks they are PyTorch's four, packed in its order (self, target,

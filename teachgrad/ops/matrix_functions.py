@@ -43,6 +43,7 @@ from .op import Op
 from .pointwise import _check_bool_subtraction, mul, reciprocal
 from .reduce import amax, amin, cumprod, vector_norm, vector_norm_backward
 from .reduce import sum as sum_
+from .saved_values import given, keep_given
 
 
 # ----------------------------------------------------------------------------------------
@@ -196,6 +197,8 @@ def cond(A: Tensor, p=None) -> Tensor:
 # ----------------------------------------------------------------------------------------
 class LinalgCrossBackward0(Op):
     formula = "∂(a×b)/∂a: ḡ ↦ b × ḡ    ∂(a×b)/∂b: ḡ ↦ ḡ × a"
+    saved_names = ("self", "other")  # grad_fn._saved_... (each for the other's gradient)
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # (as given: see cross)
 
     @staticmethod
     def forward(ctx, a, b, dim):
@@ -233,7 +236,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
         raise RuntimeError(
             f"expected scalar type {_scalar_name(input)} but found {_scalar_name(other)}"
             "\nHint: convert one of them first, e.g. other.to(input.dtype).")
-    return LinalgCrossBackward0.apply(input, other, dim=d)
+    out = LinalgCrossBackward0.apply(input, other, dim=d)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, LinalgCrossBackward0, dim=dim)
+    return out
 
 
 def _checked_broadcast(a: Tensor, b: Tensor) -> tuple:
@@ -545,6 +551,7 @@ def inner(input: Tensor, other: Tensor = REQUIRED) -> Tensor:  # noqa: A002
 # ----------------------------------------------------------------------------------------
 class DistBackward0(Op):
     saved_names = ("self", "other", "result")  # grad_fn._saved_...
+    saved_attributes = {"p": given("p", lambda node: node.p)}  # (as given: 2, not 2.0)
     formula = "∂‖a − b‖ₚ/∂a = the p-norm's gradient at a − b;  ∂/∂b = minus that"
     promotes = True  # a − b in PyTorch's result dtype (float32 − int64 is float32)
 
@@ -578,7 +585,10 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
             "norm(): input dtype should be either floating point or complex. Got "
             f"{_SCALAR_NAMES.get(promoted.name, promoted.name)} instead."
             "\nHint: convert first, e.g. torch.dist(a.float(), b.float()).")
-    return DistBackward0.apply(input, other, p=float(p))
+    out = DistBackward0.apply(input, other, p=float(p))
+    if type(p) is int:  # (PyTorch shows p as given: an int stays an int)
+        keep_given(out, DistBackward0, p=p)
+    return out
 
 
 def _checked_broadcast_any(a: Tensor, b: Tensor) -> None:
@@ -590,6 +600,7 @@ def _checked_broadcast_any(a: Tensor, b: Tensor) -> None:
 
 class CdistBackward0(Op):
     saved_names = ("x1", "x2", "result")  # grad_fn._saved_...
+    saved_attributes = {"p": "p"}  # (a float, as PyTorch's)
     formula = "out[i, j] = ‖x1ᵢ − x2ⱼ‖ₚ: each row gets the p-norm's gradient, summed over pairs"
 
     @staticmethod

@@ -210,6 +210,8 @@ def _combine(input, product, beta, alpha):
 class _ScaledProductOp(Op):
     """What the four share: save the factors, scale the input's gradient by beta."""
 
+    saved_attributes = {"alpha": "alpha", "beta": "beta"}  # grad_fn._saved_...
+
     @staticmethod
     def input_grad(ctx, grad):
         if ctx.needs_input_grad[0] is False:
@@ -218,6 +220,7 @@ class _ScaledProductOp(Op):
 
 
 class AddmvBackward0(_ScaledProductOp):
+    saved_names = ("mat", "vec")  # grad_fn._saved_... (each for the other's gradient)
     formula = "∂/∂input = β    ∂/∂mat = α·grad ⊗ vec    ∂/∂vec = α·matᵀ grad"
 
     @staticmethod
@@ -241,6 +244,7 @@ class AddmvBackward0(_ScaledProductOp):
 
 
 class AddrBackward0(_ScaledProductOp):
+    saved_names = ("vec1", "vec2")  # grad_fn._saved_...
     formula = "∂/∂input = β    ∂/∂vec1 = α·grad vec2    ∂/∂vec2 = α·gradᵀ vec1"
 
     @staticmethod
@@ -262,6 +266,7 @@ class AddrBackward0(_ScaledProductOp):
 
 
 class BaddbmmBackward0(_ScaledProductOp):
+    saved_names = ("batch1", "batch2")  # grad_fn._saved_...
     formula = "∂/∂input = β    ∂/∂batch1 = α·grad batch2ᵀ    ∂/∂batch2 = α·batch1ᵀ grad"
 
     @staticmethod
@@ -286,10 +291,15 @@ class AddbmmBackward0(BaddbmmBackward0):
     """``baddbmm`` summed over the batch: each batch's product gets the same gradient."""
 
     formula = "∂/∂input = β    ∂/∂batch1[b] = α·grad batch2[b]ᵀ    ∂/∂batch2[b] = α·batch1[b]ᵀ grad"
+    # (PyTorch's: the batch count, the rows and the columns, the sizes its backward needs)
+    saved_attributes = {"batch1_sym_argsize_0": lambda node: node.sizes[0],
+                        "batch1_sym_argsize_1": lambda node: node.sizes[1],
+                        "batch2_sym_argsize_2": lambda node: node.sizes[2]}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, input, batch1, batch2, beta, alpha):  # noqa: A002
         ctx.beta, ctx.alpha = beta, alpha
+        ctx.sizes = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
         ctx.save_for_backward(batch1, batch2)
         product = np.matmul(batch1, batch2).sum(axis=0, dtype=batch1.dtype)
         return _combine(input, product, beta, alpha)

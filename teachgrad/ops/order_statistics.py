@@ -30,6 +30,7 @@ from .reduce import (
     empty_median,
     refuse_bool_median,
 )
+from .saved_values import given, keep_given, negative
 from .shape import TransposeBackward0, UnsqueezeBackward0, movedim, reshape
 from .special import lerp
 
@@ -57,11 +58,15 @@ def _nanmedian_all(a: np.ndarray):
 
 
 class NanmedianBackward0(_ExtremeAll):
+    saved_names = ("self", "result")  # grad_fn._saved_... (as median's)
     formula = "∂(nanmedian a)/∂aᵢ = 1/k for the k elements equal to the result, else 0"
     numpy_fn = staticmethod(_nanmedian_all)
 
 
 class NanmedianBackward1(_SelectAlongDim):
+    saved_names = ("indices",)  # grad_fn._saved_... (as median's)
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(nanmedianₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_nan_lower_median_index)
 
@@ -91,6 +96,8 @@ def nanmedian(input: Tensor, dim: int | None = None,
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     refuse_bool_median(input, dim)  # (after the checks of dim: PyTorch's order)
     values, indices = NanmedianBackward1.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, NanmedianBackward1, dim=dim)  # (shown as given: see saved_values)
     return return_types_nanmedian(values, indices)
 
 
@@ -113,7 +120,8 @@ def _mode_index(a: np.ndarray, dim: int) -> np.ndarray:
 
 class ModeBackward0(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(modeₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_mode_index)
 
@@ -134,6 +142,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> return_types_mo
     if input._data.ndim and input._data.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     values, indices = ModeBackward0.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, ModeBackward0, dim=dim)  # (shown as given: see saved_values)
     return return_types_mode(values, indices)
 
 

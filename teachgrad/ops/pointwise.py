@@ -407,14 +407,24 @@ class DivBackward2(Op):
     """``div(a, b, rounding_mode=...)``: a staircase, flat between its steps."""
 
     formula = "∂⌊a/b⌋/∂a = 0   ∂⌊a/b⌋/∂b = 0   (flat steps; no slope anywhere)"
+    # PyTorch keeps other, and self when other needs a gradient (div's formula, though its
+    # zero gradient never reads them): an in-place change of them makes backward refuse.
+    saved_names = ("other", "self")  # grad_fn._saved_..., in PyTorch's order
+    saved_attributes = {"rounding_mode": "rounding_mode"}
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode, operands):
         # ``operands`` are a and b already cast to PyTorch's result dtype.
+        ctx.rounding_mode = rounding_mode
+        # (a Python number is kept as PyTorch keeps it: a 0-d tensor of its own type)
+        ctx.save_for_backward(b if type(b) is np.ndarray else np.asarray(b),
+                              (a if type(a) is np.ndarray else np.asarray(a))
+                              if ctx.needs_input_grad[1] else None)
         return _rounded_quotient(*operands, rounding_mode)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check (an input changed in place?)
         zero = zero_grad_like(grad)
         return zero, zero
 
@@ -1814,6 +1824,10 @@ class RoundBackward0(_RoundingBackward):
     pass
 
 
+class RoundBackward1(_RoundingBackward):
+    """``round(decimals=...)``: PyTorch's node for that overload (decimals=0 too)."""
+
+
 class TruncBackward0(_RoundingBackward):
     formula = "∂trunc(a)/∂a = 0"
 
@@ -1844,9 +1858,11 @@ def ceil(input: Tensor) -> Tensor:
 @tensor_method()
 @checks_types("round", "()", "(*, int decimals)", function=(
     "(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"))
-def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
-    """Round half to even (zero gradient)."""
-    return _rounding(RoundBackward0, lambda a: np.round(a, decimals), input)
+def round(input: Tensor, decimals: int | None = None) -> Tensor:  # noqa: A001
+    """Round half to even (zero gradient); to ``decimals`` places if given."""
+    if decimals is None:  # (None: not given, PyTorch's other overload and node)
+        return _rounding(RoundBackward0, np.round, input)
+    return _rounding(RoundBackward1, lambda a: np.round(a, decimals), input)
 
 
 @tensor_method()
@@ -1868,6 +1884,7 @@ def _require_tensor_other(name: str, other) -> None:
 
 
 class FmaxBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂fmax(a,b)/∂a = 1 where a ≥ b or b is NaN, else 0    ∂/∂b = the rest"
     promotes = True
 
@@ -1886,6 +1903,7 @@ class FmaxBackward0(Op):
 
 
 class FminBackward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂fmin(a,b)/∂a = 1 where a ≤ b or b is NaN, else 0    ∂/∂b = the rest"
     promotes = True
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -38,6 +39,7 @@ from .number_factor import over_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
+from .saved_values import given, keep_given, negative
 from .select_grad import masked_fill_zero
 
 
@@ -115,7 +117,8 @@ class SumBackward1(Op):
 
     formula = "∂(Σₖa)/∂aᵢ = 1"
 
-    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dims), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -153,7 +156,8 @@ class MeanBackward1(Op):
 
     formula = "∂(meanₖ a)/∂aᵢ = 1/n"
 
-    saved_attributes = {"dim": "dims", "keepdim": "keepdim", "self_sym_numel": _numel,
+    saved_attributes = {"dim": given("dim", lambda node: node.dims), "keepdim": "keepdim",
+                        "self_sym_numel": _numel,
                         "self_sym_sizes": "shape"}
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -204,7 +208,11 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
             dims = tuple(range(input._data.ndim))
         else:
             return SumBackward0.apply(input, dtype=d)
-    return SumBackward1.apply(input, dims=dims, keepdim=keepdim, dtype=d)
+    out = SumBackward1.apply(input, dims=dims, keepdim=keepdim, dtype=d)
+    # (a negative dim is shown as given, see saved_values; an int dim without a call)
+    if dim is not None and (dim < 0 if type(dim) is int else negative(dim)):
+        keep_given(out, SumBackward1, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
@@ -234,7 +242,11 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         if not keepdim:
             return MeanBackward0.apply(input)
         dims = tuple(range(input._data.ndim))
-    return MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
+    out = MeanBackward1.apply(input, dims=dims, keepdim=keepdim)
+    # (a negative dim is shown as given, see saved_values; an int dim without a call)
+    if dim is not None and (dim < 0 if type(dim) is int else negative(dim)):
+        keep_given(out, MeanBackward1, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
@@ -381,7 +393,8 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """Product along one dimension."""
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim),
+                        "keepdim": "keepdim"}  # grad_fn._saved_...
     saved_names = ("self", "result")  # grad_fn._saved_...
 
     formula = "∂(Πₖa)/∂aᵢ = product of the other elements along the dimension"
@@ -427,10 +440,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     if dim is None:
         return ProdBackward0.apply(input, dtype=d)
     n = input._data.ndim
-    dim = _wrap_dim(dim, n)
     if n == 0:
         return ProdBackward1.apply(input, dim=(), keepdim=keepdim, dtype=d)
-    return ProdBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=d)
+    out = ProdBackward1.apply(input, dim=_wrap_dim(dim, n), keepdim=keepdim, dtype=d)
+    if negative(dim):
+        keep_given(out, ProdBackward1, dim=dim)  # (shown as given: see saved_values)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -561,21 +576,24 @@ def _lower_median_index(a: np.ndarray, dim: int) -> np.ndarray:
 
 class MaxBackward0(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(maxₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmax(a, axis=dim))
 
 
 class MinBackward0(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(minₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(lambda a, dim: np.argmin(a, axis=dim))
 
 
 class MedianBackward1(_SelectAlongDim):
     saved_names = ("indices",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "keepdim": "keepdim",
+                        "self_sym_sizes": "shape"}
     formula = "∂(medianₖ a)/∂aᵢ = 1 at the index returned, else 0"
     pick = staticmethod(_lower_median_index)
 
@@ -590,6 +608,9 @@ class MedianBackward0(_ExtremeAll):
 
 class _ExtremeOverDims(Op):
     """amax/amin over some dimensions (the winners share the gradient)."""
+
+    # (PyTorch's dim as given, () for all: see amax)
+    saved_attributes = {"dim": given("dim", ()), "keepdim": "keepdim"}  # grad_fn._saved_...
 
     @classmethod
     def forward(cls, ctx, a, dims, keepdim, sums_back=False):
@@ -638,6 +659,8 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
     d = _wrap_dim(dim, input._data.ndim)
     _require_nonempty(input, (d,) if input._data.ndim else (), name)
     values, indices = dim_op.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, dim_op, dim=dim)  # (shown as given: see saved_values)
     return {"max": return_types_max, "min": return_types_min}[name](values, indices)
 
 
@@ -700,6 +723,8 @@ def median(input: Tensor, dim: int | None = None,
     _require_nonempty(input, (d,) if input._data.ndim else (), "median")
     refuse_bool_median(input, dim)  # (after the checks of dim: PyTorch's order)
     values, indices = MedianBackward1.apply(input, dim=d, keepdim=keepdim)
+    if negative(dim):
+        keep_given(values, MedianBackward1, dim=dim)  # (shown as given: see saved_values)
     return return_types_median(values, indices)
 
 
@@ -707,6 +732,16 @@ def _sums_back(input: Tensor, dim, keepdim: bool) -> bool:
     """A 0-d input reduced over an explicit dim 0 (see _ExtremeOverDims.backward)."""
     return input._data.ndim == 0 and not keepdim and dim is not None and (
         not isinstance(dim, (tuple, list)) or len(dim) > 0)
+
+
+def _given_dims(dim) -> tuple | None:
+    """The dims as the user gave them, as a tuple of ints (PyTorch's ``_saved_dim``), or
+    None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return tuple(operator.index(d) for d in dim)
+    return (operator.index(dim),)
 
 
 def _amax_dims(input: Tensor, dim, name: str) -> tuple:
@@ -733,16 +768,20 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     >>> torch.tensor([[1., 5.], [7., 2.]]).amax(0)
     tensor([7., 5.])
     """
-    return AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim,
+    out = AmaxBackward0.apply(input, dims=_amax_dims(input, dim, "amax"), keepdim=keepdim,
                               sums_back=_sums_back(input, dim, keepdim))
+    keep_given(out, AmaxBackward0, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()
 @checks_types("amin", "(tuple of ints[1] dim = (), bool keepdim = False)")
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (see :func:`amax`)."""
-    return AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim,
+    out = AminBackward0.apply(input, dims=_amax_dims(input, dim, "amin"), keepdim=keepdim,
                               sums_back=_sums_back(input, dim, keepdim))
+    keep_given(out, AminBackward0, dim=_given_dims(dim))
+    return out
 
 
 def refuse_bool_median(input: Tensor, dim) -> None:
@@ -808,8 +847,27 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 # ----------------------------------------------------------------------------------------
 # var / std
 # ----------------------------------------------------------------------------------------
+
+
+def _shown_correction(dim, unbiased, correction):
+    """var/std's ``grad_fn._saved_correction`` as PyTorch shows it: ``correction`` as given;
+    else ``unbiased`` as 0 or 1; else 1 when a ``dim`` is given, None when nothing is."""
+    if isinstance(dim, bool):  # x.var(False): the bool is `unbiased`
+        dim, unbiased = None, dim
+    if correction is not None:
+        return correction
+    if unbiased is not None:
+        return int(unbiased)
+    return None if dim is None else 1
+
+
+_VAR_SAVED = {"correction": given("correction"), "dim": given("dim"),
+              "keepdim": "keepdim"}  # grad_fn._saved_... (see var)
+
+
 class VarBackward0(Op):
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = _VAR_SAVED
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂var(a)/∂aᵢ = 2·(aᵢ − mean a) / (N − correction)"
 
@@ -835,6 +893,7 @@ class VarBackward0(Op):
 
 class StdBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = _VAR_SAVED
     inference_out_name = "sum"  # (see Op: PyTorch's composite writes through sum_out)
     formula = "∂std(a)/∂aᵢ = (aᵢ − mean a) / ((N − correction)·std a)   (0 where std = 0)"
 
@@ -920,7 +979,10 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     tensor(1.6667)
     """
     dims, c, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = VarBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, VarBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 @numpy_names
@@ -928,7 +990,10 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
         correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var` (same arguments)."""
     dims, c, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = StdBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, StdBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 # PyTorch's argument parser knows three signatures of std/var (and std_mean/var_mean), and
@@ -1032,8 +1097,9 @@ def _one_element_each(shape: tuple, dims) -> bool:
 
 class LinalgVectorNormBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
-    saved_attributes = {"ord": "ord", "keepdim": "keepdim",  # (dim: None for all of them)
-                        "dim": lambda node: None if node.dims is None else tuple(node.dims)}
+    saved_attributes = {"ord": given("ord", lambda node: node.ord), "keepdim": "keepdim",
+                        "dim": given("dim", lambda node: None if node.dims is None
+                                     else tuple(node.dims))}  # (None: all of them)
     formula = "∂‖a‖ₚ/∂aᵢ = sign(aᵢ)·|aᵢ|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹    (p = 2: aᵢ / ‖a‖)"
 
     @staticmethod
@@ -1116,6 +1182,7 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{_scalar_type_name(input)}\nHint: convert first, e.g. x.float().norm()."
         )
+    written = ord  # (PyTorch shows ord as given: an int stays an int)
     ord = float(ord)  # noqa: A001
     dims = normalize_dims(dim, input._data.ndim)
     check_norm_of_nothing(input, ord, dim, dims)
@@ -1123,7 +1190,11 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
         from .._dtypes import to_dtype
 
         dtype = to_dtype(dtype).numpy
-    return LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim, dtype=dtype)
+    out = LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim,
+                                          dtype=dtype)
+    if type(written) is int or negative(dim):
+        keep_given(out, LinalgVectorNormBackward0, ord=written, dim=_given_dims(dim))
+    return out
 
 
 def check_norm_of_nothing(input: Tensor, ord: float, dim, dims) -> None:  # noqa: A002
@@ -1173,7 +1244,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # ----------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
-    saved_attributes = {"dim": lambda node: tuple(node.dims), "keepdim": "keepdim"}
+    saved_attributes = {"dim": given("dim", lambda node: tuple(node.dims)), "keepdim": "keepdim"}
     inference_out_name = "logsumexp"  # (see Op: PyTorch's composite writes through logsumexp_out)
     formula = "∂logΣexp(a)/∂aᵢ = exp(aᵢ − logΣexp(a))   (the softmax of a)"
 
@@ -1214,7 +1285,10 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind != "f":
         input = _make(input._data.astype(get_default_dtype().numpy))
     dims = normalize_dims(dim, input._data.ndim)
-    return LogsumexpBackward0.apply(input, dims=dims, keepdim=keepdim)
+    out = LogsumexpBackward0.apply(input, dims=dims, keepdim=keepdim)
+    if negative(dim):
+        keep_given(out, LogsumexpBackward0, dim=_given_dims(dim))  # (shown as given)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -1226,7 +1300,7 @@ def reverse_cumsum(x, dim: int):
 
 
 class CumsumBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "∂(cumsum a)ₖ/∂aᵢ = 1 for k ≥ i: each aᵢ gets the sum of the later gradients"
 
     @staticmethod
@@ -1257,6 +1331,7 @@ class CumsumBackward0(Op):
 
 class CumprodBackward0(Op):
     saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}
     formula = "∂(cumprod a)ₖ/∂aᵢ = Π_{j ≤ k, j ≠ i} aⱼ for k ≥ i"
 
     @staticmethod
@@ -1335,7 +1410,10 @@ def _cumprod_backward_recorded(grad: Tensor, a: Tensor, dim: int) -> Tensor:
 
 def _cumulative(op: type[Op], input: Tensor, dim: int, dtype) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    return op.apply(input, dim=d, dtype=_sum_dtype(input, dtype))
+    out = op.apply(input, dim=d, dtype=_sum_dtype(input, dtype))
+    if d != dim:  # (grad_fn._saved_dim shows the dim as given: see saved_values)
+        keep_given(out, op, dim=dim)
+    return out
 
 
 @tensor_method()
@@ -1392,6 +1470,8 @@ class _CumulativeExtreme(Op):
     formula = "∂(cummax a)ₖ/∂aᵢ = 1 if i is the index of the running max at k, else 0"
     ufunc = np.maximum
 
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
+
     @classmethod
     def forward(cls, ctx, a, dim):
         ctx.shape, ctx.dim = a.shape, dim
@@ -1431,6 +1511,8 @@ class CumminBackward0(_CumulativeExtreme):
 def _cumulative_extreme(op: type[Op], result: type, input: Tensor, dim: int):
     d = _wrap_dim(dim, input._data.ndim)
     values, indices = op.apply(input, dim=d)
+    if d != dim:
+        keep_given(values, op, dim=dim)  # (shown as given: see saved_values)
     return result(values, indices)
 
 
@@ -1469,6 +1551,8 @@ def _logcumsumexp(x, dim: int):
 
 class LogcumsumexpBackward0(Op):
     formula = "∂(logcumsumexp a)ₖ/∂aᵢ = exp(aᵢ − outₖ) for k ≥ i (a running softmax)"
+    saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -1511,7 +1595,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_scalar_type_name(input)}'"
         )
-    return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    out = LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    if dim < 0:
+        keep_given(out, LogcumsumexpBackward0, dim=dim)  # (shown as given)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -1653,6 +1740,8 @@ std_mean = _parsed_like_pytorch("std_mean", std_mean, has_out=False)[0]
 # ----------------------------------------------------------------------------------------
 class NansumBackward0(Op):
     formula = "∂(Σ non-NaN a)/∂aᵢ = 1, and 0 where aᵢ is NaN"
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim"), "keepdim": "keepdim"}  # (dim: see nansum)
 
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype=None):
@@ -1688,8 +1777,10 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     dims = normalize_dims(dim, input._data.ndim)
     if keepdim and dims is None:
         dims = tuple(range(input._data.ndim))
-    return NansumBackward0.apply(input, dims=dims, keepdim=keepdim,
-                                 dtype=_sum_dtype(input, dtype))
+    out = NansumBackward0.apply(input, dims=dims, keepdim=keepdim,
+                                dtype=_sum_dtype(input, dtype))
+    keep_given(out, NansumBackward0, dim=_given_dims(dim))
+    return out
 
 
 @tensor_method()

@@ -91,8 +91,12 @@ def _solve_method(self, other) -> NoReturn:
 
 
 # Tensor.symeig(...) etc. exist in PyTorch too, with the signatures of the old methods.
+# (lstsq and solve are Python methods of PyTorch's Tensor: Python's TypeError for a missing
+# argument names them by their qualified name, "Tensor.lstsq() missing 1 required ...")
 for _name, _method in (("symeig", _symeig_method), ("eig", _eig_method),
                        ("lstsq", _lstsq_method), ("solve", _solve_method)):
     _method.__name__ = _method.__qualname__ = _name
+    if _name in ("lstsq", "solve"):
+        _method.__qualname__ = f"Tensor.{_name}"
     setattr(Tensor, _name, _method)
 del _name, _method

@@ -43,6 +43,7 @@ from .layout import (
     with_strides,
 )
 from .op import NO_CONTEXT, Op
+from .saved_values import given, keep_given, negative, shown
 
 
 # ----------------------------------------------------------------------------------------
@@ -333,7 +334,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 # Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
 # ----------------------------------------------------------------------------------------
 class UnsqueezeBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "unsqueeze: the added dimension is squeezed away again"
     is_view = True
 
@@ -368,7 +369,10 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     >>> torch.zeros(3).unsqueeze(0).shape
     teachgrad.Size([1, 3])
     """
-    return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+    out = UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+    if dim < 0:  # (grad_fn._saved_dim shows it as given: see saved_values)
+        keep_given(out, UnsqueezeBackward0, dim=dim)
+    return out
 
 
 class SqueezeBackward0(Op):
@@ -376,6 +380,7 @@ class SqueezeBackward0(Op):
 
     formula = "squeeze: the gradient gets its size-1 dimensions back"
     is_view = True
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a):
@@ -398,7 +403,7 @@ class SqueezeBackward0(Op):
 
 class SqueezeBackward1(SqueezeBackward0):
     """Squeeze one dimension (if it has size 1)."""
-    saved_attributes = {"dim": lambda node: node.dims[0],
+    saved_attributes = {"dim": given("dim", lambda node: node.dims[0]),
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
@@ -444,12 +449,15 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
         return SqueezeBackward0.apply(input)
     if isinstance(dim, (tuple, list)):
         return SqueezeBackward2.apply(input, dims=_dim_list((dim,), input._data.ndim))
-    return SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    out = SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, SqueezeBackward1, dim=dim)
+    return out
 
 
 class TransposeBackward0(Op):
-    saved_attributes = {"dim0": lambda node: node.dims[0],
-                        "dim1": lambda node: node.dims[1]}  # grad_fn._saved_...
+    saved_attributes = {"dim0": given("dim0", lambda node: node.dims[0]),
+                        "dim1": given("dim1", lambda node: node.dims[1])}  # grad_fn._saved_...
     formula = "transpose: the gradient is transposed back"
     is_view = True
 
@@ -477,7 +485,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     teachgrad.Size([3, 2])
     """
     n = input._data.ndim
-    return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+    out = TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+    if dim0 < 0 or dim1 < 0:  # (x.mT: -2 and -1, shown as given: see saved_values)
+        keep_given(out, TransposeBackward0, dim0=dim0, dim1=dim1)
+    return out
 
 
 # (PyTorch's swapaxes names its parameters as NumPy does, in its messages too)
@@ -513,7 +524,8 @@ def t(input: Tensor) -> Tensor:
 
 class PermuteBackward0(Op):
     # (it keeps the inverse permutation, for backward; PyTorch shows the one asked for)
-    saved_attributes = {"dims": lambda node: tuple(int(d) for d in np.argsort(node.inverse))}
+    saved_attributes = {"dims": given("dims", lambda node: tuple(int(d) for d in
+                                                                 np.argsort(node.inverse)))}
     formula = "permute: the gradient is permuted back"
     is_view = True
 
@@ -541,10 +553,13 @@ def permute(input: Tensor, *dims) -> Tensor:
             f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
             f"to len(dims) = {len(dims)}"
         )
-    dims = tuple(_wrap_dim(d, n) for d in dims)
+    written, dims = dims, tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return PermuteBackward0.apply(input, dims=dims)
+    out = PermuteBackward0.apply(input, dims=dims)
+    if negative(written):  # (shown as given: see saved_values)
+        keep_given(out, PermuteBackward0, dims=written)
+    return out
 
 
 @tensor_method("movedim", "moveaxis")
@@ -562,9 +577,9 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         )
     src_w = [_wrap_dim(d, n) for d in src]
     dst_w = [_wrap_dim(d, n) for d in dst]
-    for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
+    for name, written, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
         if len(set(wrapped)) != len(wrapped):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(written)})")
     if n == 0:  # nothing to move (PyTorch returns an alias)
         return AliasBackward0.apply(input)
     order = [d for d in range(n) if d not in src_w]
@@ -618,9 +633,11 @@ Tensor.mT = property(_mT)
 class ExpandBackward0(Op):
     formula = "expand: the gradient is summed over the expanded dimensions"
     is_view = True
+    saved_attributes = {"self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, shape):
+        ctx.shape = a.shape
         if not a.size:  # empty, maybe with NumPy's all-zero strides: see layout.py
             a = with_pytorch_strides(a)
         # np.broadcast_to, but writable like its input: x.expand(2, 3)[0] = 1 writes into x
@@ -759,8 +776,8 @@ def _select_dim(key: tuple) -> int:
 
 
 class SelectBackward0(Op):
-    saved_attributes = {"dim": lambda node: _select_dim(node.key),
-                        "index": lambda node: node.key[_select_dim(node.key)],
+    saved_attributes = {"dim": given("dim", lambda node: _select_dim(node.key)),
+                        "index": given("index", lambda node: node.key[_select_dim(node.key)]),
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     formula = "select: the gradient goes back to the selected position, zero elsewhere"
     is_view = True
@@ -778,8 +795,29 @@ class SelectBackward0(Op):
         return embed(grad, ctx.shape, ctx.key, SelectBackwardBackward0)
 
 
-class SliceBackward0(Op):
+def _sliced(node: Op) -> slice:
+    """The slice a SliceBackward0's NumPy key applies (its one non-``:`` item)."""
+    return node.key[len(node.key) - 2]  # (see _along: ``(:, ..., :, slice, ...)``)
+
+
+class _SlicingOp(Op):
+    """What slice and narrow_copy share: a slice ``start:stop:step`` along ``dim``."""
+
     formula = "slice: the gradient goes back to the sliced positions, zero elsewhere"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return embed(grad, ctx.shape, ctx.key, SliceBackwardBackward0)
+
+
+class SliceBackward0(_SlicingOp):
+    # PyTorch keeps start and end as given (x[1:] has end 2⁶³ − 1, x[-2:] start -2) and
+    # narrow's as it computes them: keep_given puts the given ones on the node
+    saved_attributes = {"dim": given("dim", lambda node: len(node.key) - 2),
+                        "start": given("start", lambda node: _sliced(node).start),
+                        "end": given("end", lambda node: _sliced(node).stop),
+                        "step": lambda node: _sliced(node).step,
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
     is_view = True
 
     @staticmethod
@@ -796,10 +834,6 @@ class SliceBackward0(Op):
         if not out.size:  # (x[5:5] starts at element 5, as in PyTorch)
             out = empty_slice_at(out, a, dim, slice(start, stop, step).indices(a.shape[dim])[0])
         return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        return embed(grad, ctx.shape, ctx.key, SliceBackwardBackward0)
 
 
 class AliasBackward0(Op):
@@ -836,7 +870,10 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"select(): index {index} out of range for tensor of size "
             f"{_shape_str(input._data.shape)} at dimension {d}"
         )
-    return SelectBackward0.apply(input, dim=d, index=index % size)
+    out = SelectBackward0.apply(input, dim=d, index=index % size)
+    if dim < 0 or index < 0:  # (PyTorch shows both as given)
+        keep_given(out, SelectBackward0, dim=dim, index=index)
+    return out
 
 
 @tensor_method()
@@ -859,7 +896,9 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     start = start + size if start < 0 else start
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return SliceBackward0.apply(input, dim=d, start=start, stop=start + length, step=1)
+    out = SliceBackward0.apply(input, dim=d, start=start, stop=start + length, step=1)
+    keep_given(out, SliceBackward0, dim=dim)  # (PyTorch's dim as given, its start wrapped)
+    return out
 
 
 class _SplitOp(Op):
@@ -892,13 +931,14 @@ def _piece(a: np.ndarray, dim: int, start: int, stop: int) -> np.ndarray:
 
 class SplitBackward0(_SplitOp):
     """Pieces of one size (the last may be smaller): ``split(int)`` and ``chunk``."""
-    saved_attributes = {"dim": "dim", "split_size": lambda node: node.sizes[0],
+    saved_attributes = {"dim": given("dim", lambda node: node.dim),
+                        "split_size": lambda node: node.sizes[0],
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
 class SplitWithSizesBackward0(_SplitOp):
     """Pieces of the given sizes: ``split([sizes])``."""
-    saved_attributes = {"dim": "dim", "split_sizes": "sizes",
+    saved_attributes = {"dim": given("dim", lambda node: node.dim), "split_sizes": "sizes",
                         "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
 
@@ -933,7 +973,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={_shape_str(sizes)}"
             )
-        return SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+        pieces = SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+        if dim < 0 and pieces:  # (shown as given: see saved_values)
+            keep_given(pieces, SplitWithSizesBackward0, dim=dim)
+        return pieces
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
@@ -943,7 +986,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         )
     # (an empty dimension gives one empty piece, as PyTorch's split, whatever the size)
     sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if size and n else (0,)
-    return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
+    pieces = SplitBackward0.apply(tensor, dim=d, sizes=sizes)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(pieces, SplitBackward0, dim=dim)
+    return pieces
 
 
 @tensor_method()
@@ -963,7 +1009,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 class UnbindBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "unbind: the slices' gradients are stacked back"
     is_view = True
 
@@ -985,7 +1031,10 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         raise IndexError(_no_dims_message(d))
-    return UnbindBackward0.apply(input, dim=d)
+    pieces = UnbindBackward0.apply(input, dim=d)
+    if dim < 0 and pieces:  # (shown as given: see saved_values)
+        keep_given(pieces, UnbindBackward0, dim=dim)
+    return pieces
 
 
 def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
@@ -1027,6 +1076,10 @@ class DiagonalBackwardBackward0(Op):
 class DiagonalBackward0(Op):
     formula = "diagonal: the gradient goes back to the diagonal, zero elsewhere"
     is_view = True
+    saved_attributes = {"offset": given("offset", lambda node: node.key[0]),
+                        "dim1": given("dim1", lambda node: node.key[1]),
+                        "dim2": given("dim2", lambda node: node.key[2]),
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
@@ -1056,7 +1109,9 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return DiagonalBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+    out = DiagonalBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+    keep_given(out, DiagonalBackward0, dim1=dim1, dim2=dim2)
+    return out
 
 
 class DiagEmbedBackward0(Op):
@@ -1064,6 +1119,9 @@ class DiagEmbedBackward0(Op):
     ``diag`` of a vector, ``diag_embed``, ``diagflat``."""
 
     formula = "diag of a vector: the gradient is the matrix gradient's diagonal"
+    saved_attributes = {"offset": given("offset", lambda node: node.key[0]),
+                        "dim1": given("dim1", lambda node: node.key[1]),
+                        "dim2": given("dim2", lambda node: node.key[2])}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, offset, dim1=0, dim2=1):
@@ -1085,8 +1143,10 @@ class DiagEmbedBackward0(Op):
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """Vector -> square matrix with it on a diagonal; matrix -> its diagonal (a copy)."""
     n = input._data.ndim
-    if n == 1:
-        return DiagEmbedBackward0.apply(input, offset=int(diagonal))
+    if n == 1:  # (PyTorch's diag_embed, with its dims as given: -2 and -1)
+        out = DiagEmbedBackward0.apply(input, offset=int(diagonal))
+        keep_given(out, DiagEmbedBackward0, dim1=-2, dim2=-1)
+        return out
     if n == 2:
         return DiagonalBackward0_copy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
@@ -1111,7 +1171,7 @@ def _tensor_list(tensors, name: str) -> list:
 
 
 class CatBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "cat: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1185,7 +1245,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> 
     else:
         d = _wrap_dim(dim, 1)
     dtype = result_type(*tensors).numpy
-    return CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+    out = CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, CatBackward0, dim=dim)
+    return out
 
 
 concat = cat
@@ -1193,7 +1256,7 @@ concatenate = cat
 
 
 class StackBackward0(Op):
-    saved_attributes = {"dim": "dim"}  # grad_fn._saved_...
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # grad_fn._saved_...
     formula = "stack: each input gets its own slice of the gradient"
 
     @staticmethod
@@ -1226,7 +1289,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"entry 0 and {_shape_str(t._data.shape)} at entry {i}"
             )
     d = _wrap_dim(dim, len(first) + 1)
-    return StackBackward0.apply(*tensors, dim=d, dtype=result_type(*tensors).numpy)
+    out = StackBackward0.apply(*tensors, dim=d, dtype=result_type(*tensors).numpy)
+    if dim < 0:  # (shown as given: see saved_values)
+        keep_given(out, StackBackward0, dim=dim)
+    return out
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -1291,7 +1357,7 @@ def atleast_3d(input: Tensor) -> Tensor:
 
 
 class FlipBackward0(Op):
-    saved_attributes = {"dims": lambda node: tuple(node.dims)}  # grad_fn._saved_...
+    saved_attributes = {"dims": given("dims", lambda node: tuple(node.dims))}  # grad_fn._saved_...
     formula = "flip: the gradient is flipped back"
 
     @staticmethod
@@ -1310,7 +1376,11 @@ def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, unlike NumPy's view)."""
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    return FlipBackward0.apply(input, dims=_dim_list(dims, input._data.ndim))
+    out = FlipBackward0.apply(input, dims=_dim_list(dims, input._data.ndim))
+    written = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    if negative(written):  # (shown as given: see saved_values)
+        keep_given(out, FlipBackward0, dims=tuple(written))
+    return out
 
 
 @tensor_method()
@@ -1393,6 +1463,10 @@ def tile(input: Tensor, *dims) -> Tensor:
 
 class RollBackward0(Op):
     formula = "roll: the gradient is rolled back"
+    # (PyTorch's are tuples, () for no dims; the dims as given)
+    saved_attributes = {"shifts": lambda node: shown(node.shifts if type(node.shifts) is tuple
+                                                     else (node.shifts,)),
+                        "dims": given("dims", lambda node: node.dims or ())}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, shifts, dims):
@@ -1424,12 +1498,15 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         )
     if input._data.ndim == 0:
         raise IndexError(_no_dims_message(dim_t[0]))
+    given_dims = dim_t
     dim_t = tuple(_wrap_dim(d, input._data.ndim) for d in dim_t)
-    return RollBackward0.apply(input, shifts=shift_t, dims=dim_t)
+    out = RollBackward0.apply(input, shifts=shift_t, dims=dim_t)
+    keep_given(out, RollBackward0, dims=given_dims)
+    return out
 
 
 class TrilBackward0(Op):
-    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
+    saved_attributes = {"diagonal": lambda node: shown(node.diagonal)}  # grad_fn._saved_...
     formula = "tril: the gradient of the lower triangle, zero above"
 
     @staticmethod
@@ -1443,7 +1520,7 @@ class TrilBackward0(Op):
 
 
 class TriuBackward0(Op):
-    saved_attributes = {"diagonal": "diagonal"}  # grad_fn._saved_...
+    saved_attributes = {"diagonal": lambda node: shown(node.diagonal)}  # grad_fn._saved_...
     formula = "triu: the gradient of the upper triangle, zero below"
 
     @staticmethod
@@ -1481,6 +1558,8 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 # ----------------------------------------------------------------------------------------
 class Rot90Backward0(Op):
     formula = "rot90 by k: the gradient is rotated back by −k"
+    saved_attributes = {"k": given("k", lambda node: node.k),
+                        "dims": given("dims", lambda node: node.dims)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, k, dims):
@@ -1520,7 +1599,9 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
             f"dim1 = {dims[1]}"
         )
-    return Rot90Backward0.apply(input, k=int(k) % 4, dims=wrapped)
+    out = Rot90Backward0.apply(input, k=int(k) % 4, dims=wrapped)
+    keep_given(out, Rot90Backward0, k=int(k), dims=dims)
+    return out
 
 
 @tensor_method()
@@ -1536,10 +1617,13 @@ def ravel(input: Tensor) -> Tensor:
     return view(contiguous(input), -1)
 
 
-class NarrowCopyBackward0(SliceBackward0):
+class NarrowCopyBackward0(_SlicingOp):
     """``narrow_copy``: a slice, copied (a new tensor, not a view)."""
 
-    is_view = False
+    saved_attributes = {"dim": given("dim", lambda node: len(node.key) - 2),
+                        "start": lambda node: _sliced(node).start,
+                        "length": lambda node: _sliced(node).stop - _sliced(node).start,
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, dim, start, stop, step):
@@ -1554,7 +1638,9 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     narrow(input.detach(), dim, start, length)  # PyTorch's checks and errors
     d = _wrap_dim(dim, input._data.ndim)
     first = int(start) + (input._data.shape[d] if start < 0 else 0)
-    return NarrowCopyBackward0.apply(input, dim=d, start=first, stop=first + int(length), step=1)
+    out = NarrowCopyBackward0.apply(input, dim=d, start=first, stop=first + int(length), step=1)
+    keep_given(out, NarrowCopyBackward0, dim=dim)
+    return out
 
 
 class UnfoldBackwardBackward0(Op):
@@ -1585,6 +1671,9 @@ class UnfoldBackwardBackward0(Op):
 class UnfoldBackward0(Op):
     formula = "unfold: each window's gradient goes back to the elements it showed (summed)"
     is_view = True
+    saved_attributes = {"dimension": given("dimension", lambda node: node.dim),
+                        "size": "size", "step": "step",
+                        "self_sym_sizes": lambda node: tuple(node.shape)}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, dim, size, step):
@@ -1629,7 +1718,9 @@ def unfold(input: Tensor, dimension: int = REQUIRED, size: int = REQUIRED,
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
+    out = UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
+    keep_given(out, UnfoldBackward0, dimension=dimension)
+    return out
 
 
 Tensor.unfold = unfold  # a method only: torch.unfold does not exist

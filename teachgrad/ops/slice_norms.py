@@ -13,6 +13,7 @@ from .._tensor import Tensor, _wrap_dim, tensor_method
 from .inplace import inplace_method
 from .op import Op
 from .pointwise import _value
+from .saved_values import given, keep_given
 
 __all__ = ["renorm"]
 
@@ -28,6 +29,9 @@ def _norms(a, p: float, axes: tuple):
 
 class RenormBackward0(Op):
     saved_names = ("self",)  # grad_fn._saved_...
+    # (as given: renorm(2, 0, 1) keeps ints; see renorm)
+    saved_attributes = {"p": given("p", lambda node: node.p), "dim": given("dim"),
+                        "maxnorm": given("maxnorm", lambda node: node.maxnorm)}
     formula = (
         "y = x·m/‖x‖ on slices with ‖x‖ > m (else y = x):  "
         "∂y/∂x = m/‖x‖·(I − x·(∂‖x‖/∂x)ᵀ/‖x‖)"
@@ -94,7 +98,9 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         )
     d = _wrap_dim(dim, data.ndim)
     axes = tuple(k for k in range(data.ndim) if k != d)
-    return RenormBackward0.apply(input, p=float(p), axes=axes, maxnorm=float(maxnorm))
+    out = RenormBackward0.apply(input, p=float(p), axes=axes, maxnorm=float(maxnorm))
+    keep_given(out, RenormBackward0, p=p, dim=dim, maxnorm=maxnorm)
+    return out
 
 
 Tensor.renorm_ = inplace_method(renorm, "renorm_")

@@ -640,6 +640,7 @@ class LogaddexpBackward0(Op):
 
 
 class Logaddexp2Backward0(Op):
+    saved_names = ("self", "other")  # grad_fn._saved_...
     formula = "∂log₂(2ᵃ + 2ᵇ)/∂a = 2ᵃ/(2ᵃ + 2ᵇ)    ∂/∂b = 2ᵇ/(2ᵃ + 2ᵇ)"
     promotes = True
 
@@ -897,6 +898,7 @@ class LerpBackward0(Op):
     """``lerp`` with a number weight: ``start + weight·(end − start)``."""
 
     formula = "∂lerp/∂start = 1 − w    ∂lerp/∂end = w"
+    saved_attributes = {"weight": "weight"}  # grad_fn._saved_... (the number)
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -913,6 +915,7 @@ class LerpBackward1(Op):
     """``lerp`` with a tensor weight: the weight is an input too."""
 
     formula = "∂lerp/∂start = 1 − w    ∂lerp/∂end = w    ∂lerp/∂w = end − start"
+    saved_names = ("self", "end", "weight")  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, start, end, weight):

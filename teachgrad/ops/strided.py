@@ -131,6 +131,11 @@ def scatter_to_storage(grad, out_positions: np.ndarray, in_positions: np.ndarray
 class AsStridedBackward0(Op):
     formula = "storage[position of out] += ḡ, then ∂L/∂x = storage[position of x]"
     is_view = True
+    # (storage_offset: None unless given, as PyTorch shows it; see as_strided)
+    saved_attributes = {"size": lambda node: tuple(node.geometry[0]),
+                        "stride": lambda node: tuple(node.geometry[1]),
+                        "storage_offset": lambda node: node._given_offset}  # grad_fn._saved_...
+    _given_offset = None  # (the class default: the node keeps the input's own offset)
 
     @staticmethod
     def forward(ctx, a, size, stride, storage_offset):
@@ -138,6 +143,8 @@ class AsStridedBackward0(Op):
         offset = own_offset if storage_offset is None else storage_offset
         _check_geometry(size, stride, offset, flat.size, a.itemsize)
         ctx.geometry = (size, stride, offset)
+        if storage_offset is not None:
+            ctx._given_offset = storage_offset
         ctx.input_geometry = (a.shape, element_strides(a), own_offset, flat.size)
         return strided_window(flat, size, stride, offset)
 

@@ -20,6 +20,7 @@ from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
 from .op import NO_CONTEXT, Op
+from .saved_values import keep_given
 from .shape import DiagEmbedBackward0, _along, _shape_str, diagonal, diagonal_view, reshape
 
 
@@ -163,7 +164,9 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return DiagEmbedBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+    out = DiagEmbedBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+    keep_given(out, DiagEmbedBackward0, dim1=dim1, dim2=dim2)  # (as PyTorch shows them)
+    return out
 
 
 @tensor_method()
@@ -174,7 +177,9 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     >>> torch.diagflat(torch.tensor([[1, 2], [3, 4]])).diagonal()
     tensor([1, 2, 3, 4])
     """
-    return DiagEmbedBackward0.apply(reshape(input, (-1,)), offset=int(offset), dim1=0, dim2=1)
+    out = DiagEmbedBackward0.apply(reshape(input, (-1,)), offset=int(offset), dim1=0, dim2=1)
+    keep_given(out, DiagEmbedBackward0, dim1=-2, dim2=-1)  # (PyTorch's diag_embed's dims)
+    return out
 
 
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "diag_embed", "diagflat"]
