@@ -31,7 +31,12 @@ from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
-from .argument_types import bool_argument, scalar_argument, takes_arguments
+from .argument_types import (
+    bool_argument,
+    operand_argument,
+    scalar_argument,
+    takes_arguments,
+)
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
@@ -204,7 +209,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         raise ValueError(reduction + " is not valid")
     var = var.clone()
     with no_grad():  # keep the variance away from 0, outside the derivative
-        var.clamp_(min=eps)
+        var.clamp_(min=operand_argument(eps, "clamp_", "min"))
     loss = 0.5 * (pointwise.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -29,7 +29,12 @@ from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.shape import cat
-from .argument_types import argument_error, scalar_argument, takes_arguments
+from .argument_types import (
+    argument_error,
+    operand_argument,
+    scalar_argument,
+    takes_arguments,
+)
 from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 
@@ -182,7 +187,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     window_sum = padded[:, 0:channels]
     for shift in range(1, size):
         window_sum = window_sum + padded[:, shift:shift + channels]
-    div = (window_sum / size).mul(alpha).add(k).pow(beta)
+    div = (window_sum / size).mul(operand_argument(alpha, "mul"))
+    div = div.add(operand_argument(k, "add")).pow(operand_argument(beta, "pow"))
     return input / div
 
 
@@ -190,6 +196,11 @@ def _check_window(size: int, dim: int) -> None:
     """PyTorch's errors for a window ``size`` that is no positive int: it pads the squares
     with ``size // 2`` channels (F.pad refuses a float), then average-pools them with a
     window of ``size`` channels (2-d pooling for a 3-d input, else 3-d)."""
+    size // 2  # (PyTorch's Python computes this first: Python's words for no number)
+    if isinstance(size, bool):
+        raise TypeError(f"avg_pool{2 if dim == 3 else 3}d(): argument 'kernel_size' (position 2) "
+                        "must be tuple of ints, but found element of type bool at pos 0"
+                        "\nHint: size is a number of channels, an int.")
     if isinstance(size, float):
         position = 3 if dim == 3 else 5  # (the channel padding's place in pad's tuple)
         raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {position} "

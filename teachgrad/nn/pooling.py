@@ -21,7 +21,7 @@ import numpy as np
 
 from .._input_check import BUILTIN, takes_ints
 from .._tensor import Tensor, _make, python_type_name
-from .argument_types import argument_error, takes_arguments
+from .argument_types import argument_error, operand_argument, takes_arguments
 from .axis_maps import AxisMap, gather
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
@@ -629,8 +629,10 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool1d, input.pow(norm_type), kernel_size, stride, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+    out = _lp_average(avg_pool1d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
+    scale = operand_argument(kernel_size, "mul")  # (a tuple: mul's words, as PyTorch)
+    return (out.sign() * out.abs().relu()).mul(scale).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
@@ -641,7 +643,8 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool2d, input.pow(norm_type), kernel_size, stride, ceil_mode)
+    out = _lp_average(avg_pool2d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
 
@@ -653,7 +656,8 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool3d, input.pow(norm_type), kernel_size, stride, ceil_mode)
+    out = _lp_average(avg_pool3d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 
