@@ -348,6 +348,9 @@ class HardswishBackwardBackward0(RecordedBackward):
         return slope, keep_where((x > -3) & (x < 3), gg * grad / 3)
 
 
+_ONE_SIXTH_F32 = np.float32(1) / np.float32(6)
+
+
 class HardsigmoidBackward0(Op):
     """``relu6(a + 3)/6``: a piecewise-linear sigmoid."""
     saved_names = ("self",)  # grad_fn._saved_...
@@ -363,7 +366,9 @@ class HardsigmoidBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            return keep_where((a > -3) & (a < 3), grad / 6)  # (selected, as PyTorch's)
+            # (selected, as PyTorch's; its kernel's 1/6 is a float32 constant, in float64
+            # too: 0.1666666716337204)
+            return keep_where((a > -3) & (a < 3), grad * grad.dtype.type(_ONE_SIXTH_F32))
         return HardsigmoidBackwardBackward0.record(ctx, grad, a)  # create_graph
 
 
@@ -415,15 +420,19 @@ class SoftshrinkBackward0(Op):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
         shrunk = a - np.sign(a) * a.dtype.type(lambd)
-        return np.where(np.abs(a) <= lambd, 0, shrunk).astype(a.dtype, copy=False)  # nan: nan
+        # a * 0, not 0, within lambd, so -0.25 becomes -0. (nan stays nan): PyTorch's
+        # scalar loop, which handles tensors of fewer than 16 (float64: 8) elements and a
+        # long tensor's last few; its vectorised loop gives +0. PyTorch answers both ways
+        # (by length and CPU): teachgrad answers as for the small tensors a learner prints.
+        return np.where(np.abs(a) <= lambd, a * 0, shrunk).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
-            # vectorised loop; see HardtanhBackward0).
-            return keep_where((a < -ctx.lambd) | (a > ctx.lambd), grad)
+            # PyTorch: 0 where -λ <= a <= λ, selected; a nan input passes the gradient, as
+            # in PyTorch's scalar loop (small tensors; see forward and HardtanhBackward0).
+            return zero_where((a >= -ctx.lambd) & (a <= ctx.lambd), grad)
         return ctx.recorded_backward.record(ctx, grad, a)  # create_graph: PyTorch's node
 
 

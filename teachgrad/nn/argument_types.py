@@ -216,5 +216,7 @@ def operand_argument(value, method: str, keyword: str | None = None):
         error = _METHODS[method].error(args, kwargs)
         if error is None:  # (None for ``clamp_(min=None)``: the method's own check says)
             return value
-        message = str(error).rstrip("\n")
-    raise TypeError(message + _HINTS["Number"])
+        message = str(error)
+    # (PyTorch's "invalid combination" message ends with a newline already)
+    separator = "" if message.endswith("\n") else "\n"
+    raise TypeError(message + separator + "Hint: give a number, e.g. 0.1.")

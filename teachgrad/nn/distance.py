@@ -17,6 +17,7 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._input_check import BUILTIN, refuses_complex
+from .._out import write_out
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import pointwise
@@ -149,7 +150,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
             "div(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    return out.copy_(input / denom)
+    return write_out("div", input / denom, out)  # (resized as torch.div's out=)
 
 
 __all__ = ["pairwise_distance", "cosine_similarity", "normalize"]

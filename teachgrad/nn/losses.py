@@ -162,6 +162,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     if reduction != "batchmean":
         F._check_reduction(reduction)
     bool_argument(log_target, "kl_div", "log_target")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError(  # (integer or bool: PyTorch's kernel refuses both)
+            "kl_div: Integral inputs not supported.\nHint: give float probabilities, e.g. "
+            "target.float() (kl_div compares two distributions, not class labels).")
     if log_target:
         output = pointwise.exp(target) * (target - input)
     else:

@@ -111,12 +111,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             "NoneType\nHint: give a number; momentum=None (a cumulative "
             "average) is something only the InstanceNorm modules accept."
         )
-    n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
-    if use_input_stats and math.prod(input.shape[2:]) == 1:
+    if use_input_stats and math.prod(input.shape[2:]) == 1:  # (a 0-d input too: first)
         raise ValueError(
             "Expected more than 1 spatial element when training, got input size "
             f"{input.size()}"
         )
+    n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
@@ -196,7 +196,10 @@ def _check_window(size: int, dim: int) -> None:
     """PyTorch's errors for a window ``size`` that is no positive int: it pads the squares
     with ``size // 2`` channels (F.pad refuses a float), then average-pools them with a
     window of ``size`` channels (2-d pooling for a 3-d input, else 3-d)."""
-    size // 2  # (PyTorch's Python computes this first: Python's words for no number)
+    try:
+        size // 2  # (PyTorch's Python computes this first: Python's words for no number)
+    except TypeError as error:
+        raise TypeError(f"{error}\nHint: size is a number of channels, an int.") from None
     if isinstance(size, bool):
         raise TypeError(f"avg_pool{2 if dim == 3 else 3}d(): argument 'kernel_size' (position 2) "
                         "must be tuple of ints, but found element of type bool at pos 0"
