@@ -142,7 +142,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
             "\nHint: convert the input first, e.g. x.float()."
         )
     eps = operand_argument(eps, "clamp_min")
-    denom = _norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    # (Tensor.norm with a number p is linalg.vector_norm: LinalgVectorNormBackward0)
+    denom = vector_norm(input, p, dim=dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
     if is_grad_enabled() and (input.requires_grad or out.requires_grad):
