@@ -7,7 +7,8 @@
 - out= on the activations that are PyTorch's C++ bindings (gelu, softplus, logsigmoid,
   softshrink, hardshrink);
 - softshrink's -0. for a small negative input; hardsigmoid's float32 1/6 in its gradient;
-- kl_div refuses integer and bool inputs; linear's dtype error names the kernel it calls.
+- kl_div refuses integer and bool inputs; linear's dtype error names the kernel it calls;
+  prelu checks in PyTorch's order.
 """
 
 from __future__ import annotations
@@ -145,6 +146,11 @@ def test_hardsigmoid_slope_is_float32_one_sixth_in_float64_too():
     lambda lib: lib.nn.functional.linear(lib.ones(3, dtype=lib.float64), lib.ones(3)),
     lambda lib: lib.nn.functional.linear(lib.ones(4, 3, dtype=lib.int64), lib.ones(5, 3)),
     lambda lib: lib.nn.functional.instance_norm(lib.tensor(1.0)),
+    # prelu: the dtypes, then the number of slopes, then the weight's dimensions
+    lambda lib: lib.nn.functional.prelu(lib.ones(2, 3), lib.ones(2, 3)),
+    lambda lib: lib.nn.functional.prelu(lib.ones(3, 3, dtype=lib.float64), lib.ones(3, 3)),
+    lambda lib: lib.nn.functional.prelu(lib.ones(2, 3, 4), lib.ones(1, 3, 1)),
+    lambda lib: lib.nn.functional.prelu(lib.ones(2, 4, 5), lib.ones(3)),
 ], ids=lambda case: None)
 def test_errors_as_torch(case):
     raises_as_torch(case)

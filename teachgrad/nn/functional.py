@@ -483,10 +483,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight · x``, with one learned slope per channel (dim 1),
     or a single slope for every element."""
-    if weight.ndim > 1:
-        raise RuntimeError(
-            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
-        )
+    # (PyTorch's order: the dtypes, the number of slopes, then the weight's dimensions)
     if input.dtype != weight.dtype:
         raise RuntimeError(
             f"prelu: Type promoting not supported. Got {_type_name(input)} and "
@@ -503,6 +500,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 "Mismatch of parameter numbers and input channel size. Found parameter "
                 f"numbers = {count} and channel size = {channels}."
             )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     _require_floating(input, "prelu_cpu")
     if weight.ndim != input.ndim:
         # As PyTorch: the slopes are reshaped (a view) to broadcast over the input, [1, C,
