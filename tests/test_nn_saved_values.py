@@ -103,3 +103,29 @@ def test_batch_norm_statistics_by_hand():
     node = teachgrad.nn.functional.batch_norm(x, None, None, training=True, eps=1e-30).grad_fn
     assert node._saved_result1.tolist() == [2.0] and node._saved_result2.tolist() == [1.0]
     assert node._saved_training is True and node._saved_eps == 1e-30
+
+
+def _node_names(out) -> list[str]:
+    """The graph's node names, depth first from ``out.grad_fn``."""
+    names, stack, seen = [], [out.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 2)])
+def test_local_response_norm_records_pytorchs_graph(shape):
+    """pad, then average pooling (its saved window too), as PyTorch's Python composes it;
+    teachgrad summed shifted slices of a concatenation before."""
+    torch = pytest.importorskip("torch")
+    graphs = []
+    for lib in (torch, teachgrad):
+        x = lib.ones(*shape, requires_grad=True)
+        graphs.append(_node_names(lib.nn.functional.local_response_norm(x, 2)))
+    assert graphs[1] == graphs[0]
+    assert "AvgPool2DBackward0" in graphs[0] or "AvgPool3DBackward0" in graphs[0]

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import math
 
-from .. import _creation, _dtypes
+from .. import _dtypes
 from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..ops.shape import cat
 from .argument_types import (
     argument_error,
     operand_argument,
@@ -37,6 +36,8 @@ from .argument_types import (
 )
 from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
+from .padding import pad
+from .pooling import avg_pool2d, avg_pool3d
 
 
 @refuses_complex("group_norm", eps=5)
@@ -175,19 +176,18 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         # layout may not allow: the same view here gives its error.
         squares.view(squares.shape[0], 1, squares.shape[1], squares.shape[2], -1)
     _check_window(size, dim)
-    channels = squares.shape[1]
-    # Zero channels before and after, then the mean over each window of `size` channels.
+    # As PyTorch records it: zero channels before and after (pad), then the mean over each
+    # window of `size` channels (average pooling with a (size, 1) window, stride 1).
     before, after = size // 2, (size - 1) // 2
-    pad_shape = list(squares.shape)
-    parts = []
-    for count in (before, after):
-        pad_shape[1] = count
-        parts.append(_creation.zeros(*pad_shape, dtype=squares.dtype))
-    padded = cat([parts[0], squares, parts[1]], 1)
-    window_sum = padded[:, 0:channels]
-    for shift in range(1, size):
-        window_sum = window_sum + padded[:, shift:shift + channels]
-    div = (window_sum / size).mul(operand_argument(alpha, "mul"))
+    if dim == 3:
+        padded = pad(squares.unsqueeze(1), (0, 0, before, after))
+        div = avg_pool2d(padded, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = squares.shape
+        padded = pad(squares.view(sizes[0], 1, sizes[1], sizes[2], -1),
+                     (0, 0, 0, 0, before, after))
+        div = avg_pool3d(padded, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(operand_argument(alpha, "mul"))
     div = div.add(operand_argument(k, "add")).pow(operand_argument(beta, "pow"))
     return input / div
 
