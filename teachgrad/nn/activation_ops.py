@@ -447,9 +447,9 @@ class SoftshrinkBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            # PyTorch: 0 where -λ <= a <= λ, selected; a nan input passes the gradient, as
-            # in PyTorch's scalar loop (small tensors; see forward and HardtanhBackward0).
-            return zero_where((a >= -ctx.lambd) & (a <= ctx.lambd), grad)
+            # PyTorch: 0 where -λ <= a <= λ, selected (and at a nan input, as PyTorch's
+            # vectorised loop; see HardtanhBackward0).
+            return keep_where((a < -ctx.lambd) | (a > ctx.lambd), grad)
         return ctx.recorded_backward.record(ctx, grad, a)  # create_graph: PyTorch's node
 
 
