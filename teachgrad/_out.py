@@ -128,6 +128,10 @@ _SAME_DTYPE_MESSAGES = {
              "got input {result_cpp} and hist {out_cpp}",
     "nonzero": "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
     "dot": "result dtype {out} does not match input dtype {result}",
+    # nn.functional's activations that are PyTorch's C++ bindings (F.gelu(x, out=y))
+    **dict.fromkeys(("gelu", "softplus", "softshrink", "hardshrink"),
+                    "Found dtype {out} but expected {result}"),
+    "log_sigmoid": "expected scalar type {result} but found {out}",
     "vdot": "result dtype {out} does not match input dtype {result}",
     "addbmm": "self and mat2 must have the same dtype, but got {out} and {result}",
     "inner": "tensordot: Expected the output tensor to have dtype {result}, but got an output "
@@ -339,6 +343,7 @@ _AUTOGRAD_KERNELS = {
     **dict.fromkeys(("orgqr", "linalg_householder_product"), "linalg_householder_product"),
     **dict.fromkeys(("chain_matmul", "linalg_multi_dot"), "mm"),
     **dict.fromkeys(("square", "float_power"), "pow"),
+    "log_sigmoid": "log_sigmoid_forward",
     "diff": "sub", "nanmean": "nansum", "take_along_dim": "gather", "fix": "trunc",
     "msort": "sort", "linalg_cholesky": "linalg_cholesky_ex", "linalg_det": "_linalg_det",
     "linalg_eigvalsh": "_linalg_eigh", "linalg_pinv": "linalg_pinv",

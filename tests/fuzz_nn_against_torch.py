@@ -1182,9 +1182,15 @@ SKIPS: list = [
     # is unchecked too: PyTorch's widened border holds uninitialised memory (a new value
     # each run: -1.5e-308, 4.8e+233, 0 - seed 214294); padding that dimension alone gives
     # the repeated middle, teachgrad's answer.
+    # And where the border repeats the cropped middle of one dimension while another is
+    # cropped ((0, 1, -2, 3, -1, 0) of a 1x2x4x4 input), PyTorch's overlap check refuses
+    # the copy (as it does (0, 1, -2, 3) of one 4x4 plane, and not of two): teachgrad
+    # computes what PyTorch gives for the two planes, cropped after (seed 236171).
     ("PyTorch bug: circular pad copying between overlapping slices of its output",
      lambda case, cat, t, o: case.op == "pad" and case.kwargs.get("mode") == "circular" and (
          (cat == "teachgrad raised only" and "refer to a single memory location" in o.payload[1])
+         or (cat == "torch raised only" and "refer to a single memory location" in t.payload[1]
+             and _circular_border_repeats(case))
          or (cat == "value" and _circular_border_repeats(case)
              and sum(p != 0 for p in case.args[1]) > 2))),
     # The same pads where PyTorch does copy (a 4-d input, (0, -1, -2, 2) of height 3): the

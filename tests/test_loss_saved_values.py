@@ -39,7 +39,7 @@ def _saved(lib, case):
         "soft_margin": lambda: F.soft_margin_loss(x, y.sign(), reduction="none"),
         "multi_margin": lambda: F.multi_margin_loss(x, labels, p=2, margin=0.5, weight=w),
     }[case]().grad_fn
-    names = sorted(n for n in dir(node) if n.startswith("_saved_") and n != "_saved_self"
+    names = sorted(n for n in dir(node) if n.startswith("_saved_")
                    and n != "_saved_ignore_index")  # (see below)
     return type(node).__name__, {n: _value(getattr(node, n)) for n in names}
 
@@ -50,8 +50,7 @@ CASES = ["nll", "nll_weight_ignore", "nll_sum", "nll_none", "nll_double", "smoot
 
 @pytest.mark.parametrize("case", CASES)
 def test_saved_values_as_pytorch(case):
-    # (nll's _saved_self is None outside saved_tensors_hooks: teachgrad does not keep the
-    # input, by design; and PyTorch shows ignore_index -100 as 18446744073709551516)
+    # (PyTorch shows ignore_index -100 as 18446744073709551516)
     torch = pytest.importorskip("torch")
     assert _saved(teachgrad, case) == _saved(torch, case)
 
@@ -74,3 +73,21 @@ def test_nll_total_weight_is_freed_with_the_graph():
     loss.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         loss.grad_fn._saved_total_weight  # noqa: B018
+
+
+def test_nll_keeps_its_input_as_pytorch_does():
+    """nll_loss's node keeps the input (``_saved_self``, the very tensor): changed in place
+    before backward, backward refuses it, with PyTorch's words."""
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (torch, teachgrad):
+        x = lib.zeros(2, 3, requires_grad=True)
+        y = x.log_softmax(1)
+        loss = lib.nn.functional.nll_loss(y, lib.tensor([0, 2]))
+        assert loss.grad_fn._saved_self is y or lib is torch  # (PyTorch: an equal tensor)
+        assert loss.grad_fn._saved_self.equal(y)
+        y.mul_(2)
+        with pytest.raises(RuntimeError) as error:
+            loss.backward()
+        messages.append(str(error.value).replace("torch.", "").split("\nHint:")[0])
+    assert messages[0] == messages[1]

@@ -147,12 +147,14 @@ def test_nll_loss_names_its_target_weight_and_total_weight_as_the_formula_does()
     names = {"x": x, "t": t, "w": w}
     text = nll_panel(F.cross_entropy(x, t), names)
     assert "local derivative: ∂(−w[t]·a[t])/∂a[c] = −w[t] if c = t else 0" in text
-    assert "saved in forward: t (_saved_target) = [2, 0]\n" in text
+    # the input first (PyTorch keeps it: grad_fn._saved_self), the formula's a
+    assert "saved in forward: a (_saved_self) = [[" in text
+    assert ", t (_saved_target) = [2, 0]\n" in text
     # the mean divides by Σw: 2 targets of weight 1 (worked by hand), PyTorch's 0-d tensor
     assert ("also noted in forward: reduction (_saved_reduction) = 'mean', ignore_index "
             "(_saved_ignore_index) = -100, total_weight Σw (_saved_total_weight) = 2.0\n") in text
     text = nll_panel(F.cross_entropy(x, t, weight=w), names)
-    assert "saved in forward: t (_saved_target) = [2, 0], w (_saved_weight) = [1., 2., 3.]" in text
+    assert ", t (_saved_target) = [2, 0], w (_saved_weight) = [1., 2., 3.]" in text
     assert "total_weight Σw (_saved_total_weight) = 4.0" in text  # w[2] + w[0] = 3 + 1
     assert "counted" not in text and "class_dim" not in text  # teachgrad's own working values
     text = nll_panel(F.nll_loss(x, t, reduction="sum"), names)

@@ -1018,6 +1018,10 @@ def _call_tensor_hook(hook: Callable, grad, create_graph: bool):
     result = hook(_as_tensor(grad))
     if result is None:
         return grad
+    if not isinstance(result, Tensor):  # (PyTorch's check: a list is not read as a tensor)
+        raise TypeError(f"expected Variable, but hook returned '{python_type_name(result)}'"
+                        "\nHint: a tensor hook returns a new gradient tensor, or None to keep "
+                        "the gradient (dict.setdefault and list.append return values too).")
     _check_hook_result(hook, grad, result)
     return result if create_graph else _as_array(result)
 

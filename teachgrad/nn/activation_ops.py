@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
@@ -32,6 +32,7 @@ def _raw(x):
 class LeakyReluBackward0(Op):
     """``leaky_relu``: slope 1 for positive inputs, ``negative_slope`` elsewhere."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"negative_slope": "negative_slope"}
 
     formula = "∂leaky_relu(a)/∂a = 1 if a > 0 else slope"
 
@@ -71,6 +72,8 @@ class LeakyReluBackwardBackward0(Op):
 
 class HardtanhBackward0(Op):
     """Clamp to ``[min_val, max_val]`` (``relu6`` is ``hardtanh(x, 0, 6)``)."""
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"min_val": "min_val", "max_val": "max_val"}
     inference_out_name = "hardtanh"  # (see Op: PyTorch's composite writes through hardtanh_out)
 
     formula = "∂hardtanh(a)/∂a = 1 if min < a < max else 0"
@@ -104,6 +107,8 @@ class HardtanhBackwardBackward0(ThresholdBackwardBackward0):
 class EluBackward0(Op):
     """``scale·a`` for ``a > 0``, else ``scale·alpha·(eᵃ − 1)`` (``selu`` fixes alpha and scale)."""
     saved_names = ("self",)  # grad_fn._saved_...
+    # (PyTorch's elu kernel also takes an input scale: 1 for elu and selu)
+    saved_attributes = {"alpha": "alpha", "scale": "scale", "input_scale": lambda node: 1}
 
     formula = "∂elu(a)/∂a = scale if a > 0 else scale·alpha·eᵃ"
 
@@ -152,6 +157,7 @@ class EluBackwardBackward0(RecordedBackward):
 class SoftplusBackward0(Op):
     """``log(1 + e^(beta·a)) / beta``, and just ``a`` where ``beta·a > threshold``."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"beta": "beta", "threshold": "threshold"}
 
     formula = "∂softplus(a)/∂a = σ(beta·a)"
 
@@ -210,6 +216,7 @@ _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 class GeluBackward0(Op):
     """``a·Φ(a)`` (Φ: the standard normal CDF), or its tanh approximation."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"approximate": "approximate"}
 
     formula = "∂(a·Φ(a))/∂a = Φ(a) + a·φ(a)"
 
@@ -259,9 +266,17 @@ class GeluBackwardBackward0(RecordedBackward):
         return gg * (cdf + a * pdf), gg * grad * pdf * (2 - a * a)
 
 
+def _log_sigmoid_buffer(node) -> Tensor:
+    """logsigmoid's ``grad_fn._saved_buffer``: PyTorch's kernel keeps e^(−|a|)."""
+    a = node._saved_self  # (PyTorch's error once backward freed the graph)
+    return _make(np.exp(-np.abs(a._data)))
+
+
 class LogSigmoidBackward0(Op):
     """``log σ(a)``, computed without overflow (``min(a, 0) − log(1 + e^(−|a|))``)."""
     saved_names = ("self",)  # grad_fn._saved_...
+    # PyTorch's kernel also keeps a buffer for its backward, e^(−|a|): shown, not kept
+    saved_attributes = {"buffer": lambda node: _log_sigmoid_buffer(node)}
 
     formula = "∂log σ(a)/∂a = 1 − σ(a) = σ(−a)"
 
@@ -348,6 +363,9 @@ class HardswishBackwardBackward0(RecordedBackward):
         return slope, keep_where((x > -3) & (x < 3), gg * grad / 3)
 
 
+_ONE_SIXTH_F32 = np.float32(1) / np.float32(6)
+
+
 class HardsigmoidBackward0(Op):
     """``relu6(a + 3)/6``: a piecewise-linear sigmoid."""
     saved_names = ("self",)  # grad_fn._saved_...
@@ -363,7 +381,9 @@ class HardsigmoidBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            return keep_where((a > -3) & (a < 3), grad / 6)  # (selected, as PyTorch's)
+            # (selected, as PyTorch's; its kernel's 1/6 is a float32 constant, in float64
+            # too: 0.1666666716337204)
+            return keep_where((a > -3) & (a < 3), grad * grad.dtype.type(_ONE_SIXTH_F32))
         return HardsigmoidBackwardBackward0.record(ctx, grad, a)  # create_graph
 
 
@@ -406,6 +426,8 @@ class HardshrinkBackwardBackward0(SoftshrinkBackwardBackward0):
 
 class SoftshrinkBackward0(Op):
     """Shrink toward 0 by ``lambd``; what is within ``lambd`` of 0 becomes 0."""
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"lambd": "lambd"}
 
     formula = "∂softshrink(a)/∂a = 0 if |a| ≤ λ, else 1"
     recorded_backward = SoftshrinkBackwardBackward0
@@ -415,7 +437,11 @@ class SoftshrinkBackward0(Op):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
         shrunk = a - np.sign(a) * a.dtype.type(lambd)
-        return np.where(np.abs(a) <= lambd, 0, shrunk).astype(a.dtype, copy=False)  # nan: nan
+        # a * 0, not 0, within lambd, so -0.25 becomes -0. (nan stays nan): PyTorch's
+        # scalar loop, which handles tensors of fewer than 16 (float64: 8) elements and a
+        # long tensor's last few; its vectorised loop gives +0. PyTorch answers both ways
+        # (by length and CPU): teachgrad answers as for the small tensors a learner prints.
+        return np.where(np.abs(a) <= lambd, a * 0, shrunk).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -443,6 +469,7 @@ class HardshrinkBackward0(SoftshrinkBackward0):
 class CeluBackward0(Op):
     """``max(0, a) + min(0, α(e^(a/α) − 1))``: an ELU that stays differentiable at 0 for any α."""
     saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"alpha": "alpha"}
 
     formula = "∂celu(a)/∂a = 1 if a > 0 else e^(a/α)"
 
@@ -468,6 +495,8 @@ class CeluBackward0(Op):
 
 class ThresholdBackward0(Op):
     """``a`` where ``a > threshold``, else ``value`` (relu is threshold(a, 0, 0))."""
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"threshold": "threshold"}
 
     formula = "∂threshold(a)/∂a = 1 if a > threshold else 0"
 
@@ -489,6 +518,8 @@ class ThresholdBackward0(Op):
 
 class GluBackward0(Op):
     """Gated linear unit: split ``a`` in halves ``(x, g)`` along ``dim``; ``x·σ(g)``."""
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"dim": "dim"}
 
     formula = "∂(x·σ(g))/∂x = σ(g)    ∂(x·σ(g))/∂g = x·σ(g)(1 − σ(g))"
 
@@ -541,6 +572,7 @@ def _halves(a, half: int, dim: int):
 
 class PreluKernelBackward0(Op):
     """``a`` where positive, else ``weight·a``: one learned slope per channel (dim 1)."""
+    saved_names = ("self", "weight")  # (the weight as F.prelu viewed it: (1, C, 1) ...)
 
     formula = "∂prelu/∂a = 1 if a > 0 else w    ∂prelu/∂w = 0 if a > 0 else a"
 

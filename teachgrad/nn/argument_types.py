@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._arguments import is_number
+from .._arguments import Signatures, is_number
 from .._tensor import Tensor, python_type_name
 
 
@@ -180,3 +180,43 @@ def takes_arguments(function_name: str, signatures=None, **parameters: tuple) ->
         return checked
 
     return decorate
+
+
+# ----------------------------------------------------------------------------------------
+# A number PyTorch's Python hands on to a tensor method or operator
+# ----------------------------------------------------------------------------------------
+# (the methods as PyTorch's parser declares them: its words for a value of the wrong type)
+_METHODS = {
+    "pow": Signatures("pow", "(Tensor exponent)", "(Number exponent)"),
+    "clamp_min": Signatures("clamp_min", "(Tensor min)", "(Number min)"),
+    "clamp_": Signatures("clamp_", "(Tensor min = None, Tensor max = None)",
+                         "(Number min = None, Number max = None)"),
+    "mul": Signatures("mul", "(Tensor other)"),
+    "add": Signatures("add", "(Tensor other)"),
+}
+_OPERATORS = {"/"}  # (Python's own words for these)
+
+
+def operand_argument(value, method: str, keyword: str | None = None):
+    """``value``, or PyTorch's TypeError when a parameter that PyTorch's Python passes on to
+    a tensor method (``x.pow(norm_type)``, ``x.mul(alpha)``) or operator (``x / tau``) is
+    not a number: ``F.local_response_norm(x, 2, alpha='a')``: "mul(): argument 'other'
+    (position 1) must be Tensor, not str". Without the check teachgrad's own arithmetic
+    answers in its general words, or (``clamp_min(None)``) takes the value silently.
+    ``method`` is the method's name or the operator; ``keyword`` the name PyTorch's Python
+    gives the value by (``clamp_(min=eps)``), None when it passes it by position."""
+    if type(value) is float or type(value) is int or is_number(value) or isinstance(
+            value, Tensor):
+        return value
+    if method in _OPERATORS:
+        message = (f"unsupported operand type(s) for {method}: 'Tensor' and "
+                   f"'{type(value).__name__}'")
+    else:
+        args, kwargs = ((), {keyword: value}) if keyword else ((value,), {})
+        error = _METHODS[method].error(args, kwargs)
+        if error is None:  # (None for ``clamp_(min=None)``: the method's own check says)
+            return value
+        message = str(error)
+    # (PyTorch's "invalid combination" message ends with a newline already)
+    separator = "" if message.endswith("\n") else "\n"
+    raise TypeError(message + separator + "Hint: give a number, e.g. 0.1.")

@@ -98,7 +98,7 @@ def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
                 f"got attn_mask.dtype: {_cpp(attn_mask)} and  query.dtype: {_cpp(query)} "
                 "instead."
             )
-    if not 0.0 <= dropout_p <= 1.0:
+    if dropout_p > 1.0:  # (a negative p drops nothing: PyTorch drops only for p > 0)
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if query._data.dtype.kind != "f":
         raise RuntimeError(

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._dtypes import result_type
 from .._input_check import BUILTIN, refuses_complex
+from .._out import write_out
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import pointwise
@@ -26,7 +27,12 @@ from ..ops.reduce import (
     normalize_dims,
     vector_norm,
 )
-from .argument_types import scalar_argument, takes_arguments
+from .argument_types import (
+    argument_error,
+    operand_argument,
+    scalar_argument,
+    takes_arguments,
+)
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -99,6 +105,23 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
 
 
+def _norm_arguments(p, dim) -> tuple:
+    """``normalize``'s ``p`` and ``dim`` as ``Tensor.norm`` hands them on to
+    ``linalg.vector_norm`` (``p=None`` or ``'fro'``: 2; an int ``dim`` in a list), with
+    PyTorch's errors for what its parser refuses."""
+    if p is None or p == "fro":
+        p = 2.0
+    elif isinstance(p, str):  # (another name goes to matrix_norm, which refuses it)
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported."
+                           "\nHint: p is a number here, e.g. 2 or 1.")
+    dims = [dim] if isinstance(dim, int) else dim
+    for error in (argument_error("linalg_vector_norm", "ord", "Number", p, 2),
+                  argument_error("linalg_vector_norm", "dim", "tuple of ints?", dims, 3)):
+        if error is not None:
+            raise error
+    return p, dim if dim is None or isinstance(dim, int) else tuple(dims)
+
+
 @refuses_complex("normalize", p=RuntimeError(
     "linalg.vector_norm: Expected a non-complex scalar as the order of norm."),
     eps=NotImplementedError("clamp is not supported for complex types"))
@@ -111,7 +134,16 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     tensor([[0.6000, 0.8000],
             [0.0000, 0.0000]])
     """
-    denom = _norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    p, dim = _norm_arguments(p, dim)
+    if not input.is_floating_point():
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{input.dtype._legacy.removesuffix('Tensor')}"
+            "\nHint: convert the input first, e.g. x.float()."
+        )
+    eps = operand_argument(eps, "clamp_min")
+    # (Tensor.norm with a number p is linalg.vector_norm: LinalgVectorNormBackward0)
+    denom = vector_norm(input, p, dim=dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
     if is_grad_enabled() and (input.requires_grad or out.requires_grad):
@@ -119,7 +151,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
             "div(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    return out.copy_(input / denom)
+    return write_out("div", input / denom, out)  # (resized as torch.div's out=)
 
 
 __all__ = ["pairwise_distance", "cosine_similarity", "normalize"]

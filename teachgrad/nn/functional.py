@@ -24,6 +24,7 @@ import numpy as np
 from .. import _aten_random, _dtypes, _random
 from .._arguments import Signatures
 from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints, takes_tensors
+from .._out import accepts_out
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
 from .._warn import warn_user
@@ -330,6 +331,13 @@ def logsigmoid(input: Tensor) -> Tensor:
     return _ops.LogSigmoidBackward0.apply(input)
 
 
+# PyTorch's F.gelu, softplus, logsigmoid, softshrink and hardshrink are its C++ bindings,
+# which take out= (its Python activations, F.relu, F.elu ..., do not).
+gelu = accepts_out(gelu)
+softplus = accepts_out(softplus)
+logsigmoid = accepts_out(logsigmoid, "log_sigmoid")
+
+
 def _mish(input: Tensor) -> Tensor:
     return _ops.MishBackward0.apply(input)
 
@@ -398,6 +406,10 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     lambd = _scalar_argument(lambd, "hardshrink", "lambd")
     _require_floating(input, "hardshrink_cpu")
     return _ops.HardshrinkBackward0.apply(input, lambd=lambd)
+
+
+softshrink = accepts_out(softshrink)
+hardshrink = accepts_out(hardshrink)
 
 
 @numpy_names
@@ -471,10 +483,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight · x``, with one learned slope per channel (dim 1),
     or a single slope for every element."""
-    if weight.ndim > 1:
-        raise RuntimeError(
-            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
-        )
+    # (PyTorch's order: the dtypes, the number of slopes, then the weight's dimensions)
     if input.dtype != weight.dtype:
         raise RuntimeError(
             f"prelu: Type promoting not supported. Got {_type_name(input)} and "
@@ -491,6 +500,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 "Mismatch of parameter numbers and input channel size. Found parameter "
                 f"numbers = {count} and channel size = {channels}."
             )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     _require_floating(input, "prelu_cpu")
     if weight.ndim != input.ndim:
         # As PyTorch: the slopes are reshaped (a view) to broadcast over the input, [1, C,
@@ -570,6 +583,30 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 # ----------------------------------------------------------------------------------------
 # Linear layers and dropout
 # ----------------------------------------------------------------------------------------
+def _linear_dtype_error(input: Tensor, weight: Tensor, bias: Tensor | None) -> RuntimeError:
+    """PyTorch's error for an input and weight of different dtypes, in the words of the
+    kernel linear calls: addmm with a bias, mm (matmul) without one, dot for two vectors."""
+    if input.ndim == 1 and weight.ndim == 1:
+        message = (f"dot : expected both vectors to have same dtype, but found "
+                   f"{_type_name(input)} and {_type_name(weight)}")
+    elif bias is None and weight.ndim == 2:
+        message = (f"expected m1 and m2 to have the same dtype, but got: "
+                   f"{_CPP_NAMES[input._data.dtype.name]} != {_CPP_NAMES[weight._data.dtype.name]}")
+    else:
+        message = (f"mat1 and mat2 must have the same dtype, but got {_type_name(input)} and "
+                   f"{_type_name(weight)}")
+    return RuntimeError(
+        f"{message}\nHint: the input is {input.dtype} but the layer is {weight.dtype}; "
+        "convert the input (x.float()) or the model (model.to(x.dtype))."
+    )
+
+
+# (the C++ type names PyTorch's mm names dtypes by)
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: what ``nn.Linear`` computes.
 
@@ -590,12 +627,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{x.ndim}D and {w.ndim}D"
         )
     if x.dtype != w.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_type_name(input)} and "
-            f"{_type_name(weight)}"
-            f"\nHint: the input is {input.dtype} but the layer is {weight.dtype}; convert "
-            "the input (x.float()) or the model (model.to(x.dtype))."
-        )
+        raise _linear_dtype_error(input, weight, bias)
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         rows = math.prod(x.shape[:-1])
         raise RuntimeError(

@@ -17,7 +17,7 @@ from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
 from ..ops.reduce import vector_norm, vector_norm_backward
 from . import functional as F
-from .argument_types import takes_arguments
+from .argument_types import operand_argument, takes_arguments
 
 __all__ = [
     "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_", "selu_", "celu_",
@@ -80,7 +80,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
         warn_user("`eps` parameter is deprecated and has no effect.", UserWarning)
     # -log(Exp(1)) is a Gumbel(0, 1) draw.
     gumbels = -logits.new_empty(logits.shape).exponential_().log()
-    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    y_soft = ((logits + gumbels) / operand_argument(tau, "/")).softmax(dim)
     if not hard:
         return y_soft
     index = y_soft.max(dim, keepdim=True)[1]

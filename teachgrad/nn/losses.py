@@ -31,7 +31,12 @@ from ..ops.index import saving_indices
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
-from .argument_types import bool_argument, scalar_argument, takes_arguments
+from .argument_types import (
+    bool_argument,
+    operand_argument,
+    scalar_argument,
+    takes_arguments,
+)
 from .distance import pairwise_distance
 from .loss_ops import (
     HuberLossBackward0,
@@ -157,6 +162,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     if reduction != "batchmean":
         F._check_reduction(reduction)
     bool_argument(log_target, "kl_div", "log_target")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError(  # (integer or bool: PyTorch's kernel refuses both)
+            "kl_div: Integral inputs not supported.\nHint: give float probabilities, e.g. "
+            "target.float() (kl_div compares two distributions, not class labels).")
     if log_target:
         output = pointwise.exp(target) * (target - input)
     else:
@@ -204,7 +213,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         raise ValueError(reduction + " is not valid")
     var = var.clone()
     with no_grad():  # keep the variance away from 0, outside the derivative
-        var.clamp_(min=eps)
+        var.clamp_(min=operand_argument(eps, "clamp_", "min"))
     loss = 0.5 * (pointwise.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.forward_formulas import sum_present
 from ..ops.op import Op
 from ..ops.quiet_mean import mean_of
@@ -87,8 +87,28 @@ def _statistics_for_backward(ctx, x):
     return standardize_statistics(x, ctx.dims, ctx.eps)
 
 
+def _statistic(node, which: int, per_channel: bool = False, per_group: bool = False):
+    """A normalisation node's ``grad_fn._saved_result1`` (the mean, ``which`` 0) or
+    ``result2`` (1/std, 1) as PyTorch's kernel returns it: with the kept dimensions (layer
+    norm), one per channel (batch norm; empty in evaluation) or ``(N, groups)`` (group
+    norm)."""
+    value = node.statistics[which]
+    if per_channel:
+        value = np.reshape(value, -1) if node.training else np.zeros(0, np.asarray(value).dtype)
+    elif per_group:
+        value = np.reshape(value, np.shape(value)[:2])
+    return _make(np.array(value))
+
+
 class NativeLayerNormBackward0(Op):
     """Layer normalisation over the last dimensions ``dims``, then ``· weight + bias``."""
+    saved_names = ("input", "weight", "bias")  # grad_fn._saved_... (None if not given)
+    # the statistics as PyTorch's kernel returns them: the mean and 1/std, kept dims
+    saved_attributes = {
+        "normalized_shape": lambda node: node.input_meta[-len(node.dims):],
+        "result1": lambda node: _statistic(node, 0),
+        "result2": lambda node: _statistic(node, 1),
+    }
 
     formula = ("x̂ = (x − mean)·rstd, y = x̂·w + b:  "
                "∂L/∂x = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) with ĝ = g·w;  "
@@ -97,6 +117,7 @@ class NativeLayerNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, eps):
         mean, rstd = standardize_statistics(x, dims, eps)
+        ctx.input_meta = x.shape  # (for grad_fn._saved_...: sizes)
         ctx.dims, ctx.eps, ctx.statistics = dims, eps, (mean, rstd)
         # (the bias as PyTorch saves it: an input of the recorded double backward, and
         # changing it in place before backward is an error there too)
@@ -221,6 +242,14 @@ class NativeBatchNormBackward0(Op):
     own (and the gradient flows through them); in evaluation they are the running
     statistics, constants.
     """
+    # (the running statistics: None unless given; in evaluation PyTorch's kernel returns
+    # no statistics of its own, so result1 and result2 are empty)
+    saved_names = ("input", "weight", "running_mean", "running_var")
+    saved_attributes = {
+        "eps": "eps", "training": "training",
+        "result1": lambda node: _statistic(node, 0, per_channel=True),
+        "result2": lambda node: _statistic(node, 1, per_channel=True),
+    }
 
     formula = ("x̂ = (x − mean)·rstd, y = x̂·w + b per channel:  training "
                "∂L/∂x = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)), evaluation ∂L/∂x = rstd·ĝ, "
@@ -230,6 +259,7 @@ class NativeBatchNormBackward0(Op):
     def forward(ctx, x, weight, bias, mean, rstd, training, eps, running=()):
         dims = (0, *range(2, x.ndim))  # every dimension but the channels
         shape = mean.shape  # (1, C, 1, ...): weight and bias broadcast like this
+        ctx.input_meta = x.shape  # (for grad_fn._saved_...: sizes)
         ctx.dims, ctx.eps, ctx.training, ctx.statistics = dims, eps, training, (mean, rstd)
         # (``running``: the running statistics' arrays, saved as PyTorch saves them, so
         # that backward refuses them changed in place since: see batch_norm)
@@ -297,6 +327,13 @@ class NativeGroupNormBackward0(Op):
     It is layer norm on the input seen as ``(N, groups, C/groups · positions)``, with a
     per-channel affine step: the same gradient, on that view.
     """
+    saved_names = ("input", "weight")  # grad_fn._saved_... (None if not given)
+    saved_attributes = {
+        "N": lambda node: node.input_meta[0], "C": lambda node: node.input_meta[1],
+        "HxW": lambda node: math.prod(node.input_meta[2:]), "group": "groups", "eps": "eps",
+        "result1": lambda node: _statistic(node, 0, per_group=True),
+        "result2": lambda node: _statistic(node, 1, per_group=True),
+    }
 
     formula = ("x̂ = (x − mean)·rstd per group, y = x̂·w + b per channel:  "
                "∂L/∂x = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) over each group, ĝ = g·w;  "
@@ -307,6 +344,7 @@ class NativeGroupNormBackward0(Op):
         # One row per group of one sample (its length spelled out: no -1 for an empty batch).
         grouped = x.reshape(x.shape[0], groups, math.prod(x.shape[1:]) // groups)
         mean, rstd = standardize_statistics(grouped, (2,), eps)
+        ctx.input_meta = x.shape  # (for grad_fn._saved_...: sizes)
         ctx.groups, ctx.dims, ctx.eps, ctx.statistics = groups, (2,), eps, (mean, rstd)
         ctx.save_for_backward(x, weight)
         out = ((grouped - mean) * rstd).reshape(x.shape)

@@ -24,14 +24,20 @@ from __future__ import annotations
 
 import math
 
-from .. import _creation, _dtypes
+from .. import _dtypes
 from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..ops.shape import cat
-from .argument_types import argument_error, scalar_argument, takes_arguments
+from .argument_types import (
+    argument_error,
+    operand_argument,
+    scalar_argument,
+    takes_arguments,
+)
 from .batch_norm import batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
+from .padding import pad
+from .pooling import avg_pool2d, avg_pool3d
 
 
 @refuses_complex("group_norm", eps=5)
@@ -106,12 +112,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             "NoneType\nHint: give a number; momentum=None (a cumulative "
             "average) is something only the InstanceNorm modules accept."
         )
-    n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
-    if use_input_stats and math.prod(input.shape[2:]) == 1:
+    if use_input_stats and math.prod(input.shape[2:]) == 1:  # (a 0-d input too: first)
         raise ValueError(
             "Expected more than 1 spatial element when training, got input size "
             f"{input.size()}"
         )
+    n, c = input.shape[0], input.shape[1] if input.dim() > 1 else 1
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
@@ -170,19 +176,19 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         # layout may not allow: the same view here gives its error.
         squares.view(squares.shape[0], 1, squares.shape[1], squares.shape[2], -1)
     _check_window(size, dim)
-    channels = squares.shape[1]
-    # Zero channels before and after, then the mean over each window of `size` channels.
+    # As PyTorch records it: zero channels before and after (pad), then the mean over each
+    # window of `size` channels (average pooling with a (size, 1) window, stride 1).
     before, after = size // 2, (size - 1) // 2
-    pad_shape = list(squares.shape)
-    parts = []
-    for count in (before, after):
-        pad_shape[1] = count
-        parts.append(_creation.zeros(*pad_shape, dtype=squares.dtype))
-    padded = cat([parts[0], squares, parts[1]], 1)
-    window_sum = padded[:, 0:channels]
-    for shift in range(1, size):
-        window_sum = window_sum + padded[:, shift:shift + channels]
-    div = (window_sum / size).mul(alpha).add(k).pow(beta)
+    if dim == 3:
+        padded = pad(squares.unsqueeze(1), (0, 0, before, after))
+        div = avg_pool2d(padded, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = squares.shape
+        padded = pad(squares.view(sizes[0], 1, sizes[1], sizes[2], -1),
+                     (0, 0, 0, 0, before, after))
+        div = avg_pool3d(padded, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(operand_argument(alpha, "mul"))
+    div = div.add(operand_argument(k, "add")).pow(operand_argument(beta, "pow"))
     return input / div
 
 
@@ -190,6 +196,14 @@ def _check_window(size: int, dim: int) -> None:
     """PyTorch's errors for a window ``size`` that is no positive int: it pads the squares
     with ``size // 2`` channels (F.pad refuses a float), then average-pools them with a
     window of ``size`` channels (2-d pooling for a 3-d input, else 3-d)."""
+    try:
+        size // 2  # (PyTorch's Python computes this first: Python's words for no number)
+    except TypeError as error:
+        raise TypeError(f"{error}\nHint: size is a number of channels, an int.") from None
+    if isinstance(size, bool):
+        raise TypeError(f"avg_pool{2 if dim == 3 else 3}d(): argument 'kernel_size' (position 2) "
+                        "must be tuple of ints, but found element of type bool at pos 0"
+                        "\nHint: size is a number of channels, an int.")
     if isinstance(size, float):
         position = 3 if dim == 3 else 5  # (the channel padding's place in pad's tuple)
         raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {position} "

@@ -34,6 +34,7 @@ import numpy as np
 from .._input_check import refuses_complex
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
+from ..autograd.graph import saved_value
 from .argument_types import scalar_argument, takes_arguments
 from .axis_maps import (
     AxisMap,
@@ -116,7 +117,16 @@ def _border_pad(input: Tensor, pairs, mode: str) -> Tensor:
         AxisMap(index=source_positions(size, b, a, mode)[:, None], weights=None, size=size)
         for size, (b, a) in zip(sizes, pairs)
     )
-    return _OPS[mode][d - 1].apply(input, maps=maps)
+    out = _OPS[mode][d - 1].apply(input, maps=maps)
+    if out._grad_fn is not None:  # (PyTorch's grad_fn._saved_padding: the flat pad given)
+        out._grad_fn.padding = tuple(p for pair in reversed(pairs) for p in pair)
+    return out
+
+
+# PyTorch's grad_fn._saved_self and _saved_padding of the reflect and replicate nodes
+for _op in (*_OPS["reflect"], *_OPS["replicate"]):
+    _op._saved_self = property(lambda node: saved_value(node, 0))
+    _op._saved_padding = property(lambda node: node.padding)
 
 
 def _narrow(t: Tensor, dim: int, start: int, stop: int) -> Tensor:

@@ -41,6 +41,8 @@ class ConstantPadNdBackward0(Op):
     """``out = x`` inside a border of ``value`` (a crop where the padding is negative)."""
 
     formula = "out = x surrounded by value    ∂L/∂x = grad with the border cut off"
+    # PyTorch's flat pad (last dimension first), as grad_fn._saved_pad
+    saved_attributes = {"pad": lambda node: tuple(p for pair in reversed(node.pads) for p in pair)}
 
     @staticmethod
     def forward(ctx, x, pads, value):

@@ -61,6 +61,7 @@ class PixelShuffleBackward0(Op):
     ``r x r`` block."""
 
     formula = "out = a permutation of x    ∂L/∂x = pixel_unshuffle(grad)"
+    saved_attributes = {"upscale_factor": "factor"}
 
     @staticmethod
     def forward(ctx, x, factor):
@@ -77,6 +78,7 @@ class PixelUnshuffleBackward0(Op):
     channels."""
 
     formula = "out = a permutation of x    ∂L/∂x = pixel_shuffle(grad)"
+    saved_attributes = {"downscale_factor": "factor"}
 
     @staticmethod
     def forward(ctx, x, factor):
@@ -92,6 +94,7 @@ class ChannelShuffleBackward0(Op):
     """Channel ``g·(C/groups) + i`` moves to ``i·groups + g``: the groups interleave."""
 
     formula = "out = x with its channels interleaved    ∂L/∂x = the inverse shuffle of grad"
+    saved_attributes = {"groups": "groups"}
 
     @staticmethod
     def forward(ctx, x, groups):

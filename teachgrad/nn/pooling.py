@@ -21,7 +21,7 @@ import numpy as np
 
 from .._input_check import BUILTIN, takes_ints
 from .._tensor import Tensor, _make, python_type_name
-from .argument_types import argument_error, takes_arguments
+from .argument_types import argument_error, operand_argument, takes_arguments
 from .axis_maps import AxisMap, gather
 from .pooling_ops import (
     AdaptiveAvgPool2DBackward0,
@@ -168,10 +168,29 @@ def _check_non_batch_sizes(input: Tensor, d: int, function: str) -> None:
         )
 
 
+def _as_given(value, d: int) -> tuple:
+    """An int-list argument as PyTorch's binding passes it on: an int repeated ``d`` times,
+    a sequence as a tuple, None (no stride) as ``()``."""
+    if value is None:
+        return ()
+    return (value,) * d if isinstance(value, int) else tuple(value)
+
+
+def note_arguments(result: Tensor, **arguments) -> None:
+    """Keep a pooling's arguments on ``result``'s node, for PyTorch's
+    ``grad_fn._saved_kernel_size`` ... (pooling_ops._pooling_arguments reads them)."""
+    node = result._grad_fn
+    if node is not None:
+        node.arguments = arguments
+
+
 def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices: bool, op: type):
     """Max pooling over the last ``d`` axes (``d`` = 2 or 3)."""
     _check_max_input(input, d)
+    given = dict(kernel_size=_as_given(kernel_size, d), stride=_as_given(stride, d),
+                 padding=_as_given(padding, d), dilation=_as_given(dilation, d),
+                 ceil_mode=ceil_mode)  # (for grad_fn._saved_..., before the defaults)
     kernel, stride, pad, dil = _arguments(f"max_pool{d}d", kernel_size, stride, padding,
                                           dilation, d)
     _check_padding_undilated(kernel, pad)
@@ -179,6 +198,7 @@ def _max_pool(input: Tensor, d: int, kernel_size, stride, padding, dilation, cei
     windows = tuple(window_positions(*a) for a in zip(input.shape[-d:], out, kernel, stride,
                                                      pad, dil))
     values, indices = op.apply(input, windows=windows)
+    note_arguments(values, **given)
     return (values, indices) if return_indices else values
 
 
@@ -243,6 +263,9 @@ def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
     """Average pooling over the last ``d`` axes: one average map per axis."""
     name = f"avg_pool{d}d"
     _check_avg_input(input, d, divisor_override)
+    given = dict(kernel_size=_as_given(kernel_size, d), stride=_as_given(stride, d),
+                 padding=_as_given(padding, d), ceil_mode=ceil_mode,
+                 count_include_pad=count_include_pad, divisor_override=divisor_override)
     kernel, stride, pad, _ = _arguments(name, kernel_size, stride, padding, d=d, average=True)
     sizes = input.shape[-d:]
     if d == 2 and 0 in input.shape[-3:]:  # only a batch may be empty
@@ -264,7 +287,9 @@ def _avg_pool(input: Tensor, d: int, kernel_size, stride, padding, ceil_mode,
             for n, o, k, s_, p, div in zip(sizes, out, kernel, stride, pad, divisors)]
     if input._data.dtype.kind != "f":
         return _integer_means(input, axes)
-    return op.apply(input, maps=tuple(window_average_map(*a) for a in axes))
+    out = op.apply(input, maps=tuple(window_average_map(*a) for a in axes))
+    note_arguments(out, **given)
+    return out
 
 
 @takes_arguments("avg_pool2d", kernel_size=("tuple of ints", BUILTIN),
@@ -534,6 +559,9 @@ def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
         input.unsqueeze(-2), windows=(np.zeros((1, 1), np.int64),
                                       window_positions(input.shape[-1], out, k, s, p, d)),
     )
+    # (as PyTorch's max_pool1d calls its 2-d kernel: the stride given, or the kernel's)
+    note_arguments(values, kernel_size=(1, k), stride=(1, s), padding=(0, p), dilation=(1, d),
+                   ceil_mode=ceil_mode)
     return values.squeeze(-2)
 
 
@@ -629,8 +657,10 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool1d, input.pow(norm_type), kernel_size, stride, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+    out = _lp_average(avg_pool1d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
+    scale = operand_argument(kernel_size, "mul")  # (a tuple: mul's words, as PyTorch)
+    return (out.sign() * out.abs().relu()).mul(scale).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
@@ -641,7 +671,8 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool2d, input.pow(norm_type), kernel_size, stride, ceil_mode)
+    out = _lp_average(avg_pool2d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
 
@@ -653,7 +684,8 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrPair,
                             ceil_mode)
     if infinite is not None:
         return infinite
-    out = _lp_average(avg_pool3d, input.pow(norm_type), kernel_size, stride, ceil_mode)
+    out = _lp_average(avg_pool3d, input.pow(operand_argument(norm_type, "pow")), kernel_size,
+                      stride, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 

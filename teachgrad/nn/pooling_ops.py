@@ -30,7 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
+from ..autograd import graph
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.shape import embed
@@ -101,6 +102,7 @@ AvgPool2DBackward0, AvgPool2DBackwardBackward0 = op_pair(
     "AvgPool2D", _AVERAGE_FORMULA, backward_takes_input=True)
 AvgPool3DBackward0, AvgPool3DBackwardBackward0 = op_pair(
     "AvgPool3D", _AVERAGE_FORMULA, backward_takes_input=True)
+
 
 
 def refuse_an_empty_gradient(kernel: str, grad) -> None:
@@ -178,7 +180,7 @@ def _along(axis: int, d: int, window: np.ndarray) -> np.ndarray:
     return window.reshape(shape)
 
 
-class MaxPool2DWithIndicesBackward0(Op):
+class _MaxPoolOp(Op):
     """The largest value of every window; the gradient goes to where it was.
 
     A window is given by the input positions it covers along each pooled axis
@@ -188,6 +190,8 @@ class MaxPool2DWithIndicesBackward0(Op):
     """
 
     formula = "out = max(window)    ∂out/∂x = 1 at the (first) largest element, 0 elsewhere"
+    saved_names = ("self",)  # grad_fn._saved_self; result1: the indices it returned
+    saved_attributes = {"result1": lambda node: _max_indices(node)}
 
     @staticmethod
     def forward(ctx, x, windows):
@@ -293,13 +297,33 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
         return gathered.reshape(out_shape), zeros
 
 
-class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+def _max_indices(node) -> Tensor:
+    """Max pooling's ``grad_fn._saved_result1``: the indices output (each largest element's
+    position within its plane)."""
+    lead = node.input_shape[: len(node.input_shape) - len(node.outs)]
+    return _make(node.indices.reshape(*lead, *node.outs))
+
+
+def _pooling_arguments(*names: str) -> dict:
+    """``saved_attributes`` reading the pooling's arguments as PyTorch's node saves them
+    (kept on the node by the pooling function: see pooling.note_arguments)."""
+    return {name: (lambda node, name=name: node.arguments[name]) for name in names}
+
+
+class MaxPool2DWithIndicesBackward0(_MaxPoolOp):
+    """Max pooling over windows of ``kernel_size`` (PyTorch's node for 1-d and 2-d)."""
+
+    saved_attributes = _pooling_arguments("kernel_size", "stride", "padding", "dilation",
+                                          "ceil_mode")
+
+
+class AdaptiveMaxPool2DBackward0(_MaxPoolOp):
     """Max pooling into a fixed output size: the same op, with adaptive windows."""
 
     @classmethod
     def backward(cls, ctx, grad, grad_indices):
         refuse_an_empty_gradient(cls.kernel, grad)
-        return MaxPool2DWithIndicesBackward0.backward(ctx, grad, grad_indices)
+        return _MaxPoolOp.backward(ctx, grad, grad_indices)
 
     kernel = "adaptive_max_pool2d_backward"
 
@@ -314,11 +338,11 @@ class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
     kernel = "adaptive_max_pool3d_backward"
 
 
-class FractionalMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+class FractionalMaxPool2DBackward0(_MaxPoolOp):
     """Fractional max pooling: the same op, with pseudo-random windows per plane."""
 
 
-class FractionalMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
+class FractionalMaxPool3DBackward0(_MaxPoolOp):
     """3-d fractional max pooling."""
 
 
@@ -353,3 +377,18 @@ __all__ = [
     "adaptive_bins", "adaptive_positions", "fractional_positions",
     "average_map", "window_average_map", "window_divisors", "window_positions",
 ]
+
+
+def _name_saved(op: type, **attributes) -> None:
+    """Give a node class made by op_pair PyTorch's ``grad_fn._saved_self`` (the input it
+    saved) and ``_saved_<name>`` for ``attributes`` (as Op.__init_subclass__ does)."""
+    op._saved_self = property(lambda node: graph.saved_value(node, 0))
+    for name, read in attributes.items():
+        setattr(op, f"_saved_{name}", property(read))
+
+
+for _op in (AvgPool2DBackward0, AvgPool3DBackward0):
+    _name_saved(_op, **_pooling_arguments("kernel_size", "stride", "padding", "ceil_mode",
+                                          "count_include_pad", "divisor_override"))
+_name_saved(AdaptiveAvgPool2DBackward0)
+_name_saved(AdaptiveAvgPool3DBackward0)

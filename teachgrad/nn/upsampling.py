@@ -462,7 +462,29 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     else:
         maps = tuple(nearest_map(n, m, s, exact=mode == "nearest-exact", shortcuts=d == 2)
                      for n, m, s in zip(input.shape[2:], out, scales))
-    return _OPS[mode, d].apply(input, maps=maps)
+    result = _OPS[mode, d].apply(input, maps=maps)
+    if result._grad_fn is not None:  # what PyTorch's node shows as grad_fn._saved_...
+        arguments = {"self_sym_sizes": tuple(input.shape), "output_size": tuple(out),
+                     **dict(zip(_scale_names(d), scales))}
+        if mode not in ("nearest", "nearest-exact"):
+            arguments["align_corners"] = bool(align_corners)
+        result._grad_fn.arguments = arguments
+    return result
+
+
+def _scale_names(d: int) -> tuple[str, ...]:
+    """PyTorch's names of the upsampling nodes' saved scales: one per axis."""
+    return ("scales",) if d == 1 else ("scales_d", "scales_h", "scales_w")[3 - d:]
+
+
+# PyTorch's grad_fn._saved_<name> of the upsampling nodes (interpolate keeps the values)
+for (_mode, _d), _op in _OPS.items():
+    _names = ("self_sym_sizes", "output_size", *_scale_names(_d))
+    if _mode not in ("nearest", "nearest-exact"):
+        _names += ("align_corners",)
+    for _name in _names:
+        setattr(_op, f"_saved_{_name}",
+                property(lambda node, name=_name: node.arguments[name]))
 
 
 def _type_name(t: Tensor) -> str:

@@ -591,9 +591,8 @@ OP_SAVED_SYMBOLS = {"NllLossBackward0": _NLL_SYMBOLS, "NllLoss2DBackward0": _NLL
 
 def _nll_names(node, count: int) -> tuple:
     """nll_loss saves PyTorch's four under saved_tensors_hooks (the input, the target, the
-    weight, the total weight), else only the target and the weight if given."""
-    return ("self", "target", "weight", "total_weight") if count == 4 else (
-        ("target", "weight")[:count])
+    weight, the total weight), else the input, the target and the weight if given."""
+    return ("self", "target", "weight", "total_weight")[:count if count < 4 else 4]
 
 
 def _bce_names(node, count: int) -> tuple:

@@ -123,8 +123,8 @@ class NllLossBackward0(Op):
     # Saved as PyTorch saves them, and read back by backward: a target (or weight) changed
     # in place since makes backward refuse (nll_loss saves them: save_nll_loss). Under
     # saved_tensors_hooks they are PyTorch's four, packed in its order (self, target,
-    # weight, total_weight); outside, only the target and weight (cross_entropy runs this
-    # every step): the grad_fn._saved_... properties below know both layouts.
+    # weight, total_weight); outside, the input, target and weight (cross_entropy runs
+    # this every step): the grad_fn._saved_... properties below know both layouts.
 
     @staticmethod
     def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
@@ -184,18 +184,18 @@ class NllLossBackward0(Op):
         return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
 
 
-_PLAIN_LAYOUT = {"target": 0, "weight": 1}
+_PLAIN_LAYOUT = {"self": 0, "target": 1, "weight": 2}
 _HOOKED_LAYOUT = {"self": 0, "target": 1, "weight": 2, "total_weight": 3}
 
 
 def _nll_saved(node, name: str):
-    """``grad_fn._saved_<name>`` of nll_loss's node, in either layout (None where it was not
-    kept: the input outside saved_tensors_hooks; the total weight is then worked out from
-    the saved target and weight, as PyTorch's kernel sums it)."""
+    """``grad_fn._saved_<name>`` of nll_loss's node, in either layout (outside
+    saved_tensors_hooks the total weight is not kept: it is worked out from the saved
+    target and weight, as PyTorch's kernel sums it)."""
     hooked = type(node._saved) is PackedSaved
     if name == "total_weight" and not hooked:
-        target = graph.saved_value(node, 0)  # (PyTorch's error once backward freed them)
-        weight = graph.saved_value(node, 1)
+        target = graph.saved_value(node, 1)  # (PyTorch's error once backward freed them)
+        weight = graph.saved_value(node, 2)
         return _total_weight(node, target._data, None if weight is None else weight._data)
     index = (_HOOKED_LAYOUT if hooked else _PLAIN_LAYOUT).get(name)
     return None if index is None else graph.saved_value(node, index)
@@ -227,8 +227,14 @@ def save_nll_loss(loss: Tensor, input: Tensor, values: tuple, target: Tensor,  #
     Inside saved_tensors_hooks the node saves PyTorch's four, packed in its order: the
     input, the target, the weight (if given), the total weight (a 0-d tensor)."""
     node = loss._grad_fn
-    if node is None or not saved_hooks_state.stack:
+    if node is None:
+        return
+    if not saved_hooks_state.stack:
         save_constants(loss, values, (target, weight))
+        # and the input first, as PyTorch keeps it (grad_fn._saved_self; backward then
+        # refuses an input changed in place since, as PyTorch's does)
+        constants, sources = node._saved
+        node._saved = ((input._data, *constants), ((input, input._vc[0]), *sources))
         return
     total = _total_weight(node, values[0], values[1] if weight is not None else None)
     node._saved = graph.record_saved(

@@ -1,0 +1,137 @@
+"""nn ops' ``grad_fn._saved_*`` hold PyTorch's values (not only its names): the input and
+the parameters of activations, normalisations, pooling, embedding and interpolate, which
+teachgrad's nodes kept but did not show (``HardtanhBackward0._saved_min_val``,
+``NativeBatchNormBackward0._saved_result1``, ``MaxPool2DWithIndicesBackward0._saved_stride``,
+``UpsampleBilinear2DBackward0._saved_scales_h`` ...)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import teachgrad
+
+# (PyTorch shows a negative int it saved as unsigned: -1 as 18446744073709551615;
+# teachgrad shows the -1 meant. These cases avoid such values.)
+CASES = {
+    "leaky_relu": lambda F, T, lib: F.leaky_relu(T(3, 4), 0.2),
+    "relu6": lambda F, T, lib: F.relu6(T(3, 4)),
+    "hardtanh": lambda F, T, lib: F.hardtanh(T(3, 4), -0.5, 0.75),
+    "elu": lambda F, T, lib: F.elu(T(3, 4), 0.5),
+    "selu": lambda F, T, lib: F.selu(T(3, 4)),
+    "celu": lambda F, T, lib: F.celu(T(3, 4), 0.7),
+    "softplus": lambda F, T, lib: F.softplus(T(3, 4), 2.0, 5.0),
+    "gelu_tanh": lambda F, T, lib: F.gelu(T(3, 4), approximate="tanh"),
+    "logsigmoid": lambda F, T, lib: F.logsigmoid(T(3, 4)),
+    "softshrink": lambda F, T, lib: F.softshrink(T(3, 4), 0.3),
+    "hardshrink": lambda F, T, lib: F.hardshrink(T(3, 4), 0.3),
+    "threshold": lambda F, T, lib: F.threshold(T(3, 4), 0.1, 2.0),
+    "prelu": lambda F, T, lib: F.prelu(T(2, 3, 4), T(3)),
+    "batch_norm_train": lambda F, T, lib: F.batch_norm(
+        T(4, 3, 2), lib.zeros(3), lib.ones(3), T(3), T(3), training=True, eps=1e-3),
+    "batch_norm_eval": lambda F, T, lib: F.batch_norm(
+        T(4, 3, 2), lib.zeros(3), lib.ones(3), T(3), T(3), training=False),
+    "batch_norm_plain": lambda F, T, lib: F.batch_norm(T(4, 3), None, None, training=True),
+    "layer_norm": lambda F, T, lib: F.layer_norm(T(2, 3, 4), (4,), T(4), T(4)),
+    "layer_norm_plain": lambda F, T, lib: F.layer_norm(T(2, 3, 4), (3, 4)),
+    "group_norm": lambda F, T, lib: F.group_norm(T(2, 4, 3), 2, T(4), T(4), eps=1e-4),
+    "max_pool1d": lambda F, T, lib: F.max_pool1d(T(1, 2, 8), 3, 2, 1).squeeze(0),
+    "max_pool2d": lambda F, T, lib: F.max_pool2d(T(1, 2, 6, 6), 3, 2, 1),
+    "max_pool2d_default_stride": lambda F, T, lib: F.max_pool2d(T(1, 2, 6, 6), 2),
+    "max_pool3d": lambda F, T, lib: F.max_pool3d(T(1, 1, 4, 4, 4), 2),
+    "avg_pool2d": lambda F, T, lib: F.avg_pool2d(T(1, 2, 6, 6), 3, 2, 1, ceil_mode=True,
+                                                 count_include_pad=False, divisor_override=2),
+    "avg_pool3d": lambda F, T, lib: F.avg_pool3d(T(1, 1, 4, 4, 4), 2),
+    "adaptive_avg_pool2d": lambda F, T, lib: F.adaptive_avg_pool2d(T(1, 2, 7, 5), (3, 2)),
+    "adaptive_max_pool2d": lambda F, T, lib: F.adaptive_max_pool2d(T(1, 2, 7, 5), (3, 2)),
+    "embedding": lambda F, T, lib: F.embedding(lib.tensor([[0, 2], [1, 0]]), T(4, 3),
+                                               padding_idx=2, scale_grad_by_freq=True),
+    "pad_constant": lambda F, T, lib: F.pad(T(1, 2, 5, 4), (2, 1, 0, 3), value=1.5),
+    "pad_reflect": lambda F, T, lib: F.pad(T(1, 2, 5), (2, 1), mode="reflect"),
+    "pad_replicate": lambda F, T, lib: F.pad(T(1, 2, 5, 5), (2, 1, 1, 0), mode="replicate"),
+    "pixel_shuffle": lambda F, T, lib: F.pixel_shuffle(T(1, 4, 2, 2), 2),
+    "pixel_unshuffle": lambda F, T, lib: F.pixel_unshuffle(T(1, 1, 4, 4), 2),
+    "channel_shuffle": lambda F, T, lib: F.channel_shuffle(T(1, 4, 2, 2), 2),
+    "interp_nearest": lambda F, T, lib: F.interpolate(T(1, 2, 3, 3), scale_factor=2),
+    "interp_bilinear": lambda F, T, lib: F.interpolate(T(1, 2, 3, 3), scale_factor=1.5,
+                                                       mode="bilinear"),
+    "interp_bicubic": lambda F, T, lib: F.interpolate(T(1, 2, 3, 3), size=(5, 4),
+                                                      mode="bicubic", align_corners=True),
+    "interp_linear": lambda F, T, lib: F.interpolate(T(1, 2, 3), scale_factor=2, mode="linear"),
+    "interp_trilinear": lambda F, T, lib: F.interpolate(T(1, 1, 2, 3, 3), size=(3, 4, 4),
+                                                        mode="trilinear"),
+}
+
+
+def _shown(value):
+    """A saved value as plain data: a tensor's dtype, shape and values, or the value."""
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        array = value.detach().numpy()
+        return ("tensor", str(value.dtype).split(".")[-1], tuple(array.shape),
+                np.round(array.astype(np.float64), 5).tolist())
+    if isinstance(value, float) and not math.isnan(value):
+        return round(value, 12)
+    return value
+
+
+def _saved(lib, case: str):
+    rng = np.random.default_rng(0)
+    lib.manual_seed(0)
+
+    def T(*shape):
+        return lib.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+
+    out = CASES[case](lib.nn.functional, T, lib)
+    node = out.grad_fn
+    while type(node).__name__.startswith(("Squeeze", "Unsqueeze")):  # (1-d pooling's views)
+        node = node.next_functions[0][0]
+    names = sorted(n for n in dir(node) if n.startswith("_saved_"))
+    return type(node).__name__, {n: _shown(getattr(node, n)) for n in names}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_saved_values_as_pytorch(case):
+    torch = pytest.importorskip("torch")
+    assert _saved(teachgrad, case) == _saved(torch, case)
+
+
+def test_max_pool_indices_by_hand():
+    x = teachgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 7.0, 3.0]]], requires_grad=True)
+    node = teachgrad.nn.functional.max_pool1d(x, 2).grad_fn.next_functions[0][0]
+    assert node._saved_result1.tolist() == [[[[1, 2, 4]]]]  # where 5, 2 and 7 are
+    assert node._saved_self.squeeze(-2).tolist() == x.tolist()
+
+
+def test_batch_norm_statistics_by_hand():
+    x = teachgrad.tensor([[1.0], [3.0]], requires_grad=True)  # one channel: mean 2, var 1
+    node = teachgrad.nn.functional.batch_norm(x, None, None, training=True, eps=1e-30).grad_fn
+    assert node._saved_result1.tolist() == [2.0] and node._saved_result2.tolist() == [1.0]
+    assert node._saved_training is True and node._saved_eps == 1e-30
+
+
+def _node_names(out) -> list[str]:
+    """The graph's node names, depth first from ``out.grad_fn``."""
+    names, stack, seen = [], [out.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 2)])
+def test_local_response_norm_records_pytorchs_graph(shape):
+    """pad, then average pooling (its saved window too), as PyTorch's Python composes it;
+    teachgrad summed shifted slices of a concatenation before."""
+    torch = pytest.importorskip("torch")
+    graphs = []
+    for lib in (torch, teachgrad):
+        x = lib.ones(*shape, requires_grad=True)
+        graphs.append(_node_names(lib.nn.functional.local_response_norm(x, 2)))
+    assert graphs[1] == graphs[0]
+    assert "AvgPool2DBackward0" in graphs[0] or "AvgPool3DBackward0" in graphs[0]
