@@ -141,23 +141,12 @@ KNOWN = {
     "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",
     "torch.einsum('ij,kj->ik', x, w)": "teachgrad's einsum is one EinsumBackward0 node; "
                                        "PyTorch's is a chain of bmm/permute/view nodes",
-    "F.gelu(x)": _NN + "no _saved_approximate",
     "F.softplus(x)": _NN + "no _saved_beta, _saved_threshold",
-    "F.leaky_relu(x, 0.2)": _NN + "no _saved_negative_slope",
     "F.elu(x)": _NN + "no _saved_alpha, _saved_scale, _saved_input_scale",
-    "F.hardtanh(x)": _NN + "no _saved_min_val, _saved_max_val, _saved_self",
-    "F.logsigmoid(x)": _NN + "no _saved_buffer",
     "F.glu(x)": _NN + "no _saved_dim, _saved_self",
-    "F.cross_entropy(x, torch.tensor([0, 2, 1]))": _NN + "nll_loss keeps its input only "
-                                                   "under saved-tensor hooks (for speed)",
-    "F.nll_loss(x.log_softmax(1), torch.tensor([0, 2, 1]))": "(as cross_entropy)",
-    "F.nll_loss(x.log_softmax(1), torch.tensor([0, 2, 1]), ignore_index=2)":
-        "(as cross_entropy)",
-    "F.pad(x, (1, 1))": _NN + "no _saved_pad",
     "F.embedding(torch.tensor([0, 2]), x)": _NN + "no _saved_padding_idx, _saved_sparse, "
                                             "_saved_scale_grad_by_freq, "
                                             "_saved_weight_sym_argsize_0",
-    "F.layer_norm(x, (4,))": _NN + "NativeLayerNormBackward0 shows none of its six values",
 }
 
 
