@@ -165,6 +165,21 @@ def printed_by(cell: SourceCell, namespace: dict) -> str:
     return printed.getvalue()
 
 
+def count_printing_as_stored(cells: list[SourceCell], stored: list[str],
+                             namespace: dict) -> int:
+    """Run every code cell after the first (the imports) in ``namespace`` and check each
+    prints what the notebook stored (``stored``, one text per cell, as
+    :func:`stored_stdout` gives). Returns how many of them printed something, so that a
+    claims test can also check the comparison was not of empty outputs only."""
+    assert len(stored) == len(cells)
+    compared = 0
+    for n, (cell, want) in enumerate(zip(cells[1:], stored[1:]), start=1):
+        got = printed_by(cell, namespace)
+        assert got == want, f"code cell {n} printed\n{got}\nnot\n{want}\n{cell.code}"
+        compared += bool(want)
+    return compared
+
+
 def headless_namespace(lib) -> dict:
     """Globals for running a lesson's cells with ``lib`` (teachgrad or PyTorch) as torch
     and no display: the notebook's drawings do nothing, and ``step_backward`` only runs
