@@ -49,6 +49,28 @@ def go_to(view, frame: int) -> None:
     expect(view.locator(f'.tg-panel-live[data-frame="{frame}"]')).to_be_visible()
 
 
+def flat(text: str) -> str:
+    """``text`` with every run of white space made one space (panels lay values out)."""
+    return " ".join(text.split())
+
+
+def live_stepper_at_start(lesson, code_start: str, output: str):
+    """The live stepper of the code cell starting ``code_start``, on its first frame.
+
+    Returns ``(cell, view)``: the cell's locator and that of its live stepper's output.
+    Checks on the way what a student sees first: one stepper on screen (the live widget
+    hides the static copy exports use), and a panel saying where backward() starts.
+    """
+    cell = lesson.cell(lesson.code_cell(code_start))
+    view = cell.locator(".jp-OutputArea-child", has=lesson.page.locator(".tg-live"))
+    view.locator(".jupyter-button:visible").first.wait_for(state="visible")
+    assert cell.locator(".tg-static").is_hidden()
+    view.locator('button[title="First step"]:visible').click()
+    go_to(view, 0)
+    assert visible_panel(view).startswith(f"Start: backward() from {output}")
+    return cell, view
+
+
 def svg_texts(svg_source: str) -> list[str]:
     """The text lines of an SVG document (node names, shapes...), in document order."""
     return [html.unescape(t) for t in re.findall(r"<text\b[^>]*>([^<]*)</text>", svg_source)]

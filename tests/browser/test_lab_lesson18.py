@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
+from .stepper_dom import go_to, highlighted, live_stepper_at_start, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -52,13 +52,7 @@ def test_graph_and_stepper_show_the_chain_rule_at_log_softmax(lesson, screenshot
             assert node in texts, texts
         screenshots.take(graph_cell, f"lesson18-cross-entropy-graph-{name}")
 
-        cell = lesson.cell(lesson.code_cell("step_backward(L,"))
-        view = cell.locator(".jp-OutputArea-child", has=lesson.page.locator(".tg-live"))
-        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
-        assert cell.locator(".tg-static").is_hidden()  # one stepper on screen: the live one
-        view.locator('button[title="First step"]:visible').click()
-        go_to(view, 0)
-        assert visible_panel(view).startswith("Start: backward() from L")
+        cell, view = live_stepper_at_start(lesson, "step_backward(L,", "L")
         for frame, node in enumerate(STEPS, start=1):
             view.locator('button[title="Next step"]:visible').click()
             go_to(view, frame)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
+from .stepper_dom import flat, go_to, highlighted, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -24,11 +24,6 @@ STEPS = ["SumBackward0", "MulBackward0", "ConvolutionBackward0", "AccumulateGrad
 G = "[[[ 1., -1., 2.]]]"                     # ∂L/∂y, arriving at the convolution
 X_GRAD = "[[[ 1., -1., 0., 2., -4.]]]"       # the full convolution with the flipped kernel
 W_GRAD = "[[[-3.0000, 4.0000, 4.5000]]]"     # x convolved with g
-
-
-def flat(text: str) -> str:
-    """``text`` with every run of white space made one space (panels lay values out)."""
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")

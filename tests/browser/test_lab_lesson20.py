@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import go_to, highlighted, svg_texts, visible_panel
+from .stepper_dom import flat, go_to, highlighted, live_stepper_at_start, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -28,11 +28,6 @@ DA = "[[ 1.0000, 0.0000, -1.0000], [ 0.0000, -2.0000, -1.0000], [ 0.5000, 2.0000
 DV = "[[ 0.7569, 0.0295], [ 0.2188, -0.0397], [ 0.5243, 0.0102]]"
 DS = "[[ 0.4011, 0.0000, -0.4011], [ 0.2726, -0.1308, -0.1418], [-0.0449, 0.0604, -0.0155]]"
 DK = "[[ 0.2519, 0.1610], [ 0.0427, -0.0498], [-0.2946, -0.1112]]"
-
-
-def flat(text: str) -> str:
-    """``text`` with every run of white space made one space (panels lay values out)."""
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +69,7 @@ def test_the_stepper_walks_attentions_backward_pass(lesson, screenshots, theme, 
     lesson.set_theme(theme, light)
     name = "light" if light else "dark"
     try:
-        cell = lesson.cell(lesson.code_cell("step_backward(L,"))
-        view = cell.locator(".jp-OutputArea-child", has=lesson.page.locator(".tg-live"))
-        view.locator(".jupyter-button:visible").first.wait_for(state="visible")
-        assert cell.locator(".tg-static").is_hidden()  # one stepper on screen: the live one
-        view.locator('button[title="First step"]:visible').click()
-        go_to(view, 0)
-        assert visible_panel(view).startswith("Start: backward() from L")
+        cell, view = live_stepper_at_start(lesson, "step_backward(L,", "L")
         for frame, node in enumerate(STEPS, start=1):
             view.locator('button[title="Next step"]:visible').click()
             go_to(view, frame)
