@@ -14,9 +14,7 @@ The exercise's tempting wrong answers are in test_exercises.py.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import sys
 from pathlib import Path
 
@@ -52,11 +50,7 @@ def namespace_for(lib) -> dict:
 
 def run_cells(lib, *snippets: str) -> dict:
     """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    ns = namespace_for(lib)
-    with contextlib.redirect_stdout(io.StringIO()):
-        for snippet in snippets:
-            exec(code_containing(snippet), ns)
-    return ns
+    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
 
 
 def softmax(z) -> np.ndarray:

@@ -52,11 +52,7 @@ def namespace_for(lib) -> dict:
 
 def run_cells(lib, *snippets: str) -> dict:
     """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    ns = namespace_for(lib)
-    with contextlib.redirect_stdout(io.StringIO()):
-        for snippet in snippets:
-            exec(code_containing(snippet), ns)
-    return ns
+    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
 
 
 def library(name: str):

@@ -137,6 +137,18 @@ def code_containing(path: Path, snippet: str) -> str:
     return cell.code
 
 
+def run_cells_containing(path: Path, namespace: dict, *snippets: str) -> dict:
+    """Run the code cells containing ``snippets``, in that order, in ``namespace`` (what
+    they print is dropped); returns the namespace, for a claims test to read."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        for snippet in snippets:
+            exec(code_containing(path, snippet), namespace)
+    return namespace
+
+
 def stored_stdout(notebook: Path) -> list[str]:
     """What each code cell of the built notebook printed to stdout, in order (the outputs
     a claims test compares with the same code run with PyTorch)."""
