@@ -143,10 +143,6 @@ KNOWN = {
                                        "PyTorch's is a chain of bmm/permute/view nodes",
     "F.softplus(x)": _NN + "no _saved_beta, _saved_threshold",
     "F.elu(x)": _NN + "no _saved_alpha, _saved_scale, _saved_input_scale",
-    "F.glu(x)": _NN + "no _saved_dim, _saved_self",
-    "F.embedding(torch.tensor([0, 2]), x)": _NN + "no _saved_padding_idx, _saved_sparse, "
-                                            "_saved_scale_grad_by_freq, "
-                                            "_saved_weight_sym_argsize_0",
 }
 
 

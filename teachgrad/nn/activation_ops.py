@@ -21,6 +21,7 @@ from ..ops.loss import stable_log_sigmoid, stable_sigmoid
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
 from ..ops.recorded_backward import RecordedBackward
+from ..ops.saved_values import given
 from ..ops.select_grad import keep_where, zero_where
 from ..ops.special import _erf, erf, recorded_or_plain
 
@@ -519,7 +520,7 @@ class ThresholdBackward0(Op):
 class GluBackward0(Op):
     """Gated linear unit: split ``a`` in halves ``(x, g)`` along ``dim``; ``x·σ(g)``."""
     saved_names = ("self",)  # grad_fn._saved_...
-    saved_attributes = {"dim": "dim"}
+    saved_attributes = {"dim": given("dim", lambda node: node.dim)}  # (as given: saved_values)
 
     formula = "∂(x·σ(g))/∂x = σ(g)    ∂(x·σ(g))/∂g = x·σ(g)(1 − σ(g))"
 

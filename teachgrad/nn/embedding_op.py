@@ -17,6 +17,7 @@ from ..autograd.saved_hooks import PackedSaved
 from ..ops.index import IndexPutImplBackward0
 from ..ops.op import Op
 from ..ops.recorded_backward import RecordedBackward
+from ..ops.saved_values import shown
 from ..ops.shape import embed
 
 
@@ -31,10 +32,10 @@ class EmbeddingBackward0(Op):
     # The indices as given (PyTorch's _saved_indices): backward reads them back, so that
     # indices changed in place since make it refuse, as PyTorch's (ops.index.saving_indices).
     saved_names = ("indices",)
-    # (no padding_idx: -1, which PyTorch shows as the unsigned 18446744073709551615;
-    # teachgrad shows the -1 meant, as for nll_loss's ignore_index)
+    # (no padding_idx: -1, which PyTorch shows as the unsigned 18446744073709551615, as
+    # it shows nll_loss's ignore_index: see ops.saved_values)
     saved_attributes = {
-        "padding_idx": lambda node: -1 if node.padding_idx is None else node.padding_idx,
+        "padding_idx": lambda node: shown(-1 if node.padding_idx is None else node.padding_idx),
         "scale_grad_by_freq": "scale_grad_by_freq",
         "sparse": lambda node: getattr(node, "sparse", False),
         "weight_sym_argsize_0": lambda node: node.shape[0],

@@ -44,6 +44,7 @@ from ..ops.loss import (
 from ..ops.number_factor import DivBackward1, MulBackward1
 from ..ops.reduce import mean as _mean
 from ..ops.reduce import sum as _sum
+from ..ops.saved_values import keep_given
 from ..ops.split_join import broadcast_shapes as _broadcast_shapes
 from . import activation_ops as _ops
 from . import feature_dropout as _feature_dropout
@@ -442,7 +443,10 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
             f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
         )
     _require_floating(input, "glu_cpu")
-    return _ops.GluBackward0.apply(input, dim=d)
+    out = _ops.GluBackward0.apply(input, dim=d)
+    if dim < 0:  # (grad_fn._saved_dim shows it as given: see ops.saved_values)
+        keep_given(out, _ops.GluBackward0, dim=dim)
+    return out
 
 
 def _celu(input: Tensor, alpha: float) -> Tensor:

@@ -118,7 +118,7 @@ def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...],
     x = input.float() if input.dtype is _dtypes.float16 else input
     if eps is None:
         eps = float(np.finfo(x._data.dtype).eps)
-    dims = tuple(range(-n, 0))
+    dims = tuple(range(x.dim() - n, x.dim()))  # (as PyTorch's rms_norm: grad_fn._saved_dim)
     mean_square = mean(pointwise.pow(x, 2), dims, keepdim=True)
     out = pointwise.mul(x, pointwise.rsqrt(AddBackward1.apply(mean_square, other=eps)))
     if x is not input:
