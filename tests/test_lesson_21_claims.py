@@ -289,6 +289,14 @@ def test_the_one_line_formula_by_finite_differences(seed, n, c):
     x, gamma, dy = random_batch(seed, n, c)
     numeric = numeric_gradient(lambda a: (batch_norm(a, gamma, 0.0) * dy).sum(), x)
     np.testing.assert_allclose(formula_dx(x, gamma, dy), numeric, atol=1e-7)
+    # the folded dx_c: the gradient at x_c, with the variance computed from x_c
+    xc = x - x.mean(axis=0)
+    sigma = np.sqrt((xc ** 2).mean(axis=0) + EPS)
+    x_hat, dx_hat = xc / sigma, gamma * dy
+    folded = (dx_hat - x_hat * (dx_hat * x_hat).mean(axis=0)) / sigma
+    numeric_xc = numeric_gradient(
+        lambda c: (gamma * c / np.sqrt((c ** 2).mean(axis=0) + EPS) * dy).sum(), xc)
+    np.testing.assert_allclose(folded, numeric_xc, atol=1e-7)
 
 
 def test_it_is_lesson_18s_layer_norm_formula_on_its_side():
