@@ -270,6 +270,49 @@ TEMPTING = {
         "    dS = A * (dA - (dA * A).sum(dim=0, keepdim=True))\n"
         "    return dS.T @ Q / math.sqrt(d)\n"
     ),
+    # Batch norm's mean path forgotten: only the direct and the variance's terms (section 3's
+    # dx = dx_c, without dμ / N); its columns no longer sum to 0.
+    "21_": (
+        "def batchnorm_dx(x, gamma, dy, eps):\n"
+        "    N = x.shape[0]\n"
+        "    sigma = torch.sqrt(x.var(dim=0, correction=0) + eps)\n"
+        "    x_hat = (x - x.mean(dim=0)) / sigma\n"
+        "    return gamma / sigma / N * (N * dy - x_hat * (dy * x_hat).sum(dim=0))\n"
+    ),
+    # The variance's path forgotten: σ treated as a constant, as in eval() mode.
+    "21_variance": (
+        "def batchnorm_dx(x, gamma, dy, eps):\n"
+        "    N = x.shape[0]\n"
+        "    sigma = torch.sqrt(x.var(dim=0, correction=0) + eps)\n"
+        "    return gamma / sigma / N * (N * dy - dy.sum(dim=0))\n"
+    ),
+    # var's default, the unbiased variance (running_var's), in place of forward's biased one.
+    "21_unbiased": (
+        "def batchnorm_dx(x, gamma, dy, eps):\n"
+        "    N = x.shape[0]\n"
+        "    sigma = torch.sqrt(x.var(dim=0) + eps)\n"
+        "    x_hat = (x - x.mean(dim=0)) / sigma\n"
+        "    return gamma / sigma / N * (N * dy - dy.sum(dim=0)\n"
+        "                                - x_hat * (dy * x_hat).sum(dim=0))\n"
+    ),
+    # A sign error: the variance's term added instead of subtracted.
+    "21_sign": (
+        "def batchnorm_dx(x, gamma, dy, eps):\n"
+        "    N = x.shape[0]\n"
+        "    sigma = torch.sqrt(x.var(dim=0, correction=0) + eps)\n"
+        "    x_hat = (x - x.mean(dim=0)) / sigma\n"
+        "    return gamma / sigma / N * (N * dy - dy.sum(dim=0)\n"
+        "                                + x_hat * (dy * x_hat).sum(dim=0))\n"
+    ),
+    # The sums taken over the features (dim=1, layer norm's axis) instead of over the batch.
+    "21_axis": (
+        "def batchnorm_dx(x, gamma, dy, eps):\n"
+        "    N = x.shape[0]\n"
+        "    sigma = torch.sqrt(x.var(dim=0, correction=0) + eps)\n"
+        "    x_hat = (x - x.mean(dim=0)) / sigma\n"
+        "    return gamma / sigma / N * (N * dy - dy.sum(dim=1, keepdim=True)\n"
+        "                                - x_hat * (dy * x_hat).sum(dim=1, keepdim=True))\n"
+    ),
 }
 
 
