@@ -276,9 +276,9 @@ def test_the_2d_input_gradient_is_conv_transpose_and_zeros_between_then_crop(lib
 @LIBS
 def test_the_2d_kernel_gradient_is_a_dilated_convolution_with_g(lib_name):
     text = lesson_text()
-    assert ("$\\partial L / \\partial w_{ab} = \\sum_{p,q} g_{pq}\\, \\tilde x_{2p + a,\\, 2q + b}$: "
-            "the padded input convolved with $g$ as the kernel, with $g$'s entries 2 apart. "
-            "That spacing is what `dilation=2` does") in text
+    assert ("$\\partial L / \\partial w_{ab} = \\sum_{p,q} g_{pq}\\, "
+            "\\tilde x_{2p + a,\\, 2q + b}$: the padded input convolved with $g$ as the "
+            "kernel, with $g$'s entries 2 apart. That spacing is what `dilation=2` does") in text
     x2 = np.arange(25.0).reshape(5, 5)
     numeric = numeric_gradient(
         lambda w: (conv2d_numpy(x2, w, stride=2, padding=1) * G2).sum(), W2)

@@ -201,8 +201,8 @@ def test_dq_and_dk_by_finite_differences():
     text = lesson_text()
     assert "dQ = \\frac{dS\\,K}{\\sqrt d}, \\qquad dK = \\frac{dS^\\top Q}{\\sqrt d}." in text
     assert ("$\\partial L / \\partial Q_{ic} = \\sum_j dS_{ij} K_{jc} / \\sqrt d$, a sum along the "
-            "rows of $dS$, and $\\partial L / \\partial K_{jc} = \\sum_i dS_{ij} Q_{ic} / \\sqrt d$, "
-            "a sum down its **columns**") in text
+            "rows of $dS$, and $\\partial L / \\partial K_{jc} = "
+            "\\sum_i dS_{ij} Q_{ic} / \\sqrt d$, a sum down its **columns**") in text
     Q, K, V, dO = random_case(2, tokens=4, d=5)
     d = 5
     S = Q @ K.T / math.sqrt(d)
