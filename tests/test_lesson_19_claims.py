@@ -275,8 +275,10 @@ def test_the_2d_input_gradient_is_conv_transpose_and_zeros_between_then_crop(lib
 
 @LIBS
 def test_the_2d_kernel_gradient_is_a_dilated_convolution_with_g(lib_name):
-    assert ("the padded input convolved with $g$, read at the kernel's steps of 2, which is "
-            "what `dilation=2` does") in lesson_text()
+    text = lesson_text()
+    assert ("$\\partial L / \\partial w_{ab} = \\sum_{p,q} g_{pq}\\, "
+            "\\tilde x_{2p + a,\\, 2q + b}$: the padded input convolved with $g$ as the "
+            "kernel, with $g$'s entries 2 apart. That spacing is what `dilation=2` does") in text
     x2 = np.arange(25.0).reshape(5, 5)
     numeric = numeric_gradient(
         lambda w: (conv2d_numpy(x2, w, stride=2, padding=1) * G2).sum(), W2)
@@ -361,8 +363,9 @@ def test_conv_transpose_is_multiplication_by_c_transpose(lib_name):
 @LIBS
 def test_im2col_patches_times_w_and_the_kernel_gradient_as_p_transpose_g(lib_name):
     text = lesson_text()
-    assert ("Stack the patches as rows (*im2col*, \"image to columns\", in 2-d), and $y$ is "
-            "that matrix $P$ times $w$. Then the kernel's gradient is $P^\\top g$") in text
+    assert ("Stack the patches as the rows of a matrix $P$, and $y$ is $P$ times $w$. (In 2-d "
+            "this is called *im2col*, \"image to columns\": libraries stack the patches as "
+            "columns, which is $P^\\top$.) Then the kernel's gradient is $P^\\top g$") in text
     assert "`F.unfold` builds $P$ (transposed) for images" in text
     lib = library(lib_name)
     ns = run_cells(lib, *SECTION_1_TO_3, "P = x.detach().unfold(0, 3, 1)")

@@ -174,8 +174,8 @@ def test_the_shapes_place_one_transpose_but_not_the_other():
 def test_ds_is_lesson_18s_softmax_vjp_by_finite_differences():
     text = lesson_text()
     assert "dS = A \\odot \\big(dA - \\operatorname{rowsum}(dA \\odot A)\\big)," in text
-    assert ("Times the row $g$ of $dA$ arriving there, that is $a \\odot g - a\\,(a \\cdot g)$"
-            in text)
+    assert ("It is symmetric, so the vector-Jacobian product (lesson 7) with the row $g$ of $dA$ "
+            "arriving there is the Jacobian times $g$: $p \\odot g - p\\,(p \\cdot g)$." in text)
     Q, K, V, dO = random_case(1)
     S = Q @ K.T / math.sqrt(3)
     A = softmax(S)
@@ -200,7 +200,9 @@ def test_the_lessons_ds_is_autograds_and_its_rows_sum_to_0(lib_name):
 def test_dq_and_dk_by_finite_differences():
     text = lesson_text()
     assert "dQ = \\frac{dS\\,K}{\\sqrt d}, \\qquad dK = \\frac{dS^\\top Q}{\\sqrt d}." in text
-    assert "for the keys the sum runs down the **columns** of $dS$" in text
+    assert ("$\\partial L / \\partial Q_{ic} = \\sum_j dS_{ij} K_{jc} / \\sqrt d$, a sum along the "
+            "rows of $dS$, and $\\partial L / \\partial K_{jc} = "
+            "\\sum_i dS_{ij} Q_{ic} / \\sqrt d$, a sum down its **columns**") in text
     Q, K, V, dO = random_case(2, tokens=4, d=5)
     d = 5
     S = Q @ K.T / math.sqrt(d)
@@ -243,8 +245,9 @@ def test_into_the_layers_the_weight_and_x_with_its_three_paths(lib_name):
 
 @LIBS
 def test_attention_itself_is_two_products_and_one_softmax(lib_name):
-    assert ("That is the whole backward pass of attention itself: two matrix products back "
-            "through each of its two products, and one softmax VJP in the middle.") in lesson_text()
+    assert ("That is the whole backward pass of attention itself: each of its two matrix "
+            "products sends back two more (one per factor), and the softmax in the middle sends "
+            "back one vector-Jacobian product per row.") in lesson_text()
     lib = library(lib_name)
     Q, K, V = (lib.tensor(t, requires_grad=True) for t in (SMALL_Q, SMALL_K, SMALL_V))
     O = lib.softmax(Q @ K.T / math.sqrt(2), dim=-1) @ V
@@ -452,8 +455,9 @@ def test_the_stepper_reads_section_2_at_each_node():
         "`∂(A B)/∂A = grad Bᵀ ∂(A B)/∂B = Aᵀ grad`, section 2's step 1. It sends "
         "$dO\\,V^\\top$ to the softmax and $A^\\top dO$ to $V$, which **step 4** stores in "
         "`V.grad`.",
-        "**Step 5**, `SoftmaxBackward0`: `grad_in = s·(grad − Σ grad·s)`, section 2's step 2, "
-        "with $s$ the softmax's saved output $A$ (`_saved_result`).",
+        "**Step 5**, `SoftmaxBackward0`: `grad_in = s·(grad − Σ grad·s)`, section 2's step 2. "
+        "The panel names things its own way: its $s$ is the softmax's output, our $p$ (a row of "
+        "$A$, saved as `_saved_result`), and its $a$ is the input, our $z$ (a row of $S$).",
         "**Step 6**, `DivBackward0`: the division by $\\sqrt 2$ divides the gradient by "
         "$\\sqrt 2$ (the divisor is a number, so it needs no gradient).",
         "**Step 7**, `MmBackward0` for $Q K^\\top$ (its $A$ is our $Q$, its $B$ is $K^\\top$): "
@@ -491,6 +495,8 @@ def test_the_stepper_reads_section_2_at_each_node():
     assert flat(shown(A.T @ dO)) in step3
     assert flat(shown(A.T @ dO)) in flat(panels[4]) and "V.grad: None →" in panels[4]
     assert "grad_in = s·(grad − Σ grad·s)" in panels[5]
+    assert "∂sᵢ/∂aⱼ = sᵢ·(δᵢⱼ − sⱼ)" in panels[5]   # s the output, a the input
+    assert "a → DivBackward0 (S):" in panels[5]
     assert flat(f"_saved_result = {shown(A)}") in flat(panels[5])
     assert flat(shown(dS)) in flat(panels[5])
     assert "b → None: no gradient needed" in panels[6]
