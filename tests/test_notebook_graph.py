@@ -415,3 +415,43 @@ def test_the_picture_is_named_for_a_screen_reader():
     assert (svg.count('class="node'), svg.count('class="edge"')) == (8, 8)
     assert 'role="img" aria-label="Backward graph of out: 8 boxes, 8 arrows"' in svg
     assert 'alt="Backward graph of out: 8 boxes, 8 arrows"' in drawing._repr_html_()
+
+
+# --- tensors without a graph: the drawing says why --------------------------------------
+def _no_grad_tensors():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.no_grad():
+        under = x * 2
+    return {"plain": torch.tensor([1.0, 2.0]), "detached": (x * 2).detach(),
+            "under": under}
+
+
+@pytest.mark.parametrize("how", ["plain", "detached", "under"])
+def test_a_tensor_without_a_graph_draws_with_a_sentence_saying_why(how):
+    t = _no_grad_tensors()[how]
+    drawing = draw(t, names={how: t})
+    page = drawing._repr_html_()
+    assert '<p class="tg-graph-note">' in page
+    assert f"{how} has no graph: requires_grad is False and grad_fn is None" in repr(drawing)
+    assert "under torch.no_grad(), or by .detach()" in visible_text(page)
+    # The error the note quotes is the one backward() really raises (PyTorch's sentence).
+    quoted = re.search(r'would raise "([^"]+)"', repr(drawing)).group(1)
+    with pytest.raises(RuntimeError) as raised:
+        t.backward(torch.ones(2))
+    assert str(raised.value).splitlines()[0] == quoted
+
+
+def test_the_quoted_error_is_pytorchs():
+    real = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as raised:
+        real.tensor([1.0, 2.0]).backward(real.ones(2))
+    assert str(raised.value) == ("element 0 of tensors does not require grad and does not "
+                                 "have a grad_fn")
+
+
+def test_a_leaf_draws_with_a_sentence_about_its_grad():
+    x = torch.tensor(2.0, requires_grad=True)
+    drawing = draw(x, names={"x": x})
+    assert "x is a leaf: it has no grad_fn" in repr(drawing)
+    assert "into x.grad" in visible_text(drawing._repr_html_())
+    assert '<p class="tg-graph-note">' not in draw(x * 3, names={"x": x})._repr_html_()

@@ -363,3 +363,81 @@ def test_in_html_an_edge_to_nothing_stays_with_its_comma(seed000):
     html = inspect(z=z)._repr_html_()
     assert f"MulBackward0 → AccumulateGrad,\u00a0{NO_EDGE}" in html_cells(html)
     assert f"AccumulateGrad, {NO_EDGE}" in inspect(z=z).to_text()  # the text is unchanged
+
+
+# --- edge cases, against PyTorch's own printing ------------------------------------------
+def _torch_data_text(t) -> str:
+    """The data part of PyTorch's ``repr(t)`` (``tensor(DATA, ...)``), its continuation
+    lines indented by one space as the table writes them (PyTorch indents them under
+    ``tensor(``, seven)."""
+    body = repr(t)[len("tensor("):]
+    if body.startswith("["):  # up to the bracket that closes the first one
+        depth, end = 0, 0
+        while end == 0 or depth:
+            depth += {"[": 1, "]": -1}.get(body[end], 0)
+            end += 1
+    else:  # a 0-d tensor: the number, up to the options or the closing parenthesis
+        end = min(i for i in (body.find(","), body.find(")")) if i >= 0)
+    lines = body[:end].split("\n")
+    return "\n".join([lines[0]] + [line[len("tensor("):] for line in lines[1:]])
+
+
+EDGE_CASES = {
+    "empty": lambda L: L.tensor([]),
+    "empty 2x0": lambda L: L.zeros(2, 0),
+    "empty int64 0x3": lambda L: L.zeros(0, 3, dtype=L.int64),
+    "summarised 40x50": lambda L: L.arange(2000.0).reshape(40, 50),
+    "a million": lambda L: L.arange(1_000_000, dtype=L.float32),
+    "int64": lambda L: L.tensor([1, -2, 3]),
+    "int8": lambda L: L.tensor([1, -2, 3], dtype=L.int8),
+    "bool": lambda L: L.tensor([True, False]),
+    "0-d bool": lambda L: L.tensor(True),
+    "nan and inf": lambda L: L.tensor([float("nan"), float("inf"), -float("inf"), 1.5]),
+    "nan beside integers": lambda L: L.tensor([float("nan"), 1.0, 2.0]),
+    "scientific": lambda L: L.tensor([1e-8, 1e8, 3.0]),
+    "float16": lambda L: L.tensor([1.0, 2.5], dtype=L.float16),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+def test_data_cell_is_pytorchs_text(case):
+    real = pytest.importorskip("torch")
+    make = EDGE_CASES[case]
+    t = make(torch)
+    assert cells_of(inspect(t=t), "t")["data"] == _torch_data_text(make(real))
+    assert cells_of(inspect(t=t), "t")["shape"] == str(list(make(real).shape))
+
+
+def _grads(L):
+    """Leaf gradients of unusual layouts: through a transpose (PyTorch's grad is a
+    contiguous copy), and NaN."""
+    a = L.ones(3, 2, requires_grad=True)
+    (a.t() * L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    b = L.ones(3, requires_grad=True)
+    (b * float("nan")).sum().backward()
+    c = L.zeros(0, requires_grad=True)
+    c.sum().backward()
+    return {"transposed": a, "nan": b, "empty": c}
+
+
+@pytest.mark.parametrize("case", ["transposed", "nan", "empty"])
+def test_grad_cell_is_pytorchs_text(case):
+    real = pytest.importorskip("torch")
+    ours, theirs = _grads(torch)[case], _grads(real)[case]
+    assert cells_of(inspect(t=ours), "t")["grad"] == _torch_data_text(theirs.grad)
+
+
+def test_a_long_grad_fn_name_is_kept_whole():
+    class AVeryLongNameForAFunctionThatKeepsGoingAndGoing(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    y = AVeryLongNameForAFunctionThatKeepsGoingAndGoing.apply(torch.ones(2, requires_grad=True))
+    name = "AVeryLongNameForAFunctionThatKeepsGoingAndGoingBackward"  # PyTorch's: + Backward
+    assert cells_of(inspect(y=y), "y")["grad_fn"] == f"{name} → AccumulateGrad"
+    assert f"{name} → AccumulateGrad</td>" in tensor_html(y)

@@ -44,6 +44,8 @@ from .values import as_array, count, long_value, panel_printing
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: the longest line a screen reader announces of a step (a long tensor is cut there)
 SPOKEN_LINE = 160
+#: a panel title's classes: kept out of tables of contents (see PanelWriter.heading)
+TITLE_CLASSES = "tg-title jp-toc-ignore tocSkip"
 
 
 @dataclass(eq=False)
@@ -799,7 +801,11 @@ class _Out:
 
     # --- what a panel is made of -----------------------------------------------------------
     def heading(self, title: str) -> None:
-        self.html.append(f"<h4>{html.escape(title)}</h4>")
+        # Out of the notebook's table of contents (JupyterLab skips jp-toc-ignore, the
+        # classic toc2 extension tocSkip): every frame of a static stepper is a heading,
+        # and JupyterLab drew each as an entry, 2,001 of them for a 2,000-node graph
+        # (8 of its 11 s to show that output; a 50-step lesson stepper, 51 entries).
+        self.html.append(f'<h4 class="{TITLE_CLASSES}">{html.escape(title)}</h4>')
         self.text.append(title)
         self._say(title)
 

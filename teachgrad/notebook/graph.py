@@ -73,11 +73,14 @@ class Drawing:
     ``.svg()`` the laid-out picture; ``.render(...)`` / ``.save(...)`` as in graphviz.
     """
 
-    def __init__(self, digraph, model: GraphModel, prefix: str, titles: dict) -> None:
+    def __init__(self, digraph, model: GraphModel, prefix: str, titles: dict,
+                 notes: tuple[str, ...] = ()) -> None:
         self.graph = digraph
         self.model = model
         self.prefix = prefix
         self._titles = titles
+        #: sentences shown under the picture: why a tensor has no graph (see no_graph_notes)
+        self.notes = notes
         self._svg: str | None = None
 
     @property
@@ -112,13 +115,14 @@ class Drawing:
             return None
 
     def _repr_html_(self) -> str:
+        notes = "".join(f'<p class="tg-graph-note">{html.escape(n)}</p>' for n in self.notes)
         try:
             svg = self.svg()
         except LayoutUnavailable as error:
-            return unavailable_html(str(error), self.source)
+            return unavailable_html(str(error), self.source) + notes
         return (
             f'<div class="tg-graph" id="{self.prefix}"><style>{css("graph.css")}</style>'
-            f"{svg_html(svg)}</div>"
+            f"{svg_html(svg)}{notes}</div>"
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -136,7 +140,8 @@ class Drawing:
         what = count(m.total, "autograd node")
         if m.mode != "full":
             what += f", drawn {m.mode} as {count(len(m.boxes), 'box', 'boxes')}"
-        return f"<teachgrad graph of {what}; .source has the DOT text>"
+        return "\n".join([f"<teachgrad graph of {what}; .source has the DOT text>",
+                          *self.notes])
 
 
 #: Above this many characters of SVG, an HTML output carries no ``<img>`` copy for
@@ -226,7 +231,37 @@ def draw(
     if show_data or show_grad or show_saved:  # bigger boxes: keep the plain drawing's rows
         rows = rows_or_none(model, Labels(labels.names, model.roots))
     digraph = to_digraph(model, labels, prefix, rows=rows)
-    return Drawing(digraph, model, prefix, labels.titles(model, prefix))
+    return Drawing(digraph, model, prefix, labels.titles(model, prefix),
+                   no_graph_notes(model.roots, labels.names))
+
+
+def no_graph_notes(roots, names: Names) -> tuple[str, ...]:
+    """Why each drawn tensor without a ``grad_fn`` has no graph above it, in words.
+
+    A tensor made under ``no_grad``, by ``.detach()`` or without ``requires_grad=True``
+    drew as one faded box with nothing to say why; a leaf that requires grad drew as its
+    AccumulateGrad alone. (The three ways look the same afterwards: ``requires_grad`` is
+    False and there is no ``grad_fn``; PyTorch cannot tell them apart either.)
+    """
+    notes = []
+    for tensor in roots:
+        if tensor.grad_fn is not None:
+            continue
+        # (one name in a sentence: "x.grad", not "x, t.grad" for a tensor with two)
+        name = names.of_tensor(tensor).split(", ")[0]
+        if tensor.requires_grad:
+            notes.append(
+                f"{name or 'This tensor'} is a leaf: it has no grad_fn, so backward() ends "
+                f"at it, in the AccumulateGrad drawn here, which adds the gradient into "
+                f"{name + '.grad' if name else 'its .grad'}.")
+        else:
+            notes.append(
+                f"{name or 'This tensor'} has no graph: requires_grad is False and grad_fn "
+                "is None, so no operation that made it was recorded (it was made without "
+                "requires_grad=True, under torch.no_grad(), or by .detach()). "
+                f"{name + '.backward()' if name else 'backward() from it'} would raise "
+                '"element 0 of tensors does not require grad and does not have a grad_fn".')
+    return tuple(notes)
 
 
 # ----------------------------------------------------------------------------------------
