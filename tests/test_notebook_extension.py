@@ -121,6 +121,16 @@ def test_magic_switches_modes_and_reports_them(ip, capsys):
     assert "text/html" in formats(ip, t)
 
 
+def test_magic_reads_a_trailing_comment_as_a_comment(ip):
+    """IPython passes "plain   # PyTorch's text" whole; the comment must not become the mode."""
+    run(ip, "%load_ext teachgrad")
+    run(ip, "%teachgrad plain   # PyTorch's text")
+    assert set(formats(ip, torch.ones(1))) == {"text/plain"}
+    run(ip, "%teachgrad frames off   # fold teachgrad's frames")
+    run(ip, "%teachgrad TABLE # back to tables")
+    assert "text/html" in formats(ip, torch.ones(1))
+
+
 def test_magic_refuses_unknown_modes(ip):
     run(ip, "%load_ext teachgrad")
     with pytest.raises(UsageError, match="unknown display mode 'fancy'"):

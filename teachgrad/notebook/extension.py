@@ -108,7 +108,9 @@ class TeachgradMagics(Magics):
         display = current_display(self.shell)
         if display is None:  # someone unregistered the formatter by hand
             raise UsageError("teachgrad's display is not active: run %load_ext teachgrad")
-        mode = line.strip().lower()  # "%teachgrad Plain" means the same
+        # IPython hands a line magic the rest of its line, comment included; a learner who
+        # pastes "%teachgrad plain   # PyTorch's text" means "plain". ("Plain" means it too.)
+        mode = line.split("#", 1)[0].strip().lower()
         if not mode:
             print(describe_configuration(display, frame_folding(self.shell)))
             return
