@@ -77,6 +77,25 @@ REFUSED = [
      "finfo(): argument 'type' (position 1) must be torch.dtype, not str"),
     ("torch.iinfo(np.int64)", TypeError,
      "iinfo(): argument 'type' (position 1) must be torch.dtype, not type"),
+    # --- a Python number (or a NumPy array) where a tensor goes
+    ("torch.abs(2.5)", TypeError, "abs(): argument 'input' (position 1) must be Tensor, not float"),
+    ("torch.exp(1.0)", TypeError, "exp(): argument 'input' (position 1) must be Tensor, not float"),
+    ("torch.tanh(1)", TypeError, "tanh(): argument 'input' (position 1) must be Tensor, not int"),
+    ("torch.sigmoid(True)", TypeError,
+     "sigmoid(): argument 'input' (position 1) must be Tensor, not bool"),
+    ("torch.relu(1.0)", TypeError,
+     "relu(): argument 'input' (position 1) must be Tensor, not float"),
+    ("torch.square(3)", TypeError,
+     "square(): argument 'input' (position 1) must be Tensor, not int"),
+    ("torch.sqrt(input=4.0)", TypeError, "sqrt(): argument 'input' must be Tensor, not float"),
+    ("torch.absolute(-1.0)", TypeError,
+     "absolute(): argument 'input' (position 1) must be Tensor, not float"),
+    ("torch.special.expit(0.5)", TypeError,
+     "special_expit(): argument 'input' (position 1) must be Tensor, not float"),
+    ("torch.log(np.ones(2))", TypeError,
+     "log(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
+    ("torch.nn.functional.silu(1.0)", TypeError,
+     "silu(): argument 'input' (position 1) must be Tensor, not float"),
 ]
 
 
@@ -112,6 +131,8 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "torch.zeros(2, dtype=float)", "torch.zeros(2, dtype=int)", "torch.zeros(2, dtype=bool)",
     "torch.tensor([1.0], dtype=torch.float64)", "x.to(dtype=torch.int64)",
     "x.new_zeros(2)", "torch.full_like(x, 3)", "torch.promote_types(torch.int64, torch.float32)",
+    "torch.exp(x)", "x.exp()", "torch.abs(-x)", "torch.square(x)", "torch.add(1.0, x)",
+    "torch.pow(2, x)", "torch.xlogy(1.0, x)", "np.exp(x)",
 ])
 def test_what_pytorch_takes_keeps_working(expression):
     result = _run(teachgrad, expression)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
+from .._input_check import not_a_tensor
 from .._missing_arguments import REQUIRED, missing, missing_in_caller, untested
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
@@ -827,19 +828,20 @@ def _rpow(input: Tensor, base) -> Tensor:
 @tensor_method()
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (PyTorch records it as a pow: ``PowBackward0``)."""
-    return pow(input, 2)
+    try:
+        return pow(input, 2)
+    except TypeError:  # (torch.square(3): pow takes a number first, square does not)
+        if not isinstance(input, Tensor):
+            raise not_a_tensor(input) from None
+        raise
 
 
 # ----------------------------------------------------------------------------------------
 # Unary functions
 # ----------------------------------------------------------------------------------------
 def _unary(op: type[Op], x: Tensor, floating: bool = True) -> Tensor:
-    if not isinstance(x, Tensor):
-        x = _operand(x)
-        if not isinstance(x, Tensor):
-            from .._creation import tensor
-
-            x = tensor(x)
+    if not isinstance(x, Tensor):  # torch.exp(1.0): PyTorch's parser takes tensors only
+        raise not_a_tensor(x)
     if floating and x._data.dtype.kind != "f":
         x = _floating(x)
     return op.apply(x)
