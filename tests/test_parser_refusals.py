@@ -96,6 +96,19 @@ REFUSED = [
      "log(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
     ("torch.nn.functional.silu(1.0)", TypeError,
      "silu(): argument 'input' (position 1) must be Tensor, not float"),
+    # --- None where a tensor or a number goes (x == None stays False: Python's ==)
+    ("torch.eq(x, None)", TypeError,
+     "eq() received an invalid combination of arguments - got (Tensor, NoneType), but "
+     "expected one of:"),
+    ("x.eq(None)", TypeError,
+     "eq() received an invalid combination of arguments - got (NoneType), but expected "
+     "one of:"),
+    ("torch.ne(x, None)", TypeError,
+     "ne() received an invalid combination of arguments - got (Tensor, NoneType), but "
+     "expected one of:"),
+    ("torch.not_equal(x, None)", TypeError,
+     "not_equal() received an invalid combination of arguments - got (Tensor, NoneType), "
+     "but expected one of:"),
 ]
 
 
@@ -121,6 +134,14 @@ def test_pytorch_refuses_them_so(expression, kind, message):
     assert str(error.value).split("\n")[0] == message
 
 
+def test_the_methods_message_lists_the_methods_signatures():
+    with pytest.raises(TypeError) as error:
+        teachgrad.tensor([1.0]).eq(None)
+    assert str(error.value).split("\n")[1:3] == [" * (Tensor other)", "      didn't match "
+                                                  "because some of the arguments have invalid "
+                                                  "types: (!NoneType!)"]
+
+
 def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     with pytest.raises(TypeError) as error:
         teachgrad.tensor([1.0], dtype="float64")
@@ -133,6 +154,7 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "x.new_zeros(2)", "torch.full_like(x, 3)", "torch.promote_types(torch.int64, torch.float32)",
     "torch.exp(x)", "x.exp()", "torch.abs(-x)", "torch.square(x)", "torch.add(1.0, x)",
     "torch.pow(2, x)", "torch.xlogy(1.0, x)", "np.exp(x)",
+    "x == None", "x != None", "None == x", "x == 1.0", "x != x",
 ])
 def test_what_pytorch_takes_keeps_working(expression):
     result = _run(teachgrad, expression)

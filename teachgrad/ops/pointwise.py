@@ -1652,23 +1652,50 @@ def _compare(ufunc, a, b) -> Tensor:
 _COMPLEX_NUMBER = (complex, np.complexfloating)  # equal to a real number only if .imag is 0
 
 
-@tensor_method("eq", "__eq__")
+@tensor_method("__eq__")
+def _eq_operator(input: Tensor, other) -> Tensor:
+    """``x == y``: :func:`eq`, except that ``x == None`` is False, as Python's ``==`` is
+    (the call ``torch.eq(x, None)`` is refused, as PyTorch's parser refuses it)."""
+    if other is None:
+        return False
+    if isinstance(other, _COMPLEX_NUMBER):
+        return _make(np.asarray(np.equal(input._data, other)))
+    return _compare(np.equal, input, other)
+
+
+@tensor_method("__ne__")
+def _ne_operator(input: Tensor, other) -> Tensor:
+    """``x != y``: :func:`ne`, except that ``x != None`` is True (see ``_eq_operator``)."""
+    if other is None:
+        return True
+    if isinstance(other, _COMPLEX_NUMBER):
+        return _make(np.asarray(np.not_equal(input._data, other)))
+    return _compare(np.not_equal, input, other)
+
+
+def _compared_with_none(name: str) -> TypeError:
+    """PyTorch's refusal of ``x.eq(None)`` (``torch.eq(x, None)``: its wrapper words it
+    from the function's signatures)."""
+    return Signatures(name, "(Tensor other)", "(Number other)").error((None,))
+
+
+@tensor_method("eq")
 @untested
 def eq(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``==`` (a bool tensor)."""
     if other is None:
-        return False
+        raise _compared_with_none("eq")
     if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
         return _make(np.asarray(np.equal(input._data, other)))
     return _compare(np.equal, input, other)
 
 
-@tensor_method("ne", "__ne__", "not_equal")
+@tensor_method("ne", "not_equal")
 @untested
 def ne(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``!=``."""
     if other is None:
-        return True
+        raise _compared_with_none("ne")
     if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
         return _make(np.asarray(np.not_equal(input._data, other)))
     return _compare(np.not_equal, input, other)
