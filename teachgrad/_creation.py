@@ -340,8 +340,6 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
     """
     _check_flag("tensor", requires_grad)
     _check_device(device)
-    if dtype is not None:
-        dtype = to_dtype(dtype, "tensor")
     if isinstance(data, Tensor):
         warn_user(
             "To copy construct from a tensor, it is recommended to use "
@@ -349,9 +347,13 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
             "rather than torch.tensor(sourceTensor).",
             UserWarning,
         )
-    array = _infer_numpy(data, dtype)
+    try:
+        array = _infer_numpy(data, dtype)
+    except TypeError:
+        _check_dtype(dtype, "tensor")  # (a dtype PyTorch's parser refuses, named so)
+        raise
     if dtype is not None:
-        array = array.astype(to_dtype(dtype).numpy, copy=False)
+        array = array.astype(to_dtype(dtype, "tensor").numpy, copy=False)
     if not array.flags.c_contiguous:
         array = np.array(array, order="C")
     return _finish(array, requires_grad)
@@ -386,19 +388,28 @@ def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None
 def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
     """Like :func:`tensor`, but shares memory with a NumPy array or tensor when it can."""
     _check_device(device)
-    if dtype is not None:
-        dtype = to_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
-        if dtype is None or dtype is data.dtype:
+        if dtype is None or to_dtype(dtype, "as_tensor") is data.dtype:
             return data
         return data.to(dtype)
     if isinstance(data, np.ndarray):
         _dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for unsupported dtypes
         if dtype is not None:
-            data = data.astype(to_dtype(dtype).numpy, copy=False)
+            data = data.astype(to_dtype(dtype, "as_tensor").numpy, copy=False)
         _warn_if_read_only(data)
         return _make(data)
-    return tensor(data, dtype=dtype)
+    try:
+        return tensor(data, dtype=dtype)
+    except TypeError:
+        _check_dtype(dtype, "as_tensor")  # (named as the function called)
+        raise
+
+
+def _check_dtype(dtype, function: str) -> None:
+    """In an error branch: raise PyTorch's TypeError, naming ``function``, if ``dtype`` is
+    none of torch's (the error raised inside may have been about it, named otherwise)."""
+    if dtype is not None:
+        to_dtype(dtype, function)
 
 
 def asarray(obj, *, dtype: DType | None = None, device=None, copy: bool | None = None,
