@@ -127,6 +127,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     """Whether ``from_`` casts to ``to`` under PyTorch's same-kind rule."""
     import numpy as _np
 
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, dtype):
+            raise _dtypes.must_be_dtype("can_cast", name, position, value)
     return _np.can_cast(from_.numpy, to.numpy, "same_kind")
 
 

@@ -347,9 +347,13 @@ def tensor(data, *, dtype: DType | None = None, device=None, requires_grad: bool
             "rather than torch.tensor(sourceTensor).",
             UserWarning,
         )
-    array = _infer_numpy(data, dtype)
+    try:
+        array = _infer_numpy(data, dtype)
+    except TypeError:
+        _check_dtype(dtype, "tensor")  # (a dtype PyTorch's parser refuses, named so)
+        raise
     if dtype is not None:
-        array = array.astype(to_dtype(dtype).numpy, copy=False)
+        array = array.astype(to_dtype(dtype, "tensor").numpy, copy=False)
     if not array.flags.c_contiguous:
         array = np.array(array, order="C")
     return _finish(array, requires_grad)
@@ -376,7 +380,7 @@ def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None
     """A 0-d tensor holding ``value`` (float32 by default)."""
     _check_flag("scalar_tensor", requires_grad)
     check_layout("scalar_tensor", layout)
-    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    d = to_dtype(dtype, "scalar_tensor") if dtype is not None else get_default_dtype()
     value = check_fill_value(value, d.numpy)
     return _finish(np.array(value, dtype=d.numpy), requires_grad)
 
@@ -385,16 +389,27 @@ def as_tensor(data, dtype: DType | None = None, device=None) -> Tensor:
     """Like :func:`tensor`, but shares memory with a NumPy array or tensor when it can."""
     _check_device(device)
     if isinstance(data, Tensor):
-        if dtype is None or to_dtype(dtype) is data.dtype:
+        if dtype is None or to_dtype(dtype, "as_tensor") is data.dtype:
             return data
         return data.to(dtype)
     if isinstance(data, np.ndarray):
         _dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for unsupported dtypes
         if dtype is not None:
-            data = data.astype(to_dtype(dtype).numpy, copy=False)
+            data = data.astype(to_dtype(dtype, "as_tensor").numpy, copy=False)
         _warn_if_read_only(data)
         return _make(data)
-    return tensor(data, dtype=dtype)
+    try:
+        return tensor(data, dtype=dtype)
+    except TypeError:
+        _check_dtype(dtype, "as_tensor")  # (named as the function called)
+        raise
+
+
+def _check_dtype(dtype, function: str) -> None:
+    """In an error branch: raise PyTorch's TypeError, naming ``function``, if ``dtype`` is
+    none of torch's (the error raised inside may have been about it, named otherwise)."""
+    if dtype is not None:
+        to_dtype(dtype, function)
 
 
 def asarray(obj, *, dtype: DType | None = None, device=None, copy: bool | None = None,
@@ -413,7 +428,7 @@ def asarray(obj, *, dtype: DType | None = None, device=None, copy: bool | None =
     """
     _check_flag("asarray", requires_grad)
     _check_device(device)
-    wanted = to_dtype(dtype) if dtype is not None else None
+    wanted = to_dtype(dtype, "asarray") if dtype is not None else None
     if copy is False:
         _check_aliasable(obj, wanted)
     if isinstance(obj, Tensor):
@@ -565,7 +580,7 @@ def empty_strided(size, stride, *, dtype: DType | None = None, layout=None, devi
     if any(s < 0 for s in stride):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
                            f"strides={list(stride)}")
-    d = to_dtype(dtype).numpy if dtype is not None else get_default_dtype().numpy
+    d = to_dtype(dtype, "empty_strided").numpy if dtype is not None else get_default_dtype().numpy
     needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     return _finish(strided_window(np.zeros(needed, d), size, stride, 0), requires_grad)
 
@@ -799,8 +814,8 @@ def _pow(base: float, exponent: float) -> float:
         return math.nan
 
 
-def _like_dtype(t: Tensor, dtype) -> np.dtype:
-    return to_dtype(dtype).numpy if dtype is not None else t._data.dtype
+def _like_dtype(t: Tensor, dtype, function: str | None = None) -> np.dtype:
+    return to_dtype(dtype, function).numpy if dtype is not None else t._data.dtype
 
 
 def _zeros_like(function: str, input: Tensor, dtype, memory_format) -> np.ndarray:
@@ -808,7 +823,7 @@ def _zeros_like(function: str, input: Tensor, dtype, memory_format) -> np.ndarra
     ``memory_format`` says: by default (``preserve_format``) as ``input``'s clone would be,
     so ``zeros_like(x.t())`` is transposed too, as in PyTorch."""
     fmt = check_memory_format(function, memory_format)
-    return zeros_in_format(input._data, _like_dtype(input, dtype), fmt)
+    return zeros_in_format(input._data, _like_dtype(input, dtype, function), fmt)
 
 
 def zeros_like(input: Tensor, *, dtype: DType | None = None, layout=None, device=None,
@@ -845,9 +860,9 @@ def full_like(input: Tensor, fill_value, *, dtype: DType | None = None, layout=N
     _number_argument("full_like", "fill_value", 2, fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    d = _like_dtype(input, dtype)
-    fill_value = check_fill_value(fill_value, d)
-    data = _zeros_like("full_like", input, d, memory_format)
+    wanted = to_dtype(dtype, "full_like") if dtype is not None else input.dtype
+    fill_value = check_fill_value(fill_value, wanted.numpy)
+    data = _zeros_like("full_like", input, wanted, memory_format)
     data[...] = fill_value
     return _finish(data, requires_grad)
 
@@ -861,7 +876,7 @@ def _triangle_indices(which: str, row: int, col: int, offset: int, dtype, device
     for name, size in (("row", row), ("col", col)):
         if size < 0:
             raise RuntimeError(f"{name} must be non-negative, got{size}")  # (PyTorch's spacing)
-    d = np.dtype(np.int64) if dtype is None else to_dtype(dtype).numpy
+    d = np.dtype(np.int64) if dtype is None else to_dtype(dtype, which).numpy
     if d.kind not in "iu":
         name = to_dtype(dtype)._legacy.removesuffix("Tensor")
         raise NotImplementedError(f"\"{which}\" not implemented for '{name}'")

@@ -82,6 +82,9 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     """Change the default floating dtype (float32 or float64), as ``torch.set_default_dtype``."""
+    if not isinstance(d, dtype) and d is not _py_float:  # ('float64', np.float64: PyTorch's words)
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type" + _dtype_hint(d))
     d = to_dtype(d)
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
@@ -113,8 +116,12 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
         ) from None
 
 
-def to_dtype(d) -> dtype:
-    """Accept a teachgrad dtype, a NumPy dtype or a Python type (``float``, ``int``, ``bool``)."""
+def to_dtype(d, function: str | None = None) -> dtype:
+    """Accept a teachgrad dtype or a Python type (``float``, ``int``, ``bool``), as PyTorch's
+    argument parser does; refuse anything else (``'float32'``, ``np.float32``) with its
+    TypeError, naming ``function`` as PyTorch does: ``tensor(): argument 'dtype' must be
+    torch.dtype, not str`` (without it, a function's wrapper may word it from the
+    function's signatures, see _function_signatures). Only that refusal costs anything."""
     if isinstance(d, dtype):
         return d
     if d is _py_float:  # a Python float is a C double: PyTorch's float64 (not the default)
@@ -123,10 +130,36 @@ def to_dtype(d) -> dtype:
         return int64
     if d is _py_bool:
         return bool
+    if d is complex or (isinstance(d, (np.dtype, type)) and np.dtype(d).kind == "c"):
+        raise complex_refused(f"dtype {d!r}")
+    called = f"{function}(): " if function else ""
+    raise TypeError(f"{called}argument 'dtype' must be torch.dtype, not {_type_name(d)}"
+                    + _dtype_hint(d)) from None
+
+
+def must_be_dtype(function: str, name: str, position: int, value) -> TypeError:
+    """PyTorch's parser's TypeError for ``value`` given where a dtype is the only choice:
+    ``promote_types(): argument 'type2' (position 2) must be torch.dtype, not str``."""
+    return TypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                     f"torch.dtype, not {_type_name(value)}" + _dtype_hint(value))
+
+
+def _type_name(value) -> str:
+    """The type's name as PyTorch's parser prints it (``str``, ``type``, ``numpy.dtype``)."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def _dtype_hint(value) -> str:
+    """Name the teachgrad dtype meant by a string or a NumPy type, if there is one."""
     try:
-        return from_numpy_dtype(np.dtype(d))
-    except TypeError:
-        raise TypeError(f"{d!r} is not a teachgrad dtype (try torch.float32)") from None
+        meant = np.dtype(value)
+    except (TypeError, ValueError):
+        return "\nHint: pass one of torch's dtypes, e.g. dtype=torch.float32."
+    match = _FROM_NUMPY.get(meant)
+    if match is None:
+        return "\nHint: pass one of torch's dtypes, e.g. torch.float32."
+    return f"\nHint: PyTorch takes its own dtype objects: write torch.{match.name}."
 
 
 # The builtins are shadowed above by PyTorch's names (float, int, bool), so keep them here.
@@ -141,11 +174,17 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     Mostly NumPy's lattice, except that any float beats any integer *as is*:
     ``promote_types(int64, float32)`` is float32 (NumPy would say float64).
     """
-    if a is b:
+    if a is b and isinstance(a, dtype):
         return a
-    if a.is_floating_point != b.is_floating_point:
-        return a if a.is_floating_point else b
-    return _FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    try:
+        if a.is_floating_point != b.is_floating_point:
+            return a if a.is_floating_point else b
+        return _FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    except AttributeError:  # (no dtype: checked only now, off the path of a call that works)
+        for position, value in ((1, a), (2, b)):
+            if not isinstance(value, dtype):
+                raise must_be_dtype("promote_types", f"type{position}", position, value) from None
+        raise
 
 
 # Kinds ranked as PyTorch ranks "categories": bool < integer < floating.

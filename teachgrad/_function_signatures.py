@@ -105,6 +105,10 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "(Tensor input, Tensor other, *, Tensor out = None)",
         "(Tensor input, Number other, *, Tensor out = None)"
     ),
+    "not_equal": (
+        "(Tensor input, Tensor other, *, Tensor out = None)",
+        "(Tensor input, Number other, *, Tensor out = None)"
+    ),
     "lt": (
         "(Tensor input, Tensor other, *, Tensor out = None)",
         "(Tensor input, Number other, *, Tensor out = None)"

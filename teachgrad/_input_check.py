@@ -33,6 +33,23 @@ from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
 
 
+class NotATensor(TypeError):
+    """A function that takes tensors only (``torch.exp``) was given something else: a number
+    (``torch.exp(1.0)``), a NumPy array. Raised where the function meets it, off the path of
+    a call that works (``_unary``'s branch for a non-tensor); the function's wrapper
+    (:func:`checks_input`) names the function, as PyTorch's parser does."""
+
+
+def not_a_tensor(value) -> NotATensor:
+    """The error for ``value`` given as a tensor-only function's ``input``."""
+    return NotATensor(f"argument 'input' (position 1) must be Tensor, not "
+                      f"{python_type_name(value)}" + _tensor_hint(value))
+
+
+def _tensor_hint(value) -> str:
+    return real_pytorch_hint(value) or "\nHint: make it a tensor first, e.g. torch.tensor(...)."
+
+
 def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict,
                             error: Exception | None = None, main: str | None = None) -> None:
     """Raise PyTorch's TypeError if the ``input`` argument (first, or by keyword) is not a
@@ -48,14 +65,14 @@ def refuse_non_tensor_input(name: str, args: tuple, kwargs: dict,
     value = args[0] if args else kwargs.get("input", _MISSING)
     if value is _MISSING or isinstance(value, Tensor):
         return
-    if isinstance(error, TypeError) and (
+    if isinstance(error, TypeError) and not isinstance(error, NotATensor) and (
             isinstance(value, (int, float, complex))
             or _in_pytorchs_words(main or name, str(error))):
         return
+    at = " (position 1)" if args else ""  # (PyTorch's parser gives a keyword's none)
     raise TypeError(
-        f"{name}(): argument '{_FIRST_ARGUMENT.get(name, 'input')}' (position 1) must be "
-        f"Tensor, not {python_type_name(value)}"
-        + (real_pytorch_hint(value) or "\nHint: make it a tensor first, e.g. torch.tensor(...).")
+        f"{name}(): argument '{_FIRST_ARGUMENT.get(name, 'input')}'{at} must be "
+        f"Tensor, not {python_type_name(value)}" + _tensor_hint(value)
     ) from None
 
 

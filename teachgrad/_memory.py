@@ -51,7 +51,7 @@ def frombuffer(buffer, *, dtype: DType | None = None, count: int = -1, offset: i
         raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"'
                         "\nHint: say how to read the bytes, e.g. dtype=torch.uint8.")
     _check_flag("frombuffer", requires_grad)
-    element = np.dtype(to_dtype(dtype).numpy)
+    element = np.dtype(to_dtype(dtype, "frombuffer").numpy)
     try:
         view = memoryview(buffer)
     except TypeError:

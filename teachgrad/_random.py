@@ -39,7 +39,7 @@ from ._creation import (
     missing_size,
 )
 from ._dtypes import dtype as DType
-from ._dtypes import to_dtype
+from ._dtypes import from_numpy_dtype, to_dtype
 from ._layout import check_layout
 from ._missing_arguments import REQUIRED, missing
 from ._mt19937 import DEFAULT_SEED, MT19937Engine
@@ -197,7 +197,7 @@ def _sample_dtype(dtype, kernel: str) -> np.dtype:
     dtype is PyTorch's NotImplementedError, named after its sampling kernel."""
     d = _float_dtype(dtype)
     if d.kind != "f":
-        name = to_dtype(d)._legacy.removesuffix("Tensor")
+        name = from_numpy_dtype(d)._legacy.removesuffix("Tensor")
         raise NotImplementedError(
             f'"{kernel}" not implemented for \'{name}\'\nHint: random samples of this kind '
             "are floats: pass a floating-point dtype (e.g. dtype=torch.float32), or use "

@@ -101,21 +101,32 @@ def _with_tied_names(module, replacements: dict) -> dict:
     return result
 
 
+_MISSING = object()  # (what _swap returns for a name the module did not have)
+
+
 def _swap(module, name: str, value: Any) -> Any:
-    """Put ``value`` under the dotted ``name``; return what was there."""
+    """Put ``value`` under the dotted ``name``; return what was there (``_MISSING`` if
+    nothing: putting ``_MISSING`` back deletes the name again). As PyTorch's, a name the
+    module lacks is added for the call (``forward`` may read it), and only tensors go in."""
     path, _, leaf = name.rpartition(".")
     owner = module.get_submodule(path)
+    if value is not _MISSING and not isinstance(value, Tensor):
+        raise TypeError(f"{value!r} is not an instance of torch.Tensor")
     for registry in (owner._parameters, owner._buffers):
         if leaf in registry:
             old = registry[leaf]
-            registry[leaf] = value  # (a plain Tensor is fine here: no Parameter check)
+            if value is _MISSING:
+                del registry[leaf]
+            else:
+                registry[leaf] = value  # (a plain Tensor is fine here: no Parameter check)
             return old
-    if not isinstance(value, Tensor):
-        raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}`")
-    old = owner.__dict__.get(leaf)
-    if old is None and not hasattr(owner, leaf):
-        raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}`")
-    object.__setattr__(owner, leaf, value)
+    old = owner.__dict__.get(leaf, _MISSING)
+    if old is not _MISSING and not isinstance(old, Tensor):
+        raise TypeError(f"attribute `{leaf}`: {old!r} is not an instance of torch.Tensor")
+    if value is _MISSING:
+        del owner.__dict__[leaf]
+    else:
+        object.__setattr__(owner, leaf, value)
     return old
 
 

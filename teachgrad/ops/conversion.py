@@ -264,6 +264,16 @@ def cuda(input: Tensor, *args, **kwargs) -> Tensor:
     )
 
 
+def _dtype_or(dtype, input: Tensor, function: str):
+    """The ``dtype`` given to ``input.<function>(...)`` (checked as PyTorch's parser checks
+    it), else ``input``'s."""
+    if dtype is None:
+        return input.dtype
+    from .._dtypes import to_dtype
+
+    return to_dtype(dtype, function)
+
+
 @tensor_method()
 def new_tensor(input: Tensor, data=REQUIRED, *, dtype=None, device=None,
                requires_grad: bool = False) -> Tensor:
@@ -272,7 +282,8 @@ def new_tensor(input: Tensor, data=REQUIRED, *, dtype=None, device=None,
         raise missing("new_tensor", new_tensor, input, data)
     from .._creation import tensor
 
-    return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return tensor(data, dtype=_dtype_or(dtype, input, "new_tensor"),
+                  device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
@@ -286,7 +297,8 @@ def new_zeros(input: Tensor, *size, dtype=None, layout=None, device=None,
 
     _shape(size, "new_zeros")  # (errors name new_zeros)
 
-    return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return zeros(*size, dtype=_dtype_or(dtype, input, "new_zeros"),
+                 device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
@@ -300,7 +312,8 @@ def new_ones(input: Tensor, *size, dtype=None, layout=None, device=None,
 
     _shape(size, "new_ones")  # (errors name new_ones)
 
-    return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return ones(*size, dtype=_dtype_or(dtype, input, "new_ones"),
+                device=device, requires_grad=requires_grad)
 
 
 @tensor_method()
@@ -313,7 +326,7 @@ def new_full(input: Tensor, size, fill_value, *, dtype=None, layout=None, device
     _shape(size, "new_full", FULL_SIGNATURE)  # (errors name new_full)
     _number_argument("new_full", "fill_value", 2, fill_value)
 
-    return full(size, fill_value, dtype=dtype or input.dtype, device=device,
+    return full(size, fill_value, dtype=_dtype_or(dtype, input, "new_full"), device=device,
                 requires_grad=requires_grad)
 
 
@@ -327,7 +340,8 @@ def new_empty(input: Tensor, *size, dtype=None, layout=None, device=None,
     from .._creation import _shape
 
     _shape(size, "new_empty")  # (errors name new_empty)
-    return new_zeros(input, *size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return new_zeros(input, *size, dtype=_dtype_or(dtype, input, "new_empty"),
+                     device=device, requires_grad=requires_grad)
 
 
 @tensor_method()

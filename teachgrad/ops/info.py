@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import dtype as _dtype
-from .._dtypes import get_default_dtype
+from .._dtypes import get_default_dtype, must_be_dtype
 from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name, tensor_method
@@ -68,7 +68,9 @@ class finfo:
 
     def __init__(self, type: _dtype | None = None) -> None:  # noqa: A002 - PyTorch's name
         type = get_default_dtype() if type is None else type
-        if not isinstance(type, _dtype) or not type.is_floating_point:
+        if not isinstance(type, _dtype):
+            raise must_be_dtype("finfo", "type", 1, type)
+        if not type.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to "
                 "handle 'torch.finfo'"
@@ -110,7 +112,9 @@ class iinfo:
     def __init__(self, type: _dtype) -> None:  # noqa: A002 - PyTorch's name
         if isinstance(type, _dtype) and type.numpy == np.bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if not isinstance(type, _dtype) or type.numpy.kind not in "iu":
+        if not isinstance(type, _dtype):
+            raise must_be_dtype("iinfo", "type", 1, type)
+        if type.numpy.kind not in "iu":
             raise TypeError(
                 "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
                 "'torch.iinfo'"

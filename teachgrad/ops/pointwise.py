@@ -17,6 +17,7 @@ import numpy as np
 
 from .._arguments import Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
+from .._input_check import not_a_tensor
 from .._missing_arguments import REQUIRED, missing, missing_in_caller, untested
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
@@ -827,19 +828,20 @@ def _rpow(input: Tensor, base) -> Tensor:
 @tensor_method()
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (PyTorch records it as a pow: ``PowBackward0``)."""
-    return pow(input, 2)
+    try:
+        return pow(input, 2)
+    except TypeError:  # (torch.square(3): pow takes a number first, square does not)
+        if not isinstance(input, Tensor):
+            raise not_a_tensor(input) from None
+        raise
 
 
 # ----------------------------------------------------------------------------------------
 # Unary functions
 # ----------------------------------------------------------------------------------------
 def _unary(op: type[Op], x: Tensor, floating: bool = True) -> Tensor:
-    if not isinstance(x, Tensor):
-        x = _operand(x)
-        if not isinstance(x, Tensor):
-            from .._creation import tensor
-
-            x = tensor(x)
+    if not isinstance(x, Tensor):  # torch.exp(1.0): PyTorch's parser takes tensors only
+        raise not_a_tensor(x)
     if floating and x._data.dtype.kind != "f":
         x = _floating(x)
     return op.apply(x)
@@ -1650,23 +1652,50 @@ def _compare(ufunc, a, b) -> Tensor:
 _COMPLEX_NUMBER = (complex, np.complexfloating)  # equal to a real number only if .imag is 0
 
 
-@tensor_method("eq", "__eq__")
+@tensor_method("__eq__")
+def _eq_operator(input: Tensor, other) -> Tensor:
+    """``x == y``: :func:`eq`, except that ``x == None`` is False, as Python's ``==`` is
+    (the call ``torch.eq(x, None)`` is refused, as PyTorch's parser refuses it)."""
+    if other is None:
+        return False
+    if isinstance(other, _COMPLEX_NUMBER):
+        return _make(np.asarray(np.equal(input._data, other)))
+    return _compare(np.equal, input, other)
+
+
+@tensor_method("__ne__")
+def _ne_operator(input: Tensor, other) -> Tensor:
+    """``x != y``: :func:`ne`, except that ``x != None`` is True (see ``_eq_operator``)."""
+    if other is None:
+        return True
+    if isinstance(other, _COMPLEX_NUMBER):
+        return _make(np.asarray(np.not_equal(input._data, other)))
+    return _compare(np.not_equal, input, other)
+
+
+def _compared_with_none(name: str) -> TypeError:
+    """PyTorch's refusal of ``x.eq(None)`` (``torch.eq(x, None)``: its wrapper words it
+    from the function's signatures)."""
+    return Signatures(name, "(Tensor other)", "(Number other)").error((None,))
+
+
+@tensor_method("eq")
 @untested
 def eq(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``==`` (a bool tensor)."""
     if other is None:
-        return False
+        raise _compared_with_none("eq")
     if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
         return _make(np.asarray(np.equal(input._data, other)))
     return _compare(np.equal, input, other)
 
 
-@tensor_method("ne", "__ne__", "not_equal")
+@tensor_method("ne", "not_equal")
 @untested
 def ne(input: Tensor, other=REQUIRED) -> Tensor:
     """Elementwise ``!=``."""
     if other is None:
-        return True
+        raise _compared_with_none("ne")
     if isinstance(other, _COMPLEX_NUMBER):  # (PyTorch compares, teachgrad has no complex tensor)
         return _make(np.asarray(np.not_equal(input._data, other)))
     return _compare(np.not_equal, input, other)

@@ -1189,7 +1189,7 @@ def vector_norm(input: Tensor, ord: float = 2, dim=None, keepdim: bool = False, 
     if dtype is not None:
         from .._dtypes import to_dtype
 
-        dtype = to_dtype(dtype).numpy
+        dtype = to_dtype(dtype, "linalg_vector_norm").numpy
     out = LinalgVectorNormBackward0.apply(input, ord=ord, dims=dims, keepdim=keepdim,
                                           dtype=dtype)
     if type(written) is int or negative(dim):
