@@ -147,3 +147,39 @@ def test_hardsigmoid_slope_is_float32_one_sixth_in_float64_too():
 ], ids=lambda case: None)
 def test_errors_as_torch(case):
     raises_as_torch(case)
+
+
+# ------------------------------------------- binary_cross_entropy_with_logits' target dtype
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float32", "float16")])
+@pytest.mark.parametrize("pos_weight", [False, True])
+def test_bce_with_logits_loss_has_the_targets_dtype(dtypes, pos_weight):
+    """PyTorch's kernel writes the loss into ``1 - target``: float64 logits with float32
+    labels give a float32 loss (teachgrad gave float64); each gradient keeps its input's."""
+    from tests.parity import same_as_torch
+
+    x = np.array([0.5, -1.0, 2.0, -3.0], dtype=dtypes[0])
+    t = np.array([1.0, 0.0, 0.3, 1.0], dtype=dtypes[1])
+    rtol = 2e-3 if "float16" in dtypes else 1e-6
+
+    def expr(lib, x, t):
+        extra = {"pos_weight": lib.full((4,), 2.0)} if pos_weight else {}
+        return lib.nn.functional.binary_cross_entropy_with_logits(x, t, **extra)
+
+    same_as_torch(expr, x, t, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(3), lib.tensor([True, False, True])),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(3), lib.tensor([True, False, True]), pos_weight=lib.ones(3)),
+    # max_pool1d with indices checks the dimensions itself, then max_pool2d the sizes
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(6), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 2, 3, 4), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(2, 0, 3), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool2d(lib.ones(2, 0, 3, 3), 2),
+    lambda lib: lib.nn.functional.max_pool2d(lib.ones(2, 1, 0), (1, 2), return_indices=True),
+], ids=lambda case: None)
+def test_more_errors_as_torch(case):
+    raises_as_torch(case)

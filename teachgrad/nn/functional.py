@@ -1063,6 +1063,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     _require_floating(input, "log_sigmoid_cpu")
+    if target._data.dtype == np.bool_:  # (PyTorch's kernel computes 1 - target first)
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead.\nHint: the target must be a float "
+            "tensor of 0s and 1s, e.g. y = y.float()."
+        )
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"result type {_type_name(input)} can't be cast to the desired output type "
