@@ -59,15 +59,20 @@ class HuberLossBackward0(Op):
     promotes = True
 
     @staticmethod
-    def forward(ctx, input, target, reduction="mean", delta=1.0):
+    def forward(ctx, input, target, reduction="mean", delta=1.0, dtypes=None):
         ctx.save_for_backward(input, target)
-        ctx.reduction, ctx.delta = reduction, delta
+        ctx.reduction, ctx.delta, ctx.dtypes = reduction, delta, dtypes
         z = np.abs(input - target)
         losses = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
-        return _reduce(losses.astype(z.dtype, copy=False), reduction)
+        # PyTorch's kernel writes into a tensor like the input: the input's dtype, whatever
+        # the target's (float32 input, float64 target: float32)
+        out_dtype = z.dtype if dtypes is None else dtypes[0]
+        return _reduce(losses.astype(out_dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.dtypes is not None and ctx.dtypes[0] != ctx.dtypes[1]:
+            raise _dtype_mismatch(*ctx.dtypes)
         input, target = ctx.saved_tensors
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return HuberLossBackwardBackward0.record(ctx, grad, input, target)
@@ -76,6 +81,18 @@ class HuberLossBackward0(Op):
         slope = np.where(inside, diff, ctx.delta * np.sign(diff))
         g = grad * _scale(ctx.reduction, int(np.prod(np.shape(diff)))) * slope
         return g, -g
+
+
+def _dtype_mismatch(input_dtype: np.dtype, target_dtype: np.dtype) -> RuntimeError:
+    """PyTorch's huber_loss backward kernel wants the target in the input's dtype (its
+    forward took any): its words, then advice."""
+    from .functional import _TORCH_TYPE
+
+    return RuntimeError(
+        f"Found dtype {_TORCH_TYPE[target_dtype.name]} but expected "
+        f"{_TORCH_TYPE[input_dtype.name]}\nHint: huber_loss's backward needs the target in the "
+        "input's dtype: pass target.to(input.dtype)."
+    )
 
 
 class _PiecewiseQuadraticBackwardBackward(RecordedBackward):
