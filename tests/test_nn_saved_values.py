@@ -62,6 +62,19 @@ CASES = {
     "interp_linear": lambda F, T, lib: F.interpolate(T(1, 2, 3), scale_factor=2, mode="linear"),
     "interp_trilinear": lambda F, T, lib: F.interpolate(T(1, 1, 2, 3, 3), size=(3, 4, 4),
                                                         mode="trilinear"),
+    "unfold": lambda F, T, lib: F.unfold(T(1, 2, 5, 5), (2, 3), dilation=(1, 2),
+                                         padding=(1, 2), stride=(2, 1)),
+    "fold": lambda F, T, lib: F.fold(T(1, 8, 6), (4, 4), 2, padding=1, stride=(2, 3)),
+    "grid_sample": lambda F, T, lib: F.grid_sample(
+        T(1, 2, 3, 3), T(1, 2, 2, 2).tanh(), mode="nearest", padding_mode="reflection",
+        align_corners=True),
+    "grid_sample_bicubic": lambda F, T, lib: F.grid_sample(
+        T(1, 2, 3, 3), T(1, 2, 2, 2).tanh(), mode="bicubic", padding_mode="border"),
+    "pdist": lambda F, T, lib: F.pdist(T(4, 3), p=1.5),
+    "multilabel_margin": lambda F, T, lib: F.multilabel_margin_loss(
+        T(2, 4), lib.tensor([[1, 2, -1, 0], [0, -1, 1, 1]]), reduction="sum"),
+    # (training: PyTorch's noise is the slopes drawn; in evaluation it is left unwritten)
+    "rrelu_train": lambda F, T, lib: F.rrelu(T(3, 4), 0.1, 0.4, training=True),
 }
 
 

@@ -530,7 +530,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     else:  # the mean slope, the same for all (deterministic)
         slopes = np.full(data.shape, (lower + upper) / 2)
     noise = np.where(data > 0, 1, slopes).astype(data.dtype)
-    return _ops.RreluWithNoiseBackward0.apply(input, noise=noise)
+    return _ops.RreluWithNoiseBackward0.apply(input, noise=noise, lower=lower, upper=upper,
+                                              training=bool(training))
 
 
 @refuses_complex("rrelu", lower=DOUBLE, upper=DOUBLE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..ops.loss import _REDUCTION_NUMBERS as REDUCTION_NUMBERS
 from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
 from ..ops.op import Op
@@ -254,12 +254,22 @@ class MultilabelMarginLossBackward0(Op):
     formula = ("ℓ = Σ_{j∈T, i∉T} max(0, 1 − x[j] + x[i]) / C    ∂ℓ/∂x[i] = +(active pairs)/C,"
                "  ∂ℓ/∂x[j] = −(active pairs)/C")
 
+    saved_names = ("target", "self")  # grad_fn._saved_... (as saved: see forward)
+    saved_attributes = {
+        # PyTorch's kernel marks each sample's target classes in a tensor like the input
+        "is_target": lambda node: _make(
+            (node.targets > 0).astype(node.slope.dtype).reshape(node.input_shape)),
+        "reduction": lambda node: REDUCTION_NUMBERS[node.reduction],
+    }
+
     @staticmethod
     def forward(ctx, input, targets=None, reduction="mean", scalar_output=False, given=None):
         """``targets``: an ``(N, C)`` table of how often each class is listed for each
         sample (PyTorch's loop counts a class listed twice twice); ``given``: the target
-        array as given, saved for its version check (see ops.index.saving_indices)."""
-        ctx.save_for_backward(given)
+        array as given. Both it and the input are saved as PyTorch saves them: backward
+        refuses either changed in place since (see ops.index.saving_indices)."""
+        ctx.save_for_backward(given, input)
+        ctx.targets = targets
         x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
         n, c = x.shape
         # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i, each pair
