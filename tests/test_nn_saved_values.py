@@ -75,7 +75,20 @@ CASES = {
         T(2, 4), lib.tensor([[1, 2, -1, 0], [0, -1, 1, 1]]), reduction="sum"),
     # (training: PyTorch's noise is the slopes drawn; in evaluation it is left unwritten)
     "rrelu_train": lambda F, T, lib: F.rrelu(T(3, 4), 0.1, 0.4, training=True),
+    "pairwise_distance": lambda F, T, lib: F.pairwise_distance(T(3, 4), T(3, 4), p=3.0,
+                                                               keepdim=True),
 }
+
+
+def test_pairwise_distance_records_pytorchs_graph():
+    """``x1 - x2 + eps`` is ATen's add of a number (AddBackward1), then norm's node."""
+    torch = pytest.importorskip("torch")
+    names = []
+    for lib in (torch, teachgrad):
+        x = lib.ones(2, 3, requires_grad=True)
+        out = lib.nn.functional.pairwise_distance(x, x * 2)
+        names.append(_node_names(out))
+    assert names[0] == names[1] and "AddBackward1" in names[1]
 
 
 def _shown(value):
