@@ -161,3 +161,32 @@ def test_local_response_norm_records_pytorchs_graph(shape):
         graphs.append(_node_names(lib.nn.functional.local_response_norm(x, 2)))
     assert graphs[1] == graphs[0]
     assert "AvgPool2DBackward0" in graphs[0] or "AvgPool3DBackward0" in graphs[0]
+
+
+_BAG_CASES = [
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="mean"),
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="max"),
+    dict(input=[0, 2, 1, 3], offsets=[0, 1, 4], mode="sum", include_last_offset=True),
+    dict(input=[[0, 2], [1, 4]], mode="sum", padding_idx=-1),
+    dict(input=[[0, 2], [1, 4]], mode="sum", per_sample_weights=[[1.0, 2.0], [3.0, 4.0]]),
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="sum", scale_grad_by_freq=True,
+         padding_idx=2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BAG_CASES)))
+def test_embedding_bag_shows_its_arguments_as_pytorch(case):
+    """EmbeddingBagBackward0's arguments (its kernel's result1-3 are left out): the mode as
+    a number, padding_idx (none: 2^64 - 1), the indices and offsets (a 2-d input's made by
+    F.embedding_bag), the per-sample weights."""
+    torch = pytest.importorskip("torch")
+    shown = []
+    for lib in (torch, teachgrad):
+        weight = lib.arange(15.0).reshape(5, 3).requires_grad_()
+        given = {k: lib.tensor(v) if isinstance(v, list) else v
+                 for k, v in _BAG_CASES[case].items()}
+        node = lib.nn.functional.embedding_bag(weight=weight, **given).grad_fn
+        shown.append({name: _shown(getattr(node, f"_saved_{name}")) for name in (
+            "mode", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0",
+            "per_sample_weights", "indices", "offsets")})
+    assert shown[1] == shown[0]
