@@ -80,6 +80,33 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("targets, lengths, options", [
+    ([[1, 2], [1, 1]], ([6, 4], [2, 1]), {}),
+    ([1, 2, 3], ((6, 5), (2, 1)), {}),
+    ([[1, 2, 1, 2, 1, 2, 1], [1, 1, 1, 1, 1, 1, 1]], ([6, 2], [7, 3]), {"zero_infinity": True}),
+    ([[0, 1], [2, 2]], ([6, 4], [2, 2]), {"blank": 3}),
+])
+def test_ctc_loss_shows_its_arguments_and_losses_as_pytorch(targets, lengths, options):
+    """CtcLossBackward0: log_probs, targets, the lengths as tuples, blank, zero_infinity
+    and the losses (result0, the node's own output); PyTorch's result1, a log α table its
+    kernel leaves partly unwritten, is left out."""
+    torch = pytest.importorskip("torch")
+    log_probs = np.log(np.random.default_rng(0).dirichlet(np.ones(4), size=(6, 2)))
+    shown = []
+    for lib in (torch, teachgrad):
+        lp = lib.tensor(log_probs.astype(np.float32), requires_grad=True)
+        lens = [lib.tensor(v) if isinstance(v, list) else v for v in lengths]
+        node = lib.nn.functional.ctc_loss(lp, lib.tensor(targets), *lens, reduction="none",
+                                          **options).grad_fn
+        while type(node).__name__ != "CtcLossBackward0":  # (zero_infinity's where)
+            node = node.next_functions[-1][0]
+        shown.append({name: _shown(getattr(node, f"_saved_{name}")) for name in (
+            "log_probs", "targets", "input_lengths", "target_lengths", "blank",
+            "zero_infinity", "result0")})
+        assert node._saved_result0.grad_fn is node
+    assert shown[1] == shown[0]
+
+
 def test_pairwise_distance_records_pytorchs_graph():
     """``x1 - x2 + eps`` is ATen's add of a number (AddBackward1), then norm's node."""
     torch = pytest.importorskip("torch")
