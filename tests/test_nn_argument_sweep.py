@@ -15,9 +15,7 @@ from tests.parity import raises_as_torch
 from tests.sweep_nn_arguments_against_torch import CALLS, INIT
 
 # Differences left, and why: PyTorch taking what teachgrad refuses.
-KNOWN = {
-    "instance_norm": "eps=-1: teachgrad's instance_norm refuses it through batch_norm",
-}
+KNOWN: dict[str, str] = {}
 # These differ only for a complex number (1j): teachgrad has no complex dtypes and says so,
 # where PyTorch computes (local_response_norm's alpha) or names its complex kernel.
 ONLY_COMPLEX_DIFFERS = {"lp_pool1d", "lp_pool2d", "gumbel_softmax", "local_response_norm"}
@@ -104,3 +102,25 @@ def test_lp_pool_of_infinite_order_is_max_pooling_of_magnitudes(p):
 
 def F():
     return teachgrad.nn.functional
+
+
+@pytest.mark.parametrize("eps, use_input_stats", [(-1.0, True), (-0.01, True), (0.0, True),
+                                                  (-0.5, False)])
+def test_instance_norm_takes_any_eps_as_pytorch(eps, use_input_stats):
+    """PyTorch's instance_norm reaches ATen's batch_norm without batch_norm's Python checks:
+    a negative eps is taken (nan where the variance is smaller) where F.batch_norm refuses."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float32)
+    stats = {} if use_input_stats else {"running_mean": np.zeros(3, np.float32),
+                                        "running_var": np.full(3, 2.0, np.float32)}
+    outs = [lib.nn.functional.instance_norm(
+        lib.tensor(x), use_input_stats=use_input_stats, eps=eps,
+        **{k: lib.tensor(v) for k, v in stats.items()}).numpy() for lib in (torch, teachgrad)]
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6, equal_nan=True)
+    assert np.isnan(outs[0]).any() == (eps == -1.0)
+
+
+def test_batch_norm_still_refuses_a_negative_eps():
+    x = teachgrad.ones(2, 3)
+    with pytest.raises(ValueError, match="eps must be positive during training, but got -1.0"):
+        teachgrad.nn.functional.batch_norm(x, None, None, training=True, eps=-1.0)

@@ -147,3 +147,68 @@ def test_hardsigmoid_slope_is_float32_one_sixth_in_float64_too():
 ], ids=lambda case: None)
 def test_errors_as_torch(case):
     raises_as_torch(case)
+
+
+# ------------------------------------------- binary_cross_entropy_with_logits' target dtype
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float32", "float16")])
+@pytest.mark.parametrize("pos_weight", [False, True])
+def test_bce_with_logits_loss_has_the_targets_dtype(dtypes, pos_weight):
+    """PyTorch's kernel writes the loss into ``1 - target``: float64 logits with float32
+    labels give a float32 loss (teachgrad gave float64); each gradient keeps its input's."""
+    from tests.parity import same_as_torch
+
+    x = np.array([0.5, -1.0, 2.0, -3.0], dtype=dtypes[0])
+    t = np.array([1.0, 0.0, 0.3, 1.0], dtype=dtypes[1])
+    rtol = 2e-3 if "float16" in dtypes else 1e-6
+
+    def expr(lib, x, t):
+        extra = {"pos_weight": lib.full((4,), 2.0)} if pos_weight else {}
+        return lib.nn.functional.binary_cross_entropy_with_logits(x, t, **extra)
+
+    same_as_torch(expr, x, t, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(3), lib.tensor([True, False, True])),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(3), lib.tensor([True, False, True]), pos_weight=lib.ones(3)),
+    # max_pool1d with indices checks the dimensions itself, then max_pool2d the sizes
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(6), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 2, 3, 4), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool1d(lib.ones(2, 0, 3), 2, return_indices=True),
+    lambda lib: lib.nn.functional.max_pool2d(lib.ones(2, 0, 3, 3), 2),
+    lambda lib: lib.nn.functional.max_pool2d(lib.ones(2, 1, 0), (1, 2), return_indices=True),
+], ids=lambda case: None)
+def test_more_errors_as_torch(case):
+    raises_as_torch(case)
+
+
+# ------------------------------------------------ huber_loss with a target of another dtype
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"),
+                                    ("float32", "int64"), ("float32", "bool"),
+                                    ("float16", "float32")])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_huber_loss_has_the_inputs_dtype_and_its_backward_refuses_another(dtypes, reduction):
+    """PyTorch's forward takes any target and gives the input's dtype (teachgrad promoted:
+    float64 for a float64 target); its backward kernel then wants the target in the input's
+    dtype, and says 'Found dtype Double but expected Float'."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, teachgrad):
+        x = lib.tensor([1.0, 2.5, -1.0], dtype=getattr(lib, dtypes[0]), requires_grad=True)
+        t = lib.tensor([0, 1, 3]).to(getattr(lib, dtypes[1]))
+        out = lib.nn.functional.huber_loss(x, t, reduction=reduction, delta=0.7)
+        with pytest.raises(RuntimeError) as error:
+            out.sum().backward()
+        got.append((str(out.dtype).split(".")[1], out.detach().double().numpy(),
+                    str(error.value).split("\nHint:")[0]))
+    assert got[1][0] == got[0][0] and got[1][2] == got[0][2]
+    np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-3)
+
+
+def test_huber_loss_of_one_dtype_still_differentiates():
+    x = teachgrad.tensor([1.0, 2.5, -1.0], dtype=teachgrad.float64, requires_grad=True)
+    F.huber_loss(x, teachgrad.zeros(3, dtype=teachgrad.float64), delta=2.0).backward()
+    assert x.grad.tolist() == pytest.approx([1 / 3, 2 / 3, -1 / 3])  # d, or δ·sign(d), / n

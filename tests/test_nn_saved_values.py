@@ -62,7 +62,60 @@ CASES = {
     "interp_linear": lambda F, T, lib: F.interpolate(T(1, 2, 3), scale_factor=2, mode="linear"),
     "interp_trilinear": lambda F, T, lib: F.interpolate(T(1, 1, 2, 3, 3), size=(3, 4, 4),
                                                         mode="trilinear"),
+    "unfold": lambda F, T, lib: F.unfold(T(1, 2, 5, 5), (2, 3), dilation=(1, 2),
+                                         padding=(1, 2), stride=(2, 1)),
+    "fold": lambda F, T, lib: F.fold(T(1, 8, 6), (4, 4), 2, padding=1, stride=(2, 3)),
+    "grid_sample": lambda F, T, lib: F.grid_sample(
+        T(1, 2, 3, 3), T(1, 2, 2, 2).tanh(), mode="nearest", padding_mode="reflection",
+        align_corners=True),
+    "grid_sample_bicubic": lambda F, T, lib: F.grid_sample(
+        T(1, 2, 3, 3), T(1, 2, 2, 2).tanh(), mode="bicubic", padding_mode="border"),
+    "pdist": lambda F, T, lib: F.pdist(T(4, 3), p=1.5),
+    "multilabel_margin": lambda F, T, lib: F.multilabel_margin_loss(
+        T(2, 4), lib.tensor([[1, 2, -1, 0], [0, -1, 1, 1]]), reduction="sum"),
+    # (training: PyTorch's noise is the slopes drawn; in evaluation it is left unwritten)
+    "rrelu_train": lambda F, T, lib: F.rrelu(T(3, 4), 0.1, 0.4, training=True),
+    "pairwise_distance": lambda F, T, lib: F.pairwise_distance(T(3, 4), T(3, 4), p=3.0,
+                                                               keepdim=True),
 }
+
+
+@pytest.mark.parametrize("targets, lengths, options", [
+    ([[1, 2], [1, 1]], ([6, 4], [2, 1]), {}),
+    ([1, 2, 3], ((6, 5), (2, 1)), {}),
+    ([[1, 2, 1, 2, 1, 2, 1], [1, 1, 1, 1, 1, 1, 1]], ([6, 2], [7, 3]), {"zero_infinity": True}),
+    ([[0, 1], [2, 2]], ([6, 4], [2, 2]), {"blank": 3}),
+])
+def test_ctc_loss_shows_its_arguments_and_losses_as_pytorch(targets, lengths, options):
+    """CtcLossBackward0: log_probs, targets, the lengths as tuples, blank, zero_infinity
+    and the losses (result0, the node's own output); PyTorch's result1, a log α table its
+    kernel leaves partly unwritten, is left out."""
+    torch = pytest.importorskip("torch")
+    log_probs = np.log(np.random.default_rng(0).dirichlet(np.ones(4), size=(6, 2)))
+    shown = []
+    for lib in (torch, teachgrad):
+        lp = lib.tensor(log_probs.astype(np.float32), requires_grad=True)
+        lens = [lib.tensor(v) if isinstance(v, list) else v for v in lengths]
+        node = lib.nn.functional.ctc_loss(lp, lib.tensor(targets), *lens, reduction="none",
+                                          **options).grad_fn
+        while type(node).__name__ != "CtcLossBackward0":  # (zero_infinity's where)
+            node = node.next_functions[-1][0]
+        shown.append({name: _shown(getattr(node, f"_saved_{name}")) for name in (
+            "log_probs", "targets", "input_lengths", "target_lengths", "blank",
+            "zero_infinity", "result0")})
+        assert node._saved_result0.grad_fn is node
+    assert shown[1] == shown[0]
+
+
+def test_pairwise_distance_records_pytorchs_graph():
+    """``x1 - x2 + eps`` is ATen's add of a number (AddBackward1), then norm's node."""
+    torch = pytest.importorskip("torch")
+    names = []
+    for lib in (torch, teachgrad):
+        x = lib.ones(2, 3, requires_grad=True)
+        out = lib.nn.functional.pairwise_distance(x, x * 2)
+        names.append(_node_names(out))
+    assert names[0] == names[1] and "AddBackward1" in names[1]
 
 
 def _shown(value):
@@ -135,3 +188,32 @@ def test_local_response_norm_records_pytorchs_graph(shape):
         graphs.append(_node_names(lib.nn.functional.local_response_norm(x, 2)))
     assert graphs[1] == graphs[0]
     assert "AvgPool2DBackward0" in graphs[0] or "AvgPool3DBackward0" in graphs[0]
+
+
+_BAG_CASES = [
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="mean"),
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="max"),
+    dict(input=[0, 2, 1, 3], offsets=[0, 1, 4], mode="sum", include_last_offset=True),
+    dict(input=[[0, 2], [1, 4]], mode="sum", padding_idx=-1),
+    dict(input=[[0, 2], [1, 4]], mode="sum", per_sample_weights=[[1.0, 2.0], [3.0, 4.0]]),
+    dict(input=[0, 2, 1, 3], offsets=[0, 2], mode="sum", scale_grad_by_freq=True,
+         padding_idx=2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BAG_CASES)))
+def test_embedding_bag_shows_its_arguments_as_pytorch(case):
+    """EmbeddingBagBackward0's arguments (its kernel's result1-3 are left out): the mode as
+    a number, padding_idx (none: 2^64 - 1), the indices and offsets (a 2-d input's made by
+    F.embedding_bag), the per-sample weights."""
+    torch = pytest.importorskip("torch")
+    shown = []
+    for lib in (torch, teachgrad):
+        weight = lib.arange(15.0).reshape(5, 3).requires_grad_()
+        given = {k: lib.tensor(v) if isinstance(v, list) else v
+                 for k, v in _BAG_CASES[case].items()}
+        node = lib.nn.functional.embedding_bag(weight=weight, **given).grad_fn
+        shown.append({name: _shown(getattr(node, f"_saved_{name}")) for name in (
+            "mode", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0",
+            "per_sample_weights", "indices", "offsets")})
+    assert shown[1] == shown[0]

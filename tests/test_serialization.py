@@ -282,3 +282,79 @@ def test_docstring_examples_run():
     import doctest
 
     assert doctest.testmod(torch.serialization).failed == 0
+
+
+_OPTIMIZERS = {
+    "SGD": lambda optim, p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3),
+    "Adam": lambda optim, p: optim.Adam(p, lr=0.01, amsgrad=True),
+    "AdamW": lambda optim, p: optim.AdamW(p, lr=0.01),
+    "RMSprop": lambda optim, p: optim.RMSprop(p, lr=0.01, centered=True, momentum=0.5),
+    "Adagrad": lambda optim, p: optim.Adagrad(p, lr=0.1),
+    "NAdam": lambda optim, p: optim.NAdam(p, lr=0.01),
+    "RAdam": lambda optim, p: optim.RAdam(p, lr=0.01),
+    "Adamax": lambda optim, p: optim.Adamax(p, lr=0.01),
+    "Adadelta": lambda optim, p: optim.Adadelta(p, lr=1.0),
+    "ASGD": lambda optim, p: optim.ASGD(p, lr=0.01),
+    "Rprop": lambda optim, p: optim.Rprop(p, lr=0.01),
+}
+
+
+def _training_run(lib, name, steps, checkpoint=None):
+    """Train a small net with dropout and batch norm under ``name`` and StepLR; with a
+    ``checkpoint`` (a path), save everything after ``steps[0]`` steps, rebuild every object
+    and load it back (the RNG state too) before the remaining steps."""
+    from numpy.random import default_rng
+
+    data = default_rng(0).standard_normal((16, 5)).astype(np.float32)
+    x, y = lib.tensor(data[:, :3]), lib.tensor(data[:, 3:])
+
+    def fresh():
+        lib.manual_seed(1)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 8), lib.nn.BatchNorm1d(8), lib.nn.Tanh(),
+                                  lib.nn.Dropout(0.2), lib.nn.Linear(8, 2))
+        opt = _OPTIMIZERS[name](lib.optim, model.parameters())
+        return model, opt, lib.optim.lr_scheduler.StepLR(opt, 3, gamma=0.5)
+
+    model, opt, sched = fresh()
+    lib.manual_seed(5)
+    for i in range(sum(steps)):
+        if checkpoint is not None and i == steps[0]:
+            lib.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                      "sched": sched.state_dict(), "rng": lib.get_rng_state()}, checkpoint)
+            model, opt, sched = fresh()
+            saved = lib.load(checkpoint)
+            model.load_state_dict(saved["model"])
+            opt.load_state_dict(saved["opt"])
+            sched.load_state_dict(saved["sched"])
+            lib.set_rng_state(saved["rng"])
+        opt.zero_grad()
+        batch = slice(i % 4 * 4, i % 4 * 4 + 4)
+        lib.nn.functional.mse_loss(model(x[batch]), y[batch]).backward()
+        opt.step()
+        sched.step()
+    return model, opt, sched
+
+
+@pytest.mark.parametrize("name", sorted(_OPTIMIZERS))
+def test_a_run_saved_and_resumed_is_bit_for_bit_the_uninterrupted_one(name, tmp_path):
+    """Model, optimizer, scheduler and RNG state through save/load: the resumed run's
+    parameters equal the uninterrupted run's bit for bit (dropout draws the same masks);
+    what each library keeps in its state dicts has PyTorch's keys, types and shapes."""
+    whole, _, _ = _training_run(torch, name, (10,))
+    resumed, opt, sched = _training_run(torch, name, (4, 6), tmp_path / "ckpt.pt")
+    for a, b in zip(whole.parameters(), resumed.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    assert sched.state_dict()["last_epoch"] == 10 and sched.get_last_lr() == [
+        opt.param_groups[0]["lr"]]
+    real = pytest.importorskip("torch")
+    _, their_opt, their_sched = _training_run(real, name, (4, 6), tmp_path / "theirs.pt")
+    ours, theirs = opt.state_dict(), their_opt.state_dict()
+    assert ours["param_groups"] == theirs["param_groups"]
+
+    def layout(state):
+        return {k: (type(v).__name__, str(getattr(v, "dtype", "")).split(".")[-1],
+                    tuple(getattr(v, "shape", ()))) for k, v in state.items()}
+
+    assert [layout(s) for s in ours["state"].values()] == [
+        layout(s) for s in theirs["state"].values()]
+    assert sched.state_dict() == their_sched.state_dict()

@@ -630,13 +630,20 @@ class RreluWithNoiseBackward0(Op):
 
     formula = "∂rrelu(a)/∂a = 1 if a > 0 else the element's slope"
 
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = {"noise": lambda node: _make(node.noise), "lower": "lower",
+                        "upper": "upper", "training": "training"}
+
     @staticmethod
-    def forward(ctx, a, noise):
+    def forward(ctx, a, noise, lower=1 / 8, upper=1 / 3, training=False):
+        ctx.save_for_backward(a)  # (as PyTorch: backward refuses it changed in place since)
         ctx.noise = noise  # (1 where a > 0): a constant of the derivative
+        ctx.lower, ctx.upper, ctx.training = lower, upper, training
         return (a * noise).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 - read for its check only (changed in place since?)
         return grad * ctx.noise
 
 

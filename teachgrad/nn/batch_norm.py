@@ -37,9 +37,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     ``running = (1 - momentum) · running + momentum · batch`` with the *unbiased*
     variance. Evaluation: the running statistics are used instead.
     """
-    channels = input.shape[1] if input.ndim > 1 else 1
-    dims = (0, *range(2, input.ndim))
-    count = input.numel() // max(channels, 1)
     # PyTorch's _verify_batch_size: exactly one value per channel is refused (an empty
     # batch is not: its output is empty and the running statistics stay as they are)
     if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
@@ -51,7 +48,20 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    # (PyTorch's parser, after its Python's checks above)
+    return native_batch_norm(input, running_mean, running_var, weight, bias, training,
+                             momentum, eps)
+
+
+def native_batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                      weight: Tensor | None, bias: Tensor | None, training: bool,
+                      momentum: float | None, eps: float) -> Tensor:
+    """``batch_norm`` without the checks of PyTorch's Python function (the batch size, the
+    sign of ``eps``): what ``instance_norm`` calls, as PyTorch's ``torch.instance_norm``
+    reaches ATen's ``batch_norm`` directly, so that a negative ``eps`` gives nan there."""
+    channels = input.shape[1] if input.ndim > 1 else 1
+    dims = (0, *range(2, input.ndim))
+    count = input.numel() // max(channels, 1)
+    # (PyTorch's parser, after its Python's checks in batch_norm)
     error = argument_error("batch_norm", "training", "bool", training, 6)
     if error is not None:
         raise error
@@ -117,4 +127,4 @@ def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None)
     return out
 
 
-__all__ = ["batch_norm"]
+__all__ = ["batch_norm", "native_batch_norm"]

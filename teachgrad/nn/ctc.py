@@ -101,6 +101,15 @@ class CtcLossBackward0(Op):
     formula = ("ℓ = -log Σ_alignments Π_t y_t(π_t)    ∂ℓ/∂log y_t(k) = -Σ_{s: l'_s = k} "
                "α_t(s)·β_t(s) / (y_t(k)·p)")
 
+    # grad_fn._saved_...: the arguments, and the losses (result0); PyTorch's result1, the
+    # log α table its kernel leaves partly unwritten, is not shown
+    saved_names = ("log_probs", "targets", "result0")
+    saved_attributes = {
+        "input_lengths": lambda node: tuple(int(n) for n in node.lengths[0]),
+        "target_lengths": lambda node: tuple(int(n) for n in node.lengths[1]),
+        "blank": "blank", "zero_infinity": "zero_infinity",
+    }
+
     @staticmethod
     def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity,
                 given=None):
@@ -132,8 +141,11 @@ class CtcLossBackward0(Op):
         if zero_infinity:  # the losses themselves are zeroed after this node (a where)
             grads[:, np.isinf(losses)] = 0.0
         ctx.grads = grads.astype(log_probs.dtype)
-        ctx.save_for_backward(log_probs, given)
-        return losses.astype(log_probs.dtype)
+        out = losses.astype(log_probs.dtype)
+        ctx.lengths, ctx.blank = (input_lengths, target_lengths), blank
+        ctx.zero_infinity = zero_infinity
+        ctx.save_for_backward(log_probs, given, out)  # (as PyTorch: the output too)
+        return out
 
     @staticmethod
     def backward(ctx, grad):

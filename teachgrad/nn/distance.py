@@ -33,11 +33,23 @@ from .argument_types import (
     scalar_argument,
     takes_arguments,
 )
+from .rms_norm import AddBackward1
 
 
 class NormBackward1(LinalgVectorNormBackward0):
     """``torch.norm(x, p, dim)``: the vector p-norm along ``dim``. The same op as
     ``linalg.vector_norm``; PyTorch records this name when it is called as ``norm``."""
+
+    # (norm's argument is p, where linalg.vector_norm's is ord)
+    saved_attributes = {"p" if name == "ord" else name: value for name, value
+                        in LinalgVectorNormBackward0.saved_attributes.items()}
+
+    @property
+    def _saved_ord(self):  # (vector_norm's name, which this node does not show)
+        raise AttributeError("'NormBackward1' object has no attribute '_saved_ord'")
+
+    def __dir__(self) -> list:
+        return [name for name in super().__dir__() if name != "_saved_ord"]
 
 
 def _norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
@@ -64,7 +76,12 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     eps = scalar_argument(eps, "pairwise_distance", "eps", kind="float")
     pointwise._check_broadcast(x1, x2)
     innermost = max(x1.ndim, x2.ndim) - 1
-    return _norm(x1 - x2 + eps, p, innermost, keepdim)
+    diff = x1 - x2
+    # + eps is ATen's add of a number: AddBackward1, as PyTorch records it (integers have
+    # no gradient: + promotes them to the default float dtype, as PyTorch's add)
+    shifted = (AddBackward1.apply(diff, other=eps) if diff.is_floating_point()
+               else diff + eps)
+    return _norm(shifted, p, innermost, keepdim)
 
 
 @refuses_complex("cosine_similarity", eps=BUILTIN)

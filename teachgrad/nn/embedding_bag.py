@@ -20,10 +20,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._input_check import refuses_complex
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
+from ..autograd import graph
 from ..ops.index import IndexPutImplBackward0, saving_indices
 from ..ops.op import Op
+from ..ops.saved_values import shown
 from ..ops.shape import embed
+
+_MODE_NUMBERS = {"sum": 0, "mean": 1, "max": 2}  # (as PyTorch's kernel numbers them)
 
 
 class EmbeddingBagBackward0(Op):
@@ -33,15 +37,34 @@ class EmbeddingBagBackward0(Op):
                "∂L/∂psw[i] = <grad[b], weight[idx_i]>    max: the gradient goes to the "
                "largest entry of each column")
 
+    # grad_fn._saved_...: what PyTorch's node shows of its arguments (index 0 is the
+    # weight, whose backward needs it, where PyTorch keeps it only for per_sample_weights'
+    # gradient; result1-3 are its kernel's bookkeeping: neither is shown)
+    saved_attributes = {
+        "per_sample_weights": lambda node: graph.saved_value(node, 1),
+        "indices": lambda node: graph.saved_value(node, 2),
+        # (a 2-d input's offsets are made by F.embedding_bag, as PyTorch's Python makes them)
+        "offsets": lambda node: (graph.saved_value(node, 3) if node.made_offsets is None
+                                 else _make(node.made_offsets)),
+        "mode": lambda node: _MODE_NUMBERS[node.mode],
+        "padding_idx": lambda node: shown(-1 if node.padding_idx is None
+                                          else node.padding_idx),
+        "scale_grad_by_freq": "scale_grad_by_freq",
+        "sparse": lambda node: False,  # (sparse=True is refused: no sparse gradients)
+        "weight_sym_argsize_0": lambda node: node.weight_shape[0],
+    }
+
     @staticmethod
     def forward(ctx, weight, psw, indices, bags, count, mode, keep, scale_grad_by_freq,
-                given=(None, None)):
+                given=(None, None), padding_idx=None, made_offsets=None):
         """``bags[i]``: the bag of index ``i``; ``keep[i]``: False for padding; ``given``:
         the indices and offsets arrays as given, saved for their version check (as PyTorch
         saves them: see embedding_bag)."""
         dim = weight.shape[1]
         rows = weight[indices]                                   # (L, dim)
         ctx.weight_shape, ctx.mode = weight.shape, mode
+        ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        ctx.made_offsets = made_offsets
         ctx.indices, ctx.bags, ctx.keep = indices, bags, keep
         ctx.save_for_backward(weight, psw, *given)
         if mode == "max":
@@ -229,7 +252,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     out = EmbeddingBagBackward0.apply(
         weight, psw, indices=indices, bags=np.maximum(bags, 0), count=count, mode=mode,
         keep=keep, scale_grad_by_freq=scale_grad_by_freq,
-        given=tuple(None if t is None else t._data for t in given))
+        given=tuple(None if t is None else t._data for t in given), padding_idx=padding_idx,
+        made_offsets=(np.arange(0, input.numel(), input.shape[1], dtype=input._data.dtype)
+                      if input.ndim == 2 and input.shape[1] else None))
     return saving_indices(out, given, first=2)
 
 

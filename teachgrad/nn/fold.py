@@ -66,10 +66,24 @@ def _run(op: type[Op], value, **params):
     return op.forward(NO_CONTEXT, value, **params)
 
 
+def _each_side(padding) -> tuple[int, ...]:
+    """The padding as F.unfold took it, one number per dimension (kept here as the
+    (before, after) pairs im2col pads with)."""
+    return tuple(p[0] if isinstance(p, tuple) else p for p in padding)
+
+
 class Im2ColBackward0(Op):
     """``unfold``: every block of the image as a column (values are copied, not changed)."""
 
     formula = "out[:, c·k, l] = x_padded[:, c, block l at offset k]    ∂L/∂x = fold(grad)"
+    # grad_fn._saved_...: the block parameters, and the image's last two sizes
+    saved_attributes = {
+        "kernel_size": lambda node: node.params[1], "stride": lambda node: node.params[2],
+        "padding": lambda node: _each_side(node.params[3]),
+        "dilation": lambda node: node.params[4],
+        "self_sym_argsize_minus_2": lambda node: node.params[0][0],
+        "self_sym_argsize_minus_1": lambda node: node.params[0][1],
+    }
 
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, dilation):
@@ -87,6 +101,11 @@ class Col2ImBackward0(Op):
     """``fold``: columns back into an image, overlapping blocks adding up."""
 
     formula = "out = Σ over blocks of each column put back in place    ∂L/∂cols = unfold(grad)"
+    saved_attributes = {  # grad_fn._saved_...
+        "kernel_size": lambda node: node.params[0], "stride": lambda node: node.params[1],
+        "padding": lambda node: _each_side(node.params[2]),
+        "dilation": lambda node: node.params[3],
+    }
 
     @staticmethod
     def forward(ctx, cols, output_size, kernel, stride, padding, dilation):

@@ -530,7 +530,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     else:  # the mean slope, the same for all (deterministic)
         slopes = np.full(data.shape, (lower + upper) / 2)
     noise = np.where(data > 0, 1, slopes).astype(data.dtype)
-    return _ops.RreluWithNoiseBackward0.apply(input, noise=noise)
+    return _ops.RreluWithNoiseBackward0.apply(input, noise=noise, lower=lower, upper=upper,
+                                              training=bool(training))
 
 
 @refuses_complex("rrelu", lower=DOUBLE, upper=DOUBLE)
@@ -1063,6 +1064,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     _require_floating(input, "log_sigmoid_cpu")
+    if target._data.dtype == np.bool_:  # (PyTorch's kernel computes 1 - target first)
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead.\nHint: the target must be a float "
+            "tensor of 0s and 1s, e.g. y = y.float()."
+        )
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"result type {_type_name(input)} can't be cast to the desired output type "

@@ -114,6 +114,9 @@ class PdistBackward0(Op):
     formula = ("out[k] = ‖x[i] − x[j]‖ₚ for the k-th pair i < j    ∂/∂x[i] += the p-norm's "
                "gradient at x[i] − x[j], ∂/∂x[j] −= it")
 
+    saved_names = ("self", "result")  # grad_fn._saved_...
+    saved_attributes = {"p": "p"}
+
     @staticmethod
     def forward(ctx, x, p):
         first, second = np.triu_indices(x.shape[0], 1)

@@ -284,6 +284,10 @@ def _grads(grad: np.ndarray, x: np.ndarray, s: Sampling, mask) -> tuple:
     return (gx.reshape(x.shape) if mask[0] else None), ggrid
 
 
+_MODE_NUMBERS = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_PADDING_NUMBERS = {"zeros": 0, "border": 1, "reflection": 2}
+
+
 class GridSampler2DBackward0(Op):
     """``out[n, c, p] = Σ_corners w(grid[n, p])·input[n, c, corner]``: bilinear (or
     nearest) reading of the input at every grid point."""
@@ -291,11 +295,20 @@ class GridSampler2DBackward0(Op):
     formula = ("out = Σ_k w_k(grid)·x[corner_k]    ∂L/∂x[corner_k] += w_k·grad    "
                "∂L/∂grid = Σ_k (∂w_k/∂grid)·x[corner_k]·grad")
 
+    saved_names = ("input", "grid")  # grad_fn._saved_...
+    # (the modes as PyTorch's kernel numbers them)
+    saved_attributes = {
+        "interpolation_mode": lambda node: _MODE_NUMBERS[node.modes[0]],
+        "padding_mode": lambda node: _PADDING_NUMBERS[node.modes[1]],
+        "align_corners": lambda node: node.modes[2],
+    }
+
     @staticmethod
     def forward(ctx, x, grid, mode, padding_mode, align_corners):
         s = sampling(grid, x.shape[2:], mode, padding_mode, align_corners)
         ctx.save_for_backward(x, grid)
         ctx.sampling = s
+        ctx.modes = (mode, padding_mode, align_corners)
         return _sample(x, s)
 
     @staticmethod

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..ops.loss import _REDUCTION_NUMBERS as REDUCTION_NUMBERS
 from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
 from ..ops.op import Op
@@ -59,15 +59,20 @@ class HuberLossBackward0(Op):
     promotes = True
 
     @staticmethod
-    def forward(ctx, input, target, reduction="mean", delta=1.0):
+    def forward(ctx, input, target, reduction="mean", delta=1.0, dtypes=None):
         ctx.save_for_backward(input, target)
-        ctx.reduction, ctx.delta = reduction, delta
+        ctx.reduction, ctx.delta, ctx.dtypes = reduction, delta, dtypes
         z = np.abs(input - target)
         losses = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
-        return _reduce(losses.astype(z.dtype, copy=False), reduction)
+        # PyTorch's kernel writes into a tensor like the input: the input's dtype, whatever
+        # the target's (float32 input, float64 target: float32)
+        out_dtype = z.dtype if dtypes is None else dtypes[0]
+        return _reduce(losses.astype(out_dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.dtypes is not None and ctx.dtypes[0] != ctx.dtypes[1]:
+            raise _dtype_mismatch(*ctx.dtypes)
         input, target = ctx.saved_tensors
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return HuberLossBackwardBackward0.record(ctx, grad, input, target)
@@ -76,6 +81,18 @@ class HuberLossBackward0(Op):
         slope = np.where(inside, diff, ctx.delta * np.sign(diff))
         g = grad * _scale(ctx.reduction, int(np.prod(np.shape(diff)))) * slope
         return g, -g
+
+
+def _dtype_mismatch(input_dtype: np.dtype, target_dtype: np.dtype) -> RuntimeError:
+    """PyTorch's huber_loss backward kernel wants the target in the input's dtype (its
+    forward took any): its words, then advice."""
+    from .functional import _TORCH_TYPE
+
+    return RuntimeError(
+        f"Found dtype {_TORCH_TYPE[target_dtype.name]} but expected "
+        f"{_TORCH_TYPE[input_dtype.name]}\nHint: huber_loss's backward needs the target in the "
+        "input's dtype: pass target.to(input.dtype)."
+    )
 
 
 class _PiecewiseQuadraticBackwardBackward(RecordedBackward):
@@ -237,12 +254,22 @@ class MultilabelMarginLossBackward0(Op):
     formula = ("ℓ = Σ_{j∈T, i∉T} max(0, 1 − x[j] + x[i]) / C    ∂ℓ/∂x[i] = +(active pairs)/C,"
                "  ∂ℓ/∂x[j] = −(active pairs)/C")
 
+    saved_names = ("target", "self")  # grad_fn._saved_... (as saved: see forward)
+    saved_attributes = {
+        # PyTorch's kernel marks each sample's target classes in a tensor like the input
+        "is_target": lambda node: _make(
+            (node.targets > 0).astype(node.slope.dtype).reshape(node.input_shape)),
+        "reduction": lambda node: REDUCTION_NUMBERS[node.reduction],
+    }
+
     @staticmethod
     def forward(ctx, input, targets=None, reduction="mean", scalar_output=False, given=None):
         """``targets``: an ``(N, C)`` table of how often each class is listed for each
         sample (PyTorch's loop counts a class listed twice twice); ``given``: the target
-        array as given, saved for its version check (see ops.index.saving_indices)."""
-        ctx.save_for_backward(given)
+        array as given. Both it and the input are saved as PyTorch saves them: backward
+        refuses either changed in place since (see ops.index.saving_indices)."""
+        ctx.save_for_backward(given, input)
+        ctx.targets = targets
         x = input.reshape(-1, input.shape[-1]) if input.ndim else input.reshape(1, 1)
         n, c = x.shape
         # margins[n, j, i] = 1 - x[j] + x[i], for target j and non-target i, each pair

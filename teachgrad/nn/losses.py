@@ -117,11 +117,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     F._require_floating(input, "huber_cpu")
+    dtypes = (input._data.dtype, target._data.dtype)
     if weight is None:
         return HuberLossBackward0.apply(expanded_input, expanded_target,
-                                        reduction=reduction, delta=delta)
+                                        reduction=reduction, delta=delta, dtypes=dtypes)
     weighted = HuberLossBackward0.apply(expanded_input, expanded_target, reduction="none",
-                                        delta=delta) * weight
+                                        delta=delta, dtypes=dtypes) * weight
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(
             f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."

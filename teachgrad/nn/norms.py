@@ -34,7 +34,7 @@ from .argument_types import (
     scalar_argument,
     takes_arguments,
 )
-from .batch_norm import batch_norm
+from .batch_norm import native_batch_norm
 from .normalization_ops import NativeGroupNormBackward0, check_parameter_dtypes
 from .padding import pad
 from .pooling import avg_pool2d, avg_pool3d
@@ -140,10 +140,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     # per-channel tensors are repeated N times), viewed back to the input's shape.
     as_channels = input.reshape(1, n * c, *input.shape[2:])
     repeated = [None if t is None else t.repeat(n) for t in (running_mean, running_var)]
-    out = batch_norm(as_channels, *repeated,
-                     None if weight is None else weight.repeat(n),
-                     None if bias is None else bias.repeat(n),
-                     training=use_input_stats, momentum=momentum, eps=eps)
+    out = native_batch_norm(as_channels, *repeated,
+                            None if weight is None else weight.repeat(n),
+                            None if bias is None else bias.repeat(n),
+                            training=use_input_stats, momentum=momentum, eps=eps)
     if use_input_stats and running_mean is not None and running_var is not None:
         with no_grad():  # each instance moved its copy: the running stats are their mean
             running_mean.copy_(repeated[0].view(n, c).mean(0))

@@ -148,11 +148,17 @@ def _shape_text(input: Tensor) -> str:
 
 
 def _check_max_input(input: Tensor, d: int) -> None:
-    if input.ndim not in (d + 1, d + 2) or (d == 2 and 0 in input.shape[-3:]):
+    if input.ndim not in (d + 1, d + 2):
         raise RuntimeError(
             f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input"
             f"\nHint: pooling wants (N, C, {_AXES[d]}) or (C, {_AXES[d]}); this input has "
             f"shape {tuple(input.shape)}."
+        )
+    if d == 2 and 0 in input.shape[-3:]:  # (an empty batch is fine, an empty channel not)
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{_shape_text(input)}\nHint: every dimension but the batch must be "
+            "non-empty."
         )
     _check_non_batch_sizes(input, d, "max_pool3d_with_indices_out_cpu_template")
 
@@ -526,7 +532,11 @@ def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
     >>> torch.nn.functional.max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0, 5.0]]), 2)
     tensor([[3., 2.]])
     """
-    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+    if return_indices and input.ndim not in (2, 3):  # (max_pool1d_with_indices' check)
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
+            "argument #1 'self' (while checking arguments for max_pool1d)")
+    if not return_indices and (input.ndim not in (2, 3) or 0 in input.shape[-2:]):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
             f"for input, but got:[{', '.join(map(str, input.shape))}]"

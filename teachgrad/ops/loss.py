@@ -414,7 +414,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         losses = (1 - target) * input - log_sig
         if weight is not None:
             losses = losses * weight
-        return _reduce(losses.astype(input.dtype, copy=False), reduction)
+        # PyTorch's kernel writes the loss into ``1 - target``: it has the target's dtype
+        # (float64 logits with float32 targets give a float32 loss)
+        return _reduce(losses.astype(target.dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad):
