@@ -129,15 +129,11 @@ CASES = [
 ]
 
 _NN = "an nn op (teachgrad/nn), outside the core: "
-_SIZES = ("PyTorch's matrix products also keep their factors' sizes and strides "
-          "(_saved_*_sym_sizes, _saved_*_sym_strides): not shown by teachgrad")
 _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number's own "
            "type (int64 for 2), teachgrad's the tensor's dtype")
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
     "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
-    "x @ w.t()": _SIZES, "x.mm(w.t())": _SIZES, "torch.addmm(v[:3], x, w.t()[:, :3])": _SIZES,
-    "F.linear(x, w, v[:3])": _SIZES,
     "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",
     "torch.einsum('ij,kj->ik', x, w)": "teachgrad's einsum is one EinsumBackward0 node; "
                                        "PyTorch's is a chain of bmm/permute/view nodes",
@@ -269,6 +265,39 @@ def test_round_as_strided_and_index_put_as_pytorch_records_them():
     i = teachgrad.tensor([0, 2])
     node = (x * 1).index_put((i,), teachgrad.ones(4)).grad_fn
     assert [t.tolist() for t in node._saved_indices] == [[0, 2]]
+
+
+def test_matrix_products_keep_their_factors_sizes_and_the_strides_of_those_needing_grad():
+    x, w = teachgrad.tensor(_X, requires_grad=True), teachgrad.tensor(_W, requires_grad=True)
+    node = x.mm(w.t()).grad_fn  # (w.t(): a 4×3 matrix stored column by column)
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), (4, 1))
+    assert (node._saved_mat2_sym_sizes, node._saved_mat2_sym_strides) == ((4, 3), (1, 4))
+    # strides only of a factor whose gradient is needed (PyTorch: an empty tuple otherwise)
+    node = x.detach().mm(w.t()).grad_fn
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), ())
+    assert node._saved_mat2_sym_strides == (1, 4)
+    node = (x * 2).mm(w.detach().t()[:, ::2]).grad_fn  # (a factor not saved: noted)
+    assert (node._saved_mat2_sym_sizes, node._saved_mat2_sym_strides) == ((4, 2), ())
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), (4, 1))
+    node = teachgrad.addmm(teachgrad.zeros(2), x.detach(), w.t()[:, ::2]).grad_fn
+    assert node._saved_mat1_sym_sizes == (3, 4) and node._saved_mat1_sym_strides == ()
+    assert node._saved_mat2_sym_sizes == (4, 2) and node._saved_mat2_sym_strides == (1, 8)
+    assert node._saved_alpha == 1 and node._saved_beta == 1
+    # bmm keeps no sizes (PyTorch neither)
+    node = x[None].bmm(w.t()[None]).grad_fn
+    assert not [name for name in dir(node) if "sym" in name]
+
+
+def test_matrix_product_sizes_stay_after_backward_and_strides_of_freed_factors_do_not():
+    x, w = teachgrad.tensor(_X, requires_grad=True), teachgrad.tensor(_W, requires_grad=True)
+    y = x.mm(w.t())
+    y.sum().backward()
+    node = y.grad_fn  # (leaves: their strides are still known)
+    assert node._saved_self_sym_sizes == (3, 4) and node._saved_mat2_sym_sizes == (4, 3)
+    assert node._saved_self_sym_strides == (4, 1)
+    # w.t() was saved and is freed: its strides went with it, with PyTorch's freed error
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        _ = node._saved_mat2_sym_strides
 
 
 def test_given_values_are_kept_only_on_a_recorded_node_and_backward_is_unchanged():
