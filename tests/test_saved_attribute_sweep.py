@@ -133,7 +133,6 @@ _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number
            "type (int64 for 2), teachgrad's the tensor's dtype")
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
-    "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
     "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",
     "torch.einsum('ij,kj->ik', x, w)": "teachgrad's einsum is one EinsumBackward0 node; "
                                        "PyTorch's is a chain of bmm/permute/view nodes",
@@ -298,6 +297,19 @@ def test_matrix_product_sizes_stay_after_backward_and_strides_of_freed_factors_d
     # w.t() was saved and is freed: its strides went with it, with PyTorch's freed error
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
         _ = node._saved_mat2_sym_strides
+
+
+def test_a_promoted_input_is_saved_as_the_very_tensor_in_its_own_dtype():
+    x = teachgrad.tensor([1.0, 2.0, float("nan")], requires_grad=True)
+    counts = teachgrad.tensor([1, 2, 3])
+    node = (x * counts).grad_fn  # (computed in float32, as PyTorch's kernel does)
+    assert node._saved_other is counts and node._saved_other.dtype == teachgrad.int64
+    # nanmean is nansum / (the int64 count of the numbers): PyTorch's DivBackward0 keeps it
+    other = x.nanmean().grad_fn._saved_other
+    assert other.dtype == teachgrad.int64 and other.tolist() == 2
+    y = x * counts  # backward is unchanged: d(x·c)/dx = c
+    y.backward(teachgrad.ones(3))
+    assert x.grad.tolist() == [1.0, 2.0, 3.0]
 
 
 def test_given_values_are_kept_only_on_a_recorded_node_and_backward_is_unchanged():
