@@ -1609,6 +1609,8 @@ return_types_aminmax = _return_type("aminmax", ("min", "max"))
 
 class AminmaxBackward0(Op):
     formula = "min and max at once: each gradient is shared by the elements that tie for it"
+    saved_names = ("self", "min", "max")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"dim": given("dim"), "keepdim": "keepdim"}  # (dim as aminmax got it)
     # An output nobody used sends no gradient (None, not zeros): with a nan in a slice a
     # zero gradient would still give 0 / 0 = nan, and with ties 0 instead of -0. as PyTorch.
     materialize_grads = False
@@ -1660,10 +1662,13 @@ def aminmax(input: Tensor, *, dim: int | None = None,
         if ndim and input._data.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     low, high = AminmaxBackward0.apply(input, dims=dims, keepdim=keepdim)
+    keep_given(low, AminmaxBackward0, dim=dim)  # (a rare op: kept always, None included)
     return return_types_aminmax(low, high)
 
 
 class VarMeanBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_... (var's forward saves it)
+    saved_attributes = _VAR_SAVED
     formula = "var and mean at once: ∂var/∂aᵢ = 2·(aᵢ − mean)/(N − correction), ∂mean/∂aᵢ = 1/N"
 
     @staticmethod
@@ -1681,6 +1686,8 @@ class VarMeanBackward0(Op):
 
 
 class StdMeanBackward0(Op):
+    saved_names = ("self", "result0")  # grad_fn._saved_... (std's forward saves them)
+    saved_attributes = _VAR_SAVED
     formula = "std and mean at once: ∂std/∂aᵢ = (aᵢ − mean)/((N − correction)·std), ∂mean/∂aᵢ = 1/N"
 
     @staticmethod
@@ -1719,7 +1726,10 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     """
     _require_floating(input, "var_mean only support floating point and complex dtypes")
     dims, c, keepdim = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, VarMeanBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 @numpy_names
@@ -1728,7 +1738,10 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     """``(std, mean)`` over ``dim`` in one node (the arguments of :func:`std`)."""
     _require_floating(input, "std_mean only support floating point and complex dtypes")
     dims, c, keepdim = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, StdMeanBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 var_mean = _parsed_like_pytorch("var_mean", var_mean, has_out=False)[0]
