@@ -304,8 +304,10 @@ SKIPS = [
      and _differs_only_in_sign(t, o)),
     # PyTorch's derivative of pow in the exponent is where(base == 0 & exponent >= 0, 0,
     # result·log(base)): differentiated again, the branch not taken gets a zero gradient,
-    # and 0·log(0) = nan comes back (seed 24823: False ** -0.0). teachgrad's second
-    # derivative there is 0 (0 ** b is constant for b > 0).
+    # and 0·log(0) = nan comes back (seed 24823: False ** -0.0). teachgrad's tensor ** tensor
+    # now records that formula under create_graph, nan included (seed 24823 matches); the
+    # rule stays for a base that reaches the backward as a plain array, where teachgrad's
+    # second derivative there is 0 (0 ** b is constant for b > 0).
     ("PyTorch quirk: pow's second derivative in the exponent at base 0 is nan",
      lambda st, cat, t, o: cat == "grad2" and re.search(r"\*\*|\bpow\(", st.program) is not None
      and _differs_only_where_torch_is_nan(t, o)),

@@ -224,8 +224,11 @@ class MvBackward0(Op):
         m, v = ctx.saved_tensors
         need_m, need_v = ctx.needs_input_grad
         grad_m = np.expand_dims(grad, -1) * v if need_m else None
-        grad_v = np.matmul(_transposed(m), grad) if need_v else None
-        return grad_m, grad_v
+        if not need_v:
+            return grad_m, None
+        if type(m) is Tensor:  # create_graph: PyTorch's self.t().mv(grad) (TBackward0)
+            return grad_m, m.t().mv(grad)
+        return grad_m, np.matmul(_transposed(m), grad)
 
 
 class _MatrixProduct(Op):

@@ -35,7 +35,7 @@ from .._warn import warn_user
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
-from .number_factor import over_number
+from .number_factor import over_number, times_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
@@ -883,6 +883,8 @@ class VarBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor:
+            return _var_recorded_grad(ctx, grad, a)
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return grad * _no_dof_slope(a)
@@ -910,23 +912,36 @@ class StdBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(grad) is Tensor:
+            # create_graph: PyTorch's std_backward, var's gradient of
+            # (grad / (std·2)).masked_fill_(std == 0, 0): differentiated again, the
+            # division's slope meets the mask's 0 at std = 0, 0·inf = nan, as PyTorch's
+            # second derivative (seed 107241)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                half = masked_fill_zero(_value(out) == 0, grad / times_number(out, 2))
+            return _var_recorded_grad(ctx, half, a)
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         out = _expand_reduced(out, ctx.dims, ctx.keepdim)
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
-        if isinstance(grad, Tensor) and flat.any():
-            # create_graph: PyTorch's (grad / std).masked_fill_(std == 0, 0), so that
-            # differentiated again the division's slope, grad / std², meets the mask's 0
-            # there: 0·inf = nan, as PyTorch's second derivative (seed 107241)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                per_std = masked_fill_zero(flat, grad / out)
-        else:
-            per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
+
+
+def _var_recorded_grad(ctx, grad: Tensor, a: Tensor) -> Tensor:
+    """var's gradient under ``create_graph``, as PyTorch's var_backward records it:
+    ``(2 / dof) · grad · (a − a.mean(dim, keepdim=True))``, the number times grad being
+    MulBackward1 and the mean over everything ``a.mean()`` (MeanBackward0)."""
+    grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+    if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+        return grad * _no_dof_slope(a)
+    mean = a.mean() if ctx.dims is None else a.mean(ctx.dims, keepdim=True)
+    with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
+        return times_number(grad, 2 / ctx.dof if ctx.dof else math.inf) * (a - mean)
 
 
 def _no_dof_slope(a) -> np.ndarray:
@@ -1157,6 +1172,12 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
             # whose derivative at a zero norm is nan (0/0), as PyTorch's
             return grad * masked_fill_zero(zero_norm, a / out)
         return grad * np.where(zero_norm, 0, a / safe_out)
+    if isinstance(a, Tensor) and p > 1:  # create_graph: PyTorch's norm_backward, node for
+        # node: self·|self|^(p−2) (sgn(self)·|self|^(p−1) below 2) times
+        # (grad / norm^(p−1)).masked_fill_(norm == 0, 0)
+        scaled = a * a.abs() ** (p - 2) if p > 2 else sgn_of(a) * a.abs() ** (p - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return scaled * masked_fill_zero(zero_norm, grad / out ** (p - 1))
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
         scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
