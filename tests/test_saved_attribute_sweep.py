@@ -126,18 +126,62 @@ CASES = [
     "F.nll_loss(x.log_softmax(1), torch.tensor([0, 2, 1]), ignore_index=2)",
     "F.pad(x, (1, 1))", "F.embedding(torch.tensor([0, 2]), x)", "F.linear(x, w, v[:3])",
     "F.layer_norm(x, (4,))", "F.softmin(x, 1)", "F.cosine_similarity(x, w)",
+    # more of what a learner meets: indexing, joining, where/clamp, cumulative, scatter,
+    # repeat/flip/roll, powers, reductions keeping dims, max/min with indices
+    "x[0, 1]", "x[-1, -2]", "x[1:, :2]", "x[::2]", "x[..., 1:3]", "x[None, 1]",
+    "x[:, None]", "x[1, ...]", "x[[0, 2]]", "x[[0, 2], [1, 3]]", "x[i, 1:]", "x[1:, i]",
+    "x[i][:, i]", "x[x[:, 0] > 0]", "x[:, x[0] > 0]",
+    "x[torch.tensor([True, False, True])]", "x[torch.tensor(1)]", "x[i, i]", "x[..., i]",
+    "x[:, [-1, 0]]", "x[:, 3:1]", "x[1][2]", "torch.cat([x, w], 1)", "torch.cat([x, w, p])",
+    "torch.cat((x, w[:1]))", "torch.cat([x])", "torch.stack([x, w], 1)",
+    "torch.stack([x[0], w[0], p[0]])", "torch.dstack([x, w])", "torch.column_stack([v, v])",
+    "x.split(1)[2]", "x.split(3, 1)[1]", "x.chunk(4)[1]", "x.unbind()[2]", "x.unbind(0)[1]",
+    "x.tensor_split([1, 3], 1)[1]", "x.hsplit(2)[1]", "x.vsplit([1])[1]",
+    "torch.where(x > w, x, w)", "torch.where(x > 0, x, 0.0)", "torch.where(x > 0, 1.0, w)",
+    "torch.where(x > 0, x, v)", "x.where(x > 0, w)", "x.clamp(min=w)", "x.clamp(max=w)",
+    "x.clamp(min=w, max=p)", "x.clamp(-1)", "x.clamp(max=0.5)", "x.clamp_min(0.5)",
+    "x.clip(-0.5, 0.5)", "x.clamp(-1.5, 2)", "x.masked_fill(x < 0, -1)",
+    "x.masked_fill(torch.tensor([True, False, True, False]), 2.5)",
+    "x.masked_fill(x > 0, torch.tensor(0.5))", "x.masked_fill(x > 0, p[0, 0])",
+    "x.cumsum(0)", "x.cumsum(dim=1, dtype=torch.float64)", "x.cumprod(0)", "v.cumsum(0)",
+    "v.cumprod(0)", "x.cummax(0)", "x.cummin(-1)", "x.logcumsumexp(0)",
+    "x.scatter(0, torch.tensor([[2, 1, 0, 1]]), w[:1])",
+    "x.scatter(1, torch.tensor([[3], [0], [1]]), 1.5)",
+    "x.scatter_add(0, torch.tensor([[2, 1, 0, 1]]), w[:1])",
+    "x.scatter(1, torch.tensor([[0], [1], [2]]), w[:, :1], reduce='add')",
+    "x.scatter_reduce(1, torch.tensor([[0], [1], [2]]), w[:, :1], 'sum')",
+    "x.scatter_reduce(1, torch.tensor([[0, 0], [1, 1], [2, 2]]), w[:, :2], 'amax')",
+    "x.scatter_reduce(1, torch.tensor([[0, 0], [1, 1], [2, 2]]), w[:, :2], 'mean',"
+    " include_self=False)",
+    "x.scatter_reduce(1, torch.tensor([[0, 0], [1, 1], [2, 2]]), p[:, :2], 'prod')",
+    "x.index_fill(0, i, -1.0)", "x.masked_scatter(x > 0, w)", "x.repeat(1, 2)",
+    "x.repeat(2, 1, 1)", "v.repeat(3)", "x.tile((2, 1))", "x.tile(2, 2)",
+    "x.repeat_interleave(2, 0)", "x.repeat_interleave(torch.tensor([1, 2, 0]), 0)",
+    "x.repeat_interleave(2, -1)", "x.flip(1)", "x.flip((0, 1))", "v.flip(0)",
+    "x.roll(2, 0)", "x.roll(-1)", "x.roll((1, -1), (1, 0))", "v.roll(1)",
+    "x.flatten().put(torch.tensor([0, 2]), v[:2])", "x.take(torch.tensor([[0], [11]]))",
+    "x ** 3", "x ** 0.5", "p ** 0.5", "x ** 1", "x ** 0", "x ** -1", "p ** -0.5",
+    "x.pow(2)", "x.pow(w)", "p.pow(w)", "torch.pow(2.5, x)", "torch.pow(p, 2)", "p ** v",
+    "p ** x[0, 0]", "torch.float_power(p, 2)", "torch.float_power(p, w)",
+    "x.sum(0, keepdim=True)", "x.sum(-1, keepdim=True)", "x.mean(0, keepdim=True)",
+    "x.mean((0, 1))", "x.mean(-1, keepdim=True)", "x.prod(0, keepdim=True)", "x.max(0)",
+    "x.max(0, keepdim=True)", "x.min(1)", "x.min(-1, keepdim=True)", "x.max(dim=1).values",
+    "x.min(dim=0)[0]", "x.amax(0)", "x.amin(-1, keepdim=True)", "x.argmax(1)",
+    "x.logsumexp(0, keepdim=True)", "x.logsumexp((0, 1))", "x.norm(dim=0, keepdim=True)",
+    "x.norm(p=1, dim=1)", "x.norm(float('inf'))", "x.norm(p='fro')", "x.norm(p=3, dim=-1)",
+    "x.std(0, keepdim=True)", "x.var(1, keepdim=True)", "torch.var_mean(x, 1)[0]",
+    "torch.std_mean(x, 0)[1]", "x.aminmax(dim=0)[0]", "torch.max(x, w)", "torch.min(x, w)",
+    "x.max(w)", "x.abs().sum()", "x.exp().mean()", "(x * w).sum(1)", "x @ v", "v @ x.t()",
+    "x.t() @ x", "x.mean() - x", "x - x.mean(1, keepdim=True)", "x.sum() / 4", "2 / x",
+    "1 - x", "x.clone().detach().requires_grad_() * 2",
 ]
 
 _NN = "an nn op (teachgrad/nn), outside the core: "
-_SIZES = ("PyTorch's matrix products also keep their factors' sizes and strides "
-          "(_saved_*_sym_sizes, _saved_*_sym_strides): not shown by teachgrad")
 _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number's own "
            "type (int64 for 2), teachgrad's the tensor's dtype")
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
-    "x.nanmean()": _SCALAR, "x.nanmean(1)": _SCALAR,
-    "x @ w.t()": _SIZES, "x.mm(w.t())": _SIZES, "torch.addmm(v[:3], x, w.t()[:, :3])": _SIZES,
-    "F.linear(x, w, v[:3])": _SIZES,
+    "x.sum() / 4": _SCALAR, "2 / x": _SCALAR, "x.clone().detach().requires_grad_() * 2": _SCALAR,
     "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",
     "torch.einsum('ij,kj->ik', x, w)": "teachgrad's einsum is one EinsumBackward0 node; "
                                        "PyTorch's is a chain of bmm/permute/view nodes",
@@ -155,7 +199,8 @@ def _describe(lib, value, env: dict, out):
         if not value.is_floating_point():  # (index tensors: teachgrad rebuilds them)
             who = None
         values = value.detach().flatten().tolist()
-        values = [round(v, 4) if isinstance(v, float) else v for v in values]
+        values = [("nan" if v != v else round(v, 4)) if isinstance(v, float) else v
+                  for v in values]  # (nan != nan: named, to compare)
         return ("Tensor", who, str(value.dtype).split(".")[-1], tuple(value.shape), values)
     if isinstance(value, (tuple, list)):
         return (type(value).__name__, [_describe(lib, v, env, out) for v in value])
@@ -269,6 +314,94 @@ def test_round_as_strided_and_index_put_as_pytorch_records_them():
     i = teachgrad.tensor([0, 2])
     node = (x * 1).index_put((i,), teachgrad.ones(4)).grad_fn
     assert [t.tolist() for t in node._saved_indices] == [[0, 2]]
+
+
+def test_matrix_products_keep_their_factors_sizes_and_the_strides_of_those_needing_grad():
+    x, w = teachgrad.tensor(_X, requires_grad=True), teachgrad.tensor(_W, requires_grad=True)
+    node = x.mm(w.t()).grad_fn  # (w.t(): a 4×3 matrix stored column by column)
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), (4, 1))
+    assert (node._saved_mat2_sym_sizes, node._saved_mat2_sym_strides) == ((4, 3), (1, 4))
+    # strides only of a factor whose gradient is needed (PyTorch: an empty tuple otherwise)
+    node = x.detach().mm(w.t()).grad_fn
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), ())
+    assert node._saved_mat2_sym_strides == (1, 4)
+    node = (x * 2).mm(w.detach().t()[:, ::2]).grad_fn  # (a factor not saved: noted)
+    assert (node._saved_mat2_sym_sizes, node._saved_mat2_sym_strides) == ((4, 2), ())
+    assert (node._saved_self_sym_sizes, node._saved_self_sym_strides) == ((3, 4), (4, 1))
+    node = teachgrad.addmm(teachgrad.zeros(2), x.detach(), w.t()[:, ::2]).grad_fn
+    assert node._saved_mat1_sym_sizes == (3, 4) and node._saved_mat1_sym_strides == ()
+    assert node._saved_mat2_sym_sizes == (4, 2) and node._saved_mat2_sym_strides == (1, 8)
+    assert node._saved_alpha == 1 and node._saved_beta == 1
+    # bmm keeps no sizes (PyTorch neither)
+    node = x[None].bmm(w.t()[None]).grad_fn
+    assert not [name for name in dir(node) if "sym" in name]
+
+
+def test_matrix_product_sizes_stay_after_backward_and_strides_of_freed_factors_do_not():
+    x, w = teachgrad.tensor(_X, requires_grad=True), teachgrad.tensor(_W, requires_grad=True)
+    y = x.mm(w.t())
+    y.sum().backward()
+    node = y.grad_fn  # (leaves: their strides are still known)
+    assert node._saved_self_sym_sizes == (3, 4) and node._saved_mat2_sym_sizes == (4, 3)
+    assert node._saved_self_sym_strides == (4, 1)
+    # w.t() was saved and is freed: its strides went with it, with PyTorch's freed error
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        _ = node._saved_mat2_sym_strides
+
+
+def test_a_promoted_input_is_saved_as_the_very_tensor_in_its_own_dtype():
+    x = teachgrad.tensor([1.0, 2.0, float("nan")], requires_grad=True)
+    counts = teachgrad.tensor([1, 2, 3])
+    node = (x * counts).grad_fn  # (computed in float32, as PyTorch's kernel does)
+    assert node._saved_other is counts and node._saved_other.dtype == teachgrad.int64
+    # nanmean is nansum / (the int64 count of the numbers): PyTorch's DivBackward0 keeps it
+    other = x.nanmean().grad_fn._saved_other
+    assert other.dtype == teachgrad.int64 and other.tolist() == 2
+    y = x * counts  # backward is unchanged: d(x·c)/dx = c
+    y.backward(teachgrad.ones(3))
+    assert x.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_reductions_and_writes_of_the_second_sweep_keep_pytorchs_values():
+    x = teachgrad.tensor(_X, requires_grad=True)
+    node = x.aminmax(dim=-1).min.grad_fn  # (min and max: both outputs of the node)
+    assert node._saved_dim == _UNSIGNED_MINUS_1 and node._saved_keepdim is False
+    assert node._saved_min.tolist() == pytest.approx([-0.7, -1.2, -0.4])
+    assert node._saved_max.tolist() == pytest.approx([2.0, 0.9, 1.7])
+    assert node._saved_self is x and x.aminmax().min.grad_fn._saved_dim is None
+    node = teachgrad.var_mean(x, -1, unbiased=False)[0].grad_fn
+    assert (node._saved_correction, node._saved_dim, node._saved_keepdim) == (
+        0, (_UNSIGNED_MINUS_1,), False)
+    node = teachgrad.std_mean(x)[1].grad_fn  # (std of all 12, with N - 1: 0.97409)
+    assert (node._saved_correction, node._saved_dim) == (None, None)
+    assert node._saved_self is x and node._saved_result0.item() == pytest.approx(0.97409, 1e-4)
+    index = teachgrad.tensor([[0, 0], [1, 1], [2, 2]])
+    src = teachgrad.tensor(_W, requires_grad=True)[:, :2]
+    node = x.scatter_reduce(-1, index, src, "amax", include_self=False).grad_fn
+    assert (node._saved_dim, node._saved_reduce, node._saved_include_self) == (
+        _UNSIGNED_MINUS_1, "amax", False)
+    assert node._saved_index.tolist() == [[0, 0], [1, 1], [2, 2]]
+    # row by row the first columns become max(2, -1), max(0.25, 3), max(0.7, -0.2)
+    assert [v for row in node._saved_result.tolist() for v in row[:3]] == pytest.approx(
+        [2.0, 1.5, -0.7, 0.3, 3.0, 0.9, 1.1, 0.6, 0.7])
+    assert node._saved_self is x and node._saved_src is src
+    node = x.masked_scatter(x > 0, teachgrad.zeros(20, requires_grad=True)).grad_fn
+    assert node._saved_source_sym_sizes == (20,)
+    source = teachgrad.tensor([0.1, -0.2])
+    node = x.flatten().put(teachgrad.tensor([0, 2]), source).grad_fn
+    assert node._saved_accumulate is False and node._saved_source is None  # (needs no grad)
+    assert node._saved_index.tolist() == [0, 2]
+    source.requires_grad_()
+    assert x.flatten().put(teachgrad.tensor([0, 2]), source).grad_fn._saved_source is source
+
+
+def test_scatter_with_reduce_records_pytorchs_not_implemented_node():
+    x = teachgrad.tensor(_X, requires_grad=True)
+    with pytest.warns(UserWarning, match="reduce argument of torch.scatter with Tensor src"):
+        y = x.scatter(1, teachgrad.tensor([[0], [1], [2]]), x[:, :1] * 1, reduce="add")
+    assert type(y.grad_fn).__name__ == "NotImplemented" and len(y.grad_fn.next_functions) == 2
+    with pytest.raises(RuntimeError, match="^derivative for aten::scatter is not implemented$"):
+        y.sum().backward()
 
 
 def test_given_values_are_kept_only_on_a_recorded_node_and_backward_is_unchanged():

@@ -896,6 +896,8 @@ def saved_value(node: Node, index: int):
             cell = source[0]._vc if len(source) == 2 else source[0]
             if cell[0] != source[1]:
                 _raise_modified(node, value, source)
+            if len(source) == 2:  # an input: the very tensor, in its own dtype (x * ints
+                return source[0]  # saves the int tensor; the op computed with a cast copy)
         value = _as_tensor(node, value, source)
     return _make(value) if isinstance(value, np.ndarray) else value
 

@@ -1200,8 +1200,8 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: st
     """``scatter(..., reduce='add' | 'multiply')``: scatter_reduce's sum or prod with
     ``input`` included; like PyTorch, the result has no derivative."""
     from ..autograd.grad_mode import is_grad_enabled, no_grad
-    from ..nn.no_derivative import NotImplementedBackward
     from .index_update import scatter_reduce
+    from .not_implemented import NotImplementedNode
 
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
@@ -1220,9 +1220,10 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src, reduce: st
     inputs = [t for t in (input, src) if isinstance(t, Tensor) and t.requires_grad]
     if not (inputs and is_grad_enabled()):
         return result
-    return NotImplementedBackward.apply(
-        *inputs, values=result._data, derivative="aten::scatter",
-        hint="scatter with reduce= has no gradient in PyTorch either; use scatter_reduce.")
+    # PyTorch's node for an op without a derivative, <NotImplemented>: one edge per tensor
+    # that requires grad
+    return NotImplementedNode.apply(*inputs, compute=lambda *arrays: result._data,
+                                    aten_name="scatter")
 
 
 @tensor_method()

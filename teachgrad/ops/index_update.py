@@ -340,6 +340,8 @@ def _identity(reduce: str, dtype: np.dtype):
 class ScatterReduceBackward0(Op):
 
     reads_index_tensor = True  # (see Op)
+    saved_names = ("self", "src", "result", "index")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"dim": given("dim"), "include_self": "include_self", "reduce": "reduce"}
     formula = (
         "scatter_reduce: each source (and the old value, if included) gets the derivative of "
         "the reduction it entered (sum: 1, mean: 1/count, prod: the product of the others, "
@@ -487,9 +489,11 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         one = ScatterReduceBackward0.apply(input.reshape(1), src.reshape(1), key=key,
                                            reduce=reduce, include_self=include_self,
                                            index=(index._data,))
+        keep_given(one, ScatterReduceBackward0, dim=dim)
         return saving_indices(one, (index,), first=3).reshape(())
     out = ScatterReduceBackward0.apply(input, src, key=key, reduce=reduce,
                                        include_self=include_self, index=(index._data,))
+    keep_given(out, ScatterReduceBackward0, dim=dim)  # (shown as given: see saved_values)
     return saving_indices(out, (index,), first=3)
 
 
@@ -502,6 +506,7 @@ class MaskedScatterBackward0(Op):
     formula = "∂/∂input = 0 where the mask is true, else 1    ∂/∂source = the gradient there"
 
     saved_names = ("mask",)
+    saved_attributes = {"source_sym_sizes": "source_shape"}  # grad_fn._saved_...
 
     @staticmethod
     def forward(ctx, a, source, mask, given_mask=None):
@@ -565,11 +570,13 @@ class PutBackward0(Op):
         "gradient at its flat position"
     )
 
-    saved_names = ("index",)
+    saved_names = ("source", "index")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"accumulate": "accumulate"}
 
     @staticmethod
     def forward(ctx, a, source, flat, accumulate, index=()):
-        ctx.save_for_backward(*index)
+        # (source only when its gradient is needed, as PyTorch: it checks its version then)
+        ctx.save_for_backward(source if ctx.needs_input_grad[1] else None, *index)
         ctx.flat, ctx.accumulate, ctx.shape = flat, accumulate, a.shape
         ctx.source_shape = source.shape
         out = a.copy().reshape(-1)
@@ -626,7 +633,7 @@ def put(input: Tensor, index: Tensor = REQUIRED, source: Tensor = REQUIRED,
         )
     out = PutBackward0.apply(input, source, flat=flat % max(n, 1), accumulate=accumulate,
                              index=(idx,))
-    return saving_indices(out, (index,))
+    return saving_indices(out, (index,), first=1)  # (after source)
 
 
 __all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter", "put"]

@@ -31,6 +31,7 @@ from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import _FREED, saved_value, unpack_saved
 from . import shape
 from .conversion import clone, contiguous
 from .info import element_strides
@@ -100,8 +101,60 @@ def _save_factors(ctx, left, right) -> None:
     if need_right and not need_left:
         ctx.right_is_transposed = _is_transposed(right)
         ctx.right_column_major = _column_major(right)  # (PyTorch's test, for create_graph)
+        ctx._right_strides = right.strides  # (for _saved_mat2_sym_strides: right is not kept)
     elif need_left and not need_right:  # (left is not kept: its layout, for create_graph)
         ctx.left_column_major = _column_major(left)
+        ctx._left_strides = left.strides
+
+
+# --- PyTorch's _saved_<factor>_sym_sizes and _sym_strides, worked out when read ----------
+# mm and addmm keep both factors' sizes, and the strides of each factor that needs a
+# gradient (its gradient is laid out as it is). Nothing is stored for them in the common
+# case, where a factor needing a gradient is saved anyway: they are read off the saved
+# array, the leaf or the edge, so the forward pass pays nothing (see _save_factors).
+
+def _factor_shape(node, first: int, which: int) -> tuple:
+    """The shape of factor ``which`` (0: left, 1: right) of ``node``, whose factors are its
+    inputs ``first`` and ``first + 1``: from the node that made it (its output's metadata,
+    kept for backward), or from the other factor's and the product's shapes."""
+    made_by, nr = node.next_functions[first + which]
+    if made_by is not None:
+        variable = getattr(made_by, "variable", None)  # (a leaf's AccumulateGrad)
+        return tuple(variable.shape if variable is not None else made_by._meta[nr][0])
+    other = _factor_shape(node, first, 1 - which)  # (that one needs a gradient)
+    rows, columns = node._meta[0][0]
+    return (rows, other[0]) if which == 0 else (other[1], columns)
+
+
+def _factor_strides(node, first: int, which: int) -> tuple:
+    """The strides (in elements) of factor ``which`` if it needs a gradient, else ``()``."""
+    made_by = node.next_functions[first + which][0]
+    if made_by is None:
+        return ()
+    saved = node._saved
+    if type(saved) is tuple:  # (saved as (right, left), when it needs the other's gradient)
+        if type(saved[0][1 - which]) is np.ndarray:
+            return element_strides(saved[0][1 - which])
+    elif saved is not None and saved is not _FREED:  # (packed by saved-tensor hooks)
+        value = saved_value(node, 1 - which)
+        if value is not None:
+            return value.stride()
+    noted = node.__dict__.get("_left_strides" if which == 0 else "_right_strides")
+    if noted is not None:  # (in bytes, as NumPy keeps them)
+        return tuple([s // node._meta[0][1].itemsize for s in noted])
+    variable = getattr(made_by, "variable", None)
+    if variable is not None:
+        return variable.stride()
+    # Both factors were saved, and backward has freed them since: PyTorch's error.
+    unpack_saved(node)
+    return ()  # (not reached)
+
+
+def _factor_layouts(first: int, left: str, right: str) -> dict:
+    """``saved_attributes`` for the sizes and strides of factors named ``left``, ``right``."""
+    return {f"{name}_{kind}": (lambda node, which=which, read=read: read(node, first, which))
+            for which, name in ((1, right), (0, left))
+            for kind, read in (("sym_sizes", _factor_shape), ("sym_strides", _factor_strides))}
 
 
 def _column_major(m) -> bool:
@@ -171,11 +224,16 @@ class MvBackward0(Op):
         m, v = ctx.saved_tensors
         need_m, need_v = ctx.needs_input_grad
         grad_m = np.expand_dims(grad, -1) * v if need_m else None
-        grad_v = np.matmul(_transposed(m), grad) if need_v else None
-        return grad_m, grad_v
+        if not need_v:
+            return grad_m, None
+        if type(m) is Tensor:  # create_graph: PyTorch's self.t().mv(grad) (TBackward0)
+            return grad_m, m.t().mv(grad)
+        return grad_m, np.matmul(_transposed(m), grad)
 
 
-class MmBackward0(Op):
+class _MatrixProduct(Op):
+    """mm's forward and backward, shared by MmBackward0 and BmmBackward0."""
+
     saved_names = ("mat2", "self")  # grad_fn._saved_..., in PyTorch's order
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad"
 
@@ -200,8 +258,13 @@ class MmBackward0(Op):
         return grad_a, grad_b
 
 
-class BmmBackward0(MmBackward0):
-    """``mm`` for each matrix of a batch: the same formulas, batch by batch."""
+class MmBackward0(_MatrixProduct):
+    saved_attributes = _factor_layouts(0, "self", "mat2")
+
+
+class BmmBackward0(_MatrixProduct):
+    """``mm`` for each matrix of a batch: the same formulas, batch by batch (PyTorch keeps
+    no sizes or strides for it)."""
 
     formula = "∂(A B)/∂A = grad Bᵀ    ∂(A B)/∂B = Aᵀ grad    (per batch)"
 
@@ -215,7 +278,7 @@ class BmmBackward0(MmBackward0):
     @staticmethod
     def backward(ctx, grad):
         if type(grad) is not Tensor:
-            return MmBackward0.backward(ctx, grad)
+            return _MatrixProduct.backward(ctx, grad)
         # create_graph: PyTorch's formulas are bmm's again (BmmBackward0), where matmul on
         # 3-d tensors would fold the batch (UnsafeViewBackward0 on top)
         b, a = ctx.saved_tensors
@@ -228,7 +291,7 @@ class AddmmBackward0(Op):
     """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.functional.linear`` records."""
 
     saved_names = ("mat2", "mat1")  # grad_fn._saved_..., in PyTorch's order
-    saved_attributes = {"alpha": "alpha", "beta": "beta"}
+    saved_attributes = {"alpha": "alpha", "beta": "beta", **_factor_layouts(1, "mat1", "mat2")}
     formula = "∂/∂input = β    ∂/∂mat1 = α·grad mat2ᵀ    ∂/∂mat2 = α·mat1ᵀ grad"
 
     @staticmethod

@@ -51,6 +51,20 @@ class DivBackward1(Op):
         return grad / ctx.other
 
 
+class SubBackward1(Op):
+    """``tensor - number`` as PyTorch's C++ records it (one input; see MulBackward1)."""
+
+    formula = "∂(a−c)/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return a - other
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 def times_number(x, number):
     """``x * number`` in a backward formula, as PyTorch's C++ records it.
 
@@ -59,6 +73,11 @@ def times_number(x, number):
     in Python would record ``MulBackward0``.
     """
     return MulBackward1.apply(x, other=number) if type(x) is Tensor else x * number
+
+
+def minus_number(x, number):
+    """``x - number`` in a backward formula: ``SubBackward1`` on a tensor (see times_number)."""
+    return SubBackward1.apply(x, other=number) if type(x) is Tensor else x - number
 
 
 def over_number(x, number):

@@ -28,7 +28,7 @@ from .fill_value import LONG_MAX as _LONG_MAX
 from .fill_value import LONG_MIN as _LONG_MIN
 from .fill_value import ULONG_MAX as _ULONG_MAX
 from .fill_value import bool_with_uint64, check_fill_value, int_too_big
-from .number_factor import times_number
+from .number_factor import minus_number, times_number
 from .op import Op, int_operand
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
@@ -687,6 +687,10 @@ class PowBackward1(Op):
         flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) >= 0)
         # (In a, PyTorch selects: an inf gradient still gives 0 where b = 0. In b it
         # multiplies, so there inf·0 is nan, as in PyTorch.)
+        if type(grad) is Tensor:  # create_graph: PyTorch's formulas, node for node
+            return (zero_where(constant, grad * (b * a ** minus_number(b, 1))),
+                    grad * np.where(flat, 0, out * (a.log() if type(a) is Tensor  # (-inf at 0:
+                                                    else np.log(np.where(flat, 1, a)))))  # unused)
         return (zero_where(constant, grad * (b * a ** (b - 1))),
                 grad * np.where(flat, 0, out * np.log(np.where(flat, 1, a))))
 
@@ -719,6 +723,8 @@ class PowBackward2(Op):
             # inf and PyTorch's slope out·ln 0 is -inf.
             flat = np.asarray(_value(out)) <= 1
             return grad * np.where(flat, 0, out * -np.inf)
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad * (result * ln c), MulBackward1
+            return grad * times_number(out, float(np.log(ctx.base)))
         return grad * out * np.log(ctx.base)
 
 
@@ -952,6 +958,8 @@ class SqrtBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if type(out) is Tensor:  # create_graph: PyTorch's 2 * result is MulBackward1
+            return grad / times_number(out, 2)
         return grad / (2 * out)
 
 

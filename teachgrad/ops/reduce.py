@@ -35,7 +35,7 @@ from .._warn import warn_user
 from ..return_types import structseq
 from . import numpy_protocol
 from .layout import row_major
-from .number_factor import over_number
+from .number_factor import over_number, times_number
 from .op import Op
 from .pointwise import _value, sgn_of
 from .quiet_mean import mean_of
@@ -883,6 +883,8 @@ class VarBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor:
+            return _var_recorded_grad(ctx, grad, a)
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return grad * _no_dof_slope(a)
@@ -910,23 +912,36 @@ class StdBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(grad) is Tensor:
+            # create_graph: PyTorch's std_backward, var's gradient of
+            # (grad / (std·2)).masked_fill_(std == 0, 0): differentiated again, the
+            # division's slope meets the mask's 0 at std = 0, 0·inf = nan, as PyTorch's
+            # second derivative (seed 107241)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                half = masked_fill_zero(_value(out) == 0, grad / times_number(out, 2))
+            return _var_recorded_grad(ctx, half, a)
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         out = _expand_reduced(out, ctx.dims, ctx.keepdim)
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
         flat = _value(out) == 0
-        if isinstance(grad, Tensor) and flat.any():
-            # create_graph: PyTorch's (grad / std).masked_fill_(std == 0, 0), so that
-            # differentiated again the division's slope, grad / std², meets the mask's 0
-            # there: 0·inf = nan, as PyTorch's second derivative (seed 107241)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                per_std = masked_fill_zero(flat, grad / out)
-        else:
-            per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
+        per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
+
+
+def _var_recorded_grad(ctx, grad: Tensor, a: Tensor) -> Tensor:
+    """var's gradient under ``create_graph``, as PyTorch's var_backward records it:
+    ``(2 / dof) · grad · (a − a.mean(dim, keepdim=True))``, the number times grad being
+    MulBackward1 and the mean over everything ``a.mean()`` (MeanBackward0)."""
+    grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
+    if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
+        return grad * _no_dof_slope(a)
+    mean = a.mean() if ctx.dims is None else a.mean(ctx.dims, keepdim=True)
+    with np.errstate(invalid="ignore"):  # no degrees of freedom: inf·0 is NaN, as PyTorch
+        return times_number(grad, 2 / ctx.dof if ctx.dof else math.inf) * (a - mean)
 
 
 def _no_dof_slope(a) -> np.ndarray:
@@ -1157,6 +1172,12 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
             # whose derivative at a zero norm is nan (0/0), as PyTorch's
             return grad * masked_fill_zero(zero_norm, a / out)
         return grad * np.where(zero_norm, 0, a / safe_out)
+    if isinstance(a, Tensor) and p > 1:  # create_graph: PyTorch's norm_backward, node for
+        # node: self·|self|^(p−2) (sgn(self)·|self|^(p−1) below 2) times
+        # (grad / norm^(p−1)).masked_fill_(norm == 0, 0)
+        scaled = a * a.abs() ** (p - 2) if p > 2 else sgn_of(a) * a.abs() ** (p - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return scaled * masked_fill_zero(zero_norm, grad / out ** (p - 1))
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
         scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
@@ -1609,6 +1630,8 @@ return_types_aminmax = _return_type("aminmax", ("min", "max"))
 
 class AminmaxBackward0(Op):
     formula = "min and max at once: each gradient is shared by the elements that tie for it"
+    saved_names = ("self", "min", "max")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"dim": given("dim"), "keepdim": "keepdim"}  # (dim as aminmax got it)
     # An output nobody used sends no gradient (None, not zeros): with a nan in a slice a
     # zero gradient would still give 0 / 0 = nan, and with ties 0 instead of -0. as PyTorch.
     materialize_grads = False
@@ -1660,10 +1683,13 @@ def aminmax(input: Tensor, *, dim: int | None = None,
         if ndim and input._data.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     low, high = AminmaxBackward0.apply(input, dims=dims, keepdim=keepdim)
+    keep_given(low, AminmaxBackward0, dim=dim)  # (a rare op: kept always, None included)
     return return_types_aminmax(low, high)
 
 
 class VarMeanBackward0(Op):
+    saved_names = ("self",)  # grad_fn._saved_... (var's forward saves it)
+    saved_attributes = _VAR_SAVED
     formula = "var and mean at once: ∂var/∂aᵢ = 2·(aᵢ − mean)/(N − correction), ∂mean/∂aᵢ = 1/N"
 
     @staticmethod
@@ -1681,6 +1707,8 @@ class VarMeanBackward0(Op):
 
 
 class StdMeanBackward0(Op):
+    saved_names = ("self", "result0")  # grad_fn._saved_... (std's forward saves them)
+    saved_attributes = _VAR_SAVED
     formula = "std and mean at once: ∂std/∂aᵢ = (aᵢ − mean)/((N − correction)·std), ∂mean/∂aᵢ = 1/N"
 
     @staticmethod
@@ -1719,7 +1747,10 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     """
     _require_floating(input, "var_mean only support floating point and complex dtypes")
     dims, c, keepdim = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = VarMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, VarMeanBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 @numpy_names
@@ -1728,7 +1759,10 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     """``(std, mean)`` over ``dim`` in one node (the arguments of :func:`std`)."""
     _require_floating(input, "std_mean only support floating point and complex dtypes")
     dims, c, keepdim = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    out = StdMeanBackward0.apply(input, dims=dims, correction=c, keepdim=keepdim)
+    keep_given(out, StdMeanBackward0, correction=_shown_correction(dim, unbiased, correction),
+               dim=None if isinstance(dim, bool) else _given_dims(dim))
+    return out
 
 
 var_mean = _parsed_like_pytorch("var_mean", var_mean, has_out=False)[0]

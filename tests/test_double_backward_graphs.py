@@ -1,0 +1,162 @@
+"""Backward of backward through the ops a learner differentiates twice.
+
+With ``create_graph=True`` a gradient has a graph of its own. Its nodes are checked here
+against PyTorch's (the whole graph, node by node, not only the top one, as
+test_double_backward_parity.py does), and the second derivatives against hand-derived
+values and finite differences. PyTorch's backward formulas call the tensor-with-number
+overloads (``MulBackward1``, ``SubBackward1``), ``t()`` rather than ``transpose``, and
+``masked_fill_`` rather than ``where``: teachgrad records the same.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import teachgrad
+
+_X = [[0.5, 1.5, -0.7, 2.0], [0.3, -1.2, 0.9, 0.25], [1.1, 0.6, -0.4, 1.7]]
+_W = [[2.0, -1.0, 0.4, 0.8], [0.25, 3.0, -0.6, 1.3], [0.7, -0.2, 1.9, 0.1]]
+_P = [[0.5, 1.5, 0.7, 2.0], [0.3, 1.2, 0.9, 0.25], [1.1, 0.6, 0.4, 1.7]]  # (positive)
+
+CASES = [
+    "x.tanh()", "x.sigmoid()", "x ** 3", "p ** 0.5", "p ** w", "p ** x", "2 ** x",
+    "x.pow(w)", "(x * 0) ** w", "x.exp()", "p.log()", "x / w", "1 / p", "p.sqrt()",
+    "(x * 0).sqrt()", "x @ w.t()", "x @ w[0]", "x.mv(w[1])", "x.sum(1)", "x.mean()",
+    "x[1]", "x[torch.tensor([0, 2])]", "x[x > 0]", "torch.where(x > 0, x * x, w)",
+    "x.max()", "x.max(1)[0]", "x.norm()", "x.norm(dim=1)", "x.norm(3)", "x.norm(1.5)",
+    "(x - w).norm(2.5, dim=-1, keepdim=True)", "(x * 0).norm(3)", "torch.dist(x, w, 3)",
+    "x.std()", "x.std(1)", "x.var()", "x.var() ** 2", "x.var(0, keepdim=True) ** 2",
+    "(x * 0).std(1)", "torch.std_mean(x, 1)[0]", "x.softmax(1)", "x.logsumexp(1)",
+]
+
+
+def _graph(fn, seen=None) -> list:
+    """The node names of a graph, depth first along next_functions (shared nodes once)."""
+    seen = set() if seen is None else seen
+    if fn is None or id(fn) in seen:
+        return []
+    seen.add(id(fn))
+    names = [type(fn).__name__]
+    for next_fn, _ in fn.next_functions:
+        names += _graph(next_fn, seen)
+    return names
+
+
+def _twice(lib, expression: str):
+    """(each first gradient's graph, the second derivatives) of a weighted sum of
+    ``expression`` with respect to its inputs."""
+    env = {name: lib.tensor(values, dtype=lib.float64, requires_grad=True)
+           for name, values in (("x", _X), ("w", _W), ("p", _P))}
+    out = eval(expression, {"torch": lib, **env})
+    weights = lib.arange(out.numel(), dtype=out.dtype).reshape(out.shape) * 0.1 + 0.3
+    inputs = [env[name] for name in "xwp" if re.search(rf"\b{name}\b", expression)]
+    grads = lib.autograd.grad((out * weights).sum(), inputs, create_graph=True)
+    total = sum((g * (lib.arange(g.numel(), dtype=g.dtype).reshape(g.shape) * 0.2 - 0.7)).sum()
+                for g in grads)
+    if not total.requires_grad:  # (a gradient constant in the inputs: sum, x[1]...)
+        return [_graph(g.grad_fn) for g in grads], None
+    second = lib.autograd.grad(total, inputs, allow_unused=True)
+    return ([_graph(g.grad_fn) for g in grads],
+            [None if s is None else np.array(s.tolist()) for s in second])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expression", CASES)
+def test_second_graph_and_second_derivatives_as_pytorch(expression):
+    real = pytest.importorskip("torch")
+    ours, theirs = _twice(teachgrad, expression), _twice(real, expression)
+    assert ours[0] == theirs[0]
+    assert (ours[1] is None) == (theirs[1] is None)
+    for a, b in zip(ours[1] or (), theirs[1] or ()):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+# --- without PyTorch: hand-derived second derivatives and the nodes PyTorch records -------
+def _tensor(values, requires_grad=True):
+    return teachgrad.tensor(values, dtype=teachgrad.float64, requires_grad=requires_grad)
+
+
+def test_sqrt_and_number_powers_record_the_tensor_times_number_node():
+    p = _tensor([0.5, 2.0, 4.0])
+    (g,) = teachgrad.autograd.grad(p.sqrt().sum(), p, create_graph=True)
+    assert _graph(g.grad_fn)[:3] == ["DivBackward0", "MulBackward1", "SqrtBackward0"]
+    (h,) = teachgrad.autograd.grad(g.sum(), p)  # d/dp 1/(2√p) = -1/(4 p^(3/2))
+    assert h.tolist() == pytest.approx([-1 / (4 * v ** 1.5) for v in (0.5, 2.0, 4.0)])
+    x = _tensor([-1.0, 0.0, 1.5])
+    (g,) = teachgrad.autograd.grad((2 ** x).sum(), x, create_graph=True)
+    assert _graph(g.grad_fn) == ["MulBackward0", "MulBackward1", "PowBackward2", "AccumulateGrad"]
+    (h,) = teachgrad.autograd.grad(g.sum(), x)  # 2^x (ln 2)²
+    assert h.tolist() == pytest.approx([2 ** v * math.log(2) ** 2 for v in (-1.0, 0.0, 1.5)])
+
+
+def test_tensor_power_records_pytorchs_formulas_and_their_nan_at_base_zero():
+    p, w = _tensor([0.5, 2.0, 0.0]), _tensor([1.5, -0.5, 2.0])
+    (g,) = teachgrad.autograd.grad((p ** w).sum(), p, create_graph=True)
+    assert "SubBackward1" in _graph(g.grad_fn)  # (w - 1: tensor minus number)
+    # d/dw of w·p^(w−1) = p^(w−1) + w·p^(w−1)·ln p
+    (h,) = teachgrad.autograd.grad(g[:2].sum(), w)
+    assert h.tolist()[:2] == pytest.approx(
+        [b ** (e - 1) * (1 + e * math.log(b)) for b, e in ((0.5, 1.5), (2.0, -0.5))])
+    # in the exponent: where(p == 0 & w >= 0, 0, result·log p); differentiated again the
+    # branch not taken gets 0, times log 0 = -inf: nan at p = 0, as PyTorch's
+    (g,) = teachgrad.autograd.grad((p ** w).sum(), w, create_graph=True)
+    assert g.tolist()[2] == 0.0
+    (h,) = teachgrad.autograd.grad(g.sum(), p)
+    assert math.isnan(h.tolist()[2])
+
+
+def test_mv_gradient_of_the_vector_goes_through_t():
+    m, v = _tensor(_X), _tensor([0.1, -0.2, 0.3, 0.4])
+    (g,) = teachgrad.autograd.grad(m.mv(v).sum(), v, create_graph=True)
+    assert _graph(g.grad_fn) == ["MvBackward0", "TBackward0", "AccumulateGrad"]
+    (h,) = teachgrad.autograd.grad(g.sum(), m)  # g_j = Σ_i m_ij: each entry's slope is 1
+    assert h.tolist() == [[1.0] * 4] * 3
+
+
+def _finite_difference_of_gradient(f, values, eps=1e-6):
+    """d/dx_k of Σ_i ∂f/∂x_i (the second derivative the tests take), by central
+    differences of the first gradient."""
+    def grad_sum(vals):
+        x = _tensor(vals)
+        (g,) = teachgrad.autograd.grad(f(x), x)
+        return float(np.sum(g.tolist()))
+
+    flat = np.array(values, dtype=float).ravel()
+    out = []
+    for k in range(flat.size):
+        up, down = flat.copy(), flat.copy()
+        up[k] += eps
+        down[k] -= eps
+        shape = np.shape(values)
+        out.append((grad_sum(up.reshape(shape).tolist())
+                    - grad_sum(down.reshape(shape).tolist())) / (2 * eps))
+    return np.array(out).reshape(np.shape(values))
+
+
+@pytest.mark.parametrize("f, first_nodes", [
+    (lambda x: x.norm(3), ["MulBackward0", "MulBackward0", "AccumulateGrad", "PowBackward0",
+                           "AbsBackward0", "MaskedFillBackward0", "DivBackward0"]),
+    (lambda x: x.norm(1.5, dim=1).sum(), ["MulBackward0", "MulBackward0", "SgnBackward0"]),
+    (lambda x: x.std(), ["MulBackward0", "MulBackward1", "MaskedFillBackward0",
+                         "DivBackward0", "MulBackward1", "StdBackward0"]),
+    (lambda x: x.var() ** 2, ["MulBackward0", "MulBackward1"]),
+])
+def test_norm_and_std_second_derivatives_match_finite_differences(f, first_nodes):
+    x = _tensor(_X)
+    (g,) = teachgrad.autograd.grad(f(x), x, create_graph=True)
+    assert _graph(g.grad_fn)[:len(first_nodes)] == first_nodes
+    (h,) = teachgrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.tolist(), _finite_difference_of_gradient(f, _X),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_var_over_everything_centres_with_the_full_mean():
+    x = _tensor(_X)
+    (g,) = teachgrad.autograd.grad(x.var() ** 2, x, create_graph=True)
+    assert "MeanBackward0" in _graph(g.grad_fn) and "MeanBackward1" not in _graph(g.grad_fn)
