@@ -402,7 +402,13 @@ class Tensor:
         """``size()`` is the shape; ``size(d)`` the length of dimension ``d``."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        try:
+            return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        except IndexError:
+            if self._data.ndim:  # out of range: _wrap_dim's message is PyTorch's
+                raise
+            # A 0-d tensor has no dimension to measure (dims 0 and -1 wrap for its reductions).
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions") from None
 
     @property
     def dtype(self) -> DType:

@@ -72,6 +72,19 @@ def test_python_number_of_a_many_element_tensor_is_a_value_error(convert):
         convert(teachgrad.tensor([1.0, 2.0]))
 
 
+def test_size_of_a_dimension_a_0d_tensor_lacks_is_refused_in_pytorchs_words():
+    # PyTorch 2.13: torch.tensor(3.).size(0) -> IndexError "Dimension specified as 0 but tensor
+    # has no dimensions" for any dim (0 and -1 wrap for a 0-d tensor's reductions, not its size).
+    scalar = teachgrad.tensor(3.0)
+    for dim in (0, -1, 1):
+        with pytest.raises(IndexError, match=f"^Dimension specified as {dim} but tensor has no "
+                                             "dimensions$"):
+            scalar.size(dim)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)$"):
+        teachgrad.ones(2, 3).size(2)
+
+
 def test_slices_and_sums_of_a_size_are_sizes():
     # PyTorch: x.shape[1:] is torch.Size([3, 4]) (so .numel() works on it), and so are
     # shape + (1,), (1,) + shape and shape * 2.

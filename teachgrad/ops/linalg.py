@@ -81,12 +81,6 @@ def _right_factor_grad(ctx, left, grad, right):
     return np.matmul(_transposed(left), grad)
 
 
-def _is_transposed(m) -> bool:
-    """Is ``m`` a transposed matrix in memory (``weight.t()``), a plain array?"""
-    return (type(m) is np.ndarray and m.ndim == 2 and m.flags.f_contiguous
-            and not m.flags.c_contiguous)
-
-
 def _save_factors(ctx, left, right) -> None:
     """Save what the gradients of ``left @ right`` need, as PyTorch does (and no more).
 
