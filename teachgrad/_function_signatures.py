@@ -131,6 +131,14 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)",
         "(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)"
     ),
+    "clamp_min": (
+        "(Tensor input, Tensor min, *, Tensor out = None)",
+        "(Tensor input, Number min, *, Tensor out = None)"
+    ),
+    "clamp_max": (
+        "(Tensor input, Tensor max, *, Tensor out = None)",
+        "(Tensor input, Number max, *, Tensor out = None)"
+    ),
     "where": (
         "(Tensor condition)",
         "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
