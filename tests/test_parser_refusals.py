@@ -134,6 +134,21 @@ REFUSED = [
      "max(): argument 'dim' must be int, not NoneType"),
     ("x.round(decimals=None)", TypeError,
      "round(): argument 'decimals' must be int, not NoneType"),
+    # --- a window's length that is not an integer
+    *[(f"torch.{name}({length})", TypeError, f"{name}(): argument 'window_length' "
+       f"(position 1) must be int, not {kind}")
+      for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                   "kaiser_window")
+      for length, kind in (("2.5", "float"), ("2.0", "float"), ("True", "bool"),
+                           ("torch.tensor(3.0)", "Tensor"), ("torch.tensor([3])", "Tensor"))],
+    ("torch.hann_window(window_length=2.5)", TypeError,
+     "hann_window(): argument 'window_length' must be int, not float"),
+    ("torch.hann_window(2.5, False)", TypeError,
+     "hann_window() received an invalid combination of arguments - got (float, bool), but "
+     "expected one of:"),
+    ("torch.hamming_window(2.5, True, 0.5)", TypeError,
+     "hamming_window() received an invalid combination of arguments - got (float, bool, "
+     "float), but expected one of:"),
 ]
 
 
@@ -183,6 +198,15 @@ def test_none_for_an_optional_argument_is_marked_as_pytorch_marks_it(expression,
     assert str(error.value).split("\n")[1:1 + len(lines)] == lines
 
 
+def test_a_windows_message_lists_its_signatures():
+    with pytest.raises(TypeError) as error:
+        teachgrad.kaiser_window(2.5, True)
+    assert str(error.value).split("\n")[1:4] == [
+        f" * (int window_length{extra}, *, torch.dtype dtype = None, torch.layout layout = "
+        "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+        for extra in ("", ", bool periodic", ", bool periodic, float beta")]
+
+
 def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     with pytest.raises(TypeError) as error:
         teachgrad.tensor([1.0], dtype="float64")
@@ -199,6 +223,8 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "torch.max(x)", "x.max(0)", "torch.min(x, 0, True)", "x.prod()", "torch.prod(x, 0)",
     "x.squeeze()", "x.squeeze(0)", "torch.squeeze(x, (0,))", "torch.round(x * 1.26)",
     "torch.round(x * 1.26, decimals=1)", "x.clamp_min(1.5)", "torch.clamp_max(x, 1.5)",
+    "torch.hann_window(np.int64(3))", "torch.hann_window(torch.tensor(3))",
+    "torch.kaiser_window(3, True, 2.5)", "torch.hamming_window(4, False, 0.5)",
 ])
 def test_what_pytorch_takes_keeps_working(expression):
     result = _run(teachgrad, expression)
