@@ -134,6 +134,12 @@ REFUSED = [
      "max(): argument 'dim' must be int, not NoneType"),
     ("x.round(decimals=None)", TypeError,
      "round(): argument 'decimals' must be int, not NoneType"),
+    # --- PyTorch's F.sigmoid and F.tanh are input.sigmoid(), input.tanh(): Python's error
+    *[(f"torch.nn.functional.{name}({value})", AttributeError,
+       f"'{kind}' object has no attribute '{name}'")
+      for name in ("sigmoid", "tanh")
+      for value, kind in (("1.0", "float"), ("2", "int"), ("None", "NoneType"),
+                          ("[1.0]", "list"), ("np.ones(2)", "numpy.ndarray"))],
     # --- a window's length that is not an integer
     *[(f"torch.{name}({length})", TypeError, f"{name}(): argument 'window_length' "
        f"(position 1) must be int, not {kind}")
@@ -198,6 +204,12 @@ def test_none_for_an_optional_argument_is_marked_as_pytorch_marks_it(expression,
     assert str(error.value).split("\n")[1:1 + len(lines)] == lines
 
 
+def test_f_sigmoid_of_a_number_keeps_teachgrads_hint():
+    with pytest.raises(AttributeError) as error:
+        teachgrad.nn.functional.tanh(1.0)
+    assert str(error.value).split("\n")[1].startswith("Hint: make it a tensor first")
+
+
 def test_a_windows_message_lists_its_signatures():
     with pytest.raises(TypeError) as error:
         teachgrad.kaiser_window(2.5, True)
@@ -225,6 +237,7 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "torch.round(x * 1.26, decimals=1)", "x.clamp_min(1.5)", "torch.clamp_max(x, 1.5)",
     "torch.hann_window(np.int64(3))", "torch.hann_window(torch.tensor(3))",
     "torch.kaiser_window(3, True, 2.5)", "torch.hamming_window(4, False, 0.5)",
+    "torch.nn.functional.sigmoid(x)", "torch.nn.functional.tanh(input=x)",
 ])
 def test_what_pytorch_takes_keeps_working(expression):
     result = _run(teachgrad, expression)
