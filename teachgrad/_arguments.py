@@ -307,7 +307,8 @@ class Signatures:
         for piece, (keyword, value) in zip(signature.pieces, given):
             text = keyword + _described(value)
             shown.append(text if _shown_matching(piece, value) else f"!{text}!")
-        return "(" + ", ".join(shown) + ")"
+        # (keywords alone end with ", ", as in the message's "got (dim=NoneType, )")
+        return "(" + ", ".join(shown) + (", " if kwargs and not args else "") + ")"
 
 
 def _incorrect_keywords(signature: Signature, kwargs: dict) -> list[str]:
@@ -328,6 +329,20 @@ def _described(value) -> str:
     if isinstance(value, list):
         return f"list of [{inner}]"
     return f"tuple of ({inner}{',' if len(value) == 1 else ''})"
+
+
+class _NotGiven:
+    """The type of ``NOT_GIVEN``."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+#: The default of an optional argument whose ``None`` PyTorch refuses (``torch.max(x, None)``,
+#: ``x.squeeze(None)``): the op tells "not given" (this) from a ``None`` given, which then
+#: fails inside and gets the parser's TypeError from :func:`checks_types`. An ``is`` test
+#: costs what ``is None`` costs.
+NOT_GIVEN = _NotGiven()
 
 
 def checks_types(name: str, *signatures: str, function: tuple[str, ...] | None = None,

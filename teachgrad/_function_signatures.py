@@ -50,6 +50,11 @@ def _hidden(*texts: str) -> _Hidden:
 _FACTORY = ("torch.dtype? dtype = None, torch.layout? layout = None, torch.device? device = "
             "None, bool? pin_memory = False, bool? requires_grad = False")
 _LIKE = "torch.memory_format? memory_format = None, " + _FACTORY
+# (the windows' factory arguments, as their signatures print them: no "?")
+_WINDOW = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+           "bool pin_memory = False, bool requires_grad = False")
+_WINDOWS = (f"(int window_length, *, {_WINDOW})",
+            f"(int window_length, bool periodic, *, {_WINDOW})")
 
 # PyTorch 2.13's signatures of torch.<name>, in the order its messages list them.
 SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -130,6 +135,25 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "clamp": (
         "(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)",
         "(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)"
+    ),
+    "hann_window": _WINDOWS,
+    "blackman_window": _WINDOWS,
+    "bartlett_window": _WINDOWS,
+    "hamming_window": (
+        *_WINDOWS,
+        f"(int window_length, bool periodic, float alpha, *, {_WINDOW})",
+        f"(int window_length, bool periodic, float alpha, float beta, *, {_WINDOW})"
+    ),
+    "kaiser_window": (
+        *_WINDOWS, f"(int window_length, bool periodic, float beta, *, {_WINDOW})"
+    ),
+    "clamp_min": (
+        "(Tensor input, Tensor min, *, Tensor out = None)",
+        "(Tensor input, Number min, *, Tensor out = None)"
+    ),
+    "clamp_max": (
+        "(Tensor input, Tensor max, *, Tensor out = None)",
+        "(Tensor input, Number max, *, Tensor out = None)"
     ),
     "where": (
         "(Tensor condition)",

@@ -18,13 +18,30 @@ from ._creation import _check_device, _finish
 from ._dtypes import dtype as DType
 from ._dtypes import get_default_dtype, to_dtype
 from ._layout import check_layout
-from ._tensor import Tensor
+from ._tensor import Tensor, python_type_name
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
            "kaiser_window"]
 
 
+def _integer_like(value) -> bool:
+    """Does PyTorch's parser take ``value`` for an int: a NumPy integer or a 0-d integer
+    tensor, not a bool, a float or a tensor of floats or of several elements?"""
+    if isinstance(value, Tensor):
+        return value._data.ndim == 0 and value._data.dtype.kind in "iu"
+    return type(value) is not bool and hasattr(value, "__index__")
+
+
+def _check_length_type(name: str, window_length) -> None:
+    """Refuse a length that is not an integer (2.5, 2.0, True); the factories' wrapper
+    (_pin_memory) words it as PyTorch's parser does, from _function_signatures."""
+    if type(window_length) is not int and not _integer_like(window_length):
+        raise TypeError(f"{name}(): argument 'window_length' must be int, not "
+                        f"{python_type_name(window_length)}")
+
+
 def _checked_dtype(name: str, window_length: int, dtype: DType | None) -> np.dtype:
+    _check_length_type(name, window_length)
     if window_length < 0:
         raise RuntimeError(
             f"{name} requires non-negative window_length, got window_length={window_length}"
@@ -44,6 +61,7 @@ def _checked_dtype(name: str, window_length: int, dtype: DType | None) -> np.dty
 def _window(name: str, window_length: int, periodic: bool, dtype, device, requires_grad,
             shape) -> Tensor:
     """The common frame: checks, the lengths 0 and 1, the periodic trick."""
+    _check_length_type(name, window_length)  # (before the device: the parser's check)
     _check_device(device)
     numpy_dtype = _checked_dtype(name, window_length, dtype)
     window_length = int(window_length)  # (a 0-d integer tensor: its number)

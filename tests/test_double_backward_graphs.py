@@ -31,6 +31,12 @@ CASES = [
     "(x - w).norm(2.5, dim=-1, keepdim=True)", "(x * 0).norm(3)", "torch.dist(x, w, 3)",
     "x.std()", "x.std(1)", "x.var()", "x.var() ** 2", "x.var(0, keepdim=True) ** 2",
     "(x * 0).std(1)", "torch.std_mean(x, 1)[0]", "x.softmax(1)", "x.logsumexp(1)",
+    "torch.nn.functional.cross_entropy(x, torch.tensor([0, 2, 1]))",
+    "torch.nn.functional.nll_loss(x, torch.tensor([0, 2, 1]))",
+    "torch.nn.functional.nll_loss(x, torch.tensor([0, 2, 1]), reduction='none')",
+    "torch.nn.functional.nll_loss(x, torch.tensor([0, 2, 1]), torch.tensor([1., 2., .5, 3.],"
+    " dtype=torch.float64), reduction='sum')",
+    "torch.nn.functional.silu(x)",
 ]
 
 
@@ -160,3 +166,38 @@ def test_var_over_everything_centres_with_the_full_mean():
     x = _tensor(_X)
     (g,) = teachgrad.autograd.grad(x.var() ** 2, x, create_graph=True)
     assert "MeanBackward0" in _graph(g.grad_fn) and "MeanBackward1" not in _graph(g.grad_fn)
+
+
+def test_nll_loss_gradient_is_one_node_reaching_the_input():
+    """PyTorch's NllLossBackwardBackward0 lists the input (its second derivative there is
+    0) and differentiates in the incoming gradient: nll_loss itself on that gradient."""
+    x = _tensor(_X)
+    target = teachgrad.tensor([0, 2, 1])
+    up = _tensor([0.5, -2.0, 3.0])
+    losses = teachgrad.nn.functional.nll_loss(x, target, reduction="none")
+    (g,) = teachgrad.autograd.grad(losses, x, up, create_graph=True)
+    assert _graph(g.grad_fn) == ["NllLossBackwardBackward0", "AccumulateGrad", "AccumulateGrad"]
+    assert g.tolist() == [[-0.5, 0, 0, 0], [0, 0, 2.0, 0], [0, -3.0, 0, 0]]
+    weights = _tensor([[1.0, 2.0, 3.0, 4.0]] * 3, requires_grad=False)
+    dx, dup = teachgrad.autograd.grad((g * weights).sum(), (x, up))
+    assert dx.tolist() == [[0.0] * 4] * 3  # (a tensor of zeros, as PyTorch's)
+    assert dup.tolist() == [-1.0, -3.0, -2.0]  # -weights[n, target[n]]
+    (g,) = teachgrad.autograd.grad(teachgrad.nn.functional.cross_entropy(x, target), x,
+                                   create_graph=True)
+    assert _graph(g.grad_fn)[:3] == ["LogSoftmaxBackwardDataBackward0",
+                                     "NllLossBackwardBackward0", "LogSoftmaxBackward0"]
+
+
+def test_silu_second_graph_has_pytorchs_number_add_and_tensor_sub():
+    x = _tensor([-1.5, 0.0, 0.7, 2.0])
+    f = teachgrad.nn.functional.silu
+    (g,) = teachgrad.autograd.grad(f(x).sum(), x, create_graph=True)
+    assert _graph(g.grad_fn) == ["MulBackward0", "MulBackward0", "SigmoidBackward0",
+                                 "AccumulateGrad", "AddBackward1", "MulBackward0",
+                                 "SubBackward0"]
+    s = [1 / (1 + math.exp(-v)) for v in (-1.5, 0.0, 0.7, 2.0)]
+    assert g.tolist() == pytest.approx([si * (1 + v * (1 - si))
+                                        for si, v in zip(s, (-1.5, 0.0, 0.7, 2.0))])
+    (h,) = teachgrad.autograd.grad(g.sum(), x)  # d²(xσ)/dx² = σ(1−σ)(2 + x(1 − 2σ))
+    assert h.tolist() == pytest.approx([si * (1 - si) * (2 + v * (1 - 2 * si))
+                                        for si, v in zip(s, (-1.5, 0.0, 0.7, 2.0))])

@@ -217,3 +217,39 @@ def test_embedding_bag_shows_its_arguments_as_pytorch(case):
             "mode", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0",
             "per_sample_weights", "indices", "offsets")})
     assert shown[1] == shown[0]
+
+
+def _trilinear_node(lib, batch_shape):
+    """The TrilinearBackward0 node of nn.Bilinear on inputs of ``batch_shape`` + features,
+    and (input1, input2, weight)."""
+    rng = np.random.default_rng(1)
+
+    def T(*shape, grad=True):
+        return lib.tensor(rng.standard_normal(shape), dtype=lib.float64, requires_grad=grad)
+
+    x1, x2, weight = T(*batch_shape, 3), T(*batch_shape, 2, grad=False), T(4, 3, 2)
+    node = lib.nn.functional.bilinear(x1, x2, weight, T(4)).grad_fn
+    while type(node).__name__ != "TrilinearBackward0":  # (past the bias's add, the view)
+        node = node.next_functions[0][0]
+    return node, (x1, x2, weight)
+
+
+@pytest.mark.parametrize("batch_shape", [(5,), (2, 3)])
+def test_bilinear_trilinear_node_saves_as_pytorch(batch_shape):
+    torch = pytest.importorskip("torch")
+    shown = []
+    for lib in (torch, teachgrad):
+        node, _ = _trilinear_node(lib, batch_shape)
+        shown.append({n: _shown(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")})
+    assert shown[1] == shown[0]
+
+
+def test_bilinear_trilinear_node_saves_by_hand():
+    node, (x1, x2, weight) = _trilinear_node(teachgrad, (2, 3))
+    # _trilinear(x1 flattened, W, x2 flattened, expand1=[1, 3], expand2=[0], expand3=[1, 2],
+    # sumdim=[2, 3]): PyTorch's at::bilinear
+    assert (node._saved_expand1, node._saved_expand2, node._saved_expand3,
+            node._saved_sumdim) == ((1, 3), (0,), (1, 2), (2, 3))
+    assert node._saved_i2 is weight
+    assert node._saved_i1.tolist() == np.reshape(x1.tolist(), (6, 3)).tolist()
+    assert node._saved_i3.tolist() == np.reshape(x2.tolist(), (6, 2)).tolist()

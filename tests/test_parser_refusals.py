@@ -109,6 +109,52 @@ REFUSED = [
     ("torch.not_equal(x, None)", TypeError,
      "not_equal() received an invalid combination of arguments - got (Tensor, NoneType), "
      "but expected one of:"),
+    # --- None for an optional dim or decimals: "not given" is leaving it out
+    *[(f"{call}", TypeError, f"{name}() received an invalid combination of arguments - got "
+       f"({got}), but expected one of:")
+      for call, name, got in [
+          ("torch.max(x, None)", "max", "Tensor, NoneType"),
+          ("x.max(None)", "max", "NoneType"),
+          ("torch.min(x, dim=None)", "min", "Tensor, dim=NoneType"),
+          ("x.min(None)", "min", "NoneType"),
+          ("torch.prod(x, None)", "prod", "Tensor, NoneType"),
+          ("x.prod(None)", "prod", "NoneType"),
+          ("x.squeeze(None)", "squeeze", "NoneType"),
+          ("torch.squeeze(x, None)", "squeeze", "Tensor, NoneType"),
+          ("x.squeeze(dim=None)", "squeeze", "dim=NoneType, "),
+          ("torch.round(x, None)", "round", "Tensor, NoneType"),
+          ("torch.round(x, decimals=None)", "round", "Tensor, decimals=NoneType"),
+          ("torch.clamp_min(x, None)", "clamp_min", "Tensor, NoneType"),
+          ("x.clamp_min(None)", "clamp_min", "NoneType"),
+          ("torch.clamp_max(x, None)", "clamp_max", "Tensor, NoneType"),
+          ("x.clamp_max(None)", "clamp_max", "NoneType"),
+          ("torch.clamp_min(x)", "clamp_min", "Tensor"),
+      ]],
+    ("x.max(dim=None, keepdim=True)", TypeError,
+     "max(): argument 'dim' must be int, not NoneType"),
+    ("x.round(decimals=None)", TypeError,
+     "round(): argument 'decimals' must be int, not NoneType"),
+    # --- PyTorch's F.sigmoid and F.tanh are input.sigmoid(), input.tanh(): Python's error
+    *[(f"torch.nn.functional.{name}({value})", AttributeError,
+       f"'{kind}' object has no attribute '{name}'")
+      for name in ("sigmoid", "tanh")
+      for value, kind in (("1.0", "float"), ("2", "int"), ("None", "NoneType"),
+                          ("[1.0]", "list"), ("np.ones(2)", "numpy.ndarray"))],
+    # --- a window's length that is not an integer
+    *[(f"torch.{name}({length})", TypeError, f"{name}(): argument 'window_length' "
+       f"(position 1) must be int, not {kind}")
+      for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                   "kaiser_window")
+      for length, kind in (("2.5", "float"), ("2.0", "float"), ("True", "bool"),
+                           ("torch.tensor(3.0)", "Tensor"), ("torch.tensor([3])", "Tensor"))],
+    ("torch.hann_window(window_length=2.5)", TypeError,
+     "hann_window(): argument 'window_length' must be int, not float"),
+    ("torch.hann_window(2.5, False)", TypeError,
+     "hann_window() received an invalid combination of arguments - got (float, bool), but "
+     "expected one of:"),
+    ("torch.hamming_window(2.5, True, 0.5)", TypeError,
+     "hamming_window() received an invalid combination of arguments - got (float, bool, "
+     "float), but expected one of:"),
 ]
 
 
@@ -142,6 +188,37 @@ def test_the_methods_message_lists_the_methods_signatures():
                                                   "types: (!NoneType!)"]
 
 
+@pytest.mark.parametrize(("expression", "lines"), [
+    ("x.squeeze(dim=None)", [" * ()", "      didn't match because some of the keywords were "
+                             "incorrect: dim", " * (int dim)", "      didn't match because some "
+                             "of the arguments have invalid types: (!dim=NoneType!, )"]),
+    ("x.clamp_min(None)", [" * (Tensor min)", "      didn't match because some of the "
+                           "arguments have invalid types: (!NoneType!)", " * (Number min)"]),
+    ("torch.squeeze(x, None)", [" * (Tensor input)", " * (Tensor input, int dim)",
+                                "      didn't match because some of the arguments have "
+                                "invalid types: (Tensor, !NoneType!)"]),
+])
+def test_none_for_an_optional_argument_is_marked_as_pytorch_marks_it(expression, lines):
+    with pytest.raises(TypeError) as error:
+        _run(teachgrad, expression)
+    assert str(error.value).split("\n")[1:1 + len(lines)] == lines
+
+
+def test_f_sigmoid_of_a_number_keeps_teachgrads_hint():
+    with pytest.raises(AttributeError) as error:
+        teachgrad.nn.functional.tanh(1.0)
+    assert str(error.value).split("\n")[1].startswith("Hint: make it a tensor first")
+
+
+def test_a_windows_message_lists_its_signatures():
+    with pytest.raises(TypeError) as error:
+        teachgrad.kaiser_window(2.5, True)
+    assert str(error.value).split("\n")[1:4] == [
+        f" * (int window_length{extra}, *, torch.dtype dtype = None, torch.layout layout = "
+        "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+        for extra in ("", ", bool periodic", ", bool periodic, float beta")]
+
+
 def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     with pytest.raises(TypeError) as error:
         teachgrad.tensor([1.0], dtype="float64")
@@ -155,6 +232,12 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "torch.exp(x)", "x.exp()", "torch.abs(-x)", "torch.square(x)", "torch.add(1.0, x)",
     "torch.pow(2, x)", "torch.xlogy(1.0, x)", "np.exp(x)",
     "x == None", "x != None", "None == x", "x == 1.0", "x != x",
+    "torch.max(x)", "x.max(0)", "torch.min(x, 0, True)", "x.prod()", "torch.prod(x, 0)",
+    "x.squeeze()", "x.squeeze(0)", "torch.squeeze(x, (0,))", "torch.round(x * 1.26)",
+    "torch.round(x * 1.26, decimals=1)", "x.clamp_min(1.5)", "torch.clamp_max(x, 1.5)",
+    "torch.hann_window(np.int64(3))", "torch.hann_window(torch.tensor(3))",
+    "torch.kaiser_window(3, True, 2.5)", "torch.hamming_window(4, False, 0.5)",
+    "torch.nn.functional.sigmoid(x)", "torch.nn.functional.tanh(input=x)",
 ])
 def test_what_pytorch_takes_keeps_working(expression):
     result = _run(teachgrad, expression)

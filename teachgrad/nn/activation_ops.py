@@ -24,6 +24,7 @@ from ..ops.recorded_backward import RecordedBackward
 from ..ops.saved_values import given
 from ..ops.select_grad import keep_where, zero_where
 from ..ops.special import _erf, erf, recorded_or_plain
+from .rms_norm import AddBackward1  # (tensor + number as PyTorch's C++ records it)
 
 
 def _raw(x):
@@ -207,7 +208,12 @@ class SiluBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         s = stable_sigmoid(a)
-        return grad * s * (1 + a * (1 - s))
+        if type(grad) is not Tensor:  # a plain backward: arrays
+            return grad * s * (1 + a * (1 - s))
+        # create_graph: the same formula as PyTorch's C++ records it. Its ``1 + t`` is the
+        # add of a number (AddBackward1); its ``1 - s`` fills a tensor with ones and
+        # subtracts s from it (SubBackward0).
+        return grad * s * AddBackward1.apply(a * (np.ones_like(s) - s), other=1)
 
 
 _SQRT_HALF = 1 / math.sqrt(2)

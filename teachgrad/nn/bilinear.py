@@ -19,6 +19,12 @@ from ..ops.op import Op
 class TrilinearBackward0(Op):
     formula = ("out[b,o] = Σᵢⱼ x1[b,i]·W[o,i,j]·x2[b,j]:  ∂/∂x1 = Σ grad·W·x2, "
                "∂/∂W = grad ⊗ x1 ⊗ x2, ∂/∂x2 = Σ grad·x1·W")
+    saved_names = ("i1", "i2", "i3")  # grad_fn._saved_...: the flattened inputs, the weight
+    # PyTorch's bilinear calls _trilinear(x1, W, x2, expand1=[1, 3], expand2=[0],
+    # expand3=[1, 2], sumdim=[2, 3]): in a 4-d (b, o, i, j) frame, where each factor gets
+    # size-1 dimensions and which dimensions are summed. Always these, for bilinear.
+    saved_attributes = {"expand1": lambda node: (1, 3), "expand2": lambda node: (0,),
+                        "expand3": lambda node: (1, 2), "sumdim": lambda node: (2, 3)}
 
     @staticmethod
     def forward(ctx, x1, weight, x2):

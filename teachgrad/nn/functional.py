@@ -227,13 +227,33 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, inplace, pointwise.relu)
 
 
+def _no_method(input, method: str) -> AttributeError | None:
+    """PyTorch's F.sigmoid and F.tanh are Python functions that call ``input.sigmoid()``:
+    given anything without that method (a number, a list, a NumPy array) they fail with
+    Python's AttributeError, not the parser's TypeError. None when ``input`` has it (a
+    real PyTorch tensor: teachgrad's own error, with its hint, then stands)."""
+    if hasattr(input, method):
+        return None
+    return AttributeError(
+        f"'{python_type_name(input)}' object has no attribute '{method}'"
+        "\nHint: make it a tensor first, e.g. torch.tensor(...).")
+
+
 def sigmoid(input: Tensor) -> Tensor:
     """``1 / (1 + e^(-x))`` elementwise."""
+    if not isinstance(input, Tensor):  # (checked here, without the input-check wrapper)
+        error = _no_method(input, "sigmoid")
+        if error is not None:
+            raise error
     return pointwise.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent, elementwise."""
+    if not isinstance(input, Tensor):  # (checked here, without the input-check wrapper)
+        error = _no_method(input, "tanh")
+        if error is not None:
+            raise error
     return pointwise.tanh(input)
 
 
@@ -1313,8 +1333,9 @@ from .linear_cross_entropy import linear_cross_entropy  # noqa: E402 - linear + 
 __all__ += ["linear_cross_entropy"]
 # F.elu([1., 2.]): PyTorch's "argument 'input' (position 1) must be Tensor, not list"
 # (see _input_check; checked only after a failure, so a correct call pays one frame).
-# linear and relu check their arguments themselves, and every layer calls them.
+# linear and relu check their arguments themselves, and every layer calls them; sigmoid
+# and tanh too (PyTorch's fail with an AttributeError, which the wrapper would reword).
 from .._input_check import add_input_checks  # noqa: E402
 from . import grad  # noqa: E402, F401 - F.grad is torch.nn.grad, as in PyTorch
 
-add_input_checks(globals(), skip=frozenset({"linear", "relu", "relu_"}))
+add_input_checks(globals(), skip=frozenset({"linear", "relu", "relu_", "sigmoid", "tanh"}))

@@ -170,18 +170,52 @@ class NllLossBackward0(Op):
         saved = ctx.saved_tensors  # (read for its check: the target changed since?)
         if type(ctx._saved) is PackedSaved:  # (self, target, weight, total_weight)
             _with_unpacked_target(ctx, saved[1], saved[2])
-        shape, dtype = ctx.input_meta
-        if isinstance(grad, Tensor):  # create_graph: a product the new graph can record
-            pattern = _scatter(np.zeros(shape, dtype), ctx.target, ctx.slope, ctx.class_dim)
-            if ctx.reduction == "none" and pattern.ndim > 1:
-                grad = np.expand_dims(grad, ctx.class_dim)
-            return grad * pattern
-        # Only the target positions get a gradient: an inf arriving stays inf there and
-        # the zeros elsewhere stay 0 (multiplying a whole pattern would make them NaN).
-        values = ctx.slope * grad
-        if ctx.counted is not None:  # ignored samples get nothing (not 0 · inf)
-            values = np.where(ctx.counted, values, 0)
-        return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
+        if isinstance(grad, Tensor):  # create_graph: PyTorch's one node, input and all
+            # (forward-mode AD runs this on a node that saved nothing: then grad only)
+            return NllLossBackwardBackward0.record(ctx, grad, *saved[:1])
+        return _nll_gradient(ctx, grad)
+
+
+def _nll_gradient(ctx, grad: np.ndarray) -> np.ndarray:
+    """nll_loss's first-order gradient on arrays: the slopes forward worked out, at each
+    sample's target class."""
+    shape, dtype = ctx.input_meta
+    # Only the target positions get a gradient: an inf arriving stays inf there and
+    # the zeros elsewhere stay 0 (multiplying a whole pattern would make them NaN).
+    values = ctx.slope * grad
+    if ctx.counted is not None:  # ignored samples get nothing (not 0 · inf)
+        values = np.where(ctx.counted, values, 0)
+    return _scatter(np.zeros(shape, dtype), ctx.target, values, ctx.class_dim)
+
+
+class NllLossBackwardBackward0(RecordedBackward):
+    """nll_loss's backward as one node, as PyTorch records it: its inputs are the incoming
+    gradient and the input (the pattern does not depend on the input's values, but PyTorch
+    lists it, so the second graph reaches the input's node)."""
+
+    formula = ("nll's backward g·P (P: −w[t] at each target, ÷Σw for the mean):  "
+               "∂/∂g = Σ ḡ·P    ∂/∂a = 0")
+
+    @classmethod
+    def forward(cls, ctx, grad, *saved, node, missing):
+        # (the formula, not node.backward: that would read the node's saved values again)
+        ctx.node, ctx.missing = node, missing
+        ctx.save_for_backward(grad, *saved)
+        return _nll_gradient(node, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        node = ctx.node
+        shape, dtype = node.input_meta
+        pattern = _scatter(np.zeros(shape, dtype), node.target, node.slope, node.class_dim)
+        picked = gg * pattern  # the loss's own formula on gg: nll_loss(gg, target ...)
+        if node.reduction == "none":
+            grad_grad = picked.sum(node.class_dim) if pattern.ndim > 1 else picked
+        else:
+            grad_grad = picked.sum()
+        if len(ctx.saved_tensors) == 1:  # (no input recorded: see NllLossBackward0)
+            return grad_grad
+        return grad_grad, gg * 0  # (PyTorch: zeros_like, a tensor, not None)
 
 
 _PLAIN_LAYOUT = {"self": 0, "target": 1, "weight": 2}

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .._arguments import Signatures, checks_types, is_number
+from .._arguments import NOT_GIVEN, Signatures, checks_types, is_number
 from .._dtypes import complex_refused, from_numpy_dtype, get_default_dtype, result_type
 from .._input_check import not_a_tensor
 from .._missing_arguments import REQUIRED, missing, missing_in_caller, untested
@@ -1471,6 +1471,9 @@ def clamp_min(input: Tensor, min=REQUIRED) -> Tensor:  # noqa: A002
     """``clamp(input, min=min)``."""
     if min is REQUIRED:  # (x.clamp_min(): PyTorch's words, see _missing_arguments)
         raise missing("clamp_min", clamp_min, input, min)
+    if min is None:  # (no bound: clamp's, not clamp_min's; torch.clamp_min's wrapper
+        # words this again from the function's signatures)
+        raise Signatures("clamp_min", "(Tensor min)", "(Number min)").error((None,))
     if isinstance(min, Tensor):
         return _binary(ClampMinBackward1, input, min)
     if type(min) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
@@ -1483,6 +1486,9 @@ def clamp_max(input: Tensor, max=REQUIRED) -> Tensor:  # noqa: A002
     """``clamp(input, max=max)``."""
     if max is REQUIRED:  # (x.clamp_max(): PyTorch's words, see _missing_arguments)
         raise missing("clamp_max", clamp_max, input, max)
+    if max is None:  # (no bound: clamp's, not clamp_max's; torch.clamp_max's wrapper
+        # words this again from the function's signatures)
+        raise Signatures("clamp_max", "(Tensor max)", "(Number max)").error((None,))
     if isinstance(max, Tensor):
         return _binary(ClampMaxBackward1, input, max)
     if type(max) is complex:  # (PyTorch's clamp_min/clamp_max refuse any complex bound)
@@ -1895,9 +1901,9 @@ def ceil(input: Tensor) -> Tensor:
 @tensor_method()
 @checks_types("round", "()", "(*, int decimals)", function=(
     "(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"))
-def round(input: Tensor, decimals: int | None = None) -> Tensor:  # noqa: A001
+def round(input: Tensor, decimals: int = NOT_GIVEN) -> Tensor:  # noqa: A001
     """Round half to even (zero gradient); to ``decimals`` places if given."""
-    if decimals is None:  # (None: not given, PyTorch's other overload and node)
+    if decimals is NOT_GIVEN:  # (PyTorch's other overload and node; None is refused)
         return _rounding(RoundBackward0, np.round, input)
     return _rounding(RoundBackward1, lambda a: np.round(a, decimals), input)
 

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .._arguments import checks_types
+from .._arguments import NOT_GIVEN, checks_types
 from .._dtypes import get_default_dtype
 from .._missing_arguments import missing_message
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, tensor_method
@@ -427,7 +427,7 @@ class ProdBackward1(Op):
     "Tensor out = None)"),
               hint="prod reduces over one dimension at a time (or over all of them, without "
                    "dim).")
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def prod(input: Tensor, dim: int = NOT_GIVEN, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements, or along one dimension ``dim``.
 
     Integers multiply as int64. The gradient is exact even where elements are zero.
@@ -437,7 +437,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     tensor([ 2., 12.])
     """
     d = _sum_dtype(input, dtype)
-    if dim is None:
+    if dim is NOT_GIVEN:  # (a None given is refused below, as PyTorch's parser does)
         return ProdBackward0.apply(input, dtype=d)
     n = input._data.ndim
     if n == 0:
@@ -653,7 +653,7 @@ def _extreme(name: str, all_op, dim_op, input: Tensor, dim, keepdim: bool):
         from . import pointwise
 
         return (pointwise.maximum if name == "max" else pointwise.minimum)(input, dim)
-    if dim is None:
+    if dim is NOT_GIVEN:  # (a None given is refused below, as PyTorch's parser does)
         _require_nonempty(input, None, name)
         return all_op.apply(input)
     d = _wrap_dim(dim, input._data.ndim)
@@ -672,7 +672,7 @@ _MAX_MIN_FUNCTION = (
 @tensor_method()
 @checks_types("max", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
               function=_MAX_MIN_FUNCTION)
-def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
+def max(input: Tensor, dim: int | Tensor = NOT_GIVEN,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_max:
     """The largest element; with ``dim``, ``(values, indices)`` along that dimension.
 
@@ -693,7 +693,7 @@ def max(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch'
 @tensor_method()
 @checks_types("min", "()", "(Tensor other)", "(int dim, bool keepdim = False)",
               function=_MAX_MIN_FUNCTION)
-def min(input: Tensor, dim: int | Tensor | None = None,  # noqa: A001 - PyTorch's name
+def min(input: Tensor, dim: int | Tensor = NOT_GIVEN,  # noqa: A001 - PyTorch's name
         keepdim: bool = False) -> Tensor | return_types_min:
     """The smallest element; with ``dim``, ``(values, indices)`` (see :func:`max`)."""
     return _extreme("min", MinBackward1, MinBackward0, input, dim, keepdim)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._arguments import Signatures, checks_types
+from .._arguments import NOT_GIVEN, Signatures, checks_types
 from .._dtypes import result_type
 from .._missing_arguments import REQUIRED, missing, missing_message
 from .._real_pytorch import real_pytorch_hint
@@ -430,7 +430,7 @@ class SqueezeBackward2(SqueezeBackward0):
 
 @tensor_method()
 @checks_types("squeeze", "()", "(int dim)", "(tuple of ints dim)")
-def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
+def squeeze(input: Tensor, *dims, dim=NOT_GIVEN) -> Tensor:
     """Remove size-1 dimensions: all of them, or those among ``dim`` (an int or a tuple).
 
     As in PyTorch, the method also takes the dimensions one by one: ``x.squeeze(0, 1)``.
@@ -442,10 +442,10 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
     teachgrad.Size([3])
     """
     if dims:
-        if dim is not None:
+        if dim is not NOT_GIVEN:
             raise TypeError("squeeze() got multiple values for argument 'dim'")
         dim = dims[0] if len(dims) == 1 else dims
-    if dim is None:
+    if dim is NOT_GIVEN:  # (a None given is refused below, as PyTorch's parser does)
         return SqueezeBackward0.apply(input)
     if isinstance(dim, (tuple, list)):
         return SqueezeBackward2.apply(input, dims=_dim_list((dim,), input._data.ndim))
@@ -1767,7 +1767,7 @@ def _np_expand_dims(a, axis):
 
 @numpy_protocol.register(np.squeeze)
 def _np_squeeze(a, axis=None):
-    return squeeze(a, axis)
+    return squeeze(a) if axis is None else squeeze(a, axis)  # (squeeze refuses a None dim)
 
 
 @numpy_protocol.register(np.broadcast_to)
