@@ -134,6 +134,11 @@ REFUSED = [
      "max(): argument 'dim' must be int, not NoneType"),
     ("x.round(decimals=None)", TypeError,
      "round(): argument 'decimals' must be int, not NoneType"),
+    # --- round's decimals is keyword-only (x.round(1) rounded to 1 place here, not in PyTorch)
+    ("x.round(1)", TypeError, "round() takes from 1 to 0 positional arguments but 1 were given"),
+    ("torch.round(x, 1)", TypeError,
+     "round() received an invalid combination of arguments - got (Tensor, int), but expected "
+     "one of:"),
     # --- PyTorch's F.sigmoid and F.tanh are input.sigmoid(), input.tanh(): Python's error
     *[(f"torch.nn.functional.{name}({value})", AttributeError,
        f"'{kind}' object has no attribute '{name}'")
@@ -234,7 +239,8 @@ def test_a_string_dtype_gets_a_hint_naming_the_dtype_meant():
     "x == None", "x != None", "None == x", "x == 1.0", "x != x",
     "torch.max(x)", "x.max(0)", "torch.min(x, 0, True)", "x.prod()", "torch.prod(x, 0)",
     "x.squeeze()", "x.squeeze(0)", "torch.squeeze(x, (0,))", "torch.round(x * 1.26)",
-    "torch.round(x * 1.26, decimals=1)", "x.clamp_min(1.5)", "torch.clamp_max(x, 1.5)",
+    "torch.round(x * 1.26, decimals=1)", "(x * 1.26).round(decimals=1)", "x.clamp_min(1.5)",
+    "torch.clamp_max(x, 1.5)",
     "torch.hann_window(np.int64(3))", "torch.hann_window(torch.tensor(3))",
     "torch.kaiser_window(3, True, 2.5)", "torch.hamming_window(4, False, 0.5)",
     "torch.nn.functional.sigmoid(x)", "torch.nn.functional.tanh(input=x)",

@@ -1901,7 +1901,7 @@ def ceil(input: Tensor) -> Tensor:
 @tensor_method()
 @checks_types("round", "()", "(*, int decimals)", function=(
     "(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"))
-def round(input: Tensor, decimals: int = NOT_GIVEN) -> Tensor:  # noqa: A001
+def round(input: Tensor, *, decimals: int = NOT_GIVEN) -> Tensor:  # noqa: A001
     """Round half to even (zero gradient); to ``decimals`` places if given."""
     if decimals is NOT_GIVEN:  # (PyTorch's other overload and node; None is refused)
         return _rounding(RoundBackward0, np.round, input)
