@@ -139,6 +139,11 @@ REFUSED = [
     ("torch.round(x, 1)", TypeError,
      "round() received an invalid combination of arguments - got (Tensor, int), but expected "
      "one of:"),
+    # (and round_, whose messages name round_, not round)
+    ("x.clone().round_(1)", TypeError,
+     "round_() takes from 1 to 0 positional arguments but 1 were given"),
+    ("x.clone().round_(decimals=None)", TypeError,
+     "round_(): argument 'decimals' must be int, not NoneType"),
     # --- PyTorch's F.sigmoid and F.tanh are input.sigmoid(), input.tanh(): Python's error
     *[(f"torch.nn.functional.{name}({value})", AttributeError,
        f"'{kind}' object has no attribute '{name}'")

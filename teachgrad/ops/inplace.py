@@ -750,7 +750,8 @@ _INPLACE = {
     "clamp_": _clamp_by_numbers(pointwise.clamp), "clip_": _clamp_by_numbers(pointwise.clamp),
     "clamp_min_": _clamp_by_numbers(pointwise.clamp_min),
     "clamp_max_": _clamp_by_numbers(pointwise.clamp_max), "square_": pointwise.square,
-    "floor_": pointwise.floor, "ceil_": pointwise.ceil, "round_": pointwise.round,
+    "floor_": pointwise.floor, "ceil_": pointwise.ceil,
+    "round_": pointwise.round.method_form.renamed("round_"),  # (its errors name round_)
     "trunc_": pointwise.trunc, "fill_": _fill, "zero_": _zero,
     "subtract_": pointwise.sub, "multiply_": pointwise.mul, "divide_": pointwise.div,
     "__iadd__": pointwise.add, "__isub__": pointwise.sub, "__imul__": pointwise.mul,
