@@ -65,6 +65,14 @@ def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     assert stored[-1] == "✔ Correct! That is the right list of gradients.\n"
 
 
+def test_the_engine_is_about_sixty_lines():
+    assert "About sixty lines." in LESSON.text()
+    lines = [line.strip() for snippet in ENGINE
+             for line in LESSON.code_containing(snippet).splitlines()]
+    code = [line for line in lines if line and not line.startswith(("#", '"""'))]
+    assert 55 <= len(code) <= 65, len(code)
+
+
 # --- 1. a number that remembers -------------------------------------------------------------
 def test_the_chain_rule_by_hand_on_n():
     assert ("$\\partial n / \\partial x = w = -1.2$, $\\partial n / \\partial w = x = 0.5$ and "
@@ -307,6 +315,24 @@ def test_a_changed_number_is_silently_wrong_here_and_refused_by_the_library(lib_
     assert ns["pw"]._version == 1
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         ns["p"].backward()
+
+
+def test_ours_is_recursive_and_runs_out_the_librarys_is_iterative():
+    assert ("an iterative walk that does not run out of Python's recursion (ours is "
+            "recursive)") in LESSON.text()
+    ns = LESSON.run_cells(teachgrad, *ENGINE)
+    deep = ns["Value"](1.0)
+    start = deep
+    for _ in range(5_000):
+        deep = deep * 1.0
+    with pytest.raises(RecursionError):
+        deep.backward()
+    x = teachgrad.tensor(1.0, requires_grad=True)
+    deep = x
+    for _ in range(5_000):
+        deep = deep * 1.0
+    deep.backward()
+    assert x.grad.item() == 1.0 and start.grad == 0.0
 
 
 def test_the_second_derivative_by_create_graph_is_the_finite_difference_of_ours():
