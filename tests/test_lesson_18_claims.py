@@ -14,20 +14,13 @@ The exercise's tempting wrong answers are in test_exercises.py.
 
 from __future__ import annotations
 
-import functools
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from lesson_claims import RAISES, Lesson, count_printing_as_stored
 
 import teachgrad
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "notebooks" / "tools" / "src" / "18_softmax_cross_entropy_and_layer_norm.md"
-NOTEBOOK = REPO / "notebooks" / "18_softmax_cross_entropy_and_layer_norm.ipynb"
-sys.path.insert(0, str(REPO / "notebooks" / "tools"))
-import lesson_source  # noqa: E402  (notebooks/tools, put on the path just above)
+LESSON = Lesson("18_softmax_cross_entropy_and_layer_norm")
 
 LOGITS = [2.0, 1.0, 0.1]
 BATCH = [[2.0, 1.0, 0.1], [0.5, 2.5, 0.0], [1.0, 1.0, 1.0], [-1.0, 0.0, 3.0]]
@@ -36,21 +29,6 @@ BIG = [1000.0, 999.0, 0.0]
 LN_X = [1.0, 2.0, 4.0, 7.0]
 LN_G = [0.5, -1.0, 2.0, 0.0]
 EPS = 1e-5
-
-
-lesson_text = functools.partial(lesson_source.prose, SOURCE)
-code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-code_cells = functools.partial(lesson_source.code_cells, SOURCE)
-
-
-def namespace_for(lib) -> dict:
-    """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    return {**lesson_source.headless_namespace(lib), "F": lib.nn.functional}
-
-
-def run_cells(lib, *snippets: str) -> dict:
-    """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
 
 
 def softmax(z) -> np.ndarray:
@@ -69,18 +47,17 @@ def node_names(root) -> list[str]:
 
 
 # --- the lesson's code, run with PyTorch, prints what the notebook shows ------------------
-stored_streams = functools.partial(lesson_source.stored_stdout, NOTEBOOK)
 
 
 def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     torch = pytest.importorskip("torch")
-    cells = code_cells()
-    stored = stored_streams()
+    cells = LESSON.code_cells()
+    stored = LESSON.stored_stdout()
     assert cells[0].code == ("import teachgrad as torch\nfrom teachgrad.notebook import draw, "
                              "step_backward\n\nF = torch.nn.functional")
-    assert not any(c.marker == lesson_source.RAISES for c in cells)
-    ns = namespace_for(torch)
-    compared = lesson_source.count_printing_as_stored(cells, stored, ns)
+    assert not any(c.marker == RAISES for c in cells)
+    ns = LESSON.namespace(torch)
+    compared = count_printing_as_stored(cells, stored, ns)
     assert compared >= 16  # the cells that print something: not only empty outputs
     assert "Not answered yet" in stored[-2]
     assert stored[-1] == "✔ Correct! That is the right gradients for label_smoothing 0.1 and 0.3.\n"
@@ -88,7 +65,7 @@ def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
 
 # --- 1. p − onehot ------------------------------------------------------------------------
 def test_the_gradient_of_cross_entropy_is_p_minus_onehot_by_finite_differences():
-    assert ("\\frac{\\partial L}{\\partial z} = p - \\text{onehot}(y)" in lesson_text())
+    assert ("\\frac{\\partial L}{\\partial z} = p - \\text{onehot}(y)" in LESSON.text())
     z = np.array(LOGITS)
 
     def loss(z):
@@ -101,16 +78,16 @@ def test_the_gradient_of_cross_entropy_is_p_minus_onehot_by_finite_differences()
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_single_sample_gradient_and_the_missing_probability(lib_name):
-    assert "the right logit goes **up**, by $1 - p_0 = 0.3410$" in lesson_text()
+    assert "the right logit goes **up**, by $1 - p_0 = 0.3410$" in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "L = F.cross_entropy(z, y)")
+    ns = LESSON.run_cells(lib, "L = F.cross_entropy(z, y)")
     expected = softmax(LOGITS) - [1, 0, 0]
     np.testing.assert_allclose(ns["z"].grad.numpy(), expected, rtol=1e-5)
     assert f"{1 - softmax(LOGITS)[0]:.4f}" == "0.3410"
 
 
 def test_confident_answers_give_gradients_near_0_or_near_plus_minus_1():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("A confident right answer ($p_y \\approx 1$) gives a gradient near $0$; a "
             "confident wrong one, a gradient near $\\pm 1$.") in text
     torch = pytest.importorskip("torch")
@@ -124,14 +101,14 @@ def test_confident_answers_give_gradients_near_0_or_near_plus_minus_1():
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_the_batch_mean_divides_every_row_by_four(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "$[\\frac13, \\frac13, -\\frac23] / 4$" in text
     assert "The third sample has three equal logits" in text
     assert ("The last one is the worst guess (its right class, 0, has the smallest logit, "
             "$p_0 = 0.017$) and gets the largest push, $-0.2457$: almost the whole $-1$, "
             "divided by 4.") in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "Y = torch.tensor([0, 1, 2, 0])")
+    ns = LESSON.run_cells(lib, "Y = torch.tensor([0, 1, 2, 0])")
     p = softmax(BATCH)
     expected = (p - np.eye(3)[BATCH_TARGETS]) / 4
     np.testing.assert_allclose(ns["Z"].grad.numpy(), expected, rtol=1e-5, atol=1e-7)
@@ -148,7 +125,7 @@ def test_the_batch_mean_divides_every_row_by_four(lib_name):
 # --- 2. the graph and the stepper ---------------------------------------------------------
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_cross_entropy_is_log_softmax_then_nll_loss(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "`F.cross_entropy` is two operations: `log_softmax`, then `nll_loss`" in text
     assert "(what `NllLossBackward0` does for one sample)" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
@@ -173,7 +150,7 @@ def test_the_stepper_sends_minus_onehot_then_p_minus_onehot():
     pytest.importorskip("graphviz")
     from teachgrad.notebook import step_backward
 
-    text = lesson_text()
+    text = LESSON.text()
     for claim in (
         "**Steps 1 and 2** (`NegBackward0`, `SelectBackward0`): the gradient $1$ becomes $-1$, "
         "and goes back to the selected position only: $[-1, 0, 0]$",
@@ -217,7 +194,7 @@ def test_pytorch_saves_log_softmax_s_output():
 
 # --- 3. the softmax Jacobian --------------------------------------------------------------
 def test_the_softmax_jacobian_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert "That is $\\operatorname{diag}(p) - p\\,p^\\top$." in text
     assert ("It is symmetric, positive on the diagonal (raising $z_i$ raises $p_i$) and "
             "negative off it (raising $z_j$ lowers every other $p_i$).") in text
@@ -238,7 +215,7 @@ def test_the_softmax_jacobian_by_finite_differences():
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_jacobian_builds_the_matrix_with_one_backward_per_row(lib_name):
-    assert "builds the whole matrix, one backward pass per row" in lesson_text()
+    assert "builds the whole matrix, one backward pass per row" in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     calls = []
 
@@ -263,7 +240,7 @@ def test_jacobian_builds_the_matrix_with_one_backward_per_row(lib_name):
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_shifting_every_logit_changes_nothing_and_gradients_sum_to_0(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("So the gradient that any loss sends back through a softmax sums to 0 over the "
             "classes") in text
     assert ("summed over $j$, $\\sum_i g_i \\frac{\\partial p_i}{\\partial z_j}$ multiplies "
@@ -273,7 +250,7 @@ def test_shifting_every_logit_changes_nothing_and_gradients_sum_to_0(lib_name):
     z = lib.tensor(LOGITS)
     np.testing.assert_allclose(lib.softmax(z + 100, dim=0).numpy(),
                                lib.softmax(z, dim=0).numpy(), atol=1e-6)  # (float32 rounding)
-    ns = run_cells(lib, "Y = torch.tensor([0, 1, 2, 0])")
+    ns = LESSON.run_cells(lib, "Y = torch.tensor([0, 1, 2, 0])")
     np.testing.assert_allclose(ns["Z"].grad.numpy().sum(axis=1), 0, atol=1e-7)
     # any loss: some made-up function of the probabilities
     z = lib.tensor(LOGITS, requires_grad=True)
@@ -284,7 +261,7 @@ def test_shifting_every_logit_changes_nothing_and_gradients_sum_to_0(lib_name):
 
 # --- 4. logsumexp ---------------------------------------------------------------------------
 def test_float32_overflows_just_below_e_to_the_89():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("the largest `float32` is about $3.4 \\cdot 10^{38}$, and $e^{89}$ is already "
             "larger") in text
     biggest = float(np.finfo(np.float32).max)
@@ -304,7 +281,7 @@ def test_float32_overflows_just_below_e_to_the_89():
 
 
 def test_the_naive_nan_comes_from_zero_times_infinity():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("Backward through `log` sends $1/\\infty = 0$; `exp`'s backward multiplies it "
             "by its saved output, $e^{1000} = \\infty$; and $0 \\cdot \\infty$ is NaN.") in text
     assert "Only $z_2 = 0$, whose $e^0 = 1$ is finite, gets its (correct) $0$." in text
@@ -325,14 +302,14 @@ def test_the_naive_nan_comes_from_zero_times_infinity():
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_the_stable_gradient_is_the_softmax_and_the_max_gets_none(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "The gradient is the softmax, $[0.7311, 0.2689, 0.0000]$" in text
     assert ("It takes both paths, $+1$ from \"$m + $\" and $-\\sum_j p_j = -1$ from inside "
             "the log: they cancel.") in text
     assert "it does not matter whether it is detached" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     assert [f"{v:.4f}" for v in softmax(BIG)] == ["0.7311", "0.2689", "0.0000"]
-    ns = run_cells(lib, "def naive_logsumexp(z):", "def stable_logsumexp(z):")
+    ns = LESSON.run_cells(lib, "def naive_logsumexp(z):", "def stable_logsumexp(z):")
     z = lib.tensor(BIG, requires_grad=True)
     ns["stable_logsumexp"](z).backward()
     np.testing.assert_allclose(z.grad.numpy(), softmax(BIG), atol=1e-6)
@@ -350,7 +327,7 @@ def test_the_stable_gradient_is_the_softmax_and_the_max_gets_none(lib_name):
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_log_softmax_and_cross_entropy_stay_finite_on_big_logits(lib_name):
     assert ("`torch.log_softmax` and `F.cross_entropy` compute "
-            "$z - \\operatorname{logsumexp}(z)$ this way") in lesson_text()
+            "$z - \\operatorname{logsumexp}(z)$ this way") in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     z = lib.tensor(BIG, requires_grad=True)
     exact = np.array(BIG) - (1000 + np.log1p(np.exp(-1.0)))
@@ -367,7 +344,7 @@ def layer_norm(x: np.ndarray) -> np.ndarray:
 
 
 def test_layer_norms_jacobian_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("\\frac{\\partial \\hat x_i}{\\partial x_j} = \\frac{1}{\\sigma}\\big([i = j] - "
             "\\frac1n - \\frac1n \\hat x_i \\hat x_j\\big)") in text
     x = np.array(LN_X)
@@ -383,12 +360,12 @@ def test_layer_norms_jacobian_by_finite_differences():
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_nn_layer_norm_is_that_formula_with_eps_1e_5_and_the_biased_variance(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "(with the *biased* variance, and $\\varepsilon = 10^{-5}$)" in text
     assert "`weight` and adds a `bias` (at first $1$ and $0$)" in text
     assert "`weight.grad` is $g \\odot \\hat x$, and `bias.grad` is $g$ itself" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "ln = torch.nn.LayerNorm(4)")
+    ns = LESSON.run_cells(lib, "ln = torch.nn.LayerNorm(4)")
     assert ns["ln"].eps == EPS
     x = np.array(LN_X)
     np.testing.assert_allclose(ns["out"].detach().numpy(), layer_norm(x), rtol=1e-5)
@@ -403,7 +380,7 @@ def test_nn_layer_norm_is_that_formula_with_eps_1e_5_and_the_biased_variance(lib
 
 
 def test_the_gradient_is_orthogonal_to_one_and_to_x_hat_up_to_eps():
-    text = lesson_text()
+    text = LESSON.text()
     assert "since $\\sum_i \\hat x_i^2 = n$ (up to $\\varepsilon$)" in text
     assert "the gradient at $x$ is **orthogonal to $\\mathbf 1$ and to $\\hat x$**" in text
     assert "(along $\\hat x$ only up to a term of size $\\varepsilon$" in text
@@ -428,9 +405,9 @@ def test_the_gradient_is_orthogonal_to_one_and_to_x_hat_up_to_eps():
 def test_layer_norm_cannot_see_a_shift_or_a_stretch_about_the_mean(lib_name):
     assert ("Adding the same number to every feature (a step along $\\mathbf 1$) moves $\\mu$ "
             "along, and stretching the features away from their mean (a step along "
-            "$x - \\mu$, that is along $\\hat x$) stretches $\\sigma$ along") in lesson_text()
+            "$x - \\mu$, that is along $\\hat x$) stretches $\\sigma$ along") in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "ln = torch.nn.LayerNorm(4)")
+    ns = LESSON.run_cells(lib, "ln = torch.nn.LayerNorm(4)")
     ln, x, mu = ns["ln"], ns["x"].detach(), ns["mu"]
     with lib.no_grad():
         base = ln(x).numpy()
@@ -441,9 +418,9 @@ def test_layer_norm_cannot_see_a_shift_or_a_stretch_about_the_mean(lib_name):
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_what_to_try_a_gradient_along_x_hat_or_one_gives_nothing(lib_name):
     assert ("make `g` a multiple of `x_hat` (say `g = 2 * x_hat`), or a constant. What is "
-            "`x.grad`?") in lesson_text()
+            "`x.grad`?") in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "ln = torch.nn.LayerNorm(4)")
+    ns = LESSON.run_cells(lib, "ln = torch.nn.LayerNorm(4)")
     x_hat = ns["x_hat"]
     for g in (2 * x_hat, lib.full((4,), 3.0)):
         x = lib.tensor(LN_X, requires_grad=True)
@@ -454,12 +431,12 @@ def test_what_to_try_a_gradient_along_x_hat_or_one_gives_nothing(lib_name):
 # --- 6. batch norm --------------------------------------------------------------------------
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_batch_norm_couples_the_batch_layer_norm_and_eval_mode_do_not(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "Samples 1, 2 and 3 get gradients" in text
     assert "only sample 0 gets a gradient" in text
     assert "and the coupling is gone" in text
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
-    ns = run_cells(lib, "bn = torch.nn.BatchNorm1d(3)")
+    ns = LESSON.run_cells(lib, "bn = torch.nn.BatchNorm1d(3)")
     train = ns["X"].grad.numpy()
     assert (np.abs(train[1:]).sum(axis=1) > 0.1).all()
     # by finite differences in float64: sample 0's loss moves with sample 1's input
@@ -473,15 +450,15 @@ def test_batch_norm_couples_the_batch_layer_norm_and_eval_mode_do_not(lib_name):
     step = np.zeros_like(X)
     step[1, 1] = h
     assert (loss(X + step) - loss(X - step)) / (2 * h) == pytest.approx(train[1, 1], rel=1e-4)
-    ns = run_cells(lib, "bn = torch.nn.BatchNorm1d(3)", "ln3 = torch.nn.LayerNorm(3)")
+    ns = LESSON.run_cells(lib, "bn = torch.nn.BatchNorm1d(3)", "ln3 = torch.nn.LayerNorm(3)")
     assert not ns["X"].grad.numpy()[1:].any() and ns["X"].grad.numpy()[0].any()
-    ns = run_cells(lib, "bn = torch.nn.BatchNorm1d(3)", "bn.eval()")
+    ns = LESSON.run_cells(lib, "bn = torch.nn.BatchNorm1d(3)", "bn.eval()")
     assert not ns["X"].grad.numpy()[1:].any() and ns["X"].grad.numpy()[0].any()
 
 
 @pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 def test_a_batch_of_one_works_with_layer_norm_not_with_batch_norm(lib_name):
-    assert "a batch of one works as well as a batch of 64" in lesson_text()
+    assert "a batch of one works as well as a batch of 64" in LESSON.text()
     lib = teachgrad if lib_name == "teachgrad" else pytest.importorskip("torch")
     one = lib.tensor([BATCH[0]])
     np.testing.assert_allclose(lib.nn.LayerNorm(3)(one).detach().numpy(),
@@ -492,15 +469,15 @@ def test_a_batch_of_one_works_with_layer_norm_not_with_batch_norm(lib_name):
 
 # --- the exercise ---------------------------------------------------------------------------
 def solution_smoothed_grad(lib):
-    (cell,) = [c for c in lesson_source.read(SOURCE) if "solution" in c.roles]
-    ns = namespace_for(lib)
+    cell = LESSON.cell_with_role("solution")
+    ns = LESSON.namespace(lib)
     exec(cell.code.split("\ncheck(", 1)[0], ns)
     return ns["smoothed_grad"]
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.1, 0.3])
 def test_the_solution_is_the_gradient_by_finite_differences_and_by_pytorch(eps):
-    assert "remember that $\\sum_k q_k = 1$" in lesson_text()
+    assert "remember that $\\sum_k q_k = 1$" in LESSON.text()
     rng = np.random.default_rng(0)
     logits = rng.normal(size=(5, 4))
     targets = np.array([0, 3, 1, 1, 2])

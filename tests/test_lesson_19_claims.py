@@ -14,20 +14,20 @@ The exercise's tempting wrong answers are in test_exercises.py.
 
 from __future__ import annotations
 
-import functools
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from lesson_claims import (
+    LIBS,
+    RAISES,
+    Lesson,
+    count_printing_as_stored,
+    library,
+    numeric_gradient,
+)
 
 import teachgrad
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "notebooks" / "tools" / "src" / "19_convolutions_gradient_is_a_convolution.md"
-NOTEBOOK = REPO / "notebooks" / "19_convolutions_gradient_is_a_convolution.ipynb"
-sys.path.insert(0, str(REPO / "notebooks" / "tools"))
-import lesson_source  # noqa: E402  (notebooks/tools, put on the path just above)
+LESSON = Lesson("19_convolutions_gradient_is_a_convolution")
 
 X = [1.0, 2.0, -1.0, 0.5, 3.0]
 W = [1.0, 0.0, -2.0]
@@ -35,27 +35,6 @@ G = [1.0, -1.0, 2.0]
 W2 = [[1.0, 2.0, 3.0], [0.0, 1.0, -1.0], [2.0, -1.0, 1.0]]
 G2 = [[1.0, 0.0, 2.0], [0.0, -1.0, 0.0], [3.0, 0.0, 1.0]]
 
-lesson_text = functools.partial(lesson_source.prose, SOURCE)
-code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-code_cells = functools.partial(lesson_source.code_cells, SOURCE)
-stored_streams = functools.partial(lesson_source.stored_stdout, NOTEBOOK)
-
-
-def namespace_for(lib) -> dict:
-    """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    return {**lesson_source.headless_namespace(lib), "F": lib.nn.functional}
-
-
-def run_cells(lib, *snippets: str) -> dict:
-    """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
-
-
-def library(name: str):
-    return teachgrad if name == "teachgrad" else pytest.importorskip("torch")
-
-
-LIBS = pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 
 #: the cells of sections 1 to 3, in order (they build x, w, y, g and the backward pass)
 SECTION_1_TO_3 = ("def conv1d(x, w, **options):", "g = torch.tensor([1.0, -1.0, 2.0])")
@@ -81,27 +60,16 @@ def conv2d_numpy(x, w, stride: int, padding: int) -> np.ndarray:
                       for q in range(n)] for p in range(n)])
 
 
-def numeric_gradient(f, x, h: float = 1e-6) -> np.ndarray:
-    """The gradient of the number f(x) by central differences."""
-    x = np.asarray(x, float)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(*x.shape):
-        step = np.zeros_like(x)
-        step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
-
-
 # --- the lesson's code, run with PyTorch, prints what the notebook shows ------------------
 def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     torch = pytest.importorskip("torch")
-    cells = code_cells()
-    stored = stored_streams()
+    cells = LESSON.code_cells()
+    stored = LESSON.stored_stdout()
     assert cells[0].code == ("import teachgrad as torch\nfrom teachgrad.notebook import "
                              "step_backward\n\nF = torch.nn.functional")
-    assert not any(c.marker == lesson_source.RAISES for c in cells)
-    ns = namespace_for(torch)
-    compared = lesson_source.count_printing_as_stored(cells, stored, ns)
+    assert not any(c.marker == RAISES for c in cells)
+    ns = LESSON.namespace(torch)
+    compared = count_printing_as_stored(cells, stored, ns)
     assert compared >= 16  # the cells that print something: not only empty outputs
     assert "Not answered yet" in stored[-2]
     assert stored[-1] == ("✔ Correct! That is the right input gradients for strides 1, 2 "
@@ -111,13 +79,13 @@ def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
 # --- 1. sliding dot products --------------------------------------------------------------
 @LIBS
 def test_conv1d_is_a_row_of_unflipped_dot_products(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "That gives $5 - 3 + 1 = 3$ outputs" in text
     assert "$$y_p = \\sum_{k=0}^{2} w_k\\, x_{p+k}, \\qquad p = 0, 1, 2.$$" in text
     assert ("The first output is $1 \\cdot 1 + 0 \\cdot 2 + (-2) \\cdot (-1) = 3$.") in text
     assert 1 * 1 + 0 * 2 + (-2) * (-1) == 3
     lib = library(lib_name)
-    ns = run_cells(lib, "def conv1d(x, w, **options):")
+    ns = LESSON.run_cells(lib, "def conv1d(x, w, **options):")
     y = ns["y"].detach().numpy()
     assert y.shape == (5 - 3 + 1,)
     np.testing.assert_allclose(y, correlate_valid(X, W))
@@ -127,7 +95,7 @@ def test_conv1d_is_a_row_of_unflipped_dot_products(lib_name):
 
 
 def test_the_kernel_is_not_flipped_mathematicians_convolution_is():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("the kernel is **not flipped**: mathematicians call this a *cross-correlation* "
             "and keep the word *convolution* for $\\sum_k w_k\\, x_{p-k}$") in text
     # NumPy's np.convolve is the mathematicians' one: the flipped kernel, slid
@@ -139,7 +107,7 @@ def test_the_kernel_is_not_flipped_mathematicians_convolution_is():
 @LIBS
 def test_conv1d_shapes_batch_channels_length_and_out_in_kernel(lib_name):
     assert ("shaped (batch, channels, length), and its kernels are shaped (out channels, in "
-            "channels, kernel size)") in lesson_text()
+            "channels, kernel size)") in LESSON.text()
     lib = library(lib_name)
     x = lib.zeros(4, 3, 10)
     w = lib.zeros(2, 3, 5)
@@ -152,9 +120,9 @@ def test_conv1d_shapes_batch_channels_length_and_out_in_kernel(lib_name):
 @LIBS
 def test_backward_with_g_is_the_gradient_of_any_loss_with_that_gradient(lib_name):
     assert ("Lesson 7 showed that `y.backward(g)` sends exactly this $g$ in, whatever the "
-            "loss") in lesson_text()
+            "loss") in LESSON.text()
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3)
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3)
     x = lib.tensor(X, requires_grad=True)
     w = lib.tensor(W, requires_grad=True)
     y = ns["conv1d"](x, w)
@@ -165,7 +133,7 @@ def test_backward_with_g_is_the_gradient_of_any_loss_with_that_gradient(lib_name
 
 @LIBS
 def test_the_kernel_gradient_is_the_input_convolved_with_g(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("$$\\frac{\\partial L}{\\partial w_k} = \\sum_p g_p\\, x_{p+k}.$$") in text
     assert "**the kernel's gradient is the input convolved with the output's gradient**" in text
     assert "For $w_0$: $1 \\cdot 1 + (-1) \\cdot 2 + 2 \\cdot (-1) = -3$." in text
@@ -173,17 +141,17 @@ def test_the_kernel_gradient_is_the_input_convolved_with_g(lib_name):
     numeric = numeric_gradient(lambda w: correlate_valid(X, w) @ G, W)
     np.testing.assert_allclose(numeric, correlate_valid(X, G), atol=1e-8)
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3)
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3)
     np.testing.assert_allclose(ns["w"].grad.numpy(), numeric, atol=1e-6)
     assert ns["w"].grad[0].item() == -3
-    ns = run_cells(lib, *SECTION_1_TO_3)
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3)
     by_conv = ns["conv1d"](ns["x"].detach(), ns["g"])
     np.testing.assert_array_equal(by_conv.numpy(), ns["w"].grad.numpy())
 
 
 # --- 3. the input's gradient ----------------------------------------------------------------
 def test_the_input_gradient_formula_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("$$\\frac{\\partial L}{\\partial x_i} = \\sum_p g_p\\, w_{i-p} \\qquad "
             "(\\text{over the } p \\text{ with } 0 \\le i - p \\le 2).$$") in text
     numeric = numeric_gradient(lambda x: correlate_valid(x, W) @ G, X)
@@ -198,7 +166,7 @@ def test_the_input_gradient_formula_by_finite_differences():
 
 @LIBS
 def test_spreading_the_full_convolution_and_conv_transpose_are_the_input_gradient(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("**each output $y_p$ spreads $g_p \\cdot w$ back over its own patch**, and where "
             "patches overlap the contributions add up") in text
     assert ("so it is a sliding dot product of $g$ with the **flipped** kernel") in text
@@ -207,7 +175,7 @@ def test_spreading_the_full_convolution_and_conv_transpose_are_the_input_gradien
             "give $7 - 3 + 1 = 5$, one for each input") in text
     assert "Its forward pass *is* the input gradient of `conv1d`" in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3, "spread = torch.zeros(5)",
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3, "spread = torch.zeros(5)",
                    "padded = F.pad(g, (2, 2))")
     grad = ns["x"].grad.numpy()
     np.testing.assert_allclose(grad, numeric_gradient(lambda x: correlate_valid(x, W) @ G, X),
@@ -226,10 +194,10 @@ def test_spreading_the_full_convolution_and_conv_transpose_are_the_input_gradien
 def test_five_by_five_padding_1_stride_2_gives_three_by_three(lib_name):
     assert ("A 5×5 input, a 3×3 kernel, padding 1 and stride 2 give a 3×3 output (the padded "
             "input is 7×7, and the kernel fits at rows and columns 0, 2 and 4 of it)"
-            ) in lesson_text()
+            ) in LESSON.text()
     assert [start for start in range(7) if start % 2 == 0 and start + 3 <= 7] == [0, 2, 4]
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_4)
+    ns = LESSON.run_cells(lib, *SECTION_4)
     y2 = ns["y2"].detach().numpy()[0, 0]
     x2 = np.arange(25.0).reshape(5, 5)
     np.testing.assert_allclose(y2, conv2d_numpy(x2, W2, stride=2, padding=1))
@@ -238,7 +206,7 @@ def test_five_by_five_padding_1_stride_2_gives_three_by_three(lib_name):
 
 @LIBS
 def test_the_2d_input_gradient_is_conv_transpose_and_zeros_between_then_crop(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("The transposed convolution, given the same stride and padding, is again the input "
             "gradient.") in text
     assert ("**Stride spreads the gradient out, with zeros between.** Output $(p, q)$ came "
@@ -252,7 +220,7 @@ def test_the_2d_input_gradient_is_conv_transpose_and_zeros_between_then_crop(lib
     numeric = numeric_gradient(
         lambda x: (conv2d_numpy(x, W2, stride=2, padding=1) * G2).sum(), x2)
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_4)
+    ns = LESSON.run_cells(lib, *SECTION_4)
     grad = ns["x2"].grad.numpy()[0, 0]
     np.testing.assert_allclose(grad, numeric, atol=1e-6)
     F = lib.nn.functional
@@ -275,7 +243,7 @@ def test_the_2d_input_gradient_is_conv_transpose_and_zeros_between_then_crop(lib
 
 @LIBS
 def test_the_2d_kernel_gradient_is_a_dilated_convolution_with_g(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("$\\partial L / \\partial w_{ab} = \\sum_{p,q} g_{pq}\\, "
             "\\tilde x_{2p + a,\\, 2q + b}$: the padded input convolved with $g$ as the "
             "kernel, with $g$'s entries 2 apart. That spacing is what `dilation=2` does") in text
@@ -283,7 +251,7 @@ def test_the_2d_kernel_gradient_is_a_dilated_convolution_with_g(lib_name):
     numeric = numeric_gradient(
         lambda w: (conv2d_numpy(x2, w, stride=2, padding=1) * G2).sum(), W2)
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_4)
+    ns = LESSON.run_cells(lib, *SECTION_4)
     np.testing.assert_allclose(ns["w2"].grad.numpy()[0, 0], numeric, atol=1e-5)
     F = lib.nn.functional
     dilated = F.conv2d(lib.tensor([[x2.tolist()]]), lib.tensor([[G2]]), padding=1, dilation=2)
@@ -292,7 +260,7 @@ def test_the_2d_kernel_gradient_is_a_dilated_convolution_with_g(lib_name):
 
 @LIBS
 def test_what_to_try_a_six_by_six_input_needs_output_padding(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("make the input 6×6 instead of 5×5. The output is still 3×3 (the kernel cannot "
             "take another step of 2), so `F.conv_transpose2d(g2, w2, stride=2, padding=1)` "
             "gives back a 5×5 gradient") in text
@@ -317,7 +285,7 @@ def test_what_to_try_a_six_by_six_input_needs_output_padding(lib_name):
 # --- 5. the matrix ---------------------------------------------------------------------------
 @LIBS
 def test_the_toeplitz_matrix_is_the_jacobian_and_backward_is_its_transpose(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "A convolution is linear in its input, so it is a matrix." in text
     assert ("row $p$ of the matrix $C$ holds $w$ shifted right by $p$ places (a *Toeplitz* "
             "matrix, constant along its diagonals)") in text
@@ -325,7 +293,7 @@ def test_the_toeplitz_matrix_is_the_jacobian_and_backward_is_its_transpose(lib_n
     assert ("it multiplies the incoming gradient by its **transpose**, $\\partial L / "
             "\\partial x = C^\\top g$") in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3, "C = torch.zeros(3, 5)")
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3, "C = torch.zeros(3, 5)")
     C = ns["C"].numpy()
     for offset in range(-2, 5):  # every diagonal holds one number (Toeplitz)
         assert len(set(np.diagonal(C, offset))) == 1
@@ -342,12 +310,12 @@ def test_the_toeplitz_matrix_is_the_jacobian_and_backward_is_its_transpose(lib_n
 
 @LIBS
 def test_conv_transpose_is_multiplication_by_c_transpose(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert "the transposed convolution is the map whose matrix is $C^\\top$" in text
     assert ("Where the convolution takes 5 numbers to 3, it takes 3 back to 5, and read "
             "column by column, $C^\\top$ puts $g_p \\cdot w$ at rows $p$ to $p + 2$") in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3, "C = torch.zeros(3, 5)")
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3, "C = torch.zeros(3, 5)")
     C = ns["C"].numpy()
     rng = np.random.default_rng(1)
     for v in rng.normal(size=(4, 3)):
@@ -362,13 +330,13 @@ def test_conv_transpose_is_multiplication_by_c_transpose(lib_name):
 
 @LIBS
 def test_im2col_patches_times_w_and_the_kernel_gradient_as_p_transpose_g(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("Stack the patches as the rows of a matrix $P$, and $y$ is $P$ times $w$. (In 2-d "
             "this is called *im2col*, \"image to columns\": libraries stack the patches as "
             "columns, which is $P^\\top$.) Then the kernel's gradient is $P^\\top g$") in text
     assert "`F.unfold` builds $P$ (transposed) for images" in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1_TO_3, "P = x.detach().unfold(0, 3, 1)")
+    ns = LESSON.run_cells(lib, *SECTION_1_TO_3, "P = x.detach().unfold(0, 3, 1)")
     P = ns["P"].numpy()
     np.testing.assert_array_equal(P, [X[p:p + 3] for p in range(3)])
     np.testing.assert_allclose(P @ W, correlate_valid(X, W))
@@ -390,7 +358,7 @@ def stepper_of_the_lesson():
     pytest.importorskip("graphviz")
     from teachgrad.notebook import step_backward
 
-    ns = run_cells(teachgrad, *SECTION_1_TO_3)
+    ns = LESSON.run_cells(teachgrad, *SECTION_1_TO_3)
     F = teachgrad.nn.functional
     x = teachgrad.tensor([[X]], requires_grad=True)
     w = teachgrad.tensor([[W]], requires_grad=True)
@@ -400,7 +368,7 @@ def stepper_of_the_lesson():
 
 
 def test_the_stepper_cell_is_the_one_tested_here():
-    code = code_containing("step_backward(L,")
+    code = LESSON.code_containing("step_backward(L,")
     assert "x = torch.tensor([[[1.0, 2.0, -1.0, 0.5, 3.0]]], requires_grad=True)" in code
     assert "w = torch.tensor([[[1.0, 0.0, -2.0]]], requires_grad=True)" in code
     assert "y = F.conv1d(x, w)\nL = (y * g).sum()" in code
@@ -408,7 +376,7 @@ def test_the_stepper_cell_is_the_one_tested_here():
 
 
 def test_the_stepper_reads_the_chain_rule_at_convolution_backward():
-    text = lesson_text()
+    text = LESSON.text()
     for claim in (
         "**Steps 1 and 2** (`SumBackward0`, `MulBackward0`): the gradient $1$ becomes ones, "
         "then $g$, `[[[1., -1., 2.]]]`.",
@@ -457,22 +425,22 @@ def test_pytorch_saves_the_input_and_the_weight():
 
 # --- the exercise ---------------------------------------------------------------------------
 def solution_input_grad(lib):
-    (cell,) = [c for c in lesson_source.read(SOURCE) if "solution" in c.roles]
-    ns = namespace_for(lib)
+    cell = LESSON.cell_with_role("solution")
+    ns = LESSON.namespace(lib)
     exec(cell.code.split("\ncheck(", 1)[0], ns)
     return ns["conv1d_input_grad"]
 
 
 def check_cases(lib) -> list:
-    (cell,) = [c for c in lesson_source.read(SOURCE) if "check" in c.roles]
-    ns = namespace_for(lib)
+    cell = LESSON.cell_with_role("check")
+    ns = LESSON.namespace(lib)
     exec(cell.code.split("\nhint = ", 1)[0], ns)
     return ns["cases"]
 
 
 def test_the_check_covers_strides_1_2_3_kernels_of_3_and_2_and_uncovered_ends():
     assert ("for strides 1, 2 and 3, with kernels of 3 and 2 numbers, and signals that the "
-            "kernel does not exactly cover") in lesson_text()
+            "kernel does not exactly cover") in LESSON.text()
     cases = check_cases(teachgrad)
     assert [stride for *_, stride in cases] == [1, 2, 3]
     assert sorted({len(w) for _, w, _, _ in cases}) == [2, 3]

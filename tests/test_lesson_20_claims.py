@@ -15,23 +15,25 @@ The exercise's tempting wrong answers are in test_exercises.py.
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import math
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from lesson_claims import (
+    LIBS,
+    RAISES,
+    Lesson,
+    array,
+    count_printing_as_stored,
+    library,
+    numeric_gradient,
+)
 
 import teachgrad
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "notebooks" / "tools" / "src" / "20_attentions_backward_pass.md"
-NOTEBOOK = REPO / "notebooks" / "20_attentions_backward_pass.ipynb"
-sys.path.insert(0, str(REPO / "notebooks" / "tools"))
-import lesson_source  # noqa: E402  (notebooks/tools, put on the path just above)
+LESSON = Lesson("20_attentions_backward_pass", math=math)
 
 #: section 5's small queries, keys, values and output gradient (3 tokens, d = 2)
 SMALL_Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
@@ -39,27 +41,6 @@ SMALL_K = [[1.0, 2.0], [0.0, -1.0], [1.0, 0.5]]
 SMALL_V = [[1.0, 0.0], [0.0, 2.0], [-1.0, 1.0]]
 SMALL_DO = [[1.0, 0.0], [0.0, -1.0], [0.5, 1.0]]
 
-lesson_text = functools.partial(lesson_source.prose, SOURCE)
-code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-code_cells = functools.partial(lesson_source.code_cells, SOURCE)
-stored_streams = functools.partial(lesson_source.stored_stdout, NOTEBOOK)
-
-
-def namespace_for(lib) -> dict:
-    """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    return {**lesson_source.headless_namespace(lib), "F": lib.nn.functional, "math": math}
-
-
-def run_cells(lib, *snippets: str) -> dict:
-    """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
-
-
-def library(name: str):
-    return teachgrad if name == "teachgrad" else pytest.importorskip("torch")
-
-
-LIBS = pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 
 SECTION_1 = ("to_q = torch.nn.Linear(4, 4, bias=False)",)
 SECTION_2 = SECTION_1 + ("O.backward(dO)", "dV = A.T @ dO", "print(S.grad)",
@@ -78,35 +59,21 @@ def attention(Q, K, V) -> np.ndarray:
     return softmax(Q @ K.T / math.sqrt(Q.shape[-1])) @ V
 
 
-def numeric_gradient(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
-    """The gradient of the number f(x) by central differences."""
-    grad = np.zeros_like(x)
-    for index in np.ndindex(*x.shape):
-        step = np.zeros_like(x)
-        step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
-
-
 def random_case(seed: int = 0, tokens: int = 4, d: int = 3):
     rng = np.random.default_rng(seed)
     return [rng.normal(size=(tokens, d)) for _ in range(4)]   # Q, K, V, dO
 
 
-def array(t) -> np.ndarray:
-    return t.detach().numpy().astype(np.float64)
-
-
 # --- the lesson's code, run with PyTorch, prints what the notebook shows ------------------
 def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     torch = pytest.importorskip("torch")
-    cells = code_cells()
-    stored = stored_streams()
+    cells = LESSON.code_cells()
+    stored = LESSON.stored_stdout()
     assert cells[0].code == ("import math\n\nimport teachgrad as torch\nfrom teachgrad.notebook "
                              "import draw, step_backward\n\nF = torch.nn.functional")
-    assert not any(c.marker == lesson_source.RAISES for c in cells)
-    ns = namespace_for(torch)
-    compared = lesson_source.count_printing_as_stored(cells, stored, ns)
+    assert not any(c.marker == RAISES for c in cells)
+    ns = LESSON.namespace(torch)
+    compared = count_printing_as_stored(cells, stored, ns)
     assert compared >= 11  # the cells that print something: not only empty outputs
     assert "Not answered yet" in stored[-2]
     assert stored[-1] == "✔ Correct! That is the right ∂L/∂K for both cases.\n"
@@ -119,20 +86,20 @@ def test_every_check_the_lesson_prints_says_true():
                     "print(torch.allclose(dQ, Q.grad",
                     "print(torch.allclose(dx, x.grad",
                     "print(torch.allclose(O_causal,"):
-        (n,) = [n for n, c in enumerate(code_cells()) if snippet in c.code]
-        lines = stored_streams()[n].splitlines()
+        (n,) = [n for n, c in enumerate(LESSON.code_cells()) if snippet in c.code]
+        lines = LESSON.stored_stdout()[n].splitlines()
         assert any(line in ("True", "True True") for line in lines), (snippet, lines)
 
 
 # --- 1. attention by hand -------------------------------------------------------------------
 @LIBS
 def test_attention_by_hand_is_the_formula_and_scaled_dot_product_attention(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("S = \\frac{Q K^\\top}{\\sqrt d}, \\qquad "
             "A = \\operatorname{softmax}_{\\text{row}}(S), \\qquad O = A V.") in text
     assert "(The layers have no bias here, to keep the graph small.)" in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_1)
+    ns = LESSON.run_cells(lib, *SECTION_1)
     x = array(ns["x"])
     Wq, Wk, Wv = (array(ns[name].weight) for name in ("to_q", "to_k", "to_v"))
     assert all(ns[name].bias is None for name in ("to_q", "to_k", "to_v"))
@@ -146,7 +113,7 @@ def test_attention_by_hand_is_the_formula_and_scaled_dot_product_attention(lib_n
 
 # --- 2. the backward pass, step by step -----------------------------------------------------
 def test_dv_and_da_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert "dV = A^\\top dO, \\qquad dA = dO\\, V^\\top." in text
     Q, K, V, dO = random_case()
     A = softmax(Q @ K.T / math.sqrt(3))
@@ -157,11 +124,11 @@ def test_dv_and_da_by_finite_differences():
 
 
 def test_the_shapes_place_one_transpose_but_not_the_other():
-    text = lesson_text()
+    text = LESSON.text()
     assert ("$dO$ and $V$ are 3×4, so only $dO\\,V^\\top$ (3×4 times 4×3) is shaped like $A$. "
             "But $A$ is square, 3 queries × 3 keys, so $A\\,dO$ is shaped like $V$ just as "
             "well as $A^\\top dO$, and it is wrong") in text
-    ns = run_cells(teachgrad, *SECTION_2)
+    ns = LESSON.run_cells(teachgrad, *SECTION_2)
     A, dO, V = array(ns["A"]), array(ns["dO"]), array(ns["V"])
     assert A.shape == (3, 3) and dO.shape == V.shape == (3, 4)
     with pytest.raises(ValueError):
@@ -172,7 +139,7 @@ def test_the_shapes_place_one_transpose_but_not_the_other():
 
 
 def test_ds_is_lesson_18s_softmax_vjp_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert "dS = A \\odot \\big(dA - \\operatorname{rowsum}(dA \\odot A)\\big)," in text
     assert ("It is symmetric, so the vector-Jacobian product (lesson 7) with the row $g$ of $dA$ "
             "arriving there is the Jacobian times $g$: $p \\odot g - p\\,(p \\cdot g)$." in text)
@@ -192,13 +159,13 @@ def test_ds_is_lesson_18s_softmax_vjp_by_finite_differences():
 
 @LIBS
 def test_the_lessons_ds_is_autograds_and_its_rows_sum_to_0(lib_name):
-    ns = run_cells(library(lib_name), *SECTION_2)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_2)
     np.testing.assert_allclose(array(ns["dS"]), array(ns["S"].grad), atol=1e-6)
     np.testing.assert_allclose(array(ns["dS"]).sum(axis=1), 0, atol=1e-6)
 
 
 def test_dq_and_dk_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     assert "dQ = \\frac{dS\\,K}{\\sqrt d}, \\qquad dK = \\frac{dS^\\top Q}{\\sqrt d}." in text
     assert ("$\\partial L / \\partial Q_{ic} = \\sum_j dS_{ij} K_{jc} / \\sqrt d$, a sum along the "
             "rows of $dS$, and $\\partial L / \\partial K_{jc} = "
@@ -217,13 +184,13 @@ def test_dq_and_dk_by_finite_differences():
 
 @LIBS
 def test_into_the_layers_the_weight_and_x_with_its_three_paths(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("`to_q` computes $Q = x W_q^\\top$, one more matrix product: its weight gets "
             "$dQ^\\top x$,") in text
     assert ("And $x$ was used three times, for $Q$, $K$ and $V$, so its gradient is the sum of "
             "the three paths") in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_2, "dx = dQ @ to_q.weight")
+    ns = LESSON.run_cells(lib, *SECTION_2, "dx = dQ @ to_q.weight")
     x, dO = array(ns["x"]), array(ns["dO"])
     W = {name: array(ns[name].weight) for name in ("to_q", "to_k", "to_v")}
 
@@ -247,7 +214,7 @@ def test_into_the_layers_the_weight_and_x_with_its_three_paths(lib_name):
 def test_attention_itself_is_two_products_and_one_softmax(lib_name):
     assert ("That is the whole backward pass of attention itself: each of its two matrix "
             "products sends back two more (one per factor), and the softmax in the middle sends "
-            "back one vector-Jacobian product per row.") in lesson_text()
+            "back one vector-Jacobian product per row.") in LESSON.text()
     lib = library(lib_name)
     Q, K, V = (lib.tensor(t, requires_grad=True) for t in (SMALL_Q, SMALL_K, SMALL_V))
     O = lib.softmax(Q @ K.T / math.sqrt(2), dim=-1) @ V
@@ -262,7 +229,7 @@ def test_attention_itself_is_two_products_and_one_softmax(lib_name):
 # --- 3. why 1/√d ------------------------------------------------------------------------------
 def test_a_dot_product_of_d_unit_variance_numbers_has_variance_d():
     assert ("each of the $d$ products has variance 1, and their sum has variance $d$: the "
-            "scores' spread grows like $\\sqrt d$") in lesson_text()
+            "scores' spread grows like $\\sqrt d$") in LESSON.text()
     rng = np.random.default_rng(0)
     for d in (4, 64, 1024):
         q, k = rng.normal(size=(2, 20_000, d))
@@ -271,7 +238,7 @@ def test_a_dot_product_of_d_unit_variance_numbers_has_variance_d():
 
 def test_a_weight_multiplies_its_scores_gradient():
     assert ("$dS_{ij} = A_{ij}(\\ldots)$ carries the factor $A_{ij}$, so a key whose weight is "
-            "$e^{-30}$ gets $e^{-30}$ times the gradient arriving there") in lesson_text()
+            "$e^{-30}$ gets $e^{-30}$ times the gradient arriving there") in LESSON.text()
     s = np.array([30.0, 0.0, 0.0])
     a = softmax(s)
     assert a[1] == pytest.approx(math.exp(-30), rel=1e-12)
@@ -283,7 +250,7 @@ def test_a_weight_multiplies_its_scores_gradient():
 
 def measured(lib, size: int, scale: float):
     """Section 3's measurement (the lesson's own function), as numbers."""
-    ns = run_cells(lib, "def softmax_gradient(d, scale):")
+    ns = LESSON.run_cells(lib, "def softmax_gradient(d, scale):")
     text = ns["softmax_gradient"](size, scale)
     found = re.fullmatch(r"std +([0-9.]+), largest weight ([0-9.]+), +([0-9]+)% below 1e-4",
                          text)
@@ -293,7 +260,7 @@ def measured(lib, size: int, scale: float):
 
 @LIBS
 def test_the_measured_saturation_without_and_with_the_scale(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("Without the scale, the spread about doubles every time $d$ grows 4 times, and at "
             "$d = 1024$ the largest weight of a row is on average 0.96 and 94% of the scores "
             "get (almost) no gradient.") in text
@@ -328,14 +295,14 @@ def test_the_measurement_is_the_softmax_gradient_in_float64():
 # --- 4. the causal mask ------------------------------------------------------------------------
 @LIBS
 def test_the_causal_mask_gives_exact_zeros_and_is_sdpa_is_causal(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("set the forbidden scores to $-\\infty$ **before** the softmax; $e^{-\\infty} = 0$, "
             "so their weights are exactly 0 and the other weights of the row still sum to 1"
             ) in text
     assert ("The first token sees only itself, so its weight is 1; the last one sees all three "
             "tokens, and its row is section 1's.") in text
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_4)
+    ns = LESSON.run_cells(lib, *SECTION_4)
     above = ~np.tril(np.ones((3, 3), dtype=bool))
     A_causal = array(ns["A_causal"])
     assert (A_causal[above] == 0).all()
@@ -357,11 +324,11 @@ def test_the_causal_mask_gives_exact_zeros_and_is_sdpa_is_causal(lib_name):
 
 @LIBS
 def test_the_first_row_has_no_gradient_and_the_last_is_section_2s(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("The first is all zeros, even on the diagonal: a softmax over one score is 1 "
             "whatever the score") in text
     assert "The last row is section 2's last row of $dS$" in text
-    ns = run_cells(library(lib_name), *SECTION_4)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_4)
     grad = array(ns["scores"].grad)
     assert (grad[0] == 0).all()
     np.testing.assert_allclose(grad[2], array(ns["dS"])[2], atol=1e-7)
@@ -373,7 +340,7 @@ def test_the_first_row_has_no_gradient_and_the_last_is_section_2s(lib_name):
 def test_why_exact_zeros_the_formula_multiplies_by_a_weight_of_0():
     assert ("step 2's formula multiplies by $A_{ij}$, which is exactly 0 there, so "
             "$dS_{ij} = 0 \\cdot (\\ldots) = 0$ (no NaN: the $-\\infty$ itself never enters the "
-            "backward pass, only the weights do)") in lesson_text()
+            "backward pass, only the weights do)") in LESSON.text()
     with np.errstate(invalid="ignore"):
         a = softmax(np.array([1.0, -np.inf, 0.5]))
     assert a[1] == 0.0
@@ -383,10 +350,10 @@ def test_why_exact_zeros_the_formula_multiplies_by_a_weight_of_0():
 
 @LIBS
 def test_what_to_try_a_fully_masked_row_is_nan(lib_name):
-    assert "mask a whole row, for instance `causal[0, 0] = False`" in lesson_text()
+    assert "mask a whole row, for instance `causal[0, 0] = False`" in LESSON.text()
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_2)
-    code = code_containing("causal = torch.ones(3, 3").replace(
+    ns = LESSON.run_cells(lib, *SECTION_2)
+    code = LESSON.code_containing("causal = torch.ones(3, 3").replace(
         "print(causal)", "causal[0, 0] = False")
     with contextlib.redirect_stdout(io.StringIO()):
         exec(code, ns)
@@ -412,13 +379,13 @@ def graph_names(root) -> list[str]:
 @LIBS
 def test_the_drawn_graph_has_the_layers_the_products_the_division_and_the_softmax(lib_name):
     assert ("The graph of section 1's output shows the three layers, the two products, the "
-            "division and the softmax") in lesson_text()
-    ns = run_cells(library(lib_name), *SECTION_1)
+            "division and the softmax") in LESSON.text()
+    ns = LESSON.run_cells(library(lib_name), *SECTION_1)
     names = graph_names(ns["O"].grad_fn)
     assert sorted(names) == sorted(["MmBackward0"] * 5 + ["TBackward0"] * 3
                                    + ["AccumulateGrad"] * 4
                                    + ["SoftmaxBackward0", "DivBackward0", "PermuteBackward0"])
-    assert "and $x$ at the bottom with three arrows arriving: step 4's fan-out." in lesson_text()
+    assert "and $x$ at the bottom with three arrows arriving: step 4's fan-out." in LESSON.text()
     layers = [ns[name].grad_fn for name in ("Q", "K", "V")]
     to_x = [node for layer in layers for node, _ in layer.next_functions
             if node is not None and node.name().endswith("AccumulateGrad")
@@ -426,28 +393,14 @@ def test_the_drawn_graph_has_the_layers_the_products_the_division_and_the_softma
     assert len(to_x) == 3
 
 
-def stepper_of_the_lesson():
-    pytest.importorskip("graphviz")
-    ns = namespace_for(teachgrad)
-    from teachgrad.notebook import step_backward
-
-    ns["step_backward"] = step_backward
-    code = code_containing("step_backward(L, names=")
-    assert code.count("\nstep_backward(L, names=") == 1
-    with contextlib.redirect_stdout(io.StringIO()):   # the lesson's cell, keeping its stepper
-        exec(code.replace("\nstep_backward(L, names=", "\nstepper = step_backward(L, names="),
-             ns)
-    return ns
-
-
 def test_the_stepper_cell_uses_the_tested_numbers():
-    code = code_containing("step_backward(L, names=")
+    code = LESSON.code_containing("step_backward(L, names=")
     for name, value in (("Q", SMALL_Q), ("K", SMALL_K), ("V", SMALL_V), ("dO", SMALL_DO)):
         assert f"{name} = torch.tensor({value}" in code, name
 
 
 def test_the_stepper_reads_section_2_at_each_node():
-    text = lesson_text()
+    text = LESSON.text()
     for claim in (
         "**Steps 1 and 2** (`SumBackward0`, `MulBackward0`): the gradient $1$ becomes ones, "
         "then $dO$.",
@@ -467,7 +420,8 @@ def test_the_stepper_reads_section_2_at_each_node():
         "stores it in `K.grad`.",
     ):
         assert claim in text, claim
-    stepper = stepper_of_the_lesson()["stepper"]
+    pytest.importorskip("graphviz")
+    stepper = LESSON.stepper("step_backward(L, names=")["stepper"]
     titles = [panel.title for panel in stepper.panels]
     assert titles[1:] == [
         "Step 1 of 10: SumBackward0 (L)", "Step 2 of 10: MulBackward0",
@@ -509,17 +463,16 @@ def test_the_stepper_reads_section_2_at_each_node():
 
 def test_pytorch_saves_the_softmax_output_and_records_the_same_nodes():
     torch = pytest.importorskip("torch")
-    ns = run_cells(torch, "step_backward(L, names=")   # (its backward freed what it saved)
+    ns = LESSON.run_cells(torch, "step_backward(L, names=")   # (its backward freed what it saved)
     A = torch.softmax(ns["Q"] @ ns["K"].T / math.sqrt(2), dim=-1)
     assert torch.equal(A.grad_fn._saved_result, A)
     assert graph_names(ns["L"].grad_fn) == graph_names(
-        run_cells(teachgrad, "step_backward(L, names=")["L"].grad_fn)
-
+        LESSON.run_cells(teachgrad, "step_backward(L, names=")["L"].grad_fn)
 
 
 @LIBS
 def test_sdpa_scales_q_and_k_by_the_fourth_root_and_uses_safe_softmax(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("It scales **before** the product: $Q$ and $K^\\top$ each by $1/\\sqrt[4]{d}$ (the "
             "two `MulBackward1` nodes, a multiplication by a number), which together make the "
             "same $1/\\sqrt d$.") in text
@@ -551,7 +504,7 @@ def test_sdpa_scales_q_and_k_by_the_fourth_root_and_uses_safe_softmax(lib_name):
 @LIBS
 def test_a_batch_of_products_is_bmm_backward_once_per_sample(lib_name):
     assert ("`torch.bmm` multiplies each sample's matrices, and its node is `BmmBackward0`: the "
-            "same rule as `MmBackward0`, once per sample.") in lesson_text()
+            "same rule as `MmBackward0`, once per sample.") in LESSON.text()
     lib = library(lib_name)
     rng = np.random.default_rng(3)
     a, b, g = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 5)), rng.normal(size=(2, 3, 5))
@@ -565,17 +518,17 @@ def test_a_batch_of_products_is_bmm_backward_once_per_sample(lib_name):
 
 # --- the exercise ---------------------------------------------------------------------------
 def solution_attention_dk(lib):
-    (cell,) = [c for c in lesson_source.read(SOURCE) if "solution" in c.roles]
-    ns = namespace_for(lib)
+    cell = LESSON.cell_with_role("solution")
+    ns = LESSON.namespace(lib)
     exec(cell.code.split("\ncheck(", 1)[0], ns)
     return ns["attention_dK"]
 
 
 def test_the_check_covers_5_tokens_with_d_4_and_3_tokens_with_d_8():
-    text = lesson_text()
+    text = LESSON.text()
     assert "for 5 tokens with $d = 4$ and 3 tokens with $d = 8$" in text
-    ns = namespace_for(teachgrad)
-    code = code_containing("def autograd_answer(Q, K, V, dO):").split("\nhint = ", 1)[0]
+    ns = LESSON.namespace(teachgrad)
+    code = LESSON.code_containing("def autograd_answer(Q, K, V, dO):").split("\nhint = ", 1)[0]
     exec(code.replace("from teachgrad.notebook import check\n", ""), ns)
     shapes = [[tuple(t.shape) for t in case] for case in ns["cases"]]
     assert shapes == [[(5, 4)] * 4, [(3, 8)] * 4]

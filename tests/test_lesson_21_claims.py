@@ -14,22 +14,21 @@ The exercise's tempting wrong answers are in test_exercises.py.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import io
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from lesson_claims import (
+    LIBS,
+    RAISES,
+    Lesson,
+    array,
+    count_printing_as_stored,
+    library,
+    numeric_gradient,
+)
 
 import teachgrad
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "notebooks" / "tools" / "src" / "21_batch_norms_backward_pass.md"
-NOTEBOOK = REPO / "notebooks" / "21_batch_norms_backward_pass.ipynb"
-sys.path.insert(0, str(REPO / "notebooks" / "tools"))
-import lesson_source  # noqa: E402  (notebooks/tools, put on the path just above)
+LESSON = Lesson("21_batch_norms_backward_pass")
 
 EPS = 1e-5
 GAMMA = [1.5, 0.5, -1.0]
@@ -38,27 +37,6 @@ BETA = [0.0, 1.0, 2.0]
 SMALL_X = [[1.0], [2.0], [6.0]]
 SMALL_DY = [[1.0], [0.0], [0.0]]
 
-lesson_text = functools.partial(lesson_source.prose, SOURCE)
-code_containing = functools.partial(lesson_source.code_containing, SOURCE)
-code_cells = functools.partial(lesson_source.code_cells, SOURCE)
-stored_streams = functools.partial(lesson_source.stored_stdout, NOTEBOOK)
-
-
-def namespace_for(lib) -> dict:
-    """Globals for running the lesson's cells with ``lib`` as torch and no display."""
-    return {**lesson_source.headless_namespace(lib), "F": lib.nn.functional}
-
-
-def run_cells(lib, *snippets: str) -> dict:
-    """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
-    return lesson_source.run_cells_containing(SOURCE, namespace_for(lib), *snippets)
-
-
-def library(name: str):
-    return teachgrad if name == "teachgrad" else pytest.importorskip("torch")
-
-
-LIBS = pytest.mark.parametrize("lib_name", ["teachgrad", "torch"])
 
 SECTION_1 = ("bn = torch.nn.BatchNorm1d(3)", "by_hand = bn.weight * x_hat + bn.bias")
 SECTION_3 = SECTION_1 + ("x.requires_grad_()", "dbeta = dy.sum(dim=0)",
@@ -83,21 +61,6 @@ def formula_dx(x: np.ndarray, gamma, dy: np.ndarray, eps: float = EPS) -> np.nda
                                             - x_hat * (dy * x_hat).sum(axis=0))
 
 
-def numeric_gradient(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
-    """The gradient of the number f(x) by central differences."""
-    x = np.asarray(x, dtype=np.float64)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(*x.shape):
-        step = np.zeros_like(x)
-        step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
-
-
-def array(t) -> np.ndarray:
-    return t.detach().numpy().astype(np.float64)
-
-
 def random_batch(seed: int, n: int = 5, c: int = 3):
     rng = np.random.default_rng(seed)
     return rng.normal(1.0, 2.0, size=(n, c)), rng.normal(size=c), rng.normal(size=(n, c))
@@ -106,20 +69,15 @@ def random_batch(seed: int, n: int = 5, c: int = 3):
 # --- the lesson's code, run with PyTorch, prints what the notebook shows ------------------
 def test_the_lesson_run_with_pytorch_prints_what_teachgrad_printed():
     torch = pytest.importorskip("torch")
-    cells = code_cells()
-    stored = stored_streams()
+    cells = LESSON.code_cells()
+    stored = LESSON.stored_stdout()
     assert cells[0].code == ("import teachgrad as torch\nfrom teachgrad.notebook import draw, "
                              "step_backward\n\nF = torch.nn.functional")
-    assert not any(c.marker == lesson_source.RAISES for c in cells)
-    compared = lesson_source.count_printing_as_stored(cells, stored, namespace_for(torch))
+    assert not any(c.marker == RAISES for c in cells)
+    compared = count_printing_as_stored(cells, stored, LESSON.namespace(torch))
     assert compared >= 15  # the cells that print something: not only empty outputs
     assert "Not answered yet" in stored[-2]
     assert stored[-1] == "✔ Correct! That is the right ∂L/∂x for both batches.\n"
-
-
-def printed_by_cell(snippet: str) -> list[str]:
-    (n,) = [n for n, c in enumerate(code_cells()) if snippet in c.code]
-    return stored_streams()[n].splitlines()
 
 
 def test_every_check_the_lesson_prints_says_what_the_prose_says():
@@ -129,23 +87,23 @@ def test_every_check_the_lesson_prints_says_what_the_prose_says():
                     "print(torch.allclose(dsigma,", "print(torch.allclose(dxc,",
                     "print(torch.allclose(x.grad.sum(dim=0)", "print(torch.allclose(layer(x + 5",
                     "print(torch.allclose(x.grad, gamma / sigma_running"):
-        lines = [line for line in printed_by_cell(snippet) if not line.startswith("tensor(")]
+        lines = [line for line in LESSON.printed_by_cell(snippet) if not line.startswith("tensor(")]
         assert lines and all(line in ("True", "True True") for line in lines), (snippet, lines)
-    assert printed_by_cell("no_mean_path = dxc") == ["False", "False", "False", "True"]
-    assert printed_by_cell("biased_running_var = ") == ["False"]
-    assert printed_by_cell("print(linear.bias.grad.abs().max()")[0] == "tensor(True)"
+    assert LESSON.printed_by_cell("no_mean_path = dxc") == ["False", "False", "False", "True"]
+    assert LESSON.printed_by_cell("biased_running_var = ") == ["False"]
+    assert LESSON.printed_by_cell("print(linear.bias.grad.abs().max()")[0] == "tensor(True)"
 
 
 # --- 1. batch norm by hand ------------------------------------------------------------------
 @LIBS
 def test_batch_norm_by_hand_is_the_formula_and_batchnorm1d(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("\\mu = \\frac1N \\sum_n x_n, \\qquad v = \\frac1N \\sum_n (x_n - \\mu)^2, \\qquad "
             "\\sigma = \\sqrt{v + \\varepsilon}, \\qquad \\hat x = \\frac{x - \\mu}{\\sigma}, "
             "\\qquad y = \\gamma \\hat x + \\beta.") in text
     assert "The variance $v$ divides by $N$: it is the **biased** variance" in text
     assert "And $\\varepsilon = 10^{-5}$ keeps $\\sigma$ away from 0." in text
-    ns = run_cells(library(lib_name), *SECTION_1)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_1)
     assert ns["bn"].eps == EPS
     x = array(ns["x"])
     assert x.shape == (4, 3)
@@ -155,8 +113,8 @@ def test_batch_norm_by_hand_is_the_formula_and_batchnorm1d(lib_name):
 
 def test_the_columns_of_x_hat_have_mean_0_and_a_variance_a_hair_below_1():
     assert ("Every column of $\\hat x$ has mean 0 and variance 1 (the variance a hair below 1, "
-            "because of $\\varepsilon$)") in lesson_text()
-    x = array(run_cells(teachgrad, *SECTION_1)["x"])
+            "because of $\\varepsilon$)") in LESSON.text()
+    x = array(LESSON.run_cells(teachgrad, *SECTION_1)["x"])
     x_hat = batch_norm(x, 1.0, 0.0)
     np.testing.assert_allclose(x_hat.mean(axis=0), 0, atol=1e-12)
     assert ((x_hat.var(axis=0) < 1) & (x_hat.var(axis=0) > 1 - 1e-5)).all()
@@ -165,7 +123,7 @@ def test_the_columns_of_x_hat_have_mean_0_and_a_variance_a_hair_below_1():
 # --- 2. the running statistics --------------------------------------------------------------
 @LIBS
 def test_running_statistics_use_momentum_and_the_unbiased_variance(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("It started with `running_mean` 0 and `running_var` 1, and each training call moves "
             "them 10% of the way (`momentum=0.1`) towards the batch's statistics") in text
     assert ("but `running_var` is updated with the **unbiased** variance, which divides by "
@@ -175,7 +133,7 @@ def test_running_statistics_use_momentum_and_the_unbiased_variance(lib_name):
     fresh = lib.nn.BatchNorm1d(3)
     assert fresh.momentum == 0.1
     assert (array(fresh.running_mean) == 0).all() and (array(fresh.running_var) == 1).all()
-    ns = run_cells(lib, *SECTION_1)
+    ns = LESSON.run_cells(lib, *SECTION_1)
     x = array(ns["x"])
     bn = ns["bn"]
     assert int(bn.num_batches_tracked) == 1
@@ -191,7 +149,7 @@ def test_running_statistics_use_momentum_and_the_unbiased_variance(lib_name):
 
 # --- 3. the backward pass, step by step -----------------------------------------------------
 def test_each_steps_formula_by_finite_differences():
-    text = lesson_text()
+    text = LESSON.text()
     for formula in (
         "d\\beta = \\sum_n dy_n, \\qquad d\\gamma = \\sum_n dy_n \\hat x_n, \\qquad "
         "d\\hat x = \\gamma\\, dy.",
@@ -241,7 +199,7 @@ def test_each_steps_formula_by_finite_differences():
 
 @LIBS
 def test_the_lessons_steps_are_autograds(lib_name):
-    ns = run_cells(library(lib_name), *SECTION_3)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_3)
     for mine, theirs in (("dbeta", "beta"), ("dgamma", "gamma"), ("dx_hat", "x_hat"),
                          ("dsigma", "sigma"), ("dv", "v"), ("dxc", "xc"), ("dmu", "mu"),
                          ("dx", "x")):
@@ -256,8 +214,8 @@ def test_the_lessons_steps_are_autograds(lib_name):
 def test_mu_v_and_sigma_are_shared_so_their_gradients_sum_over_the_batch():
     assert ("$\\mu$, $v$ and $\\sigma$ have one number per column, used by all $N$ samples of "
             "that column, so (lesson 6's fan-out) their gradients **sum** over the "
-            "batch.") in lesson_text()
-    ns = run_cells(teachgrad, *SECTION_3)
+            "batch.") in LESSON.text()
+    ns = LESSON.run_cells(teachgrad, *SECTION_3)
     for name in ("mu", "v", "sigma"):
         assert tuple(ns[name].shape) == (1, 3)
 
@@ -265,9 +223,9 @@ def test_mu_v_and_sigma_are_shared_so_their_gradients_sum_over_the_batch():
 @LIBS
 def test_three_paths_and_leaving_one_out_is_wrong(lib_name):
     assert ("So each $x_{n}$ reaches the loss along **three** paths, and its gradient has three "
-            "terms") in lesson_text()
-    assert "Leave out either of the last two and the gradient is wrong" in lesson_text()
-    ns = run_cells(library(lib_name), *SECTION_3, "no_mean_path = dxc")
+            "terms") in LESSON.text()
+    assert "Leave out either of the last two and the gradient is wrong" in LESSON.text()
+    ns = LESSON.run_cells(library(lib_name), *SECTION_3, "no_mean_path = dxc")
     right = array(ns["x"].grad)
     for guess in ("direct", "no_mean_path", "no_variance_path"):
         assert np.abs(array(ns[guess]) - right).max() > 0.05, guess
@@ -280,7 +238,7 @@ def test_three_paths_and_leaving_one_out_is_wrong(lib_name):
 # --- 4. one formula ------------------------------------------------------------------------
 @pytest.mark.parametrize("seed, n, c", [(0, 4, 3), (1, 7, 2), (2, 2, 5)])
 def test_the_one_line_formula_by_finite_differences(seed, n, c):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("dx_c = \\frac1\\sigma \\Big(d\\hat x - \\hat x \\cdot \\frac1N \\sum_n d\\hat x_n "
             "\\hat x_n\\Big).") in text
     assert ("dx = \\frac{\\gamma / \\sigma}{N} \\Big(N\\, dy - \\sum_n dy_n - \\hat x \\sum_n "
@@ -301,7 +259,7 @@ def test_the_one_line_formula_by_finite_differences(seed, n, c):
 
 def test_it_is_lesson_18s_layer_norm_formula_on_its_side():
     assert ("It is lesson 18's layer norm formula turned on its side: the same three terms, "
-            "with the sums running over the batch instead of over the features.") in lesson_text()
+            "with the sums running over the batch instead of over the features.") in LESSON.text()
     x, _, dy = random_batch(4)
     sigma = np.sqrt(x.var(axis=0) + EPS)
     x_hat = (x - x.mean(axis=0)) / sigma
@@ -312,7 +270,7 @@ def test_it_is_lesson_18s_layer_norm_formula_on_its_side():
 
 @LIBS
 def test_the_formula_is_batchnorm1ds_gradient(lib_name):
-    ns = run_cells(library(lib_name), *SECTION_4)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_4)
     np.testing.assert_allclose(array(ns["formula"]), array(ns["x"].grad), atol=1e-6)
     x, dy = array(ns["x"]), array(ns["dy"])
     np.testing.assert_allclose(array(ns["x"].grad), formula_dx(x, GAMMA, dy), atol=1e-5)
@@ -320,7 +278,7 @@ def test_the_formula_is_batchnorm1ds_gradient(lib_name):
 
 # --- 5. sums to zero -------------------------------------------------------------------------
 def test_the_gradient_sums_to_zero_over_the_batch_whatever_dy():
-    text = lesson_text()
+    text = LESSON.text()
     assert "Zero, for every feature, whatever $dy$ is (up to rounding)." in text
     assert ("summed over $n$, $N\\, dy$ gives $N \\sum dy$, the second term takes $N \\sum dy$ "
             "away, and the third is a multiple of $\\sum_n \\hat x_n = 0$.") in text
@@ -335,7 +293,7 @@ def test_the_gradient_sums_to_zero_over_the_batch_whatever_dy():
 
 def test_shifting_a_column_changes_nothing():
     assert ("adding the same number to a whole column of $x$ changes nothing, because $\\mu$ "
-            "moves along and $x - \\mu$ stays put") in lesson_text()
+            "moves along and $x - \\mu$ stays put") in LESSON.text()
     x, gamma, _ = random_batch(5)
     np.testing.assert_allclose(batch_norm(x + [5.0, -2.0, 0.5], gamma, 0.0),
                                batch_norm(x, gamma, 0.0), atol=1e-12)
@@ -344,9 +302,9 @@ def test_shifting_a_column_changes_nothing():
 @LIBS
 def test_a_bias_right_before_batch_norm_gets_no_gradient(lib_name):
     assert ("A `Linear` adds its bias to every sample, which is exactly that shift, and its "
-            "gradient is zero") in lesson_text()
-    assert "The weight learns, the bias never moves" in lesson_text()
-    ns = run_cells(library(lib_name), *SECTION_4, "linear = torch.nn.Linear(3, 3)")
+            "gradient is zero") in LESSON.text()
+    assert "The weight learns, the bias never moves" in LESSON.text()
+    ns = LESSON.run_cells(library(lib_name), *SECTION_4, "linear = torch.nn.Linear(3, 3)")
     assert np.abs(array(ns["linear"].bias.grad)).max() < 1e-6
     assert np.abs(array(ns["linear"].weight.grad)).max() > 1.0
 
@@ -354,11 +312,11 @@ def test_a_bias_right_before_batch_norm_gets_no_gradient(lib_name):
 # --- 6. train and eval -----------------------------------------------------------------------
 @LIBS
 def test_eval_uses_the_running_statistics_and_its_gradient_is_a_scale(lib_name):
-    text = lesson_text()
+    text = LESSON.text()
     assert ("dx = \\frac{\\gamma}{\\sqrt{\\text{running\\_var} + \\varepsilon}}\\, dy.") in text
     assert ("each sample's gradient depends on its own $dy$ only, and the columns no longer sum "
             "to zero") in text
-    ns = run_cells(library(lib_name), *SECTION_6)
+    ns = LESSON.run_cells(library(lib_name), *SECTION_6)
     layer, x, dy = ns["layer"], array(ns["x"]), array(ns["dy"])
     assert not layer.training
     mean, var = array(layer.running_mean), array(layer.running_var)
@@ -373,8 +331,8 @@ def test_eval_uses_the_running_statistics_and_its_gradient_is_a_scale(lib_name):
 @LIBS
 def test_the_biased_running_variance_gives_other_eval_outputs(lib_name):
     assert ("eval's output uses the running variance, so a by-hand layer that updated it with "
-            "the biased variance gives other outputs") in lesson_text()
-    ns = run_cells(library(lib_name), *SECTION_6, "biased_running_var = ")
+            "the biased variance gives other outputs") in LESSON.text()
+    ns = LESSON.run_cells(library(lib_name), *SECTION_6, "biased_running_var = ")
     assert np.abs(array(ns["wrong"]) - array(ns["layer"](ns["x"]))).max() > 0.05
 
 
@@ -396,9 +354,9 @@ def graph_names(root) -> list[str]:
 def test_the_library_is_one_node_with_three_inputs(lib_name):
     assert ("The library's batch norm is **one** node in the graph, `NativeBatchNormBackward0`, "
             "which computes section 4's formula in one go. It has three inputs: $x$, $\\gamma$ "
-            "and $\\beta$") in lesson_text()
+            "and $\\beta$") in LESSON.text()
     lib = library(lib_name)
-    ns = run_cells(lib, *SECTION_4)
+    ns = LESSON.run_cells(lib, *SECTION_4)
     node = ns["layer"](ns["x"]).grad_fn
     assert node.name() == "NativeBatchNormBackward0"
     assert [n.variable for n, _ in node.next_functions] == [
@@ -409,8 +367,8 @@ def test_the_library_is_one_node_with_three_inputs(lib_name):
 def test_the_by_hand_graph_is_a_dozen_nodes_with_two_paths_to_x(lib_name):
     assert ("Our by-hand version of section 3 is a dozen nodes, with $x$ at the bottom reached "
             "along two paths (directly, and through the mean) and $x_c$ used twice (in $v$ and "
-            "in $\\hat x$)") in lesson_text()
-    ns = run_cells(library(lib_name), *SECTION_3)
+            "in $\\hat x$)") in LESSON.text()
+    ns = LESSON.run_cells(library(lib_name), *SECTION_3)
     names = graph_names(ns["y"].grad_fn)
     assert len(names) == 12
     assert sorted(names) == sorted(["AddBackward0", "MulBackward0", "DivBackward0",
@@ -426,34 +384,20 @@ def test_the_by_hand_graph_is_a_dozen_nodes_with_two_paths_to_x(lib_name):
     assert len(users) == 2
 
 
-def stepper_of_the_lesson():
-    pytest.importorskip("graphviz")
-    ns = namespace_for(teachgrad)
-    from teachgrad.notebook import step_backward
-
-    ns["step_backward"] = step_backward
-    code = code_containing("step_backward(L, names=")
-    assert code.count("\nstep_backward(L, names=") == 1
-    with contextlib.redirect_stdout(io.StringIO()):   # the lesson's cell, keeping its stepper
-        exec(code.replace("\nstep_backward(L, names=", "\nstepper = step_backward(L, names="),
-             ns)
-    return ns
-
-
 def test_the_stepper_cell_uses_the_tested_numbers():
-    code = code_containing("step_backward(L, names=")
+    code = LESSON.code_containing("step_backward(L, names=")
     assert f"x = torch.tensor({SMALL_X}, requires_grad=True)" in code
     assert f"dy = torch.tensor({SMALL_DY})" in code
     assert "sigma = torch.sqrt(v + 1e-5)" in code
     assert ("Here $\\mu = 3$, $x_c = [-2, -1, 3]$, $v = 14/3$ and $\\sigma \\approx "
-            "2.1602$.") in lesson_text()
+            "2.1602$.") in LESSON.text()
     x = np.array(SMALL_X)
     assert x.mean() == 3 and (x - 3).ravel().tolist() == [-2, -1, 3]
     assert np.isclose(x.var(), 14 / 3) and f"{np.sqrt(14 / 3 + EPS):.4f}" == "2.1602"
 
 
 def test_the_stepper_reads_section_3_at_each_node():
-    text = lesson_text()
+    text = LESSON.text()
     for claim in (
         "**Steps 1 and 2** (`SumBackward0`, `MulBackward0`): the gradient $1$ becomes ones, "
         "then $dy$.",
@@ -472,7 +416,8 @@ def test_the_stepper_reads_section_3_at_each_node():
         "the mean's, and their sum is `x.grad` $= [0.1763, -0.2204, 0.0441]$, which sums to 0.",
     ):
         assert claim in text, claim
-    stepper = stepper_of_the_lesson()["stepper"]
+    pytest.importorskip("graphviz")
+    stepper = LESSON.stepper("step_backward(L, names=")["stepper"]
     assert [panel.title for panel in stepper.panels][1:] == [
         "Step 1 of 10: SumBackward0 (L)", "Step 2 of 10: MulBackward0",
         "Step 3 of 10: DivBackward0 (x_hat)", "Step 4 of 10: SqrtBackward0 (sigma)",
@@ -509,24 +454,25 @@ def test_the_stepper_reads_section_3_at_each_node():
 
 def test_pytorch_records_the_same_by_hand_graph():
     torch = pytest.importorskip("torch")
-    ours = run_cells(teachgrad, "step_backward(L, names=")["L"].grad_fn
-    theirs = run_cells(torch, "step_backward(L, names=")["L"].grad_fn
+    ours = LESSON.run_cells(teachgrad, "step_backward(L, names=")["L"].grad_fn
+    theirs = LESSON.run_cells(torch, "step_backward(L, names=")["L"].grad_fn
     assert graph_names(ours) == graph_names(theirs)
 
 
 # --- the exercise ---------------------------------------------------------------------------
 def solution_batchnorm_dx(lib):
-    (cell,) = [c for c in lesson_source.read(SOURCE) if "solution" in c.roles]
-    ns = namespace_for(lib)
+    cell = LESSON.cell_with_role("solution")
+    ns = LESSON.namespace(lib)
     exec(cell.code.split("\ncheck(", 1)[0], ns)
     return ns["batchnorm_dx"]
 
 
 def test_the_check_covers_6_by_3_and_3_by_2():
     assert ("for a batch of 6 samples with 3 features and one of 3 samples with 2 "
-            "features") in lesson_text()
-    ns = namespace_for(teachgrad)
-    code = code_containing("def autograd_answer(x, gamma, dy, eps):").split("\nhint = ", 1)[0]
+            "features") in LESSON.text()
+    ns = LESSON.namespace(teachgrad)
+    code = LESSON.code_containing("def autograd_answer(x, gamma, dy, eps):")
+    code = code.split("\nhint = ", 1)[0]
     exec(code.replace("from teachgrad.notebook import check\n", ""), ns)
     assert [tuple(case[0].shape) for case in ns["cases"]] == [(6, 3), (3, 2)]
 

@@ -204,3 +204,75 @@ def headless_namespace(lib) -> dict:
 
     return {"torch": lib, "draw": nothing, "inspect": nothing, "line_plot": nothing,
             "step_backward": step_backward}
+
+
+class Lesson:
+    """One lesson: its readable source and its built notebook, read and run the way a
+    claims test does (so that each test file names its lesson once, not in twenty lines).
+
+    ``Lesson("21_batch_norms_backward_pass", math=math)``: the extra keywords are globals
+    the lesson's cells use besides ``torch``, ``F`` and the drawing functions.
+    """
+
+    #: the repository's notebooks/ folder (this file is notebooks/tools/lesson_source.py)
+    NOTEBOOKS = Path(__file__).resolve().parent.parent
+
+    def __init__(self, stem: str, **extra_globals) -> None:
+        self.source = self.NOTEBOOKS / "tools" / "src" / f"{stem}.md"
+        self.notebook = self.NOTEBOOKS / f"{stem}.ipynb"
+        self.extra_globals = extra_globals
+
+    def text(self) -> str:
+        """The source's text with its lines joined (see :func:`prose`)."""
+        return prose(self.source)
+
+    def code_containing(self, snippet: str) -> str:
+        """The code of the one code cell that contains ``snippet``."""
+        return code_containing(self.source, snippet)
+
+    def code_cells(self) -> list[SourceCell]:
+        """The code cells, in order."""
+        return code_cells(self.source)
+
+    def cell_with_role(self, role: str) -> SourceCell:
+        """The one cell with ``role`` (``"exercise"``, ``"check"`` or ``"solution"``)."""
+        (cell,) = [c for c in read(self.source) if role in c.roles]
+        return cell
+
+    def stored_stdout(self) -> list[str]:
+        """What each code cell of the built notebook printed (see :func:`stored_stdout`)."""
+        return stored_stdout(self.notebook)
+
+    def printed_by_cell(self, snippet: str) -> list[str]:
+        """The lines the built notebook stored for the code cell containing ``snippet``."""
+        (n,) = [n for n, c in enumerate(self.code_cells()) if snippet in c.code]
+        return self.stored_stdout()[n].splitlines()
+
+    def namespace(self, lib) -> dict:
+        """Globals for running the cells with ``lib`` (teachgrad or PyTorch) as torch and
+        no display (see :func:`headless_namespace`)."""
+        return {**headless_namespace(lib), "F": lib.nn.functional, **self.extra_globals}
+
+    def run_cells(self, lib, *snippets: str) -> dict:
+        """The cells containing ``snippets`` run in order with ``lib``; their namespace."""
+        return run_cells_containing(self.source, self.namespace(lib), *snippets)
+
+    def stepper(self, call: str, namespace: dict | None = None) -> dict:
+        """Run the one cell containing ``call`` (e.g. ``"step_backward(L, names="``) with
+        teachgrad's real ``step_backward``, keeping the stepper it returns as
+        ``namespace["stepper"]``; ``namespace`` defaults to :meth:`namespace` of teachgrad
+        (pass one where earlier cells ran). Returns the namespace."""
+        import contextlib
+        import io
+
+        import teachgrad
+        from teachgrad.notebook import step_backward
+
+        ns = self.namespace(teachgrad) if namespace is None else namespace
+        ns["step_backward"] = step_backward
+        code = self.code_containing(call)
+        assert code.count(f"\n{call}") + code.startswith(call) == 1, code
+        kept = ("\n" + code).replace(f"\n{call}", f"\nstepper = {call}")[1:]
+        with contextlib.redirect_stdout(io.StringIO()):   # what the cell prints is not kept
+            exec(kept, ns)
+        return ns

@@ -12,8 +12,14 @@ from __future__ import annotations
 
 import pytest
 
-from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import flat, go_to, highlighted, svg_texts, visible_panel
+from .lesson_run import (
+    THEMES,
+    every_cell_runs_and_none_fails,
+    in_theme,
+    ran_lesson,
+    walk,
+)
+from .stepper_dom import flat, go_to, svg_texts, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -26,17 +32,8 @@ X_GRAD = "[[[ 1., -1., 0., 2., -4.]]]"       # the full convolution with the fli
 W_GRAD = "[[[-3.0000, 4.0000, 4.5000]]]"     # x convolved with g
 
 
-@pytest.fixture(scope="module")
-def lesson(chromium, lab_server, screenshots):
-    """Lesson 19 open in JupyterLab, every cell run with the teachgrad kernel."""
-    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
-        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
-        yield notebook
-
-
-def test_every_cell_runs_and_none_fails(lesson):
-    cells = check_ran_once_in_order(lesson.model(), failing=0)
-    assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
+lesson = ran_lesson(LESSON)
+test_every_cell_runs_and_none_fails = every_cell_runs_and_none_fails
 
 
 def test_the_printed_gradients_are_there(lesson):
@@ -45,14 +42,10 @@ def test_the_printed_gradients_are_there(lesson):
     assert "tensor([ 1., -1., 0., 2., -4.])" in shown
 
 
-@pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
-                                          ("JupyterLab Dark", False)],
-                         ids=["light", "dark"])
+@THEMES
 def test_the_stepper_shows_the_chain_rule_at_convolution_backward(lesson, screenshots, theme,
                                                                   light):
-    lesson.set_theme(theme, light)
-    name = "light" if light else "dark"
-    try:
+    with in_theme(lesson, theme, light) as name:
         cell = lesson.cell(lesson.code_cell("step_backward(L,"))
         view = cell.locator(".jp-OutputArea-child", has=lesson.page.locator(".tg-live"))
         view.locator(".jupyter-button:visible").first.wait_for(state="visible")
@@ -64,13 +57,7 @@ def test_the_stepper_shows_the_chain_rule_at_convolution_backward(lesson, screen
         view.locator('button[title="First step"]:visible').click()
         go_to(view, 0)
         assert visible_panel(view).startswith("Start: backward() from L")
-        for frame, node in enumerate(STEPS, start=1):
-            view.locator('button[title="Next step"]:visible').click()
-            go_to(view, frame)
-            (box,) = highlighted(view.locator(".tg-live"))
-            assert node in box, (frame, box)
-            panel = visible_panel(view)
-            assert panel.startswith(f"Step {frame} of 5: {node}"), panel[:80]
+        for _, node, panel in walk(view, STEPS):
             if node == "ConvolutionBackward0":
                 shown = flat(panel)
                 assert "each output spreads grad·w back over its patch" in shown
@@ -79,6 +66,3 @@ def test_the_stepper_shows_the_chain_rule_at_convolution_backward(lesson, screen
                 screenshots.take(view, f"lesson19-stepper-convolution-{name}")
         assert f"w.grad: None before → {W_GRAD} after" in flat(visible_panel(view))
         assert "backward() is finished" in visible_panel(view)
-    finally:
-        if not light:
-            lesson.set_theme("JupyterLab Light", light=True)

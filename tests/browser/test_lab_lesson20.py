@@ -13,8 +13,15 @@ from __future__ import annotations
 
 import pytest
 
-from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import flat, go_to, highlighted, live_stepper_at_start, svg_texts, visible_panel
+from .lesson_run import (
+    THEMES,
+    drawn_graph,
+    every_cell_runs_and_none_fails,
+    in_theme,
+    ran_lesson,
+    walk,
+)
+from .stepper_dom import flat, live_stepper_at_start, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -30,17 +37,8 @@ DS = "[[ 0.4011, 0.0000, -0.4011], [ 0.2726, -0.1308, -0.1418], [-0.0449, 0.0604
 DK = "[[ 0.2519, 0.1610], [ 0.0427, -0.0498], [-0.2946, -0.1112]]"
 
 
-@pytest.fixture(scope="module")
-def lesson(chromium, lab_server, screenshots):
-    """Lesson 20 open in JupyterLab, every cell run with the teachgrad kernel."""
-    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
-        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
-        yield notebook
-
-
-def test_every_cell_runs_and_none_fails(lesson):
-    cells = check_ran_once_in_order(lesson.model(), failing=0)
-    assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
+lesson = ran_lesson(LESSON)
+test_every_cell_runs_and_none_fails = every_cell_runs_and_none_fails
 
 
 def test_the_checks_say_true_and_the_masked_gradients_are_zero(lesson):
@@ -52,31 +50,18 @@ def test_the_checks_say_true_and_the_masked_gradients_are_zero(lesson):
 
 
 def test_the_graph_of_attention_is_drawn(lesson, screenshots):
-    graph_cell = lesson.cell(lesson.code_cell("draw(O, names="))
-    svg = graph_cell.locator("svg >> visible=true").first
-    svg.wait_for(state="visible")
-    texts = svg_texts(svg.evaluate("e => e.outerHTML"))
+    graph_cell, texts = drawn_graph(lesson, "draw(O, names=")
     for node in ("SoftmaxBackward0", "DivBackward0", "MmBackward0", "PermuteBackward0",
                  "AccumulateGrad"):
         assert node in texts, texts
     screenshots.take(graph_cell, "lesson20-attention-graph")
 
 
-@pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
-                                          ("JupyterLab Dark", False)],
-                         ids=["light", "dark"])
+@THEMES
 def test_the_stepper_walks_attentions_backward_pass(lesson, screenshots, theme, light):
-    lesson.set_theme(theme, light)
-    name = "light" if light else "dark"
-    try:
+    with in_theme(lesson, theme, light) as name:
         cell, view = live_stepper_at_start(lesson, "step_backward(L,", "L")
-        for frame, node in enumerate(STEPS, start=1):
-            view.locator('button[title="Next step"]:visible').click()
-            go_to(view, frame)
-            (box,) = highlighted(view.locator(".tg-live"))
-            assert node in box, (frame, box)
-            panel = visible_panel(view)
-            assert panel.startswith(f"Step {frame} of 10: {node}"), panel[:80]
+        for frame, _, panel in walk(view, STEPS):
             shown = flat(panel)
             if frame == 3:       # O = AV: dA = dO Vᵀ to the softmax, dV = Aᵀ dO to V
                 assert "∂(A B)/∂A = grad Bᵀ" in shown and "∂(A B)/∂B = Aᵀ grad" in shown
@@ -86,6 +71,3 @@ def test_the_stepper_walks_attentions_backward_pass(lesson, screenshots, theme, 
                 screenshots.take(view, f"lesson20-stepper-softmax-{name}")
         assert f"K.grad: None before → {DK} after" in flat(visible_panel(view))
         assert "backward() is finished" in visible_panel(view)
-    finally:
-        if not light:
-            lesson.set_theme("JupyterLab Light", light=True)

@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import pytest
 
-from .lab_page import check_ran_once_in_order, opened
-from .stepper_dom import flat, go_to, highlighted, live_stepper_at_start, svg_texts, visible_panel
+from .lesson_run import (
+    THEMES,
+    drawn_graph,
+    every_cell_runs_and_none_fails,
+    in_theme,
+    ran_lesson,
+    walk,
+)
+from .stepper_dom import flat, live_stepper_at_start, visible_panel
 
 pytestmark = pytest.mark.browser
 
-LESSON = "21_batch_norms_backward_pass.ipynb"
 #: the boxes the stepper highlights, step by step (PyTorch's order, as in the lesson)
 STEPS = ["SumBackward0", "MulBackward0", "DivBackward0", "SqrtBackward0", "AddBackward0",
          "MeanBackward1", "PowBackward0", "SubBackward0", "MeanBackward1", "AccumulateGrad"]
@@ -31,18 +37,8 @@ DSIGMA = "[[0.4286]]"
 DXC = "[[ 0.3306], [-0.0661], [ 0.1984]]"
 DX = "[[ 0.1763], [-0.2204], [ 0.0441]]"
 
-
-@pytest.fixture(scope="module")
-def lesson(chromium, lab_server, screenshots):
-    """Lesson 21 open in JupyterLab, every cell run with the teachgrad kernel."""
-    with opened(chromium, lab_server, LESSON, timeout_ms=30_000) as notebook:
-        notebook.run_all()  # waits until the kernel has done every cell (see LabNotebook.run_all)
-        yield notebook
-
-
-def test_every_cell_runs_and_none_fails(lesson):
-    cells = check_ran_once_in_order(lesson.model(), failing=0)
-    assert "✔ Correct!" in "".join(o.get("text", "") for o in cells[-1]["outputs"])
+lesson = ran_lesson("21_batch_norms_backward_pass.ipynb")
+test_every_cell_runs_and_none_fails = every_cell_runs_and_none_fails
 
 
 def test_the_steps_say_true_and_the_incomplete_guesses_false(lesson):
@@ -58,10 +54,7 @@ def test_the_steps_say_true_and_the_incomplete_guesses_false(lesson):
                                    "SubBackward0", "MeanBackward1", "AccumulateGrad")),
 ], ids=["library", "by-hand"])
 def test_both_graphs_are_drawn(lesson, screenshots, what, code, nodes):
-    graph_cell = lesson.cell(lesson.code_cell(code))
-    svg = graph_cell.locator("svg >> visible=true").first
-    svg.wait_for(state="visible")
-    texts = svg_texts(svg.evaluate("e => e.outerHTML"))
+    graph_cell, texts = drawn_graph(lesson, code)
     for node in nodes:
         assert node in texts, texts
     if what == "library":
@@ -69,21 +62,11 @@ def test_both_graphs_are_drawn(lesson, screenshots, what, code, nodes):
     screenshots.take(graph_cell, f"lesson21-graph-{what}")
 
 
-@pytest.mark.parametrize("theme, light", [("JupyterLab Light", True),
-                                          ("JupyterLab Dark", False)],
-                         ids=["light", "dark"])
+@THEMES
 def test_the_stepper_walks_batch_norms_backward_pass(lesson, screenshots, theme, light):
-    lesson.set_theme(theme, light)
-    name = "light" if light else "dark"
-    try:
+    with in_theme(lesson, theme, light) as name:
         cell, view = live_stepper_at_start(lesson, "x = torch.tensor([[1.0], [2.0], [6.0]]", "L")
-        for frame, node in enumerate(STEPS, start=1):
-            view.locator('button[title="Next step"]:visible').click()
-            go_to(view, frame)
-            (box,) = highlighted(view.locator(".tg-live"))
-            assert node in box, (frame, box)
-            panel = visible_panel(view)
-            assert panel.startswith(f"Step {frame} of 10: {node}"), panel[:80]
+        for frame, _, panel in walk(view, STEPS):
             shown = flat(panel)
             if frame == 3:       # x̂ = x_c / σ: dy/σ to x_c, the column's sum to σ
                 assert DY_OVER_SIGMA in shown and DSIGMA in shown
@@ -93,6 +76,3 @@ def test_the_stepper_walks_batch_norms_backward_pass(lesson, screenshots, theme,
                 screenshots.take(view, f"lesson21-stepper-sub-{name}")
         assert f"x.grad: None before → {DX} after" in flat(visible_panel(view))
         assert "backward() is finished" in visible_panel(view)
-    finally:
-        if not light:
-            lesson.set_theme("JupyterLab Light", light=True)
