@@ -91,7 +91,7 @@ def test_qualified_names_and_structure_are_pytorchs():
         "Sequential(\n  (0): Linear(in_features=2, out_features=3, bias=True)\n"
         "  (1): ReLU()\n  (2): Linear(in_features=3, out_features=1, bias=True)\n)"
     )
-    assert "<b>model</b>: 4 parameters (13 numbers)" in page  # 6 + 3 + 3 + 1
+    assert "<b>model</b>: 4 parameters</p>" in page
 
 
 def test_the_table_is_hidden_where_the_css_is_stripped():
@@ -119,7 +119,7 @@ def test_text_is_escaped():
 
 def test_a_module_with_no_parameters():
     page = module_html(nn.ReLU(), "act")
-    assert "<b>act</b>: 0 parameters (0 numbers)" in page
+    assert "<b>act</b>: 0 parameters</p>" in page
     assert "no parameters" in page
     assert structure(page) == "ReLU()"
 
@@ -131,8 +131,7 @@ def test_frozen_parameters():
     table = rows(module_html(model))
     assert table["0.weight"][2:] == ["False", "None"]  # frozen: backward leaves it alone
     assert table["0.bias"][2] == "True" and table["0.bias"][3].startswith("norm ")
-    # 4 + 2 + 2 + 1 = 9 numbers, of which the frozen 4 are not trainable
-    assert "4 parameters (9 numbers, 5 trainable)" in module_html(model)
+    assert "4 parameters (1 frozen)</p>" in module_html(model)
 
 
 def test_shared_parameters_are_listed_once_as_parameters_lists_them():
@@ -142,7 +141,7 @@ def test_shared_parameters_are_listed_once_as_parameters_lists_them():
     page = module_html(model)
     # parameters() yields 0.weight, 0.bias, 2.bias: the tied weight once
     assert list(rows(page)) == ["0.weight = 2.weight", "0.bias", "2.bias"]
-    assert "3 parameters (8 numbers)" in page
+    assert "3 parameters</p>" in page
 
     same = nn.Linear(1, 1)
     twice = nn.Sequential(same, same)  # the same layer twice
@@ -156,7 +155,7 @@ def test_buffers_have_their_own_part():
     assert "buffers: saved in state_dict(), not trained" in page
     assert table["running_mean"] == ["[3]", "float32", "False", "None"]
     assert table["num_batches_tracked"][:2] == ["[]", "int64"]
-    assert "2 parameters (6 numbers) · 3 buffers" in page
+    assert "2 parameters · 3 buffers</p>" in page
     assert page.index("weight") < page.index("buffers:") < page.index("running_mean")
 
 
@@ -167,7 +166,7 @@ def test_a_big_model_is_summarised_and_still_counted_whole():
     assert len(names) == 20 < MAX_ROWS < 60
     assert names[:2] == ["0.weight", "0.bias"] and names[-1] == "29.bias"
     assert "… 40 more parameters (model.named_parameters() lists them all)" in page
-    assert "60 parameters (180 numbers)" in page  # 30 * (4 + 2)
+    assert "60 parameters</p>" in page
     assert len(page) < 20_000
 
 
@@ -195,8 +194,8 @@ def test_optimizer_groups_hyperparameters_and_state():
     table = rows(page)
     assert table["lr"] == ["0.01", "0.5"]
     assert table["betas"] == ["(0.9, 0.999)", "(0.9, 0.999)"]
-    assert table["params"][0] == "2 tensors, 9 numbers:\nmodel.0.weight\nmodel.0.bias"
-    assert table["params"][1] == "2 tensors, 4 numbers:\nmodel.1.weight\nmodel.1.bias"
+    assert table["params"][0] == "2 tensors:\nmodel.0.weight\nmodel.0.bias"
+    assert table["params"][1] == "2 tensors:\nmodel.1.weight\nmodel.1.bias"
     assert table["state"][0].startswith("empty")
     assert len(opt.state) == 0  # reading state (a defaultdict) must not add entries
     assert structure(page) == repr(opt)
@@ -212,7 +211,7 @@ def test_optimizer_groups_hyperparameters_and_state():
 def test_optimizer_parameters_no_model_holds_are_described_by_shape():
     w = torch.zeros(2, 3, requires_grad=True)
     page = optimizer_html(torch.optim.SGD([w], lr=0.1), "sgd", {})
-    assert rows(page)["params"] == ["1 tensor, 6 numbers:\n[2×3] tensor"]
+    assert rows(page)["params"] == ["1 tensor:\n[2×3] tensor"]
 
 
 # ---------------------------------------------------------------------------------------

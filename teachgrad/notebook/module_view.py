@@ -28,7 +28,7 @@ the totals still count everything.
 
 An optimizer shows one column per parameter group: which parameters it holds (named
 after the notebook's models when it can find them), every hyperparameter, and what
-``step()`` has stored so far (``exp_avg``, momentum buffers...) and how many numbers.
+``step()`` has stored so far (``exp_avg``, momentum buffers...) and how many numbers that is.
 
 Both views, like the tensor table, only *read*: ``._grad`` (no warning), no graph nodes,
 no entries added to ``optimizer.state`` (a ``defaultdict``: ``.get``, never ``[]``). Where a
@@ -146,11 +146,15 @@ def _section(title: str) -> str:
 
 
 def _summary(params: list[tuple[str, Tensor]], buffers: list[tuple[str, Tensor]]) -> str:
-    """``3 parameters (17 numbers, 9 trainable) · 1 buffer``."""
-    numbers = sum(_numel(p) for _, p in params)
-    trainable = sum(_numel(p) for _, p in params if p._requires_grad)
-    text = f"{_count(len(params), 'parameter')} ({_count(numbers, 'number')}"
-    text += f", {trainable:,} trainable)" if trainable != numbers else ")"
+    """``3 parameters (1 frozen) · 1 buffer``.
+
+    Tensors are counted, not their numbers: "how many numbers does this model learn?" is
+    an exercise of lesson 11, answered from the shapes in the table.
+    """
+    text = _count(len(params), "parameter")
+    frozen = sum(1 for _, p in params if not p._requires_grad)
+    if frozen:
+        text += f" ({frozen:,} frozen)"
     if buffers:
         text += f" · {_count(len(buffers), 'buffer')}"
     return text
@@ -214,12 +218,11 @@ def parameter_names(namespace: Mapping | None) -> dict[int, str]:
 
 def _params_cell(group: Mapping, names: Mapping[int, str]) -> str:
     params = list(group["params"])
-    numbers = sum(_numel(p) for p in params)
     shown = [names.get(id(p), f"[{'×'.join(map(str, p._data.shape))}] tensor")
              for p in params[:_NAMES_SHOWN]]
     if len(params) > _NAMES_SHOWN:
         shown.append(f"… {len(params) - _NAMES_SHOWN} more")
-    return f"{_count(len(params), 'tensor')}, {_count(numbers, 'number')}:\n" + "\n".join(shown)
+    return f"{_count(len(params), 'tensor')}:\n" + "\n".join(shown)
 
 
 def _state_cell(optimizer: Optimizer, params: Iterable[Tensor]) -> Cell:
