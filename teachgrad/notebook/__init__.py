@@ -1,7 +1,9 @@
 """teachgrad in Jupyter: see every tensor's autograd state and every backward pass.
 
-* ``%load_ext teachgrad`` shows each displayed tensor as a table of its autograd state
-  (see :mod:`teachgrad.notebook.extension`; ``%teachgrad plain`` switches back).
+* ``%load_ext teachgrad`` shows each displayed tensor as a table of its autograd state,
+  a model as its structure beside its parameters and their gradients' norms, and an
+  optimizer as its parameter groups and state (see :mod:`teachgrad.notebook.extension`
+  and :mod:`teachgrad.notebook.module_view`; ``%teachgrad plain`` switches back).
 * :func:`inspect` puts several tensors side by side: ``inspect(x, y, z)``.
 * :func:`draw` draws the graph ``backward()`` will walk: ``draw(out, names=locals())``.
 * :func:`step_backward` runs ``backward()`` step by step, with the chain rule of each step:

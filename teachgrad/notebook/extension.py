@@ -1,11 +1,15 @@
 """The IPython extension: ``%load_ext teachgrad`` shows every tensor as an inspector table.
 
 IPython decides how to show a cell's result by asking one *formatter* per MIME type.
-Loading the extension registers one more: for ``text/html`` and the type
-:class:`teachgrad.Tensor` (subclasses such as ``nn.Parameter`` included, since IPython
-looks types up along the class hierarchy). ``text/plain`` is left alone, so ``print(x)``
-and plain consoles still show exactly PyTorch's ``tensor(...)``; Jupyter picks the
-richest format it can show, which is the table.
+Loading the extension registers one more: for ``text/html`` and the types
+:class:`teachgrad.Tensor`, ``nn.Module`` and ``optim.Optimizer`` (subclasses such as
+``nn.Parameter`` or ``nn.Linear`` included, since IPython looks types up along the class
+hierarchy). ``text/plain`` is left alone, so ``print(x)`` and plain consoles still show
+exactly PyTorch's ``tensor(...)``, ``Sequential(...)``; Jupyter picks the richest format
+it can show, which is the table. A module shows its structure beside a table of its
+parameters (with their gradients), an optimizer its parameter groups and state (see
+:mod:`teachgrad.notebook.module_view`). One formatter object serves the three types, so
+one ``%teachgrad plain`` switches them all back to PyTorch's text.
 
 Loading it also folds teachgrad's own frames in error tracebacks into one line each, so
 an error shows the learner's code and the message, as PyTorch's do (see
@@ -13,8 +17,8 @@ an error shows the learner's code and the message, as PyTorch's do (see
 
 The ``%teachgrad`` line magic switches the display::
 
-    %teachgrad table        # tensors show as tables (the default)
-    %teachgrad plain        # tensors show as PyTorch's text again
+    %teachgrad table        # tensors, modules, optimizers show as tables (the default)
+    %teachgrad plain        # they show as PyTorch's text again
     %teachgrad frames       # errors show every frame inside teachgrad
     %teachgrad frames off   # errors fold teachgrad's frames into one line (the default)
     %teachgrad              # say which modes are on
@@ -32,15 +36,19 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from .._tensor import Tensor
+from ..nn.modules.module import Module
+from ..optim.optimizer import Optimizer
 from .inspector import names_in, tensor_html
+from .module_view import module_html, optimizer_html
 from .short_traceback import FrameFolding, frame_folding
 
 __all__ = ["TensorDisplay", "TeachgradMagics", "load_ipython_extension", "unload_ipython_extension"]
 
 #: The display modes and what each one does (``%teachgrad`` prints this).
 MODES = {
-    "table": "tensors display as a table of data, requires_grad, grad, grad_fn, is_leaf",
-    "plain": "tensors display as PyTorch's text, tensor(...)",
+    "table": "tensors display as a table of data, requires_grad, grad, grad_fn, is_leaf;"
+             " modules with their parameters' grads, optimizers with their groups",
+    "plain": "tensors, modules and optimizers display as PyTorch's text, tensor(...)",
 }
 DEFAULT_MODE = "table"
 
@@ -52,7 +60,8 @@ FRAMES = {
 
 
 class TensorDisplay:
-    """The ``text/html`` formatter IPython calls for every tensor it displays.
+    """The ``text/html`` formatter IPython calls for every tensor, module and optimizer
+    it displays (:data:`SHOWN_TYPES`).
 
     Returning ``None`` tells IPython "no HTML for this one", which is how ``plain`` mode
     falls back to PyTorch's text without unregistering anything.
@@ -66,14 +75,23 @@ class TensorDisplay:
         self.mode = mode
         self.shell = shell
 
-    def __call__(self, t: Tensor) -> str | None:
-        """The tensor's HTML view (with the names it has in the notebook), or None in plain mode."""
+    def __call__(self, obj: Tensor | Module | Optimizer) -> str | None:
+        """The object's HTML view (titled with its name in the notebook), or None in plain mode."""
         if self.mode == "plain":
             return None
         namespace = getattr(self.shell, "user_ns", None)
+        name = names_in(obj, namespace) if namespace is not None else None
+        if isinstance(obj, Module):
+            return module_html(obj, name)
+        if isinstance(obj, Optimizer):
+            return optimizer_html(obj, name, namespace)
         if namespace is None:
-            return tensor_html(t, None)
-        return tensor_html(t, names_in(t, namespace) or _grad_of(t, namespace))
+            return tensor_html(obj, None)
+        return tensor_html(obj, name or _grad_of(obj, namespace))
+
+
+#: The types the display shows as HTML (their subclasses too).
+SHOWN_TYPES = (Tensor, Module, Optimizer)
 
 
 def _grad_of(t: Tensor, namespace) -> str | None:
@@ -157,7 +175,9 @@ def load_ipython_extension(ipython) -> None:
     Safe to call more than once: a formatter or folding already there is kept (with its mode).
     """
     if current_display(ipython) is None:
-        _html_formatter(ipython).for_type(Tensor, TensorDisplay(shell=ipython))
+        display = TensorDisplay(shell=ipython)
+        for shown in SHOWN_TYPES:  # one object: %teachgrad plain switches them all
+            _html_formatter(ipython).for_type(shown, display)
     if frame_folding(ipython) is None:
         FrameFolding(ipython.InteractiveTB).install()
     ipython.register_magics(TeachgradMagics)
@@ -167,8 +187,12 @@ def load_ipython_extension(ipython) -> None:
 def unload_ipython_extension(ipython) -> None:
     """Remove the formatter, the folding and the magic: tensors display as PyTorch's
     text again, and errors show every frame."""
-    if current_display(ipython) is not None:
-        _html_formatter(ipython).pop(Tensor)
+    display = current_display(ipython)
+    if display is not None:
+        formatter = _html_formatter(ipython)
+        for shown in SHOWN_TYPES:
+            if formatter.type_printers.get(shown) is display:
+                formatter.pop(shown)
     folding = frame_folding(ipython)
     if folding is not None:
         folding.uninstall()

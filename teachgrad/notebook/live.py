@@ -190,10 +190,12 @@ class LiveView:
 
     def _graph_html(self) -> str:
         static_id = self.stepper.prefix  # the static copy, shown where widgets are not
+        # ...and its copies where the stepper is displayed again (tgs3-2: copy_html)
+        copies = f':is(#{static_id},[id^="{static_id}-"]).tg-static'
         hide_static = (
-            f"#{static_id}.tg-static{{display:none}}"
-            f".jp-OutputArea-child:has(#{static_id}.tg-static),"
-            f".output_area:has(#{static_id}.tg-static){{display:none}}"
+            f"{copies}{{display:none}}"
+            f".jp-OutputArea-child:has({copies}),"
+            f".output_area:has({copies}){{display:none}}"
         )
         graph = self.stepper._graph_or_message(untrusted_copy=False) + legend_html(
             self.stepper.legend)

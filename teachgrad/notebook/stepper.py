@@ -28,6 +28,7 @@ shows the widget, and an exported one (nbconvert, a book, no kernel) still steps
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
@@ -154,6 +155,7 @@ class FramesView:
         self._svg: str | None = None
         self._static: dict = {}
         self._widget = None
+        self._copies = 0  # static copies displayed so far (see copy_html)
 
     @property
     def n_frames(self) -> int:
@@ -204,6 +206,24 @@ class FramesView:
                 self.legend, self.log_note, self.graph_width(),
             )
         return page
+
+    def copy_html(self) -> str:
+        """The static stepper for one more display of this stepper, with ids of its own.
+
+        Its radio buttons, labels and CSS find each other by id. The first display uses
+        the stepper's prefix (``tgs3``); showing the same stepper again (a cell ending
+        with ``s`` after the one that made it) gets ``tgs3-2``, ``tgs3-3``...: with the
+        same ids twice on one page (an exported notebook), the second copy's ◀ ▶ checked
+        the first copy's radios, so it stepped the other stepper and never itself.
+        """
+        self._copies += 1
+        page = self.static_html()
+        if self._copies == 1:
+            return page
+        # The prefix where no letter, digit or dash runs into it (tgs3_f1, #tgs3.tg-static),
+        # never part of another (tgs31).
+        own = re.compile(rf"(?<![\w-]){re.escape(self.prefix)}(?![0-9A-Za-z-])")
+        return own.sub(f"{self.prefix}-{self._copies}", page)
 
     def log(self, limit: int | None = None) -> str:
         """Every frame's panel as plain text: what ran, in order, with the numbers.
@@ -331,7 +351,7 @@ class _StaticView:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         s = self.stepper
         # The text twin is for consoles: long passes keep their beginning and end only.
-        return {"text/html": s.static_html(), "text/plain": f"{s!r}\n\n{s.log(limit=200)}"}
+        return {"text/html": s.copy_html(), "text/plain": f"{s!r}\n\n{s.log(limit=200)}"}
 
 
 class _WidgetOnly:
