@@ -106,6 +106,11 @@ KNOWN = {
     # neighbouring bfloat16 (2e-4 = lr·2⁻⁸ in the weights). ops/fused.py's exact
     # multiply_add would match it but costs 17x the plain formula on a hot backward: open.
     75150: "Muon: tanh's backward one ulp from PyTorch's fused 1 - y*y (open)",
+    # LBFGS (float64, strong_wolfe) on cosh(p).sum(), as 22440: the first step's last
+    # point differs from PyTorch's in the last bit (0.07141310850589519 against ...520),
+    # the losses near the minimum then differ by 1e-16 (4.0000132588862850 against ...86),
+    # and the third step's zoom tries another point: 27 function evaluations for 23.
+    76707: "LBFGS: last bits steer the strong-Wolfe line search near the minimum",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
