@@ -214,6 +214,7 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle
     ``pickle_module`` and ``_use_new_zipfile_serialization`` are accepted for PyTorch
     compatibility; teachgrad always writes its own pickle format (see the module docstring).
     """
+    _check_save_target(f)
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=pickle_protocol).dump(obj)
     if isinstance(f, (str, os.PathLike)):
@@ -221,6 +222,20 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle
             file.write(buffer.getvalue())
     else:
         f.write(buffer.getvalue())
+
+
+def _check_save_target(f: Any) -> None:
+    """PyTorch's refusals of where ``save`` is asked to write, before anything is written:
+    a path whose directory is missing, or something that is neither a path nor writable."""
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f))
+        if parent and not os.path.isdir(parent):
+            raise RuntimeError(
+                f"Parent directory {parent} does not exist."
+                f"\nHint: create it first, e.g. os.makedirs({parent!r}, exist_ok=True).")
+    elif not hasattr(f, "write"):
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute")
 
 
 # ----------------------------------------------------------------------------------------

@@ -358,3 +358,35 @@ def test_a_run_saved_and_resumed_is_bit_for_bit_the_uninterrupted_one(name, tmp_
     assert [layout(s) for s in ours["state"].values()] == [
         layout(s) for s in theirs["state"].values()]
     assert sched.state_dict() == their_sched.state_dict()
+
+
+def test_save_into_a_missing_directory_is_pytorchs_runtime_error(tmp_path):
+    # A learner's torch.save(model.state_dict(), "checkpoints/model.pt") before the folder
+    # exists: PyTorch's RuntimeError (not Python's FileNotFoundError), and no file written.
+    missing = tmp_path / "checkpoints"
+    with pytest.raises(RuntimeError) as caught:
+        torch.save({"w": torch.ones(2)}, missing / "model.pt")
+    first, hint = str(caught.value).split("\n")
+    assert first == f"Parent directory {missing} does not exist."
+    assert hint.startswith("Hint: create it first") and "os.makedirs" in hint
+    assert not missing.exists()
+    with pytest.raises(RuntimeError, match=f"^Parent directory {missing} does not exist"):
+        torch.save(torch.ones(1), str(missing / "x.pt"))  # a str path as well
+
+
+def test_save_to_something_that_is_not_a_file_is_refused():
+    with pytest.raises(AttributeError, match="^expected 'f' to be string, path, or a "
+                                             "file-like object with a 'write' attribute$"):
+        torch.save(torch.ones(1), 5)
+
+
+@pytest.mark.torch
+def test_save_refusals_word_for_word_as_pytorch(tmp_path):
+    real = pytest.importorskip("torch")
+    for target in (tmp_path / "missing" / "x.pt", 5):
+        with pytest.raises(Exception) as theirs:
+            real.save(real.ones(1), target)
+        with pytest.raises(Exception) as ours:
+            torch.save(torch.ones(1), target)
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
