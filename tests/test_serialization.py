@@ -390,3 +390,45 @@ def test_save_refusals_word_for_word_as_pytorch(tmp_path):
             torch.save(torch.ones(1), target)
         assert type(ours.value) is type(theirs.value)
         assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
+
+
+@pytest.mark.parametrize("target", ["cuda", "cuda:0", torch.device("cuda"), {"cpu": "cuda:0"}])
+def test_load_onto_cuda_is_pytorchs_refusal_on_a_cpu_only_machine(target):
+    # Code written for a GPU (torch.load(path, map_location="cuda")): PyTorch on a machine
+    # without CUDA refuses it; teachgrad, which has none, refused nothing and loaded.
+    buffer = io.BytesIO()
+    torch.save(nn.Linear(2, 1).state_dict(), buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as caught:
+        torch.load(buffer, map_location=target)
+    first, hint = str(caught.value).split("\n")
+    assert first == ("Attempting to deserialize object on a CUDA device but "
+                     "torch.cuda.is_available() is False. If you are running on a CPU-only "
+                     "machine, please use torch.load with map_location=torch.device('cpu') "
+                     "to map your storages to the CPU.")
+    assert hint.startswith("Hint: teachgrad runs on the CPU only")
+
+
+@pytest.mark.parametrize("target", ["cpu", torch.device("cpu"), {"cuda:0": "cpu"},
+                                    lambda storage, location: storage])
+def test_load_onto_the_cpu_still_loads(target):
+    assert torch.equal(round_trip(torch.ones(2), map_location=target), torch.ones(2))
+
+
+def test_load_onto_cuda_of_a_file_without_tensors_loads_as_in_pytorch():
+    assert round_trip({"epoch": 3}, map_location="cuda") == {"epoch": 3}
+
+
+@pytest.mark.torch
+def test_load_onto_cuda_message_is_pytorchs():
+    real = pytest.importorskip("torch")
+    if real.cuda.is_available():
+        pytest.skip("PyTorch here has CUDA")
+    buffer = io.BytesIO()
+    real.save(real.ones(1), buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as theirs:
+        real.load(buffer, map_location="cuda")
+    with pytest.raises(RuntimeError) as ours:
+        round_trip(torch.ones(1), map_location="cuda")
+    assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
