@@ -214,6 +214,7 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle
     ``pickle_module`` and ``_use_new_zipfile_serialization`` are accepted for PyTorch
     compatibility; teachgrad always writes its own pickle format (see the module docstring).
     """
+    _check_save_target(f)
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=pickle_protocol).dump(obj)
     if isinstance(f, (str, os.PathLike)):
@@ -221,6 +222,20 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = pickle
             file.write(buffer.getvalue())
     else:
         f.write(buffer.getvalue())
+
+
+def _check_save_target(f: Any) -> None:
+    """PyTorch's refusals of where ``save`` is asked to write, before anything is written:
+    a path whose directory is missing, or something that is neither a path nor writable."""
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f))
+        if parent and not os.path.isdir(parent):
+            raise RuntimeError(
+                f"Parent directory {parent} does not exist."
+                f"\nHint: create it first, e.g. os.makedirs({parent!r}, exist_ok=True).")
+    elif not hasattr(f, "write"):
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute")
 
 
 # ----------------------------------------------------------------------------------------
@@ -355,7 +370,8 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, pickle_modu
     ``weights_only`` (default ``True``, as in PyTorch 2.6+) accepts only tensors, plain
     containers, numbers, strings and dtypes: safe for files from anywhere. Use
     ``weights_only=False`` only for files you trust. ``map_location`` is accepted for
-    PyTorch compatibility (everything lives on the CPU here).
+    PyTorch compatibility (everything lives on the CPU here; a CUDA device is refused, as
+    PyTorch refuses it on a machine without CUDA).
 
     >>> import io, teachgrad as torch
     >>> buffer = io.BytesIO()
@@ -382,6 +398,7 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, pickle_modu
             "\nHint: in PyTorch, load it and save the tensors' values with numpy.save, "
             "or re-create the checkpoint with teachgrad."
         )
+    _check_map_location(map_location, data)
     buffer = io.BytesIO(data)
     if not weights_only:
         if pickle_module is not None:
@@ -391,6 +408,33 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, pickle_modu
         return _WeightsUnpickler(buffer, **pickle_load_args).load()
     except pickle.UnpicklingError as e:
         raise _weights_only_error(str(e)) from None
+
+
+def _maps_to_cuda(map_location: Any) -> bool:
+    """Whether ``map_location`` sends the file's (CPU) tensors to a CUDA device: a device
+    or its name, or a dict whose entry for ``'cpu'`` is one. (A function is not called.)"""
+    if isinstance(map_location, dict):
+        map_location = map_location.get("cpu")
+    if not isinstance(map_location, (str, _device.device)):
+        return False
+    try:
+        return _device.device(map_location).type == "cuda"
+    except RuntimeError:  # not a device name: nothing is mapped to CUDA
+        return False
+
+
+def _check_map_location(map_location: Any, data: bytes) -> None:
+    """PyTorch's refusal to load tensors onto CUDA on a machine without it (teachgrad's).
+
+    Only a file with tensors is refused, as in PyTorch: the tensors' records name this
+    module's ``_rebuild_...`` functions, which the pickled bytes then contain."""
+    if map_location is not None and _maps_to_cuda(map_location) and b"_rebuild_" in data:
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU."
+            "\nHint: teachgrad runs on the CPU only; load with map_location='cpu' (or "
+            "leave map_location out).")
 
 
 __all__ = [

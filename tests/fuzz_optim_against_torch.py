@@ -99,6 +99,18 @@ KNOWN = {
     # bfloat16 addmm on all of 40000 small random cases: its kernel's order is not
     # reproduced. Open, as 39975.
     54518: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
+    # Muon (2x3 float32 behind tanh().mean()): the optimizer is not at fault. PyTorch's
+    # tanh_backward computes g·(1 − y·y) with 1 − y·y fused (one rounding), teachgrad's
+    # rounds y·y first: one gradient element is one ulp off (0.060058802 against
+    # 0.060058799 at y = tanh(1.098)), which moves one Newton–Schulz value to the
+    # neighbouring bfloat16 (2e-4 = lr·2⁻⁸ in the weights). ops/fused.py's exact
+    # multiply_add would match it but costs 17x the plain formula on a hot backward: open.
+    75150: "Muon: tanh's backward one ulp from PyTorch's fused 1 - y*y (open)",
+    # LBFGS (float64, strong_wolfe) on cosh(p).sum(), as 22440: the first step's last
+    # point differs from PyTorch's in the last bit (0.07141310850589519 against ...520),
+    # the losses near the minimum then differ by 1e-16 (4.0000132588862850 against ...86),
+    # and the third step's zoom tries another point: 27 function evaluations for 23.
+    76707: "LBFGS: last bits steer the strong-Wolfe line search near the minimum",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",

@@ -358,3 +358,77 @@ def test_a_run_saved_and_resumed_is_bit_for_bit_the_uninterrupted_one(name, tmp_
     assert [layout(s) for s in ours["state"].values()] == [
         layout(s) for s in theirs["state"].values()]
     assert sched.state_dict() == their_sched.state_dict()
+
+
+def test_save_into_a_missing_directory_is_pytorchs_runtime_error(tmp_path):
+    # A learner's torch.save(model.state_dict(), "checkpoints/model.pt") before the folder
+    # exists: PyTorch's RuntimeError (not Python's FileNotFoundError), and no file written.
+    missing = tmp_path / "checkpoints"
+    with pytest.raises(RuntimeError) as caught:
+        torch.save({"w": torch.ones(2)}, missing / "model.pt")
+    first, hint = str(caught.value).split("\n")
+    assert first == f"Parent directory {missing} does not exist."
+    assert hint.startswith("Hint: create it first") and "os.makedirs" in hint
+    assert not missing.exists()
+    with pytest.raises(RuntimeError, match=f"^Parent directory {missing} does not exist"):
+        torch.save(torch.ones(1), str(missing / "x.pt"))  # a str path as well
+
+
+def test_save_to_something_that_is_not_a_file_is_refused():
+    with pytest.raises(AttributeError, match="^expected 'f' to be string, path, or a "
+                                             "file-like object with a 'write' attribute$"):
+        torch.save(torch.ones(1), 5)
+
+
+@pytest.mark.torch
+def test_save_refusals_word_for_word_as_pytorch(tmp_path):
+    real = pytest.importorskip("torch")
+    for target in (tmp_path / "missing" / "x.pt", 5):
+        with pytest.raises(Exception) as theirs:
+            real.save(real.ones(1), target)
+        with pytest.raises(Exception) as ours:
+            torch.save(torch.ones(1), target)
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value).split("\nHint:")[0] == str(theirs.value)
+
+
+@pytest.mark.parametrize("target", ["cuda", "cuda:0", torch.device("cuda"), {"cpu": "cuda:0"}])
+def test_load_onto_cuda_is_pytorchs_refusal_on_a_cpu_only_machine(target):
+    # Code written for a GPU (torch.load(path, map_location="cuda")): PyTorch on a machine
+    # without CUDA refuses it; teachgrad, which has none, refused nothing and loaded.
+    buffer = io.BytesIO()
+    torch.save(nn.Linear(2, 1).state_dict(), buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as caught:
+        torch.load(buffer, map_location=target)
+    first, hint = str(caught.value).split("\n")
+    assert first == ("Attempting to deserialize object on a CUDA device but "
+                     "torch.cuda.is_available() is False. If you are running on a CPU-only "
+                     "machine, please use torch.load with map_location=torch.device('cpu') "
+                     "to map your storages to the CPU.")
+    assert hint.startswith("Hint: teachgrad runs on the CPU only")
+
+
+@pytest.mark.parametrize("target", ["cpu", torch.device("cpu"), {"cuda:0": "cpu"},
+                                    lambda storage, location: storage])
+def test_load_onto_the_cpu_still_loads(target):
+    assert torch.equal(round_trip(torch.ones(2), map_location=target), torch.ones(2))
+
+
+def test_load_onto_cuda_of_a_file_without_tensors_loads_as_in_pytorch():
+    assert round_trip({"epoch": 3}, map_location="cuda") == {"epoch": 3}
+
+
+@pytest.mark.torch
+def test_load_onto_cuda_message_is_pytorchs():
+    real = pytest.importorskip("torch")
+    if real.cuda.is_available():
+        pytest.skip("PyTorch here has CUDA")
+    buffer = io.BytesIO()
+    real.save(real.ones(1), buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as theirs:
+        real.load(buffer, map_location="cuda")
+    with pytest.raises(RuntimeError) as ours:
+        round_trip(torch.ones(1), map_location="cuda")
+    assert str(ours.value).split("\nHint:")[0] == str(theirs.value)

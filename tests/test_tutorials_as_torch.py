@@ -10,9 +10,11 @@ embeddings, the LSTM tagger, the Bi-LSTM CRF), NLP From Scratch (classifying and
 generating names, seq2seq translation), nn.Transformer language modelling and translation,
 spatial transformers, neural style transfer, torch.func's Jacobians and Hessians,
 pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction and
-REINFORCE, Karpathy's makemore, GPT and micrograd, and twenty-five learners' mistakes
-with PyTorch's error messages. Downloads are replaced by
-small seeded random data or a few lines of text written in. It runs in
+REINFORCE, Karpathy's makemore, GPT and micrograd, twenty-five learners' mistakes
+with PyTorch's error messages, and programs pasted as learners paste them (the blitz, the
+Quickstart series with whole-model saving, torch.autograd.functional, an LSTM name
+classifier over packed batches, attention blocks, the data utilities and lr schedulers).
+Downloads are replaced by small seeded random data or a few lines of text written in. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
 the programs are PyTorch 2.13's own output, recorded by ``fixtures/make_tutorial_outputs.py``.
