@@ -241,4 +241,9 @@ def __getattr__(name: str):
         )
     elif name in _NOT_HERE:
         message += f"\nHint: {_NOT_HERE[name]}"
-    raise AttributeError(message)
+    else:
+        raise AttributeError(message)  # (Python may add "Did you mean: ...?": welcome)
+    # With a hint, Python's own guess from the names it finds ("...internet.. Did you
+    # mean: 'sub'?" for torch.hub) would only mislead. It guesses when the interpreter
+    # fills in the error's ``obj``, which it does only if nobody has: we have.
+    raise AttributeError(message, obj=None)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import array
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -262,6 +264,17 @@ def test_missing_parts_say_what_they_are_for(name):
     with pytest.raises(AttributeError, match=f"has no attribute '{name}'\nHint: ") as info:
         getattr(teachgrad, name)
     assert "teachgrad" in str(info.value).split("Hint: ")[1]
+
+
+@pytest.mark.parametrize("name", ["hub", "bfloat16", "complex64"])
+def test_a_hint_is_not_followed_by_pythons_guess(name):
+    # Python prints "Did you mean: 'sub'?" after torch.hub's error when it can guess a
+    # near name; after a hint that says what the part is for, the guess misleads. (The
+    # interpreter's own printer adds it, so the error is printed by a Python of its own.)
+    printed = subprocess.run([sys.executable, "-c", f"import teachgrad; teachgrad.{name}"],
+                             capture_output=True, text=True).stderr
+    assert f"has no attribute '{name}'\nHint: " in printed
+    assert "Did you mean" not in printed
 
 
 def test_other_missing_names_get_pythons_plain_error():
