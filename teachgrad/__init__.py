@@ -76,6 +76,8 @@ from . import return_types  # noqa: F401
 from . import linalg  # noqa: F401
 from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
+from . import amp  # noqa: F401 - autocast and GradScaler, off as on a machine without CUDA
+from .amp import autocast, is_autocast_enabled  # noqa: F401
 from . import testing  # noqa: F401 - torch.testing.assert_close
 from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import (  # noqa: F401
@@ -208,12 +210,6 @@ _COMPLEX_ONLY = frozenset({
 _NOT_HERE = {
     "jit": "torch.jit compiles models (TorchScript) for deployment; teachgrad runs "
            "eagerly, line by line. Remove torch.jit.script/trace: the model runs as it is.",
-    "amp": "torch.amp (automatic mixed precision) computes in float16/bfloat16 on "
-           "accelerators; teachgrad computes on the CPU in the dtype you choose. Remove "
-           "autocast and GradScaler.",
-    "autocast": "torch.autocast (mixed precision) computes in float16/bfloat16 on "
-                "accelerators; teachgrad computes on the CPU in the dtype you choose. Remove "
-                "the `with torch.autocast(...)` line.",
     "bfloat16": "NumPy, which teachgrad computes with, has no bfloat16; use torch.float16 "
                 "or torch.float32.",
     "sparse": "teachgrad's tensors are dense NumPy arrays; it has no sparse layouts.",
