@@ -24,6 +24,14 @@ CASES = {
     "torch.igamma(torch.ones(2, 3), torch.tensor([1, 2]))":
         (RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at "
                        "non-singleton dimension 1"),
+    # bit shifts: no kernel for bool << bool; the shapes are checked before the dtype
+    "torch.tensor([True]) << torch.tensor([True])":
+        (NotImplementedError, "\"lshift_cpu\" not implemented for 'Bool'"),
+    "torch.bitwise_right_shift(torch.tensor([True]), True)":
+        (NotImplementedError, "\"rshift_cpu\" not implemented for 'Bool'"),
+    "torch.bitwise_left_shift(torch.ones(2, 3), torch.ones(2))":
+        (RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at "
+                       "non-singleton dimension 1"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -35,6 +43,9 @@ RESULTS = {
         ("float64", [math.exp(-0.5), math.exp(-2)]),
     "torch.special.gammainc(torch.tensor([1.0]), torch.tensor([True]))":
         ("float32", [1 - math.exp(-1)]),
+    # a bool beside an int shifts as 0 or 1
+    "torch.tensor([True, False]) << torch.tensor([3, 1])": ("int64", [8, 0]),
+    "torch.tensor([5, 5]) >> torch.tensor([True, False])": ("int64", [2, 5]),
 }
 
 
