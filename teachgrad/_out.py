@@ -238,6 +238,11 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
         return None if out._data.dtype.name in allowed else message.format(**names)
     if name in _SAME_DTYPE_MESSAGES:
         return None if same else _SAME_DTYPE_MESSAGES[name].format(**names)
+    if name in ("searchsorted", "bucketize") and not same:  # (int32 iff out_int32=True)
+        return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                "or Long(int64) depending on whether out_int32 flag is True, but we got output "
+                f"tensor's dtype {names['out']} and out_int32 flag is "
+                f"{result._data.dtype == np.int32}")
     if name == "logsumexp" and out._data.dtype.kind != "f":
         return ("logsumexp(): Expected floating point type for result tensor, but got: "
                 f"{names['out']}")

@@ -32,6 +32,21 @@ CASES = {
     "torch.bitwise_left_shift(torch.ones(2, 3), torch.ones(2))":
         (RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at "
                        "non-singleton dimension 1"),
+    # searchsorted/bucketize: no kernel for a bool sequence searched for bools; out= must
+    # have the result's dtype (int64, or int32 with out_int32=True): floats were written
+    "torch.searchsorted(torch.tensor([False, True]), True)":
+        (NotImplementedError, "\"searchsorted_out_cpu\" not implemented for 'Bool'"),
+    "torch.bucketize(torch.tensor([True]), torch.tensor([False, True]))":
+        (NotImplementedError, "\"searchsorted_out_cpu\" not implemented for 'Bool'"),
+    "torch.searchsorted(torch.tensor([1.0, 2.0]), torch.tensor([1.5]), out=torch.empty(0))":
+        (RuntimeError, "torch.searchsorted(): output tensor's dtype is wrong, it can only be "
+                       "Int(int32) or Long(int64) depending on whether out_int32 flag is True, "
+                       "but we got output tensor's dtype Float and out_int32 flag is False"),
+    "torch.bucketize(torch.tensor([1.5]), torch.tensor([1.0, 2.0]), out_int32=True, "
+    "out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "torch.searchsorted(): output tensor's dtype is wrong, it can only be "
+                       "Int(int32) or Long(int64) depending on whether out_int32 flag is True, "
+                       "but we got output tensor's dtype Long and out_int32 flag is True"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -46,6 +61,10 @@ RESULTS = {
     # a bool beside an int shifts as 0 or 1
     "torch.tensor([True, False]) << torch.tensor([3, 1])": ("int64", [8, 0]),
     "torch.tensor([5, 5]) >> torch.tensor([True, False])": ("int64", [2, 5]),
+    # a bool sequence searched for an int, and out= of the result's dtype
+    "torch.searchsorted(torch.tensor([False, True]), torch.tensor([1, 2]))": ("int64", [1, 2]),
+    "torch.bucketize(torch.tensor([1.5]), torch.tensor([1.0, 2.0]), out_int32=True, "
+    "out=torch.empty(0, dtype=torch.int32))": ("int32", [1]),
 }
 
 

@@ -227,6 +227,9 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
             )
         seq = np.take_along_axis(seq, sorter._data, axis=-1)
     common = np.result_type(seq.dtype, values.dtype)  # compare in a type that holds both
+    if common == np.bool_:  # (a bool beside an int is searched as 0 or 1)
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'\n"
+                                  "Hint: search int or float tensors (x.long()).")
     seq, values = seq.astype(common, copy=False), values.astype(common, copy=False)
     if seq.ndim == 1:
         found = np.searchsorted(seq, values, side=where)
