@@ -163,6 +163,7 @@ _OUT_DTYPES = {
 # for a refusal (the others say "result type Float can't be cast to ...").
 _CAST_MESSAGES = {
     "mean": "mean.dtype_out(): input types can't be cast to the desired output type {out}",
+    "ldexp": "ldexp can't be cast to the desired output type {out}",
     **dict.fromkeys(("max", "min"), "Expected canCast( typeMetaToScalarType(self.dtype()), "
                     "typeMetaToScalarType(out.dtype())) to be true, but got false."),
 }

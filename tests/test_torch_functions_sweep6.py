@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import teachgrad as tg
@@ -47,6 +48,14 @@ CASES = {
         (RuntimeError, "torch.searchsorted(): output tensor's dtype is wrong, it can only be "
                        "Int(int32) or Long(int64) depending on whether out_int32 flag is True, "
                        "but we got output tensor's dtype Long and out_int32 flag is True"),
+    # ldexp: a float mantissa takes int or float exponents, not bool; an int result's refusal
+    # is worded by ldexp itself
+    "torch.ldexp(torch.tensor([1.5]), torch.tensor(True))":
+        (NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    "torch.tensor([1, 2]).ldexp_(torch.tensor([1, 2]))":
+        (RuntimeError, "ldexp can't be cast to the desired output type Long"),
+    "torch.ldexp(torch.tensor([1.0]), torch.tensor([1]), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "ldexp can't be cast to the desired output type Long"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -65,7 +74,20 @@ RESULTS = {
     "torch.searchsorted(torch.tensor([False, True]), torch.tensor([1, 2]))": ("int64", [1, 2]),
     "torch.bucketize(torch.tensor([1.5]), torch.tensor([1.0, 2.0]), out_int32=True, "
     "out=torch.empty(0, dtype=torch.int32))": ("int32", [1]),
+    # an int or bool mantissa is multiplied by 2 ** other
+    "torch.ldexp(torch.tensor([True, True]), torch.tensor([True, False]))": ("float32", [2, 1]),
 }
+
+
+def test_ldexp_raises_two_to_a_float_exponent_in_its_own_dtype():
+    # PyTorch computes 2 ** other in other's dtype (float32 here), then multiplies in float64;
+    # the gradient in input is that same float32 power
+    x = tg.tensor([0.3, -3.0], dtype=tg.float64, requires_grad=True)
+    y = tg.ldexp(x, tg.tensor([1.5, 3.25]))
+    powers = [float(np.float32(2 ** 1.5)), float(np.float32(2 ** 3.25))]
+    assert y.tolist() == [0.3 * powers[0], -3.0 * powers[1]]  # exactly
+    y.sum().backward()
+    assert x.grad.tolist() == powers
 
 
 def _raised(source: str, library) -> Exception:
@@ -106,3 +128,10 @@ def test_result_as_pytorch(source):
     ours = eval(source, {"torch": tg})
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     assert ours.tolist() == pytest.approx(theirs.tolist(), rel=1e-6)
+
+
+def test_ldexp_gradient_with_negative_int_exponents_is_two_to_the_exponent():
+    # d(x · 2ⁿ)/dx = 2ⁿ (PyTorch 2.13 gives 0 here: its integer pow(2, -1); KNOWN in the sweep)
+    x = tg.tensor([1.0, 1.0], requires_grad=True)
+    tg.ldexp(x, tg.tensor([-1, -2])).sum().backward()
+    assert x.grad.tolist() == [0.5, 0.25]

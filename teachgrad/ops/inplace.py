@@ -739,6 +739,17 @@ def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return clamp
 
 
+def _ldexp(self: Tensor, other: Tensor) -> Tensor:
+    """``ldexp`` for ``ldexp_``: its float result refused for an integer ``self`` in the
+    words of PyTorch's ldexp (not the generic "result type Float can't be cast ...")."""
+    result = pointwise.ldexp(self, other)
+    if not np.can_cast(result._data.dtype, self._data.dtype, "same_kind"):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                           f"{_torch_name(self._data.dtype)}\nHint: ldexp's result is a "
+                           "float: write it into a float tensor (x = x.float() first).")
+    return result
+
+
 _INPLACE = {
     "add_": pointwise.add, "sub_": pointwise.sub, "mul_": pointwise.mul,
     "div_": pointwise.div, "pow_": pointwise.pow, "neg_": pointwise.neg,
@@ -761,7 +772,7 @@ _INPLACE = {
     "floor_divide_": pointwise.floor_divide, "__ifloordiv__": pointwise.floor_divide,
     "true_divide_": pointwise.div, "negative_": pointwise.neg, "absolute_": pointwise.abs,
     "exp2_": pointwise.exp2, "sgn_": pointwise.sgn, "nextafter_": pointwise.nextafter,
-    "ldexp_": pointwise.ldexp, "gcd_": pointwise.gcd, "lcm_": pointwise.lcm,
+    "ldexp_": _ldexp, "gcd_": pointwise.gcd, "lcm_": pointwise.lcm,
 }
 
 for _name, _op in _INPLACE.items():
