@@ -84,7 +84,7 @@ SPECIAL_OUT_FUNCTIONS = (
     "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
     "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "logit",
     "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-    "ndtr", "ndtri", "psi", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "ndtr", "ndtri", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
     "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc",
     "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",

@@ -56,6 +56,18 @@ CASES = {
         (RuntimeError, "ldexp can't be cast to the desired output type Long"),
     "torch.ldexp(torch.tensor([1.0]), torch.tensor([1]), out=torch.empty(0, dtype=torch.long))":
         (RuntimeError, "ldexp can't be cast to the desired output type Long"),
+    # torch.special.round has no integer kernel; torch.round with decimals neither
+    "torch.special.round(torch.tensor([1, 2]))":
+        (NotImplementedError, "\"round_vml_cpu\" not implemented for 'Long'"),
+    "torch.special.round(torch.tensor([1], dtype=torch.int32), "
+    "out=torch.tensor([0], dtype=torch.int32))":
+        (NotImplementedError, "\"round_vml_cpu\" not implemented for 'Int'"),
+    "torch.special.round(torch.tensor([True]), decimals=1)":
+        (NotImplementedError, "\"round_cpu\" not implemented for 'Bool'"),
+    "torch.round(torch.tensor([1, 2]), decimals=1)":
+        (NotImplementedError, "\"round_cpu\" not implemented for 'Long'"),
+    "torch.special.round(torch.tensor([1.5]), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "Found dtype Long but expected Float"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -76,6 +88,10 @@ RESULTS = {
     "out=torch.empty(0, dtype=torch.int32))": ("int32", [1]),
     # an int or bool mantissa is multiplied by 2 ** other
     "torch.ldexp(torch.tensor([True, True]), torch.tensor([True, False]))": ("float32", [2, 1]),
+    # half to even; an int tensor is already round for torch.round
+    "torch.special.round(torch.tensor([0.5, 1.5, -2.5]))": ("float32", [0, 2, -2]),
+    "torch.special.round(torch.tensor([1.25]), decimals=1)": ("float32", [1.2]),
+    "torch.round(torch.tensor([3, -4]))": ("int64", [3, -4]),
 }
 
 

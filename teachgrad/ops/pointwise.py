@@ -1905,7 +1905,32 @@ def round(input: Tensor, *, decimals: int = NOT_GIVEN) -> Tensor:  # noqa: A001
     """Round half to even (zero gradient); to ``decimals`` places if given."""
     if decimals is NOT_GIVEN:  # (PyTorch's other overload and node; None is refused)
         return _rounding(RoundBackward0, np.round, input)
+    if input._data.dtype.kind != "f":  # the decimals kernel has no integer types at all
+        raise _no_kernel("round_cpu", input)
     return _rounding(RoundBackward1, lambda a: np.round(a, decimals), input)
+
+
+def _no_kernel(kernel: str, input: Tensor) -> NotImplementedError:
+    """PyTorch's refusal of a dtype its kernel was not compiled for."""
+    name = from_numpy_dtype(input._data.dtype)._legacy.removesuffix("Tensor")
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{name}'\nHint: round a "
+                               "float tensor (x.float()); an integer one is already round.")
+
+
+def special_round(input: Tensor, *, decimals: int = NOT_GIVEN) -> Tensor:
+    """``torch.special.round``: ``round`` of float tensors only (PyTorch's special_round
+    has no integer kernel, where ``torch.round`` copies an integer tensor).
+
+    >>> import teachgrad as torch
+    >>> torch.special.round(torch.tensor([0.5, 1.5, 2.25]))
+    tensor([0., 2., 2.])
+    """
+    if isinstance(input, Tensor) and input._data.dtype.kind != "f":
+        raise _no_kernel("round_vml_cpu" if decimals is NOT_GIVEN else "round_cpu", input)
+    return round(input) if decimals is NOT_GIVEN else round(input, decimals=decimals)
+
+
+special_round.__name__ = "round"  # PyTorch's kernel errors (out=, autograd) say round()
 
 
 @tensor_method()
