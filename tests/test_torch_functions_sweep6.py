@@ -68,6 +68,28 @@ CASES = {
         (NotImplementedError, "\"round_cpu\" not implemented for 'Long'"),
     "torch.special.round(torch.tensor([1.5]), out=torch.empty(0, dtype=torch.long))":
         (RuntimeError, "Found dtype Long but expected Float"),
+    # which check speaks first: quantile's q range and interpolation before the dtype,
+    # logcumsumexp's dim before the dtype, trace's dtype before the dimensions, gcd_/lcm_'s
+    # output shape before the dtype
+    "torch.quantile(torch.tensor([1, 2]), 2)":
+        (RuntimeError, "quantile() q must be in the range [0, 1] but got 2"),
+    "torch.nanquantile(torch.tensor([1, 2]), 0.5, interpolation='x')":
+        (RuntimeError, "quantile() interpolation must be one of linear, lower, higher, "
+                       "midpoint or nearest, but got x"),
+    "torch.quantile(torch.tensor([], dtype=torch.long), 0.5)":
+        (RuntimeError, "quantile() input tensor must be non-empty"),
+    "torch.quantile(torch.tensor([1, 2]), torch.tensor([[0.5]]))":
+        (RuntimeError, "quantile() q must be a scalar or 1D tensor"),
+    "torch.logcumsumexp(torch.tensor([1, 2]), 2)":
+        (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 2)"),
+    "torch.trace(torch.tensor([True, False]))":
+        (NotImplementedError, "\"trace\" not implemented for 'Bool'"),
+    "torch.tensor(2.5).gcd_(torch.ones(6))":
+        (RuntimeError, "output with shape [] doesn't match the broadcast shape [6]"),
+    "torch.tensor(2.5).lcm_(torch.ones(6))":
+        (RuntimeError, "output with shape [] doesn't match the broadcast shape [6]"),
+    "torch.tensor([4]).lcm_(6)":
+        (TypeError, "lcm_(): argument 'other' (position 1) must be Tensor, not int"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -92,6 +114,9 @@ RESULTS = {
     "torch.special.round(torch.tensor([0.5, 1.5, -2.5]))": ("float32", [0, 2, -2]),
     "torch.special.round(torch.tensor([1.25]), decimals=1)": ("float32", [1.2]),
     "torch.round(torch.tensor([3, -4]))": ("int64", [3, -4]),
+    "torch.quantile(torch.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)": ("float32", 2.5),
+    "torch.tensor([4, 9]).gcd_(torch.tensor([6, 6]))": ("int64", [2, 3]),
+    "torch.trace(torch.tensor([[1, 2], [3, 4]]))": ("int64", 5),
 }
 
 
