@@ -90,6 +90,50 @@ CASES = {
         (RuntimeError, "output with shape [] doesn't match the broadcast shape [6]"),
     "torch.tensor([4]).lcm_(6)":
         (TypeError, "lcm_(): argument 'other' (position 1) must be Tensor, not int"),
+    # out= of a dtype the kernel refuses before its other checks
+    "torch.cholesky(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "cholesky: Expected result to be safely castable from Float dtype, but "
+                       "got result with dtype Long"),
+    "torch.linalg.cond(torch.ones(6), out=torch.empty(0, dtype=torch.int32))":
+        (RuntimeError, "linalg.cond: Expected result to be safely castable from Float dtype, "
+                       "but got result with dtype Int"),
+    "torch.linalg.pinv(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "linalg.pinv: Expected result to be safely castable from Float dtype, "
+                       "but got result with dtype Long"),
+    "torch.linalg.tensorinv(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "tensorinv: Expected result to be safely castable from Float dtype, but "
+                       "got result with dtype Long"),
+    "torch.linalg.norm(torch.ones(6), out=torch.empty(0, dtype=torch.float64))":
+        (RuntimeError, "linalg.norm expected out tensor dtype Float but got: Double"),
+    "torch.linalg.vector_norm(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "Expected out tensor to have dtype float, but got long int instead"),
+    "torch.slice_copy(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "Expected out tensor to have dtype float, but got long int instead"),
+    "torch.diag(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "diag: result type Float can't be cast to the desired out= type Long"),
+    "torch.bitwise_not(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "Found dtype Long but expected Float"),
+    "torch.nansum(torch.ones(6), out=torch.empty(0, dtype=torch.long))":
+        (NotImplementedError, "\"nansum_cpu\" not implemented for 'Long'"),
+    "torch.nanmean(torch.ones(6, dtype=torch.long), out=torch.empty(0, dtype=torch.long))":
+        (RuntimeError, "nanmean(): integral types and 'Bool' are not supported for nanmean, "
+                       "even for empty tensors."),
+    # out= with an input requiring grad: the kernel PyTorch names
+    "torch.max(torch.ones(3, requires_grad=True), torch.ones(3), out=torch.empty(0))":
+        (RuntimeError, "maximum(): functions with out=... arguments don't support automatic "
+                       "differentiation, but one of the arguments requires grad."),
+}
+
+# out= with an input requiring grad, for functions PyTorch has no out= derivative for: its
+# call records a node that raises these words in backward; teachgrad raises them at once
+# (as for slice_copy: out= never records a graph here but for _out._COMPOSITE_OUT)
+OUT_GRAD_CASES = {
+    "torch.diag(torch.ones(3, requires_grad=True), out=torch.empty(0))":
+        (RuntimeError, "derivative for aten::diag_embed is not implemented"),
+    "torch.diag(torch.ones(3, 3, requires_grad=True), out=torch.empty(0))":
+        (RuntimeError, "derivative for aten::diagonal_copy is not implemented"),
+    "torch.squeeze_copy(torch.ones(3, requires_grad=True), out=torch.empty(0))":
+        (RuntimeError, "derivative for aten::squeeze_copy is not implemented"),
 }
 
 # source -> the result's dtype and values (by hand)
@@ -117,6 +161,11 @@ RESULTS = {
     "torch.quantile(torch.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)": ("float32", 2.5),
     "torch.tensor([4, 9]).gcd_(torch.tensor([6, 6]))": ("int64", [2, 3]),
     "torch.trace(torch.tensor([[1, 2], [3, 4]]))": ("int64", 5),
+    # out= of a dtype the result casts to
+    "torch.nansum(torch.tensor([1.0, float('nan')]), out=torch.empty(0, dtype=torch.float64))":
+        ("float64", 1.0),
+    "torch.linalg.cond(torch.eye(2) * 2, out=torch.empty(0, dtype=torch.float64))":
+        ("float64", 1.0),
 }
 
 
@@ -141,6 +190,14 @@ def _raised(source: str, library) -> Exception:
 def test_refused_as_pytorch_says(source):
     error = _raised(source, tg)
     kind, message = CASES[source]
+    assert type(error) is kind
+    assert str(error).split("\nHint: ")[0] == message
+
+
+@pytest.mark.parametrize("source", sorted(OUT_GRAD_CASES))
+def test_out_grad_refused_naming_pytorchs_kernel(source):
+    error = _raised(source, tg)
+    kind, message = OUT_GRAD_CASES[source]
     assert type(error) is kind
     assert str(error).split("\nHint: ")[0] == message
 
@@ -176,3 +233,38 @@ def test_ldexp_gradient_with_negative_int_exponents_is_two_to_the_exponent():
     x = tg.tensor([1.0, 1.0], requires_grad=True)
     tg.ldexp(x, tg.tensor([-1, -2])).sum().backward()
     assert x.grad.tolist() == [0.5, 0.25]
+
+
+@pytest.mark.parametrize("name", ["linalg.norm", "linalg.matrix_norm"])
+def test_composite_out_records_the_copy(name):
+    # PyTorch's linalg.norm/matrix_norm/cond, inner and special.ndtr compute and copy into
+    # out=: the gradient flows through out (d‖x‖/dx = x/‖x‖ = [0.6, 0.8])
+    x = tg.tensor([[3.0, 4.0]], requires_grad=True)
+    out = tg.empty(0)
+    fn = tg.linalg.norm if name == "linalg.norm" else tg.linalg.matrix_norm
+    result = fn(x, out=out)
+    assert result is out and out.item() == pytest.approx(5.0)
+    out.backward()
+    assert x.grad.tolist()[0] == pytest.approx([0.6, 0.8])
+
+
+def test_inner_out_records_the_copy():
+    a, b = tg.tensor([1.0, 2.0], requires_grad=True), tg.tensor([3.0, 4.0])
+    out = tg.empty(0)
+    tg.inner(a, b, out=out).backward()
+    assert out.item() == 11.0 and a.grad.tolist() == [3.0, 4.0]
+
+
+def test_matrix_rank_out_with_an_input_requiring_grad():
+    # an int64 result has no gradient: PyTorch writes it, as argmax's
+    out = tg.empty(0, dtype=tg.long)
+    tg.linalg.matrix_rank(tg.eye(3, requires_grad=True), out=out)
+    assert out.item() == 3
+
+
+def test_cholesky_out_is_row_major():
+    # torch.cholesky copies linalg.cholesky's column-major result into out
+    out = tg.empty(0)
+    tg.cholesky(tg.eye(3) * 4, out=out)
+    assert out.stride() == (3, 1) and out.tolist() == (tg.eye(3) * 2).tolist()
+    assert tg.linalg.cholesky(tg.eye(3) * 4, out=tg.empty(0)).stride() == (1, 3)
