@@ -118,6 +118,13 @@ CASES = {
     "torch.nanmean(torch.ones(6, dtype=torch.long), out=torch.empty(0, dtype=torch.long))":
         (RuntimeError, "nanmean(): integral types and 'Bool' are not supported for nanmean, "
                        "even for empty tensors."),
+    # unique's slices along dim must not be empty (PyTorch cannot tell them apart)
+    "torch.unique(torch.ones(2, 0), dim=0)":
+        (RuntimeError, "There are 0 sized dimensions, and they aren't selected, so unique "
+                       "cannot be applied"),
+    "torch.unique_consecutive(torch.ones(0, 3), dim=1)":
+        (RuntimeError, "There are 0 sized dimensions, and they aren't selected, so unique "
+                       "cannot be applied"),
     # out= with an input requiring grad: the kernel PyTorch names
     "torch.max(torch.ones(3, requires_grad=True), torch.ones(3), out=torch.empty(0))":
         (RuntimeError, "maximum(): functions with out=... arguments don't support automatic "
@@ -166,6 +173,8 @@ RESULTS = {
         ("float64", 1.0),
     "torch.linalg.cond(torch.eye(2) * 2, out=torch.empty(0, dtype=torch.float64))":
         ("float64", 1.0),
+    # empty slices along the selected dim are fine
+    "torch.unique(torch.ones(0, 3), dim=0).reshape(-1)": ("float32", []),
 }
 
 
