@@ -125,6 +125,14 @@ CASES = {
     "torch.unique_consecutive(torch.ones(0, 3), dim=1)":
         (RuntimeError, "There are 0 sized dimensions, and they aren't selected, so unique "
                        "cannot be applied"),
+    # einsum's sublists parsed as PyTorch parses them (a tensor as a sublist)
+    "torch.einsum(torch.ones(6), torch.ones(6))":
+        (TypeError, "only integer tensors of a single element can be converted to an index"),
+    "torch.einsum(torch.ones(2, 2), torch.ones(2, 2))":
+        (RuntimeError, "Boolean value of Tensor with more than one value is ambiguous"),
+    "torch.einsum(torch.ones(2), [52])":
+        (ValueError, "einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)"),
     # out= with an input requiring grad: the kernel PyTorch names
     "torch.max(torch.ones(3, requires_grad=True), torch.ones(3), out=torch.empty(0))":
         (RuntimeError, "maximum(): functions with out=... arguments don't support automatic "
@@ -173,6 +181,9 @@ RESULTS = {
         ("float64", 1.0),
     "torch.linalg.cond(torch.eye(2) * 2, out=torch.empty(0, dtype=torch.float64))":
         ("float64", 1.0),
+    # an int tensor's elements are subscripts: [1, 0] is "BA", the output "AB": a transpose
+    "torch.einsum(torch.tensor([[1, 2, 3]]), torch.tensor([1, 0]))[:, 0]":
+        ("int64", [1, 2, 3]),
     # empty slices along the selected dim are fine
     "torch.unique(torch.ones(0, 3), dim=0).reshape(-1)": ("float32", []),
 }
