@@ -133,6 +133,19 @@ CASES = {
     "torch.einsum(torch.ones(2), [52])":
         (ValueError, "einsum(): subscript in subscript list is not within the valid range "
                      "[0, 52)"),
+    # 0-d and other unusual inputs, in PyTorch's words (NumPy's before)
+    "torch.slice_copy(torch.tensor(2.5))":
+        (IndexError, "slice() cannot be applied to a 0-dim tensor."),
+    "torch.gradient(torch.tensor(2.5), dim=0)":
+        (IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+    "torch.mv(torch.tensor(2.5), torch.ones(6))":
+        (IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+    "torch.cross(torch.tensor(2.5), torch.ones(6))":
+        (RuntimeError, "no dimension of size 3 in input"),
+    "torch.unravel_index(torch.tensor([3]), 0.5)":
+        (TypeError, "expected 'shape' to be int or sequence of ints, but got <class 'float'>"),
+    "torch.inner(torch.tensor([True]), torch.tensor([True]))":
+        (NotImplementedError, "\"dot\" not implemented for 'Bool'"),
     # out= with an input requiring grad: the kernel PyTorch names
     "torch.max(torch.ones(3, requires_grad=True), torch.ones(3), out=torch.empty(0))":
         (RuntimeError, "maximum(): functions with out=... arguments don't support automatic "
@@ -184,6 +197,11 @@ RESULTS = {
     # an int tensor's elements are subscripts: [1, 0] is "BA", the output "AB": a transpose
     "torch.einsum(torch.tensor([[1, 2, 3]]), torch.tensor([1, 0]))[:, 0]":
         ("int64", [1, 2, 3]),
+    # the deprecated torch.cholesky returns an empty input as it is; cross finds input's dim
+    "torch.cholesky(torch.ones(2, 0)).reshape(-1)": ("float32", []),
+    "torch.cross(torch.tensor([[1.0, 0, 0]]), torch.tensor([[0.0, 1, 0]]))[0]":
+        ("float32", [0, 0, 1]),
+    "torch.unravel_index(torch.tensor([3]), torch.Size([2, 2]))[1]": ("int64", [1]),
     # empty slices along the selected dim are fine
     "torch.unique(torch.ones(0, 3), dim=0).reshape(-1)": ("float32", []),
 }
@@ -288,3 +306,9 @@ def test_cholesky_out_is_row_major():
     tg.cholesky(tg.eye(3) * 4, out=out)
     assert out.stride() == (3, 1) and out.tolist() == (tg.eye(3) * 2).tolist()
     assert tg.linalg.cholesky(tg.eye(3) * 4, out=tg.empty(0)).stride() == (1, 3)
+
+
+def test_unravel_index_refuses_a_tensor_shape():
+    with pytest.raises(TypeError, match=r"^expected 'shape' to be int or sequence of ints, but "
+                                        r"got <class 'teachgrad.Tensor'>"):
+        tg.unravel_index(tg.tensor([3]), tg.tensor([4]))
