@@ -312,3 +312,15 @@ def test_unravel_index_refuses_a_tensor_shape():
     with pytest.raises(TypeError, match=r"^expected 'shape' to be int or sequence of ints, but "
                                         r"got <class 'teachgrad.Tensor'>"):
         tg.unravel_index(tg.tensor([3]), tg.tensor([4]))
+
+
+def test_signs_of_zero_as_pytorch():
+    # J₁ is odd: J₁(−0) = −0 (it was +0)
+    assert str(tg.special.bessel_j1(tg.tensor([-0.0, 0.0])).tolist()) == "[-0.0, 0.0]"
+    # mvlgamma's gradient at −0: PyTorch adds a to arange's offsets (0.0 + −0.0 = +0.0), so
+    # digamma meets +0 there: −inf (digamma(−0.0) is +inf). At 1.5 (p = 2):
+    # digamma(1.5) + digamma(1.0) = (2 − 2 ln 2 − γ) + (−γ)
+    x = tg.tensor([-0.0, 1.5], requires_grad=True)
+    tg.mvlgamma(x, 2).sum().backward()
+    gamma = 0.5772156649015329
+    assert x.grad.tolist() == [-math.inf, pytest.approx(2 - 2 * math.log(2) - 2 * gamma)]
