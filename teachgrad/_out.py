@@ -84,7 +84,7 @@ SPECIAL_OUT_FUNCTIONS = (
     "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
     "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "logit",
     "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-    "ndtr", "ndtri", "psi", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "ndtr", "ndtri", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
     "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc",
     "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
@@ -163,6 +163,7 @@ _OUT_DTYPES = {
 # for a refusal (the others say "result type Float can't be cast to ...").
 _CAST_MESSAGES = {
     "mean": "mean.dtype_out(): input types can't be cast to the desired output type {out}",
+    "ldexp": "ldexp can't be cast to the desired output type {out}",
     **dict.fromkeys(("max", "min"), "Expected canCast( typeMetaToScalarType(self.dtype()), "
                     "typeMetaToScalarType(out.dtype())) to be true, but got false."),
 }
@@ -171,7 +172,7 @@ _CAST_MESSAGES = {
 _NOT_DIFFERENTIABLE = frozenset((
     "argmax", "argmin", "nonzero", "histc", "bucketize", "searchsorted", "eq", "ne", "ge",
     "gt", "le", "lt", "isneginf", "isposinf", "signbit", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "all", "any", "isin",
+    "logical_or", "logical_xor", "all", "any", "isin", "matrix_rank",
     # torch.special's functions PyTorch gives no derivative (their results never require grad)
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
     "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
@@ -238,6 +239,11 @@ def _dtype_refusal(name: str, result: Tensor, out: Tensor) -> str | None:
         return None if out._data.dtype.name in allowed else message.format(**names)
     if name in _SAME_DTYPE_MESSAGES:
         return None if same else _SAME_DTYPE_MESSAGES[name].format(**names)
+    if name in ("searchsorted", "bucketize") and not same:  # (int32 iff out_int32=True)
+        return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                "or Long(int64) depending on whether out_int32 flag is True, but we got output "
+                f"tensor's dtype {names['out']} and out_int32 flag is "
+                f"{result._data.dtype == np.int32}")
     if name == "logsumexp" and out._data.dtype.kind != "f":
         return ("logsumexp(): Expected floating point type for result tensor, but got: "
                 f"{names['out']}")
@@ -254,8 +260,80 @@ def _short(t: Tensor) -> str:
     return t.dtype._legacy.removesuffix("Tensor")
 
 
-def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
-    """Copy ``result`` into ``out`` (resized if needed) and return ``out``."""
+def _castable_from_float(prefix: str) -> Callable:
+    """The linalg functions that check first that their float result casts to ``out``."""
+    def check(x: np.dtype, out: np.dtype, names: dict) -> str | None:
+        if x.kind == "f" and not np.can_cast(x, out, "same_kind"):
+            return (f"{prefix}: Expected result to be safely castable from {names['x']} dtype, "
+                    f"but got result with dtype {names['out']}")
+        return None
+    return check
+
+
+def _exact_for_float(message: str) -> Callable:
+    """Norms of a float tensor: ``out`` must have its dtype (checked first)."""
+    def check(x: np.dtype, out: np.dtype, names: dict) -> str | None:
+        return message.format(**names) if x.kind == "f" and x != out else None
+    return check
+
+
+def _diag_out(x: np.dtype, out: np.dtype, names: dict) -> str | None:
+    if names["ndim"] == 1 and not np.can_cast(x, out, "same_kind"):
+        return (f"diag: result type {names['x']} can't be cast to the desired out= type "
+                f"{names['out']}")
+    return None if x == out or names["ndim"] not in (1, 2) else _EXACT.format(
+        result_cpp=names["x_cpp"], out_cpp=names["out_cpp"])
+
+
+def _nan_reduction_out(mean: bool) -> Callable:
+    def check(x: np.dtype, out: np.dtype, names: dict) -> str | None:
+        if mean and x.kind != "f":
+            return ("nanmean(): integral types and 'Bool' are not supported for nanmean, even "
+                    "for empty tensors.")
+        if x.kind == "f" and out.kind != "f":  # (PyTorch sums in out's dtype: no int kernel)
+            return f"\"nansum_cpu\" not implemented for '{names['out']}'"
+        return None
+    return check
+
+
+# Functions whose PyTorch kernel checks ``out``'s dtype against the input's before anything
+# else (the others compute first, then refuse: write_out): (input dtype, out dtype, names)
+# -> PyTorch's message, or None. Keyed by the name called (linalg_norm is not torch.norm).
+_OUT_DTYPE_FIRST: dict[str, Callable] = {
+    "cholesky": _castable_from_float("cholesky"),
+    "linalg_cond": _castable_from_float("linalg.cond"),
+    "linalg_pinv": _castable_from_float("linalg.pinv"),
+    "linalg_tensorinv": _castable_from_float("tensorinv"),
+    "linalg_norm": _exact_for_float("linalg.norm expected out tensor dtype {x} but got: {out}"),
+    "linalg_vector_norm": _exact_for_float(_EXACT.replace("result_cpp", "x_cpp")),
+    "slice_copy": lambda x, out, names: None if x == out else _EXACT.format(
+        result_cpp=names["x_cpp"], out_cpp=names["out_cpp"]),
+    "bitwise_not": lambda x, out, names: None if x == out else
+    f"Found dtype {names['out']} but expected {names['x']}",
+    "diag": _diag_out,
+    "nansum": _nan_reduction_out(mean=False),
+    "nanmean": _nan_reduction_out(mean=True),
+}
+
+
+def _check_out_dtype_first(called: str, args: tuple, kwargs: dict, out) -> None:
+    """Refuse ``out``'s dtype before computing, where PyTorch does (``_OUT_DTYPE_FIRST``)."""
+    check = _OUT_DTYPE_FIRST.get(called)
+    x = args[0] if args else kwargs.get("input", kwargs.get("A"))
+    if check is None or not isinstance(x, Tensor) or not isinstance(out, Tensor) or \
+            kwargs.get("dtype") is not None:
+        return
+    names = {"x": _short(x), "out": _short(out), "x_cpp": _CPP_NAMES[x._data.dtype.name],
+             "out_cpp": _CPP_NAMES[out._data.dtype.name], "ndim": x._data.ndim}
+    message = check(x._data.dtype, out._data.dtype, names)
+    if message is not None:
+        kind = NotImplementedError if message.startswith('"') else RuntimeError
+        raise kind(message)
+
+
+def write_out(name: str, result: Tensor, out: Tensor, row_major: bool = False) -> Tensor:
+    """Copy ``result`` into ``out`` (resized if needed) and return ``out``; ``row_major``:
+    a resized ``out`` stays row-major (PyTorch copies such a function's result into it)."""
     if not isinstance(out, Tensor):
         raise TypeError(
             f"{name}(): argument 'out' must be Tensor, not {python_type_name(out)}"
@@ -276,7 +354,7 @@ def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
                 UserWarning,
             )
         out.resize_(result.shape)
-        if not result._data.flags.c_contiguous and result.numel():
+        if not row_major and not result._data.flags.c_contiguous and result.numel():
             # a resized out takes the layout the result has (column-major for LAPACK's
             # results, a permuted input's order for pointwise ops), as PyTorch's kernels
             # set it; an out of the right shape keeps its own
@@ -321,12 +399,16 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
             )
         if name in _REDUCE_IN_OUT_DTYPE and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
-        if name not in _NOT_DIFFERENTIABLE and is_grad_enabled() and (
+        if name not in _NOT_DIFFERENTIABLE and called not in _COMPOSITE_OUT and \
+                is_grad_enabled() and (
             _requires_grad(args, kwargs) or (isinstance(out, Tensor) and out.requires_grad)
         ):
-            raise _out_autograd_error(name, called)
+            raise _out_autograd_error(name, called, args)
         _check_out_memory(name, args, kwargs, out)
-        return write_out(name, function(*args, **kwargs), out)
+        _check_out_dtype_first(called, args, kwargs, out)
+        if called in _COMPOSITE_OUT and is_grad_enabled() and _requires_grad(args, kwargs):
+            return _write_out_recorded(name, function(*args, **kwargs), out)
+        return write_out(name, function(*args, **kwargs), out, called in _ROW_MAJOR_OUT)
 
     with_out.checks_input = True  # (see _input_check: not to be wrapped again)
     return with_out
@@ -357,11 +439,37 @@ _NO_OUT_DERIVATIVE = {
     "alias_copy": "alias_copy", "conj_physical": "conj_physical", "detach_copy": "detach_copy",
     "diagonal_copy": "diagonal_copy", "floor_divide": "floor_divide", "heaviside": "heaviside",
     "slice_copy": "slice_copy", "slice_scatter": "slice_scatter", "t_copy": "t_copy",
+    "squeeze_copy": "squeeze_copy",
 }
 
 
-def _out_autograd_error(name: str, called: str) -> RuntimeError:
+# Functions PyTorch writes in Python-like C++ (CompositeImplicitAutograd): with out= they
+# compute as usual and copy into out, so out= records a graph (out.grad_fn is CopyBackwards).
+_COMPOSITE_OUT = frozenset(("linalg_cond", "linalg_matrix_norm", "linalg_norm", "inner",
+                            "special_ndtr"))
+
+
+# Functions whose result PyTorch copies into a resized out (torch.cholesky: the deprecated
+# name computes linalg.cholesky and copies), so out stays row-major where the result is not.
+_ROW_MAJOR_OUT = frozenset(("cholesky",))
+
+
+def _write_out_recorded(name: str, result: Tensor, out: Tensor) -> Tensor:
+    """``write_out`` for ``_COMPOSITE_OUT``: the copy into ``out`` is recorded."""
+    if out.requires_grad:  # (a leaf that requires grad cannot be written in place)
+        raise _out_autograd_error(name, name, ())
+    written = write_out(name, result.detach(), out)  # (dtype, resizing, warning)
+    written.copy_(result)  # again, recorded: the gradient flows back to the inputs
+    return written
+
+
+def _out_autograd_error(name: str, called: str, args: tuple) -> RuntimeError:
     """PyTorch's refusal of out= when an argument requires grad, naming its kernel."""
+    if called == "diag" and args and isinstance(args[0], Tensor):  # (diag_embed / diagonal)
+        called = "diag_embed" if args[0]._data.ndim == 1 else "diagonal_copy"
+        return RuntimeError(f"derivative for aten::{called} is not implemented\nHint: out= "
+                            "never records a graph; call the function without out= to "
+                            "differentiate it.")
     if called in _NO_OUT_DERIVATIVE:
         return RuntimeError(f"derivative for aten::{_NO_OUT_DERIVATIVE[called]} is not "
                             "implemented\nHint: out= never records a graph; call the "
@@ -465,8 +573,11 @@ def accepts_tuple_out(function: Callable, name: str) -> Callable:
         if is_grad_enabled() and (_requires_grad(args, kwargs) or any(
                 isinstance(o, Tensor) and o.requires_grad
                 for o in (out if isinstance(out, (tuple, list)) else (out,)))):
+            # (max(a, b) and min(a, b) are PyTorch's maximum and minimum kernels)
+            pairwise = name in ("max", "min") and len(args) > 1 and isinstance(args[1], Tensor)
             raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
+                f"{name + 'imum' if pairwise else name}(): functions with out=... arguments "
+                "don't support automatic "
                 "differentiation, but one of the arguments requires grad."
             )
         result = function(*args, **kwargs)

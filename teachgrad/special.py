@@ -56,7 +56,8 @@ from .ops.orthogonal_polynomials import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
-from .ops.pointwise import exp2, expm1, log1p, round, sigmoid  # noqa: A004 - PyTorch's name
+from .ops.pointwise import exp2, expm1, log1p, sigmoid
+from .ops.pointwise import special_round as round  # noqa: A004 - PyTorch's name
 from .ops.reduce import logsumexp
 from .ops.special import (
     entr,

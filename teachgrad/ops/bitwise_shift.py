@@ -14,6 +14,7 @@ from .._dtypes import result_type
 from .._missing_arguments import REQUIRED, untested
 from .._tensor import Tensor, _make, tensor_method
 from .inplace import inplace_method
+from .pointwise import _check_shapes_broadcast
 
 __all__ = ["bitwise_left_shift", "bitwise_right_shift"]
 
@@ -24,8 +25,10 @@ def _as_tensor(x) -> Tensor:
 
 def _shift(input, other, left: bool) -> Tensor:
     a, b = _as_tensor(input), _as_tensor(other)
+    if a._data.shape != b._data.shape:  # PyTorch checks the shapes before the dtype
+        _check_shapes_broadcast(a._data.shape, b._data.shape)
     target = result_type(input, other)
-    if target.is_floating_point:
+    if target.numpy.kind in "fb":  # a float, or bool << bool: PyTorch has no kernel
         kernel = "lshift_cpu" if left else "rshift_cpu"
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{target._legacy.removesuffix('Tensor')}'"

@@ -155,12 +155,17 @@ def _from_sublists(args: tuple) -> tuple[str, tuple]:
     letter (0-25 upper case, 26-51 lower case, as PyTorch), ``...`` is kept."""
 
     def letters(sublist) -> str:
+        # PyTorch's own parsing (torch/functional.py), comparisons and chr() included: so a
+        # tensor given as a sublist fails as it does there (a float subscript in chr(), a
+        # row of a 2-D tensor in `and`), and an int tensor's elements are subscripts
         out = []
         for s in sublist:
             if s is Ellipsis:
                 out.append("...")
-            elif isinstance(s, int) and 0 <= s < 52:
-                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            elif s >= 0 and s < 26:
+                out.append(chr(ord("A") + s))
+            elif s >= 26 and s < 52:
+                out.append(chr(ord("a") + s - 26))
             else:
                 raise ValueError(
                     "einsum(): subscript in subscript list is not within the valid range "

@@ -91,7 +91,9 @@ class MvlgammaBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * sum(recorded_or_plain(digamma, _digamma, a - j / 2) for j in range(ctx.p))
+        # (PyTorch adds a to arange's offsets: 0.0 + a, so a = -0.0 meets digamma at +0.0)
+        return grad * sum(recorded_or_plain(digamma, _digamma, (0.0 - j / 2) + a)
+                          for j in range(ctx.p))
 
 
 @tensor_method()

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtypes import result_type
 from .._tensor import Tensor, tensor_method
 from .gamma import lgamma
 from .numerics import gamma as _gamma_kernels
 from .numerics.incomplete_gamma import regularized_gamma, regularized_gamma_both
 from .op import NoDerivative, Op
-from .pointwise import _binary
+from .pointwise import _binary, _check_broadcast
 
 
 def _density(a, x):
@@ -47,13 +48,17 @@ class IgammaGradInputBackward0(NoDerivative):
 
 
 def _check_floating(a: Tensor, x: Tensor, kernel: str) -> None:
-    for t in (a, x):
-        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
-            raise NotImplementedError(
-                f"\"{kernel}\" not implemented for '{t.dtype._legacy.removesuffix('Tensor')}'"
-                "\nHint: the incomplete gamma functions take floating-point tensors "
-                "(x.float())."
-            )
+    """PyTorch's checks, in its order: the shapes broadcast, then the *promoted* dtype is a
+    float (an int or bool tensor beside a float one is promoted, as in ``a * x``)."""
+    if isinstance(a, Tensor) and isinstance(x, Tensor) and a._data.shape != x._data.shape:
+        _check_broadcast(a, x)
+    dtype = result_type(a, x)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{dtype._legacy.removesuffix('Tensor')}'"
+            "\nHint: the incomplete gamma functions take floating-point tensors "
+            "(x.float())."
+        )
 
 
 class IgammaBackward0(Op):

@@ -1050,6 +1050,11 @@ def unravel_index(indices, shape) -> tuple:
     if idx.dtype.kind not in "iu":
         dtype = indices.dtype if isinstance(indices, Tensor) else idx.dtype
         raise TypeError(f"expected 'indices' to be integer dtype, but got {dtype}")
+    ints = (int, np.integer)
+    if not isinstance(shape, ints) and not (
+            isinstance(shape, (tuple, list)) and all(isinstance(s, ints) for s in shape)):
+        kind = "<class 'teachgrad.Tensor'>" if isinstance(shape, Tensor) else str(type(shape))
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {kind}")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")

@@ -739,6 +739,33 @@ def _clamp_by_numbers(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return clamp
 
 
+def _ldexp(self: Tensor, other: Tensor) -> Tensor:
+    """``ldexp`` for ``ldexp_``: its float result refused for an integer ``self`` in the
+    words of PyTorch's ldexp (not the generic "result type Float can't be cast ...")."""
+    result = pointwise.ldexp(self, other)
+    if not np.can_cast(result._data.dtype, self._data.dtype, "same_kind"):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                           f"{_torch_name(self._data.dtype)}\nHint: ldexp's result is a "
+                           "float: write it into a float tensor (x = x.float() first).")
+    return result
+
+
+def _shape_first(op: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """``op`` for its in-place method ``name``, refusing a result of another shape than
+    ``self`` before ``op``'s kernel refuses a dtype: PyTorch's TensorIterator checks the
+    output's shape first (``torch.tensor(2.5).gcd_(torch.ones(6))`` names the shapes)."""
+
+    @functools.wraps(op)
+    def shaped(self: Tensor, other, *args, **kwargs) -> Tensor:
+        if not isinstance(other, Tensor):  # (the method's parser: other is its argument 1)
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        _check_output_shape(self, other)
+        return op(self, other, *args, **kwargs)
+
+    return shaped
+
+
 _INPLACE = {
     "add_": pointwise.add, "sub_": pointwise.sub, "mul_": pointwise.mul,
     "div_": pointwise.div, "pow_": pointwise.pow, "neg_": pointwise.neg,
@@ -762,7 +789,8 @@ _INPLACE = {
     "floor_divide_": pointwise.floor_divide, "__ifloordiv__": pointwise.floor_divide,
     "true_divide_": pointwise.div, "negative_": pointwise.neg, "absolute_": pointwise.abs,
     "exp2_": pointwise.exp2, "sgn_": pointwise.sgn, "nextafter_": pointwise.nextafter,
-    "ldexp_": pointwise.ldexp, "gcd_": pointwise.gcd, "lcm_": pointwise.lcm,
+    "ldexp_": _ldexp, "gcd_": _shape_first(pointwise.gcd, "gcd_"),
+    "lcm_": _shape_first(pointwise.lcm, "lcm_"),
 }
 
 for _name, _op in _INPLACE.items():

@@ -454,6 +454,8 @@ def _check_dot(a: Tensor, b: Tensor, operands: tuple | None = None) -> None:
 
 
 def _check_mv(m: Tensor, v: Tensor, operands: tuple | None = None) -> None:
+    if m._data.ndim == 0:  # (PyTorch reads the matrix's size(0) first)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if m._data.ndim != 2 or v._data.ndim != 1:
         raise _fail(
             f"vector + matrix @ vector expected, got 1, {m._data.ndim}, {v._data.ndim}",

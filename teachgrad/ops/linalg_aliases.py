@@ -124,6 +124,8 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
         "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
         "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
         "for all valid (symmetric positive definite) inputs.", UserWarning)
+    if input.numel() == 0:  # (PyTorch's deprecated cholesky returns empty_like first)
+        return input.detach().clone()
     dec.check_matrix("cholesky", input, square=True)
     return dec.CholeskyBackward0.apply(input, upper=bool(upper))
 

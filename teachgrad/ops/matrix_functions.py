@@ -260,12 +260,14 @@ def default_cross_dim(a: Tensor, b: Tensor) -> int:
         "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
         "change to agree with that of linalg.cross in a future release.",
         UserWarning)
+    # PyTorch looks for it in input's own sizes, before linalg.cross checks the operands
+    d = next((d for d, size in enumerate(a._data.shape) if size == 3), None)
+    if d is None:
+        raise RuntimeError("no dimension of size 3 in input")
     if a._data.ndim != b._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    for d, size in enumerate(np.broadcast_shapes(*_checked_broadcast(a, b))):
-        if size == 3:
-            return d
-    raise RuntimeError("no dimension of size 3 in input")
+    _checked_broadcast(a, b)
+    return d
 
 
 @numpy_protocol.register(np.cross)
@@ -539,6 +541,8 @@ def inner(input: Tensor, other: Tensor = REQUIRED) -> Tensor:  # noqa: A002
         raise missing("inner", inner, input, other)
     if input._data.ndim == 0 or other._data.ndim == 0:
         return mul(input, other)
+    if input._data.ndim == other._data.ndim == 1 and input._data.dtype == np.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")  # (1-D: dot)
     if input._data.shape[-1] != other._data.shape[-1]:
         raise RuntimeError(
             "inner() the last dimension must match on both input tensors but got shapes "

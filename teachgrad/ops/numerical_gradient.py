@@ -88,6 +88,9 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     (tensor([3., 4., 6., 7.]),)
     """
     nd = input._data.ndim
+    if nd == 0 and dim is not None:
+        first = dim if isinstance(dim, int) else next(iter(dim), 0)
+        raise IndexError(f"Dimension specified as {first} but tensor has no dimensions")
     dims = (list(range(nd)) if dim is None
             else [_wrap_dim(k, nd) for k in ((dim,) if isinstance(dim, int) else dim)])
     if edge_order not in (1, 2):

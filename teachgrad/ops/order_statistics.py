@@ -161,40 +161,46 @@ class TransposeBackward1(TransposeBackward0):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantiles(input: Tensor, q, name: str) -> tuple[np.ndarray, bool]:
-    """``q`` as a 1-D array of the input's dtype, and whether it was a single number."""
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if isinstance(q, Tensor):
-        if q._data.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q._data.dtype != input._data.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        values = q._data.reshape(-1)
-        if not ((values >= 0) & (values <= 1)).all():
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-        return values, q._data.ndim == 0
-    if isinstance(q, bool) or not isinstance(q, (int, float, np.floating)):
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments - got (Tensor, "
-            f"{type(q).__name__}), but expected (Tensor input, Tensor q, ...) or "
-            "(Tensor input, float q, ...)"
-        )
-    if not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-    return np.array([q], dtype=input._data.dtype), True
+def _quantiles(input: Tensor, q, name: str, interpolation: str) -> tuple[np.ndarray, bool]:
+    """``q`` as a 1-D array of the input's dtype, and whether it was a single number.
 
-
-def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool,
-              name: str) -> Tensor:
-    qs, scalar_q = _quantiles(input, q, name)
-    if input._data.size == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    The checks run in PyTorch's order: a number q's range, the interpolation's name, then
+    (quantile_checks) a non-empty input, q's dimensions, the input's dtype, q's dtype and
+    q's values. nanquantile's are worded as quantile's, as in PyTorch (shared checks)."""
+    name = "quantile"
+    if not isinstance(q, Tensor):
+        if isinstance(q, bool) or not isinstance(q, (int, float, np.floating)):
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, "
+                f"{type(q).__name__}), but expected (Tensor input, Tensor q, ...) or "
+                "(Tensor input, float q, ...)"
+            )
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
             f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
             f"nearest, but got {interpolation}"
         )
+    if input._data.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q._data.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if not isinstance(q, Tensor):
+        return np.array([q], dtype=input._data.dtype), True
+    if q._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    values = q._data.reshape(-1)
+    if not ((values >= 0) & (values <= 1)).all():
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    return values, q._data.ndim == 0
+
+
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool,
+              name: str) -> Tensor:
+    qs, scalar_q = _quantiles(input, q, name, interpolation)
     ndim = input._data.ndim
     if dim is None:  # over all elements: one row
         rows = reshape(input, (-1,))

@@ -1905,7 +1905,32 @@ def round(input: Tensor, *, decimals: int = NOT_GIVEN) -> Tensor:  # noqa: A001
     """Round half to even (zero gradient); to ``decimals`` places if given."""
     if decimals is NOT_GIVEN:  # (PyTorch's other overload and node; None is refused)
         return _rounding(RoundBackward0, np.round, input)
+    if input._data.dtype.kind != "f":  # the decimals kernel has no integer types at all
+        raise _no_kernel("round_cpu", input)
     return _rounding(RoundBackward1, lambda a: np.round(a, decimals), input)
+
+
+def _no_kernel(kernel: str, input: Tensor) -> NotImplementedError:
+    """PyTorch's refusal of a dtype its kernel was not compiled for."""
+    name = from_numpy_dtype(input._data.dtype)._legacy.removesuffix("Tensor")
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{name}'\nHint: round a "
+                               "float tensor (x.float()); an integer one is already round.")
+
+
+def special_round(input: Tensor, *, decimals: int = NOT_GIVEN) -> Tensor:
+    """``torch.special.round``: ``round`` of float tensors only (PyTorch's special_round
+    has no integer kernel, where ``torch.round`` copies an integer tensor).
+
+    >>> import teachgrad as torch
+    >>> torch.special.round(torch.tensor([0.5, 1.5, 2.25]))
+    tensor([0., 2., 2.])
+    """
+    if isinstance(input, Tensor) and input._data.dtype.kind != "f":
+        raise _no_kernel("round_vml_cpu" if decimals is NOT_GIVEN else "round_cpu", input)
+    return round(input) if decimals is NOT_GIVEN else round(input, decimals=decimals)
+
+
+special_round.__name__ = "round"  # PyTorch's kernel errors (out=, autograd) say round()
 
 
 @tensor_method()
@@ -2140,11 +2165,14 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 class LdexpBackward0(Op):
     formula = "∂(a·2ᵇ)/∂a = 2ᵇ    ∂(a·2ᵇ)/∂b = a·2ᵇ·ln 2 = result·ln 2"
     saved_names = ("other", "result")  # grad_fn._saved_...
+    power_dtype = None  # the dtype 2ᵇ is computed in, when b's float dtype is narrower
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, power_dtype=None):
         # PyTorch's formulas, and what they keep: b for a's gradient, the result always
-        out = a * np.exp2(b)
+        if power_dtype is not None:
+            ctx.power_dtype = power_dtype
+        out = a * _power_of_two(b, power_dtype).astype(a.dtype, copy=False)
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, out)
         return out
 
@@ -2152,9 +2180,17 @@ class LdexpBackward0(Op):
     def backward(ctx, grad):
         b, out = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
-        return (grad * np.power(2.0, b) if need_a else None,
+        return (grad * _power_of_two(b, ctx.power_dtype) if need_a else None,
                 grad * out * _LN2 if need_b else None)
+
+
+def _power_of_two(b, dtype: np.dtype | None):
+    """2ᵇ, in ``dtype`` when given: PyTorch raises 2 to a float exponent in the exponent's
+    own dtype (float32 for ldexp(float64, float32)), then multiplies in the result's."""
+    if dtype is not None:
+        b = b.astype(dtype) if isinstance(b, np.ndarray) else b.to(from_numpy_dtype(dtype))
+    # (np.power: a tensor under create_graph, so 2ᵇ is recorded)
+    return np.exp2(b) if isinstance(b, np.ndarray) else np.power(2.0, b)
 
 
 @tensor_method()
@@ -2167,11 +2203,18 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """
     _require_tensor_other("ldexp", other)
     _check_broadcast(input, other)
+    if input._data.dtype.kind == "f" and other._data.dtype == np.bool_:
+        # PyTorch's kernel for a float mantissa takes int or float exponents only
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'\n"
+                                  "Hint: give the exponents as integers (other.long()).")
     dtype = result_type(input, other)
     if not dtype.is_floating_point:
         dtype = get_default_dtype()
+    narrower = other._data.dtype.kind == "f" and other._data.dtype != dtype.numpy
     a = input if input._data.dtype == dtype.numpy else input.to(dtype)
     b = other if other._data.dtype == dtype.numpy else other.to(dtype)
+    if narrower:
+        return LdexpBackward0.apply(a, b, power_dtype=other._data.dtype)
     return LdexpBackward0.apply(a, b)
 
 

@@ -1612,11 +1612,12 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     >>> torch.tensor([0., 0., 10.]).logcumsumexp(0)
     tensor([ 0.0000,  0.6931, 10.0001])
     """
+    wrapped = _wrap_dim(dim, input._data.ndim)  # (PyTorch checks dim before the dtype)
     if input._data.dtype.kind != "f":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_scalar_type_name(input)}'"
         )
-    out = LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
+    out = LogcumsumexpBackward0.apply(input, dim=wrapped)
     if dim < 0:
         keep_given(out, LogcumsumexpBackward0, dim=dim)  # (shown as given)
     return out

@@ -123,16 +123,21 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         if return_inverse and not a.ndim:  # a 0-d input has a 0-d inverse
             out = (out[0], out[1].reshape(()), *out[2:])
         return out
-    d = _unique_dim(dim, a.ndim)
+    d = _unique_dim(dim, a.shape)
     return UniqueDimBackward0.apply(input, dim=d, return_inverse=return_inverse,
                                     return_counts=return_counts)
 
 
-def _unique_dim(dim: int, ndim: int) -> int:
-    """``dim`` wrapped; a 0-d tensor has no dimension to take slices along."""
-    if ndim == 0:
+def _unique_dim(dim: int, shape: tuple) -> int:
+    """``dim`` wrapped; a 0-d tensor has no dimension to take slices along, and an empty
+    one's slices must not be empty (PyTorch cannot tell such slices apart)."""
+    if not shape:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return _wrap_dim(dim, ndim)
+    d = _wrap_dim(dim, len(shape))
+    if 0 in shape[:d] + shape[d + 1:]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return d
 
 
 @tensor_method()
@@ -146,7 +151,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """
     a = input._data
     if dim is not None:
-        dim = _unique_dim(dim, a.ndim)
+        dim = _unique_dim(dim, a.shape)
     source = input if a.ndim or dim is not None else input.reshape(1)
     out = UniqueConsecutiveBackward0.apply(source, dim=dim, return_inverse=return_inverse,
                                            return_counts=return_counts)
@@ -227,6 +232,9 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
             )
         seq = np.take_along_axis(seq, sorter._data, axis=-1)
     common = np.result_type(seq.dtype, values.dtype)  # compare in a type that holds both
+    if common == np.bool_:  # (a bool beside an int is searched as 0 or 1)
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'\n"
+                                  "Hint: search int or float tensors (x.long()).")
     seq, values = seq.astype(common, copy=False), values.astype(common, copy=False)
     if seq.ndim == 1:
         found = np.searchsorted(seq, values, side=where)

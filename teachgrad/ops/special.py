@@ -1141,10 +1141,10 @@ def trace(input: Tensor) -> Tensor:
     >>> torch.tensor([[1., 2.], [3., 4.]]).trace()
     tensor(5.)
     """
+    if input._data.dtype == np.bool_:  # (PyTorch's dispatch on the dtype comes first)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return TraceBackward0.apply(input)
 
 

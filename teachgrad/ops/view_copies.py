@@ -84,6 +84,8 @@ def _alias(input: Tensor) -> Tensor:
 def _slice(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
            step: int = 1) -> Tensor:
     """``input[start:end:step]`` along ``dim`` (Python's clamping of start and end)."""
+    if input._data.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = shape._wrap_dim(dim, input._data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")

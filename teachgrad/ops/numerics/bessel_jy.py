@@ -134,7 +134,7 @@ def j1(x: np.ndarray) -> np.ndarray:
     large = ~small
     amplitude, theta, p, q = _hankel(1, ax[large])
     out[large] = amplitude * (p * np.cos(theta) - q * np.sin(theta))
-    return np.where(x < 0, -out, out)
+    return np.where(np.signbit(x), -out, out)  # (odd: J₁(−0) = −0, as in PyTorch)
 
 
 def y0(x: np.ndarray) -> np.ndarray:
