@@ -633,8 +633,6 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
     Returns ``(values, sources)``; a source is ``None`` (constant), ``(tensor, version)``
     (an input) or ``(version_cell, version, output_nr)`` (an output; an in-place op written
     through a view adds a weak reference to the view's new grad_fn, for the error message).
-    A Python number the op made an array of (``x * 2.5``) is a constant too, whose number
-    is kept aside for ``grad_fn._saved_other`` (see :func:`_record_numbers`).
     """
     sources = []
     for v in values:
@@ -650,8 +648,6 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
                 # number that the op turned into an array of the tensor's dtype).
                 if type(x) not in _CONSTANTS:
                     source = (x, x._vc[0])
-                elif type(x) in _PYTHON_NUMBERS:  # a Python number: done apart, see above
-                    return _record_numbers(values, inputs, arrays, outputs)
                 break
             i += 1  # noqa: SIM113 - enumerate costs more here
         else:
@@ -665,44 +661,6 @@ def record_saved(values: tuple, inputs: tuple, arrays: list, outputs: tuple) -> 
         saved.sources = _without_packed_data(saved.sources, saved.packed)
         return saved
     return (values, tuple(sources))
-
-
-def _record_numbers(values: tuple, inputs: tuple, arrays: list, outputs: tuple):
-    """:func:`record_saved` for an op that saved a Python number it made an array of.
-
-    The op computed with the number as a 0-d array of the tensor's dtype (faster in
-    NumPy, see ``ops/op.py``'s ``_promote``), and that array is what backward reads.
-    PyTorch keeps the number as a 0-d tensor of the number's own type: ``(x * 2).grad_fn.
-    _saved_other`` is ``tensor(2)``, an int64, and ``x * 2.5``'s is a float64. The numbers
-    are kept next to the sources (:class:`NumberSources`), for ``saved_value`` alone. A
-    separate function, so that the usual ops (no number saved) pay nothing for it.
-    """
-    numbers = {}
-    for position, v in enumerate(values):
-        for x, a in zip(inputs, arrays):
-            if v is a and type(x) in _PYTHON_NUMBERS:
-                numbers[position] = x
-                break
-    # The same record with each number's array as the input: a constant, as before.
-    plain = tuple([a if type(x) in _PYTHON_NUMBERS else x for x, a in zip(inputs, arrays)])
-    saved = record_saved(values, plain, arrays, outputs)
-    if type(saved) is tuple:
-        return (saved[0], NumberSources(saved[1], numbers))
-    saved.sources = NumberSources(saved.sources, numbers)  # (packed: numbers never are)
-    return saved
-
-
-class NumberSources(tuple):
-    """The sources of a node's saved values (None for a number) and, in ``numbers``, each
-    Python number by its position, which ``grad_fn._saved_<name>`` shows as PyTorch does."""
-
-    def __new__(cls, sources: tuple, numbers: dict) -> NumberSources:
-        self = super().__new__(cls, sources)
-        self.numbers = numbers
-        return self
-
-
-_PYTHON_NUMBERS = (int, float, bool)
 
 
 class SavedInput(NamedTuple):
@@ -929,8 +887,6 @@ def saved_value(node: Node, index: int):
     if index >= len(values):
         return None
     source = sources[index]
-    if type(sources) is NumberSources and index in sources.numbers:  # x * 2: tensor(2)
-        return _make(np.array(sources.numbers[index]))  # (int64, float64 or bool, as PyTorch)
     if type(saved) is PackedSaved and index in saved.packed:
         # (unchecked, as in unpack_saved: a packed tensor has no version check)
         value = _reconnect(node, saved.unpack_one(index), source)
