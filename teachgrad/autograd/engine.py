@@ -863,6 +863,9 @@ def _check_broadcast(got: tuple, expected: tuple, node: Node, index: int) -> tup
 _HALF = np.dtype(np.float16)
 
 
+_add_reduce = np.add.reduce
+
+
 def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum ``g`` over the dimensions that broadcasting added or stretched, to ``shape``."""
     lead = g.ndim - len(shape)
@@ -871,7 +874,8 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     )
     if not stretched and g.dtype is not _HALF:
         # Only leading dimensions were added (a bias): one sum leaves exactly ``shape``.
-        return g.sum(axis=tuple(range(lead))) if lead else g
+        # (np.add.reduce is g.sum without the Python frame ndarray.sum runs first)
+        return _add_reduce(g, tuple(range(lead))) if lead else g
     axes = tuple(range(lead)) + stretched
     if axes:
         if g.dtype == np.float16:  # half adds up in float32, as in PyTorch (65504 + 1 is inf)

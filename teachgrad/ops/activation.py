@@ -30,8 +30,9 @@ def _shifted(a: np.ndarray, dim) -> np.ndarray:
     A row holding +inf (or only -inf) has no finite peak: ``inf - inf`` makes it NaN, which
     is PyTorch's result for such rows, so only NumPy's warning about it is silenced.
     """
-    peak = a.max(axis=dim, keepdims=True)
-    if np.isfinite(peak).all():
+    # (the ufuncs' reduce: a.max() and .all() would first run a Python frame in NumPy)
+    peak = np.maximum.reduce(a, axis=dim, keepdims=True)
+    if np.logical_and.reduce(np.isfinite(peak), axis=None):
         return a - peak
     with np.errstate(invalid="ignore"):
         return a - peak
@@ -96,7 +97,8 @@ class LogSoftmaxBackward0(Op):
         else:
             # The sum is at least 1 (the peak's exp(0)) or NaN: its log never warns.
             shifted = _shifted(a, dim)
-            out = row_major(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+            total = np.add.reduce(np.exp(shifted), axis=dim, keepdims=True)
+            out = row_major(shifted - np.log(total))
         ctx.save_for_backward(out)
         return out
 
@@ -104,7 +106,7 @@ class LogSoftmaxBackward0(Op):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            return grad - np.exp(out) * np.sum(grad, axis=ctx.dim, keepdims=True)
+            return grad - np.exp(out) * np.add.reduce(grad, axis=ctx.dim, keepdims=True)
         return LogSoftmaxBackwardDataBackward0.record(ctx, grad, out)  # create_graph
 
 

@@ -508,7 +508,7 @@ class TBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         if type(grad) is not Tensor:
-            return np.transpose(grad)
+            return grad.T  # (np.transpose(grad), without NumPy's Python-level dispatch)
         return grad.t()  # (PyTorch's: t back, TBackward0 under create_graph, not a permute)
 
 
