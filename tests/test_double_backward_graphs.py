@@ -188,6 +188,45 @@ def test_nll_loss_gradient_is_one_node_reaching_the_input():
                                      "NllLossBackwardBackward0", "LogSoftmaxBackward0"]
 
 
+def _nll_second(lib, gg_rows):
+    """nll_loss's double-backward node's saved values, and the derivatives of its gradient
+    on ``gg`` (infs and nans off the target positions)."""
+    x = lib.tensor(_X, dtype=lib.float64, requires_grad=True)
+    up = lib.tensor([0.5, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    weight = lib.tensor([0.5, 2.0, 1.0, 0.25], dtype=lib.float64)
+    losses = lib.nn.functional.nll_loss(x, lib.tensor([0, 2, 1]), weight, ignore_index=1,
+                                        reduction="none")
+    (g,) = lib.autograd.grad(losses, x, up, create_graph=True)
+    node = g.grad_fn
+    saved = {name: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+    saved = {name: value.tolist() if isinstance(value, lib.Tensor) else value
+             for name, value in saved.items()}
+    gg = lib.tensor(gg_rows, dtype=lib.float64)
+    dx, dup = lib.autograd.grad(g, (x, up), gg)
+    return saved, dx.tolist(), dup.tolist()
+
+
+_NLL_GG = [[math.inf, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, math.nan], [1.0, 7.0, -math.inf, 1.0]]
+
+
+def test_nll_loss_second_node_saves_pytorchs_values_and_keeps_infs_off_target_out():
+    saved, dx, dup = _nll_second(teachgrad, _NLL_GG)
+    assert saved == {"_saved_ignore_index": 1, "_saved_reduction": 0,
+                     "_saved_target": [0, 2, 1], "_saved_weight": [0.5, 2.0, 1.0, 0.25]}
+    # ∂/∂x: zeros (not gg·0, nan at the infs); ∂/∂up: -w[t]·gg[n, t], 0 for the ignored
+    # sample 2 (its -inf at class 2 is not its target)
+    assert dx == [[0.0] * 4] * 3
+    assert dup == [-0.5 * math.inf, -1.0 * 3.0, 0.0]
+
+
+@pytest.mark.torch
+def test_nll_loss_second_node_as_pytorchs():
+    real = pytest.importorskip("torch")
+    ours, theirs = _nll_second(teachgrad, _NLL_GG), _nll_second(real, _NLL_GG)
+    assert ours[0] == theirs[0] and ours[1] == theirs[1]
+    np.testing.assert_array_equal(ours[2], theirs[2])
+
+
 def test_silu_second_graph_has_pytorchs_number_add_and_tensor_sub():
     x = _tensor([-1.5, 0.0, 0.7, 2.0])
     f = teachgrad.nn.functional.silu
