@@ -37,7 +37,65 @@ CASES = [
     "torch.nn.functional.nll_loss(x, torch.tensor([0, 2, 1]), torch.tensor([1., 2., .5, 3.],"
     " dtype=torch.float64), reduction='sum')",
     "torch.nn.functional.silu(x)",
+    # pointwise ops (times w: their second derivative in w too), by PyTorch's formulas
+    *[f"{a}.{op}() * w" for a, op in (
+        ("p", "sin"), ("p", "cos"), ("p", "tan"), ("p", "tanh"), ("p", "sigmoid"), ("p", "exp"),
+        ("p", "log"), ("(p * 0.3)", "asin"), ("(p * 0.3)", "acos"), ("p", "atan"),
+        ("p", "sinh"), ("p", "cosh"), ("p", "asinh"), ("(p + 1)", "acosh"),
+        ("(p * 0.3)", "atanh"), ("p", "erf"), ("p", "erfc"), ("(p * 0.3)", "erfinv"),
+        ("p", "rsqrt"), ("p", "reciprocal"), ("p", "log1p"), ("p", "expm1"), ("p", "log2"),
+        ("p", "log10"), ("p", "exp2"), ("p", "sqrt"), ("p", "square"), ("(p * 0.3)", "logit"),
+        ("p", "i0"), ("p", "frac"), ("x", "sin"))],
+    # reductions with dim, indexing, joining, where, norms
+    "x.mean(1, keepdim=True)", "x.prod(1)", "p.prod()", "x.amax(1)", "x.min(0)[0]",
+    "x.logsumexp(0)", "x.sum((0, 1), keepdim=True)", "x.cumsum(1)", "x.var(1, correction=0)",
+    "x[:, 1:3]", "x[[0, 2], 1]", "x[..., None]", "x.gather(1, torch.tensor([[0], [2], [1]]))",
+    "x.expand(2, 3, 4)", "x.reshape(4, 3)", "x.permute(1, 0)", "x.flip(0)", "x.repeat(2, 1)",
+    "x.diagonal()", "torch.trace(x[:, :3])", "torch.cat([x, w], 1)", "torch.stack([x, w])",
+    "torch.where(x > w, x, w)", "x.clamp(-0.5, 0.5)", "torch.maximum(x, w)", "x.norm(1)",
+    "torch.linalg.vector_norm(x, 2, dim=0)", "torch.linalg.norm(x)", "torch.linalg.matrix_norm(x)",
+    # matrix products of several shapes
+    "x.t().mm(w)", "torch.matmul(x, w.t())", "torch.matmul(x[None], w.t())",
+    "torch.matmul(w[0], x.t())", "torch.bmm(x[None], w.t()[None])",
+    "x.unsqueeze(0) @ w.unsqueeze(2)",
+    # nn: losses, activations, normalization, convolution, pooling
+    "torch.nn.functional.mse_loss(x, w)", "torch.nn.functional.smooth_l1_loss(x, w)",
+    "torch.nn.functional.huber_loss(x, w)",
+    "torch.nn.functional.binary_cross_entropy_with_logits(x, w.sigmoid())",
+    "torch.nn.functional.cross_entropy(x, p.softmax(1))",
+    "torch.nn.functional.cross_entropy(x, torch.tensor([0, 2, 1]), label_smoothing=0.1)",
+    "torch.nn.functional.gaussian_nll_loss(x, w, p)",
+    "torch.nn.functional.margin_ranking_loss(x, w, torch.ones(3, 4, dtype=torch.float64))",
+    "x.log_softmax(1)", "x.softmax(0)", "torch.nn.functional.softmax(x, -1)",
+    "torch.nn.functional.gelu(x)", "torch.nn.functional.elu(x)", "torch.nn.functional.softplus(x)",
+    "torch.nn.functional.relu(x)", "torch.nn.functional.leaky_relu(x, 0.1)",
+    "torch.nn.functional.logsigmoid(x)", "torch.nn.functional.hardtanh(x)",
+    "torch.nn.functional.layer_norm(x, (4,))",
+    "torch.nn.functional.layer_norm(x, (4,), w[0], p[0])",
+    "torch.nn.functional.batch_norm(x, None, None, training=True)",
+    "torch.nn.functional.normalize(x)", "torch.nn.functional.cosine_similarity(x, w)",
+    "torch.nn.functional.pairwise_distance(x, w)", "torch.nn.functional.linear(x, w)",
+    "torch.nn.functional.linear(x, w, p[0, :3])",
+    "torch.nn.functional.conv1d(x[None], w.reshape(2, 3, 2))",
+    "torch.nn.functional.conv1d(x[None], w.reshape(2, 3, 2), p[0, :2], padding=1, stride=2)",
+    "torch.nn.functional.max_pool1d(x[None], 2)", "torch.nn.functional.avg_pool1d(x[None], 2)",
+    "torch.nn.functional.embedding(torch.tensor([0, 2]), x)", "torch.nn.functional.pad(x, (1, 1))",
 ]
+
+#: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
+GRAPHS_NOT_YET_AS_PYTORCH = {
+    "torch.nn.functional.binary_cross_entropy(p.sigmoid(), w.sigmoid())":
+        "PyTorch's binary_cross_entropy_double_backward: a LogitBackward0 in it",
+    "torch.nn.functional.kl_div(x.log_softmax(1), p.softmax(1), reduction='batchmean')":
+        "the order in which the two paths' gradients are summed (the engine's)",
+    "torch.nn.functional.poisson_nll_loss(x, p)":
+        "the order in which the two paths' gradients are summed (the engine's)",
+    "torch.nn.functional.mish(x)": "PyTorch's mish_backward: log1p(exp(x)), not the stable "
+                                   "softplus, and a SubBackward0",
+    "torch.atan2(x, w)": "PyTorch's atan2_backward: reciprocal and masked_fill, not a division",
+    "torch.nn.functional.group_norm(x[None], 1)":
+        "PyTorch's one NativeGroupNormBackward0 node; teachgrad's group_norm is composed",
+}
 
 
 def _graph(fn, seen=None) -> list:
@@ -66,12 +124,23 @@ def _twice(lib, expression: str):
     if not total.requires_grad:  # (a gradient constant in the inputs: sum, x[1]...)
         return [_graph(g.grad_fn) for g in grads], None
     second = lib.autograd.grad(total, inputs, allow_unused=True)
-    return ([_graph(g.grad_fn) for g in grads],
-            [None if s is None else np.array(s.tolist()) for s in second])
+    return ([_graph(g.grad_fn) for g in grads], [_values(s) for s in second])
+
+
+def _values(t):
+    """A second derivative's values; PyTorch's zeros that hold no memory (a ZeroTensor, from
+    formulas whose derivative is 0: |x|, sign) as the zeros they are."""
+    if t is None:
+        return None
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        return np.zeros(tuple(t.shape))
+    return np.array(t.tolist())
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("expression", CASES)
+@pytest.mark.parametrize("expression", CASES + [
+    pytest.param(e, marks=pytest.mark.xfail(reason=why, strict=True))
+    for e, why in GRAPHS_NOT_YET_AS_PYTORCH.items()])
 def test_second_graph_and_second_derivatives_as_pytorch(expression):
     real = pytest.importorskip("torch")
     ours, theirs = _twice(teachgrad, expression), _twice(real, expression)
@@ -186,6 +255,68 @@ def test_nll_loss_gradient_is_one_node_reaching_the_input():
                                    create_graph=True)
     assert _graph(g.grad_fn)[:3] == ["LogSoftmaxBackwardDataBackward0",
                                      "NllLossBackwardBackward0", "LogSoftmaxBackward0"]
+
+
+def _nll_second(lib, gg_rows):
+    """nll_loss's double-backward node's saved values, and the derivatives of its gradient
+    on ``gg`` (infs and nans off the target positions)."""
+    x = lib.tensor(_X, dtype=lib.float64, requires_grad=True)
+    up = lib.tensor([0.5, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    weight = lib.tensor([0.5, 2.0, 1.0, 0.25], dtype=lib.float64)
+    losses = lib.nn.functional.nll_loss(x, lib.tensor([0, 2, 1]), weight, ignore_index=1,
+                                        reduction="none")
+    (g,) = lib.autograd.grad(losses, x, up, create_graph=True)
+    node = g.grad_fn
+    saved = {name: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+    saved = {name: value.tolist() if isinstance(value, lib.Tensor) else value
+             for name, value in saved.items()}
+    gg = lib.tensor(gg_rows, dtype=lib.float64)
+    dx, dup = lib.autograd.grad(g, (x, up), gg)
+    return saved, dx.tolist(), dup.tolist()
+
+
+_NLL_GG = [[math.inf, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, math.nan], [1.0, 7.0, -math.inf, 1.0]]
+
+
+def test_nll_loss_second_node_saves_pytorchs_values_and_keeps_infs_off_target_out():
+    saved, dx, dup = _nll_second(teachgrad, _NLL_GG)
+    assert saved == {"_saved_ignore_index": 1, "_saved_reduction": 0,
+                     "_saved_target": [0, 2, 1], "_saved_weight": [0.5, 2.0, 1.0, 0.25]}
+    # ∂/∂x: zeros (not gg·0, nan at the infs); ∂/∂up: -w[t]·gg[n, t], 0 for the ignored
+    # sample 2 (its -inf at class 2 is not its target)
+    assert dx == [[0.0] * 4] * 3
+    assert dup == [-0.5 * math.inf, -1.0 * 3.0, 0.0]
+
+
+@pytest.mark.torch
+def test_nll_loss_second_node_as_pytorchs():
+    real = pytest.importorskip("torch")
+    ours, theirs = _nll_second(teachgrad, _NLL_GG), _nll_second(real, _NLL_GG)
+    assert ours[0] == theirs[0] and ours[1] == theirs[1]
+    np.testing.assert_array_equal(ours[2], theirs[2])
+
+
+def test_pointwise_second_graphs_use_pytorchs_number_overloads():
+    """PyTorch's C++ formulas add a number (AddBackward1), multiply by one (MulBackward1) and
+    subtract from one by filling a tensor (SubBackward0, its first input a constant)."""
+    p = _tensor([0.2, 0.5, -0.4])
+    (g,) = teachgrad.autograd.grad(p.log1p().sum(), p, create_graph=True)
+    assert _graph(g.grad_fn) == ["DivBackward0", "AddBackward1", "AccumulateGrad"]
+    (h,) = teachgrad.autograd.grad(g.sum(), p)  # d/dp 1/(1+p) = -1/(1+p)²
+    assert h.tolist() == pytest.approx([-1 / (1 + v) ** 2 for v in (0.2, 0.5, -0.4)])
+    (g,) = teachgrad.autograd.grad(p.atanh().sum(), p, create_graph=True)
+    # (grad * 1 is a constant here: the incoming gradient needs none)
+    assert _graph(g.grad_fn) == ["DivBackward0", "SubBackward0", "PowBackward0",
+                                 "AccumulateGrad"]
+    assert g.grad_fn.next_functions[1][0].next_functions[0][0] is None  # (the filled ones)
+    (h,) = teachgrad.autograd.grad(g.sum(), p)  # d/dp 1/(1−p²) = 2p/(1−p²)²
+    assert h.tolist() == pytest.approx([2 * v / (1 - v * v) ** 2 for v in (0.2, 0.5, -0.4)])
+    (g,) = teachgrad.autograd.grad(p.erf().sum(), p, create_graph=True)
+    assert _graph(g.grad_fn)[:5] == ["MulBackward0", "MulBackward1", "ExpBackward0",
+                                     "NegBackward0", "PowBackward0"]
+    (h,) = teachgrad.autograd.grad(g.sum(), p)  # d/dp 2/√π e^(−p²) = −4p/√π e^(−p²)
+    assert h.tolist() == pytest.approx(
+        [-4 * v / math.sqrt(math.pi) * math.exp(-v * v) for v in (0.2, 0.5, -0.4)])
 
 
 def test_silu_second_graph_has_pytorchs_number_add_and_tensor_sub():

@@ -77,6 +77,11 @@ CASES = {
     "rrelu_train": lambda F, T, lib: F.rrelu(T(3, 4), 0.1, 0.4, training=True),
     "pairwise_distance": lambda F, T, lib: F.pairwise_distance(T(3, 4), T(3, 4), p=3.0,
                                                                keepdim=True),
+    # in place: PyTorch's formula is in the result, which the node saves (not the input)
+    "elu_inplace": lambda F, T, lib: F.elu(T(3, 4) * 1, 0.5, inplace=True),
+    "selu_inplace": lambda F, T, lib: F.selu(T(3, 4) * 1, inplace=True),
+    "celu_inplace": lambda F, T, lib: F.celu(T(3, 4) * 1, 0.7, inplace=True),
+    "leaky_relu_inplace": lambda F, T, lib: F.leaky_relu(T(3, 4) * 1, 0.2, inplace=True),
 }
 
 
@@ -148,6 +153,29 @@ def _saved(lib, case: str):
 def test_saved_values_as_pytorch(case):
     torch = pytest.importorskip("torch")
     assert _saved(teachgrad, case) == _saved(torch, case)
+
+
+def test_inplace_elu_and_leaky_relu_save_their_result_by_hand():
+    F = teachgrad.nn.functional
+    x = teachgrad.tensor([1.0, -2.0, 0.0], requires_grad=True)
+    z = F.elu(x * 1, 0.5, inplace=True)
+    node = z.grad_fn
+    assert type(node).__name__ == "EluBackward1"
+    names = [n for n in dir(node) if n.startswith("_saved_")]
+    assert "_saved_result" in names and "_saved_self" not in names
+    assert not hasattr(node, "_saved_self")
+    assert node._saved_result.tolist() == pytest.approx([1.0, 0.5 * (math.exp(-2) - 1), 0.0])
+    z.sum().backward()  # slope 1 above 0, α·eˣ at and below it
+    assert x.grad.tolist() == pytest.approx([1.0, 0.5 * math.exp(-2), 0.5])
+    y = F.leaky_relu(x * 1, 0.2, inplace=True)
+    assert y.grad_fn._saved_result.tolist() == pytest.approx([1.0, -0.4, 0.0])
+    y.mul_(2)  # the saved result changed: backward refuses, as PyTorch's
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    z = F.elu(x * 1, -0.5, inplace=True)  # a negative alpha flips the result's sign
+    with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered "
+                                           "with a negative slope"):
+        z.sum().backward()
 
 
 def test_max_pool_indices_by_hand():

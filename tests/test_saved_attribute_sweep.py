@@ -182,11 +182,8 @@ _SCALAR = ("a Python number is saved as a 0-d tensor: PyTorch's keeps the number
 KNOWN = {
     "x * 2": _SCALAR, "x / 2": _SCALAR, "x * 2.5": _SCALAR + " (float64 for 2.5)",
     "x.sum() / 4": _SCALAR, "2 / x": _SCALAR, "x.clone().detach().requires_grad_() * 2": _SCALAR,
-    "s.det()": "linalg (outside the core): LinalgDetBackward0 shows no LU, pivots, result",
     "torch.einsum('ij,kj->ik', x, w)": "teachgrad's einsum is one EinsumBackward0 node; "
                                        "PyTorch's is a chain of bmm/permute/view nodes",
-    "F.softplus(x)": _NN + "no _saved_beta, _saved_threshold",
-    "F.elu(x)": _NN + "no _saved_alpha, _saved_scale, _saved_input_scale",
 }
 
 
@@ -314,6 +311,33 @@ def test_round_as_strided_and_index_put_as_pytorch_records_them():
     i = teachgrad.tensor([0, 2])
     node = (x * 1).index_put((i,), teachgrad.ones(4)).grad_fn
     assert [t.tolist() for t in node._saved_indices] == [[0, 2]]
+
+
+def test_det_keeps_the_lu_factorization_and_result_pytorch_computes_it_from():
+    # S by hand: no row swaps (2.0, then 3 − 0.25·0.5 = 2.875 are the largest in their
+    # columns), multipliers 0.5/2 = 0.25, 0.1/2 = 0.05, (0.2 − 0.05·0.5)/2.875 = 0.0609;
+    # U₃₃ = 1.5 − 0.05·0.1 − 0.0609·0.175 = 1.4843; det = 2·2.875·1.4843 = 8.535
+    found = _node("s.det()")
+    assert found["_saved_LU"] == ("Tensor", None, "float32", (3, 3), [
+        2.0, 0.5, 0.1, 0.25, 2.875, 0.175, 0.05, 0.0609, 1.4843])
+    assert found["_saved_pivots"] == ("Tensor", None, "int32", (3,), [1, 2, 3])
+    assert found["_saved_result"] == ("Tensor", "output", "float32", (), [8.535])
+    # PyTorch's det saves its result: changed in place, backward refuses
+    s = teachgrad.tensor(_S, requires_grad=True)
+    d = s.det()
+    d.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        d.backward()
+
+
+def test_softplus_and_elu_keep_pytorchs_int_defaults():
+    # PyTorch's binding defaults are Scalar 1 and 20 (ints): shown as ints, 1.0 when given
+    assert _node("F.softplus(x)")["_saved_beta"] == ("int", 1)
+    assert _node("F.softplus(x)")["_saved_threshold"] == ("int", 20)
+    assert _node("F.softplus(x, 2.0)")["_saved_beta"] == ("float", 2.0)
+    found = _node("F.elu(x)")
+    assert (found["_saved_alpha"], found["_saved_scale"]) == (("float", 1.0), ("int", 1))
+    assert _node("F.selu(x)")["_saved_scale"] == ("float", 1.050701)
 
 
 def test_matrix_products_keep_their_factors_sizes_and_the_strides_of_those_needing_grad():

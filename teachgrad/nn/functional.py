@@ -296,7 +296,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _maybe_inplace(input, inplace, _leaky_relu, negative_slope)
 
 
-def _elu(input: Tensor, alpha: float, scale: float = 1.0) -> Tensor:
+def _elu(input: Tensor, alpha: float, scale: float = 1) -> Tensor:
+    # (scale 1 an int, as PyTorch's elu saves it: grad_fn._saved_scale is 1, not 1.0)
     return _ops.EluBackward0.apply(input, alpha=alpha, scale=scale)
 
 
@@ -338,8 +339,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, inplace, _silu)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """``log(1 + e^(beta x)) / beta``, a smooth ReLU (linear where ``beta x > threshold``)."""
+    # (int defaults, as PyTorch's binding: its node saves _saved_beta 1, _saved_threshold 20)
     beta = _scalar_argument(beta, "softplus", "beta")
     threshold = _scalar_argument(threshold, "softplus", "threshold")
     _require_floating(input, "softplus_cpu")

@@ -17,24 +17,9 @@ from .._input_check import refuses_complex
 from .._tensor import Tensor
 from ..ops import pointwise
 from ..ops.layout import contiguous_format
-from ..ops.op import Op
+from ..ops.number_factor import AddBackward1  # noqa: F401 - (imported from here elsewhere)
 from ..ops.reduce import mean
 from .argument_types import scalar_argument
-
-
-class AddBackward1(Op):
-    """``tensor + number`` as PyTorch's C++ records it: one input, the number is a constant
-    (a ``+`` written in Python records ``AddBackward0``)."""
-
-    formula = "∂(a + c)/∂a = 1"
-
-    @staticmethod
-    def forward(ctx, a, other):
-        return a + other
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
 
 
 def _shape_list(shape) -> str:

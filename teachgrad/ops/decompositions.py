@@ -254,18 +254,31 @@ def cofactor(A):
         U * np.expand_dims(product_of_others(S, -1), -2), Vh)
 
 
+def _det_factors(node) -> tuple:
+    """PyTorch's det keeps the LU factorization it computed det from; teachgrad's det
+    (NumPy's) needs none, so ``grad_fn._saved_LU`` and ``_saved_pivots`` are computed when
+    read, from the saved A (reading A also raises PyTorch's error once backward freed it)."""
+    from .lu_decomposition import getrf  # (lu_decomposition imports this module)
+
+    LU, pivots, _ = getrf(_value(node._saved_A))
+    return column_major(LU), pivots
+
+
 class LinalgDetBackward0(Op):
-    saved_names = ("A",)  # grad_fn._saved_... (PyTorch also keeps LU, pivots, result)
+    saved_names = ("A", "result")  # grad_fn._saved_...
+    saved_attributes = {"LU": lambda node: _make(_det_factors(node)[0]),
+                        "pivots": lambda node: _make(_det_factors(node)[1])}
     formula = "∂det(A)/∂A = det(A)·A⁻ᵀ   (the cofactor matrix)"
 
     @staticmethod
     def forward(ctx, A):
-        ctx.save_for_backward(A)
-        return np.asarray(np.linalg.det(A), dtype=A.dtype)
+        out = np.asarray(np.linalg.det(A), dtype=A.dtype)
+        ctx.save_for_backward(A, out)  # (the result as PyTorch keeps it: changing it in place
+        return out                     # before backward is refused there too)
 
     @staticmethod
     def backward(ctx, grad):
-        (A,) = ctx.saved_tensors
+        A = ctx.saved_tensors[0]
         return np.expand_dims(grad, (-1, -2)) * cofactor(A)
 
 

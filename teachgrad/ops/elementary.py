@@ -16,7 +16,7 @@ from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name, tensor_method
 from ..autograd import inference
-from .number_factor import times_number
+from .number_factor import number_minus, times_number
 from .op import Op
 from .pointwise import (
     TruncBackward0,
@@ -350,7 +350,11 @@ class LogitBackward0(Op):
         (a,) = ctx.saved_tensors
         # A plain backward: + 0.0 turns a·(1 − a) = −0 at a = −0 into +0, so the slope is
         # +inf there, as PyTorch's kernel gives (its create_graph formula gives −inf: so do we)
-        slope = grad / (a * (1 - a) + 0.0) if type(grad) is not Tensor else grad / (a * (1 - a))
+        # (under create_graph PyTorch's 1 - self fills a tensor and subtracts: SubBackward0)
+        if type(grad) is not Tensor:
+            slope = grad / (a * (1 - a) + 0.0)
+        else:
+            slope = grad / (a * number_minus(1, a))
         x = np.asarray(_value(a))
         if ctx.eps is None:  # outside [0, 1] the logit is nan, and so is PyTorch's slope
             outside = (x < 0) | (x > 1)

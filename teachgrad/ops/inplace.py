@@ -122,6 +122,8 @@ def _apply_inplace(self: Tensor, op: Callable[..., Tensor], *args, **kwargs) -> 
     fn = result._grad_fn
     if fn is not None and type(fn).__name__ in INPLACE_GRAD_FN_NAMES:
         fn.__class__ = inplace_twin(type(fn))
+        if type(fn).__name__ in SAVES_RESULT:
+            _save_result_too(fn, result)
     if self._base is not None and fn is not None:
         positions = view_positions(self._base._data, self._data)
         write_into(self, result, overlap_ok)
@@ -177,6 +179,12 @@ INPLACE_GRAD_FN_NAMES = {
 # through them raises, as in PyTorch.
 NO_INPLACE_DERIVATIVE = {"AcoshBackward1": "acosh", "AsinhBackward1": "asinh",
                          "AtanhBackward1": "atanh"}
+# ...and the ones whose PyTorch node then saves its result, not its input (elu_'s formula
+# is written in the result): they show ``_saved_result`` (no ``_saved_self``) and keep the
+# result with a version check, so changing it in place again before backward is refused.
+# Their backward still computes from the old input, kept unnamed after the result (see
+# _save_result_too): the gradients are the out-of-place op's, as PyTorch's.
+SAVES_RESULT = {"EluBackward1", "CeluBackward1", "LeakyReluBackward1"}
 _TWINS: dict[type, type] = {}
 
 
@@ -192,8 +200,42 @@ def inplace_twin(cls: type) -> type:
             namespace["backward"] = staticmethod(_no_inplace_derivative(name))
         if name == "LeakyReluBackward1":
             namespace["backward"] = staticmethod(_leaky_relu_inplace_backward(cls.backward))
+        if name in SAVES_RESULT:
+            namespace.update(_result_saving_namespace(name, cls))
+        if name in ("EluBackward1", "CeluBackward1"):
+            namespace["backward"] = staticmethod(_elu_inplace_backward(cls.backward))
         twin = _TWINS[cls] = type(name, (cls,), namespace)
     return twin
+
+
+def _result_saving_namespace(name: str, cls: type) -> dict:
+    """A SAVES_RESULT twin's members: ``_saved_result`` first of what it saved, backward
+    given the rest (the old input), and no ``_saved_self``, as PyTorch's node."""
+
+    def saved_tensors(node):
+        values = Op.saved_tensors.fget(node)  # (checks every version, the result's too)
+        return values[1:] if node.__dict__.get("_result_first") else values
+
+    def no_self(node):
+        raise AttributeError(f"'{name}' object has no attribute '_saved_self'")
+
+    def names(node):
+        return [n for n in cls.__dir__(node) if n != "_saved_self"]
+
+    return {"saved_names": ("result",), "saved_tensors": property(saved_tensors),
+            "_saved_self": property(no_self), "__dir__": names}
+
+
+def _save_result_too(fn: Node, result: Tensor) -> None:
+    """Put the result first in what ``fn`` saved, as an output (a version check), before
+    the old input its backward reads (see SAVES_RESULT)."""
+    saved = getattr(fn, "_saved", None)
+    if type(saved) is not tuple or len(saved) != 2:  # (packed by saved_tensors_hooks: as is)
+        return
+    values, sources = saved
+    output = (result._vc, result._vc[0], result._output_nr)
+    fn._saved = (type(values)((result._data, *values)), (output, *sources))
+    fn._result_first = True
 
 
 def _leaky_relu_inplace_backward(backward):
@@ -209,6 +251,22 @@ def _leaky_relu_inplace_backward(backward):
                 "issue at https://github.com/pytorch/pytorch if you do require supporting "
                 "in-place leakRelu backward calculation with negative slope"
             )
+        return backward(ctx, grad)
+
+    return checked
+
+
+def _elu_inplace_backward(backward):
+    """PyTorch's in-place elu (and celu, selu) derivative is written in the result, whose
+    sign a negative alpha flips: it refuses to run then (its words)."""
+
+    def checked(ctx, grad):
+        if ctx.alpha < 0:
+            raise RuntimeError(
+                "In-place elu backward calculation is triggered with a negative slope which "
+                "is not supported. This is caused by calling in-place forward function with "
+                "a negative slope, please call out-of-place version instead."
+                "\nHint: write F.elu(x, alpha) without inplace=True (or x = x.elu()).")
         return backward(ctx, grad)
 
     return checked

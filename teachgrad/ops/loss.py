@@ -195,6 +195,12 @@ class NllLossBackwardBackward0(RecordedBackward):
 
     formula = ("nll's backward g·P (P: −w[t] at each target, ÷Σw for the mean):  "
                "∂/∂g = Σ ḡ·P    ∂/∂a = 0")
+    # What PyTorch's node shows: the loss's own target, weight, reduction and ignore_index
+    # (read from the first-order node, which keeps them)
+    saved_attributes = {"target": lambda ctx: ctx.node._saved_target,
+                        "weight": lambda ctx: ctx.node._saved_weight,
+                        "reduction": lambda ctx: ctx.node._saved_reduction,
+                        "ignore_index": lambda ctx: ctx.node._saved_ignore_index}
 
     @classmethod
     def forward(cls, ctx, grad, *saved, node, missing):
@@ -208,14 +214,17 @@ class NllLossBackwardBackward0(RecordedBackward):
         node = ctx.node
         shape, dtype = node.input_meta
         pattern = _scatter(np.zeros(shape, dtype), node.target, node.slope, node.class_dim)
-        picked = gg * pattern  # the loss's own formula on gg: nll_loss(gg, target ...)
+        # The loss's own formula on gg, nll_loss(gg, target ...): only the target positions
+        # are read, so an inf or nan of gg elsewhere stays out (not 0·inf = nan there)
+        picked = np.where(pattern != 0, gg * pattern, 0)
         if node.reduction == "none":
             grad_grad = picked.sum(node.class_dim) if pattern.ndim > 1 else picked
         else:
             grad_grad = picked.sum()
         if len(ctx.saved_tensors) == 1:  # (no input recorded: see NllLossBackward0)
             return grad_grad
-        return grad_grad, gg * 0  # (PyTorch: zeros_like, a tensor, not None)
+        # (PyTorch: zeros_like(input), a tensor, not None; not gg·0, nan for an inf gg)
+        return grad_grad, np.zeros(shape, dtype)
 
 
 _PLAIN_LAYOUT = {"self": 0, "target": 1, "weight": 2}

@@ -13,7 +13,9 @@ backward) they are just ``*`` and ``/``; on tensors they record the one-input no
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._tensor import Tensor, _make
 from .op import Op
 
 
@@ -51,6 +53,21 @@ class DivBackward1(Op):
         return grad / ctx.other
 
 
+class AddBackward1(Op):
+    """``tensor + number`` as PyTorch's C++ records it: one input, the number is a constant
+    (a ``+`` written in Python records ``AddBackward0``)."""
+
+    formula = "∂(a + c)/∂a = 1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return a + other
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 class SubBackward1(Op):
     """``tensor - number`` as PyTorch's C++ records it (one input; see MulBackward1)."""
 
@@ -78,6 +95,20 @@ def times_number(x, number):
 def minus_number(x, number):
     """``x - number`` in a backward formula: ``SubBackward1`` on a tensor (see times_number)."""
     return SubBackward1.apply(x, other=number) if type(x) is Tensor else x - number
+
+
+def plus_number(x, number):
+    """``x + number`` in a backward formula: ``AddBackward1`` on a tensor (see times_number)."""
+    return AddBackward1.apply(x, other=number) if type(x) is Tensor else x + number
+
+
+def number_minus(number, x):
+    """``number - x`` in a backward formula. PyTorch's C++ ``operator-(Scalar, Tensor)`` fills
+    a tensor with the number and subtracts x from it: ``SubBackward0`` whose first input is
+    that constant (a Python ``1 - x`` would record ``RsubBackward1``)."""
+    if type(x) is not Tensor:
+        return number - x
+    return _make(np.full_like(x._data, number)) - x
 
 
 def over_number(x, number):

@@ -28,7 +28,7 @@ from .fill_value import LONG_MAX as _LONG_MAX
 from .fill_value import LONG_MIN as _LONG_MIN
 from .fill_value import ULONG_MAX as _ULONG_MAX
 from .fill_value import bool_with_uint64, check_fill_value, int_too_big
-from .number_factor import minus_number, times_number
+from .number_factor import minus_number, plus_number, times_number
 from .op import Op, int_operand
 from .recorded_backward import RecordedBackward
 from .select_grad import keep_where, masked_fill_zero, zero_grad_like, zero_where
@@ -882,7 +882,7 @@ class Expm1Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (out + 1)
+        return grad * plus_number(out, 1)  # (result + 1: AddBackward1 under create_graph)
 
 
 class LogBackward0(Op):
@@ -912,7 +912,7 @@ class Log1PBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / (a + 1)
+        return grad / plus_number(a, 1)  # (self + 1: AddBackward1 under create_graph)
 
 
 class Log2Backward0(Op):
@@ -927,7 +927,7 @@ class Log2Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / (a * float(np.log(2.0)))
+        return grad / times_number(a, float(np.log(2.0)))  # (MulBackward1 under create_graph)
 
 
 class Log10Backward0(Op):
@@ -942,7 +942,7 @@ class Log10Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / (a * float(np.log(10.0)))
+        return grad / times_number(a, float(np.log(10.0)))  # (MulBackward1 under create_graph)
 
 
 class SqrtBackward0(Op):
@@ -976,6 +976,8 @@ class RsqrtBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(out) is Tensor:  # create_graph: PyTorch's formula
+            return times_number(grad, -0.5) * out.pow(3)  # -0.5 * grad * result.pow(3)
         return -0.5 * grad * out * out * out
 
 
@@ -992,6 +994,8 @@ class ReciprocalBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(out) is Tensor:  # create_graph: PyTorch's order,
+            return -grad * (out * out)                    # -grad * (result * result)
         return -grad * out * out
 
 
@@ -1053,7 +1057,7 @@ class CosBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad * np.sin(a)
+        return grad * -np.sin(a)  # (PyTorch: grad * -sin(a), a Neg node under create_graph)
 
 
 class TanBackward0(Op):
@@ -1069,6 +1073,8 @@ class TanBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(out) is Tensor:  # create_graph: PyTorch's formula
+            return grad * plus_number(out.pow(2), 1)      # 1 + result.pow(2): AddBackward1
         return grad * (1 + out * out)
 
 

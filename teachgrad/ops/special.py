@@ -25,7 +25,7 @@ from . import numpy_protocol, pointwise
 from .fill_value import check_real_value
 from .fused import multiply_add
 from .layout import copy_keeping_layout
-from .number_factor import MulBackward1, times_number
+from .number_factor import MulBackward1, minus_number, number_minus, plus_number, times_number
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -86,7 +86,8 @@ class AsinBackward0(Op):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
             return grad / np.sqrt(1 - a * a)
-        return grad * (1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
+        # create_graph: PyTorch's formula grad * (-self * self + 1).rsqrt()
+        return grad * plus_number(-a * a, 1).rsqrt()
 
 
 class AcosBackward0(Op):
@@ -103,7 +104,8 @@ class AcosBackward0(Op):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
             return -grad / np.sqrt(1 - a * a)
-        return grad * -(1 - a * a).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
+        # create_graph: PyTorch's formula grad * -((-self * self + 1).rsqrt())
+        return grad * -plus_number(-a * a, 1).rsqrt()
 
 
 class AtanBackward0(Op):
@@ -118,7 +120,7 @@ class AtanBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad / (1 + a * a)
+        return grad / plus_number(a * a, 1)  # (self * self + 1: AddBackward1 under create_graph)
 
 
 @tensor_method("asin", "arcsin")
@@ -204,7 +206,8 @@ class AsinhBackward0(Op):
         (a,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: one division, no reciprocal
             return grad / np.sqrt(a * a + 1)
-        return grad * (a * a + 1).rsqrt()  # PyTorch's order: MulBackward0 under create_graph
+        # create_graph: PyTorch's formula grad * (self.pow(2) + 1).rsqrt()
+        return grad * plus_number(a.pow(2), 1).rsqrt()
 
 
 class AcoshBackward0(Op):
@@ -227,7 +230,7 @@ class AcoshBackward0(Op):
         # Under create_graph, PyTorch's formula itself: differentiated again at a = 1, the
         # product (a − 1)(a + 1) would send −∞·(a − 1) = −∞·0 = nan back, where the true
         # second derivative −a/(a² − 1)^(3/2) is −∞ (as a² − 1 gives).
-        return grad * (a.pow(2) - 1).rsqrt()  # PyTorch's order: MulBackward0
+        return grad * minus_number(a * a, 1).rsqrt()  # PyTorch's: (self * self - 1).rsqrt()
 
 
 class AtanhBackward0(Op):
@@ -242,6 +245,9 @@ class AtanhBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(a) is Tensor:  # create_graph: PyTorch's formula
+            # grad * 1 / (1 - self.pow(2)): MulBackward1, and C++'s number minus tensor
+            return times_number(grad, 1) / number_minus(1, a.pow(2))
         return grad / (1 - a * a)
 
 
@@ -332,6 +338,8 @@ class ErfBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(a) is Tensor:  # create_graph: PyTorch's formula
+            return times_number((-a.pow(2)).exp(), _TWO_OVER_SQRT_PI) * grad
         return grad * _TWO_OVER_SQRT_PI * np.exp(-a * a)
 
 
@@ -347,6 +355,8 @@ class ErfcBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor and type(a) is Tensor:  # create_graph: PyTorch's formula
+            return times_number((-a.pow(2)).exp(), -_TWO_OVER_SQRT_PI) * grad
         return -grad * _TWO_OVER_SQRT_PI * np.exp(-a * a)
 
 
@@ -365,6 +375,8 @@ class ErfinvBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         out = recorded_or_plain(erfinv, _erfinv, a)
+        if type(grad) is Tensor and type(out) is Tensor:  # create_graph: PyTorch's formula
+            return times_number(out.pow(2).exp(), 1 / _TWO_OVER_SQRT_PI) * grad
         return grad / _TWO_OVER_SQRT_PI * np.exp(out * out)
 
 
