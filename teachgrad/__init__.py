@@ -68,7 +68,7 @@ from . import storage  # noqa: F401 - tensor.storage(), tensor.untyped_storage()
 from .storage import TypedStorage, UntypedStorage  # noqa: F401
 from ._real_only import *  # noqa: F403 - conj, real, mH ... for real CPU tensors
 from ._memory import *  # noqa: F403 - frombuffer, empty_permuted, new_empty_strided
-from ._dlpack import from_dlpack  # noqa: F401 - memory shared with other libraries
+from ._dlpack import from_dlpack, to_dlpack  # noqa: F401 - memory shared with other libraries
 from ._runtime import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: F401

@@ -131,3 +131,13 @@ def test_a_pytorch_capsule_is_read(torch):
         warnings.simplefilter("ignore")  # (the bare capsule's read-only warning, tested above)
         t = teachgrad.from_dlpack(torch.utils.dlpack.to_dlpack(torch.arange(3)))
     assert t.dtype == teachgrad.int64 and t.tolist() == [0, 1, 2]
+
+
+def test_the_legacy_capsule_round_trip_from_the_top_level():
+    # PyTorch still has torch.to_dlpack beside torch.utils.dlpack's (old code calls it).
+    assert teachgrad.to_dlpack is teachgrad.utils.dlpack.to_dlpack
+    x = teachgrad.tensor([1.0, 2.0, 3.0])
+    y = teachgrad.from_dlpack(teachgrad.to_dlpack(x))
+    assert np.shares_memory(x.numpy(), y.numpy())  # the capsule hands over the memory
+    x[0] = 10.0
+    assert y.tolist() == [10.0, 2.0, 3.0]
