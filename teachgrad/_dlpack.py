@@ -145,9 +145,9 @@ def from_dlpack(ext_tensor: Any, *, device=None, copy: bool | None = None) -> Te
     return _make(array)
 
 
-def to_dlpack(tensor: Tensor):
+def to_dlpack(tensor: Tensor) -> object:
     """A DLPack capsule of ``tensor`` (the legacy way: prefer passing the tensor itself to
-    the other library's ``from_dlpack``). A capsule can be consumed once."""
+    the other library's ``from_dlpack``). A capsule (a ``PyCapsule``) can be consumed once."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not "
                         f"{python_type_name(tensor)}")
