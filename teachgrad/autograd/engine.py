@@ -545,7 +545,8 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 break
             grads = buffers.pop(node)
             is_leaf = type(node) is AccumulateGrad
-            if node._hooks is not None or (is_leaf and node.variable._extra):
+            hooks = node._hooks  # (read once: most nodes have none)
+            if hooks is not None or (is_leaf and node.variable._extra):
                 grads = _run_tensor_hooks(node, grads, create_graph)
             # A target's gradient is what arrived, after its tensor's hooks and before
             # the node's own pre-hooks (PyTorch's order).
@@ -554,7 +555,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                 for nr, _tensor, i in captures[node]:
                     if grads[nr] is not None:
                         captured[i] = grads[nr]
-            if node._hooks is not None and node._hooks.pre and (
+            if hooks is not None and hooks.pre and (
                 accumulate or not was_captured or _leads_on(node, needed)
             ):  # (autograd.grad stops at a target: its node does not run, nor its hooks)
                 grads = _run_node_pre_hooks(node, grads, create_graph)
@@ -570,7 +571,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                         _accumulate(node, grads[0], create_graph, step)
                     elif node.variable._extra:  # (PyTorch runs them even when None arrived)
                         _run_post_accumulate_hooks(node.variable)
-                    if node._hooks is not None and node._hooks.post:
+                    if hooks is not None and hooks.post:
                         # hook(grad_inputs=(), grad_outputs=(g,)), after the leaf's .grad
                         # and its post-accumulate hooks; what it returns must be () or None
                         _run_post_hooks(node, (), grads, create_graph)
@@ -580,7 +581,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
             else:
                 if len(grads) == 1 and grads[0] is not None and not _anomaly.enabled:
                     outputs = node._run_backward(grads)  # the common case, inlined
-                    if len(outputs) != len(node.next_functions) or node._hooks is not None:
+                    if len(outputs) != len(node.next_functions) or hooks is not None:
                         outputs = _check_outputs(node, outputs, grads, create_graph)
                 else:
                     outputs = _run_node(node, grads, create_graph)
@@ -598,12 +599,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                         if sent is not None:
                             sent.append(None)
                         continue
-                    meta = nxt._meta  # the (shape, dtype) of each output of nxt
+                    to_leaf = type(nxt) is AccumulateGrad
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * len(meta)
+                        buf = buffers[nxt] = [None] if to_leaf else [None] * len(nxt._meta)
                     if g is not None:
-                        shape, dtype = meta[nr]
+                        if to_leaf:  # (AccumulateGrad._meta, inline: the leaf's own array)
+                            data = nxt.variable._data
+                            shape, dtype = data.shape, data.dtype
+                        else:  # the (shape, dtype) of each output of nxt
+                            shape, dtype = nxt._meta[nr]
                         # Most gradients fit already (an array or a NumPy scalar of
                         # the right shape and dtype); a Python number has no shape.
                         if create_graph or getattr(g, "shape", None) != shape or (
@@ -618,7 +623,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, targets, accumulate)
                     remaining = dependencies[nxt] - 1
                     dependencies[nxt] = remaining
                     if remaining == 0:
-                        if type(nxt) is AccumulateGrad:
+                        if to_leaf:
                             leaves.append(nxt)
                         elif shortcut and following is None and not ready:
                             following = nxt

@@ -296,7 +296,9 @@ class Op(Node):
         if _anomaly.enabled:  # detect_anomaly(): remember which line of user code this was
             ctx._forward_trace = forward_trace()
 
-        out = cls.forward(ctx, *arrays, **params)
+        # (without ``**params`` when there are none: an empty dict still costs a call to
+        # unpack it, and most ops take none)
+        out = cls.forward(ctx, *arrays, **params) if params else cls.forward(ctx, *arrays)
         if half is not None:
             out = _rounded_to_half(out)
         if relayout:
@@ -322,16 +324,17 @@ class Op(Node):
         t._grad = t._base = t._accumulator = t._extra = None
         t._output_nr = 0
         t._vc = [0]
-        if out.dtype.kind == "f":
+        dtype = out.dtype
+        if dtype.kind == "f":
             t._requires_grad = True
             t._grad_fn = ctx
         else:  # integer and bool results are never differentiable
-            if out.dtype.kind == "c":  # a complex number got in (see _dtypes.complex_refused)
+            if dtype.kind == "c":  # a complex number got in (see _dtypes.complex_refused)
                 raise complex_refused(f"{cls.__name__}'s result")
             t._requires_grad = False
             t._grad_fn = None
         meta = _METAS.get(out.shape)  # _meta_of, inline
-        ctx._meta = meta if meta is not None and meta[0][1] is out.dtype else _meta_of(out)
+        ctx._meta = meta if meta is not None and meta[0][1] is dtype else _meta_of(out)
         if saved is not None:
             ctx._saved = record_saved(saved, inputs, arrays, (t,))
         return t
