@@ -34,6 +34,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -1606,6 +1607,22 @@ def fuzz(seeds, torch, teachgrad, ops=None, verbose=False, out=sys.stdout):
     return mismatches, skipped
 
 
+#: the checkout this script belongs to (the directory above tests/)
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def import_own_teachgrad():
+    """teachgrad from this script's own checkout, not whichever one is first on sys.path
+    (another clone on PYTHONPATH, an installed copy): the fuzzer tests the code beside it."""
+    sys.path.insert(0, str(CHECKOUT))
+    import teachgrad
+
+    where = Path(teachgrad.__file__).resolve().parent.parent
+    if where != CHECKOUT:
+        raise SystemExit(f"teachgrad was already imported from {where}, not from {CHECKOUT}")
+    return teachgrad
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0:500", help="START:STOP, as a range")
@@ -1614,7 +1631,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    import teachgrad
+    teachgrad = import_own_teachgrad()
 
     start, stop = (int(s) for s in args.seeds.split(":"))
     ops = args.ops.split(",") if args.ops else None
