@@ -1831,3 +1831,18 @@ def test_float64_addcmul_keeps_the_sign_of_an_exact_zero():
     assert torch.addcmul(torch.tensor([-1.0], dtype=torch.float64),
                          torch.tensor([3.0], dtype=torch.float64),
                          torch.tensor([1 / 3], dtype=torch.float64)).item() == -(2.0**-54)
+
+
+def test_float32_power_of_a_number_uses_the_exponent_as_a_double():
+    # PyTorch's float32 pow computes pow(double(a), exponent) and rounds once; the float32
+    # exponent NumPy used is 100.09999847..., so 1.5 ** 100.1 was 6e-7 relative off (beyond
+    # the fuzzer's float32 tolerance for larger exponents and bases).
+    x = torch.tensor([1.5, 0.7, 2.3], dtype=torch.float32)
+    stored = [float(np.float32(v)) for v in (1.5, 0.7, 2.3)]  # (what x holds)
+    assert (x ** 100.1).tolist() == [float(np.float32(v ** 100.1)) for v in stored]
+    assert (x ** 1.7).tolist() == [float(np.float32(v ** 1.7)) for v in stored]
+    assert (x ** 100.1).dtype is torch.float32
+    # the gradient's a ** (n - 1) goes the same way: n · a^(n-1)
+    a = leaf([1.5], dtype=torch.float32)
+    (a ** 100.1).sum().backward()
+    assert a.grad.item() == float(np.float32(100.1 * float(np.float32(1.5 ** 99.1))))
