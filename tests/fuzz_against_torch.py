@@ -34,6 +34,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -450,6 +451,19 @@ SKIPS = [
     ("PyTorch quirk: fill_ gives an integer tensor a history",
      lambda st, cat, t, o: cat in ("requires_grad", "grad_fn") and t.kind == "ok" and any(
          d[0] == "tensor" and d[1] in ("bool", "int64") and d[3] for d in t.payload)),
+    # median along a dim of length > 1 that is expanded (stride 0): PyTorch 2.13 returns a
+    # number read from past the tensor's memory (4.5741e-41 for the median of
+    # a.expand(2), index 1, seed 387569); teachgrad the repeated value, index 0.
+    ("PyTorch quirk: median along an expanded dim reads the wrong memory",
+     lambda st, cat, t, o: cat in ("value", "grad", "grad2") and re.search(
+         r"\.median\(", st.program) is not None and "expand(" in st.program),
+    # amin/amax (min/max) of 0 and -0: which zero PyTorch's kernel keeps depends on its
+    # loop (vectorised or not, the order of the comparisons); a later op can make ±inf of
+    # it (logit's gradient, a reciprocal: seed 386361).
+    ("open: the sign of a zero out of amin/amax/min/max of ±0",
+     lambda st, cat, t, o: cat in ("value", "grad", "grad2") and re.search(
+         r"\.(amin|amax|min|max)\(", st.program) is not None
+     and _differs_only_in_sign(t, o)),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
@@ -1606,6 +1620,22 @@ def fuzz(seeds, torch, teachgrad, ops=None, verbose=False, out=sys.stdout):
     return mismatches, skipped
 
 
+#: the checkout this script belongs to (the directory above tests/)
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def import_own_teachgrad():
+    """teachgrad from this script's own checkout, not whichever one is first on sys.path
+    (another clone on PYTHONPATH, an installed copy): the fuzzer tests the code beside it."""
+    sys.path.insert(0, str(CHECKOUT))
+    import teachgrad
+
+    where = Path(teachgrad.__file__).resolve().parent.parent
+    if where != CHECKOUT:
+        raise SystemExit(f"teachgrad was already imported from {where}, not from {CHECKOUT}")
+    return teachgrad
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0:500", help="START:STOP, as a range")
@@ -1614,7 +1644,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    import teachgrad
+    teachgrad = import_own_teachgrad()
 
     start, stop = (int(s) for s in args.seeds.split(":"))
     ops = args.ops.split(",") if args.ops else None

@@ -497,3 +497,22 @@ def _leaf_grads(source: str) -> list[str]:
 class _Discard:
     def write(self, text: str) -> int:
         return len(text)
+
+
+def test_the_script_imports_teachgrad_from_its_own_checkout(tmp_path):
+    """Run as a script, the fuzzer tests the teachgrad beside it, even with another one
+    first on PYTHONPATH (here a stand-in that refuses to import)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    impostor = tmp_path / "teachgrad"
+    impostor.mkdir()
+    (impostor / "__init__.py").write_text("raise ImportError('the wrong teachgrad')\n")
+    script = Path(fuzz.__file__).resolve()
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(script), "--seeds", "0:2"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2 programs, 0 mismatches" in done.stdout

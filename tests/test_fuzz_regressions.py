@@ -1831,3 +1831,44 @@ def test_float64_addcmul_keeps_the_sign_of_an_exact_zero():
     assert torch.addcmul(torch.tensor([-1.0], dtype=torch.float64),
                          torch.tensor([3.0], dtype=torch.float64),
                          torch.tensor([1 / 3], dtype=torch.float64)).item() == -(2.0**-54)
+
+
+def test_float32_power_of_a_number_uses_the_exponent_as_a_double():
+    # PyTorch's float32 pow computes pow(double(a), exponent) and rounds once; the float32
+    # exponent NumPy used is 100.09999847..., so 1.5 ** 100.1 was 6e-7 relative off (beyond
+    # the fuzzer's float32 tolerance for larger exponents and bases).
+    x = torch.tensor([1.5, 0.7, 2.3], dtype=torch.float32)
+    stored = [float(np.float32(v)) for v in (1.5, 0.7, 2.3)]  # (what x holds)
+    assert (x ** 100.1).tolist() == [float(np.float32(v ** 100.1)) for v in stored]
+    assert (x ** 1.7).tolist() == [float(np.float32(v ** 1.7)) for v in stored]
+    assert (x ** 100.1).dtype is torch.float32
+    # the gradient's a ** (n - 1) goes the same way: n · a^(n-1)
+    a = leaf([1.5], dtype=torch.float32)
+    (a ** 100.1).sum().backward()
+    assert a.grad.item() == float(np.float32(100.1 * float(np.float32(1.5 ** 99.1))))
+
+
+@pytest.mark.parametrize("name, message", [
+    ("relu_", "Boolean inputs not supported for relu"),
+    ("neg_", "Negation, the `-` operator, on a bool tensor is not supported"),
+    ("negative_", "Negation, the `-` operator, on a bool tensor is not supported"),
+])
+def test_inplace_relu_and_neg_refuse_bool_before_the_memory(name, message):
+    # Seed 430170: a1.isnan().expand(2, 2, 3, 3, 1).relu_() -- PyTorch refuses the bool
+    # dtype before it looks at the expanded memory; teachgrad gave the overlap error.
+    mask = torch.tensor([[True], [False]]).expand(2, 3)
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}"):
+        getattr(mask, name)()
+    assert mask.tolist() == [[True] * 3, [False] * 3]
+
+
+def test_nan_to_num_in_place_leaves_an_expanded_integer_tensor_alone():
+    # (found beside seed 430170) an integer tensor has no nan: PyTorch's nan_to_num_ writes
+    # nothing, so an expanded one is not refused; its version still counts the call
+    counts = torch.tensor([[1], [2]]).expand(2, 3)
+    version = counts._version
+    assert counts.nan_to_num_() is counts and counts._version == version + 1
+    assert counts.tolist() == [[1] * 3, [2] * 3]
+    floats = torch.tensor([[1.0], [nan]]).expand(2, 3)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element"):
+        floats.nan_to_num_()

@@ -851,6 +851,25 @@ _INPLACE = {
     "lcm_": _shape_first(pointwise.lcm, "lcm_"),
 }
 
+
+
+def _refuse_bool(message: str) -> Callable[..., None]:
+    """A precheck refusing a bool ``self`` with ``message``: relu_ and neg_ refuse bool
+    before PyTorch's kernel looks at the memory (an expanded bool tensor gets this error,
+    not the overlap one: seed 430170)."""
+
+    def check(self: Tensor, *args, **kwargs) -> None:
+        if self._data.dtype == np.bool_:
+            raise RuntimeError(message)
+
+    return check
+
+
+pointwise.relu.precheck = _refuse_bool("Boolean inputs not supported for relu")
+pointwise.neg.precheck = _refuse_bool(
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead.")
+
 for _name, _op in _INPLACE.items():
     setattr(Tensor, _name, inplace_method(_op, _name))
 _copy_method.__name__ = _copy_method.__qualname__ = "copy_"  # (in Python's messages)
@@ -869,6 +888,19 @@ _MATH_METHODS = (
 )
 for _name in _MATH_METHODS:
     setattr(Tensor, _name + "_", inplace_method(getattr(Tensor, _name), _name + "_"))
+
+
+def _nan_to_num_expanded(self: Tensor, *args, **kwargs) -> Tensor:
+    """nan_to_num_ on an expanded tensor: an integer or bool one holds no nan, and PyTorch
+    leaves it as it is (its version still counts a write); a float one is refused."""
+    if self._data.dtype.kind == "f":
+        _check_writable(self._data)  # (raises: the overlap error)
+    Tensor.nan_to_num(self, *args, **kwargs)  # (its arguments checked)
+    self._vc[0] += 1
+    return self
+
+
+EXPANDED_WRITERS[Tensor.nan_to_num] = _nan_to_num_expanded
 
 
 def _check_output_shape(self: Tensor, *operands) -> None:

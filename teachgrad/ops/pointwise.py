@@ -662,7 +662,19 @@ def _power(a, exponent):
     """
     if exponent == -0.5 and type(exponent) is float:
         return np.reciprocal(np.sqrt(a))
+    if (getattr(a, "dtype", None) == np.float32 and exponent not in _POWER_SHORTCUTS
+            and type(exponent) is not bool):
+        # PyTorch's float32 kernel takes the exponent as a double and computes in double
+        # (pow(double(a), 2.2), rounded once to float32); NumPy would round the exponent
+        # to float32 first: 1.7f is 1.70000005, so x ** 1.7 was ulps off, and x ** 100.1
+        # as much as 1e-5 relative.
+        return np.power(a, np.float64(exponent)).astype(np.float32)
     return a**exponent
+
+
+#: exponents PyTorch's pow kernel computes by a shortcut (sqrt, a product, a reciprocal),
+#: not by the double pow above
+_POWER_SHORTCUTS = frozenset((0, 1, 2, 3, -1, -2, 0.5))
 
 
 class PowBackward1(Op):
