@@ -165,7 +165,8 @@ class FramesView:
     def svg(self) -> str:
         """The graph, laid out once for all frames (raises LayoutUnavailable)."""
         if self._svg is None:
-            self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles)
+            self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles,
+                                 prefix=self.prefix)
         return self._svg
 
     def _graph_or_message(self, untrusted_copy: bool = True) -> str:
