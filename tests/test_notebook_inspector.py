@@ -6,6 +6,7 @@ checked against real PyTorch where it is installed), never from the inspector's 
 
 import re
 import warnings
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -284,6 +285,65 @@ def test_html_has_every_row_and_the_values(seed000):
     assert cells[-3:] == ["True", "True", "False"]  # is_leaf
 
 
+class _Headers(HTMLParser):
+    """The table's aria-label and the text of each header cell (<th>), as a browser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.label, self.headers, self._in_th = None, [], False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.label = dict(attrs).get("aria-label")
+        elif tag == "th":
+            self.headers.append(("", dict(attrs).get("scope")))
+            self._in_th = True
+
+    def handle_endtag(self, tag):
+        if tag == "th":
+            self._in_th = False
+
+    def handle_data(self, data):
+        if self._in_th:
+            text, scope = self.headers[-1]
+            self.headers[-1] = (text + data, scope)
+
+
+def headers_of(page: str) -> _Headers:
+    parser = _Headers()
+    parser.feed(page)
+    return parser
+
+
+def test_the_table_is_named_for_screen_readers_by_its_tensors(seed000):
+    x, y, z = seed000
+    assert headers_of(inspect(x, y, z)._repr_html_()).label == "autograd attributes of x, y and z"
+    assert headers_of(inspect(x)._repr_html_()).label == "autograd attributes of x"
+    assert headers_of(tensor_html(x * 2)).label == "autograd attributes of Tensor"
+
+
+def test_the_tables_name_is_escaped_in_its_attribute():
+    odd = 'a"b <c> & d'
+    page = inspect(**{odd: torch.ones(1)})._repr_html_()
+    assert headers_of(page).label == f"autograd attributes of {odd}"
+
+
+def test_no_header_cell_is_empty_the_corner_heads_the_attribute_names(seed000):
+    x, y, z = seed000
+    headers = headers_of(inspect(x, y, z)._repr_html_()).headers
+    assert all(text.strip() for text, _ in headers), headers
+    # the corner is the header of the column of row labels, then one per tensor
+    assert headers[:4] == [("attribute", "col"), ("x", "col"), ("y", "col"), ("z", "col")]
+    assert [text for text, scope in headers if scope == "row"] == ["shape", "dtype", *BODY_ROWS]
+
+
+def test_the_corner_label_is_out_of_sight_but_read_out():
+    style = re.search(r"<style>(.*?)</style>", tensor_html(torch.ones(1)), re.S).group(1)
+    rule = re.search(r"\.tg-inspect \.tg-sr\s*\{([^}]*)\}", style).group(1)
+    assert "clip-path: inset(50%)" in rule and "position: absolute" in rule
+    assert "display" not in rule  # display: none would take it from screen readers too
+
+
 def test_everything_is_html_escaped():
     evil = "<script>alert(1)</script>"
     t = torch.tensor([1.0])
@@ -308,7 +368,7 @@ def test_text_fallback_and_css_travel_with_the_table(seed000):
     assert fallback.group(1) == repr(view)  # no character needed escaping here
     assert ".tg-inspect .tg-fallback {\ndisplay: none;" in html
     # ...and the table is hidden unless the stylesheet is there to show it
-    assert '<table class="tg-table" style="display:none">' in html
+    assert re.search(r'<table class="tg-table" style="display:none"[ >]', html)
     assert "display: table !important" in html
 
 

@@ -29,7 +29,7 @@ def _has_layout() -> bool:
 
 pytestmark = pytest.mark.skipif(not _has_layout(), reason="needs Graphviz")
 
-_BOX = re.compile(r'<g id="(tg[a-z]+\d+)_([^"]+)" class="node[^"]*">(.*?)</g>', re.S)
+_BOX = re.compile(r'<g id="(tg[a-z]+\d+k[0-9a-f]{6})_([^"]+)" class="node[^"]*">(.*?)</g>', re.S)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 

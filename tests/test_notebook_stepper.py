@@ -500,6 +500,38 @@ def test_wrong_arguments_are_named_not_a_traceback_from_inside():
     assert x.grad is None
 
 
+def test_a_dict_where_names_go_is_a_type_error_with_a_hint_and_changes_nothing():
+    # step_backward(out, {"x": x}) puts the dict in gradient=, the second argument (as in
+    # out.backward(gradient)); NumPy used to fail deep inside with a ValueError.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = (x * x).sum()
+    for names in ({"x": x}, {"x": x, "out": out}):
+        with pytest.raises(TypeError, match=r"^gradients can be either Tensors or None, but got "
+                                            r"dict\nHint: the second argument of step_backward"
+                                            r"\(\) is gradient=.*names=locals\(\)"):
+            step_backward(out, names)
+    assert x.grad is None
+    step_backward(out, names={"x": x})  # the graph is still there to step through
+    assert_same(x.grad._data, [2.0, 4.0])
+
+
+def test_gradients_that_are_not_tensors_get_pytorchs_type_error():
+    torch_ = pytest.importorskip("torch")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for gradient, kind in (([1.0], "float"), (2.0, "float"), ("ab", "str")):
+        with pytest.raises(TypeError, match=rf"^gradients can be either Tensors or None, but "
+                                            rf"got {kind}\nHint: gradient= is the gradient"):
+            step_backward((x * x).sum(), gradient)
+        assert x.grad is None
+    # PyTorch's sentence, for the list of a float
+    reference = torch_.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="^gradients can be either Tensors or None, but got float$"):
+        (reference * reference).sum().backward([1.0])
+    # a generator of tensors is read once and works, as in backward()
+    step_backward((x * x).sum(), (g for g in [torch.tensor(3.0)]))
+    assert_same(x.grad._data, [6.0, 12.0])
+
+
 def test_hooks_run_and_are_reported():
     def make():
         x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -823,7 +855,9 @@ def test_an_untrusted_notebook_shows_the_log_under_the_final_graph_and_no_dead_c
     assert "MeanBackward0 · scalar" not in text  # the SVG's labels and tooltips
     for k in range(1, 6):
         assert f"Step {k} of 5" in text
-    assert visible_images(page) == [stepper.svg()]
+    # the picture without its ids (an <img> is a document of its own: nothing finds them)
+    assert visible_images(page) == [re.sub(r'\sid="[^"]*"', "", stepper.svg())]
+    assert 'id="' in stepper.svg()
     assert not re.search(r"\shidden[\s>]", page)  # every hidden= has a value
 
 

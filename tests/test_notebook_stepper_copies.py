@@ -12,15 +12,15 @@ from teachgrad.notebook import step_backward, step_forward
 
 
 def ids(page: str) -> set[str]:
-    # graph0 is graphviz's name for every SVG's top group: referenced by nothing
-    return {i for i in re.findall(r'\bid="([^"]+)"', page) if not re.fullmatch(r"graph\d+", i)}
+    # every id, Graphviz's own (graph0) too: those carry the stepper's prefix now
+    return set(re.findall(r'\bid="([^"]+)"', page))
 
 
 def references(page: str) -> set[str]:
     """Every teachgrad id the page points to: label for=, and #tg... in its CSS."""
     found = set(re.findall(r'\bfor="([^"]+)"', page))
     for style in re.findall(r"<style>(.*?)</style>", page, flags=re.S):
-        found |= set(re.findall(r"#(tg[a-z]\d+[\w-]*)", style))
+        found |= set(re.findall(r"#(tg[a-z]\d+k[0-9a-f]{6}[\w-]*)", style))
     return found
 
 

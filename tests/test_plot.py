@@ -122,6 +122,47 @@ def test_a_log_axis_over_twenty_decades_labels_at_most_eight_powers_of_ten():
     assert exponents[0] <= -14 and exponents[-1] >= 3     # spanning the data
 
 
+def y_labels(fig: Figure) -> list[float]:
+    """The y axis's tick labels, bottom to top: the texts right-aligned against the axis."""
+    labels = [t for t in parse(fig).iter(f"{SVG}text") if t.get("text-anchor") == "end"]
+    return [float(t.text) for t in sorted(labels, key=lambda t: -float(t.get("y")))]
+
+
+def test_a_loss_over_two_decades_gets_log_ticks_at_1_2_5_steps():
+    # lesson 11: losses from about 0.7 down to 0.005, as Adam's curve falls
+    assert plot._log_ticks(0.005, 0.7) == [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    assert plot._log_ticks(0.15, 3.0) == [0.2, 0.5, 1.0, 2.0]
+    assert plot._log_ticks(3e-5, 2e-3) == [5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3]
+
+
+def test_a_log_axis_with_more_1_2_5_steps_than_fit_labels_powers_of_ten():
+    # four decades: 1-2-5 would be 13 labels; the powers of ten are 5
+    assert plot._log_ticks(1e-4, 1.0) == [1e-4, 1e-3, 1e-2, 0.1, 1.0]
+
+
+def test_a_log_axis_too_narrow_for_two_1_2_5_steps_still_has_labels():
+    ticks = plot._log_ticks(0.3, 0.45)
+    assert len(ticks) >= 2 and ticks == sorted(ticks)
+    assert all(0.3 <= t <= 0.45 for t in ticks)
+
+
+@pytest.mark.parametrize("lo, hi", [(1e-3, 0.9), (0.004, 0.04), (2.0, 7000.0), (1e-9, 1e-7),
+                                    (0.9, 1.1), (1e-300, 1e300)])
+def test_log_ticks_are_in_range_increasing_and_few(lo, hi):
+    ticks = plot._log_ticks(lo, hi)
+    assert 2 <= len(ticks) <= plot.MAX_LOG_TICKS
+    assert all(lo <= t <= hi for t in ticks)
+    assert all(a < b for a, b in zip(ticks, ticks[1:]))
+
+
+def test_a_log_plot_labels_its_axis_at_1_2_5_steps():
+    losses = [0.7 * 0.96**k for k in range(120)]  # 0.7 down to 0.0053
+    fig = line_plot(losses, log_y=True)
+    labels = y_labels(fig)
+    assert [v for v in labels if 0.01 <= v <= 0.5] == [0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    assert labels == sorted(labels)  # drawn bottom to top in increasing order
+
+
 def test_line_plot_breaks_the_line_at_nan():
     fig = line_plot([1.0, 2.0, float("nan"), 3.0, 4.0])
     assert [len(run) for run in polyline_points(fig)] == [2, 2]

@@ -24,7 +24,10 @@ FOLLOW_VARS = "--tg-follow:center;"
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _VIEWBOX = re.compile(rf'viewBox="({_NUMBER}) ({_NUMBER}) ({_NUMBER}) ({_NUMBER})"')
-_TRANSLATE = re.compile(rf'<g id="graph0"[^>]*translate\(({_NUMBER}) ({_NUMBER})\)')
+# Graphviz's groups are found by their class: their ids carry the picture's prefix
+# (tgs0k3fa9c1_graph0, see layout.own_ids), so that two pictures in a page differ.
+_TRANSLATE = re.compile(
+    rf'<g\b[^>]*\bclass="graph"[^>]*translate\(({_NUMBER}) ({_NUMBER})\)')
 _NODE = re.compile(r'<g id="([^"]+)" class="node\b[^"]*">(.*?)</g>', re.S)
 _OUTLINE = re.compile(r'<(?:path|polygon)\b[^>]*?\s(?:d|points)="([^"]*)"')
 _PAIR = re.compile(rf"({_NUMBER}),({_NUMBER})")

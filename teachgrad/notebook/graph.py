@@ -26,6 +26,7 @@ import base64
 import html
 import itertools
 import re
+import secrets
 from collections.abc import Mapping
 
 from ..autograd import graph as autograd_graph
@@ -59,11 +60,18 @@ LABELS_BESIDE_ABOVE = 500  # boxes; see to_digraph
 KEEP_ROWS_UP_TO = 100  # boxes; see plain_rows
 
 _prefixes = itertools.count()
+#: This process's (this kernel's) mark in every id: the counter alone starts at 0 in every
+#: kernel, so two notebooks' outputs exported into one page (a book) both had ``tgs0``,
+#: and one stepper's ◀ ▶ stepped the other. tests/nbval_sanitize.cfg removes it when
+#: stored outputs are compared.
+KERNEL_MARK = "k" + secrets.token_hex(3)
 
 
 def new_prefix(kind: str = "g") -> str:
-    """A fresh id prefix (``tgg0``, ``tgg1``...) so several pictures can share a page."""
-    return f"tg{kind}{next(_prefixes)}"
+    """A fresh id prefix (``tgg0k3fa9c1``, ``tgg1k3fa9c1``...) so several pictures can
+    share a page: a counter, unique in this kernel, then :data:`KERNEL_MARK`, which tells
+    this kernel's ids from another's."""
+    return f"tg{kind}{next(_prefixes)}{KERNEL_MARK}"
 
 
 class Drawing:
@@ -104,7 +112,7 @@ class Drawing:
     def svg(self) -> str:
         """The laid-out SVG (computed once). Raises LayoutUnavailable without Graphviz."""
         if self._svg is None:
-            self._svg = tidy_svg(layout_svg(self.source), self._titles)
+            self._svg = tidy_svg(layout_svg(self.source), self._titles, prefix=self.prefix)
         return self._svg
 
     # --- Jupyter display ----------------------------------------------------------------
@@ -170,7 +178,11 @@ def svg_html(svg: str, untrusted_copy: bool = True) -> str:
         return box
     if len(svg) > UNTRUSTED_COPY_LIMIT:
         return box + f'<p class="tg-untrusted">{html.escape(UNTRUSTED_NOTE)}</p>'
-    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    # The picture inside the <img> is a document of its own, where nothing looks for an
+    # id; without them, it is the same in every kernel (ids carry a kernel's mark, which
+    # the sanitizer of stored outputs could not find in base64).
+    image = _ID_ATTRIBUTE.sub("", svg)
+    data = base64.b64encode(image.encode("utf-8")).decode("ascii")
     named = _SVG_NAME.search(svg)  # (escaped already, as the SVG's attribute)
     alt = named.group(1) if named else "the backward graph"
     return (box + f'<img class="tg-untrusted" src="data:image/svg+xml;base64,{data}" '
@@ -178,6 +190,7 @@ def svg_html(svg: str, untrusted_copy: bool = True) -> str:
 
 
 _SVG_NAME = re.compile(r'<svg\b[^>]*?\saria-label="([^"]*)"')
+_ID_ATTRIBUTE = re.compile(r'\sid="[^"]*"')
 
 
 def _unavailable_message() -> str:

@@ -51,7 +51,7 @@ from ..autograd import forward_ad
 from .assets import css, escape_text
 from .short_traceback import ArgumentError
 
-__all__ = ["Column", "Inspection", "describe", "inspect", "names_in", "tensor_html"]
+__all__ = ["Column", "Inspection", "describe", "inspect", "names_in", "table_name", "tensor_html"]
 
 #: The table's rows, top to bottom: two header rows, then the five autograd attributes.
 HEADER_ROWS = ("shape", "dtype")
@@ -230,15 +230,26 @@ def _html_row(label: str, cells: list[Cell], section: str) -> str:
     return f'<tr class="tg-{section} tg-{label}"><th scope="row">{_escape(label)}</th>{tds}</tr>'
 
 
+def table_name(columns: tuple[Column, ...]) -> str:
+    """What a screen reader calls the table: ``autograd attributes of x, y and z``."""
+    names = [c.name for c in columns]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"autograd attributes of {listed}"
+
+
 def _html_table(columns: tuple[Column, ...]) -> str:
     names = "".join(f'<th scope="col" class="tg-name">{_escape(c.name)}</th>' for c in columns)
-    head = [f'<tr><th class="tg-corner"></th>{names}</tr>']
+    # The corner heads the column of row labels: a screen reader says "attribute" with each
+    # of them, where an empty header cell was read as nothing (or "blank"). Out of sight:
+    # the labels below say what they are.
+    corner = '<th scope="col" class="tg-corner"><span class="tg-sr">attribute</span></th>'
+    head = [f"<tr>{corner}{names}</tr>"]
     head += [_html_row(row, [c.cells[row] for c in columns], "meta") for row in HEADER_ROWS]
     body = [_html_row(row, [_cell(c, row) for c in columns], "attr") for row in _body_rows(columns)]
     # display:none is undone by the stylesheet; where a viewer strips <style> (GitHub,
     # untrusted notebooks), the table stays hidden and the <pre> text version shows.
     return (
-        '<table class="tg-table" style="display:none">'
+        f'<table class="tg-table" style="display:none" aria-label="{_escape(table_name(columns))}">'
         f"<thead>{''.join(head)}</thead><tbody>{''.join(body)}</tbody></table>"
     )
 

@@ -143,6 +143,9 @@ _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 
+#: An id that Graphviz made up: graph0, node3, edge7, clust2, and a_node3 for the link
+#: around a node with a URL or tooltip.
+_GRAPHVIZ_ID = re.compile(r'\bid="((?:a_)?(?:graph|node|edge|clust)\d+)"')
 _TIDY_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)pt"')
 PX_PER_PT = 96 / 72
 
@@ -153,11 +156,28 @@ def width_px(svg: str) -> float | None:
     return float(found.group(1)) * PX_PER_PT if found else None
 
 
-def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") -> str:
+def own_ids(svg: str, prefix: str) -> str:
+    """Put ``prefix`` before the ids Graphviz makes up itself (``graph0``, ``node1``,
+    ``edge1``, ``clust1``, ``a_node1``...).
+
+    Every picture Graphviz draws starts again at ``graph0``, ``node1``: two pictures in one
+    page (two cells of a notebook) had the same ids. Ours (``tgs0k3fa9c1_n2``, given in the
+    DOT text) already start with the picture's prefix and are left alone.
+
+    >>> own_ids('<g id="graph0" class="graph"><g id="node1" class="node">', "tgg4")
+    '<g id="tgg4_graph0" class="graph"><g id="tgg4_node1" class="node">'
+    """
+    return _GRAPHVIZ_ID.sub(lambda m: f'id="{prefix}_{m.group(1)}"', svg)
+
+
+def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg",
+             prefix: str | None = None) -> str:
     """Make Graphviz's SVG fit in a notebook page.
 
     * drops the XML prologue and comments (they are not allowed inside HTML), and blank
       lines (a Markdown export would end the HTML there);
+    * with a ``prefix`` (the picture's, see :func:`.graph.new_prefix`), gives Graphviz's
+      own ids that prefix (:func:`own_ids`), so they are unique in a page;
     * replaces Graphviz's tooltips (which are just DOT ids) with ``titles[id]`` (plain text,
       escaped here) or nothing, and names the picture ``titles["svg"]`` (``aria-label``);
     * keeps the ``viewBox`` and natural size but lets the picture shrink to the cell's width
@@ -175,6 +195,8 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
         return match.group(1) + (f"<title>{html.escape(text)}</title>" if text else "")
 
     svg = _TITLE.sub(retitle, svg)
+    if prefix is not None:
+        svg = own_ids(svg, prefix)
     svg = _BLANK_LINES.sub("\n", svg)  # see assets.py: no blank line may end Markdown's HTML
     svg = _SIZE.sub(
         lambda m: (
@@ -188,5 +210,5 @@ def tidy_svg(svg: str, titles: dict | None = None, css_class: str = "tg-svg") ->
     return svg.strip()
 
 
-__all__ = ["layout_svg", "node_positions", "tidy_svg", "width_px", "LayoutUnavailable",
+__all__ = ["layout_svg", "node_positions", "own_ids", "tidy_svg", "width_px", "LayoutUnavailable",
            "INSTALL_HINT"]

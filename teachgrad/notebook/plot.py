@@ -230,20 +230,43 @@ MAX_LOG_TICKS = 8
 
 
 def _log_ticks(lo: float, hi: float) -> list[float]:
-    """Powers of ten in [lo, hi], at most ``MAX_LOG_TICKS`` (then every k-th one, k the
-    smallest that fits, at the exponents that are multiples of k); with fewer than two,
-    1-2-5 steps inside the decade."""
+    """Tick values for a log axis from ``lo`` to ``hi`` (both positive), in order.
+
+    * 1-2-5 steps (0.01, 0.02, 0.05, 0.1 ...) when at most ``MAX_LOG_TICKS`` fit: a loss
+      falling from 0.7 to 0.005 over two decades gets seven labels, not just 0.01 and 0.1;
+    * over more decades, powers of ten: every k-th one, k the smallest that keeps them to
+      ``MAX_LOG_TICKS``, at the exponents that are multiples of k;
+    * a range too narrow for two 1-2-5 values (0.3 to 0.45): the round values of a
+      linear axis (:func:`nice_ticks`), so the axis still has numbers on it.
+
+    >>> _log_ticks(0.005, 0.7)
+    [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    >>> _log_ticks(1e-6, 1.0)
+    [1e-06, 1e-05, 0.0001, 0.001, 0.01, 0.1, 1.0]
+    """
+    steps = _one_two_five(lo, hi)
+    if 2 <= len(steps) <= MAX_LOG_TICKS:
+        return steps
+    if len(steps) < 2:
+        return [t for t in nice_ticks(lo, hi) if t > 0]
     exponents = [k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
                  if lo <= 10.0**k <= hi]
     every = 1
     while len([k for k in exponents if k % every == 0]) > MAX_LOG_TICKS:
         every += 1
-    ticks = [10.0**k for k in exponents if k % every == 0]
-    if len(ticks) < 2:
-        k0 = math.floor(math.log10(lo))
-        ticks = [m * 10.0**k for k in range(k0, k0 + 2) for m in (1, 2, 5)
-                 if lo <= m * 10.0**k <= hi]
-    return ticks
+    return [10.0**k for k in exponents if k % every == 0]
+
+
+def _one_two_five(lo: float, hi: float) -> list[float]:
+    """Every 1, 2 and 5 times a power of ten in [lo, hi], rounded (0.02, not
+    0.020000000000000004, which would print as such in a label)."""
+    values = []
+    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            value = round(m * 10.0**k, max(0, -k))
+            if lo <= value <= hi:
+                values.append(value)
+    return values
 
 
 def _label(value: float) -> str:

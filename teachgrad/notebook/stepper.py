@@ -29,8 +29,9 @@ shows the widget, and an exported one (nbconvert, a book, no kernel) still steps
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from .._tensor import Tensor
 from ..autograd import graph as autograd_graph
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .follow import following
@@ -38,7 +39,7 @@ from .graph import Labels, new_prefix, rows_or_none, svg_html, to_digraph, unava
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build
 from .layout import LayoutUnavailable, layout_svg, tidy_svg, width_px
 from .naming import Names
-from .short_traceback import ShortTraceback
+from .short_traceback import ArgumentError, ShortTraceback
 from .static_html import LEGEND, live_rules, static_stepper
 from .steps import Recording, record_backward
 from .timeline import Timeline, build_timeline
@@ -75,6 +76,7 @@ def step_backward(
     ['MulBackward0', 'torch::autograd::AccumulateGrad']
     """
     outputs = as_tensors(out, "step_backward")
+    gradient = _checked_gradient(gradient)
     model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
     if inputs is None:  # (with inputs=, the engine may never reach a freed node)
         _refuse_a_used_graph(model, Names(names))
@@ -87,6 +89,34 @@ def step_backward(
         )
     saved.update(unpacked)
     return Stepper(model, recording, Names(names), saved)
+
+
+def _checked_gradient(gradient):
+    """``gradient`` as ``backward()`` takes it (a generator read into a list), or
+    PyTorch's TypeError, before anything runs.
+
+    The usual slip is ``step_backward(out, locals())`` or ``step_backward(out, {"x": x})``:
+    the dict lands in ``gradient``, the second argument, as in ``out.backward(gradient)``,
+    and NumPy failed deep inside ("could not convert string to float: 'x'").
+    """
+    if gradient is None or isinstance(gradient, Tensor):
+        return gradient
+    if isinstance(gradient, Mapping):
+        raise ArgumentError(
+            f"gradients can be either Tensors or None, but got {type(gradient).__name__}\n"
+            "Hint: the second argument of step_backward() is gradient=, as in "
+            "out.backward(gradient). To label the graph with your names, pass them by "
+            "keyword: step_backward(out, names=locals()) or names={'x': x}."
+        )
+    items = list(gradient) if isinstance(gradient, Iterable) else [gradient]
+    for item in items:
+        if item is not None and not isinstance(item, Tensor):
+            raise ArgumentError(
+                f"gradients can be either Tensors or None, but got {type(item).__name__}\n"
+                "Hint: gradient= is the gradient of each output, a tensor of its shape, "
+                "e.g. gradient=torch.ones_like(out)."
+            )
+    return items
 
 
 class GraphAlreadyUsed(ShortTraceback, RuntimeError):
@@ -165,7 +195,8 @@ class FramesView:
     def svg(self) -> str:
         """The graph, laid out once for all frames (raises LayoutUnavailable)."""
         if self._svg is None:
-            self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles)
+            self._svg = tidy_svg(layout_svg(self.digraph.source), self._titles,
+                                 prefix=self.prefix)
         return self._svg
 
     def _graph_or_message(self, untrusted_copy: bool = True) -> str:
