@@ -313,6 +313,37 @@ TEMPTING = {
         "    return gamma / sigma / N * (N * dy - dy.sum(dim=1, keepdim=True)\n"
         "                                - x_hat * (dy * x_hat).sum(dim=1, keepdim=True))\n"
     ),
+    # EvenMax's backward without the split: each of k tied elements gets the whole
+    # gradient, k times too much in all (right only where the max is not tied).
+    "23_": (
+        "class EvenMax(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        result = x.max()\n"
+        "        ctx.save_for_backward(x, result)\n"
+        "        return result\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_output):\n"
+        "        x, result = ctx.saved_tensors\n"
+        "        return grad_output * (x == result).to(x.dtype)\n"
+    ),
+    # max(dim)'s convention in place of max()'s: the whole gradient to the first max.
+    "23_first": (
+        "class EvenMax(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        result = x.max()\n"
+        "        ctx.save_for_backward(x, result)\n"
+        "        return result\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_output):\n"
+        "        x, result = ctx.saved_tensors\n"
+        "        first = torch.zeros_like(x).flatten()\n"
+        "        first[x.flatten().argmax()] = 1.0\n"
+        "        return grad_output * first.reshape(x.shape)\n"
+    ),
 }
 
 
