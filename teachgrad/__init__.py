@@ -136,7 +136,8 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 
 from . import backends  # noqa: E402 - torch.backends.cudnn / .mps: no GPU, switches kept
-from ._device import accelerator, cuda, device  # noqa: E402 - torch.device, .cuda, .accelerator
+from ._device import accelerator, device  # noqa: E402 - torch.device, .accelerator
+from . import cuda  # noqa: E402 - torch.cuda's questions, answered without a GPU; cuda.amp
 
 
 def load_ipython_extension(ipython) -> None:

@@ -39,9 +39,9 @@ __all__ = ["install_as_torch"]
 
 TORCH = "torch"
 
-# Objects that PyTorch has as modules and teachgrad as plain objects (``torch.cuda``'s
-# questions and switches): ``from torch.cuda import is_available`` must still work.
-_MODULE_LIKE = ("cuda", "accelerator")
+# Objects that PyTorch has as modules and teachgrad as plain objects (``torch.accelerator``'s
+# questions): ``from torch.accelerator import is_available`` must still work.
+_MODULE_LIKE = ("accelerator",)
 
 
 def install_as_torch() -> None:

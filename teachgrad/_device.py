@@ -1,4 +1,5 @@
-"""``teachgrad.device``: where a tensor lives; ``teachgrad.cuda`` and ``.accelerator``: no GPU.
+"""``teachgrad.device``: where a tensor lives; ``teachgrad.accelerator``: no GPU (and
+``teachgrad.cuda``, a package of its own, says the same).
 
 teachgrad computes with NumPy, so every tensor is on ``device(type='cpu')``. A device is
 still a real object, as in PyTorch, because tutorial code builds and inspects them:
@@ -135,69 +136,3 @@ class _Accelerator:
 
 
 accelerator = _Accelerator()
-
-
-class _Cuda:
-    """``teachgrad.cuda``: there is no GPU; ``is_available()`` is False."""
-
-    @staticmethod
-    def is_available() -> bool:
-        return False
-
-    @staticmethod
-    def device_count() -> int:
-        return 0
-
-    @staticmethod
-    def manual_seed(seed: int) -> None:
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed: int) -> None:
-        pass
-
-    # Clean-up and memory queries that training scripts call: harmless without a GPU, as
-    # in a CPU-only PyTorch.
-    @staticmethod
-    def empty_cache() -> None:
-        pass
-
-    @staticmethod
-    def is_initialized() -> bool:
-        return False
-
-    @staticmethod
-    def memory_allocated(device=None) -> int:
-        return 0
-
-    @staticmethod
-    def max_memory_allocated(device=None) -> int:
-        return 0
-
-    @staticmethod
-    def memory_reserved(device=None) -> int:
-        return 0
-
-    # Questions about a GPU that is not there: PyTorch's CPU-only error.
-    @staticmethod
-    def synchronize(device=None) -> None:
-        _no_cuda()
-
-    @staticmethod
-    def current_device() -> int:
-        _no_cuda()
-
-    @staticmethod
-    def get_device_name(device=None) -> str:
-        _no_cuda()
-
-
-def _no_cuda():
-    raise AssertionError(
-        "Torch not compiled with CUDA enabled"
-        "\nHint: teachgrad computes on the CPU only; guard GPU code with "
-        "`if torch.cuda.is_available():`."
-    )
-
-
-cuda = _Cuda()

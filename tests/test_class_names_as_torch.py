@@ -164,7 +164,7 @@ NAMESPACES = [
     "torch.distributions.constraints", "torch.distributions.transforms", "torch.autograd",
     "torch.autograd.graph", "torch.autograd.forward_ad", "torch.autograd.function",
     "torch.return_types", "torch.linalg", "torch.special", "torch.func", "torch.profiler",
-    "torch.testing", "torch.random", "torch.storage",
+    "torch.testing", "torch.random", "torch.storage", "torch.amp", "torch.cuda", "torch.cuda.amp",
 ]
 
 COLLECT = f"""

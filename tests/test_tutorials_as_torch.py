@@ -13,7 +13,8 @@ pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence predicti
 REINFORCE, Karpathy's makemore, GPT and micrograd, twenty-five learners' mistakes
 with PyTorch's error messages, and programs pasted as learners paste them (the blitz, the
 Quickstart series with whole-model saving, torch.autograd.functional, an LSTM name
-classifier over packed batches, attention blocks, the data utilities and lr schedulers).
+classifier over packed batches, attention blocks, the data utilities and lr schedulers,
+saving and loading models, extending PyTorch with autograd.Functions).
 Downloads are replaced by small seeded random data or a few lines of text written in. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to

@@ -20,7 +20,14 @@ What teachgrad cannot do is what PyTorch does with ``device_type="cpu"``: comput
 bfloat16 (NumPy has none), and scale float16 gradients. Asking for that is refused.
 """
 
-from .autocast_mode import autocast, is_autocast_enabled
+from .autocast_mode import (
+    autocast,
+    custom_bwd,
+    custom_fwd,
+    is_autocast_available,
+    is_autocast_enabled,
+)
 from .grad_scaler import GradScaler
 
-__all__ = ["autocast", "GradScaler", "is_autocast_enabled"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler", "is_autocast_available",
+           "is_autocast_enabled"]
