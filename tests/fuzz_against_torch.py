@@ -464,6 +464,13 @@ SKIPS = [
      lambda st, cat, t, o: cat in ("value", "grad", "grad2") and re.search(
          r"\.(amin|amax|min|max)\(", st.program) is not None
      and _differs_only_in_sign(t, o)),
+    # float32 cosh/sinh just below their overflow (|x| a little under 89.4): PyTorch 2.13's
+    # kernel computes e^|x| / 2 and overflows to inf there, where the true value, still a
+    # float32, is teachgrad's (seed 418337: cosh(rad2deg(a)), 3.4e38 > cosh(88.9)).
+    ("PyTorch quirk: float32 cosh/sinh overflow to inf early",
+     lambda st, cat, t, o: cat in ("value", "grad", "grad2") and "float32" in st.program
+     and re.search(r"\b(cosh|sinh)\(", st.program) is not None
+     and _differs_only_where_torch_is_inf(t, o)),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
@@ -554,6 +561,12 @@ def _differing_values(theirs, ours) -> list | None:
         differ = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
         values.append((a[differ], b[differ]))
     return values
+
+
+def _differs_only_where_torch_is_inf(theirs, ours) -> bool:
+    """Do the two steps' tensors differ only where PyTorch's value is ±inf (an overflow)?"""
+    values = _differing_values(theirs, ours)
+    return values is not None and all(np.isinf(a).all() for a, _ in values)
 
 
 def _differs_only_where_ours_is_nan(theirs, ours) -> bool:

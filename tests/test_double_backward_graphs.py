@@ -80,21 +80,30 @@ CASES = [
     "torch.nn.functional.conv1d(x[None], w.reshape(2, 3, 2), p[0, :2], padding=1, stride=2)",
     "torch.nn.functional.max_pool1d(x[None], 2)", "torch.nn.functional.avg_pool1d(x[None], 2)",
     "torch.nn.functional.embedding(torch.tensor([0, 2]), x)", "torch.nn.functional.pad(x, (1, 1))",
+    # losses whose formulas PyTorch's C++ evaluates right operand first (the order of the
+    # nodes decides the order in which the engine sums a gradient's two paths)
+    "torch.nn.functional.kl_div(x.log_softmax(1), p.softmax(1), reduction='batchmean')",
+    "torch.nn.functional.kl_div(x.log_softmax(1), p.log_softmax(1), reduction='sum',"
+    " log_target=True)",
+    "torch.nn.functional.poisson_nll_loss(x, p)",
+    "torch.nn.functional.poisson_nll_loss(p, w, log_input=False)",
+    "torch.nn.functional.poisson_nll_loss(x, p * 3, full=True)",
+    # PyTorch's binary_cross_entropy_double_backward (and its target's logit)
+    "torch.nn.functional.binary_cross_entropy(p.sigmoid(), w.sigmoid())",
+    "torch.nn.functional.binary_cross_entropy(x.sigmoid(), w.sigmoid(), torch.tensor([1., 2.,"
+    " .5, 3.], dtype=torch.float64), reduction='sum')",
+    "torch.nn.functional.binary_cross_entropy(x.sigmoid(), p.sigmoid(), reduction='none')",
+    # the ops whose formulas follow PyTorch's node for node: atan2, mish
+    "torch.atan2(x, w)", "torch.atan2(x * 0, w)", "torch.nn.functional.mish(x)",
+    # group norm: one NativeGroupNormBackward0 node whose mean and rstd outputs the gradient
+    # is written with
+    "torch.nn.functional.group_norm(x[None], 1)",
+    "torch.nn.functional.group_norm(x.reshape(2, 2, 3), 2)",
+    "torch.nn.functional.group_norm(x.reshape(1, 4, 3), 2, w[0], p[0])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
 GRAPHS_NOT_YET_AS_PYTORCH = {
-    "torch.nn.functional.binary_cross_entropy(p.sigmoid(), w.sigmoid())":
-        "PyTorch's binary_cross_entropy_double_backward: a LogitBackward0 in it",
-    "torch.nn.functional.kl_div(x.log_softmax(1), p.softmax(1), reduction='batchmean')":
-        "the order in which the two paths' gradients are summed (the engine's)",
-    "torch.nn.functional.poisson_nll_loss(x, p)":
-        "the order in which the two paths' gradients are summed (the engine's)",
-    "torch.nn.functional.mish(x)": "PyTorch's mish_backward: log1p(exp(x)), not the stable "
-                                   "softplus, and a SubBackward0",
-    "torch.atan2(x, w)": "PyTorch's atan2_backward: reciprocal and masked_fill, not a division",
-    "torch.nn.functional.group_norm(x[None], 1)":
-        "PyTorch's one NativeGroupNormBackward0 node; teachgrad's group_norm is composed",
 }
 
 
@@ -332,3 +341,32 @@ def test_silu_second_graph_has_pytorchs_number_add_and_tensor_sub():
     (h,) = teachgrad.autograd.grad(g.sum(), x)  # d²(xσ)/dx² = σ(1−σ)(2 + x(1 − 2σ))
     assert h.tolist() == pytest.approx([si * (1 - si) * (2 + v * (1 - 2 * si))
                                         for si, v in zip(s, (-1.5, 0.0, 0.7, 2.0))])
+
+
+def test_binary_cross_entropy_keeps_its_denominators_off_zero_as_pytorch():
+    """The first-order kernel divides by max((1−p)·p, ε) with PyTorch's float EPSILON,
+    1e-12 rounded to float32 even for float64; the second-order formulas by
+    (p + ε)(1 − p + ε) with the double 1e-12."""
+    eps32 = float(np.float32(1e-12))  # 9.99999996e-13
+    p, t = _tensor([0.25, 1.0]), _tensor([0.5, 0.3])
+    loss = teachgrad.nn.functional.binary_cross_entropy(p, t, reduction="sum")
+    gp, gt = teachgrad.autograd.grad(loss, (p, t), create_graph=True)
+    assert gp.tolist() == [(0.25 - 0.5) / (0.75 * 0.25), (1.0 - 0.3) / eps32]
+    assert _graph(gt.grad_fn)[:3] == ["MulBackward0", "NegBackward0", "LogitBackward0"]
+    assert gt.tolist()[0] == pytest.approx(-math.log(0.25 / 0.75))
+    (d2,) = teachgrad.autograd.grad(gp[0], p)  # (p² − 2pt + t) / ((p + ε)²(1 − p + ε)²)
+    assert d2.tolist()[0] == pytest.approx(
+        (0.25 ** 2 - 2 * 0.25 * 0.5 + 0.5) / ((0.25 + 1e-12) ** 2 * (0.75 + 1e-12) ** 2))
+
+
+def test_atan2_gradient_is_pytorchs_reciprocal_formula():
+    x, w = _tensor([0.5, -1.5, 0.0]), _tensor([2.0, 0.25, 0.0])
+    gx, gw = teachgrad.autograd.grad(teachgrad.atan2(x, w).sum(), (x, w), create_graph=True)
+    assert _graph(gx.grad_fn)[:5] == ["MulBackward0", "MulBackward0", "AccumulateGrad",
+                                      "MaskedFillBackward0", "ReciprocalBackward0"]
+    # w/(x² + w²), −x/(x² + w²); 0 at the origin (masked), as PyTorch's
+    assert gx.tolist() == pytest.approx([2.0 / 4.25, 0.25 / 2.3125, 0.0])
+    assert gw.tolist() == pytest.approx([-0.5 / 4.25, 1.5 / 2.3125, 0.0])
+    (h,) = teachgrad.autograd.grad(gx[:2].sum(), x)  # d/dx w/(x² + w²) = −2xw/(x² + w²)²
+    assert h.tolist()[:2] == pytest.approx([-2 * 0.5 * 2.0 / 4.25 ** 2,
+                                            2 * 1.5 * 0.25 / 2.3125 ** 2])

@@ -296,11 +296,23 @@ def ctc_logits(lib, seed=0):
 @pytest.mark.parametrize("targets,input_lengths,target_lengths", CTC_CASES[:2])
 @pytest.mark.parametrize("reduction", ["mean", "none"])
 def test_ctc_gradcheck(targets, input_lengths, target_lengths, reduction):
-    log_probs = ctc_logits(teachgrad).log_softmax(2).detach().requires_grad_()
-    assert gradcheck(lambda lp: F.ctc_loss(lp, teachgrad.tensor(targets),
-                                           teachgrad.tensor(input_lengths),
-                                           teachgrad.tensor(target_lengths),
-                                           reduction=reduction), (log_probs,))
+    # (through log_softmax: the gradient ctc_loss gives log_probs is PyTorch's, the true
+    # derivative plus exp(log_probs)·grad, which log_softmax's backward removes)
+    logits = ctc_logits(teachgrad)
+    assert gradcheck(lambda x: F.ctc_loss(x.log_softmax(2), teachgrad.tensor(targets),
+                                          teachgrad.tensor(input_lengths),
+                                          teachgrad.tensor(target_lengths),
+                                          reduction=reduction), (logits,))
+
+
+def test_ctc_gradient_of_a_leaf_log_probs_is_pytorchs():
+    # Two steps, classes {blank, a} at 50 %: "a" is spelled by a a, a _ and _ a (p = 3/4).
+    # The true derivative of -log p in log y_t(k) is -(share of p through y_t(k)): at each
+    # step 2/3 through a, 1/3 through blank. PyTorch's gradient adds y_t(k) = 1/2.
+    log_probs = teachgrad.full((2, 1, 2), 0.5, dtype=teachgrad.float64).log().requires_grad_()
+    F.ctc_loss(log_probs, teachgrad.tensor([[1]]), [2], [1], reduction="sum").backward()
+    assert log_probs.grad.flatten().tolist() == pytest.approx(
+        [0.5 - 1 / 3, 0.5 - 2 / 3, 0.5 - 1 / 3, 0.5 - 2 / 3])
 
 
 def test_ctc_hand_computed():
@@ -354,6 +366,25 @@ def test_ctc_matches_pytorch_through_log_softmax(targets, input_lengths, target_
     assert results[0][0] == results[1][0]
     for mine, real in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(mine, real, atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("targets,input_lengths,target_lengths", CTC_CASES)
+@pytest.mark.parametrize("reduction,zero_infinity", [("mean", False), ("sum", True),
+                                                     ("none", False)])
+def test_ctc_leaf_log_probs_gradient_matches_pytorch(targets, input_lengths, target_lengths,
+                                                     reduction, zero_infinity):
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (teachgrad, torch):
+        log_probs = ctc_logits(lib, seed=2).log_softmax(2).detach().requires_grad_()
+        loss = lib.nn.functional.ctc_loss(
+            log_probs, lib.tensor(targets), lib.tensor(np.array(input_lengths)),
+            lib.tensor(np.array(target_lengths)), reduction=reduction,
+            zero_infinity=zero_infinity)
+        (loss.sum() if loss.ndim else loss).backward()
+        grads.append(log_probs.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-12)
 
 
 @pytest.mark.torch

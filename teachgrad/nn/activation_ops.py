@@ -18,6 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..ops.loss import stable_log_sigmoid, stable_sigmoid
+from ..ops.number_factor import number_minus
 from ..ops.op import Op
 from ..ops.pointwise import ThresholdBackwardBackward0
 from ..ops.recorded_backward import RecordedBackward
@@ -324,6 +325,14 @@ class MishBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(grad) is Tensor:
+            # create_graph: PyTorch's infinitely_differentiable_mish_backward, node for node
+            # (its softplus is log1p(exp(a)), not the stable form below), the right operand
+            # of each product computed first, as its C++ does
+            sigmoid = a.sigmoid()
+            tanh_softplus = a.exp().log1p().tanh()
+            slope_of_tanh = number_minus(1.0, tanh_softplus * tanh_softplus)
+            return grad * (tanh_softplus + a * sigmoid * slope_of_tanh)
         t = np.tanh(_softplus(a))
         return grad * (t + a * stable_sigmoid(a) * (1 - t * t))
 

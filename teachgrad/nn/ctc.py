@@ -98,8 +98,8 @@ def ctc_alpha_beta(lp: np.ndarray, target: np.ndarray, blank: int):
 class CtcLossBackward0(Op):
     """``-log p(target | log_probs)`` per sample, by the forward-backward algorithm."""
 
-    formula = ("ℓ = -log Σ_alignments Π_t y_t(π_t)    ∂ℓ/∂log y_t(k) = -Σ_{s: l'_s = k} "
-               "α_t(s)·β_t(s) / (y_t(k)·p)")
+    formula = ("ℓ = -log Σ_alignments Π_t y_t(π_t)    PyTorch's gradient in log y_t(k): "
+               "y_t(k) − Σ_{s: l'_s = k} α_t(s)·β_t(s) / (y_t(k)·p)")
 
     # grad_fn._saved_...: the arguments, and the losses (result0); PyTorch's result1, the
     # log α table its kernel leaves partly unwritten, is not shown
@@ -137,7 +137,11 @@ class CtcLossBackward0(Op):
                 per_class = np.full((length, classes), -np.inf)
                 for s, k in enumerate(labels):
                     per_class[:, k] = np.logaddexp(per_class[:, k], both[:, s])
-                grads[:length, n] = -np.exp(per_class - sample - log_p)
+                # PyTorch's ctc_loss_backward: exp(log y) − α·β/(y·p). The first term is
+                # not the loss's derivative in log y: it is what log_softmax's backward
+                # removes again, so the logits' gradient is the true one either way, and a
+                # leaf log_probs gets PyTorch's gradient.
+                grads[:length, n] = np.exp(sample) - np.exp(per_class - sample - log_p)
         if zero_infinity:  # the losses themselves are zeroed after this node (a where)
             grads[:, np.isinf(losses)] = 0.0
         ctx.grads = grads.astype(log_probs.dtype)
@@ -187,9 +191,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     ``zero_infinity=True`` turns impossible samples' ``inf`` losses (and their
     gradients) into zeros.
 
-    Note: the gradient reaching ``log_probs`` is the true derivative of the loss; PyTorch's
-    adds ``exp(log_probs)·grad``, a term that ``log_softmax``'s backward removes, so the
-    gradients of the logits agree.
+    Note: as PyTorch's, the gradient reaching ``log_probs`` is the loss's derivative plus
+    ``exp(log_probs)·grad``, a term that ``log_softmax``'s backward removes: the logits'
+    gradient is the true one, and a leaf ``log_probs`` gets what PyTorch gives it.
     """
     from .functional import _check_reduction
 

@@ -28,6 +28,7 @@ from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..ops import pointwise
 from ..ops.index import saving_indices
+from ..ops.number_factor import plus_number, times_number
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
@@ -167,10 +168,14 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
         raise RuntimeError(  # (integer or bool: PyTorch's kernel refuses both)
             "kl_div: Integral inputs not supported.\nHint: give float probabilities, e.g. "
             "target.float() (kl_div compares two distributions, not class labels).")
+    # (the right operand first, as PyTorch's C++ evaluates them: the nodes' order decides
+    # the order in which the engine sums a gradient's two paths under create_graph)
     if log_target:
-        output = pointwise.exp(target) * (target - input)
+        difference = target - input
+        output = pointwise.exp(target) * difference
     else:
-        output = xlogy(target, target) - target * input  # 0·log 0 counts as 0
+        product = target * input
+        output = xlogy(target, target) - product  # 0·log 0 counts as 0
     reduced = _apply_reduction(output, "sum" if reduction == "batchmean" else reduction)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
@@ -244,14 +249,23 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
     bool_argument(full, "poisson_nll_loss", "full", 4)
     eps = scalar_argument(eps, "poisson_nll_loss", "eps", 5, kind="float")
     if log_input:
-        loss = pointwise.exp(input) - target * input
+        product = target * input  # (first, as PyTorch's C++ evaluates it: see kl_div)
+        loss = pointwise.exp(input) - product
     else:
-        loss = input - target * pointwise.log(input + eps)
+        shifted = plus_number(input, eps) if input.is_floating_point() else input + eps
+        loss = input - target * pointwise.log(shifted)
     if full:
-        stirling = (target * pointwise.log(target) - target
-                    + 0.5 * pointwise.log(2 * math.pi * target))
+        # target·log(target) − target + ½·log(2π·target), computed as PyTorch's C++ does
+        # (the right operand first; tensor-times-number nodes, MulBackward1)
+        half_log = _number_times(0.5, pointwise.log(_number_times(2 * math.pi, target)))
+        stirling = target * pointwise.log(target) - target + half_log
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply_reduction(loss, reduction)
+
+
+def _number_times(number: float, t: Tensor) -> Tensor:
+    """``number * t`` as PyTorch's C++ records it for a float tensor (MulBackward1)."""
+    return times_number(t, number) if t.is_floating_point() else number * t
 
 
 # ----------------------------------------------------------------------------------------

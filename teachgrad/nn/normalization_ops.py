@@ -23,8 +23,8 @@ Higher-order gradients: a plain backward reuses the statistics forward computed.
 ``create_graph=True`` layer and batch norm record their backward as PyTorch does, one node
 (``NativeLayerNormBackwardBackward0``, ``NativeBatchNormBackwardBackward0``) whose own
 backward is derived by hand (:func:`standardize_double_backward`); group norm's backward
-recomputes the statistics from the saved input with differentiable ops, because the second
-derivative has to see how they depend on ``x``.
+is PyTorch's formula written with the node's own mean and 1/std outputs, so the second
+derivative reaches ``x`` through them (and the node's backward for those outputs).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.forward_formulas import sum_present
+from ..ops.number_factor import over_number, times_number
 from ..ops.op import Op
 from ..ops.quiet_mean import mean_of
 from ..ops.recorded_backward import RecordedBackward
@@ -325,19 +326,23 @@ class NativeGroupNormBackward0(Op):
     standardised over its channels and positions, then ``· weight + bias`` per channel.
 
     It is layer norm on the input seen as ``(N, groups, C/groups · positions)``, with a
-    per-channel affine step: the same gradient, on that view.
+    per-channel affine step: the same gradient, on that view. As PyTorch's
+    ``native_group_norm`` it has three outputs: the result, and each group's mean and
+    1/std, shaped ``(N, groups)``. Under ``create_graph`` its gradient is PyTorch's
+    ``infinitely_differentiable_native_group_norm_backward``, built from those two outputs,
+    so the gradient's graph leads back to this node, as PyTorch's does.
     """
-    saved_names = ("input", "weight")  # grad_fn._saved_... (None if not given)
+    saved_names = ("input", "weight", "result1", "result2")  # grad_fn._saved_...
     saved_attributes = {
         "N": lambda node: node.input_meta[0], "C": lambda node: node.input_meta[1],
         "HxW": lambda node: math.prod(node.input_meta[2:]), "group": "groups", "eps": "eps",
-        "result1": lambda node: _statistic(node, 0, per_group=True),
-        "result2": lambda node: _statistic(node, 1, per_group=True),
     }
 
     formula = ("x̂ = (x − mean)·rstd per group, y = x̂·w + b per channel:  "
                "∂L/∂x = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) over each group, ĝ = g·w;  "
                "∂L/∂w = Σ g·x̂;  ∂L/∂b = Σ g")
+
+    materialize_grads = False  # (the statistics' gradients: None unless they are used)
 
     @staticmethod
     def forward(ctx, x, weight, bias, groups, eps):
@@ -346,33 +351,107 @@ class NativeGroupNormBackward0(Op):
         mean, rstd = standardize_statistics(grouped, (2,), eps)
         ctx.input_meta = x.shape  # (for grad_fn._saved_...: sizes)
         ctx.groups, ctx.dims, ctx.eps, ctx.statistics = groups, (2,), eps, (mean, rstd)
-        ctx.save_for_backward(x, weight)
+        result1, result2 = mean.reshape(mean.shape[:2]), rstd.reshape(rstd.shape[:2])
+        ctx.save_for_backward(x, weight, result1, result2)
         out = ((grouped - mean) * rstd).reshape(x.shape)
         channel = (1, x.shape[1], *(1,) * (x.ndim - 2))  # broadcast over all but dim 1
         if weight is not None:
             out = out * weight.reshape(channel)
-        return out if bias is None else out + bias.reshape(channel)
+        return out if bias is None else out + bias.reshape(channel), result1, result2
 
     @staticmethod
-    def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        need_x, need_weight, need_bias = ctx.needs_input_grad
-        shape = np.shape(x)
-        grouped_shape = (shape[0], ctx.groups, math.prod(shape[1:]) // ctx.groups)
-        grouped = np.reshape(x, grouped_shape)
-        mean, rstd = _statistics_for_backward(ctx, grouped)
-        x_hat = np.reshape((grouped - mean) * rstd, shape)
-        channel = (1, shape[1], *(1,) * (len(shape) - 2))
-        others = (0, *range(2, len(shape)))  # every dimension but the channels
-        grad_hat = grad if weight is None else grad * np.reshape(weight, channel)
-        grad_x = None
+    def backward(ctx, grad, grad_mean=None, grad_rstd=None):
+        x, weight, mean, rstd = ctx.saved_tensors
+        if type(x) is Tensor:  # create_graph: PyTorch's formula, node for node
+            return _group_norm_backward_recorded(ctx, grad, grad_mean, grad_rstd, x, weight,
+                                                 mean, rstd)
+        grads = (None, None, None)
+        if grad is not None:
+            grads = _group_norm_backward(ctx, grad, x, weight)
+        if grad_mean is None and grad_rstd is None:
+            return grads
+        # the statistics' own gradients (a second derivative through the gradient's graph)
+        rstd4 = np.reshape(rstd, (*np.shape(rstd), 1, 1))
+        through_statistics = np.reshape(_statistics_backward(
+            ctx, grad_mean, grad_rstd, _grouped_4d(ctx, x), rstd4), np.shape(x))
+        return (sum_present(grads[0], through_statistics), *grads[1:])
+
+
+def _group_norm_backward(ctx, grad, x, weight) -> tuple:
+    """group norm's first-order gradients on arrays, with the statistics forward kept."""
+    need_x, need_weight, need_bias = ctx.needs_input_grad
+    shape = np.shape(x)
+    grouped_shape = (shape[0], ctx.groups, math.prod(shape[1:]) // ctx.groups)
+    grouped = np.reshape(x, grouped_shape)
+    mean, rstd = ctx.statistics
+    x_hat = np.reshape((grouped - mean) * rstd, shape)
+    channel = (1, shape[1], *(1,) * (len(shape) - 2))
+    others = (0, *range(2, len(shape)))  # every dimension but the channels
+    grad_hat = grad if weight is None else grad * np.reshape(weight, channel)
+    grad_x = None
+    if need_x:
+        grad_x = np.reshape(standardize_backward(
+            np.reshape(grad_hat, grouped_shape), np.reshape(x_hat, grouped_shape), rstd,
+            (2,)), shape)
+    grad_weight = np.sum(grad * x_hat, axis=others) if need_weight else None
+    grad_bias = np.sum(grad, axis=others) if need_bias else None
+    return grad_x, grad_weight, grad_bias
+
+
+def _grouped_4d(ctx, t):
+    """``t`` (the input's shape) as PyTorch's formula sees it: ``(N, G, C/G, HxW)``."""
+    n, c = ctx.input_meta[0], ctx.input_meta[1]
+    return t.reshape(n, ctx.groups, c // ctx.groups, math.prod(ctx.input_meta[2:]))
+
+
+def _statistics_backward(ctx, grad_mean, grad_rstd, x4, rstd4):
+    """∂L/∂x through the group's mean and 1/std (PyTorch's var_mean_backward, with
+    ∂L/∂var = −½·rstd³·∂L/∂rstd), on arrays or tensors."""
+    n, groups = ctx.input_meta[0], ctx.groups
+    count = x4.shape[2] * x4.shape[3]
+    out = None
+    if grad_rstd is not None:
+        d_var = times_number(rstd4 * rstd4 * rstd4, -0.5) * grad_rstd.reshape(n, groups, 1, 1)
+        centred = x4 - mean_of(x4, axis=(2, 3), keepdims=True)
+        out = times_number(d_var, 2.0 / count) * centred
+    if grad_mean is not None:  # each of the group's count elements moves its mean by 1/count
+        per_group = grad_mean.reshape(n, groups, 1, 1)
+        spread = (per_group.expand(*x4.shape) if type(per_group) is Tensor
+                  else np.broadcast_to(per_group, x4.shape))
+        out = sum_present(out, over_number(spread, count))
+    return out
+
+
+def _group_norm_backward_recorded(ctx, grad, grad_mean, grad_rstd, x, weight, mean, rstd):
+    """PyTorch's infinitely_differentiable_native_group_norm_backward on tensors: the
+    gradient written with the node's own mean and rstd outputs (so it leads back to it)."""
+    need_x, need_weight, need_bias = ctx.needs_input_grad
+    n, c = ctx.input_meta[0], ctx.input_meta[1]
+    groups = ctx.groups
+    per_group = c // groups
+    s = 1.0 / (per_group * math.prod(ctx.input_meta[2:]))
+    x4 = _grouped_4d(ctx, x)
+    mean4, rstd4 = mean.reshape(n, groups, 1, 1), rstd.reshape(n, groups, 1, 1)
+    gamma4 = None if weight is None else weight.reshape(1, groups, per_group, 1)
+    grad_x = grad_weight = grad_bias = None
+    if grad is not None:
+        dy4 = _grouped_4d(ctx, grad)
+        ds = (dy4 * x4).sum(3).unsqueeze_(-1)
+        db = dy4.sum(3).unsqueeze_(-1)
         if need_x:
-            grad_x = np.reshape(standardize_backward(
-                np.reshape(grad_hat, grouped_shape), np.reshape(x_hat, grouped_shape), rstd,
-                (2,)), shape)
-        grad_weight = np.sum(grad * x_hat, axis=others) if need_weight else None
-        grad_bias = np.sum(grad, axis=others) if need_bias else None
-        if type(grad) is Tensor:  # create_graph: PyTorch's sums end in a view to (C,)
-            grad_weight, grad_bias = (None if g is None else np.reshape(g, (shape[1],))
-                                      for g in (grad_weight, grad_bias))
-        return grad_x, grad_weight, grad_bias
+            a = rstd4 if gamma4 is None else rstd4 * gamma4
+            b = (ds.sum(2) if gamma4 is None else (ds * gamma4).sum(2)).unsqueeze_(-2)
+            c_ = (db.sum(2) if gamma4 is None else (db * gamma4).sum(2)).unsqueeze_(-2)
+            rstd_cube = rstd4 * rstd4 * rstd4
+            b = times_number((c_ * mean4 - b) * rstd_cube, s)
+            c_ = -b * mean4 - times_number(c_ * rstd4, s)
+            grad_x = a * dy4 + b * x4 + c_
+        if need_weight:
+            grad_weight = ((ds - db * mean4) * rstd4).sum(0).reshape(c)
+        if need_bias:
+            grad_bias = db.sum(0).reshape(c)
+    if need_x and (grad_mean is not None or grad_rstd is not None):
+        grad_x = sum_present(grad_x, _statistics_backward(ctx, grad_mean, grad_rstd, x4, rstd4))
+    if grad_x is not None:
+        grad_x = grad_x.reshape_as(x)
+    return grad_x, grad_weight, grad_bias

@@ -86,7 +86,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     check_parameter_dtypes(input, weight, bias)
     # float16 is normalised in float32 and rounded at the end, as PyTorch's kernel does.
     x = input.float() if input.dtype is _dtypes.float16 else input
-    out = NativeGroupNormBackward0.apply(x, weight, bias, groups=num_groups, eps=eps)
+    out = NativeGroupNormBackward0.apply(x, weight, bias, groups=num_groups, eps=eps)[0]
     return out if x is input else out.to(input.dtype)
 
 

@@ -331,7 +331,10 @@ class NllLoss2DBackward0(NllLossBackward0):
 # ----------------------------------------------------------------------------------------
 # Binary cross entropy
 # ----------------------------------------------------------------------------------------
-_EPSILON = 1e-12  # PyTorch keeps p·(1−p) at least this large in the backward
+_EPSILON = 1e-12  # PyTorch's double-backward formulas keep denominators off 0 with this
+# ... and its first-order kernel keeps (1−p)·p at least this large: its EPSILON, a float,
+# so 1e-12 rounded to float32 (9.999999960e-13) even for float64 tensors
+_KERNEL_EPSILON = float(np.float32(1e-12))
 
 
 class BinaryCrossEntropyBackward0(Op):
@@ -360,55 +363,69 @@ class BinaryCrossEntropyBackward0(Op):
         p, t = ctx.saved_tensors[:2]
         if type(grad) is Tensor:  # create_graph: as PyTorch records them
             return _bce_gradients_recorded(ctx, grad, p, t)
-        scale = _scale(ctx.reduction, int(np.prod(np.shape(p))))
-        w = 1.0 if ctx.weight is None else ctx.weight
-        g = grad * w * scale
-        # max(p·(1−p), ε) without np.maximum on tensors: the choice is a constant mask.
-        small = _raw(p) * (1 - _raw(p)) < _EPSILON
-        denominator = np.where(small, _EPSILON, p * (1 - p))
-        grad_input = g * (p - t) / denominator
-        with np.errstate(divide="ignore"):
-            grad_target = g * (np.log1p(-p) - np.log(p))
+        # PyTorch's kernel, in its order (so the roundings are its own):
+        # grad·(p − t) / max((1 − p)·p, ε), then ·weight, then ÷n for the mean
+        denominator = np.maximum((1 - p) * p, _KERNEL_EPSILON)
+        grad_input = _weighted_mean(ctx, grad * (p - t) / denominator, p)
+        with np.errstate(divide="ignore"):  # (logit: ±inf at p = 0, 1, as PyTorch's)
+            grad_target = _weighted_mean(ctx, -np.log(p / (1 - p)) * grad, p)
         return grad_input, grad_target
+
+
+def _weighted_mean(ctx, g, p, weighted: bool = True):
+    """``g`` times the loss's weight, then divided by the number of elements for the mean,
+    as PyTorch's backward formulas finish (on arrays or, under create_graph, tensors)."""
+    if weighted and ctx.weight is not None:
+        g = g * ctx.weight
+    numel = int(np.prod(np.shape(p)))
+    if ctx.reduction == "mean" and numel:
+        g = over_number(g, numel)
+    return g
 
 
 def _bce_gradients_recorded(ctx, grad: Tensor, p: Tensor, t: Tensor) -> tuple:
     """binary_cross_entropy's gradients under create_graph, recorded as PyTorch's: the
-    input's as one node (BinaryCrossEntropyBackwardBackward0), the target's composed,
-    ``−logit(p)·grad`` (·weight, ÷n for the mean: MulBackward0 or DivBackward1 last)."""
+    input's as one node (BinaryCrossEntropyBackwardBackward0), the target's composed as
+    its binary_cross_entropy_target_backward, ``−logit(p)·grad`` (·weight, ÷n for the
+    mean: MulBackward0 or DivBackward1 last)."""
     grad_input, _ = BinaryCrossEntropyBackwardBackward0.record(ctx, grad, p, t)
     grad_target = None
     if ctx.needs_input_grad[1]:
         with np.errstate(divide="ignore"):
-            grad_target = (np.log1p(-p) - np.log(p)) * grad
-        if ctx.weight is not None:
-            grad_target = grad_target * ctx.weight
-        numel = int(np.prod(np.shape(p)))
-        if ctx.reduction == "mean" and numel:
-            grad_target = over_number(grad_target, numel)
+            grad_target = _weighted_mean(ctx, p.logit().neg() * grad, p)
     return grad_input, grad_target
 
 
 class BinaryCrossEntropyBackwardBackward0(RecordedBackward):
-    """binary_cross_entropy's backward for the input, ``c·g·(p−t)/D``, as one node."""
+    """binary_cross_entropy's backward for the input, ``g·(p−t)/max((1−p)p, ε)``, as one
+    node, differentiated by PyTorch's formulas (binary_cross_entropy_double_backward and
+    its _target and _grad_output twins), where ε enters as p + ε and 1 − p + ε."""
 
-    formula = ("bce's backward c·g·(p−t)/D, D = max(p(1−p), ε):  ∂/∂g = c·(p−t)/D    "
-               "∂/∂p = c·g·(p² − 2pt + t)/D²    ∂/∂t = −c·g/D   (c = w, ÷n for the mean)")
+    formula = ("bce's backward c·g·(p−t)/D, D = max((1−p)p, ε):  "
+               "∂/∂g = c·(p−t)/((p+ε)(1−p+ε))    "
+               "∂/∂p = c·g·(p² − 2pt + t)/((p+ε)²(1−p+ε)²)    ∂/∂t = −c·g/D   "
+               "(c = w, ÷n for the mean)")
 
     @staticmethod
-    def backward(ctx, gg_input, _gg_target=None):  # (the target's output is not used)
+    def backward(ctx, gg, _gg_target=None):  # (the target's output is not used)
         grad, p, t = ctx.saved_tensors
         node = ctx.node
-        c = _scale(node.reduction, int(np.prod(np.shape(p))))
-        if node.weight is not None:
-            c = c * node.weight
-        small = _raw(p) * (1 - _raw(p)) < _EPSILON  # where D is the constant ε
-        denominator = np.where(small, _EPSILON, p * (1 - p))
-        h = c * gg_input
-        # (p−t)/D differentiated in p: (D − (p−t)·D′)/D², D′ = 1 − 2p (0 where D = ε)
-        d_p = h * grad * np.where(small, 1 / _EPSILON,
-                                  (p * p - 2 * p * t + t) / (denominator * denominator))
-        return h * (p - t) / denominator, d_p, -(h * grad) / denominator
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # ∂/∂grad: (p − t) / ((p + ε)(1 − p + ε)) · gg
+            d_grad = (p - t) / ((p + _EPSILON) * (1 - p + _EPSILON)) * gg
+            # ∂/∂p: (p·p − 2p·t + t) / ((p + ε)²(1 − p + ε)²) · (gg · grad)
+            numerator = p * p - 2 * p * t + t
+            d_p = numerator / ((p + _EPSILON) ** 2 * (1 - p + _EPSILON) ** 2) * (gg * grad)
+            # ∂/∂t: −gg·grad·weight / max((1 − p)·p, ε), the clamp a constant (PyTorch's
+            # no_grad), the weight before the division, as PyTorch's
+            product = (1 - p) * p
+            small = np.asarray(_raw(product)) < _EPSILON
+            d_t = -gg * grad
+            if node.weight is not None:
+                d_t = d_t * node.weight
+            d_t = d_t / (np.where(small, _EPSILON, product) if small.any() else product)
+        d_grad, d_p = (_weighted_mean(node, d, p) for d in (d_grad, d_p))
+        return d_grad, d_p, _weighted_mean(node, d_t, p, weighted=False)
 
 
 def stable_log_sigmoid(x):

@@ -35,7 +35,7 @@ class MulBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.other
+        return times_number(grad, ctx.other)  # (its own node again under create_graph)
 
 
 class DivBackward1(Op):
@@ -50,7 +50,7 @@ class DivBackward1(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad / ctx.other
+        return over_number(grad, ctx.other)  # (its own node again under create_graph)
 
 
 class AddBackward1(Op):

@@ -572,6 +572,10 @@ class Atan2Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: PyTorch's atan2_backward, node for node
+            recip = (a * a + b * b).reciprocal()
+            recip = recip.masked_fill(recip == np.inf, 0)  # (the origin: slopes 0)
+            return grad * b * recip, grad * -a * recip
         r2 = a * a + b * b
         at_origin = np.asarray(_value(r2)) == 0
         if at_origin.any():  # atan2(0, 0): PyTorch's slopes are 0 there, not 0/0 = nan
