@@ -188,7 +188,24 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5,
                cudnn_enabled: bool = True) -> Tensor:
     """``F.group_norm(input, num_groups, weight, bias, eps)``."""
+    _batch_and_channels(input, "group_norm")
     return _functional().group_norm(input, num_groups, weight, bias, eps)
+
+
+def _batch_and_channels(input: Tensor, name: str) -> None:
+    """ATen's norms read ``input.size(0)`` and ``input.size(1)`` first: a tensor of fewer
+    than 2 dimensions is refused with size()'s words (F's wrappers check it in theirs)."""
+    from ._input_check import refuse_non_tensor_input
+
+    refuse_non_tensor_input(name, (input,), {})
+    nd = input.dim()
+    hint = (f"\nHint: {name} takes (N, C, ...): a batch of N samples with C channels; "
+            "add the missing dimensions with unsqueeze.")
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions" + hint)
+    if nd == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got 1)" + hint)
 
 
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
@@ -252,7 +269,22 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
                                      reduction: int = 0) -> Tensor:
-    """``F.binary_cross_entropy_with_logits``."""
+    """``F.binary_cross_entropy_with_logits``, but ATen's: ``input`` and ``target`` need not
+    have one shape, only shapes that broadcast (F checks they are equal)."""
+    if (isinstance(input, Tensor) and isinstance(target, Tensor)
+            and input.shape != target.shape):
+        import numpy as np
+
+        from .ops.pointwise import _check_broadcast
+
+        # ATen's kernel computes (1 - target).mul_(input): in place, in target's shape
+        _check_broadcast(target, input)
+        shape = np.broadcast_shapes(target.shape, input.shape)
+        if shape != tuple(target.shape):
+            raise RuntimeError(
+                f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}\nHint: the target must have the input's shape.")
+        input = input.expand_as(target)
     return _functional().binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
 

@@ -202,6 +202,12 @@ def _not_differentiable(function: str, argument: str, t: Tensor | None) -> None:
         )
 
 
+def _flag(inplace: object) -> bool:
+    """``inplace`` as a bool, read before the input is checked: PyTorch's Python asks
+    ``if inplace:`` first, so a tensor of several values passed there is refused first."""
+    return bool(inplace)
+
+
 def _maybe_inplace(input: Tensor, inplace: bool, fn, *args, **kwargs) -> Tensor:
     """Run ``fn(input, ...)`` and, for ``inplace=True``, write the result into ``input``."""
     if inplace:
@@ -281,7 +287,7 @@ def _clamp_integers(input: Tensor, low: int, high: int) -> Tensor:
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch records it as ``HardtanhBackward0``."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0.0, 6.0, _flag(inplace))
 
 
 def _leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
@@ -314,6 +320,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants of SELU."""
+    inplace = _flag(inplace)
     _require_floating(input, "elu_cpu")
     return _maybe_inplace(input, inplace, _elu, _SELU_ALPHA, _SELU_SCALE)
 
@@ -335,6 +342,7 @@ def _silu(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (also called swish)."""
+    inplace = _flag(inplace)
     _require_floating(input, "silu_cpu")
     return _maybe_inplace(input, inplace, _silu)
 
@@ -372,6 +380,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> torch.nn.functional.mish(torch.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.3034,  0.0000,  0.8651])
     """
+    inplace = _flag(inplace)
     _require_floating(input, "mish_cpu")
     return _maybe_inplace(input, inplace, _mish)
 
@@ -382,6 +391,7 @@ def _hardswish(input: Tensor) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x · relu6(x + 3) / 6``: 0 below −3, x above 3, a parabola between (MobileNetV3)."""
+    inplace = _flag(inplace)
     _require_floating(input, "hardswish_cpu")
     return _maybe_inplace(input, inplace, _hardswish)
 
@@ -392,6 +402,7 @@ def _hardsigmoid(input: Tensor) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below −3, 1 above 3, a straight line between."""
+    inplace = _flag(inplace)
     _require_floating(input, "hardsigmoid_cpu")
     return _maybe_inplace(input, inplace, _hardsigmoid)
 
@@ -441,12 +452,13 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """``softmax(−x)`` along ``dim``: the smallest score gets the largest probability."""
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
+    negated = -input  # (PyTorch's Python negates first: a bool input is refused here)
     error = argument_error("softmax", "dim", "int", dim, 1)
     if error is not None:  # (PyTorch's Python calls the method: (-input).softmax(dim))
         raise error
     if dtype is not None:
-        input = input.to(_dtype_argument(dtype, "softmax"))
-    return _activation.softmax(-input, dim)
+        negated = negated.to(_dtype_argument(dtype, "softmax"))
+    return _activation.softmax(negated, dim)
 
 
 @takes_ints("glu", dim=2)

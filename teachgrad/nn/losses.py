@@ -460,6 +460,20 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return saving_indices(loss, (target, weight), first=1)  # (checked at backward)
 
 
+def _check_label_range(labels: np.ndarray, classes: int) -> None:
+    """PyTorch's range check of multilabel targets: their min and max read as int64 (so
+    before their dtype is checked: a float -1.5 truncates to -1 and passes)."""
+    if labels.size == 0:
+        return
+    for value in (labels.min(), labels.max()):  # (a nan propagates into both)
+        if labels.dtype.kind == "f" and not np.isfinite(value):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow"
+                               "\nHint: the targets are class indices (int64), padded "
+                               "with -1.")
+    if int(labels.min()) < -1 or int(labels.max()) >= classes:
+        raise RuntimeError("argument #2 'target' is out of range")
+
+
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                            reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """The multi-label hinge loss: ``target`` lists each sample's classes (class indices,
@@ -479,11 +493,6 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
             "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
             f"{list(input.shape)}"
         )
-    if target._data.dtype != np.int64:
-        raise RuntimeError(
-            f"expected scalar type Long but found {F._type_name(target)}"
-            "\nHint: the targets are class indices (int64), padded with -1."
-        )
     if ndims <= 1:
         expected = list(input.shape) if ndims else []
         if target.dim() > 1 or list(target.shape) != expected:
@@ -493,10 +502,15 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}")
     c = input.shape[-1] if ndims else 1
-    classes = target._data.reshape(-1, c)
-    if classes.size and (classes.min() < -1 or classes.max() >= c):
-        raise RuntimeError("argument #2 'target' is out of range")
+    # PyTorch's order: the shapes, target's range, input's dtype, then target's dtype
+    _check_label_range(target._data, c)
     F._require_floating(input, "multilabel_margin_loss_forward_out_frame")
+    if target._data.dtype != np.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {F._type_name(target)}"
+            "\nHint: the targets are class indices (int64), padded with -1."
+        )
+    classes = target._data.reshape(-1, c)
     # Each sample's targets: the listed classes before the first -1, counted (a class
     # listed twice counts twice, as in PyTorch's loop).
     listed = np.cumprod(classes != -1, axis=1).astype(bool)
