@@ -436,12 +436,32 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     if isinstance(v, Tensor):  # PyTorch's checks, in its order
         if dim != -1 and v.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if dim != -1:  # (ATen transposes dim to the front: its range is checked there;
+            # only -1 means "all dims", another negative one counts from the end)
+            from ._tensor import _wrap_dim
+
+            dim = _wrap_dim(dim, v.ndim)
+        _view_around(v, dim)
         if not v.dtype.is_floating_point:
             raise RuntimeError(
                 "norm(): input dtype should be either floating point or complex. Got "
                 f"{_scalar_name(v)} instead.\nHint: convert first, "
                 "e.g. v.float().")
     return norm(v, pow, dim)
+
+
+def _view_around(v: Tensor, dim: int) -> None:
+    """ATen's norm_except_dim views ``v`` as ``(v.size(dim), -1)`` (or ``(-1, size)`` for the
+    last dim): with no elements, a size of 0 there leaves the -1 undecidable."""
+    if v.numel() or dim == -1:
+        return
+    last = dim == v.ndim - 1 and dim != 0
+    if v.shape[dim] == 0:
+        shape = "[-1, 0]" if last else "[0, -1]"
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+            "dimension size -1 can be any value and is ambiguous\nHint: v has no elements "
+            "along dim, so there is nothing to take norms of.")
 
 
 def fill(input: Tensor, value) -> Tensor:

@@ -105,10 +105,92 @@ CASES = {
     "torch.tensor([True, False]))":
         (NotImplementedError,
          "\"multilabel_margin_loss_forward_out_frame\" not implemented for 'Bool'"),
+    # grid_sample: the shapes (input.size(0) first), then input's dtype, then grid's
+    "torch.nn.functional.grid_sample(torch.ones(6), torch.tensor(1.0), align_corners=True)":
+        (IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+    "torch.nn.functional.grid_sample(torch.ones(1, 2, 2), torch.zeros(1, 1, 1, 2, "
+    "dtype=torch.float64), align_corners=True)":
+        (RuntimeError, "grid_sampler(): expected grid to have size 1 in last dimension, but "
+                       "got grid with sizes [1, 1, 1, 2]"),
+    "torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2, dtype=torch.long), "
+    "torch.zeros(1, 1, 1, 2), align_corners=True)":
+        (NotImplementedError, "\"grid_sampler_2d_cpu_kernel_impl\" not implemented for 'Long'"),
+    "torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2), "
+    "torch.zeros(1, 1, 1, 2, dtype=torch.long), align_corners=True)":
+        (RuntimeError, "expected scalar type Float but found Long"),
+    # hinge_embedding_loss: ATen's margin - input fills a tensor like input (bool - bool)
+    "torch.hinge_embedding_loss(torch.tensor([True]), torch.tensor([True]))":
+        (RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                       "Use the `^` or `logical_xor()` operator instead."),
+    "torch.nn.functional.hinge_embedding_loss(torch.tensor([3, -1]), torch.tensor([1, 2]))":
+        (RuntimeError, "mean(): could not infer output dtype. Input dtype must be either a "
+                       "floating point or complex dtype. Got: Long"),
+    # soft_margin_loss computes in place in input's dtype: -input, then exp
+    "torch.nn.functional.soft_margin_loss(torch.tensor([1, 2]), torch.tensor([1, 2]))":
+        (RuntimeError, "result type Float can't be cast to the desired output type Long"),
+    "torch.nn.functional.soft_margin_loss(torch.tensor([True]), torch.tensor([True]))":
+        (RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you "
+                       "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                       "instead."),
+    # linear: the shapes before the dtypes (mm's and mv's order); out= as addmm's/dot's
+    "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(2, 4, dtype=torch.long))":
+        (RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"),
+    "torch.nn.functional.linear(torch.ones(2, 3), torch.tensor([1, 2]))":
+        (RuntimeError, "size mismatch, got input (2), mat (2x3), vec (2)"),
+    "torch.nn.functional.linear(torch.ones(2, 3, requires_grad=True), torch.ones(2, 3), "
+    "out=torch.empty(0))":
+        (RuntimeError, "linear(): functions with out=... arguments don't support automatic "
+                       "differentiation, but one of the arguments requires grad."),
+    "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(2, 3), "
+    "out=torch.empty(0, dtype=torch.float64))":
+        (RuntimeError, "Expected out tensor to have dtype float, but got double instead"),
+    "torch.nn.functional.linear(torch.ones(3), torch.ones(3), "
+    "out=torch.empty(0, dtype=torch.float64))":
+        (RuntimeError, "result dtype Double does not match input dtype Float"),
+    # norm_except_dim views v as (v.size(dim), -1): no elements there leaves -1 undecided
+    "torch.norm_except_dim(torch.ones(0))":
+        (RuntimeError, "cannot reshape tensor of 0 elements into shape [0, -1] because the "
+                       "unspecified dimension size -1 can be any value and is ambiguous"),
+    "torch.norm_except_dim(torch.ones(2, 0), 2, 1)":
+        (RuntimeError, "cannot reshape tensor of 0 elements into shape [-1, 0] because the "
+                       "unspecified dimension size -1 can be any value and is ambiguous"),
+    "torch.norm_except_dim(torch.ones(2, 0), 2, 5)":
+        (IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 5)"),
+    # F.glu refuses a 0-d input in Python, before ATen's parser reads dim
+    "torch.nn.functional.glu(torch.tensor(2.5), torch.ones(6))":
+        (RuntimeError, "glu does not support scalars because halving size must be even"),
+    # embedding_bag(weight, input) (the old order) is swapped back, with a warning
+    "torch.nn.functional.embedding_bag(torch.ones(2, 3), torch.tensor([2, 0]))":
+        (ValueError, "offsets has to be a 1D Tensor but got None"),
+    # unfold: the arguments' lengths and values, then the input's dimensions
+    "torch.nn.functional.unfold(torch.ones(6), (2, 3, 4))":
+        (RuntimeError, "It is expected kernel_size equals to 2, but got size 3"),
+    "torch.nn.functional.unfold(torch.ones(6), torch.tensor([2, 0]))":
+        (RuntimeError, "kernel size should be greater than zero, but got kernel_height: 2 "
+                       "kernel_width: 0"),
+    "torch.nn.functional.unfold(torch.tensor(2.5), 2)":
+        (IndexError, "Dimension specified as 1 but tensor has no dimensions"),
 }
 
 # source -> the result's dtype, shape and values (by hand)
 RESULTS = {
+    # an int input keeps its dtype: margin - x in int64, where(target != 1, ...) + where(
+    # target != -1, x, 0): [0+3, 2-1, 1+0, 0+2, 0+7, 5-4]
+    "torch.hinge_embedding_loss(torch.tensor([3, -1, 0, 2, 7, -4]), "
+    "torch.tensor([1, 2, -3, 0, 5, 2]))": ("int64", [6], [3, 1, 1, 2, 7, 1]),
+    # margin 1.5 filled into int64 is 1: max(0, 1 - 1) = 0 and max(0, 1 + 2) = 3
+    "torch.nn.functional.hinge_embedding_loss(torch.tensor([1, -2]), torch.tensor([-1, -1]), "
+    "margin=1.5, reduction='none')": ("int64", [2], [0, 3]),
+    "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), "
+    "out=torch.empty(0))": ("float32", [2, 2], [[4.0, 4.0], [4.0, 4.0]]),
+    "torch.nn.functional.linear(torch.tensor([1, 2]), torch.tensor([3, 4]), "
+    "out=torch.empty(0, dtype=torch.long))": ("int64", [], 11),
+    # dim -2 is dim 0 (only -1 means every dim): each row's norm, √3
+    "torch.norm_except_dim(torch.ones(2, 3), 2, -2)":
+        ("float32", [2, 1], [[math.sqrt(3)], [math.sqrt(3)]]),
+    # log(1 + e^(-y x)) with bool labels as 1 and 0: (log(1 + e^-1) + log 2) / 2
+    "torch.nn.functional.soft_margin_loss(torch.tensor([1.0, 2.0]), "
+    "torch.tensor([True, False]))": ("float32", [], (math.log1p(math.exp(-1)) + math.log(2)) / 2),
     # log(1 + e^-2.5) broadcast against six targets of 1
     "torch.binary_cross_entropy_with_logits(torch.tensor(2.5), torch.ones(6))":
         ("float32", [6], [math.log1p(math.exp(-2.5))] * 6),
@@ -257,3 +339,53 @@ def test_histogramdd_nodes_as_pytorch():
 def test_gradient_of_an_int_tensor_is_still_computed():
     # only bool is refused: an int tensor's differences are taken in float
     assert tg.gradient(tg.tensor([1, 2, 4]))[0].tolist() == [1.0, 1.5, 2.0]
+
+
+def test_soft_margin_loss_backward_with_bool_target_refuses_as_pytorch():
+    # PyTorch's backward computes -target: a bool target passes forward, not backward
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    loss = F.soft_margin_loss(x, tg.tensor([True, False]))
+    with pytest.raises(RuntimeError, match=r"^Negation, the `-` operator, on a bool tensor"):
+        loss.backward()
+
+
+def test_bernoulli_with_p_records_a_node_without_derivative():
+    x = tg.full((5,), 0.5, requires_grad=True)
+    tg.manual_seed(0)
+    drawn = tg.bernoulli(x, 0.5)
+    tg.manual_seed(0)
+    plain = tg.bernoulli(x.detach(), 0.5)
+    assert drawn.tolist() == plain.tolist()  # (the same draws: the node only wraps them)
+    assert drawn.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for aten::bernoulli is not "):
+        drawn.sum().backward()
+    # probabilities as a tensor: a derivative (zero), BernoulliBackward0
+    assert type(tg.bernoulli(x).grad_fn).__name__ == "BernoulliBackward0"
+
+
+def test_bce_with_logits_mixed_dtypes_gradients_in_float64():
+    # PyTorch: grad_input = (σ(x) − t) · g / n in the logits' float64 (the float32 loss's
+    # gradient 1.0 is exact), grad_target = −x · g / n in float64, rounded to float32
+    xs = [0.3, -0.7, 1.0, 2.5, -3.0, 0.0]
+    ts = [0.25, 1.0, -1.5, 2.0, -0.0, 4.0]
+    x = tg.tensor(xs, dtype=tg.float64, requires_grad=True)
+    t = tg.tensor(ts, requires_grad=True)
+    loss = F.binary_cross_entropy_with_logits(x, t)
+    assert loss.dtype == tg.float32  # (written into 1 - target, as PyTorch's kernel)
+    grad_x, grad_t = tg.autograd.grad(loss, [x, t])
+    t32 = np.array(ts, np.float32).astype(np.float64)
+    expected_x = (1 / (1 + np.exp(-np.array(xs))) - t32) / 6
+    assert np.allclose(grad_x.numpy(), expected_x, rtol=1e-15, atol=0)
+    assert grad_t.numpy().tolist() == (-np.array(xs) / 6).astype(np.float32).tolist()
+
+
+def test_embedding_bag_old_argument_order_warns_and_swaps():
+    table = tg.tensor([[1.0, 0.0], [0.0, 2.0], [4.0, 4.0]])
+    with pytest.warns(UserWarning, match="^Argument order of nn.functional.embedding_bag was "):
+        bags = F.embedding_bag(table, tg.tensor([[0, 1], [2, 2]]))
+    assert bags.tolist() == [[0.5, 1.0], [4.0, 4.0]]  # (the means of rows 0, 1 and 2, 2)
+
+
+def test_linear_without_out_still_records_addmm():
+    x, w, b = tg.ones(2, 3, requires_grad=True), tg.ones(4, 3), tg.ones(4)
+    assert type(F.linear(x, w, b).grad_fn).__name__ == "AddmmBackward0"

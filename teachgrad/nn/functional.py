@@ -461,7 +461,6 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _activation.softmax(negated, dim)
 
 
-@takes_ints("glu", dim=2)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in two halves ``a, b`` along ``dim``; ``a · σ(b)``.
 
@@ -469,8 +468,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     >>> torch.nn.functional.glu(torch.tensor([2.0, 0.0]))
     tensor([1.])
     """
-    if input.ndim == 0:
+    if isinstance(input, Tensor) and input.ndim == 0:  # (F's Python, before ATen's parser)
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _glu(input, dim)
+
+
+@takes_ints("glu", dim=2)
+def _glu(input: Tensor, dim: int = -1) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] % 2:
         raise RuntimeError(
@@ -646,12 +650,16 @@ _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
               "uint8": "unsigned char", "bool": "bool"}
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *,
+           out: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: what ``nn.Linear`` computes.
 
     As in PyTorch, a 2-D input with a bias is one fused op (``AddmmBackward0``); other
-    inputs are flattened to 2-D around it and viewed back.
+    inputs are flattened to 2-D around it and viewed back. ``out=``: written into ``out``
+    (outside autograd, as every ``out=``).
     """
+    if out is not None:
+        return _linear_out(input, weight, bias, out)
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
         name, position, t = ("input", 1, input) if not isinstance(input, Tensor) else (
             "weight", 2, weight)
@@ -665,8 +673,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             "both arguments to linear need to be at least 1D, but they are "
             f"{x.ndim}D and {w.ndim}D"
         )
-    if x.dtype != w.dtype:
-        raise _linear_dtype_error(input, weight, bias)
+    # (the shapes are checked before the dtypes, as PyTorch's mm and mv do)
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         rows = math.prod(x.shape[:-1])
         raise RuntimeError(
@@ -676,6 +683,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{list(w.shape)}), but the input's last dimension is {x.shape[-1]} "
             f"(input shape {list(x.shape)})."
         )
+    if w.ndim == 1 and x.ndim == 2 and x.shape[1] != w.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), vec "
+            f"({w.shape[0]})\nHint: a 1-D weight is one output's weights: it needs one per "
+            f"input feature ({x.shape[1]}).")
+    if x.dtype != w.dtype:
+        raise _linear_dtype_error(input, weight, bias)
     if bias is None:
         return _linalg.matmul(input, weight.t())
     if not isinstance(bias, Tensor):
@@ -701,6 +715,20 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     flat = input.reshape(math.prod(lead), features)
     out = _linalg.addmm(bias, flat, weight.t())
     return out.view(*lead, out.shape[1])
+
+
+def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
+    """``F.linear(..., out=out)``: PyTorch's linear_out writes through addmm's or matmul's
+    ``out=``, so their dtype rules apply (dot's for two vectors)."""
+    from .._out import _out_autograd_error, write_out
+    from ..autograd.grad_mode import is_grad_enabled
+
+    operands = (input, weight, bias, out)
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in operands):
+        raise _out_autograd_error("linear", "linear", ())
+    result = linear(input, weight, bias)
+    vectors = input.dim() == 1 and weight.dim() == 1
+    return write_out("dot" if vectors else "matmul", result, out)
 
 
 @takes_arguments("dropout", training=("bool", 3, "train"))

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._creation import ones_like, zeros_like
+from .._creation import full_like, ones_like, zeros_like
 from .._input_check import DOUBLE, refuses_complex
 from .._tensor import Tensor
 from .._warn import warn_user
@@ -297,7 +297,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     margin = scalar_argument(margin, "hinge_embedding_loss", "margin", 3, kind="float")
     reduction = _reduction_of(size_average, reduce, reduction)
     zeros = zeros_like(input)
-    margin_clamp = (margin - input).clamp_min(0)
+    # ATen's (margin - input) fills a tensor like input with margin, then subtracts: an int
+    # input keeps its dtype (the margin truncated), a bool one is refused as bool - bool
+    margin_clamp = (full_like(input, margin) - input).clamp_min(0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
     return _apply_reduction(output_margin + output_self, reduction)
@@ -395,7 +397,15 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
             f"output with shape {list(input.shape)} doesn't match the broadcast shape "
             f"{list(shape)}"
         )
-    F._require_floating(input, "soft_margin_loss")
+    # PyTorch computes in place in input's dtype: -input refuses bool, and the exp of an
+    # integer product cannot be written back
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(pointwise.BOOL_NEGATION + "\nHint: the input must be a float tensor of "
+                           "scores, e.g. x.float().")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{F._type_name(input)}\nHint: the input must be a float tensor "
+                           "of scores, e.g. x.float().")
     labels = np.broadcast_to(target._data, shape).astype(input._data.dtype)
     loss = SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction,
                                          given=target._data)
