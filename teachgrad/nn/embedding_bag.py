@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._input_check import refuses_complex
 from .._dtypes import int64
+from .._input_check import refuses_complex
 from .._tensor import Tensor, _make
 from .._warn import warn_user
 from ..autograd import graph
