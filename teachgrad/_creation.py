@@ -378,6 +378,12 @@ def _check_numbers_fit(array: np.ndarray, target: np.dtype) -> None:
 def scalar_tensor(value, *, dtype: DType | None = None, layout=None, device=None,
                   requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``value`` (float32 by default)."""
+    if isinstance(value, Tensor) and (value.dim() or value.requires_grad):
+        # PyTorch's parser takes a tensor for a Number only when it is 0-d and outside
+        # autograd (its value is read, a graph would be lost)
+        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor"
+                        "\nHint: pass a number, e.g. t.item() (t.detach().item() if it "
+                        "requires grad).")
     _check_flag("scalar_tensor", requires_grad)
     check_layout("scalar_tensor", layout)
     d = to_dtype(dtype, "scalar_tensor") if dtype is not None else get_default_dtype()

@@ -6,8 +6,9 @@ pointer, a dtype, a shape and strides), and the consumer's ``from_dlpack`` wraps
 memory in one of its own arrays. teachgrad's memory is a NumPy array, so teachgrad passes
 the protocol through to NumPy in both directions, with PyTorch's rules on top:
 
-* a tensor that requires grad is not exported (the consumer could change the values behind
-  autograd's back); ``t.detach()`` first, as PyTorch says;
+* a tensor that requires grad is not exported by ``__dlpack__`` (the consumer could change
+  the values behind autograd's back); ``t.detach()`` first, as PyTorch says. The legacy
+  ``to_dlpack`` exports it all the same, as PyTorch's does;
 * the result of ``from_dlpack`` shares memory with its source, so an in-place change of one
   shows in the other.
 
@@ -147,11 +148,15 @@ def from_dlpack(ext_tensor: Any, *, device=None, copy: bool | None = None) -> Te
 
 def to_dlpack(tensor: Tensor) -> object:
     """A DLPack capsule of ``tensor`` (the legacy way: prefer passing the tensor itself to
-    the other library's ``from_dlpack``). A capsule (a ``PyCapsule``) can be consumed once."""
+    the other library's ``from_dlpack``). A capsule (a ``PyCapsule``) can be consumed once.
+
+    Unlike ``tensor.__dlpack__()``, it exports a tensor that requires grad too, as
+    PyTorch's ``to_dlpack`` does: the capsule is the learner's explicit request for the
+    memory (the consumer's tensor is outside autograd, as ``tensor.detach()`` is)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not "
                         f"{python_type_name(tensor)}")
-    return tensor.__dlpack__()
+    return tensor.detach().__dlpack__()
 
 
 def _device_name(code: int) -> str:

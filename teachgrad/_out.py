@@ -390,6 +390,8 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
                 if error_for_alias is None:
                     raise
             raise error_for_alias  # (outside the except: no "during handling" chain)
+        if called in _DEPRECATED_WITH_OUT:
+            warn_user(_DEPRECATED_WITH_OUT[called], UserWarning)
         if creates and isinstance(out, Tensor) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         elif creates and isinstance(out, Tensor) and to_dtype(kwargs["dtype"]) != out.dtype:
@@ -419,7 +421,7 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
 _AUTOGRAD_KERNELS = {
     **dict.fromkeys(("column_stack", "dstack", "hstack", "vstack"), "cat"),
     **dict.fromkeys(("cross", "linalg_cross"), "linalg_cross"),
-    **dict.fromkeys(("kron", "outer"), "mul"),
+    **dict.fromkeys(("kron", "outer", "ger"), "mul"),
     **dict.fromkeys(("norm", "linalg_vector_norm"), "linalg_vector_norm"),
     **dict.fromkeys(("inverse", "linalg_inv"), "linalg_inv_ex"),
     **dict.fromkeys(("orgqr", "linalg_householder_product"), "linalg_householder_product"),
@@ -440,6 +442,14 @@ _NO_OUT_DERIVATIVE = {
     "diagonal_copy": "diagonal_copy", "floor_divide": "floor_divide", "heaviside": "heaviside",
     "slice_copy": "slice_copy", "slice_scatter": "slice_scatter", "t_copy": "t_copy",
     "squeeze_copy": "squeeze_copy",
+}
+
+
+# Deprecated names whose out= kernel warns before writing (without out= PyTorch 2.13's
+# torch.ger goes straight to outer, silently).
+_DEPRECATED_WITH_OUT = {
+    "ger": "torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+           "torch.outer instead.",
 }
 
 

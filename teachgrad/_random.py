@@ -538,8 +538,16 @@ def bernoulli(input: Tensor, p: float | None = None, *,
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}"
                            "\nHint: p is a probability, e.g. torch.bernoulli(x, 0.5).")
     if p is not None:  # (draws of any dtype: 0/1, False/True for a bool input)
-        return _make(kernels.bernoulli_scalar(_engine(generator), data.size, p).reshape(data.shape)
-                     .astype(data.dtype))
+        from .ops.not_implemented import NotImplementedNode
+
+        def draw(a: np.ndarray) -> np.ndarray:
+            return kernels.bernoulli_scalar(_engine(generator), a.size, p).reshape(
+                a.shape).astype(a.dtype)
+
+        # PyTorch records a node without a derivative when input requires grad: a backward
+        # through the draws fails, naming bernoulli (with a tensor of probabilities, it
+        # has one: zero, BernoulliBackward0)
+        return NotImplementedNode.apply(input, compute=draw, aten_name="bernoulli")
     if data.dtype.kind != "f":  # (probabilities must be floats)
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for "

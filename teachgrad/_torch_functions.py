@@ -188,7 +188,24 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5,
                cudnn_enabled: bool = True) -> Tensor:
     """``F.group_norm(input, num_groups, weight, bias, eps)``."""
+    _batch_and_channels(input, "group_norm")
     return _functional().group_norm(input, num_groups, weight, bias, eps)
+
+
+def _batch_and_channels(input: Tensor, name: str) -> None:
+    """ATen's norms read ``input.size(0)`` and ``input.size(1)`` first: a tensor of fewer
+    than 2 dimensions is refused with size()'s words (F's wrappers check it in theirs)."""
+    from ._input_check import refuse_non_tensor_input
+
+    refuse_non_tensor_input(name, (input,), {})
+    nd = input.dim()
+    hint = (f"\nHint: {name} takes (N, C, ...): a batch of N samples with C channels; "
+            "add the missing dimensions with unsqueeze.")
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions" + hint)
+    if nd == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got 1)" + hint)
 
 
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
@@ -252,7 +269,22 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
                                      reduction: int = 0) -> Tensor:
-    """``F.binary_cross_entropy_with_logits``."""
+    """``F.binary_cross_entropy_with_logits``, but ATen's: ``input`` and ``target`` need not
+    have one shape, only shapes that broadcast (F checks they are equal)."""
+    if (isinstance(input, Tensor) and isinstance(target, Tensor)
+            and input.shape != target.shape):
+        import numpy as np
+
+        from .ops.pointwise import _check_broadcast
+
+        # ATen's kernel computes (1 - target).mul_(input): in place, in target's shape
+        _check_broadcast(target, input)
+        shape = np.broadcast_shapes(target.shape, input.shape)
+        if shape != tuple(target.shape):
+            raise RuntimeError(
+                f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}\nHint: the target must have the input's shape.")
+        input = input.expand_as(target)
     return _functional().binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
 
@@ -404,12 +436,32 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     if isinstance(v, Tensor):  # PyTorch's checks, in its order
         if dim != -1 and v.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if dim != -1:  # (ATen transposes dim to the front: its range is checked there;
+            # only -1 means "all dims", another negative one counts from the end)
+            from ._tensor import _wrap_dim
+
+            dim = _wrap_dim(dim, v.ndim)
+        _view_around(v, dim)
         if not v.dtype.is_floating_point:
             raise RuntimeError(
                 "norm(): input dtype should be either floating point or complex. Got "
                 f"{_scalar_name(v)} instead.\nHint: convert first, "
                 "e.g. v.float().")
     return norm(v, pow, dim)
+
+
+def _view_around(v: Tensor, dim: int) -> None:
+    """ATen's norm_except_dim views ``v`` as ``(v.size(dim), -1)`` (or ``(-1, size)`` for the
+    last dim): with no elements, a size of 0 there leaves the -1 undecidable."""
+    if v.numel() or dim == -1:
+        return
+    last = dim == v.ndim - 1 and dim != 0
+    if v.shape[dim] == 0:
+        shape = "[-1, 0]" if last else "[0, -1]"
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+            "dimension size -1 can be any value and is ambiguous\nHint: v has no elements "
+            "along dim, so there is nothing to take norms of.")
 
 
 def fill(input: Tensor, value) -> Tensor:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtypes import int64
 from .._input_check import refuses_complex
 from .._tensor import Tensor, _make
+from .._warn import warn_user
 from ..autograd import graph
 from ..ops.index import IndexPutImplBackward0, saving_indices
 from ..ops.op import Op
@@ -197,6 +199,12 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     """
     from .functional import _embedding_renorm_
 
+    if (isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.dtype == int64
+            and input.dtype.is_floating_point):  # (PyTorch still takes the old order)
+        warn_user("Argument order of nn.functional.embedding_bag was changed. Usage "
+                  "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                  "`embedding_bag(input, weight, ...)`.", UserWarning)
+        weight, input = input, weight
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
         raise ValueError(
             f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "

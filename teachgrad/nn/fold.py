@@ -166,10 +166,13 @@ def unfold(input: Tensor, kernel_size: IntOrPair, dilation: IntOrPair = 1,
     """
     _check_types("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding,
                  stride=stride)
+    # (PyTorch's order: the arguments' lengths and values, then the input's dimensions)
+    kernel, dil, pad, step = _arguments(kernel_size, dilation, padding, stride)
+    if input.ndim == 0:  # (ATen reads input.size(1) first)
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-input.ndim}, {input.ndim - 1}], but got {input.ndim})")
-    kernel, dil, pad, step = _arguments(kernel_size, dilation, padding, stride)
     if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "

@@ -202,6 +202,12 @@ def _not_differentiable(function: str, argument: str, t: Tensor | None) -> None:
         )
 
 
+def _flag(inplace: object) -> bool:
+    """``inplace`` as a bool, read before the input is checked: PyTorch's Python asks
+    ``if inplace:`` first, so a tensor of several values passed there is refused first."""
+    return bool(inplace)
+
+
 def _maybe_inplace(input: Tensor, inplace: bool, fn, *args, **kwargs) -> Tensor:
     """Run ``fn(input, ...)`` and, for ``inplace=True``, write the result into ``input``."""
     if inplace:
@@ -281,7 +287,7 @@ def _clamp_integers(input: Tensor, low: int, high: int) -> Tensor:
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch records it as ``HardtanhBackward0``."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0.0, 6.0, _flag(inplace))
 
 
 def _leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
@@ -314,6 +320,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants of SELU."""
+    inplace = _flag(inplace)
     _require_floating(input, "elu_cpu")
     return _maybe_inplace(input, inplace, _elu, _SELU_ALPHA, _SELU_SCALE)
 
@@ -335,6 +342,7 @@ def _silu(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (also called swish)."""
+    inplace = _flag(inplace)
     _require_floating(input, "silu_cpu")
     return _maybe_inplace(input, inplace, _silu)
 
@@ -372,6 +380,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> torch.nn.functional.mish(torch.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.3034,  0.0000,  0.8651])
     """
+    inplace = _flag(inplace)
     _require_floating(input, "mish_cpu")
     return _maybe_inplace(input, inplace, _mish)
 
@@ -382,6 +391,7 @@ def _hardswish(input: Tensor) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x · relu6(x + 3) / 6``: 0 below −3, x above 3, a parabola between (MobileNetV3)."""
+    inplace = _flag(inplace)
     _require_floating(input, "hardswish_cpu")
     return _maybe_inplace(input, inplace, _hardswish)
 
@@ -392,6 +402,7 @@ def _hardsigmoid(input: Tensor) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below −3, 1 above 3, a straight line between."""
+    inplace = _flag(inplace)
     _require_floating(input, "hardsigmoid_cpu")
     return _maybe_inplace(input, inplace, _hardsigmoid)
 
@@ -441,15 +452,15 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """``softmax(−x)`` along ``dim``: the smallest score gets the largest probability."""
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
+    negated = -input  # (PyTorch's Python negates first: a bool input is refused here)
     error = argument_error("softmax", "dim", "int", dim, 1)
     if error is not None:  # (PyTorch's Python calls the method: (-input).softmax(dim))
         raise error
     if dtype is not None:
-        input = input.to(_dtype_argument(dtype, "softmax"))
-    return _activation.softmax(-input, dim)
+        negated = negated.to(_dtype_argument(dtype, "softmax"))
+    return _activation.softmax(negated, dim)
 
 
-@takes_ints("glu", dim=2)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in two halves ``a, b`` along ``dim``; ``a · σ(b)``.
 
@@ -457,8 +468,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     >>> torch.nn.functional.glu(torch.tensor([2.0, 0.0]))
     tensor([1.])
     """
-    if input.ndim == 0:
+    if isinstance(input, Tensor) and input.ndim == 0:  # (F's Python, before ATen's parser)
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _glu(input, dim)
+
+
+@takes_ints("glu", dim=2)
+def _glu(input: Tensor, dim: int = -1) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] % 2:
         raise RuntimeError(
@@ -634,12 +650,16 @@ _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
               "uint8": "unsigned char", "bool": "bool"}
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *,
+           out: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: what ``nn.Linear`` computes.
 
     As in PyTorch, a 2-D input with a bias is one fused op (``AddmmBackward0``); other
-    inputs are flattened to 2-D around it and viewed back.
+    inputs are flattened to 2-D around it and viewed back. ``out=``: written into ``out``
+    (outside autograd, as every ``out=``).
     """
+    if out is not None:
+        return _linear_out(input, weight, bias, out)
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
         name, position, t = ("input", 1, input) if not isinstance(input, Tensor) else (
             "weight", 2, weight)
@@ -653,8 +673,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             "both arguments to linear need to be at least 1D, but they are "
             f"{x.ndim}D and {w.ndim}D"
         )
-    if x.dtype != w.dtype:
-        raise _linear_dtype_error(input, weight, bias)
+    # (the shapes are checked before the dtypes, as PyTorch's mm and mv do)
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         rows = math.prod(x.shape[:-1])
         raise RuntimeError(
@@ -664,6 +683,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{list(w.shape)}), but the input's last dimension is {x.shape[-1]} "
             f"(input shape {list(x.shape)})."
         )
+    if w.ndim == 1 and x.ndim == 2 and x.shape[1] != w.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), vec "
+            f"({w.shape[0]})\nHint: a 1-D weight is one output's weights: it needs one per "
+            f"input feature ({x.shape[1]}).")
+    if x.dtype != w.dtype:
+        raise _linear_dtype_error(input, weight, bias)
     if bias is None:
         return _linalg.matmul(input, weight.t())
     if not isinstance(bias, Tensor):
@@ -689,6 +715,20 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     flat = input.reshape(math.prod(lead), features)
     out = _linalg.addmm(bias, flat, weight.t())
     return out.view(*lead, out.shape[1])
+
+
+def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
+    """``F.linear(..., out=out)``: PyTorch's linear_out writes through addmm's or matmul's
+    ``out=``, so their dtype rules apply (dot's for two vectors)."""
+    from .._out import _out_autograd_error, write_out
+    from ..autograd.grad_mode import is_grad_enabled
+
+    operands = (input, weight, bias, out)
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in operands):
+        raise _out_autograd_error("linear", "linear", ())
+    result = linear(input, weight, bias)
+    vectors = input.dim() == 1 and weight.dim() == 1
+    return write_out("dot" if vectors else "matmul", result, out)
 
 
 @takes_arguments("dropout", training=("bool", 3, "train"))

@@ -42,7 +42,11 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 @refuses_complex("hardtanh_", in_place=True, min_val=DOUBLE, max_val=DOUBLE)
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    """``F.hardtanh(input, min_val, max_val, inplace=True)``."""
+    """``F.hardtanh(input, min_val, max_val, inplace=True)``, but ATen's: ``min_val`` above
+    ``max_val`` is not refused (only F.hardtanh checks it); the clamp then gives
+    ``max_val`` everywhere, as ``clamp`` does."""
+    if min_val > max_val:
+        return F.hardtanh(input, max_val, max_val, inplace=True)
     return F.hardtanh(input, min_val, max_val, inplace=True)
 
 

@@ -414,7 +414,9 @@ def _sizes(t: Tensor) -> str:
     return "[" + ", ".join(map(str, t.shape)) + "]"
 
 
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+def _type_name(t: Tensor) -> str:
+    """The dtype as PyTorch's messages name it: Float, Long, Bool ..."""
+    return t.dtype._legacy.removesuffix("Tensor")
 
 
 @takes_arguments("grid_sampler", align_corners=("bool?", 5))
@@ -444,11 +446,12 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     if align_corners is None:
         warn_user(_DEFAULT_ALIGN_WARNING, UserWarning)
         align_corners = False
-    if input.dtype != grid.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_TYPE_NAMES.get(input.dtype.name, input.dtype.name)} but "
-            f"found {_TYPE_NAMES.get(grid.dtype.name, grid.dtype.name)}"
-        )
+    # PyTorch's order: the shapes (batch, grid's last size, spatial sizes, dimensions),
+    # then input's dtype, then grid's against it
+    if input.ndim == 0 or grid.ndim == 0:  # (input.size(0), grid.size(0))
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions\nHint: "
+                         "grid_sample takes a batch: input (N, C, H, W), grid (N, H_out, "
+                         "W_out, 2).")
     d = input.ndim - 2
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
@@ -473,8 +476,14 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     if mode == "bicubic" and d != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input._data.dtype.kind != "f":
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if d == 2 else "grid_sampler3d_cpu"
         raise NotImplementedError(
-            f"\"grid_sampler_{d}d_cpu\" not implemented for '{input.dtype}'")
+            f"\"{kernel}\" not implemented for '{_type_name(input)}'\nHint: sample a float "
+            "tensor, e.g. input.float().")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_type_name(input)} but found {_type_name(grid)}"
+            "\nHint: input and grid must have one dtype, e.g. grid.to(input.dtype).")
     op = GridSampler2DBackward0 if d == 2 else GridSampler3DBackward0
     return op.apply(input, grid, mode=mode, padding_mode=padding_mode,
                     align_corners=bool(align_corners))

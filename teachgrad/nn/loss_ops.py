@@ -16,6 +16,7 @@ from .._tensor import Tensor, _make
 from ..ops.loss import _REDUCTION_NUMBERS as REDUCTION_NUMBERS
 from ..ops.loss import _raw, _reduce, _scale, stable_sigmoid
 from ..ops.op import Op
+from ..ops.pointwise import BOOL_NEGATION
 from ..ops.recorded_backward import RecordedBackward
 
 
@@ -153,6 +154,7 @@ class SoftMarginLossBackward0(Op):
         # check: see ops.index.saving_indices)
         ctx.save_for_backward(input, given)
         ctx.target, ctx.reduction = target, reduction
+        ctx.bool_target = given is not None and given.dtype == np.bool_
         z = -input * target
         with np.errstate(over="ignore"):
             e = np.exp(z)
@@ -162,6 +164,8 @@ class SoftMarginLossBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         input = ctx.saved_tensors[0]
+        if ctx.bool_target:  # (PyTorch's backward computes -target)
+            raise RuntimeError(BOOL_NEGATION)
         if type(grad) is Tensor:  # create_graph: one node, as PyTorch records it
             return SoftMarginLossBackwardBackward0.record(ctx, grad, input)
         y = ctx.target

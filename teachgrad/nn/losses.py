@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._creation import ones_like, zeros_like
+from .._creation import full_like, ones_like, zeros_like
 from .._input_check import DOUBLE, refuses_complex
 from .._tensor import Tensor
 from .._warn import warn_user
@@ -311,7 +311,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     margin = scalar_argument(margin, "hinge_embedding_loss", "margin", 3, kind="float")
     reduction = _reduction_of(size_average, reduce, reduction)
     zeros = zeros_like(input)
-    margin_clamp = (margin - input).clamp_min(0)
+    # ATen's (margin - input) fills a tensor like input with margin, then subtracts: an int
+    # input keeps its dtype (the margin truncated), a bool one is refused as bool - bool
+    margin_clamp = (full_like(input, margin) - input).clamp_min(0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
     return _apply_reduction(output_margin + output_self, reduction)
@@ -409,7 +411,15 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
             f"output with shape {list(input.shape)} doesn't match the broadcast shape "
             f"{list(shape)}"
         )
-    F._require_floating(input, "soft_margin_loss")
+    # PyTorch computes in place in input's dtype: -input refuses bool, and the exp of an
+    # integer product cannot be written back
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(pointwise.BOOL_NEGATION + "\nHint: the input must be a float tensor of "
+                           "scores, e.g. x.float().")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{F._type_name(input)}\nHint: the input must be a float tensor "
+                           "of scores, e.g. x.float().")
     labels = np.broadcast_to(target._data, shape).astype(input._data.dtype)
     loss = SoftMarginLossBackward0.apply(input, target=labels, reduction=reduction,
                                          given=target._data)
@@ -474,6 +484,20 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return saving_indices(loss, (target, weight), first=1)  # (checked at backward)
 
 
+def _check_label_range(labels: np.ndarray, classes: int) -> None:
+    """PyTorch's range check of multilabel targets: their min and max read as int64 (so
+    before their dtype is checked: a float -1.5 truncates to -1 and passes)."""
+    if labels.size == 0:
+        return
+    for value in (labels.min(), labels.max()):  # (a nan propagates into both)
+        if labels.dtype.kind == "f" and not np.isfinite(value):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow"
+                               "\nHint: the targets are class indices (int64), padded "
+                               "with -1.")
+    if int(labels.min()) < -1 or int(labels.max()) >= classes:
+        raise RuntimeError("argument #2 'target' is out of range")
+
+
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                            reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """The multi-label hinge loss: ``target`` lists each sample's classes (class indices,
@@ -493,11 +517,6 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
             "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
             f"{list(input.shape)}"
         )
-    if target._data.dtype != np.int64:
-        raise RuntimeError(
-            f"expected scalar type Long but found {F._type_name(target)}"
-            "\nHint: the targets are class indices (int64), padded with -1."
-        )
     if ndims <= 1:
         expected = list(input.shape) if ndims else []
         if target.dim() > 1 or list(target.shape) != expected:
@@ -507,10 +526,15 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}")
     c = input.shape[-1] if ndims else 1
-    classes = target._data.reshape(-1, c)
-    if classes.size and (classes.min() < -1 or classes.max() >= c):
-        raise RuntimeError("argument #2 'target' is out of range")
+    # PyTorch's order: the shapes, target's range, input's dtype, then target's dtype
+    _check_label_range(target._data, c)
     F._require_floating(input, "multilabel_margin_loss_forward_out_frame")
+    if target._data.dtype != np.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {F._type_name(target)}"
+            "\nHint: the targets are class indices (int64), padded with -1."
+        )
+    classes = target._data.reshape(-1, c)
     # Each sample's targets: the listed classes before the first -1, counted (a class
     # listed twice counts twice, as in PyTorch's loop).
     listed = np.cumprod(classes != -1, axis=1).astype(bool)

@@ -94,9 +94,11 @@ def _spacing(x: Tensor, y: Tensor, dim: int, name: str = "trapezoid") -> Tensor:
         shape = [1] * y._data.ndim
         shape[dim] = max(n - 1, 0)
         return reshape(widths, tuple(shape))
-    if x._data.shape[dim if x._data.ndim == y._data.ndim else -1] != n:
-        raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-    return _neighbour_difference(x, dim if x._data.ndim == y._data.ndim else -1)
+    # As ATen: x of fewer dimensions gets leading 1s, and its differences along dim are
+    # broadcast with y's pairs afterwards (NumPy's rule), without a count check.
+    if x._data.ndim < y._data.ndim:
+        x = reshape(x, (1,) * (y._data.ndim - x._data.ndim) + tuple(x._data.shape))
+    return _neighbour_difference(x, dim)
 
 
 def _pair_sums(y: Tensor, dim: int) -> Tensor:
@@ -138,7 +140,9 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     """
     _check_x_or_dx(x, dx)
     if y._data.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        # with x, ATen wraps dim first (a 0-d tensor's as a 1-d one's: -1 is 0)
+        shown = dim if x is None else _wrap_dim(dim, 1)
+        raise IndexError(f"Dimension specified as {shown} but tensor has no dimensions")
     _refuse_bool("trapezoid", y, x)
     d = _wrap_dim(dim, y._data.ndim)
     y = _floating(y)
@@ -153,7 +157,8 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if not isinstance(x, Tensor):
         raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {python_type_name(x)}"
                         + real_pytorch_hint(x))
-    doubled = reduce_sum(_spacing(_floating(x), y, d) * _pair_sums(y, d), d)
+    # (the pairs times the widths, in ATen's order: its broadcast error names them so)
+    doubled = reduce_sum(_pair_sums(y, d) * _spacing(_floating(x), y, d), d)
     return DivBackward1.apply(doubled, other=2.0)
 
 

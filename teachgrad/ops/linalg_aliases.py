@@ -155,8 +155,23 @@ def cholesky_solve(input: Tensor, input2: Tensor = REQUIRED, upper: bool = False
         raise RuntimeError(
             "Expected b and A to have the same dtype, but found b of type "
             f"{dec._scalar_name(input)} and A of type {dec._scalar_name(input2)} instead.")
+    _check_solve_shapes("cholesky_solve", input, input2)
     dec.check_float("cholesky_solve", input)
     return dec.CholeskySolveBackward0.apply(input, input2, upper=bool(upper))
+
+
+def _check_solve_shapes(name: str, b: Tensor, A: Tensor) -> None:  # noqa: N803
+    """ATen's linearSolveCheckInputs: A's matrices square, with as many rows as b's."""
+    rows, cols = A._data.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {rows} by {cols} matrices"
+            "\nHint: the second argument is the Cholesky factor of a square matrix.")
+    if cols != b._data.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for {name}: each A matrix is {cols} by {cols} but each "
+            f"b matrix is {b._data.shape[-2]} by {b._data.shape[-1]}\nHint: solving A X = b "
+            "needs as many rows in b as A has.")
 
 
 @tensor_method()

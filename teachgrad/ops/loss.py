@@ -485,6 +485,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         # Under create_graph a mean divides last, as PyTorch's (DivBackward1); a plain
         # backward scales the one incoming number instead of dividing whole arrays.
         divide_last = type(grad) is Tensor and ctx.reduction == "mean" and numel
+        if type(grad) is not Tensor:  # (the number taken in the inputs' dtype: float32
+            # targets' loss is float32, and its 1/n rounded there would round float64
+            # logits' gradient)
+            grad = np.asarray(grad, np.result_type(x, t))
         g = grad if divide_last else grad * _scale(ctx.reduction, numel)
         if ctx.weight is not None:
             g = g * ctx.weight

@@ -172,6 +172,12 @@ def cond(A: Tensor, p=None) -> Tensor:
     valid = ord_ in ("fro", "nuc") if isinstance(ord_, str) else abs(ord_) in (1, 2, math.inf)
     if not valid:
         raise RuntimeError(f"linalg.cond got an invalid norm type: {ord_}")
+    shown = ord_ if isinstance(ord_, str) else (
+        f"{ord_:f}" if isinstance(ord_, float) else str(ord_))
+    if isinstance(ord_, str):  # ('fro', 'nuc': the shape is checked before the emptiness)
+        check_matrix(f"linalg.cond(ord={shown})", A, square=True)
+    if A._data.size == 0:  # NumPy defines no condition number of 0×0 matrices: PyTorch's 0
+        return _make(np.zeros(A._data.shape[:-2], A._data.dtype))
     if not isinstance(ord_, str) and abs(ord_) == 2:
         values = svdvals(A)
         s_max, s_min = values[..., :1], values[..., -1:]
@@ -180,8 +186,6 @@ def cond(A: Tensor, p=None) -> Tensor:
     if ord_ == "nuc":  # ‖A‖_nuc = Σσᵢ and ‖A⁻¹‖_nuc = Σ1/σᵢ, from one SVD
         values = svdvals(A)
         return mul(sum_(values, -1), sum_(reciprocal(values), -1))
-    shown = ord_ if isinstance(ord_, str) else (
-        f"{ord_:f}" if isinstance(ord_, float) else str(ord_))
     check_matrix(f"linalg.cond(ord={shown})", A, square=True)
     inverse, info = inv_ex(A)
     # PyTorch's convention: a singular matrix's inverse is all inf. (PyTorch fills it in

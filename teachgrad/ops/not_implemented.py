@@ -26,6 +26,9 @@ class NotImplementedNode(Op):
     @staticmethod
     def forward(ctx, *arrays, compute: Callable, aten_name: str):
         ctx.aten_name = aten_name
+        # PyTorch makes its NotImplemented nodes without a sequence number (2⁶⁴ − 1, as an
+        # AccumulateGrad's): once ready, the engine runs them before any other node
+        ctx._seq_nr = float("inf")
         return compute(*arrays)
 
     @staticmethod

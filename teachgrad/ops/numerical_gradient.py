@@ -116,6 +116,12 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
             raise RuntimeError(
                 "torch.gradient expected each dimension size to be at least edge_order+1"
             )
+    if input._data.dtype == np.bool_:  # (PyTorch's differences subtract two bool tensors)
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead.\nHint: a gradient needs numbers; "
+            "convert the tensor first: input.float()."
+        )
     f = input if input._data.dtype.kind == "f" else input.float()
     out = []
     for d, step in zip(dims, spacing):

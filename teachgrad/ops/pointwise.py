@@ -602,14 +602,16 @@ def _rmod(input, other) -> Tensor:
     return remainder(other, input)
 
 
+#: PyTorch's refusal of ``-t`` for a bool tensor (also raised where its kernels negate)
+BOOL_NEGATION = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 @tensor_method("neg", "__neg__", "negative")
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     if input._data.dtype == np.bool_:
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-            "to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        raise RuntimeError(BOOL_NEGATION)
     return NegBackward0.apply(input)
 
 

@@ -228,6 +228,9 @@ class HistogramNotImplemented(Op):
     @staticmethod
     def forward(ctx, a, count, aten_name):
         ctx.aten_name = aten_name
+        # PyTorch makes its NotImplemented nodes without a sequence number (2⁶⁴ − 1, as an
+        # AccumulateGrad's): once ready, the engine runs them before any other node
+        ctx._seq_nr = float("inf")
         return count(a)
 
     @staticmethod
@@ -277,22 +280,35 @@ def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor] = 10
     ``bins``: one count for every dimension, a count per dimension, or edge tensors;
     ``range``: ``[min₀, max₀, min₁, max₁, ...]``.
     """
-    _check_float(input, "histogramdd")
-    if input.ndim < 2:
+    if input.ndim < 2:  # (checked before the dtype, as PyTorch does)
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    _check_float(input, "histogramdd")
     _check_weight(input, input._data.shape, weight)
     dims = input._data.shape[-1]
     per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
     ranges = [None] * dims if range is None else [range[2 * k: 2 * k + 2] for k in np.arange(dims)]
 
-    def count(a: np.ndarray) -> tuple:
+    def find_edges(a: np.ndarray) -> tuple:
         data = a.reshape(-1, dims)
-        edges = [_edges(data[:, k], b, r, k, data.dtype, "torch.histogramdd")
-                 for k, (b, r) in enumerate(zip(per_dim, ranges))]
-        return (_count(data, edges, weight, density, data.dtype), *edges)
+        return tuple(_edges(data[:, k], b, r, k, data.dtype, "torch.histogramdd")
+                     for k, (b, r) in enumerate(zip(per_dim, ranges)))
 
-    hist, *edges = HistogramNotImplemented.apply(
-        input, count=count, aten_name="_histogramdd_from_bin_cts")
+    def count(a: np.ndarray) -> np.ndarray:
+        return _count(a.reshape(-1, dims), edge_arrays, weight, density, a.dtype)
+
+    # As PyTorch: edge tensors given are used as they are (the edges record no node);
+    # counts of bins are two ops, one finding the edges, one counting (each its own node)
+    if all(isinstance(b, Tensor) for b in per_dim):
+        edge_arrays = list(find_edges(input._data))
+        edges = [_make(e) for e in edge_arrays]
+        aten_name = "_histogramdd_from_bin_tensors"
+    else:
+        edges = HistogramNotImplemented.apply(input, count=find_edges,
+                                              aten_name="_histogramdd_bin_edges")
+        edges = list(edges) if isinstance(edges, (tuple, list)) else [edges]
+        edge_arrays = [e._data for e in edges]
+        aten_name = "_histogramdd_from_bin_cts"
+    hist = HistogramNotImplemented.apply(input, count=count, aten_name=aten_name)
     return return_types.structseq("histogramdd", ("hist", "bin_edges"))(hist, tuple(edges))
 
 

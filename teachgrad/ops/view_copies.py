@@ -123,7 +123,14 @@ unbind_copy = _copying(shape.unbind, "unbind_copy", "``unbind(input, dim)``, cop
 unfold_copy = _copying(shape.unfold, "unfold_copy", "``unfold(input, dimension, size, step)``, "
                        "copied.")
 unsqueeze_copy = _copying(shape.unsqueeze, "unsqueeze_copy", "``unsqueeze``, copied.")
-view_copy = _copying(shape.view, "view_copy", "``view(input, size)`` (or a dtype), copied.")
+def _view(input: Tensor, *size, **keywords) -> Tensor:  # noqa: A002
+    """``view``, with view_copy's keywords: ``size=`` or ``dtype=`` alone."""
+    if not size and len(keywords) == 1 and next(iter(keywords)) in ("size", "dtype"):
+        return shape.view(input, *keywords.values())
+    return shape.view(input, *size, **keywords)
+
+
+view_copy = _copying(_view, "view_copy", "``view(input, size)`` (or a dtype), copied.")
 
 
 def detach_copy(input: Tensor) -> Tensor:  # noqa: A002
