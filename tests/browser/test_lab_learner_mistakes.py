@@ -16,6 +16,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from .accessibility import roles_and_names
 from .lab_page import opened, teachgrad_notebook
 
 pytestmark = pytest.mark.browser
@@ -107,6 +108,22 @@ def test_a_cell_ending_with_a_variable_titles_its_table_with_the_name(notebook):
     table = notebook.cell(TABLE).locator("table.tg-table")
     table.wait_for(state="visible")
     assert table.locator("thead th.tg-name").all_inner_texts() == ["u"]
+
+
+def test_the_table_and_its_corner_cell_are_named_for_a_screen_reader(notebook):
+    # Chromium's accessibility tree, as a screen reader gets it: the table is named after
+    # its tensor, and the corner cell (empty, read as nothing) heads the attribute names.
+    cell = notebook.cell(TABLE)
+    cell.locator("table.tg-table").wait_for(state="visible")
+    (table,) = roles_and_names(cell, "table.tg-table")
+    assert (table["role"], table["name"]) == ("table", "autograd attributes of u")
+    headers = roles_and_names(cell, "table.tg-table th")
+    assert all(h["name"] for h in headers), headers
+    assert [(h["role"], h["name"]) for h in headers[:2]] == [
+        ("columnheader", "attribute"), ("columnheader", "u")]
+    # ...and is not seen: the word takes one pixel, clipped away
+    word = cell.locator("table.tg-table th.tg-corner .tg-sr").bounding_box()
+    assert word["width"] <= 1 and word["height"] <= 1, word
 
 
 def test_run_all_goes_past_a_cell_that_fails_on_purpose(chromium, lab_server):
