@@ -111,6 +111,19 @@ KNOWN = {
     # the losses near the minimum then differ by 1e-16 (4.0000132588862850 against ...86),
     # and the third step's zoom tries another point: 27 function evaluations for 23.
     76707: "LBFGS: last bits steer the strong-Wolfe line search near the minimum",
+    # RMSprop (float32 p1 behind tanh().mean(), weight_decay 0.01): the optimizer is not at
+    # fault. NumPy's float32 tanh is one ulp from the correctly rounded value that PyTorch
+    # gives (tanh(-1.97): -0.96184558 against -0.96184564), 1 - y² then loses most of its
+    # digits (16 ulps in the gradient 0.0124755), and grad + 0.01·p cancels again
+    # (0.0174239 - 0.01795 = -0.00053): 4e-4 relative in a momentum buffer at step 2.
+    # Open: teachgrad's float32 transcendental functions are NumPy's.
+    80616: "RMSprop: NumPy's float32 tanh one ulp from PyTorch's, magnified (open)",
+    # Centred RMSprop (float32 p0 behind p0 * p0.detach().cos(), lr 0.5, momentum 0.593):
+    # NumPy's float32 cos is one ulp from the correctly rounded value that PyTorch gives
+    # (cos(-0.818): 0.68368208 against 0.68368214), so the first gradient differs in the
+    # last bit, and four steps of large, centred, momentum updates (cos of parameters that
+    # moved to -10) grow it to 1e-4 in square_avg. Open, as 80616.
+    84725: "RMSprop: NumPy's float32 cos one ulp from PyTorch's, magnified (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",

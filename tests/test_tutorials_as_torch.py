@@ -14,7 +14,10 @@ REINFORCE, Karpathy's makemore, GPT and micrograd, twenty-five learners' mistake
 with PyTorch's error messages, and programs pasted as learners paste them (the blitz, the
 Quickstart series with whole-model saving, torch.autograd.functional, an LSTM name
 classifier over packed batches, attention blocks, the data utilities and lr schedulers,
-saving and loading models, extending PyTorch with autograd.Functions).
+saving and loading models, extending PyTorch with autograd.Functions, the hooks of modules,
+tensors and saved tensors, per-sample gradients and model ensembling with torch.func, the
+blitz's LeNet and the fused convolution-batch-norm Function, the mixed-precision recipe with
+torch.cuda.amp's GradScaler).
 Downloads are replaced by small seeded random data or a few lines of text written in. It runs in
 a fresh interpreter where PyTorch is hidden and ``teachgrad.install_as_torch()`` has run,
 and must print exactly what the real PyTorch printed for it: the ``.out`` files next to
