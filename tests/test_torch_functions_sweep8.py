@@ -170,6 +170,15 @@ CASES = {
                        "kernel_width: 0"),
     "torch.nn.functional.unfold(torch.tensor(2.5), 2)":
         (IndexError, "Dimension specified as 1 but tensor has no dimensions"),
+    # instance_norm repeats each per-channel tensor N times (repeat(N)) before its checks
+    "torch.nn.functional.instance_norm(torch.ones(2, 2, 2), torch.ones(2, 2))":
+        (RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of "
+                       "dimensions of tensor"),
+    "torch.nn.functional.instance_norm(torch.ones(2, 2, 2), None, None, torch.ones(2, 2))":
+        (RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of "
+                       "dimensions of tensor"),
+    "torch.nn.functional.instance_norm(torch.ones(2, 2, 2), torch.ones(3))":
+        (RuntimeError, "running_mean should contain 4 elements not 6"),
 }
 
 # source -> the result's dtype, shape and values (by hand)
@@ -389,3 +398,23 @@ def test_embedding_bag_old_argument_order_warns_and_swaps():
 def test_linear_without_out_still_records_addmm():
     x, w, b = tg.ones(2, 3, requires_grad=True), tg.ones(4, 3), tg.ones(4)
     assert type(F.linear(x, w, b).grad_fn).__name__ == "AddmmBackward0"
+
+
+def test_cosine_similarity_normalises_float32_in_float32():
+    # PyTorch converts only integer inputs to the common dtype: a float32 x2 is divided by
+    # its float32 norm, then multiplied with the float64 x1 (so the float32 rounding shows)
+    a = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25]]
+    b = [[2.0, -1.0, 0.0], [1.0, 3.0, 1.0]]
+    x1 = tg.tensor(a, dtype=tg.float64)
+    x2 = tg.tensor(b)
+    result = F.cosine_similarity(x1, x2)
+    b32 = np.array(b, np.float32)
+    unit2 = (b32 / np.sqrt((b32 * b32).sum(1, keepdims=True))).astype(np.float64)
+    a64 = np.array(a)
+    expected = ((a64 / np.sqrt((a64 * a64).sum(1, keepdims=True))) * unit2).sum(1)
+    assert result.dtype == tg.float64
+    assert np.allclose(result.numpy(), expected, rtol=1e-15, atol=0)
+    # (converting x2 to float64 first gives other last digits: 0.7537346538563624 here
+    # against 0.753734654... computed all in float64)
+    assert F.cosine_similarity(tg.tensor([[1, 2]]), tg.tensor([[1.0, 1.0]])).tolist() == \
+        pytest.approx([3 / math.sqrt(10)], rel=1e-6)

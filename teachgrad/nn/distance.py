@@ -109,7 +109,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             f"{common._legacy.removesuffix('Tensor')}"
             "\nHint: convert the inputs first, e.g. x.float()."
         )
-    x1, x2 = x1.to(common), x2.to(common)
+    # (only integer and bool inputs are converted, as PyTorch's: a float32 one is
+    # normalised in float32 beside a float64 one, and the product promotes)
+    x1, x2 = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
     pointwise._check_broadcast(x1, x2)
     shape = np.broadcast_shapes(x1.shape, x2.shape)  # broadcast first: the norms see it
     x1 = x1 if x1.shape == shape else x1.expand(*shape)

@@ -122,7 +122,14 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )
-    # PyTorch repeats the per-channel tensors over the batch: its messages count N·C.
+    # PyTorch repeats the per-channel tensors over the batch (t.repeat(N)), which refuses
+    # one of more dimensions than that one repeat count; then its messages count N·C.
+    for param in (weight, bias, running_mean, running_var):
+        if param is not None and param.dim() > 1:
+            raise RuntimeError(
+                "Number of dimensions of repeat dims can not be smaller than number of "
+                "dimensions of tensor\nHint: instance_norm's running_mean, running_var, "
+                f"weight and bias hold one value per channel: 1-D, of size {c}.")
     for name, param in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
         if param is not None and param.numel() * n != n * c:
