@@ -393,6 +393,15 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
             raise TypeError("the gradient must be a teachgrad tensor, not "
                             f"{python_type_name(grad_tensors)}" + real_pytorch_hint(grad_tensors))
         grad_tensors = tuple(grad_tensors)
+    # Each gradient must be a tensor or None; PyTorch checks this pair by pair (zip: as
+    # far as the shorter goes) before it counts them, and never converts a number or list.
+    for g in grad_tensors[:len(tensors)]:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {python_type_name(g)}"
+                + (real_pytorch_hint(g) or
+                   "\nHint: give one gradient tensor per output, shaped like it, e.g. "
+                   "out.backward(torch.ones_like(out)); numbers and lists are not converted."))
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(
             f"got {len(tensors)} tensors and {len(grad_tensors)} gradients"
@@ -435,10 +444,6 @@ def _root_grads(tensors: tuple, grad_tensors, create_graph: bool) -> list:
             grads.append(_make(one) if create_graph else one)
             i += 1
             continue
-        if not isinstance(g, Tensor):
-            from .._creation import tensor as _tensor
-
-            g = _tensor(g, dtype=t.dtype)
         if g._data.shape != data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
