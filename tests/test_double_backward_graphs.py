@@ -100,6 +100,15 @@ CASES = [
     "torch.nn.functional.group_norm(x[None], 1)",
     "torch.nn.functional.group_norm(x.reshape(2, 2, 3), 2)",
     "torch.nn.functional.group_norm(x.reshape(1, 4, 3), 2, w[0], p[0])",
+    # det (PyTorch's linalg_det_backward: a solve with det's own output), bilinear (its
+    # gradients are _trilinear again: TrilinearBackward0)
+    "torch.det(x[:, :3])", "torch.linalg.det(x[:, :3] + w[:, :3])", "torch.det(x[:1, :1])",
+    "torch.det(torch.stack([x[:, :3], w[:, 1:]]))",
+    "torch.nn.functional.bilinear(x, w, p[:2, :].reshape(2, 4, 1).expand(2, 4, 4))",
+    "torch.nn.functional.bilinear(x, w, p[:2, :].reshape(2, 4, 1).expand(2, 4, 4), p[2, :2])",
+    # einsum: a pure permutation is a permute, as PyTorch records it (one EinsumBackward0
+    # node otherwise: docs/design-notes.md)
+    "torch.einsum('ij->ji', x)",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
