@@ -301,10 +301,12 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
             "Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error "
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    output = F.group_norm(input, group, weight, bias, eps)
-    grouped = input._data.astype(np.float64).reshape(N, group, C // group * HxW)
-    mean, rstd = _statistics(grouped, (2,), eps, input._data.dtype)
-    return output, mean.reshape(N, group), rstd.reshape(N, group)
+    from .nn.norms import group_norm_outputs
+
+    output, mean, rstd = group_norm_outputs(input, group, weight, bias, eps)
+    if mean.dtype != input.dtype:  # (float16: computed in float32, returned as the input)
+        mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
+    return output, mean, rstd  # (the node's outputs: their grad_fn is the node, as PyTorch's)
 
 
 # --- dropout with its mask ---------------------------------------------------------------------

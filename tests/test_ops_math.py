@@ -490,7 +490,9 @@ def test_einsum_gradients_match_finite_differences(case):
     def fn(*xs):
         return teachgrad.einsum(equation, *xs)
 
-    assert fn(*operands).grad_fn.name() == "EinsumBackward0"
+    # (one node; an equation that only reorders is a permute, as PyTorch records it)
+    expected = "PermuteBackward0" if equation in ("ij->ji", "b...a") else "EinsumBackward0"
+    assert fn(*operands).grad_fn.name() == expected
     assert gradcheck(fn, operands)
     assert gradgradcheck(fn, operands)
 
@@ -515,9 +517,20 @@ def test_einsum_values_by_hand():
 
 def test_einsum_result_is_not_a_view_of_its_input():
     a = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
-    t = teachgrad.einsum("ij->ji", a)  # NumPy would return a view here
+    t = teachgrad.einsum("ii->i", a)  # NumPy would return a view here
     t += 1
     assert a.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_einsum_that_only_permutes_is_a_permuted_view_as_in_pytorch():
+    # PyTorch returns a.permute(1, 0) for 'ij->ji' (PermuteBackward0, a view of a): a
+    # change to it shows in a
+    a = teachgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    t = teachgrad.einsum("ij->ji", a)
+    assert t.grad_fn.name() == "PermuteBackward0" and t._base is a
+    with teachgrad.no_grad():
+        t += 1
+    assert a.tolist() == [[2.0, 3.0], [4.0, 5.0]]
 
 
 @pytest.mark.torch

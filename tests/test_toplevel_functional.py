@@ -94,6 +94,27 @@ def test_native_group_norm_statistics_and_errors():
         tg.native_group_norm(x, None, None, 2, 4, 5, 2, 1e-5)
 
 
+def test_native_group_norm_statistics_are_the_nodes_outputs():
+    # As PyTorch's: mean and rstd are outputs 1 and 2 of the one NativeGroupNormBackward0
+    # node, and differentiate to x: ∂(Σ mean)/∂x = 1/6 per element (groups of 2·3)
+    x = tg.tensor(np.arange(24.0).reshape(2, 4, 3) ** 1.5, dtype=tg.float64,
+                  requires_grad=True)
+    out, mean, rstd = tg.native_group_norm(x, None, None, 2, 4, 3, 2, 1e-5)
+    assert mean.grad_fn is out.grad_fn is rstd.grad_fn
+    assert type(out.grad_fn).__name__ == "NativeGroupNormBackward0"
+    (g,) = tg.autograd.grad(mean.sum(), x, retain_graph=True)
+    assert np.allclose(g.numpy(), 1 / 6)
+    # ∂rstd/∂x_i = -rstd³·(x_i − mean)/n (n = 6), checked against finite differences
+    (g,) = tg.autograd.grad(rstd[1, 0], x)
+    data, eps = x.detach().numpy(), 1e-6
+    up, down = data.copy(), data.copy()
+    up[1, 0, 1] += eps
+    down[1, 0, 1] -= eps
+    rstd_of = lambda a: 1 / np.sqrt(a[1, :2].var() + 1e-5)  # noqa: E731
+    assert g.numpy()[1, 0, 1] == pytest.approx((rstd_of(up) - rstd_of(down)) / (2 * eps),
+                                               rel=1e-5)
+
+
 def test_native_dropout_mask_and_gradient():
     x = tg.ones(1000, requires_grad=True)
     out, mask = tg.native_dropout(x, 0.25, True)

@@ -191,7 +191,10 @@ class SoftplusBackwardBackward0(RecordedBackward):
         beta = ctx.node.beta
         linear = _raw(a) * beta > ctx.node.threshold
         s = stable_sigmoid(a * beta)
-        return gg * np.where(linear, 1.0, s), zero_where(linear, gg * grad * beta * s * (1 - s))
+        # (PyTorch's softplus_double_backward keeps the curvature only where βa < threshold:
+        # at βa == threshold, where the first derivative is still σ(βa), it is 0 there)
+        flat = _raw(a) * beta >= ctx.node.threshold
+        return gg * np.where(linear, 1.0, s), zero_where(flat, gg * grad * beta * s * (1 - s))
 
 
 class SiluBackward0(Op):

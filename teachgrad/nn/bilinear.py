@@ -15,32 +15,60 @@ from .._tensor import Tensor, python_type_name
 from ..ops.linalg import _cpp_name  # PyTorch's C++ names: float, double ...
 from ..ops.op import Op
 
+#: PyTorch's bilinear calls _trilinear(x1, W, x2, expand1=[1, 3], expand2=[0],
+#: expand3=[1, 2], sumdim=[2, 3]): in a 4-d (b, o, i, j) frame, which size-1 dimensions
+#: each factor gets, and which dimensions are summed
+BILINEAR_FRAME = ((1, 3), (0,), (1, 2), (2, 3))
+_FRAME_LETTERS = "boij"
+
+
+def _letters(expanded: tuple) -> str:
+    """The frame's dimensions a factor has (all but its expanded ones), as einsum letters."""
+    return "".join(letter for k, letter in enumerate(_FRAME_LETTERS) if k not in expanded)
+
+
+def _einsum_spec(frame: tuple) -> str:
+    """``"bi,oij,bj->bo"`` for bilinear's frame: the three factors, then the result (the
+    frame without the summed dimensions)."""
+    *expands, sumdim = frame
+    return ",".join(_letters(e) for e in expands) + "->" + _letters(sumdim)
+
 
 class TrilinearBackward0(Op):
     formula = ("out[b,o] = Σᵢⱼ x1[b,i]·W[o,i,j]·x2[b,j]:  ∂/∂x1 = Σ grad·W·x2, "
                "∂/∂W = grad ⊗ x1 ⊗ x2, ∂/∂x2 = Σ grad·x1·W")
     saved_names = ("i1", "i2", "i3")  # grad_fn._saved_...: the flattened inputs, the weight
-    # PyTorch's bilinear calls _trilinear(x1, W, x2, expand1=[1, 3], expand2=[0],
-    # expand3=[1, 2], sumdim=[2, 3]): in a 4-d (b, o, i, j) frame, where each factor gets
-    # size-1 dimensions and which dimensions are summed. Always these, for bilinear.
-    saved_attributes = {"expand1": lambda node: (1, 3), "expand2": lambda node: (0,),
-                        "expand3": lambda node: (1, 2), "sumdim": lambda node: (2, 3)}
+    saved_attributes = {"expand1": lambda node: node.frame[0],
+                        "expand2": lambda node: node.frame[1],
+                        "expand3": lambda node: node.frame[2],
+                        "sumdim": lambda node: node.frame[3]}
 
     @staticmethod
-    def forward(ctx, x1, weight, x2):
-        ctx.save_for_backward(x1, weight, x2)
+    def forward(ctx, i1, i2, i3, frame=BILINEAR_FRAME):
+        ctx.save_for_backward(i1, i2, i3)
+        ctx.frame = frame
         # (einsum may hand back a transposed layout; PyTorch's result is row-major)
-        return np.ascontiguousarray(np.einsum("bi,oij,bj->bo", x1, weight, x2))
+        return np.ascontiguousarray(np.einsum(_einsum_spec(frame), i1, i2, i3))
 
     @staticmethod
     def backward(ctx, grad):
-        x1, weight, x2 = ctx.saved_tensors
-        needs = ctx.needs_input_grad
-        return (
-            np.einsum("bo,oij,bj->bi", grad, weight, x2) if needs[0] else None,
-            np.einsum("bo,bi,bj->oij", grad, x1, x2) if needs[1] else None,
-            np.einsum("bo,bi,oij->bj", grad, x1, weight) if needs[2] else None,
-        )
+        # PyTorch's _trilinear_backward: each gradient is _trilinear again, the output's
+        # gradient in place of one factor, its dimensions swapped with the summed ones (so
+        # under create_graph it is a TrilinearBackward0 node, as PyTorch's)
+        i1, i2, i3 = ctx.saved_tensors
+        e1, e2, e3, summed = ctx.frame
+        frames = ((summed, e2, e3, e1), (e1, summed, e3, e2), (e1, e2, summed, e3))
+        factors = ((grad, i2, i3), (i1, grad, i3), (i1, i2, grad))
+        return tuple(_trilinear(f, frame) if need else None
+                     for need, f, frame in zip(ctx.needs_input_grad, factors, frames))
+
+
+def _trilinear(factors: tuple, frame: tuple):
+    """``_trilinear`` of three factors: recorded (TrilinearBackward0) when any is a tensor
+    (under create_graph), else NumPy's einsum."""
+    if any(type(f) is Tensor for f in factors):
+        return TrilinearBackward0.apply(*factors, frame=frame)
+    return np.einsum(_einsum_spec(frame), *factors)
 
 
 def _flat(t: Tensor) -> Tensor:

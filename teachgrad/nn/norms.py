@@ -53,6 +53,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     >>> torch.nn.functional.group_norm(x, 2)
     tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
     """
+    return group_norm_outputs(input, num_groups, weight, bias, eps)[0]
+
+
+def group_norm_outputs(input: Tensor, num_groups: int, weight: Tensor | None = None,
+                       bias: Tensor | None = None, eps: float = 1e-5) -> tuple:
+    """``(group_norm(...), mean, rstd)``: the one node's three outputs, as PyTorch's
+    ``native_group_norm`` returns them (the statistics shaped ``(N, num_groups)``; for a
+    float16 input they stay float32, the precision they were computed in)."""
     if input.dim() < 2:
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
@@ -86,8 +94,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     check_parameter_dtypes(input, weight, bias)
     # float16 is normalised in float32 and rounded at the end, as PyTorch's kernel does.
     x = input.float() if input.dtype is _dtypes.float16 else input
-    out = NativeGroupNormBackward0.apply(x, weight, bias, groups=num_groups, eps=eps)[0]
-    return out if x is input else out.to(input.dtype)
+    out, mean, rstd = NativeGroupNormBackward0.apply(x, weight, bias, groups=num_groups,
+                                                     eps=eps)
+    return (out if x is input else out.to(input.dtype)), mean, rstd
 
 
 @refuses_complex("instance_norm", momentum=7, eps=8)

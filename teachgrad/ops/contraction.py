@@ -142,7 +142,15 @@ def einsum(equation: str, *operands) -> Tensor:
         raise RuntimeError(
             f"expected scalar type {first} but found {other.dtype._legacy.removesuffix('Tensor')}"
         )
+    if len(operands) == 1 and _is_permutation(inputs[0], output):
+        # (nothing multiplied or summed: PyTorch returns a permuted view, PermuteBackward0)
+        return operands[0].permute(*[inputs[0].index(letter) for letter in output])
     return EinsumBackward0.apply(*operands, inputs=inputs, output=output, sizes=sizes)
+
+
+def _is_permutation(letters: str, output: str) -> bool:
+    """Is ``letters -> output`` a reordering of distinct letters (no diagonal, no sum)?"""
+    return len(set(letters)) == len(letters) == len(output) and set(letters) == set(output)
 
 
 numpy_protocol.register(np.einsum)(

@@ -278,8 +278,23 @@ class LinalgDetBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        A = ctx.saved_tensors[0]
+        A, det = ctx.saved_tensors
+        if type(grad) is Tensor and _value(A).size:
+            if A.shape[-1] == 1:  # det of a 1×1 matrix is its entry: the slope is 1
+                return grad.unsqueeze(-1).unsqueeze(-1).expand(*A.shape)
+            if np.all(np.asarray(_value(det)) != 0):
+                return _det_gradient_recorded(grad, det, A)
         return np.expand_dims(grad, (-1, -2)) * cofactor(A)
+
+
+def _det_gradient_recorded(grad: Tensor, det: Tensor, A: Tensor) -> Tensor:
+    """det's gradient under create_graph for an invertible A, as PyTorch's
+    linalg_det_backward records it: ``solve(Aᴴ, diag_embed(grad·det)ᵀ)``, which is
+    ``grad·det·A⁻ᵀ`` (through det's own output, so the graph leads back to this node)."""
+    from .view_scatter import diag_embed as recorded_diag_embed
+
+    diagonal = (grad * det).unsqueeze(-1).expand(*A.shape[:-1])
+    return solve(A.mH, recorded_diag_embed(diagonal).mT)
 
 
 class LinalgSlogdetBackward0(Op):
