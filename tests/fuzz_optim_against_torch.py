@@ -130,6 +130,12 @@ KNOWN = {
     # last bit, and four steps of large, centred, momentum updates (cos of parameters that
     # moved to -10) grow it to 1e-4 in square_avg. Open, as 80616.
     84725: "RMSprop: NumPy's float32 cos one ulp from PyTorch's, magnified (open)",
+    # Centred RMSprop again (alpha 0.141, float32 p0 behind sin().sum()): the gradients
+    # cos(p0) differ in the last bit (cos(0.26): 0.96638995 against PyTorch's 0.96639001;
+    # here NumPy's is the correctly rounded one), and with a nearly constant gradient
+    # v - a² is a small difference of large numbers that divides the step: 7e-5 in p0
+    # after five steps.
+    104661: "RMSprop: float32 cos one ulp apart, magnified by centred RMSprop (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
