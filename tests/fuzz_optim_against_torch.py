@@ -111,6 +111,12 @@ KNOWN = {
     # the losses near the minimum then differ by 1e-16 (4.0000132588862850 against ...86),
     # and the third step's zoom tries another point: 27 function evaluations for 23.
     76707: "LBFGS: last bits steer the strong-Wolfe line search near the minimum",
+    # LBFGS (float64, strong_wolfe, history_size 1) on cosh, as 22440 and 76707: the
+    # losses of the first step agree, but cosh's gradient, sinh, is NumPy's, which differs
+    # from PyTorch's in the last bit (2.767331422199647 against ...6463); the second
+    # step's losses then differ by 1 ulp (6.628022406383374 against ...375), and the third
+    # step's zoom picks another point.
+    92236: "LBFGS: sinh's last bit steers the strong-Wolfe line search",
     # RMSprop (float32 p1 behind tanh().mean(), weight_decay 0.01): the optimizer is not at
     # fault. NumPy's float32 tanh is one ulp from the correctly rounded value that PyTorch
     # gives (tanh(-1.97): -0.96184558 against -0.96184564), 1 - y² then loses most of its
@@ -124,6 +130,12 @@ KNOWN = {
     # last bit, and four steps of large, centred, momentum updates (cos of parameters that
     # moved to -10) grow it to 1e-4 in square_avg. Open, as 80616.
     84725: "RMSprop: NumPy's float32 cos one ulp from PyTorch's, magnified (open)",
+    # Centred RMSprop again (alpha 0.141, float32 p0 behind sin().sum()): the gradients
+    # cos(p0) differ in the last bit (cos(0.26): 0.96638995 against PyTorch's 0.96639001;
+    # here NumPy's is the correctly rounded one), and with a nearly constant gradient
+    # v - a² is a small difference of large numbers that divides the step: 7e-5 in p0
+    # after five steps.
+    104661: "RMSprop: float32 cos one ulp apart, magnified by centred RMSprop (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
