@@ -136,6 +136,14 @@ KNOWN = {
     # v - a² is a small difference of large numbers that divides the step: 7e-5 in p0
     # after five steps.
     104661: "RMSprop: float32 cos one ulp apart, magnified by centred RMSprop (open)",
+    # Muon (3x3 float64 p2, nesterov, first step): the gradients agree to the bit; the
+    # update differs by up to 1.2e-5 (lr·5·2⁻⁸ at most), one Newton–Schulz value rounded to
+    # the neighbouring bfloat16, as 39975 and 54518. Open.
+    113976: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
+    # Centred RMSprop (alpha 0.12, momentum 0.721) behind p0 * p0.detach().cos(), as 84725:
+    # NumPy's float32 cos(-1.0) is 0.54030228 where PyTorch's is 0.54030234; four steps
+    # grow it to 5e-5 in square_avg. Open, as 80616.
+    117655: "RMSprop: NumPy's float32 cos one ulp from PyTorch's, magnified (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",

@@ -832,3 +832,21 @@ def test_agrees_with_pytorch(name):
         torch.set_num_threads(threads)
     ours = _outcome(teachgrad, CALLS[name])
     assert repr(ours).replace("teachgrad", "torch") == repr(theirs)
+
+
+# ------------------------------------------------- the twenty-fourth session's find (377721)
+def test_cdist_inf_gives_every_tied_coordinate_the_whole_gradient():
+    # Row 1 against row 1: d = [0.5 - (-0.5), -1.0 - 0.0] = [1, -1], a tie at the maximum.
+    # PyTorch's cdist backward is sign(d)·[|d| = max] per coordinate, with no sharing.
+    x1 = teachgrad.tensor([[0.0, 0.0], [0.5, -1.0]], requires_grad=True)
+    x2 = teachgrad.tensor([[0.0, 0.25], [-0.5, 0.0]], requires_grad=True)
+    out = teachgrad.cdist(x1, x2, p=float("inf"))
+    out.backward(teachgrad.tensor([[0.0, 0.0], [0.0, 1.0]]))
+    np.testing.assert_array_equal(x1.grad.numpy(), [[0.0, 0.0], [1.0, -1.0]])
+    np.testing.assert_array_equal(x2.grad.numpy(), [[0.0, 0.0], [-1.0, 1.0]])
+    torch = pytest.importorskip("torch")
+    y1 = torch.tensor([[0.0, 0.0], [0.5, -1.0]], requires_grad=True)
+    y2 = torch.tensor([[0.0, 0.25], [-0.5, 0.0]], requires_grad=True)
+    torch.cdist(y1, y2, p=float("inf")).backward(torch.tensor([[0.0, 0.0], [0.0, 1.0]]))
+    np.testing.assert_array_equal(y1.grad.numpy(), x1.grad.numpy())
+    np.testing.assert_array_equal(y2.grad.numpy(), x2.grad.numpy())

@@ -623,7 +623,13 @@ class CdistBackward0(Op):
     def backward(ctx, grad):
         x1, x2, out = ctx.saved_tensors
         diff = np.expand_dims(x1, -2) - np.expand_dims(x2, -3)
-        g = vector_norm_backward(grad, diff, out, ctx.p, (np.ndim(diff) - 1,), False)
+        if ctx.p == np.inf:
+            # PyTorch's cdist gives every coordinate at the maximum the whole gradient
+            # (sign(d)·[|d| = max]), where vector_norm and dist share it among ties.
+            at_max = np.abs(diff) == np.expand_dims(out, -1)
+            g = np.expand_dims(grad, -1) * np.sign(diff) * at_max
+        else:
+            g = vector_norm_backward(grad, diff, out, ctx.p, (np.ndim(diff) - 1,), False)
         need_1, need_2 = ctx.needs_input_grad
         return (np.sum(g, axis=-2) if need_1 else None,
                 -np.sum(g, axis=-3) if need_2 else None)
