@@ -22,6 +22,17 @@ The notebook's metadata is what JupyterLab writes when the teachgrad kernel star
 kernel's ``language_info``, the interpreter's version included), so a lesson a learner just
 opened does not show as modified; built with another Python, it would.
 
+A rebuild of an unchanged lesson leaves its file byte for byte as it was, so that a lesson's
+git diff shows only what really changed. Two things would otherwise differ at every run:
+
+* the ids in drawn graphs and steppers end with a mark of the kernel (``tgs0k3fa9c1``),
+  random in a live kernel so that two kernels' outputs on one page never share an id; the
+  build gives each lesson's kernel the lesson's name as a seed (the environment variable
+  ``TEACHGRAD_MARK_SEED``, see ``teachgrad.notebook.graph.kernel_mark``), so the mark is
+  the same at every build and still differs from lesson to lesson;
+* memory addresses (``<MulBackward0 object at 0x7f...>``): when a cell's new output differs
+  from the stored one only in its addresses, the stored output is kept.
+
 What is kept out of the files, because it changes from run to run without meaning anything:
 execution timings, the "Fontconfig warning" lines that Graphviz's font library prints on
 some machines when it lays out the first graph, and the live widgets: their state lives in
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -51,6 +63,11 @@ SOURCES = TOOLS / "src"
 KERNEL_NAME = "teachgrad"
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Python 3 (teachgrad)", "language": "python"}
 TIMEOUT_S = 300
+
+# The environment variable that teachgrad.notebook.graph reads in the kernel. Written out
+# here because the build itself does not import teachgrad (the kernel runs the lessons);
+# tests/test_notebook_build_is_stable.py checks that the two names agree.
+MARK_SEED_VARIABLE = "TEACHGRAD_MARK_SEED"
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
@@ -94,7 +111,11 @@ def to_notebook(cells: list[lesson_source.SourceCell]) -> nbformat.NotebookNode:
 
 
 def execute(nb: nbformat.NotebookNode, where: Path) -> None:
-    """Run every cell in a fresh teachgrad kernel, storing the outputs in ``nb``."""
+    """Run every cell in a fresh teachgrad kernel, storing the outputs in ``nb``.
+
+    The kernel's id mark is seeded with the lesson's name (``where.stem``): see the
+    module's docstring.
+    """
     # Errors do not stop the run: some cells raise on purpose, and problems() then checks
     # that exactly the cells marked NBVAL_RAISES_EXCEPTION did.
     client = NotebookClient(
@@ -102,7 +123,7 @@ def execute(nb: nbformat.NotebookNode, where: Path) -> None:
         store_widget_state=False, allow_errors=True,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
-    client.execute()
+    client.execute(env={**os.environ, MARK_SEED_VARIABLE: where.stem})
     nb.metadata.pop("widgets", None)
     # The notebook's metadata as JupyterLab writes it once the teachgrad kernel answers, so
     # that a lesson just opened is not "modified": the kernelspec (name, display name,
@@ -133,6 +154,23 @@ def _only_a_widget(output) -> bool:
     """A display of a live widget and nothing a viewer could show instead."""
     data = output.get("data", {})
     return WIDGET in data and not any(v for k, v in data.items() if k != WIDGET)
+
+
+def keep_stored_addresses(nb: nbformat.NotebookNode, stored: nbformat.NotebookNode) -> int:
+    """Keep a cell's stored outputs where the new ones differ from them only in memory
+    addresses (which change at every run); returns how many cells kept theirs."""
+    kept = 0
+    for new, old in zip(nb.cells, stored.cells):
+        if new.cell_type != "code" or old.cell_type != "code" or new.source != old.source:
+            continue
+        if new.outputs != old.outputs and _without_addresses(new) == _without_addresses(old):
+            new.outputs = old.outputs
+            kept += 1
+    return kept
+
+
+def _without_addresses(cell) -> str:
+    return _ADDRESS.sub("0xADDRESS", json.dumps(cell.outputs, sort_keys=True))
 
 
 def problems(nb: nbformat.NotebookNode) -> list[str]:
@@ -177,6 +215,8 @@ def build(source: Path, run: bool = True) -> Path:
         addresses = cells_with_addresses(nb)
         if addresses:
             print(f"  note: memory addresses in the output of cells {addresses}")
+        if target.exists():
+            keep_stored_addresses(nb, nbformat.read(target, as_version=4))
     nbformat.validate(nb)
     nbformat.write(nb, target)
     return target

@@ -23,8 +23,10 @@ The result is a :class:`Drawing`: Jupyter shows it as a picture, and ``.graph`` 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import itertools
+import os
 import re
 import secrets
 from collections.abc import Mapping
@@ -60,11 +62,29 @@ LABELS_BESIDE_ABOVE = 500  # boxes; see to_digraph
 KEEP_ROWS_UP_TO = 100  # boxes; see plain_rows
 
 _prefixes = itertools.count()
+#: Set by notebooks/tools/build.py to the lesson's name in the kernel that runs the lesson.
+MARK_SEED_VARIABLE = "TEACHGRAD_MARK_SEED"
+
+
+def kernel_mark(seed: str | None = None) -> str:
+    """A mark for this kernel's ids: ``k`` and six hex digits.
+
+    Random without a ``seed`` (a live kernel), so two kernels' outputs never share an id.
+    With one, it is drawn from the seed's hash: the lesson build gives each lesson its own
+    name as the seed, so rebuilding a lesson writes the very same ids into its file (its
+    git diff shows only what really changed), and two lessons still differ from each other.
+    """
+    if not seed:
+        return "k" + secrets.token_hex(3)
+    return "k" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:6]
+
+
 #: This process's (this kernel's) mark in every id: the counter alone starts at 0 in every
 #: kernel, so two notebooks' outputs exported into one page (a book) both had ``tgs0``,
 #: and one stepper's ◀ ▶ stepped the other. tests/nbval_sanitize.cfg removes it when
-#: stored outputs are compared.
-KERNEL_MARK = "k" + secrets.token_hex(3)
+#: stored outputs are compared. Random, unless the environment gives a seed (see
+#: :func:`kernel_mark`).
+KERNEL_MARK = kernel_mark(os.environ.get(MARK_SEED_VARIABLE))
 
 
 def new_prefix(kind: str = "g") -> str:
