@@ -216,6 +216,18 @@ CASES = [
     "torch.prod(x, 0)",
     "torch.amin(x, 0)",
     "torch.logsumexp(x, (0, 1))",
+    # formulas PyTorch writes in C++ with numbers: 1 - weight (SubBackward0 of a filled
+    # constant), value / tensor2 (DivBackward0 of one), tensor2 * value (MulBackward1),
+    # 1 + exp(...) (AddBackward1)
+    "torch.lerp(x, w, p)", "torch.lerp(x, w, 0.3)", "torch.addcmul(x, w, p)",
+    "torch.addcmul(x, w, p, value=0.5)", "torch.addcdiv(x, w, p)",
+    "torch.addcdiv(x, w, p, value=0.5)", "torch.logaddexp(x, w)", "torch.logaddexp2(x, w)",
+    # prelu: both gradients from one PreluKernelBackwardBackward0, the slopes' summed after
+    "torch.nn.functional.prelu(x, p[0, :1])",
+    "torch.nn.functional.prelu(x.reshape(1, 3, 4), p[0, :3])",
+    "torch.nn.functional.prelu(x[0], p[0, :1])",
+    "torch.nn.functional.prelu(x * 0, w[0, :1]) * p",
+    "torch.nn.functional.prelu(x, torch.tensor([0.25], dtype=torch.float64))",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -604,37 +604,41 @@ class PreluKernelBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, weight = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: both gradients from PyTorch's one node
+            return PreluKernelBackwardBackward0.record(ctx, grad, a, weight)
         positive = _raw(a) > 0
-        if type(grad) is Tensor:  # create_graph: the input's as PyTorch's one node
-            grad_a, _ = PreluKernelBackwardBackward0.record(ctx, grad, a, weight)
-        else:
-            grad_a = grad * np.where(positive, 1, _per_channel(weight, np.ndim(a)))
-        # Each slope gathers the gradient of every element of its channel.
+        grad_a = grad * np.where(positive, 1, _per_channel(weight, np.ndim(a)))
+        # The slopes' gradient at the input's shape, as PyTorch's kernel gives it: the
+        # engine sums it over everything but the channel (dim 1), or over everything when
+        # one slope serves all (a SumBackward1 under create_graph, as in PyTorch).
         grad_w = zero_where(positive, grad * a)  # (selected, as PyTorch's: inf·0 is not nan)
-        return grad_a, _channel_sums(grad_w, weight)
-
-
-def _channel_sums(per_element, weight):
-    """``per_element`` summed to the shape of ``weight`` (the slopes, shaped ``[1, C, 1,
-    ...]`` or ``[1]`` to broadcast over the input): over everything but the channel (dim
-    1), or over everything when one slope serves all."""
-    shape = np.shape(weight)
-    others = tuple(d for d, n in enumerate(shape) if n == 1 and np.shape(per_element)[d] != 1)
-    return np.reshape(np.sum(per_element, axis=others), shape)
+        return grad_a, grad_w
 
 
 class PreluKernelBackwardBackward0(RecordedBackward):
-    """prelu's backward for the input, ``grad·(1 if a > 0 else w)``, as one node."""
+    """prelu's backward, ``(G·(1 if a > 0 else w), 0 if a > 0 else G·a)``, as one node."""
 
-    formula = ("prelu's backward G·(1 if a > 0 else w):  ∂/∂G = 1 if a > 0 else w    "
-               "∂/∂a = 0    ∂/∂w = Σ over the channel of G where a ≤ 0")
+    formula = ("prelu's backward (G·(1 if a > 0 else w), G·a if a ≤ 0):  ∂/∂G = 1 or w, "
+               "and a    ∂/∂a = 0 or G (the slope's part)    ∂/∂w = G where a ≤ 0")
+    # an output nobody used gets None, not zeros: PyTorch's formulas then skip its term
+    materialize_grads = False
 
     @staticmethod
-    def backward(ctx, gg, _gg_weight=None):  # (the weight's output is not used)
+    def backward(ctx, gg_a, gg_w):
         grad, a, weight = ctx.saved_tensors
-        positive = _raw(a) > 0
-        d_grad = gg * np.where(positive, 1, _per_channel(weight, np.ndim(a)))
-        return d_grad, None, _channel_sums(zero_where(positive, gg * grad), weight)
+        # PyTorch's _prelu_kernel_backward formulas: they keep a ≥ 0 (where the first
+        # derivatives keep a > 0), so at a = 0 they differ from the first-order slope
+        kept = _raw(a) >= 0
+        w = _per_channel(weight, np.ndim(a))
+        if gg_a is None:
+            d_grad = zero_where(kept, gg_w * a)
+        elif gg_w is None:
+            d_grad = np.where(kept, gg_a, gg_a * w)
+        else:
+            d_grad = np.where(kept, gg_a, gg_a * w + gg_w * a)
+        d_a = np.zeros_like(a) if gg_w is None else zero_where(kept, grad * gg_w)
+        d_w = np.zeros_like(a) if gg_a is None else zero_where(kept, grad * gg_a)
+        return d_grad, d_a, d_w
 
 
 def _per_channel(weight, ndim: int):

@@ -42,7 +42,7 @@ from .linalg import (
     blas_scaled_input,
     blas_signed_zeros,
 )
-from .number_factor import times_number
+from .number_factor import number_over, times_number
 from .op import Op
 from .pointwise import _check_shapes_broadcast
 
@@ -93,6 +93,10 @@ class AddcmulBackward0(Op):
     def backward(ctx, grad):
         t1, t2 = ctx.saved_tensors
         _, need_1, need_2 = ctx.needs_input_grad
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad * (t2 * value), MulBackward1
+            return (grad,
+                    grad * times_number(t2, ctx.value) if need_1 else None,
+                    grad * times_number(t1, ctx.value) if need_2 else None)
         return (grad,
                 _scaled(grad * t2, ctx.value) if need_1 else None,
                 _scaled(grad * t1, ctx.value) if need_2 else None)
@@ -123,9 +127,11 @@ class AddcdivBackward0(Op):
         # computed at t2's (and t1's) own shape, before grad broadcasts them (under
         # create_graph a zero gradient summed back to those shapes then meets t2's nan or
         # zero, as in PyTorch), and the last step is a product (MulBackward0).
+        # Under create_graph C++'s number over tensor (DivBackward0 of a filled constant)
+        # and tensor times number (MulBackward1), as PyTorch records them.
         return (grad,
-                grad * (value / t2) if need_1 else None,
-                -grad * (value * t1 / (t2 * t2)) if need_2 else None)
+                grad * number_over(value, t2) if need_1 else None,
+                -grad * (times_number(t1, value) / (t2 * t2)) if need_2 else None)
 
 
 def _pointwise_operands(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor):

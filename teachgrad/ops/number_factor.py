@@ -111,6 +111,15 @@ def number_minus(number, x):
     return _make(np.full_like(x._data, number)) - x
 
 
+def number_over(number, x):
+    """``number / x`` in a backward formula. PyTorch's C++ ``operator/(Scalar, Tensor)`` fills
+    a tensor with the number and divides it by x: ``DivBackward0`` whose first input is that
+    constant (a Python ``2 / x`` would record ``ReciprocalBackward0`` and ``MulBackward0``)."""
+    if type(x) is not Tensor:
+        return number / x
+    return _make(np.full_like(x._data, number)) / x
+
+
 def over_number(x, number):
     """``x / number`` in a backward formula: ``DivBackward1`` on a tensor (see times_number)."""
     return DivBackward1.apply(x, other=number) if type(x) is Tensor else x / number

@@ -650,9 +650,10 @@ class LogaddexpBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        # PyTorch's formula, grad / (1 + e^(b−a)) (DivBackward0 under create_graph): at
-        # a = −∞ or b = +∞ it gives 0 and grad, where e^(a − out) gave e^(∞ − ∞) = nan.
-        return grad / (1 + np.exp(b - a)), grad / (1 + np.exp(a - b))
+        # PyTorch's formula, grad / (1 + e^(b−a)) (DivBackward0 under create_graph, over
+        # C++'s number plus tensor, AddBackward1): at a = −∞ or b = +∞ it gives 0 and grad,
+        # where e^(a − out) gave e^(∞ − ∞) = nan.
+        return grad / plus_number(np.exp(b - a), 1), grad / plus_number(np.exp(a - b), 1)
 
 
 class Logaddexp2Backward0(Op):
@@ -669,7 +670,7 @@ class Logaddexp2Backward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         # PyTorch's formula, as logaddexp's: no ∞ − ∞ when one input is infinite
-        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
+        return grad / plus_number(2 ** (b - a), 1), grad / plus_number(2 ** (a - b), 1)
 
 
 @tensor_method()
@@ -947,7 +948,9 @@ class LerpBackward1(Op):
     def backward(ctx, grad):
         start, end, w = ctx.saved_tensors
         need_start, need_end, need_weight = ctx.needs_input_grad
-        return (grad * (1 - w) if need_start else None, grad * w if need_end else None,
+        # (1 − w: under create_graph C++'s number minus tensor, SubBackward0, as PyTorch's)
+        return (grad * number_minus(1, w) if need_start else None,
+                grad * w if need_end else None,
                 grad * (end - start) if need_weight else None)
 
 
