@@ -228,6 +228,17 @@ CASES = [
     "torch.nn.functional.prelu(x[0], p[0, :1])",
     "torch.nn.functional.prelu(x * 0, w[0, :1]) * p",
     "torch.nn.functional.prelu(x, torch.tensor([0.25], dtype=torch.float64))",
+    # inv takes inverse.mH() twice (two TransposeBackward0); addmv's mat.t(), baddbmm's and
+    # addbmm's bmm with transpose(1, 2); copysign's masked_fill_ (nan at 0, as PyTorch's)
+    "torch.linalg.inv(x[:, :3])", "torch.inverse(x[:, :3] + w[:, :3])",
+    "torch.linalg.inv(torch.stack([x[:, :3], w[:, 1:]]))",
+    "torch.addmv(p[:, 0], x, w[0], beta=0.5, alpha=2)",
+    "torch.baddbmm(p[None, :, :3], x[None], w.t()[None], alpha=0.5)",
+    "torch.addbmm(p[:, :3], torch.stack([x, w]), torch.stack([w.t(), p.t()]), alpha=2)",
+    "torch.copysign(x, w)", "torch.copysign(x * 0, w)",
+    # trapezoid with x: x viewed, then its left and right samples, in ATen's order
+    "torch.trapz(x, w)", "torch.trapezoid(x, w[0])", "torch.trapezoid(x, w[:, 0], dim=0)",
+    "torch.cumulative_trapezoid(x, w)", "torch.cumulative_trapezoid(x, w[0])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -376,6 +376,8 @@ class LinalgInvExBackward0(Op):
     @staticmethod
     def backward(ctx, grad, grad_info=None):
         (inverse,) = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: PyTorch takes inverse.mH() twice (two nodes)
+            return -np.matmul(mT(inverse), np.matmul(grad, mT(inverse)))
         inverse_t = mT(inverse)
         return -np.matmul(inverse_t, np.matmul(grad, inverse_t))
 
