@@ -1893,3 +1893,17 @@ def test_create_graph_through_an_in_place_change_of_a_view_with_a_permuted_gradi
     (h,) = torch.autograd.grad(g.sum(), a)  # e^a·w' on a[0], 0 elsewhere
     second = np.where(np.arange(2)[:, None, None] == 0, np.exp(a.tolist()) * w, 0.0)
     np.testing.assert_allclose(h.tolist(), second)
+
+
+def test_bool_power_of_bool_checks_the_shapes_before_the_dtype():
+    # Seed 464424: PyTorch's pow of two bool tensors that do not broadcast names the sizes
+    # (its TensorIterator is built before the kernel refuses bool); teachgrad named bool
+    base, exponent = torch.ones(4, 2, 4, dtype=torch.bool), torch.tensor([False, True])
+    for power in (lambda: base.pow(exponent), lambda: torch.pow(base, exponent),
+                  lambda: base ** exponent):
+        with pytest.raises(RuntimeError, match=r"^The size of tensor a \(4\) must match the "
+                                               r"size of tensor b \(2\) at non-singleton "
+                                               r"dimension 2"):
+            power()
+    with pytest.raises(NotImplementedError, match="^\"pow\" not implemented for 'Bool'"):
+        base.pow(exponent[:1])  # (shapes that broadcast: the dtype's error)
