@@ -487,6 +487,13 @@ SKIPS = [
     ("open: float32 rounding (an ulp) magnified by tan near its pole",
      lambda st, cat, t, o: cat == "value" and st.op == "tan" and "float32" in st.program
      and _differs_only_where_large(t, o, 10.0)),
+    # sin/cos of a huge float32 argument made by exp: its ulp (0.25 at 3e6, 2^17 at 1.6e12)
+    # is a sizeable part of the period or more, so any rounding before exp (digamma's
+    # float32 kernels differ in the last bit) changes the result entirely (seed 542236:
+    # sin(exp(digamma(a))), exp(digamma(-0.064)) = 3070290.0 and 3070287.0).
+    ("open: float32 rounding magnified by exp, then sin/cos of the huge result",
+     lambda st, cat, t, o: cat == "value" and st.op in ("sin", "cos")
+     and "float32" in st.program and re.search(r"\bexp_?\(", st.program) is not None),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
