@@ -248,6 +248,22 @@ CASES = [
     "torch.special.i1e(x)", "torch.special.i0e(x * 0)", "torch.special.i1(x * 0)",
     "torch.special.i1e(x * 0)", "torch.special.multigammaln(p + 2, 2)",
     "torch.mvlgamma(p + 2, 3)", "torch.special.multigammaln(p + 2, 1)",
+    # slogdet as a solve with Aᴴ (as det), cholesky by PyTorch's cholesky_backward (two
+    # triangular solves), rrelu's one RreluWithNoiseBackwardBackward0 node
+    "torch.linalg.slogdet(x[:, :3])[1]", "torch.logdet(x[:, :3] @ x[:, :3].t())",
+    "torch.linalg.slogdet(torch.stack([x[:, :3], w[:, 1:]]))[1]",
+    "torch.linalg.cholesky(x @ x.t())", "torch.linalg.cholesky(x @ x.t(), upper=True)",
+    "torch.cholesky(x @ x.t())", "torch.linalg.cholesky_ex(x @ x.t()).L",
+    "torch.linalg.cholesky(torch.stack([x @ x.t(), w @ w.t()]))",
+    "torch.nn.functional.rrelu(x, training=False)", "torch.nn.functional.rrelu(x, 0.2, 0.4) * w",
+    # qr (tall or square: PyTorch's linalg_qr_backward, its diagonal halved in place) and
+    # matrix_exp (the block matrix written into zeros by three copy_: CopySlices)
+    "torch.linalg.qr(x.t())[0]", "torch.linalg.qr(x.t())[1]",
+    "torch.linalg.qr(x.t() * 2 + w.t())[0] * p.t()", "torch.linalg.qr(x[:, :3])[1]",
+    "torch.linalg.qr(torch.stack([x.t(), w.t()]))[1]", "torch.qr(x.t())[0]",
+    "torch.linalg.matrix_exp(x[:, :3] * 0.3)", "torch.matrix_exp(x[:, 1:] + w[:, :3])",
+    "torch.linalg.matrix_exp(torch.stack([x[:, :3], w[:, 1:]]) * 0.5)",
+    "torch.linalg.matrix_exp(x[:1, :1])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
