@@ -837,6 +837,8 @@ def pow(input, exponent=REQUIRED) -> Tensor:  # noqa: A001 - PyTorch's name
         return _rpow(exponent, input)
     exponent = _operand(exponent)
     if isinstance(exponent, Tensor):
+        if _is_bool(input) and _is_bool(exponent):  # (PyTorch checks the shapes first)
+            _check_shapes_broadcast(input._data.shape, exponent._data.shape)
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
     if type(exponent) is int and not _LONG_MIN <= exponent <= _ULONG_MAX:  # (x ** 2**70)
