@@ -165,6 +165,14 @@ def test_fan_out_shows_the_contributions_summed_and_a_partial_state():
     assert stepper.timeline.state_at(box, record.index + 2) == "done"
     panel = stepper.panels[record.index + 1]
     assert "3 contributions arrived" in panel.text
+    # The two that u * u sent are told apart by the input they went out through (their
+    # captions both read "step N, MulBackward0"); the one sin(u) sent needs no such words.
+    captions = [c for c in re.findall(r"<figcaption>(.*?)</figcaption>", panel.html)
+                if c.startswith("step ")][:3]
+    product = [c for c in captions if "MulBackward0" in c]
+    assert len(product) == 2 and product[0] != product[1], captions
+    assert [c.rsplit(", ", 1)[1] for c in product] == ["its input a", "its input b"]
+    assert [c for c in captions if "SinBackward0" in c][0].count(",") == 1
 
 
 def test_accumulation_into_an_existing_grad_shows_old_plus_new():

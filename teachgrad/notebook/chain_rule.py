@@ -271,7 +271,9 @@ class PanelWriter:
             if len(arrivals) > 1:
                 out.para(f"Gradient {symbol}: {len(arrivals)} contributions arrived; the engine "
                          "adds them up (this tensor was used more than once).")
-                parts = [(self._sender(a), a.value) for a in arrivals]
+                senders = [a.sender for a in arrivals]
+                parts = [(self._sender(a, which_input=senders.count(a.sender) > 1), a.value)
+                         for a in arrivals]
                 out.sum(parts, g)
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
@@ -288,10 +290,18 @@ class PanelWriter:
         name = self._unneeded_name(node, slot)
         return f"None ({name})" if name else "None"
 
-    def _sender(self, arrival) -> str:
+    def _sender(self, arrival, which_input: bool = False) -> str:
+        """Where a contribution came from: ``"step 3, MulBackward0"``. ``which_input``:
+        add the sender's input it went out through (``", its input a"``), for a node that
+        sent two of the contributions (``y * y``: both came from step 3, MulBackward0, and
+        the two captions read the same)."""
         if arrival.sender is None:
             return "the start of backward()"
-        return f"step {arrival.step + 1}, {self.label(arrival.sender)}"
+        where = f"step {arrival.step + 1}, {self.label(arrival.sender)}"
+        symbols = input_symbols(arrival.sender)
+        if which_input and arrival.edge < len(symbols):
+            where += f", its input {symbols[arrival.edge]}"
+        return where
 
     def _accumulated(self, out: _Out, record: StepRecord) -> None:
         name = self.names.of_tensor(record.node.variable)
