@@ -201,7 +201,7 @@ def _post_accumulate_returns_program(lib) -> list:
         answers = {"None": None, "the leaf": x, "another tensor": lib.zeros(2),
                    "an int": 0, "another shape": lib.zeros(3)}
         x.register_post_accumulate_grad_hook(lambda t, a=answers[returned]: a)
-        x.register_post_accumulate_grad_hook(lambda t: log.append(t is x))
+        x.register_post_accumulate_grad_hook(lambda t, log=log, x=x: log.append(t is x))
         try:
             (x * 3).sum().backward()
             outcome = "ok"
