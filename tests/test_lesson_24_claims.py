@@ -444,6 +444,23 @@ def test_the_fused_optimizer_equals_the_usual_loop(lib_name):
     assert ns["order"] == ["2.bias", "2.weight", "0.bias", "0.weight"] * 5
 
 
+@LIBS
+def test_a_post_accumulate_grad_hook_must_return_none(lib_name):
+    assert ("A post-accumulate-grad hook must return `None` (`backward()` fails if it returns "
+            "a tensor); to replace a gradient before it is accumulated, use `p.register_hook` "
+            "(lesson 9), whose return value does that.") in LESSON.text()
+    lib = library(lib_name)
+    p = lib.tensor([1.0, 2.0], requires_grad=True)
+    p.register_post_accumulate_grad_hook(lambda t: t.grad * 0)
+    with pytest.raises(RuntimeError, match="^Tensor post accumulate grad hooks should return "
+                                           "None."):
+        (3 * p).sum().backward()
+    p = lib.tensor([1.0, 2.0], requires_grad=True)
+    p.register_hook(lambda g: g * 0)
+    (3 * p).sum().backward()
+    assert p.grad.tolist() == [0.0, 0.0]   # replaced before it was accumulated, not 3
+
+
 def test_the_stepper_shows_where_each_accumulate_grad_runs():
     text = LESSON.text()
     assert ("Steps 5, 7, 10 and 12 of 12 are the `AccumulateGrad` nodes of `model.2.bias`, "
