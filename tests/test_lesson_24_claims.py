@@ -417,6 +417,8 @@ def test_decay_alone_sgd_and_adamw_shrink_adam_moves_by_lr():
 
     assert adam_alone(0.01, decoupled=True) == shrink
     assert adam_alone(0.01) == adam_alone(0.1) == [0.9, 0.8004, 0.7016, 0.6039, 0.508]
+    steps = -np.diff([1.0] + adam_alone(0.01))
+    assert np.all(np.abs(steps - 0.1) < 0.005)   # about lr per step: 0.1 down to 0.0959
     assert LESSON.printed_by_cell("def decay_alone(") == [
         f"SGD,   weight_decay=0.01: {shrink}", f"AdamW, weight_decay=0.01: {shrink}",
         f"Adam,  weight_decay=0.01: {adam_alone(0.01)}",
