@@ -417,6 +417,8 @@ def test_decay_alone_sgd_and_adamw_shrink_adam_moves_by_lr():
 
     assert adam_alone(0.01, decoupled=True) == shrink
     assert adam_alone(0.01) == adam_alone(0.1) == [0.9, 0.8004, 0.7016, 0.6039, 0.508]
+    steps = -np.diff([1.0] + adam_alone(0.01))
+    assert np.all(np.abs(steps - 0.1) < 0.005)   # about lr per step: 0.1 down to 0.0959
     assert LESSON.printed_by_cell("def decay_alone(") == [
         f"SGD,   weight_decay=0.01: {shrink}", f"AdamW, weight_decay=0.01: {shrink}",
         f"Adam,  weight_decay=0.01: {adam_alone(0.01)}",
@@ -442,6 +444,23 @@ def test_the_fused_optimizer_equals_the_usual_loop(lib_name):
     assert [p.grad for p in ns["fused"].parameters()] == [None] * 4
     assert all(p.grad is not None for p in ns["usual"].parameters())   # held until step()
     assert ns["order"] == ["2.bias", "2.weight", "0.bias", "0.weight"] * 5
+
+
+@LIBS
+def test_a_post_accumulate_grad_hook_must_return_none(lib_name):
+    assert ("A post-accumulate-grad hook must return `None` (`backward()` fails if it returns "
+            "a tensor); to replace a gradient before it is accumulated, use `p.register_hook` "
+            "(lesson 9), whose return value does that.") in LESSON.text()
+    lib = library(lib_name)
+    p = lib.tensor([1.0, 2.0], requires_grad=True)
+    p.register_post_accumulate_grad_hook(lambda t: t.grad * 0)
+    with pytest.raises(RuntimeError, match="^Tensor post accumulate grad hooks should return "
+                                           "None."):
+        (3 * p).sum().backward()
+    p = lib.tensor([1.0, 2.0], requires_grad=True)
+    p.register_hook(lambda g: g * 0)
+    (3 * p).sum().backward()
+    assert p.grad.tolist() == [0.0, 0.0]   # replaced before it was accumulated, not 3
 
 
 def test_the_stepper_shows_where_each_accumulate_grad_runs():
