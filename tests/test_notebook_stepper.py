@@ -644,13 +644,15 @@ def test_gradient_argument_for_a_non_scalar_output():
 
 
 def test_with_gradient_the_panels_speak_of_the_scalar_it_stands_for():
-    # backward(v) from y differentiates ℓ = (v·y).sum(): what arrives at y is ∂ℓ/∂y = v.
+    # backward(v) from y differentiates ℓ = (y * v).sum(): what arrives at y is ∂ℓ/∂y = v
+    # (written as code, as lesson 7 writes it; "(v·y).sum()" read as a dot product, a
+    # scalar already, summed).
     # "∂y/∂y" (the identity) would be wrong, and so would "∂y/∂x" for x.grad = vᵀJ.
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * x
     v = torch.tensor([1.0, 0.5])
     log = step_backward(y, gradient=v, names={"x": x, "y": y, "v": v}).log()
-    assert "ℓ = (v·y).sum()" in log
+    assert "ℓ = (y * v).sum()" in log
     assert "∂ℓ/∂y" in log and "∂ℓ/∂x" in log
     assert "∂y/∂" not in log
     # Without gradient= the output itself is differentiated.

@@ -75,7 +75,7 @@ class PanelWriter:
         given = getattr(recording, "given", [])
         # What the gradients are gradients *of*. backward() from one output without
         # gradient= differentiates that output; with gradient=v (or from several outputs)
-        # it differentiates the scalar ℓ = Σ (v·y).sum() (a vector-Jacobian product), and
+        # it differentiates the scalar ℓ = (y * v).sum() (a vector-Jacobian product), and
         # writing ∂y/∂y for v would be wrong.
         self.top = "ℓ" if len(roots) > 1 or any(g is not None for g in given) else self.root_name
         self.n_steps = len(recording.steps) if recording is not None else 0
@@ -226,12 +226,14 @@ class PanelWriter:
         return self.names.of_tensor(given) or ("v" if len(self.roots) == 1 else f"v{k}")
 
     def loss_text(self) -> str:
-        """``backward(gradient=v) differentiates the scalar ℓ = (v·y).sum() ...``."""
+        """``backward(gradient=v) differentiates the scalar ℓ = (y * v).sum() ...``."""
         terms, starts = [], []
         for k, root in enumerate(self.roots):
             name = self.names.of_tensor(root) or f"output {k}"
             given = self.given_name(k)
-            terms.append(name if given == "1" else f"({given}·{name}).sum()")
+            # Written as code, as lesson 7 writes it: "(v·y).sum()" mixed the notations
+            # (read as a dot product, v·y is already a scalar, and .sum() made no sense).
+            terms.append(name if given == "1" else f"({name} * {given}).sum()")
             starts.append(f"∂ℓ/∂{name} = {given}")
         how = "backward(gradient=...)"
         if len(self.roots) > 1:
