@@ -532,6 +532,25 @@ def test_a_dict_where_names_go_is_a_type_error_with_a_hint_and_changes_nothing()
     assert_same(x.grad._data, [2.0, 4.0])
 
 
+def test_a_vector_output_without_gradient_gets_pytorchs_error_with_a_step_backward_hint():
+    # The engine's hint says out.backward(gradient=...); the learner called step_backward.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    with pytest.raises(RuntimeError, match=r"^grad can be implicitly created only for scalar "
+                                           r"outputs\nHint: y has shape torch.Size\(\[2\]\).*"
+                                           r"step_backward\(y.sum\(\)\).*step_backward\(y, "
+                                           r"gradient=torch.ones_like\(y\)\)"):
+        step_backward(y, names={"x": x, "y": y})
+    assert x.grad is None  # nothing ran
+    with pytest.raises(RuntimeError, match=r"step_backward\(out, gradient="):
+        step_backward(x * 3)  # no names: called out
+    step_backward(y, gradient=torch.ones_like(y))  # as the hint says
+    assert_same(x.grad._data, [2.0, 4.0])
+    # an output that needs no grad keeps the engine's (PyTorch's first) error
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
+        step_backward(torch.ones(3))
+
+
 def test_gradients_that_are_not_tensors_get_pytorchs_type_error():
     torch_ = pytest.importorskip("torch")
     x = torch.tensor([1.0, 2.0], requires_grad=True)
