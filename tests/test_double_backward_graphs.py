@@ -264,6 +264,10 @@ CASES = [
     "torch.linalg.matrix_exp(x[:, :3] * 0.3)", "torch.matrix_exp(x[:, 1:] + w[:, :3])",
     "torch.linalg.matrix_exp(torch.stack([x[:, :3], w[:, 1:]]) * 0.5)",
     "torch.linalg.matrix_exp(x[:1, :1])",
+    # renorm: PyTorch's renorm_backward, with vector_norm and its norm_backward recorded
+    "torch.renorm(x, 2, 0, 1.0)", "torch.renorm(x, 1, 1, 0.5)", "torch.renorm(x, 3, 0, 2.0)",
+    "torch.renorm(x, float('inf'), 0, 1.0)", "torch.renorm(x, 2, 1, 100.0)",
+    "torch.renorm(x, 1.5, -1, 1.0) * w",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
