@@ -264,6 +264,23 @@ CASES = [
     "torch.linalg.matrix_exp(x[:, :3] * 0.3)", "torch.matrix_exp(x[:, 1:] + w[:, :3])",
     "torch.linalg.matrix_exp(torch.stack([x[:, :3], w[:, 1:]]) * 0.5)",
     "torch.linalg.matrix_exp(x[:1, :1])",
+    # renorm: PyTorch's renorm_backward, with vector_norm and its norm_backward recorded
+    "torch.renorm(x, 2, 0, 1.0)", "torch.renorm(x, 1, 1, 0.5)", "torch.renorm(x, 3, 0, 2.0)",
+    "torch.renorm(x, float('inf'), 0, 1.0)", "torch.renorm(x, 2, 1, 100.0)",
+    "torch.renorm(x, 1.5, -1, 1.0) * w",
+    # solve_triangular's gradient is solve_triangular with Aᴴ (cholesky_inverse's through
+    # cholesky's); cosine_embedding_loss's C++ adds and subtracts numbers
+    "torch.linalg.solve_triangular(x[:, :3].triu() + 3 * torch.eye(3, dtype=torch.float64), w,"
+    " upper=True)",
+    "torch.linalg.solve_triangular(x[:, :3] + 3 * torch.eye(3, dtype=torch.float64), w,"
+    " upper=True, unitriangular=True)",
+    "torch.linalg.solve_triangular(x[:, 1:] + 3 * torch.eye(3, dtype=torch.float64), w.t(),"
+    " upper=False, left=False, unitriangular=True)",
+    "torch.cholesky_inverse(torch.linalg.cholesky(p @ p.t()))",
+    "torch.nn.functional.cosine_embedding_loss(x, w, torch.tensor([1., -1., 1.],"
+    " dtype=torch.float64))",
+    "torch.nn.functional.cosine_embedding_loss(x[0], w[0], torch.tensor(-1.,"
+    " dtype=torch.float64), margin=-0.5)",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

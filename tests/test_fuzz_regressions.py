@@ -1907,3 +1907,35 @@ def test_bool_power_of_bool_checks_the_shapes_before_the_dtype():
             power()
     with pytest.raises(NotImplementedError, match="^\"pow\" not implemented for 'Bool'"):
         base.pow(exponent[:1])  # (shapes that broadcast: the dtype's error)
+
+
+def test_saved_result_of_an_in_place_op_on_a_view_is_the_view_as_it_is_now():
+    # Seed 618024: a2[0].mul_(a4); a2[0].exp_(); second derivatives in a2 were off. exp_'s
+    # backward multiplies by its saved result, which is the view b[:1] as it is now: under
+    # create_graph PyTorch gives it the view's history (AsStridedBackward0 of b's
+    # CopySlices), so differentiating again in b reaches it; teachgrad gave it exp's node.
+    b = torch.zeros(2, dtype=torch.float64)
+    w = leaf(0.5)
+    v = b[:1]
+    v.add_(w)
+    v.exp_()  # b = [e^w, 0]
+    g_b, g_w = torch.autograd.grad(b.sum(), [b, w], create_graph=True)
+    assert g_b.tolist() == [1.0, 1.0] and g_w.item() == pytest.approx(math.exp(0.5))
+    # g_w = 1 · (exp_'s result, b[0]): its slope is 1 in b[0], 0 in b[1], e^w in w
+    h_b, h_w = torch.autograd.grad(g_w, [b, w], allow_unused=True)
+    assert h_b is not None and h_b.tolist() == [1.0, 0.0]
+    assert h_w.item() == pytest.approx(math.exp(0.5))
+
+
+def test_comparisons_of_tensors_are_made_in_the_promoted_dtype():
+    # Seed 574313: a float32 tensor != a 0-d float64 tensor. A 0-d tensor does not promote
+    # a dimensioned one of the same kind, so PyTorch compares in float32, where 0.553
+    # equals itself; NumPy compared in float64 (float32(0.553) = 0.55299997...).
+    a = torch.tensor([[0.553, -1.617]], dtype=torch.float32)
+    b = torch.tensor(0.553, dtype=torch.float64)
+    assert (a != b).tolist() == [[False, True]] and (a == b).tolist() == [[True, False]]
+    assert (a < b).tolist() == [[False, True]] and torch.ne(a, b).tolist() == [[False, True]]
+    # an int64 tensor with a 0-d float tensor: compared in the default float dtype, where
+    # 2^24 + 1 rounds to 2^24
+    assert (torch.tensor([16777217]) == torch.tensor(16777217.0, dtype=torch.float64)).tolist() \
+        == [True]

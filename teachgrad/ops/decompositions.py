@@ -580,6 +580,15 @@ class LinalgSolveTriangularBackward0(Op):
     def backward(ctx, grad):
         A, X = ctx.saved_tensors
         need_A, need_B = ctx.needs_input_grad
+        if type(grad) is Tensor:  # create_graph: PyTorch's linalg_solve_triangular_backward
+            grad_B = solve_triangular(A.mH, grad, upper=not ctx.upper, left=ctx.left,
+                                      unitriangular=ctx.unit)
+            grad_A = None
+            if need_A:
+                grad_A = -grad_B.matmul(X.mH) if ctx.left else -X.mH.matmul(grad_B)
+                unit = int(ctx.unit)
+                grad_A = grad_A.triu(unit) if ctx.upper else grad_A.tril(-unit)
+            return grad_A, grad_B if need_B else None
         T = triangle(A, ctx.upper, ctx.unit)
         if ctx.left:
             grad_B = np.linalg.solve(mT(T), grad)

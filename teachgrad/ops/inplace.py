@@ -562,7 +562,11 @@ def _record_through_view(view: Tensor, fn: Node, positions: np.ndarray) -> None:
     base._grad_fn = CopySlices.create(base, fn, positions, view)
     base._output_nr = 0
     base._requires_grad = True
-    refresh_view(view, positions)
+    # fn's saved output (exp_'s result...) is the view as it is now: under create_graph it
+    # comes back with the view's new history (AsStridedBackward0 of the base's CopySlices),
+    # as PyTorch's SavedVariable of an in-place op on a view keeps the view's grad_fn (weakly,
+    # as PyTorch: fn is reachable from it, a strong reference would be a cycle)
+    fn.__dict__["_saved_output_grad_fn"] = weakref.ref(refresh_view(view, positions))
 
 
 def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> Node:

@@ -1702,7 +1702,14 @@ def _compare(ufunc, a, b) -> Tensor:
     b = _operand(b)
     if isinstance(b, Tensor):
         _check_broadcast(a, b)
-        return _make(np.asarray(ufunc(a._data, b._data)))
+        x, y = a._data, b._data
+        if x.dtype != y.dtype:
+            # compared in PyTorch's promoted dtype, not NumPy's: a 0-d float64 tensor
+            # does not promote a float32 one, so float32(0.553) != tensor(0.553,
+            # dtype=float64) is False (NumPy would compare in float64)
+            common = result_type(a, b).numpy
+            x, y = x.astype(common, copy=False), y.astype(common, copy=False)
+        return _make(np.asarray(ufunc(x, y)))
     if type(b) is int and not 0 <= b <= 127:  # (what every dtype holds needs no cast;
         b = int_operand(b, a._data.dtype)  # int8_tensor == 257 compares with 1: it wraps)
     return _make(np.asarray(ufunc(a._data, b)))
