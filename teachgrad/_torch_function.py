@@ -34,7 +34,6 @@ from collections.abc import Callable
 from ._real_pytorch import is_real_pytorch
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
-from .ops.shape import AliasBackward0
 
 
 class _State:
@@ -185,6 +184,11 @@ def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
     raise no_implementation(func, types, python)
 
 
+def handle(func: Callable, args: tuple, kwargs: dict | None):
+    """``dispatch`` of ``func(*args, **kwargs)`` to the arguments that take part."""
+    return dispatch(func, overloaded_arguments(relevant(args, kwargs)), args, kwargs or None)
+
+
 def no_implementation(func: Callable, types: tuple, python: bool = False) -> NoImplementation:
     """PyTorch's TypeError when every handler returned NotImplemented (its C++ functions'
     words; its Python ones say it more briefly, as does ``python``: a function of the
@@ -272,6 +276,8 @@ def convert(result, cls: type, args: tuple = ()):
             return result
         if result._requires_grad and is_grad_enabled():
             # (PyTorch's Tensor.as_subclass: an alias, recorded as AliasBackward0)
+            from .ops.shape import AliasBackward0  # (the ops import this module's users)
+
             result = AliasBackward0.apply(result)
         elif any(result is arg for arg in args) or type(result) is not Tensor:
             return alias_as(result, cls)
@@ -325,8 +331,7 @@ def dispatching(function: Callable, name: str) -> Callable:
     @functools.wraps(function)
     def public(*args, **kwargs):
         if STATE.armed and has_overloaded(args, kwargs):
-            return dispatch(public, overloaded_arguments(relevant(args, kwargs)), args,
-                            kwargs or None)
+            return handle(public, args, kwargs)
         try:
             return function(*args, **kwargs)
         except (AttributeError, TypeError):
@@ -336,7 +341,7 @@ def dispatching(function: Callable, name: str) -> Callable:
         return dispatch(public, overloaded, args, kwargs or None)
 
     public.torch_function_name = name
-    public.dispatches_torch_function = True
+    public.dispatches_torch_function = public
     return public
 
 
@@ -352,8 +357,9 @@ def tensor_likes(args: tuple, kwargs: dict | None) -> list:
 def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset()) -> None:
     """Make every public function of ``namespace`` (a module's globals, torch's or
     ``torch.nn.functional``'s) take part, but those in ``ignored`` (factories, settings:
-    PyTorch's get_ignored_functions). A function whose wrapper dispatches already
-    (``_input_check``'s and ``_out``'s do, to save a frame) only gets its name."""
+    PyTorch's get_ignored_functions). A function that dispatches already (the wrappers
+    of ``_input_check`` and ``_out`` do, and F.linear, to save a frame) only gets its
+    name."""
     import inspect
 
     for name, value in list(namespace.items()):
@@ -362,7 +368,9 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
         if getattr(value, "__module__", "").split(".")[0] != "teachgrad":
             continue
         full_name = _public_name(public, name)
-        if getattr(value, "dispatches_torch_function", False):
+        # (the flag names the function that dispatches: a wrapper made by functools.wraps
+        # copies it from the function it wraps, without dispatching itself)
+        if getattr(value, "dispatches_torch_function", None) is value:
             if getattr(value, "torch_function_name", None) is None:
                 value.torch_function_name = full_name
             continue

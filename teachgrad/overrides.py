@@ -96,7 +96,8 @@ def get_overridable_functions() -> dict:
     for module in (teachgrad, teachgrad.functional, teachgrad.nn.functional,
                    teachgrad.linalg, teachgrad.special):
         functions = [value for name, value in sorted(vars(module).items())
-                     if getattr(value, "dispatches_torch_function", False)
+                     if callable(value)
+                     and getattr(value, "dispatches_torch_function", None) is value
                      and not name.startswith("_")]
         result[module] = functions
     members = [member.__get__ if isinstance(member, property) else member
