@@ -302,6 +302,16 @@ class Tensor:
         with DisableTorchFunctionSubclass():
             return converted(self, cls)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        # A subclass with an __init__ of its own, taking other arguments, makes its
+        # object with super().__new__(cls, data) (PyTorch's idiom): the values are
+        # filled in here, as Tensor.__init__ will not run. (Tensor itself, and a
+        # subclass without an __init__, are filled in by __init__ below.)
+        tensor = object.__new__(cls)
+        if cls.__init__ is not Tensor.__init__:
+            Tensor.__init__(tensor, *args)
+        return tensor
+
     def __init__(self, *args: Any) -> None:
         default = _dtypes._Defaults.floating  # float32 unless set_default_dtype changed it
         if not args:
@@ -619,7 +629,7 @@ class Tensor:
                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        new = type(self).__new__(type(self))
+        new = _new(type(self))  # (not a subclass's own __new__, which may want arguments)
         _init(new, self._data.copy(), self._requires_grad)
         if self._grad is not None:
             new._grad = _make(self._grad._data.copy())

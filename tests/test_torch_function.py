@@ -375,3 +375,24 @@ def test_same_as_pytorch():
         capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO)})
     assert got.returncode == 0, got.stderr
     assert got.stdout == expected.stdout
+
+
+def test_a_subclass_with_its_own_new_and_init():
+    # PyTorch's idiom for a subclass carrying extra data (what PyTorch prints, by hand)
+    class MyTensor(torch.Tensor):
+        @staticmethod
+        def __new__(cls, x, extra_data, *args, **kwargs):
+            return super().__new__(cls, x, *args, **kwargs)
+
+        def __init__(self, x, extra_data):
+            self.extra_data = extra_data
+
+    m = MyTensor([1.0, 2.0], "extra")
+    assert repr(m) == "MyTensor([1., 2.])" and m.extra_data == "extra"
+    n = m * 2
+    assert repr(n) == "MyTensor([2., 4.])" and not hasattr(n, "extra_data")
+    base = torch.tensor([3.0, 4.0])
+    MyTensor(base, None).add_(1)  # (made from a tensor: an alias of its memory)
+    assert base.tolist() == [4.0, 5.0]
+    assert repr(torch.Tensor([1, 2])) == "tensor([1., 2.])"  # (the legacy constructor)
+    assert torch.Tensor(2, 3).shape == (2, 3) and torch.Tensor().shape == (0,)
