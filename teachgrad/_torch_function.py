@@ -387,6 +387,9 @@ _NOT_DISPATCHED = frozenset({
     "__class_getitem__", "__subclasshook__", "__array_priority__", "__slots__",
     "__module__", "__doc__", "__dict__", "__weakref__", "__annotations__", "__qualname__",
     "as_subclass", "_make_subclass",
+    # PyTorch's __iter__ skips the protocol on purpose (gh-54457): the method runs as it
+    # is, and its self.unbind(0) then makes rows of the subclass
+    "__iter__",
 })
 # operator: the reflected form Python calls on the right operand first when it is a
 # subclass (``t + sub`` calls ``sub.__radd__(t)``): PyTorch sees ``t.__add__(sub)``.

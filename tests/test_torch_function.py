@@ -84,6 +84,7 @@ def test_tuples_and_lists_of_results_are_converted():
     assert type(x.max(0)).__name__ == "max"  # (still the named tuple)
     assert [type(part) for part in x.split(2)] == [Sub, Sub]
     assert type(x.split(2)) is tuple
+    assert [type(row) for row in Sub([[1.0], [2.0]])] == [Sub, Sub]  # (iterating too)
 
 
 def test_the_lowest_subclass_wins_and_unrelated_ones_fail():
