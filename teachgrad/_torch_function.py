@@ -193,9 +193,9 @@ def no_implementation(func: Callable, types: tuple, python: bool = False) -> NoI
     """PyTorch's TypeError when every handler returned NotImplemented (its C++ functions'
     words; its Python ones say it more briefly, as does ``python``: a function of the
     user's, through ``torch.overrides.handle_torch_function``)."""
-    name = resolve_name(func)
-    if name in _PYTHON_FUNCTIONS or python or (
-            name.startswith("torch.nn.functional.") and name[20:] not in _NN_BUILTINS):
+    name = resolve_name(func) or repr(func)
+    nn_name = name.removeprefix("torch.nn.functional.")
+    if name in _PYTHON_FUNCTIONS or python or (nn_name != name and nn_name not in _NN_BUILTINS):
         return NoImplementation(
             f"no implementation found for '{name}' on types that implement "
             f"__torch_function__: {list(types)}")
