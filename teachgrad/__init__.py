@@ -187,6 +187,15 @@ add_input_checks(special.__dict__, prefix="special_")
 from ._pin_memory import add_pin_memory_arguments  # noqa: E402
 
 add_pin_memory_arguments(globals(), Tensor)
+# Last wrapper of all: the __torch_function__ protocol (Tensor subclasses, Tensor-likes),
+# so that the function a user sees as torch.add is the one handed to __torch_function__.
+from ._torch_function import IGNORED_NN, IGNORED_TORCH, add_dispatch  # noqa: E402
+
+add_dispatch(globals(), "torch", IGNORED_TORCH)
+add_dispatch(nn.functional.__dict__, "torch.nn.functional", IGNORED_NN)
+add_dispatch(special.__dict__, "torch.special")
+add_dispatch(linalg.__dict__, "torch.linalg")
+from . import _C, overrides  # noqa: E402, F401 - torch._C's protocol names, torch.overrides
 from . import functional  # noqa: E402 - torch.functional: some namespace functions again
 
 # `import torch` meaning teachgrad, on request (teachgrad.install_as_torch()); without it,

@@ -31,6 +31,7 @@ from ._function_signatures import parser_error
 from ._missing_arguments import missing_arguments_error
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
+from ._torch_function import STATE, dispatch, handle, has_overloaded, tensor_likes
 
 
 class NotATensor(TypeError):
@@ -137,20 +138,29 @@ def checks_input(function: Callable, name: str, main: str | None = None,
 
     @functools.wraps(function)
     def with_input_check(*args, **kwargs):
+        # (the __torch_function__ protocol, in this wrapper to save a frame of its own:
+        # a subclass's call is handed over first, a Tensor-like's once the function failed)
+        if STATE.armed and has_overloaded(args, kwargs):
+            return handle(with_input_check, args, kwargs)
         try:
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
-            error_for_alias = parser_error(signatures_of, args, kwargs, error)  # torch.sum(x, "a")
-            if error_for_alias is None:
-                refuse_non_tensor_input(name, args, kwargs, error, main)
-            error_for_alias = (error_for_alias
-                               or missing_error(error, name, main, function, args, kwargs)
-                               or renamed(error, main, name))
-            if error_for_alias is None:
-                raise
+            tensor_like = tensor_likes(args, kwargs)
+            if not tensor_like:
+                error_for_alias = parser_error(signatures_of, args, kwargs, error)
+                if error_for_alias is None:  # (torch.sum(x, "a"): that, first)
+                    refuse_non_tensor_input(name, args, kwargs, error, main)
+                error_for_alias = (error_for_alias
+                                   or missing_error(error, name, main, function, args, kwargs)
+                                   or renamed(error, main, name))
+                if error_for_alias is None:
+                    raise
+        if tensor_like:
+            return dispatch(with_input_check, tensor_like, args, kwargs or None)
         raise error_for_alias  # (outside the except: no "during handling" chain)
 
     with_input_check.checks_input = True
+    with_input_check.dispatches_torch_function = with_input_check  # (itself: see add_dispatch)
     return with_input_check
 
 

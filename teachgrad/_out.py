@@ -43,6 +43,7 @@ from ._input_check import (
 )
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, python_type_name
+from ._torch_function import STATE, dispatch, handle, has_overloaded, tensor_likes
 from ._warn import warn_user
 from .autograd.grad_mode import is_grad_enabled, no_grad
 
@@ -377,18 +378,27 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
 
     @functools.wraps(function)
     def with_out(*args, out: Tensor | None = None, **kwargs) -> Tensor:
+        # (the __torch_function__ protocol, here to save a frame: see _input_check)
+        if STATE.armed and has_overloaded(args, kwargs if out is None else {**kwargs,
+                                                                            "out": out}):
+            return handle(with_out, args, kwargs if out is None else {**kwargs, "out": out})
         if out is None:
             try:
                 return function(*args, **kwargs)
             except (AttributeError, TypeError) as error:  # torch.sum([1, 2]): PyTorch's words
-                error_for_alias = parser_error(called, args, kwargs, error)  # (torch.add(x))
-                if error_for_alias is None and input_first:
-                    refuse_non_tensor_input(called, args, kwargs, error, name)
-                error_for_alias = (error_for_alias
-                                   or missing_error(error, called, name, function, args, kwargs)
-                                   or renamed(error, name, called))
-                if error_for_alias is None:
-                    raise
+                tensor_like = tensor_likes(args, kwargs)
+                if not tensor_like:
+                    error_for_alias = parser_error(called, args, kwargs, error)  # torch.add(x)
+                    if error_for_alias is None and input_first:
+                        refuse_non_tensor_input(called, args, kwargs, error, name)
+                    error_for_alias = (error_for_alias
+                                       or missing_error(error, called, name, function, args,
+                                                        kwargs)
+                                       or renamed(error, name, called))
+                    if error_for_alias is None:
+                        raise
+            if tensor_like:
+                return dispatch(with_out, tensor_like, args, kwargs or None)
             raise error_for_alias  # (outside the except: no "during handling" chain)
         if called in _DEPRECATED_WITH_OUT:
             warn_user(_DEPRECATED_WITH_OUT[called], UserWarning)
@@ -413,6 +423,7 @@ def accepts_out(function: Callable[..., Tensor], name: str | None = None,
         return write_out(name, function(*args, **kwargs), out, called in _ROW_MAJOR_OUT)
 
     with_out.checks_input = True  # (see _input_check: not to be wrapped again)
+    with_out.dispatches_torch_function = with_out  # (itself: see add_dispatch)
     return with_out
 
 

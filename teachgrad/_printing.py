@@ -368,9 +368,16 @@ def _append_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
+# The types whose repr starts "tensor(": Tensor, and nn.Parameter (which adds itself).
+PRINTED_AS_TENSOR: set = set()
+
+
 def tensor_repr(t: Any) -> str:
     """The full ``tensor(...)`` text of a teachgrad Tensor, exactly as PyTorch prints it."""
-    prefix = "tensor("
+    # A subclass prints its own name, as PyTorch's do (MyTensor([1., 2.])); nn.Parameter
+    # prints as a tensor under its "Parameter containing:" line.
+    kind = type(t)
+    prefix = "tensor(" if kind in PRINTED_AS_TENSOR else f"{kind.__name__}("
     indent = len(prefix)
     body = format_data(t._data, indent)
     return _append_suffixes(prefix + body, _suffixes(t), indent)

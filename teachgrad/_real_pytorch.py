@@ -57,6 +57,20 @@ def real_pytorch_hint(*values) -> str:
     return ""
 
 
+def is_real_pytorch_function(func) -> bool:
+    """Is ``func`` (handed to ``Tensor.__torch_function__``) one of the real PyTorch's: a
+    function of its (``torch.add``, ``F.relu``), a method of its tensors, a property's
+    getter? teachgrad's own functions and the user's are not."""
+    if _package_name.printed == "torch":  # (install_as_torch(): no real PyTorch here)
+        return False
+    owner = getattr(func, "__self__", None)
+    for obj in (func, getattr(func, "__objclass__", None), getattr(owner, "__objclass__", None)):
+        module = getattr(obj, "__module__", None)
+        if isinstance(module, str) and (module == "torch" or module.startswith("torch.")):
+            return True
+    return False
+
+
 def refused_by_real_pytorch(func) -> TypeError:
     """The error for the real PyTorch's ``func`` called with a teachgrad tensor."""
     name = getattr(func, "__name__", None) or repr(func)

@@ -32,7 +32,12 @@ from . import _device, _dtypes
 from ._dtypes import dtype as DType
 from ._missing_arguments import RENAMED_CODES, REQUIRED, UNTESTED_OPS
 from ._package_name import qualified
-from ._real_pytorch import real_pytorch_hint, refused_by_real_pytorch
+from ._printing import PRINTED_AS_TENSOR
+from ._real_pytorch import (
+    is_real_pytorch_function,
+    real_pytorch_hint,
+    refused_by_real_pytorch,
+)
 from ._warn import warn_user
 from .autograd import grad_mode, inference
 from .autograd.graph import (
@@ -254,10 +259,58 @@ class Tensor:
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        """Called by the *real* PyTorch when one of its functions gets a teachgrad tensor
-        (PyTorch's protocol for foreign tensor types): refuse, saying why (see
-        ``_real_pytorch``). teachgrad itself never calls it."""
-        raise refused_by_real_pytorch(func)
+        """PyTorch's protocol for subclasses (see ``_torch_function``): run ``func`` on the
+        arguments as plain tensors, and return the tensors it makes as ``cls``. A subclass
+        overriding it calls this one with ``super().__torch_function__(...)``.
+
+        The *real* PyTorch calls it too, when one of its functions gets a teachgrad
+        tensor: that is refused, saying why (see ``_real_pytorch``)."""
+        if is_real_pytorch_function(func):
+            raise refused_by_real_pytorch(func)
+        from ._torch_function import default_torch_function
+
+        return default_torch_function(cls, func, types, args, kwargs)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        # A subclass gets methods that hand each call to its __torch_function__ (Tensor
+        # keeps its own, which know nothing of the protocol: see _torch_function).
+        super().__init_subclass__(**kwargs)
+        from ._torch_function import prepare_subclass
+
+        prepare_subclass(cls)
+
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False) -> Tensor:
+        """A ``cls`` leaf sharing ``data``'s values and version counter, requiring grad
+        as asked: how a subclass's ``__new__`` makes its object in PyTorch."""
+        made = object.__new__(cls)
+        _init(made, data._data)
+        made._vc = data._vc
+        if require_grad:
+            made.requires_grad_(True)
+        return made
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """This tensor as a ``cls`` object (a subclass of Tensor): the same values, and
+        still in the graph."""
+        from ._torch_function import DisableTorchFunctionSubclass
+        from ._torch_function import as_subclass as converted
+
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("as_subclass(): argument 'cls' (position 1) must be a subclass "
+                            f"of Tensor, not {python_type_name(cls)}")
+        with DisableTorchFunctionSubclass():
+            return converted(self, cls)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        # A subclass with an __init__ of its own, taking other arguments, makes its
+        # object with super().__new__(cls, data) (PyTorch's idiom): the values are
+        # filled in here, as Tensor.__init__ will not run. (Tensor itself, and a
+        # subclass without an __init__, are filled in by __init__ below.)
+        tensor = object.__new__(cls)
+        if cls.__init__ is not Tensor.__init__:
+            Tensor.__init__(tensor, *args)
+        return tensor
 
     def __init__(self, *args: Any) -> None:
         default = _dtypes._Defaults.floating  # float32 unless set_default_dtype changed it
@@ -576,7 +629,7 @@ class Tensor:
                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        new = type(self).__new__(type(self))
+        new = _new(type(self))  # (not a subclass's own __new__, which may want arguments)
         _init(new, self._data.copy(), self._requires_grad)
         if self._grad is not None:
             new._grad = _make(self._grad._data.copy())
@@ -821,6 +874,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
 # ``type(x)`` prints the public name, <class 'teachgrad.Tensor'> (and, once
 # install_as_torch() has run, <class 'torch.Tensor'>, as PyTorch prints it).
 Tensor.__module__ = "teachgrad"
+PRINTED_AS_TENSOR.add(Tensor)  # (a subclass prints its own name: MyTensor([1.]))
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -144,6 +144,12 @@ KNOWN = {
     # NumPy's float32 cos(-1.0) is 0.54030228 where PyTorch's is 0.54030234; four steps
     # grow it to 5e-5 in square_avg. Open, as 80616.
     117655: "RMSprop: NumPy's float32 cos one ulp from PyTorch's, magnified (open)",
+    # Muon again (hcompat4's run 117700-127700): 122607 (float64, nesterov, ns_steps=4)
+    # differs at its first step by up to 8e-6 in p1; 121126 (float32, CyclicLR, five
+    # steps) by up to 2.2e-4 in p1, within lr·5·2⁻⁸ a step. Only Muon's step differs in
+    # both, as in 39975, 54518 and 113976; not traced further. Open.
+    121126: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
+    122607: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",

@@ -27,6 +27,9 @@ from .._input_check import BUILTIN, DOUBLE, refuses_complex, takes_ints, takes_t
 from .._out import accepts_out
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, _wrap_dim, numpy_names, python_type_name
+from .._torch_function import STATE as _TORCH_FUNCTION  # (private: not F.STATE)
+from .._torch_function import handle as _handle
+from .._torch_function import has_overloaded as _has_overloaded
 from .._warn import warn_user
 from ..ops import activation as _activation
 from ..ops import inplace as _inplace
@@ -228,8 +231,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    if not isinstance(input, Tensor):  # (pointwise.relu takes a number: PyTorch does not)
-        _RELU.check((input,))
+    if type(input) is not Tensor:
+        if _has_overloaded((input,), None):  # (a subclass, a Tensor-like: _torch_function)
+            return _handle(relu, (input,), {"inplace": inplace})
+        if not isinstance(input, Tensor):  # (pointwise.relu takes a number: PyTorch not)
+            _RELU.check((input,))
     return _maybe_inplace(input, inplace, pointwise.relu)
 
 
@@ -247,7 +253,9 @@ def _no_method(input, method: str) -> AttributeError | None:
 
 def sigmoid(input: Tensor) -> Tensor:
     """``1 / (1 + e^(-x))`` elementwise."""
-    if not isinstance(input, Tensor):  # (checked here, without the input-check wrapper)
+    if type(input) is not Tensor:  # (checked here, without the input-check wrapper)
+        if isinstance(input, Tensor):  # (a subclass: PyTorch's calls the method, which
+            return input.sigmoid()      # hands the call to its __torch_function__)
         error = _no_method(input, "sigmoid")
         if error is not None:
             raise error
@@ -256,7 +264,9 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent, elementwise."""
-    if not isinstance(input, Tensor):  # (checked here, without the input-check wrapper)
+    if type(input) is not Tensor:  # (checked here, without the input-check wrapper)
+        if isinstance(input, Tensor):  # (a subclass: PyTorch's calls the method, which
+            return input.tanh()      # hands the call to its __torch_function__)
         error = _no_method(input, "tanh")
         if error is not None:
             raise error
@@ -658,6 +668,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *,
     inputs are flattened to 2-D around it and viewed back. ``out=``: written into ``out``
     (outside autograd, as every ``out=``).
     """
+    if _TORCH_FUNCTION.armed or type(input) is not Tensor:  # (__torch_function__)
+        given = (input, weight) if bias is None else (input, weight, bias)
+        if _has_overloaded(given, None if out is None else {"out": out}):
+            return _handle(linear, given, None if out is None else {"out": out})
     if out is not None:
         return _linear_out(input, weight, bias, out)
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
@@ -1381,3 +1395,7 @@ from .._input_check import add_input_checks  # noqa: E402
 from . import grad  # noqa: E402, F401 - F.grad is torch.nn.grad, as in PyTorch
 
 add_input_checks(globals(), skip=frozenset({"linear", "relu", "relu_", "sigmoid", "tanh"}))
+# ... and they take part in the __torch_function__ protocol themselves (see each), for
+# the same reason: no wrapper's frame (teachgrad/__init__ wraps the others).
+for _function in (linear, relu, sigmoid, tanh):
+    _function.dispatches_torch_function = _function

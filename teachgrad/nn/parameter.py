@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._printing import PRINTED_AS_TENSOR
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _init, python_type_name
+from .._torch_function import disabled_torch_function_impl
 from ..autograd import inference
 from ..autograd.grad_mode import is_inference_mode_enabled
 
@@ -36,6 +38,9 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+    # As PyTorch's: a parameter takes no part in the __torch_function__ protocol, so what
+    # is computed from it is a plain tensor.
+    __torch_function__ = disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         """A parameter sharing ``data``'s memory (an empty float tensor without it)."""
@@ -94,6 +99,9 @@ class Parameter(Tensor):
             result._grad = self._grad.clone()
         memo[id(self)] = result
         return result  # (without the user's attributes: PyTorch's Parameter drops them here)
+
+
+PRINTED_AS_TENSOR.add(Parameter)
 
 
 def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:

@@ -23,6 +23,7 @@ import numpy as np
 from ... import _dtypes
 from ..._creation import _check_device
 from ..._tensor import Tensor, _init
+from ..._torch_function import disabled_torch_function_impl
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, _mark_as_buffer
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
@@ -43,6 +44,9 @@ class _Uninitialized:
 
     __slots__ = ()
     cls_to_become: type = Tensor
+    # No __torch_function__ dispatch (as nn.Parameter): what is computed from one is a
+    # plain tensor. (PyTorch's mixin refuses most functions there instead.)
+    __torch_function__ = disabled_torch_function_impl
 
     def __init__(self, *args, **kwargs) -> None:
         # Everything happened in __new__ (Tensor.__init__, the legacy constructor, must

@@ -1,0 +1,108 @@
+"""``torch.overrides``: the Python side of the ``__torch_function__`` protocol.
+
+For functions written in Python that should take part in the protocol as PyTorch's own
+do, and for the authors of Tensor-like types who want to know what to override::
+
+    def my_function(input, other):
+        if has_torch_function((input, other)):
+            return handle_torch_function(my_function, (input, other), input, other)
+        ...
+
+The protocol itself is in teachgrad/_torch_function.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+
+from . import _torch_function as _tf
+from ._tensor import Tensor
+
+__all__ = [
+    "get_ignored_functions", "get_overridable_functions", "handle_torch_function",
+    "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
+    "is_tensor_like", "is_tensor_method_or_property", "resolve_name",
+    "get_default_nowrap_functions",
+]
+
+
+def has_torch_function(relevant_args: Iterable) -> bool:
+    """Is some value of ``relevant_args`` (a plain tensor is not) one whose
+    ``__torch_function__`` a call with it should ask?"""
+    return _tf.has_overloaded(tuple(relevant_args), None)
+
+
+def has_torch_function_unary(value) -> bool:
+    """``has_torch_function((value,))``."""
+    return _tf.has_overloaded((value,), None)
+
+
+def has_torch_function_variadic(*args) -> bool:
+    """``has_torch_function(args)``."""
+    return _tf.has_overloaded(args, None)
+
+
+def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, **kwargs):
+    """Call ``public_api(*args, **kwargs)`` through the ``__torch_function__`` of the
+    values in ``relevant_args`` that have one (subclasses first, then left to right);
+    TypeError if all of them return NotImplemented."""
+    overloaded = _tf.overloaded_arguments(tuple(relevant_args))
+    return _tf.dispatch(public_api, overloaded, args, kwargs, python=True)
+
+
+def is_tensor_like(inp) -> bool:
+    """A tensor, or an object whose type has a ``__torch_function__``."""
+    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
+
+
+def is_tensor_method_or_property(func: Callable) -> bool:
+    """Is ``func`` a method of ``torch.Tensor`` or a property's getter
+    (``torch.Tensor.add``, ``torch.Tensor.shape.__get__``)? Such a func is called with the
+    tensor first."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, property):
+        return any(owner is member for member in vars(Tensor).values())
+    name = getattr(func, "__name__", None)
+    return name is not None and any(func is member for member in vars(Tensor).values())
+
+
+def resolve_name(f: Callable) -> str | None:
+    """The name PyTorch's messages give ``f`` (``torch.add``, ``torch.Tensor.add``)."""
+    return _tf.resolve_name(f)
+
+
+def get_default_nowrap_functions() -> set:
+    """The functions whose result ``Tensor.__torch_function__`` hands back as it is
+    (a subclass's ``.grad`` is not converted)."""
+    return {Tensor.grad.__get__}
+
+
+def get_ignored_functions() -> set:
+    """The public functions that take no part in the protocol: factories, settings."""
+    import teachgrad
+
+    return {value for name, value in vars(teachgrad).items()
+            if name in _tf.IGNORED_TORCH and inspect.isfunction(value)}
+
+
+def get_overridable_functions() -> dict:
+    """The functions that take part in the protocol, by namespace: ``torch``,
+    ``torch.functional``, ``torch.nn.functional``, ``torch.linalg``, ``torch.special``
+    (their functions in name order) and ``torch.Tensor`` (its methods and properties)."""
+    import teachgrad
+
+    result: dict = {}
+    for module in (teachgrad, teachgrad.functional, teachgrad.nn.functional,
+                   teachgrad.linalg, teachgrad.special):
+        functions = [value for name, value in sorted(vars(module).items())
+                     if callable(value)
+                     and getattr(value, "dispatches_torch_function", None) is value
+                     and not name.startswith("_")]
+        result[module] = functions
+    members = [member.__get__ if isinstance(member, property) else member
+               for name, member in sorted(vars(Tensor).items())
+               if not name.startswith("_") and (callable(member) or isinstance(member, property))
+               and not isinstance(member, (classmethod, staticmethod))]
+    result[Tensor] = members
+    return result
