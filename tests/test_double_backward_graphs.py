@@ -277,6 +277,9 @@ CASES = [
     "torch.linalg.solve_triangular(x[:, 1:] + 3 * torch.eye(3, dtype=torch.float64), w.t(),"
     " upper=False, left=False, unitriangular=True)",
     "torch.cholesky_inverse(torch.linalg.cholesky(p @ p.t()))",
+    "torch.triangular_solve(w, x[:, :3].triu() + 3 * torch.eye(3, dtype=torch.float64))[0]",
+    "torch.triangular_solve(w, x[:, :3] + 3 * torch.eye(3, dtype=torch.float64),"
+    " upper=False, transpose=True, unitriangular=True)[0]",
     "torch.nn.functional.cosine_embedding_loss(x, w, torch.tensor([1., -1., 1.],"
     " dtype=torch.float64))",
     "torch.nn.functional.cosine_embedding_loss(x[0], w[0], torch.tensor(-1.,"
