@@ -277,10 +277,22 @@ CASES = [
     "torch.linalg.solve_triangular(x[:, 1:] + 3 * torch.eye(3, dtype=torch.float64), w.t(),"
     " upper=False, left=False, unitriangular=True)",
     "torch.cholesky_inverse(torch.linalg.cholesky(p @ p.t()))",
+    "torch.triangular_solve(w, x[:, :3].triu() + 3 * torch.eye(3, dtype=torch.float64))[0]",
+    "torch.triangular_solve(w, x[:, :3] + 3 * torch.eye(3, dtype=torch.float64),"
+    " upper=False, transpose=True, unitriangular=True)[0]",
     "torch.nn.functional.cosine_embedding_loss(x, w, torch.tensor([1., -1., 1.],"
     " dtype=torch.float64))",
     "torch.nn.functional.cosine_embedding_loss(x[0], w[0], torch.tensor(-1.,"
     " dtype=torch.float64), margin=-0.5)",
+    # each max pooling's double-backward node is named after it, as PyTorch's
+    "torch.nn.functional.max_pool3d(x.reshape(1, 1, 3, 2, 2), 1)",
+    "torch.nn.functional.adaptive_max_pool1d(x[None], 2)",
+    "torch.nn.functional.adaptive_max_pool2d(x[None], 2)",
+    "torch.nn.functional.adaptive_max_pool3d(x.reshape(1, 1, 3, 2, 2), 1)",
+    "torch.nn.functional.fractional_max_pool2d(x[None], 2, output_size=1,"
+    " _random_samples=torch.tensor([[[0.5, 0.5]]], dtype=torch.float64))",
+    "torch.nn.functional.fractional_max_pool3d(x.reshape(1, 1, 3, 2, 2), 1, output_size=1,"
+    " _random_samples=torch.tensor([[[0.5, 0.5, 0.5]]], dtype=torch.float64))",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -1939,3 +1939,14 @@ def test_comparisons_of_tensors_are_made_in_the_promoted_dtype():
     # 2^24 + 1 rounds to 2^24
     assert (torch.tensor([16777217]) == torch.tensor(16777217.0, dtype=torch.float64)).tolist() \
         == [True]
+
+
+def test_triangular_solve_gives_b_zeros_when_only_the_clone_is_used():
+    # (found beside the double-backward graphs) PyTorch's triangular_solve_backward gives b
+    # zeros, a gradient, when only cloned_coefficient reaches the loss; teachgrad gave None
+    b, A = leaf([[1.0, 2.0], [3.0, 4.0]]), leaf([[2.0, 1.0], [0.0, 4.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (triangular_solve is deprecated)
+        torch.triangular_solve(b, A)[1].sum().backward()
+    assert b.grad is not None and b.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert A.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]  # (the clone's gradient: all of A)

@@ -191,6 +191,8 @@ class _MaxPoolOp(Op):
 
     formula = "out = max(window)    ∂out/∂x = 1 at the (first) largest element, 0 elsewhere"
     saved_names = ("self",)  # grad_fn._saved_self; result1: the indices it returned
+    #: the node recording its backward under create_graph (None: the 2-d max pooling's)
+    double_backward = None
     saved_attributes = {"result1": lambda node: _max_indices(node)}
 
     @staticmethod
@@ -253,7 +255,8 @@ class _MaxPoolOp(Op):
     def backward(ctx, grad, grad_indices):
         if isinstance(grad, Tensor):  # create_graph: record PyTorch's node, edges and all
             (x,) = ctx.saved_tensors
-            return MaxPool2DWithIndicesBackwardBackward0.apply(grad, x, pool=ctx)
+            double = type(ctx).double_backward or MaxPool2DWithIndicesBackwardBackward0
+            return double.apply(grad, x, pool=ctx)
         return _scatter_to_winners(ctx, grad)
 
 
@@ -344,6 +347,33 @@ class FractionalMaxPool2DBackward0(_MaxPoolOp):
 
 class FractionalMaxPool3DBackward0(_MaxPoolOp):
     """3-d fractional max pooling."""
+
+
+class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """3-d max pooling's backward under ``create_graph`` (PyTorch names it per op)."""
+
+
+class AdaptiveMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """Adaptive max pooling's backward under ``create_graph``."""
+
+
+class AdaptiveMaxPool3DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """3-d adaptive max pooling's backward under ``create_graph``."""
+
+
+class FractionalMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """Fractional max pooling's backward under ``create_graph``."""
+
+
+class FractionalMaxPool3DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """3-d fractional max pooling's backward under ``create_graph``."""
+
+
+MaxPool3DWithIndicesBackward0.double_backward = MaxPool3DWithIndicesBackwardBackward0
+AdaptiveMaxPool2DBackward0.double_backward = AdaptiveMaxPool2DBackwardBackward0
+AdaptiveMaxPool3DBackward0.double_backward = AdaptiveMaxPool3DBackwardBackward0
+FractionalMaxPool2DBackward0.double_backward = FractionalMaxPool2DBackwardBackward0
+FractionalMaxPool3DBackward0.double_backward = FractionalMaxPool3DBackwardBackward0
 
 
 def fractional_positions(samples: np.ndarray, size: int, out: int, kernel: int) -> np.ndarray:

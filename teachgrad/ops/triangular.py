@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._missing_arguments import REQUIRED, missing
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, _make, tensor_method
 from .._warn import warn_user
 from ..return_types import structseq
 from . import decompositions as dec
 from .decompositions import mT, triangle
 from .op import Op
+from .pointwise import _value
 
 __all__ = ["triangular_solve"]
 
@@ -32,6 +33,7 @@ class TriangularSolveBackward0(Op):
     @staticmethod
     def forward(ctx, b, A, upper, transpose, unitriangular):
         ctx.upper, ctx.transpose, ctx.unit = upper, transpose, unitriangular
+        ctx.b_shape = b.shape
         T = triangle(A, upper, unitriangular)
         M, M_upper = (mT(T), not upper) if transpose else (T, upper)
         batch = dec._broadcast_batches(b.shape[:-2], A.shape[:-2])
@@ -46,7 +48,15 @@ class TriangularSolveBackward0(Op):
         A, X = ctx.saved_tensors
         need_b, need_A = ctx.needs_input_grad
         grad_b = grad_A = None
-        if grad_X is not None:
+        if type(grad_X) is Tensor:  # create_graph: PyTorch's triangular_solve_backward
+            grad_b = TriangularSolveBackward0.apply(
+                grad_X, A, upper=ctx.upper, transpose=not ctx.transpose,
+                unitriangular=ctx.unit)[0]
+            if need_A:
+                grad_A = -X.matmul(grad_b.mT) if ctx.transpose else -grad_b.matmul(X.mH)
+                diagonal = int(ctx.unit)  # (a unit diagonal is not read)
+                grad_A = grad_A.triu(diagonal) if ctx.upper else grad_A.tril(-diagonal)
+        elif grad_X is not None:
             T = triangle(A, ctx.upper, ctx.unit)
             M = mT(T) if ctx.transpose else T
             grad_b = np.linalg.solve(mT(M), grad_X)
@@ -57,6 +67,10 @@ class TriangularSolveBackward0(Op):
                 grad_A = np.triu(grad_T, diagonal) if ctx.upper else np.tril(grad_T, -diagonal)
         if grad_clone is not None and need_A:
             grad_A = grad_clone if grad_A is None else grad_A + grad_clone
+        if grad_b is None and need_b:  # only the clone got a gradient: PyTorch gives b
+            grad_b = np.zeros(ctx.b_shape, _value(grad_clone).dtype)  # zeros, not None
+            if type(grad_clone) is Tensor:
+                grad_b = _make(grad_b)
         return grad_b if need_b else None, grad_A
 
 
