@@ -374,7 +374,13 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
             if getattr(value, "torch_function_name", None) is None:
                 value.torch_function_name = full_name
             continue
-        namespace[name] = dispatching(value, full_name)
+        # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
+        if id(value) not in _DISPATCHING:
+            _DISPATCHING[id(value)] = dispatching(value, full_name)
+        namespace[name] = _DISPATCHING[id(value)]
+
+
+_DISPATCHING: dict = {}  # id(function) -> its dispatching wrapper (see add_dispatch)
 
 
 # ----------------------------------------------------------------------------------------
