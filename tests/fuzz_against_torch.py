@@ -471,6 +471,29 @@ SKIPS = [
      lambda st, cat, t, o: cat in ("value", "grad", "grad2") and "float32" in st.program
      and re.search(r"\b(cosh|sinh)\(", st.program) is not None
      and _differs_only_where_torch_is_inf(t, o)),
+    # A float32 quotient a few ulps from a whole number: floor_divide rounds it down to
+    # one integer or the next, so an ulp of difference earlier (the order of a float32
+    # sum: PyTorch's vectorised sum and NumPy's pairwise one round differently, 10.3739986
+    # and 10.3740015 around the true 10.3739999) becomes a difference of 1 (seed 503150:
+    # a.sum() // b, -104.99998 floored to -105 in PyTorch, -105.00002 to -106 here).
+    ("open: float32 rounding (ulps) moving floor_divide across a whole number",
+     lambda st, cat, t, o: cat == "value" and st.op == "floor_divide"
+     and "float32" in st.program and _differs_only_by_one(t, o)),
+    # tan near its pole (π/2 + kπ) multiplies an ulp of its float32 argument by sec²,
+    # above 100 where |tan| > 10, and by the argument's size (seed 503187: tan(silu(1.825)),
+    # PyTorch's float32 silu 1 ulp below the correctly rounded 1.5716262 that teachgrad
+    # gives, -1205.196 and -1205.023; seed 506097: tan(digamma(a)), digamma 111.51077 in
+    # PyTorch, 111.510765 here, true 111.510768, tan 63.420 and 63.390).
+    ("open: float32 rounding (an ulp) magnified by tan near its pole",
+     lambda st, cat, t, o: cat == "value" and st.op == "tan" and "float32" in st.program
+     and _differs_only_where_large(t, o, 10.0)),
+    # sin/cos of a huge float32 argument made by exp: its ulp (0.25 at 3e6, 2^17 at 1.6e12)
+    # is a sizeable part of the period or more, so any rounding before exp (digamma's
+    # float32 kernels differ in the last bit) changes the result entirely (seed 542236:
+    # sin(exp(digamma(a))), exp(digamma(-0.064)) = 3070290.0 and 3070287.0).
+    ("open: float32 rounding magnified by exp, then sin/cos of the huge result",
+     lambda st, cat, t, o: cat == "value" and st.op in ("sin", "cos")
+     and "float32" in st.program and re.search(r"\bexp_?\(", st.program) is not None),
     # An in-place op mixing float32 and float64 (v32.mul_(w64)) under create_graph: the
     # float64 operand's gradient is summed then cast in PyTorch (ToCopyBackward0 last),
     # cast then summed in teachgrad (SumBackward1 last); same values.
@@ -573,6 +596,22 @@ def _differs_only_where_ours_is_nan(theirs, ours) -> bool:
     """Do the two steps' tensors differ only at positions where teachgrad's value is nan?"""
     values = _differing_values(theirs, ours)
     return values is not None and all(np.isnan(b).all() for _, b in values)
+
+
+def _differs_only_by_one(theirs, ours) -> bool:
+    """Do the two steps' tensors differ only by 1 (a floor on either side of a whole
+    number)?"""
+    values = _differing_values(theirs, ours)
+    return values is not None and all(np.all(np.abs(a - b) == 1) for a, b in values)
+
+
+def _differs_only_where_large(theirs, ours, size: float) -> bool:
+    """Do the two steps' tensors differ only where PyTorch's value is finite and beyond
+    ``±size``, and there by less than 1 %?"""
+    values = _differing_values(theirs, ours)
+    return values is not None and all(
+        np.all(np.isfinite(a) & (np.abs(a) > size)) and np.allclose(a, b, rtol=1e-2)
+        for a, b in values)
 
 
 def _differs_only_in_sign(theirs, ours) -> bool:

@@ -191,6 +191,47 @@ def test_what_an_accumulate_grad_hook_may_return():
         (x * 2).sum().backward()
 
 
+def _post_accumulate_returns_program(lib) -> list:
+    """What backward() does with each thing a post-accumulate-grad hook may return: the
+    first of two hooks returns it, the second logs whether it got the leaf itself."""
+    outcomes = []
+    for returned in ("None", "the leaf", "another tensor", "an int", "another shape"):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        answers = {"None": None, "the leaf": x, "another tensor": lib.zeros(2),
+                   "an int": 0, "another shape": lib.zeros(3)}
+        x.register_post_accumulate_grad_hook(lambda t, a=answers[returned]: a)
+        x.register_post_accumulate_grad_hook(lambda t, log=log, x=x: log.append(t is x))
+        try:
+            (x * 3).sum().backward()
+            outcome = "ok"
+        except (RuntimeError, TypeError) as error:
+            outcome = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        outcomes.append((returned, outcome, log, x.grad.tolist()))
+    return outcomes
+
+
+def test_a_post_accumulate_grad_hook_must_return_none():
+    # PyTorch's _call_hooks: None or the argument itself pass; anything else must be a
+    # tensor shaped like the leaf, and is handed to the next hook in place of the leaf,
+    # after which backward() fails. (teachgrad ignored what the hook returned.)
+    assert _post_accumulate_returns_program(torch) == [
+        ("None", "ok", [True], [3.0, 3.0]),
+        ("the leaf", "ok", [True], [3.0, 3.0]),
+        ("another tensor", "RuntimeError: Tensor post accumulate grad hooks should return "
+                           "None.", [False], [3.0, 3.0]),
+        ("an int", "TypeError: expected Variable, but hook returned 'int'", [], [3.0, 3.0]),
+        ("another shape", "RuntimeError: hook '<lambda>' has changed the size of value", [],
+         [3.0, 3.0]),
+    ]
+
+
+@pytest.mark.torch
+def test_what_a_post_accumulate_grad_hook_returns_as_pytorch():
+    real = pytest.importorskip("torch")
+    assert _post_accumulate_returns_program(torch) == _post_accumulate_returns_program(real)
+
+
 def test_get_gradient_edge():
     x = torch.ones(3, requires_grad=True)
     edge = torch.autograd.graph.get_gradient_edge(x)

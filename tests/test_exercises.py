@@ -344,6 +344,31 @@ TEMPTING = {
         "        first[x.flatten().argmax()] = 1.0\n"
         "        return grad_output * first.reshape(x.shape)\n"
     ),
+    # Adam's coupled decay (section 5's weight_decay=) in place of AdamW's: λ·p added to
+    # the gradient, so that it is divided by √v̂ with the rest.
+    "24_": (
+        "def adamw_step(p, m, v, t, lr=0.1, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1):\n"
+        "    beta1, beta2 = betas\n"
+        "    with torch.no_grad():\n"
+        "        g = p.grad + weight_decay * p\n"
+        "        m = beta1 * m + (1 - beta1) * g\n"
+        "        v = beta2 * v + (1 - beta2) * g ** 2\n"
+        "        m_hat = m / (1 - beta1 ** t)\n"
+        "        v_hat = v / (1 - beta2 ** t)\n"
+        "        p -= lr * m_hat / (v_hat.sqrt() + eps)\n"
+        "    return m, v\n"
+    ),
+    # No bias correction: m and v used as they are, too small in the first steps.
+    "24_uncorrected": (
+        "def adamw_step(p, m, v, t, lr=0.1, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1):\n"
+        "    beta1, beta2 = betas\n"
+        "    with torch.no_grad():\n"
+        "        p *= 1 - lr * weight_decay\n"
+        "        m = beta1 * m + (1 - beta1) * p.grad\n"
+        "        v = beta2 * v + (1 - beta2) * p.grad ** 2\n"
+        "        p -= lr * m / (v.sqrt() + eps)\n"
+        "    return m, v\n"
+    ),
 }
 
 

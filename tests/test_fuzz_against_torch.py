@@ -450,6 +450,15 @@ v4 = a1.float() * 1
 v4.index_put_((a2,), a3)
 a1.index_put_((a2,), torch.tensor(2.5))
 a1.index_put_((a2,), torch.tensor(nan))""",
+    "create_graph through exp_ of a view, the gradient arriving permuted": """
+a1 = torch.tensor([[[-0.106, 2.955], [1.321, -2.602]], [[-0.566, -0.072], [-1.001, -0.026]]],
+                  dtype=torch.float32, requires_grad=True)
+v2 = a1 * 1
+v3 = v2[0]
+v3.exp_()
+v4 = v2.permute(1, 2, 0)
+loss = v4.mean()
+grads = torch.autograd.grad(loss, [a1], create_graph=True, allow_unused=True)""",
 }
 
 

@@ -1872,3 +1872,70 @@ def test_nan_to_num_in_place_leaves_an_expanded_integer_tensor_alone():
     floats = torch.tensor([[1.0], [nan]]).expand(2, 3)
     with pytest.raises(RuntimeError, match="^unsupported operation: more than one element"):
         floats.nan_to_num_()
+
+
+def test_create_graph_through_an_in_place_change_of_a_view_with_a_permuted_gradient():
+    # Seed 474934: v2 = a * 1; v2[0].exp_(); v2.permute(1, 2, 0).mean(): the gradient
+    # reaching CopySlices is permuted (not contiguous), and its recorded copy was viewed
+    # flat, which such a copy refuses ("view size is not compatible"). PyTorch copies the
+    # gradient into the base's geometry first.
+    a = leaf(np.arange(8.0).reshape(2, 2, 2) / 8)
+    v = a * 1
+    v[0].exp_()
+    weights = torch.arange(8.0, dtype=torch.float64).reshape(2, 2, 2)
+    loss = (v.permute(1, 2, 0) * weights).sum()
+    (g,) = torch.autograd.grad(loss, a, create_graph=True)
+    # d/da of Σ w'·v where v = e^a on a[0] and a elsewhere; w' is the weight each element
+    # of v meets through the permute: w'[i, j, k] = weights[j, k, i]
+    w = np.arange(8.0).reshape(2, 2, 2).transpose(2, 0, 1)
+    first = np.where(np.arange(2)[:, None, None] == 0, np.exp(a.tolist()), 1.0) * w
+    np.testing.assert_allclose(g.tolist(), first)
+    (h,) = torch.autograd.grad(g.sum(), a)  # e^a·w' on a[0], 0 elsewhere
+    second = np.where(np.arange(2)[:, None, None] == 0, np.exp(a.tolist()) * w, 0.0)
+    np.testing.assert_allclose(h.tolist(), second)
+
+
+def test_bool_power_of_bool_checks_the_shapes_before_the_dtype():
+    # Seed 464424: PyTorch's pow of two bool tensors that do not broadcast names the sizes
+    # (its TensorIterator is built before the kernel refuses bool); teachgrad named bool
+    base, exponent = torch.ones(4, 2, 4, dtype=torch.bool), torch.tensor([False, True])
+    for power in (lambda: base.pow(exponent), lambda: torch.pow(base, exponent),
+                  lambda: base ** exponent):
+        with pytest.raises(RuntimeError, match=r"^The size of tensor a \(4\) must match the "
+                                               r"size of tensor b \(2\) at non-singleton "
+                                               r"dimension 2"):
+            power()
+    with pytest.raises(NotImplementedError, match="^\"pow\" not implemented for 'Bool'"):
+        base.pow(exponent[:1])  # (shapes that broadcast: the dtype's error)
+
+
+def test_saved_result_of_an_in_place_op_on_a_view_is_the_view_as_it_is_now():
+    # Seed 618024: a2[0].mul_(a4); a2[0].exp_(); second derivatives in a2 were off. exp_'s
+    # backward multiplies by its saved result, which is the view b[:1] as it is now: under
+    # create_graph PyTorch gives it the view's history (AsStridedBackward0 of b's
+    # CopySlices), so differentiating again in b reaches it; teachgrad gave it exp's node.
+    b = torch.zeros(2, dtype=torch.float64)
+    w = leaf(0.5)
+    v = b[:1]
+    v.add_(w)
+    v.exp_()  # b = [e^w, 0]
+    g_b, g_w = torch.autograd.grad(b.sum(), [b, w], create_graph=True)
+    assert g_b.tolist() == [1.0, 1.0] and g_w.item() == pytest.approx(math.exp(0.5))
+    # g_w = 1 · (exp_'s result, b[0]): its slope is 1 in b[0], 0 in b[1], e^w in w
+    h_b, h_w = torch.autograd.grad(g_w, [b, w], allow_unused=True)
+    assert h_b is not None and h_b.tolist() == [1.0, 0.0]
+    assert h_w.item() == pytest.approx(math.exp(0.5))
+
+
+def test_comparisons_of_tensors_are_made_in_the_promoted_dtype():
+    # Seed 574313: a float32 tensor != a 0-d float64 tensor. A 0-d tensor does not promote
+    # a dimensioned one of the same kind, so PyTorch compares in float32, where 0.553
+    # equals itself; NumPy compared in float64 (float32(0.553) = 0.55299997...).
+    a = torch.tensor([[0.553, -1.617]], dtype=torch.float32)
+    b = torch.tensor(0.553, dtype=torch.float64)
+    assert (a != b).tolist() == [[False, True]] and (a == b).tolist() == [[True, False]]
+    assert (a < b).tolist() == [[False, True]] and torch.ne(a, b).tolist() == [[False, True]]
+    # an int64 tensor with a 0-d float tensor: compared in the default float dtype, where
+    # 2^24 + 1 rounds to 2^24
+    assert (torch.tensor([16777217]) == torch.tensor(16777217.0, dtype=torch.float64)).tolist() \
+        == [True]

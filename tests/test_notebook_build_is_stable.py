@@ -100,6 +100,29 @@ def test_stored_outputs_are_kept_when_only_addresses_differ():
     ]
 
 
+def test_a_warnings_cell_file_names_the_kernels_process_id_and_does_not_count():
+    build = load_build_tool()
+    warned = "/tmp/ipykernel_{}/1387208161.py:11: UserWarning: The .grad attribute...\n"
+    stored = nbformat.v4.new_notebook(cells=[_cell("z.grad", warned.format(3526))])
+    new = nbformat.v4.new_notebook(cells=[_cell("z.grad", warned.format(6174))])
+    assert build.keep_stored_addresses(new, stored) == 1
+    assert new.cells[0].outputs[0].text == warned.format(3526)
+
+
+def test_one_stream_is_stored_as_one_output_however_it_was_cut():
+    build = load_build_tool()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("loop()")])
+    pieces = ["step 0\n", "step 50\nstep 100\n", "step 150"]
+    nb.cells[0].outputs = (
+        [nbformat.v4.new_output("stream", name="stdout", text=t) for t in pieces]
+        + [nbformat.v4.new_output("stream", name="stderr", text="warning\n"),
+           nbformat.v4.new_output("stream", name="stdout", text="\n")])
+    build.tidy_outputs(nb)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
+        ("stdout", "step 0\nstep 50\nstep 100\nstep 150"), ("stderr", "warning\n"),
+        ("stdout", "\n")]
+
+
 LESSON = """
 import teachgrad as torch
 from teachgrad.notebook import step_backward

@@ -165,6 +165,14 @@ def test_fan_out_shows_the_contributions_summed_and_a_partial_state():
     assert stepper.timeline.state_at(box, record.index + 2) == "done"
     panel = stepper.panels[record.index + 1]
     assert "3 contributions arrived" in panel.text
+    # The two that u * u sent are told apart by the input they went out through (their
+    # captions both read "step N, MulBackward0"); the one sin(u) sent needs no such words.
+    captions = [c for c in re.findall(r"<figcaption>(.*?)</figcaption>", panel.html)
+                if c.startswith("step ")][:3]
+    product = [c for c in captions if "MulBackward0" in c]
+    assert len(product) == 2 and product[0] != product[1], captions
+    assert [c.rsplit(", ", 1)[1] for c in product] == ["its input a", "its input b"]
+    assert [c for c in captions if "SinBackward0" in c][0].count(",") == 1
 
 
 def test_accumulation_into_an_existing_grad_shows_old_plus_new():
@@ -404,16 +412,25 @@ def test_formula_letters_that_are_also_the_students_names_are_said_to_be_the_ops
     panels = step_backward(L, names=names).panels
     panel = panels[6]
     assert panel.title == "Step 6 of 7: MulBackward0 (b)"
+    # The formula's a is named too: it needs no gradient, but the multiplication saved it
+    # (the note said only "a tensor that needs no gradient", the row under it "None (w1)").
     note = ("In this formula a and b are MulBackward0's inputs, not your a and b: its a is "
-            "a tensor that needs no gradient, its b is your a.")
+            "your w1 (which needs no gradient), its b is your a.")
     assert note in panel.text
     # the letters and names are set as code in the panel
-    assert ("not your <code>a</code> and <code>b</code>: its <code>a</code> is a tensor "
-            "that needs no gradient, its <code>b</code> is your <code>a</code>.</p>") in panel.html
+    assert ("not your <code>a</code> and <code>b</code>: its <code>a</code> is your "
+            "<code>w1</code> (which needs no gradient), its <code>b</code> is your "
+            "<code>a</code>.</p>") in panel.html
     # w3 * b: the formula's b is the student's b, only its a can be mixed up
     assert panels[4].title == "Step 4 of 7: MulBackward0"
-    assert ("not your a: its a is a tensor that needs no gradient, its b is your b."
+    assert ("not your a: its a is your w3 (which needs no gradient), its b is your b."
             in panels[4].text)
+    # an unnamed constant that needs no gradient is said to be one
+    a = torch.ones(1, requires_grad=True)
+    b = torch.tensor([2.0]) * a
+    (_, step), = [(p.title, p.text) for p in step_backward(b, names={"a": a, "b": b}).panels
+                  if p.title.startswith("Step 1")]
+    assert "its a is a tensor that needs no gradient, its b is your a." in step
     # PowBackward0 (step 1) has one input, the student's d
     assert "In this formula a is PowBackward0's input, not your a: it is your d." in \
         panels[1].text
@@ -513,6 +530,25 @@ def test_a_dict_where_names_go_is_a_type_error_with_a_hint_and_changes_nothing()
     assert x.grad is None
     step_backward(out, names={"x": x})  # the graph is still there to step through
     assert_same(x.grad._data, [2.0, 4.0])
+
+
+def test_a_vector_output_without_gradient_gets_pytorchs_error_with_a_step_backward_hint():
+    # The engine's hint says out.backward(gradient=...); the learner called step_backward.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    with pytest.raises(RuntimeError, match=r"^grad can be implicitly created only for scalar "
+                                           r"outputs\nHint: y has shape torch.Size\(\[2\]\).*"
+                                           r"step_backward\(y.sum\(\)\).*step_backward\(y, "
+                                           r"gradient=torch.ones_like\(y\)\)"):
+        step_backward(y, names={"x": x, "y": y})
+    assert x.grad is None  # nothing ran
+    with pytest.raises(RuntimeError, match=r"step_backward\(out, gradient="):
+        step_backward(x * 3)  # no names: called out
+    step_backward(y, gradient=torch.ones_like(y))  # as the hint says
+    assert_same(x.grad._data, [2.0, 4.0])
+    # an output that needs no grad keeps the engine's (PyTorch's first) error
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
+        step_backward(torch.ones(3))
 
 
 def test_gradients_that_are_not_tensors_get_pytorchs_type_error():
@@ -627,13 +663,15 @@ def test_gradient_argument_for_a_non_scalar_output():
 
 
 def test_with_gradient_the_panels_speak_of_the_scalar_it_stands_for():
-    # backward(v) from y differentiates ℓ = (v·y).sum(): what arrives at y is ∂ℓ/∂y = v.
+    # backward(v) from y differentiates ℓ = (y * v).sum(): what arrives at y is ∂ℓ/∂y = v
+    # (written as code, as lesson 7 writes it; "(v·y).sum()" read as a dot product, a
+    # scalar already, summed).
     # "∂y/∂y" (the identity) would be wrong, and so would "∂y/∂x" for x.grad = vᵀJ.
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * x
     v = torch.tensor([1.0, 0.5])
     log = step_backward(y, gradient=v, names={"x": x, "y": y, "v": v}).log()
-    assert "ℓ = (v·y).sum()" in log
+    assert "ℓ = (y * v).sum()" in log
     assert "∂ℓ/∂y" in log and "∂ℓ/∂x" in log
     assert "∂y/∂" not in log
     # Without gradient= the output itself is differentiated.

@@ -30,8 +30,11 @@ git diff shows only what really changed. Two things would otherwise differ at ev
   build gives each lesson's kernel the lesson's name as a seed (the environment variable
   ``TEACHGRAD_MARK_SEED``, see ``teachgrad.notebook.graph.kernel_mark``), so the mark is
   the same at every build and still differs from lesson to lesson;
-* memory addresses (``<MulBackward0 object at 0x7f...>``): when a cell's new output differs
-  from the stored one only in its addresses, the stored output is kept.
+* memory addresses (``<MulBackward0 object at 0x7f...>``) and the kernel's process id in
+  the file name a warning shows (``/tmp/ipykernel_3526/1387208161.py``): when a cell's new
+  output differs from the stored one only in those, the stored output is kept;
+* how the kernel cut a cell's printed text into messages: consecutive pieces of one stream
+  are stored as one output (as JupyterLab shows them).
 
 What is kept out of the files, because it changes from run to run without meaning anything:
 execution timings, the "Fontconfig warning" lines that Graphviz's font library prints on
@@ -71,6 +74,8 @@ MARK_SEED_VARIABLE = "TEACHGRAD_MARK_SEED"
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
+# A warning names the cell's temporary file, in a folder named after the kernel's process id.
+_CELL_FILE = re.compile(r"\S*ipykernel_\d+[/\\]\d+\.py")
 _FONTCONFIG = re.compile(r"^Fontconfig (warning|error):.*\n?", re.M)
 
 
@@ -146,6 +151,12 @@ def tidy_outputs(nb: nbformat.NotebookNode) -> None:
                     continue
             if _only_a_widget(output):
                 continue
+            if (output.output_type == "stream" and kept and kept[-1].output_type == "stream"
+                    and kept[-1].name == output.name):
+                # One stream, however the kernel happened to cut it into messages (a
+                # loop's prints came as 2 + 3 lines at one run, 4 + 1 at the next).
+                kept[-1].text += output.text
+                continue
             kept.append(output)
         cell.outputs = kept
 
@@ -158,7 +169,8 @@ def _only_a_widget(output) -> bool:
 
 def keep_stored_addresses(nb: nbformat.NotebookNode, stored: nbformat.NotebookNode) -> int:
     """Keep a cell's stored outputs where the new ones differ from them only in memory
-    addresses (which change at every run); returns how many cells kept theirs."""
+    addresses, or in the kernel's process id in a warning's file name (both change at
+    every run); returns how many cells kept theirs."""
     kept = 0
     for new, old in zip(nb.cells, stored.cells):
         if new.cell_type != "code" or old.cell_type != "code" or new.source != old.source:
@@ -170,7 +182,8 @@ def keep_stored_addresses(nb: nbformat.NotebookNode, stored: nbformat.NotebookNo
 
 
 def _without_addresses(cell) -> str:
-    return _ADDRESS.sub("0xADDRESS", json.dumps(cell.outputs, sort_keys=True))
+    text = json.dumps(cell.outputs, sort_keys=True)
+    return _CELL_FILE.sub("CELL.py", _ADDRESS.sub("0xADDRESS", text))
 
 
 def problems(nb: nbformat.NotebookNode) -> list[str]:

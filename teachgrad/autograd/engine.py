@@ -930,11 +930,31 @@ def _accumulate(node: AccumulateGrad, g, create_graph: bool, step: Step | None) 
 
 
 def _run_post_accumulate_hooks(leaf: Tensor) -> None:
-    """``leaf.register_post_accumulate_grad_hook`` hooks: ``hook(leaf)``, in order."""
+    """``leaf.register_post_accumulate_grad_hook`` hooks: ``hook(leaf)``, in order.
+
+    They must return None. As PyTorch (``_call_hooks``): a hook that returns something else
+    than a tensor, or a tensor of another shape or dtype, fails at once; one that returns
+    another tensor passes it to the next hooks in place of the leaf, and once all have
+    run, backward() fails (returning the leaf itself is allowed)."""
     hooks = leaf._extra.get("post_accumulate_hooks")
-    if hooks:
-        for hook in list(hooks.values()):
-            hook(leaf)
+    if not hooks:
+        return
+    argument, replaced = leaf, False
+    for hook in list(hooks.values()):
+        result = hook(argument)
+        if result is None or result is argument:
+            continue
+        if not isinstance(result, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{python_type_name(result)}'"
+                            "\nHint: a post-accumulate-grad hook returns None; it reads or "
+                            "changes the leaf (its .grad) in place.")
+        _check_hook_result(hook, argument._data, result)
+        argument, replaced = result, True
+    if replaced:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None."
+                           "\nHint: to change the gradient, change p.grad in place in the hook "
+                           "(p.grad.mul_(0.5)), or use p.register_hook, whose return value "
+                           "replaces the gradient before it is accumulated.")
 
 
 def _unshared(g) -> bool:

@@ -970,7 +970,11 @@ def _as_tensor(node: Node, value, source):
     # output (max's indices) is not differentiable: no grad_fn, as the output itself.
     value = np.asarray(value)  # (an op on 0-d tensors saves a scalar)
     differentiable = value.dtype.kind == "f"
-    out = _make(value, differentiable, node if differentiable else None)
+    grad_fn = node
+    later = node.__dict__.get("_saved_output_grad_fn")  # (an in-place op on a view: its
+    if later is not None and later() is not None:  # output is the view, with the view's
+        grad_fn = later()                          # history, see inplace._record_through_view)
+    out = _make(value, differentiable, grad_fn if differentiable else None)
     out._output_nr = source[2]
     out._vc = source[0]
     tangents = node.__dict__.get("_output_tangents")

@@ -665,8 +665,34 @@ class RreluWithNoiseBackward0(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 - read for its check only (changed in place since?)
+        (a,) = ctx.saved_tensors  # (read for its check too: changed in place since?)
+        if type(grad) is Tensor:  # create_graph: a stays in the graph (PyTorch's node)
+            return RreluWithNoiseBackwardBackward0.apply(
+                grad, a, noise=ctx.noise, lower=ctx.lower, upper=ctx.upper,
+                training=ctx.training)
         return grad * ctx.noise
+
+
+class RreluWithNoiseBackwardBackward0(Op):
+    """rrelu's backward as a recorded op (under ``create_graph``): ``grad · slope``, each
+    element's slope a constant; ``a`` is an input with derivative 0, as in PyTorch (see
+    ``LeakyReluBackwardBackward0``)."""
+
+    formula = "∂/∂grad = the element's slope (1 if a > 0)    ∂/∂a = 0"
+    saved_names = ("self",)  # grad_fn._saved_...
+    saved_attributes = RreluWithNoiseBackward0.saved_attributes
+
+    @staticmethod
+    def forward(ctx, grad, a, noise, lower, upper, training):
+        ctx.save_for_backward(a)
+        ctx.noise = noise
+        ctx.lower, ctx.upper, ctx.training = lower, upper, training
+        return grad * noise
+
+    @staticmethod
+    def backward(ctx, g):
+        # (differentiated again: rrelu's backward of g, PyTorch's formula for grad_output)
+        return RreluWithNoiseBackward0.backward(ctx, g), np.zeros_like(g)
 
 
 __all__ = [

@@ -28,7 +28,7 @@ from .._warn import warn_user
 from ..autograd.grad_mode import no_grad
 from ..ops import pointwise
 from ..ops.index import saving_indices
-from ..ops.number_factor import plus_number, times_number
+from ..ops.number_factor import minus_number, number_minus, plus_number, times_number
 from ..ops.pointwise import where
 from ..ops.special import xlogy
 from . import functional as F
@@ -352,12 +352,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
             f"{list(input1.shape)} and {list(input2.shape)}."
         )
     prod_sum = (input1 * input2).sum(targ_dim)
-    mag_square1 = (input1 * input1).sum(targ_dim) + _COSINE_EPSILON
-    mag_square2 = (input2 * input2).sum(targ_dim) + _COSINE_EPSILON
+    # (ATen's C++: tensor + EPSILON and cos - margin record AddBackward1/SubBackward1,
+    # 1 - cos a SubBackward0 of a filled constant)
+    mag_square1 = plus_number((input1 * input1).sum(targ_dim), _COSINE_EPSILON)
+    mag_square2 = plus_number((input2 * input2).sum(targ_dim), _COSINE_EPSILON)
     cos = prod_sum / (mag_square1 * mag_square2).sqrt()
     zeros = zeros_like(cos)
-    output_pos = where(target == 1, 1 - cos, zeros)
-    output_neg = where(target == -1, (cos - margin).clamp_min(0), zeros)
+    output_pos = where(target == 1, number_minus(1, cos), zeros)
+    output_neg = where(target == -1, minus_number(cos, margin).clamp_min(0), zeros)
     return _apply_reduction(output_pos + output_neg, reduction)
 
 

@@ -75,7 +75,7 @@ class PanelWriter:
         given = getattr(recording, "given", [])
         # What the gradients are gradients *of*. backward() from one output without
         # gradient= differentiates that output; with gradient=v (or from several outputs)
-        # it differentiates the scalar ℓ = Σ (v·y).sum() (a vector-Jacobian product), and
+        # it differentiates the scalar ℓ = (y * v).sum() (a vector-Jacobian product), and
         # writing ∂y/∂y for v would be wrong.
         self.top = "ℓ" if len(roots) > 1 or any(g is not None for g in given) else self.root_name
         self.n_steps = len(recording.steps) if recording is not None else 0
@@ -118,7 +118,7 @@ class PanelWriter:
         what = {}  # input letter -> what the student calls that input
         for sent in record.sent:
             if sent.index < len(symbols):
-                what[symbols[sent.index]] = self._input_name(sent.target)
+                what[symbols[sent.index]] = self._input_name(node, sent)
         mixed = [letter for letter, name in what.items()
                  if letter in self.tensor_names() and name != f"your `{letter}`"]
         if not mixed:
@@ -131,14 +131,28 @@ class PanelWriter:
         return (f"In this formula {_listed(quoted)} are {op}'s inputs, not your "
                 f"{_listed([f'`{letter}`' for letter in mixed])}: {theirs}.")
 
-    def _input_name(self, target) -> str:
-        """An input as the student knows it, from the node its gradient goes to: "your
-        `a`" (quoted for the panel), "the output of MulBackward0", or "a tensor that needs
-        no gradient"."""
+    def _input_name(self, node, sent) -> str:
+        """Input ``sent.index`` of ``node`` as the student knows it, from the node its
+        gradient goes to: "your `a`" (quoted for the panel), "the output of MulBackward0";
+        for an input that needs no gradient (no node), its name when the node saved it,
+        "your `w1` (which needs no gradient)" (lesson 3's ``b = w1 * a``: the note named
+        the formula's ``a`` only as "a tensor that needs no gradient", while the row under
+        it said ``None (w1)``), else "a tensor that needs no gradient"."""
+        target = sent.target
         if target is None:
+            name = self._unneeded_name(node, sent.index)
+            if name:
+                return f"your `{name}` (which needs no gradient)"
             return "a tensor that needs no gradient"
         name = self.names.of_node(target)
         return f"your `{name}`" if name else f"the output of {node_name(target)}"
+
+    def _unneeded_name(self, node, slot: int) -> str:
+        """The student's name of the input at ``slot`` that needs no gradient (an edge to
+        None), when the node saved that input; else ``""``."""
+        saved = self.saved.get(node)
+        tensor = input_tensor(node, slot, saved[1]) if saved is not None else None
+        return self.names.of_tensor(tensor) if tensor is not None else ""
 
     def tensor_names(self) -> set[str]:
         """The names the student gave the tensors of this graph (``{'a', 'b', 'L'}``)."""
@@ -212,12 +226,14 @@ class PanelWriter:
         return self.names.of_tensor(given) or ("v" if len(self.roots) == 1 else f"v{k}")
 
     def loss_text(self) -> str:
-        """``backward(gradient=v) differentiates the scalar ℓ = (v·y).sum() ...``."""
+        """``backward(gradient=v) differentiates the scalar ℓ = (y * v).sum() ...``."""
         terms, starts = [], []
         for k, root in enumerate(self.roots):
             name = self.names.of_tensor(root) or f"output {k}"
             given = self.given_name(k)
-            terms.append(name if given == "1" else f"({given}·{name}).sum()")
+            # Written as code, as lesson 7 writes it: "(v·y).sum()" mixed the notations
+            # (read as a dot product, v·y is already a scalar, and .sum() made no sense).
+            terms.append(name if given == "1" else f"({name} * {given}).sum()")
             starts.append(f"∂ℓ/∂{name} = {given}")
         how = "backward(gradient=...)"
         if len(self.roots) > 1:
@@ -257,7 +273,9 @@ class PanelWriter:
             if len(arrivals) > 1:
                 out.para(f"Gradient {symbol}: {len(arrivals)} contributions arrived; the engine "
                          "adds them up (this tensor was used more than once).")
-                parts = [(self._sender(a), a.value) for a in arrivals]
+                senders = [a.sender for a in arrivals]
+                parts = [(self._sender(a, which_input=senders.count(a.sender) > 1), a.value)
+                         for a in arrivals]
                 out.sum(parts, g)
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
@@ -271,15 +289,21 @@ class PanelWriter:
     def _none_label(self, node, slot: int) -> str:
         """``"None"``, or ``"None (carried)"`` when the input there is a tensor the student
         named and the node saved (a detached state: see graph_model.input_tensor)."""
-        saved = self.saved.get(node)
-        tensor = input_tensor(node, slot, saved[1]) if saved is not None else None
-        name = self.names.of_tensor(tensor) if tensor is not None else ""
+        name = self._unneeded_name(node, slot)
         return f"None ({name})" if name else "None"
 
-    def _sender(self, arrival) -> str:
+    def _sender(self, arrival, which_input: bool = False) -> str:
+        """Where a contribution came from: ``"step 3, MulBackward0"``. ``which_input``:
+        add the sender's input it went out through (``", its input a"``), for a node that
+        sent two of the contributions (``y * y``: both came from step 3, MulBackward0, and
+        the two captions read the same)."""
         if arrival.sender is None:
             return "the start of backward()"
-        return f"step {arrival.step + 1}, {self.label(arrival.sender)}"
+        where = f"step {arrival.step + 1}, {self.label(arrival.sender)}"
+        symbols = input_symbols(arrival.sender)
+        if which_input and arrival.edge < len(symbols):
+            where += f", its input {symbols[arrival.edge]}"
+        return where
 
     def _accumulated(self, out: _Out, record: StepRecord) -> None:
         name = self.names.of_tensor(record.node.variable)

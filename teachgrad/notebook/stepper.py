@@ -77,6 +77,8 @@ def step_backward(
     """
     outputs = as_tensors(out, "step_backward")
     gradient = _checked_gradient(gradient)
+    if gradient is None:
+        _refuse_an_implicit_gradient(outputs, Names(names))
     model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
     if inputs is None:  # (with inputs=, the engine may never reach a freed node)
         _refuse_a_used_graph(model, Names(names))
@@ -117,6 +119,32 @@ def _checked_gradient(gradient):
                 "e.g. gradient=torch.ones_like(out)."
             )
     return items
+
+
+class NonScalarOutput(ShortTraceback, RuntimeError):
+    """PyTorch's RuntimeError for ``backward()`` of a non-scalar without ``gradient=``,
+    raised by ``step_backward`` before it starts, with a hint in step_backward's terms."""
+
+    shown_as = RuntimeError
+
+
+def _refuse_an_implicit_gradient(outputs: list, names: Names) -> None:
+    """Raise PyTorch's "only for scalar outputs" error for an output of several elements.
+
+    The engine would raise it too, but its hint speaks of ``out.backward(gradient=...)``;
+    the learner here called ``step_backward(out)`` and should read how to call that. (An
+    output that does not require grad is left to the engine, whose error comes first.)
+    """
+    for out in outputs:
+        if out.requires_grad and out.numel() != 1:
+            name = names.of_tensor(out).split(",")[0] or "out"
+            raise NonScalarOutput(
+                "grad can be implicitly created only for scalar outputs\n"
+                f"Hint: {name} has shape torch.Size({list(out.shape)}), so backward() does "
+                "not know how to weigh its elements. Step through a scalar, "
+                f"step_backward({name}.sum()), or pass the vector of the vector-Jacobian "
+                f"product: step_backward({name}, gradient=torch.ones_like({name}))."
+            )
 
 
 class GraphAlreadyUsed(ShortTraceback, RuntimeError):

@@ -33,6 +33,15 @@ def _nonzero(a):
     return np.where(np.asarray(_value(a)) == 0, 1, a)
 
 
+def _safe_self(a: Tensor):
+    """PyTorch's i1/i1e backward under create_graph: ``a`` with the values within the
+    dtype's epsilon of 0 replaced by epsilon (a recorded where, so that I₁(x)/x is never
+    0/0), and where ``a`` was not that tiny (there the derivative is its limit, ½)."""
+    eps = np.finfo(a._data.dtype).eps
+    not_tiny = np.abs(a._data) > eps
+    return np.where(not_tiny, a, a._data.dtype.type(eps)), not_tiny
+
+
 class I0Backward0(Op):
     saved_names = ("self",)  # grad_fn._saved_...
     formula = "∂I₀(a)/∂a = I₁(a)"
@@ -60,6 +69,8 @@ class SpecialI0EBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(a) is Tensor:  # create_graph: PyTorch's i1e(self) − self.sgn()·result
+            return grad * (i1e(a) - a.sgn() * out)
         return grad * (recorded_or_plain(i1e, _i1e, a) - np.sign(_value(a)) * out)
 
 
@@ -75,6 +86,9 @@ class SpecialI1Backward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(a) is Tensor:  # create_graph: PyTorch's i1_backward
+            safe, not_tiny = _safe_self(a)
+            return grad * np.where(not_tiny, i0(safe) - out * safe.reciprocal(), 0.5)
         slope = recorded_or_plain(i0, _i0, a) - out / _nonzero(a)
         return grad * _at_zero(a, 0.5, slope)
 
@@ -91,6 +105,10 @@ class SpecialI1EBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(a) is Tensor:  # create_graph: PyTorch's i1e_backward
+            safe, not_tiny = _safe_self(a)
+            slope = i0e(safe) - out * (safe.sgn() + safe.reciprocal())
+            return grad * np.where(not_tiny, slope, 0.5)
         slope = recorded_or_plain(i0e, _i0e, a) - out * (np.sign(_value(a)) + 1 / _nonzero(a))
         return grad * _at_zero(a, 0.5, slope)
 

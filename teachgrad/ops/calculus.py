@@ -19,7 +19,7 @@ from .number_factor import DivBackward1, MulBackward1
 from .pointwise import logical_xor
 from .reduce import cumsum
 from .reduce import sum as reduce_sum
-from .shape import cat, narrow, reshape, select
+from .shape import cat, narrow, select
 
 
 # ----------------------------------------------------------------------------------------
@@ -85,20 +85,26 @@ def _floating(y: Tensor) -> Tensor:
 
 def _spacing(x: Tensor, y: Tensor, dim: int, name: str = "trapezoid") -> Tensor:
     """The widths ``x[i+1] - x[i]`` shaped to multiply ``y``'s pairs along ``dim``
-    (``name``: the function, for its error)."""
+    (``name``: the function, for its error).
+
+    In ATen's order, which a graph under ``create_graph=True`` shows: x viewed to ``y``'s
+    number of dimensions first, then its left and its right samples, right minus left.
+    """
     n = y._data.shape[dim]
     if x._data.ndim == 1:
         if x._data.shape[0] != n:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-        widths = _neighbour_difference(x, 0)
         shape = [1] * y._data.ndim
-        shape[dim] = max(n - 1, 0)
-        return reshape(widths, tuple(shape))
-    # As ATen: x of fewer dimensions gets leading 1s, and its differences along dim are
-    # broadcast with y's pairs afterwards (NumPy's rule), without a count check.
-    if x._data.ndim < y._data.ndim:
-        x = reshape(x, (1,) * (y._data.ndim - x._data.ndim) + tuple(x._data.shape))
-    return _neighbour_difference(x, dim)
+        shape[dim] = n
+        x = x.view(tuple(shape))  # (a view, as ATen's: ViewBackward0 even if not contiguous)
+    elif x._data.ndim < y._data.ndim:
+        # As ATen: x of fewer dimensions gets leading 1s, and its differences along dim are
+        # broadcast with y's pairs afterwards (NumPy's rule), without a count check.
+        x = x.view((1,) * (y._data.ndim - x._data.ndim) + tuple(x._data.shape))
+    m = x._data.shape[dim]  # (an empty dim gives empty slices, as x[:-1] and x[1:] do)
+    left = narrow(x, dim, 0, max(m - 1, 0))
+    right = narrow(x, dim, min(m, 1), max(m - 1, 0))
+    return right - left
 
 
 def _pair_sums(y: Tensor, dim: int) -> Tensor:
@@ -157,8 +163,10 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if not isinstance(x, Tensor):
         raise TypeError(f"trapezoid(): argument 'x' must be Tensor, not {python_type_name(x)}"
                         + real_pytorch_hint(x))
-    # (the pairs times the widths, in ATen's order: its broadcast error names them so)
-    doubled = reduce_sum(_pair_sums(y, d) * _spacing(_floating(x), y, d), d)
+    # the widths first, then the pairs times them, in ATen's order (its broadcast error
+    # names them so)
+    widths = _spacing(_floating(x), y, d)
+    doubled = reduce_sum(_pair_sums(y, d) * widths, d)
     return DivBackward1.apply(doubled, other=2.0)
 
 
@@ -190,7 +198,8 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
         step = 1 if dx is None else dx
         return cumsum(MulBackward1.apply(_pair_sums(y, d), other=0.5 * step), d)
     # (the heights times the widths, in PyTorch's order: its broadcast error names them so)
-    heights = _pair_sums(y, d) * _spacing(_floating(x), y, d, "cumulative_trapezoid")
+    widths = _spacing(_floating(x), y, d, "cumulative_trapezoid")
+    heights = _pair_sums(y, d) * widths
     return DivBackward1.apply(cumsum(heights, d), other=2.0)
 
 

@@ -33,6 +33,7 @@ from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, _make, python_type_name
 from ..autograd.dual_state import needs_derivative
 from . import numpy_protocol
+from .number_factor import times_number
 from .op import Op
 from .pointwise import _value
 from .reduce import product_of_others
@@ -297,6 +298,15 @@ def _det_gradient_recorded(grad: Tensor, det: Tensor, A: Tensor) -> Tensor:
     return solve(A.mH, recorded_diag_embed(diagonal).mT)
 
 
+def _slogdet_gradient_recorded(grad: Tensor, A: Tensor) -> Tensor:
+    """log|det A|'s gradient under create_graph for an invertible A, as PyTorch's
+    slogdet_backward records it: ``solve(Aᴴ, diag_embed(grad)ᵀ)``, which is ``grad·A⁻ᵀ``."""
+    from .view_scatter import diag_embed as recorded_diag_embed
+
+    diagonal = grad.unsqueeze(-1).expand(*A.shape[:-1])
+    return solve(A.mH, recorded_diag_embed(diagonal).mT)
+
+
 class LinalgSlogdetBackward0(Op):
     formula = "∂log|det A|/∂A = A⁻ᵀ    (the sign has no gradient)"
     materialize_grads = False
@@ -316,6 +326,8 @@ class LinalgSlogdetBackward0(Op):
         (A,) = ctx.saved_tensors
         a = _value(A)
         if np.all(np.linalg.det(a) != 0):
+            if type(grad_logabsdet) is Tensor:  # create_graph: PyTorch's slogdet_backward
+                return _slogdet_gradient_recorded(grad_logabsdet, A)
             return np.expand_dims(grad_logabsdet, (-1, -2)) * mT(np.linalg.inv(A))
         # Singular: log|det| is -inf there and its gradient infinite; LAPACK's
         # substitution gives ±inf in the cofactor pattern, as PyTorch shows.
@@ -376,6 +388,8 @@ class LinalgInvExBackward0(Op):
     @staticmethod
     def backward(ctx, grad, grad_info=None):
         (inverse,) = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: PyTorch takes inverse.mH() twice (two nodes)
+            return -np.matmul(mT(inverse), np.matmul(grad, mT(inverse)))
         inverse_t = mT(inverse)
         return -np.matmul(inverse_t, np.matmul(grad, inverse_t))
 
@@ -566,6 +580,15 @@ class LinalgSolveTriangularBackward0(Op):
     def backward(ctx, grad):
         A, X = ctx.saved_tensors
         need_A, need_B = ctx.needs_input_grad
+        if type(grad) is Tensor:  # create_graph: PyTorch's linalg_solve_triangular_backward
+            grad_B = solve_triangular(A.mH, grad, upper=not ctx.upper, left=ctx.left,
+                                      unitriangular=ctx.unit)
+            grad_A = None
+            if need_A:
+                grad_A = -grad_B.matmul(X.mH) if ctx.left else -X.mH.matmul(grad_B)
+                unit = int(ctx.unit)
+                grad_A = grad_A.triu(unit) if ctx.upper else grad_A.tril(-unit)
+            return grad_A, grad_B if need_B else None
         T = triangle(A, ctx.upper, ctx.unit)
         if ctx.left:
             grad_B = np.linalg.solve(mT(T), grad)
@@ -617,6 +640,11 @@ def cholesky_backward(grad, L, upper: bool):
     """``∂L/∂A`` for ``A = L Lᵀ`` (Iain Murray, 2016): ``L⁻ᵀ Φ(Lᵀ ḡ) L⁻¹``, symmetric."""
     if upper:
         L, grad = mT(L), mT(grad)
+    if type(grad) is Tensor:  # create_graph: PyTorch's cholesky_backward, node for node
+        P = L.mH.matmul(grad).tril()
+        P = times_number(P + P.tril(-1).mH, 0.5)
+        P = solve_triangular(L.mH, P, upper=True, left=True)
+        return solve_triangular(L, P, upper=False, left=False)
     P = np.tril(np.matmul(mT(L), grad))
     P = 0.5 * (P + mT(np.tril(P, -1)))  # the symmetric matrix with P's lower triangle, ½
     return solve_right(L, np.linalg.solve(mT(L), P))
@@ -810,6 +838,8 @@ def qr_backward(grad_Q, grad_R, Q, R):
         grad_X = qr_backward(grad_Q, grad_U, Q, R[..., :, :m])
         grad_Y = np.matmul(Q, grad_V) if grad_V is not None else np.zeros_like(Y)
         return np.concatenate([grad_X, grad_Y], axis=-1)
+    if type(grad_R if grad_Q is None else grad_Q) is Tensor:
+        return _qr_gradient_recorded(grad_Q, grad_R, Q, R)
     if grad_Q is None:
         M = np.matmul(grad_R, mT(R))
     elif grad_R is None:
@@ -825,6 +855,23 @@ def qr_backward(grad_Q, grad_R, Q, R):
     except np.linalg.LinAlgError:  # a zero on R's diagonal (A has dependent columns):
         with np.errstate(divide="ignore", invalid="ignore"):  # inf/nan, as PyTorch's trtrs
             return _substitute(mT(R), grad_A, upper=False, left=False)
+
+
+def _qr_gradient_recorded(grad_Q, grad_R, Q: Tensor, R: Tensor) -> Tensor:
+    """qr_backward's formula for m ≥ n under create_graph, as PyTorch's
+    linalg_qr_backward records it: M = ḡR Rᴴ − Qᴴ ḡQ; its upper triangle made symmetric
+    (X + Xᴴ, the diagonal halved in place: CopySlices); Q times that, plus ḡQ; then a
+    triangular solve with Rᴴ from the right."""
+    M = grad_R.matmul(R.mH) if grad_R is not None else None
+    if grad_Q is not None:
+        M = -Q.mH.matmul(grad_Q) if M is None else M - Q.mH.matmul(grad_Q)
+    upper = M.triu()
+    symmetric = upper + upper.mH
+    symmetric.diagonal(0, -2, -1).mul_(0.5)
+    grad_A = Q.matmul(symmetric)
+    if grad_Q is not None:
+        grad_A = grad_A + grad_Q
+    return solve_triangular(R.mH, grad_A, upper=False, left=False)
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
@@ -1343,6 +1390,15 @@ class LinalgMatrixExpBackward0(Op):
     def backward(ctx, grad):
         (A,) = ctx.saved_tensors
         n = _value(A).shape[-1]
+        if type(grad) is Tensor:
+            # create_graph: PyTorch's linalg_matrix_exp_differential, the block matrix
+            # written block by block into zeros (three copy_: CopySlices)
+            block = _make(np.zeros(A.shape[:-2] + (2 * n, 2 * n), A._data.dtype))
+            adjoint = A.mH
+            block.narrow(-2, 0, n).narrow(-1, 0, n).copy_(adjoint)
+            block.narrow(-2, n, n).narrow(-1, n, n).copy_(adjoint)
+            block.narrow(-2, 0, n).narrow(-1, n, n).copy_(grad)
+            return matrix_exp(block).narrow(-2, 0, n).narrow(-1, n, n)
         At = mT(A)
         block = np.concatenate([
             np.concatenate([At, grad], axis=-1),

@@ -123,9 +123,11 @@ class CopysignBackward1(Op):
 
 def _flip_or_keep(a, out) -> np.ndarray:
     """+1 where copysign kept a's sign, −1 where it flipped it, 0 where a is 0 (PyTorch's)."""
-    if isinstance(a, Tensor):  # create_graph: PyTorch's out / a, recorded (derivative 0),
-        zero = _value(a) == 0  # so that a's gradient requires grad and differentiates again
-        return np.where(zero, 0, out / np.where(zero, 1, a))
+    if isinstance(a, Tensor):
+        # create_graph: PyTorch's (out / a).masked_fill_(a == 0, 0), recorded (derivative
+        # 0, but a's gradient requires grad and differentiates again; at a = 0 the masked
+        # 0/0 still makes the second derivative nan, as PyTorch's)
+        return masked_fill_zero(_value(a) == 0, out / a)
     a, out = np.asarray(_value(a)), np.asarray(_value(out))
     return np.where(a == 0, 0, np.sign(a) * np.sign(out)).astype(a.dtype)
 

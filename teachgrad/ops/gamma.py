@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .._missing_arguments import REQUIRED, missing
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, _make, tensor_method
 from .numerics import gamma as _kernels
 from .numerics import in_float64
 from .op import Op
@@ -91,6 +91,11 @@ class MvlgammaBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        if type(a) is Tensor:
+            # create_graph: PyTorch's arange(−p/2 + ½, ½, ½) + self.unsqueeze(-1), then
+            # digamma and a sum over the offsets
+            offsets = _make(np.arange(-ctx.p / 2 + 0.5, 0.5, 0.5, dtype=a._data.dtype))
+            return grad * digamma(offsets + a.unsqueeze(-1)).sum(-1)
         # (PyTorch adds a to arange's offsets: 0.0 + a, so a = -0.0 meets digamma at +0.0)
         return grad * sum(recorded_or_plain(digamma, _digamma, (0.0 - j / 2) + a)
                           for j in range(ctx.p))

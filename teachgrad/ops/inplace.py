@@ -34,6 +34,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import Node, edge_of, unpack_saved
 from . import bessel, elementary, gamma, pointwise, reduce, special  # noqa: F401 - their
 from .fill_value import check_fill_value
+from .layout import contiguous_format
 from .op import Op  # methods must exist before _MATH_METHODS below gives them in-place twins
 from .shape import EmbedOp, embed
 
@@ -513,7 +514,9 @@ def _copy_slices_recorded(ctx, grad: Tensor, view_grad) -> Tensor:
     view's region through a view of the copy, so that its ``grad_fn`` is CopySlices too."""
     from ..autograd.engine import fit_gradient
 
-    result = grad.clone()
+    # (the copy laid out as the base, row-major, which the flat positions index: the
+    # gradient itself may arrive permuted, and a permuted copy has no flat view)
+    result = grad.clone(memory_format=contiguous_format)
     # (None: the in-place op sends nothing back to the view's old values)
     written = 0.0 if view_grad is None else fit_gradient(view_grad, ctx.view_meta, ctx.fn, 0)
     result.view(-1)[_make(ctx.positions)] = written
@@ -559,7 +562,11 @@ def _record_through_view(view: Tensor, fn: Node, positions: np.ndarray) -> None:
     base._grad_fn = CopySlices.create(base, fn, positions, view)
     base._output_nr = 0
     base._requires_grad = True
-    refresh_view(view, positions)
+    # fn's saved output (exp_'s result...) is the view as it is now: under create_graph it
+    # comes back with the view's new history (AsStridedBackward0 of the base's CopySlices),
+    # as PyTorch's SavedVariable of an in-place op on a view keeps the view's grad_fn (weakly,
+    # as PyTorch: fn is reachable from it, a strong reference would be a cycle)
+    fn.__dict__["_saved_output_grad_fn"] = weakref.ref(refresh_view(view, positions))
 
 
 def refresh_view(view: Tensor, positions: np.ndarray | None = None) -> Node:

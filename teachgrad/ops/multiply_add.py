@@ -244,6 +244,10 @@ class AddmvBackward0(_ScaledProductOp):
     def backward(cls, ctx, grad):
         mat, vec = ctx.saved_tensors
         _, need_mat, need_vec = ctx.needs_input_grad
+        if type(grad) is Tensor:  # create_graph: PyTorch's grad.ger(vec), mat.t().mv(grad)
+            return (cls.input_grad(ctx, grad),
+                    _times(grad.reshape(-1, 1) * vec if need_mat else None, ctx.alpha),
+                    _times(mat.t().mv(grad) if need_vec else None, ctx.alpha))
         return (cls.input_grad(ctx, grad),
                 _times(np.expand_dims(grad, -1) * vec if need_mat else None, ctx.alpha),
                 _times(np.matmul(np.transpose(mat), grad) if need_vec else None, ctx.alpha))
@@ -288,9 +292,20 @@ class BaddbmmBackward0(_ScaledProductOp):
     def backward(cls, ctx, grad):
         batch1, batch2 = ctx.saved_tensors
         _, need_1, need_2 = ctx.needs_input_grad
-        grad_1 = np.matmul(grad, np.swapaxes(batch2, -1, -2)) if need_1 else None
-        grad_2 = np.matmul(np.swapaxes(batch1, -1, -2), grad) if need_2 else None
+        if type(grad) is Tensor:  # create_graph: PyTorch's bmm and transpose(1, 2) nodes
+            grad_1 = (cls.batched(ctx, grad).bmm(batch2.transpose(1, 2)) if need_1
+                      else None)
+            grad_2 = (batch1.transpose(1, 2).bmm(cls.batched(ctx, grad)) if need_2
+                      else None)
+        else:
+            grad_1 = np.matmul(grad, np.swapaxes(batch2, -1, -2)) if need_1 else None
+            grad_2 = np.matmul(np.swapaxes(batch1, -1, -2), grad) if need_2 else None
         return cls.input_grad(ctx, grad), _times(grad_1, ctx.alpha), _times(grad_2, ctx.alpha)
+
+    @staticmethod
+    def batched(ctx, grad):
+        """The gradient for each batch's product (under create_graph): the result's."""
+        return grad
 
 
 class AddbmmBackward0(BaddbmmBackward0):
@@ -311,6 +326,12 @@ class AddbmmBackward0(BaddbmmBackward0):
         return _combine(input, product, beta, alpha)
 
     # (backward: BaddbmmBackward0's formulas broadcast the 2-D grad over the batch)
+
+    @staticmethod
+    def batched(ctx, grad):
+        """The gradient for each batch's product (under create_graph): the sum's, repeated
+        as PyTorch's grad.unsqueeze(0).expand(...)."""
+        return grad.unsqueeze(0).expand(ctx.sizes)
 
 
 def _check_integer_scalars(t: Tensor, beta, alpha) -> None:

@@ -837,6 +837,8 @@ def pow(input, exponent=REQUIRED) -> Tensor:  # noqa: A001 - PyTorch's name
         return _rpow(exponent, input)
     exponent = _operand(exponent)
     if isinstance(exponent, Tensor):
+        if _is_bool(input) and _is_bool(exponent):  # (PyTorch checks the shapes first)
+            _check_shapes_broadcast(input._data.shape, exponent._data.shape)
         _check_bool_pow(input, exponent)
         return _binary(PowBackward1, input, exponent)
     if type(exponent) is int and not _LONG_MIN <= exponent <= _ULONG_MAX:  # (x ** 2**70)
@@ -1700,7 +1702,14 @@ def _compare(ufunc, a, b) -> Tensor:
     b = _operand(b)
     if isinstance(b, Tensor):
         _check_broadcast(a, b)
-        return _make(np.asarray(ufunc(a._data, b._data)))
+        x, y = a._data, b._data
+        if x.dtype != y.dtype:
+            # compared in PyTorch's promoted dtype, not NumPy's: a 0-d float64 tensor
+            # does not promote a float32 one, so float32(0.553) != tensor(0.553,
+            # dtype=float64) is False (NumPy would compare in float64)
+            common = result_type(a, b).numpy
+            x, y = x.astype(common, copy=False), y.astype(common, copy=False)
+        return _make(np.asarray(ufunc(x, y)))
     if type(b) is int and not 0 <= b <= 127:  # (what every dtype holds needs no cast;
         b = int_operand(b, a._data.dtype)  # int8_tensor == 257 compares with 1: it wraps)
     return _make(np.asarray(ufunc(a._data, b)))

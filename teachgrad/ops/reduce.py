@@ -1163,7 +1163,9 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
         return sgn_of(a) * scale_grad_by_count(grad, winners, dims, keepdim)
     grad = _expand_reduced(grad, dims, keepdim)
     if p == 1:
-        return grad * sgn_of(a)  # (0 at a nan element, as PyTorch's sgn)
+        # (0 at a nan element, as PyTorch's sgn; sgn first, as PyTorch's self.sgn() * grad
+        # records it)
+        return sgn_of(a) * grad
     out = _expand_reduced(out, dims, keepdim)
     zero_norm = _value(out) == 0  # all elements 0: PyTorch's gradient there is 0
     safe_out = np.where(zero_norm, 1, out)

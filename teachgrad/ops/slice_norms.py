@@ -11,6 +11,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim, tensor_method
 from .inplace import inplace_method
+from .number_factor import plus_number, times_number
 from .op import Op
 from .pointwise import _value
 from .saved_values import given, keep_given
@@ -49,6 +50,8 @@ class RenormBackward0(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         p, axes, maxnorm = ctx.p, ctx.axes, ctx.maxnorm
+        if type(grad) is Tensor:
+            return _renorm_gradient_recorded(grad, a, p, axes, maxnorm)
         if p == np.inf:
             # The largest |x| of each slice, written as the mean of |x| over the entries
             # that reach it (a constant mask): the same number, and differentiable again.
@@ -71,6 +74,21 @@ class RenormBackward0(Op):
         else:
             dnorm = np.sign(a) * np.abs(a) ** (p - 1) / norm ** (p - 1)
         return np.where(over, factor * grad - inv * factor * along * dnorm, grad)
+
+
+def _renorm_gradient_recorded(grad: Tensor, a: Tensor, p: float, axes: tuple, maxnorm):
+    """renorm's gradient under create_graph, as PyTorch's renorm_backward records it:
+    with n = vector_norm(a) per slice, where n > maxnorm,
+    (maxnorm / (n + ε))·(grad − (1 / (n + ε))·∂n/∂a·Σ a·grad), else grad."""
+    from .reduce import vector_norm, vector_norm_backward
+
+    norm = vector_norm(a, p, dim=axes, keepdim=True)
+    along = (a * grad).sum(axes, keepdim=True)  # ⟨a, grad⟩ per slice
+    through_norm = vector_norm_backward(along, a, norm, p, axes, True)
+    inverse = plus_number(norm, _EPS).reciprocal()
+    factor = times_number(inverse, maxnorm)
+    over = _value(norm) > maxnorm  # (a mask: constant for higher derivatives)
+    return np.where(over, factor * (grad - inverse * through_norm), grad)
 
 
 @tensor_method()

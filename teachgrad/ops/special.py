@@ -25,7 +25,14 @@ from . import numpy_protocol, pointwise
 from .fill_value import check_real_value
 from .fused import multiply_add
 from .layout import copy_keeping_layout
-from .number_factor import MulBackward1, minus_number, number_minus, plus_number, times_number
+from .number_factor import (
+    MulBackward1,
+    minus_number,
+    number_minus,
+    over_number,
+    plus_number,
+    times_number,
+)
 from .numerics import erf as _erf_kernels
 from .numerics import in_float64
 from .op import Op
@@ -437,6 +444,8 @@ class SpecialErfcxBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if type(grad) is Tensor:  # create_graph: PyTorch's (2.0·self·result − 2/√π)·grad
+            return minus_number(times_number(a, 2.0) * out, _TWO_OVER_SQRT_PI) * grad
         return grad * (2 * a * out - _TWO_OVER_SQRT_PI)
 
 
@@ -472,6 +481,8 @@ class SpecialNdtriBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if type(out) is Tensor:  # create_graph: PyTorch's grad·√(2π)·(result.square() / 2).exp()
+            return times_number(grad, _SQRT_2PI) * over_number(out.square(), 2).exp()
         return grad * _SQRT_2PI * np.exp(out * out / 2)
 
 
@@ -486,16 +497,22 @@ def ndtri(input: Tensor) -> Tensor:
 
 
 class SpecialLogNdtrBackward0(Op):
+    saved_names = ("self", "result")  # grad_fn._saved_...
     formula = "∂log Φ(a)/∂a = φ(a)/Φ(a) = √(2/π)/erfcx(−a/√2)"
 
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _log_ndtr(a)
+        out = _log_ndtr(a)
+        ctx.save_for_backward(a, out)  # (the result for create_graph, as PyTorch keeps it)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        a, out = ctx.saved_tensors
+        if type(a) is Tensor:
+            # create_graph: PyTorch's grad / √(2π) · (−(result + self.pow(2) / 2)).exp(),
+            # the same values but where e^(−a²/2)/Φ(a) loses digits (far left tail)
+            return over_number(grad, _SQRT_2PI) * (-(out + over_number(a.pow(2), 2))).exp()
         # φ(a)/Φ(a) = e^(−a²/2)/√(2π) / (erfc(−a/√2)/2): the e^(−a²/2) cancel exactly
         # against erfc's, leaving erfcx, which neither underflows nor loses digits.
         return grad * _SQRT_2_OVER_PI / recorded_or_plain(erfcx, _erfcx, a * -_SQRT_HALF)
@@ -824,7 +841,8 @@ class SpecialXlog1PyBackward0(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         flat = (np.asarray(_value(a)) == 0) & (np.asarray(_value(b)) <= -1)
-        return _times_log(grad, b, flat, np.log1p, xlog1py), grad * a / (b + 1)
+        # (b + 1: C++'s tensor plus number under create_graph, AddBackward1)
+        return _times_log(grad, b, flat, np.log1p, xlog1py), grad * a / plus_number(b, 1)
 
 
 class SpecialXlog1PyBackward1(Op):
@@ -895,7 +913,9 @@ class SpecialEntrBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad * (1 + np.log(a))
+        # PyTorch's grad · (−(1 + log a)): under create_graph NegBackward0 over C++'s
+        # number plus tensor (AddBackward1)
+        return grad * -plus_number(np.log(a), 1)
 
 
 def entr(input: Tensor) -> Tensor:

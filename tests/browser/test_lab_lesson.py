@@ -187,6 +187,12 @@ def test_next_button_walks_the_backward_pass_node_by_node(stepper, screenshots):
         assert panel.startswith(f"Step {frame} of {LAST}: {expected[1]}")
         if frame == 3:
             screenshots.take(stepper.view, "stepper-light-step3", "stepper-light-middle")
+        if frame == 4:
+            # y's node: the two contributions of y * y, told apart by the input of the
+            # product each went out through (both captions read "step 3, MulBackward0")
+            assert "2 contributions arrived" in panel
+            assert ("step 3, MulBackward0, its input a" in panel
+                    and "step 3, MulBackward0, its input b" in panel), panel
     # The last step: x's gradient is final, and the panel says so with the numbers.
     assert FINAL_PANEL in flat(panel)
     assert "backward() is finished" in panel
