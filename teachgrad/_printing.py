@@ -377,7 +377,8 @@ def tensor_repr(t: Any) -> str:
     # A subclass prints its own name, as PyTorch's do (MyTensor([1., 2.])); nn.Parameter
     # prints as a tensor under its "Parameter containing:" line.
     kind = type(t)
-    prefix = "tensor(" if kind in PRINTED_AS_TENSOR else f"{kind.__name__}("
+    own_name = kind not in PRINTED_AS_TENSOR and issubclass(kind, tuple(PRINTED_AS_TENSOR))
+    prefix = f"{kind.__name__}(" if own_name else "tensor("
     indent = len(prefix)
     body = format_data(t._data, indent)
     return _append_suffixes(prefix + body, _suffixes(t), indent)

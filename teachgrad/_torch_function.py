@@ -374,7 +374,13 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
             if getattr(value, "torch_function_name", None) is None:
                 value.torch_function_name = full_name
             continue
-        namespace[name] = dispatching(value, full_name)
+        # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
+        if id(value) not in _DISPATCHING:
+            _DISPATCHING[id(value)] = dispatching(value, full_name)
+        namespace[name] = _DISPATCHING[id(value)]
+
+
+_DISPATCHING: dict = {}  # id(function) -> its dispatching wrapper (see add_dispatch)
 
 
 # ----------------------------------------------------------------------------------------
@@ -498,7 +504,7 @@ IGNORED_TORCH = frozenset({
     "set_default_dtype", "set_default_tensor_type", "set_deterministic_debug_mode",
     "set_float32_matmul_precision", "set_flush_denormal", "set_num_interop_threads",
     "set_num_threads", "set_printoptions", "set_rng_state", "set_warn_always", "tensor",
-    "tril_indices", "triu_indices", "typename", "unload_ipython_extension",
+    "to_dlpack", "tril_indices", "triu_indices", "typename", "unload_ipython_extension",
     "use_deterministic_algorithms", "vander", "vmap", "zeros",
 })
 # torch.nn.functional: its helpers, and what PyTorch's F takes from elsewhere without

@@ -150,6 +150,9 @@ KNOWN = {
     # both, as in 39975, 54518 and 113976; not traced further. Open.
     121126: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
     122607: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
+    # And 129077 (127700-133700): 3x3 float64 p3, ns_steps=4, weight decay, fourth step,
+    # up to 1e-5 in p3; only Muon's step differs. Open, as above.
+    129077: "Muon: one bfloat16 rounding of the Newton-Schulz iteration (open)",
 }
 
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
