@@ -293,6 +293,21 @@ CASES = [
     " _random_samples=torch.tensor([[[0.5, 0.5]]], dtype=torch.float64))",
     "torch.nn.functional.fractional_max_pool3d(x.reshape(1, 1, 3, 2, 2), 1, output_size=1,"
     " _random_samples=torch.tensor([[[0.5, 0.5, 0.5]]], dtype=torch.float64))",
+    # eigh's eigenvectors and svd's singular vectors: PyTorch's linalg_eig_backward and
+    # svd_backward (the gaps' diagonal filled in place: CopySlices; U and Vh narrowed).
+    # Eigen- and singular vectors are defined up to sign, and LAPACK's signs can differ
+    # from PyTorch's: a squared vector or a matrix whose signs agree keeps the values
+    # comparable.
+    "torch.linalg.eigh(x @ x.t())[1]",
+    "torch.linalg.eigh(x @ x.t())[1] * torch.linalg.eigh(x @ x.t())[0]",
+    "torch.linalg.eigh(torch.stack([x @ x.t(), w @ w.t()]))[1] ** 2",
+    "torch.linalg.eigh(x @ x.t(), UPLO='U')[1] * p[:, :3]",
+    "torch.linalg.svd(x)[0]", "torch.linalg.svd(x)[2]",
+    "torch.linalg.svd(x, full_matrices=False)[0]",
+    "torch.linalg.svd(x, full_matrices=False)[2]",
+    "torch.linalg.svd(x.t(), full_matrices=False)[0] ** 2", "torch.linalg.svd(x.t())[0] ** 2",
+    "torch.linalg.svd(x[:, :3])[0] * p[:, :3]", "torch.svd(x.t())[2] ** 2",
+    "torch.linalg.matrix_norm(x, 'nuc')",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
