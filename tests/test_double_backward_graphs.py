@@ -308,6 +308,20 @@ CASES = [
     "torch.linalg.svd(x.t(), full_matrices=False)[0] ** 2", "torch.linalg.svd(x.t())[0] ** 2",
     "torch.linalg.svd(x[:, :3])[0] * p[:, :3]", "torch.svd(x.t())[2] ** 2",
     "torch.linalg.matrix_norm(x, 'nuc')",
+    # LU: PyTorch's lu_factor_ex_backward (lu_unpack of the saved LU, narrow), its
+    # linalg_lu_backward (two solve_triangular) and linalg_lu_solve_LU; B's gradient is
+    # lu_solve again
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w, adjoint=True)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w.t(), left=False)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w.t(), left=False, adjoint=True)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.stack([x[:, :3], w[:, 1:]])), p[:, :2])",
+    "torch.linalg.lu_factor(x[:, :3])[0]", "torch.linalg.lu_factor(x)[0]",
+    "torch.linalg.lu_factor(x.t())[0]", "torch.linalg.lu(x)[1]", "torch.linalg.lu(x)[2]",
+    "torch.linalg.lu(x.t())[1] * torch.linalg.lu(x.t())[2].sum()",
+    "torch.linalg.lu(x[:, :3])[1] * w[:, :3]",
+    "torch.lu_unpack(*torch.linalg.lu_factor(x[:, :3]))[1]",
+    "torch.lu_unpack(*torch.linalg.lu_factor(x.t()))[1]",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
