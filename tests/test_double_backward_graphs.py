@@ -322,6 +322,12 @@ CASES = [
     "torch.linalg.lu(x[:, :3])[1] * w[:, :3]",
     "torch.lu_unpack(*torch.linalg.lu_factor(x[:, :3]))[1]",
     "torch.lu_unpack(*torch.linalg.lu_factor(x.t()))[1]",
+    # cholesky_solve: B's gradient is cholesky_solve again (CholeskySolveBackward0)
+    "torch.cholesky_solve(w, torch.linalg.cholesky(p[:, :3].t() @ p[:, :3]"
+    " + torch.eye(3, dtype=torch.float64)))",
+    "torch.cholesky_solve(w[:, :2], x[:, :3].tril() + 3 * torch.eye(3, dtype=torch.float64))",
+    "torch.cholesky_solve(torch.stack([w, p]), x[:, :3].triu()"
+    " + 3 * torch.eye(3, dtype=torch.float64), upper=True)",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -753,7 +753,10 @@ class CholeskySolveBackward0(Op):
     def backward(ctx, grad):
         L, X = ctx.saved_tensors
         need_B, need_L = ctx.needs_input_grad
-        grad_B = np.linalg.solve(_gram(_triangle(L, ctx.upper), ctx.upper), grad)
+        if type(grad) is Tensor:  # PyTorch's formula: ḡ.cholesky_solve(L), this op again
+            grad_B = CholeskySolveBackward0.apply(grad, L, upper=ctx.upper)
+        else:
+            grad_B = np.linalg.solve(_gram(_triangle(L, ctx.upper), ctx.upper), grad)
         grad_L = None
         if need_L:
             common = np.matmul(grad_B, mT(X))
