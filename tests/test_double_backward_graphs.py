@@ -328,6 +328,11 @@ CASES = [
     "torch.cholesky_solve(w[:, :2], x[:, :3].tril() + 3 * torch.eye(3, dtype=torch.float64))",
     "torch.cholesky_solve(torch.stack([w, p]), x[:, :3].triu()"
     " + 3 * torch.eye(3, dtype=torch.float64), upper=True)",
+    # cond: ±2 from svdvals; 'nuc' a product whose right operand PyTorch's C++ makes first
+    # (orders 1, inf and 'fro' differentiate in teachgrad only: PyTorch's backward fails)
+    "torch.linalg.cond(x[:, :3])", "torch.linalg.cond(x.t())", "torch.linalg.cond(x, -2)",
+    "torch.linalg.cond(x[:, :3], 'nuc')",
+    "torch.linalg.cond(torch.stack([x[:, :3], w[:, 1:]]), 'nuc')",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -185,7 +185,10 @@ def cond(A: Tensor, p=None) -> Tensor:
         return shape.squeeze(ratio, -1)
     if ord_ == "nuc":  # ‖A‖_nuc = Σσᵢ and ‖A⁻¹‖_nuc = Σ1/σᵢ, from one SVD
         values = svdvals(A)
-        return mul(sum_(values, -1), sum_(reciprocal(values), -1))
+        # (PyTorch's C++ evaluates the right operand of its `*` first: the order in
+        # which the nodes are made decides the order the backward sums their gradients)
+        inverse_norm = sum_(reciprocal(values), -1)
+        return mul(sum_(values, -1), inverse_norm)
     check_matrix(f"linalg.cond(ord={shown})", A, square=True)
     inverse, info = inv_ex(A)
     # PyTorch's convention: a singular matrix's inverse is all inf. (PyTorch fills it in
