@@ -333,6 +333,16 @@ CASES = [
     "torch.linalg.cond(x[:, :3])", "torch.linalg.cond(x.t())", "torch.linalg.cond(x, -2)",
     "torch.linalg.cond(x[:, :3], 'nuc')",
     "torch.linalg.cond(torch.stack([x[:, :3], w[:, 1:]]), 'nuc')",
+    # solve with a vector B: its gradient squeezed back (SqueezeBackward1); tensorsolve
+    # flattens B (a vector stays itself)
+    "torch.linalg.solve(x[:, :3] @ w[:, :3].t() + 3 * torch.eye(3, dtype=torch.float64),"
+    " p[0, :3])",
+    "torch.linalg.solve(torch.stack([x[:, :3], w[:, 1:]]) + 3 * torch.eye(3,"
+    " dtype=torch.float64), p[:2, :3])",
+    "torch.linalg.tensorsolve(x[:, :3] @ w[:, :3].t() + 3 * torch.eye(3, dtype=torch.float64),"
+    " p[0, :3])",
+    "torch.linalg.tensorsolve((x.t() @ w).reshape(2, 2, 4) + 3 * torch.eye(4,"
+    " dtype=torch.float64).reshape(2, 2, 4), p[:2, :2])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -499,8 +499,8 @@ class LinalgSolveExBackward0(Op):
         else:  # X = B A⁻¹:  gB = g A⁻ᵀ,  gA = −Xᵀ gB
             grad_B = solve_right(mT(A), grad)
             grad_A = -np.matmul(mT(X), grad_B) if need_A else None
-        if ctx.vector:
-            grad_B = grad_B[..., 0]
+        if ctx.vector:  # (a squeeze, as PyTorch's matrix_to_vector, under create_graph)
+            grad_B = grad_B.squeeze(-1) if type(grad_B) is Tensor else grad_B[..., 0]
         return grad_A, grad_B if need_B else None
 
 

@@ -460,7 +460,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {n} != {B._data.size}")
-    x = solve(shape.reshape(A, (n, n)), shape.reshape(B, (-1,)))
+    x = solve(shape.reshape(A, (n, n)), shape.flatten(B))  # (a vector B: itself, no node)
     return shape.reshape(x, result_shape)
 
 
