@@ -293,6 +293,56 @@ CASES = [
     " _random_samples=torch.tensor([[[0.5, 0.5]]], dtype=torch.float64))",
     "torch.nn.functional.fractional_max_pool3d(x.reshape(1, 1, 3, 2, 2), 1, output_size=1,"
     " _random_samples=torch.tensor([[[0.5, 0.5, 0.5]]], dtype=torch.float64))",
+    # eigh's eigenvectors and svd's singular vectors: PyTorch's linalg_eig_backward and
+    # svd_backward (the gaps' diagonal filled in place: CopySlices; U and Vh narrowed).
+    # Eigen- and singular vectors are defined up to sign, and LAPACK's signs can differ
+    # from PyTorch's: a squared vector or a matrix whose signs agree keeps the values
+    # comparable.
+    "torch.linalg.eigh(x @ x.t())[1]",
+    "torch.linalg.eigh(x @ x.t())[1] * torch.linalg.eigh(x @ x.t())[0]",
+    "torch.linalg.eigh(torch.stack([x @ x.t(), w @ w.t()]))[1] ** 2",
+    "torch.linalg.eigh(x @ x.t(), UPLO='U')[1] * p[:, :3]",
+    "torch.linalg.svd(x)[0]", "torch.linalg.svd(x)[2]",
+    "torch.linalg.svd(x, full_matrices=False)[0]",
+    "torch.linalg.svd(x, full_matrices=False)[2]",
+    "torch.linalg.svd(x.t(), full_matrices=False)[0] ** 2", "torch.linalg.svd(x.t())[0] ** 2",
+    "torch.linalg.svd(x[:, :3])[0] * p[:, :3]", "torch.svd(x.t())[2] ** 2",
+    "torch.linalg.matrix_norm(x, 'nuc')",
+    # LU: PyTorch's lu_factor_ex_backward (lu_unpack of the saved LU, narrow), its
+    # linalg_lu_backward (two solve_triangular) and linalg_lu_solve_LU; B's gradient is
+    # lu_solve again
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w, adjoint=True)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w.t(), left=False)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(x[:, :3]), w.t(), left=False, adjoint=True)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.stack([x[:, :3], w[:, 1:]])), p[:, :2])",
+    "torch.linalg.lu_factor(x[:, :3])[0]", "torch.linalg.lu_factor(x)[0]",
+    "torch.linalg.lu_factor(x.t())[0]", "torch.linalg.lu(x)[1]", "torch.linalg.lu(x)[2]",
+    "torch.linalg.lu(x.t())[1] * torch.linalg.lu(x.t())[2].sum()",
+    "torch.linalg.lu(x[:, :3])[1] * w[:, :3]",
+    "torch.lu_unpack(*torch.linalg.lu_factor(x[:, :3]))[1]",
+    "torch.lu_unpack(*torch.linalg.lu_factor(x.t()))[1]",
+    # cholesky_solve: B's gradient is cholesky_solve again (CholeskySolveBackward0)
+    "torch.cholesky_solve(w, torch.linalg.cholesky(p[:, :3].t() @ p[:, :3]"
+    " + torch.eye(3, dtype=torch.float64)))",
+    "torch.cholesky_solve(w[:, :2], x[:, :3].tril() + 3 * torch.eye(3, dtype=torch.float64))",
+    "torch.cholesky_solve(torch.stack([w, p]), x[:, :3].triu()"
+    " + 3 * torch.eye(3, dtype=torch.float64), upper=True)",
+    # cond: ±2 from svdvals; 'nuc' a product whose right operand PyTorch's C++ makes first
+    # (orders 1, inf and 'fro' differentiate in teachgrad only: PyTorch's backward fails)
+    "torch.linalg.cond(x[:, :3])", "torch.linalg.cond(x.t())", "torch.linalg.cond(x, -2)",
+    "torch.linalg.cond(x[:, :3], 'nuc')",
+    "torch.linalg.cond(torch.stack([x[:, :3], w[:, 1:]]), 'nuc')",
+    # solve with a vector B: its gradient squeezed back (SqueezeBackward1); tensorsolve
+    # flattens B (a vector stays itself)
+    "torch.linalg.solve(x[:, :3] @ w[:, :3].t() + 3 * torch.eye(3, dtype=torch.float64),"
+    " p[0, :3])",
+    "torch.linalg.solve(torch.stack([x[:, :3], w[:, 1:]]) + 3 * torch.eye(3,"
+    " dtype=torch.float64), p[:2, :3])",
+    "torch.linalg.tensorsolve(x[:, :3] @ w[:, :3].t() + 3 * torch.eye(3, dtype=torch.float64),"
+    " p[0, :3])",
+    "torch.linalg.tensorsolve((x.t() @ w).reshape(2, 2, 4) + 3 * torch.eye(4,"
+    " dtype=torch.float64).reshape(2, 2, 4), p[:2, :2])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -233,6 +233,9 @@ def _gaps(values, squared: bool = False):
     """
     v = values * values if squared else values
     diff = np.expand_dims(v, -2) - np.expand_dims(v, -1)
+    if type(diff) is Tensor:  # under create_graph: PyTorch's in-place fill (CopySlices)
+        diff.diagonal(0, -2, -1).fill_(1)
+        return diff
     return np.where(np.eye(_value(v).shape[-1], dtype=bool), 1, diff)
 
 
@@ -496,8 +499,8 @@ class LinalgSolveExBackward0(Op):
         else:  # X = B A⁻¹:  gB = g A⁻ᵀ,  gA = −Xᵀ gB
             grad_B = solve_right(mT(A), grad)
             grad_A = -np.matmul(mT(X), grad_B) if need_A else None
-        if ctx.vector:
-            grad_B = grad_B[..., 0]
+        if ctx.vector:  # (a squeeze, as PyTorch's matrix_to_vector, under create_graph)
+            grad_B = grad_B.squeeze(-1) if type(grad_B) is Tensor else grad_B[..., 0]
         return grad_A, grad_B if need_B else None
 
 
@@ -750,7 +753,10 @@ class CholeskySolveBackward0(Op):
     def backward(ctx, grad):
         L, X = ctx.saved_tensors
         need_B, need_L = ctx.needs_input_grad
-        grad_B = np.linalg.solve(_gram(_triangle(L, ctx.upper), ctx.upper), grad)
+        if type(grad) is Tensor:  # PyTorch's formula: ḡ.cholesky_solve(L), this op again
+            grad_B = CholeskySolveBackward0.apply(grad, L, upper=ctx.upper)
+        else:
+            grad_B = np.linalg.solve(_gram(_triangle(L, ctx.upper), ctx.upper), grad)
         grad_L = None
         if need_L:
             common = np.matmul(grad_B, mT(X))
@@ -910,11 +916,25 @@ class LinalgEighBackward0(Op):
         values, V = ctx.saved_tensors
         if grad_vectors is None:  # only the eigenvalues are used: no gaps, always defined
             return np.matmul(V * np.expand_dims(grad_values, -2), mT(V))
+        if type(grad_vectors) is Tensor:
+            return _eigh_gradient_recorded(grad_values, grad_vectors, values, V)
         VtgV = np.matmul(mT(V), grad_vectors)
         inner = 0.5 * (VtgV - mT(VtgV)) / _gaps(values)  # symmetric; zero diagonal
         if grad_values is not None:
             inner = inner + diag_embed(grad_values)
         return np.matmul(V, np.matmul(inner, mT(V)))
+
+
+def _eigh_gradient_recorded(grad_values, grad_vectors: Tensor, values: Tensor,
+                            V: Tensor) -> Tensor:
+    """eigh's gradient under create_graph, as PyTorch's linalg_eig_backward records it:
+    Vᴴ ḡV made skew (0.5 · (X − Xᴴ), a tensor-times-number), divided in place by the gaps;
+    ḡΛ copied onto the diagonal in place (CopySlices); then V (…) Vᴴ."""
+    VhgV = V.mH.matmul(grad_vectors)
+    inner = times_number(VhgV - VhgV.mH, 0.5).div_(_gaps(values))
+    if grad_values is not None:
+        inner.diagonal(0, -2, -1).copy_(grad_values)
+    return V.matmul(inner.matmul(V.mH))
 
 
 def _check_uplo(UPLO: str) -> None:  # noqa: N803
@@ -989,52 +1009,62 @@ class LinalgSvdBackward0(Op):
         return svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, ctx.full)
 
 
+def _narrow(x, dim: int, length: int):
+    """The first ``length`` entries along ``dim`` (``narrow``, a SliceBackward0 on a tensor
+    even when nothing is cut, as PyTorch's formulas record it)."""
+    if x is None:
+        return None
+    if type(x) is Tensor:
+        return x.narrow(dim, 0, length)
+    return np.moveaxis(np.moveaxis(x, dim, 0)[:length], 0, dim)
+
+
 def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices: bool):
-    """PyTorch's ``svd_backward`` for real matrices.
+    """PyTorch's ``svd_backward`` for real matrices, in its order of operations (so that
+    the graph recorded under create_graph is PyTorch's).
 
     With ``full_matrices`` only the first k = min(m, n) singular vectors enter the
     gradient: the others are an arbitrary basis of the complement, so a loss that uses
     them has no well-defined gradient (PyTorch ignores them too).
     """
     m, n = _value(U).shape[-2], _value(Vh).shape[-1]
-    k = _value(S).shape[-1]
     if full_matrices:
-        U, Vh = U[..., :, :k], Vh[..., :k, :]
-        gU = gU[..., :, :k] if gU is not None else None
-        gVh = gVh[..., :k, :] if gVh is not None else None
+        k = _value(S).shape[-1]
+        gU, gVh = _narrow(gU, -1, k), _narrow(gVh, -2, k)
+        U, Vh = _narrow(U, -1, k), _narrow(Vh, -2, k)
     if gU is None and gVh is None:
         if gS is None:
             return None
-        return np.matmul(U * np.expand_dims(gS, -2), Vh)  # U diag(ḡS) Vᵀ
-    V = mT(Vh)
-    gV = mT(gVh) if gVh is not None else None
+        if m >= n:  # U diag(ḡS) Vᵀ
+            return np.matmul(U, np.expand_dims(gS, -1) * Vh)
+        return np.matmul(U * np.expand_dims(gS, -2), Vh)
+    UhgU = _skew(np.matmul(mT(U), gU)) if gU is not None else None
+    VhgV = _skew(np.matmul(Vh, mT(gVh))) if gVh is not None else None
     E = _gaps(S, squared=True)
-    s_row, s_col = np.expand_dims(S, -2), np.expand_dims(S, -1)
-    if gU is not None:
-        UtgU = np.matmul(mT(U), gU)
-        UtgU = UtgU - mT(UtgU)
-    if gV is not None:
-        VtgV = np.matmul(mT(V), gV)
-        VtgV = VtgV - mT(VtgV)
-    if gU is not None and gV is not None:
-        gA = (UtgU * s_row + s_col * VtgV) / E
+    if gU is not None and gVh is not None:
+        gA = (UhgU * np.expand_dims(S, -2) + np.expand_dims(S, -1) * VhgV) / E
     elif gU is not None:
-        gA = (UtgU / E) * s_row
+        gA = (UhgU / E) * np.expand_dims(S, -2)
     else:
-        gA = s_col * (VtgV / E)
+        gA = np.expand_dims(S, -1) * (VhgV / E)
     if gS is not None:
         gA = gA + diag_embed(gS)
     if m > n and gU is not None:  # the part of ḡU outside U's columns
         gA = np.matmul(U, gA)
-        gUSinv = gU / s_row
+        gUSinv = gU / np.expand_dims(S, -2)
         gA = gA + gUSinv - np.matmul(U, np.matmul(mT(U), gUSinv))
         return np.matmul(gA, Vh)
-    if m < n and gV is not None:  # the part of ḡV outside V's columns
+    if m < n and gVh is not None:  # the part of ḡVh outside Vh's rows
         gA = np.matmul(gA, Vh)
-        gVSinv = gV / s_row
-        gA = gA + mT(gVSinv) - np.matmul(np.matmul(mT(gVSinv), V), Vh)
+        SinvgVh = gVh / np.expand_dims(S, -1)
+        gA = gA + SinvgVh - np.matmul(np.matmul(SinvgVh, mT(Vh)), Vh)
         return np.matmul(U, gA)
     return np.matmul(U, np.matmul(gA, Vh)) if m >= n else np.matmul(np.matmul(U, gA), Vh)
+
+
+def _skew(X):
+    """``X − Xᵀ``."""
+    return X - mT(X)
 
 
 def svd(A: Tensor, full_matrices: bool = True) -> tuple:

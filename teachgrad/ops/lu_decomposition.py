@@ -35,6 +35,7 @@ from . import decompositions as dec
 from .decompositions import column_major, mT, solve_right
 from .op import Op
 from .pointwise import _value
+from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
 
@@ -211,6 +212,98 @@ def packed_gradient(grad_L, grad_U, m: int, n: int):
 
 
 # ----------------------------------------------------------------------------------------
+# The same formulas under create_graph, op for op as PyTorch's C++ writes them (so that a
+# gradient's graph has PyTorch's nodes: lu_unpack, linalg_solve_triangular, narrow ...)
+# ----------------------------------------------------------------------------------------
+def _solve_tri(A: Tensor, B: Tensor, upper: bool, left: bool = True,
+               unitriangular: bool = False) -> Tensor:
+    return dec.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _plus(a, b):
+    """``a + b`` where ``a`` may be missing (PyTorch's undefined tensor)."""
+    return b if a is None else a + b
+
+
+def _minus(a, b):
+    """``a − b`` where ``a`` may be missing (then ``−b``)."""
+    return -b if a is None else a - b
+
+
+def lu_backward_recorded(grad_L, grad_U, P: Tensor, L: Tensor, U: Tensor) -> Tensor:
+    """PyTorch's ``linalg_lu_backward`` (real, pivoted), recorded: the formulas of
+    :func:`lu_backward` with two triangular solves instead of ``np.linalg.solve``."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:  # P L⁻ᴴ [Lᴴ ḡL ∘ 1_L + ḡU Uᴴ ∘ 1_U] U⁻ᴴ
+        grad_A = L.mH.matmul(grad_L).tril(-1) if grad_L is not None else None
+        if grad_U is not None:
+            grad_A = _plus(grad_A, grad_U.matmul(U.mH).triu())
+        grad_A = _solve_tri(U.mH, grad_A, upper=False, left=False)
+        grad_A = _solve_tri(L.mH, grad_A, upper=True, unitriangular=True)
+        return P.matmul(grad_A)
+    if m < n:  # wide: U = [U1 | U2]
+        grad_A = L.mH.matmul(grad_L) if grad_L is not None else None
+        if grad_U is not None:
+            grad_A = _minus(grad_A, grad_U.triu().matmul(U.mH))
+        grad_A = _solve_tri(U.narrow(-1, 0, k).mH, grad_A.tril(-1), upper=False, left=False)
+        if grad_U is not None:
+            grad_A = cat([grad_A + grad_U.narrow(-1, 0, k).triu(), grad_U.narrow(-1, k, n - k)],
+                         dim=-1)
+        grad_A = _solve_tri(L.mH, grad_A, upper=True, unitriangular=True)
+        if grad_U is None:
+            grad_A = cat([grad_A, _zeros_like(U.narrow(-1, k, n - k))], dim=-1)
+        return P.matmul(grad_A)
+    # tall: L = [L1; L2]
+    grad_A = grad_U.matmul(U.mH) if grad_U is not None else None
+    if grad_L is not None:
+        grad_A = _minus(grad_A, L.mH.matmul(grad_L.tril(-1)))
+    grad_A = _solve_tri(L.narrow(-2, 0, k).mH, grad_A.triu(), upper=True, unitriangular=True)
+    if grad_L is not None:
+        grad_A = cat([grad_A + grad_L.narrow(-2, 0, k).tril(-1), grad_L.narrow(-2, k, m - k)],
+                     dim=-2)
+    grad_A = _solve_tri(U.mH, grad_A, upper=False, left=False)
+    if grad_L is None:
+        grad_A = cat([grad_A, _zeros_like(L.narrow(-2, k, m - k))], dim=-2)
+    return P.matmul(grad_A)
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    return _make(np.zeros(t._data.shape, t._data.dtype))
+
+
+def _pivots_tensor(pivots: np.ndarray) -> Tensor:
+    return _make(pivots)
+
+
+def lu_factor_backward_recorded(grad: Tensor, LU: Tensor, pivots: np.ndarray) -> Tensor:  # noqa: N803
+    """PyTorch's ``lu_factor_ex_backward``: unpack LU again (a LuUnpackBackward0 node on
+    the saved LU), narrow ḡ to L's and U's shapes, then ``linalg_lu_backward``."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    P, L, U = lu_unpack(LU, _pivots_tensor(pivots))
+    return lu_backward_recorded(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U)
+
+
+def lu_solve_LU_recorded(grad: Tensor, LU: Tensor, pivots: np.ndarray, X: Tensor,  # noqa: N802, N803
+                         left: bool, adjoint: bool) -> Tensor:
+    """PyTorch's ``linalg_lu_solve_LU``: ∂L/∂LU of ``lu_solve`` through A = P L U, with
+    two triangular solves (which two depends on whether A or Aᴴ is solved with)."""
+    P, L, U = lu_unpack(LU, _pivots_tensor(pivots), True, left == adjoint)
+    if left != adjoint:
+        # gR = U⁻ᴴ op₂(−ḡX) op₂(X)ᴴ;  ḡL = (L⁻ᴴ gR Uᴴ).tril(−1);  ḡU = gR.triu()
+        gR = _solve_tri(U.mH, -(grad if left else grad.mH).matmul(X.mH if left else X),
+                        upper=False)
+        gL = _solve_tri(L.mH, gR.matmul(U.mH), upper=True, unitriangular=True).tril(-1)
+        return gL + gR.triu()
+    # gR = −Pᵀ op₃(X) op₁(op₂(ḡX)) P L⁻ᴴ;  ḡU = (Lᴴ gR U⁻ᴴ).triu()
+    gR = -P.mT.matmul(X if left else X.mH).matmul(grad.mH if left else grad).matmul(P)
+    gR = _solve_tri(L.mH, gR, upper=True, left=False, unitriangular=True)
+    gU = _solve_tri(U.mH, L.mH.matmul(gR), upper=False, left=False).triu()
+    return gR.tril(-1) + gU
+
+
+# ----------------------------------------------------------------------------------------
 # The ops
 # ----------------------------------------------------------------------------------------
 class LinalgLuFactorExBackward0(Op):
@@ -230,6 +323,8 @@ class LinalgLuFactorExBackward0(Op):
         if grad is None:
             return None
         (LU,) = ctx.saved_tensors
+        if type(grad) is Tensor:
+            return lu_factor_backward_recorded(grad, LU, ctx.pivots)
         m, n = _value(LU).shape[-2:]
         k = min(m, n)
         L, U = unpack_factors(LU)
@@ -252,6 +347,9 @@ class LinalgLuBackward0(Op):
     @staticmethod
     def backward(ctx, grad_L, grad_U):
         P, L, U = ctx.saved_tensors
+        if type(grad_U if grad_L is None else grad_L) is Tensor:
+            P = P if isinstance(P, Tensor) else _make(P)  # (a constant: no gradient)
+            return lu_backward_recorded(grad_L, grad_U, P, L, U)
         return lu_backward(grad_L, grad_U, P, L, U)
 
 
@@ -314,6 +412,12 @@ class LinalgLuSolveBackward0(Op):
     def backward(ctx, grad):
         LU, X = ctx.saved_tensors
         need_LU, need_B = ctx.needs_input_grad
+        if type(grad) is Tensor:  # PyTorch's formulas: lu_solve_LU, and lu_solve again
+            grad_LU = (lu_solve_LU_recorded(grad, LU, ctx.pivots, X, ctx.left, ctx.adjoint)
+                       if need_LU else None)
+            grad_B = (linalg_lu_solve(LU, _pivots_tensor(ctx.pivots), grad, left=ctx.left,
+                                      adjoint=not ctx.adjoint) if need_B else None)
+            return grad_LU, grad_B
         n = _value(LU).shape[-1]
         P = permutation_matrix(ctx.pivots, n, _value(LU).dtype)
         L, U = unpack_factors(LU)

@@ -185,7 +185,10 @@ def cond(A: Tensor, p=None) -> Tensor:
         return shape.squeeze(ratio, -1)
     if ord_ == "nuc":  # ‖A‖_nuc = Σσᵢ and ‖A⁻¹‖_nuc = Σ1/σᵢ, from one SVD
         values = svdvals(A)
-        return mul(sum_(values, -1), sum_(reciprocal(values), -1))
+        # (PyTorch's C++ evaluates the right operand of its `*` first: the order in
+        # which the nodes are made decides the order the backward sums their gradients)
+        inverse_norm = sum_(reciprocal(values), -1)
+        return mul(sum_(values, -1), inverse_norm)
     check_matrix(f"linalg.cond(ord={shown})", A, square=True)
     inverse, info = inv_ex(A)
     # PyTorch's convention: a singular matrix's inverse is all inf. (PyTorch fills it in
@@ -457,7 +460,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {n} != {B._data.size}")
-    x = solve(shape.reshape(A, (n, n)), shape.reshape(B, (-1,)))
+    x = solve(shape.reshape(A, (n, n)), shape.flatten(B))  # (a vector B: itself, no node)
     return shape.reshape(x, result_shape)
 
 
