@@ -77,7 +77,7 @@ from . import linalg  # noqa: F401
 from . import special  # noqa: F401 - torch.special's functions
 from . import serialization  # noqa: F401
 from . import amp  # noqa: F401 - autocast and GradScaler, off as on a machine without CUDA
-from .amp import autocast, is_autocast_enabled  # noqa: F401
+from .amp import GradScaler, autocast, is_autocast_enabled  # noqa: F401
 from . import testing  # noqa: F401 - torch.testing.assert_close
 from .serialization import load, save  # noqa: F401
 from .autograd.anomaly_mode import (  # noqa: F401
@@ -138,6 +138,7 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 from . import backends  # noqa: E402 - torch.backends.cudnn / .mps: no GPU, switches kept
 from ._device import accelerator, device  # noqa: E402 - torch.device, .accelerator
 from . import cuda  # noqa: E402 - torch.cuda's questions, answered without a GPU; cuda.amp
+from . import cpu, version  # noqa: E402 - torch.cpu (device-agnostic code), torch.version
 
 
 def load_ipython_extension(ipython) -> None:
@@ -159,6 +160,7 @@ def unload_ipython_extension(ipython) -> None:
 from . import datasets, nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402 - torch.func (grad, jvp, vmap ...), built on autograd
 from .func import vmap  # noqa: E402, F401 - torch.vmap
+from . import compiler  # noqa: E402 - torch.compiler: is_compiling(), disable ...
 from . import profiler  # noqa: E402 - torch.profiler (swaps Op.apply only while it records)
 
 # torch.conv1d & co.: the convolutions are top-level functions too, as in PyTorch.

@@ -69,5 +69,19 @@ def init_num_threads() -> None:
     remembered numbers (see the module's docstring), so there is nothing to do."""
 
 
+class OutOfMemoryError(RuntimeError):
+    """An accelerator ran out of memory (``torch.cuda.OutOfMemoryError`` is this class).
+
+    teachgrad has no accelerator, so it never raises it; it is here for training code that
+    catches it (``except torch.cuda.OutOfMemoryError:`` to retry with a smaller batch).
+    Memory the CPU cannot give is NumPy's ``MemoryError``.
+    """
+
+
+class AcceleratorError(RuntimeError):
+    """An error an accelerator reported: never raised by teachgrad, which has none."""
+
+
 __all__ = ["pi", "e", "inf", "nan", "get_num_threads", "set_num_threads",
-           "get_num_interop_threads", "set_num_interop_threads", "init_num_threads"]
+           "get_num_interop_threads", "set_num_interop_threads", "init_num_threads",
+           "OutOfMemoryError", "AcceleratorError"]

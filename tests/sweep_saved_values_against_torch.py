@@ -11,11 +11,12 @@ tests/test_nn_saved_values.py holds the fixed ones to PyTorch.
 Known differences by design: PyTorch shows a negative int it saved (a dim, ignore_index,
 padding_idx) as unsigned, -1 as 18446744073709551615, where teachgrad shows the -1 meant.
 
-What the sweep still prints (24 lines, 2026-11-24), by kind:
+What the sweep still prints (19 lines, 2026-11-25), by kind:
 
 * a Python number saved by a Mul/Div node (``MulBackward0._saved_other`` int64 or float64
-  in PyTorch, the tensor's dtype here; ``MulBackward1._saved_other`` not shown): the
-  number-operand work of the hot path (ops/op.py), not this sweep's -- 14 lines.
+  in PyTorch, the tensor's dtype here): the number-operand work of the hot path
+  (ops/op.py), not this sweep's -- 9 lines. (``MulBackward1``/``DivBackward1`` show
+  their number since 2026-11-25.)
 * kernel bookkeeping: ``CtcLossBackward0._saved_result1`` (log α, partly unwritten by
   PyTorch's kernel) and ``EmbeddingBagBackward0._saved_result1``-``3``/``_saved_weight``
   (offset2bag, bag sizes, max indices, whose values depend on which CPU fast path PyTorch

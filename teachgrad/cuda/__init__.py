@@ -20,6 +20,7 @@ from collections import OrderedDict
 from typing import Any
 
 from .._device import device as _device_class
+from .._runtime import OutOfMemoryError  # (PyTorch's torch.cuda.OutOfMemoryError is torch's)
 
 __all__ = [
     "device", "device_count", "empty_cache", "get_arch_list", "get_device_capability",
@@ -29,7 +30,7 @@ __all__ = [
     "manual_seed_all", "max_memory_allocated", "max_memory_reserved", "mem_get_info",
     "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_peak_memory_stats",
-    "seed", "seed_all", "set_device", "synchronize",
+    "seed", "seed_all", "set_device", "synchronize", "OutOfMemoryError",
 ]
 
 

@@ -27,6 +27,7 @@ class MulBackward1(Op):
     """
 
     formula = "∂(a·c)/∂a = c"
+    saved_attributes = {"other": "other"}  # grad_fn._saved_other: the number, as PyTorch's
 
     @staticmethod
     def forward(ctx, a, other):
@@ -42,6 +43,7 @@ class DivBackward1(Op):
     """``tensor / number`` as PyTorch's C++ records it (one input; see MulBackward1)."""
 
     formula = "∂(a/c)/∂a = 1/c"
+    saved_attributes = {"other": "other"}
 
     @staticmethod
     def forward(ctx, a, other):

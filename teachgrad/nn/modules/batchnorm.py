@@ -13,8 +13,12 @@ from ..parameter import Parameter
 from .module import Module
 
 
-class _BatchNorm(Module):
-    """What BatchNorm1d and BatchNorm2d share; they differ only in the input they accept."""
+class _NormBase(Module):
+    """What batch norm and instance norm share: the parameters, the running statistics
+    (buffers), their resets and the repr. (As in PyTorch, instance norm is not a kind of
+    batch norm: ``isinstance(InstanceNorm1d(3), _BatchNorm)`` is False, so code that looks
+    for batch norm layers, ``convert_sync_batchnorm`` or ``swa_utils.update_bn``, leaves it
+    alone.)"""
 
     # Format 2 added the num_batches_tracked buffer (saved in state_dict()._metadata).
     _version = 2
@@ -86,6 +90,17 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
+    """What BatchNorm1d and BatchNorm2d share; they differ only in the input they accept."""
+
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         momentum = self.momentum
@@ -101,13 +116,6 @@ class _BatchNorm(Module):
             self.running_var if track or not self.training else None,
             self.weight, self.bias, use_batch, momentum if momentum is not None else 0.0,
             self.eps,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.bias is not None}, "
-            f"track_running_stats={self.track_running_stats}"
         )
 
 

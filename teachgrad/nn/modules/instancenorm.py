@@ -10,12 +10,12 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ..._warn import warn_user
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _NormBase
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """What InstanceNorm1d and InstanceNorm2d share. The parameters, buffers and repr are
-    batch norm's (PyTorch derives both from one base); the forward pass differs."""
+    batch norm's (PyTorch derives both from one base, _NormBase); the forward differs."""
 
     _no_batch_dim: int  # the number of dimensions of an unbatched input
 
