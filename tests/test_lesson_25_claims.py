@@ -375,9 +375,9 @@ def test_leaving_example_13_out(lib_name):
 @LIBS
 def test_the_dp_step_and_its_noise(lib_name):
     text = LESSON.text()
-    assert "The noise is nearly as large as the signal here" in text
-    assert ("Its size, $\\sigma C / N$, shrinks with the batch while the clipped mean does "
-            "not") in text
+    assert "The noise is of the same size as the signal here (0.257 against 0.358)" in text
+    assert ("Divided by $N$ like the rest, the noise shrinks as the batch grows, while the "
+            "clipped mean (an average) does not") in text
     *_, flat, _ = network_facts()
     clipped = np.stack([clip(g) for g in flat])
     lib = library(lib_name)
@@ -385,6 +385,7 @@ def test_the_dp_step_and_its_noise(lib_name):
     noise = array(lib.randn(57))
     signal = np.linalg.norm(clipped.sum(0) / 32)
     assert 0.7 < np.linalg.norm(noise / 32) / signal < 1
+    assert (f"{np.linalg.norm(noise / 32):.3f}", f"{signal:.3f}") == ("0.257", "0.358")
     assert LESSON.printed_by_cell("dp_step = (clipped.sum(dim=0) + noise) / 32") == [
         f"norm of the clipped mean: {signal:.3f} | of the noise / 32: "
         f"{np.linalg.norm(noise / 32):.3f} | of the DP step: "
