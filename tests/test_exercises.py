@@ -369,6 +369,27 @@ TEMPTING = {
         "        p -= lr * m / (v.sqrt() + eps)\n"
         "    return m, v\n"
     ),
+    # Each example's gradient read off the batch's mean loss: the 1/N of section 3 left in.
+    "25_": (
+        "def per_example_norms(model, x, y):\n"
+        "    norms = []\n"
+        "    for i in range(len(x)):\n"
+        "        model.zero_grad()\n"
+        "        ((model(x[i:i + 1]) - y[i:i + 1]) ** 2).sum().div(len(x)).backward()\n"
+        "        norms.append(torch.cat([p.grad.flatten() for p in model.parameters()]).norm())\n"
+        "    return torch.stack(norms)\n"
+    ),
+    # The weights' norms only: the biases' gradients (g_i itself, for the last layer) left out.
+    "25_weights": (
+        "def per_example_norms(model, x, y):\n"
+        "    norms = []\n"
+        "    for i in range(len(x)):\n"
+        "        model.zero_grad()\n"
+        "        ((model(x[i:i + 1]) - y[i:i + 1]) ** 2).sum().backward()\n"
+        "        weights = [model[0].weight.grad.flatten(), model[2].weight.grad.flatten()]\n"
+        "        norms.append(torch.cat(weights).norm())\n"
+        "    return torch.stack(norms)\n"
+    ),
 }
 
 
