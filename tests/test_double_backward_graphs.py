@@ -343,6 +343,11 @@ CASES = [
     " p[0, :3])",
     "torch.linalg.tensorsolve((x.t() @ w).reshape(2, 2, 4) + 3 * torch.eye(4,"
     " dtype=torch.float64).reshape(2, 2, 4), p[:2, :2])",
+    # scatter_reduce('prod'): PyTorch's scatter_reduce_backward (masked_fill, gather)
+    "x.scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3), p, 'prod')",
+    "x.scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3), p, 'prod', include_self=False)",
+    "(x * (x > 0)).scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3),"
+    " p.masked_fill(torch.tensor([[True, False, False, False]] * 3), 0), 'prod')",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

@@ -26,10 +26,11 @@ import numpy as np
 
 from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
-from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from ..autograd.graph import save_input
 from .fill_value import check_fill_value
 from .index import (
+    GatherBackward0,
     IndexPutImplBackward0,
     ScatterBackward1,
     _broadcast_shape,
@@ -375,7 +376,8 @@ class ScatterReduceBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, src, out = ctx.saved_tensors[:3]
-        src = _region(src, ctx.key)  # (a tensor under create_graph: prod differentiates it)
+        if np.shape(src) != np.broadcast_shapes(*(np.shape(k) for k in ctx.key)):
+            src = _region(src, ctx.key)  # (src is larger than the index: the part it used)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
         if reduce == "sum":
@@ -407,6 +409,8 @@ def _full_src_grad(grad_src, src_shape: tuple):
     """``src``'s gradient in src's full shape: zero beyond the region the index used."""
     if tuple(np.shape(grad_src)) == tuple(src_shape):
         return grad_src
+    if not src_shape:  # a 0-d src, read as a vector of one element
+        return np.reshape(grad_src, ())
     region = tuple(slice(0, n) for n in np.shape(grad_src))
     return embed(grad_src, src_shape, region, SliceBackwardBackward0)
 
@@ -426,21 +430,36 @@ def _prod_grads(grad, a, src, out, key, include_self):
     reach ("Double backward is unsupported..."): the gradient there is not smooth.
     """
     a_raw, src_raw = _value(a), _value(src)
-    masked_self = np.where(a_raw == 0, 1, a)
+    masked_self = _masked_fill(a, a_raw == 0, 1)
     grad_self = grad * _scatter_prod(masked_self, src, key, include_self) / masked_self
     src_zero = src_raw == 0
     zeros_at = np.zeros(a_raw.shape, np.int64)
     np.add.at(zeros_at, key, src_zero.astype(np.int64))
     zeros_here = zeros_at[key]  # how many zero sources share each source's position
     only_zero = src_zero & (zeros_here == 1)
-    with_it_as_one = _scatter_prod(a, np.where(only_zero, 1, src), key, include_self)
-    grad_src = np.where(only_zero, (grad * with_it_as_one)[key],
-                        (grad * out)[key] / np.where(src_zero, 1, src))
+    with_it_as_one = _scatter_prod(a, _masked_fill(src, only_zero, 1), key, include_self)
+    grad_src = np.where(only_zero, _gathered(grad * with_it_as_one, key),
+                        _gathered(grad * out, key) / _masked_fill(src, src_zero, 1))
     if isinstance(grad_src, Tensor) and (zeros_here > 1).any():
         from ..autograd.function import DelayedError  # (not at the top: it imports ops)
 
         (grad_src,) = DelayedError.apply(grad_src, message=_PROD_TWICE)
     return grad_self, grad_src
+
+
+def _masked_fill(t, mask: np.ndarray, value):
+    """``t`` with ``value`` where ``mask``: PyTorch's masked_fill (MaskedFillBackward0) on a
+    tensor under create_graph, ``np.where`` on arrays."""
+    if type(t) is Tensor:
+        return t.masked_fill(_make(mask), value)
+    return np.where(mask, value, t)
+
+
+def _gathered(t, key: tuple):
+    """``t`` at scatter's ``key``: PyTorch's gather (GatherBackward0) on a tensor."""
+    if type(t) is Tensor:
+        return GatherBackward0.apply(t, key=key)
+    return t[key]
 
 
 _PROD_TWICE = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src "
@@ -484,9 +503,10 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_scatter_sizes(idx, shape, d, src._data.shape)
     _check_bounds(idx, (shape or (1,))[d], d)
-    key = key_along(idx, d) if idx.ndim else (idx,)
+    # a 0-d index is read as a vector of one element (a 0-d src then broadcasts to it)
+    key = key_along(idx, d) if idx.ndim else (idx.reshape(1),)
     if not shape:  # 0-d: read as vectors of one element
-        one = ScatterReduceBackward0.apply(input.reshape(1), src.reshape(1), key=key,
+        one = ScatterReduceBackward0.apply(input.reshape(1), src, key=key,
                                            reduce=reduce, include_self=include_self,
                                            index=(index._data,))
         keep_given(one, ScatterReduceBackward0, dim=dim)
