@@ -348,6 +348,11 @@ CASES = [
     "x.scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3), p, 'prod', include_self=False)",
     "(x * (x > 0)).scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3),"
     " p.masked_fill(torch.tensor([[True, False, False, False]] * 3), 0), 'prod')",
+    # qr of a wide matrix: PyTorch's linalg_qr_backward for m < n (a lower triangle, a
+    # triangular solve with R's square part, zeros concatenated, Q ḡR added)
+    "torch.linalg.qr(x)[1]", "torch.linalg.qr(x)[0]",
+    "torch.linalg.qr(x)[0] * torch.linalg.qr(x)[1][:, :3]",
+    "torch.linalg.qr(torch.stack([x, w]))[1]", "torch.linalg.qr(x, mode='complete')[1]",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
