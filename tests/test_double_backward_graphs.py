@@ -353,6 +353,13 @@ CASES = [
     "torch.linalg.qr(x)[1]", "torch.linalg.qr(x)[0]",
     "torch.linalg.qr(x)[0] * torch.linalg.qr(x)[1][:, :3]",
     "torch.linalg.qr(torch.stack([x, w]))[1]", "torch.linalg.qr(x, mode='complete')[1]",
+    # householder_product: PyTorch's householder_product_backward (K updated by two
+    # reflectors a step, each step's gradients copied in place: CopySlices; tril_)
+    "torch.linalg.householder_product(x.t(), w[0, :3])",
+    "torch.linalg.householder_product(x.t(), w[0, :2])",
+    "torch.linalg.householder_product(x[:, :3], w[0, :3] * 0.3)",
+    "torch.linalg.householder_product(torch.stack([x.t(), w.t()]), p[:2, :3] * 0.5)",
+    "torch.orgqr(x.t(), w[0, :3])",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
