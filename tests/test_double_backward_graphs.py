@@ -360,6 +360,14 @@ CASES = [
     "torch.linalg.householder_product(x[:, :3], w[0, :3] * 0.3)",
     "torch.linalg.householder_product(torch.stack([x.t(), w.t()]), p[:2, :3] * 0.5)",
     "torch.orgqr(x.t(), w[0, :3])",
+    # ormqr: PyTorch's ormqr_backward (ormqr with Qᵀ for C; householder_product_backward,
+    # walked from the last reflector when Q multiplies from the other side)
+    "torch.ormqr(x.t(), w[0, :3], p.t())", "torch.ormqr(x.t(), w[0, :3], p, left=False)",
+    "torch.ormqr(x.t(), w[0, :3], p.t(), transpose=True)",
+    "torch.ormqr(x.t(), w[0, :3], p, left=False, transpose=True)",
+    # solve from the right: B's gradient is one solve with Aᴴ from the right
+    "torch.linalg.solve(x[:, :3], w.t(), left=False)",
+    "torch.linalg.solve(torch.stack([x[:, :3], w[:, 1:]]), p.t(), left=False)",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

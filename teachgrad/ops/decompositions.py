@@ -498,7 +498,9 @@ class LinalgSolveExBackward0(Op):
             grad_B = np.linalg.solve(mT(A), grad)
             grad_A = -np.matmul(grad_B, mT(X)) if need_A else None
         else:  # X = B A⁻¹:  gB = g A⁻ᵀ,  gA = −Xᵀ gB
-            grad_B = solve_right(mT(A), grad)
+            # (under create_graph PyTorch's linalg_solve(Aᴴ, ḡ, left=False): one node)
+            grad_B = (solve(mT(A), grad, left=False) if type(grad) is Tensor
+                      else solve_right(mT(A), grad))
             grad_A = -np.matmul(mT(X), grad_B) if need_A else None
         if ctx.vector:  # (a squeeze, as PyTorch's matrix_to_vector, under create_graph)
             grad_B = grad_B.squeeze(-1) if type(grad_B) is Tensor else grad_B[..., 0]
