@@ -373,6 +373,12 @@ CASES = [
     "torch.linalg.vector_norm(x, 0.5)", "torch.linalg.vector_norm(x, -1.5, dim=0)",
     "torch.linalg.vector_norm(torch.where(x > 0, x, 0), 0.5, dim=1)",
     "torch.dist(x, w, 0.5)",
+    # index_reduce('prod'): scatter_reduce's formula with index_reduce, index_select and
+    # index_fill, as PyTorch's index_reduce_backward
+    "x.index_reduce(1, torch.tensor([0, 1, 0, 1]), p, 'prod')",
+    "x.index_reduce(0, torch.tensor([0, 2, 0]), p, 'prod', include_self=False)",
+    "(x * (x > 0)).index_reduce(1, torch.tensor([0, 1, 0, 2]),"
+    " p.masked_fill(torch.tensor([[True, False, False, False]] * 3), 0), 'prod')",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows
