@@ -165,6 +165,7 @@ def _batched_eye(A: np.ndarray) -> np.ndarray:
 
 
 class LinalgHouseholderProductBackward0(Op):
+    saved_names = ("input", "tau", "result")  # grad_fn._saved_..., as PyTorch's
     formula = "Q = H₁…H_k I:  per step C' = C − τv(vᵀC):  ∂τ = −(vᵀḡ)(vᵀC)ᵀ, ∂v = −τ(Cḡᵀ + ḡCᵀ)v"
 
     @staticmethod
@@ -266,6 +267,8 @@ def _ormqr_gradients_recorded(grad: Tensor, result: Tensor, A: Tensor, tau: Tens
 
 
 class OrmqrBackward0(Op):
+    saved_names = ("self", "input2", "input3", "result")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"left": "left", "transpose": "transpose"}
     formula = "Q C with Q = H₁…H_k: the reflectors' steps, walked back (∂C, ∂τ, ∂v per step)"
 
     @staticmethod
