@@ -393,6 +393,17 @@ SKIPS = [
     ("open: p-norm rounding (an ulp) left as a residue in a cancelling second derivative",
      lambda st, cat, t, o: cat == "grad2" and re.search(r"norm\(.*p=", st.program) is not None
      and _close_steps(t, o, rtol=0.0, atol=1e-9)),
+    # var/std are two-pass sums of squared deviations in teachgrad (correctly rounded
+    # here: var(-1.4, -1.401) = 5.000000000001119e-07, as exact rational arithmetic
+    # gives); PyTorch 2.13's CPU kernel is Welford's, 5.000000000000009e-07. Where the
+    # values nearly cancel that last-bits difference is a relative 1e-12 of the gradient,
+    # and a second derivative whose true value is 0 keeps it as a residue of ~1e-11
+    # (seed 719327: std over a dimension of two nearly equal values).
+    ("open: var/std rounding (two-pass, PyTorch's Welford) as a residue in a cancelling "
+     "second derivative",
+     lambda st, cat, t, o: cat == "grad2"
+     and re.search(r"\b(std|var)(_mean)?\(", st.program) is not None
+     and _close_steps(t, o, rtol=0.0, atol=1e-9)),
     # digamma's derivative (polygamma(1, x)) at a pole x = 0, −1, −2 ...: PyTorch 2.13
     # gives a huge finite number (6.6e32; 8.1e13 in float32 at -4, seed 227012);
     # teachgrad inf. The pole may also be reached from an inf: tanh(-inf) = -1, where the

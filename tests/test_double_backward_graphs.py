@@ -343,6 +343,42 @@ CASES = [
     " p[0, :3])",
     "torch.linalg.tensorsolve((x.t() @ w).reshape(2, 2, 4) + 3 * torch.eye(4,"
     " dtype=torch.float64).reshape(2, 2, 4), p[:2, :2])",
+    # scatter_reduce('prod'): PyTorch's scatter_reduce_backward (masked_fill, gather)
+    "x.scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3), p, 'prod')",
+    "x.scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3), p, 'prod', include_self=False)",
+    "(x * (x > 0)).scatter_reduce(1, torch.tensor([[0, 1, 0, 1]] * 3),"
+    " p.masked_fill(torch.tensor([[True, False, False, False]] * 3), 0), 'prod')",
+    # qr of a wide matrix: PyTorch's linalg_qr_backward for m < n (a lower triangle, a
+    # triangular solve with R's square part, zeros concatenated, Q ḡR added)
+    "torch.linalg.qr(x)[1]", "torch.linalg.qr(x)[0]",
+    "torch.linalg.qr(x)[0] * torch.linalg.qr(x)[1][:, :3]",
+    "torch.linalg.qr(torch.stack([x, w]))[1]", "torch.linalg.qr(x, mode='complete')[1]",
+    # householder_product: PyTorch's householder_product_backward (K updated by two
+    # reflectors a step, each step's gradients copied in place: CopySlices; tril_)
+    "torch.linalg.householder_product(x.t(), w[0, :3])",
+    "torch.linalg.householder_product(x.t(), w[0, :2])",
+    "torch.linalg.householder_product(x[:, :3], w[0, :3] * 0.3)",
+    "torch.linalg.householder_product(torch.stack([x.t(), w.t()]), p[:2, :3] * 0.5)",
+    "torch.orgqr(x.t(), w[0, :3])",
+    # ormqr: PyTorch's ormqr_backward (ormqr with Qᵀ for C; householder_product_backward,
+    # walked from the last reflector when Q multiplies from the other side)
+    "torch.ormqr(x.t(), w[0, :3], p.t())", "torch.ormqr(x.t(), w[0, :3], p, left=False)",
+    "torch.ormqr(x.t(), w[0, :3], p.t(), transpose=True)",
+    "torch.ormqr(x.t(), w[0, :3], p, left=False, transpose=True)",
+    # solve from the right: B's gradient is one solve with Aᴴ from the right
+    "torch.linalg.solve(x[:, :3], w.t(), left=False)",
+    "torch.linalg.solve(torch.stack([x[:, :3], w[:, 1:]]), p.t(), left=False)",
+    # p-norms below 1: PyTorch's sgn · |x|^(p−1) masked_fill_ at the zeros (whose second
+    # derivative is then nan, as PyTorch's)
+    "torch.linalg.vector_norm(x, 0.5)", "torch.linalg.vector_norm(x, -1.5, dim=0)",
+    "torch.linalg.vector_norm(torch.where(x > 0, x, 0), 0.5, dim=1)",
+    "torch.dist(x, w, 0.5)",
+    # index_reduce('prod'): scatter_reduce's formula with index_reduce, index_select and
+    # index_fill, as PyTorch's index_reduce_backward
+    "x.index_reduce(1, torch.tensor([0, 1, 0, 1]), p, 'prod')",
+    "x.index_reduce(0, torch.tensor([0, 2, 0]), p, 'prod', include_self=False)",
+    "(x * (x > 0)).index_reduce(1, torch.tensor([0, 1, 0, 2]),"
+    " p.masked_fill(torch.tensor([[True, False, False, False]] * 3), 0), 'prod')",
 ]
 
 #: second graphs not yet as PyTorch's (the values are): strict xfails, so fixing one shows

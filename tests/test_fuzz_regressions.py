@@ -1950,3 +1950,35 @@ def test_triangular_solve_gives_b_zeros_when_only_the_clone_is_used():
         torch.triangular_solve(b, A)[1].sum().backward()
     assert b.grad is not None and b.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert A.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]  # (the clone's gradient: all of A)
+
+
+@pytest.mark.parametrize("reduce, include_self, value, d_self, d_src", [
+    # self = 2, src = 4, both at the one position: sum 6, prod 8, mean 3, amax 4, amin 2
+    ("sum", True, 6.0, 1.0, 1.0), ("prod", True, 8.0, 4.0, 2.0),
+    ("mean", True, 3.0, 0.5, 0.5), ("amax", True, 4.0, 0.0, 1.0),
+    ("amin", True, 2.0, 1.0, 0.0),
+    # without self: src alone (self's gradient is 0)
+    ("sum", False, 4.0, 0.0, 1.0), ("prod", False, 4.0, 0.0, 1.0),
+    ("amax", False, 4.0, 0.0, 1.0)])
+def test_scatter_reduce_with_a_0d_index_reads_it_as_one_element(reduce, include_self, value,
+                                                                 d_self, d_src):
+    # 0-d self, index and src are vectors of one element, as in PyTorch (teachgrad raised
+    # NumPy's "array is not broadcastable to correct shape" for every reduction)
+    x, s = leaf(2.0), leaf(4.0)
+    y = x.scatter_reduce(0, torch.tensor(0), s, reduce, include_self=include_self)
+    assert y.shape == () and y.item() == value
+    gx, gs = torch.autograd.grad(y, (x, s))
+    assert (gx.shape, gs.shape) == ((), ())
+    assert (gx.item(), gs.item()) == (d_self, d_src)
+
+
+def test_scatter_reduce_prod_with_a_0d_index_differentiates_twice():
+    # y = x[1] · s on a vector x: ∂y/∂x[1] = s, ∂y/∂s = x[1]; Σ of the squares of the
+    # gradients, 1.5² (s² + x[1]²) with the weight 1.5, differentiates to 2·1.5² (s, x[1])
+    x, s = leaf([1.0, 2.0]), leaf(5.0)
+    y = x.scatter_reduce(0, torch.tensor(1), s, "prod")
+    assert y.tolist() == [1.0, 10.0]
+    gx, gs = torch.autograd.grad((y * 1.5).sum(), (x, s), create_graph=True)
+    assert gx.tolist() == [1.5, 7.5] and gs.item() == 3.0
+    ggx, ggs = torch.autograd.grad((gx * gx).sum() + gs * gs, (x, s))
+    assert ggx.tolist() == [0.0, 2 * 2.25 * 2.0] and ggs.item() == 2 * 2.25 * 5.0

@@ -182,3 +182,29 @@ def test_empty_reflector_sets_keep_the_batch(shape):
     assert a.shape == shape and tau2.shape == shape[:-2] + (min(shape[-2:]),)
     C = teachgrad.ones(shape[:-1] + (2,), dtype=teachgrad.float64)
     assert teachgrad.ormqr(a, tau2, C).shape == C.shape
+
+
+def test_the_nodes_save_what_pytorchs_save():
+    # PyTorch 2.13: LinalgHouseholderProductBackward0 has _saved_input, _saved_result,
+    # _saved_tau; OrmqrBackward0 _saved_input2, _saved_input3, _saved_left, _saved_result,
+    # _saved_self, _saved_transpose. The result is the output itself (its grad_fn the node).
+    A = teachgrad.tensor([[1., 2, 3], [4, 5, 6], [7, 8, 10], [1, 1, 2]], dtype=teachgrad.float64,
+                     requires_grad=True)
+    tau = teachgrad.tensor([0.5, 0.7, 1.2], dtype=teachgrad.float64, requires_grad=True)
+    C = teachgrad.tensor([[1., 2], [3, 4], [5, 6], [7, 8]], dtype=teachgrad.float64,
+                         requires_grad=True)
+    Q = teachgrad.linalg.householder_product(A, tau)
+    node = Q.grad_fn
+    assert sorted(n for n in dir(node) if n.startswith("_saved")) == [
+        "_saved_input", "_saved_result", "_saved_tau"]
+    assert node._saved_result.tolist() == Q.tolist()
+    assert type(node._saved_result.grad_fn) is type(node)
+    assert node._saved_tau.tolist() == tau.tolist()
+    out = teachgrad.ormqr(A, tau, C, transpose=True)
+    node = out.grad_fn
+    assert sorted(n for n in dir(node) if n.startswith("_saved")) == [
+        "_saved_input2", "_saved_input3", "_saved_left", "_saved_result", "_saved_self",
+        "_saved_transpose"]
+    assert (node._saved_left, node._saved_transpose) == (True, True)
+    assert node._saved_input3.tolist() == C.tolist()
+    assert node._saved_result.tolist() == out.tolist()

@@ -37,6 +37,7 @@ from .number_factor import times_number
 from .op import Op
 from .pointwise import _value
 from .reduce import product_of_others
+from .shape import cat
 
 
 class LinAlgError(RuntimeError):
@@ -497,7 +498,9 @@ class LinalgSolveExBackward0(Op):
             grad_B = np.linalg.solve(mT(A), grad)
             grad_A = -np.matmul(grad_B, mT(X)) if need_A else None
         else:  # X = B A⁻¹:  gB = g A⁻ᵀ,  gA = −Xᵀ gB
-            grad_B = solve_right(mT(A), grad)
+            # (under create_graph PyTorch's linalg_solve(Aᴴ, ḡ, left=False): one node)
+            grad_B = (solve(mT(A), grad, left=False) if type(grad) is Tensor
+                      else solve_right(mT(A), grad))
             grad_A = -np.matmul(mT(X), grad_B) if need_A else None
         if ctx.vector:  # (a squeeze, as PyTorch's matrix_to_vector, under create_graph)
             grad_B = grad_B.squeeze(-1) if type(grad_B) is Tensor else grad_B[..., 0]
@@ -834,6 +837,8 @@ def qr_backward(grad_Q, grad_R, Q, R):
     m, n = _value(Q).shape[-2], _value(R).shape[-1]
     if grad_Q is None and grad_R is None:
         return None
+    if m < n and type(grad_R if grad_Q is None else grad_Q) is Tensor:
+        return _qr_wide_gradient_recorded(grad_Q, grad_R, Q, R)
     if m < n:
         Y = np.matmul(Q, R[..., :, m:])  # A's right part (A = QR, so Y = QV)
         grad_U = grad_R[..., :, :m] if grad_R is not None else None
@@ -878,6 +883,25 @@ def _qr_gradient_recorded(grad_Q, grad_R, Q: Tensor, R: Tensor) -> Tensor:
     if grad_Q is not None:
         grad_A = grad_A + grad_Q
     return solve_triangular(R.mH, grad_A, upper=False, left=False)
+
+
+def _qr_wide_gradient_recorded(grad_Q, grad_R, Q: Tensor, R: Tensor) -> Tensor:
+    """qr_backward's formula for m < n under create_graph, as PyTorch's
+    linalg_qr_backward records it: M as for m ≥ n; Q times the lower triangle of
+    −M − (−M)ᴴ; a triangular solve with R's square part from the right; zeros for the
+    columns beyond it; plus Q ḡR."""
+    m, n = Q.shape[-2], R.shape[-1]
+    M = grad_R.matmul(R.mH) if grad_R is not None else None
+    if grad_Q is not None:
+        M = -Q.mH.matmul(grad_Q) if M is None else M - Q.mH.matmul(grad_Q)
+    X = -M
+    grad_A = Q.matmul((X - X.mH).tril())
+    grad_A = solve_triangular(R.narrow(-1, 0, m).mH, grad_A, upper=False, left=False)
+    zeros = _make(np.zeros(R.shape[:-1] + (n - m,), _value(grad_A).dtype))
+    grad_A = cat([grad_A, zeros], -1)
+    if grad_R is not None:
+        grad_A = grad_A + Q.matmul(grad_R)
+    return grad_A
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:

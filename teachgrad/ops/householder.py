@@ -26,10 +26,11 @@ import math
 import numpy as np
 
 from .._missing_arguments import REQUIRED, missing
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor, _make, tensor_method
 from ..return_types import structseq
 from . import decompositions as dec
 from .decompositions import mT
+from .number_factor import minus_number
 from .op import NoDerivative, Op
 from .pointwise import _value
 
@@ -164,37 +165,127 @@ def _batched_eye(A: np.ndarray) -> np.ndarray:
 
 
 class LinalgHouseholderProductBackward0(Op):
+    saved_names = ("input", "tau", "result")  # grad_fn._saved_..., as PyTorch's
     formula = "Q = H₁…H_k I:  per step C' = C − τv(vᵀC):  ∂τ = −(vᵀḡ)(vᵀC)ᵀ, ∂v = −τ(Cḡᵀ + ḡCᵀ)v"
 
     @staticmethod
     def forward(ctx, A, tau):
-        ctx.save_for_backward(A, tau)
-        return dec.column_major(apply_reflectors(reflectors(A, tau.shape[-1]), tau,
-                                                 _batched_eye(A), transpose=False)[-1])
+        result = dec.column_major(apply_reflectors(reflectors(A, tau.shape[-1]), tau,
+                                                   _batched_eye(A), transpose=False)[-1])
+        ctx.save_for_backward(A, tau, result)  # (the result: PyTorch's formula uses it)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
-        A, tau = ctx.saved_tensors
+        A, tau, result = ctx.saved_tensors
+        if type(grad) is Tensor:
+            return householder_product_backward_recorded(grad, result, A, tau)
         V = reflectors(A, _value(tau).shape[-1])
         steps = apply_reflectors(V, tau, _batched_eye(_value(A)), transpose=False)
         grad_V, grad_tau, _ = apply_reflectors_backward(V, tau, steps, grad, transpose=False)
         return _grad_of_input(grad_V, A), grad_tau
 
 
+def _apply_reflector(v: Tensor, t: Tensor, K: Tensor, left: bool) -> Tensor:
+    """``(I − t v vᵀ) K`` (``K (I − t v vᵀ)`` if not ``left``), out of place: PyTorch's
+    apply_simple_transformation under create_graph. ``v`` is m×1, ``t`` has one entry."""
+    if left:
+        return K - (t.unsqueeze(-1) * v) * v.mH.matmul(K)
+    return K - K.matmul(t.unsqueeze(-1) * v) * v.mH
+
+
+def _reflector_grads(i: int, v_full: Tensor, t: Tensor, K: Tensor) -> tuple:
+    """PyTorch's update_grad: the gradients of vᵢ (m×1) and τᵢ from
+    Kᵢ = H_{i+1}…H_k ḡᵀ H₁…H_{i−1}: ``−τ (vᵀK)ᵀ − τ K v`` and ``−vᵀ K v`` (only vᵢ[i:]
+    is not zero, so only those rows and columns are read)."""
+    m = v_full.shape[-2]
+    v = v_full.narrow(-2, i, m - i)
+    vHK = v.mH.matmul(K.narrow(-2, i, m - i))
+    Kv = K.narrow(-1, i, m - i).matmul(v)
+    t = t.unsqueeze(-1)
+    v_grad = (-t * vHK).squeeze(-2) - (t * Kv).squeeze(-1)
+    tau_grad = -(vHK.narrow(-1, i, m - i).matmul(v))
+    return v_grad.unsqueeze(-1), tau_grad.squeeze(-1)
+
+
+def householder_product_backward_recorded(grad: Tensor, result: Tensor, A: Tensor,
+                                          tau: Tensor, flip_order: bool = False) -> tuple:
+    """PyTorch's householder_product_backward under create_graph, op for op.
+
+    With Kᵢ = H_{i+1}…H_k ḡᵀ H₁…H_{i−1}, step i's gradients need only Kᵢ, and
+    K_{i+1} = H_{i+1}⁻¹ Kᵢ Hᵢ, where H(τ)⁻¹ = H(σ) with σ = τ / (τ‖v‖² − 1): so K is
+    updated by two reflectors per step instead of recomputing the products. Each step's
+    gradients are copied into zeros in place (CopySlices); the input's is its strict
+    lower triangle (``tril_``). ``flip_order`` (for ormqr) walks the reflectors from the
+    last to the first, multiplying K from the other sides."""
+    k = tau.shape[-1]
+    if A.numel() == 0 or k == 0:
+        return None, None
+    V = A.tril(-1)
+    V.diagonal(0, -2, -1).fill_(1.0)
+    first = V.narrow(-1, 0, k)
+    sigma = tau / minus_number(tau * (first * first).sum(-2), 1.0)
+    K = result.matmul(grad.mH)
+    order = range(k - 1, -1, -1) if flip_order else range(k)
+    left = not flip_order
+    K = _apply_reflector(V.narrow(-1, order[0], 1), sigma.narrow(-1, order[0], 1), K, left)
+    input_grad = _make(np.zeros(A._data.shape, A._data.dtype))
+    tau_grad = _make(np.zeros(tau._data.shape, tau._data.dtype))
+    for step, i in enumerate(order):
+        v_i, t_i = V.narrow(-1, i, 1), tau.narrow(-1, i, 1)
+        v_i_grad, tau_i_grad = _reflector_grads(i, v_i, t_i, K)
+        input_grad.select(-1, i).copy_(v_i_grad.squeeze(-1))
+        tau_grad.select(-1, i).copy_(tau_i_grad.squeeze(-1))
+        if step != k - 1:  # K ← H_{i+1}⁻¹ K Hᵢ (the next reflector in the walk's order)
+            after = order[step + 1]
+            K = _apply_reflector(V.narrow(-1, after, 1), sigma.narrow(-1, after, 1), K, left)
+            K = _apply_reflector(v_i, t_i, K, not left)
+    input_grad.tril_(-1)
+    return input_grad, tau_grad
+
+
+def _ormqr_gradients_recorded(grad: Tensor, result: Tensor, A: Tensor, tau: Tensor,
+                              left: bool, transpose: bool, needs: tuple) -> tuple:
+    """PyTorch's ormqr_backward: C's gradient is ormqr with Qᵀ for Q; A's and τ's are
+    householder_product_backward's, with ḡ and the result (transposed, or swapped and
+    walked from the last reflector) as the side Q multiplies from asks."""
+    grad_A = grad_tau = grad_C = None
+    if needs[2]:
+        grad_C = ormqr(A, tau, grad, left, not transpose)
+    if needs[0] or needs[1]:
+        if left != transpose:
+            hpb_grad = grad if not transpose else grad.mH
+            hpb_result = result if not transpose else result.mH
+            grad_A, grad_tau = householder_product_backward_recorded(hpb_grad, hpb_result, A,
+                                                                     tau)
+        else:
+            hpb_grad = result.mH if not transpose else result
+            hpb_result = grad.mH if not transpose else grad
+            grad_A, grad_tau = householder_product_backward_recorded(
+                hpb_grad, hpb_result, A, tau, flip_order=True)
+    return grad_A, grad_tau, grad_C
+
+
 class OrmqrBackward0(Op):
+    saved_names = ("self", "input2", "input3", "result")  # grad_fn._saved_..., as PyTorch's
+    saved_attributes = {"left": "left", "transpose": "transpose"}
     formula = "Q C with Q = H₁…H_k: the reflectors' steps, walked back (∂C, ∂τ, ∂v per step)"
 
     @staticmethod
     def forward(ctx, A, tau, C, left, transpose):
         ctx.left, ctx.transpose = left, transpose
-        ctx.save_for_backward(A, tau, C)
         result = _ormqr_steps(A, tau, C, left, transpose)[-1]
-        return dec.column_major(result if left else mT(result))
+        result = dec.column_major(result if left else mT(result))
+        ctx.save_for_backward(A, tau, C, result)  # (the result: PyTorch's formula uses it)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
-        A, tau, C = ctx.saved_tensors
+        A, tau, C, result = ctx.saved_tensors
         left, transpose = ctx.left, ctx.transpose
+        if type(grad) is Tensor:
+            return _ormqr_gradients_recorded(grad, result, A, tau, left, transpose,
+                                             ctx.needs_input_grad)
         V = reflectors(A, _value(tau).shape[-1])
         steps = _ormqr_steps(A, tau, C, left, transpose)
         # C Q = (Qᵀ Cᵀ)ᵀ: the right-hand products are left-hand ones on the transposes.

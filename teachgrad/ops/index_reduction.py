@@ -10,8 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim, tensor_method
-from .index import key_along, saving_indices
-from .index_update import ScatterReduceBackward0, _check_source, _slice_key
+from .index import IndexSelectBackward0, key_along, saving_indices
+from .index_update import (
+    IndexFillBackward0,
+    ScatterReduceBackward0,
+    _check_source,
+    _slice_key,
+)
 from .inplace import inplace_method
 
 __all__ = ["index_reduce"]
@@ -21,6 +26,9 @@ _INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
 
 class IndexReduceBackward0(ScatterReduceBackward0):
     """``index_reduce``: scatter_reduce's forward and backward, on whole slices."""
+
+    picks = IndexSelectBackward0  # (PyTorch's index_reduce_backward picks with index_select
+    clears = IndexFillBackward0  # and clears self's gradient with index_fill)
 
 
 def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,

@@ -26,10 +26,11 @@ import numpy as np
 
 from .._missing_arguments import REQUIRED, missing
 from .._real_pytorch import real_pytorch_hint
-from .._tensor import Tensor, _wrap_dim, python_type_name, tensor_method
+from .._tensor import Tensor, _make, _wrap_dim, python_type_name, tensor_method
 from ..autograd.graph import save_input
 from .fill_value import check_fill_value
 from .index import (
+    GatherBackward0,
     IndexPutImplBackward0,
     ScatterBackward1,
     _broadcast_shape,
@@ -342,6 +343,8 @@ class ScatterReduceBackward0(Op):
     reads_index_tensor = True  # (see Op)
     saved_names = ("self", "src", "result", "index")  # grad_fn._saved_..., as PyTorch's
     saved_attributes = {"dim": given("dim"), "include_self": "include_self", "reduce": "reduce"}
+    picks = GatherBackward0  # (prod's gradient under create_graph picks with PyTorch's gather)
+    clears = ScatterBackward1  # (include_self=False: self's gradient scattered to 0 there)
     formula = (
         "scatter_reduce: each source (and the old value, if included) gets the derivative of "
         "the reduction it entered (sum: 1, mean: 1/count, prod: the product of the others, "
@@ -375,7 +378,8 @@ class ScatterReduceBackward0(Op):
     @staticmethod
     def backward(ctx, grad):
         a, src, out = ctx.saved_tensors[:3]
-        src = _region(src, ctx.key)  # (a tensor under create_graph: prod differentiates it)
+        if np.shape(src) != np.broadcast_shapes(*(np.shape(k) for k in ctx.key)):
+            src = _region(src, ctx.key)  # (src is larger than the index: the part it used)
         key, reduce, include_self = ctx.key, ctx.reduce, ctx.include_self
         shape = np.shape(grad)
         if reduce == "sum":
@@ -386,7 +390,7 @@ class ScatterReduceBackward0(Op):
             count = np.maximum(count, 1.0).astype(np.asarray(_value(out)).dtype)
             grad_self, grad_src = grad / count, grad[key] / count[key]
         elif reduce == "prod":
-            grad_self, grad_src = _prod_grads(grad, a, src, out, key, include_self)
+            grad_self, grad_src = _prod_grads(grad, a, src, out, key, include_self, type(ctx))
         else:  # amax / amin: the elements equal to the result share its gradient
             a_raw, src_raw, out_raw = _value(a), _value(src), _value(out)
             self_wins = (a_raw == out_raw).astype(out_raw.dtype)
@@ -397,9 +401,10 @@ class ScatterReduceBackward0(Op):
             share = grad / winners
             grad_self, grad_src = share * self_wins, share[key] * src_wins
         if not include_self:  # the old values were not used: PyTorch scatters 0 over them
-            grad_self = (ScatterBackward1.apply(grad_self, value=0, key=key)
+            clears = type(ctx).clears  # (index_reduce's: index_fill)
+            grad_self = (clears.apply(grad_self, value=0, key=key)
                          if isinstance(grad_self, Tensor)
-                         else ScatterBackward1.forward(NO_CONTEXT, grad_self, 0, key))
+                         else clears.forward(NO_CONTEXT, grad_self, value=0, key=key))
         return grad_self, _full_src_grad(grad_src, ctx.src_shape)
 
 
@@ -407,11 +412,13 @@ def _full_src_grad(grad_src, src_shape: tuple):
     """``src``'s gradient in src's full shape: zero beyond the region the index used."""
     if tuple(np.shape(grad_src)) == tuple(src_shape):
         return grad_src
+    if not src_shape:  # a 0-d src, read as a vector of one element
+        return np.reshape(grad_src, ())
     region = tuple(slice(0, n) for n in np.shape(grad_src))
     return embed(grad_src, src_shape, region, SliceBackwardBackward0)
 
 
-def _prod_grads(grad, a, src, out, key, include_self):
+def _prod_grads(grad, a, src, out, key, include_self, node: type):
     """The gradients of ``out[p] = self[p] · Π src scattered to p``, as PyTorch computes them.
 
     Each factor's gradient is the product of the *other* factors, found without dividing
@@ -426,16 +433,17 @@ def _prod_grads(grad, a, src, out, key, include_self):
     reach ("Double backward is unsupported..."): the gradient there is not smooth.
     """
     a_raw, src_raw = _value(a), _value(src)
-    masked_self = np.where(a_raw == 0, 1, a)
-    grad_self = grad * _scatter_prod(masked_self, src, key, include_self) / masked_self
+    masked_self = _masked_fill(a, a_raw == 0, 1)
+    grad_self = grad * _scatter_prod(masked_self, src, key, include_self, node) / masked_self
     src_zero = src_raw == 0
     zeros_at = np.zeros(a_raw.shape, np.int64)
     np.add.at(zeros_at, key, src_zero.astype(np.int64))
     zeros_here = zeros_at[key]  # how many zero sources share each source's position
     only_zero = src_zero & (zeros_here == 1)
-    with_it_as_one = _scatter_prod(a, np.where(only_zero, 1, src), key, include_self)
-    grad_src = np.where(only_zero, (grad * with_it_as_one)[key],
-                        (grad * out)[key] / np.where(src_zero, 1, src))
+    with_it_as_one = _scatter_prod(a, _masked_fill(src, only_zero, 1), key, include_self,
+                                   node)
+    grad_src = np.where(only_zero, _gathered(grad * with_it_as_one, key, node),
+                        _gathered(grad * out, key, node) / _masked_fill(src, src_zero, 1))
     if isinstance(grad_src, Tensor) and (zeros_here > 1).any():
         from ..autograd.function import DelayedError  # (not at the top: it imports ops)
 
@@ -443,17 +451,33 @@ def _prod_grads(grad, a, src, out, key, include_self):
     return grad_self, grad_src
 
 
+def _masked_fill(t, mask: np.ndarray, value):
+    """``t`` with ``value`` where ``mask``: PyTorch's masked_fill (MaskedFillBackward0) on a
+    tensor under create_graph, ``np.where`` on arrays."""
+    if type(t) is Tensor:
+        return t.masked_fill(_make(mask), value)
+    return np.where(mask, value, t)
+
+
+def _gathered(t, key: tuple, node: type):
+    """``t`` at scatter's ``key``: PyTorch's gather (GatherBackward0) on a tensor, or
+    index_select (IndexSelectBackward0) for index_reduce (``node.picks``)."""
+    if type(t) is Tensor:
+        return node.picks.apply(t, key=key)
+    return t[key]
+
+
 _PROD_TWICE = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src "
                "are scattered to the same position in self")
 
 
-def _scatter_prod(a, src, key, include_self):
-    """``a`` with ``src`` multiplied in at ``key``: scatter_reduce's forward, recorded if a
-    tensor is involved (under ``create_graph``)."""
+def _scatter_prod(a, src, key, include_self, node: type):
+    """``a`` with ``src`` multiplied in at ``key``: scatter_reduce's forward (index_reduce's
+    for ``node`` IndexReduceBackward0), recorded if a tensor is involved (under
+    ``create_graph``)."""
     if isinstance(a, Tensor) or isinstance(src, Tensor):
-        return ScatterReduceBackward0.apply(a, src, key=key, reduce="prod",
-                                            include_self=include_self)
-    return ScatterReduceBackward0.forward(NO_CONTEXT, a, src, key, "prod", include_self)
+        return node.apply(a, src, key=key, reduce="prod", include_self=include_self)
+    return node.forward(NO_CONTEXT, a, src, key, "prod", include_self)
 
 
 @tensor_method()
@@ -484,9 +508,10 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_scatter_sizes(idx, shape, d, src._data.shape)
     _check_bounds(idx, (shape or (1,))[d], d)
-    key = key_along(idx, d) if idx.ndim else (idx,)
+    # a 0-d index is read as a vector of one element (a 0-d src then broadcasts to it)
+    key = key_along(idx, d) if idx.ndim else (idx.reshape(1),)
     if not shape:  # 0-d: read as vectors of one element
-        one = ScatterReduceBackward0.apply(input.reshape(1), src.reshape(1), key=key,
+        one = ScatterReduceBackward0.apply(input.reshape(1), src, key=key,
                                            reduce=reduce, include_self=include_self,
                                            index=(index._data,))
         keep_given(one, ScatterReduceBackward0, dim=dim)

@@ -1180,6 +1180,13 @@ def vector_norm_backward(grad, a, out, p: float, dims, keepdim: bool):
         scaled = a * a.abs() ** (p - 2) if p > 2 else sgn_of(a) * a.abs() ** (p - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             return scaled * masked_fill_zero(zero_norm, grad / out ** (p - 1))
+    if isinstance(a, Tensor) and p < 1:  # create_graph: PyTorch's norm_backward,
+        # sgn(self) · |self|^(p−1).masked_fill_(self == 0, 0) · grad · norm^(1−p) (its
+        # second derivative at a zero element is nan, 0 · ∞, as PyTorch's)
+        with np.errstate(divide="ignore"):
+            powered = a.abs() ** (p - 1)
+        scaled = sgn_of(a) * masked_fill_zero(_value(a) == 0, powered)
+        return scaled * grad * out ** (1 - p)
     if p < 1:  # |a|^(p-1) is infinite at 0; that element's gradient is 0 (PyTorch)
         zero = _value(a) == 0
         scaled = np.where(zero, 0, np.abs(np.where(zero, 1, a)) ** (p - 1))
