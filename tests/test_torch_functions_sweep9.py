@@ -385,3 +385,42 @@ def test_cuda_device_of_a_cpu_tensor_does_nothing():
     assert y.tolist() == [2.0, 2.0]
     with pytest.raises(AttributeError, match="'int' object has no attribute 'is_cuda'"):
         tg.cuda.device_of(3)
+
+
+# ----------------------------------------------------------------- Tensor's memory questions
+
+
+def test_is_set_to_is_the_same_memory_seen_the_same_way():
+    # PyTorch 2.13: same storage, first element, sizes and strides
+    x = tg.ones(2, 3)
+    assert x.is_set_to(x[:]) and x.is_set_to(x.detach()) and x[0].is_set_to(x[0])
+    assert x.t().is_set_to(x.t()) and x.is_set_to(x.expand(2, 3))
+    assert not x.is_set_to(x.clone())
+    assert not x[0].is_set_to(x[1])  # another first element
+    assert not x.t().is_set_to(x)  # other sizes and strides
+    assert not x.view(6).is_set_to(x)
+    assert not tg.ones(0).is_set_to(tg.ones(0))  # two storages
+
+
+def test_is_set_to_refuses_what_is_not_a_tensor():
+    with pytest.raises(TypeError) as caught:
+        tg.ones(2).is_set_to(3)
+    assert str(caught.value).split("\nHint")[0] == (
+        "is_set_to(): argument 'tensor' (position 1) must be Tensor, not int")
+    with pytest.raises(TypeError) as caught:
+        tg.ones(2).is_set_to()
+    assert str(caught.value).split("\nHint")[0] == (
+        'is_set_to() missing 1 required positional arguments: "tensor"')
+
+
+def test_const_data_ptr_share_memory_and_volatile():
+    x = tg.ones(2, 3)
+    assert x.const_data_ptr() == x.data_ptr()
+    assert x[1].const_data_ptr() - x.const_data_ptr() == 3 * 4  # three float32 further
+    w = tg.ones(2, requires_grad=True)
+    assert w.share_memory_() is w and w.requires_grad
+    with pytest.raises(TypeError, match=r"^Tensor.share_memory_\(\) takes 1 positional "):
+        w.share_memory_(1)
+    with pytest.warns(UserWarning, match=r"^volatile was removed \(Variable.volatile is "
+                                         r"always False\)$"):
+        assert w.volatile is False
