@@ -424,3 +424,21 @@ def test_const_data_ptr_share_memory_and_volatile():
     with pytest.warns(UserWarning, match=r"^volatile was removed \(Variable.volatile is "
                                          r"always False\)$"):
         assert w.volatile is False
+
+
+# ----------------------------------------------------------------- bfloat16, refused with a hint
+
+
+def test_bfloat16_conversions_say_there_is_none_and_what_to_use():
+    # (PyTorch converts; NumPy has no bfloat16, so teachgrad refuses as for torch.bfloat16)
+    x = tg.ones(2)
+    with pytest.raises(AttributeError) as caught:
+        x.bfloat16()
+    first, hint = str(caught.value).split("\nHint: ")
+    assert first == "'Tensor' object has no attribute 'bfloat16'"
+    assert "x.half()" in hint
+    model = tg.nn.Linear(2, 2)
+    with pytest.raises(AttributeError) as caught:
+        model.bfloat16()
+    assert str(caught.value).startswith("'Linear' object has no attribute 'bfloat16'\nHint: ")
+    assert model.weight.dtype == tg.float32  # nothing changed
