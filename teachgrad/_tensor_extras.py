@@ -16,6 +16,7 @@ from ._layout import strided
 from ._missing_arguments import REQUIRED, missing
 from ._real_pytorch import real_pytorch_hint
 from ._tensor import Tensor, _make, python_type_name
+from ._warn import warn_user
 from .autograd.grad_mode import state as _grad_state
 from .autograd.inference import is_inference_tensor
 from .ops.inplace import write_into
@@ -101,6 +102,48 @@ def map_(self: Tensor, tensor: Tensor = REQUIRED,
     return self
 
 
+def const_data_ptr(self: Tensor) -> int:
+    """The address of the first element, for reading only: the same as :meth:`data_ptr`."""
+    return data_ptr(self)
+
+
+def _memory_root(array: np.ndarray) -> object:
+    """The object at the end of an array's chain of views: the memory it shares."""
+    while getattr(array, "base", None) is not None:  # (a broadcast view's base is NumPy's
+        array = array.base  # DummyArray, whose base is the array it views)
+    return array
+
+
+def is_set_to(self: Tensor, tensor: Tensor = REQUIRED) -> bool:
+    """Whether both tensors are the very same memory seen the same way: one storage, the
+    same first element, sizes and strides (``x.is_set_to(x[:])`` is True, a clone's False).
+    """
+    if tensor is REQUIRED:
+        raise missing("is_set_to", is_set_to, self, tensor)
+    if not isinstance(tensor, Tensor):
+        raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{python_type_name(tensor)}" + real_pytorch_hint(tensor))
+    # (one storage: the same array at the end of both chains of views; two empty tensors
+    # made apart are two storages, as in PyTorch, even where NumPy gives one address)
+    return (_memory_root(self._data) is _memory_root(tensor._data)
+            and data_ptr(self) == data_ptr(tensor) and self.shape == tensor.shape
+            and self.stride() == tensor.stride())
+
+
+def share_memory_(self: Tensor) -> Tensor:
+    """Returns ``self``: PyTorch moves the memory where other processes can reach it
+    (``torch.multiprocessing``); teachgrad runs in one process, so there is nothing to do
+    (``is_shared()`` stays False)."""
+    return self
+
+
+def _volatile(self: Tensor) -> bool:
+    """False, with PyTorch's warning: ``volatile`` (PyTorch 0.3's way to switch off
+    autograd) was removed; write ``with torch.no_grad():`` instead."""
+    warn_user("volatile was removed (Variable.volatile is always False)", UserWarning)
+    return False
+
+
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     """Whether ``input`` is an *inference tensor*: made inside ``inference_mode()`` (or a
     view of one). Autograd may never use it later (see ``autograd/inference.py``).
@@ -129,6 +172,11 @@ def contains(self: Tensor, element) -> bool:
 Tensor.__contains__ = contains
 Tensor.is_inference = is_inference
 Tensor.data_ptr = data_ptr
+Tensor.const_data_ptr = const_data_ptr
+Tensor.is_set_to = is_set_to
+share_memory_.__qualname__ = "Tensor.share_memory_"  # (as Python names it in errors)
+Tensor.share_memory_ = share_memory_
+Tensor.volatile = property(_volatile, doc=_volatile.__doc__)
 Tensor.storage_offset = storage_offset
 Tensor.layout = property(lambda self: strided,
                          doc="``teachgrad.strided``: every tensor here is dense.")

@@ -16,6 +16,7 @@ PyTorch's ``AssertionError`` message: how many elements differ, and the largest 
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,13 +25,22 @@ import numpy as np
 from ._make_tensor import make_tensor
 from ._tensor import Tensor, _make
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # (rtol, atol) by dtype, PyTorch's defaults; exact comparison for everything else.
 _TOLERANCES = {
     np.dtype(np.float16): (1e-3, 1e-5),
     np.dtype(np.float32): (1.3e-6, 1e-5),
     np.dtype(np.float64): (1e-7, 1e-7),
+}
+
+
+# (rtol, atol) of the deprecated assert_allclose, looser than assert_close's; for other
+# dtypes 0, 0 (equal).
+_ALLCLOSE_TOLERANCES = {
+    np.dtype(np.float16): (1e-3, 1e-3),
+    np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.float64): (1e-5, 1e-8),
 }
 
 
@@ -61,6 +71,30 @@ def assert_close(actual: Any, expected: Any, *, rtol: float | None = None,
         if path:
             message += "\n\nThe failure occurred for item " + "".join(f"[{i}]" for i in path)
         raise AssertionError(message) from None
+
+
+def assert_allclose(actual: Any, expected: Any, rtol: float | None = None,
+                    atol: float | None = None, equal_nan: bool = True, msg: str = "") -> None:
+    """Deprecated since PyTorch 1.12 (older tutorials use it): :func:`assert_close` with
+    looser default tolerances (float32: ``rtol=1e-4, atol=1e-5``), NaN equal to NaN, and
+    the dtypes not compared. A number or list becomes a tensor first (``expected`` in
+    ``actual``'s dtype)."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead. You can find "
+        "detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
+        FutureWarning, stacklevel=2)
+    from ._creation import tensor
+
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:  # the larger of the two dtypes' tolerances
+        pairs = [_ALLCLOSE_TOLERANCES.get(t._data.dtype, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(r for r, _ in pairs), max(a for _, a in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_dtype=False, msg=msg or None)
 
 
 def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path: tuple) -> None:

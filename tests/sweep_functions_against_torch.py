@@ -20,7 +20,9 @@ as are the calls whose arguments PyTorch documents no meaning for (see ``_droppe
 
 Run ``python tests/sweep_functions_against_torch.py [--only NAME,...] [--verbose]``; it
 prints each difference with a line to paste, a summary by category, and the callables
-PyTorch has in these namespaces and teachgrad lacks (``--missing``). Known, explained
+PyTorch has in these namespaces and teachgrad lacks (``--missing``; it also lists every
+public name PyTorch defines in ``MISSING_ONLY_SPACES`` -- Tensor methods, nn, optim,
+autograd, utils.data, cuda ... -- that teachgrad lacks). Known, explained
 differences are listed in ``KNOWN`` with the reason, so a clean run means something.
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import math
 import pathlib
 import re
@@ -638,6 +641,52 @@ def missing_functions(torch, teachgrad) -> dict[str, list[str]]:
                           - set(public_functions(teachgrad, space))) for space in SPACES}
 
 
+# Namespaces --missing also looks through, for every kind of public name PyTorch defines
+# there (classes, modules and Tensor methods too, not only functions); none is swept.
+MISSING_ONLY_SPACES = (
+    "Tensor", "nn", "nn.init", "nn.utils", "nn.utils.rnn", "nn.utils.parametrize",
+    "nn.utils.parametrizations", "optim", "optim.lr_scheduler", "optim.swa_utils",
+    "autograd", "autograd.graph", "autograd.forward_ad", "autograd.functional", "func",
+    "utils.data", "utils.checkpoint", "distributions", "testing", "random", "cuda", "cpu",
+    "amp", "backends", "compiler", "version",
+)
+
+
+def _defined_by_pytorch(value) -> bool:
+    """Whether a namespace's attribute is PyTorch's own (not ``typing.Any``, ``warnings``,
+    ``math.inf`` ... that its modules import)."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__.startswith("torch.")
+    home = getattr(value, "__module__", None)
+    return isinstance(home, str) and home.startswith("torch")
+
+
+def missing_names(torch, teachgrad) -> dict[str, list[str]]:
+    """The public names PyTorch defines in ``MISSING_ONLY_SPACES`` and teachgrad lacks."""
+    found = {}
+    for space in MISSING_ONLY_SPACES:
+        theirs = ours = None
+        try:
+            theirs, ours = (functools.reduce(getattr, space.split("."), lib)
+                            for lib in (torch, teachgrad))
+        except AttributeError:
+            if theirs is not None:  # teachgrad lacks the namespace itself
+                found[space] = ["(the namespace)"]
+            continue
+        names = []
+        for name in dir(theirs):
+            if name.startswith("_") or hasattr(ours, name):
+                continue
+            try:
+                value = getattr(theirs, name)
+            except Exception:  # noqa: BLE001 - a lazily imported part that fails to load
+                continue
+            if _defined_by_pytorch(value) or space == "Tensor":
+                names.append(name)
+        found[space] = names
+    return found
+
+
 # Calls PyTorch 2.13 never returns from (in C++, where no alarm reaches): binomial's
 # sampling loop with a nan count.
 HANGS = {("binomial", "nonfinite")}
@@ -690,7 +739,8 @@ def main(argv=None) -> int:
 
     import teachgrad
     if options.missing:
-        for space, names in missing_functions(torch, teachgrad).items():
+        for space, names in {**missing_functions(torch, teachgrad),
+                             **missing_names(torch, teachgrad)}.items():
             print(f"{space} ({len(names)}): {' '.join(names)}")
         return 0
     only = options.only.split(",") if options.only else None

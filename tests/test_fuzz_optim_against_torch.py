@@ -145,6 +145,34 @@ opt.add_param_group({'params': [p1, p2]})
 loss = p0.tanh().mean() + (p1 ** 2).sum() + p2.sum()
 loss.backward()
 opt.step()""",
+    # (seed 138873) PyTorch's ASGD makes each new eta and mu a float32 tensor, then copies
+    # it into the state: float64 ones after load_state_dict hold float32-rounded values
+    "ASGD's eta and mu pass through float32 after load_state_dict": """
+p0 = torch.tensor([[0.87, -1.05, -1.995], [0.99, -0.24, 1.875]], dtype=torch.float64,
+    requires_grad=True)
+p1 = torch.tensor([[1.326], [-0.107], [-1.749]], dtype=torch.float64, requires_grad=True)
+p2 = torch.tensor([0.519], dtype=torch.float32, requires_grad=True)
+opt = torch.optim.ASGD([{'params': [p0, p1, p2]}], lr=0.2684, weight_decay=0.01, lambd=0.0018,
+    t0=0.0)
+loss = (p0 ** 2).sum() + (p1 ** 2).sum() * 2.78 + (p2 ** 2).sum() * 1.371
+loss.backward()
+opt.step()
+opt2 = torch.optim.ASGD([p0, p1, p2], lr=0.2684, weight_decay=0.01, lambd=0.0018, t0=0.0)
+opt2.load_state_dict(opt.state_dict())
+opt = opt2
+opt.step()
+opt.zero_grad(set_to_none=True)
+loss = (p0 ** 2).sum() + (p1 ** 2).sum() * 2.78 + (p2 ** 2).sum() * 1.371
+loss.backward()
+opt.step()
+opt.zero_grad(set_to_none=True)
+loss = (p0 * p0.detach().cos()).sum() + (p1 ** 2).sum() * 0.823
+loss.backward()
+opt.step()
+opt.zero_grad(set_to_none=True)
+loss = (p0 * p0.detach().cos()).sum() + (p1 ** 2).sum() * 0.823
+loss.backward()
+opt.step()""",
 }
 
 

@@ -268,3 +268,177 @@ def test_replace_all_batch_norm_modules_as_pytorch():
     (keys, out), (torch_keys, torch_out) = run(tg), run(torch)
     assert keys == torch_keys
     assert out == pytest.approx(torch_out, abs=1e-5)
+
+
+# ----------------------------------------------------------------- igamma_ / igammac_
+
+
+def test_igamma_in_place_values_by_hand():
+    # P(1, x) = 1 - e^-x, Q(1, x) = e^-x; P(1/2, x) = erf(sqrt(x))
+    a = tg.tensor([1.0, 1.0, 0.5], dtype=tg.float64)
+    x = tg.tensor([2.0, 0.5, 1.0], dtype=tg.float64)
+    p = a.clone()
+    assert p.igamma_(x) is p
+    assert p.tolist() == pytest.approx([1 - math.exp(-2), 1 - math.exp(-0.5), math.erf(1)])
+    q = a.clone()
+    q.igammac_(x)
+    assert q.tolist() == pytest.approx([math.exp(-2), math.exp(-0.5), 1 - math.erf(1)])
+    f32 = a.float()
+    f32.igamma_(x)  # the float64 result written into the float32 tensor
+    assert f32.dtype == tg.float32
+
+
+def test_igamma_in_place_gradient_in_x_is_the_gamma_density():
+    # ∂P(a, x)/∂x = x^(a-1) e^-x / Γ(a); ∂Q/∂x is its negative
+    a = tg.tensor([1.0, 2.0], dtype=tg.float64, requires_grad=True)
+    x = tg.tensor([0.5, 3.0], dtype=tg.float64, requires_grad=True)
+    out = (a * 1).igammac_(x)
+    assert type(out.grad_fn).__name__ == "IgammacBackward0"
+    out.sum().backward()
+    density = [math.exp(-0.5), 3.0 * math.exp(-3.0) / math.gamma(2.0)]
+    assert x.grad.tolist() == pytest.approx([-d for d in density])
+
+
+@pytest.mark.parametrize("source, error, message", [
+    ("torch.tensor([1, 2]).igamma_(torch.tensor([1.0, 2.0]))", RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    ("torch.ones(3).igamma_(2.0)", TypeError,
+     "igamma_(): argument 'other' (position 1) must be Tensor, not float"),
+    ("torch.ones(3).igammac_(torch.ones(2, 3))", RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ("torch.ones(3, requires_grad=True).igamma_(torch.ones(3))", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+])
+def test_igamma_in_place_refusals_in_pytorchs_words(source, error, message):
+    x = tg.ones(3)
+    with pytest.raises(error) as caught:
+        eval(source, {"torch": tg})
+    assert str(caught.value).split("\nHint: ")[0] == message
+    assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_igamma_in_place_as_pytorch():
+    torch = pytest.importorskip("torch")
+    a, x = [0.5, 1.0, 2.5, 4.0], [1.0, 0.25, 3.0, 0.0]
+    for name in ("igamma_", "igammac_"):
+        ours = getattr(tg.tensor(a, dtype=tg.float64), name)(tg.tensor(x, dtype=tg.float64))
+        theirs = getattr(torch.tensor(a, dtype=torch.float64), name)(
+            torch.tensor(x, dtype=torch.float64))
+        assert ours.tolist() == pytest.approx(theirs.tolist(), rel=1e-12)
+
+
+# ----------------------------------------------------------------- testing.assert_allclose
+
+
+def test_assert_allclose_warns_and_uses_its_looser_tolerances():
+    # float32: rtol 1e-4, atol 1e-5 (assert_close's are 1.3e-6 and 1e-5)
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated since 1.12"):
+        tg.testing.assert_allclose(tg.tensor([1.0, 2.0]), [1.00005, 2.0])
+    with pytest.warns(FutureWarning):
+        tg.testing.assert_allclose([1.0, math.nan], [1.0, math.nan])  # NaN equal to NaN
+    with pytest.warns(FutureWarning):  # int against float: dtypes not compared
+        tg.testing.assert_allclose(tg.tensor([1, 2]), tg.tensor([1.0, 2.0]))
+
+
+def test_assert_allclose_failures_as_pytorch():
+    # PyTorch 2.13's messages, written out
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError) as caught:
+        tg.testing.assert_allclose(tg.tensor([1.0, 2.0]), [1.001, 2.0])
+    assert str(caught.value).startswith(
+        "Tensor-likes are not close!\n\nMismatched elements: 1 / 2 (50.0%)\n")
+    assert "(up to 1e-05 allowed)" in str(caught.value)
+    assert "(up to 0.0001 allowed)" in str(caught.value)
+    with pytest.warns(FutureWarning), pytest.raises(ValueError) as caught:
+        tg.testing.assert_allclose(tg.tensor([1.0]), [1.1], rtol=0.2)
+    assert str(caught.value) == ("Both 'rtol' and 'atol' must be either specified or "
+                                 "omitted, but got no atol.")
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="^no$"):
+        tg.testing.assert_allclose(tg.tensor([1.0]), [1.1], msg="no")
+
+
+# ----------------------------------------------------------------- torch.cuda's other names
+
+
+def test_cuda_rng_state_restore_is_a_no_op_that_copies_its_tensor():
+    # checkpoint code: torch.cuda.set_rng_state(ckpt['cuda_rng_state']) -- PyTorch's CPU
+    # build copies the state for later and returns None; a non-tensor fails on the copy
+    assert tg.cuda.set_rng_state(tg.get_rng_state()) is None
+    assert tg.cuda.set_rng_state_all([tg.get_rng_state()]) is None
+    assert tg.cuda.set_rng_state_all(tg.cuda.get_rng_state_all()) is None
+    with pytest.raises(AttributeError, match="'str' object has no attribute 'clone'"):
+        tg.cuda.set_rng_state("a")
+
+
+def test_cuda_old_memory_names():
+    with pytest.warns(FutureWarning, match="`torch.cuda.memory_cached` has been renamed to "
+                                           "`torch.cuda.memory_reserved`"):
+        assert tg.cuda.memory_cached() == 0
+    with pytest.warns(FutureWarning, match="max_memory_reserved"):
+        assert tg.cuda.max_memory_cached() == 0
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        tg.cuda.reset_max_memory_cached()
+
+
+def test_cuda_device_of_a_cpu_tensor_does_nothing():
+    with tg.cuda.device_of(tg.ones(1)):
+        y = tg.ones(2) * 2
+    assert y.tolist() == [2.0, 2.0]
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'is_cuda'"):
+        tg.cuda.device_of(3)
+
+
+# ----------------------------------------------------------------- Tensor's memory questions
+
+
+def test_is_set_to_is_the_same_memory_seen_the_same_way():
+    # PyTorch 2.13: same storage, first element, sizes and strides
+    x = tg.ones(2, 3)
+    assert x.is_set_to(x[:]) and x.is_set_to(x.detach()) and x[0].is_set_to(x[0])
+    assert x.t().is_set_to(x.t()) and x.is_set_to(x.expand(2, 3))
+    assert not x.is_set_to(x.clone())
+    assert not x[0].is_set_to(x[1])  # another first element
+    assert not x.t().is_set_to(x)  # other sizes and strides
+    assert not x.view(6).is_set_to(x)
+    assert not tg.ones(0).is_set_to(tg.ones(0))  # two storages
+
+
+def test_is_set_to_refuses_what_is_not_a_tensor():
+    with pytest.raises(TypeError) as caught:
+        tg.ones(2).is_set_to(3)
+    assert str(caught.value).split("\nHint")[0] == (
+        "is_set_to(): argument 'tensor' (position 1) must be Tensor, not int")
+    with pytest.raises(TypeError) as caught:
+        tg.ones(2).is_set_to()
+    assert str(caught.value).split("\nHint")[0] == (
+        'is_set_to() missing 1 required positional arguments: "tensor"')
+
+
+def test_const_data_ptr_share_memory_and_volatile():
+    x = tg.ones(2, 3)
+    assert x.const_data_ptr() == x.data_ptr()
+    assert x[1].const_data_ptr() - x.const_data_ptr() == 3 * 4  # three float32 further
+    w = tg.ones(2, requires_grad=True)
+    assert w.share_memory_() is w and w.requires_grad
+    with pytest.raises(TypeError, match=r"^Tensor.share_memory_\(\) takes 1 positional "):
+        w.share_memory_(1)
+    with pytest.warns(UserWarning, match=r"^volatile was removed \(Variable.volatile is "
+                                         r"always False\)$"):
+        assert w.volatile is False
+
+
+# ----------------------------------------------------------------- bfloat16, refused with a hint
+
+
+def test_bfloat16_conversions_say_there_is_none_and_what_to_use():
+    # (PyTorch converts; NumPy has no bfloat16, so teachgrad refuses as for torch.bfloat16)
+    x = tg.ones(2)
+    with pytest.raises(AttributeError) as caught:
+        x.bfloat16()
+    first, hint = str(caught.value).split("\nHint: ")
+    assert first == "'Tensor' object has no attribute 'bfloat16'"
+    assert "x.half()" in hint
+    model = tg.nn.Linear(2, 2)
+    with pytest.raises(AttributeError) as caught:
+        model.bfloat16()
+    assert str(caught.value).startswith("'Linear' object has no attribute 'bfloat16'\nHint: ")
+    assert model.weight.dtype == tg.float32  # nothing changed

@@ -16,6 +16,7 @@ tools (see :mod:`teachgrad.cuda.amp`).
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from typing import Any
 
@@ -30,7 +31,9 @@ __all__ = [
     "manual_seed_all", "max_memory_allocated", "max_memory_reserved", "mem_get_info",
     "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_peak_memory_stats",
-    "seed", "seed_all", "set_device", "synchronize", "OutOfMemoryError",
+    "seed", "seed_all", "set_device", "synchronize", "OutOfMemoryError", "set_rng_state",
+    "set_rng_state_all", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
+    "device_of",
 ]
 
 
@@ -108,6 +111,19 @@ def get_rng_state_all() -> list:
     return []
 
 
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    """Restore a GPU generator's state (a checkpoint's ``cuda_rng_state``): there is no
+    GPU, so nothing is restored. As in PyTorch, the state is copied first, so it must be
+    a tensor."""
+    new_state.clone()  # (PyTorch copies it for later: "'str' object has no attribute 'clone'")
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    """Restore every GPU generator's state, one state per GPU: nothing is restored."""
+    for state in new_states:
+        set_rng_state(state)
+
+
 # --- Memory: clean-up and counters that training scripts call; nothing is on a GPU. ---
 
 def empty_cache() -> None:
@@ -133,6 +149,20 @@ def memory_reserved(device: Any = None) -> int:
 def max_memory_reserved(device: Any = None) -> int:
     """The most GPU memory the allocator has kept: 0."""
     return 0
+
+
+def memory_cached(device: Any = None) -> int:
+    """The old name of :func:`memory_reserved` (PyTorch warns): 0."""
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device: Any = None) -> int:
+    """The old name of :func:`max_memory_reserved` (PyTorch warns): 0."""
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to "
+                  "`torch.cuda.max_memory_reserved`", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
 
 
 def memory_stats(device: Any = None) -> OrderedDict:
@@ -203,6 +233,11 @@ def reset_max_memory_allocated(device: Any = None) -> None:
     _no_cuda()
 
 
+def reset_max_memory_cached(device: Any = None) -> None:
+    """The old name of ``reset_peak_memory_stats``: there is no GPU."""
+    _no_cuda()
+
+
 def reset_accumulated_memory_stats(device: Any = None) -> None:
     """Reset the allocator's running totals: there is no GPU."""
     _no_cuda()
@@ -258,6 +293,14 @@ class device:  # noqa: N801 - PyTorch's name
 
     def __exit__(self, *exc_info: object) -> bool:
         return False
+
+
+class device_of(device):  # noqa: N801 - PyTorch's name
+    """``with torch.cuda.device_of(x):`` runs a block on the GPU ``x`` is on; teachgrad's
+    tensors are on the CPU, so it does nothing."""
+
+    def __init__(self, obj: Any) -> None:
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
 from . import amp  # noqa: E402, F401 - torch.cuda.amp (the old names of torch.amp's tools)

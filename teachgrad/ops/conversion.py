@@ -207,6 +207,17 @@ for _name, _target in [
     setattr(Tensor, _name, _converter(_target, _name))
 
 
+def _bfloat16(self: Tensor, memory_format=None) -> Tensor:
+    """There is no bfloat16 here (NumPy has none): an ``AttributeError`` with a hint, as
+    for ``torch.bfloat16`` itself."""
+    raise AttributeError(
+        "'Tensor' object has no attribute 'bfloat16'\nHint: NumPy, which teachgrad computes "
+        "with, has no bfloat16; use x.half() (float16) or x.float() (float32).")
+
+
+Tensor.bfloat16 = _bfloat16
+
+
 @tensor_method()
 def type_as(input: Tensor, other: Tensor = REQUIRED) -> Tensor:
     """``input`` converted to ``other``'s dtype."""

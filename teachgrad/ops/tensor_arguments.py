@@ -19,6 +19,7 @@ from .._missing_arguments import missing_message
 from .._real_pytorch import real_pytorch_hint
 from .._tensor import Tensor, python_type_name
 from . import conversion, incomplete_gamma, matrix_functions, pointwise, special
+from .inplace import inplace_method
 
 # name -> (the kernel, the argument's name in PyTorch's signature)
 _TENSOR_ONLY: dict[str, tuple[Callable, str]] = {
@@ -77,6 +78,12 @@ def _method(name: str, kernel: Callable, argument: str) -> Callable:
 for _name, (_kernel, _argument) in _TENSOR_ONLY.items():
     globals()[_name] = _function(_name, _kernel, _argument)
     setattr(Tensor, _name, _method(_name, _kernel, _argument))
+# The in-place twins whose kernels come after inplace.py's _MATH_METHODS: x.igamma_(y)
+# changes x (the result cast to x's dtype), with the same check naming igamma_.
+for _name in ("igamma", "igammac"):
+    _kernel, _argument = _TENSOR_ONLY[_name]
+    setattr(Tensor, f"{_name}_",
+            inplace_method(_method(f"{_name}_", _kernel, _argument), f"{_name}_"))
 del _name, _kernel, _argument
 # NumPy's name, the same function (and method) in PyTorch, which names it in its errors
 arctan2 = _function("arctan2", special.atan2, "other")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .._creation import tensor, zeros_like
+from .._creation import as_tensor, tensor, zeros_like
 from .optimizer import Optimizer, check_tensor_lr, check_unsupported
 
 
@@ -80,9 +80,12 @@ class ASGD(Optimizer):
         else:  # averaging has not started: the "average" is the current point
             ax.copy_(param)
 
+        # As PyTorch's: each new value becomes a tensor of the default dtype (float32) first
+        # and is then copied in, so a float64 parameter's eta and mu (float64 after a
+        # load_state_dict) hold float32-rounded values.
         step = state["step"].item()
-        eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
-        mu.fill_(1 / max(1, step - t0))
+        eta.copy_(as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(as_tensor(1 / max(1, step - t0)))
 
 
 __all__ = ["ASGD"]

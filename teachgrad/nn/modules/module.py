@@ -975,6 +975,14 @@ class Module:
         """Convert floating-point parameters and buffers to float16."""
         return self._apply(_float_converter(np.dtype(np.float16)))
 
+    def bfloat16(self) -> Module:
+        """There is no bfloat16 here (NumPy has none): an ``AttributeError`` with a hint,
+        before anything changes."""
+        raise AttributeError(
+            f"'{type(self).__name__}' object has no attribute 'bfloat16'\nHint: NumPy, which "
+            "teachgrad computes with, has no bfloat16; use model.half() (float16) or "
+            "model.float() (float32).")
+
     def type(self, dst_type: Any) -> Module:  # noqa: A003 - PyTorch's name
         """Convert every parameter and buffer (integer ones too, unlike ``to``) to
         ``dst_type``: a dtype or a legacy name such as ``'torch.DoubleTensor'``."""
