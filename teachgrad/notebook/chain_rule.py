@@ -31,11 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._dtypes import from_numpy_dtype
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
-from .graph_model import input_tensor, node_name
+from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
 from .unpacked import Packed, Unpacked
@@ -371,6 +372,16 @@ class PanelWriter:
                          number))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
 
+    def _promotion_note(self, node, label: str, shown: np.ndarray, used: np.ndarray) -> str:
+        """``"`x` is saved as it is, int64; the chain rule uses it promoted to float32:
+        4."``: why the saved 4 turns up as 4. in the product above."""
+        source = _source_of(self.saved.get(node), shown)
+        name = self.names.of_tensor(source[0]) if source is not None else ""
+        who = f"`{name}`" if name else label.split(" (")[0]
+        return (f"{who} is saved as it is, {_dtype_name(shown)}; the chain rule uses it "
+                f"promoted to {_dtype_name(used)} ({_inline(long_value(used))}), the dtype "
+                "this op computes in.")
+
     def new_panel(self) -> _Out:
         """An empty panel whose values are printed (and cached) by this writer."""
         return _Out(self._printed)
@@ -378,9 +389,13 @@ class PanelWriter:
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)
         if saved is not None:
-            labelled = saved_with_labels(node, *saved, names=self.names)
+            labelled = _labelled(node, *saved, names=self.names)
             if labelled:
-                out.saved(labelled, unpacked=type(saved) is Unpacked)
+                out.saved([(label, shown) for label, shown, _ in labelled],
+                          unpacked=type(saved) is Unpacked)
+            for label, shown, used in labelled:
+                if shown is not used:
+                    out.sub(self._promotion_note(node, label, shown, used))
             if type(saved) is Packed:
                 out.para(f"{count(saved.count, 'saved tensor')} packed by saved_tensors_hooks: "
                          "backward gets them back from the unpack hook when this node runs.")
@@ -541,8 +556,19 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
     ``x[i]`` are PyTorch's tuple ``_saved_indices``: each goes by the student's name
     (from ``names``), else "mask" or "index".
     """
+    return [(label, value) for label, value, _ in _labelled(node, values, sources, names)]
+
+
+def _labelled(node, values, sources, names: Names | None) -> list:
+    """``[(label, value as saved, value the backward uses)]``: see saved_with_labels.
+
+    The two values differ for an input the op computed with in another dtype (``x * y``
+    with an int ``x``: a float32 copy of it): PyTorch's ``_saved_self`` is ``x`` itself,
+    ``tensor(4)``, and the panel shows that, then where the chain rule uses the copy.
+    """
     if type(node).__name__ in SAVED_TUPLES:
-        return _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)
+        return [(label, value, value) for label, value in
+                _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)]
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
@@ -580,8 +606,9 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
         elif len(none_slots) == 1 and np.ndim(value) == 0:
             # A number (ops keep ``y * 3``'s 3 as a 0-d array of y's dtype), not a mask.
             letter = letters[none_slots[0]]
-        labelled.append((_saved_label(letter, name), value))
+        labelled.append((_saved_label(letter, name), as_saved(value, source), value))
     return labelled
+
 
 
 #: The ops that save a tuple of tensors, and PyTorch's name for it (``x[i, j]`` saves
@@ -761,6 +788,19 @@ def snapshot_saved(nodes) -> dict:
             continue
         snapshot[node] = (tuple(values), tuple(sources))
     return snapshot
+
+
+def _source_of(saved, own: np.ndarray):
+    """The source (tensor, version) in ``saved`` whose tensor holds the array ``own``."""
+    if saved is None:
+        return None
+    return next((source for source in saved[1] if source is not None and len(source) == 2
+                 and getattr(source[0], "_data", None) is own), None)
+
+
+def _dtype_name(array: np.ndarray) -> str:
+    """``int64``, ``float32``: a NumPy dtype by the name PyTorch gives it (``bool``)."""
+    return str(from_numpy_dtype(array.dtype)).rsplit(".", 1)[-1]
 
 
 def _shape(tensor) -> str:

@@ -229,6 +229,23 @@ def input_tensor(node: Node, slot: int, sources: tuple | None = None) -> Tensor 
     return None
 
 
+def as_saved(value, source):
+    """A saved input as PyTorch keeps it: the input tensor's own values and dtype.
+
+    An op that promotes (``x * y``, int ``x``, float ``y``) keeps the promoted copy it
+    computed with; PyTorch's ``_saved_self`` is ``x`` itself. The input's own array is
+    that value only while ``x`` is unchanged since forward (its version then is the
+    saved one); after an in-place change the copy is all that is left of it.
+    """
+    if type(source) is not tuple or len(source) != 2 or getattr(value, "dtype", None) is None:
+        return value
+    tensor, version = source
+    own = getattr(tensor, "_data", None)
+    if own is None or own.dtype == value.dtype or tensor._vc[0] != version:
+        return value
+    return own
+
+
 def as_tensors(out, function: str) -> tuple:
     """``out`` (a tensor, or a list or tuple of them) as a tuple of tensors.
 
@@ -301,6 +318,8 @@ def _fold_chains(order: list, keep: set) -> dict:
     return group
 
 
+
 __all__ = [
     "Box", "Arrow", "GraphModel", "build", "as_tensors", "node_name", "count_names", "MAX_NODES",
+    "as_saved", "input_tensor",
 ]
