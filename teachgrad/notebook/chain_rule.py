@@ -36,6 +36,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
+from .born import elementwise_birth, kinds_born
 from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
@@ -371,6 +372,32 @@ class PanelWriter:
             rows.append((letter, self.label(sent.target), upstream, local, sent.value, note,
                          number))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
+        self._births(out, record, symbols)
+
+    def _births(self, out: _Out, record: StepRecord, symbols: list[str]) -> None:
+        """Say where a nan or an inf is born at this step, with the products that made it
+        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is."""
+        node = record.node
+        upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
+        for sent in record.sent:
+            if sent.target is None or sent.value is None or _all_finite(sent.value):
+                continue  # (the usual case, checked first: one pass over the numbers)
+            head = f"{symbols[sent.index]} → {self.label(sent.target)}"
+            birth = None
+            if elementwise(node) and upstream is not None:
+                birth = elementwise_birth(node, self.saved.get(node), upstream, sent.value,
+                                          sent.index)
+            if birth is not None and birth.products:
+                out.born(head, birth)
+                continue
+            kinds = birth.kinds if birth is not None else kinds_born(record.grads_in,
+                                                                     sent.value)
+            if kinds:
+                why = ("its local derivative mixes the elements (not one number per "
+                       "element)" if birth is None else "its local factor there is not known")
+                out.sub(f"{kinds} {'are' if ' and ' in kinds else 'is'} born here, along "
+                        f"{head}: the gradient arriving held none, the one sent on does. "
+                        f"No single product shows it: {why}.")
 
     def _promotion_note(self, node, label: str, shown: np.ndarray, used: np.ndarray) -> str:
         """``"`x` is saved as it is, int64; the chain rule uses it promoted to float32:
@@ -790,6 +817,12 @@ def snapshot_saved(nodes) -> dict:
     return snapshot
 
 
+def _all_finite(value) -> bool:
+    """No nan and no inf in ``value`` (integers and booleans never have them)."""
+    array = as_array(value)
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
+
+
 def _source_of(saved, own: np.ndarray):
     """The source (tensor, version) in ``saved`` whose tensor holds the array ``own``."""
     if saved is None:
@@ -948,6 +981,41 @@ class _Out:
                 + (f"  [{note}]" if note else "")
             )
             self._say(self.text[-1])
+
+    def born(self, head: str, birth) -> None:
+        """The products along one edge where a nan or inf is born: ``[1]: 0. × inf = nan``."""
+        verb = "are" if " and " in birth.kinds else "is"
+        intro = (f"{birth.kinds} {verb} born here, along {head} (the gradient arriving "
+                 "had none there): upstream × local = contribution")
+        lines, rows = [], []
+        for index, *numbers in birth.products:
+            # (printed afresh, not by self.printed: its cache is keyed by id(), and these
+            # one-element arrays are temporaries whose ids the next ones reuse)
+            up, local, value = (long_value(number) for number in numbers)
+            where = "[" + ", ".join(str(int(i)) for i in index) + "]" if index else ""
+            cells = (self._number_fig(up, "upstream") + self._op("×")
+                     + self._number_fig(local, "local") + self._op("=")
+                     + self._number_fig(value, "contribution"))
+            # (laid out as the rows above: the element where the input's letter was)
+            rows.append(f'<div class="tg-edge"><span class="tg-letter">{html.escape(where)}'
+                        f'</span><div class="tg-eq">{cells}</div></div>')
+            product = f"{up} × {local} = {value}"
+            lines.append(f"{where}: {product}" if where else product)
+        more = birth.total - len(birth.products)
+        if more:
+            lines.append(f"… and {count(more, 'more element')}")
+            rows.append(f'<p class="tg-sub">{html.escape(lines[-1])}</p>')
+        self.html.append(f'<div class="tg-born"><p class="tg-sub">{html.escape(intro)}:</p>'
+                         f'{"".join(rows)}</div>')
+        self.text.append(f"    {intro}:")
+        self.text.extend(f"      {line}" for line in lines)
+        self._say(f"{birth.kinds} born along {head}: " + "; ".join(lines))
+
+    @staticmethod
+    def _number_fig(text: str, caption: str) -> str:
+        """One printed number with a caption under it."""
+        return (f'<figure><pre class="tg-v">{escape_text(text)}</pre>'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
     def saved(self, pairs: list, unpacked: bool = False) -> None:
         # Under saved_tensors_hooks the values shown are what unpack gave this backward
