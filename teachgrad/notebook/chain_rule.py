@@ -21,6 +21,12 @@ the 1×1 Jacobian (``cos a`` is worth -0.6282 at a = 2.25; the formula alone lef
 student to work that out before the product could be checked). An elementwise step of a
 few elements (``tanh`` of 3 numbers) gets one local value per element the same way: its
 Jacobian is diagonal, so element ``i`` of the contribution is ``upstream[i] × local[i]``.
+Where a nan or an inf is born at an elementwise step (lesson 16's ``0 × inf = nan``), the
+local factor of those elements comes from the op's own backward run on ones (see
+:mod:`.born`): dividing by an upstream of 0 could not give it.
+
+A value saved from an input is shown as the input is (``_saved_self`` of ``x * y`` with an
+int ``x`` is ``tensor(4)``), with a note where the op computed with a promoted copy.
 """
 
 from __future__ import annotations
