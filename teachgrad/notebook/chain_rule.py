@@ -421,6 +421,11 @@ class PanelWriter:
 
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)
+        if saved is None and getattr(node, "_saved", None) is autograd_graph._FREED:
+            # (a forward replay after backward: the panel showed nothing, as if the op
+            # had saved nothing at all)
+            out.para("What this op saved for backward is gone: a backward() through this "
+                     "graph freed it (backward(retain_graph=True) keeps it).")
         if saved is not None:
             labelled = _labelled(node, *saved, names=self.names)
             if labelled:
@@ -991,8 +996,8 @@ class _Out:
     def born(self, head: str, birth) -> None:
         """The products along one edge where a nan or inf is born: ``[1]: 0. × inf = nan``."""
         verb = "are" if " and " in birth.kinds else "is"
-        intro = (f"{birth.kinds} {verb} born here, along {head} (the gradient arriving "
-                 "had none there): upstream × local = contribution")
+        intro = (f"{birth.kinds} {verb} born here, along {head}, where the gradient "
+                 "arriving had none")
         lines, rows = [], []
         for index, *numbers in birth.products:
             # (printed afresh, not by self.printed: its cache is keyed by id(), and these

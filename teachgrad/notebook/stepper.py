@@ -79,7 +79,8 @@ def step_backward(
     gradient = _checked_gradient(gradient)
     if gradient is None:
         _refuse_an_implicit_gradient(outputs, Names(names))
-    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
+    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad,
+                  function="step_backward")
     if inputs is None:  # (with inputs=, the engine may never reach a freed node)
         _refuse_a_used_graph(model, Names(names))
     saved = snapshot_saved(model.index_of)  # backward frees these; the panels show them

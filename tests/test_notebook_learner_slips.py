@@ -1,0 +1,70 @@
+"""What draw, step_backward and step_forward say to a learner's slips.
+
+Found by using them as a learner would in JupyterLab: passing ``out.grad_fn`` or a model
+where a tensor goes, ``max_nodes="500"``, replaying the forward pass of a graph that
+backward already used. Each message keeps its first line and adds a short hint.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import teachgrad as torch
+from teachgrad.notebook import draw, step_backward, step_forward
+
+pytest.importorskip("graphviz")
+
+
+def graph():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    return x, (x * x).sum()
+
+
+@pytest.mark.parametrize("function", [draw, step_backward, step_forward])
+def test_a_grad_fn_where_a_tensor_goes_says_to_pass_the_tensor(function):
+    x, out = graph()
+    name = function.__name__
+    with pytest.raises(TypeError) as error:
+        function(out.grad_fn)
+    message = str(error.value)
+    assert message.startswith(f"{name}() expects a Tensor or a list of Tensors, got "
+                              "SumBackward0\nHint: ")
+    assert f"{name}(out), not {name}(out.grad_fn)" in message
+    assert x.grad is None            # nothing ran
+
+
+def test_a_model_where_a_tensor_goes_says_to_pass_its_output():
+    model = torch.nn.Linear(2, 1)
+    with pytest.raises(TypeError, match=r"got Linear\nHint: .*draw\(model\(x\)\)"):
+        draw(model)
+
+
+@pytest.mark.parametrize("given", [None, 3.0])
+def test_none_or_a_number_gets_a_hint_too(given):
+    with pytest.raises(TypeError, match=r"expects a Tensor .*\nHint: \S"):
+        step_backward(given)
+
+
+@pytest.mark.parametrize("function", [draw, step_backward, step_forward])
+@pytest.mark.parametrize("max_nodes", ["500", 2.5, None])
+def test_max_nodes_that_is_not_an_int_is_a_type_error_that_says_so(function, max_nodes):
+    x, out = graph()
+    name = function.__name__
+    kind = type(max_nodes).__name__
+    with pytest.raises(TypeError, match=rf"^{name}\(\) argument 'max_nodes' must be int, "
+                                        rf"not {kind}\nHint: "):
+        function(out, max_nodes=max_nodes)
+    assert x.grad is None            # step_backward refused before backward ran
+
+
+def test_a_forward_replay_after_backward_says_the_saved_values_are_gone():
+    x, out = graph()
+    fresh = step_forward(out, names={"x": x, "out": out}).log()
+    assert "saved in forward: b (_saved_other) = [1., 2.], a (_saved_self) = [1., 2.]" in fresh
+    out.backward()
+    replay = step_forward(out, names={"x": x, "out": out}).log()
+    assert "saved in forward" not in replay
+    assert "What this op saved for backward is gone: a backward() through this graph " \
+        "freed it" in replay
+    # SumBackward0 saved no tensor (only its input's shape): nothing gone to speak of
+    assert replay.count("is gone") == 1
