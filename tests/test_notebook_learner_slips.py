@@ -68,3 +68,26 @@ def test_a_forward_replay_after_backward_says_the_saved_values_are_gone():
         "freed it" in replay
     # SumBackward0 saved no tensor (only its input's shape): nothing gone to speak of
     assert replay.count("is gone") == 1
+
+
+def test_an_op_with_more_inputs_than_letters_steps():
+    # torch.stack of 30 tensors: input_symbols ran out of letters after z, and both
+    # step_backward and step_forward failed with an IndexError from inside the panel.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    parts = [x * float(i) for i in range(30)]
+    L = torch.stack(parts).sum()
+    stepper = step_backward(L, names={"x": x, "L": L})
+    stack = next(p for p in stepper.panels if "StackBackward0" in p.title)
+    assert "a₀ → MulBackward0" in stack.text and "a₂₉ → MulBackward0" in stack.text
+    assert x.grad.tolist() == [435.0, 435.0]          # 0 + 1 + ... + 29, by hand
+    replay = step_forward(L, names={"x": x, "L": L}).log()
+    assert "a₂₉ = the result (made by MulBackward0)" in replay
+
+
+def test_a_long_ready_queue_names_eight_and_counts_the_rest():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    L = torch.stack([x * float(i) for i in range(30)]).sum()
+    panel = step_backward(L, names={"x": x}).panels[2]       # after the stack's step
+    assert panel.title.startswith("Step 2 of ") and "StackBackward0" in panel.title
+    ready = panel.text.split("ready next: ", 1)[1]
+    assert ready.count("MulBackward0") == 8 and ready.endswith("… 22 more")
