@@ -91,3 +91,28 @@ def test_a_long_ready_queue_names_eight_and_counts_the_rest():
     assert panel.title.startswith("Step 2 of ") and "StackBackward0" in panel.title
     ready = panel.text.split("ready next: ", 1)[1]
     assert ready.count("MulBackward0") == 8 and ready.endswith("… 22 more")
+
+
+def test_the_create_graph_warning_reaches_a_python_c_script():
+    # Re-issued at the caller's line with its globals, so that the line is shown; under
+    # ``python -c`` those globals' loader is the built-in importer, which raised
+    # "ImportError: '__main__' is not a built-in module" instead of the warning.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import teachgrad as torch\n"
+            "from teachgrad.notebook import step_backward\n"
+            "x = torch.tensor(2.0, requires_grad=True)\n"
+            "s = step_backward(x ** 3, create_graph=True)\n"
+            "print('grad', x.grad.item())\n")
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [
+        root, os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "grad 12.0" in run.stdout                       # 3 · 2², by hand
+    assert run.stderr.startswith("<string>:4: UserWarning: Using backward() with "
+                                 "create_graph=True"), run.stderr
