@@ -116,3 +116,37 @@ def test_the_create_graph_warning_reaches_a_python_c_script():
     assert "grad 12.0" in run.stdout                       # 3 · 2², by hand
     assert run.stderr.startswith("<string>:4: UserWarning: Using backward() with "
                                  "create_graph=True"), run.stderr
+
+
+def modified_graph():
+    """``c`` changed in place after ``sin`` saved it; ``b``'s branch runs first."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    c = a * 2
+    d = c.sin()
+    L = d.sum() + b.sum()
+    c.add_(1)
+    return L, {"a": a, "b": b, "c": c, "d": d, "L": L}
+
+
+def test_a_tensor_changed_in_place_is_refused_before_any_grad_changes():
+    # The engine raises at SinBackward0, after b's AccumulateGrad had already written
+    # b.grad: the stepper left b.grad = [1., 1.] behind a failed cell. Checked first,
+    # like a graph already used, nothing changes.
+    L, names = modified_graph()
+    with pytest.raises(RuntimeError) as refused:
+        step_backward(L, names=names)
+    assert names["a"].grad is None and names["b"].grad is None
+    plain, _ = modified_graph()
+    with pytest.raises(RuntimeError) as engine:
+        plain.backward()
+    assert str(refused.value).startswith(str(engine.value))   # the engine's own words
+    assert "nothing was changed" in str(refused.value).split("\n")[-1]
+    real = pytest.importorskip("torch")
+    a = real.tensor([1.0, 2.0], requires_grad=True)
+    c = a * 2
+    d = c.sin()
+    c.add_(1)
+    with pytest.raises(RuntimeError) as theirs:
+        d.sum().backward()
+    assert str(refused.value).split(" Hint:")[0] == str(theirs.value).split(" Hint:")[0]
