@@ -150,3 +150,19 @@ def test_a_tensor_changed_in_place_is_refused_before_any_grad_changes():
     with pytest.raises(RuntimeError) as theirs:
         d.sum().backward()
     assert str(refused.value).split(" Hint:")[0] == str(theirs.value).split(" Hint:")[0]
+
+
+def test_nn_linears_step_notes_only_what_pytorch_saves():
+    real = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    x = torch.tensor([[1.0, 2.0]])
+    loss = model(x).pow(2).mean()
+    addmm = next(p for p in step_backward(loss, names={"model": model, "x": x}).panels
+                 if "AddmmBackward0" in p.title)
+    noted = addmm.text.split("also noted in forward: ", 1)[1].split("\n")[0]
+    assert noted == "beta (_saved_beta) = 1, alpha (_saved_alpha) = 1", noted
+    theirs = real.nn.Linear(2, 1)(real.tensor([[1.0, 2.0]])).grad_fn
+    assert theirs.name() == "AddmmBackward0"
+    assert theirs._saved_beta == 1 and theirs._saved_alpha == 1
+    assert not [a for a in dir(theirs) if "transposed" in a or "column_major" in a]

@@ -785,8 +785,10 @@ NOTES_AS = {"IndexBackward0": _SIZES, "ViewBackward0": _SIZES,
 #: What teachgrad's ops note for their own bookkeeping, no value of the maths: a view's
 #: version counter at its making (the in-place checks), max pooling's working shapes...
 #: A learner read "view_version = 0" beside x[1]'s step (lesson 18) and could not place it.
+#: (nn.Linear's addmm notes its weight's memory layout: "right_column_major = True" beside
+#: ∂/∂mat2 = α·mat1ᵀ grad was read as something of the maths)
 BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant",
-               "bias_sizes"}
+               "bias_sizes", "right_is_transposed", "right_column_major"}
 #: Ops whose ctx also holds working values of their own backward (nll_loss's ``counted``
 #: mask, ``class_dim``): only the notes PyTorch saves too are shown, in its order.
 NOTES_SHOWN = {"NllLossBackward0": tuple(_NLL_NOTES), "NllLoss2DBackward0": tuple(_NLL_NOTES)}
