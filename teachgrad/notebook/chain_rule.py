@@ -21,6 +21,12 @@ the 1×1 Jacobian (``cos a`` is worth -0.6282 at a = 2.25; the formula alone lef
 student to work that out before the product could be checked). An elementwise step of a
 few elements (``tanh`` of 3 numbers) gets one local value per element the same way: its
 Jacobian is diagonal, so element ``i`` of the contribution is ``upstream[i] × local[i]``.
+Where a nan or an inf is born at an elementwise step (lesson 16's ``0 × inf = nan``), the
+local factor of those elements comes from the op's own backward run on ones (see
+:mod:`.born`): dividing by an upstream of 0 could not give it.
+
+A value saved from an input is shown as the input is (``_saved_self`` of ``x * y`` with an
+int ``x`` is ``tensor(4)``), with a note where the op computed with a promoted copy.
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._dtypes import from_numpy_dtype
 from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
-from .graph_model import input_tensor, node_name
+from .born import elementwise_birth, kinds_born
+from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
 from .unpacked import Packed, Unpacked
@@ -300,9 +308,10 @@ class PanelWriter:
         if arrival.sender is None:
             return "the start of backward()"
         where = f"step {arrival.step + 1}, {self.label(arrival.sender)}"
-        symbols = input_symbols(arrival.sender)
-        if which_input and arrival.edge < len(symbols):
-            where += f", its input {symbols[arrival.edge]}"
+        if which_input:  # (only then: a sender may have 1,500 inputs, a torch.stack)
+            symbols = input_symbols(arrival.sender)
+            if arrival.edge < len(symbols):
+                where += f", its input {symbols[arrival.edge]}"
         return where
 
     def _accumulated(self, out: _Out, record: StepRecord) -> None:
@@ -370,6 +379,42 @@ class PanelWriter:
             rows.append((letter, self.label(sent.target), upstream, local, sent.value, note,
                          number))
         out.contributions(rows, multi_output=len(record.grads_in) > 1)
+        self._births(out, record, symbols)
+
+    def _births(self, out: _Out, record: StepRecord, symbols: list[str]) -> None:
+        """Say where a nan or an inf is born at this step, with the products that made it
+        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is."""
+        node = record.node
+        upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
+        for sent in record.sent:
+            if sent.target is None or sent.value is None or _all_finite(sent.value):
+                continue  # (the usual case, checked first: one pass over the numbers)
+            head = f"{symbols[sent.index]} → {self.label(sent.target)}"
+            birth = None
+            if elementwise(node) and upstream is not None:
+                birth = elementwise_birth(node, self.saved.get(node), upstream, sent.value,
+                                          sent.index)
+            if birth is not None and birth.products:
+                out.born(head, birth)
+                continue
+            kinds = birth.kinds if birth is not None else kinds_born(record.grads_in,
+                                                                     sent.value)
+            if kinds:
+                why = ("its local derivative mixes the elements (not one number per "
+                       "element)" if birth is None else "its local factor there is not known")
+                out.sub(f"{kinds} {'are' if ' and ' in kinds else 'is'} born here, along "
+                        f"{head}: the gradient arriving held none, the one sent on does. "
+                        f"No single product shows it: {why}.")
+
+    def _promotion_note(self, node, label: str, shown: np.ndarray, used: np.ndarray) -> str:
+        """``"`x` is saved as it is, int64; the chain rule uses it promoted to float32:
+        4."``: why the saved 4 turns up as 4. in the product above."""
+        source = _source_of(self.saved.get(node), shown)
+        name = self.names.of_tensor(source[0]) if source is not None else ""
+        who = f"`{name}`" if name else label.split(" (")[0]
+        return (f"{who} is saved as it is, {_dtype_name(shown)}; the chain rule uses it "
+                f"promoted to {_dtype_name(used)} ({_inline(long_value(used))}), the dtype "
+                "this op computes in.")
 
     def new_panel(self) -> _Out:
         """An empty panel whose values are printed (and cached) by this writer."""
@@ -377,10 +422,19 @@ class PanelWriter:
 
     def _saved(self, out: _Out, node) -> None:
         saved = self.saved.get(node)
+        if saved is None and getattr(node, "_saved", None) is autograd_graph._FREED:
+            # (a forward replay after backward: the panel showed nothing, as if the op
+            # had saved nothing at all)
+            out.para("What this op saved for backward is gone: a backward() through this "
+                     "graph freed it (backward(retain_graph=True) keeps it).")
         if saved is not None:
-            labelled = saved_with_labels(node, *saved, names=self.names)
+            labelled = _labelled(node, *saved, names=self.names)
             if labelled:
-                out.saved(labelled, unpacked=type(saved) is Unpacked)
+                out.saved([(label, shown) for label, shown, _ in labelled],
+                          unpacked=type(saved) is Unpacked)
+            for label, shown, used in labelled:
+                if shown is not used:
+                    out.sub(self._promotion_note(node, label, shown, used))
             if type(saved) is Packed:
                 out.para(f"{count(saved.count, 'saved tensor')} packed by saved_tensors_hooks: "
                          "backward gets them back from the unpack hook when this node runs.")
@@ -520,7 +574,14 @@ def input_symbols(node) -> list[str]:
         if all(found):
             # "∂(Σa)/∂aᵢ" and "∂L/∂x[i]" speak of one element; "∂L/∂x: ..." of x itself.
             return [_without_element(m.group(1)) for m in found]
+    if n > len(LETTERS):  # torch.stack of 30 tensors: a₀ … a₂₉, as the list's indices
+        return [f"a{_subscript(i)}" for i in range(n)]
     return list(LETTERS[:n]) if n > 1 else ["a"]
+
+
+def _subscript(number: int) -> str:
+    """``12 -> '₁₂'``."""
+    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def _without_element(symbol: str) -> str:
@@ -541,8 +602,19 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
     ``x[i]`` are PyTorch's tuple ``_saved_indices``: each goes by the student's name
     (from ``names``), else "mask" or "index".
     """
+    return [(label, value) for label, value, _ in _labelled(node, values, sources, names)]
+
+
+def _labelled(node, values, sources, names: Names | None) -> list:
+    """``[(label, value as saved, value the backward uses)]``: see saved_with_labels.
+
+    The two values differ for an input the op computed with in another dtype (``x * y``
+    with an int ``x``: a float32 copy of it): PyTorch's ``_saved_self`` is ``x`` itself,
+    ``tensor(4)``, and the panel shows that, then where the chain rule uses the copy.
+    """
     if type(node).__name__ in SAVED_TUPLES:
-        return _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)
+        return [(label, value, value) for label, value in
+                _saved_tuple(SAVED_TUPLES[type(node).__name__], values, sources, names)]
     edges = list(node.next_functions)
     letters = input_symbols(node)
     none_slots = [i for i, (fn, _) in enumerate(edges) if fn is None]
@@ -580,8 +652,9 @@ def saved_with_labels(node, values, sources, names: Names | None = None) -> list
         elif len(none_slots) == 1 and np.ndim(value) == 0:
             # A number (ops keep ``y * 3``'s 3 as a 0-d array of y's dtype), not a mask.
             letter = letters[none_slots[0]]
-        labelled.append((_saved_label(letter, name), value))
+        labelled.append((_saved_label(letter, name), as_saved(value, source), value))
     return labelled
+
 
 
 #: The ops that save a tuple of tensors, and PyTorch's name for it (``x[i, j]`` saves
@@ -712,8 +785,10 @@ NOTES_AS = {"IndexBackward0": _SIZES, "ViewBackward0": _SIZES,
 #: What teachgrad's ops note for their own bookkeeping, no value of the maths: a view's
 #: version counter at its making (the in-place checks), max pooling's working shapes...
 #: A learner read "view_version = 0" beside x[1]'s step (lesson 18) and could not place it.
+#: (nn.Linear's addmm notes its weight's memory layout: "right_column_major = True" beside
+#: ∂/∂mat2 = α·mat1ᵀ grad was read as something of the maths)
 BOOKKEEPING = {"view_version", "sums_back", "has_bias", "plane_shape", "outs", "constant",
-               "bias_sizes"}
+               "bias_sizes", "right_is_transposed", "right_column_major"}
 #: Ops whose ctx also holds working values of their own backward (nll_loss's ``counted``
 #: mask, ``class_dim``): only the notes PyTorch saves too are shown, in its order.
 NOTES_SHOWN = {"NllLossBackward0": tuple(_NLL_NOTES), "NllLoss2DBackward0": tuple(_NLL_NOTES)}
@@ -761,6 +836,25 @@ def snapshot_saved(nodes) -> dict:
             continue
         snapshot[node] = (tuple(values), tuple(sources))
     return snapshot
+
+
+def _all_finite(value) -> bool:
+    """No nan and no inf in ``value`` (integers and booleans never have them)."""
+    array = as_array(value)
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
+
+
+def _source_of(saved, own: np.ndarray):
+    """The source (tensor, version) in ``saved`` whose tensor holds the array ``own``."""
+    if saved is None:
+        return None
+    return next((source for source in saved[1] if source is not None and len(source) == 2
+                 and getattr(source[0], "_data", None) is own), None)
+
+
+def _dtype_name(array: np.ndarray) -> str:
+    """``int64``, ``float32``: a NumPy dtype by the name PyTorch gives it (``bool``)."""
+    return str(from_numpy_dtype(array.dtype)).rsplit(".", 1)[-1]
 
 
 def _shape(tensor) -> str:
@@ -909,6 +1003,41 @@ class _Out:
             )
             self._say(self.text[-1])
 
+    def born(self, head: str, birth) -> None:
+        """The products along one edge where a nan or inf is born: ``[1]: 0. × inf = nan``."""
+        verb = "are" if " and " in birth.kinds else "is"
+        intro = (f"{birth.kinds} {verb} born here, along {head}, where the gradient "
+                 "arriving had none")
+        lines, rows = [], []
+        for index, *numbers in birth.products:
+            # (printed afresh, not by self.printed: its cache is keyed by id(), and these
+            # one-element arrays are temporaries whose ids the next ones reuse)
+            up, local, value = (long_value(number) for number in numbers)
+            where = "[" + ", ".join(str(int(i)) for i in index) + "]" if index else ""
+            cells = (self._number_fig(up, "upstream") + self._op("×")
+                     + self._number_fig(local, "local") + self._op("=")
+                     + self._number_fig(value, "contribution"))
+            # (laid out as the rows above: the element where the input's letter was)
+            rows.append(f'<div class="tg-edge"><span class="tg-letter">{html.escape(where)}'
+                        f'</span><div class="tg-eq">{cells}</div></div>')
+            product = f"{up} × {local} = {value}"
+            lines.append(f"{where}: {product}" if where else product)
+        more = birth.total - len(birth.products)
+        if more:
+            lines.append(f"… and {count(more, 'more element')}")
+            rows.append(f'<p class="tg-sub">{html.escape(lines[-1])}</p>')
+        self.html.append(f'<div class="tg-born"><p class="tg-sub">{html.escape(intro)}:</p>'
+                         f'{"".join(rows)}</div>')
+        self.text.append(f"    {intro}:")
+        self.text.extend(f"      {line}" for line in lines)
+        self._say(f"{birth.kinds} born along {head}: " + "; ".join(lines))
+
+    @staticmethod
+    def _number_fig(text: str, caption: str) -> str:
+        """One printed number with a caption under it."""
+        return (f'<figure><pre class="tg-v">{escape_text(text)}</pre>'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
     def saved(self, pairs: list, unpacked: bool = False) -> None:
         # Under saved_tensors_hooks the values shown are what unpack gave this backward
         # (see .unpacked), which may differ from the forward's (a float16 copy).
@@ -938,8 +1067,11 @@ class _Out:
 
     def queue(self, nodes: list, label) -> None:
         if nodes:
-            names = [label(n) for n in nodes]
-            shown = names[:8] + ([f"… {len(names) - 8} more"] if len(names) > 8 else [])
+            # (only the names shown are worked out: a stack of 1,500 tensors had 1,500
+            # ready at once, named at each of 3,000 steps, 35 s of its 55)
+            shown = [label(n) for n in nodes[:8]]
+            if len(nodes) > 8:
+                shown.append(f"… {len(nodes) - 8} more")
             items = "".join(f"<li>{html.escape(n)}</li>" for n in shown)
             self.html.append(
                 '<div class="tg-queue"><span>ready queue (runs next, in order):</span>'

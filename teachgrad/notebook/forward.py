@@ -42,7 +42,8 @@ def step_forward(
     ['MulBackward0', 'ExpBackward0']
     """
     outputs = as_tensors(out, "step_forward")
-    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
+    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad,
+                  function="step_forward")
     return ForwardReplay(model, Names(names))
 
 

@@ -35,7 +35,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd.graph import Node
 from . import graph_model
 from .assets import css
-from .graph_model import MAX_NODES, GraphModel, count_names, node_name
+from .graph_model import MAX_NODES, GraphModel, as_saved, count_names, node_name
 from .layout import LayoutUnavailable, layout_svg, node_positions, tidy_svg
 from .naming import Names
 from .values import count, shape_text, short_value
@@ -415,10 +415,12 @@ def saved_lines(node: Node, limit: int = 4) -> list[str]:
     if saved is autograd_graph._FREED:
         return ["saved: freed by backward()"]
     try:
-        values, _sources = saved
+        values, sources = saved
     except (TypeError, ValueError):
         return []
-    values = [v for v in values if v is not None]  # None: a slot the op chose not to fill
+    # None: a slot the op chose not to fill; an input as PyTorch keeps it (an int x, not
+    # the float32 copy x * y computed with: "saved 4", as _saved_self prints tensor(4))
+    values = [as_saved(v, s) for v, s in zip(values, sources) if v is not None]
     lines = [f"saved {short_value(v)}" for v in values[:limit]]
     if len(values) > limit:
         lines.append(f"… {len(values) - limit} more saved")

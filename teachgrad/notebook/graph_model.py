@@ -115,10 +115,14 @@ def _example(nodes, kind):
 
 
 def build(
-    roots, max_nodes: int = MAX_NODES, hide_no_grad: bool = False
+    roots, max_nodes: int = MAX_NODES, hide_no_grad: bool = False, function: str = "draw"
 ) -> GraphModel:
-    """Walk back from ``roots`` (a tensor or several) and decide the boxes and arrows."""
-    roots = as_tensors(roots, "draw")
+    """Walk back from ``roots`` (a tensor or several) and decide the boxes and arrows.
+
+    ``function``: the public function called (``draw``, ``step_backward``...), which a
+    wrong argument's error names."""
+    roots = as_tensors(roots, function)
+    max_nodes = checked_max_nodes(max_nodes, function)
     root_nodes = [edge_of(r)[0] if r._requires_grad else None for r in roots]
     order = _walk(root_nodes)
     index_of = {node: k for k, node in enumerate(order)}
@@ -229,6 +233,23 @@ def input_tensor(node: Node, slot: int, sources: tuple | None = None) -> Tensor 
     return None
 
 
+def as_saved(value, source):
+    """A saved input as PyTorch keeps it: the input tensor's own values and dtype.
+
+    An op that promotes (``x * y``, int ``x``, float ``y``) keeps the promoted copy it
+    computed with; PyTorch's ``_saved_self`` is ``x`` itself. The input's own array is
+    that value only while ``x`` is unchanged since forward (its version then is the
+    saved one); after an in-place change the copy is all that is left of it.
+    """
+    if type(source) is not tuple or len(source) != 2 or getattr(value, "dtype", None) is None:
+        return value
+    tensor, version = source
+    own = getattr(tensor, "_data", None)
+    if own is None or own.dtype == value.dtype or tensor._vc[0] != version:
+        return value
+    return own
+
+
 def as_tensors(out, function: str) -> tuple:
     """``out`` (a tensor, or a list or tuple of them) as a tuple of tensors.
 
@@ -241,8 +262,38 @@ def as_tensors(out, function: str) -> tuple:
     for item in items:
         if not isinstance(item, Tensor):
             raise ArgumentError(f"{function}() expects a Tensor or a list of Tensors, "
-                            f"got {type(item).__name__}")
+                                f"got {type(item).__name__}\nHint: {_not_a_tensor(item, function)}")
     return items
+
+
+def _not_a_tensor(item, function: str) -> str:
+    """What the learner probably meant, for the slips seen most: a grad_fn, a model, a
+    number or NumPy array, None."""
+    if isinstance(item, Node):
+        return (f"{type(item).__name__} is a grad_fn, a node of the graph, not a tensor. "
+                f"Pass the tensor whose grad_fn it is: {function}(out), not "
+                f"{function}(out.grad_fn).")
+    if hasattr(item, "parameters") and hasattr(item, "forward"):  # an nn.Module
+        return (f"a {type(item).__name__} is a model, not a graph: the graph is made when "
+                f"it runs. Pass its output: {function}(model(x)), or the loss computed "
+                "from it.")
+    if item is None:
+        return ("None is often what a function without `return` gives back, or the .grad "
+                "of a tensor before backward() ran.")
+    return ("the graph starts at tensors made with requires_grad=True: "
+            "x = torch.tensor(..., requires_grad=True), then the ops on x.")
+
+
+def checked_max_nodes(max_nodes, function: str) -> int:
+    """``max_nodes`` as an int, or Python's TypeError with a hint (it was "'>' not
+    supported between instances of 'int' and 'str'", from inside build)."""
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
+        raise ArgumentError(
+            f"{function}() argument 'max_nodes' must be int, not {type(max_nodes).__name__}"
+            f"\nHint: max_nodes is how many boxes to draw before long chains are folded "
+            f"(the default is {MAX_NODES}), e.g. max_nodes=500."
+        )
+    return max_nodes
 
 
 def _walk(root_nodes: list) -> list:
@@ -301,6 +352,8 @@ def _fold_chains(order: list, keep: set) -> dict:
     return group
 
 
+
 __all__ = [
     "Box", "Arrow", "GraphModel", "build", "as_tensors", "node_name", "count_names", "MAX_NODES",
+    "as_saved", "input_tensor",
 ]

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 
 from .._tensor import Tensor
 from ..autograd import graph as autograd_graph
+from ..autograd.saved_hooks import PackedSaved
 from .chain_rule import Panel, PanelWriter, snapshot_saved
 from .follow import following
 from .graph import Labels, new_prefix, rows_or_none, svg_html, to_digraph, unavailable_html
@@ -79,9 +80,11 @@ def step_backward(
     gradient = _checked_gradient(gradient)
     if gradient is None:
         _refuse_an_implicit_gradient(outputs, Names(names))
-    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad)
-    if inputs is None:  # (with inputs=, the engine may never reach a freed node)
+    model = build(outputs, max_nodes=max_nodes, hide_no_grad=hide_no_grad,
+                  function="step_backward")
+    if inputs is None:  # (with inputs=, the engine may never reach such a node)
         _refuse_a_used_graph(model, Names(names))
+        _refuse_a_modified_graph(model)
     saved = snapshot_saved(model.index_of)  # backward frees these; the panels show them
     # (values packed by saved_tensors_hooks: as the real backward unpacks them, once)
     with unpacked_by_backward(model.index_of) as unpacked:
@@ -170,6 +173,52 @@ def _refuse_a_used_graph(model: GraphModel, names: Names) -> None:
         f"graph of {what} was already used by a backward pass (did this cell run before?). "
         f"Run the cells that compute {what} again, then this one; nothing was changed."
     )
+
+
+class SavedTensorModified(ShortTraceback, RuntimeError):
+    """PyTorch's RuntimeError for a saved tensor changed in place, raised by
+    ``step_backward`` before it starts."""
+
+    shown_as = RuntimeError
+
+
+def _refuse_a_modified_graph(model: GraphModel) -> None:
+    """Raise PyTorch's "modified by an inplace operation" error up front.
+
+    The engine raises it too, but only at the node that saved the changed tensor, after
+    the steps before it may have written some leaves' ``.grad`` (lesson 8's pitfall,
+    stepped: a failed cell left ``b.grad`` filled in). The words are the engine's own.
+    """
+    for node in model.index_of:
+        for value, source in _saved_pairs(node):
+            if source is None:
+                continue
+            cell = source[0]._vc if len(source) == 2 else source[0]
+            if cell[0] == source[1]:
+                continue
+            try:
+                autograd_graph._raise_modified(node, value, source)
+            except RuntimeError as error:
+                raise SavedTensorModified(
+                    f"{error}\nstep_backward() checked this before running backward(): "
+                    "nothing was changed."
+                ) from None
+
+
+def _saved_pairs(node) -> list:
+    """``[(value, source)]`` of what ``node`` saved and still holds (none once freed);
+    a value packed by saved_tensors_hooks has no version to check (source None)."""
+    saved = getattr(node, "_saved", None)
+    if saved is None or saved is autograd_graph._FREED:
+        return []
+    if type(saved) is PackedSaved:
+        return [(v, None if i in saved.packed else s)
+                for i, (v, s) in enumerate(zip(saved.values, saved.sources))]
+    try:
+        values, sources = saved
+    except (TypeError, ValueError):
+        return []
+    return list(zip(values, sources))
 
 
 #: how far the graph may shrink to keep the chain-rule panel beside it (see graph_width)

@@ -230,12 +230,21 @@ def _warnings_from_the_callers_line() -> Iterator[None]:
             ):
                 frame = frame.f_back
     for warning in caught:
-        warnings.warn_explicit(
-            warning.message, warning.category, frame.f_code.co_filename, frame.f_lineno,
-            module=frame.f_globals.get("__name__"), registry=frame.f_globals.setdefault(
-                "__warningregistry__", {}),
-            module_globals=frame.f_globals,
-        )
+        _warn_at(warning, frame)
+
+
+def _warn_at(warning, frame) -> None:
+    """Issue ``warning`` again as if from ``frame``'s line (its source line shown)."""
+    where = {"module": frame.f_globals.get("__name__"),
+             "registry": frame.f_globals.setdefault("__warningregistry__", {})}
+    try:
+        warnings.warn_explicit(warning.message, warning.category, frame.f_code.co_filename,
+                               frame.f_lineno, module_globals=frame.f_globals, **where)
+    except ImportError:
+        # ``python -c``: __main__'s loader is the built-in importer, which has no source
+        # for it and raised ImportError from inside warn_explicit, instead of the warning
+        warnings.warn_explicit(warning.message, warning.category, frame.f_code.co_filename,
+                               frame.f_lineno, **where)
 
 
 def _as_list(inputs) -> list:
