@@ -291,8 +291,8 @@ def network_facts():
 @LIBS
 def test_example_13_pulls_hardest(lib_name):
     text = LESSON.text()
-    assert ("Example 13 pulls hardest, with a norm nearly seven times the median; the next two "
-            "are far behind.") in text
+    assert ("Example 13 pulls hardest, with a norm nearly seven times the median (without the "
+            "10 added to its target, it is not even among the three largest).") in text
     assert ("(5 inputs, 8 tanh units, 1 output). One target is wrong: example 13 got 10 "
             "added") in text
     _, _, params, flat, norms = network_facts()
@@ -301,7 +301,6 @@ def test_example_13_pulls_hardest(lib_name):
     median = np.sort(norms)[(len(norms) - 1) // 2]   # torch.median: the lower of the middle two
     assert order[0] == 13
     assert 6.5 < norms[13] / median < 7
-    assert norms[order[1]] < 0.75 * norms[13]
     # without the 10 added, example 13 is not among the three largest
     inputs, targets, _ = network_data()
     fixed = targets.copy()
