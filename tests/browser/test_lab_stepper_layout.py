@@ -50,10 +50,19 @@ w = torch.ones(1, 20, requires_grad=True)
 wide = (w * 1234.5678).sum()
 step_backward(wide, names=locals())"""
 
+# nn.Linear on a batch: addmm's inputs are named "input" and "mat2", words, not letters
+LINEAR_ON_A_BATCH = """\
+_ = torch.manual_seed(0)
+X, Y = torch.randn(4, 3), torch.randn(4, 2)
+layer = torch.nn.Linear(3, 2)
+loss = ((layer(X) - Y) ** 2).sum()
+step_backward(loss, names=locals())"""
+
 
 @pytest.fixture(scope="module")
 def laptop(chromium, lab_server, lessons_copy):
-    cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES)]
+    cells = [nbformat.v4.new_code_cell(code) for code in (LESSON_THREE, LONG_LOOP, WIDE_VALUES,
+                                                                 LINEAR_ON_A_BATCH)]
     nbformat.write(teachgrad_notebook(cells), lessons_copy / NOTEBOOK)
     with opened(chromium, lab_server, NOTEBOOK, timeout_ms=30_000) as notebook:
         assert notebook.run_all()
@@ -149,6 +158,27 @@ def test_a_formula_wraps_between_its_parts_never_inside_one(laptop, screenshots)
     assert number_box["x"] + number_box["width"] <= edge["x"] + edge["width"] + 1
     screenshots.take(panel, "stepper-formula-parts")
 
+
+def test_an_input_named_by_a_word_does_not_overlap_its_equation(laptop, screenshots):
+    # Lesson 25's addmm step: the input names "input" and "mat2" were squeezed to the
+    # letters' 1.2em and drawn over the matrices and the local formula beside them.
+    cell = laptop.cell(3)
+    view = cell.locator(".jp-OutputArea-child", has=cell.page.locator(".tg-live"))
+    for _ in range(4):  # step 4: AddmmBackward0
+        view.locator('button[title="Next step"]:visible').click()
+    panel = view.locator('.tg-panel-live[data-frame="4"]')
+    panel.wait_for(state="visible")
+    assert "AddmmBackward0" in panel.locator(".tg-title").inner_text()
+    edges = panel.locator(".tg-edge").filter(has=panel.page.locator(".tg-eq")).all()
+    names = [edge.locator(".tg-letter").inner_text() for edge in edges]
+    assert names == ["input", "mat2"], names
+    for edge in edges:
+        name = edge.locator(".tg-letter").evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e);"
+            " const b = r.getBoundingClientRect(); return {x: b.x, width: b.width}; }")
+        equation = edge.locator(".tg-eq").bounding_box()
+        assert name["x"] + name["width"] <= equation["x"] + 1, (name, equation)
+    screenshots.take(panel, "stepper-addmm-input-names")
 
 
 def test_in_a_narrow_window_the_graph_scrolls_in_its_box_and_the_legend_stays_in_view(
