@@ -490,6 +490,13 @@ SKIPS = [
     ("open: float32 rounding (ulps) moving floor_divide across a whole number",
      lambda st, cat, t, o: cat == "value" and st.op == "floor_divide"
      and "float32" in st.program and _differs_only_by_one(t, o)),
+    # ... and floor/ceil/trunc/round of a float32 value an ulp from a whole number: NumPy's
+    # float32 tanh is not always correctly rounded (tanh(9.0975027) is 0.99999994 here,
+    # PyTorch's correctly rounded 1.0; the true value is 0.99999997), floor makes it 0 or
+    # 1 (seed 740099: floor(tanh(exp(a))))
+    ("open: float32 rounding (an ulp) moving floor/ceil/trunc/round across a whole number",
+     lambda st, cat, t, o: cat == "value" and st.op in ("floor", "ceil", "trunc", "round")
+     and "float32" in st.program and _differs_only_by_one(t, o)),
     # tan near its pole (π/2 + kπ) multiplies an ulp of its float32 argument by sec²,
     # above 100 where |tan| > 10, and by the argument's size (seed 503187: tan(silu(1.825)),
     # PyTorch's float32 silu 1 ulp below the correctly rounded 1.5716262 that teachgrad
