@@ -490,6 +490,13 @@ SKIPS = [
     ("open: float32 rounding (ulps) moving floor_divide across a whole number",
      lambda st, cat, t, o: cat == "value" and st.op == "floor_divide"
      and "float32" in st.program and _differs_only_by_one(t, o)),
+    # ... and floor/ceil/trunc/round of a float32 value an ulp from a whole number: NumPy's
+    # float32 tanh is not always correctly rounded (tanh(9.0975027) is 0.99999994 here,
+    # PyTorch's correctly rounded 1.0; the true value is 0.99999997), floor makes it 0 or
+    # 1 (seed 740099: floor(tanh(exp(a))))
+    ("open: float32 rounding (an ulp) moving floor/ceil/trunc/round across a whole number",
+     lambda st, cat, t, o: cat == "value" and st.op in ("floor", "ceil", "trunc", "round")
+     and "float32" in st.program and _differs_only_by_one(t, o)),
     # tan near its pole (π/2 + kπ) multiplies an ulp of its float32 argument by sec²,
     # above 100 where |tan| > 10, and by the argument's size (seed 503187: tan(silu(1.825)),
     # PyTorch's float32 silu 1 ulp below the correctly rounded 1.5716262 that teachgrad
@@ -1626,6 +1633,69 @@ def _strided(g: Generator, name: str) -> None:
     offset = rng.randint(0, max(0, n - 1 - span)) if span < n else 0
     extra = f", {offset}" if offset or rng.random() < 0.3 else ""
     _assign(g, f"{x.name}.as_strided({tuple(size)}, {tuple(stride)}{extra})", name)
+
+
+# -- linear algebra (extra: drawn with --ops; each makes a square matrix, or a batch of
+# them, and differentiates a decomposition or a solve through it; eigen- and singular
+# vectors are squared, their sign being LAPACK's choice)
+
+LINALG = ["det", "slogdet", "inv", "solve", "eigvalsh", "eigh", "svdvals", "svd", "qr",
+          "cholesky", "cholesky_solve", "lu_factor", "lu_solve", "matrix_exp", "pinv",
+          "householder_product"]
+
+
+@op(*LINALG, extra=True)
+def _linalg(g: Generator, name: str) -> None:
+    rng = g.rng
+    n = rng.choice([0, 1, 2, 3]) if rng.random() < 0.1 else rng.randint(1, 3)
+    batch = rng.choice([(), (), (2,), (1,)])
+    x = (g.pick(lambda v: v.shape == batch + (n, n) and v.is_float)
+         or g.leaf(batch + (n, n), dtype=rng.choice(["float32", "float64", "float64"])))
+    if x is None:
+        return
+    a, m = x.name, rng.randint(1, 3)
+    spd = f"({a} @ {a}.mT + {n} * torch.eye({n}, dtype=torch.{x.dtype}))"
+
+    def rhs(shape: tuple) -> str | None:
+        y = g.leaf(shape, dtype=x.dtype)
+        return y.name if y is not None else None
+
+    if name in ("det", "inv", "matrix_exp", "pinv", "svdvals", "eigvalsh"):
+        arg = f"({a} + {a}.mT)" if name == "eigvalsh" else a
+        _assign(g, f"torch.linalg.{name}({arg})", name)
+    elif name == "slogdet":
+        _assign(g, f"torch.linalg.slogdet({a}).logabsdet", name)
+    elif name == "eigh":
+        _assign(g, f"torch.linalg.eigh({a} + {a}.mT).eigenvectors ** 2", name)
+    elif name == "svd":
+        full = rng.choice(["True", "False"])
+        part = rng.choice(["U", "Vh"])
+        _assign(g, f"torch.linalg.svd({a}, full_matrices={full}).{part} ** 2", name)
+    elif name == "qr":
+        _assign(g, f"torch.linalg.qr({a}).{rng.choice(['Q', 'R'])}", name)
+    elif name == "cholesky":
+        _assign(g, f"torch.linalg.cholesky({spd}, upper={rng.choice(['True', 'False'])})",
+                name)
+    elif name == "lu_factor":
+        _assign(g, f"torch.linalg.lu_factor({a}).LU", name)
+    elif name == "householder_product":
+        tau = g.leaf(batch + (rng.randint(0, n),), dtype=x.dtype)
+        if tau is not None:
+            _assign(g, f"torch.linalg.householder_product({a}, {tau.name})", name)
+    else:  # solves: a right-hand side
+        left = rng.random() < 0.7
+        b = rhs(batch + ((n, m) if left else (m, n)))
+        if b is None:
+            return
+        flag = "" if left else ", left=False"
+        if name == "solve":
+            _assign(g, f"torch.linalg.solve({a}, {b}{flag})", name)
+        elif name == "lu_solve":
+            adjoint = rng.choice(["", ", adjoint=True"])
+            _assign(g, f"torch.linalg.lu_solve(*torch.linalg.lu_factor({a}), {b}{flag}"
+                       f"{adjoint})", name)
+        elif left:
+            _assign(g, f"torch.cholesky_solve({b}, torch.linalg.cholesky({spd}))", name)
 
 
 @op("requires_grad_", extra=True)

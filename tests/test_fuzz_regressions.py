@@ -1982,3 +1982,22 @@ def test_scatter_reduce_prod_with_a_0d_index_differentiates_twice():
     assert gx.tolist() == [1.5, 7.5] and gs.item() == 3.0
     ggx, ggs = torch.autograd.grad((gx * gx).sum() + gs * gs, (x, s))
     assert ggx.tolist() == [0.0, 2 * 2.25 * 2.0] and ggs.item() == 2 * 2.25 * 5.0
+
+
+@pytest.mark.parametrize("shape, dim", [((2, 3), 1), ((3, 2), 0), ((2, 3, 1), 1)])
+def test_std_of_equal_values_along_a_dim_has_no_slope(shape, dim):
+    # Seed 760965: std over a dim of three equal values. PyTorch's per-slice kernel
+    # (Welford) gives exactly 0 and so the gradient 0 (std's slope at a flat slice);
+    # NumPy's two-pass mean of three 0.942s is 0.94199999999999984, std ~1.4e-16, and
+    # the slope (x − mean) / ((N − 1)·std) came out as ±1/√6 = ±0.408 per element.
+    x = torch.full(shape, 0.942, dtype=torch.float64, requires_grad=True)
+    std = x.std(dim)
+    assert np.all(np.abs(std.detach().numpy()) < 1e-15)
+    std.sum().backward()
+    assert x.grad.tolist() == torch.zeros(shape).tolist()
+    # a slice that is not flat keeps its slope: (x − mean) / ((N − 1)·std)
+    y = torch.tensor([[1.0, 2.0, 3.0], [0.942, 0.942, 0.942]], dtype=torch.float64,
+                     requires_grad=True)
+    y.std(1).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [[-0.5, 0.0, 0.5], [0.0, 0.0, 0.0]],
+                               atol=1e-15)

@@ -918,18 +918,32 @@ class StdBackward0(Op):
             # division's slope meets the mask's 0 at std = 0, 0·inf = nan, as PyTorch's
             # second derivative (seed 107241)
             with np.errstate(divide="ignore", invalid="ignore"):
-                half = masked_fill_zero(_value(out) == 0, grad / times_number(out, 2))
+                flat = _std_flat(_value(a), _value(out), ctx.dims, ctx.keepdim)
+                half = masked_fill_zero(flat, grad / times_number(out, 2))
             return _var_recorded_grad(ctx, half, a)
+        flat = _std_flat(_value(a), _value(out), ctx.dims, ctx.keepdim)
         grad = _expand_reduced(grad, ctx.dims, ctx.keepdim)
         out = _expand_reduced(out, ctx.dims, ctx.keepdim)
         # A constant slice has std 0 and no slope there: PyTorch sends 0, not 0/0.
-        flat = _value(out) == 0
+        flat = _expand_reduced(flat, ctx.dims, ctx.keepdim)
         per_std = np.where(flat, 0, grad / np.where(flat, 1, out))
         if ctx.dof <= 0 and (ctx.dims is None or a.ndim == 0):
             return per_std / 2 * _no_dof_slope(a)  # (var's slope times ∂std/∂var)
         centred = a - mean_of(a, axis=ctx.dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
             return per_std / ctx.dof * centred  # (PyTorch's order: MulBackward0 last)
+
+
+def _std_flat(a: np.ndarray, out: np.ndarray, dims, keepdim: bool) -> np.ndarray:
+    """Where std has no slope and PyTorch sends 0: std 0, and, when std is taken per slice,
+    the slices of equal (finite) values. PyTorch sums those with Welford's updates, which
+    give exactly 0 for equal values; NumPy's two-pass sum (PyTorch's too, over all
+    elements at once) leaves ~1e-16, whose slope would be (x − mean) / std, of order 1."""
+    flat = out == 0
+    if np.size(out) <= 1 or a.size == 0:
+        return flat
+    top = np.max(a, axis=dims, keepdims=keepdim)
+    return flat | ((top == np.min(a, axis=dims, keepdims=keepdim)) & np.isfinite(top))
 
 
 def _var_recorded_grad(ctx, grad: Tensor, a: Tensor) -> Tensor:
