@@ -561,3 +561,13 @@ def test_unflatten_refuses_sizes_that_are_not_ints(source, message):
         eval(source, {"torch": tg, "x": x})
     assert str(caught.value).split("\nHint: ")[0] == message
     assert x.unflatten(1, [2, -1]).shape == (2, 2, 2)
+
+
+def test_reflect_pad_to_a_negative_size_names_the_dimension():
+    # (nn fuzz seed 519826) PyTorch 2.13's reflection_pad2d leaves this unchecked and its
+    # allocation says "numel: integer multiplication overflow" (a known difference in
+    # fuzz_nn_against_torch.py's SKIPS); teachgrad says what is wrong: 3 - 2 - 2 = -1
+    with pytest.raises(RuntimeError) as caught:
+        F.pad(tg.ones(2, 1, 3), (-2, -2, 0, 0), mode="reflect")
+    assert str(caught.value).split("\nHint: ")[0] == (
+        "Trying to create tensor with negative dimension -1: [2, 1, -1]")
