@@ -442,3 +442,132 @@ def test_bfloat16_conversions_say_there_is_none_and_what_to_use():
         model.bfloat16()
     assert str(caught.value).startswith("'Linear' object has no attribute 'bfloat16'\nHint: ")
     assert model.weight.dtype == tg.float32  # nothing changed
+
+
+# ----------------------------------------------------------------- layers given bad arguments
+#
+# Found by calling nn's layer constructors with values of the wrong kind (as
+# sweep_nn_arguments_against_torch.py does for nn.functional): PyTorch's layers make
+# their parameters with torch.empty((a, b, ...)) -- a tuple -- so a size that is not an
+# int is named by empty()'s parser; teachgrad's passed the sizes one by one and got
+# Python's "empty() takes 1 positional argument but 3 were given". PyTorch 2.13's words:
+
+EMPTY_ELEMENT = ("empty(): argument 'size' (position 1) must be tuple of ints, but found "
+                 "element of type {} at pos 0")
+LAYER_ERRORS = {
+    "torch.nn.Bilinear(3, 2, 'a')": (TypeError, EMPTY_ELEMENT.format("str")),
+    "torch.nn.Bilinear(3, 2, 1.5)": (TypeError, EMPTY_ELEMENT.format("float")),
+    "torch.nn.Embedding(1.5, 3)": (TypeError, EMPTY_ELEMENT.format("float")),
+    "torch.nn.Embedding((1, 2), 3)": (TypeError, EMPTY_ELEMENT.format("tuple")),
+    "torch.nn.Conv2d(2, True, 3)": (TypeError, EMPTY_ELEMENT.format("bool")),
+    "torch.nn.LSTMCell(3, 1.5)": (TypeError, EMPTY_ELEMENT.format("float")),
+    "torch.nn.LSTM(3, 4, proj_size=True)": (TypeError, EMPTY_ELEMENT.format("bool")),
+    "torch.nn.RNN(3, True)": (TypeError, EMPTY_ELEMENT.format("bool")),
+    "torch.nn.LayerNorm('a')": (TypeError, EMPTY_ELEMENT.format("str")),
+    "torch.nn.LayerNorm(True)": (TypeError, EMPTY_ELEMENT.format("bool")),
+    "torch.nn.LayerNorm((1.5, 2))": (TypeError, EMPTY_ELEMENT.format("float")),
+    "torch.nn.RMSNorm((1.5, 2))": (TypeError, EMPTY_ELEMENT.format("float")),
+    "torch.nn.BatchNorm1d('a')":
+        (TypeError, "empty(): argument 'size' (position 1) must be tuple of ints, not str"),
+    "torch.nn.BatchNorm1d(1.5, affine=False)":
+        (TypeError, "zeros(): argument 'size' (position 1) must be tuple of ints, not float"),
+    "torch.nn.Bilinear(0, 2, 2)":
+        (ValueError, "in1_features must be > 0, but got (in1_features=0)"),
+    "torch.nn.Embedding(5, 3, padding_idx='a')":
+        (TypeError, "'>' not supported between instances of 'str' and 'int'"),
+    "torch.nn.Embedding(5, 3, padding_idx=5)":
+        (AssertionError, "Padding_idx must be within num_embeddings"),
+    "torch.nn.Conv1d(2, 4, 3, padding='a')":
+        (ValueError, f"Invalid padding string 'a', should be one of {({'same', 'valid'})}"),
+}
+
+
+@pytest.mark.parametrize("source", LAYER_ERRORS)
+def test_layer_constructors_refuse_in_pytorchs_words(source):
+    error, message = LAYER_ERRORS[source]
+    with pytest.raises(error) as caught:
+        eval(source, {"torch": tg})
+    assert str(caught.value).split("\nHint: ")[0] == message
+
+
+@pytest.mark.parametrize("source", LAYER_ERRORS)
+def test_layer_constructor_errors_as_pytorch(source):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        try:
+            eval(source, {"torch": lib})
+        except Exception as error:  # noqa: BLE001 - compared
+            return type(error).__name__, str(error).split("\nHint: ")[0]
+        return "ok", ""
+
+    assert outcome(tg) == outcome(torch)
+
+
+def test_padding_layers_take_what_pytorch_takes_and_refuse_it_in_forward():
+    # PyTorch's _pair/_quadruple repeat anything that is not iterable: ZeroPad2d(1.5) is
+    # made, and F.pad refuses its padding when the layer runs
+    layer = tg.nn.ZeroPad2d(1.5)
+    assert layer.padding == (1.5, 1.5, 1.5, 1.5)
+    assert tg.nn.ConstantPad1d(None, 0.5).padding == (None, None)
+    assert tg.nn.ZeroPad2d((1, 2)).padding == (1, 2)
+    with pytest.raises(TypeError):
+        layer(tg.ones(1, 2, 3, 3))
+
+
+def test_padding_layers_as_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib, source):
+        try:
+            layer = eval(source, {"torch": lib})
+            return "ok", layer.padding, tuple(layer(lib.ones(1, 2, 3, 3)).shape)
+        except Exception as error:  # noqa: BLE001 - compared
+            return type(error).__name__, str(error).split("\nHint: ")[0]
+
+    for cls in ("ZeroPad2d", "ConstantPad1d", "ReflectionPad2d", "CircularPad2d"):
+        for padding in ("1.5", "None", "'a'", "(1, 2)", "(1.5, 1, 1, 1)", "True", "-1"):
+            extra = ", 0.5" if cls.startswith("Constant") else ""
+            source = f"torch.nn.{cls}({padding}{extra})"
+            assert run(tg, source) == run(torch, source), source
+
+
+def test_unflatten_layer_checks_dim_when_it_runs():
+    # PyTorch 2.13's Unflatten takes any dim; unflatten() refuses it in forward
+    layer = tg.nn.Unflatten("a", (2, 2))
+    with pytest.raises(TypeError) as caught:
+        layer(tg.ones(2, 4))
+    assert str(caught.value).split("\nHint: ")[0] == (
+        "unflatten(): argument 'dim' (position 1) must be int, not str")
+
+
+@pytest.mark.parametrize("source, message", [
+    ("x.unflatten(1, 'a')",
+     "unflatten(): argument 'sizes' (position 2) must be tuple of ints, not str"),
+    ("torch.unflatten(x, 1, 2.5)",
+     "unflatten(): argument 'sizes' (position 3) must be tuple of ints, not float"),
+    ("x.unflatten(1, (2, 2.0))",
+     "unflatten(): argument 'sizes' failed to unpack the object at pos 2 with error "
+     "\"type must be tuple of ints,but got float\""),
+    ("x.unflatten(1, (True, 4))", "unflatten(): argument 'sizes' (position 2) must be tuple "
+                                  "of ints, but found element of type bool at pos 0"),
+    ("torch.unflatten(x, 1.5, (2, 2))",
+     "unflatten(): argument 'dim' (position 2) must be int, not float"),
+])
+def test_unflatten_refuses_sizes_that_are_not_ints(source, message):
+    # (it took 2.0 and True as sizes, and said "'float' object is not iterable")
+    x = tg.ones(2, 4)
+    with pytest.raises(TypeError) as caught:
+        eval(source, {"torch": tg, "x": x})
+    assert str(caught.value).split("\nHint: ")[0] == message
+    assert x.unflatten(1, [2, -1]).shape == (2, 2, 2)
+
+
+def test_reflect_pad_to_a_negative_size_names_the_dimension():
+    # (nn fuzz seed 519826) PyTorch 2.13's reflection_pad2d leaves this unchecked and its
+    # allocation says "numel: integer multiplication overflow" (a known difference in
+    # fuzz_nn_against_torch.py's SKIPS); teachgrad says what is wrong: 3 - 2 - 2 = -1
+    with pytest.raises(RuntimeError) as caught:
+        F.pad(tg.ones(2, 1, 3), (-2, -2, 0, 0), mode="reflect")
+    assert str(caught.value).split("\nHint: ")[0] == (
+        "Trying to create tensor with negative dimension -1: [2, 1, -1]")

@@ -309,10 +309,13 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 @tensor_method()
+@checks_types("unflatten", "(int dim, tuple of ints sizes)")
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
     d = _wrap_dim(dim, input._data.ndim)
-    sizes = tuple(int(s) for s in sizes)
+    if sizes and type(sizes[0]) is bool:  # (PyTorch's parser looks at the first only)
+        raise TypeError("a bool is not a size")  # (reworded by checks_types)
+    sizes = tuple(map(operator.index, sizes))  # (2.0 is not a size either)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if input._data.ndim == 0:

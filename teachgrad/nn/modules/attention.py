@@ -67,12 +67,12 @@ class MultiheadAttention(Module):
             raise AssertionError("embed_dim must be divisible by num_heads")
 
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(empty(embed_dim, embed_dim, dtype=dtype))
-            self.k_proj_weight = Parameter(empty(embed_dim, self.kdim, dtype=dtype))
-            self.v_proj_weight = Parameter(empty(embed_dim, self.vdim, dtype=dtype))
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), dtype=dtype))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), dtype=dtype))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), dtype=dtype))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
@@ -83,8 +83,8 @@ class MultiheadAttention(Module):
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(empty(1, 1, embed_dim, dtype=dtype))
-            self.bias_v = Parameter(empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

@@ -33,10 +33,10 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_creation.ones(num_features, dtype=dtype))
+        if affine:  # (empty, as PyTorch's: reset_parameters below fills them)
+            self.weight = Parameter(_creation.empty(num_features, dtype=dtype))
             if bias:
-                self.bias = Parameter(_creation.zeros(num_features, dtype=dtype))
+                self.bias = Parameter(_creation.empty(num_features, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:

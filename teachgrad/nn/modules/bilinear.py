@@ -34,7 +34,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype))
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, dtype=dtype))
         else:
@@ -43,6 +43,9 @@ class Bilinear(Module):
 
     def reset_parameters(self) -> None:
         """Uniform in ``±1/√in1_features`` (weight and bias)."""
+        if self.in1_features <= 0:  # (before 1/√0: PyTorch's check)
+            raise ValueError(
+                f"in1_features must be > 0, but got (in1_features={self.in1_features})")
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

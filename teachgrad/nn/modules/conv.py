@@ -54,10 +54,10 @@ class _ConvNd(Module):
         self.stride = as_tuple(stride, d, "stride")
         self.dilation = as_tuple(dilation, d, "dilation")
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(
-                    f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"
-                )
+            valid_padding_strings = {"same", "valid"}  # (a set, printed as PyTorch prints
+            if padding not in valid_padding_strings:  # its own: the same order in a process)
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid_padding_strings}")
             if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
             self.padding: tuple[int, ...] | str = padding
@@ -76,7 +76,7 @@ class _ConvNd(Module):
         self._reversed_padding_repeated_twice = _pad_for_mode(
             self.padding, self.kernel_size, self.dilation)
         self.output_padding = (0,) * d  # only transposed convolutions use it
-        self.weight = Parameter(empty(*self._weight_shape(in_channels, out_channels),
+        self.weight = Parameter(empty(self._weight_shape(in_channels, out_channels),
                                       dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype))

@@ -17,9 +17,9 @@ from .module import Module
 def _affine_parameters(module: Module, enabled: bool, bias: bool, shape: tuple, dtype) -> None:
     """``weight`` (ones) and ``bias`` (zeros) of ``shape``, or ``None`` where not wanted:
     the learnable scale and shift that LayerNorm and GroupNorm end with."""
-    weight = Parameter(init.ones_(empty(*shape, dtype=dtype))) if enabled else None
+    weight = Parameter(init.ones_(empty(shape, dtype=dtype))) if enabled else None
     module.register_parameter("weight", weight)
-    shift = Parameter(init.zeros_(empty(*shape, dtype=dtype))) if enabled and bias else None
+    shift = Parameter(init.zeros_(empty(shape, dtype=dtype))) if enabled and bias else None
     module.register_parameter("bias", shift)
 
 

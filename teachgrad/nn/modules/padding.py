@@ -8,7 +8,7 @@ front, back)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..._tensor import Tensor
 from .. import functional as F
@@ -23,9 +23,10 @@ class _PadNd(Module):
 
     def __init__(self, padding: int | Sequence[int]) -> None:
         super().__init__()
-        # PyTorch's _pair / _quadruple: an int is repeated, a sequence is kept as given.
-        self.padding = (padding,) * (2 * self._dims) if isinstance(padding, int) else tuple(
-            padding)
+        # PyTorch's _pair / _quadruple: anything but an iterable is repeated (an int, and
+        # a float or None too, which forward's F.pad then refuses), an iterable is kept.
+        self.padding = (tuple(padding) if isinstance(padding, Iterable)
+                        else (padding,) * (2 * self._dims))
 
     def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, self._mode)

@@ -95,7 +95,9 @@ class RNNBase(Module):
         self.bidirectional = bidirectional
         self.proj_size = proj_size
 
-        gate_size = _GATES[mode] * hidden_size
+        # (a plain RNN's gate size is hidden_size itself, as in PyTorch: hidden_size=True
+        # then reaches empty() as a bool and is refused, where 1 * True would be 1)
+        gate_size = hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
         output_size = proj_size or hidden_size  # what h holds (and the layer outputs)
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list[str] = []
@@ -112,7 +114,7 @@ class RNNBase(Module):
                     shapes["weight_hr"] = (proj_size, hidden_size)
                 names = []
                 for kind, shape in shapes.items():
-                    setattr(self, kind + suffix, Parameter(empty(*shape, dtype=dtype)))
+                    setattr(self, kind + suffix, Parameter(empty(shape, dtype=dtype)))
                     names.append(kind + suffix)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -405,8 +407,8 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, dtype=dtype))
-        self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, dtype=dtype))
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
         if bias:
             self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
             self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype))

@@ -40,8 +40,10 @@ class Embedding(Module):
         _check_device(device)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+        if padding_idx is not None:  # (PyTorch's comparisons, in its order: > 0 first)
+            if padding_idx > 0 and padding_idx >= num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            if padding_idx < 0 and padding_idx < -num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings  # stored as a non-negative row number
         self.padding_idx = padding_idx
@@ -49,7 +51,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype),
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -143,7 +145,7 @@ class EmbeddingBag(Module):
                 padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype))
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype))
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:

@@ -16,13 +16,8 @@ class Unflatten(Module):
 
     def __init__(self, dim: int, unflattened_size: tuple[int, ...] | list[int]) -> None:
         super().__init__()
-        if isinstance(dim, str):
-            raise TypeError(
-                "invalid argument type for dim parameter"
-                "\nHint: teachgrad has no named tensors; give the dimension as an int."
-            )
-        if not isinstance(dim, int):
-            raise TypeError("invalid argument type for dim parameter")
+        # (dim is not checked here, as in PyTorch 2.13: forward's unflatten() refuses a dim
+        # that is not an int in its own words)
         if not isinstance(unflattened_size, (tuple, list)):
             raise TypeError(
                 "unflattened_size must be a tuple of ints, but found type "
