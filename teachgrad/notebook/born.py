@@ -85,6 +85,23 @@ def elementwise_birth(node, saved, upstream, contribution, edge: int) -> Birth |
     return Birth(kinds, products, int(mask.sum()))
 
 
+def stopped_at(upstream, contribution) -> list:
+    """``[(index, contribution)]`` of the first few elements where a nan or inf arrived
+    and a finite number was sent on, and how many there are: ``(items, total)``.
+
+    A product cannot do that (0 × nan is nan, 0 × inf too): the op's backward selected
+    (clamp, relu, where: the gradient where the condition holds, 0 elsewhere).
+    """
+    up, sent = as_array(upstream), as_array(contribution)
+    if (up is None or sent is None or up.shape != sent.shape or up.dtype.kind not in "fc"
+            or sent.dtype.kind not in "fc"):
+        return [], 0
+    mask = ~np.isfinite(up) & np.isfinite(sent)
+    items = [(np.unravel_index(flat, sent.shape), sent.reshape(-1)[flat])
+             for flat in np.flatnonzero(mask)[:BORN_LIMIT]]
+    return items, int(mask.sum())
+
+
 def _local_factors(node, saved, upstream: np.ndarray, edge: int) -> np.ndarray | None:
     """The op's backward on a gradient of ones: its local derivative per element.
 
@@ -129,4 +146,4 @@ def _divided(up: np.ndarray, sent: np.ndarray, mask) -> np.ndarray | None:
         return sent / np.where(mask, up, 1)
 
 
-__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born"]
+__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born", "stopped_at"]

@@ -42,7 +42,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
-from .born import elementwise_birth, kinds_born
+from .born import elementwise_birth, kinds_born, stopped_at
 from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
@@ -387,6 +387,9 @@ class PanelWriter:
         node = record.node
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         for sent in record.sent:
+            if (sent.target is not None and sent.value is not None and upstream is not None
+                    and elementwise(node) and not _all_finite(upstream)):
+                self._stopped(out, sent, upstream)
             if sent.target is None or sent.value is None or _all_finite(sent.value):
                 continue  # (the usual case, checked first: one pass over the numbers)
             head = f"{symbols[sent.index]} → {self.label(sent.target)}"
@@ -415,6 +418,25 @@ class PanelWriter:
         return (f"{who} is saved as it is, {_dtype_name(shown)}; the chain rule uses it "
                 f"promoted to {_dtype_name(used)} ({_inline(long_value(used))}), the dtype "
                 "this op computes in.")
+
+    def _stopped(self, out: _Out, sent, upstream) -> None:
+        """Say where a nan or inf that arrived goes no further (clamp, relu, where send 0
+        there: lesson 16's clamp), which a product could not do."""
+        items, total = stopped_at(upstream, sent.value)
+        if not items:
+            return
+        up = as_array(upstream)
+        arrived = " and ".join(k for k, test in (("nan", np.isnan), ("inf", np.isinf))
+                               if any(test(up[index]) for index, _ in items))
+        places = _listed([f"[{', '.join(str(int(i)) for i in index)}]" for index, _ in items])
+        if total > len(items):
+            places += f" (and {count(total - len(items), 'more element')})"
+        values = {long_value(value) for _, value in items}
+        sends = f"sends {values.pop()} there" if len(values) == 1 else "sends finite numbers"
+        at = f" at {places}" if items[0][0] else ""
+        out.sub(f"The {arrived} that arrived{at} stops here: along "
+                f"{self.label(sent.target)} this backward {sends}, whatever arrived. It "
+                "selects by its condition, it does not multiply (0 × nan would be nan).")
 
     def new_panel(self) -> _Out:
         """An empty panel whose values are printed (and cached) by this writer."""
