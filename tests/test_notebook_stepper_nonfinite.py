@@ -128,3 +128,24 @@ def test_a_nan_that_a_selecting_backward_stops_is_said_to_stop_there():
     np.testing.assert_array_equal(x.grad.numpy(), rx.grad.numpy())
     # A product passes a nan on: nothing said to stop at the lesson's where pitfall.
     assert not any("stops here" in p.text for p in where_pitfall().panels)
+
+
+def test_a_nan_born_where_two_contributions_are_added_shows_the_sum():
+    # x reaches L along two paths: through sqrt(x) (inf at 0) and through -sqrt(x)
+    # (-inf at 0): each contribution is infinite, their sum inf + -inf is nan, by hand.
+    assert math.isnan(math.inf + -math.inf)
+    x = torch.tensor([0.0, 4.0], requires_grad=True)
+    p = x.sqrt()
+    q = -x.sqrt()
+    L = (p + q).sum()
+    panels = step_backward(L, names={"x": x, "p": p, "q": q, "L": L}).panels
+    accumulate = panels[-1]
+    assert accumulate.title.endswith("AccumulateGrad (x)")
+    # (in the order the engine added them, as the sum above it)
+    assert "nan is born in this sum, where no contribution had it: [0]: -inf + inf = nan" \
+        in accumulate.text, accumulate.text
+    assert "[1]" not in accumulate.text.split("born in this sum")[1]
+    real = pytest.importorskip("torch")
+    rx = real.tensor([0.0, 4.0], requires_grad=True)
+    (rx.sqrt() - rx.sqrt()).sum().backward()
+    assert math.isnan(rx.grad[0]) and math.isnan(x.grad[0])

@@ -102,6 +102,29 @@ def stopped_at(upstream, contribution) -> list:
     return items, int(mask.sum())
 
 
+def sum_births(parts: list, total) -> tuple[str, list, int]:
+    """Where adding the contributions made a nan none had (inf + -inf) or an inf from
+    finite numbers (an overflow): ``(kinds, [(index, [part values], total value)], how
+    many)``; ``("", [], 0)`` when nothing was born in the sum."""
+    arrays = [as_array(p) for p in parts]
+    summed = as_array(total)
+    if (summed is None or summed.dtype.kind not in "fc" or any(a is None or a.shape !=
+                                                                summed.shape for a in arrays)):
+        return "", [], 0
+    had_nan = np.any([np.isnan(a) for a in arrays], axis=0)
+    all_finite = np.all([np.isfinite(a) for a in arrays], axis=0)
+    mask = (np.isnan(summed) & ~had_nan) | (np.isinf(summed) & all_finite)
+    if not mask.any():
+        return "", [], 0
+    kinds = " and ".join(k for k, test in (("nan", np.isnan), ("inf", np.isinf))
+                         if test(summed[mask]).any())
+    items = []
+    for flat in np.flatnonzero(mask)[:BORN_LIMIT]:
+        index = np.unravel_index(flat, summed.shape)
+        items.append((index, [a[index] for a in arrays], summed[index]))
+    return kinds, items, int(mask.sum())
+
+
 def _local_factors(node, saved, upstream: np.ndarray, edge: int) -> np.ndarray | None:
     """The op's backward on a gradient of ones: its local derivative per element.
 
@@ -146,4 +169,5 @@ def _divided(up: np.ndarray, sent: np.ndarray, mask) -> np.ndarray | None:
         return sent / np.where(mask, up, 1)
 
 
-__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born", "stopped_at"]
+__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born", "stopped_at",
+           "sum_births"]

@@ -42,7 +42,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
-from .born import elementwise_birth, kinds_born, stopped_at
+from .born import elementwise_birth, kinds_born, stopped_at, sum_births
 from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
@@ -285,6 +285,7 @@ class PanelWriter:
                 parts = [(self._sender(a, which_input=senders.count(a.sender) > 1), a.value)
                          for a in arrivals]
                 out.sum(parts, g)
+                self._born_in_sum(out, [a.value for a in arrivals])
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
                 out.value(f"Gradient arriving {symbol}{source}", g, say=True)
@@ -293,6 +294,23 @@ class PanelWriter:
                 out.para("A hook changed this gradient before the node ran: it received "
                          "the gradient below and returned the one above.")
                 out.value("before the hook", total)
+
+    def _born_in_sum(self, out: _Out, values: list) -> None:
+        """Where the sum itself made a nan (inf + -inf = nan), each such element's sum."""
+        kinds, items, total = sum_births(values, _sum(values))
+        if not items:
+            return
+        lines = []
+        for index, addends, result in items:
+            where = f"[{', '.join(str(int(i)) for i in index)}]: " if index else ""
+            # (printed afresh: temporaries, see _Out.born)
+            lines.append(where + " + ".join(long_value(v) for v in addends)
+                         + f" = {long_value(result)}")
+        if total > len(items):
+            lines.append(f"… and {count(total - len(items), 'more element')}")
+        verb = "are" if " and " in kinds else "is"
+        out.sub(f"{kinds} {verb} born in this sum, where no contribution had it: "
+                + "; ".join(lines))
 
     def _none_label(self, node, slot: int) -> str:
         """``"None"``, or ``"None (carried)"`` when the input there is a tensor the student
