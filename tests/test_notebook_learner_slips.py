@@ -183,3 +183,12 @@ def test_a_forward_replay_of_a_tensor_without_a_graph_says_why():
         made = leaf * 2
     assert "has no graph" in step_forward(made).log()
     assert made.grad_fn is None                      # (as in PyTorch under no_grad)
+
+
+def test_max_nodes_may_be_a_numpy_integer():
+    import numpy as np
+
+    x, out = graph()
+    assert "3 autograd nodes" in repr(draw(out, max_nodes=np.int64(500)))
+    with pytest.raises(TypeError, match="must be int, not bool"):
+        draw(out, max_nodes=True)
