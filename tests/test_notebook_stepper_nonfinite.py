@@ -149,3 +149,17 @@ def test_a_nan_born_where_two_contributions_are_added_shows_the_sum():
     rx = real.tensor([0.0, 4.0], requires_grad=True)
     (rx.sqrt() - rx.sqrt()).sum().backward()
     assert math.isnan(rx.grad[0]) and math.isnan(x.grad[0])
+
+
+def test_a_nan_born_in_a_broadcast_sum_is_named_without_a_product():
+    # b is broadcast over x's rows: b's gradient is the column sum of upstream × x, and
+    # the inf · 0 in it (by hand: sqrt's inf at 0, times x's 0) is summed away from any
+    # one element: nan born at the Mul step, said to be summed over the broadcast.
+    x = torch.tensor([[0.0], [1.0]])
+    b = torch.tensor([1.0], requires_grad=True)
+    w = x * b
+    L = w.sqrt().sum()
+    mul = next(p for p in step_backward(L, names={"x": x, "b": b, "w": w}).panels
+               if "MulBackward0 (w)" in p.title)
+    assert "nan is born here, along b → AccumulateGrad (b)" in mul.text, mul.text
+    assert "summed over the broadcast dimensions" in mul.text.split("born here")[1]

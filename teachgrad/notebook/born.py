@@ -11,6 +11,11 @@ thing the engine did not report: for an elementwise op it is the op's own backwa
 once more on a gradient of ones (the diagonal of its Jacobian), on a private copy of the
 node that holds what it saved before backward freed it. It is shown only where
 ``upstream × local`` gives back the engine's contribution, element for element.
+
+Two more places where a learner asks "where did it come from, where did it go":
+:func:`sum_births`, a nan made by adding contributions (``inf + -inf``), and
+:func:`stopped_at`, a nan that arrived and went no further (clamp's backward selects,
+it does not multiply: it sends 0 there, nan or not).
 """
 
 from __future__ import annotations
@@ -85,7 +90,7 @@ def elementwise_birth(node, saved, upstream, contribution, edge: int) -> Birth |
     return Birth(kinds, products, int(mask.sum()))
 
 
-def stopped_at(upstream, contribution) -> list:
+def stopped_at(upstream, contribution) -> tuple[list, int]:
     """``[(index, contribution)]`` of the first few elements where a nan or inf arrived
     and a finite number was sent on, and how many there are: ``(items, total)``.
 

@@ -421,8 +421,12 @@ class PanelWriter:
             kinds = birth.kinds if birth is not None else kinds_born(record.grads_in,
                                                                      sent.value)
             if kinds:
-                why = ("its local derivative mixes the elements (not one number per "
-                       "element)" if birth is None else "its local factor there is not known")
+                if birth is not None:
+                    why = "its local factor there is not known"
+                elif elementwise(node) and upstream is not None:  # (shapes differ)
+                    why = "the gradient sent was summed over the broadcast dimensions"
+                else:
+                    why = "its local derivative mixes the elements (not one number per element)"
                 out.sub(f"{kinds} {'are' if ' and ' in kinds else 'is'} born here, along "
                         f"{head}: the gradient arriving held none, the one sent on does. "
                         f"No single product shows it: {why}.")
