@@ -401,7 +401,8 @@ class PanelWriter:
 
     def _births(self, out: _Out, record: StepRecord, symbols: list[str]) -> None:
         """Say where a nan or an inf is born at this step, with the products that made it
-        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is."""
+        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is;
+        and where one that arrived goes no further (see :meth:`_stopped`)."""
         node = record.node
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         for sent in record.sent:
