@@ -166,3 +166,29 @@ def test_nn_linears_step_notes_only_what_pytorch_saves():
     assert theirs.name() == "AddmmBackward0"
     assert theirs._saved_beta == 1 and theirs._saved_alpha == 1
     assert not [a for a in dir(theirs) if "transposed" in a or "column_major" in a]
+
+
+def test_a_forward_replay_of_a_tensor_without_a_graph_says_why():
+    # It said "0 ops follow, in the order the forward pass ran them." and nothing else.
+    plain = torch.ones(3)
+    log = step_forward(plain, names={"plain": plain}).log()
+    assert "plain has no graph: requires_grad is False and grad_fn is None" in log
+    assert "No op was recorded, so there is nothing to replay." in log
+    assert "0 ops follow" not in log
+    leaf = torch.ones(3, requires_grad=True)
+    log = step_forward(leaf, names={"leaf": leaf}).log()
+    assert "leaf is a leaf: it has no grad_fn, so backward() ends at it, in its " \
+        "AccumulateGrad" in log
+    with torch.no_grad():
+        made = leaf * 2
+    assert "has no graph" in step_forward(made).log()
+    assert made.grad_fn is None                      # (as in PyTorch under no_grad)
+
+
+def test_max_nodes_may_be_a_numpy_integer():
+    import numpy as np
+
+    x, out = graph()
+    assert "3 autograd nodes" in repr(draw(out, max_nodes=np.int64(500)))
+    with pytest.raises(TypeError, match="must be int, not bool"):
+        draw(out, max_nodes=True)

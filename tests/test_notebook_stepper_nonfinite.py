@@ -104,3 +104,62 @@ def test_many_born_elements_are_listed_a_few_then_counted():
     panel = step_backward(s.sum(), names={"x": x, "s": s}).panels[2]
     assert "[0]: 1. × inf = inf" in panel.text and "[3]: 1. × inf = inf" in panel.text
     assert "[4]:" not in panel.text and "16 more elements" in panel.text, panel.text
+
+
+def test_a_nan_that_a_selecting_backward_stops_is_said_to_stop_there():
+    # Lesson 16's clamp fix with a bound of 0: the nan sqrt sends at -1 meets clamp's
+    # backward, which passes no gradient below the bound, nan or not: x.grad[0] is 0
+    # (as in PyTorch). Read as "upstream × local", nan × 0 = 0 contradicted the
+    # 0 × nan = nan two steps before; the panel says this backward selects.
+    x = torch.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+    c = x.clamp(min=0)
+    s = c.sqrt()
+    y = torch.where(x > 0, s, x)
+    panels = step_backward(y.sum(), names={"x": x, "c": c, "s": s, "y": y}).panels
+    clamp = next(p for p in panels if "ClampBackward1" in p.title)
+    assert ("The nan that arrived at [0] stops here: along AccumulateGrad (x) this backward "
+            "sends 0. there, whatever arrived.") in clamp.text, clamp.text
+    assert "[1]" not in clamp.text.split("stops here")[0].split("\n")[-1]  # 0 passes it on
+    real = pytest.importorskip("torch")
+    rx = real.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+    real.where(rx > 0, rx.clamp(min=0).sqrt(), rx).sum().backward()
+    # by hand: 1 from where's other branch at -1 (clamp sent 0 there), nan at 0, 1/4 at 4
+    assert str(rx.grad) == "tensor([1.0000,    nan, 0.2500])"
+    np.testing.assert_array_equal(x.grad.numpy(), rx.grad.numpy())
+    # A product passes a nan on: nothing said to stop at the lesson's where pitfall.
+    assert not any("stops here" in p.text for p in where_pitfall().panels)
+
+
+def test_a_nan_born_where_two_contributions_are_added_shows_the_sum():
+    # x reaches L along two paths: through sqrt(x) (inf at 0) and through -sqrt(x)
+    # (-inf at 0): each contribution is infinite, their sum inf + -inf is nan, by hand.
+    assert math.isnan(math.inf + -math.inf)
+    x = torch.tensor([0.0, 4.0], requires_grad=True)
+    p = x.sqrt()
+    q = -x.sqrt()
+    L = (p + q).sum()
+    panels = step_backward(L, names={"x": x, "p": p, "q": q, "L": L}).panels
+    accumulate = panels[-1]
+    assert accumulate.title.endswith("AccumulateGrad (x)")
+    # (in the order the engine added them, as the sum above it)
+    assert "nan is born in this sum, where no contribution had it: [0]: -inf + inf = nan" \
+        in accumulate.text, accumulate.text
+    assert "[1]" not in accumulate.text.split("born in this sum")[1]
+    real = pytest.importorskip("torch")
+    rx = real.tensor([0.0, 4.0], requires_grad=True)
+    (rx.sqrt() - rx.sqrt()).sum().backward()
+    assert math.isnan(rx.grad[0]) and math.isnan(x.grad[0])
+
+
+def test_a_nan_born_in_a_broadcast_sum_is_named_without_a_product():
+    # b is broadcast over x's rows: b's gradient is the column sum of upstream × x, and
+    # the inf · 0 in it (by hand: sqrt's inf at 0, times x's 0) is summed away from any
+    # one element: nan born at the Mul step, said to be summed over the broadcast.
+    x = torch.tensor([[0.0], [1.0]])
+    b = torch.tensor([1.0], requires_grad=True)
+    w = x * b
+    L = w.sqrt().sum()
+    mul = next(p for p in step_backward(L, names={"x": x, "b": b, "w": w}).panels
+               if "MulBackward0 (w)" in p.title)
+    assert "nan is born here, along b → AccumulateGrad (b)" in mul.text, mul.text
+    assert "summed over the broadcast dimensions" in mul.text.split("born here")[1]

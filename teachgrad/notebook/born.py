@@ -11,6 +11,11 @@ thing the engine did not report: for an elementwise op it is the op's own backwa
 once more on a gradient of ones (the diagonal of its Jacobian), on a private copy of the
 node that holds what it saved before backward freed it. It is shown only where
 ``upstream × local`` gives back the engine's contribution, element for element.
+
+Two more places where a learner asks "where did it come from, where did it go":
+:func:`sum_births`, a nan made by adding contributions (``inf + -inf``), and
+:func:`stopped_at`, a nan that arrived and went no further (clamp's backward selects,
+it does not multiply: it sends 0 there, nan or not).
 """
 
 from __future__ import annotations
@@ -85,6 +90,46 @@ def elementwise_birth(node, saved, upstream, contribution, edge: int) -> Birth |
     return Birth(kinds, products, int(mask.sum()))
 
 
+def stopped_at(upstream, contribution) -> tuple[list, int]:
+    """``[(index, contribution)]`` of the first few elements where a nan or inf arrived
+    and a finite number was sent on, and how many there are: ``(items, total)``.
+
+    A product cannot do that (0 × nan is nan, 0 × inf too): the op's backward selected
+    (clamp, relu, where: the gradient where the condition holds, 0 elsewhere).
+    """
+    up, sent = as_array(upstream), as_array(contribution)
+    if (up is None or sent is None or up.shape != sent.shape or up.dtype.kind not in "fc"
+            or sent.dtype.kind not in "fc"):
+        return [], 0
+    mask = ~np.isfinite(up) & np.isfinite(sent)
+    items = [(np.unravel_index(flat, sent.shape), sent.reshape(-1)[flat])
+             for flat in np.flatnonzero(mask)[:BORN_LIMIT]]
+    return items, int(mask.sum())
+
+
+def sum_births(parts: list, total) -> tuple[str, list, int]:
+    """Where adding the contributions made a nan none had (inf + -inf) or an inf from
+    finite numbers (an overflow): ``(kinds, [(index, [part values], total value)], how
+    many)``; ``("", [], 0)`` when nothing was born in the sum."""
+    arrays = [as_array(p) for p in parts]
+    summed = as_array(total)
+    if (summed is None or summed.dtype.kind not in "fc" or any(a is None or a.shape !=
+                                                                summed.shape for a in arrays)):
+        return "", [], 0
+    had_nan = np.any([np.isnan(a) for a in arrays], axis=0)
+    all_finite = np.all([np.isfinite(a) for a in arrays], axis=0)
+    mask = (np.isnan(summed) & ~had_nan) | (np.isinf(summed) & all_finite)
+    if not mask.any():
+        return "", [], 0
+    kinds = " and ".join(k for k, test in (("nan", np.isnan), ("inf", np.isinf))
+                         if test(summed[mask]).any())
+    items = []
+    for flat in np.flatnonzero(mask)[:BORN_LIMIT]:
+        index = np.unravel_index(flat, summed.shape)
+        items.append((index, [a[index] for a in arrays], summed[index]))
+    return kinds, items, int(mask.sum())
+
+
 def _local_factors(node, saved, upstream: np.ndarray, edge: int) -> np.ndarray | None:
     """The op's backward on a gradient of ones: its local derivative per element.
 
@@ -129,4 +174,5 @@ def _divided(up: np.ndarray, sent: np.ndarray, mask) -> np.ndarray | None:
         return sent / np.where(mask, up, 1)
 
 
-__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born"]
+__all__ = ["Birth", "BORN_LIMIT", "born_mask", "elementwise_birth", "kinds_born", "stopped_at",
+           "sum_births"]

@@ -42,7 +42,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd.graph import AccumulateGrad
 from ..autograd.saved_hooks import PackedSaved
 from .assets import escape_text
-from .born import elementwise_birth, kinds_born
+from .born import elementwise_birth, kinds_born, stopped_at, sum_births
 from .graph_model import as_saved, input_tensor, node_name
 from .naming import Names
 from .steps import Recording, StepRecord
@@ -285,6 +285,7 @@ class PanelWriter:
                 parts = [(self._sender(a, which_input=senders.count(a.sender) > 1), a.value)
                          for a in arrivals]
                 out.sum(parts, g)
+                self._born_in_sum(out, [a.value for a in arrivals])
             else:
                 source = f" (from {self._sender(arrivals[0])})" if arrivals else ""
                 out.value(f"Gradient arriving {symbol}{source}", g, say=True)
@@ -293,6 +294,23 @@ class PanelWriter:
                 out.para("A hook changed this gradient before the node ran: it received "
                          "the gradient below and returned the one above.")
                 out.value("before the hook", total)
+
+    def _born_in_sum(self, out: _Out, values: list) -> None:
+        """Where the sum itself made a nan (inf + -inf = nan), each such element's sum."""
+        kinds, items, total = sum_births(values, _sum(values))
+        if not items:
+            return
+        lines = []
+        for index, addends, result in items:
+            where = f"[{', '.join(str(int(i)) for i in index)}]: " if index else ""
+            # (printed afresh: temporaries, see _Out.born)
+            lines.append(where + " + ".join(long_value(v) for v in addends)
+                         + f" = {long_value(result)}")
+        if total > len(items):
+            lines.append(f"… and {count(total - len(items), 'more element')}")
+        verb = "are" if " and " in kinds else "is"
+        out.sub(f"{kinds} {verb} born in this sum, where no contribution had it: "
+                + "; ".join(lines))
 
     def _none_label(self, node, slot: int) -> str:
         """``"None"``, or ``"None (carried)"`` when the input there is a tensor the student
@@ -383,10 +401,14 @@ class PanelWriter:
 
     def _births(self, out: _Out, record: StepRecord, symbols: list[str]) -> None:
         """Say where a nan or an inf is born at this step, with the products that made it
-        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is."""
+        (lesson 16: ``0. × inf = nan``), or, for an op that mixes elements, that it is;
+        and where one that arrived goes no further (see :meth:`_stopped`)."""
         node = record.node
         upstream = record.grads_in[0] if len(record.grads_in) == 1 else None
         for sent in record.sent:
+            if (sent.target is not None and sent.value is not None and upstream is not None
+                    and elementwise(node) and not _all_finite(upstream)):
+                self._stopped(out, sent, upstream)
             if sent.target is None or sent.value is None or _all_finite(sent.value):
                 continue  # (the usual case, checked first: one pass over the numbers)
             head = f"{symbols[sent.index]} → {self.label(sent.target)}"
@@ -400,8 +422,12 @@ class PanelWriter:
             kinds = birth.kinds if birth is not None else kinds_born(record.grads_in,
                                                                      sent.value)
             if kinds:
-                why = ("its local derivative mixes the elements (not one number per "
-                       "element)" if birth is None else "its local factor there is not known")
+                if birth is not None:
+                    why = "its local factor there is not known"
+                elif elementwise(node) and upstream is not None:  # (shapes differ)
+                    why = "the gradient sent was summed over the broadcast dimensions"
+                else:
+                    why = "its local derivative mixes the elements (not one number per element)"
                 out.sub(f"{kinds} {'are' if ' and ' in kinds else 'is'} born here, along "
                         f"{head}: the gradient arriving held none, the one sent on does. "
                         f"No single product shows it: {why}.")
@@ -415,6 +441,25 @@ class PanelWriter:
         return (f"{who} is saved as it is, {_dtype_name(shown)}; the chain rule uses it "
                 f"promoted to {_dtype_name(used)} ({_inline(long_value(used))}), the dtype "
                 "this op computes in.")
+
+    def _stopped(self, out: _Out, sent, upstream) -> None:
+        """Say where a nan or inf that arrived goes no further (clamp, relu, where send 0
+        there: lesson 16's clamp), which a product could not do."""
+        items, total = stopped_at(upstream, sent.value)
+        if not items:
+            return
+        up = as_array(upstream)
+        arrived = " and ".join(k for k, test in (("nan", np.isnan), ("inf", np.isinf))
+                               if any(test(up[index]) for index, _ in items))
+        places = _listed([f"[{', '.join(str(int(i)) for i in index)}]" for index, _ in items])
+        if total > len(items):
+            places += f" (and {count(total - len(items), 'more element')})"
+        values = {long_value(value) for _, value in items}
+        sends = f"sends {values.pop()} there" if len(values) == 1 else "sends finite numbers"
+        at = f" at {places}" if items[0][0] else ""
+        out.sub(f"The {arrived} that arrived{at} stops here: along "
+                f"{self.label(sent.target)} this backward {sends}, whatever arrived. It "
+                "selects by its condition, it does not multiply (0 × nan would be nan).")
 
     def new_panel(self) -> _Out:
         """An empty panel whose values are printed (and cached) by this writer."""

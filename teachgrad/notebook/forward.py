@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 from ..autograd.graph import AccumulateGrad
 from .chain_rule import Panel, PanelWriter, input_symbols, snapshot_saved
+from .graph import no_graph_notes
 from .graph_model import MAX_NODES, GraphModel, as_tensors, build, node_name
 from .naming import Names
 from .stepper import FramesView
@@ -115,6 +116,11 @@ class _ForwardPanels(PanelWriter):
                      "node of the graph (its grad_fn):")
             for leaf in leaves:
                 out.value(self._tensor_name(leaf, 0), leaf.variable._data)
+        if not ops:  # ("0 ops follow, in the order the forward pass ran them" said nothing)
+            for note in no_graph_notes(self.roots, self.names):
+                out.para(note.replace("the AccumulateGrad drawn here", "its AccumulateGrad"))
+            out.para("No op was recorded, so there is nothing to replay.")
+            return out.panel(0, title)
         verb = "follows" if len(ops) == 1 else "follow"
         out.para(f"{count(len(ops), 'op')} {verb}, in the order the forward pass ran them.")
         return out.panel(0, title)

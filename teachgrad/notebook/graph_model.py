@@ -24,6 +24,7 @@ here is a loop over a list, never recursion: 100,000-node chains are fine.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -287,13 +288,16 @@ def _not_a_tensor(item, function: str) -> str:
 def checked_max_nodes(max_nodes, function: str) -> int:
     """``max_nodes`` as an int, or Python's TypeError with a hint (it was "'>' not
     supported between instances of 'int' and 'str'", from inside build)."""
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
-        raise ArgumentError(
-            f"{function}() argument 'max_nodes' must be int, not {type(max_nodes).__name__}"
-            f"\nHint: max_nodes is how many boxes to draw before long chains are folded "
-            f"(the default is {MAX_NODES}), e.g. max_nodes=500."
-        )
-    return max_nodes
+    if not isinstance(max_nodes, bool):
+        try:
+            return operator.index(max_nodes)  # (a NumPy integer too)
+        except TypeError:
+            pass
+    raise ArgumentError(
+        f"{function}() argument 'max_nodes' must be int, not {type(max_nodes).__name__}"
+        f"\nHint: max_nodes is how many boxes to draw before long chains are folded "
+        f"(the default is {MAX_NODES}), e.g. max_nodes=500."
+    )
 
 
 def _walk(root_nodes: list) -> list:

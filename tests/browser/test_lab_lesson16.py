@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from .lab_page import LabNotebook, check_ran_once_in_order, plot_texts
+from .stepper_dom import flat, go_to, live_stepper_at_start, visible_panel
 
 pytestmark = pytest.mark.browser
 
@@ -92,3 +93,22 @@ def test_plots_table_stepper_and_graph_render(lesson, screenshots, theme, light)
         if not light:
             lesson.set_theme("JupyterLab Light", light=True)
 
+
+
+def test_the_stepper_shows_where_the_nan_is_born(lesson, screenshots):
+    # Step 3, SqrtBackward0: the upstream is 0 where `where` took the other branch, and
+    # the local derivative 1/(2√a) is nan at -1 and inf at 0 (by hand): the panel shows
+    # both products, 0 · nan and 0 · inf, each with its three captions.
+    cell, view = live_stepper_at_start(lesson, "y = torch.where(x > 0, s, x)", "L")
+    step = view.get_by_label("Step", exact=True)
+    step.fill("3")
+    step.press("Enter")
+    go_to(view, 3)
+    shown = flat(visible_panel(view))
+    assert shown.startswith("Step 3 of 4: SqrtBackward0 (s)"), shown
+    assert "nan is born here, along a → AccumulateGrad (x)" in shown
+    assert "[0] 0. upstream × nan local = nan contribution" in shown, shown
+    assert "[1] 0. upstream × inf local = nan contribution" in shown
+    born = view.locator(".tg-panel-live .tg-born").filter(visible=True)
+    assert born.count() == 1 and born.bounding_box()["width"] > 100
+    screenshots.take(view, "lesson16-where-stepper-born")
