@@ -37,19 +37,22 @@ from .autograd.grad_mode import is_grad_enabled
 
 
 class _State:
-    """Whether dispatch is on. ``armed``: a subclass that takes part exists and nothing
-    switched subclass dispatch off: the one question every ``torch.*`` call asks."""
+    """Whether dispatch is on. ``armed``: nothing switched the protocol off, and a
+    ``TorchFunctionMode`` is active or a subclass that takes part exists (and subclass
+    dispatch is not switched off): the one question every ``torch.*`` call asks."""
 
-    __slots__ = ("armed", "subclasses", "subclass_off", "all_off")
+    __slots__ = ("armed", "subclasses", "subclass_off", "all_off", "modes")
 
     def __init__(self) -> None:
         self.armed = False
         self.subclasses = False  # (a Tensor subclass with the protocol was defined)
         self.subclass_off = 0  # (DisableTorchFunctionSubclass blocks entered)
         self.all_off = 0  # (DisableTorchFunction blocks entered)
+        self.modes: list = []  # (the TorchFunctionMode stack, the current one last)
 
     def update(self) -> None:
-        self.armed = self.subclasses and not self.subclass_off and not self.all_off
+        self.armed = not self.all_off and bool(
+            self.modes or self.subclasses and not self.subclass_off)
 
 
 STATE = _State()
@@ -154,7 +157,10 @@ def relevant(args: tuple, kwargs: dict | None) -> tuple:
 
 
 def has_overloaded(args: tuple, kwargs: dict | None) -> bool:
-    """Is some argument (or an item of a list argument) one that dispatch hands over?"""
+    """Is the call to be handed over: a mode is active, or some argument (or an item of a
+    list argument) is one whose ``__torch_function__`` dispatch asks?"""
+    if STATE.modes and not STATE.all_off:
+        return True
     for value in relevant(args, kwargs):
         if type(value) in (list, tuple):
             if any(_takes_part(item) for item in value):
@@ -175,13 +181,36 @@ def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
              python: bool = False):
     """Ask each of ``overloaded``'s ``__torch_function__`` for ``func(*args, **kwargs)``;
     the first answer that is not NotImplemented is the result (``python``: see
-    :func:`no_implementation`)."""
+    :func:`no_implementation`). A function written in Python in PyTorch hands over its
+    arguments as its wrapper spells them (``torch_function_call``, see add_dispatch)."""
+    spell = getattr(func, "torch_function_call", None)
+    if spell is not None:
+        args, kwargs = spell(args, kwargs)
     types = tuple(type(arg) for arg in overloaded)
+    mode = None
+    if STATE.modes and not STATE.all_off:  # (the current mode is asked first)
+        mode = STATE.modes[-1]
+        result = ask_mode(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
     for arg in overloaded:
         result = arg.__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    raise no_implementation(func, types, python)
+    raise no_implementation(func, types, python, mode)
+
+
+def ask_mode(func: Callable, types: tuple, args: tuple, kwargs: dict | None):
+    """The current mode's ``__torch_function__`` answer, asked with the mode taken off
+    the stack (so that calling ``func`` inside it runs the function, and not the mode
+    again), as PyTorch does."""
+    mode = STATE.modes.pop()
+    STATE.update()
+    try:
+        return mode.__torch_function__(func, types, args, kwargs or {})
+    finally:
+        STATE.modes.append(mode)
+        STATE.update()
 
 
 def handle(func: Callable, args: tuple, kwargs: dict | None):
@@ -189,17 +218,20 @@ def handle(func: Callable, args: tuple, kwargs: dict | None):
     return dispatch(func, overloaded_arguments(relevant(args, kwargs)), args, kwargs or None)
 
 
-def no_implementation(func: Callable, types: tuple, python: bool = False) -> NoImplementation:
+def no_implementation(func: Callable, types: tuple, python: bool = False,
+                      mode=None) -> NoImplementation:
     """PyTorch's TypeError when every handler returned NotImplemented (its C++ functions'
     words; its Python ones say it more briefly, as does ``python``: a function of the
-    user's, through ``torch.overrides.handle_torch_function``)."""
+    user's, through ``torch.overrides.handle_torch_function``). ``mode``: the mode that
+    was asked first."""
     name = resolve_name(func) or repr(func)
     nn_name = name.removeprefix("torch.nn.functional.")
     if name in _PYTHON_FUNCTIONS or python or (nn_name != name and nn_name not in _NN_BUILTINS):
         return NoImplementation(
             f"no implementation found for '{name}' on types that implement "
             f"__torch_function__: {list(types)}")
-    listed = "".join(f"  - tensor subclass {kind}\n" for kind in types)
+    listed = (f"  - mode object {mode!r}\n" if mode is not None else "") + "".join(
+        f"  - tensor subclass {kind}\n" for kind in types)
     return NoImplementation(
         f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
         f"NotImplemented:\n\n{listed}\nFor more information, try re-running with "
@@ -236,6 +268,10 @@ def resolve_name(func: Callable) -> str | None:
     name = getattr(func, "__name__", None)
     if name is not None and vars(Tensor).get(name) is func:
         return f"torch.Tensor.{name}"
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, property):  # (Tensor.shape.__get__, Tensor.data.__set__)
+        prop = next((key for key, value in vars(Tensor).items() if value is owner), None)
+        return f"torch.Tensor.{prop}.{name}" if prop else None
     module = getattr(func, "__module__", None)
     return f"{module}.{name}" if module and name else name
 
@@ -373,18 +409,50 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
         if getattr(value, "dispatches_torch_function", None) is value:
             if getattr(value, "torch_function_name", None) is None:
                 value.torch_function_name = full_name
-            continue
-        # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
-        if id(value) not in _DISPATCHING:
-            _DISPATCHING[id(value)] = dispatching(value, full_name)
-        namespace[name] = _DISPATCHING[id(value)]
+        else:
+            # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
+            if id(value) not in _DISPATCHING:
+                _DISPATCHING[id(value)] = dispatching(value, full_name)
+            value = namespace[name] = _DISPATCHING[id(value)]
+        if public == "torch.nn.functional" and name in _python_calls():
+            value.torch_function_call = python_call_spelling(value, *_python_calls()[name])
+
+
+def _python_calls() -> dict:
+    from .nn._torch_function_calls import PYTHON_CALLS
+
+    return PYTHON_CALLS
+
+
+def python_call_spelling(function: Callable, positional: tuple, keywords: tuple,
+                         defaults: dict) -> Callable:
+    """How PyTorch's Python ``function`` passes a call on to ``__torch_function__``:
+    ``positional`` by position and ``keywords`` by keyword, each at the value the caller
+    gave or at its default (see nn/_torch_function_calls.py). A call that does not fit
+    the signature (it is going to fail) is handed over as it was written."""
+    import inspect
+
+    signature = inspect.signature(function)
+
+    def spell(args: tuple, kwargs: dict | None) -> tuple[tuple, dict | None]:
+        try:
+            given = signature.bind(*args, **(kwargs or {})).arguments
+        except TypeError:
+            return args, kwargs
+        values = {**defaults, **given}
+        if any(name not in values for name in positional + keywords):
+            return args, kwargs
+        return (tuple(values[name] for name in positional),
+                {name: values[name] for name in keywords})
+
+    return spell
 
 
 _DISPATCHING: dict = {}  # id(function) -> its dispatching wrapper (see add_dispatch)
 
 
 # ----------------------------------------------------------------------------------------
-# Methods, operators and properties of a subclass
+# Tensor's methods, operators and properties
 # ----------------------------------------------------------------------------------------
 # Tensor's own members that are not ops: building the object, the protocol itself.
 _NOT_DISPATCHED = frozenset({
@@ -397,16 +465,13 @@ _NOT_DISPATCHED = frozenset({
     # is, and its self.unbind(0) then makes rows of the subclass
     "__iter__",
 })
-# operator: the reflected form Python calls on the right operand first when it is a
-# subclass (``t + sub`` calls ``sub.__radd__(t)``): PyTorch sees ``t.__add__(sub)``.
-_REFLECTED = {
-    "__radd__": "__add__", "__rsub__": "__sub__", "__rmul__": "__mul__",
-    "__rtruediv__": "__truediv__", "__rfloordiv__": "__floordiv__", "__rmod__": "__mod__",
-    "__rpow__": "__pow__", "__rmatmul__": "__matmul__", "__rand__": "__and__",
-    "__ror__": "__or__", "__rxor__": "__xor__", "__rlshift__": "__lshift__",
-    "__rrshift__": "__rshift__",
-}
-_OPERATORS = frozenset(_REFLECTED) | frozenset(_REFLECTED.values()) | frozenset({
+# Operators: when every handler says NotImplemented they return NotImplemented, so that
+# Python asks the other operand and then raises its own "unsupported operand" TypeError.
+_OPERATORS = frozenset({
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+    "__xor__", "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__iadd__", "__isub__",
     "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__",
     "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__",
@@ -414,30 +479,55 @@ _OPERATORS = frozenset(_REFLECTED) | frozenset(_REFLECTED.values()) | frozenset(
 
 
 def prepare_subclass(cls: type) -> None:
-    """Called for each new subclass of Tensor (``Tensor.__init_subclass__``): give it
-    dispatching versions of Tensor's methods and properties that neither it nor a base
-    between it and Tensor redefines. A subclass whose ``__torch_function__`` is
-    ``_disabled_torch_function_impl`` (``nn.Parameter``) takes no part: it keeps Tensor's
-    own methods, and so its results are plain tensors."""
+    """Called for each new subclass of Tensor (``Tensor.__init_subclass__``): switch the
+    protocol on, giving Tensor its dispatching members the first time (see
+    :func:`install_tensor_dispatch`). A subclass whose ``__torch_function__`` is
+    ``_disabled_torch_function_impl`` (``nn.Parameter``) takes no part and switches
+    nothing on: its results are plain tensors."""
     if getattr(cls, "__torch_function__", None) is disabled_torch_function_impl:
         return
+    install_tensor_dispatch()
     STATE.subclasses = True
     STATE.update()
-    for name, member in _tensor_members().items():
-        owner = next(base for base in cls.__mro__ if name in base.__dict__)
-        if owner is not Tensor:  # (the subclass, or a base between, has its own)
-            continue
+
+
+def install_tensor_dispatch() -> None:
+    """Give Tensor methods, operators and properties that hand a call over to
+    ``__torch_function__`` (a subclass argument's, anywhere in the call, or a mode's).
+
+    Done once, when the first subclass that takes part is defined or the first
+    ``TorchFunctionMode`` is entered: until then Tensor keeps the ops' own functions, so
+    a program that uses neither pays nothing for the protocol. (So ``torch.Tensor.add``
+    read before that moment is the plain function, which does not dispatch.)"""
+    if _INSTALLED:
+        return
+    members = _tensor_members()
+    made: dict = {}  # id(function) -> its wrapper: ``sub is subtract`` stays true
+    for name, member in members.items():
         if isinstance(member, property):
-            setattr(cls, name, _dispatching_property(member))
-        else:
-            setattr(cls, name, _dispatching_method(name, member))
+            setattr(Tensor, name, _dispatching_property(member))
+        elif name not in _OPERATORS:
+            if id(member) not in made:
+                made[id(member)] = _dispatching_method(name, member)
+            setattr(Tensor, name, made[id(member)])
+    # An operator has a wrapper of its own (it answers NotImplemented where the method
+    # raises) handing over the method of the same function: ``t + s`` hands over
+    # ``Tensor.add``, as PyTorch's does.
+    for name, member in members.items():
+        if name in _OPERATORS:
+            setattr(Tensor, name, _dispatching_method(name, member, made.get(id(member))))
+    global _NO_WRAP
+    _NO_WRAP = (Tensor.grad.__get__,)
+    _INSTALLED.append(True)
 
 
-@functools.lru_cache(maxsize=1)
+_INSTALLED: list = []  # (one item once install_tensor_dispatch has run)
+
+
 def _tensor_members() -> dict:
     """Tensor's public methods, its operators and other special methods, and its
-    properties: what a subclass dispatches (read once, when the first subclass is made,
-    after every op has registered its method)."""
+    properties: what dispatches (read when the protocol is first switched on, after every
+    op has registered its method)."""
     members = {}
     for name, member in vars(Tensor).items():
         if name in _NOT_DISPATCHED or (name.startswith("_") and not name.startswith("__")):
@@ -445,42 +535,67 @@ def _tensor_members() -> dict:
         if isinstance(member, property) or callable(member) and not isinstance(
                 member, (classmethod, staticmethod, type)):
             members[name] = member
-    global _NO_WRAP
-    _NO_WRAP = (Tensor.grad.__get__,)
     return members
 
 
-def _dispatching_method(name: str, method: Callable) -> Callable:
-    forward = _REFLECTED.get(name)
+def _public_method_name(name: str, method: Callable) -> str:
+    """The name a method's ``func`` shows: the function's own (``add`` for ``__add__``,
+    as PyTorch's ``t + s`` hands over ``Tensor.add``) when Tensor has it under that name,
+    else the attribute's (``__getitem__``, not the function's ``getitem``)."""
+    own = getattr(method, "__name__", name)
+    return own if vars(Tensor).get(own) is method else name
+
+
+def _dispatching_method(name: str, method: Callable, func: Callable | None = None
+                        ) -> Callable:
+    """Tensor's ``name`` (the function ``method``) as a method that hands the call over
+    (as ``func``, by default itself) when the protocol is on and a mode is active or an
+    argument takes part; otherwise it calls ``method`` at once."""
     is_operator = name in _OPERATORS
 
     @functools.wraps(method)
     def dispatching_method(self, *args, **kwargs):
-        if not STATE.armed:
-            return method(self, *args, **kwargs)
-        func, call = method, (self, *args)
-        if forward is not None and len(args) == 1 and isinstance(args[0], Tensor):
-            func, call = getattr(Tensor, forward), (args[0], self)  # (see _REFLECTED)
-        try:
-            return dispatch(func, overloaded_arguments(relevant(call, kwargs)), call,
-                            kwargs or None)
-        except NoImplementation:
-            if not is_operator:
-                raise
-        return NotImplemented  # (Python then tries the other operand, then says no)
+        if STATE.armed and (type(self) is not Tensor and _takes_part(self)
+                            or has_overloaded(args, kwargs)):
+            try:
+                call = (self, *args)
+                return dispatch(func or dispatching_method,
+                                overloaded_arguments(relevant(call, kwargs)), call,
+                                kwargs or None)
+            except NoImplementation:
+                if not is_operator:
+                    raise
+            return NotImplemented  # (Python then asks the other operand, then says no)
+        return method(self, *args, **kwargs)
 
+    public = _public_method_name(name, method)
+    dispatching_method.__name__ = public
+    dispatching_method.__qualname__ = f"Tensor.{public}"
+    dispatching_method.torch_function_name = f"torch.Tensor.{public}"
     return dispatching_method
 
 
 def _dispatching_property(prop: property) -> property:
-    getter = prop.__get__  # (what PyTorch hands over: Tensor.shape.__get__)
+    """``prop`` whose getter and setter hand the call over as methods do; the ``func``
+    handed over is what PyTorch's is: ``Tensor.shape.__get__``, ``Tensor.data.__set__``
+    (the new property's)."""
+    fget, fset = prop.fget, prop.fset
 
     def dispatching_getter(self):
-        if not STATE.armed:
-            return prop.fget(self)
-        return dispatch(getter, overloaded_arguments((self,)), (self,), None)
+        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)):
+            return dispatch(public.__get__, overloaded_arguments((self,)), (self,), None)
+        return fget(self)
 
-    return property(dispatching_getter, prop.fset, prop.fdel, prop.__doc__)
+    def dispatching_setter(self, value):
+        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)
+                            or _takes_part(value)):
+            dispatch(public.__set__, overloaded_arguments((self, value)), (self, value), None)
+            return
+        fset(self, value)
+
+    public = property(dispatching_getter, dispatching_setter if fset else None, prop.fdel,
+                      prop.__doc__)
+    return public
 
 
 # ----------------------------------------------------------------------------------------

@@ -107,10 +107,27 @@ def test_plain_tensors_and_their_methods_are_untouched():
     x = torch.ones(2)
     assert type(x + 1) is torch.Tensor
     assert type(torch.add(x, 1)) is torch.Tensor
-    # Tensor keeps its own methods (no dispatch on the plain path); the subclass has its own
-    assert "dispatching_method" not in torch.Tensor.__mul__.__code__.co_name
-    assert Sub.__mul__ is not torch.Tensor.__mul__
-    assert Sub.__mul__.__wrapped__ is torch.Tensor.__mul__
+    # Subclasses inherit Tensor's (dispatching) methods, nn.Parameter too
+    assert Sub.__mul__ is torch.Tensor.__mul__
+
+
+def test_tensor_keeps_the_plain_ops_until_the_protocol_is_used():
+    """In a fresh interpreter, Tensor's methods are the ops' own functions (nothing of the
+    protocol on the plain path); nn.Parameter (which takes no part) changes nothing; the
+    first subclass that takes part gives Tensor its dispatching methods."""
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import teachgrad as torch
+        from teachgrad.ops.pointwise import mul
+        print(torch.Tensor.mul is mul, torch.Tensor.__mul__ is mul)
+        torch.nn.Linear(2, 2)
+        class P(torch.nn.Parameter):
+            pass
+        print(torch.Tensor.mul is mul)
+        class Sub(torch.Tensor):
+            pass
+        print(torch.Tensor.mul is mul, torch.Tensor.mul.__wrapped__ is mul)
+    """)], capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO)})
+    assert result.stdout.split() == ["True", "True", "True", "False", "True"], result.stderr
 
 
 def test_a_subclass_keeps_the_methods_it_defines():
