@@ -601,10 +601,10 @@ class Tensor:
         # As PyTorch: the rows of unbind(0) (one node for them all, UnbindBackward0)
         return iter(self.unbind(0))
 
-    def __repr__(self) -> str:
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
         from ._printing import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     __str__ = __repr__
 

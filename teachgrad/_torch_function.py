@@ -33,6 +33,12 @@ from collections.abc import Callable
 
 from ._real_pytorch import is_real_pytorch
 from ._tensor import Tensor
+from ._torch_function_calls import (
+    NN_FUNCTIONAL,
+    SELF_TYPED,
+    TENSOR_METHODS,
+    TENSOR_OPERATORS,
+)
 from .autograd.grad_mode import is_grad_enabled
 
 
@@ -132,15 +138,18 @@ def _takes_part(value) -> bool:
     return not STATE.all_off and not is_real_pytorch(value)
 
 
-def overloaded_arguments(values) -> list:
+def overloaded_arguments(values, plain: bool = False) -> list:
     """The arguments among ``values`` (and the items of a list or tuple among them) whose
     ``__torch_function__`` is to be called, in PyTorch's order: one per type, a subclass
-    before its base classes, otherwise left to right."""
+    before its base classes, otherwise left to right. ``plain``: plain tensors count too
+    (PyTorch's functions written in Python, and its property accessors, count them in
+    ``types``)."""
     found: list = []
     for value in values:
         items = value if type(value) in (list, tuple) else (value,)
         for item in items:
-            if not _takes_part(item) or any(type(item) is type(f) for f in found):
+            if not (_takes_part(item) or plain and type(item) is Tensor) or any(
+                    type(item) is type(f) for f in found):
                 continue
             where = len(found)
             for i, earlier in enumerate(found):
@@ -173,19 +182,20 @@ def has_overloaded(args: tuple, kwargs: dict | None) -> bool:
 # ----------------------------------------------------------------------------------------
 # Handing a call over
 # ----------------------------------------------------------------------------------------
-class NoImplementation(TypeError):
-    """Every ``__torch_function__`` asked returned NotImplemented."""
-
-
 def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
-             python: bool = False):
+             python: bool = False, operator: bool = False):
     """Ask each of ``overloaded``'s ``__torch_function__`` for ``func(*args, **kwargs)``;
-    the first answer that is not NotImplemented is the result (``python``: see
-    :func:`no_implementation`). A function written in Python in PyTorch hands over its
+    the first answer that is not NotImplemented is the result. If all of them say
+    NotImplemented: PyTorch's TypeError (``python``: see :func:`no_implementation`), or
+    for an ``operator`` NotImplemented (Python then asks the other operand, then raises
+    its own "unsupported operand" TypeError). A function written in Python in PyTorch hands over its
     arguments as its wrapper spells them (``torch_function_call``, see add_dispatch)."""
     spell = getattr(func, "torch_function_call", None)
     if spell is not None:
-        args, kwargs = spell(args, kwargs)
+        spelled = spell(args, kwargs)
+        if spelled is not None:
+            args, kwargs, relevant_values = spelled
+            overloaded = overloaded_arguments(relevant_values, plain=True)
     types = tuple(type(arg) for arg in overloaded)
     mode = None
     if STATE.modes and not STATE.all_off:  # (the current mode is asked first)
@@ -197,6 +207,8 @@ def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
         result = arg.__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
+    if operator:
+        return NotImplemented
     raise no_implementation(func, types, python, mode)
 
 
@@ -207,7 +219,7 @@ def ask_mode(func: Callable, types: tuple, args: tuple, kwargs: dict | None):
     mode = STATE.modes.pop()
     STATE.update()
     try:
-        return mode.__torch_function__(func, types, args, kwargs or {})
+        return mode.__torch_function__(func, types, args, kwargs)
     finally:
         STATE.modes.append(mode)
         STATE.update()
@@ -219,7 +231,7 @@ def handle(func: Callable, args: tuple, kwargs: dict | None):
 
 
 def no_implementation(func: Callable, types: tuple, python: bool = False,
-                      mode=None) -> NoImplementation:
+                      mode=None) -> TypeError:
     """PyTorch's TypeError when every handler returned NotImplemented (its C++ functions'
     words; its Python ones say it more briefly, as does ``python``: a function of the
     user's, through ``torch.overrides.handle_torch_function``). ``mode``: the mode that
@@ -227,12 +239,12 @@ def no_implementation(func: Callable, types: tuple, python: bool = False,
     name = resolve_name(func) or repr(func)
     nn_name = name.removeprefix("torch.nn.functional.")
     if name in _PYTHON_FUNCTIONS or python or (nn_name != name and nn_name not in _NN_BUILTINS):
-        return NoImplementation(
+        return TypeError(
             f"no implementation found for '{name}' on types that implement "
             f"__torch_function__: {list(types)}")
     listed = (f"  - mode object {mode!r}\n" if mode is not None else "") + "".join(
         f"  - tensor subclass {kind}\n" for kind in types)
-    return NoImplementation(
+    return TypeError(
         f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
         f"NotImplemented:\n\n{listed}\nFor more information, try re-running with "
         "TORCH_LOGS=not_implemented")
@@ -399,11 +411,15 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
     import inspect
 
     for name, value in list(namespace.items()):
-        if name.startswith("_") or name in ignored or not inspect.isfunction(value):
+        if name.startswith("_") or not inspect.isfunction(value):
             continue
         if getattr(value, "__module__", "").split(".")[0] != "teachgrad":
             continue
         full_name = _public_name(public, name)
+        if name in ignored:  # (a factory with out= dispatches all the same: its name)
+            if getattr(value, "dispatches_torch_function", None) is value:
+                value.torch_function_name = full_name
+            continue
         # (the flag names the function that dispatches: a wrapper made by functools.wraps
         # copies it from the function it wraps, without dispatching itself)
         if getattr(value, "dispatches_torch_function", None) is value:
@@ -414,41 +430,85 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
             if id(value) not in _DISPATCHING:
                 _DISPATCHING[id(value)] = dispatching(value, full_name)
             value = namespace[name] = _DISPATCHING[id(value)]
-        if public == "torch.nn.functional" and name in _python_calls():
-            value.torch_function_call = python_call_spelling(value, *_python_calls()[name])
-
-
-def _python_calls() -> dict:
-    from .nn._torch_function_calls import PYTHON_CALLS
-
-    return PYTHON_CALLS
+        if public == "torch.nn.functional" and name in NN_FUNCTIONAL:
+            value.torch_function_call = python_call_spelling(value, *NN_FUNCTIONAL[name])
 
 
 def python_call_spelling(function: Callable, positional: tuple, keywords: tuple,
-                         defaults: dict) -> Callable:
-    """How PyTorch's Python ``function`` passes a call on to ``__torch_function__``:
-    ``positional`` by position and ``keywords`` by keyword, each at the value the caller
-    gave or at its default (see nn/_torch_function_calls.py). A call that does not fit
-    the signature (it is going to fail) is handed over as it was written."""
+                         defaults: dict, relevant: tuple) -> Callable | None:
+    """How PyTorch's Python ``function`` passes a call on to ``__torch_function__``
+    (see _torch_function_calls.py): a function of ``(args, kwargs)`` giving the
+    ``args`` (``positional``), the ``kwargs`` (``keywords``, each at the caller's value
+    or its default) and the ``relevant`` values whose types make ``types``; None for a
+    call that does not fit the signature (it is going to fail: handed over as written).
+    None when ``function`` cannot take PyTorch's keywords."""
     import inspect
 
     signature = inspect.signature(function)
+    names = list(signature.parameters)
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
+    if not takes_any and any(name not in names for name in keywords):
+        return None
+    first = names[0] if names else None
+    rename = positional[:1] == ("self",) and first != "self"  # (an op's ``input``)
 
-    def spell(args: tuple, kwargs: dict | None) -> tuple[tuple, dict | None]:
+    def spell(args: tuple, kwargs: dict | None) -> tuple[tuple, dict, tuple] | None:
         try:
             given = signature.bind(*args, **(kwargs or {})).arguments
         except TypeError:
-            return args, kwargs
+            return None
+        if rename:
+            given = {"self" if name == first else name: value for name, value in given.items()}
         values = {**defaults, **given}
-        if any(name not in values for name in positional + keywords):
-            return args, kwargs
-        return (tuple(values[name] for name in positional),
-                {name: values[name] for name in keywords})
+        if any(name not in values for name in positional + keywords + relevant):
+            return None
+        return (tuple([values[name] for name in positional]),
+                {name: values[name] for name in keywords},
+                tuple([values[name] for name in relevant]))
 
     return spell
 
 
 _DISPATCHING: dict = {}  # id(function) -> its dispatching wrapper (see add_dispatch)
+
+
+def install_mode_factories(namespace: dict) -> None:
+    """Make the factories that PyTorch's modes see (``torch.tensor``, ``torch.arange``
+    ...; they take no part otherwise) hand their calls to the current mode: done when the
+    first mode is entered, so that until then they cost nothing."""
+    for name in MODE_FACTORIES:
+        value = namespace.get(name)
+        if value is None or getattr(value, "dispatches_torch_function", None) is value:
+            continue  # (it dispatches already: has_overloaded says yes under a mode)
+        if getattr(value, "seen_by_modes", False):
+            continue
+        namespace[name] = _seen_by_modes(value, f"torch.{name}")
+
+
+def _seen_by_modes(function: Callable, name: str) -> Callable:
+    """``function`` handing its calls to the current mode, if any (see
+    install_mode_factories)."""
+
+    @functools.wraps(function)
+    def public(*args, **kwargs):
+        if STATE.modes and not STATE.all_off:
+            return dispatch(public, [], args, kwargs or None)
+        return function(*args, **kwargs)
+
+    public.torch_function_name = name
+    public.seen_by_modes = True
+    return public
+
+
+# The functions of IGNORED_TORCH that PyTorch 2.13's modes are handed all the same.
+MODE_FACTORIES = frozenset({
+    "arange", "as_tensor", "asarray", "bartlett_window", "blackman_window", "can_cast",
+    "empty", "empty_permuted", "empty_strided", "eye", "full", "hamming_window",
+    "hann_window", "kaiser_window", "linspace", "logspace", "normal", "ones",
+    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn",
+    "randn_like", "randperm", "result_type", "scalar_tensor", "tensor", "tril_indices",
+    "triu_indices", "vander", "zeros",
+})
 
 
 # ----------------------------------------------------------------------------------------
@@ -476,6 +536,18 @@ _OPERATORS = frozenset({
     "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__",
     "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__",
 })
+
+
+# The method an operator hands over in PyTorch 2.13, where it is not the operator itself:
+# ``t + s`` hands over ``Tensor.add``, ``t += s`` ``Tensor.add_``, ``t @ s`` ``Tensor.matmul``.
+_OPERATOR_FUNCS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul",
+    "__rmul__": "mul", "__truediv__": "div", "__mod__": "remainder", "__matmul__": "matmul",
+    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor",
+    "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_",
+}
 
 
 def prepare_subclass(cls: type) -> None:
@@ -509,16 +581,36 @@ def install_tensor_dispatch() -> None:
         elif name not in _OPERATORS:
             if id(member) not in made:
                 made[id(member)] = _dispatching_method(name, member)
+                if name in TENSOR_METHODS:  # (written in Python in PyTorch)
+                    made[id(member)].torch_function_call = python_call_spelling(
+                        member, *TENSOR_METHODS[name])
+                elif name in SELF_TYPED:
+                    made[id(member)].torch_function_call = _self_typed
             setattr(Tensor, name, made[id(member)])
     # An operator has a wrapper of its own (it answers NotImplemented where the method
-    # raises) handing over the method of the same function: ``t + s`` hands over
-    # ``Tensor.add``, as PyTorch's does.
+    # raises), handing over what PyTorch's does (see _OPERATOR_FUNCS).
     for name, member in members.items():
         if name in _OPERATORS:
-            setattr(Tensor, name, _dispatching_method(name, member, made.get(id(member))))
+            method = _OPERATOR_FUNCS.get(name)
+            func = made.get(id(vars(Tensor).get(method)), vars(Tensor).get(method))
+            operator = _dispatching_method(name, member, func)
+            if name in TENSOR_OPERATORS:
+                operator.torch_function_call = _as_given
+            setattr(Tensor, name, operator)
     global _NO_WRAP
     _NO_WRAP = (Tensor.grad.__get__,)
     _INSTALLED.append(True)
+
+
+def _self_typed(args: tuple, kwargs: dict | None) -> tuple[tuple, dict | None, tuple]:
+    """The spelling of a method PyTorch hands over with the tensor among the relevant
+    arguments (see SELF_TYPED)."""
+    return args, kwargs, args[:1]
+
+
+def _as_given(args: tuple, kwargs: dict | None) -> tuple[tuple, dict, tuple]:
+    """The spelling of an operator PyTorch writes in Python (see TENSOR_OPERATORS)."""
+    return args, kwargs or {}, args
 
 
 _INSTALLED: list = []  # (one item once install_tensor_dispatch has run)
@@ -557,15 +649,10 @@ def _dispatching_method(name: str, method: Callable, func: Callable | None = Non
     def dispatching_method(self, *args, **kwargs):
         if STATE.armed and (type(self) is not Tensor and _takes_part(self)
                             or has_overloaded(args, kwargs)):
-            try:
-                call = (self, *args)
-                return dispatch(func or dispatching_method,
-                                overloaded_arguments(relevant(call, kwargs)), call,
-                                kwargs or None)
-            except NoImplementation:
-                if not is_operator:
-                    raise
-            return NotImplemented  # (Python then asks the other operand, then says no)
+            call = (self, *args)
+            return dispatch(func or dispatching_method,
+                            overloaded_arguments(relevant(call, kwargs)), call,
+                            kwargs or None, operator=is_operator)
         return method(self, *args, **kwargs)
 
     public = _public_method_name(name, method)
@@ -583,13 +670,16 @@ def _dispatching_property(prop: property) -> property:
 
     def dispatching_getter(self):
         if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)):
-            return dispatch(public.__get__, overloaded_arguments((self,)), (self,), None)
+            return dispatch(public.__get__, overloaded_arguments((self,), plain=True),
+                            (self,), None)
         return fget(self)
 
     def dispatching_setter(self, value):
-        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)
-                            or _takes_part(value)):
-            dispatch(public.__set__, overloaded_arguments((self, value)), (self, value), None)
+        # (as PyTorch's: only the tensor set decides, not the value: ``t.data = s`` of a
+        # plain t does not dispatch)
+        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)):
+            dispatch(public.__set__, overloaded_arguments((self,), plain=True),
+                     (self, value), None)
             return
         fset(self, value)
 

@@ -154,7 +154,11 @@ class BaseTorchFunctionMode(TorchFunctionMode):
 
 def _push_mode(mode: TorchFunctionMode) -> None:
     """Make ``mode`` the current mode (what ``with mode:`` does on entering)."""
-    _tf.install_tensor_dispatch()  # (plain tensors' methods must reach the mode now)
+    if not _tf.STATE.modes:  # (plain tensors' methods and factories reach a mode now)
+        import teachgrad
+
+        _tf.install_tensor_dispatch()
+        _tf.install_mode_factories(vars(teachgrad))
     _tf.STATE.modes.append(mode)
     _tf.STATE.update()
 
