@@ -423,13 +423,18 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
         # (the flag names the function that dispatches: a wrapper made by functools.wraps
         # copies it from the function it wraps, without dispatching itself)
         if getattr(value, "dispatches_torch_function", None) is value:
-            if getattr(value, "torch_function_name", None) is None:
+            # (a function in both torch and F is named as F's, as PyTorch's resolve_name
+            # does: F.conv2d is torch.conv2d)
+            named = getattr(value, "torch_function_name", None) is not None
+            if not named or public.endswith("nn.functional"):
                 value.torch_function_name = full_name
         else:
             # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
             if id(value) not in _DISPATCHING:
                 _DISPATCHING[id(value)] = dispatching(value, full_name)
             value = namespace[name] = _DISPATCHING[id(value)]
+            if public.endswith("nn.functional"):
+                value.torch_function_name = full_name
         if public == "torch.nn.functional" and name in NN_FUNCTIONAL:
             value.torch_function_call = python_call_spelling(value, *NN_FUNCTIONAL[name])
 
