@@ -166,7 +166,7 @@ def _push_mode(mode: TorchFunctionMode) -> None:
 def _pop_mode() -> TorchFunctionMode:
     """Take the current mode off the stack and return it."""
     if not _tf.STATE.modes:
-        raise RuntimeError("Trying to pop from an empty mode stack")
+        raise RuntimeError("trying to pop from empty mode stack")
     mode = _tf.STATE.modes.pop()
     _tf.STATE.update()
     return mode
