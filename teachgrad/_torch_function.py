@@ -195,7 +195,11 @@ def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
         spelled = spell(args, kwargs)
         if spelled is not None:
             args, kwargs, relevant_values = spelled
-            overloaded = overloaded_arguments(relevant_values, plain=True)
+            counted = overloaded_arguments(relevant_values, plain=True)
+            # (the relevant ones, unless what took part is elsewhere: F.softmax(x,
+            # dtype=sub) is not handed over by PyTorch; here it keeps its handlers)
+            if STATE.modes or any(type(arg) is not Tensor for arg in counted):
+                overloaded = counted
     types = tuple(type(arg) for arg in overloaded)
     mode = None
     if STATE.modes and not STATE.all_off:  # (the current mode is asked first)
@@ -596,8 +600,8 @@ def install_tensor_dispatch() -> None:
     # raises), handing over what PyTorch's does (see _OPERATOR_FUNCS).
     for name, member in members.items():
         if name in _OPERATORS:
-            method = _OPERATOR_FUNCS.get(name)
-            func = made.get(id(vars(Tensor).get(method)), vars(Tensor).get(method))
+            method = _OPERATOR_FUNCS.get(name)  # (Tensor's is its dispatching one by now)
+            func = vars(Tensor)[method] if method else None
             operator = _dispatching_method(name, member, func)
             if name in TENSOR_OPERATORS:
                 operator.torch_function_call = _as_given
