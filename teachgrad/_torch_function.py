@@ -170,13 +170,29 @@ def has_overloaded(args: tuple, kwargs: dict | None) -> bool:
     list argument) is one whose ``__torch_function__`` dispatch asks?"""
     if STATE.modes and not STATE.all_off:
         return True
-    for value in relevant(args, kwargs):
-        if type(value) in (list, tuple):
-            if any(_takes_part(item) for item in value):
-                return True
-        elif _takes_part(value):
+    # (asked on every call once the protocol is on: numbers and plain tensors, the usual
+    # arguments, are passed over without a call)
+    for value in args:
+        if type(value) not in _PASSIVE_TYPES and _overloaded_value(value):
             return True
+    if kwargs:
+        for value in kwargs.values():
+            if type(value) not in _PASSIVE_TYPES and _overloaded_value(value):
+                return True
     return False
+
+
+def _overloaded_value(value) -> bool:
+    """Does ``value`` (or, for a list or tuple, an item of it) take part?"""
+    if type(value) in (list, tuple):
+        return any(type(item) not in _PASSIVE_TYPES and _takes_part(item) for item in value)
+    return _takes_part(value)
+
+
+# Types whose values never take part, checked without a call: numbers, plain tensors and
+# the subclasses that take no part (nn.Parameter: prepare_subclass adds them). Containers
+# are not here: their items might take part.
+_PASSIVE_TYPES = {Tensor, int, float, bool, type(None), str, slice, type(Ellipsis), complex}
 
 
 # ----------------------------------------------------------------------------------------
@@ -566,6 +582,7 @@ def prepare_subclass(cls: type) -> None:
     ``_disabled_torch_function_impl`` (``nn.Parameter``) takes no part and switches
     nothing on: its results are plain tensors."""
     if getattr(cls, "__torch_function__", None) is disabled_torch_function_impl:
+        _PASSIVE_TYPES.add(cls)
         return
     install_tensor_dispatch()
     STATE.subclasses = True
@@ -652,23 +669,55 @@ def _dispatching_method(name: str, method: Callable, func: Callable | None = Non
     """Tensor's ``name`` (the function ``method``) as a method that hands the call over
     (as ``func``, by default itself) when the protocol is on and a mode is active or an
     argument takes part; otherwise it calls ``method`` at once."""
+    if name in _OPERATORS and name not in _TERNARY:
+        return _dispatching_operator(name, method, func)
     is_operator = name in _OPERATORS
 
     @functools.wraps(method)
     def dispatching_method(self, *args, **kwargs):
-        if STATE.armed and (type(self) is not Tensor and _takes_part(self)
-                            or has_overloaded(args, kwargs)):
-            call = (self, *args)
-            return dispatch(func or dispatching_method,
-                            overloaded_arguments(relevant(call, kwargs)), call,
-                            kwargs or None, operator=is_operator)
+        if STATE.armed:  # (a subclass or a mode exists: does this call go to one?)
+            hand_over = STATE.modes or type(self) not in _PASSIVE_TYPES and _takes_part(self)
+            if not hand_over:  # (the arguments, most often numbers and plain tensors)
+                for value in args:
+                    if type(value) not in _PASSIVE_TYPES:
+                        hand_over = has_overloaded(args, kwargs)
+                        break
+                else:
+                    hand_over = bool(kwargs) and has_overloaded((), kwargs)
+            if hand_over:
+                call = (self, *args)
+                return dispatch(func or dispatching_method,
+                                overloaded_arguments(relevant(call, kwargs)), call,
+                                kwargs or None, operator=is_operator)
         return method(self, *args, **kwargs)
 
+    return _named(dispatching_method, name, method)
+
+
+def _dispatching_operator(name: str, method: Callable, func: Callable | None) -> Callable:
+    """:func:`_dispatching_method` for a binary operator (one argument: a faster check)."""
+
+    @functools.wraps(method)
+    def dispatching_operator(self, other):
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self) or type(other) not in _PASSIVE_TYPES
+                            and has_overloaded((other,), None)):
+            return dispatch(func or dispatching_operator, overloaded_arguments((self, other)),
+                            (self, other), None, operator=True)
+        return method(self, other)
+
+    return _named(dispatching_operator, name, method)
+
+_TERNARY = frozenset({"__pow__", "__rpow__", "__ipow__"})  # (pow(x, y, modulo) exists)
+
+
+def _named(wrapper: Callable, name: str, method: Callable) -> Callable:
+    """``wrapper`` named as PyTorch names Tensor's ``name`` (see _public_method_name)."""
     public = _public_method_name(name, method)
-    dispatching_method.__name__ = public
-    dispatching_method.__qualname__ = f"Tensor.{public}"
-    dispatching_method.torch_function_name = f"torch.Tensor.{public}"
-    return dispatching_method
+    wrapper.__name__ = public
+    wrapper.__qualname__ = f"Tensor.{public}"
+    wrapper.torch_function_name = f"torch.Tensor.{public}"
+    return wrapper
 
 
 def _dispatching_property(prop: property) -> property:
@@ -678,7 +727,8 @@ def _dispatching_property(prop: property) -> property:
     fget, fset = prop.fget, prop.fset
 
     def dispatching_getter(self):
-        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)):
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self)):
             return dispatch(public.__get__, overloaded_arguments((self,), plain=True),
                             (self,), None)
         return fget(self)
@@ -686,7 +736,8 @@ def _dispatching_property(prop: property) -> property:
     def dispatching_setter(self, value):
         # (as PyTorch's: only the tensor set decides, not the value: ``t.data = s`` of a
         # plain t does not dispatch)
-        if STATE.armed and (STATE.modes or type(self) is not Tensor and _takes_part(self)):
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self)):
             dispatch(public.__set__, overloaded_arguments((self,), plain=True),
                      (self, value), None)
             return
