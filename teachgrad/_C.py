@@ -24,3 +24,17 @@ def _has_torch_function_unary(value) -> bool:
 def _has_torch_function_variadic(*args) -> bool:
     """``_has_torch_function(args)``."""
     return _has_overloaded(args, None)
+
+
+def _len_torch_function_stack() -> int:
+    """How many ``TorchFunctionMode``s are active."""
+    from ._torch_function import STATE
+
+    return len(STATE.modes)
+
+
+def _is_torch_function_mode_enabled() -> bool:
+    """Is a ``TorchFunctionMode`` active (and the protocol not switched off)?"""
+    from ._torch_function import STATE
+
+    return bool(STATE.modes) and not STATE.all_off

@@ -372,13 +372,15 @@ def _append_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 PRINTED_AS_TENSOR: set = set()
 
 
-def tensor_repr(t: Any) -> str:
-    """The full ``tensor(...)`` text of a teachgrad Tensor, exactly as PyTorch prints it."""
+def tensor_repr(t: Any, tensor_contents: str | None = None) -> str:
+    """The full ``tensor(...)`` text of a teachgrad Tensor, exactly as PyTorch prints it
+    (``tensor_contents``: the text to show in place of the values, as PyTorch's
+    ``Tensor.__repr__`` takes it from a subclass's ``__torch_function__``)."""
     # A subclass prints its own name, as PyTorch's do (MyTensor([1., 2.])); nn.Parameter
     # prints as a tensor under its "Parameter containing:" line.
     kind = type(t)
     own_name = kind not in PRINTED_AS_TENSOR and issubclass(kind, tuple(PRINTED_AS_TENSOR))
     prefix = f"{kind.__name__}(" if own_name else "tensor("
     indent = len(prefix)
-    body = format_data(t._data, indent)
+    body = format_data(t._data, indent) if tensor_contents is None else tensor_contents
     return _append_suffixes(prefix + body, _suffixes(t), indent)

@@ -601,10 +601,10 @@ class Tensor:
         # As PyTorch: the rows of unbind(0) (one node for them all, UnbindBackward0)
         return iter(self.unbind(0))
 
-    def __repr__(self) -> str:
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
         from ._printing import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     __str__ = __repr__
 
@@ -616,6 +616,12 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
+        if type(self) is not Tensor:  # a subclass: rebuilt as one (see _subclass_copy)
+            from ._subclass_copy import rebuild_from_type, subclass_state
+
+            return (rebuild_from_type, (_rebuild, type(self),
+                                        (self._data, self._requires_grad),
+                                        subclass_state(self)))
         attributes = self.__dict__  # the user's attributes travel with the values
         if attributes:
             return (_rebuild, (self._data, self._requires_grad), attributes)
@@ -629,7 +635,11 @@ class Tensor:
                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        new = _new(type(self))  # (not a subclass's own __new__, which may want arguments)
+        if type(self) is not Tensor:  # (see _subclass_copy)
+            from ._subclass_copy import deepcopy_subclass
+
+            return deepcopy_subclass(self, memo)
+        new = _new(Tensor)
         _init(new, self._data.copy(), self._requires_grad)
         if self._grad is not None:
             new._grad = _make(self._grad._data.copy())

@@ -33,23 +33,32 @@ from collections.abc import Callable
 
 from ._real_pytorch import is_real_pytorch
 from ._tensor import Tensor
+from ._torch_function_calls import (
+    NN_FUNCTIONAL,
+    SELF_TYPED,
+    TENSOR_METHODS,
+    TENSOR_OPERATORS,
+)
 from .autograd.grad_mode import is_grad_enabled
 
 
 class _State:
-    """Whether dispatch is on. ``armed``: a subclass that takes part exists and nothing
-    switched subclass dispatch off: the one question every ``torch.*`` call asks."""
+    """Whether dispatch is on. ``armed``: nothing switched the protocol off, and a
+    ``TorchFunctionMode`` is active or a subclass that takes part exists (and subclass
+    dispatch is not switched off): the one question every ``torch.*`` call asks."""
 
-    __slots__ = ("armed", "subclasses", "subclass_off", "all_off")
+    __slots__ = ("armed", "subclasses", "subclass_off", "all_off", "modes")
 
     def __init__(self) -> None:
         self.armed = False
         self.subclasses = False  # (a Tensor subclass with the protocol was defined)
         self.subclass_off = 0  # (DisableTorchFunctionSubclass blocks entered)
         self.all_off = 0  # (DisableTorchFunction blocks entered)
+        self.modes: list = []  # (the TorchFunctionMode stack, the current one last)
 
     def update(self) -> None:
-        self.armed = self.subclasses and not self.subclass_off and not self.all_off
+        self.armed = not self.all_off and bool(
+            self.modes or self.subclasses and not self.subclass_off)
 
 
 STATE = _State()
@@ -129,15 +138,18 @@ def _takes_part(value) -> bool:
     return not STATE.all_off and not is_real_pytorch(value)
 
 
-def overloaded_arguments(values) -> list:
+def overloaded_arguments(values, plain: bool = False) -> list:
     """The arguments among ``values`` (and the items of a list or tuple among them) whose
     ``__torch_function__`` is to be called, in PyTorch's order: one per type, a subclass
-    before its base classes, otherwise left to right."""
+    before its base classes, otherwise left to right. ``plain``: plain tensors count too
+    (PyTorch's functions written in Python, and its property accessors, count them in
+    ``types``)."""
     found: list = []
     for value in values:
         items = value if type(value) in (list, tuple) else (value,)
         for item in items:
-            if not _takes_part(item) or any(type(item) is type(f) for f in found):
+            if not (_takes_part(item) or plain and type(item) is Tensor) or any(
+                    type(item) is type(f) for f in found):
                 continue
             where = len(found)
             for i, earlier in enumerate(found):
@@ -154,34 +166,83 @@ def relevant(args: tuple, kwargs: dict | None) -> tuple:
 
 
 def has_overloaded(args: tuple, kwargs: dict | None) -> bool:
-    """Is some argument (or an item of a list argument) one that dispatch hands over?"""
-    for value in relevant(args, kwargs):
-        if type(value) in (list, tuple):
-            if any(_takes_part(item) for item in value):
-                return True
-        elif _takes_part(value):
+    """Is the call to be handed over: a mode is active, or some argument (or an item of a
+    list argument) is one whose ``__torch_function__`` dispatch asks?"""
+    if STATE.modes and not STATE.all_off:
+        return True
+    # (asked on every call once the protocol is on: numbers and plain tensors, the usual
+    # arguments, are passed over without a call)
+    for value in args:
+        if type(value) not in _PASSIVE_TYPES and _overloaded_value(value):
             return True
+    if kwargs:
+        for value in kwargs.values():
+            if type(value) not in _PASSIVE_TYPES and _overloaded_value(value):
+                return True
     return False
+
+
+def _overloaded_value(value) -> bool:
+    """Does ``value`` (or, for a list or tuple, an item of it) take part?"""
+    if type(value) in (list, tuple):
+        return any(type(item) not in _PASSIVE_TYPES and _takes_part(item) for item in value)
+    return _takes_part(value)
+
+
+# Types whose values never take part, checked without a call: numbers, plain tensors and
+# the subclasses that take no part (nn.Parameter: prepare_subclass adds them). Containers
+# are not here: their items might take part.
+_PASSIVE_TYPES = {Tensor, int, float, bool, type(None), str, slice, type(Ellipsis), complex}
 
 
 # ----------------------------------------------------------------------------------------
 # Handing a call over
 # ----------------------------------------------------------------------------------------
-class NoImplementation(TypeError):
-    """Every ``__torch_function__`` asked returned NotImplemented."""
-
-
 def dispatch(func: Callable, overloaded: list, args: tuple, kwargs: dict | None,
-             python: bool = False):
+             python: bool = False, operator: bool = False):
     """Ask each of ``overloaded``'s ``__torch_function__`` for ``func(*args, **kwargs)``;
-    the first answer that is not NotImplemented is the result (``python``: see
-    :func:`no_implementation`)."""
+    the first answer that is not NotImplemented is the result. If all of them say
+    NotImplemented: PyTorch's TypeError (``python``: see :func:`no_implementation`), or
+    for an ``operator`` NotImplemented (Python then asks the other operand, then raises
+    its own "unsupported operand" TypeError). A function written in Python in PyTorch hands over its
+    arguments as its wrapper spells them (``torch_function_call``, see add_dispatch)."""
+    spell = getattr(func, "torch_function_call", None)
+    if spell is not None:
+        spelled = spell(args, kwargs)
+        if spelled is not None:
+            args, kwargs, relevant_values = spelled
+            counted = overloaded_arguments(relevant_values, plain=True)
+            # (the relevant ones, unless what took part is elsewhere: F.softmax(x,
+            # dtype=sub) is not handed over by PyTorch; here it keeps its handlers)
+            if STATE.modes or any(type(arg) is not Tensor for arg in counted):
+                overloaded = counted
     types = tuple(type(arg) for arg in overloaded)
+    mode = None
+    if STATE.modes and not STATE.all_off:  # (the current mode is asked first)
+        mode = STATE.modes[-1]
+        result = ask_mode(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
     for arg in overloaded:
         result = arg.__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    raise no_implementation(func, types, python)
+    if operator:
+        return NotImplemented
+    raise no_implementation(func, types, python, mode)
+
+
+def ask_mode(func: Callable, types: tuple, args: tuple, kwargs: dict | None):
+    """The current mode's ``__torch_function__`` answer, asked with the mode taken off
+    the stack (so that calling ``func`` inside it runs the function, and not the mode
+    again), as PyTorch does."""
+    mode = STATE.modes.pop()
+    STATE.update()
+    try:
+        return mode.__torch_function__(func, types, args, kwargs)
+    finally:
+        STATE.modes.append(mode)
+        STATE.update()
 
 
 def handle(func: Callable, args: tuple, kwargs: dict | None):
@@ -189,18 +250,21 @@ def handle(func: Callable, args: tuple, kwargs: dict | None):
     return dispatch(func, overloaded_arguments(relevant(args, kwargs)), args, kwargs or None)
 
 
-def no_implementation(func: Callable, types: tuple, python: bool = False) -> NoImplementation:
+def no_implementation(func: Callable, types: tuple, python: bool = False,
+                      mode=None) -> TypeError:
     """PyTorch's TypeError when every handler returned NotImplemented (its C++ functions'
     words; its Python ones say it more briefly, as does ``python``: a function of the
-    user's, through ``torch.overrides.handle_torch_function``)."""
+    user's, through ``torch.overrides.handle_torch_function``). ``mode``: the mode that
+    was asked first."""
     name = resolve_name(func) or repr(func)
     nn_name = name.removeprefix("torch.nn.functional.")
     if name in _PYTHON_FUNCTIONS or python or (nn_name != name and nn_name not in _NN_BUILTINS):
-        return NoImplementation(
+        return TypeError(
             f"no implementation found for '{name}' on types that implement "
             f"__torch_function__: {list(types)}")
-    listed = "".join(f"  - tensor subclass {kind}\n" for kind in types)
-    return NoImplementation(
+    listed = (f"  - mode object {mode!r}\n" if mode is not None else "") + "".join(
+        f"  - tensor subclass {kind}\n" for kind in types)
+    return TypeError(
         f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
         f"NotImplemented:\n\n{listed}\nFor more information, try re-running with "
         "TORCH_LOGS=not_implemented")
@@ -236,6 +300,10 @@ def resolve_name(func: Callable) -> str | None:
     name = getattr(func, "__name__", None)
     if name is not None and vars(Tensor).get(name) is func:
         return f"torch.Tensor.{name}"
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, property):  # (Tensor.shape.__get__, Tensor.data.__set__)
+        prop = next((key for key, value in vars(Tensor).items() if value is owner), None)
+        return f"torch.Tensor.{prop}.{name}" if prop else None
     module = getattr(func, "__module__", None)
     return f"{module}.{name}" if module and name else name
 
@@ -363,28 +431,113 @@ def add_dispatch(namespace: dict, public: str, ignored: frozenset = frozenset())
     import inspect
 
     for name, value in list(namespace.items()):
-        if name.startswith("_") or name in ignored or not inspect.isfunction(value):
+        if name.startswith("_") or not inspect.isfunction(value):
             continue
         if getattr(value, "__module__", "").split(".")[0] != "teachgrad":
             continue
         full_name = _public_name(public, name)
+        if name in ignored:  # (a factory with out= dispatches all the same: its name)
+            if getattr(value, "dispatches_torch_function", None) is value:
+                value.torch_function_name = full_name
+            continue
         # (the flag names the function that dispatches: a wrapper made by functools.wraps
         # copies it from the function it wraps, without dispatching itself)
         if getattr(value, "dispatches_torch_function", None) is value:
-            if getattr(value, "torch_function_name", None) is None:
+            # (a function in both torch and F is named as F's, as PyTorch's resolve_name
+            # does: F.conv2d is torch.conv2d)
+            named = getattr(value, "torch_function_name", None) is not None
+            if not named or public.endswith("nn.functional"):
                 value.torch_function_name = full_name
-            continue
-        # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
-        if id(value) not in _DISPATCHING:
-            _DISPATCHING[id(value)] = dispatching(value, full_name)
-        namespace[name] = _DISPATCHING[id(value)]
+        else:
+            # (one function in two namespaces stays one: torch.bilinear is F.bilinear)
+            if id(value) not in _DISPATCHING:
+                _DISPATCHING[id(value)] = dispatching(value, full_name)
+            value = namespace[name] = _DISPATCHING[id(value)]
+            if public.endswith("nn.functional"):
+                value.torch_function_name = full_name
+        if public == "torch.nn.functional" and name in NN_FUNCTIONAL:
+            value.torch_function_call = python_call_spelling(value, *NN_FUNCTIONAL[name])
+
+
+def python_call_spelling(function: Callable, positional: tuple, keywords: tuple,
+                         defaults: dict, relevant: tuple) -> Callable | None:
+    """How PyTorch's Python ``function`` passes a call on to ``__torch_function__``
+    (see _torch_function_calls.py): a function of ``(args, kwargs)`` giving the
+    ``args`` (``positional``), the ``kwargs`` (``keywords``, each at the caller's value
+    or its default) and the ``relevant`` values whose types make ``types``; None for a
+    call that does not fit the signature (it is going to fail: handed over as written).
+    None when ``function`` cannot take PyTorch's keywords."""
+    import inspect
+
+    signature = inspect.signature(function)
+    names = list(signature.parameters)
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
+    if not takes_any and any(name not in names for name in keywords):
+        return None
+    first = names[0] if names else None
+    rename = positional[:1] == ("self",) and first != "self"  # (an op's ``input``)
+
+    def spell(args: tuple, kwargs: dict | None) -> tuple[tuple, dict, tuple] | None:
+        try:
+            given = signature.bind(*args, **(kwargs or {})).arguments
+        except TypeError:
+            return None
+        if rename:
+            given = {"self" if name == first else name: value for name, value in given.items()}
+        values = {**defaults, **given}
+        if any(name not in values for name in positional + keywords + relevant):
+            return None
+        return (tuple([values[name] for name in positional]),
+                {name: values[name] for name in keywords},
+                tuple([values[name] for name in relevant]))
+
+    return spell
 
 
 _DISPATCHING: dict = {}  # id(function) -> its dispatching wrapper (see add_dispatch)
 
 
+def install_mode_factories(namespace: dict) -> None:
+    """Make the factories that PyTorch's modes see (``torch.tensor``, ``torch.arange``
+    ...; they take no part otherwise) hand their calls to the current mode: done when the
+    first mode is entered, so that until then they cost nothing."""
+    for name in MODE_FACTORIES:
+        value = namespace.get(name)
+        if value is None or getattr(value, "dispatches_torch_function", None) is value:
+            continue  # (it dispatches already: has_overloaded says yes under a mode)
+        if getattr(value, "seen_by_modes", False):
+            continue
+        namespace[name] = _seen_by_modes(value, f"torch.{name}")
+
+
+def _seen_by_modes(function: Callable, name: str) -> Callable:
+    """``function`` handing its calls to the current mode, if any (see
+    install_mode_factories)."""
+
+    @functools.wraps(function)
+    def public(*args, **kwargs):
+        if STATE.modes and not STATE.all_off:
+            return dispatch(public, [], args, kwargs or None)
+        return function(*args, **kwargs)
+
+    public.torch_function_name = name
+    public.seen_by_modes = True
+    return public
+
+
+# The functions of IGNORED_TORCH that PyTorch 2.13's modes are handed all the same.
+MODE_FACTORIES = frozenset({
+    "arange", "as_tensor", "asarray", "bartlett_window", "blackman_window", "can_cast",
+    "empty", "empty_permuted", "empty_strided", "eye", "full", "hamming_window",
+    "hann_window", "kaiser_window", "linspace", "logspace", "normal", "ones",
+    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn",
+    "randn_like", "randperm", "result_type", "scalar_tensor", "tensor", "tril_indices",
+    "triu_indices", "vander", "zeros",
+})
+
+
 # ----------------------------------------------------------------------------------------
-# Methods, operators and properties of a subclass
+# Tensor's methods, operators and properties
 # ----------------------------------------------------------------------------------------
 # Tensor's own members that are not ops: building the object, the protocol itself.
 _NOT_DISPATCHED = frozenset({
@@ -397,47 +550,102 @@ _NOT_DISPATCHED = frozenset({
     # is, and its self.unbind(0) then makes rows of the subclass
     "__iter__",
 })
-# operator: the reflected form Python calls on the right operand first when it is a
-# subclass (``t + sub`` calls ``sub.__radd__(t)``): PyTorch sees ``t.__add__(sub)``.
-_REFLECTED = {
-    "__radd__": "__add__", "__rsub__": "__sub__", "__rmul__": "__mul__",
-    "__rtruediv__": "__truediv__", "__rfloordiv__": "__floordiv__", "__rmod__": "__mod__",
-    "__rpow__": "__pow__", "__rmatmul__": "__matmul__", "__rand__": "__and__",
-    "__ror__": "__or__", "__rxor__": "__xor__", "__rlshift__": "__lshift__",
-    "__rrshift__": "__rshift__",
-}
-_OPERATORS = frozenset(_REFLECTED) | frozenset(_REFLECTED.values()) | frozenset({
+# Operators: when every handler says NotImplemented they return NotImplemented, so that
+# Python asks the other operand and then raises its own "unsupported operand" TypeError.
+_OPERATORS = frozenset({
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+    "__xor__", "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__iadd__", "__isub__",
     "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__",
     "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__",
 })
 
 
+# The method an operator hands over in PyTorch 2.13, where it is not the operator itself:
+# ``t + s`` hands over ``Tensor.add``, ``t += s`` ``Tensor.add_``, ``t @ s`` ``Tensor.matmul``.
+_OPERATOR_FUNCS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul",
+    "__rmul__": "mul", "__truediv__": "div", "__mod__": "remainder", "__matmul__": "matmul",
+    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor",
+    "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_",
+}
+
+
 def prepare_subclass(cls: type) -> None:
-    """Called for each new subclass of Tensor (``Tensor.__init_subclass__``): give it
-    dispatching versions of Tensor's methods and properties that neither it nor a base
-    between it and Tensor redefines. A subclass whose ``__torch_function__`` is
-    ``_disabled_torch_function_impl`` (``nn.Parameter``) takes no part: it keeps Tensor's
-    own methods, and so its results are plain tensors."""
+    """Called for each new subclass of Tensor (``Tensor.__init_subclass__``): switch the
+    protocol on, giving Tensor its dispatching members the first time (see
+    :func:`install_tensor_dispatch`). A subclass whose ``__torch_function__`` is
+    ``_disabled_torch_function_impl`` (``nn.Parameter``) takes no part and switches
+    nothing on: its results are plain tensors."""
     if getattr(cls, "__torch_function__", None) is disabled_torch_function_impl:
+        _PASSIVE_TYPES.add(cls)
         return
+    install_tensor_dispatch()
     STATE.subclasses = True
     STATE.update()
-    for name, member in _tensor_members().items():
-        owner = next(base for base in cls.__mro__ if name in base.__dict__)
-        if owner is not Tensor:  # (the subclass, or a base between, has its own)
-            continue
+
+
+def install_tensor_dispatch() -> None:
+    """Give Tensor methods, operators and properties that hand a call over to
+    ``__torch_function__`` (a subclass argument's, anywhere in the call, or a mode's).
+
+    Done once, when the first subclass that takes part is defined or the first
+    ``TorchFunctionMode`` is entered: until then Tensor keeps the ops' own functions, so
+    a program that uses neither pays nothing for the protocol. (So ``torch.Tensor.add``
+    read before that moment is the plain function, which does not dispatch.)"""
+    if _INSTALLED:
+        return
+    members = _tensor_members()
+    made: dict = {}  # id(function) -> its wrapper: ``sub is subtract`` stays true
+    for name, member in members.items():
         if isinstance(member, property):
-            setattr(cls, name, _dispatching_property(member))
-        else:
-            setattr(cls, name, _dispatching_method(name, member))
+            setattr(Tensor, name, _dispatching_property(member))
+        elif name not in _OPERATORS:
+            if id(member) not in made:
+                made[id(member)] = _dispatching_method(name, member)
+                if name in TENSOR_METHODS:  # (written in Python in PyTorch)
+                    made[id(member)].torch_function_call = python_call_spelling(
+                        member, *TENSOR_METHODS[name])
+                elif name in SELF_TYPED:
+                    made[id(member)].torch_function_call = _self_typed
+            setattr(Tensor, name, made[id(member)])
+    # An operator has a wrapper of its own (it answers NotImplemented where the method
+    # raises), handing over what PyTorch's does (see _OPERATOR_FUNCS).
+    for name, member in members.items():
+        if name in _OPERATORS:
+            method = _OPERATOR_FUNCS.get(name)  # (Tensor's is its dispatching one by now)
+            func = vars(Tensor)[method] if method else None
+            operator = _dispatching_method(name, member, func)
+            if name in TENSOR_OPERATORS:
+                operator.torch_function_call = _as_given
+            setattr(Tensor, name, operator)
+    global _NO_WRAP
+    _NO_WRAP = (Tensor.grad.__get__,)
+    _INSTALLED.append(True)
 
 
-@functools.lru_cache(maxsize=1)
+def _self_typed(args: tuple, kwargs: dict | None) -> tuple[tuple, dict | None, tuple]:
+    """The spelling of a method PyTorch hands over with the tensor among the relevant
+    arguments (see SELF_TYPED)."""
+    return args, kwargs, args[:1]
+
+
+def _as_given(args: tuple, kwargs: dict | None) -> tuple[tuple, dict, tuple]:
+    """The spelling of an operator PyTorch writes in Python (see TENSOR_OPERATORS)."""
+    return args, kwargs or {}, args
+
+
+_INSTALLED: list = []  # (one item once install_tensor_dispatch has run)
+
+
 def _tensor_members() -> dict:
     """Tensor's public methods, its operators and other special methods, and its
-    properties: what a subclass dispatches (read once, when the first subclass is made,
-    after every op has registered its method)."""
+    properties: what dispatches (read when the protocol is first switched on, after every
+    op has registered its method)."""
     members = {}
     for name, member in vars(Tensor).items():
         if name in _NOT_DISPATCHED or (name.startswith("_") and not name.startswith("__")):
@@ -445,42 +653,99 @@ def _tensor_members() -> dict:
         if isinstance(member, property) or callable(member) and not isinstance(
                 member, (classmethod, staticmethod, type)):
             members[name] = member
-    global _NO_WRAP
-    _NO_WRAP = (Tensor.grad.__get__,)
     return members
 
 
-def _dispatching_method(name: str, method: Callable) -> Callable:
-    forward = _REFLECTED.get(name)
+def _public_method_name(name: str, method: Callable) -> str:
+    """The name a method's ``func`` shows: the function's own (``add`` for ``__add__``,
+    as PyTorch's ``t + s`` hands over ``Tensor.add``) when Tensor has it under that name,
+    else the attribute's (``__getitem__``, not the function's ``getitem``)."""
+    own = getattr(method, "__name__", name)
+    return own if vars(Tensor).get(own) is method else name
+
+
+def _dispatching_method(name: str, method: Callable, func: Callable | None = None
+                        ) -> Callable:
+    """Tensor's ``name`` (the function ``method``) as a method that hands the call over
+    (as ``func``, by default itself) when the protocol is on and a mode is active or an
+    argument takes part; otherwise it calls ``method`` at once."""
+    if name in _OPERATORS and name not in _TERNARY:
+        return _dispatching_operator(name, method, func)
     is_operator = name in _OPERATORS
 
     @functools.wraps(method)
     def dispatching_method(self, *args, **kwargs):
-        if not STATE.armed:
-            return method(self, *args, **kwargs)
-        func, call = method, (self, *args)
-        if forward is not None and len(args) == 1 and isinstance(args[0], Tensor):
-            func, call = getattr(Tensor, forward), (args[0], self)  # (see _REFLECTED)
-        try:
-            return dispatch(func, overloaded_arguments(relevant(call, kwargs)), call,
-                            kwargs or None)
-        except NoImplementation:
-            if not is_operator:
-                raise
-        return NotImplemented  # (Python then tries the other operand, then says no)
+        if STATE.armed:  # (a subclass or a mode exists: does this call go to one?)
+            hand_over = STATE.modes or type(self) not in _PASSIVE_TYPES and _takes_part(self)
+            if not hand_over:  # (the arguments, most often numbers and plain tensors)
+                for value in args:
+                    if type(value) not in _PASSIVE_TYPES:
+                        hand_over = has_overloaded(args, kwargs)
+                        break
+                else:
+                    hand_over = bool(kwargs) and has_overloaded((), kwargs)
+            if hand_over:
+                call = (self, *args)
+                return dispatch(func or dispatching_method,
+                                overloaded_arguments(relevant(call, kwargs)), call,
+                                kwargs or None, operator=is_operator)
+        return method(self, *args, **kwargs)
 
-    return dispatching_method
+    return _named(dispatching_method, name, method)
+
+
+def _dispatching_operator(name: str, method: Callable, func: Callable | None) -> Callable:
+    """:func:`_dispatching_method` for a binary operator (one argument: a faster check)."""
+
+    @functools.wraps(method)
+    def dispatching_operator(self, other):
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self) or type(other) not in _PASSIVE_TYPES
+                            and has_overloaded((other,), None)):
+            return dispatch(func or dispatching_operator, overloaded_arguments((self, other)),
+                            (self, other), None, operator=True)
+        return method(self, other)
+
+    return _named(dispatching_operator, name, method)
+
+_TERNARY = frozenset({"__pow__", "__rpow__", "__ipow__"})  # (pow(x, y, modulo) exists)
+
+
+def _named(wrapper: Callable, name: str, method: Callable) -> Callable:
+    """``wrapper`` named as PyTorch names Tensor's ``name`` (see _public_method_name)."""
+    public = _public_method_name(name, method)
+    wrapper.__name__ = public
+    wrapper.__qualname__ = f"Tensor.{public}"
+    wrapper.torch_function_name = f"torch.Tensor.{public}"
+    return wrapper
 
 
 def _dispatching_property(prop: property) -> property:
-    getter = prop.__get__  # (what PyTorch hands over: Tensor.shape.__get__)
+    """``prop`` whose getter and setter hand the call over as methods do; the ``func``
+    handed over is what PyTorch's is: ``Tensor.shape.__get__``, ``Tensor.data.__set__``
+    (the new property's)."""
+    fget, fset = prop.fget, prop.fset
 
     def dispatching_getter(self):
-        if not STATE.armed:
-            return prop.fget(self)
-        return dispatch(getter, overloaded_arguments((self,)), (self,), None)
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self)):
+            return dispatch(public.__get__, overloaded_arguments((self,), plain=True),
+                            (self,), None)
+        return fget(self)
 
-    return property(dispatching_getter, prop.fset, prop.fdel, prop.__doc__)
+    def dispatching_setter(self, value):
+        # (as PyTorch's: only the tensor set decides, not the value: ``t.data = s`` of a
+        # plain t does not dispatch)
+        if STATE.armed and (STATE.modes or type(self) not in _PASSIVE_TYPES
+                            and _takes_part(self)):
+            dispatch(public.__set__, overloaded_arguments((self,), plain=True),
+                     (self, value), None)
+            return
+        fset(self, value)
+
+    public = property(dispatching_getter, dispatching_setter if fset else None, prop.fdel,
+                      prop.__doc__)
+    return public
 
 
 # ----------------------------------------------------------------------------------------

@@ -8,13 +8,25 @@ do, and for the authors of Tensor-like types who want to know what to override::
             return handle_torch_function(my_function, (input, other), input, other)
         ...
 
+A *mode* sees every call made inside its ``with`` block, plain tensors' too (a
+tutorial's call logger)::
+
+    class LoggingMode(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            print(resolve_name(func))
+            return func(*args, **(kwargs or {}))
+
+    with LoggingMode():
+        torch.ones(2) * 2  # prints torch.Tensor.mul
+
 The protocol itself is in teachgrad/_torch_function.py.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from . import _torch_function as _tf
 from ._tensor import Tensor
@@ -23,7 +35,7 @@ __all__ = [
     "get_ignored_functions", "get_overridable_functions", "handle_torch_function",
     "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
     "is_tensor_like", "is_tensor_method_or_property", "resolve_name",
-    "get_default_nowrap_functions",
+    "get_default_nowrap_functions", "TorchFunctionMode", "BaseTorchFunctionMode",
 ]
 
 
@@ -106,3 +118,75 @@ def get_overridable_functions() -> dict:
                and not isinstance(member, (classmethod, staticmethod))]
     result[Tensor] = members
     return result
+
+
+# ----------------------------------------------------------------------------------------
+# Modes
+# ----------------------------------------------------------------------------------------
+class TorchFunctionMode:
+    """A context manager whose ``__torch_function__(func, types, args, kwargs)`` is asked
+    first for every ``torch.*``, ``torch.nn.functional`` and Tensor method, operator and
+    property call made inside its ``with`` block, plain tensors' included. While it runs,
+    the mode is off the stack, so ``func(*args, **kwargs)`` inside it runs the call (or
+    asks the mode below); returning NotImplemented hands the call on to the arguments'
+    own ``__torch_function__``."""
+
+    def __torch_function__(self, func: Callable, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None):
+        raise NotImplementedError
+
+    def __enter__(self) -> TorchFunctionMode:
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _pop_mode()
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode that runs every call unchanged: a base for modes that override only what
+    they need."""
+
+    def __torch_function__(self, func: Callable, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None):
+        return func(*args, **(kwargs or {}))
+
+
+def _push_mode(mode: TorchFunctionMode) -> None:
+    """Make ``mode`` the current mode (what ``with mode:`` does on entering)."""
+    if not _tf.STATE.modes:  # (plain tensors' methods and factories reach a mode now)
+        import teachgrad
+
+        _tf.install_tensor_dispatch()
+        _tf.install_mode_factories(vars(teachgrad))
+    _tf.STATE.modes.append(mode)
+    _tf.STATE.update()
+
+
+def _pop_mode() -> TorchFunctionMode:
+    """Take the current mode off the stack and return it."""
+    if not _tf.STATE.modes:
+        raise RuntimeError("trying to pop from empty mode stack")
+    mode = _tf.STATE.modes.pop()
+    _tf.STATE.update()
+    return mode
+
+
+@contextmanager
+def _pop_mode_temporarily() -> Iterator[TorchFunctionMode]:
+    """The current mode, off the stack for the ``with`` block."""
+    mode = _pop_mode()
+    try:
+        yield mode
+    finally:
+        _push_mode(mode)
+
+
+def _get_current_function_mode() -> TorchFunctionMode | None:
+    """The mode that is asked first (the innermost ``with``), or None."""
+    return _tf.STATE.modes[-1] if _tf.STATE.modes else None
+
+
+def _get_current_function_mode_stack() -> list:
+    """The active modes, outermost first."""
+    return list(_tf.STATE.modes)

@@ -18,6 +18,11 @@ import pytest
 import teachgrad as torch
 import teachgrad.nn.functional as F
 from teachgrad.overrides import (
+    BaseTorchFunctionMode,
+    TorchFunctionMode,
+    _get_current_function_mode,
+    _get_current_function_mode_stack,
+    _pop_mode,
     get_ignored_functions,
     get_overridable_functions,
     handle_torch_function,
@@ -107,10 +112,27 @@ def test_plain_tensors_and_their_methods_are_untouched():
     x = torch.ones(2)
     assert type(x + 1) is torch.Tensor
     assert type(torch.add(x, 1)) is torch.Tensor
-    # Tensor keeps its own methods (no dispatch on the plain path); the subclass has its own
-    assert "dispatching_method" not in torch.Tensor.__mul__.__code__.co_name
-    assert Sub.__mul__ is not torch.Tensor.__mul__
-    assert Sub.__mul__.__wrapped__ is torch.Tensor.__mul__
+    # Subclasses inherit Tensor's (dispatching) methods, nn.Parameter too
+    assert Sub.__mul__ is torch.Tensor.__mul__
+
+
+def test_tensor_keeps_the_plain_ops_until_the_protocol_is_used():
+    """In a fresh interpreter, Tensor's methods are the ops' own functions (nothing of the
+    protocol on the plain path); nn.Parameter (which takes no part) changes nothing; the
+    first subclass that takes part gives Tensor its dispatching methods."""
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import teachgrad as torch
+        from teachgrad.ops.pointwise import mul
+        print(torch.Tensor.mul is mul, torch.Tensor.__mul__ is mul)
+        torch.nn.Linear(2, 2)
+        class P(torch.nn.Parameter):
+            pass
+        print(torch.Tensor.mul is mul)
+        class Sub(torch.Tensor):
+            pass
+        print(torch.Tensor.mul is mul, torch.Tensor.mul.__wrapped__ is mul)
+    """)], capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO)})
+    assert result.stdout.split() == ["True", "True", "True", "False", "True"], result.stderr
 
 
 def test_a_subclass_keeps_the_methods_it_defines():
@@ -397,3 +419,91 @@ def test_a_subclass_with_its_own_new_and_init():
     assert base.tolist() == [4.0, 5.0]
     assert repr(torch.Tensor([1, 2])) == "tensor([1., 2.])"  # (the legacy constructor)
     assert torch.Tensor(2, 3).shape == (2, 3) and torch.Tensor().shape == (0,)
+
+
+# ----------------------------------------------------------------------------------------
+# Modes (fixtures/tutorial_programs/torch_function_modes.py compares a whole program
+# with PyTorch's output; these pin the stack's rules, as PyTorch 2.13 behaves)
+# ----------------------------------------------------------------------------------------
+class Recording(TorchFunctionMode):
+    def __init__(self):
+        self.seen = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.append(resolve_name(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_mode_sees_plain_tensors_calls_and_leaves_the_stack_as_it_was():
+    mode = Recording()
+    assert _get_current_function_mode() is None
+    with mode as entered:
+        assert entered is mode and _get_current_function_mode() is mode
+        assert has_torch_function((1,))  # (under a mode, every call is handed over)
+        y = (torch.ones(2) * 3).sum()
+    assert mode.seen == ["torch.ones", "torch.Tensor.mul", "torch.Tensor.sum"]
+    assert y.item() == 6.0 and type(y) is torch.Tensor
+    assert _get_current_function_mode() is None and not has_torch_function((1,))
+    with mode, mode:  # (one mode may be entered twice)
+        assert len(_get_current_function_mode_stack()) == 2
+    assert _get_current_function_mode_stack() == []
+
+
+def test_an_error_in_a_mode_propagates_and_the_mode_is_left():
+    class Boom(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"), Boom():
+        torch.ones(1) + 1
+    assert _get_current_function_mode_stack() == []
+    with pytest.raises(NotImplementedError), TorchFunctionMode():  # (a bare mode)
+        torch.ones(1)
+    with pytest.raises(RuntimeError, match="trying to pop from empty mode stack"):
+        _pop_mode()
+
+
+def test_disable_torch_function_switches_modes_off():
+    mode = Recording()
+    with mode, torch._C.DisableTorchFunction():
+        assert not has_torch_function((torch.ones(1),))
+        assert not torch._C._is_torch_function_mode_enabled()
+        torch.ones(2).exp()
+    assert mode.seen == []
+    with BaseTorchFunctionMode():  # (runs every call unchanged)
+        assert torch._C._len_torch_function_stack() == 1
+        assert (torch.ones(2) + 1).tolist() == [2.0, 2.0]
+
+
+def test_functional_calls_are_spelled_as_pytorchs_python_functions():
+    seen = []
+
+    class Spy(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append((resolve_name(func), len(args), kwargs))
+            return func(*args, **(kwargs or {}))
+
+    x = torch.tensor([[1.0, 2.0]])
+    with Spy():
+        F.softmax(x, 1)
+        F.dropout(x, training=False)
+        F.linear(x, torch.ones(3, 2))  # (a C++ function in PyTorch: as the caller wrote it)
+    assert seen == [
+        ("torch.nn.functional.softmax", 1, {"dim": 1, "_stacklevel": 3, "dtype": None}),
+        ("torch.nn.functional.dropout", 1, {"p": 0.5, "training": False, "inplace": False}),
+        ("torch.ones", 2, None),
+        ("torch.nn.functional.linear", 2, None),
+    ]
+
+
+def test_a_plain_tensors_method_hands_a_subclass_argument_over():
+    Logging.calls.clear()
+    result = torch.tensor([1.0, 2.0]).mul(Logging([3.0, 4.0]))
+    assert Logging.calls == [("mul", None)]
+    assert type(result) is Logging and result.tolist() == [3.0, 8.0]
+    Logging.calls.clear()
+    plain = torch.tensor([1.0, 2.0])
+    plain.data = Logging([5.0, 6.0])  # (a setter dispatches on the tensor set only)
+    assert Logging.calls == [] and type(plain) is torch.Tensor
+    Logging([1.0]).requires_grad = True
+    assert Logging.calls == [("__set__", None)]

@@ -231,8 +231,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    if type(input) is not Tensor:
-        if _has_overloaded((input,), None):  # (a subclass, a Tensor-like: _torch_function)
+    if _TORCH_FUNCTION.armed or type(input) is not Tensor:
+        # (a subclass, a Tensor-like, a mode: see _torch_function)
+        if _has_overloaded((input,), None):
             return _handle(relu, (input,), {"inplace": inplace})
         if not isinstance(input, Tensor):  # (pointwise.relu takes a number: PyTorch not)
             _RELU.check((input,))
