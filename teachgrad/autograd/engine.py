@@ -25,6 +25,7 @@ is what really ran. When nobody observes, none of that is collected.
 from __future__ import annotations
 
 import itertools
+import operator
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -131,6 +132,10 @@ def backward(
     inputs=None,
 ) -> None:
     """Accumulate d(tensors)/d(leaf) into ``.grad`` of every leaf (``autograd.backward``)."""
+    if type(create_graph) is not bool or (
+            retain_graph is not None and type(retain_graph) is not bool):
+        retain_graph, create_graph = _flags(retain_graph=retain_graph,
+                                            create_graph=create_graph)
     tensors = _as_roots(tensors)
     if _grad_state.inference:  # inside inference_mode(): see _in_inference_mode
         retain_graph, create_graph = _in_inference_mode(retain_graph, create_graph)
@@ -203,6 +208,8 @@ def grad(
             "torch.autograd.backward.",
             FutureWarning,
         )
+    retain_graph, create_graph, allow_unused = _flags(
+        retain_graph=retain_graph, create_graph=create_graph, allow_unused=allow_unused)
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -223,6 +230,30 @@ def grad(
     result = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                    is_grads_batched, materialize_grads)
     return result if names is None else dict(zip(names, result))
+
+
+def _flags(**flags) -> tuple:
+    """The flags as booleans (None stays None), or PyTorch's TypeError before anything ran.
+
+    PyTorch reads them as C++ bools, through Python's integer protocol: ``True``, ``1`` and
+    ``None`` pass, ``"yes"`` or ``1.5`` do not. Without this check ``retain_graph="no"``
+    would be a true string and keep the graph.
+    """
+    result = []
+    for name, value in flags.items():
+        if value is not None and type(value) is not bool:
+            if isinstance(value, np.bool_):
+                value = bool(value)
+            else:
+                try:
+                    value = bool(operator.index(value))
+                except TypeError as error:
+                    raise TypeError(
+                        f"{error}\nHint: {name} takes True or False (or None), not "
+                        f"{python_type_name(value)} {value!r}."
+                    ) from None
+        result.append(value)
+    return tuple(result)
 
 
 def _grad(outputs: tuple, inputs: tuple, grad_outputs, retain_graph, create_graph,
