@@ -181,22 +181,24 @@ _out.add_out_arguments(globals(), special.__dict__)
 _out.add_tuple_out_arguments(globals(), linalg.__dict__)  # torch.sort(x, out=(v, i))
 _out.add_linalg_out_arguments(linalg.__dict__)  # torch.linalg.det(A, out=d)
 # torch.sum([1, 2]) gets PyTorch's "argument 'input' (position 1) must be Tensor, not list"
-from ._input_check import add_input_checks  # noqa: E402
+from ._input_check import add_input_checks as _add_input_checks  # noqa: E402
 
-add_input_checks(globals(), torch_functions=True)
-add_input_checks(special.__dict__, prefix="special_")
+_add_input_checks(globals(), torch_functions=True)
+_add_input_checks(special.__dict__, prefix="special_")
 # torch.zeros(2, pin_memory=False): every factory takes the argument, True is refused
-from ._pin_memory import add_pin_memory_arguments  # noqa: E402
+from ._pin_memory import add_pin_memory_arguments as _add_pin_memory_arguments  # noqa: E402
 
-add_pin_memory_arguments(globals(), Tensor)
+_add_pin_memory_arguments(globals(), Tensor)
 # Last wrapper of all: the __torch_function__ protocol (Tensor subclasses, Tensor-likes),
 # so that the function a user sees as torch.add is the one handed to __torch_function__.
-from ._torch_function import IGNORED_NN, IGNORED_TORCH, add_dispatch  # noqa: E402
+# (imported under private names: these helpers are no part of the torch namespace)
+from . import _torch_function  # noqa: E402
 
-add_dispatch(globals(), "torch", IGNORED_TORCH)
-add_dispatch(nn.functional.__dict__, "torch.nn.functional", IGNORED_NN)
-add_dispatch(special.__dict__, "torch.special")
-add_dispatch(linalg.__dict__, "torch.linalg")
+_torch_function.add_dispatch(globals(), "torch", _torch_function.IGNORED_TORCH)
+_torch_function.add_dispatch(nn.functional.__dict__, "torch.nn.functional",
+                             _torch_function.IGNORED_NN)
+_torch_function.add_dispatch(special.__dict__, "torch.special")
+_torch_function.add_dispatch(linalg.__dict__, "torch.linalg")
 from . import _C, overrides  # noqa: E402, F401 - torch._C's protocol names, torch.overrides
 from . import functional  # noqa: E402 - torch.functional: some namespace functions again
 

@@ -867,3 +867,11 @@ def test_vander_matches_pytorch(case):
     expr, arrays = exprs[case]
     # (PyTorch's own backward of vander fails: it writes its cumprod in place.)
     same_as_torch(expr, *arrays, grads=False)
+
+
+@pytest.mark.parametrize("name", ["add_dispatch", "IGNORED_TORCH", "IGNORED_NN",
+                                  "add_input_checks", "add_pin_memory_arguments"])
+def test_the_namespace_builders_are_not_public_names(name):
+    # The helpers that wrap the namespace's functions were left in it under their own
+    # names (and add_dispatch was even wrapped as if it were a torch function).
+    assert not hasattr(torch, name)  # (teachgrad, imported as torch above)
