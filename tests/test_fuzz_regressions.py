@@ -2001,3 +2001,14 @@ def test_std_of_equal_values_along_a_dim_has_no_slope(shape, dim):
     y.std(1).sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), [[-0.5, 0.0, 0.5], [0.0, 0.0, 0.0]],
                                atol=1e-15)
+
+
+def test_std_without_degrees_of_freedom_keeps_its_nan_slope():
+    # Seed 788588: std over a dim of one element with correction=2 is nan (0 / (1 − 2)
+    # degrees of freedom), and so is its gradient in PyTorch; a slice of one value is
+    # also a slice of equal values, which must not make it flat (gradient 0).
+    x = torch.tensor([[0.5, -1.0]], dtype=torch.float32, requires_grad=True)
+    std = x.std(dim=0, correction=2)
+    assert all(math.isnan(v) for v in std.tolist())
+    std.sum().backward()
+    assert all(math.isnan(v) for v in x.grad.reshape(-1).tolist())

@@ -943,7 +943,8 @@ def _std_flat(a: np.ndarray, out: np.ndarray, dims, keepdim: bool) -> np.ndarray
     if np.size(out) <= 1 or a.size == 0:
         return flat
     top = np.max(a, axis=dims, keepdims=keepdim)
-    return flat | ((top == np.min(a, axis=dims, keepdims=keepdim)) & np.isfinite(top))
+    same = (top == np.min(a, axis=dims, keepdims=keepdim)) & np.isfinite(top)
+    return flat | (same & np.isfinite(out))  # (no degrees of freedom: std nan, slope nan)
 
 
 def _var_recorded_grad(ctx, grad: Tensor, a: Tensor) -> Tensor:
