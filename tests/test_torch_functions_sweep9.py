@@ -571,3 +571,15 @@ def test_reflect_pad_to_a_negative_size_names_the_dimension():
         F.pad(tg.ones(2, 1, 3), (-2, -2, 0, 0), mode="reflect")
     assert str(caught.value).split("\nHint: ")[0] == (
         "Trying to create tensor with negative dimension -1: [2, 1, -1]")
+
+
+def test_unflatten_method_asks_for_sizes_first_as_pytorchs_python_method():
+    # PyTorch's Tensor.unflatten is Python: `if not sizes` first, then Python's own
+    # missing-argument words
+    x = tg.ones(2, 4)
+    with pytest.raises(RuntimeError, match="^unflatten: sizes must be non-empty$"):
+        x.unflatten(1, None)
+    with pytest.raises(TypeError) as caught:
+        x.unflatten(0)
+    assert str(caught.value) == (
+        "Tensor.unflatten() missing 1 required positional argument: 'sizes'")

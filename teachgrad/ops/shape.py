@@ -333,6 +333,24 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     return view(input, shape[:d] + tuple(sizes) + shape[d + 1 :])
 
 
+_checked_unflatten_method = Tensor.unflatten
+
+
+def _unflatten_method(self: Tensor, dim: int, sizes) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
+    if not sizes:  # (PyTorch's method asks first: None, (), a tensor's truth value)
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return _checked_unflatten_method(self, dim, sizes)
+
+
+# PyTorch's Tensor.unflatten is a Python method: a missing or extra argument is Python's
+# own TypeError ("Tensor.unflatten() missing 1 required positional argument: 'sizes'"),
+# the wrong kind of argument the parser's of the method it calls.
+_unflatten_method.__qualname__ = "Tensor.unflatten"
+_unflatten_method.__name__ = "unflatten"
+Tensor.unflatten = _unflatten_method
+
+
 # ----------------------------------------------------------------------------------------
 # Dimension views: unsqueeze, squeeze, transpose, t, permute, movedim, .T, .mT, expand
 # ----------------------------------------------------------------------------------------
