@@ -29,6 +29,10 @@ def _run(source: str, lib) -> str:
     """What the program prints under ``lib`` (its error and warnings as lines too), with
     the library's name read as ``LIB``."""
     out = io.StringIO()
+    # Both from one seed: the layers' random weights reach the printed gradients, and each
+    # library's generator is otherwise where the tests before left it (teachgrad draws
+    # PyTorch's numbers from a seed).
+    lib.manual_seed(0)
     with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
