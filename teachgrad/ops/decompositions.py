@@ -470,6 +470,9 @@ def _solve(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
 
 
 class LinalgSolveExBackward0(Op):
+    # grad_fn._saved_... as PyTorch's (which keeps A's LU factors too: teachgrad solves again)
+    saved_names = ("A", "result")
+    saved_attributes = {"left": "left"}
     formula = "AX = B:  ∂L/∂B = A⁻ᵀ ḡ    ∂L/∂A = −(∂L/∂B) Xᵀ"
     materialize_grads = False
 
@@ -741,6 +744,10 @@ def _triangle(L: np.ndarray, upper: bool) -> np.ndarray:
 
 
 class CholeskySolveBackward0(Op):
+    # grad_fn._saved_... as PyTorch's (which keeps B too, as _saved_self; its formula does
+    # not need it)
+    saved_names = ("input2", "result")
+    saved_attributes = {"upper": "upper"}
     formula = "X = (LLᵀ)⁻¹B:  ∂L/∂B = (LLᵀ)⁻¹ḡ    ∂L/∂L = −(G + Gᵀ) L,  G = (∂L/∂B) Xᵀ"
 
     @staticmethod
@@ -794,6 +801,8 @@ _QR_MODES = ("reduced", "complete", "r")
 
 
 class LinalgQrBackward0(Op):
+    saved_names = ("Q", "R")  # grad_fn._saved_... as PyTorch's
+    saved_attributes = {"mode": "mode"}
     formula = "A = QR:  ∂L/∂A = (ḡQ + Q copyltu(M)) R⁻ᵀ,  M = R ḡRᵀ − ḡQᵀ Q"
     materialize_grads = False
 
@@ -923,6 +932,7 @@ def qr(A: Tensor, mode: str = "reduced") -> tuple:
 # eigh, eigvalsh
 # ----------------------------------------------------------------------------------------
 class LinalgEighBackward0(Op):
+    saved_names = ("eigenvalues", "eigenvectors")  # grad_fn._saved_... as PyTorch's
     formula = "A = VΛVᵀ:  ∂L/∂A = V (diag(ḡΛ) + skew(Vᵀ ḡV) / (λⱼ − λᵢ)) Vᵀ"
     materialize_grads = False
 
@@ -1014,6 +1024,8 @@ def eigvals(A: Tensor) -> Tensor:
 # svd, svdvals
 # ----------------------------------------------------------------------------------------
 class LinalgSvdBackward0(Op):
+    saved_names = ("U", "S", "Vh")  # grad_fn._saved_... as PyTorch's
+    saved_attributes = {"full_matrices": "full"}
     formula = "A = USVᵀ:  ∂L/∂A = U (diag(ḡS) + F∘(skew(Uᵀ ḡU) S + S skew(Vᵀ ḡV))) Vᵀ + …"
     materialize_grads = False
 

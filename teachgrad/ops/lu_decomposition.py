@@ -307,6 +307,7 @@ def lu_solve_LU_recorded(grad: Tensor, LU: Tensor, pivots: np.ndarray, X: Tensor
 # The ops
 # ----------------------------------------------------------------------------------------
 class LinalgLuFactorExBackward0(Op):
+    saved_names = ("LU",)  # grad_fn._saved_... as PyTorch's
     formula = "A = PLU:  ∂L/∂A = P L⁻ᵀ [tril(Lᵀ ḡL, −1) + triu(ḡU Uᵀ)] U⁻ᵀ"
     materialize_grads = False
 
@@ -333,6 +334,7 @@ class LinalgLuFactorExBackward0(Op):
 
 
 class LinalgLuBackward0(Op):
+    saved_names = ("P", "L", "U")  # grad_fn._saved_... as PyTorch's
     formula = "A = PLU:  ∂L/∂A = P L⁻ᵀ [tril(Lᵀ ḡL, −1) + triu(ḡU Uᵀ)] U⁻ᵀ"
     materialize_grads = False
 
@@ -395,6 +397,8 @@ def _lu_solve_forward(LU: np.ndarray, pivots: np.ndarray, B: np.ndarray, left: b
 
 
 class LinalgLuSolveBackward0(Op):
+    saved_names = ("LU", "result")  # grad_fn._saved_... as PyTorch's
+    saved_attributes = {"left": "left", "adjoint": "adjoint"}
     formula = "AX = B (A = PLU):  ∂L/∂B = A⁻ᵀ ḡ;  ∂L/∂A = −A⁻ᵀ ḡ Xᵀ, carried to L and U"
 
     @staticmethod
